@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Set-up and entry points, so a fresh machine with only Python 3.10+ needs one command each.
+
+    python3 dev.py app     # create .venv, install requirements, start the app
+    python3 dev.py test    # create .venv, install test requirements (and chromium if root), run pytest
+
+Installs are skipped when the requirement files have not changed since the last install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv(requirement_file: str) -> None:
+    if sys.version_info < (3, 10):
+        sys.exit("Python 3.10 or newer is needed.")
+    if not PY.exists():
+        print(f"creating {VENV} ...", flush=True)
+        venv.create(VENV, with_pip=True)
+    files = [ROOT / requirement_file, ROOT / "requirements.txt"]
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
+    stamp = VENV / f".installed-{requirement_file}"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    print(f"installing {requirement_file} (torch is large: a few minutes the first time) ...", flush=True)
+    subprocess.run([str(PY), "-m", "pip", "install", "-q", "-r", str(ROOT / requirement_file)], check=True)
+    stamp.write_text(digest)
+
+
+def ensure_chromium() -> None:
+    """The real-browser test drives Debian's chromium; install it when we are root and it is absent."""
+    if shutil.which("chromium") or not shutil.which("apt-get") or os.geteuid() != 0:
+        return
+    print("installing chromium for the browser test ...", flush=True)
+    subprocess.run(["apt-get", "update", "-qq"], check=False)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=False,
+                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "help"
+    rest = argv[1:]
+    os.chdir(ROOT)
+    if command == "app":
+        ensure_venv("requirements.txt")
+        return subprocess.call([str(PY), "-m", "streamlit", "run", "streamlit_app.py", *rest])
+    if command == "test":
+        ensure_venv("requirements-dev.txt")
+        ensure_chromium()
+        return subprocess.call([str(PY), "-m", "pytest", *rest])
+    print(__doc__)
+    return 0 if command == "help" else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

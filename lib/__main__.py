@@ -1,0 +1,226 @@
+"""Command-line interface: how packs are recorded on a GPU machine and figures reproduced.
+
+    python -m lib devices
+    python -m lib run WORKLOAD --set KEY=VALUE ... --devices cpu,cuda
+    python -m lib sweep WORKLOAD --over KEY=V1,V2,... --set KEY=VALUE ... --devices cpu,cuda --out PACK.json
+    python -m lib crossover PACK.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from lib import APP_VERSION
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, str]:
+    settings = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise SystemExit(f"error: --set expects KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        settings[key.strip()] = value.strip()
+    return settings
+
+
+class TerminalProgress:
+    """A one-line progress bar on a terminal; plain lines when output is not a terminal."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.started = time.perf_counter()
+
+    def __call__(self, fraction: float, message: str) -> None:
+        elapsed = time.perf_counter() - self.started
+        if self.tty:
+            filled = int(30 * fraction)
+            bar = "#" * filled + "-" * (30 - filled)
+            self.stream.write(f"\r[{bar}] {fraction:4.0%} {elapsed:6.1f}s {message[:60]:<60}")
+            if fraction >= 1.0:
+                self.stream.write("\n")
+        else:
+            self.stream.write(f"{fraction:4.0%} {elapsed:6.1f}s {message}\n")
+        self.stream.flush()
+
+
+def _fmt_s(seconds: Any) -> str:
+    if seconds is None:
+        return "-"
+    if seconds >= 1:
+        return f"{seconds:.3f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def _print_rows(rows: list[dict], settings_shown: list[str]) -> None:
+    header = [*settings_shown, "device", "median", "IQR", "repeats", "status", "message"]
+    table = [
+        [*(str(r.get(k, "")) for k in settings_shown), r["device"], _fmt_s(r.get("median_s")),
+         _fmt_s(r.get("iqr_s")), str(r.get("repeats", 0)), r["status"], r.get("message", "")]
+        for r in rows
+    ]
+    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for row in table:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    from lib.devices import available_devices, device_name, machine_fingerprint, memory_info
+
+    for device in available_devices():
+        free, total = memory_info(device)
+        print(f"{device:8s} {device_name(device)}  ({free / 1e9:.1f} GB free of {total / 1e9:.1f} GB)")
+    if len(available_devices()) == 1:
+        print("CUDA is not available here: only the CPU can be timed (the app shows recorded GPU results).")
+    if args.json:
+        print(json.dumps(machine_fingerprint(), indent=1))
+    return 0
+
+
+def _common(args: argparse.Namespace):
+    from lib.devices import resolve_devices
+    from lib.workloads import get_workload
+
+    workload = get_workload(args.workload)
+    devices = resolve_devices(args.devices)
+    return workload, devices
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from lib.results import build_pack, save_pack
+    from lib.sweep import measure_point
+
+    workload, devices = _common(args)
+    settings = workload.resolve(_parse_sets(args.set))
+    rows = [
+        measure_point(workload, settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb,
+                      num_threads=args.threads, check=not args.no_check)
+        for d in devices
+    ]
+    _print_rows(rows, [k for k in _parse_sets(args.set)])
+    if args.out:
+        save_pack(build_pack(rows), args.out)
+        print(f"wrote {args.out}")
+    return 0 if all(r["status"] in ("ok", "skipped") for r in rows) else 1
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from lib.crossover import analyse_rows
+    from lib.results import build_pack, save_pack
+    from lib.sweep import run_sweep
+
+    workload, devices = _common(args)
+    if "=" not in args.over:
+        raise SystemExit("error: --over expects KEY=V1,V2,..., e.g. --over batch_size=1,16,256")
+    key, raw_values = args.over.split("=", 1)
+    values = [v for v in raw_values.split(",") if v.strip()]
+    rows = run_sweep(
+        workload, key.strip(), values, _parse_sets(args.set), devices,
+        point_budget_s=args.budget, total_budget_s=args.total_budget, memory_cap_gb=args.memory_cap_gb,
+        num_threads=args.threads, progress=None if args.quiet else TerminalProgress(),
+    )
+    _print_rows(rows, [key.strip()])
+    pack = build_pack(rows)
+    if args.out:
+        save_pack(pack, args.out)
+        print(f"wrote {args.out} ({len(rows)} rows)")
+    if len(devices) > 1:
+        print(analyse_rows(rows, key.strip()).measured.sentence(key.strip()))
+    return 0
+
+
+def cmd_crossover(args: argparse.Namespace) -> int:
+    from lib.crossover import analyse_rows
+    from lib.results import load_pack
+
+    pack = load_pack(args.pack)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for row in pack["rows"]:
+        groups.setdefault((row["workload"], row.get("swept") or args.setting or ""), []).append(row)
+    print(f"pack: {args.pack}  machine: {pack['machine'].get('label', '?')}")
+    for (workload, swept), rows in groups.items():
+        if not swept:
+            print(f"{workload}: rows do not say which setting was swept; pass --setting")
+            continue
+        if args.workload and workload != args.workload:
+            continue
+        analysis = analyse_rows(rows, swept)
+        devices = sorted({r['device'] for r in rows})
+        print(f"{workload} over {swept} ({', '.join(devices)}):")
+        print("  measured: " + analysis.measured.sentence(swept))
+        for name, model in (("cpu", analysis.cpu_model), (analysis.gpu_device or "gpu", analysis.gpu_model)):
+            if model is not None:
+                print(f"  cost model {name}: {model.overhead_s * 1e6:.1f} us fixed + work at "
+                      f"{model.throughput / 1e9:.3g} GFLOP/s")
+        if analysis.gpu_model is not None:
+            predicted = f"{analysis.predicted_x:.3g}" if analysis.predicted_x else "none"
+            print(f"  cost models predict the crossover at {swept} ≈ {predicted}")
+        for device, regimes in analysis.regimes.items():
+            print(f"  regimes on {device}: " + ", ".join(f"{x:g}: {r}" for x, r in regimes))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m lib", description="When does the GPU win? Measure PyTorch work on CPU and CUDA.")
+    parser.add_argument("--version", action="version", version=APP_VERSION)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("devices", help="list the devices this machine can time")
+    p.add_argument("--json", action="store_true", help="also print the machine fingerprint")
+    p.set_defaults(func=cmd_devices)
+
+    def timing_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("workload", help="workload name, e.g. mlp")
+        p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting (repeatable)")
+        p.add_argument("--devices", default="cpu", help="comma-separated: cpu, cuda, cuda:1 (default cpu)")
+        p.add_argument("--budget", type=float, default=1.0, help="seconds of timed repeats per point (default 1)")
+        p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own)")
+        p.add_argument("--memory-cap-gb", type=float, default=None,
+                       help="refuse points estimated above this (default: $GPUWIN_MEMORY_CAP_GB or 2.7)")
+        p.add_argument("--out", help="write a result pack (JSON) here")
+
+    p = sub.add_parser("run", help="time one workload at given settings")
+    timing_options(p)
+    p.add_argument("--no-check", action="store_true", help="skip the check of the workload's result")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("sweep", help="sweep one setting over values, write a result pack")
+    timing_options(p)
+    p.add_argument("--over", required=True, metavar="KEY=V1,V2,...", help="the setting to sweep and its values")
+    p.add_argument("--total-budget", type=float, default=None, help="seconds for the whole sweep; later points are skipped")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("crossover", help="print the crossover and cost models of a result pack")
+    p.add_argument("pack", help="a result pack (JSON)")
+    p.add_argument("--workload", help="only this workload")
+    p.add_argument("--setting", help="the swept setting, if the rows do not say")
+    p.set_defaults(func=cmd_crossover)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from lib.devices import DeviceUnavailable
+    from lib.results import PackError
+    from lib.sweep import DEFAULT_MEMORY_CAP_GB
+    from lib.workloads.base import SettingError
+
+    args = build_parser().parse_args(argv)
+    if getattr(args, "memory_cap_gb", None) is None and hasattr(args, "memory_cap_gb"):
+        args.memory_cap_gb = DEFAULT_MEMORY_CAP_GB
+    try:
+        return args.func(args)
+    except (DeviceUnavailable, SettingError, PackError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

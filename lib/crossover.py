@@ -1,0 +1,181 @@
+"""Where the GPU starts to win: the break-even point of a sweep, and a two-term cost model.
+
+Crossover: the smallest swept value at which the GPU is at least as fast as the CPU, found
+between the two grid points that bracket it by interpolating log(time ratio) against log(x).
+
+Cost model, per device: time = overhead + work / throughput, fitted by least squares on
+relative error (times span decades, so each point counts alike). A point is overhead-bound
+when the fixed term is larger than the work term, throughput-bound otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class Crossover:
+    kind: str  # "crosses", "cpu_wins", "gpu_wins", "too_few_points"
+    x: float | None  # the break-even value of the swept setting, when kind == "crosses"
+    bracket: tuple[float, float] | None = None  # the grid points on either side
+
+    def sentence(self, setting: str, gpu: str = "the GPU", cpu: str = "the CPU") -> str:
+        if self.kind == "crosses":
+            lo, hi = self.bracket
+            return f"{gpu} catches up with {cpu} at {setting} ≈ {self.x:.3g} (between the measured {lo:g} and {hi:g})."
+        if self.kind == "gpu_wins":
+            return f"{gpu} is at least as fast as {cpu} from the first point measured: no crossover in this range."
+        if self.kind == "cpu_wins":
+            return f"{cpu} is faster at every point measured: {gpu} never catches up in this range."
+        return "Too few points measured on both devices to locate a crossover."
+
+
+def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
+    """x where the log-ratio r crosses zero between (x0, r0) and (x1, r1); log-x when possible."""
+    frac = r0 / (r0 - r1) if r0 != r1 else 0.0
+    if x0 > 0 and x1 > 0:
+        return math.exp(math.log(x0) + frac * (math.log(x1) - math.log(x0)))
+    return x0 + frac * (x1 - x0)
+
+
+def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float]) -> Crossover:
+    """xs ascending, with the time at each on both devices (points missing on either are dropped)."""
+    points = sorted(
+        (float(x), float(c), float(g))
+        for x, c, g in zip(xs, cpu_s, gpu_s)
+        if c is not None and g is not None and c > 0 and g > 0 and not (math.isnan(c) or math.isnan(g))
+    )
+    if len(points) < 1:
+        return Crossover("too_few_points", None)
+    ratios = [math.log(g / c) for _, c, g in points]  # > 0: GPU slower
+    if ratios[0] <= 0:
+        return Crossover("gpu_wins", None)
+    for i in range(1, len(points)):
+        if ratios[i] <= 0:
+            x0, x1 = points[i - 1][0], points[i][0]
+            return Crossover("crosses", _interp_x(x0, x1, ratios[i - 1], ratios[i]), (x0, x1))
+    return Crossover("cpu_wins", None)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    overhead_s: float
+    seconds_per_work: float  # 1 / throughput
+
+    @property
+    def throughput(self) -> float:
+        return 1.0 / self.seconds_per_work if self.seconds_per_work > 0 else math.inf
+
+    def predict(self, work: float) -> float:
+        return self.overhead_s + self.seconds_per_work * work
+
+    def regime(self, work: float) -> str:
+        return "overhead-bound" if self.overhead_s >= self.seconds_per_work * work else "throughput-bound"
+
+
+def fit_cost_model(work: Sequence[float], times_s: Sequence[float]) -> CostModel:
+    """Least squares on relative error of t ≈ a + b·w with a, b >= 0."""
+    pts = [(float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t > 0 and w is not None and w >= 0]
+    if not pts:
+        raise ValueError("no measured points to fit")
+    # Weighted normal equations with weights 1/t²: minimise Σ((a + b w - t) / t)².
+    sw = sum(1 / t**2 for _, t in pts)
+    swx = sum(w / t**2 for w, t in pts)
+    swxx = sum(w * w / t**2 for w, t in pts)
+    swy = sum(1 / t for _, t in pts)
+    swxy = sum(w / t for w, t in pts)
+    det = sw * swxx - swx * swx
+    if len(pts) >= 2 and det > 0:
+        a = (swxx * swy - swx * swxy) / det
+        b = (sw * swxy - swx * swy) / det
+    else:
+        a, b = -1.0, -1.0
+    if a >= 0 and b >= 0:
+        return CostModel(a, b)
+    # Boundary solutions: pure overhead (b = 0) or pure throughput (a = 0); keep the better one.
+    only_a = CostModel(swy / sw, 0.0)
+    only_b = CostModel(0.0, swxy / swxx if swxx > 0 else 0.0)
+
+    def loss(m: CostModel) -> float:
+        return sum(((m.predict(w) - t) / t) ** 2 for w, t in pts)
+
+    return min((only_a, only_b), key=loss)
+
+
+def predicted_crossover_work(cpu: CostModel, gpu: CostModel) -> float | None:
+    """Work at which the two fitted lines meet (GPU: more overhead, more throughput), or None."""
+    if gpu.seconds_per_work >= cpu.seconds_per_work:
+        return None
+    work = (gpu.overhead_s - cpu.overhead_s) / (cpu.seconds_per_work - gpu.seconds_per_work)
+    return work if work > 0 else None
+
+
+def work_to_x(work: float, xs: Sequence[float], works: Sequence[float]) -> float | None:
+    """Map a work amount back to the swept setting by log-log interpolation over the grid."""
+    pts = sorted((float(w), float(x)) for x, w in zip(xs, works) if w > 0 and x > 0)
+    if len(pts) < 2 or work <= 0:
+        return None
+    for (w0, x0), (w1, x1) in zip(pts, pts[1:]):
+        if w0 <= work <= w1 and w1 > w0:
+            f = (math.log(work) - math.log(w0)) / (math.log(w1) - math.log(w0))
+            return math.exp(math.log(x0) + f * (math.log(x1) - math.log(x0)))
+    # Outside the grid: extrapolate along the last (or first) segment.
+    (w0, x0), (w1, x1) = (pts[-2], pts[-1]) if work > pts[-1][0] else (pts[0], pts[1])
+    if w1 == w0:
+        return None
+    slope = (math.log(x1) - math.log(x0)) / (math.log(w1) - math.log(w0))
+    return math.exp(math.log(x0) + slope * (math.log(work) - math.log(w0)))
+
+
+@dataclass
+class SweepAnalysis:
+    setting: str
+    cpu_device: str
+    gpu_device: str
+    measured: Crossover
+    cpu_model: CostModel | None
+    gpu_model: CostModel | None
+    predicted_x: float | None
+    regimes: dict[str, list[tuple[float, str]]]  # device -> [(x, regime)]
+
+
+def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "median_s") -> SweepAnalysis:
+    """Crossover and cost models for the ok rows of one sweep (one workload, one swept setting).
+
+    The CPU is the 'cpu' device; the GPU the first other device present."""
+    ok = [r for r in rows if r.get("status") == "ok" and r.get(time_key) is not None]
+    if setting is None:
+        swept = {r.get("swept") for r in rows if r.get("swept")}
+        if len(swept) != 1:
+            raise ValueError("say which setting was swept (the rows do not name exactly one)")
+        setting = swept.pop()
+    devices = list(dict.fromkeys(r["device"] for r in ok))
+    cpu = next((d for d in devices if d == "cpu" or d.startswith("cpu")), None)
+    gpu = next((d for d in devices if d != cpu), None)
+    by_dev: dict[str, dict[float, dict]] = {}
+    for r in ok:
+        by_dev.setdefault(r["device"], {})[float(r[setting])] = r
+    models: dict[str, CostModel] = {}
+    regimes: dict[str, list[tuple[float, str]]] = {}
+    for dev, pts in by_dev.items():
+        xs = sorted(pts)
+        try:
+            model = fit_cost_model([pts[x].get("flops", x) or x for x in xs], [pts[x][time_key] for x in xs])
+        except ValueError:
+            continue
+        models[dev] = model
+        regimes[dev] = [(x, model.regime(pts[x].get("flops", x) or x)) for x in xs]
+    if cpu is None or gpu is None:
+        return SweepAnalysis(setting, cpu or "", gpu or "", Crossover("too_few_points", None),
+                             models.get(cpu), models.get(gpu), None, regimes)
+    common = sorted(set(by_dev[cpu]) & set(by_dev[gpu]))
+    measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common])
+    predicted = None
+    if cpu in models and gpu in models:
+        work = predicted_crossover_work(models[cpu], models[gpu])
+        if work is not None:
+            xs = sorted(by_dev[gpu])
+            predicted = work_to_x(work, xs, [by_dev[gpu][x].get("flops", x) or x for x in xs])
+    return SweepAnalysis(setting, cpu, gpu, measured, models.get(cpu), models.get(gpu), predicted, regimes)

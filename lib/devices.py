@@ -1,0 +1,147 @@
+"""Which devices this process can time, their names and memory, and a machine fingerprint."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import subprocess
+
+import torch
+
+from lib import APP_VERSION
+
+
+class DeviceUnavailable(ValueError):
+    """Asked for a device this process does not have (e.g. cuda on a CPU-only machine)."""
+
+
+def cuda_available() -> bool:
+    return torch.cuda.is_available()
+
+
+def available_devices() -> list[str]:
+    """'cpu' plus 'cuda:N' for every GPU present."""
+    devices = ["cpu"]
+    if cuda_available():
+        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    return devices
+
+
+def resolve_devices(spec: str | list[str]) -> list[str]:
+    """Turn 'cpu,cuda' into ['cpu', 'cuda:0']; refuse what is absent, saying so plainly."""
+    names = spec.split(",") if isinstance(spec, str) else list(spec)
+    resolved = []
+    for raw in (n.strip().lower() for n in names):
+        if not raw:
+            continue
+        if raw == "cpu":
+            device = "cpu"
+        elif raw == "cuda" or raw.startswith("cuda:"):
+            if not cuda_available():
+                raise DeviceUnavailable(
+                    f"'{raw}' was asked for, but CUDA is not available on this machine "
+                    f"(torch {torch.__version__}); only the CPU can be timed here."
+                )
+            index = 0 if raw == "cuda" else int(raw.split(":", 1)[1])
+            if index >= torch.cuda.device_count():
+                raise DeviceUnavailable(
+                    f"'{raw}' was asked for, but this machine has {torch.cuda.device_count()} GPU(s)."
+                )
+            device = f"cuda:{index}"
+        else:
+            raise DeviceUnavailable(f"unknown device '{raw}': use cpu, cuda or cuda:N")
+        if device not in resolved:
+            resolved.append(device)
+    if not resolved:
+        raise DeviceUnavailable("no device given: use cpu, cuda or cuda:N")
+    return resolved
+
+
+def is_cuda(device: str) -> bool:
+    return str(device).startswith("cuda")
+
+
+def synchronize(device: str) -> None:
+    """Wait until all work queued on the device has finished (a no-op on the CPU)."""
+    if is_cuda(device):
+        torch.cuda.synchronize(device)
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def device_name(device: str) -> str:
+    if is_cuda(device):
+        return torch.cuda.get_device_name(torch.device(device))
+    return f"{cpu_model()} ({torch.get_num_threads()} threads)"
+
+
+def _host_memory() -> tuple[int, int]:
+    """(available, total) host RAM in bytes, from /proc/meminfo where there is one."""
+    try:
+        info = {}
+        with open("/proc/meminfo", encoding="utf-8") as f:
+            for line in f:
+                key, value = line.split(":", 1)
+                info[key] = int(value.split()[0]) * 1024
+        return info.get("MemAvailable", info["MemFree"]), info["MemTotal"]
+    except (OSError, KeyError, ValueError):
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return pages, pages
+
+
+def memory_info(device: str) -> tuple[int, int]:
+    """(free, total) bytes on the device; host RAM for the CPU."""
+    if is_cuda(device):
+        free, total = torch.cuda.mem_get_info(torch.device(device))
+        return int(free), int(total)
+    return _host_memory()
+
+
+def _nvidia_driver() -> str | None:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=10, check=True,
+        )
+        return out.stdout.strip().splitlines()[0] or None
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return None
+
+
+def machine_fingerprint() -> dict:
+    """What a result was measured on: enough to tell two machines apart and to reproduce."""
+    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda_available() else []
+    _, host_total = _host_memory()
+    fingerprint = {
+        "cpu_model": cpu_model(),
+        "cpu_cores": os.cpu_count() or 0,
+        "torch_threads": torch.get_num_threads(),
+        "host_memory_gb": round(host_total / 1e9, 1),
+        "gpus": gpus,
+        "driver": _nvidia_driver() if gpus else None,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "app_version": APP_VERSION,
+    }
+    fingerprint["label"] = machine_label(fingerprint)
+    return fingerprint
+
+
+def machine_label(fingerprint: dict) -> str:
+    """A short human name for a machine: its GPU (or CPU) and the day it was measured."""
+    hardware = ", ".join(fingerprint.get("gpus") or []) or fingerprint.get("cpu_model", "unknown")
+    day = str(fingerprint.get("date", ""))[:10]
+    return f"{hardware} ({day})" if day else hardware

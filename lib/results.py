@@ -1,0 +1,253 @@
+"""The result pack: one schema for live runs, recorded packs, uploads, downloads and the CLI.
+
+    {"schema_version": 1,
+     "machine": {...fingerprint...},          # where the rows were measured
+     "machines": [{...}, ...],                # only in merged packs: every source machine
+     "rows": [{"workload": "mlp", "batch_size": 64, ..., "device": "cuda:0",
+               "median_s": 0.0012, "iqr_s": 0.0001, "repeats": 40, "status": "ok",
+               "message": "", "machine": "NVIDIA H200 (2026-11-21)",
+               "phase_transfer_s": ..., "epoch_s": ...}, ...]}
+
+A row's settings are its keys that are not reserved fields (ROW_FIELDS, OPTIONAL_NUMBER_FIELDS,
+and anything starting with 'phase_').
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+SCHEMA_VERSION = 1
+STATUSES = ("ok", "oom", "skipped", "error")
+
+# Every row has these; median_s / iqr_s may be null unless status is ok.
+ROW_FIELDS = ("workload", "device", "median_s", "iqr_s", "repeats", "status", "message")
+# Measured or derived numbers a row may carry.
+OPTIONAL_NUMBER_FIELDS = (
+    "cold_s", "epoch_s", "steps_per_epoch", "flops", "bytes", "peak_memory_estimate_bytes",
+    "num_threads", "calls_per_repeat", "kernels", "device_busy_s", "achieved_flops_per_s",
+)
+OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "source", "swept")
+RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIELDS)
+REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
+
+
+class PackError(ValueError):
+    """A pack (or CSV) that does not validate; the message names the bad field."""
+
+
+def setting_keys(row: dict[str, Any]) -> list[str]:
+    return [k for k in row if k not in RESERVED and not k.startswith("phase_")]
+
+
+def phase_keys(row: dict[str, Any]) -> list[str]:
+    return [k for k in row if k.startswith("phase_") and k.endswith("_s")]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def validate_row(row: Any, where: str) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise PackError(f"{where}: expected an object, got {type(row).__name__}")
+    for key in ROW_FIELDS:
+        if key not in row:
+            raise PackError(f"{where}.{key}: missing")
+    if not isinstance(row["workload"], str) or not row["workload"]:
+        raise PackError(f"{where}.workload: must be a non-empty string")
+    if not isinstance(row["device"], str) or not row["device"]:
+        raise PackError(f"{where}.device: must be a non-empty string")
+    if row["status"] not in STATUSES:
+        raise PackError(f"{where}.status: must be one of {', '.join(STATUSES)}, got {row['status']!r}")
+    if not isinstance(row["message"], str):
+        raise PackError(f"{where}.message: must be a string")
+    if not (isinstance(row["repeats"], int) and not isinstance(row["repeats"], bool) and row["repeats"] >= 0):
+        raise PackError(f"{where}.repeats: must be a whole number >= 0, got {row['repeats']!r}")
+    for key in ("median_s", "iqr_s"):
+        value = row[key]
+        if row["status"] == "ok":
+            if not _is_number(value) or value < 0:
+                raise PackError(f"{where}.{key}: must be a number >= 0 when status is ok, got {value!r}")
+        elif value is not None and (not _is_number(value) or value < 0):
+            raise PackError(f"{where}.{key}: must be null or a number >= 0, got {value!r}")
+    if row["status"] == "ok" and row["repeats"] < 1:
+        raise PackError(f"{where}.repeats: an ok row needs at least one repeat")
+    for key in list(OPTIONAL_NUMBER_FIELDS) + phase_keys(row):
+        if key in row and row[key] is not None and not _is_number(row[key]):
+            raise PackError(f"{where}.{key}: must be a number or null, got {row[key]!r}")
+    for key in setting_keys(row):
+        if not (row[key] is None or isinstance(row[key], (str, int, float, bool))):
+            raise PackError(f"{where}.{key}: a setting must be a plain value, got {type(row[key]).__name__}")
+    return row
+
+
+def validate_machine(machine: Any, where: str = "machine") -> dict[str, Any]:
+    if not isinstance(machine, dict):
+        raise PackError(f"{where}: expected an object describing the machine")
+    for key in REQUIRED_MACHINE_FIELDS:
+        if key not in machine:
+            raise PackError(f"{where}.{key}: missing")
+    return machine
+
+
+def validate_pack(pack: Any) -> dict[str, Any]:
+    """Return the pack if it validates, else raise PackError naming the first bad field."""
+    if not isinstance(pack, dict):
+        raise PackError(f"pack: expected a JSON object, got {type(pack).__name__}")
+    if "schema_version" not in pack:
+        raise PackError("schema_version: missing")
+    if pack["schema_version"] != SCHEMA_VERSION:
+        raise PackError(f"schema_version: this app reads version {SCHEMA_VERSION}, got {pack['schema_version']!r}")
+    validate_machine(pack.get("machine"), "machine")
+    for i, machine in enumerate(pack.get("machines", []) or []):
+        validate_machine(machine, f"machines[{i}]")
+    rows = pack.get("rows")
+    if not isinstance(rows, list):
+        raise PackError("rows: missing or not a list")
+    for i, row in enumerate(rows):
+        validate_row(row, f"rows[{i}]")
+    return pack
+
+
+def build_pack(rows: Iterable[dict[str, Any]], machine: dict[str, Any] | None = None) -> dict[str, Any]:
+    if machine is None:
+        from lib.devices import machine_fingerprint
+
+        machine = machine_fingerprint()
+    rows = [dict(r) for r in rows]
+    for row in rows:
+        row.setdefault("machine", machine.get("label", ""))
+    return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machine, "rows": rows})
+
+
+def dumps_pack(pack: dict[str, Any]) -> str:
+    return json.dumps(validate_pack(pack), indent=1, sort_keys=False)
+
+
+def save_pack(pack: dict[str, Any], path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(dumps_pack(pack), encoding="utf-8")
+    return path
+
+
+def loads_pack(text: str | bytes) -> dict[str, Any]:
+    """Parse JSON text as data only (no pickle, no torch.load) and validate it."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise PackError(f"not valid JSON: {err}") from None
+    return validate_pack(obj)
+
+
+def load_pack(path: str | Path) -> dict[str, Any]:
+    return loads_pack(Path(path).read_bytes())
+
+
+def rows_to_csv(rows: Iterable[dict[str, Any]]) -> str:
+    rows = list(rows)
+    columns: list[str] = []
+    for key in ROW_FIELDS:
+        columns.append(key)
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in columns})
+    return out.getvalue()
+
+
+def pack_to_csv(pack: dict[str, Any]) -> str:
+    return rows_to_csv(validate_pack(pack)["rows"])
+
+
+def _from_csv_cell(text: str) -> Any:
+    if text == "":
+        return None
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return int(number) if number.is_integer() and "." not in text and "e" not in lowered else number
+
+
+def csv_to_pack(text: str | bytes, source: str = "CSV upload") -> dict[str, Any]:
+    """Rows from a CSV written by rows_to_csv; the machine is taken from the 'machine' column."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise PackError(f"CSV is not UTF-8 text: {err}") from None
+    reader = csv.DictReader(io.StringIO(text))
+    header = reader.fieldnames or []
+    missing = [c for c in ROW_FIELDS if c not in header]
+    if missing:
+        raise PackError(f"CSV column {missing[0]}: missing (a result CSV needs {', '.join(ROW_FIELDS)})")
+    rows = []
+    for i, raw in enumerate(reader):
+        row = {k: _from_csv_cell(v or "") for k, v in raw.items() if k is not None}
+        row["message"] = "" if row.get("message") is None else str(row["message"])
+        for key in ("workload", "device", "status"):
+            row[key] = "" if row.get(key) is None else str(row[key])
+        rows.append(validate_row(row, f"CSV line {i + 2}"))
+    if not rows:
+        raise PackError("CSV: no rows")
+    labels = sorted({str(r.get("machine") or source) for r in rows})
+    machine = {"cpu_model": "unknown (from CSV)", "torch": "unknown", "date": "", "label": " / ".join(labels)}
+    return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machine, "rows": rows})
+
+
+def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One pack holding every row, each row labelled with the machine it came from."""
+    if not packs:
+        raise PackError("nothing to merge")
+    machines, rows = [], []
+    for pack in packs:
+        validate_pack(pack)
+        sources = pack.get("machines") or [pack["machine"]]
+        for m in sources:
+            if m not in machines:
+                machines.append(m)
+        label = pack["machine"].get("label", "")
+        for row in pack["rows"]:
+            rows.append({**row, "machine": row.get("machine") or label})
+    if len(machines) == 1:
+        return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machines[0], "rows": rows})
+    merged_machine = {
+        "cpu_model": "several", "torch": "several", "date": max(str(m.get("date", "")) for m in machines),
+        "label": "merged: " + "; ".join(str(m.get("label", "?")) for m in machines),
+    }
+    return validate_pack({"schema_version": SCHEMA_VERSION, "machine": merged_machine, "machines": machines, "rows": rows})
+
+
+def rows_frame(pack_or_rows: dict[str, Any] | list[dict[str, Any]]):
+    """The rows as a pandas DataFrame (pandas imported lazily: the CLI can run without it)."""
+    import pandas as pd
+
+    rows = pack_or_rows["rows"] if isinstance(pack_or_rows, dict) else pack_or_rows
+    return pd.DataFrame(rows)
+
+
+RECORDED_DIR = Path(__file__).resolve().parent / "recorded"
+
+
+def recorded_packs(workload: str | None = None) -> list[dict[str, Any]]:
+    """The packs shipped in lib/recorded/ (measured on real GPUs with this project's CLI),
+    optionally only those holding rows of `workload`. Each pack gets a 'path' key."""
+    packs = []
+    for path in sorted(RECORDED_DIR.glob("*.json")):
+        pack = load_pack(path)
+        if workload is None or any(r["workload"] == workload for r in pack["rows"]):
+            packs.append({**pack, "path": str(path)})
+    return packs

@@ -1,0 +1,183 @@
+"""The timing harness: warm up, synchronise, repeat, report median and spread.
+
+Why our own loop rather than torch.utils.benchmark.Timer alone: the app needs the cold first
+call reported separately, a hard time budget per point (a web page cannot wait for
+`blocked_autorange` on a multi-second training step), per-phase timings, and a deliberately
+naive mode (no synchronise) to show what an unsynchronised timer reports. The loop copies
+Timer's method -- calls grouped in blocks long enough that clock and synchronise costs vanish,
+statistics over the blocks -- and benchmarks/harness_vs_timer.py checks it agrees with Timer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import torch
+
+from lib.devices import synchronize
+
+# Shortest stretch between two clock reads: long enough that the ~0.1 us clock read and the
+# ~10 us CUDA synchronise are under 1% of it.
+MIN_BLOCK_S = 2e-3
+
+
+@dataclass
+class Measurement:
+    """Steady-state time of one call, plus what it took to get there."""
+
+    device: str
+    median_s: float
+    iqr_s: float
+    repeats: int  # timed blocks
+    calls_per_repeat: int
+    cold_s: float | None  # the very first call, never part of the median
+    num_threads: int
+    synchronized: bool = True
+    times_s: list[float] = field(default_factory=list)  # per-call time of each block
+    phases_s: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def spread_ratio(self) -> float:
+        """IQR relative to the median: how much to trust the median."""
+        return self.iqr_s / self.median_s if self.median_s > 0 else math.inf
+
+
+@contextlib.contextmanager
+def cpu_threads(num_threads: int | None) -> Iterator[int]:
+    """Run with `num_threads` intra-op CPU threads (None: leave as is), restoring afterwards."""
+    before = torch.get_num_threads()
+    if num_threads is not None and num_threads != before:
+        torch.set_num_threads(max(1, int(num_threads)))
+    try:
+        yield torch.get_num_threads()
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
+
+
+def median_and_iqr(times: list[float]) -> tuple[float, float]:
+    if not times:
+        raise ValueError("no times to summarise")
+    if len(times) == 1:
+        return times[0], 0.0
+    q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
+    return statistics.median(times), q3 - q1
+
+
+def _timed_calls(step: Callable[[], object], device: str, calls: int, sync: bool) -> float:
+    """Wall time of `calls` consecutive calls, synchronised at both ends when `sync`."""
+    if sync:
+        synchronize(device)
+    start = time.perf_counter()
+    for _ in range(calls):
+        step()
+    if sync:
+        synchronize(device)
+    return time.perf_counter() - start
+
+
+def time_step(
+    step: Callable[[], object],
+    device: str,
+    *,
+    budget_s: float = 1.0,
+    min_repeats: int = 3,
+    max_repeats: int = 200,
+    warmup_s: float | None = None,
+    num_threads: int | None = None,
+    synchronized: bool = True,
+    measure_cold: bool = True,
+) -> Measurement:
+    """Time one call of `step` on `device`.
+
+    1. cold: the first call alone (CUDA context, cuBLAS handles, allocator, lazy init);
+    2. warm-up: at least two more calls and `warmup_s` (default a fifth of the budget),
+       which also estimates the call time;
+    3. timed blocks of `calls_per_repeat` calls, each block synchronised before and after
+       its clock reads, until `budget_s` is spent (at least `min_repeats` blocks).
+
+    With `synchronized=False` the clock is read without waiting for the device: the
+    number a naive timer reports (each block is one call), shown only to teach the pitfall.
+    """
+    warmup_s = budget_s / 5 if warmup_s is None else warmup_s
+    with cpu_threads(num_threads) as threads:
+        cold = _timed_calls(step, device, 1, sync=True) if measure_cold else None
+
+        warm_calls, warm_time = 0, 0.0
+        while warm_calls < 2 or warm_time < warmup_s:
+            warm_time += _timed_calls(step, device, 1, sync=True)
+            warm_calls += 1
+            if warm_calls >= 2 and warm_time / warm_calls > warmup_s:
+                break  # slow step: two warm calls are enough
+        estimate = warm_time / warm_calls
+
+        calls = 1 if not synchronized else max(1, math.ceil(MIN_BLOCK_S / max(estimate, 1e-9)))
+        times: list[float] = []
+        spent = 0.0
+        while len(times) < max_repeats and (len(times) < min_repeats or spent < budget_s):
+            block = _timed_calls(step, device, calls, sync=synchronized)
+            spent += block
+            times.append(block / calls)
+        if not synchronized:
+            synchronize(device)  # drain the queue so the next measurement starts clean
+
+    median, iqr = median_and_iqr(times)
+    return Measurement(
+        device=device,
+        median_s=median,
+        iqr_s=iqr,
+        repeats=len(times),
+        calls_per_repeat=calls,
+        cold_s=cold,
+        num_threads=threads,
+        synchronized=synchronized,
+        times_s=times,
+    )
+
+
+def time_phases(
+    phases: dict[str, Callable[[], object]],
+    device: str,
+    *,
+    budget_s: float = 0.5,
+    num_threads: int | None = None,
+) -> dict[str, float]:
+    """Median time of each phase, each timed on its own with the same harness.
+
+    Phases are timed separately (and synchronised at their ends), so their sum can differ from
+    the whole step, where the device may overlap them; callers report the difference as
+    'overhead and sync' (or as overlap when negative).
+    """
+    return {
+        name: time_step(fn, device, budget_s=budget_s, num_threads=num_threads, measure_cold=False).median_s
+        for name, fn in phases.items()
+    }
+
+
+def count_kernels(step: Callable[[], object], device: str) -> dict[str, float]:
+    """Profile one warm call with torch.profiler: how many kernels (or CPU ops) it launches,
+    and how long the device was busy running them. Used to explain launch overhead."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU]
+    if str(device).startswith("cuda"):
+        activities.append(ProfilerActivity.CUDA)
+    step()
+    synchronize(device)
+    with profile(activities=activities) as prof:
+        step()
+        synchronize(device)
+    events = prof.events()
+    if str(device).startswith("cuda"):
+        kernels = [e for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA]
+        busy_us = sum(e.device_time for e in kernels) if kernels else 0.0
+        launches = sum(1 for e in events if e.name in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC"))
+        return {"kernels": float(len(kernels)), "launches": float(launches), "device_busy_s": busy_us / 1e6}
+    ops = [e for e in events if e.name.startswith("aten::") and e.cpu_parent is None]
+    busy_us = sum(e.cpu_time_total for e in ops)
+    return {"kernels": float(len(ops)), "launches": float(len(ops)), "device_busy_s": busy_us / 1e6}

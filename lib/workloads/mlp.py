@@ -1,0 +1,227 @@
+"""MLP training step (seeds 000 and 001): the same model, weights and data on every device.
+
+One call of the step is one optimizer step on one batch; an epoch is ceil(dataset_size /
+batch_size) steps (full batch when batch_size >= dataset_size).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import torch
+from torch import nn
+
+from lib.devices import is_cuda
+from lib.workloads.base import Setting, SettingError, Step, Workload
+
+BYTES_PER_FLOAT = 4
+
+
+def hidden_widths(params: dict[str, Any]) -> list[int]:
+    """Hidden layer widths: `hidden_layers` ("16,32,16") when given, else depth x hidden_width."""
+    spec = str(params.get("hidden_layers", "") or "").strip()
+    if spec:
+        try:
+            widths = [int(w) for w in spec.split(",") if w.strip()]
+        except ValueError:
+            raise SettingError(f"hidden_layers: expected widths like 16,32,16, got {spec!r}") from None
+        if not widths or min(widths) < 1:
+            raise SettingError(f"hidden_layers: widths must be positive integers, got {spec!r}")
+        return widths
+    return [int(params["hidden_width"])] * int(params["depth"])
+
+
+def layer_sizes(params: dict[str, Any]) -> list[int]:
+    return [int(params["input_features"]), *hidden_widths(params), int(params["outputs"])]
+
+
+def build_model(params: dict[str, Any]) -> nn.Sequential:
+    """The MLP, initialised from `seed` on the CPU so every device starts from the same weights."""
+    sizes = layer_sizes(params)
+    generator_state = torch.random.get_rng_state()
+    torch.manual_seed(int(params["seed"]))
+    layers: list[nn.Module] = []
+    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(nn.Linear(fan_in, fan_out))
+        if i < len(sizes) - 2:
+            layers.append(nn.ReLU())
+    model = nn.Sequential(*layers)
+    torch.random.set_rng_state(generator_state)
+    return model
+
+
+def synthetic_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows of random features and a learnable target (a fixed random linear teacher)."""
+    gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
+    rows, features, outputs = int(params["dataset_size"]), int(params["input_features"]), int(params["outputs"])
+    x = torch.randn(rows, features, generator=gen)
+    teacher = torch.randn(features, max(outputs, 1), generator=gen) / math.sqrt(features)
+    scores = x @ teacher
+    if params["task"] == "classification":
+        y = scores.argmax(dim=1) if outputs > 1 else (scores[:, 0] > 0).long()
+    else:
+        y = scores[:, :outputs]
+    return x, y
+
+
+def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
+    impl = params["optimizer_impl"]
+    kwargs: dict[str, Any] = {"lr": float(params["lr"])}
+    if impl == "foreach":
+        kwargs["foreach"] = True
+    elif impl == "fused":
+        kwargs["fused"] = True
+    elif impl == "for-loop":
+        kwargs["foreach"] = False
+    if params["optimizer"] == "adam":
+        return torch.optim.Adam(model.parameters(), **kwargs)
+    return torch.optim.SGD(model.parameters(), **kwargs)
+
+
+class MLPTraining(Workload):
+    name = "mlp"
+    title = "MLP training step"
+    description = (
+        "One optimizer step (forward, backward, update) of a multilayer perceptron on one batch. "
+        "Both devices train the same model from the same initial weights on the same data."
+    )
+    settings = (
+        Setting("batch_size", 64, "rows per optimizer step (full batch when >= dataset_size)", 1, 1_048_576, log=True),
+        Setting("hidden_width", 64, "units in each hidden layer", 1, 16_384, log=True),
+        Setting("depth", 3, "number of hidden layers", 1, 32),
+        Setting("dataset_size", 8192, "rows in one epoch", 1, 10_000_000, log=True),
+        Setting("input_features", 32, "features per row", 1, 65_536, log=True),
+        Setting("outputs", 10, "output units (classes, or targets for regression)", 1, 65_536, log=True),
+        Setting("hidden_layers", "", "explicit hidden widths like 16,32,16 (overrides hidden_width and depth)"),
+        Setting("task", "classification", "loss: cross-entropy or mean squared error", choices=("classification", "regression")),
+        Setting("optimizer", "adam", "optimizer", choices=("adam", "sgd")),
+        Setting("optimizer_impl", "default", "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused", choices=("default", "for-loop", "foreach", "fused")),
+        Setting("lr", 0.01, "learning rate", 1e-6, 10.0, log=True),
+        Setting("data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"),
+        Setting("pin_memory", False, "page-locked host memory and non_blocking copies (when data is copied per batch)"),
+        Setting("item_every_step", False, "call loss.item() after every step (forces a synchronise) instead of once per epoch"),
+        Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
+    )
+
+    def validate(self, params: dict[str, Any]) -> None:
+        hidden_widths(params)
+        if params["task"] == "classification" and int(params["outputs"]) < 2:
+            raise SettingError("outputs: classification needs at least 2 classes")
+
+    # -- estimates -----------------------------------------------------------------------------
+    def parameter_count(self, params: dict[str, Any]) -> int:
+        sizes = layer_sizes(params)
+        return sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:]))
+
+    def batch_rows(self, params: dict[str, Any]) -> int:
+        return min(int(params["batch_size"]), int(params["dataset_size"]))
+
+    def steps_per_epoch(self, params: dict[str, Any]) -> int:
+        return math.ceil(int(params["dataset_size"]) / self.batch_rows(params))
+
+    def flops(self, params: dict[str, Any]) -> float:
+        sizes = layer_sizes(params)
+        forward = 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * self.batch_rows(params)
+        return 3.0 * forward  # backward costs about twice the forward pass
+
+    def bytes_moved(self, params: dict[str, Any]) -> float:
+        sizes = layer_sizes(params)
+        rows = self.batch_rows(params)
+        weights = self.parameter_count(params) * BYTES_PER_FLOAT * 8  # read fwd+bwd, grad, optimizer states
+        activations = rows * sum(sizes) * BYTES_PER_FLOAT * 4
+        copied = 0 if params["data_resident"] else rows * (sizes[0] + 1) * BYTES_PER_FLOAT
+        return float(weights + activations + copied)
+
+    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
+        sizes = layer_sizes(params)
+        states = 4 if params["optimizer"] == "adam" else 2  # weights, grads (+ two Adam moments)
+        weights = self.parameter_count(params) * BYTES_PER_FLOAT * states
+        activations = self.batch_rows(params) * sum(sizes) * BYTES_PER_FLOAT * 4
+        dataset = int(params["dataset_size"]) * (sizes[0] + sizes[-1]) * BYTES_PER_FLOAT
+        # The dataset lives in host memory always, and on the device too when resident.
+        return float(weights + activations + dataset * (2 if is_cuda(device) and params["data_resident"] else 1))
+
+    # -- the step --------------------------------------------------------------------------------
+    def build(self, params: dict[str, Any], device: str) -> Step:
+        params = self.resolve(params)
+        x_host, y_host = synthetic_data(params)
+        return build_training_step(params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params))
+
+
+def build_training_step(
+    params: dict[str, Any], device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int
+) -> Step:
+    """A training step over (x_host, y_host) for `device`, with the seeds' habits as switches."""
+    dev = torch.device(device)
+    model = build_model(params).to(dev)
+    optimizer = make_optimizer(model, params)
+    loss_fn = nn.CrossEntropyLoss() if params["task"] == "classification" else nn.MSELoss()
+
+    cuda = is_cuda(device)
+    resident = bool(params["data_resident"])
+    pinned = bool(params["pin_memory"]) and cuda and not resident
+    if resident:
+        x_src, y_src = x_host.to(dev), y_host.to(dev)
+    else:
+        x_src = x_host.pin_memory() if pinned else x_host
+        y_src = y_host.pin_memory() if pinned else y_host
+    starts = [i * rows for i in range(steps_per_epoch)]
+    state = {"step": 0, "epoch_losses": [], "running": None}
+
+    def batch(i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        lo = starts[i % steps_per_epoch]
+        xb, yb = x_src[lo:lo + rows], y_src[lo:lo + rows]
+        if not resident:
+            xb, yb = xb.to(dev, non_blocking=pinned), yb.to(dev, non_blocking=pinned)
+        return xb, yb
+
+    def compute(xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    def run() -> None:
+        i = state["step"]
+        loss = compute(*batch(i)).detach()
+        state["running"] = loss if state["running"] is None else state["running"] + loss
+        if params["item_every_step"]:
+            loss.item()  # the seeds' habit: a device-to-host copy and a synchronise every step
+        state["step"] = i + 1
+        if state["step"] % steps_per_epoch == 0:
+            state["epoch_losses"].append(state["running"].item() / steps_per_epoch)
+            state["running"] = None
+
+    resident_batch = batch(0) if resident else (x_host[:rows].to(dev), y_host[:rows].to(dev))
+    phases: dict[str, Any] = {"compute": lambda: compute(*resident_batch)}
+    if not resident:
+        phases = {"transfer": lambda: batch(0), **phases}
+
+    def check() -> None:
+        probe = copy.deepcopy(model)
+        probe_opt = make_optimizer(probe, params)
+        xb, yb = resident_batch
+        with torch.no_grad():
+            before = loss_fn(probe(xb), yb).item()
+        for _ in range(20):
+            probe_opt.zero_grad(set_to_none=True)
+            loss_fn(probe(xb), yb).backward()
+            probe_opt.step()
+        with torch.no_grad():
+            after = loss_fn(probe(xb), yb).item()
+        assert math.isfinite(after), f"loss became {after}"
+        assert after < before, f"20 steps on one batch did not lower the loss ({before:.4g} -> {after:.4g})"
+
+    return Step(
+        run=run,
+        phases=phases,
+        units={"steps_per_epoch": steps_per_epoch},
+        check=check,
+        extras={"epoch_losses": state["epoch_losses"]},
+    )
+
+
+WORKLOAD = MLPTraining()

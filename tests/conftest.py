@@ -1,0 +1,26 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs CUDA: run on the GPU machine")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _small_memory_cap(monkeypatch):
+    """Tests never rely on the shell's GPUWIN_MEMORY_CAP_GB."""
+    monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB", raising=False)
+    yield
