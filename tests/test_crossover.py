@@ -1,0 +1,99 @@
+import math
+
+import pytest
+
+from lib.crossover import (
+    analyse_rows, find_crossover, fit_cost_model, predicted_crossover_work, work_to_x, CostModel,
+)
+
+
+def test_crossover_interpolates_in_log_log_space():
+    xs = [1, 10, 100, 1000]
+    cpu = [1e-4 * x for x in xs]  # t = 1e-4 x
+    gpu = [1e-3 * x**0.5 for x in xs]  # t = 1e-3 sqrt(x): equal where sqrt(x) = 10 -> x = 100
+    c = find_crossover(xs, cpu, gpu)
+    assert c.kind == "crosses"
+    assert c.x == pytest.approx(100, rel=1e-9)
+    # A break-even strictly between grid points: power laws meet at x = 31.6.
+    gpu2 = [1e-3 * x**0.333333 for x in xs]
+    c2 = find_crossover(xs, cpu, [g * 10 ** (1.5 * (1 - 0.333333)) / 10 for g in gpu2])
+    assert c2.kind == "crosses" and c2.bracket == (10.0, 100.0)
+    assert 10 < c2.x < 100
+
+
+def test_exact_power_laws_give_the_exact_crossing_between_grid_points():
+    xs = [1, 10, 100]
+    cpu = [x * 1.0 for x in xs]
+    gpu = [math.sqrt(x) * math.sqrt(30) for x in xs]  # equal at x = 30
+    c = find_crossover(xs, cpu, gpu)
+    assert c.bracket == (10.0, 100.0)
+    assert c.x == pytest.approx(30, rel=1e-9)
+
+
+def test_cpu_wins_everywhere_and_gpu_wins_from_the_start():
+    assert find_crossover([1, 2, 3], [1, 1, 1], [2, 2, 2]).kind == "cpu_wins"
+    assert find_crossover([1, 2, 3], [2, 2, 2], [1, 1, 1]).kind == "gpu_wins"
+    assert find_crossover([1, 2], [None, None], [1, 1]).kind == "too_few_points"
+    assert "never catches up" in find_crossover([1], [1], [2]).sentence("batch_size")
+
+
+def test_equal_time_counts_as_the_gpu_winning():
+    c = find_crossover([1, 2, 4], [1.0, 1.0, 1.0], [2.0, 1.0, 0.5])
+    assert c.kind == "crosses" and c.x == pytest.approx(2.0)
+
+
+def test_cost_model_recovers_overhead_and_throughput():
+    work = [1e3, 1e5, 1e7, 1e9]
+    times = [20e-6 + w / 1e12 for w in work]
+    model = fit_cost_model(work, times)
+    assert model.overhead_s == pytest.approx(20e-6, rel=1e-6)
+    assert model.throughput == pytest.approx(1e12, rel=1e-6)
+    assert model.regime(1e3) == "overhead-bound"
+    assert model.regime(1e9) == "throughput-bound"
+
+
+def test_cost_model_never_goes_negative():
+    model = fit_cost_model([1, 2, 3, 4], [5.0, 4.0, 3.0, 2.0])  # falling time: no positive slope fits
+    assert model.overhead_s >= 0 and model.seconds_per_work >= 0
+
+
+def test_predicted_crossover_of_two_lines():
+    cpu = CostModel(1e-6, 1e-9)
+    gpu = CostModel(1e-5, 1e-12)
+    work = predicted_crossover_work(cpu, gpu)
+    assert cpu.predict(work) == pytest.approx(gpu.predict(work))
+    assert predicted_crossover_work(gpu, cpu) is None  # the "GPU" here has less throughput
+
+
+def test_work_to_x_inverts_a_power_law():
+    xs = [1, 10, 100]
+    works = [x**2 for x in xs]
+    assert work_to_x(2500, xs, works) == pytest.approx(50)
+
+
+def _rows(device, xs, times, flops):
+    return [
+        {"workload": "mlp", "batch_size": x, "device": device, "median_s": t, "iqr_s": 0.0,
+         "repeats": 3, "status": "ok", "message": "", "flops": f, "swept": "batch_size"}
+        for x, t, f in zip(xs, times, flops)
+    ]
+
+
+def test_analyse_rows_finds_both_crossovers():
+    xs = [1, 16, 256, 4096, 1048576]
+    flops = [1e5 * x for x in xs]
+    cpu = [10e-6 + f / 50e9 for f in flops]
+    gpu = [100e-6 + f / 50e12 for f in flops]
+    rows = _rows("cpu", xs, cpu, flops) + _rows("cuda:0", xs, gpu, flops)
+    rows.append({**rows[0], "status": "oom", "median_s": None, "batch_size": 8192})
+    analysis = analyse_rows(rows)
+    assert analysis.setting == "batch_size"
+    assert analysis.measured.kind == "crosses"
+    assert analysis.measured.bracket == (16.0, 256.0)
+    # The fitted models predict where the lines meet: 1e5*x/50e9 - 1e5*x/50e12 = 90e-6 -> x ≈ 45.
+    assert analysis.predicted_x == pytest.approx(45.05, rel=0.02)
+    assert analysis.regimes["cpu"][0] == (1.0, "overhead-bound")
+    assert analysis.regimes["cpu"][3] == (4096.0, "throughput-bound")
+    assert analysis.regimes["cuda:0"][0] == (1.0, "overhead-bound")
+    assert analysis.regimes["cuda:0"][3] == (4096.0, "overhead-bound")
+    assert analysis.regimes["cuda:0"][-1] == (1048576.0, "throughput-bound")
