@@ -18,6 +18,7 @@ import csv
 import io
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -242,11 +243,16 @@ def rows_frame(pack_or_rows: dict[str, Any] | list[dict[str, Any]]):
 RECORDED_DIR = Path(__file__).resolve().parent / "recorded"
 
 
+def recorded_dir() -> Path:
+    """lib/recorded/, or $GPUWIN_RECORDED_DIR when set (tests point it at a fixture pack)."""
+    return Path(os.environ.get("GPUWIN_RECORDED_DIR") or RECORDED_DIR)
+
+
 def recorded_packs(workload: str | None = None) -> list[dict[str, Any]]:
     """The packs shipped in lib/recorded/ (measured on real GPUs with this project's CLI),
     optionally only those holding rows of `workload`. Each pack gets a 'path' key."""
     packs = []
-    for path in sorted(RECORDED_DIR.glob("*.json")):
+    for path in sorted(recorded_dir().glob("*.json")):
         pack = load_pack(path)
         if workload is None or any(r["workload"] == workload for r in pack["rows"]):
             packs.append({**pack, "path": str(path)})
