@@ -1,0 +1,93 @@
+"""Record the result packs the app ships, on a machine with a GPU, with the project's own CLI.
+
+    python3 scripts/record_packs.py --out lib/recorded            # every topic, CPU and CUDA
+    python3 scripts/record_packs.py --out /tmp/packs --topics training --quick
+
+Each sweep runs `python -m lib sweep ...` (the same command a reader can type), and the sweeps of
+one topic are merged into <out>/<prefix>_<topic>.json, whose `machine` says where they were
+measured. Needs torch (and pandas/scikit-learn for some data sources), not Streamlit.
+On a machine without CUDA it records the CPU side only and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lib.results import load_pack, merge_packs, save_pack  # noqa: E402
+
+# (topic, workload, swept setting, values, fixed settings, seconds per point)
+# Fixed settings are the pages' defaults, so each page's default view has recorded rows.
+SPECS: list[tuple[str, str, str, list, dict, float]] = [
+    ("training", "mlp", "batch_size", [1, 4, 16, 64, 256, 1024, 4096, 8192], {}, 0.5),
+    ("training", "mlp", "hidden_width", [8, 32, 128, 512, 2048, 8192], {}, 0.5),
+    ("training", "mlp", "dataset_size", [256, 1024, 8192, 65536, 262144], {}, 0.5),
+    ("training", "mlp", "depth", [1, 2, 3, 4, 8, 16], {}, 0.5),
+]
+
+QUICK_VALUES = 3  # --quick keeps the first few values of each sweep
+
+
+def run_sweep_cli(workload: str, over: str, values: list, fixed: dict, devices: str, budget: float,
+                  out: Path, memory_cap_gb: float) -> dict:
+    cmd = [sys.executable, "-m", "lib", "sweep", workload, "--over", f"{over}={','.join(map(str, values))}",
+           "--devices", devices, "--budget", str(budget), "--out", str(out), "--quiet",
+           "--memory-cap-gb", str(memory_cap_gb)]
+    for key, value in fixed.items():
+        cmd += ["--set", f"{key}={value}"]
+    print("$ python -m lib " + " ".join(cmd[3:]), flush=True)
+    started = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
+    return load_pack(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "lib" / "recorded"))
+    parser.add_argument("--topics", default="", help="comma-separated topics (default: all)")
+    parser.add_argument("--prefix", default=None, help="file name prefix (default: from the GPU name)")
+    parser.add_argument("--quick", action="store_true", help="few values and short budgets (to try the script)")
+    parser.add_argument("--memory-cap-gb", type=float, default=64.0, help="refuse points estimated above this")
+    args = parser.parse_args()
+
+    import torch
+
+    devices = "cpu,cuda" if torch.cuda.is_available() else "cpu"
+    if devices == "cpu":
+        print("CUDA is not available here: recording the CPU side only.")
+    prefix = args.prefix or ("h200" if torch.cuda.is_available() and "H200" in torch.cuda.get_device_name(0)
+                             else "gpu" if torch.cuda.is_available() else "cpu")
+    wanted = {t for t in args.topics.split(",") if t}
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    by_topic: dict[str, list[dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (topic, workload, over, values, fixed, budget) in enumerate(SPECS):
+            if wanted and topic not in wanted:
+                continue
+            if args.quick:
+                values, budget = values[:QUICK_VALUES], min(budget, 0.05)
+            pack = run_sweep_cli(workload, over, values, fixed, devices, budget, Path(tmp) / f"{i}.json", args.memory_cap_gb)
+            by_topic.setdefault(topic, []).append(pack)
+    for topic, packs in by_topic.items():
+        merged = merge_packs(packs)
+        path = save_pack(merged, out_dir / f"{prefix}_{topic}.json")
+        statuses = {}
+        for row in merged["rows"]:
+            statuses[row["status"]] = statuses.get(row["status"], 0) + 1
+        print(f"wrote {path}: {len(merged['rows'])} rows {json.dumps(statuses)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
