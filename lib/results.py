@@ -31,6 +31,8 @@ ROW_FIELDS = ("workload", "device", "median_s", "iqr_s", "repeats", "status", "m
 OPTIONAL_NUMBER_FIELDS = (
     "cold_s", "epoch_s", "steps_per_epoch", "flops", "bytes", "peak_memory_estimate_bytes",
     "num_threads", "calls_per_repeat", "kernels", "device_busy_s", "achieved_flops_per_s",
+    # multi-GPU (ddp): throughput, scaling, gradient exchange, measured peak memory
+    "samples_per_s", "scaling_efficiency", "grad_bytes", "allreduce_s", "allreduce_gbps", "peak_memory_bytes",
 )
 OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "source", "swept")
 RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIELDS)
