@@ -98,6 +98,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from lib.sweep import measure_point
 
     workload, devices = _common(args)
+    if getattr(workload, "launches_processes", False):  # it starts its own processes (ddp: torchrun)
+        measure_point = lambda _w, *a, **k: workload.measure_point(*a, **k)  # noqa: E731
     settings = workload.resolve(_parse_sets(args.set))
     rows = [
         measure_point(workload, settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb,
@@ -117,6 +119,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.sweep import run_sweep
 
     workload, devices = _common(args)
+    if getattr(workload, "launches_processes", False):  # it starts its own processes (ddp: torchrun)
+        run_sweep = lambda _w, *a, **k: workload.run_sweep(*a, **k)  # noqa: E731
     if "=" not in args.over:
         raise SystemExit("error: --over expects KEY=V1,V2,..., e.g. --over batch_size=1,16,256")
     key, raw_values = args.over.split("=", 1)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from lib.workloads.base import Setting, SettingError, Step, Workload
 from lib.workloads import mlp
+from lib.workloads import ddp
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (mlp.WORKLOAD,)}
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (mlp.WORKLOAD, ddp.WORKLOAD)}
 
 
 def get_workload(name: str) -> Workload:

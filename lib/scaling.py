@@ -1,0 +1,280 @@
+"""Scaling over GPUs, from rows of the `ddp` workload: efficiency, where N GPUs overtake one,
+and the communication-versus-compute numbers that explain it. Plain Python over result rows
+(no torch, no streamlit): the multi-GPU page lays these out, the record script merges with them.
+
+Scaling efficiency of a row with N GPUs: its throughput / (N x the throughput of the gpus=1 row
+that has every other setting equal, on the same machine and device). 1.0 is perfect scaling;
+at gpus=1 it is 1.0 by definition.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from lib.crossover import Crossover, find_crossover
+from lib import results as _results
+
+WORKLOAD = "ddp"
+# Settings that do not make two rows different experiments for scaling.
+_NOT_COMPARED = {"gpus", "steps"}
+
+
+def _ok(row: dict[str, Any]) -> bool:
+    return row.get("status") == "ok" and isinstance(row.get("median_s"), (int, float)) and row["median_s"] > 0
+
+
+def throughput(row: dict[str, Any]) -> float | None:
+    """Samples per second of the whole group (from the row, else from its settings)."""
+    if not _ok(row):
+        return None
+    value = row.get("samples_per_s")
+    if isinstance(value, (int, float)) and value > 0:
+        return float(value)
+    try:
+        return int(row["gpus"]) * int(row["batch_size"]) / float(row["median_s"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def experiment_key(row: dict[str, Any]) -> tuple:
+    """What must match for two rows to be the same experiment on a different number of GPUs."""
+    settings = sorted((k, str(row[k])) for k in _results.setting_keys(row) if k not in _NOT_COMPARED)
+    return (row.get("workload"), row.get("machine", ""), row.get("device"), tuple(settings))
+
+
+def add_scaling_efficiency(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows, each ok ddp row given `scaling_efficiency` where its gpus=1 twin is present
+    (removed where it is not, so a stale value never survives a merge)."""
+    rows = list(rows)
+    base: dict[tuple, float] = {}
+    for row in rows:
+        if row.get("workload") == WORKLOAD and str(row.get("gpus")) == "1":
+            value = throughput(row)
+            if value:
+                base[experiment_key(row)] = value
+    for row in rows:
+        if row.get("workload") != WORKLOAD:
+            continue
+        row.pop("scaling_efficiency", None)
+        value, one = throughput(row), base.get(experiment_key(row))
+        if value and one:
+            row["scaling_efficiency"] = value / (int(row["gpus"]) * one)
+    return rows
+
+
+# -- what the page shows ------------------------------------------------------------------------------
+def ddp_rows(pack_or_rows: dict[str, Any] | Sequence[dict[str, Any]], model: str | None = None) -> list[dict[str, Any]]:
+    rows = pack_or_rows["rows"] if isinstance(pack_or_rows, dict) else pack_or_rows
+    return [r for r in rows if r.get("workload") == WORKLOAD and (model is None or r.get("model") == model)]
+
+
+def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
+    return sorted({str(r.get("model")) for r in ddp_rows(rows) if r.get("model")})
+
+
+def gpu_counts(rows: Sequence[dict[str, Any]]) -> list[int]:
+    counts = set()
+    for r in rows:
+        try:
+            counts.add(int(r["gpus"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return sorted(counts)
+
+
+def gpu_label(n: int, cpu: bool = False) -> str:
+    """'1 GPU', '2 GPUs'; on the CPU, where each 'GPU' is a process: '1 process', '2 processes'."""
+    if cpu:
+        return f"{n} process" if n == 1 else f"{n} processes"
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
+def on_cpu(records: Sequence[dict[str, Any]]) -> bool:
+    """True when every record was measured with CPU processes (gloo), not GPUs."""
+    return bool(records) and all(d.get("device") == "cpu" for d in records)
+
+
+def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict[str, Any]]:
+    """One display record per row of `model` (ok or not), sorted by GPUs then batch."""
+    out = []
+    for r in add_scaling_efficiency([dict(r) for r in ddp_rows(rows, model)]):
+        try:
+            gpus, batch = int(r["gpus"]), int(r["batch_size"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        ok = _ok(r)
+        grad, gbps = r.get("grad_bytes"), r.get("allreduce_gbps")
+        out.append({
+            "model": str(r.get("model", "")),
+            "device": str(r.get("device", "")),
+            "gpus": gpus,
+            "GPUs": gpu_label(gpus, r.get("device") == "cpu"),
+            "batch_size": batch,
+            "global_batch": gpus * batch,
+            "status": r.get("status", ""),
+            "step_ms": r["median_s"] * 1e3 if ok else None,
+            "iqr_ms": r["iqr_s"] * 1e3 if ok and isinstance(r.get("iqr_s"), (int, float)) else None,
+            "samples_per_s": throughput(r),
+            "scaling_efficiency": r.get("scaling_efficiency"),
+            "compute_ms": r["phase_compute_s"] * 1e3 if ok and isinstance(r.get("phase_compute_s"), (int, float)) else None,
+            "exposed_comm_ms": r["phase_comm_s"] * 1e3 if ok and isinstance(r.get("phase_comm_s"), (int, float)) else None,
+            "grad_mb": grad / 1e6 if isinstance(grad, (int, float)) else None,
+            "allreduce_ms": r["allreduce_s"] * 1e3 if ok and isinstance(r.get("allreduce_s"), (int, float)) else None,
+            "allreduce_gbps": gbps if ok and gpus > 1 and isinstance(gbps, (int, float)) else None,
+            "peak_memory_gb": r["peak_memory_bytes"] / 1e9 if isinstance(r.get("peak_memory_bytes"), (int, float)) else None,
+            "machine": r.get("machine", ""),
+            "message": r.get("message", ""),
+        })
+    out.sort(key=lambda d: (d["model"], d["gpus"], d["batch_size"]))
+    return out
+
+
+X_AXES = {"per_gpu": ("batch_size", "per-GPU batch size"), "global": ("global_batch", "global batch size")}
+
+
+def crossover(records: Sequence[dict[str, Any]], n: int, x: str = "per_gpu") -> Crossover:
+    """Where n GPUs start to process more samples per second than one, comparing points at the
+    same per-GPU batch (x='per_gpu') or the same global batch (x='global')."""
+    key = X_AXES[x][0]
+    one = {d[key]: 1.0 / d["samples_per_s"] for d in records if d["gpus"] == 1 and d["samples_per_s"]}
+    many = {d[key]: 1.0 / d["samples_per_s"] for d in records if d["gpus"] == n and d["samples_per_s"]}
+    xs = sorted(set(one) & set(many))
+    return find_crossover(xs, [one[v] for v in xs], [many[v] for v in xs])
+
+
+def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = False) -> str:
+    what = X_AXES[x][1] if not cpu else X_AXES[x][1].replace("GPU", "process")
+    many, one = gpu_label(n, cpu), gpu_label(1, cpu)
+    if c.kind == "crosses":
+        lo, hi = c.bracket
+        return (f"{many} overtake {one} at a {what} of about {c.x:.3g} "
+                f"(between the measured {lo:g} and {hi:g}); below that, {one} gets through more samples per second.")
+    if c.kind == "gpu_wins":
+        return f"{many} get through more samples per second than {one} at every {what} measured."
+    if c.kind == "cpu_wins":
+        return f"{one} gets through at least as many samples per second as {many} at every {what} measured: {many} never pay off here."
+    return f"Not enough points measured on both {one} and {many} at the same {what} to compare them."
+
+
+def _fmt_ms(ms: float) -> str:
+    return f"{ms:.3g} ms" if ms >= 0.1 else f"{ms * 1e3:.3g} µs"
+
+
+def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) -> list[str]:
+    """Sentences that explain the scaling at n GPUs with the numbers of the rows on screen:
+    gradient bytes / measured all-reduce bandwidth against the compute time of a step."""
+    pts = [d for d in records if d["gpus"] == n and d["status"] == "ok" and d["compute_ms"] is not None
+           and d["allreduce_ms"] is not None and d["grad_mb"] is not None]
+    if n < 2 or not pts:
+        return []
+    pts.sort(key=lambda d: d["batch_size"])
+    small, large = pts[0], pts[-1]
+    unit = "process" if cpu else "GPU"
+    lines = [f"With {gpu_label(n, cpu)}, every step all-reduces {small['grad_mb']:.3g} MB of gradients, whatever the batch."]
+    if small["allreduce_gbps"]:
+        lines[0] += (f" At the all-reduce bandwidth measured with the batch of {small['batch_size']}, "
+                     f"{small['allreduce_gbps']:.3g} GB/s, that is {small['grad_mb']:.3g} MB ÷ {small['allreduce_gbps']:.3g} GB/s "
+                     f"= {_fmt_ms(small['allreduce_ms'])} per step, unless it overlaps the backward pass.")
+    for d in (small, large) if large is not small else (small,):
+        ratio = d["allreduce_ms"] / d["compute_ms"] if d["compute_ms"] > 0 else float("inf")
+        exposed = ""
+        if d["exposed_comm_ms"] is not None:
+            exposed = (f"; {_fmt_ms(d['exposed_comm_ms'])} of communication could not be hidden" if d["exposed_comm_ms"] > 0
+                       else "; the step was no slower than without the exchange")
+        eff = (f"; scaling efficiency {d['scaling_efficiency']:.0%}" if d["scaling_efficiency"] is not None else "")
+        lines.append(
+            f"At a per-{unit} batch of {d['batch_size']}, computing one step takes {_fmt_ms(d['compute_ms'])} "
+            f"and the all-reduce alone {_fmt_ms(d['allreduce_ms'])}: the exchange is {ratio:.2g}× the compute{exposed}{eff}."
+        )
+    if large is not small and large["compute_ms"] > small["compute_ms"] > 0:
+        line = (f"From a batch of {small['batch_size']} to {large['batch_size']}, the compute per step grew "
+                f"{large['compute_ms'] / small['compute_ms']:.3g}× while the gradient stayed {small['grad_mb']:.3g} MB")
+        e0, e1 = small["scaling_efficiency"], large["scaling_efficiency"]
+        if e0 is not None and e1 is not None:
+            if e1 > e0:
+                line += f", and scaling efficiency rose from {e0:.0%} to {e1:.0%}: more work per step hides the fixed exchange."
+            else:
+                line += f"; yet scaling efficiency did not rise ({e0:.0%} → {e1:.0%}) in these measurements."
+        else:
+            line += "."
+        lines.append(line)
+    return lines
+
+
+def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
+    """What one process alone shows (the CPU demo): the step, its compute, and an all-reduce
+    with nobody to exchange with."""
+    pts = [d for d in records if d["gpus"] == 1 and d["status"] == "ok" and d["step_ms"] is not None]
+    if not pts:
+        return []
+    pts.sort(key=lambda d: d["batch_size"])
+    lines = []
+    for d in (pts[0], pts[-1]) if len(pts) > 1 else (pts[0],):
+        compute = f" ({_fmt_ms(d['compute_ms'])} of it without DDP's gradient exchange)" if d["compute_ms"] is not None else ""
+        lines.append(f"At a batch of {d['batch_size']}, one step took {_fmt_ms(d['step_ms'])}{compute}: "
+                     f"{d['samples_per_s']:,.0f} samples per second.")
+    d = pts[-1]
+    if d["grad_mb"] is not None and d["allreduce_ms"] is not None:
+        lines.append(f"The gradient is {d['grad_mb']:.3g} MB at every batch size; all-reducing it in a group of one "
+                     f"process took {_fmt_ms(d['allreduce_ms'])}, because there is nobody to exchange with.")
+    return lines
+
+
+# -- recorded packs and merging ---------------------------------------------------------------------
+def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
+    """The shipped packs holding ddp rows, and a line for each file that could not be read
+    (one bad file must not hide the others)."""
+    packs, problems = [], []
+    for path in sorted(_results.recorded_dir().glob("*.json")):
+        try:
+            pack = _results.load_pack(path)
+        except (_results.PackError, OSError) as err:
+            problems.append(f"{path.name}: {err}")
+            continue
+        if ddp_rows(pack):
+            packs.append({**pack, "path": str(path)})
+    return packs, problems
+
+
+def pack_label(pack: dict[str, Any]) -> str:
+    name = Path(str(pack.get("path", ""))).name
+    label = str(pack.get("machine", {}).get("label", "unknown machine"))
+    return f"{label} — {name}" if name else label
+
+
+def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Packs recorded one after another on one machine -> one pack (the first pack's machine),
+    with scaling efficiency computed across all of them."""
+    if not packs:
+        raise _results.PackError("nothing to merge")
+    machine = packs[0]["machine"]
+    rows = [dict(r) for p in packs for r in _results.validate_pack(p)["rows"]]
+    for row in rows:
+        row.setdefault("machine", machine.get("label", ""))
+    return _results.validate_pack({"schema_version": _results.SCHEMA_VERSION, "machine": machine,
+                                   "rows": add_scaling_efficiency(rows)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m lib.scaling merge OUT.json IN.json ... : merge one machine's ddp runs."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 3 or argv[0] != "merge":
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    out, inputs = argv[1], argv[2:]
+    pack = merge_runs([_results.load_pack(p) for p in inputs])
+    _results.save_pack(pack, out)
+    ok = [r for r in pack["rows"] if r.get("status") == "ok"]
+    print(f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {len(inputs)} run(s)")
+    for r in table(pack["rows"]):
+        eff = f"{r['scaling_efficiency']:.2f}" if r["scaling_efficiency"] is not None else "-"
+        sps = f"{r['samples_per_s']:.4g}" if r["samples_per_s"] else "-"
+        print(f"  {r['model']:>4} {r['GPUs']:>7} batch {r['batch_size']:>6}  {sps:>10} samples/s  efficiency {eff}  {r['status']} {r['message']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
