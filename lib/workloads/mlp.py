@@ -2,18 +2,28 @@
 
 One call of the step is one optimizer step on one batch; an epoch is ceil(dataset_size /
 batch_size) steps (full batch when batch_size >= dataset_size).
+
+Data (`data` setting): synthetic rows of any shape, a scikit-learn bundled table (iris,
+diabetes -- the stand-in for Boston housing, removed from scikit-learn in 1.2 --, digits, wine,
+breast_cancer), or MNIST / Fashion-MNIST when torchvision can reach them (otherwise synthetic
+rows of the same shape, with the reason in step.extras["data_note"]). With a real data set,
+input_features, outputs and task follow the data set; dataset_size subsamples or repeats rows.
+
+`loss_curve(params, device, epochs)` trains from the seeded initial weights and returns the loss
+per epoch, so two devices can be shown learning the same thing (seed 000's CPU run did not: its
+optimizer held the other model's parameters; check() guards against exactly that).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
 import torch
 from torch import nn
 
-from lib.devices import is_cuda
+from lib.devices import is_cuda, synchronize
+from lib.workloads import datasets
 from lib.workloads.base import Setting, SettingError, Step, Workload
 
 BYTES_PER_FLOAT = 4
@@ -91,11 +101,20 @@ class MLPTraining(Workload):
         Setting("batch_size", 64, "rows per optimizer step (full batch when >= dataset_size)", 1, 1_048_576, log=True),
         Setting("hidden_width", 64, "units in each hidden layer", 1, 16_384, log=True),
         Setting("depth", 3, "number of hidden layers", 1, 32),
-        Setting("dataset_size", 8192, "rows in one epoch", 1, 10_000_000, log=True),
-        Setting("input_features", 32, "features per row", 1, 65_536, log=True),
-        Setting("outputs", 10, "output units (classes, or targets for regression)", 1, 65_536, log=True),
+        Setting("dataset_size", 8192, "rows in one epoch (a real data set is subsampled or repeated to this many)", 1, 10_000_000, log=True),
+        Setting(
+            "data", "synthetic",
+            "training data: synthetic rows of any shape; scikit-learn's bundled iris, diabetes (the stand-in for "
+            "Boston housing, which scikit-learn removed in 1.2), digits, wine, breast_cancer; mnist / fashion_mnist "
+            "through torchvision when reachable (else synthetic rows of the same shape, with a note). "
+            "A real data set sets input_features, outputs and task",
+            choices=datasets.DATA_CHOICES,
+        ),
+        Setting("standardize", True, "scale real data to mean 0, std 1 (images: ToTensor + Normalize); the seeds fed raw values"),
+        Setting("input_features", 32, "features per row (follows the data set unless data=synthetic)", 1, 65_536, log=True),
+        Setting("outputs", 10, "output units: classes, or targets for regression (follows the data set unless data=synthetic)", 1, 65_536, log=True),
         Setting("hidden_layers", "", "explicit hidden widths like 16,32,16 (overrides hidden_width and depth)"),
-        Setting("task", "classification", "loss: cross-entropy or mean squared error", choices=("classification", "regression")),
+        Setting("task", "classification", "loss: cross-entropy or mean squared error (follows the data set unless data=synthetic)", choices=("classification", "regression")),
         Setting("optimizer", "adam", "optimizer", choices=("adam", "sgd")),
         Setting("optimizer_impl", "default", "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused", choices=("default", "for-loop", "foreach", "fused")),
         Setting("lr", 0.01, "learning rate", 1e-6, 10.0, log=True),
@@ -104,6 +123,18 @@ class MLPTraining(Workload):
         Setting("item_every_step", False, "call loss.item() after every step (forces a synchronise) instead of once per epoch"),
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
+
+    def resolve(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults overlaid with `given`; with a real data set, its shape overrides
+        input_features, outputs and task (so rows and estimates show what really ran)."""
+        params = self.defaults()
+        for key, raw in (given or {}).items():
+            params[key] = self.setting(key).parse(raw)
+        info = datasets.data_info(params["data"])
+        if info is not None:
+            params.update(input_features=info.features, outputs=info.outputs, task=info.task)
+        self.validate(params)
+        return params
 
     def validate(self, params: dict[str, Any]) -> None:
         hidden_widths(params)
@@ -146,8 +177,42 @@ class MLPTraining(Workload):
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: dict[str, Any], device: str) -> Step:
         params = self.resolve(params)
-        x_host, y_host = synthetic_data(params)
-        return build_training_step(params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params))
+        x_host, y_host, note = training_data(params)
+        step = build_training_step(params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params))
+        step.extras["data"] = params["data"]
+        if note:
+            step.extras["data_note"] = note
+        return step
+
+
+def training_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, str]:
+    """(x, y, note) on the host for resolved params: the named data set, or synthetic rows.
+    The note says what was used when it is not simply what was asked for."""
+    if params["data"] == "synthetic":
+        x, y = synthetic_data(params)
+        return x, y, ""
+    try:
+        return datasets.mlp_rows(params)
+    except datasets.DataUnavailable as err:
+        x, y = synthetic_data(params)
+        return x, y, datasets.unavailable_note(params["data"], err)
+
+
+def loss_curve(params: dict[str, Any], device: str, epochs: int) -> list[float]:
+    """Train `epochs` epochs on `device` from the seeded initial weights; the mean loss of each epoch.
+
+    Every device starts from the same weights (built on the CPU from `seed`) and sees the same
+    batches in the same order, so the curves of two devices agree up to floating-point rounding.
+    """
+    step = WORKLOAD.build(params, device)
+    try:
+        for _ in range(int(epochs) * int(step.units["steps_per_epoch"])):
+            step.run()
+        synchronize(device)
+        return [float(v) for v in step.extras["epoch_losses"]]
+    finally:
+        if step.close is not None:
+            step.close()
 
 
 def build_training_step(
@@ -155,7 +220,9 @@ def build_training_step(
 ) -> Step:
     """A training step over (x_host, y_host) for `device`, with the seeds' habits as switches."""
     dev = torch.device(device)
-    model = build_model(params).to(dev)
+    model = build_model(params)
+    checksum = float(sum(p.detach().abs().sum() for p in model.parameters()))
+    model = model.to(dev)
     optimizer = make_optimizer(model, params)
     loss_fn = nn.CrossEntropyLoss() if params["task"] == "classification" else nn.MSELoss()
 
@@ -201,7 +268,14 @@ def build_training_step(
         phases = {"transfer": lambda: batch(0), **phases}
 
     def check() -> None:
-        probe = copy.deepcopy(model)
+        # Seed 000's CPU run trained nothing: its optimizer held the other model's parameters.
+        held = [p for group in optimizer.param_groups for p in group["params"]]
+        own = list(model.parameters())
+        assert len(held) == len(own) and all(a is b for a, b in zip(held, own)), (
+            "the optimizer does not hold this model's parameters (seed 000's bug)"
+        )
+        assert all(p.device == dev for p in own), f"model parameters are not all on {dev}"
+        probe = build_model(params).to(dev)  # from the initial weights: a trained model may sit at its minimum
         probe_opt = make_optimizer(probe, params)
         xb, yb = resident_batch
         with torch.no_grad():
@@ -220,7 +294,7 @@ def build_training_step(
         phases=phases,
         units={"steps_per_epoch": steps_per_epoch},
         check=check,
-        extras={"epoch_losses": state["epoch_losses"]},
+        extras={"epoch_losses": state["epoch_losses"], "initial_weights_abs_sum": checksum},
     )
 
 
