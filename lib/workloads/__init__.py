@@ -1,12 +1,24 @@
-"""Registry of workloads by their CLI name."""
+"""Registry of workloads by their CLI name.
+
+To add a workload: a module with a `WORKLOAD` instance of a Workload subclass, imported below
+and listed in REGISTERED (one line each).
+"""
 
 from __future__ import annotations
 
 from lib.workloads.base import Setting, SettingError, Step, Workload
-from lib.workloads import mlp
+from lib.workloads import dataloader, jacobian, matmul, mlp
 from lib.workloads import ddp
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (mlp.WORKLOAD, ddp.WORKLOAD)}
+REGISTERED: tuple[Workload, ...] = (
+    mlp.WORKLOAD,
+    dataloader.WORKLOAD,
+    jacobian.WORKLOAD,
+    matmul.WORKLOAD,
+    ddp.WORKLOAD,
+)
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in REGISTERED}
 
 
 def get_workload(name: str) -> Workload:
@@ -16,4 +28,4 @@ def get_workload(name: str) -> Workload:
         raise SettingError(f"unknown workload '{name}' (known: {', '.join(sorted(WORKLOADS))})") from None
 
 
-__all__ = ["Setting", "SettingError", "Step", "Workload", "WORKLOADS", "get_workload"]
+__all__ = ["Setting", "SettingError", "Step", "Workload", "WORKLOADS", "REGISTERED", "get_workload"]
