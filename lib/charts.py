@@ -1,0 +1,220 @@
+"""Altair chart builders: pure functions from a DataFrame of result rows to a chart.
+
+Generic over workloads: give the column of the swept setting, the time column and the column
+that names each curve (`series`, e.g. 'cpu (live, this server)'). No Streamlit here; pages pass
+the charts to st.altair_chart.
+
+    time_chart(frame, "batch_size", y="epoch_s", iqr="epoch_iqr_s", crossover_x=812.0)
+    speedup_chart(speedup_frame(frame, "batch_size", y="epoch_s", baseline="cpu ...", other="cuda:0 ..."), "batch_size")
+    phase_chart(frame_at_current_point)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import altair as alt
+import pandas as pd
+
+PHASES = {
+    "phase_transfer_s": "transfer (host → device)",
+    "phase_compute_s": "compute (forward, backward, update)",
+    "phase_overhead_s": "overhead & sync",
+}
+
+SERIES_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
+PHASE_COLORS = ("#9467bd", "#2ca02c", "#d62728")
+
+_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
+    """(scale, name) of a unit that shows these times as numbers near 1-1000."""
+    finite = [abs(float(s)) for s in seconds if s is not None and not pd.isna(s) and float(s) > 0]
+    if not finite:
+        return 1.0, "s"
+    typical = sorted(finite)[len(finite) // 2]
+    for scale, name in _UNITS:
+        if typical >= scale:
+            return scale, name
+    return _UNITS[-1]
+
+
+def ok_rows(frame: pd.DataFrame, y: str) -> pd.DataFrame:
+    """Rows with status ok and a positive value in column y."""
+    if frame is None or frame.empty or y not in frame:
+        return pd.DataFrame(columns=list(frame.columns) if frame is not None else [])
+    keep = frame[y].notna()
+    if "status" in frame:
+        keep &= frame["status"] == "ok"
+    out = frame[keep].copy()
+    out[y] = out[y].astype(float)
+    return out[out[y] > 0]
+
+
+def _scale(log: bool) -> alt.Scale:
+    return alt.Scale(type="log") if log else alt.Scale(zero=False)
+
+
+def _series_sort(frame: pd.DataFrame, series: str) -> list[str]:
+    """CPU curves first, then GPUs, each group in order of appearance."""
+    names = list(dict.fromkeys(frame[series].astype(str)))
+    return sorted(names, key=lambda n: (0 if n.lower().startswith("cpu") else 1, names.index(n)))
+
+
+def time_chart(
+    frame: pd.DataFrame,
+    x: str,
+    *,
+    y: str = "median_s",
+    iqr: str | None = "iqr_s",
+    series: str = "series",
+    crossover_x: float | None = None,
+    crossover_label: str | None = None,
+    x_title: str | None = None,
+    y_title: str = "time",
+    log_x: bool = True,
+    log_y: bool = True,
+    title: str | None = None,
+    height: int = 380,
+) -> alt.LayerChart:
+    """Time against a setting, a line per series, IQR error bars, the crossover as a labelled rule.
+
+    Heights include the legend (Streamlit fits the whole chart into them).
+
+    The error bars span the interquartile range centred on the median (the rows carry only
+    the IQR's width, not its ends)."""
+    data = ok_rows(frame, y)
+    scale, unit = time_unit(data[y]) if not data.empty else (1.0, "s")
+    plot = pd.DataFrame({
+        "x": data[x].astype(float) if not data.empty else [],
+        "t": data[y] / scale if not data.empty else [],
+        "series": data[series].astype(str) if not data.empty else [],
+    })
+    half = (data[iqr].fillna(0).astype(float) / 2 / scale) if (iqr and iqr in data and not data.empty) else 0.0
+    plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3) if not plot.empty else []
+    plot["hi"] = plot["t"] + half if not plot.empty else []
+    order = _series_sort(plot, "series") if not plot.empty else []
+    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x), axis=alt.Axis(format="~s"))
+    y_title_full = f"{y_title} ({unit}, log scale)" if log_y else f"{y_title} ({unit})"
+    color = alt.Color("series:N", title=None, sort=order,
+                      scale=alt.Scale(domain=order, range=list(SERIES_COLORS[:max(1, len(order))])),
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=420))
+    tooltip = [
+        alt.Tooltip("series:N", title="curve"),
+        alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+        alt.Tooltip("t:Q", title=f"{y_title} ({unit})", format=".4~g"),
+        alt.Tooltip("lo:Q", title=f"IQR low ({unit})", format=".4~g"),
+        alt.Tooltip("hi:Q", title=f"IQR high ({unit})", format=".4~g"),
+    ]
+    base = alt.Chart(plot)
+    lines = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True)).encode(
+        x=x_enc, y=alt.Y("t:Q", title=y_title_full, scale=_scale(log_y)), color=color, tooltip=tooltip,
+    )
+    # Same colour encoding as the lines (one shared legend: legend=None here would hide it).
+    bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
+    layers: list[alt.Chart] = [bars, lines]
+    if crossover_x is not None and math.isfinite(crossover_x):
+        label = crossover_label or f"crossover ≈ {crossover_x:,.3g}"
+        mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
+        layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
+        layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
+            x="x:Q", y=alt.value(12), text="label:N"))
+    chart = alt.layer(*layers).properties(height=height)
+    return chart.properties(title=title) if title else chart
+
+
+def speedup_frame(
+    frame: pd.DataFrame, x: str, *, baseline: str, other: str, y: str = "median_s", series: str = "series"
+) -> pd.DataFrame:
+    """Speed-up of `other` over `baseline` (baseline time / other time) at every x both have."""
+    data = ok_rows(frame, y)
+    if data.empty:
+        return pd.DataFrame(columns=[x, "speedup", "baseline_s", "other_s"])
+    a = data[data[series] == baseline].groupby(x)[y].median()
+    b = data[data[series] == other].groupby(x)[y].median()
+    both = pd.concat([a.rename("baseline_s"), b.rename("other_s")], axis=1).dropna()
+    both["speedup"] = both["baseline_s"] / both["other_s"]
+    return both.reset_index().rename(columns={"index": x})
+
+
+def speedup_chart(
+    frame: pd.DataFrame,
+    x: str,
+    *,
+    x_title: str | None = None,
+    y_title: str = "speed-up (CPU time / GPU time)",
+    log_x: bool = True,
+    crossover_x: float | None = None,
+    title: str | None = None,
+    height: int = 300,
+) -> alt.LayerChart:
+    """Speed-up against a setting on a log axis, with the 1x line (above it the GPU is faster)."""
+    plot = pd.DataFrame({
+        "x": frame[x].astype(float) if not frame.empty else [],
+        "speedup": frame["speedup"].astype(float) if not frame.empty else [],
+    })
+    plot["faster"] = ["GPU faster" if s >= 1 else "CPU faster" for s in plot["speedup"]]
+    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x), axis=alt.Axis(format="~s"))
+    line = alt.Chart(plot).mark_line(color="#888").encode(x=x_enc, y=alt.Y("speedup:Q", title=f"{y_title}, log scale", scale=alt.Scale(type="log")))
+    points = alt.Chart(plot).mark_point(size=70, filled=True).encode(
+        x="x:Q", y="speedup:Q",
+        color=alt.Color("faster:N", title=None, scale=alt.Scale(domain=["CPU faster", "GPU faster"], range=["#1f77b4", "#ff7f0e"]),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"), alt.Tooltip("speedup:Q", title="speed-up", format=".3~g")],
+    )
+    one = pd.DataFrame({"speedup": [1.0], "label": ["1× : same speed"]})
+    rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color="#555").encode(y="speedup:Q")
+    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color="#555").encode(x=alt.value(4), y="speedup:Q", text="label:N")
+    layers: list[alt.Chart] = [rule, text, line, points]
+    if crossover_x is not None and math.isfinite(crossover_x):
+        layers.append(alt.Chart(pd.DataFrame({"x": [float(crossover_x)]})).mark_rule(strokeDash=[6, 4], color="#d62728").encode(x="x:Q"))
+    chart = alt.layer(*layers).properties(height=height)
+    return chart.properties(title=title) if title else chart
+
+
+def phase_frame(frame: pd.DataFrame, *, series: str = "series", phases: dict[str, str] | None = None) -> pd.DataFrame:
+    """Long form (series, phase, seconds) of the phase columns present in the rows."""
+    phases = phases or PHASES
+    present = [c for c in phases if c in frame]
+    if frame.empty or not present:
+        return pd.DataFrame(columns=[series, "phase", "seconds", "order"])
+    long = frame[[series, *present]].melt(id_vars=[series], var_name="column", value_name="seconds").dropna()
+    long["phase"] = long["column"].map(phases)
+    long["order"] = long["column"].map({c: i for i, c in enumerate(phases)})
+    return long[long["seconds"].astype(float) >= 0].drop(columns="column")
+
+
+def phase_chart(
+    frame: pd.DataFrame,
+    *,
+    series: str = "series",
+    phases: dict[str, str] | None = None,
+    title: str | None = None,
+    x_title: str = "time of one step",
+) -> alt.Chart:
+    """Where one step's time went, a stacked horizontal bar per series."""
+    long = phase_frame(frame, series=series, phases=phases)
+    scale, unit = time_unit(long.groupby(series)["seconds"].sum()) if not long.empty else (1.0, "s")
+    plot = pd.DataFrame({
+        "series": long[series].astype(str) if not long.empty else [],
+        "phase": long["phase"] if not long.empty else [],
+        "t": long["seconds"].astype(float) / scale if not long.empty else [],
+        "order": long["order"] if not long.empty else [],
+    })
+    names = list((phases or PHASES).values())
+    palette = (PHASE_COLORS + SERIES_COLORS)[:len(names)] if len(names) <= 11 else None
+    present = set(plot["phase"]) if not plot.empty else set(names)
+    domain = [n for n in names if n in present]
+    colors = [palette[names.index(n)] for n in domain] if palette else None
+    chart = alt.Chart(plot).mark_bar().encode(
+        y=alt.Y("series:N", title=None, sort=_series_sort(plot, "series") if not plot.empty else None,
+                axis=alt.Axis(labelLimit=320)),
+        x=alt.X("t:Q", title=f"{x_title} ({unit})", stack="zero"),
+        color=alt.Color("phase:N", title=None, scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400)),
+        order=alt.Order("order:Q"),
+        tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"), alt.Tooltip("t:Q", title=unit, format=".4~g")],
+    ).properties(height=alt.Step(40))  # a fixed band per bar; a fixed total height squeezes bars under the legend
+    return chart.properties(title=title) if title else chart

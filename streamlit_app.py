@@ -1,0 +1,32 @@
+"""When does the GPU win? -- the router: page list, shared sidebar, then the chosen page.
+
+    streamlit run streamlit_app.py
+
+Pages are listed only when their file exists (see ui/pages.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from ui.pages import existing_pages  # noqa: E402
+from ui.router import routed  # noqa: E402
+from ui.sidebar import render_sidebar  # noqa: E402
+
+st.set_page_config(page_title="When does the GPU win?", page_icon=":material/speed:", layout="centered")
+
+pages = [
+    st.Page(p.path, title=p.title, icon=p.icon, default=p.default)
+    for p in existing_pages()
+]
+page = st.navigation(pages, position="sidebar")
+render_sidebar()
+with routed():
+    page.run()

@@ -1,0 +1,56 @@
+"""Download what is on screen: the rows as CSV, and as a result pack (lib.results schema)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Sequence
+
+import streamlit as st
+
+from lib.results import PackError, build_pack, dumps_pack, merge_packs, rows_to_csv, SCHEMA_VERSION
+
+# Columns pages add for display only; they are not settings and must not enter a pack.
+DISPLAY_ONLY = ("series", "epoch_iqr_s")
+
+
+@functools.lru_cache(maxsize=1)
+def _this_machine() -> dict[str, Any]:
+    from lib.devices import machine_fingerprint
+
+    return machine_fingerprint()
+
+
+def clean(rows: Sequence[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in DISPLAY_ONLY} for r in rows]
+
+
+def results_pack(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, Sequence[dict]]] = ()) -> dict | None:
+    """One pack of the live rows (this machine) and the recorded rows shown (each with its machine)."""
+    packs = []
+    if live_rows:
+        packs.append(build_pack(clean(live_rows), _this_machine()))
+    for pack, rows in recorded:
+        if rows:
+            packs.append({"schema_version": SCHEMA_VERSION, "machine": pack["machine"], "rows": clean(rows)})
+    if not packs:
+        return None
+    return merge_packs(packs)
+
+
+def download_buttons(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, Sequence[dict]]] = (), *,
+                     file_stem: str, container: Any = None) -> None:
+    """Two buttons: the rows shown as CSV, and as a result pack that 'Your results' can load."""
+    where = container or st
+    try:
+        pack = results_pack(live_rows, recorded)
+    except PackError as err:  # should not happen: say so rather than fail the page
+        where.warning(f"Could not build a result pack of these rows: {err}")
+        return
+    if pack is None:
+        where.caption("Nothing measured yet to download.")
+        return
+    left, right = where.columns(2)
+    left.download_button("Download CSV", rows_to_csv(pack["rows"]), file_name=f"{file_stem}.csv",
+                         mime="text/csv", icon=":material/table:", on_click="ignore")
+    right.download_button("Download result pack (JSON)", dumps_pack(pack), file_name=f"{file_stem}.json",
+                          mime="application/json", icon=":material/download:", on_click="ignore")

@@ -1,0 +1,129 @@
+"""Live measurement for pages: cached per settings, one at a time per server, with progress.
+
+    rows = measure_sweep(workload, "batch_size", [1, 8, 64, ...], fixed, ["cpu"], current=64)
+
+or, for any other measurement a lesson needs:
+
+    result = cached_measurement({"what": "jacobian", ...}, lambda progress: compute(progress), label="jacobian val=100")
+
+`compute` gets a progress(fraction, message) callback. Results are stored with st.cache_data
+(shared by every visitor of this server process), keyed by everything that changes the answer.
+While a measurement runs it holds lib.measure_lock.MEASURE_LOCK: a second visitor is told it
+waits, and gets its result when the first is done (or the first's result, if they asked for
+the same thing).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Sequence, TypeVar
+
+import streamlit as st
+
+from lib import APP_VERSION
+from lib.explain import fmt_s
+from lib.live import LIVE_MAX_FLOPS, live_sweep
+from lib.measure_lock import MEASURE_LOCK, Holding
+from lib.workloads.base import Workload
+
+T = TypeVar("T")
+ProgressFn = Callable[[float, str], None]
+
+DEFAULT_POINT_BUDGET_S = 0.15  # timed repeats per point: a page must answer in seconds
+DEFAULT_TOTAL_BUDGET_S = 60.0
+
+
+class _NotCached(Exception):
+    """Raised inside the cached function to ask 'is it there?' without storing anything."""
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def _store(key: str, _value: Any = None) -> Any:
+    # st.cache_data never caches an exception, so calling with only the key is a pure look-up;
+    # calling with _value (not hashed: leading underscore) stores it under the key.
+    if _value is None:
+        raise _NotCached
+    return _value
+
+
+def cache_key(parts: Any) -> str:
+    return json.dumps({"app": APP_VERSION, **(parts if isinstance(parts, dict) else {"parts": parts})},
+                      sort_keys=True, default=str)
+
+
+def lookup(parts: Any) -> Any | None:
+    """The cached result for these parts, or None."""
+    try:
+        return _store(cache_key(parts))
+    except _NotCached:
+        return None
+
+
+def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label: str) -> T:
+    """compute(progress) once per distinct `parts` per server, under the process-wide lock."""
+    key = cache_key(parts)
+    try:
+        return _store(key)
+    except _NotCached:
+        pass
+    note = st.empty()
+
+    def on_wait(holder: Holding | None, ahead: int) -> None:
+        who = f" ({holder.label})" if holder else ""
+        queue = f"; {ahead} more waiting before you" if ahead else ""
+        note.info(f"Another visitor's measurement is running on this server{who}{queue}. Yours starts when it "
+                  "finishes: two timings at once would slow each other and both would be wrong.",
+                  icon=":material/hourglass_top:")
+
+    with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
+        note.empty()
+        try:
+            result = _store(key)  # measured by the visitor we waited for
+        except _NotCached:
+            bar = st.progress(0.0, text=f"Measuring {label} …")
+
+            def progress(fraction: float, message: str) -> None:
+                bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
+
+            started = time.perf_counter()
+            try:
+                result = compute(progress)
+            finally:
+                bar.empty()
+            _store(key, _value=result)
+            st.session_state["_last_measure_s"] = time.perf_counter() - started
+    if holding.waited_s >= 0.05:
+        st.caption(f"This view waited {fmt_s(holding.waited_s)} for another visitor's measurement to finish "
+                   "(one measurement at a time keeps the timings honest).")
+    return result
+
+
+def measure_sweep(
+    workload: Workload,
+    over: str,
+    values: Sequence[Any],
+    fixed: dict[str, Any],
+    devices: Sequence[str],
+    *,
+    current: Any = None,
+    point_budget_s: float = DEFAULT_POINT_BUDGET_S,
+    total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
+    num_threads: int | None = None,
+) -> list[dict[str, Any]]:
+    """Live rows of a sweep (lib.live.live_sweep), cached and locked, with a progress bar."""
+    fixed = {k: v for k, v in fixed.items() if k != over}
+    parts = {
+        "kind": "sweep", "workload": workload.name, "over": over, "values": list(values), "fixed": fixed,
+        "devices": list(devices), "current": current, "point_budget_s": point_budget_s,
+        "total_budget_s": total_budget_s, "num_threads": num_threads, "caps": LIVE_MAX_FLOPS,
+    }
+    label = f"{workload.name} over {over} on {', '.join(devices)}"
+    return cached_measurement(
+        parts,
+        lambda progress: live_sweep(
+            workload, over, values, fixed, devices, current=current, point_budget_s=point_budget_s,
+            total_budget_s=total_budget_s, num_threads=num_threads, progress=progress,
+        ),
+        label=label,
+    )

@@ -1,0 +1,69 @@
+"""The shared sidebar: what this server can time, where the GPU side comes from, CPU threads."""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+import torch
+
+from lib.devices import available_devices, cpu_model, cuda_available, device_name
+from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
+from ui.sources import NO_GPU, SOURCE_STATE_KEY, GpuSource, gpu_sources, load_recorded
+from ui.url_settings import UrlSettings
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def device_lines() -> list[str]:
+    """Plain sentences about this server's devices."""
+    lines = []
+    if cuda_available():
+        gpus = [f"{d}: {device_name(d)}" for d in available_devices()[1:]]
+        lines.append("**GPU:** " + "; ".join(gpus))
+    else:
+        lines.append(f"**No GPU on this server**: CUDA is not available (torch {torch.__version__}), "
+                     "so only the CPU is timed live.")
+    lines.append(f"**CPU:** {cpu_model()}, {os.cpu_count() or '?'} cores. PyTorch would use "
+                 f"{plural(TORCH_DEFAULT_THREADS, 'thread')}; live measurements here use "
+                 f"{plural(DEFAULT_CPU_THREADS, 'thread')} unless a page says otherwise"
+                 + (" (one core is left for the web server)." if DEFAULT_CPU_THREADS < TORCH_DEFAULT_THREADS else "."))
+    return lines
+
+
+def source_line(source: GpuSource) -> str:
+    if source.live:
+        return f"**GPU results:** measured live on this server ({source.device})."
+    if source.recorded:
+        return f"**GPU results:** recorded on {source.label}, shipped with the app; the CPU is measured live here."
+    return "**GPU results:** no recorded GPU results shipped yet, so the pages show the CPU only."
+
+
+def render_sidebar() -> GpuSource:
+    """Draw the sidebar and return the chosen GPU source (also left in st.session_state for pages)."""
+    sources = gpu_sources()
+    url = UrlSettings("app")
+    with st.sidebar:
+        st.markdown("#### This server")
+        for line in device_lines():
+            st.markdown(line)
+        if len(sources) > 1:
+            keys = [s.key for s in sources]
+            labels = {s.key: ("live on this server" if s.live else f"recorded: {s.label}") for s in sources}
+            chosen = url.selectbox("gpu", "GPU results from", keys, keys[0], format_func=labels.get,
+                                   help="Live when this server has a GPU; otherwise a pack recorded on a real GPU "
+                                        "with this project's CLI (python -m lib sweep ...).")
+            source = next(s for s in sources if s.key == chosen)
+        else:
+            source = sources[0] if sources else NO_GPU
+        st.markdown(source_line(source))
+        _, errors = load_recorded()
+        for error in errors:
+            st.warning(f"A recorded pack could not be read and is left out: {error}")
+        url.show_notes()
+    if len(sources) > 1:
+        url.sync_url()
+    st.session_state[SOURCE_STATE_KEY] = source.key
+    return source

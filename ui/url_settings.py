@@ -1,0 +1,188 @@
+"""Widgets whose values live in the URL, so a copied link reopens the same view.
+
+    url = UrlSettings("training")                      # namespace: widget keys are "training.<name>"
+    batch = url.select_slider("batch_size", "Batch size", [1, 2, 4, ...], 64)
+    resident = url.toggle("data_resident", "Data already on the device", True)
+    url.show_notes()                                   # what was clamped or ignored from the link
+    ...
+    url.sync_url()                                     # write the current values back into the URL
+
+On a widget's first run in a session its value comes from the query parameter of the same
+name; a malformed or out-of-range value is clamped (numbers) or ignored (the rest) and a
+visible note says what changed: never a traceback. After that the widget owns the value and
+sync_url() mirrors it into the URL.
+
+Why not Streamlit's own `bind="query-params"`: it drops invalid values silently and cannot
+snap a number to the nearest step of a log-spaced slider, and the app must say what it did
+with a link's settings.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from lib.explain import fmt_value
+from ui.router import ensure_router
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _number(raw: str) -> float:
+    value = float(str(raw).strip().replace(",", "").replace("_", ""))
+    if not math.isfinite(value):
+        raise ValueError(raw)
+    return value
+
+
+def nearest_choice(value: float, options: Sequence[float]) -> Any:
+    """The option closest to value, in log space when every number is positive."""
+    if value > 0 and all(o > 0 for o in options):
+        return min(options, key=lambda o: abs(math.log(o) - math.log(value)))
+    return min(options, key=lambda o: abs(o - value))
+
+
+def serialize(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+class UrlSettings:
+    """A page's URL-bound widgets. Keys are URL parameter names; widget keys get the namespace."""
+
+    def __init__(self, namespace: str) -> None:
+        ensure_router()
+        self.namespace = namespace
+        self.notes: list[str] = []
+        self._bound: dict[str, Any] = {}  # URL key -> default
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def widget_key(self, key: str) -> str:
+        return f"{self.namespace}.{key}"
+
+    def _seed(self, key: str, default: Any, parse: Callable[[str], tuple[Any, str | None]],
+              valid: Callable[[Any], bool]) -> str:
+        """Put the widget's starting value into session state; returns the widget key."""
+        wkey = self.widget_key(key)
+        self._bound[key] = default
+        if wkey in st.session_state and valid(st.session_state[wkey]):
+            return wkey  # the widget already has a value in this session
+        raw_values = st.query_params.get_all(key)
+        value = default
+        if raw_values:
+            raw = raw_values[-1]
+            value, note = parse(raw)
+            if len(raw_values) > 1:
+                note = (note + "; " if note else "") + f"{key} was given {len(raw_values)} times, the last one counts"
+            if note:
+                self.notes.append(note)
+        st.session_state[wkey] = value
+        return wkey
+
+    def value(self, key: str) -> Any:
+        return st.session_state[self.widget_key(key)]
+
+    def values(self) -> dict[str, Any]:
+        return {key: self.value(key) for key in self._bound}
+
+    # -- widgets -------------------------------------------------------------------------------
+    def select_slider(self, key: str, label: str, options: Sequence[Any], default: Any, *,
+                      help: str | None = None, format_func: Callable[[Any], str] = fmt_value,
+                      container: Any = None) -> Any:
+        """A slider over fixed (e.g. log-spaced) numbers; a link's value snaps to the nearest one."""
+        options = list(options)
+
+        def parse(raw: str) -> tuple[Any, str | None]:
+            try:
+                number = _number(raw)
+            except ValueError:
+                return default, f"{key}={raw!r} is not a number; using the default, {format_func(default)}"
+            choice = nearest_choice(number, options)
+            if choice == number:
+                return choice, None
+            if number < min(options) or number > max(options):
+                return choice, (f"{key}={raw} is outside this slider's range ({format_func(min(options))} to "
+                                f"{format_func(max(options))}); using {format_func(choice)}")
+            return choice, f"{key}={raw} is not one of this slider's steps; using the nearest, {format_func(choice)}"
+
+        wkey = self._seed(key, default, parse, lambda v: v in options)
+        return (container or st).select_slider(label, options=options, key=wkey, help=help, format_func=format_func)
+
+    def slider(self, key: str, label: str, min_value: int, max_value: int, default: int, *,
+               step: int = 1, help: str | None = None, container: Any = None) -> int:
+        """An integer slider; a link's value is rounded and clamped into range."""
+        def parse(raw: str) -> tuple[Any, str | None]:
+            try:
+                number = _number(raw)
+            except ValueError:
+                return default, f"{key}={raw!r} is not a number; using the default, {default}"
+            value = int(min(max(round(number), min_value), max_value))
+            if value != number:
+                return value, f"{key}={raw} is outside {min_value} to {max_value} or not whole; using {value}"
+            return value, None
+
+        wkey = self._seed(key, default, parse, lambda v: isinstance(v, int) and min_value <= v <= max_value)
+        return (container or st).slider(label, min_value=min_value, max_value=max_value, step=step, key=wkey, help=help)
+
+    def toggle(self, key: str, label: str, default: bool, *, help: str | None = None, container: Any = None) -> bool:
+        def parse(raw: str) -> tuple[Any, str | None]:
+            text = str(raw).strip().lower()
+            if text in _TRUE:
+                return True, None
+            if text in _FALSE:
+                return False, None
+            return default, f"{key}={raw!r} is not true or false; using the default, {'on' if default else 'off'}"
+
+        wkey = self._seed(key, default, parse, lambda v: isinstance(v, bool))
+        return (container or st).toggle(label, key=wkey, help=help)
+
+    def _choice_parse(self, key: str, options: Sequence[Any], default: Any, format_func: Callable[[Any], str]):
+        by_text = {serialize(o): o for o in options}
+
+        def parse(raw: str) -> tuple[Any, str | None]:
+            if raw in by_text:
+                return by_text[raw], None
+            allowed = ", ".join(by_text)
+            return default, f"{key}={raw!r} is not one of {allowed}; using the default, {format_func(default)}"
+
+        return parse
+
+    def radio(self, key: str, label: str, options: Sequence[Any], default: Any, *,
+              format_func: Callable[[Any], str] = str, help: str | None = None, horizontal: bool = True,
+              container: Any = None) -> Any:
+        options = list(options)
+        wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
+        return (container or st).radio(label, options, key=wkey, format_func=format_func, help=help, horizontal=horizontal)
+
+    def selectbox(self, key: str, label: str, options: Sequence[Any], default: Any, *,
+                  format_func: Callable[[Any], str] = str, help: str | None = None, container: Any = None) -> Any:
+        options = list(options)
+        wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
+        return (container or st).selectbox(label, options, key=wkey, format_func=format_func, help=help)
+
+    # -- after the widgets -----------------------------------------------------------------------
+    def show_notes(self, container: Any = None) -> None:
+        """One visible note per link setting that was clamped or ignored."""
+        if self.notes:
+            (container or st).warning(
+                "Some settings in the link were adjusted:\n\n" + "\n".join(f"- {n}" for n in self.notes),
+                icon=":material/link:",
+            )
+
+    def sync_url(self, keys: Sequence[str] | None = None) -> None:
+        """Write the current values into the URL (all of them: a link must mean the same view
+        even if a later version changes a default)."""
+        for key in keys if keys is not None else self._bound:
+            text = serialize(self.value(key))
+            if st.query_params.get(key) != text or len(st.query_params.get_all(key)) > 1:
+                st.query_params[key] = text
+
+    def query(self) -> dict[str, str]:
+        """The URL parameters of the current view (for links)."""
+        return {key: serialize(self.value(key)) for key in self._bound}
