@@ -72,7 +72,8 @@ def ddp_rows(pack_or_rows: dict[str, Any] | Sequence[dict[str, Any]], model: str
 
 
 def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
-    return sorted({str(r.get("model")) for r in ddp_rows(rows) if r.get("model")})
+    found = {str(r.get("model")) for r in ddp_rows(rows) if r.get("model")}
+    return sorted(found, key=lambda m: ({"mlp": 0, "cnn": 1}.get(m, 2), m))
 
 
 def gpu_counts(rows: Sequence[dict[str, Any]]) -> list[int]:

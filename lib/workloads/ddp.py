@@ -542,6 +542,15 @@ def demo_plan(model: str) -> dict[str, Any]:
     return {"device": "cpu", "gpus": [1], **DEMO_CPU[model]}
 
 
+def demo_threads(gpus: int) -> int:
+    """CPU threads per process in the live demo: one core is left for the web server (on a 2-core
+    host two busy threads stall whenever the server takes a core); $GPUWIN_LIVE_THREADS overrides."""
+    override = os.environ.get("GPUWIN_LIVE_THREADS")
+    if override:
+        return max(1, int(override))
+    return max(1, (available_cores() - 1) // max(1, gpus))
+
+
 def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[dict[str, Any]]:
     """The live demo's rows (source 'live'), scaling efficiency added; holds the app's
     measurement lock when there is one, so it never runs beside another live measurement."""
@@ -558,8 +567,9 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
     except ImportError:
         lock = contextlib.nullcontext()
     with lock:
+        threads = demo_threads(max(plan["gpus"])) if plan["device"] == "cpu" else None
         rows = WORKLOAD.measure_points(points, plan["device"], budget_s=budget_s, progress=progress,
-                                       total_budget_s=120.0)
+                                       num_threads=threads, total_budget_s=120.0)
     for row in rows:
         row.update(swept="batch_size", source="live")
     return add_scaling_efficiency(rows)
