@@ -1,0 +1,244 @@
+"""The multi-GPU lesson: DistributedDataParallel through torchrun, rows, scaling, the page.
+
+Every measurement here is a real torchrun launch of real processes (gloo on the CPU); the
+2-GPU test runs on the GPU machine only. Kept small: each launch costs a few seconds here.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from lib import scaling
+from lib.results import load_pack, setting_keys, validate_pack, validate_row
+from lib.workloads import get_workload
+from lib.workloads.ddp import WORKLOAD, available_cores, build_model, launch
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_MLP = ["--set", "model=mlp", "--set", "hidden_width=32", "--set", "depth=2", "--set", "input_features=16"]
+MEASURED = ("samples_per_s", "phase_compute_s", "phase_comm_s", "grad_bytes", "allreduce_s", "allreduce_gbps",
+            "cold_s", "calls_per_repeat", "num_threads", "flops")
+
+
+def cli(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A pack made the way scripts/record_ddp.sh makes one: a batch sweep per process count
+    through the CLI, then `python -m lib.scaling merge` (1 and 2 processes where 2 cores exist)."""
+    folder = tmp_path_factory.mktemp("ddp_record")
+    counts = [1, 2] if available_cores() >= 2 else [1]
+    runs = []
+    for n in counts:
+        run = folder / f"run_g{n}.json"
+        out = cli("sweep", "ddp", "--over", "batch_size=8,64", *SMALL_MLP, "--set", f"gpus={n}",
+                  "--budget", "0.1", "--quiet", "--out", str(run))
+        assert out.returncode == 0, out.stderr
+        runs.append(str(run))
+    merged = folder / "cpux2_ddp.json"
+    out = subprocess.run([sys.executable, "-m", "lib.scaling", "merge", str(merged), *runs], cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return merged
+
+
+def test_ddp_is_registered_and_launches_its_own_processes():
+    assert get_workload("ddp") is WORKLOAD
+    assert WORKLOAD.launches_processes is True
+
+
+def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_path):
+    too_many = available_cores() + 1
+    pack_path = tmp_path / "gpus.json"
+    out = cli("sweep", "ddp", "--over", f"gpus=1,{too_many}", "--set", "model=cnn", "--set", "width=4",
+              "--set", "batch_size=4", "--budget", "0.1", "--quiet", "--out", str(pack_path))
+    assert out.returncode == 0, out.stderr
+    rows = load_pack(pack_path)["rows"]
+    assert [r["gpus"] for r in rows] == [1, too_many]
+    one, absent = rows
+    assert one["status"] == "ok", one["message"]
+    assert one["model"] == "cnn" and one["backend"] == "gloo" and one["device"] == "cpu" and one["swept"] == "gpus"
+    for key in MEASURED:
+        assert isinstance(one[key], (int, float)) and one[key] >= 0, key
+    assert one["repeats"] >= 3 and one["median_s"] > 0
+    assert one["samples_per_s"] == pytest.approx(4 / one["median_s"])
+    assert one["scaling_efficiency"] == pytest.approx(1.0)
+    assert one["phase_compute_s"] + one["phase_comm_s"] >= one["median_s"] * 0.999
+    params = sum(p.numel() for p in build_model(WORKLOAD.resolve({"model": "cnn", "width": 4})).parameters())
+    assert one["grad_bytes"] == params * 4
+    assert "peak_memory_bytes" not in one  # measured on GPUs only
+    # Measured numbers are fields, not settings: the settings are exactly the workload's.
+    assert set(setting_keys(one)) == {s.name for s in WORKLOAD.settings}
+    assert absent["status"] == "skipped" and absent["median_s"] is None
+    assert f"need {too_many} cores" in absent["message"]
+    for row in rows:
+        validate_row(row, "row")
+
+
+def test_cli_run_ddp_prints_a_row(tmp_path):
+    out = cli("run", "ddp", *SMALL_MLP, "--set", "batch_size=4", "--budget", "0.05", "--out", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    row = load_pack(tmp_path / "r.json")["rows"][0]
+    assert row["status"] == "ok" and row["workload"] == "ddp" and row["gpus"] == 1
+    assert "ok" in out.stdout
+
+
+def test_more_gpus_than_present_on_cuda_is_skipped_with_a_message():
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    row = WORKLOAD.measure_point({"gpus": count + 1}, "cuda")
+    validate_row(row, "row")
+    assert row["status"] == "skipped" and row["repeats"] == 0 and row["median_s"] is None
+    expected = "CUDA is not available" if count == 0 else f"this machine has {count} GPU(s)"
+    assert expected in row["message"] and "not run" in row["message"]
+
+
+def test_bad_settings_become_error_rows_without_a_launch():
+    row = WORKLOAD.measure_point({"backend": "nccl"}, "cpu")
+    assert row["status"] == "error" and "nccl needs CUDA" in row["message"]
+    row = WORKLOAD.measure_point({"model": "transformer"}, "cpu")
+    assert row["status"] == "error" and "model" in row["message"]
+    validate_row(row, "row")
+
+
+def test_a_failing_child_gives_an_error_with_its_last_stderr_line():
+    # A point without its settings makes every rank raise KeyError inside the worker.
+    result = launch([{"model": "mlp"}], "cpu", 1, "gloo", budget_s=0.05, threads=1)
+    assert result == [{"status": "error", "message": "KeyError: 'steps'"}]
+
+
+def test_a_launch_that_runs_past_its_timeout_is_stopped():
+    params = WORKLOAD.resolve({"model": "mlp", "hidden_width": 8, "depth": 1, "input_features": 4})
+    result = launch([params, params], "cpu", 1, "gloo", budget_s=0.05, threads=1, timeout_s=1.0)
+    assert [r["status"] for r in result] == ["error", "error"]
+    assert result[0]["message"] == "timed out after 1 s"
+    assert "timed out" in result[1]["message"]
+
+
+def test_scaling_efficiency_from_measured_rows(recorded):
+    rows = load_pack(recorded)["rows"]
+    assert all(r["status"] == "ok" for r in rows), [r["message"] for r in rows]
+    by = {(r["gpus"], r["batch_size"]): r for r in rows}
+    for (gpus, batch), row in by.items():
+        one = by[(1, batch)]
+        expected = row["samples_per_s"] / (gpus * one["samples_per_s"])
+        assert row["scaling_efficiency"] == pytest.approx(expected)
+        if gpus == 1:
+            assert row["scaling_efficiency"] == 1.0
+    # Recomputing never mixes experiments: a changed setting has no gpus=1 twin, so no efficiency.
+    changed = [{**r, "hidden_width": 99} if r["gpus"] > 1 else dict(r) for r in rows]
+    for row in scaling.add_scaling_efficiency(changed):
+        assert ("scaling_efficiency" in row) == (row["gpus"] == 1)
+    validate_pack(load_pack(recorded))
+
+
+def test_crossover_and_explanation_read_the_rows(recorded):
+    records = scaling.table(load_pack(recorded)["rows"], "mlp")
+    assert {d["gpus"] for d in records} >= {1}
+    for n in sorted({d["gpus"] for d in records} - {1}):
+        for axis in scaling.X_AXES:
+            c = scaling.crossover(records, n, axis)
+            assert c.kind in ("crosses", "gpu_wins", "cpu_wins", "too_few_points")
+            assert "2 processes" in scaling.crossover_sentence(c, n, axis, cpu=True)
+        lines = scaling.explanation(records, n, cpu=True)
+        grad_mb = records[0]["grad_mb"]
+        assert f"{grad_mb:.3g} MB" in lines[0]
+        small = min((d for d in records if d["gpus"] == n), key=lambda d: d["batch_size"])
+        ratio = small["allreduce_ms"] / small["compute_ms"]
+        assert f"the exchange is {ratio:.2g}× the compute" in lines[1]
+
+
+def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
+    def row(gpus, batch):
+        compute = 1e-3 + 1e-6 * batch  # 1 ms + 1 us per row
+        exchange = 2e-3 if gpus == 2 else 0.0  # a fixed 2 ms all-reduce of 100 MB, not hidden
+        return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "device": "cuda",
+                "median_s": compute + exchange, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": "",
+                "phase_compute_s": compute, "phase_comm_s": exchange, "grad_bytes": 1e8,
+                "allreduce_s": 2e-3, "allreduce_gbps": 50.0}
+
+    rows = [row(n, b) for n in (1, 2) for b in (16, 256, 4096)]
+    records = scaling.table(rows, "mlp")
+    c = scaling.crossover(records, 2, "per_gpu")
+    assert c.kind == "crosses" and c.bracket == (256, 4096)
+    assert "2 GPUs overtake 1 GPU" in scaling.crossover_sentence(c, 2, "per_gpu")
+    effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
+    assert effs[16] < effs[256] < effs[4096] < 1.0
+    # At the same global batch, 2 GPUs each get half of it: they never catch up here.
+    assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
+    lines = scaling.explanation(records, 2)
+    assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
+    assert "batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: the exchange is 2× the compute" in lines[1]
+    assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
+
+
+# -- the page -------------------------------------------------------------------------------------------
+def _page(monkeypatch, folder):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(folder))
+    return AppTest.from_file(str(ROOT / "pages" / "multi_gpu.py"), default_timeout=120)
+
+
+def _text(at):
+    return "\n".join(e.value for e in [*at.markdown, *at.info, *at.warning, *at.caption])
+
+
+@pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="with several GPUs the demo runs on them")
+def test_page_without_packs_says_so_and_runs_the_cpu_demo(monkeypatch, tmp_path):
+    at = _page(monkeypatch, tmp_path).run()
+    assert not at.exception
+    assert "No multi-GPU results have been recorded yet" in _text(at)
+    assert len(at.dataframe) == 0
+    at.button(key="multi_gpu_run").click().run()
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert list(shown["GPUs"].unique()) == ["1 process"]
+    assert set(shown["status"]) == {"ok"}
+    text = _text(at)
+    # The words quote the numbers in the table.
+    largest = shown.sort_values("per-GPU batch").iloc[-1]
+    assert f"At a batch of {largest['per-GPU batch']}, one step took" in text
+    assert f"{largest['samples/s']:,.0f} samples per second" in text
+
+
+def test_page_shows_a_recorded_pack_for_every_choice(monkeypatch, tmp_path, recorded):
+    shutil.copy(recorded, tmp_path / recorded.name)
+    (tmp_path / "broken.json").write_text("{not json")
+    at = _page(monkeypatch, tmp_path).run()
+    assert not at.exception
+    text = _text(at)
+    assert "could not be read" in text and "broken.json" in text
+    label = json.loads(recorded.read_text())["machine"]["label"]
+    assert label in at.selectbox(key="multi_gpu_pack").options[0]
+    table = at.dataframe[0].value
+    assert len(table) == len(json.loads(recorded.read_text())["rows"])
+    if available_cores() >= 2:
+        assert "2 processes" in text and "every step all-reduces" in text
+    for axis in scaling.X_AXES:
+        at.radio(key="recorded_axis").set_value(axis).run()
+        assert not at.exception
+    at.selectbox(key="multi_gpu_demo_model").set_value("cnn").run()
+    assert not at.exception
+
+
+@pytest.mark.cuda
+def test_two_gpus_through_nccl():
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs 2 GPUs")
+    points = [{"gpus": n, "batch_size": 256, "model": "mlp", "hidden_width": 1024, "depth": 4} for n in (1, 2)]
+    rows = scaling.add_scaling_efficiency(WORKLOAD.measure_points(points, "cuda", budget_s=0.3))
+    for row in rows:
+        validate_row(row, "row")
+        assert row["status"] == "ok", row["message"]
+        assert row["backend"] == "nccl" and row["peak_memory_bytes"] > 0 and row["allreduce_gbps"] > 0
+    assert rows[0]["scaling_efficiency"] == 1.0
+    assert 0.2 < rows[1]["scaling_efficiency"] < 1.3
