@@ -25,8 +25,8 @@ BATCHES=${BATCHES:-16,32,64,128,256,512,1024,2048,4096}
 BUDGET=${BUDGET:-0.5}              # seconds of timed steps per point
 SWEEP_BUDGET_S=${SWEEP_BUDGET_S:-55}
 DEVICE=${DEVICE:-cuda}
-MLP=${MLP:---set model=mlp --set hidden_width=2048 --set depth=8 --set input_features=1024}
-CNN=${CNN:---set model=cnn --set width=64}
+MLP=${MLP:---set model=mlp --set hidden_width=2048 --set depth=8 --set input_features=1024 --set steps=200}
+CNN=${CNN:---set model=cnn --set width=64 --set steps=200}
 
 cd "$(dirname "$0")/.."
 mkdir -p "$OUT_DIR/ddp_runs"

@@ -101,6 +101,18 @@ def test_more_gpus_than_present_on_cuda_is_skipped_with_a_message():
     assert expected in row["message"] and "not run" in row["message"]
 
 
+def test_children_always_run_with_nvlink_multicast_off(monkeypatch):
+    from lib.workloads.ddp import child_env
+
+    monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")
+    env = child_env(threads=1)
+    assert env["NCCL_NVLS_ENABLE"] == "0"
+    assert env["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1" and env["NVSHMEM_DISABLE_NVLS"] == "1"
+    assert env["OMP_NUM_THREADS"] == "1" and str(ROOT) in env["PYTHONPATH"].split(os.pathsep)
+    script = (ROOT / "scripts" / "record_ddp.sh").read_text()
+    assert "export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1" in script
+
+
 def test_bad_settings_become_error_rows_without_a_launch():
     row = WORKLOAD.measure_point({"backend": "nccl"}, "cpu")
     assert row["status"] == "error" and "nccl needs CUDA" in row["message"]
