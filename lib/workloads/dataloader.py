@@ -95,7 +95,7 @@ def image_dataset(params: dict[str, Any]) -> tuple[Dataset, torch.Tensor, torch.
         try:
             all_images, all_labels = datasets.load_images(data)
             images, labels = datasets.fit_rows(all_images, all_labels, rows, seed)
-            note = datasets.fit_note(data, rows)
+            note = datasets.fit_note(data, rows, all_images.shape[0])
         except datasets.DataUnavailable as err:
             note = datasets.unavailable_note(data, err)
     if images is None:
@@ -304,3 +304,14 @@ class DataLoading(Workload):
 
 
 WORKLOAD = DataLoading()
+
+
+def loss_curve(params: dict[str, Any], device: str, epochs: int) -> list[float]:
+    """Train `epochs` epochs on `device` from the seeded initial weights; the mean loss of each epoch."""
+    step = WORKLOAD.build(params, device)
+    try:
+        for _ in range(int(epochs)):
+            step.run()
+        return [float(v) for v in step.extras["epoch_losses"]]
+    finally:
+        step.close()

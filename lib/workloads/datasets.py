@@ -25,7 +25,10 @@ from typing import Any
 
 import torch
 
+# Per network operation, and for the whole download attempt (name look-ups are not covered by
+# socket timeouts, so the attempt runs in a thread that is abandoned at the deadline).
 DOWNLOAD_TIMEOUT_S = float(os.environ.get("GPUWIN_DOWNLOAD_TIMEOUT_S", "5"))
+DOWNLOAD_DEADLINE_S = float(os.environ.get("GPUWIN_DOWNLOAD_DEADLINE_S", "30"))
 
 
 @dataclass(frozen=True)
@@ -165,18 +168,36 @@ def _fetch_images(name: str) -> tuple[torch.Tensor, torch.Tensor]:
     except RuntimeError:
         if offline():
             raise DataUnavailable(f"{name} is not in {root} and GPUWIN_OFFLINE is set") from None
-        previous = socket.getdefaulttimeout()
-        socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)
+        ds = _download(cls, root, name)
+    return ds.data.contiguous(), ds.targets.to(torch.int64).contiguous()
+
+
+def _download(cls: Any, root: Path, name: str) -> Any:
+    outcome: dict[str, Any] = {}
+
+    def attempt() -> None:
         try:
             root.mkdir(parents=True, exist_ok=True)
-            ds = cls(str(root), train=True, download=True)
+            outcome["dataset"] = cls(str(root), train=True, download=True)
         except Exception as err:  # noqa: BLE001 - any network or disk failure means "not reachable"
-            first = str(err).strip().splitlines()
-            reason = " ".join(line.strip() for line in first[:3])[:240] or type(err).__name__
-            raise DataUnavailable(f"{name} could not be downloaded ({reason})") from None
-        finally:
-            socket.setdefaulttimeout(previous)
-    return ds.data.contiguous(), ds.targets.to(torch.int64).contiguous()
+            outcome["error"] = err
+
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)
+    try:
+        worker = threading.Thread(target=attempt, name=f"download-{name}", daemon=True)
+        worker.start()
+        worker.join(DOWNLOAD_DEADLINE_S)
+    finally:
+        socket.setdefaulttimeout(previous)
+    if "dataset" in outcome:
+        return outcome["dataset"]
+    err = outcome.get("error")
+    if err is None:
+        raise DataUnavailable(f"{name} could not be downloaded within {DOWNLOAD_DEADLINE_S:g} s")
+    lines = str(err).strip().splitlines()
+    reason = " ".join(line.strip() for line in lines[:3])[:240] or type(err).__name__
+    raise DataUnavailable(f"{name} could not be downloaded ({reason})")
 
 
 def images_to_rows(images: torch.Tensor, name: str, standardize: bool = True) -> torch.Tensor:
@@ -204,13 +225,13 @@ def fit_rows(x: torch.Tensor, y: torch.Tensor, rows: int, seed: int) -> tuple[to
     return x[index].contiguous(), y[index].contiguous()
 
 
-def fit_note(name: str, rows: int) -> str:
-    info = data_info(name)
-    if info is None or rows == info.rows:
+def fit_note(name: str, rows: int, have: int) -> str:
+    """What fit_rows did to the `have` rows of `name` to make `rows` ('' when nothing)."""
+    if rows == have:
         return ""
-    if rows < info.rows:
-        return f"{rows} of the {info.rows} rows of {name} (a seeded random subset)"
-    return f"the {info.rows} rows of {name} repeated to {rows} rows"
+    if rows < have:
+        return f"{rows} of the {have} rows of {name} (a seeded random subset)"
+    return f"the {have} rows of {name} repeated to {rows} rows"
 
 
 def mlp_rows(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, str]:
@@ -224,13 +245,16 @@ def mlp_rows(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, str]:
     standardize = bool(params.get("standardize", True))
     if name in TABLES:
         x, y = load_table(name, standardize)
+        have = x.shape[0]
+        x, y = fit_rows(x, y, rows, seed)
     elif name in IMAGES:
         images, labels = load_images(name)
-        x, y = images_to_rows(images, name, standardize), labels
+        have = images.shape[0]
+        images, y = fit_rows(images, labels, rows, seed)  # pick rows first: convert only those
+        x = images_to_rows(images, name, standardize)
     else:
         raise KeyError(name)
-    x, y = fit_rows(x, y, rows, seed)
-    return x, y, fit_note(name, rows)
+    return x, y, fit_note(name, rows, have)
 
 
 def unavailable_note(name: str, err: BaseException) -> str:

@@ -169,7 +169,7 @@ class Jacobian(Workload):
             if rows > 1:
                 worst = reference.permute(0, 2, 1, 3)[off_diagonal].abs().max().item()
                 assert worst == 0.0, f"off-diagonal blocks of the full Jacobian are not zero (max {worst:.3g})"
-            ours = jacobian_fn(method, net)(small)
+            ours = reference if method == "loop" else jacobian_fn(method, net)(small)
             if full and rows > 1:
                 worst = ours.permute(0, 2, 1, 3)[off_diagonal].abs().max().item()
                 assert worst == 0.0, f"{method}: off-diagonal blocks are not zero (max {worst:.3g})"

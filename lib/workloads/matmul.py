@@ -70,6 +70,13 @@ def make_inputs(size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(size, size, generator=gen), torch.randn(size, size, generator=gen)
 
 
+def relative_error(block: torch.Tensor, a_rows: torch.Tensor, b_cols: torch.Tensor) -> float:
+    """||block - a_rows @ b_cols|| / ||a_rows @ b_cols||, the reference computed in float64 on the host."""
+    reference = a_rows.double().cpu() @ b_cols.double().cpu()
+    got = block.double().cpu()  # .cpu() waits for the device
+    return ((got - reference).norm() / reference.norm().clamp_min(1e-30)).item()
+
+
 class MatMul(Workload):
     name = "matmul"
     title = "Square matrix multiply"
@@ -148,9 +155,7 @@ class MatMul(Workload):
             k = min(n, CHECK_BLOCK)
             # the fp32 originals: the host inputs themselves, or made again from the seed for bf16
             a32, b32 = (a_host, b_host) if dtype == torch.float32 else make_inputs(n, seed)
-            reference = a32[:k].double() @ b32[:, :k].double()
-            got = c[:k, :k].double().cpu()  # .cpu() waits for the device
-            err = ((got - reference).norm() / reference.norm().clamp_min(1e-30)).item()
+            err = relative_error(c[:k, :k], a32[:k], b32[:, :k])
             bound = TOLERANCE[name]
             assert err <= bound, f"{name} result is off by {err:.3g} relative to a float64 reference (bound {bound:g})"
 

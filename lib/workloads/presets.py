@@ -132,3 +132,16 @@ def get_preset(name: str) -> Preset:
         return PRESETS[name]
     except KeyError:
         raise SettingError(f"unknown preset '{name}' (known: {', '.join(PRESETS)})") from None
+
+
+def loss_curve(preset: Preset | str, device: str, epochs: int, quick: bool = False) -> list[float]:
+    """Per-epoch training loss of a training preset (mlp or dataloader) on `device`, from the
+    seeded initial weights: two devices given the same preset start and learn alike."""
+    preset = get_preset(preset) if isinstance(preset, str) else preset
+    if preset.workload == "mlp":
+        from lib.workloads.mlp import loss_curve as curve
+    elif preset.workload == "dataloader":
+        from lib.workloads.dataloader import loss_curve as curve
+    else:
+        raise SettingError(f"{preset.name} ({preset.workload}) trains nothing: it has no loss curve")
+    return curve(preset.params(quick=quick), device, epochs)
