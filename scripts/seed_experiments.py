@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Re-run every seed experiment at the seed's sizes and set our GPU/CPU ratio beside the seed's.
+
+    python3 scripts/seed_experiments.py                      # CPU, and CUDA when present
+    python3 scripts/seed_experiments.py --quick              # cut sizes: a CPU-only smoke run
+    python3 scripts/seed_experiments.py --only big_matmul,iris --devices cuda --out seeds.json
+    python3 scripts/seed_experiments.py --only jacobian_val1000 --include-slow
+
+Each experiment is a preset (lib/workloads/presets.py): a workload at the seed's settings. We time
+one call of the step (one training step, one DataLoader epoch, one matmul, one Jacobian) with the
+project's harness and multiply by the number of calls the seed's reported time covers; step counts
+are cut that way, never sizes (except with --quick, which says so). A call that takes longer than
+the budget is timed once after its cold call; one longer than --single-call-s is timed only once.
+
+Runs on a GPU machine's plain python3 (torch, torchvision, scikit-learn; no Streamlit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from lib.devices import available_devices, device_name, resolve_devices, synchronize  # noqa: E402
+from lib.results import build_pack, save_pack  # noqa: E402
+from lib.sweep import base_row, free_memory, is_out_of_memory, memory_refusal  # noqa: E402
+from lib.timing import cpu_threads, time_step  # noqa: E402
+from lib.workloads.base import SettingError  # noqa: E402
+from lib.workloads.presets import PRESETS_LIST, Preset, get_preset  # noqa: E402
+
+SOURCE = "scripts/seed_experiments.py"
+
+
+def _one_call(fn, device: str) -> float:
+    synchronize(device)
+    start = time.perf_counter()
+    fn()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def measure(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float, single_call_s: float,
+            memory_cap_gb: float | None, threads: int | None, check: bool) -> dict[str, Any]:
+    """One result row (schema of lib.results) for `preset` on `device`; never raises for the work."""
+    workload = preset.workload_obj()
+    row = base_row(workload, params, device)
+    row.update(variant=preset.name, source=SOURCE)
+    row["flops"] = float(workload.flops(params))
+    row["bytes"] = float(workload.bytes_moved(params))
+    row["peak_memory_estimate_bytes"] = float(workload.peak_memory_bytes(params, device))
+    refusal = memory_refusal(workload, params, device, memory_cap_gb)
+    if refusal:
+        row.update(status="skipped", message=refusal)
+        return row
+    step = None
+    try:
+        row["device_name"] = device_name(device)
+        step = workload.build(params, device)
+        with cpu_threads(threads) as n_threads:
+            cold = _one_call(step.run, device)
+            if cold >= single_call_s:
+                median, iqr, repeats, per_block = cold, 0.0, 1, 1
+                row["message"] = f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
+            elif cold >= budget_s:
+                median, iqr, repeats, per_block = _one_call(step.run, device), 0.0, 1, 1
+                row["message"] = "one warm call, timed after the cold one"
+            else:
+                m = time_step(step.run, device, budget_s=budget_s, num_threads=threads,
+                              synchronized=step.synchronized, measure_cold=False)
+                median, iqr, repeats, per_block = m.median_s, m.iqr_s, m.repeats, m.calls_per_repeat
+                if m.spread_ratio > 0.5:
+                    row["message"] = f"noisy: the spread (IQR) is {m.spread_ratio:.0%} of the median"
+        row.update(median_s=median, iqr_s=iqr, repeats=repeats, cold_s=cold, calls_per_repeat=per_block,
+                   num_threads=n_threads)
+        if median > 0:
+            row["achieved_flops_per_s"] = row["flops"] / median
+        for unit, count in step.units.items():
+            row[unit] = count
+        if "steps_per_epoch" in step.units:
+            row["epoch_s"] = median * step.units["steps_per_epoch"]
+        for key, value in step.extras.items():
+            if isinstance(value, (int, float, str, bool)) and key not in row:
+                row[key] = value
+        if check and step.check is not None:
+            step.check()
+    except AssertionError as err:
+        row.update(status="error", message=f"result check failed: {err}")
+    except Exception as err:  # noqa: BLE001 - every failure becomes a row, the run goes on
+        first = str(err).splitlines()[0][:300] if str(err) else ""
+        if is_out_of_memory(err):
+            row.update(status="oom", message=f"ran out of memory on {device}: {first}")
+        else:
+            row.update(status="error", message=f"{type(err).__name__}: {first}")
+            traceback.print_exc(limit=3)
+        row.update(median_s=None, iqr_s=None, repeats=0)
+    finally:
+        if step is not None and step.close is not None:
+            step.close()
+        del step
+        free_memory()
+    return row
+
+
+def _fmt_s(seconds: float | None) -> str:
+    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+        return "-"
+    if seconds >= 100:
+        return f"{seconds:.0f} s"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds * 1e6:.0f} us"
+
+
+def _fmt_ratio(ratio: float | None) -> str:
+    if ratio is None:
+        return "-"
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.2g}"
+
+
+def verdict(expected: str | None, ratio: float | None) -> str:
+    """Does our GPU/CPU ratio point the way the seed's experience says it should?"""
+    if expected is None or ratio is None:
+        return ""
+    if expected == "gpu_slower":
+        return "as expected (GPU slower)" if ratio > 1.1 else "differs: GPU not slower"
+    if expected == "gpu_faster":
+        return "as expected (GPU faster)" if ratio < 0.9 else "differs: GPU not faster"
+    return "as expected (about even)" if 0.67 <= ratio <= 1.5 else "differs: not even"
+
+
+def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], cpu: str, gpu: str | None,
+                quick: bool) -> None:
+    header = ["experiment", "seed", "seed CPU", "seed GPU", "seed GPU/CPU", "ours CPU", "ours GPU", "ours GPU/CPU",
+              "covers", ""]
+    table = []
+    notes: list[str] = []
+    data_notes: dict[str, list[str]] = {}  # the same fallback note once, with every experiment it hit
+    for preset, params, rows in results:
+        def ours(device: str | None) -> float | None:
+            row = rows.get(device) if device else None
+            if not row or row["status"] != "ok" or row["median_s"] is None:
+                return None
+            return row["median_s"] * preset.reported_calls
+
+        c, g = ours(cpu), ours(gpu)
+        ratio = g / c if c and g else None
+        table.append([
+            preset.name, preset.seed, _fmt_s(preset.reported_cpu_s), _fmt_s(preset.reported_gpu_s),
+            _fmt_ratio(preset.reported_ratio), _fmt_s(c), _fmt_s(g), _fmt_ratio(ratio),
+            preset.reported_what, verdict(preset.expected, ratio),
+        ])
+        for device, row in rows.items():
+            if row["status"] != "ok":
+                notes.append(f"{preset.name} on {device}: {row['status']}: {row['message']}")
+            elif row.get("data_note"):
+                data_notes.setdefault(row["data_note"], []).append(f"{preset.name} on {device}")
+        if quick and preset.quick:
+            cut = ", ".join(f"{k}={v}" for k, v in preset.quick.items())
+            notes.append(f"{preset.name}: --quick cut {cut} (the seed's sizes are larger)")
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for r in table:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    notes += [f"{', '.join(where)}: {note}" for note, where in data_notes.items()]
+    if notes:
+        print()
+        for note in dict.fromkeys(notes):
+            print("- " + note)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the presets' cut-down sizes (a CPU-only smoke run)")
+    parser.add_argument("--only", default="", help="comma-separated preset names (default: all)")
+    parser.add_argument("--include-slow", action="store_true", help="also run presets that take minutes per call")
+    parser.add_argument("--devices", default=None, help="cpu, cuda, ... (default: cpu and cuda:0 when present)")
+    parser.add_argument("--budget", type=float, default=None, help="seconds of timed repeats per point (default 1, quick 0.3)")
+    parser.add_argument("--single-call-s", type=float, default=60.0, help="a call longer than this is timed only once")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own)")
+    parser.add_argument("--memory-cap-gb", type=float, default=None,
+                        help="refuse points estimated above this (default: only the device's free memory)")
+    parser.add_argument("--no-check", action="store_true", help="skip each workload's result check")
+    parser.add_argument("--out", help="write a result pack (JSON) here")
+    args = parser.parse_args(argv)
+
+    try:
+        presets = [get_preset(n.strip()) for n in args.only.split(",") if n.strip()] or list(PRESETS_LIST)
+        devices = resolve_devices(args.devices) if args.devices else available_devices()[:2]
+    except (SettingError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    budget = args.budget if args.budget is not None else (0.3 if args.quick else 1.0)
+    cpu = "cpu" if "cpu" in devices else None
+    gpu = next((d for d in devices if d != "cpu"), None)
+
+    import torch
+
+    print(f"torch {torch.__version__}; devices: " + ", ".join(f"{d} ({device_name(d)})" for d in devices))
+    if gpu is None:
+        print("CUDA is not available here: only the CPU side is measured.")
+
+    all_rows: list[dict[str, Any]] = []
+    results = []
+    started = time.perf_counter()
+    for preset in presets:
+        params = preset.params(quick=args.quick)
+        rows: dict[str, dict] = {}
+        for device in devices:
+            if preset.slow and not args.quick and not args.include_slow:
+                row = base_row(preset.workload_obj(), params, device)
+                row.update(variant=preset.name, source=SOURCE, status="skipped",
+                           message="minutes per call: run with --include-slow (or --quick for a cut-down size)")
+            else:
+                t0 = time.perf_counter()
+                print(f"{preset.name} on {device} ...", end=" ", flush=True)
+                row = measure(preset, params, device, budget_s=budget, single_call_s=args.single_call_s,
+                              memory_cap_gb=args.memory_cap_gb, threads=args.threads, check=not args.no_check)
+                print(f"{row['status']} {_fmt_s(row.get('median_s'))} per call ({time.perf_counter() - t0:.0f} s)",
+                      flush=True)
+            rows[device] = row
+            all_rows.append(row)
+        results.append((preset, params, rows))
+
+    print(f"\nall done in {time.perf_counter() - started:.0f} s. 'ours' = time per call x the calls the seed's "
+          "time covers; GPU/CPU below 1 means the GPU was faster.\n")
+    print_table(results, cpu or "cpu", gpu, args.quick)
+    if args.out:
+        save_pack(build_pack(all_rows), args.out)
+        print(f"\nwrote {args.out} ({len(all_rows)} rows)")
+    return 0 if all(r["status"] in ("ok", "skipped") for r in all_rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""jacobian workload: four methods, one answer; the block-diagonal structure; memory refusals."""
+
+import json
+
+import pytest
+import torch
+
+from lib.__main__ import main
+from lib.sweep import measure_point
+from lib.timing import cpu_threads
+from lib.workloads import get_workload
+from lib.workloads.jacobian import METHODS, diagonal_blocks
+
+JAC = get_workload("jacobian")
+
+
+@pytest.fixture(autouse=True)
+def one_cpu_thread():
+    """Tiny ops gain nothing from a second thread, and on a shared 2-core box they can lose a lot."""
+    with cpu_threads(1):
+        yield
+
+
+def results(device: str, val: int = 3, **extra) -> dict[str, torch.Tensor]:
+    return {m: JAC.build({"val": val, "method": m, **extra}, device).run().detach().cpu() for m in METHODS}
+
+
+def test_the_four_methods_agree_on_the_diagonal_blocks():
+    out = results("cpu", val=3)
+    assert out["loop"].shape == out["vectorize"].shape == (3, 400, 3, 1)
+    assert out["vmap_jacrev"].shape == out["vmap_jacfwd"].shape == (3, 400, 1)
+    expected = diagonal_blocks(out["loop"])
+    assert expected.abs().max() > 0
+    for method in ("vectorize", "vmap_jacrev", "vmap_jacfwd"):
+        got = diagonal_blocks(out[method]) if out[method].dim() == 4 else out[method]
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-6, msg=method)
+
+
+def test_the_full_jacobian_is_block_diagonal():
+    full = results("cpu", val=4)["loop"]
+    off = full.permute(0, 2, 1, 3)[~torch.eye(4, dtype=torch.bool)]
+    assert off.numel() == 12 * 400 and off.abs().max().item() == 0.0
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_each_method_passes_its_check_with_other_widths(method):
+    row = measure_point(JAC, {"val": 4, "method": method, "hidden": 8, "outputs": 16}, "cpu",
+                        budget_s=0.05, num_threads=1, check=True)
+    assert row["status"] == "ok", row["message"]
+    assert row["entries_needed"] == 4 * 16
+
+
+def test_cli_runs_the_seed_method(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    rc = main(["run", "jacobian", "--set", "val=2", "--set", "method=loop", "--budget", "0.05", "--threads", "1",
+               "--out", str(out)])
+    assert rc == 0, capsys.readouterr()
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["status"] == "ok" and row["backward_passes"] == 800 and row["jacobian_shape"] == "2x400x2x1"
+
+
+def test_vectorize_at_val_100_is_refused_before_allocating_with_the_estimate():
+    row = measure_point(JAC, {"val": 100, "method": "vectorize"}, "cpu")
+    assert row["status"] == "skipped"
+    assert "GB" in row["message"]
+    assert row["peak_memory_estimate_bytes"] >= 6.4e9
+    assert row["median_s"] is None
+
+
+def test_vectorize_basis_estimates_match_the_arithmetic():
+    for val, basis in ((100, 6.4e9), (1000, 640e9)):
+        params = JAC.resolve({"val": val, "method": "vectorize"})
+        for device in ("cpu", "cuda:0"):
+            estimate = JAC.peak_memory_bytes(params, device)
+            assert basis <= estimate < 1.5 * basis
+
+
+def test_per_sample_methods_need_little_memory_and_less_arithmetic():
+    params = {m: JAC.resolve({"val": 1000, "method": m}) for m in METHODS}
+    for m in ("vmap_jacrev", "vmap_jacfwd"):
+        assert JAC.peak_memory_bytes(params[m], "cpu") < 0.5e9
+    assert JAC.flops(params["loop"]) > 100 * JAC.flops(params["vmap_jacrev"]) > 100 * JAC.flops(params["vmap_jacfwd"])
+
+
+def test_cpu_loop_estimate_counts_allocator_stranding_and_cuda_does_not():
+    params = JAC.resolve({"val": 100, "method": "loop"})
+    assert 2.5e9 < JAC.peak_memory_bytes(params, "cpu") < 6e9  # measured: about 3.5 GB
+    assert JAC.peak_memory_bytes(params, "cuda:0") < 0.2e9
+
+
+@pytest.mark.cuda
+def test_methods_agree_on_cuda_and_with_the_cpu():
+    cpu, gpu = results("cpu", val=3), results("cuda", val=3)
+    for method in METHODS:
+        torch.testing.assert_close(gpu[method], cpu[method], rtol=1e-4, atol=1e-5, msg=method)
+    row = measure_point(JAC, {"val": 20, "method": "loop"}, "cuda", budget_s=0.2, check=True)
+    assert row["status"] == "ok", row["message"]
