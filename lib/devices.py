@@ -142,6 +142,9 @@ def machine_fingerprint() -> dict:
 
 def machine_label(fingerprint: dict) -> str:
     """A short human name for a machine: its GPU (or CPU) and the day it was measured."""
-    hardware = ", ".join(fingerprint.get("gpus") or []) or fingerprint.get("cpu_model", "unknown")
+    gpus = list(fingerprint.get("gpus") or [])
+    counts = {name: gpus.count(name) for name in dict.fromkeys(gpus)}
+    hardware = ", ".join(f"{n}× {name}" if n > 1 else name for name, n in counts.items())
+    hardware = hardware or fingerprint.get("cpu_model", "unknown")
     day = str(fingerprint.get("date", ""))[:10]
     return f"{hardware} ({day})" if day else hardware
