@@ -33,8 +33,11 @@ OPTIONAL_NUMBER_FIELDS = (
     "num_threads", "calls_per_repeat", "kernels", "device_busy_s", "achieved_flops_per_s",
     # multi-GPU (ddp): throughput, scaling, gradient exchange, measured peak memory
     "samples_per_s", "scaling_efficiency", "grad_bytes", "allreduce_s", "allreduce_gbps", "peak_memory_bytes",
+    # workloads: DataLoader batches in one epoch (one call), checksum of the initial weights
+    "batches_per_epoch", "initial_weights_abs_sum",
 )
-OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "source", "swept")
+# data_note: what data really ran (fallbacks, subsets); note: other remarks on the point
+OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "source", "swept", "data_note", "note")
 RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIELDS)
 REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
 
