@@ -28,7 +28,7 @@ def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
     assert rc == 0, capsys.readouterr()
     (row,) = json.loads(out.read_text())["rows"]
     assert row["status"] == "ok", row["message"]
-    assert row["batches_per_epoch"] == 4 and row["rows_per_epoch"] == 256
+    assert row["batches_per_epoch"] == 4 and row["dataset_size"] == 256
     assert row["phase_loading_s"] > 0 and row["phase_compute_s"] > 0
 
 
@@ -93,7 +93,7 @@ def test_mnist_offline_falls_back_with_a_note(monkeypatch, tmp_path):
 def test_pin_memory_on_the_cpu_is_a_noted_no_op():
     step = LOADER.build({"dataset_size": 64, "batch_size": 32, "pin_memory": True}, "cpu")
     step.run()
-    assert "CPU" in step.extras["pin_note"]
+    assert "CPU" in step.extras["note"]
 
 
 def test_estimates_grow_with_the_data():

@@ -47,7 +47,6 @@ def test_each_method_passes_its_check_with_other_widths(method):
     row = measure_point(JAC, {"val": 4, "method": method, "hidden": 8, "outputs": 16}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)
     assert row["status"] == "ok", row["message"]
-    assert row["entries_needed"] == 4 * 16
 
 
 def test_cli_runs_the_seed_method(tmp_path, capsys):
@@ -56,7 +55,14 @@ def test_cli_runs_the_seed_method(tmp_path, capsys):
                "--out", str(out)])
     assert rc == 0, capsys.readouterr()
     (row,) = json.loads(out.read_text())["rows"]
-    assert row["status"] == "ok" and row["backward_passes"] == 800 and row["jacobian_shape"] == "2x400x2x1"
+    assert row["status"] == "ok" and row["method"] == "loop" and "memory grows" in row["note"]
+
+
+def test_counts_say_what_each_method_computes():
+    counts = {m: JAC.build({"val": 5, "method": m}, "cpu").extras["jacobian"] for m in METHODS}
+    assert counts["loop"]["backward_passes"] == 5 * 400
+    assert counts["loop"]["shape"] == [5, 400, 5, 1] and counts["vmap_jacrev"]["shape"] == [5, 400, 1]
+    assert counts["vectorize"]["entries_computed"] == 5 * counts["vmap_jacfwd"]["entries_computed"] == 5 * 5 * 400
 
 
 def test_vectorize_at_val_100_is_refused_before_allocating_with_the_estimate():

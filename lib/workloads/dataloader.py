@@ -285,13 +285,17 @@ class DataLoading(Workload):
                 after = loss_fn(probe(xb), yb).item()
             assert math.isfinite(after) and after < before, f"20 steps on one batch did not lower the loss ({before:.4g} -> {after:.4g})"
 
-        extras: dict[str, Any] = {"epoch_losses": epoch_losses, "rows_per_epoch": rows}
+        # Scalar extras become row columns: only data_note and note (reserved in lib.results).
+        extras: dict[str, Any] = {"epoch_losses": epoch_losses}
         if note:
             extras["data_note"] = note
+        remarks = []
         if params["pin_memory"] and not cuda:
-            extras["pin_note"] = "pin_memory only matters for copies to a GPU; it is off on the CPU"
+            remarks.append("pin_memory only matters for copies to a GPU; it is off on the CPU")
         if params["source"] == "tensors" and workers > 0:
-            extras["workers_note"] = "num_workers only matters for source=images; tensors are indexed on the device"
+            remarks.append("num_workers only matters for source=images; tensors are indexed on the device")
+        if remarks:
+            extras["note"] = "; ".join(remarks)
 
         return Step(
             run=run_epoch,

@@ -159,19 +159,19 @@ class MatMul(Workload):
             bound = TOLERANCE[name]
             assert err <= bound, f"{name} result is off by {err:.3g} relative to a float64 reference (bound {bound:g})"
 
-        extras: dict[str, Any] = {"precision": name}
+        remarks = []  # one `note` column in the row (reserved in lib.results)
         if tf32 and not cuda:
-            extras["precision_note"] = "TF32 is an NVIDIA tensor-core mode: on the CPU tf32 runs as plain fp32"
+            remarks.append("TF32 is an NVIDIA tensor-core mode: on the CPU tf32 runs as plain fp32")
         if not params["sync"]:
-            extras["sync_note"] = (
+            remarks.append(
                 "the clock was read without waiting for the device: on a GPU this times the launch, not the work"
                 if cuda else "the CPU computes before returning, so sync=false changes nothing here"
             )
         if params["transfer"] and not cuda:
-            extras["transfer_note"] = "on the CPU the inputs are already where the work runs: nothing is copied"
+            remarks.append("on the CPU the inputs are already where the work runs: nothing is copied")
+        extras: dict[str, Any] = {"note": "; ".join(remarks)} if remarks else {}
 
-        return Step(run=run, phases=phases, units={"flops_per_call": 2.0 * n ** 3}, check=check,
-                    extras=extras, synchronized=bool(params["sync"]))
+        return Step(run=run, phases=phases, check=check, extras=extras, synchronized=bool(params["sync"]))
 
 
 WORKLOAD = MatMul()
