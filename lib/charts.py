@@ -53,8 +53,10 @@ def ok_rows(frame: pd.DataFrame, y: str) -> pd.DataFrame:
     return out[out[y] > 0]
 
 
-def _scale(log: bool) -> alt.Scale:
-    return alt.Scale(type="log") if log else alt.Scale(zero=False)
+def _scale(log: bool, nice: bool = True) -> alt.Scale:
+    if log:
+        return alt.Scale(type="log") if nice else alt.Scale(type="log", nice=False, padding=12)
+    return alt.Scale(zero=False) if nice else alt.Scale(zero=False, nice=False, padding=12)
 
 
 def _series_sort(frame: pd.DataFrame, series: str) -> list[str]:
@@ -96,7 +98,7 @@ def time_chart(
     plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3) if not plot.empty else []
     plot["hi"] = plot["t"] + half if not plot.empty else []
     order = _series_sort(plot, "series") if not plot.empty else []
-    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x), axis=alt.Axis(format="~s"))
+    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x, nice=False), axis=alt.Axis(format="~s"))
     y_title_full = f"{y_title} ({unit}, log scale)" if log_y else f"{y_title} ({unit})"
     color = alt.Color("series:N", title=None, sort=order,
                       scale=alt.Scale(domain=order, range=list(SERIES_COLORS[:max(1, len(order))])),
@@ -116,7 +118,7 @@ def time_chart(
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
     if crossover_x is not None and math.isfinite(crossover_x):
-        label = crossover_label or f"crossover ≈ {crossover_x:,.3g}"
+        label = crossover_label or (f"crossover ≈ {crossover_x:,.0f}" if crossover_x >= 100 else f"crossover ≈ {crossover_x:.3g}")
         mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
         layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
         layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
@@ -156,7 +158,7 @@ def speedup_chart(
         "speedup": frame["speedup"].astype(float) if not frame.empty else [],
     })
     plot["faster"] = ["GPU faster" if s >= 1 else "CPU faster" for s in plot["speedup"]]
-    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x), axis=alt.Axis(format="~s"))
+    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x, nice=False), axis=alt.Axis(format="~s"))
     line = alt.Chart(plot).mark_line(color="#888").encode(x=x_enc, y=alt.Y("speedup:Q", title=f"{y_title}, log scale", scale=alt.Scale(type="log")))
     points = alt.Chart(plot).mark_point(size=70, filled=True).encode(
         x="x:Q", y="speedup:Q",

@@ -28,17 +28,31 @@ def fmt_s(seconds: float | None) -> str:
     return f"{s * 1e9:.3g} ns"
 
 
+def fmt_num(x: float, sig: int = 3) -> str:
+    """A number to `sig` significant digits without exponents: 0.0123, 812, 11,400."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    digits = int(math.floor(math.log10(abs(x))))
+    if digits >= sig - 1:
+        return f"{round(x, sig - 1 - digits):,.0f}"
+    return f"{x:.{sig}g}" if digits >= -4 else f"{x:.{sig - 1}e}"
+
+
 def fmt_ratio(ratio: float) -> str:
-    return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:,.0f}×"
+    return f"{fmt_num(ratio)}×"
 
 
 def fmt_value(value: Any) -> str:
+    """A setting's value as people write it: 8,192 / 0.01 / on."""
     if isinstance(value, bool):
         return "on" if value else "off"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        return f"{value:,.4g}"
+        return fmt_num(value, 4)
     return str(value)
 
 
@@ -70,7 +84,17 @@ def crossover_sentence(analysis: SweepAnalysis | None, setting: str, cpu_label: 
     """Where the GPU catches up, from the measured points only (never from an extrapolated fit)."""
     if analysis is None or not analysis.gpu_device:
         return "There is no GPU curve on screen, so there is no crossover to show."
-    return analysis.measured.sentence(setting, gpu=gpu_label, cpu=cpu_label)
+    m = analysis.measured
+    if m.kind == "crosses":
+        lo, hi = m.bracket
+        return (f"**{gpu_label}** catches up with **{cpu_label}** at {setting} ≈ {fmt_num(m.x)} "
+                f"(between the measured {fmt_value(lo)} and {fmt_value(hi)}).")
+    if m.kind == "gpu_wins":
+        return (f"**{gpu_label}** is at least as fast as **{cpu_label}** from the first point measured: "
+                "no crossover in this range.")
+    if m.kind == "cpu_wins":
+        return f"**{cpu_label}** is faster at every point measured: **{gpu_label}** never catches up in this range."
+    return "Too few points were measured on both devices to locate a crossover."
 
 
 def regime(row: dict[str, Any], model: CostModel | None = None, work: float | None = None) -> str | None:

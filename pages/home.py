@@ -64,8 +64,11 @@ if found:
 
         def verdict(x):
             c, g = by_x[x]["cpu"], by_x[x][gpu]
-            return (f"the GPU is {fmt_ratio(g / c)} slower ({fmt_s(g)} against {fmt_s(c)})" if g > c
-                    else f"the GPU is {fmt_ratio(c / g)} faster ({fmt_s(g)} against {fmt_s(c)})")
+            if g > c:
+                return f"the GPU takes {fmt_ratio(g / c)} as long as the CPU ({fmt_s(g)} against {fmt_s(c)})"
+            if g < c:
+                return f"the GPU is {fmt_ratio(c / g)} as fast as the CPU ({fmt_s(g)} against {fmt_s(c)})"
+            return f"both take {fmt_s(g)}"
 
         st.markdown(f"At {name} {fmt_value(lo)}, {verdict(lo)}; at {fmt_value(hi)}, {verdict(hi)}.")
     st.caption(f"Recorded with this project's CLI on {machine} ({pack['path'].rsplit('/', 1)[-1]}); "

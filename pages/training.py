@@ -17,7 +17,7 @@ import streamlit as st
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart
 from lib.crossover import analyse_rows
-from lib.explain import (compare_sentence, crossover_sentence, fmt_ratio, fmt_s, fmt_value, regime_sentence,
+from lib.explain import (compare_sentence, crossover_sentence, fmt_num, fmt_ratio, fmt_s, fmt_value, regime_sentence,
                          transfer_sentence)
 from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_at
 from lib.workloads import get_workload
@@ -164,7 +164,7 @@ elif not source.live and not source.recorded:
 # -- charts ----------------------------------------------------------------------------------------
 st.altair_chart(
     time_chart(frame, over, y="epoch_s", iqr="epoch_iqr_s", crossover_x=crossover_x,
-               crossover_label=f"crossover ≈ {crossover_x:,.3g}" if crossover_x else None,
+               crossover_label=f"crossover ≈ {fmt_num(crossover_x)}" if crossover_x else None,
                x_title=label_of(over), y_title="time per epoch"),
     width="stretch",
 )

@@ -16,6 +16,7 @@ the same thing).
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -30,8 +31,16 @@ from lib.workloads.base import Workload
 T = TypeVar("T")
 ProgressFn = Callable[[float, str], None]
 
-DEFAULT_POINT_BUDGET_S = 0.15  # timed repeats per point: a page must answer in seconds
+DEFAULT_POINT_BUDGET_S = 0.15  # seconds of timed repeats per point: a page must answer in seconds
 DEFAULT_TOTAL_BUDGET_S = 60.0
+
+
+def live_point_budget_s() -> float:
+    """Seconds of timed repeats per live point: $GPUWIN_LIVE_POINT_BUDGET_S (tests use less), else 0.15."""
+    try:
+        return float(os.environ.get("GPUWIN_LIVE_POINT_BUDGET_S") or DEFAULT_POINT_BUDGET_S)
+    except ValueError:
+        return DEFAULT_POINT_BUDGET_S
 
 
 class _NotCached(Exception):
@@ -107,18 +116,20 @@ def measure_sweep(
     devices: Sequence[str],
     *,
     current: Any = None,
-    point_budget_s: float = DEFAULT_POINT_BUDGET_S,
+    point_budget_s: float | None = None,
     total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
     num_threads: int | None = None,
 ) -> list[dict[str, Any]]:
     """Live rows of a sweep (lib.live.live_sweep), cached and locked, with a progress bar."""
+    point_budget_s = point_budget_s if point_budget_s is not None else live_point_budget_s()
     fixed = {k: v for k, v in fixed.items() if k != over}
     parts = {
         "kind": "sweep", "workload": workload.name, "over": over, "values": list(values), "fixed": fixed,
         "devices": list(devices), "current": current, "point_budget_s": point_budget_s,
         "total_budget_s": total_budget_s, "num_threads": num_threads, "caps": LIVE_MAX_FLOPS,
     }
-    label = f"{workload.name} over {over} on {', '.join(devices)}"
+    shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
+    label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
     return cached_measurement(
         parts,
         lambda progress: live_sweep(

@@ -1,0 +1,120 @@
+"""Shared helpers for the app tests (tests/test_app_*.py, tests/test_browser.py).
+
+The recorded-pack fixture: this machine has no GPU, so a "recorded GPU pack" for tests is made
+by running the real CLI sweep on the CPU (the very command the Training page prints under
+"Record this view on a GPU machine") and copying each CPU row under the device name 'cuda:0'.
+It is a TEST FIXTURE, written only to a temporary directory, and its machine says so in its
+name; it is never shipped in lib/recorded/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+FIXTURE_GPU_NAME = "TEST FIXTURE (CPU rows renamed cuda:0)"
+APP_TIMEOUT_S = 180
+
+
+@contextlib.contextmanager
+def env(**values: str | None) -> Iterator[None]:
+    """Set (or with None, unset) environment variables for the body."""
+    before = {k: os.environ.get(k) for k in values}
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def training_record_command(empty_dir: Path) -> str:
+    """The CLI command the Training page shows for its default view (read from the page itself)."""
+    from streamlit.testing.v1 import AppTest
+
+    with env(GPUWIN_RECORDED_DIR=str(empty_dir), GPUWIN_LIVE_POINT_BUDGET_S="0.03"):
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S).run()
+        at.switch_page("pages/training.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        commands = [c.value for c in at.code if "python -m lib sweep" in c.value]
+    assert commands, "the Training page shows no recording command"
+    return commands[0]
+
+
+def make_fixture_pack(directory: Path, command: str) -> Path:
+    """Run the page's recording command on the CPU (real measurements, short budget), then add a
+    copy of every row named 'cuda:0'. Returns the pack's path inside `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    raw = directory.parent / "fixture_raw.json"
+    args = shlex.split(command)[1:]  # drop 'python'
+    args = ["cpu" if a == "cpu,cuda" else a for a in args]
+    args[args.index("--out") + 1] = str(raw)
+    args += ["--budget", "0.03", "--threads", "1", "--quiet"]
+    subprocess.run([PY, *args], cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
+    pack = json.loads(raw.read_text())
+    pack["machine"]["gpus"] = [FIXTURE_GPU_NAME]
+    pack["machine"]["label"] = FIXTURE_GPU_NAME
+    rows = []
+    for row in pack["rows"]:
+        rows.append({**row, "machine": FIXTURE_GPU_NAME})
+        rows.append({**row, "device": "cuda:0", "device_name": FIXTURE_GPU_NAME, "machine": FIXTURE_GPU_NAME})
+    pack["rows"] = rows
+    path = directory / "test_fixture_mlp.json"
+    path.write_text(json.dumps(pack))
+    return path
+
+
+_FIXTURE: dict[str, Path] = {}
+
+
+def fixture_pack_dir() -> Path:
+    """A directory holding the test-fixture pack (made once per test process)."""
+    if "dir" not in _FIXTURE:
+        import tempfile
+
+        base = Path(tempfile.mkdtemp(prefix="gpuwin_fixture_"))
+        empty = base / "empty"
+        empty.mkdir()
+        make_fixture_pack(base / "recorded", training_record_command(empty))
+        _FIXTURE["dir"] = base / "recorded"
+    return _FIXTURE["dir"]
+
+
+def open_page(page: str | None = None, query: dict[str, str] | None = None):
+    """Run the app through its router (streamlit_app.py), then open `page` with `query` in the URL."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S).run()
+    assert not at.exception, [e.value for e in at.exception]
+    if page is not None:
+        at.query_params.clear()
+        at.query_params.update(query or {})
+        at.switch_page(page).run()
+    return at
+
+
+def page_text(at) -> str:
+    """Every piece of text on the page (markdown, captions, notes, headers), one string."""
+    parts = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    return "\n".join(parts)
+
+
+def chart_specs(at) -> list[str]:
+    return [e.proto.spec for e in at.get("vega_lite_chart")]

@@ -1,0 +1,203 @@
+"""The app's pure pieces: chart builders, sentences, live sweeps, the lock, URL parsing, row matching."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
+from lib.crossover import analyse_rows
+from lib.explain import (compare_sentence, crossover_sentence, fmt_num, fmt_s, fmt_value, regime,
+                         regime_sentence)
+from lib.live import live_sweep, log_grid, work_refusal
+from lib.measure_lock import MeasureLock, overlapping
+from lib.workloads import get_workload
+from ui.sources import machine_text, matching_rows, recorded_groups, series_label
+from ui.url_settings import nearest_choice, serialize
+
+MLP = get_workload("mlp")
+
+
+def rows_for(device: str, times: dict[int, float], series: str) -> list[dict]:
+    """Result rows in the pack schema for a hand-written curve (chart and sentence tests only)."""
+    return [{"workload": "mlp", "batch_size": x, "device": device, "median_s": t, "iqr_s": t / 10, "repeats": 5,
+             "status": "ok", "message": "", "epoch_s": t * 10, "steps_per_epoch": 10, "flops": 1e6 * x,
+             "swept": "batch_size", "series": series} for x, t in times.items()]
+
+
+CPU = rows_for("cpu", {1: 1e-3, 10: 2e-3, 100: 1e-2, 1000: 1e-1}, "cpu (live, this server)")
+GPU = rows_for("cuda:0", {1: 5e-3, 10: 5e-3, 100: 6e-3, 1000: 8e-3}, "cuda:0 (recorded on X, 2026-01-01)")
+
+
+def spec(chart: alt.TopLevelMixin) -> str:
+    return json.dumps(chart.to_dict(), ensure_ascii=False)
+
+
+def test_time_chart_has_a_line_per_series_error_bars_and_the_crossover_rule():
+    frame = pd.DataFrame(CPU + GPU)
+    analysis = analyse_rows(CPU + GPU, "batch_size")
+    assert analysis.measured.kind == "crosses" and 10 < analysis.measured.x < 100
+    chart = time_chart(frame, "batch_size", y="median_s", crossover_x=analysis.measured.x)
+    text = spec(chart)
+    assert "cpu (live, this server)" in text and "cuda:0 (recorded on X, 2026-01-01)" in text
+    assert '"type": "log"' in text
+    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in chart.to_dict()["layer"]]
+    assert marks.count("rule") == 2 and "line" in marks and "text" in marks  # IQR bars, crossover rule, its label
+    assert "crossover" in text
+
+
+def test_time_chart_without_rows_or_crossover_still_builds():
+    empty = time_chart(pd.DataFrame(columns=["batch_size", "median_s", "series", "status"]), "batch_size")
+    assert len(empty.to_dict()["layer"]) == 2
+    skipped = pd.DataFrame([{**CPU[0], "status": "skipped", "median_s": None}])
+    assert len(time_chart(skipped, "batch_size").to_dict()["layer"]) == 2
+
+
+def test_speedup_frame_and_chart():
+    frame = pd.DataFrame(CPU + GPU)
+    speed = speedup_frame(frame, "batch_size", baseline=CPU[0]["series"], other=GPU[0]["series"])
+    assert list(speed["batch_size"]) == [1, 10, 100, 1000]
+    assert speed["speedup"].iloc[0] == pytest.approx(0.2) and speed["speedup"].iloc[-1] == pytest.approx(12.5)
+    text = spec(speedup_chart(speed, "batch_size"))
+    assert "1× : same speed" in text and "GPU faster" in text
+
+
+def test_phase_chart_stacks_the_phases_present():
+    frame = pd.DataFrame([{"series": "cpu", "phase_compute_s": 6e-4, "phase_overhead_s": 1e-4},
+                          {"series": "cuda:0", "phase_transfer_s": 1e-4, "phase_compute_s": 2e-4, "phase_overhead_s": 3e-4}])
+    text = spec(phase_chart(frame))
+    assert "transfer (host → device)" in text and "µs" in text
+    only_cpu = spec(phase_chart(frame.iloc[:1]))
+    assert "transfer" not in only_cpu  # no legend entry for a phase that was not timed
+
+
+def test_time_units():
+    assert time_unit([2e-3, 5e-3]) == (1e-3, "ms")
+    assert time_unit([3e-6]) == (1e-6, "µs")
+    assert time_unit([]) == (1.0, "s")
+
+
+def test_number_words():
+    assert fmt_s(6.41e-4) == "641 µs" and fmt_s(0.0123) == "12.3 ms" and fmt_s(4.5) == "4.5 s"
+    assert fmt_num(11403.2) == "11,400" and fmt_num(1.2345) == "1.23"
+    assert fmt_value(16384.0) == "16,384" and fmt_value(True) == "on"
+
+
+def test_compare_sentence_names_the_winner_and_a_tie_within_the_spread():
+    text = compare_sentence("cpu", 2e-3, "gpu", 1e-3)
+    assert text.startswith("**gpu** is faster") and "2×" in text and "tie" not in text
+    assert "tie" in compare_sentence("cpu", 1.00e-3, "gpu", 1.05e-3, a_iqr=2e-4)
+
+
+def test_crossover_sentence_reads_the_measured_points_only():
+    both = analyse_rows(CPU + GPU, "batch_size")
+    assert "catches up" in crossover_sentence(both, "batch size", "cpu", "gpu")
+    slow_gpu = rows_for("cuda:0", {1: 1.0, 10: 1.0, 100: 1.0, 1000: 1.0}, "g")
+    assert "never catches up" in crossover_sentence(analyse_rows(CPU + slow_gpu, "batch_size"), "batch size", "cpu", "gpu")
+    assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
+
+
+def test_regime_from_a_kernel_profile_and_from_the_fit():
+    busy = {"device": "cuda:0", "median_s": 1e-3, "kernels": 40, "device_busy_s": 1e-4}
+    assert regime(busy) == "overhead-bound"
+    text = regime_sentence(busy, "cuda:0")
+    assert "40 kernels" in text and "900 µs" in text and "22.5 µs" in text and "overhead-bound" in text
+    assert regime({**busy, "device_busy_s": 9e-4}) == "throughput-bound"
+    model = analyse_rows(CPU + GPU, "batch_size").gpu_model
+    fitted = regime_sentence({"device": "cuda:0", "median_s": 8e-3}, "gpu", model=model, work=1e9)
+    assert "Fitted over this curve" in fitted and ("overhead-bound" in fitted or "throughput-bound" in fitted)
+
+
+def test_log_grid_spreads_points_and_keeps_the_current_value():
+    steps = [2**i for i in range(15)]
+    grid = log_grid(steps, 6, include=[64])
+    assert grid[0] == 1 and grid[-1] == 2**14 and 64 in grid and 6 <= len(grid) <= 7
+    assert 32 in log_grid(steps, 6, include=[32])
+    assert log_grid([1, 2, 3], 6) == [1, 2, 3]
+
+
+def test_work_cap_refuses_huge_steps_before_running_them():
+    params = {"batch_size": 16384, "hidden_width": 4096}
+    assert "GFLOP" in work_refusal(MLP, params, "cpu", {"cpu": 1e9})
+    assert work_refusal(MLP, {"batch_size": 8}, "cpu", {"cpu": 1e9}) is None
+
+
+def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
+    seen = []
+    rows = live_sweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32,
+                      point_budget_s=0.02, num_threads=1, progress=lambda f, m: seen.append(f))
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    first, current = rows
+    assert "phase_compute_s" not in first and "kernels" not in first
+    assert current["phase_compute_s"] > 0 and current["kernels"] > 10 and 0 < current["device_busy_s"] <= current["median_s"]
+    assert current["swept"] == "batch_size" and current["source"] == "live"
+    assert seen[-1] == 1.0 and seen == sorted(seen)
+
+
+def test_live_sweep_turns_over_cap_points_into_skipped_rows():
+    rows = live_sweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"], point_budget_s=0.02,
+                      num_threads=1, max_flops={"cpu": 1e9})
+    assert rows[0]["status"] == "ok"
+    assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
+
+
+def test_lock_serialises_holders_tells_waiters_and_keeps_a_record():
+    lock = MeasureLock()
+    told = []
+    started = threading.Event()
+
+    def first():
+        with lock.hold("first"):
+            started.set()
+            time.sleep(0.2)
+
+    t = threading.Thread(target=first)
+    t.start()
+    started.wait()
+    with lock.hold("second", on_wait=lambda holder, ahead: told.append((holder.label, ahead))) as holding:
+        assert holding.waited_s > 0.1
+    t.join()
+    assert told == [("first", 0)]
+    record = lock.record()
+    assert [h.label for h in record] == ["first", "second"] and not overlapping(record)
+    assert lock.holder() is None and lock.waiting() == 0
+
+
+def test_lock_timeout():
+    lock = MeasureLock()
+    with lock.hold("a"):
+        def other():
+            with pytest.raises(TimeoutError):
+                with lock.hold("b", timeout_s=0.05):
+                    pass
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+
+
+def test_url_value_helpers():
+    assert nearest_choice(100, [2**i for i in range(15)]) == 128
+    assert nearest_choice(0.5, [1, 2, 4]) == 1
+    assert serialize(True) == "true" and serialize(64) == "64" and serialize(8.0) == "8"
+
+
+def test_matching_rows_and_groups():
+    rows = [{**r, "hidden_width": 64, "depth": 3} for r in GPU] + [{**GPU[0], "hidden_width": 128, "depth": 3}]
+    match = matching_rows(rows, MLP, "batch_size", {"batch_size": 64, "hidden_width": 64, "depth": 3})
+    assert len(match) == 4
+    assert matching_rows(rows, MLP, "batch_size", {"hidden_width": 256}) == []
+    assert matching_rows([{**r, "hidden_width": "64"} for r in GPU], MLP, "batch_size", {"hidden_width": 64})  # CSV text
+    groups = recorded_groups(rows, MLP)
+    assert sorted(g["points"] for g in groups) == [1, 4]
+
+
+def test_labels_say_where_numbers_come_from():
+    assert series_label("cpu", "live") == "cpu (live, this server)"
+    machine = {"gpus": ["NVIDIA H200", "NVIDIA H200"], "date": "2026-11-20T10:00:00+00:00"}
+    assert machine_text(machine) == "2 × NVIDIA H200, 2026-11-20"
+    assert series_label("cuda:0", "recorded", machine_text(machine)) == "cuda:0 (recorded on 2 × NVIDIA H200, 2026-11-20)"

@@ -1,0 +1,127 @@
+"""A real browser against `streamlit run`: the Training page opened from a link draws its chart,
+shows the link's settings, keeps them in the URL, and renders cleanly embedded (?embed=true).
+
+Uses Debian's chromium (never downloads one). Without chromium or playwright the test is
+skipped, unless GPUWIN_REQUIRE_BROWSER=1 (CI), where it fails instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHART = "[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg"
+
+pytestmark = pytest.mark.browser
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("GPUWIN_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"GPUWIN_REQUIRE_BROWSER=1 but {reason}")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        time.sleep(0.3)
+    raise TimeoutError(f"{url}/_stcore/health did not answer within {timeout_s} s")
+
+
+@contextlib.contextmanager
+def streamlit_server(env: dict[str, str]) -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def wait_for_run(page, text: str, timeout_ms: int = 90_000) -> None:
+    """The script run finished: the given words are on the page and a chart is drawn."""
+    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout_ms)
+    page.wait_for_selector(CHART, timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+
+
+def test_training_page_from_a_link_in_a_real_browser(tmp_path):
+    if CHROMIUM is None:
+        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed")
+
+    env = {"GPUWIN_RECORDED_DIR": str(tmp_path), "GPUWIN_LIVE_POINT_BUDGET_S": "0.05"}
+    query = "over=depth&depth=4&hidden_width=32&data_resident=false"
+    with streamlit_server(env) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1600})
+            page.goto(f"{url}/training?{query}")
+            wait_for_run(page, "Where one step's time went at depth = 4")
+            body = page.inner_text("body")
+            # the settings shown came from the URL
+            assert page.get_by_role("radio", name="depth").is_checked()
+            assert "copying one batch from host memory took" in body  # data_resident=false was used
+            assert not page.get_by_role("switch", name="Data already on the device").is_checked()
+            sliders = {s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
+                       for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")}
+            assert sliders["Hidden width"] == "32" and sliders["Batch size"] == "64", sliders
+            assert sliders["Depth — x-axis; the slider picks the point explained below"] == "4", sliders
+            assert "No GPU on this server" in body and "per epoch" in body
+            assert not page.query_selector("[data-testid='stException']")
+            # the URL now holds every setting, so copying it reopens this view
+            params = {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+            assert params["over"] == "depth" and params["depth"] == "4" and params["hidden_width"] == "32"
+            assert params["data_resident"] == "false" and "batch_size" in params and "threads" in params
+
+            # embedded, as course material would show it
+            embedded = browser.new_page(viewport={"width": 800, "height": 1400})
+            embedded.goto(f"{url}/training?{query}&embed=true")
+            wait_for_run(embedded, "Where one step's time went at depth = 4")
+            assert not embedded.query_selector("[data-testid='stException']")
+            assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
+            assert "embed=true" in embedded.url
+        finally:
+            browser.close()
