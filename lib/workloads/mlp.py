@@ -276,7 +276,10 @@ def build_training_step(
         assert len(held) == len(own) and all(a is b for a, b in zip(held, own)), (
             "the optimizer does not hold this model's parameters (seed 000's bug)"
         )
-        assert all(p.device == dev for p in own), f"model parameters are not all on {dev}"
+        # torch.device("cuda") != torch.device("cuda:0"): compare the type, and the index when given.
+        assert all(p.device.type == dev.type and dev.index in (None, p.device.index) for p in own), (
+            f"model parameters are not all on {dev}"
+        )
         probe = build_model(params).to(dev)  # from the initial weights: a trained model may sit at its minimum
         probe_opt = make_optimizer(probe, params)
         xb, yb = resident_batch
