@@ -80,6 +80,16 @@ def fit_cost_model(work: Sequence[float], times_s: Sequence[float]) -> CostModel
     pts = [(float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t > 0 and w is not None and w >= 0]
     if not pts:
         raise ValueError("no measured points to fit")
+    lo, hi = min(w for w, _ in pts), max(w for w, _ in pts)
+    if hi <= 0 or (hi - lo) <= 1e-9 * hi:
+        # Every point did the same work (e.g. dataset_size at a fixed batch): only a fixed cost fits.
+        return CostModel(sum(1 / t for _, t in pts) / sum(1 / t**2 for _, t in pts), 0.0)
+    pts = [(w / hi, t) for w, t in pts]  # work in units of the largest: keeps the equations well conditioned
+    model = _fit_scaled(pts)
+    return CostModel(model.overhead_s, model.seconds_per_work / hi)
+
+
+def _fit_scaled(pts: list[tuple[float, float]]) -> CostModel:
     # Weighted normal equations with weights 1/t²: minimise Σ((a + b w - t) / t)².
     sw = sum(1 / t**2 for _, t in pts)
     swx = sum(w / t**2 for w, t in pts)

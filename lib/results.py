@@ -214,6 +214,14 @@ def csv_to_pack(text: str | bytes, source: str = "CSV upload") -> dict[str, Any]
     return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machine, "rows": rows})
 
 
+_IDENTITY_FIELDS = ("cpu_model", "cpu_cores", "torch_threads", "gpus", "driver", "torch", "cuda", "python")
+
+
+def same_machine(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two fingerprints of one machine and software stack (runs minutes apart share a label)."""
+    return all(a.get(k) == b.get(k) for k in _IDENTITY_FIELDS) and a.get("label") == b.get("label")
+
+
 def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
     """One pack holding every row, each row labelled with the machine it came from."""
     if not packs:
@@ -223,7 +231,7 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
         validate_pack(pack)
         sources = pack.get("machines") or [pack["machine"]]
         for m in sources:
-            if m not in machines:
+            if all(same_machine(m, known) is False for known in machines):
                 machines.append(m)
         label = pack["machine"].get("label", "")
         for row in pack["rows"]:

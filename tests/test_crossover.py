@@ -97,3 +97,9 @@ def test_analyse_rows_finds_both_crossovers():
     assert analysis.regimes["cuda:0"][0] == (1.0, "overhead-bound")
     assert analysis.regimes["cuda:0"][3] == (4096.0, "overhead-bound")
     assert analysis.regimes["cuda:0"][-1] == (1048576.0, "throughput-bound")
+
+
+def test_equal_work_everywhere_fits_a_fixed_cost_only():
+    model = fit_cost_model([4e6] * 5, [1.0e-3, 1.01e-3, 0.99e-3, 1.0e-3, 1.02e-3])
+    assert model.seconds_per_work == 0.0
+    assert model.overhead_s == pytest.approx(1.0e-3, rel=0.02)
