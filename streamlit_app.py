@@ -17,6 +17,7 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from ui.pages import existing_pages  # noqa: E402
+from ui.measure import start_warm_up  # noqa: E402
 from ui.router import routed  # noqa: E402
 from ui.sidebar import render_sidebar  # noqa: E402
 
@@ -28,5 +29,6 @@ pages = [
 ]
 page = st.navigation(pages, position="sidebar")
 render_sidebar()
+start_warm_up()
 with routed():
     page.run()

@@ -171,6 +171,23 @@ def live_sweep(
     return rows
 
 
+def warm_up(workload: Workload, params: dict[str, Any] | None = None, device: str = "cpu",
+            num_threads: int | None = None, calls: int = 3) -> None:
+    """Pay the process's one-off costs (first kernels, allocator, optimizer set-up, the profiler's
+    own start-up) before a visitor waits for them. Measures nothing."""
+    step = workload.build(workload.resolve(params or {}), device)
+    try:
+        with cpu_threads(num_threads):
+            for _ in range(calls):
+                step.run()
+            count_kernels(step.run, device)
+    finally:
+        if step.close is not None:
+            step.close()
+        del step
+        free_memory()
+
+
 def rows_at(rows: Sequence[dict[str, Any]], setting: str, value: Any) -> list[dict[str, Any]]:
     """The rows measured at setting == value (any device)."""
     def same(a: Any, b: Any) -> bool:

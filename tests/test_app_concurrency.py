@@ -9,6 +9,7 @@ import time
 
 from app_support import chart_specs, open_page, page_text
 from lib.measure_lock import MEASURE_LOCK, overlapping
+from ui.measure import WARM_UP_LABEL
 
 VISITORS = [{"hidden_width": "16", "dataset_size": "512"}, {"hidden_width": "8", "dataset_size": "512"},
             {"depth": "2", "dataset_size": "1024"}]  # settings no other test uses: nothing cached yet
@@ -45,13 +46,14 @@ def test_three_visitors_measure_one_at_a_time(tmp_path, monkeypatch):
         for key, value in query.items():
             assert at.query_params[key] == value
 
-    ours = [h for h in MEASURE_LOCK.record() if h.start >= started and h.end is not None]
+    ours = [h for h in MEASURE_LOCK.record() if h.start >= started and h.end is not None and h.label != WARM_UP_LABEL]
     assert len(ours) == 3, [h.label for h in ours]
     assert not overlapping(ours), [(h.label, h.start, h.end) for h in ours]
     labels = " | ".join(h.label for h in ours)
     assert "hidden_width=16" in labels and "hidden_width=8" in labels and "depth=2" in labels
     # the two who found the lock taken waited, and their pages said so
+    assert not overlapping([h for h in MEASURE_LOCK.record() if h.end is not None and h.start >= started])
     waited = [h for h in ours if h.waited_s > 0.05]
-    assert len(waited) == 2
-    told = [i for i in results if "waited" in page_text(results[i]) and "another visitor" in page_text(results[i])]
-    assert len(told) == 2
+    assert len(waited) >= 2
+    told = [i for i in results if "waited" in page_text(results[i]) and "another measurement" in page_text(results[i])]
+    assert len(told) >= 2

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -24,19 +25,19 @@ import streamlit as st
 
 from lib import APP_VERSION
 from lib.explain import fmt_s
-from lib.live import LIVE_MAX_FLOPS, live_sweep
+from lib.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
 from lib.measure_lock import MEASURE_LOCK, Holding
 from lib.workloads.base import Workload
 
 T = TypeVar("T")
 ProgressFn = Callable[[float, str], None]
 
-DEFAULT_POINT_BUDGET_S = 0.15  # seconds of timed repeats per point: a page must answer in seconds
+DEFAULT_POINT_BUDGET_S = 0.1  # seconds of timed repeats per point: a page must answer in seconds
 DEFAULT_TOTAL_BUDGET_S = 60.0
 
 
 def live_point_budget_s() -> float:
-    """Seconds of timed repeats per live point: $GPUWIN_LIVE_POINT_BUDGET_S (tests use less), else 0.15."""
+    """Seconds of timed repeats per live point: $GPUWIN_LIVE_POINT_BUDGET_S (tests use less), else 0.1."""
     try:
         return float(os.environ.get("GPUWIN_LIVE_POINT_BUDGET_S") or DEFAULT_POINT_BUDGET_S)
     except ValueError:
@@ -81,8 +82,8 @@ def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label:
     def on_wait(holder: Holding | None, ahead: int) -> None:
         who = f" ({holder.label})" if holder else ""
         queue = f"; {ahead} more waiting before you" if ahead else ""
-        note.info(f"Another visitor's measurement is running on this server{who}{queue}. Yours starts when it "
-                  "finishes: two timings at once would slow each other and both would be wrong.",
+        note.info(f"Another measurement is running on this server{who}{queue}. Yours starts when it "
+                  "finishes: two timings at once would slow each other down and both would be wrong.",
                   icon=":material/hourglass_top:")
 
     with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
@@ -103,7 +104,7 @@ def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label:
             _store(key, _value=result)
             st.session_state["_last_measure_s"] = time.perf_counter() - started
     if holding.waited_s >= 0.05:
-        st.caption(f"This view waited {fmt_s(holding.waited_s)} for another visitor's measurement to finish "
+        st.caption(f"This view waited {fmt_s(holding.waited_s)} for another measurement on this server to finish "
                    "(one measurement at a time keeps the timings honest).")
     return result
 
@@ -138,3 +139,27 @@ def measure_sweep(
         ),
         label=label,
     )
+
+
+WARM_UP_LABEL = "server warm-up after start (once)"
+_warm_up_started = threading.Event()
+
+
+def start_warm_up() -> None:
+    """Once per server process, in the background: run a few MLP steps on the CPU (under the
+    measurement lock, so it never overlaps a measurement) so the first visitor of a measuring page
+    does not pay PyTorch's one-off start-up costs. The router calls this on every run."""
+    if _warm_up_started.is_set() or os.environ.get("GPUWIN_NO_WARM_UP") == "1":
+        return
+    _warm_up_started.set()
+
+    def run() -> None:
+        from lib.workloads import get_workload
+
+        try:
+            with MEASURE_LOCK.hold(WARM_UP_LABEL):
+                warm_up(get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS)
+        except Exception:  # noqa: BLE001 - a failed warm-up only means the first run is slower
+            pass
+
+    threading.Thread(target=run, name="gpuwin-warm-up", daemon=True).start()
