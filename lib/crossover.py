@@ -17,7 +17,7 @@ from typing import Sequence
 
 @dataclass(frozen=True)
 class Crossover:
-    kind: str  # "crosses", "cpu_wins", "gpu_wins", "too_few_points"
+    kind: str  # "crosses", "cpu_wins", "gpu_wins", "one_device", "too_few_points"
     x: float | None  # the break-even value of the swept setting, when kind == "crosses"
     bracket: tuple[float, float] | None = None  # the grid points on either side
 
@@ -29,6 +29,8 @@ class Crossover:
             return f"{gpu} is at least as fast as {cpu} from the first point measured: no crossover in this range."
         if self.kind == "cpu_wins":
             return f"{cpu} is faster at every point measured: {gpu} never catches up in this range."
+        if self.kind == "one_device":
+            return "Only one device was measured, so there is no CPU-versus-GPU crossover to locate."
         return "Too few points measured on both devices to locate a crossover."
 
 
@@ -178,7 +180,8 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
         models[dev] = model
         regimes[dev] = [(x, model.regime(pts[x].get("flops", x) or x)) for x in xs]
     if cpu is None or gpu is None:
-        return SweepAnalysis(setting, cpu or "", gpu or "", Crossover("too_few_points", None),
+        kind = "one_device" if len(devices) == 1 else "too_few_points"
+        return SweepAnalysis(setting, cpu or "", gpu or "", Crossover(kind, None),
                              models.get(cpu), models.get(gpu), None, regimes)
     common = sorted(set(by_dev[cpu]) & set(by_dev[gpu]))
     measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common])
