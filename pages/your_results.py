@@ -1,0 +1,139 @@
+"""Your results: upload result packs recorded elsewhere, compare machines, download them merged.
+
+Layout and words only. Reading the files (data only: JSON or CSV, size-capped, validated field by
+field), labelling machines, merging and comparing live in lib.uploads; the chart in lib.charts_compare.
+A file that does not validate gets one message naming the file and the field; the others are used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from lib.charts_compare import machines_chart
+from lib.results import dumps_pack, pack_to_csv
+from lib.uploads import (MAX_UPLOAD_BYTES, Source, combine, compare_machines, comparison_titles, crossover_lines,
+                         describe_fixed, drop_duplicates, fastest_line, machine_table, order_comparisons, plain,
+                         read_uploads, setting_name, uncharted_rows)
+from ui.sources import load_recorded
+from ui.url_settings import UrlSettings
+
+NS = "your_results"
+MAX_CHARTS = 24  # a pack may hold hundreds of sweeps; the rest stay in the table and the download
+RECORD_COMMANDS = """\
+# on the machine to measure (it needs torch, pandas and scikit-learn, not Streamlit):
+python3 scripts/record_packs.py --out mypacks        # the app's standard sweeps, CPU and CUDA: mypacks/*.json
+
+# or one sweep of your own choosing:
+python -m lib sweep mlp --over batch_size=1,16,256,4096 --set hidden_width=256 --devices cpu,cuda --out my.json"""
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+st.title("Your results")
+st.markdown(
+    "Bring result packs measured on other machines (your laptop, a cloud GPU, a cluster node) and compare them "
+    "here: one chart per workload and swept setting, a curve per machine and device, each machine's own "
+    "CPU-vs-GPU crossover, a table of the machines, and everything merged into one download."
+)
+url = UrlSettings(NS)
+
+with st.expander("How to record your own pack", expanded=False):
+    st.code(RECORD_COMMANDS, language="bash")
+    st.markdown(
+        "Run it from a copy of this project on the machine you want to measure. The pack is a JSON file: the "
+        "rows (median time, spread, repeats, status per point) and the machine's fingerprint (CPU, cores, threads, "
+        "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the box "
+        "below; nothing is kept after you leave), or **ship it with your copy of the app** by putting it in "
+        "`lib/recorded/`: every page then offers it as a GPU source in the sidebar."
+    )
+    st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
+
+uploaded = st.file_uploader(
+    "Result packs (.json, or .csv of their rows)", type=["json", "csv"], accept_multiple_files=True,
+    key=f"{NS}.files", max_upload_size=max(1, MAX_UPLOAD_BYTES // (1024 * 1024)),
+    help=f"Data only: JSON or CSV, at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB each. Files are read, never run.",
+)
+shipped_packs, _ = load_recorded()  # a shipped pack that fails to load is reported in the sidebar
+with_shipped = url.toggle(
+    "shipped", f"Compare with the {plural(len(shipped_packs), 'pack')} shipped with the app", False,
+    help="Packs recorded on real GPUs with this project's CLI (lib/recorded/)." if shipped_packs else
+         "No packs are shipped with this copy of the app yet.",
+)
+url.show_notes()
+url.sync_url()
+
+# -- read, check, merge ------------------------------------------------------------------------------
+sources: list[Source] = read_uploads((f.name, f.getvalue()) for f in uploaded or [])
+if with_shipped:
+    sources += [Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"},
+                       shipped=True) for p in shipped_packs]
+sources = drop_duplicates(sources)
+
+for src in sources:
+    if src.error:
+        st.error(f"Not used: {plain(src.error, limit=400)}", icon=":material/error:")
+    elif src.note:
+        st.info(plain(src.note, limit=400), icon=":material/content_copy:")
+used = [s for s in sources if s.used]
+if used:
+    st.caption("Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used))
+
+combined = combine(used)
+if combined is None:
+    st.info("Nothing to compare yet: upload a result pack above"
+            + (", or switch on the shipped packs." if shipped_packs else ".")
+            + " The box **How to record your own pack** says how to make one.", icon=":material/upload_file:")
+    st.stop()
+
+rows = combined.pack["rows"]
+uploaded_machines = [m["label"] for m in combined.machines if any(not s.startswith("shipped: ") for s in m["sources"])]
+comparisons = order_comparisons(compare_machines(rows), first=uploaded_machines)
+
+# -- one chart per workload and swept setting ---------------------------------------------------------
+st.header("Machines compared")
+if not comparisons:
+    st.info("None of these rows is a measured point of a sweep (a setting varied over several values), "
+            "so there is no curve to draw; the table and the download below still hold them.")
+for n, (comp, title) in enumerate(zip(comparisons[:MAX_CHARTS], comparison_titles(comparisons))):
+    name = setting_name(comp.setting)
+    st.subheader(plain(title))
+    st.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
+               f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
+    st.altair_chart(machines_chart(comp, x_title=name), width="stretch", key=f"{NS}.chart.{n}")
+    for line in crossover_lines(comp):
+        st.markdown(f"- {line}")
+    fastest = fastest_line(comp)
+    if fastest:
+        st.markdown(fastest)
+if len(comparisons) > MAX_CHARTS:
+    st.caption(f"{len(comparisons) - MAX_CHARTS} more sweeps are not drawn here; they are in the download.")
+if comparisons:
+    st.caption("Each point: the median time of one step (one call of the workload) over its timed repeats; bars "
+               "span the interquartile range. Colour is the machine, dash and point shape the device. A crossover "
+               "compares a machine's GPU with its own CPU, from its measured points only.")
+
+skipped = uncharted_rows(rows)
+if skipped:
+    st.caption("Not on the charts: " + "; ".join(f"{plural(k, 'row')} with {reason}" for reason, k in skipped.items())
+               + ".")
+
+# -- the machines -----------------------------------------------------------------------------------
+st.header("The machines")
+st.dataframe(pd.DataFrame(machine_table(combined.machines)), hide_index=True, width="stretch")
+st.caption("From each pack's fingerprint, as recorded by the machine itself. 'threads in CPU rows' is what the "
+           "CPU measurements really used; 'torch threads' is PyTorch's default there.")
+
+# -- download ---------------------------------------------------------------------------------------
+st.header("Download everything on this page")
+left, right = st.columns(2)
+left.download_button("Merged result pack (JSON)", dumps_pack(combined.pack), file_name="your_results.json",
+                     mime="application/json", icon=":material/download:", on_click="ignore")
+right.download_button("Merged rows (CSV)", pack_to_csv(combined.pack), file_name="your_results.csv",
+                      mime="text/csv", icon=":material/table:", on_click="ignore")
+st.caption(f"{plural(len(rows), 'row')} from {plural(len(combined.machines), 'machine')}; every row names its "
+           "machine, and the JSON keeps every machine's fingerprint. Upload it here again to see this page.")
