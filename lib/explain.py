@@ -40,7 +40,12 @@ def fmt_num(x: float, sig: int = 3) -> str:
 
 
 def fmt_ratio(ratio: float) -> str:
-    return f"{fmt_num(ratio)}×"
+    """1.00×, 12.5×, 340×: always with its significant zeros, so 1.00× does not read as exactly 1."""
+    if ratio < 10:
+        return f"{ratio:.2f}×"
+    if ratio < 100:
+        return f"{ratio:.1f}×"
+    return f"{ratio:,.0f}×"
 
 
 def fmt_value(value: Any) -> str:
@@ -140,7 +145,7 @@ def regime_sentence(
     if model is not None and work is not None:
         fixed, variable = model.overhead_s, model.seconds_per_work * work
         return (f"**{label}**: one step takes {fmt_s(t)}. Fitted over this curve, a step costs {fmt_s(fixed)} "
-                f"fixed plus its work at {model.throughput / 1e9:.3g} GFLOP/s; at this point that is {fmt_s(fixed)} "
+                f"fixed plus its work at {fmt_num(model.throughput / 1e9)} GFLOP/s; at this point that is {fmt_s(fixed)} "
                 f"fixed against {fmt_s(variable)} for {fmt_flops(work)} of arithmetic, so the step is "
                 f"**{what}**: {why[what]}")
     return f"**{label}**: one step takes {fmt_s(t)}; these results carry no kernel count or curve to explain it further."

@@ -10,7 +10,7 @@ from lib.crossover import analyse_rows
 from lib.explain import crossover_sentence, fmt_ratio, fmt_s, fmt_value
 from lib.workloads import get_workload
 from ui.pages import lesson_pages
-from ui.sources import best_recorded_sweep, current_source, load_recorded, machine_text, series_label
+from ui.sources import best_recorded_sweep, current_source, load_recorded, machine_text, recorded_pack, series_label
 
 WORKLOAD = get_workload("mlp")
 
@@ -26,7 +26,8 @@ st.markdown(
 # The one chart: a recorded sweep with both devices from the same GPU machine.
 source = current_source()
 packs = load_recorded()[0]
-candidates = ([p for p in packs if p["path"] == source.pack_path] if source.recorded else []) + packs
+chosen = recorded_pack(source)
+candidates = ([chosen] if chosen else []) + packs
 found = None
 for pack in candidates:
     found = best_recorded_sweep(pack, WORKLOAD)

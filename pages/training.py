@@ -23,8 +23,8 @@ from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import measure_sweep
-from ui.sources import (current_source, live_devices, recorded_groups, recorded_pack, recorded_rows,
-                        series_label)
+from ui.sources import (current_source, live_devices, matching_rows, recorded_groups, recorded_pack,
+                        recorded_rows, series_label)
 from ui.url_settings import UrlSettings, serialize
 
 WORKLOAD = get_workload("mlp")
@@ -33,7 +33,7 @@ NS = "training"
 # name -> (label, slider steps, sentence)
 AXES = {
     "batch_size": ("batch size", [2**i for i in range(15)], "Rows per optimizer step (full batch when at least the dataset size)."),
-    "hidden_width": ("hidden width", [2**i for i in range(2, 13)], "Units in each hidden layer."),
+    "hidden_width": ("hidden width", [2**i for i in range(2, 14)], "Units in each hidden layer."),
     "dataset_size": ("dataset size", [2**i for i in range(8, 21)], "Rows in one epoch: more rows, more steps per epoch."),
     "depth": ("depth", [1, 2, 3, 4, 6, 8, 12, 16], "Number of hidden layers: each adds kernels to every step."),
 }
@@ -95,15 +95,34 @@ with st.expander("Pitfalls: the habits of the seed experiments, one switch each"
         st.caption(sentence)
     threads = url.slider("threads", "CPU threads", 1, MAX_THREADS, DEFAULT_CPU_THREADS, help=THREADS_SENTENCE)
     st.caption(THREADS_SENTENCE)
+source = current_source()
+pack = recorded_pack(source)
+show_recorded_cpu = False
+if source.recorded and pack:
+    machine = pack["machine"]
+    show_recorded_cpu = url.toggle(
+        "recorded_cpu", "Also show the recording machine's own CPU", False,
+        help=f"The CPU of the machine the GPU results come from ({machine.get('cpu_model', '?')}, "
+             f"{machine.get('torch_threads', '?')} threads): the same-machine comparison.")
 url.show_notes(container=notes_box)
 url.sync_url()
 
 # -- measure -------------------------------------------------------------------------------------
-source = current_source()
 devices = live_devices(source)
 current = settings[over]
-grid = log_grid(AXES[over][1], n=POINTS, include=[current])
 fixed = {k: v for k, v in settings.items() if k != over}
+recorded, recorded_note = recorded_rows(source, WORKLOAD, over, settings)
+recorded_cpu = []
+if recorded:
+    first_gpu = recorded[0]["device"]
+    recorded = [r for r in recorded if r["device"] == first_gpu]
+    if show_recorded_cpu:
+        recorded_cpu = [r for r in matching_rows(pack["rows"], WORKLOAD, over, settings, device_prefix="cpu")
+                        if r["device"] == "cpu"]
+    # time the live CPU where the recorded GPU was timed, so the two curves share their points
+    grid = sorted({r[over] for r in recorded if r[over] in AXES[over][1]} | {current})
+else:
+    grid = log_grid(AXES[over][1], n=POINTS, include=[current])
 st.caption(
     f"CPU: measured live on this server with {threads} thread{'s' if threads != 1 else ''}. "
     + ("GPU: measured live on this server." if source.live else
@@ -112,15 +131,12 @@ st.caption(
 )
 
 live = measure_sweep(WORKLOAD, over, grid, fixed, devices, current=current, num_threads=threads)
-recorded, recorded_note = recorded_rows(source, WORKLOAD, over, settings)
-pack = recorded_pack(source)
-if recorded:
-    first_gpu = recorded[0]["device"]
-    recorded = [r for r in recorded if r["device"] == first_gpu]
 
 rows = [{**r, "series": series_label(r["device"], "live")} for r in live]
 rows += [{**r, "series": series_label(r["device"], "recorded", source.label)} for r in recorded]
-frame = pd.DataFrame(rows)
+recorded_cpu_series = series_label("cpu", "recorded", source.label)
+rows_cpu_recorded = [{**r, "series": recorded_cpu_series} for r in recorded_cpu]
+frame = pd.DataFrame(rows + rows_cpu_recorded)
 if {"iqr_s", "steps_per_epoch"} <= set(frame.columns):
     frame["epoch_iqr_s"] = frame["iqr_s"] * frame["steps_per_epoch"]
 
@@ -130,9 +146,13 @@ gpu_series = gpu_rows[0]["series"] if gpu_rows else None
 ok = [r for r in rows if r.get("status") == "ok" and r.get("epoch_s")]
 analysis = analyse_rows(ok, over) if ok else None
 crossover_x = analysis.measured.x if analysis and analysis.measured.kind == "crosses" else None
+same_machine = None
+if rows_cpu_recorded:
+    same_ok = [r for r in rows_cpu_recorded + gpu_rows if r.get("status") == "ok" and r.get("epoch_s")]
+    same_machine = analyse_rows(same_ok, over) if same_ok else None
 
 # -- words: who wins here, and where the curves cross --------------------------------------------
-here = rows_at(rows, over, current)
+here = rows_at(rows + rows_cpu_recorded, over, current)
 cpu_here = next((r for r in here if r["device"] == "cpu"), None)
 gpu_here = next((r for r in here if r["device"] != "cpu"), None)
 at = f"{label_of(over)} = {fmt_value(current)}"
@@ -153,6 +173,11 @@ elif cpu_here:
     st.markdown(f"At {at} the CPU was not measured: {cpu_here.get('message') or cpu_here.get('status')}.")
 if gpu_series:
     st.markdown(crossover_sentence(analysis, label_of(over), cpu_series, gpu_series))
+if same_machine is not None:
+    machine = pack["machine"]
+    st.markdown(f"On the recording machine itself ({machine.get('cpu_model', '?')}, {machine.get('torch_threads', '?')} "
+                "threads), the comparison the GPU's owner would see: "
+                + crossover_sentence(same_machine, label_of(over), recorded_cpu_series, gpu_series))
 if settings["batch_size"] >= settings["dataset_size"] and over != "batch_size":
     st.caption("The batch size is at least the dataset size, so every step is the whole dataset (one step per epoch).")
 if source.recorded and recorded_note:
@@ -196,7 +221,9 @@ for row in here:
     if row.get("status") != "ok":
         continue
     model = None
-    if analysis is not None:
+    if row["series"] == recorded_cpu_series and same_machine is not None:
+        model = same_machine.cpu_model
+    elif analysis is not None:
         model = analysis.cpu_model if row["device"] == analysis.cpu_device else analysis.gpu_model
     st.markdown(regime_sentence(row, row["series"], model=model, work=row.get("flops")))
     copy = transfer_sentence(row, row["series"])
@@ -204,7 +231,7 @@ for row in here:
         st.markdown(copy)
 
 # -- what was not measured, and the rows themselves ------------------------------------------------
-problems = [r for r in rows if r.get("status") != "ok" or r.get("message")]
+problems = [r for r in rows + rows_cpu_recorded if r.get("status") != "ok" or r.get("message")]
 if problems:
     with st.expander(f"Notes on {len(problems)} point{'s' if len(problems) != 1 else ''}", expanded=False):
         for r in problems:
@@ -215,7 +242,7 @@ with st.expander("Results on screen", expanded=False):
     columns = [c for c in ("series", over, "epoch_s", "median_s", "iqr_s", "steps_per_epoch", "repeats",
                            "num_threads", "kernels", "status", "message") if c in frame.columns]
     st.dataframe(frame[columns], hide_index=True)
-    download_buttons(live, [(pack, recorded)] if pack and recorded else [], file_stem=f"training_{over}")
+    download_buttons(live, [(pack, recorded + recorded_cpu)] if pack and recorded else [], file_stem=f"training_{over}")
 
 if source.recorded and not recorded and pack:
     groups = [g for g in recorded_groups(pack["rows"], WORKLOAD) if g["over"] in AXES]

@@ -103,16 +103,16 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
     assert not at.exception, [e.value for e in at.exception]
     note = "\n".join(str(w.value) for w in at.warning)
     assert "Some settings in the link were adjusted" in note
-    for fragment in ("batch_size=100", "using the nearest, 128", "hidden_width=99999", "using 4,096",
+    for fragment in ("batch_size=100", "using the nearest, 128", "hidden_width=99999", "using 8,192",
                      "depth='abc'", "over='nonsense'", "data_resident='maybe'", "threads=999", "dataset_size=-5"):
         assert fragment in note, fragment
     assert at.select_slider(key=NS + "batch_size").value == 128
-    assert at.select_slider(key=NS + "hidden_width").value == 4096
+    assert at.select_slider(key=NS + "hidden_width").value == 8192
     assert at.select_slider(key=NS + "dataset_size").value == 256
     assert at.radio(key=NS + "over").value == "batch_size"
     assert at.query_params["batch_size"] == "128" and at.query_params["over"] == "batch_size"
     text = page_text(at)
-    # with 4,096-wide layers the big points exceed the live work cap: said, not run, not a traceback
+    # with 8,192-wide layers the big points exceed the live work cap: said, not run, not a traceback
     assert "GFLOP" in "\n".join(str(e.value) for e in at.markdown) or "GFLOP" in text
 
 
@@ -130,6 +130,13 @@ def test_recorded_pack_is_the_gpu_side(with_pack):
     assert sum(t.count("cuda:0 (recorded on") for t in (str(m.value) for m in at.markdown)) >= 2
     sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
     assert f"recorded on {FIXTURE_GPU_NAME}" in sidebar
+
+    # the recording machine's own CPU, on request: a third curve and the same-machine crossover
+    at.toggle(key=NS + "recorded_cpu").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"cpu (recorded on {FIXTURE_GPU_NAME}" in chart_specs(at)[0]
+    assert "On the recording machine itself" in page_text(at)
+    assert at.query_params["recorded_cpu"] == "true"
 
 
 def test_recorded_pack_without_matching_rows_says_so_and_offers_the_recorded_sweep(with_pack):

@@ -90,7 +90,7 @@ def test_number_words():
 
 def test_compare_sentence_names_the_winner_and_a_tie_within_the_spread():
     text = compare_sentence("cpu", 2e-3, "gpu", 1e-3)
-    assert text.startswith("**gpu** is faster") and "2×" in text and "tie" not in text
+    assert text.startswith("**gpu** is faster") and "2.00×" in text and "tie" not in text
     assert "tie" in compare_sentence("cpu", 1.00e-3, "gpu", 1.05e-3, a_iqr=2e-4)
 
 

@@ -84,17 +84,27 @@ def wait_for_run(page, text: str, timeout_ms: int = 90_000) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
 
 
-def test_training_page_from_a_link_in_a_real_browser(tmp_path):
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory) -> Iterator[str]:
+    """One `streamlit run` for this module: no recorded packs (CPU only), short live budget."""
     if CHROMIUM is None:
         _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         _unavailable("the playwright package is not installed")
+    env = {"GPUWIN_RECORDED_DIR": str(tmp_path_factory.mktemp("no_packs")), "GPUWIN_LIVE_POINT_BUDGET_S": "0.1",
+           "GPUWIN_NO_WARM_UP": "1"}
+    with streamlit_server(env) as url:
+        yield url
 
-    env = {"GPUWIN_RECORDED_DIR": str(tmp_path), "GPUWIN_LIVE_POINT_BUDGET_S": "0.05"}
+
+def test_training_page_from_a_link_in_a_real_browser(app_url):
+    from playwright.sync_api import sync_playwright
+
+    url = app_url
     query = "over=depth&depth=4&hidden_width=32&data_resident=false"
-    with streamlit_server(env) as url, sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 1600})
@@ -123,5 +133,32 @@ def test_training_page_from_a_link_in_a_real_browser(tmp_path):
             assert not embedded.query_selector("[data-testid='stException']")
             assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
             assert "embed=true" in embedded.url
+        finally:
+            browser.close()
+
+
+def test_three_visitors_at_once_in_real_browsers(app_url):
+    """Three tabs open the Training page at the same moment with different settings: each gets its
+    own chart; those who found another measurement running were told they waited."""
+    from playwright.sync_api import sync_playwright
+
+    url = app_url
+    views = {"hidden_width": "16", "depth": "2", "dataset_size": "2048"}  # not measured by the test above
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            pages = {key: browser.new_page(viewport={"width": 1000, "height": 1400}) for key in views}
+            for key, value in views.items():  # all three navigate at once, none waits for the others
+                pages[key].evaluate(f"location.href = '{url}/training?{key}={value}'")
+            waited = 0
+            for key, value in views.items():
+                page = pages[key]
+                wait_for_run(page, "Where one step's time went at batch size = 64", timeout_ms=150_000)
+                body = page.inner_text("body")
+                assert not page.query_selector("[data-testid='stException']")
+                assert f"{key}={value}" in page.url
+                waited += "waited" in body and "for another measurement on this server" in body
+            print(f"{waited} of 3 visitors waited")
+            assert waited >= 1, "nobody was told to wait: the three measurements did not overlap in time"
         finally:
             browser.close()

@@ -37,7 +37,8 @@ def source_line(source: GpuSource) -> str:
     if source.live:
         return f"**GPU results:** measured live on this server ({source.device})."
     if source.recorded:
-        return f"**GPU results:** recorded on {source.label}, shipped with the app; the CPU is measured live here."
+        return (f"**GPU results:** recorded on {source.label} ({source.files}), shipped with the app; "
+                "the CPU is measured live here.")
     return "**GPU results:** no recorded GPU results shipped yet, so the pages show the CPU only."
 
 

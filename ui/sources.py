@@ -26,11 +26,19 @@ SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves it
 
 @dataclass(frozen=True)
 class GpuSource:
+    """Live on this server, or one recorded GPU machine: every shipped pack measured on it (packs
+    are recorded one per topic, e.g. h200_training.json and h200_seeds.json on the same H200)."""
+
     kind: str  # 'live', 'recorded' or 'none'
-    key: str  # its value in the URL: 'live', a pack's file stem, or 'none'
+    key: str  # its value in the URL: 'live', a slug of the machine ('nvidia-h200-2026-11-21'), or 'none'
     label: str  # for people: 'live on this server', 'NVIDIA H200, 2026-11-20'
     device: str | None = None  # the live GPU ('cuda:0') when kind == 'live'
-    pack_path: str | None = None
+    pack_paths: tuple[str, ...] = ()
+
+    @property
+    def pack_path(self) -> str | None:
+        """The first of the machine's packs (several packs: see pack_paths)."""
+        return self.pack_paths[0] if self.pack_paths else None
 
     @property
     def live(self) -> bool:
@@ -40,11 +48,15 @@ class GpuSource:
     def recorded(self) -> bool:
         return self.kind == "recorded"
 
+    @property
+    def files(self) -> str:
+        return ", ".join(Path(p).name for p in self.pack_paths)
+
     def describe(self) -> str:
         if self.kind == "live":
             return f"live on this server ({self.device})"
         if self.kind == "recorded":
-            return f"recorded on {self.label} ({Path(self.pack_path or '').name})"
+            return f"recorded on {self.label} ({self.files})"
         return "no recorded GPU results shipped yet, and no GPU on this server: CPU only"
 
 
@@ -94,21 +106,34 @@ def load_recorded() -> tuple[list[dict], list[str]]:
 
 
 def recorded_pack(source: GpuSource) -> dict | None:
+    """All rows of the source's packs as one pack (the machine of the first), or None."""
     if not source.recorded:
         return None
-    return next((p for p in load_recorded()[0] if p["path"] == source.pack_path), None)
+    packs = [p for p in load_recorded()[0] if p["path"] in source.pack_paths]
+    if not packs:
+        return None
+    if len(packs) == 1:
+        return packs[0]
+    return {**packs[0], "rows": [r for p in packs for r in p["rows"]], "path": source.files}
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
 def gpu_sources() -> list[GpuSource]:
-    """Live GPU first (when this server has one), then every recorded pack with GPU rows."""
+    """Live GPU first (when this server has one), then each recorded GPU machine (fewest GPUs first)."""
     sources = []
     if cuda_available():
         sources.append(GpuSource("live", "live", "live on this server", device=available_devices()[1]))
+    machines: dict[str, list[dict]] = {}
     for pack in load_recorded()[0]:
         if any(is_cuda(r["device"]) for r in pack["rows"]):
-            sources.append(GpuSource("recorded", Path(pack["path"]).stem, machine_text(pack["machine"]),
-                                     pack_path=pack["path"]))
-    return sources
+            machines.setdefault(machine_text(pack["machine"]), []).append(pack)
+    recorded = [GpuSource("recorded", _slug(label), label, pack_paths=tuple(p["path"] for p in packs))
+                for label, packs in machines.items()]
+    gpu_count = {label: len(packs[0]["machine"].get("gpus") or []) for label, packs in machines.items()}
+    return sources + sorted(recorded, key=lambda s: (gpu_count[s.label], s.label))
 
 
 def current_source() -> GpuSource:
