@@ -29,6 +29,14 @@ PHASE_COLORS = ("#9467bd", "#2ca02c", "#d62728")
 _UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 
+def _sig3(x: float) -> str:
+    """Three significant digits without an exponent (1,210; 64.5; 0.123), as lib.explain words it."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    digits = int(math.floor(math.log10(abs(x))))
+    return f"{round(x, 2 - digits):,.0f}" if digits >= 2 else f"{x:.3g}"
+
+
 def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
     """(scale, name) of a unit that shows these times as numbers near 1-1000."""
     finite = [abs(float(s)) for s in seconds if s is not None and not pd.isna(s) and float(s) > 0]
@@ -118,7 +126,7 @@ def time_chart(
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
     if crossover_x is not None and math.isfinite(crossover_x):
-        label = crossover_label or (f"crossover ≈ {crossover_x:,.0f}" if crossover_x >= 100 else f"crossover ≈ {crossover_x:.3g}")
+        label = crossover_label or f"crossover ≈ {_sig3(crossover_x)}"
         mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
         layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
         layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
