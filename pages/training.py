@@ -167,7 +167,8 @@ if cpu_here and gpu_here and cpu_here.get("status") == "ok" and gpu_here.get("st
 elif cpu_here and cpu_here.get("status") == "ok":
     st.markdown(f"At {at}: **{cpu_series}** takes {fmt_s(cpu_here['epoch_s'])} per epoch "
                 f"({int(cpu_here['steps_per_epoch']):,} steps of {fmt_s(cpu_here['median_s'])}). "
-                + ("There is no GPU measurement at this point to compare with." if gpu_series else
+                + (f"There is no GPU measurement at this point to compare with: the GPU was timed at {label_of(over)} "
+                   + ", ".join(fmt_value(x) for x in sorted({r[over] for r in gpu_rows})) + "." if gpu_series else
                    "There is no GPU curve on screen to compare with."))
 elif cpu_here:
     st.markdown(f"At {at} the CPU was not measured: {cpu_here.get('message') or cpu_here.get('status')}.")
@@ -193,9 +194,8 @@ st.altair_chart(
                x_title=label_of(over), y_title="time per epoch"),
     width="stretch",
 )
-measured = [r for r in ok]
-if measured:
-    repeats = [int(r["repeats"]) for r in measured]
+if ok:
+    repeats = [int(r["repeats"]) for r in ok]
     st.caption(f"Each point: the median time of one step over {min(repeats)}–{max(repeats)} timed repeats, times the "
                "steps in an epoch; bars span the interquartile range (IQR). Warm-up calls are not counted.")
 
