@@ -240,7 +240,8 @@ if problems:
 
 with st.expander("Results on screen", expanded=False):
     columns = [c for c in ("series", over, "epoch_s", "median_s", "iqr_s", "steps_per_epoch", "repeats",
-                           "num_threads", "kernels", "status", "message") if c in frame.columns]
+                           "num_threads", "flops", "kernels", "device_busy_s", "phase_transfer_s", "phase_compute_s",
+                           "phase_overhead_s", "status", "message") if c in frame.columns]
     st.dataframe(frame[columns], hide_index=True)
     download_buttons(live, [(pack, recorded + recorded_cpu)] if pack and recorded else [], file_stem=f"training_{over}")
 
