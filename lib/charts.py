@@ -228,3 +228,73 @@ def phase_chart(
         tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"), alt.Tooltip("t:Q", title=unit, format=".4~g")],
     ).properties(height=alt.Step(40))  # a fixed band per bar; a fixed total height squeezes bars under the legend
     return chart.properties(title=title) if title else chart
+
+
+def ratio_chart(
+    frame: pd.DataFrame,
+    *,
+    label: str = "comparison",
+    ratio: str = "ratio",
+    x_title: str = "GPU time ÷ CPU time (log scale; below 1 the GPU is faster)",
+    title: str | None = None,
+) -> alt.LayerChart:
+    """One horizontal bar per comparison (e.g. 'reported in the seed', 'recorded on …'): GPU time
+    over CPU time on a log axis, with the 1× line; each bar says which device won."""
+    plot = pd.DataFrame({
+        "label": frame[label].astype(str) if not frame.empty else [],
+        "ratio": frame[ratio].astype(float) if not frame.empty else [],
+    })
+    plot = plot[plot["ratio"] > 0] if not plot.empty else plot
+    plot["winner"] = ["GPU faster" if r < 1 else "CPU faster" if r > 1 else "even" for r in plot["ratio"]]
+    plot["text"] = [f"{r:.3g}×" for r in plot["ratio"]]
+    order = list(plot["label"])
+    low = min([*plot["ratio"], 1 / 3]) / 1.5
+    high = max([*plot["ratio"], 3.0]) * 1.5
+    x_enc = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log", domain=[low, high], nice=False))
+    y_enc = alt.Y("label:N", title=None, sort=order, axis=alt.Axis(labelLimit=360))
+    bars = alt.Chart(plot).mark_bar(height=22).encode(
+        x=x_enc, x2=alt.datum(1.0), y=y_enc,
+        color=alt.Color("winner:N", title=None,
+                        scale=alt.Scale(domain=["CPU faster", "GPU faster", "even"], range=["#1f77b4", "#ff7f0e", "#7f7f7f"]),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("label:N", title="what"), alt.Tooltip("ratio:Q", title="GPU ÷ CPU", format=".3~g")],
+    )
+    # the number right of the bar's right end (the 1× line for bars that go left), inside the plot
+    plot["at"] = [max(r, 1.0) for r in plot["ratio"]]
+    text = alt.Chart(plot).mark_text(align="left", dx=5).encode(x="at:Q", y=y_enc, text="text:N")
+    one = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4], color="#555").encode(x="ratio:Q")
+    chart = alt.layer(bars, one, text).properties(height=alt.Step(40))
+    return chart.properties(title=title) if title else chart
+
+
+def loss_chart(
+    frame: pd.DataFrame,
+    *,
+    x: str = "epoch",
+    y: str = "loss",
+    series: str = "series",
+    log_y: bool = True,
+    title: str | None = None,
+    height: int = 320,
+) -> alt.Chart:
+    """Training loss per epoch, a line per series (device and where it ran), dashed for recorded ones."""
+    data = frame[frame[y].astype(float) > 0] if (log_y and not frame.empty) else frame
+    plot = pd.DataFrame({
+        "x": data[x].astype(int) if not data.empty else [],
+        "y": data[y].astype(float) if not data.empty else [],
+        "series": data[series].astype(str) if not data.empty else [],
+    })
+    order = _series_sort(plot, "series") if not plot.empty else []
+    dashed = [n for n in order if "recorded" in n]
+    chart = alt.Chart(plot).mark_line(strokeWidth=2).encode(
+        x=alt.X("x:Q", title=x, axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("y:Q", title=f"{y} (log scale)" if log_y else y, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
+        color=alt.Color("series:N", title=None, sort=order,
+                        scale=alt.Scale(domain=order, range=list(SERIES_COLORS[:max(1, len(order))])),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=420)),
+        strokeDash=alt.StrokeDash("series:N", sort=order, legend=None,
+                                  scale=alt.Scale(domain=order, range=[[6, 3] if n in dashed else [1, 0] for n in order])),
+        tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=x),
+                 alt.Tooltip("y:Q", title=y, format=".4~g")],
+    ).properties(height=height)
+    return chart.properties(title=title) if title else chart

@@ -1,0 +1,184 @@
+"""The Data pipeline lesson's numbers and sentences (seeds 000 and 001), read from result rows.
+
+Rows are the dataloader workload's (lib/workloads/dataloader.py): one call is one epoch, and the
+point the page explains carries the phases `phase_loading_s` (walking the DataLoader and copying
+each batch to the device, no training) and `phase_compute_s` (training on the same batches already
+on the device). No Streamlit here; every number in a sentence comes from a row passed in.
+
+    share = loading_share(row)                        # loading / (loading + compute)
+    device_sentence(cpu_row, gpu_row, "cpu …", "cuda:0 …", "DataLoader over images")
+    ceiling_sentence(cpu_row, "cpu …", "DataLoader over images")   # without a GPU: what a device could save
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
+
+PHASES = {
+    "phase_loading_s": "loading (DataLoader: decode, batch, copy to the device)",
+    "phase_compute_s": "compute (forward, backward, update)",
+}
+SOURCES = {
+    "images": "DataLoader over images",
+    "tensors": "tensors already on the device",
+}
+# Two epochs within this fraction of the slower one count as "the same": the device does not matter.
+SAME_WITHIN = 0.20
+# Loading is "most of the epoch" from this share on.
+MOSTLY = 0.5
+
+
+def _num(row: dict[str, Any] | None, key: str) -> float | None:
+    if not row:
+        return None
+    value = row.get(key)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def is_ok(row: dict[str, Any] | None) -> bool:
+    return bool(row) and row.get("status") == "ok" and (_num(row, "median_s") or 0) > 0
+
+
+def loading_share(row: dict[str, Any] | None) -> float | None:
+    """Loading's part of the two timed phases (None when the row has no phases)."""
+    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
+    if loading is None or compute is None or loading + compute <= 0:
+        return None
+    return loading / (loading + compute)
+
+
+def epoch_gap(a_s: float, b_s: float) -> float:
+    """How much shorter the faster epoch is, as a fraction of the slower one (0 = equal)."""
+    slow, fast = max(a_s, b_s), min(a_s, b_s)
+    return (slow - fast) / slow if slow > 0 else 0.0
+
+
+def fmt_times(ratio: float) -> str:
+    """A ratio with its ×: 2.43×, 0.85×, 0.0412× (small ones keep three significant digits)."""
+    return fmt_ratio(ratio) if ratio >= 0.1 else f"{fmt_num(ratio)}×"
+
+
+def pct(fraction: float) -> str:
+    return f"{fraction:.0%}" if fraction >= 0.01 or fraction == 0 else "under 1%"
+
+
+def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_label: str, gpu_label: str,
+                    source: str, *, within: float = SAME_WITHIN) -> str | None:
+    """Does the device matter for one epoch of `source`? Both rows must come from one machine (the
+    same host CPU decodes the images for both). None when either row was not measured."""
+    if not (is_ok(cpu) and is_ok(gpu)):
+        return None
+    c, g = float(cpu["median_s"]), float(gpu["median_s"])
+    gap = epoch_gap(c, g)
+    spread = max(_num(cpu, "iqr_s") or 0.0, _num(gpu, "iqr_s") or 0.0)
+    c_share, g_share = loading_share(cpu), loading_share(gpu)
+    shares = ""
+    if c_share is not None and g_share is not None:
+        shares = (f"loading is {pct(c_share)} of the timed phases on **{cpu_label}** and {pct(g_share)} on "
+                  f"**{gpu_label}**")
+    times = f"{fmt_s(c)} per epoch on the CPU, {fmt_s(g)} on the GPU"
+    if gap < within or abs(c - g) <= spread:
+        how = ("by under 1%" if gap < 0.01 else f"by only {pct(gap)}" if gap < within
+               else f"by {pct(gap)}, less than the spread of the repeats (IQR up to {fmt_s(spread)})")
+        if shares and min(c_share, g_share) >= MOSTLY:
+            return f"With the {source}, **the device does not matter**: {shares}, and the two epochs differ {how} ({times})."
+        return (f"With the {source}, the two epochs differ {how} ({times}){'; ' + shares if shares else ''}: "
+                "**the device does not matter** here.")
+    faster = "GPU" if g < c else "CPU"
+    ratio = max(c, g) / min(c, g)
+    text = f"With the {source}, **the device matters**: the {faster}'s epoch is {fmt_ratio(ratio)} as fast ({times})"
+    cl, gl = _num(cpu, "phase_loading_s"), _num(gpu, "phase_loading_s")
+    cc, gc = _num(cpu, "phase_compute_s"), _num(gpu, "phase_compute_s")
+    if None not in (cl, gl, cc, gc):
+        text += (f". Timed apart, loading took {fmt_s(cl)} on the CPU and {fmt_s(gl)} on the GPU, compute "
+                 f"{fmt_s(cc)} and {fmt_s(gc)}")
+        if shares:
+            text += f" ({shares})"
+    return text + "."
+
+
+def ceiling_sentence(row: dict[str, Any] | None, label: str, source: str) -> str | None:
+    """Without a GPU to compare: the most any faster device could save of this epoch (Amdahl).
+    Loading alone (walking the batches without training) is a floor under the epoch whatever
+    device trains; None when the row has no loading phase."""
+    if not is_ok(row):
+        return None
+    epoch, loading = float(row["median_s"]), _num(row, "phase_loading_s")
+    if loading is None:
+        return None
+    floor = min(loading, epoch)
+    saved = 1 - floor / epoch
+    share = loading_share(row)
+    share_words = f"loading is {pct(share)} of the timed phases" if share is not None else ""
+    text = (f"With the {source}, loading alone took {fmt_s(loading)} of the {fmt_s(epoch)} epoch on **{label}**"
+            f"{' (' + share_words + ')' if share_words else ''}. ")
+    if loading >= epoch:
+        return text + ("Loading alone took as long as the whole epoch: a device that trained in no time at all "
+                       "would save nothing measurable here, so **the device cannot matter**.")
+    if saved < SAME_WITHIN:
+        return text + (f"A device that trained in no time at all would still need about {fmt_s(floor)} per epoch, "
+                       f"at most {pct(saved)} less: **here the device can hardly matter**.")
+    return text + (f"A faster device could save up to {pct(saved)} of the epoch (everything but the loading), "
+                   "so here **the device can matter**.")
+
+
+def sweep_summary(rows: Sequence[dict[str, Any]], over: str, over_label: str, source: str, cpu_device: str,
+                  gpu_device: str, *, within: float = SAME_WITHIN) -> str | None:
+    """Across the points on screen: at how many do the two devices' epochs stay within `within`."""
+    by_x: dict[Any, dict[str, float]] = {}
+    for row in rows:
+        if is_ok(row) and row.get("device") in (cpu_device, gpu_device) and row.get(over) is not None:
+            by_x.setdefault(row[over], {})[row["device"]] = float(row["median_s"])
+    both = sorted((x, d) for x, d in by_x.items() if len(d) == 2)
+    if not both:
+        return None
+    same = [x for x, d in both if epoch_gap(d[cpu_device], d[gpu_device]) < within]
+    gaps = [(x, d[gpu_device] / d[cpu_device]) for x, d in both]
+    lo = min(gaps, key=lambda p: p[1])
+    hi = max(gaps, key=lambda p: p[1])
+    n = len(both)
+    where = ""
+    if same and len(same) < n:
+        where = f" ({over_label} {', '.join(fmt_value(x) for x in same)})"
+    count = ("at every one of the" if len(same) == n else "at none of the" if not same else f"at {len(same)} of the")
+    if hi[1] / lo[1] < 1.05:
+        span = f"GPU time ÷ CPU time stays at about {fmt_times(lo[1])}"
+    else:
+        span = (f"GPU time ÷ CPU time runs from {fmt_times(lo[1])} at {fmt_value(lo[0])} to {fmt_times(hi[1])} "
+                f"at {fmt_value(hi[0])}")
+    return (f"With the {source}, the CPU's and GPU's epochs are within {pct(within)} of each other {count} {n} "
+            f"{over_label} values measured on both{where}; {span}.")
+
+
+def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
+    """How the whole epoch compares with its two phases timed on their own (overlap or extra)."""
+    if not is_ok(row):
+        return None
+    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
+    if loading is None or compute is None:
+        return None
+    epoch = float(row["median_s"])
+    parts = loading + compute
+    if parts <= 0:
+        return None
+    if epoch < parts * 0.9:
+        text = (f"{label}: the whole epoch ({fmt_s(epoch)}) took less than loading and compute timed apart "
+                f"({fmt_s(parts)})")
+        if int(row.get("num_workers") or 0) > 0 and row.get("source") == "images":
+            return text + ": the worker processes decode the next batches while the main process trains."
+        if str(row.get("device", "")).startswith("cuda"):
+            return text + ": the GPU trains on one batch while the CPU prepares the next."
+        return text + (": nothing runs in parallel here (no workers, no GPU), so the difference is the noise "
+                       "between separately timed runs.")
+    if epoch > parts * 1.1:
+        return (f"{label}: the whole epoch ({fmt_s(epoch)}) took {fmt_s(epoch - parts)} more than loading and "
+                f"compute timed apart ({fmt_s(parts)}): work that is in neither phase, such as adding up the "
+                "epoch's loss.")
+    return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."

@@ -1,0 +1,386 @@
+"""Seed case studies: each seed experiment beside what this project measures, and loss curves.
+
+The experiments are the presets of lib/workloads/presets.py. For each one this module finds
+  - what the seed reported (the preset's reported_cpu_s / reported_gpu_s);
+  - the rows of a recorded seeds pack (written by `scripts/seed_experiments.py --out X.json`,
+    one row per preset and device, `variant` = the preset's name), found by preset name;
+  - a live CPU timing at the preset's cut-down ("quick") size (time_preset);
+  - loss curves per device at one fixed, small setting per training preset (curve_setting),
+    live on the CPU here and, for the GPU, from the curves sidecar that
+    `scripts/seed_experiments.py --curves --out X.json` writes next to the pack (X_curves.json).
+
+The sidecar is a valid result pack with no rows and a `curves` list, so every loader of
+lib/recorded/*.json reads it without complaint:
+
+    {"schema_version": 1, "machine": {...}, "rows": [],
+     "curves": [{"preset": "iris", "device": "cuda:0", "device_name": "NVIDIA H200", "epochs": 500,
+                 "settings": {...}, "losses": [1.1, ...], "data_note": "", "status": "ok", "message": ""}]}
+
+No Streamlit here (the GPU machine that records runs this module with plain python3).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.workloads.presets import PRESETS, Preset, get_preset, loss_curve
+
+SEED_SOURCE = "scripts/seed_experiments.py"
+CURVES_KEY = "curves"
+
+# The order of the page's choices, and how each is called there.
+LABELS: dict[str, str] = {
+    "boston_like": "Boston-like MLP, full batch (seed 000)",
+    "iris": "Iris MLP, full batch (seed 000)",
+    "mnist_minibatch": "MNIST MLP, DataLoader batch 100 (seed 000)",
+    "mnist_fullbatch": "MNIST MLP, full batch (seed 000)",
+    "mnist_100rows": "MNIST MLP, 100 rows (seed 000)",
+    "linear_mnist_dataloader": "Linear 784→10, DataLoader (seed 001)",
+    "big_matmul": "15 360² matrix multiply (seed 003)",
+    "jacobian_val100": "Jacobian, val = 100 (seed 004)",
+    "jacobian_val1000": "Jacobian, val = 1 000 (seed 004)",
+}
+CASES: tuple[str, ...] = tuple(name for name in LABELS if name in PRESETS)
+
+# What the seeds say they ran on (only seed 000 says).
+SEED_HARDWARE = {"000": "an Intel Core i7-9700K CPU and an RTX 2070 SUPER GPU"}
+
+# Loss curves: the preset at its quick size, for this many epochs. Small enough to train live on a
+# 2-core server in about a second; the same setting is recorded on the GPU machine, so the curves
+# of both devices are comparable point for point.
+CURVE_EPOCHS = {
+    "boston_like": 500,
+    "iris": 500,
+    "mnist_minibatch": 3,
+    "mnist_fullbatch": 20,
+    "mnist_100rows": 200,
+    "linear_mnist_dataloader": 3,
+}
+
+# A call longer than SLOW_CALL_S is timed once more after its cold call, not repeated; one longer than
+# SINGLE_CALL_S only once (its first-call costs are small beside it), as the seed script does.
+SLOW_CALL_S = 0.2
+SINGLE_CALL_S = 1.0
+
+
+def fmt_times(ratio: float) -> str:
+    """A ratio with its ×: 2.43×, 0.85×, 0.00155× (small ones keep three significant digits)."""
+    return fmt_ratio(ratio) if ratio >= 0.1 else f"{fmt_num(ratio)}×"
+
+
+def label(name: str) -> str:
+    return LABELS.get(name, name)
+
+
+# -- sizes ------------------------------------------------------------------------------------------
+
+def live_params(preset: Preset) -> dict[str, Any]:
+    """The settings a live CPU run uses here: the preset's quick cut (the seed's own size when it has none)."""
+    return preset.params(quick=True)
+
+
+def size_differences(params: dict[str, Any], preset: Preset) -> dict[str, tuple[Any, Any]]:
+    """Size settings (those the preset's quick cut changes) where `params` differ from the seed's:
+    {name: (these, the seed's)}."""
+    full = preset.params()
+    out = {}
+    for key in preset.quick:
+        if key in params and str(params[key]) != str(full[key]):
+            out[key] = (params[key], full[key])
+    return out
+
+
+def size_words(diff: dict[str, tuple[Any, Any]]) -> str:
+    """'dataset_size 3,000 instead of the seed's 60,000' (empty when the sizes are the seed's)."""
+    return ", ".join(f"{k.replace('_', ' ')} {fmt_value(a)} instead of the seed's {fmt_value(b)}" for k, (a, b) in diff.items())
+
+
+def same_settings(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    keys = set(a) | set(b)
+    return all(str(a.get(k)) == str(b.get(k)) for k in keys)
+
+
+# -- timing one call live -------------------------------------------------------------------------------
+
+def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float = 0.1,
+                num_threads: int | None = None, memory_cap_gb: float | None = None) -> dict[str, Any]:
+    """One result row for one call of the preset's step on `device` (never raises for the work).
+    A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness."""
+    from lib.devices import device_name
+    from lib.sweep import DEFAULT_MEMORY_CAP_GB, base_row, free_memory, is_out_of_memory, memory_refusal
+    from lib.timing import cpu_threads, time_step
+
+    workload = preset.workload_obj()
+    row = base_row(workload, params, device)
+    row.update(variant=preset.name, source="live")
+    row["flops"] = float(workload.flops(params))
+    cap = DEFAULT_MEMORY_CAP_GB if memory_cap_gb is None else memory_cap_gb
+    refusal = memory_refusal(workload, params, device, cap)
+    if refusal:
+        row.update(status="skipped", message=refusal)
+        return row
+    step = None
+    try:
+        row["device_name"] = device_name(device)
+        step = workload.build(params, device)
+        with cpu_threads(num_threads) as threads:
+            start = time.perf_counter()
+            step.run()
+            cold = time.perf_counter() - start
+            if cold >= SINGLE_CALL_S:
+                median, iqr, repeats = cold, 0.0, 1
+                row["message"] = "timed once (a long call: first-call costs are small beside it)"
+            elif cold >= SLOW_CALL_S:
+                start = time.perf_counter()
+                step.run()
+                median, iqr, repeats = time.perf_counter() - start, 0.0, 1
+                row["message"] = "one warm call, timed after the cold one (a slow call)"
+            else:
+                m = time_step(step.run, device, budget_s=budget_s, num_threads=threads, measure_cold=False)
+                median, iqr, repeats = m.median_s, m.iqr_s, m.repeats
+        row.update(median_s=median, iqr_s=iqr, repeats=repeats, cold_s=cold, num_threads=threads)
+        for unit, count in step.units.items():
+            row[unit] = count
+        if "steps_per_epoch" in step.units:
+            row["epoch_s"] = median * step.units["steps_per_epoch"]
+        for key, value in step.extras.items():
+            if isinstance(value, (int, float, str, bool)) and key not in row:
+                row[key] = value
+    except Exception as err:  # noqa: BLE001 - a failure becomes the row's status, never a traceback
+        first = str(err).splitlines()[0][:300] if str(err) else ""
+        status = "oom" if is_out_of_memory(err) else "error"
+        row.update(status=status, message=f"{type(err).__name__}: {first}", median_s=None, iqr_s=None, repeats=0)
+    finally:
+        if step is not None and step.close is not None:
+            step.close()
+        del step
+        free_memory()
+    return row
+
+
+def total_s(row: dict[str, Any] | None, preset: Preset) -> float | None:
+    """A row's time for the calls the seed's reported time covers (median per call × calls)."""
+    if not row or row.get("status") != "ok" or not row.get("median_s"):
+        return None
+    return float(row["median_s"]) * preset.reported_calls
+
+
+# -- recorded rows, found by preset name ---------------------------------------------------------------
+
+def seed_rows(pack: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The rows of `pack` for preset `name` (variant == name, from the seed script)."""
+    preset = PRESETS.get(name)
+    return [r for r in pack.get("rows", []) if r.get("variant") == name
+            and (preset is None or r.get("workload") == preset.workload)]
+
+
+def find_seed_pack(packs: Sequence[dict[str, Any]], name: str, prefer: Iterable[str] = ()
+                   ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The pack holding preset `name`'s GPU row, and that preset's rows in it. Packs whose path is in
+    `prefer` come first; a pack whose GPU row was measured (status ok) beats one where it was skipped."""
+    prefer = set(prefer)
+    found = []
+    for i, pack in enumerate(packs):
+        rows = seed_rows(pack, name)
+        gpu = [r for r in rows if str(r.get("device", "")).startswith("cuda")]
+        if gpu:
+            ok = any(r.get("status") == "ok" for r in gpu)
+            found.append(((0 if ok else 1, 0 if pack.get("path") in prefer else 1, i), pack, rows))
+    if not found:
+        return None, []
+    _, pack, rows = min(found, key=lambda f: f[0])
+    return pack, rows
+
+
+def pick(rows: Iterable[dict[str, Any]], gpu: bool) -> dict[str, Any] | None:
+    """The CPU row (gpu=False) or the first GPU row."""
+    for row in rows:
+        is_gpu = str(row.get("device", "")).startswith("cuda")
+        if is_gpu == gpu:
+            return row
+    return None
+
+
+# -- loss curves ---------------------------------------------------------------------------------------
+
+def curve_setting(preset: Preset | str) -> tuple[dict[str, Any], int] | None:
+    """(settings, epochs) of the loss curve for a training preset; None for one that trains nothing."""
+    preset = get_preset(preset) if isinstance(preset, str) else preset
+    if preset.name not in CURVE_EPOCHS or preset.workload not in ("mlp", "dataloader"):
+        return None
+    return preset.params(quick=True), CURVE_EPOCHS[preset.name]
+
+
+def data_note(params: dict[str, Any]) -> str:
+    """What data a run really used when it is not what was asked (MNIST unreachable -> synthetic)."""
+    from lib.workloads import datasets
+
+    name = params.get("data")
+    if name in datasets.IMAGES:
+        try:
+            datasets.load_images(name)
+        except datasets.DataUnavailable as err:
+            return datasets.unavailable_note(name, err)
+    return ""
+
+
+def run_curve(preset: Preset | str, device: str, num_threads: int | None = None) -> dict[str, Any]:
+    """The loss per epoch of one training preset on `device`, at curve_setting (never raises)."""
+    from lib.devices import device_name
+    from lib.timing import cpu_threads
+
+    preset = get_preset(preset) if isinstance(preset, str) else preset
+    found = curve_setting(preset)
+    entry: dict[str, Any] = {"preset": preset.name, "device": device, "device_name": "", "epochs": 0,
+                             "settings": {}, "losses": [], "data_note": "", "status": "ok", "message": ""}
+    if found is None:
+        entry.update(status="skipped", message=f"{preset.name} trains nothing: no loss curve")
+        return entry
+    params, epochs = found
+    entry.update(settings=params, epochs=epochs)
+    try:
+        entry["device_name"] = device_name(device)
+        entry["data_note"] = data_note(params)
+        started = time.perf_counter()
+        with cpu_threads(num_threads):
+            losses = loss_curve(preset, device, epochs, quick=True)
+        entry["seconds"] = time.perf_counter() - started
+        entry["losses"] = [float(v) for v in losses]
+    except Exception as err:  # noqa: BLE001
+        first = str(err).splitlines()[0][:300] if str(err) else ""
+        entry.update(status="error", message=f"{type(err).__name__}: {first}")
+    return entry
+
+
+def curves_path(out: str | Path) -> Path:
+    """Where the curves sidecar of the pack `out` goes: X.json -> X_curves.json."""
+    out = Path(out)
+    return out.with_name(f"{out.stem}_curves.json")
+
+
+def curves_pack(presets: Iterable[Preset], devices: Sequence[str], *, num_threads: int | None = None,
+                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """A result pack with no rows and the loss curves of every training preset on every device."""
+    from lib.results import build_pack
+
+    curves = []
+    for preset in presets:
+        if curve_setting(preset) is None:
+            continue
+        for device in devices:
+            entry = run_curve(preset, device, num_threads)
+            if progress:
+                progress(f"curve {preset.name} on {device}: {entry['status']} "
+                         f"({len(entry['losses'])} epochs{', ' + entry['message'] if entry['message'] else ''})")
+            curves.append(entry)
+    pack = build_pack([])
+    pack[CURVES_KEY] = curves
+    return pack
+
+
+def find_curves(packs: Sequence[dict[str, Any]], name: str, prefer_stem: str | None = None
+                ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The first sidecar holding curves of preset `name` (the one named <prefer_stem>_curves first)."""
+    def rank(pack: dict[str, Any]) -> int:
+        return 0 if prefer_stem and Path(str(pack.get("path", ""))).stem == f"{prefer_stem}_curves" else 1
+
+    for pack in sorted((p for p in packs if isinstance(p.get(CURVES_KEY), list)), key=rank):
+        found = [c for c in pack[CURVES_KEY] if isinstance(c, dict) and c.get("preset") == name
+                 and c.get("status") == "ok" and valid_losses(c.get("losses"))]
+        if found:
+            return pack, found
+    return None, []
+
+
+def valid_losses(losses: Any) -> bool:
+    return (isinstance(losses, list) and len(losses) > 0
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in losses))
+
+
+# -- words -------------------------------------------------------------------------------------------------
+
+def direction(ratio: float | None) -> str | None:
+    """GPU time / CPU time -> 'gpu_slower', 'gpu_faster' or 'even' (within 10%)."""
+    if ratio is None:
+        return None
+    if ratio > 1.1:
+        return "gpu_slower"
+    if ratio < 1 / 1.1:
+        return "gpu_faster"
+    return "even"
+
+
+def ratio_words(ratio: float) -> str:
+    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even'."""
+    kind = direction(ratio)
+    if kind == "gpu_slower":
+        return f"the GPU took {fmt_times(ratio)} as long as the CPU"
+    if kind == "gpu_faster":
+        return f"the GPU was {fmt_times(1 / ratio)} as fast as the CPU"
+    return f"the two were about even (GPU time ÷ CPU time = {fmt_times(ratio)})"
+
+
+def compare_sentence(preset: Preset, measured_ratio: float | None, where: str) -> str:
+    """The seed's GPU/CPU ratio beside the one measured `where`, and whether they point the same way."""
+    seed = preset.reported_ratio
+    if seed is None and measured_ratio is None:
+        return "The seed printed no times for this run, and nothing was measured here on both devices."
+    if seed is None:
+        return f"The seed printed no times for this run. Measured {where}, {ratio_words(measured_ratio)}."
+    seed_text = (f"In the seed, {ratio_words(seed)}: {fmt_s(preset.reported_gpu_s)} against "
+                 f"{fmt_s(preset.reported_cpu_s)}, {preset.reported_what}.")
+    if measured_ratio is None:
+        return seed_text + " Nothing was measured here on both devices to set beside it."
+    return f"{seed_text} Measured {where}, {ratio_words(measured_ratio)}: {agreement(seed, measured_ratio)}."
+
+
+def near_even(ratio: float) -> bool:
+    """Within 1.5× either way: what the seed script counts as 'about even'."""
+    return 1 / 1.5 <= ratio <= 1.5
+
+
+def agreement(seed: float, measured: float) -> str:
+    """Do two GPU/CPU ratios tell the same story?"""
+    if direction(seed) == direction(measured):
+        return "the same direction"
+    if near_even(seed) and near_even(measured):
+        return "both within 1.5× of even, as the seed found"
+    return "a different answer"
+
+
+def learn_sentence(losses: Sequence[float], who: str) -> str:
+    """Did a loss curve go down? Numbers from the curve itself."""
+    if not valid_losses(list(losses)):
+        return f"{who}: no loss curve."
+    first, last = float(losses[0]), float(losses[-1])
+    n = len(losses)
+    if last < first * 0.9:
+        return (f"{who} learns: the epoch loss falls from {fmt_num(first)} to {fmt_num(last)} over {n} epochs "
+                f"({pct_lower(1 - last / first)} lower).")
+    if last < first:
+        return f"{who}: the epoch loss falls only a little, from {fmt_num(first)} to {fmt_num(last)} over {n} epochs."
+    return f"{who} does not learn here: the epoch loss goes from {fmt_num(first)} to {fmt_num(last)} over {n} epochs."
+
+
+def same_start_sentence(curves: dict[str, Sequence[float]]) -> str | None:
+    """Whether every curve starts at the same first-epoch loss (same initial weights, same data)."""
+    firsts = {who: float(c[0]) for who, c in curves.items() if valid_losses(list(c))}
+    if len(firsts) < 2:
+        return None
+    values = list(firsts.values())
+    spread = (max(values) - min(values)) / max(abs(max(values)), 1e-12)
+    listing = ", ".join(f"{fmt_num(v, 4)} on {who}" for who, v in firsts.items())
+    if spread < 0.01:
+        return (f"They start together (first-epoch loss {listing}): the same model from the same initial weights "
+                "on the same data, so the devices differ only in speed and rounding.")
+    return (f"Their first-epoch losses differ ({listing}): these runs did not start from the same weights or "
+            "did not see the same data.")
+
+
+def pct_lower(fraction: float) -> str:
+    """62% / more than 99% (never a rounded '100%' for a loss that did not reach zero)."""
+    return "more than 99%" if 0.99 < fraction < 1 else f"{fraction:.0%}"
