@@ -5,6 +5,7 @@
     python3 scripts/seed_experiments.py --quick              # cut sizes: a CPU-only smoke run
     python3 scripts/seed_experiments.py --only big_matmul,iris --devices cuda --out seeds.json
     python3 scripts/seed_experiments.py --only jacobian_val1000 --include-slow
+    python3 scripts/seed_experiments.py --curves --out seeds.json   # also seeds_curves.json (loss per epoch)
 
 Each experiment is a preset (lib/workloads/presets.py): a workload at the seed's settings. We time
 one call of the step (one training step, one DataLoader epoch, one matmul, one Jacobian) with the
@@ -191,7 +192,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="refuse points estimated above this (default: only the device's free memory)")
     parser.add_argument("--no-check", action="store_true", help="skip each workload's result check")
     parser.add_argument("--out", help="write a result pack (JSON) here")
+    parser.add_argument("--curves", action="store_true",
+                        help="with --out X.json, also write X_curves.json: each training preset's loss per epoch on "
+                             "every device, at the Seed case studies page's curve settings (lib/seed_cases.py)")
     args = parser.parse_args(argv)
+    if args.curves and not args.out:
+        print("error: --curves needs --out (the curves go next to the pack)", file=sys.stderr)
+        return 2
 
     try:
         presets = [get_preset(n.strip()) for n in args.only.split(",") if n.strip()] or list(PRESETS_LIST)
@@ -237,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         save_pack(build_pack(all_rows), args.out)
         print(f"\nwrote {args.out} ({len(all_rows)} rows)")
+    if args.curves:
+        from lib.seed_cases import curves_pack, curves_path
+
+        curves = curves_pack(presets, devices, num_threads=args.threads, progress=print)
+        print(f"wrote {save_pack(curves, curves_path(args.out))} ({len(curves['curves'])} curves)")
     return 0 if all(r["status"] in ("ok", "skipped") for r in all_rows) else 1
 
 
