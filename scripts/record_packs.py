@@ -32,6 +32,17 @@ SPECS: list[tuple[str, str, str, list, dict, float]] = [
     ("training", "mlp", "hidden_width", [8, 32, 128, 512, 2048, 8192], {}, 0.5),
     ("training", "mlp", "dataset_size", [256, 1024, 8192, 65536, 262144], {}, 0.5),
     ("training", "mlp", "depth", [1, 2, 3, 4, 8, 16], {}, 0.5),
+    # Data pipeline page: images vs tensors on the device, its default (dataset 256, batch 64, Linear, 0 workers)
+    # and the model / worker / pinned-memory switches; CPU and GPU of one machine, phases at every point.
+    *[("data_pipeline", "dataloader", "batch_size", [8, 16, 32, 64, 128, 256, 512],
+       {"source": src, "dataset_size": 256, "model": model, "num_workers": 0, "pin_memory": False}, 0.3)
+      for model in ("linear", "mlp") for src in ("images", "tensors")],
+    *[("data_pipeline", "dataloader", "dataset_size", [256, 512, 1024, 2048],
+       {"source": src, "batch_size": 64, "model": "linear", "num_workers": 0, "pin_memory": False}, 0.3)
+      for src in ("images", "tensors")],
+    *[("data_pipeline", "dataloader", "batch_size", [8, 16, 32, 64, 128, 256, 512],
+       {"source": "images", "dataset_size": 256, "model": "linear", "num_workers": workers, "pin_memory": pin}, 0.3)
+      for workers, pin in ((0, True), (2, False), (4, True))],
 ]
 
 QUICK_VALUES = 3  # --quick keeps the first few values of each sweep

@@ -1,0 +1,234 @@
+"""The Data pipeline page (seeds 000 and 001) through AppTest: real Streamlit, real torch, real DataLoader.
+
+CUDA is absent here. The GPU side is either missing (an empty recorded-pack directory) or a TEST
+FIXTURE pack: the page's own "Record this view on a GPU machine" commands run with the real CLI on
+the CPU (the same commands, cut to the page's three live x values and a short budget), each CPU row
+then copied under the device name 'cuda:0' (tests/app_support.py explains the fixture). Identical
+copies make the two devices equal, so the page must say the device does not matter.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, page_text
+from lib.pipeline import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
+
+PAGE = "pages/data_pipeline.py"
+NS = "data_pipeline."
+CPU_LABEL = "cpu (live, this server)"
+LIVE_GRID = "8,64,512"  # the page's default live x values (batch size)
+
+
+
+def chart_specs(at) -> list[str]:
+    """Each chart's Vega-Lite spec as text, non-ASCII characters unescaped (×, ÷, →)."""
+    return [json.dumps(json.loads(e.proto.spec), ensure_ascii=False) for e in at.get("vega_lite_chart")]
+
+# -- the sentences, from hand-written rows ----------------------------------------------------------
+
+def row(device, median, loading, compute, **extra):
+    return {"workload": "dataloader", "device": device, "median_s": median, "iqr_s": median / 50, "repeats": 5,
+            "status": "ok", "message": "", "phase_loading_s": loading, "phase_compute_s": compute, **extra}
+
+
+def test_device_sentence_says_when_the_device_does_not_matter_and_when_it_does():
+    cpu, gpu = row("cpu", 1.00, 0.95, 0.05), row("cuda:0", 0.96, 0.94, 0.01)
+    assert loading_share(cpu) == pytest.approx(0.95)
+    text = device_sentence(cpu, gpu, "cpu X", "cuda:0 X", "DataLoader over images")
+    assert "the device does not matter" in text and "95%" in text and "99%" in text and "by only 4%" in text
+    fast_gpu = row("cuda:0", 0.10, 0.01, 0.08)
+    text = device_sentence(row("cpu", 1.0, 0.1, 0.9), fast_gpu, "cpu X", "cuda:0 X", "tensors already on the device")
+    assert "the device matters" in text and "GPU's epoch is 10.0× as fast" in text
+    assert "compute 900 ms and 80 ms" in text
+    assert device_sentence(cpu, {**gpu, "status": "oom", "median_s": None}, "a", "b", "x") is None
+
+
+def test_ceiling_sentence_bounds_what_any_device_could_save():
+    text = ceiling_sentence(row("cpu", 1.0, 0.9, 0.1), "cpu X", "DataLoader over images")
+    assert "900 ms of the 1 s epoch" in text and "at most 10% less" in text and "can hardly matter" in text
+    text = ceiling_sentence(row("cpu", 1.0, 0.1, 0.9), "cpu X", "tensors already on the device")
+    assert "up to 90% of the epoch" in text and "the device can matter" in text
+    assert "cannot matter" in ceiling_sentence(row("cpu", 1.0, 1.05, 0.01), "cpu X", "images")
+    assert ceiling_sentence({**row("cpu", 1.0, 0.9, 0.1), "phase_loading_s": None}, "cpu", "images") is None
+
+
+def test_sweep_summary_counts_the_points_within_the_line():
+    rows = [{"device": d, "batch_size": b, "median_s": t, "status": "ok"}
+            for b, c, g in ((8, 1.0, 0.95), (64, 1.0, 0.5), (512, 1.0, 0.2)) for d, t in (("cpu", c), ("cuda:0", g))]
+    text = sweep_summary(rows, "batch_size", "batch size", "tensors", "cpu", "cuda:0")
+    assert "at 1 of the 3 batch size values" in text and "(batch size 8)" in text
+    assert "from 0.20× at 512 to 0.95× at 8" in text
+    assert sweep_summary(rows[:1], "batch_size", "batch size", "tensors", "cpu", "cuda:0") is None
+
+
+def test_phase_note_explains_overlap_only_where_something_can_overlap():
+    assert "noise" in phase_note(row("cpu", 0.5, 0.5, 0.2, num_workers=0, source="images"), "cpu")
+    assert "worker processes" in phase_note(row("cpu", 0.5, 0.5, 0.2, num_workers=2, source="images"), "cpu")
+    assert "the GPU trains" in phase_note(row("cuda:0", 0.5, 0.5, 0.2), "gpu")
+    assert "about loading plus compute" in phase_note(row("cpu", 0.7, 0.5, 0.2), "cpu")
+
+
+# -- the page ----------------------------------------------------------------------------------------
+
+_FIXTURE: dict[str, Path] = {}
+
+
+def record_commands() -> list[str]:
+    """The CLI commands the page shows for its default view (read from the page itself)."""
+    with env(GPUWIN_RECORDED_DIR=str(Path(__file__).parent / "__no_such_dir__"), GPUWIN_LIVE_POINT_BUDGET_S="0.03"):
+        at = open_page(PAGE)
+        assert not at.exception, [e.value for e in at.exception]
+        return [c.value for c in at.code if "python -m lib sweep dataloader" in c.value]
+
+
+def fixture_dir(tmp_root: Path) -> Path:
+    """A directory holding a TEST FIXTURE pack from the page's own commands, CPU rows renamed cuda:0."""
+    if "dir" in _FIXTURE:
+        return _FIXTURE["dir"]
+    commands = record_commands()
+    assert len(commands) == 2 and any("source=images" in c for c in commands) and any("source=tensors" in c for c in commands)
+    rows, machine = [], None
+    for i, command in enumerate(commands):
+        args = shlex.split(command)[1:]  # drop 'python'
+        args = ["cpu" if a == "cpu,cuda" else a for a in args]
+        over = args.index("--over") + 1
+        args[over] = args[over].split("=")[0] + "=" + LIVE_GRID
+        raw = tmp_root / f"raw_{i}.json"
+        args[args.index("--out") + 1] = str(raw)
+        args += ["--budget", "0.03", "--threads", "1", "--quiet"]
+        subprocess.run([PY, *args], cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
+        pack = json.loads(raw.read_text())
+        machine, rows = pack["machine"], rows + pack["rows"]
+    machine.update(gpus=[FIXTURE_GPU_NAME], label=FIXTURE_GPU_NAME)
+    fixture_rows = []
+    for r in rows:
+        fixture_rows.append({**r, "machine": FIXTURE_GPU_NAME})
+        fixture_rows.append({**r, "device": "cuda:0", "device_name": FIXTURE_GPU_NAME, "machine": FIXTURE_GPU_NAME})
+    directory = tmp_root / "recorded"
+    directory.mkdir()
+    (directory / "test_fixture_dataloader.json").write_text(
+        json.dumps({"schema_version": 1, "machine": machine, "rows": fixture_rows}))
+    _FIXTURE["dir"] = directory
+    return directory
+
+
+@pytest.fixture
+def no_pack(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+
+
+@pytest.fixture
+def with_pack(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    directory = fixture_dir(tmp_path_factory.mktemp("dataloader_fixture"))
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(directory))
+
+
+def assert_view(at, at_text: str) -> str:
+    """The page ran, drew the phase bars and both sweep charts, and said whether the device matters."""
+    assert not at.exception, [e.value for e in at.exception]
+    specs = chart_specs(at)
+    text = page_text(at)
+    assert len(specs) == 3, "phase bars and one sweep chart per feed expected"
+    assert "loading (DataLoader" in specs[0] and "compute (forward, backward, update)" in specs[0]
+    assert "time of one epoch" in specs[0]
+    assert "DataLoader over images" in specs[1] and "Tensors already on the device" in specs[2]
+    assert all(CPU_LABEL in s for s in specs)
+    assert f"Does the device matter at {at_text}?" in text
+    assert f"Where one epoch's time went at {at_text}" in text
+    assert text.count("With the DataLoader over images") >= 1 and text.count("With the tensors already on the device") >= 1
+    return text
+
+
+def test_default_view_without_a_gpu(no_pack):
+    at = open_page(PAGE)
+    text = assert_view(at, "batch size = 64")
+    # without a GPU: what no device could save, from the CPU's own phases
+    assert "loading alone took" in text and "of the timed phases" in text
+    assert "an epoch over images takes" in text and "as long as one over tensors" in text
+    infos = "\n".join(str(i.value) for i in at.info)
+    assert "No GPU on this server and no recorded data-pipeline results shipped" in infos
+    assert at.query_params["over"] == "batch_size" and at.query_params["batch_size"] == "64"
+    assert at.query_params["dataset_size"] == "256" and at.query_params["num_workers"] == "0"
+    assert at.query_params["pin_memory"] == "false" and at.query_params["model"] == "linear"
+    assert len(at.get("download_button")) == 2
+    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert "No GPU on this server" in sidebar
+
+
+def test_every_control_moves_and_the_url_follows(no_pack):
+    at = open_page(PAGE)
+    assert_view(at, "batch size = 64")
+    moves = [
+        ("select_slider", "batch_size", 128, "batch size = 128"),
+        ("toggle", "pin_memory", True, "batch size = 128"),
+        ("radio", "model", "mlp", "batch size = 128"),
+        ("select_slider", "num_workers", 1, "batch size = 128"),
+        ("select_slider", "dataset_size", 512, "batch size = 128"),
+        ("radio", "over", "dataset_size", "dataset size = 512"),
+    ]
+    for kind, key, value, shown in moves:
+        getattr(at, kind)(key=NS + key).set_value(value).run()
+        text = assert_view(at, shown)
+        expected = {True: "true", False: "false"}[value] if isinstance(value, bool) else str(value)
+        assert at.query_params[key] == expected, (key, dict(at.query_params))
+    assert "MLP 784-400-200-100-10" in text or at.radio(key=NS + "model").value == "mlp"
+    # the link of this view reopens it, with nothing to adjust
+    link = dict(at.query_params)
+    again = open_page(PAGE, link)
+    assert_view(again, "dataset size = 512")
+    assert again.select_slider(key=NS + "num_workers").value == 1 and again.toggle(key=NS + "pin_memory").value is True
+    assert not again.warning
+
+
+def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
+    at = open_page(PAGE, {"batch_size": "100", "dataset_size": "1", "num_workers": "x", "pin_memory": "maybe",
+                          "model": "cnn", "over": "depth"})
+    assert not at.exception, [e.value for e in at.exception]
+    note = "\n".join(str(w.value) for w in at.warning)
+    for fragment in ("batch_size=100", "using the nearest, 128", "dataset_size=1 is outside", "using 256",
+                     "num_workers='x'", "pin_memory='maybe'", "model='cnn'", "over='depth'"):
+        assert fragment in note, fragment
+    assert_view(at, "batch size = 128")
+    assert at.query_params["dataset_size"] == "256" and at.query_params["model"] == "linear"
+    big = open_page(PAGE, {"num_workers": "-3", "batch_size": "1e9"})
+    note = "\n".join(str(w.value) for w in big.warning)
+    assert "num_workers=-3 is outside" in note and "using 0" in note and "using 512" in note
+    assert_view(big, "batch size = 512")
+
+
+def test_recorded_pack_is_the_gpu_side_and_says_the_device_does_not_matter(with_pack):
+    at = open_page(PAGE)
+    text = assert_view(at, "batch size = 64")
+    specs = chart_specs(at)
+    for spec in specs:
+        assert f"cuda:0 (recorded on {FIXTURE_GPU_NAME}" in spec and f"cpu (recorded on {FIXTURE_GPU_NAME}" in spec
+    # identical fixture copies: the page must find the two devices equal, from the rows
+    assert "With the DataLoader over images, **the device does not matter**" in text
+    assert "differ by under 1%" in text
+    assert "within 20% of each other at every one of the 3 batch size values" in text
+    assert "the recording machine's CPU took" in text
+    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert FIXTURE_GPU_NAME in sidebar
+    assert not at.info
+
+    # a setting the pack does not hold: said plainly, with a button back to a recorded sweep
+    at.select_slider(key=NS + "num_workers").set_value(2).run()
+    assert not at.exception
+    infos = "\n".join(str(i.value) for i in at.info)
+    assert "The recorded packs have no sweep over batch size for the DataLoader over images" in infos
+    assert "2 workers" in infos
+    assert "With the tensors already on the device, the two epochs differ" in page_text(at)
+    offers = [b for b in at.button if b.label.startswith("Show the sweep over batch size")]
+    assert offers and "0 workers" in offers[0].label
+    offers[0].click().run()
+    assert not at.exception
+    assert at.select_slider(key=NS + "num_workers").value == 0 and at.query_params["num_workers"] == "0"
+    assert "With the DataLoader over images, **the device does not matter**" in page_text(at)
