@@ -34,6 +34,20 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def draw(n: int, comp, title: str) -> None:
+    """One comparison: its title, what was held fixed, the chart, and the words computed from it."""
+    name = setting_name(comp.setting)
+    st.subheader(plain(title))
+    st.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
+               f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
+    st.altair_chart(machines_chart(comp, x_title=name), width="stretch", key=f"{NS}.chart.{n}")
+    for line in crossover_lines(comp):
+        st.markdown(f"- {line}")
+    fastest = fastest_line(comp)
+    if fastest:
+        st.markdown(fastest)
+
+
 st.title("Your results")
 st.markdown(
     "Bring result packs measured on other machines (your laptop, a cloud GPU, a cluster node) and compare them "
@@ -99,17 +113,16 @@ st.header("Machines compared")
 if not comparisons:
     st.info("None of these rows is a measured point of a sweep (a setting varied over several values), "
             "so there is no curve to draw; the table and the download below still hold them.")
-for n, (comp, title) in enumerate(zip(comparisons[:MAX_CHARTS], comparison_titles(comparisons))):
-    name = setting_name(comp.setting)
-    st.subheader(plain(title))
-    st.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
-               f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
-    st.altair_chart(machines_chart(comp, x_title=name), width="stretch", key=f"{NS}.chart.{n}")
-    for line in crossover_lines(comp):
-        st.markdown(f"- {line}")
-    fastest = fastest_line(comp)
-    if fastest:
-        st.markdown(fastest)
+
+drawn = list(zip(range(MAX_CHARTS), comparisons, comparison_titles(comparisons)))
+shared = [d for d in drawn if len(d[1].machines) > 1]
+alone = [d for d in drawn if len(d[1].machines) == 1]
+for n, comp, title in shared if alone and shared else drawn:
+    draw(n, comp, title)
+if alone and shared:
+    with st.expander(f"{plural(len(alone), 'more sweep')} measured on one machine only", expanded=False):
+        for n, comp, title in alone:
+            draw(n, comp, title)
 if len(comparisons) > MAX_CHARTS:
     st.caption(f"{len(comparisons) - MAX_CHARTS} more sweeps are not drawn here; they are in the download.")
 if comparisons:
