@@ -61,9 +61,10 @@ with st.expander("How to record your own pack", expanded=False):
     st.markdown(
         "Run it from a copy of this project on the machine you want to measure. The pack is a JSON file: the "
         "rows (median time, spread, repeats, status per point) and the machine's fingerprint (CPU, cores, threads, "
-        "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the box "
-        "below; nothing is kept after you leave), or **ship it with your copy of the app** by putting it in "
-        "`lib/recorded/`: every page then offers it as a GPU source in the sidebar."
+        "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the "
+        "box below; it is held for your session only, never written to disk), or **ship it with your copy of the "
+        "app** by putting it in `lib/recorded/`: the sidebar then offers it as the source of every page's GPU "
+        "curves (when it holds GPU rows)."
     )
     st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
 
