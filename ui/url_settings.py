@@ -46,6 +46,8 @@ def nearest_choice(value: float, options: Sequence[float]) -> Any:
 
 
 def serialize(value: Any) -> str:
+    if isinstance(value, (list, tuple)):  # a multiselect's value: comma-separated
+        return ",".join(serialize(v) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -165,6 +167,32 @@ class UrlSettings:
         options = list(options)
         wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
         return (container or st).selectbox(label, options, key=wkey, format_func=format_func, help=help)
+
+    def multiselect(self, key: str, label: str, options: Sequence[Any], default: Sequence[Any], *,
+                    format_func: Callable[[Any], str] = str, help: str | None = None,
+                    container: Any = None) -> list[Any]:
+        """Several of fixed options; in the URL comma-separated ('loop,vmap_jacfwd'). Unknown items
+        in a link are dropped with a note; a link naming none of the options gets the default."""
+        options = list(options)
+        by_text = {serialize(o): o for o in options}
+        allowed = ", ".join(by_text)
+
+        def parse(raw: str) -> tuple[Any, str | None]:
+            items = [t.strip() for t in str(raw).split(",") if t.strip()]
+            chosen = list(dict.fromkeys(by_text[t] for t in items if t in by_text))
+            unknown = [t for t in items if t not in by_text]
+            if not chosen:
+                shown = ", ".join(format_func(d) for d in default)
+                what = f"{key}={raw!r} names none of {allowed}" if raw.strip() else f"{key} is empty"
+                return list(default), f"{what}; using the default, {shown}"
+            if unknown:
+                names = ", ".join(repr(u) for u in unknown)
+                return chosen, f"{key}: {names} {'is' if len(unknown) == 1 else 'are'} not one of {allowed}; left out"
+            return chosen, None
+
+        wkey = self._seed(key, list(default), parse,
+                          lambda v: isinstance(v, list) and all(o in options for o in v))
+        return (container or st).multiselect(label, options, key=wkey, format_func=format_func, help=help)
 
     # -- after the widgets -----------------------------------------------------------------------
     def show_notes(self, container: Any = None) -> None:
