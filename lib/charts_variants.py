@@ -1,0 +1,199 @@
+"""Altair charts for lessons that compare variants of one workload: the Jacobian's methods, the
+timing pitfalls' timers. Pure functions from a DataFrame to a chart; no Streamlit.
+
+    variant_chart(frame, "val", "median_s", color="method", dash="series", ...)   # time, log-log
+    variant_chart(frame, "size", "achieved_flops_per_s", kind="flops", rules=best)  # FLOP/s with "best" rules
+    memory_chart(estimates, marks, x="val", caps=[(2.7e9, "live memory cap here")])
+
+Colour is one column (a method, or where the numbers came from; legend below the plot), dash
+another (where the numbers came from, or which timer; legend above it): every line says both.
+Both axes are logarithmic.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import altair as alt
+import pandas as pd
+
+from lib.charts import SERIES_COLORS, ok_rows, time_unit
+
+DASHES = ([1, 0], [7, 4], [2, 3], [10, 3, 2, 3], [4, 4], [1, 5])
+SHAPES = {"measured": "circle", "not measured": "M-1,-1L1,1M-1,1L1,-1"}  # a circle, an ×
+
+_FLOPS = ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1.0, "FLOP/s"))
+_BYTES = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B"))
+
+
+def _scaled(kind: str, values: Sequence[float]) -> tuple[float, str]:
+    """(scale, unit) that shows these values as numbers near 1-1000."""
+    if kind == "time":
+        return time_unit(values)
+    table = _FLOPS if kind == "flops" else _BYTES
+    finite = sorted(abs(float(v)) for v in values if v is not None and not pd.isna(v) and float(v) > 0)
+    if not finite:
+        return table[-1]
+    typical = finite[len(finite) // 2]
+    return next(((s, u) for s, u in table if typical >= s), table[-1])
+
+
+def _order(values: Sequence[str], given: Sequence[str] | None) -> list[str]:
+    present = list(dict.fromkeys(str(v) for v in values))
+    if given:
+        return [g for g in given if g in present] + [p for p in present if p not in given]
+    return present
+
+
+def variant_chart(
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    color: str,
+    dash: str,
+    kind: str = "time",
+    iqr: str | None = None,
+    x_title: str | None = None,
+    y_title: str = "time",
+    color_title: str | None = None,
+    dash_title: str | None = None,
+    color_order: Sequence[str] | None = None,
+    dash_order: Sequence[str] | None = None,
+    rules: pd.DataFrame | None = None,
+    crossover_x: float | None = None,
+    crossover_label: str | None = None,
+    title: str | None = None,
+    height: int = 480,
+) -> alt.LayerChart:
+    """A line per (colour, dash) pair of y against x, log-log, with IQR bars when `iqr` is given.
+
+    kind: 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. rules: optional horizontal lines, a frame
+    with columns value (in y's units), label and the colour column (e.g. 'best measured here')."""
+    data = ok_rows(frame, y)
+    values = list(data[y]) if not data.empty else []
+    if rules is not None and not rules.empty:
+        values += list(rules["value"])
+    scale, unit = _scaled(kind, values)
+    plot = pd.DataFrame({
+        "x": data[x].astype(float) if not data.empty else [],
+        "v": data[y] / scale if not data.empty else [],
+        "c": data[color].astype(str) if not data.empty else [],
+        "d": data[dash].astype(str) if not data.empty else [],
+    })
+    if iqr and not data.empty and iqr in data:
+        half = data[iqr].fillna(0).astype(float) / 2 / scale
+        plot["lo"] = (plot["v"] - half).clip(lower=plot["v"] * 1e-3)
+        plot["hi"] = plot["v"] + half
+    colors = _order(plot["c"], color_order)
+    dashes = _order(plot["d"], dash_order)
+    if rules is not None and not rules.empty:
+        colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
+    color_enc = alt.Color("c:N", title=color_title, sort=colors,
+                          scale=alt.Scale(domain=colors, range=list((SERIES_COLORS * 2)[:max(1, len(colors))])),
+                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=560))
+    dash_enc = alt.StrokeDash("d:N", title=dash_title, sort=dashes,
+                              scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
+                              legend=alt.Legend(orient="top", direction="vertical", labelLimit=520, symbolType="stroke",
+                                                symbolStrokeWidth=2, symbolSize=400, symbolStrokeColor="#444"))
+    x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
+                  axis=alt.Axis(format="~s"))
+    y_full = f"{y_title} ({unit}, log scale)"
+    tooltip = [alt.Tooltip("c:N", title=color_title or color), alt.Tooltip("d:N", title=dash_title or dash),
+               alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+               alt.Tooltip("v:Q", title=f"{y_title} ({unit})", format=".4~g")]
+    base = alt.Chart(plot)
+    layers: list[alt.Chart] = []
+    if "lo" in plot:
+        layers.append(base.mark_rule(strokeWidth=2, opacity=0.5).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color_enc))
+    # points in a layer of their own: a point overlay on the line would hide the dash legend's symbols
+    layers.append(base.mark_line(strokeWidth=2).encode(
+        x=x_enc, y=alt.Y("v:Q", title=y_full, scale=alt.Scale(type="log")), color=color_enc, strokeDash=dash_enc))
+    layers.append(base.mark_point(size=45, filled=True, opacity=1).encode(x="x:Q", y="v:Q", color=color_enc,
+                                                                          tooltip=tooltip))
+    if rules is not None and not rules.empty:
+        marks = pd.DataFrame({"v": rules["value"].astype(float) / scale, "label": rules["label"].astype(str),
+                              "c": rules[color].astype(str)})
+        rule_base = alt.Chart(marks)
+        layers.append(rule_base.mark_rule(strokeDash=[3, 3], strokeWidth=1.5).encode(y="v:Q", color=color_enc))
+        layers.append(rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
+            x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
+    if crossover_x is not None and math.isfinite(crossover_x):
+        label = crossover_label or f"crossover ≈ {crossover_x:,.3g}"
+        mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
+        layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
+        layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
+            x="x:Q", y=alt.value(12), text="label:N"))
+    chart = alt.layer(*layers).properties(height=height)
+    return chart.properties(title=title) if title else chart
+
+
+def memory_chart(
+    estimates: pd.DataFrame,
+    marks: pd.DataFrame,
+    *,
+    x: str,
+    x_title: str | None = None,
+    color_title: str = "method",
+    dash_title: str = "estimate for",
+    caps: Sequence[tuple[float, str]] = (),
+    color_order: Sequence[str] | None = None,
+    title: str | None = None,
+    height: int = 540,
+) -> alt.LayerChart:
+    """Estimated peak memory against x: a line per (colour, dash) of `estimates` (columns x, bytes,
+    color, dash), the points swept (`marks`: x, bytes, color, status 'measured' / 'not measured',
+    detail) on top -- refused points as crosses -- and a labelled horizontal rule per cap."""
+    scale = 1.0  # bytes, the axis in SI prefixes (1G = 10⁹ bytes): the estimates span many decades
+    est = pd.DataFrame({
+        "x": estimates[x].astype(float) if not estimates.empty else [],
+        "v": estimates["bytes"].astype(float) / scale if not estimates.empty else [],
+        "c": estimates["color"].astype(str) if not estimates.empty else [],
+        "d": estimates["dash"].astype(str) if not estimates.empty else [],
+    })
+    pts = pd.DataFrame({
+        "x": marks[x].astype(float) if not marks.empty else [],
+        "v": marks["bytes"].astype(float) / scale if not marks.empty else [],
+        "c": marks["color"].astype(str) if not marks.empty else [],
+        "s": marks["status"].astype(str) if not marks.empty else [],
+        "detail": marks["detail"].astype(str) if not marks.empty else [],
+    })
+    colors = _order(list(est["c"]) + list(pts["c"]), color_order)
+    dashes = _order(est["d"], None)
+    color_enc = alt.Color("c:N", title=color_title, sort=colors,
+                          scale=alt.Scale(domain=colors, range=list((SERIES_COLORS * 2)[:max(1, len(colors))])),
+                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=560))
+    x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
+                  axis=alt.Axis(format="~s"))
+    y_enc = alt.Y("v:Q", title="estimated peak memory (bytes, log scale)", scale=alt.Scale(type="log"),
+                  axis=alt.Axis(format="~s"))
+    layers: list[alt.Chart] = [
+        alt.Chart(est).mark_line(strokeWidth=2, opacity=0.8).encode(
+            x=x_enc, y=y_enc, color=color_enc,
+            strokeDash=alt.StrokeDash("d:N", title=dash_title, sort=dashes,
+                                      scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
+                                      legend=alt.Legend(orient="top", direction="vertical", labelLimit=520,
+                                                        symbolType="stroke", symbolStrokeWidth=2, symbolSize=400,
+                                                        symbolStrokeColor="#444")),
+            tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("d:N", title=dash_title),
+                     alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+                     alt.Tooltip("v:Q", title="estimate (bytes)", format=".3~s")]),
+    ]
+    if not pts.empty:
+        statuses = [s for s in SHAPES if s in set(pts["s"])]
+        layers.append(alt.Chart(pts).mark_point(size=110, strokeWidth=2.5, filled=False).encode(
+            x="x:Q", y="v:Q", color=color_enc,
+            shape=alt.Shape("s:N", title="points on the time chart", sort=statuses,
+                            scale=alt.Scale(domain=statuses, range=[SHAPES[s] for s in statuses]),
+                            legend=alt.Legend(orient="bottom", direction="vertical")),
+            tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+                     alt.Tooltip("s:N", title="status"), alt.Tooltip("detail:N", title="why")]))
+    if caps:
+        cap_frame = pd.DataFrame({"v": [c / scale for c, _ in caps], "label": [label for _, label in caps]})
+        cap_base = alt.Chart(cap_frame)
+        layers.append(cap_base.mark_rule(strokeDash=[4, 3], color="#555", strokeWidth=1.5).encode(y="v:Q"))
+        layers.append(cap_base.mark_text(align="left", dx=4, dy=-6, color="#555").encode(
+            x=alt.value(4), y="v:Q", text="label:N"))
+    chart = alt.layer(*layers).properties(height=height)
+    return chart.properties(title=title) if title else chart

@@ -1,0 +1,35 @@
+"""Cheap garbage collection during a live measurement.
+
+lib.sweep.free_memory() runs a full gc.collect() after every point, so that a step's tensors
+(and CUDA blocks) are freed before the next point. In a web server with torch, pandas and
+Streamlit loaded, a full collection walks every tracked object: 0.15-0.3 s per point on the
+2-core host, more than the timing of most points on the lesson pages. Inside `frozen_heap()`
+the objects that existed before the measurement are frozen (gc.freeze), so each collection walks
+only what was made since -- the steps and their tensors, which it still frees -- in about a
+millisecond. They are unfrozen afterwards: garbage among them waits at most until the body ends
+and the next collection after it.
+
+    with frozen_heap():
+        rows = live_sweep(...)
+
+Process-wide, like the thread count: use it only while holding lib.measure_lock.MEASURE_LOCK
+(ui.measure.cached_measurement does). It does nothing if something else has already frozen objects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def frozen_heap() -> Iterator[None]:
+    if gc.get_freeze_count() > 0:  # someone froze the heap on purpose: leave it to them
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

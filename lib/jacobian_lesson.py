@@ -1,0 +1,323 @@
+"""The Jacobian lesson (seed 004): what to time live, the memory each method needs, and sentences
+read from the rows on screen. No Streamlit here; pages/jacobian.py lays it out.
+
+Rows are the jacobian workload's result rows (lib/workloads/jacobian.py); the page adds a
+`series` column (the device and where its numbers came from, e.g. 'cpu (live, this server)').
+Every number in a sentence is read from those rows, or computed from the settings they carry
+(how many backward passes a method runs, how big its basis is).
+
+    rows = live_rows("loop", [1, 10, 100], ["cpu"], current=100, point_budget_s=0.05)
+    at_val_sentences(rows, 100, ["cpu (live, this server)"])
+    crossover_sentence(rows, "loop", "cpu (live, this server)", "cuda:0 (recorded on ...)")
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+from lib.crossover import Crossover, find_crossover
+from lib.devices import is_cuda
+from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.gc_scope import frozen_heap
+from lib.live import live_sweep
+from lib.sweep import DEFAULT_MEMORY_CAP_GB, base_row, memory_refusal
+from lib.workloads import get_workload
+from lib.workloads.jacobian import METHODS
+
+ProgressFn = Callable[[float, str], None]
+
+WORKLOAD = get_workload("jacobian")
+VALS = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)  # the slider: half-decades
+DECADES = (1, 10, 100, 1000)  # swept on every view, plus the slider's value
+DEFAULT_VAL = 100  # the seed ran 100 and 1000
+
+LABEL = {"loop": "loop", "vectorize": "vectorize", "vmap_jacrev": "vmap(jacrev)", "vmap_jacfwd": "vmap(jacfwd)"}
+LONG = {
+    "loop": "loop: autograd.functional.jacobian, what the seed ran",
+    "vectorize": "vectorize: the same call with vectorize=True",
+    "vmap_jacrev": "vmap(jacrev): torch.func, reverse mode per sample",
+    "vmap_jacfwd": "vmap(jacfwd): torch.func, forward mode per sample",
+}
+
+# The loop's cost is its backward passes (outputs x val per call), each a few dozen microseconds of
+# Python and autograd whatever the arithmetic, so a FLOP cap does not bound its time. A live run
+# here takes at most this many passes per call (the CPU: about a tenth of a second per call).
+LIVE_MAX_LOOP_PASSES = {"cpu": 2_000, "cuda": 12_000}
+SEED_REPORTED = "val = 100: CPU 11.1 s, GPU 19.5 s; val = 1000: CPU 8 min 44 s, GPU 3 min 12 s"
+
+
+def sweep_grid(current: int) -> list[int]:
+    """The decades, plus the slider's value."""
+    return sorted(set(DECADES) | {int(current)})
+
+
+def params_of(method: str, val: int) -> dict[str, Any]:
+    return WORKLOAD.resolve({"method": method, "val": val})
+
+
+def loop_passes(params: dict[str, Any]) -> int:
+    """Backward passes of one call of the loop: one per output number, outputs x val."""
+    return int(params["val"]) * int(params["outputs"])
+
+
+def loop_refusal(params: dict[str, Any], device: str) -> str | None:
+    """Why the loop at these settings is too slow to time live on this device, or None."""
+    if params["method"] != "loop":
+        return None
+    cap = LIVE_MAX_LOOP_PASSES["cuda" if is_cuda(device) else "cpu"]
+    passes = loop_passes(params)
+    if passes <= cap:
+        return None
+    return (f"the loop runs {passes:,} backward passes per call (outputs × val), more than the {cap:,} a live run "
+            f"on {device} may take here; not run (see the recorded results, or run it with the CLI)")
+
+
+def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
+              point_budget_s: float, num_threads: int | None = None,
+              memory_cap_gb: float | None = DEFAULT_MEMORY_CAP_GB,
+              progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+    """One row per (val, device) for one method: timed live (lib.live.live_sweep: its work and
+    memory caps apply), or a `skipped` row saying why not: the memory estimate is checked first (the
+    reason this lesson is about), then the loop's passes. No kernel profile (this page shows none)."""
+    with frozen_heap():
+        rows = _live_rows(method, values, devices, current=current, point_budget_s=point_budget_s,
+                          num_threads=num_threads, memory_cap_gb=memory_cap_gb, progress=progress)
+    order = {d: i for i, d in enumerate(devices)}
+    return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))
+
+
+def _live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
+               point_budget_s: float, num_threads: int | None, memory_cap_gb: float | None,
+               progress: ProgressFn | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for i, device in enumerate(devices):
+        runnable, refused = [], []
+        for val in values:
+            params = params_of(method, val)
+            # memory first: of the reasons a point is not run, it is the one this lesson is about
+            reason = memory_refusal(WORKLOAD, params, device, memory_cap_gb) or loop_refusal(params, device)
+            if reason:
+                row = base_row(WORKLOAD, params, device)
+                row.update(status="skipped", message=reason, swept="val", source="live",
+                           peak_memory_estimate_bytes=estimate_bytes(method, val, device))
+                refused.append(row)
+            else:
+                runnable.append(val)
+
+        def sub(fraction: float, message: str, i: int = i) -> None:
+            if progress:
+                progress((i + fraction) / len(devices), f"{LABEL[method]}: {message}")
+
+        if runnable:
+            rows += live_sweep(WORKLOAD, "val", runnable, {"method": method}, [device], current=current,
+                               point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
+                               memory_cap_gb=memory_cap_gb, progress=sub)
+        rows += refused
+    return rows
+
+
+# -- memory ------------------------------------------------------------------------------------------
+def fmt_bytes(n: float) -> str:
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if n >= scale:
+            return f"{fmt_num(n / scale)} {unit}"
+    return f"{n:.0f} B"
+
+
+def estimate_bytes(method: str, val: int, device: str) -> float:
+    return float(WORKLOAD.peak_memory_bytes(params_of(method, val), device))
+
+
+def memory_estimates(methods: Sequence[str], vals: Sequence[int], gpu: bool) -> list[dict[str, Any]]:
+    """The workload's peak-memory estimate per method and val, for the CPU (and a GPU when one is
+    on screen). They differ only for the loop, whose freed temporaries the CPU's allocator strands."""
+    kinds = [("cpu", "the CPU")] + ([("cuda:0", "a GPU")] if gpu else [])
+    return [{"val": v, "bytes": estimate_bytes(m, v, device), "color": LABEL[m], "dash": label, "method": m}
+            for m in methods for device, label in kinds for v in vals]
+
+
+def memory_marks(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every point on screen at its estimated memory: measured, or not (with the reason)."""
+    marks = []
+    for r in rows:
+        ok = r.get("status") == "ok"
+        why = "timed" if ok else (r.get("message") or r.get("status"))
+        marks.append({"val": r["val"], "bytes": estimate_bytes(r["method"], int(r["val"]), r["device"]),
+                      "color": LABEL[r["method"]], "status": "measured" if ok else "not measured",
+                      "detail": f"{r.get('series', r['device'])}: {why}"})
+    return marks
+
+
+def not_measured(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The points on screen that were not timed, each with the reason (for a table)."""
+    return [{"measured on": r.get("series", r["device"]), "method": LABEL[r["method"]], "val": int(r["val"]),
+             "status": "refused" if r.get("status") == "skipped" else r.get("status"),
+             "why": r.get("message") or ""}
+            for r in rows if r.get("status") != "ok"]
+
+
+# -- reading the rows ----------------------------------------------------------------------------
+def _ok(row: dict[str, Any] | None) -> bool:
+    return bool(row) and row.get("status") == "ok" and bool(row.get("median_s"))
+
+
+def table(rows: Sequence[dict[str, Any]], series: str) -> dict[tuple[str, int], dict[str, Any]]:
+    """{(method, val): row} of one series."""
+    return {(r["method"], int(r["val"])): r for r in rows if r.get("series") == series}
+
+
+def and_list(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def at_val_sentences(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> list[str]:
+    """Per series: each method's time at `val` (or why it was not measured), and how many times
+    faster the fastest method is than the seed's loop on that device."""
+    out = []
+    for series in series_order:
+        by = table(rows, series)
+        here = [(m, by.get((m, val))) for m in METHODS if (m, val) in by]
+        if not here:
+            continue
+        timed = sorted(((m, r) for m, r in here if _ok(r)), key=lambda mr: mr[1]["median_s"])
+        missing = [(m, r) for m, r in here if not _ok(r)]
+        parts = []
+        if timed:
+            parts.append(", ".join(f"{LABEL[m]} {fmt_s(r['median_s'])}" for m, r in timed))
+        if missing:
+            parts.append("not timed: " + and_list([LABEL[m] for m, _ in missing])
+                         + " (why: in the table of points not measured)")
+        text = f"On **{series}** at val = {fmt_value(val)}: " + "; ".join(parts) + "."
+        text += " " + loop_comparison(by, val)
+        out.append(text.strip())
+    return out
+
+
+def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
+    """How many times faster the fastest method is than the loop, at `val` if the loop was timed
+    there, else at the largest val where it was (saying so)."""
+    methods = {m for m, _ in by}
+    if "loop" not in methods:
+        return "Add the loop to the methods to compare with the seed's method."
+    others = [m for m in METHODS if m != "loop" and m in methods]
+    if not others:
+        return ""
+    loop_vals = sorted(v for (m, v), r in by.items() if m == "loop" and _ok(r)
+                       and any(_ok(by.get((o, v))) for o in others))
+    if not loop_vals:
+        return "The loop was not timed on this device at any val on screen where another method was."
+    at = val if val in loop_vals else max(loop_vals)
+    loop = by[("loop", at)]["median_s"]
+    best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if _ok(by.get((o, at)))), key=lambda t: t[1])
+    prefix = ("" if at == val else
+              f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, the largest val where it was, ")
+    if best >= loop:
+        text = (f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
+                f"({LABEL[best_m]}: {fmt_s(best)}).")
+    else:
+        text = (f"the fastest method, {LABEL[best_m]} ({fmt_s(best)}), is **{fmt_ratio(loop / best)} faster** than "
+                f"the seed's loop ({fmt_s(loop)}) on the same device.")
+    return prefix + text if prefix else text[0].upper() + text[1:]
+
+
+def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
+                     ) -> tuple[Crossover, list[int]]:
+    """lib.crossover.find_crossover over the vals where the method was timed on both devices."""
+    cpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == cpu_series and r["method"] == method and _ok(r)}
+    gpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == gpu_series and r["method"] == method and _ok(r)}
+    common = sorted(set(cpu) & set(gpu))
+    return find_crossover(common, [cpu[v] for v in common], [gpu[v] for v in common]), common
+
+
+def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> str:
+    """Where the GPU starts to win for one method, from the vals timed on both devices only."""
+    found, common = method_crossover(rows, method, cpu_series, gpu_series)
+    name = f"**{LABEL[method]}**"
+    both = ", ".join(fmt_value(v) for v in common)
+    cpu_max = max((int(r["val"]) for r in rows if r.get("series") == cpu_series and r["method"] == method and _ok(r)),
+                  default=None)
+    gpu_max = max((int(r["val"]) for r in rows if r.get("series") == gpu_series and r["method"] == method and _ok(r)),
+                  default=None)
+    limit = ""
+    if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
+        limit = (f" The CPU was not timed beyond val = {fmt_value(cpu_max)} (see the points not measured), "
+                 f"so the comparison stops there.")
+    if found.kind == "crosses":
+        lo, hi = found.bracket
+        return (f"{name}: the GPU catches up at val ≈ {fmt_num(found.x)} (between the measured {fmt_value(lo)} "
+                f"and {fmt_value(hi)}); above it the GPU is faster.")
+    if found.kind == "gpu_wins":
+        return f"{name}: the GPU is at least as fast at every val timed on both devices ({both}).{limit}"
+    if found.kind == "cpu_wins":
+        return f"{name}: the CPU is faster at every val timed on both devices ({both}): the GPU never catches up there.{limit}"
+    return f"{name}: no val was timed on both devices, so there is no crossover to locate."
+
+
+def _largest_ok(rows: Sequence[dict[str, Any]], series: str, method: str) -> dict[str, Any] | None:
+    timed = [r for r in rows if r.get("series") == series and r["method"] == method and _ok(r)]
+    return max(timed, key=lambda r: int(r["val"])) if timed else None
+
+
+def why_sentences(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str],
+                  series_order: Sequence[str]) -> list[str]:
+    """Why the methods cost what they do: counts from the settings, times from the rows."""
+    p = params_of("loop", val)
+    outputs = int(p["outputs"])
+    out = []
+    if "loop" in methods:
+        passes = loop_passes(p)
+        text = (f"**The loop** (what the seed ran) does one backward pass per output number: outputs × val = "
+                f"{outputs} × {fmt_value(val)} = **{passes:,} backward passes** per call at val = {fmt_value(val)}, "
+                f"each through the whole batch, filling a {fmt_value(val)} × {outputs} × {fmt_value(val)} Jacobian "
+                f"of which only {'all' if val == 1 else f'1/{val:,}'} can be non-zero.")
+        for series in series_order:
+            r = _largest_ok(rows, series, "loop")
+            if r:
+                n = loop_passes(r)
+                text += (f" On {series} it took {fmt_s(r['median_s'])} at val = {fmt_value(r['val'])} for {n:,} passes: "
+                         f"{fmt_s(r['median_s'] / n)} per pass.")
+        out.append(text)
+    if "vectorize" in methods:
+        n = outputs * val
+        basis = float(n) ** 2
+        text = (f"**vectorize=True** does those passes as one batched backward pass, but first builds its basis, an "
+                f"(outputs × val)² identity: ({outputs} × {fmt_value(val)})² = {fmt_num(basis)} numbers, "
+                f"{fmt_bytes(basis * 4)} in fp32 at val = {fmt_value(val)}.")
+        for series in series_order:
+            refused = sorted((r for r in rows if r.get("series") == series and r["method"] == "vectorize"
+                              and r.get("status") in ("skipped", "oom")), key=lambda r: int(r["val"]))
+            memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == "oom"]
+            if memory:
+                first = memory[0]
+                text += (f" On {series} it was not run from val = {fmt_value(first['val'])} on: "
+                         f"{first.get('message') or first.get('status')}.")
+        out.append(text)
+    blocks = val * outputs
+    out.append(f"The rows of the batch are independent (output row i depends only on input i), so the full "
+               f"Jacobian is block-diagonal. **Per-sample vmap** (torch.func.vmap of a one-sample function) computes "
+               f"only the {fmt_value(val)} diagonal blocks: {blocks:,} numbers instead of {blocks * val:,} at val = "
+               f"{fmt_value(val)}.")
+    if "vmap_jacfwd" in methods or "vmap_jacrev" in methods:
+        text = (f"Each sample has one input and {outputs} outputs, so **forward mode (jacfwd)** needs one pass per "
+                f"sample (one input direction) where **reverse mode (jacrev)** needs {outputs} (one per output).")
+        if {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
+            for series in series_order:
+                by = table(rows, series)
+                both = [v for (m, v), r in by.items() if m == "vmap_jacfwd" and _ok(r) and _ok(by.get(("vmap_jacrev", v)))]
+                if not both:
+                    continue
+                at = val if val in both else min(both, key=lambda v: abs(math.log(v) - math.log(val)))
+                fwd, rev = by[("vmap_jacfwd", at)]["median_s"], by[("vmap_jacrev", at)]["median_s"]
+                verdict = (f"jacfwd is {fmt_ratio(rev / fwd)} faster" if fwd < rev else
+                           f"jacrev is {fmt_ratio(fwd / rev)} faster here" if rev < fwd else "they tie")
+                text += (f" On {series} at val = {fmt_value(at)}: vmap(jacfwd) {fmt_s(fwd)}, vmap(jacrev) "
+                         f"{fmt_s(rev)}; {verdict}.")
+        out.append(text)
+    return out
+
+
+def record_command(method: str, values: Sequence[int]) -> str:
+    return (f"python -m lib sweep jacobian --over val={','.join(str(v) for v in values)} --set method={method} "
+            f"--devices cpu,cuda --out lib/recorded/jacobian_{method}.json")
