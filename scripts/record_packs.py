@@ -43,6 +43,18 @@ SPECS: list[tuple[str, str, str, list, dict, float]] = [
     *[("data_pipeline", "dataloader", "batch_size", [8, 16, 32, 64, 128, 256, 512],
        {"source": "images", "dataset_size": 256, "model": "linear", "num_workers": workers, "pin_memory": pin}, 0.3)
       for workers, pin in ((0, True), (2, False), (4, True))],
+    # Jacobian page (seed 004): one sweep over val per method, the seed's network. The loop's CPU side is
+    # refused from val 1000 by its memory estimate, vectorize's from 300 (and on both devices at 1000); the
+    # loop on the GPU at val 1000 (400,000 backward passes a call, six calls) is the slow point: minutes.
+    ("jacobian", "jacobian", "val", [1, 3, 10, 30, 100, 1000], {"method": "loop"}, 0.3),
+    ("jacobian", "jacobian", "val", [1, 3, 10, 30, 100, 300, 1000], {"method": "vectorize"}, 0.3),
+    *[("jacobian", "jacobian", "val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000], {"method": method}, 0.3)
+      for method in ("vmap_jacrev", "vmap_jacfwd")],
+    # Timing pitfalls page (seed 003): the honest baseline (synchronised fp32, no copy) over every size of the
+    # page, then each toggle on its own (naive timer, TF32, copy counted) up to 8192.
+    ("timing", "matmul", "size", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], {}, 0.3),
+    *[("timing", "matmul", "size", [64, 128, 256, 512, 1024, 2048, 4096, 8192], fixed, 0.3)
+      for fixed in ({"sync": False}, {"dtype": "tf32"}, {"transfer": True})],
 ]
 
 QUICK_VALUES = 3  # --quick keeps the first few values of each sweep
