@@ -10,7 +10,9 @@ For every page, on a fresh server (its own port, lib/recorded/ as shipped):
 
   cold server      opening the page as the server's very first visitor (imports included)
   first chart      opening it with default settings after Home has loaded once (imports warm,
-                   measurement not cached): goal <= 5 s
+                   measurement not cached), until a chart is drawn: goal <= 5 s. The Training page
+                   draws a recorded GPU curve at once and the live CPU curve as it is measured, so
+  complete         is also shown: until the run has finished (all points, words, charts)
   cached, nav      leaving for Home and coming back through the sidebar (same settings, cached)
   cached, widget   Training only: move the batch-size slider one step (measured), then back
                    (cached): time from the key press to the page showing the old setting again.
@@ -154,6 +156,7 @@ def browser_run(spec: PageSpec, title: str) -> dict[str, float]:
             page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
             out["cold server"] = time.perf_counter() - start
             wait_page(page, spec)
+            out["cold server, complete"] = time.perf_counter() - start
             page.close()
         finally:
             browser.close()
@@ -169,6 +172,7 @@ def browser_run(spec: PageSpec, title: str) -> dict[str, float]:
             page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
             out["first chart"] = time.perf_counter() - start
             wait_page(page, spec)
+            out["complete"] = time.perf_counter() - start
             # cached: away to Home and back through the sidebar
             nav_click(page, "Home")
             page.get_by_text("Lessons").first.wait_for(timeout=TIMEOUT_MS)
@@ -229,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                 results.setdefault(key, []).append(value)
         print(f"\n{spec.url_path}")
         for key, values in results.items():
-            goal = FIRST_CHART_GOAL_S if key == "first chart" else CACHED_GOAL_S if key.startswith("cached") else None
+            goal = (FIRST_CHART_GOAL_S if key in ("first chart", "complete") else
+                    CACHED_GOAL_S if key.startswith("cached") else None)
             verdict = "" if goal is None else (f"  goal <= {goal:g} s: " + ("met" if statistics.median(values) <= goal else "MISSED"))
             spread = f" (runs: {', '.join(f'{v:.2f}' for v in values)})" if len(values) > 1 else ""
             print(f"  {key:22s} {statistics.median(values):6.2f} s{spread}{verdict}")

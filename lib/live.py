@@ -119,10 +119,12 @@ def live_sweep(
     max_flops: dict[str, float] | None = None,
     profile_current: bool = True,
     progress: ProgressFn | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Sweep `over` through `values` (others `fixed`) on every device, one row per (value, device).
 
-    Phases and the kernel profile are measured only where value == current."""
+    Phases and the kernel profile are measured only where value == current. `on_row` gets each
+    row as soon as it is complete (a page can draw the curve while it grows)."""
     values = sweep_values(over, values, workload)
     if current is not None:
         current = workload.setting(over).parse(current)
@@ -166,6 +168,8 @@ def live_sweep(
                     except Exception as err:  # noqa: BLE001 - a failed profile must not lose the timing
                         row["message"] = (row.get("message") or "") + f" (kernel count failed: {type(err).__name__})"
                 done += 1
+            if on_row is not None:
+                on_row(row)
     if progress:
         progress(1.0, f"done: {len(rows)} points in {time.perf_counter() - started:.1f} s")
     return rows

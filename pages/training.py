@@ -11,6 +11,7 @@ command this page shows under "Record this view on a GPU machine", and put the p
 from __future__ import annotations
 
 import os
+import time
 
 import pandas as pd
 import streamlit as st
@@ -55,6 +56,7 @@ THREADS_SENTENCE = ("How many threads PyTorch's CPU kernels may use: fewer threa
                        "and make the CPU look many times slower than it is." if DEFAULT_CPU_THREADS < TORCH_DEFAULT_THREADS else ""))
 MAX_THREADS = max(os.cpu_count() or 1, TORCH_DEFAULT_THREADS, DEFAULT_CPU_THREADS)
 POINTS = 6
+REDRAW_S = 1.0  # while measuring, redraw the growing curve at most this often
 
 
 def label_of(key: str) -> str:
@@ -130,15 +132,49 @@ st.caption(
        "GPU: none here, and no recorded GPU results shipped yet, so only the CPU is shown.")
 )
 
-live = measure_sweep(WORKLOAD, over, grid, fixed, devices, current=current, num_threads=threads)
-
-rows = [{**r, "series": series_label(r["device"], "live")} for r in live]
-rows += [{**r, "series": series_label(r["device"], "recorded", source.label)} for r in recorded]
+st.subheader("What the measurements say")
+words = st.container()
+status = st.container()
+chart_box = st.empty()
 recorded_cpu_series = series_label("cpu", "recorded", source.label)
 rows_cpu_recorded = [{**r, "series": recorded_cpu_series} for r in recorded_cpu]
-frame = pd.DataFrame(rows + rows_cpu_recorded)
-if {"iqr_s", "steps_per_epoch"} <= set(frame.columns):
-    frame["epoch_iqr_s"] = frame["iqr_s"] * frame["steps_per_epoch"]
+recorded_shown = [{**r, "series": series_label(r["device"], "recorded", source.label)} for r in recorded]
+
+
+def epoch_frame(labelled: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(labelled)
+    if {"iqr_s", "steps_per_epoch"} <= set(frame.columns):
+        frame["epoch_iqr_s"] = frame["iqr_s"] * frame["steps_per_epoch"]
+    return frame
+
+
+def draw(labelled: list[dict], crossover_x: float | None = None) -> None:
+    chart_box.altair_chart(
+        time_chart(epoch_frame(labelled), over, y="epoch_s", iqr="epoch_iqr_s", crossover_x=crossover_x,
+                   crossover_label=f"crossover ≈ {fmt_num(crossover_x)}" if crossover_x else None,
+                   x_title=label_of(over), y_title="time per epoch"),
+        width="stretch",
+    )
+
+
+last_draw = [time.perf_counter()]
+
+
+def grow(so_far: list[dict]) -> None:
+    """Redraw with the live points measured so far, at most about once a second (each redraw costs
+    the server and the browser some CPU, which a small server would rather spend measuring)."""
+    if time.perf_counter() - last_draw[0] >= REDRAW_S:
+        draw([{**r, "series": series_label(r["device"], "live")} for r in so_far] + recorded_shown + rows_cpu_recorded)
+        last_draw[0] = time.perf_counter()
+
+
+if recorded_shown:  # the recorded curve at once; the live one grows beside it while it is measured
+    draw(recorded_shown + rows_cpu_recorded)
+with status:
+    live = measure_sweep(WORKLOAD, over, grid, fixed, devices, current=current, num_threads=threads, on_rows=grow)
+
+rows = [{**r, "series": series_label(r["device"], "live")} for r in live] + recorded_shown
+frame = epoch_frame(rows + rows_cpu_recorded)
 
 cpu_series = series_label("cpu", "live")
 gpu_rows = [r for r in rows if r["device"] != "cpu"]
@@ -156,44 +192,40 @@ here = rows_at(rows + rows_cpu_recorded, over, current)
 cpu_here = next((r for r in here if r["device"] == "cpu"), None)
 gpu_here = next((r for r in here if r["device"] != "cpu"), None)
 at = f"{label_of(over)} = {fmt_value(current)}"
-st.subheader("What the measurements say")
-if cpu_here and gpu_here and cpu_here.get("status") == "ok" and gpu_here.get("status") == "ok":
-    steps = cpu_here.get("steps_per_epoch")
-    cpu_iqr = (cpu_here.get("iqr_s") or 0) * (cpu_here.get("steps_per_epoch") or 1)
-    gpu_iqr = (gpu_here.get("iqr_s") or 0) * (gpu_here.get("steps_per_epoch") or 1)
-    st.markdown(f"At {at} ({int(steps):,} step{'s' if steps != 1 else ''} per epoch): "
-                + compare_sentence(cpu_series, cpu_here["epoch_s"], gpu_series, gpu_here["epoch_s"],
-                                   what="per epoch", a_iqr=cpu_iqr, b_iqr=gpu_iqr))
-elif cpu_here and cpu_here.get("status") == "ok":
-    st.markdown(f"At {at}: **{cpu_series}** takes {fmt_s(cpu_here['epoch_s'])} per epoch "
-                f"({int(cpu_here['steps_per_epoch']):,} steps of {fmt_s(cpu_here['median_s'])}). "
-                + (f"There is no GPU measurement at this point to compare with: the GPU was timed at {label_of(over)} "
-                   + ", ".join(fmt_value(x) for x in sorted({r[over] for r in gpu_rows})) + "." if gpu_series else
-                   "There is no GPU curve on screen to compare with."))
-elif cpu_here:
-    st.markdown(f"At {at} the CPU was not measured: {cpu_here.get('message') or cpu_here.get('status')}.")
-if gpu_series:
-    st.markdown(crossover_sentence(analysis, label_of(over), cpu_series, gpu_series))
-if same_machine is not None:
-    machine = pack["machine"]
-    st.markdown(f"On the recording machine itself ({machine.get('cpu_model', '?')}, {machine.get('torch_threads', '?')} "
-                "threads), the comparison the GPU's owner would see: "
-                + crossover_sentence(same_machine, label_of(over), recorded_cpu_series, gpu_series))
-if settings["batch_size"] >= settings["dataset_size"] and over != "batch_size":
-    st.caption("The batch size is at least the dataset size, so every step is the whole dataset (one step per epoch).")
-if source.recorded and recorded_note:
-    st.info(recorded_note, icon=":material/info:")
-elif not source.live and not source.recorded:
-    st.info("No GPU on this server and no recorded GPU results shipped yet: only the live CPU curve is shown. "
-            "A crossover needs a GPU curve.", icon=":material/info:")
+with words:  # the sentences go above the chart, in the container placed there
+    if cpu_here and gpu_here and cpu_here.get("status") == "ok" and gpu_here.get("status") == "ok":
+        steps = cpu_here.get("steps_per_epoch")
+        cpu_iqr = (cpu_here.get("iqr_s") or 0) * (cpu_here.get("steps_per_epoch") or 1)
+        gpu_iqr = (gpu_here.get("iqr_s") or 0) * (gpu_here.get("steps_per_epoch") or 1)
+        st.markdown(f"At {at} ({int(steps):,} step{'s' if steps != 1 else ''} per epoch): "
+                    + compare_sentence(cpu_series, cpu_here["epoch_s"], gpu_series, gpu_here["epoch_s"],
+                                       what="per epoch", a_iqr=cpu_iqr, b_iqr=gpu_iqr))
+    elif cpu_here and cpu_here.get("status") == "ok":
+        st.markdown(f"At {at}: **{cpu_series}** takes {fmt_s(cpu_here['epoch_s'])} per epoch "
+                    f"({int(cpu_here['steps_per_epoch']):,} steps of {fmt_s(cpu_here['median_s'])}). "
+                    + (f"There is no GPU measurement at this point to compare with: the GPU was timed at {label_of(over)} "
+                       + ", ".join(fmt_value(x) for x in sorted({r[over] for r in gpu_rows})) + "." if gpu_series else
+                       "There is no GPU curve on screen to compare with."))
+    elif cpu_here:
+        st.markdown(f"At {at} the CPU was not measured: {cpu_here.get('message') or cpu_here.get('status')}.")
+    if gpu_series:
+        st.markdown(crossover_sentence(analysis, label_of(over), cpu_series, gpu_series))
+    if same_machine is not None:
+        machine = pack["machine"]
+        st.markdown(f"On the recording machine itself ({machine.get('cpu_model', '?')}, {machine.get('torch_threads', '?')} "
+                    "threads), the comparison the GPU's owner would see: "
+                    + crossover_sentence(same_machine, label_of(over), recorded_cpu_series, gpu_series))
+    if settings["batch_size"] >= settings["dataset_size"] and over != "batch_size":
+        st.caption("The batch size is at least the dataset size, so every step is the whole dataset (one step per epoch).")
+    if source.recorded and recorded_note:
+        st.info(recorded_note, icon=":material/info:")
+    elif not source.live and not source.recorded:
+        st.info("No GPU on this server and no recorded GPU results shipped yet: only the live CPU curve is shown. "
+                "A crossover needs a GPU curve.", icon=":material/info:")
+
 
 # -- charts ----------------------------------------------------------------------------------------
-st.altair_chart(
-    time_chart(frame, over, y="epoch_s", iqr="epoch_iqr_s", crossover_x=crossover_x,
-               crossover_label=f"crossover ≈ {fmt_num(crossover_x)}" if crossover_x else None,
-               x_title=label_of(over), y_title="time per epoch"),
-    width="stretch",
-)
+draw(rows + rows_cpu_recorded, crossover_x)
 if ok:
     repeats = [int(r["repeats"]) for r in ok]
     st.caption(f"Each point: the median time of one step over {min(repeats)}–{max(repeats)} timed repeats, times the "

@@ -120,8 +120,12 @@ def measure_sweep(
     point_budget_s: float | None = None,
     total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
     num_threads: int | None = None,
+    on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Live rows of a sweep (lib.live.live_sweep), cached and locked, with a progress bar."""
+    """Live rows of a sweep (lib.live.live_sweep), cached and locked, with a progress bar.
+
+    While it measures (not when the rows come from the cache), on_rows(rows so far) is called after
+    every point, e.g. to redraw a chart placeholder as the curve grows."""
     point_budget_s = point_budget_s if point_budget_s is not None else live_point_budget_s()
     fixed = {k: v for k, v in fixed.items() if k != over}
     parts = {
@@ -131,11 +135,18 @@ def measure_sweep(
     }
     shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
     label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
+    so_far: list[dict[str, Any]] = []
+
+    def row_done(row: dict[str, Any]) -> None:
+        so_far.append(row)
+        if on_rows is not None:
+            on_rows(list(so_far))
+
     return cached_measurement(
         parts,
         lambda progress: live_sweep(
             workload, over, values, fixed, devices, current=current, point_budget_s=point_budget_s,
-            total_budget_s=total_budget_s, num_threads=num_threads, progress=progress,
+            total_budget_s=total_budget_s, num_threads=num_threads, progress=progress, on_row=row_done,
         ),
         label=label,
     )
