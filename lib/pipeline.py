@@ -13,9 +13,10 @@ on the device). No Streamlit here; every number in a sentence comes from a row p
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.gc_scope import frozen_heap
 
 PHASES = {
     "phase_loading_s": "loading (DataLoader: decode, batch, copy to the device)",
@@ -182,3 +183,30 @@ def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
                 f"compute timed apart ({fmt_s(parts)}): work that is in neither phase, such as adding up the "
                 "epoch's loss.")
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
+
+
+def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, Any]], devices: Sequence[str], *,
+              current: Any, point_budget_s: float, total_budget_s: float | None, num_threads: int | None,
+              progress: Callable[[float, str], None] | None = None) -> list[dict[str, Any]]:
+    """Live rows of the dataloader workload over `over` for each feed in `fixed_of` ({'images': {...},
+    'tensors': {...}}), phases at `current`. Call it holding lib.measure_lock.MEASURE_LOCK (the heap is
+    frozen meanwhile, so the collection after every point walks only the new objects)."""
+    from lib.live import live_sweep
+    from lib.workloads import get_workload
+
+    workload = get_workload("dataloader")
+    rows: list[dict[str, Any]] = []
+    feeds = list(fixed_of)
+    with frozen_heap():
+        for i, feed in enumerate(feeds):
+            def part(fraction: float, message: str, i: int = i, feed: str = feed) -> None:
+                if progress:
+                    progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
+
+            swept = live_sweep(workload, over, values, fixed_of[feed], devices, current=current,
+                               point_budget_s=point_budget_s, total_budget_s=total_budget_s,
+                               num_threads=num_threads, profile_current=False, progress=part)
+            # live_sweep writes its provenance ('live') into the row's 'source' field, which for this
+            # workload is a setting: put the setting back, so rows and downloads say which feed ran.
+            rows += [{**r, "source": feed} for r in swept]
+    return rows

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.gc_scope import frozen_heap
 from lib.workloads.presets import PRESETS, Preset, get_preset, loss_curve
 
 SEED_SOURCE = "scripts/seed_experiments.py"
@@ -160,6 +161,34 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
         del step
         free_memory()
     return row
+
+
+def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num_threads: int | None,
+                 progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+    """What the page measures live: one call of the preset at live_params on each device, and its loss
+    curve there. {'rows': [...], 'curves': {device: entry}}. Call it holding MEASURE_LOCK (the heap is
+    frozen meanwhile, so the collections after each run walk only the new objects)."""
+    curve = curve_setting(preset)
+    steps = len(devices) * (2 if curve else 1)
+    done = 0
+    rows, curves = [], {}
+
+    def report(message: str) -> None:
+        if progress:
+            progress(done / steps, message)
+
+    with frozen_heap():
+        for device in devices:
+            report(f"timing one call of {preset.name} on {device}")
+            rows.append(time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads))
+            done += 1
+            if curve:
+                report(f"training {curve[1]} epochs of {preset.name} on {device} for the loss curve")
+                curves[device] = run_curve(preset, device, num_threads=num_threads)
+                done += 1
+    if progress:
+        progress(1.0, "done")
+    return {"rows": rows, "curves": curves}
 
 
 def total_s(row: dict[str, Any] | None, preset: Preset) -> float | None:

@@ -17,9 +17,9 @@ import streamlit as st
 
 from lib.charts import phase_chart, time_chart
 from lib.explain import fmt_ratio, fmt_s, fmt_value
-from lib.live import DEFAULT_CPU_THREADS, live_sweep, log_grid, rows_at
+from lib.live import DEFAULT_CPU_THREADS, log_grid, rows_at
 from lib.pipeline import (MOSTLY, PHASES, SAME_WITHIN, SOURCES, ceiling_sentence, device_sentence, is_ok,
-                          loading_share, pct, phase_note, sweep_summary)
+                          live_rows, loading_share, pct, phase_note, sweep_summary)
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, live_point_budget_s
@@ -116,22 +116,6 @@ threads = DEFAULT_CPU_THREADS
 budget = live_point_budget_s()
 
 
-
-def measure(progress) -> list[dict]:
-    rows: list[dict] = []
-    for i, src in enumerate(SOURCES):
-        def part(fraction: float, message: str, i: int = i, src: str = src) -> None:
-            progress((i + fraction) / len(SOURCES), f"{SOURCES[src]}: {message}")
-
-        swept = live_sweep(WORKLOAD, over, grid, fixed_of[src], devices, current=current, point_budget_s=budget,
-                           total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=threads,
-                           profile_current=False, progress=part)
-        # live_sweep writes its provenance ('live') into the row's 'source' field, which for this
-        # workload is a setting: put the setting back, so the rows (and their downloads) say which feed ran.
-        rows += [{**r, "source": src} for r in swept]
-    return rows
-
-
 st.caption(
     f"CPU: measured live on this server with {threads} thread{'s' if threads != 1 else ''}. "
     + ("GPU: measured live on this server." if gpu_live else
@@ -140,7 +124,8 @@ st.caption(
 live = cached_measurement(
     {"kind": "data_pipeline", "over": over, "values": grid, "fixed": fixed_of, "devices": devices,
      "current": current, "point_budget_s": budget, "threads": threads},
-    measure,
+    lambda progress: live_rows(over, grid, fixed_of, devices, current=current, point_budget_s=budget,
+                               total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=threads, progress=progress),
     label=f"data pipeline over {over} on {', '.join(devices)}; "
           + ", ".join(f"{k}={v}" for k, v in params_of["images"].items() if k not in (over, "source")),
 )

@@ -17,9 +17,9 @@ import streamlit as st
 from lib.charts import loss_chart, ratio_chart
 from lib.explain import fmt_num, fmt_ratio, fmt_s
 from lib.live import DEFAULT_CPU_THREADS
-from lib.seed_cases import (CASES, SEED_HARDWARE, compare_sentence, curve_setting, find_curves, find_seed_pack, fmt_times,
-                            label, learn_sentence, live_params, pick, run_curve, same_settings,
-                            same_start_sentence, size_differences, size_words, time_preset, total_s)
+from lib.seed_cases import (CASES, SEED_HARDWARE, compare_sentence, curve_setting, find_curves, find_seed_pack,
+                            fmt_times, label, learn_sentence, live_params, measure_live, pick, same_settings,
+                            same_start_sentence, size_differences, size_words, total_s)
 from lib.workloads.presets import get_preset
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
@@ -98,28 +98,11 @@ threads = DEFAULT_CPU_THREADS
 budget = live_point_budget_s()
 params = live_params(preset)
 curve = curve_setting(preset)
-
-
-def measure(progress) -> dict:
-    steps = len(devices) * (2 if curve else 1)
-    done = 0
-    rows, curves = [], {}
-    for device in devices:
-        progress(done / steps, f"timing one call of {case} on {device}")
-        rows.append(time_preset(preset, params, device, budget_s=budget, num_threads=threads))
-        done += 1
-        if curve:
-            progress(done / steps, f"training {curve[1]} epochs of {case} on {device} for the loss curve")
-            curves[device] = run_curve(preset, device, num_threads=threads)
-            done += 1
-    progress(1.0, "done")
-    return {"rows": rows, "curves": curves}
-
-
 live = cached_measurement(
     {"kind": "seed_case", "case": case, "params": params, "devices": devices, "threads": threads,
      "budget": budget, "curve": curve},
-    measure, label=f"seed case {case} on {', '.join(devices)}",
+    lambda progress: measure_live(preset, devices, budget_s=budget, num_threads=threads, progress=progress),
+    label=f"seed case {case} on {', '.join(devices)}",
 )
 live_rows = live["rows"]
 live_cpu = next((r for r in live_rows if r["device"] == "cpu"), None)
@@ -200,7 +183,7 @@ elif not ok(rec_gpu) and rec_gpu is not None:
             f"{rec_gpu.get('status')} — {rec_gpu.get('message') or 'no message'}.", icon=":material/info:")
 if ok(rec_gpu) and rec_gpu.get("cold_s") and case == "big_matmul":
     first = rec_gpu["cold_s"] / rec_gpu["median_s"]
-    st.markdown(f"On {machine} the GPU's first call took {fmt_s(rec_gpu['cold_s'])} and a warm one "
+    st.markdown(f"On {machine} the GPU's first call of this experiment in the recording run took {fmt_s(rec_gpu['cold_s'])}, a warm one "
                 f"{fmt_s(rec_gpu['median_s'])}"
                 + (f", {fmt_ratio(first)} as long" if first >= 1.1 else "")
                 + " (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")

@@ -232,3 +232,13 @@ def test_recorded_pack_is_the_gpu_side_and_says_the_device_does_not_matter(with_
     assert not at.exception
     assert at.select_slider(key=NS + "num_workers").value == 0 and at.query_params["num_workers"] == "0"
     assert "With the DataLoader over images, **the device does not matter**" in page_text(at)
+
+
+@pytest.mark.cuda
+def test_live_gpu_is_the_gpu_side(no_pack):
+    """On a GPU server both devices are timed live, on the same machine, and compared in words."""
+    at = open_page(PAGE)
+    text = assert_view(at, "batch size = 64")
+    specs = chart_specs(at)
+    assert "cuda:0 (live, this server)" in specs[0] and "cuda:0 (live, this server)" in specs[1]
+    assert "the device does not matter" in text or "the device matters" in text

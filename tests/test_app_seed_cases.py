@@ -187,4 +187,18 @@ def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
         if name == "mnist_minibatch":
             assert "They start together" in text and gpu in [s for s in specs if "loss (log scale)" in s][0]
         if name == "big_matmul":
-            assert "the GPU's first call took" in text
+            assert "the GPU's first call of this experiment in the recording run took" in text
+
+
+@pytest.mark.cuda
+def test_live_gpu_curve_starts_and_learns_with_the_cpu_curve(no_pack):
+    from lib.seed_cases import run_curve
+
+    cpu, gpu = run_curve("iris", "cpu"), run_curve("iris", "cuda:0")
+    assert cpu["status"] == gpu["status"] == "ok", (cpu["message"], gpu["message"])
+    assert "They start together" in same_start_sentence({"cpu": cpu["losses"], "cuda:0": gpu["losses"]})
+    assert "learns" in learn_sentence(gpu["losses"], "cuda:0")
+    at = open_page(PAGE, {"case": "iris"})
+    text, specs = assert_case(at, "iris")
+    assert "cuda:0 (live, this server)" in [s for s in specs if "loss (log scale)" in s][0]
+    assert "live on this server" in [s for s in specs if "GPU time ÷ CPU time" in s][0]
