@@ -202,3 +202,13 @@ def test_live_gpu_curve_starts_and_learns_with_the_cpu_curve(no_pack):
     text, specs = assert_case(at, "iris")
     assert "cuda:0 (live, this server)" in [s for s in specs if "loss (log scale)" in s][0]
     assert "live on this server" in [s for s in specs if "GPU time ÷ CPU time" in s][0]
+
+
+def test_seed_script_wants_a_pack_to_put_the_curves_beside(capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("seed_experiments", ROOT / "scripts" / "seed_experiments.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--curves", "--only", "iris"]) == 2
+    assert "--curves needs --out" in capsys.readouterr().err
