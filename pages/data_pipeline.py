@@ -224,7 +224,7 @@ for src, words in SOURCES.items():
         if summary:
             st.markdown(summary)
 
-has_recorded = any(r.get("workload") == WORKLOAD.name for p in load_recorded()[0] for r in p["rows"])
+has_recorded = any(r.get("workload") == WORKLOAD.name and r.get("swept") for p in load_recorded()[0] for r in p["rows"])
 missing = [src for src in SOURCES if not recorded[src]]
 if not gpu_live and not has_recorded:
     st.info("No GPU on this server and no recorded data-pipeline results shipped, so only the live CPU is "
