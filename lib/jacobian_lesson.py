@@ -99,7 +99,7 @@ def _live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cu
             reason = memory_refusal(WORKLOAD, params, device, memory_cap_gb) or loop_refusal(params, device)
             if reason:
                 row = base_row(WORKLOAD, params, device)
-                row.update(status="skipped", message=reason, swept="val", source="live",
+                row.update(status="skipped", message=reason, swept="val", origin="live",
                            peak_memory_estimate_bytes=estimate_bytes(method, val, device))
                 refused.append(row)
             else:

@@ -8,7 +8,7 @@ small shared server:
   that say so, instead of holding the server for minutes;
 - a total time budget, after which the remaining points are `skipped` rows.
 
-Every row is a normal result row (lib.results schema), with swept=<setting> and source='live'.
+Every row is a normal result row (lib.results schema), with swept=<setting> and origin='live'.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def live_sweep(
                 row = measure_point(workload, params, device, budget_s=point_budget_s, memory_cap_gb=memory_cap_gb,
                                     num_threads=num_threads, with_phases=at_current)
             row["swept"] = over
-            row["source"] = "live"
+            row["origin"] = "live"
             rows.append(row)
             done += 1
             if at_current and profile_current:

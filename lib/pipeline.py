@@ -206,7 +206,5 @@ def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, An
             swept = live_sweep(workload, over, values, fixed_of[feed], devices, current=current,
                                point_budget_s=point_budget_s, total_budget_s=total_budget_s,
                                num_threads=num_threads, profile_current=False, progress=part)
-            # live_sweep writes its provenance ('live') into the row's 'source' field, which for this
-            # workload is a setting: put the setting back, so rows and downloads say which feed ran.
-            rows += [{**r, "source": feed} for r in swept]
+            rows += swept
     return rows

@@ -37,7 +37,7 @@ OPTIONAL_NUMBER_FIELDS = (
     "batches_per_epoch", "initial_weights_abs_sum",
 )
 # data_note: what data really ran (fallbacks, subsets); note: other remarks on the point
-OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "source", "swept", "data_note", "note")
+OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "origin", "swept", "data_note", "note")
 RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIELDS)
 REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
 

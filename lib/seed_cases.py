@@ -117,7 +117,7 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
 
     workload = preset.workload_obj()
     row = base_row(workload, params, device)
-    row.update(variant=preset.name, source="live")
+    row.update(variant=preset.name, origin="live")
     row["flops"] = float(workload.flops(params))
     cap = DEFAULT_MEMORY_CAP_GB if memory_cap_gb is None else memory_cap_gb
     refusal = memory_refusal(workload, params, device, cap)

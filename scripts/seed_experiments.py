@@ -53,7 +53,7 @@ def measure(preset: Preset, params: dict[str, Any], device: str, *, budget_s: fl
     """One result row (schema of lib.results) for `preset` on `device`; never raises for the work."""
     workload = preset.workload_obj()
     row = base_row(workload, params, device)
-    row.update(variant=preset.name, source=SOURCE)
+    row.update(variant=preset.name, origin=SOURCE)
     row["flops"] = float(workload.flops(params))
     row["bytes"] = float(workload.bytes_moved(params))
     row["peak_memory_estimate_bytes"] = float(workload.peak_memory_bytes(params, device))
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         for device in devices:
             if preset.slow and not args.quick and not args.include_slow:
                 row = base_row(preset.workload_obj(), params, device)
-                row.update(variant=preset.name, source=SOURCE, status="skipped",
+                row.update(variant=preset.name, origin=SOURCE, status="skipped",
                            message="minutes per call: run with --include-slow (or --quick for a cut-down size)")
             else:
                 t0 = time.perf_counter()

@@ -135,7 +135,7 @@ def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
     first, current = rows
     assert "phase_compute_s" not in first and "kernels" not in first
     assert current["phase_compute_s"] > 0 and current["kernels"] > 10 and 0 < current["device_busy_s"] <= current["median_s"]
-    assert current["swept"] == "batch_size" and current["source"] == "live"
+    assert current["swept"] == "batch_size" and current["origin"] == "live"
     assert seen[-1] == 1.0 and seen == sorted(seen)
 
 

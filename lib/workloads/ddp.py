@@ -571,5 +571,5 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
         rows = WORKLOAD.measure_points(points, plan["device"], budget_s=budget_s, progress=progress,
                                        num_threads=threads, total_budget_s=120.0)
     for row in rows:
-        row.update(swept="batch_size", source="live")
+        row.update(swept="batch_size", origin="live")
     return add_scaling_efficiency(rows)
