@@ -11,6 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from lib import scaling
+from ui.router import ensure_router
+
+ensure_router()  # a first direct visit on a fresh server still gets the shared sidebar
 
 LIVE_KEY = "multi_gpu_live_rows"
 
