@@ -147,6 +147,7 @@ def assert_view(at, at_text: str) -> str:
     return text
 
 
+@pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
     at = open_page(PAGE)
     text = assert_view(at, "batch size = 64")
@@ -204,6 +205,7 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
     assert_view(big, "batch size = 512")
 
 
+@pytest.mark.cpu_view
 def test_recorded_pack_is_the_gpu_side_and_says_the_device_does_not_matter(with_pack):
     at = open_page(PAGE)
     text = assert_view(at, "batch size = 64")

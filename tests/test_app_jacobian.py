@@ -57,6 +57,7 @@ def refused_table(at) -> list[dict]:
     return frames[0].to_dict("records") if frames else []
 
 
+@pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
     at = open_page(PAGE)
     text = assert_view(at, 100)
@@ -145,6 +146,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
     assert at.query_params["methods"] == "loop,vectorize,vmap_jacrev,vmap_jacfwd"
 
 
+@pytest.mark.cpu_view
 def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
     at = open_page(PAGE)
     text = assert_view(at, 100)
@@ -172,6 +174,7 @@ def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
     assert at.query_params["recorded_cpu"] == "true"
 
 
+@pytest.mark.cpu_view
 def test_pack_without_jacobian_rows_says_so(monkeypatch):
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(fixture_dir("matmul64")))
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
@@ -182,6 +185,7 @@ def test_pack_without_jacobian_rows_says_so(monkeypatch):
     assert GPU_LABEL not in chart_specs(at)[0]
 
 
+@pytest.mark.cpu_view
 def test_a_machine_without_jacobian_rows_hands_over_to_one_with_them(tmp_path, monkeypatch):
     """The sidebar's first machine holds only matmul rows; the page uses the machine that has
     jacobian rows and says so."""

@@ -29,6 +29,7 @@ def test_registry_matches_the_page_contract():
 
 
 @pytest.mark.parametrize("page", [p.path for p in existing_pages()])
+@pytest.mark.cpu_view
 def test_every_existing_page_opens_through_the_router(no_pack, page):
     at = open_page(page)
     assert not at.exception, [e.value for e in at.exception]
@@ -40,6 +41,17 @@ def test_every_existing_page_opens_through_the_router(no_pack, page):
         sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
         assert "No GPU on this server" in sidebar
         assert "no recorded GPU results shipped yet" in sidebar
+
+
+@pytest.mark.parametrize("page", [p.path for p in existing_pages()])
+@pytest.mark.cuda
+def test_every_existing_page_opens_with_both_devices_live(no_pack, page):
+    at = open_page(page)
+    assert not at.exception, [e.value for e in at.exception]
+    source = (ROOT / page).read_text(encoding="utf-8")
+    if any(hook in source for hook in ("ensure_router", "UrlSettings", "current_source")):
+        sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+        assert "measured live on this server (cuda:0)" in sidebar
 
 
 def test_home_without_a_recorded_pack_says_so_and_links_every_lesson(no_pack):
@@ -55,6 +67,7 @@ def test_home_without_a_recorded_pack_says_so_and_links_every_lesson(no_pack):
         assert page.blurb in text
 
 
+@pytest.mark.cpu_view
 def test_home_answers_with_one_chart_from_the_recorded_pack(with_pack):
     at = open_page()
     assert not at.exception, [e.value for e in at.exception]

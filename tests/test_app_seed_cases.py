@@ -159,6 +159,7 @@ def test_every_case_one_click_away_without_a_gpu(no_pack):
     assert "case='boston' is not one of" in "\n".join(str(w.value) for w in bad.warning)
 
 
+@pytest.mark.cpu_view
 def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
     at = open_page(PAGE)
     text, specs = assert_case(at, "boston_like")

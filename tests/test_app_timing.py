@@ -55,6 +55,7 @@ def assert_view(at) -> str:
     return page_text(at)
 
 
+@pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
     at = open_page(PAGE)
     text = assert_view(at)
@@ -74,6 +75,7 @@ def test_default_view_without_a_gpu(no_pack):
                for c in at.code)
 
 
+@pytest.mark.cpu_view
 def test_every_control_moves_and_the_url_follows(no_pack):
     at = open_page(PAGE)
     assert_view(at)
@@ -139,6 +141,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
     assert_view(at)
 
 
+@pytest.mark.cpu_view
 def test_recorded_pack_is_the_gpu_side_toggle_by_toggle(with_pack):
     at = open_page(PAGE, {"size": "256"})
     text = assert_view(at)

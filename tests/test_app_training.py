@@ -47,6 +47,7 @@ def assert_cpu_view(at, *, at_text: str | None = None) -> str:
     return text
 
 
+@pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
     at = open_page(PAGE)
     text = assert_cpu_view(at, at_text="batch size = 64")
@@ -118,6 +119,7 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
     assert "GFLOP" in "\n".join(str(e.value) for e in at.markdown) or "GFLOP" in text
 
 
+@pytest.mark.cpu_view
 def test_recorded_pack_is_the_gpu_side(with_pack):
     at = open_page(PAGE)
     text = assert_cpu_view(at, at_text="batch size = 64")
@@ -141,6 +143,7 @@ def test_recorded_pack_is_the_gpu_side(with_pack):
     assert at.query_params["recorded_cpu"] == "true"
 
 
+@pytest.mark.cpu_view
 def test_recorded_pack_without_matching_rows_says_so_and_offers_the_recorded_sweep(with_pack):
     at = open_page(PAGE, {"over": "depth"})
     assert_cpu_view(at, at_text="depth = 3")
