@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from typing import Any
 
 from lib import APP_VERSION
@@ -98,11 +99,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from lib.sweep import measure_point
 
     workload, devices = _common(args)
-    if getattr(workload, "launches_processes", False):  # it starts its own processes (ddp: torchrun)
-        measure_point = lambda _w, *a, **k: workload.measure_point(*a, **k)  # noqa: E731
+    # A workload that starts its own processes (ddp: torchrun) measures itself.
+    measure = workload.measure_point if getattr(workload, "launches_processes", False) else partial(measure_point, workload)
     settings = workload.resolve(_parse_sets(args.set))
     rows = [
-        measure_point(workload, settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb,
+        measure(settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb,
                       num_threads=args.threads, check=not args.no_check)
         for d in devices
     ]
@@ -119,14 +120,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.sweep import run_sweep
 
     workload, devices = _common(args)
-    if getattr(workload, "launches_processes", False):  # it starts its own processes (ddp: torchrun)
-        run_sweep = lambda _w, *a, **k: workload.run_sweep(*a, **k)  # noqa: E731
+    sweep = workload.run_sweep if getattr(workload, "launches_processes", False) else partial(run_sweep, workload)
     if "=" not in args.over:
         raise SystemExit("error: --over expects KEY=V1,V2,..., e.g. --over batch_size=1,16,256")
     key, raw_values = args.over.split("=", 1)
     values = [v for v in raw_values.split(",") if v.strip()]
-    rows = run_sweep(
-        workload, key.strip(), values, _parse_sets(args.set), devices,
+    rows = sweep(
+        key.strip(), values, _parse_sets(args.set), devices,
         point_budget_s=args.budget, total_budget_s=args.total_budget, memory_cap_gb=args.memory_cap_gb,
         num_threads=args.threads, progress=None if args.quiet else TerminalProgress(),
     )

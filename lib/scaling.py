@@ -9,7 +9,6 @@ at gpus=1 it is 1.0 by definition.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence

@@ -323,4 +323,4 @@ with st.expander("Record this view on a GPU machine", expanded=False):
         st.code(f"python -m lib sweep dataloader --over {over}={values} {sets} --devices cpu,cuda "
                 f"--out lib/recorded/dataloader_{src}_{over}.json", language="bash")
     st.caption("Both sweeps record the CPU and the GPU of that machine; the app then shows them beside the live CPU. "
-               f"scripts/record_packs.py records this page's default views (topic data_pipeline).")
+               "scripts/record_packs.py records this page's default views (topic data_pipeline).")

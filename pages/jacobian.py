@@ -20,7 +20,7 @@ from lib.workloads.jacobian import METHODS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.source_fallback import source_for_workload
-from ui.sources import current_source, live_devices, matching_rows, recorded_pack, recorded_rows, series_label
+from ui.sources import recorded_cpu_toggle, current_source, live_devices, matching_rows, recorded_pack, recorded_rows, series_label
 from ui.url_settings import UrlSettings
 
 NS = "jacobian"
@@ -44,13 +44,7 @@ methods = url.multiselect("methods", "Methods", METHODS, list(METHODS), format_f
 chosen = current_source()
 source, switched = source_for_workload(chosen, WORKLOAD)
 pack = recorded_pack(source)
-show_recorded_cpu = False
-if pack and any(r.get("workload") == WORKLOAD.name and r.get("device") == "cpu" for r in pack["rows"]):
-    machine = pack["machine"]
-    show_recorded_cpu = url.toggle(
-        "recorded_cpu", "Also show the recording machine's own CPU", False,
-        help=f"The CPU of the machine the GPU results come from ({machine.get('cpu_model', '?')}, "
-             f"{machine.get('torch_threads', '?')} threads): the seed's same-machine comparison.")
+show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
 url.sync_url()
 methods = [m for m in METHODS if m in methods]
@@ -149,8 +143,8 @@ if methods:
         for method in methods:
             st.markdown(lesson.crossover_sentence(rows, method, cpu_series, gpu_series))
         if recorded_cpu:
-            st.markdown(f"On the recording machine itself ({machine.get('cpu_model', '?')}, "
-                        f"{machine.get('torch_threads', '?')} threads), the comparison the seed made:")
+            st.markdown(f"On the recording machine itself ({pack['machine'].get('cpu_model', '?')}, "
+                        f"{pack['machine'].get('torch_threads', '?')} threads), the comparison the seed made:")
             for method in methods:
                 st.markdown("- " + lesson.crossover_sentence(rows, method, recorded_cpu_series, gpu_series))
     else:

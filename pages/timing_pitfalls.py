@@ -20,7 +20,7 @@ from lib.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.source_fallback import source_for_workload
-from ui.sources import current_source, live_devices, matching_rows, recorded_pack, recorded_rows, series_label
+from ui.sources import recorded_cpu_toggle, current_source, live_devices, matching_rows, recorded_pack, recorded_rows, series_label
 from ui.url_settings import UrlSettings
 
 NS = "timing"
@@ -55,13 +55,7 @@ flags = {key: url.toggle(key, label, default, help=sentence, container=left if i
 chosen = current_source()
 source, switched = source_for_workload(chosen, WORKLOAD)
 pack = recorded_pack(source)
-show_recorded_cpu = False
-if pack and any(r.get("workload") == WORKLOAD.name and r.get("device") == "cpu" for r in pack["rows"]):
-    machine = pack["machine"]
-    show_recorded_cpu = url.toggle(
-        "recorded_cpu", "Also show the recording machine's own CPU", False,
-        help=f"The CPU of the machine the GPU results come from ({machine.get('cpu_model', '?')}, "
-             f"{machine.get('torch_threads', '?')} threads): the seed's same-machine comparison.")
+show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
 url.sync_url()
 variant = lesson.variant_of(flags["sync"], flags["tf32"], flags["transfer"])
@@ -185,8 +179,8 @@ if gpu_series:
     which = "" if variant["sync"] else "From the synchronised timings: "
     st.markdown(which + crossover_sentence(analysis, "size", cpu_series, gpu_series))
     if same_machine is not None:
-        st.markdown(f"On the recording machine itself ({machine.get('cpu_model', '?')}, "
-                    f"{machine.get('torch_threads', '?')} threads): "
+        st.markdown(f"On the recording machine itself ({pack['machine'].get('cpu_model', '?')}, "
+                    f"{pack['machine'].get('torch_threads', '?')} threads): "
                     + crossover_sentence(same_machine, "size", recorded_cpu_series, gpu_series))
 
 st.subheader("Cold first call against warm")

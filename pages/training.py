@@ -24,7 +24,7 @@ from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import measure_sweep
-from ui.sources import (current_source, live_devices, matching_rows, recorded_groups, recorded_pack,
+from ui.sources import (recorded_cpu_toggle, current_source, live_devices, matching_rows, recorded_groups, recorded_pack,
                         recorded_rows, series_label)
 from ui.url_settings import UrlSettings, serialize
 
@@ -99,13 +99,7 @@ with st.expander("Pitfalls: the habits of the seed experiments, one switch each"
     st.caption(THREADS_SENTENCE)
 source = current_source()
 pack = recorded_pack(source)
-show_recorded_cpu = False
-if source.recorded and pack:
-    machine = pack["machine"]
-    show_recorded_cpu = url.toggle(
-        "recorded_cpu", "Also show the recording machine's own CPU", False,
-        help=f"The CPU of the machine the GPU results come from ({machine.get('cpu_model', '?')}, "
-             f"{machine.get('torch_threads', '?')} threads): the same-machine comparison.")
+show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
 url.sync_url()
 

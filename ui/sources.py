@@ -229,3 +229,15 @@ def best_recorded_sweep(pack: dict, workload: Workload, prefer: str = "batch_siz
         if score[1] and (best is None or score > best[0]):
             best = (score, over, rows)
     return (best[1], best[2]) if best else None
+
+
+def recorded_cpu_toggle(url, pack: dict | None, workload: Workload) -> bool:
+    """The switch that adds the recording machine's own CPU curve (the seeds' same-machine
+    comparison); shown only when the pack holds CPU rows of this workload."""
+    if not pack or not any(r.get("workload") == workload.name and r.get("device") == "cpu" for r in pack["rows"]):
+        return False
+    machine = pack["machine"]
+    return url.toggle(
+        "recorded_cpu", "Also show the recording machine's own CPU", False,
+        help=f"The CPU of the machine the GPU results come from ({machine.get('cpu_model', '?')}, "
+             f"{machine.get('torch_threads', '?')} threads): the same-machine comparison.")
