@@ -125,14 +125,22 @@ def time_chart(
     # Same colour encoding as the lines (one shared legend: legend=None here would hide it).
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
-    if crossover_x is not None and math.isfinite(crossover_x):
-        label = crossover_label or f"crossover ≈ {_sig3(crossover_x)}"
-        mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
-        layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
-        layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
-            x="x:Q", y=alt.value(12), text="label:N"))
+    layers += crossover_layers(crossover_x, crossover_label)
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
+
+
+def crossover_layers(crossover_x: float | None, label: str | None = None) -> list[alt.Chart]:
+    """The crossover as a dashed red vertical rule with its label (nothing when there is none)."""
+    if crossover_x is None or not math.isfinite(crossover_x):
+        return []
+    label = label or f"crossover ≈ {_sig3(crossover_x)}"
+    mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
+    return [
+        mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
+        mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
+            x="x:Q", y=alt.value(12), text="label:N"),
+    ]
 
 
 def speedup_frame(

@@ -18,7 +18,7 @@ from typing import Sequence
 import altair as alt
 import pandas as pd
 
-from lib.charts import SERIES_COLORS, ok_rows, time_unit
+from lib.charts import SERIES_COLORS, crossover_layers, ok_rows, time_unit
 
 DASHES = ([1, 0], [7, 4], [2, 3], [10, 3, 2, 3], [4, 4], [1, 5])
 SHAPES = {"measured": "circle", "not measured": "M-1,-1L1,1M-1,1L1,-1"}  # a circle, an ×
@@ -120,11 +120,7 @@ def variant_chart(
         layers.append(rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
             x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
     if crossover_x is not None and math.isfinite(crossover_x):
-        label = crossover_label or f"crossover ≈ {crossover_x:,.3g}"
-        mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
-        layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
-        layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
-            x="x:Q", y=alt.value(12), text="label:N"))
+        layers += crossover_layers(crossover_x, crossover_label or f"crossover ≈ {crossover_x:,.3g}")
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
 

@@ -30,6 +30,7 @@ from torch.utils.data import DataLoader, Dataset
 from lib.devices import is_cuda
 from lib.workloads import datasets
 from lib.workloads.base import Setting, SettingError, Step, Workload
+from lib.workloads.mlp import relu_mlp
 
 IMAGE_SHAPE = (1, 28, 28)
 FEATURES = 28 * 28
@@ -111,13 +112,7 @@ def build_model(params: dict[str, Any]) -> nn.Module:
     if params["model"] == "linear":
         model: nn.Module = nn.Linear(FEATURES, CLASSES)
     else:
-        sizes = [FEATURES, *MLP_HIDDEN, CLASSES]
-        layers: list[nn.Module] = []
-        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-            layers.append(nn.Linear(a, b))
-            if i < len(sizes) - 2:
-                layers.append(nn.ReLU())
-        model = nn.Sequential(*layers)
+        model = relu_mlp([FEATURES, *MLP_HIDDEN, CLASSES])
     torch.random.set_rng_state(state)
     return model
 

@@ -52,14 +52,19 @@ def build_model(params: dict[str, Any]) -> nn.Sequential:
     sizes = layer_sizes(params)
     generator_state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
+    model = relu_mlp(sizes)
+    torch.random.set_rng_state(generator_state)
+    return model
+
+
+def relu_mlp(sizes: list[int]) -> nn.Sequential:
+    """Linear layers of the given widths with ReLU between them (initialised from torch's RNG)."""
     layers: list[nn.Module] = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers.append(nn.Linear(fan_in, fan_out))
         if i < len(sizes) - 2:
             layers.append(nn.ReLU())
-    model = nn.Sequential(*layers)
-    torch.random.set_rng_state(generator_state)
-    return model
+    return nn.Sequential(*layers)
 
 
 def synthetic_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
