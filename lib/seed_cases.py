@@ -111,55 +111,12 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
                 num_threads: int | None = None, memory_cap_gb: float | None = None) -> dict[str, Any]:
     """One result row for one call of the preset's step on `device` (never raises for the work).
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness."""
-    from lib.devices import device_name
-    from lib.sweep import DEFAULT_MEMORY_CAP_GB, base_row, free_memory, is_out_of_memory, memory_refusal
-    from lib.timing import cpu_threads, time_step
+    from lib.sweep import DEFAULT_MEMORY_CAP_GB, measure_point
 
-    workload = preset.workload_obj()
-    row = base_row(workload, params, device)
+    row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
+                        memory_cap_gb=DEFAULT_MEMORY_CAP_GB if memory_cap_gb is None else memory_cap_gb,
+                        with_phases=False, slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S)
     row.update(variant=preset.name, origin="live")
-    row["flops"] = float(workload.flops(params))
-    cap = DEFAULT_MEMORY_CAP_GB if memory_cap_gb is None else memory_cap_gb
-    refusal = memory_refusal(workload, params, device, cap)
-    if refusal:
-        row.update(status="skipped", message=refusal)
-        return row
-    step = None
-    try:
-        row["device_name"] = device_name(device)
-        step = workload.build(params, device)
-        with cpu_threads(num_threads) as threads:
-            start = time.perf_counter()
-            step.run()
-            cold = time.perf_counter() - start
-            if cold >= SINGLE_CALL_S:
-                median, iqr, repeats = cold, 0.0, 1
-                row["message"] = "timed once (a long call: first-call costs are small beside it)"
-            elif cold >= SLOW_CALL_S:
-                start = time.perf_counter()
-                step.run()
-                median, iqr, repeats = time.perf_counter() - start, 0.0, 1
-                row["message"] = "one warm call, timed after the cold one (a slow call)"
-            else:
-                m = time_step(step.run, device, budget_s=budget_s, num_threads=threads, measure_cold=False)
-                median, iqr, repeats = m.median_s, m.iqr_s, m.repeats
-        row.update(median_s=median, iqr_s=iqr, repeats=repeats, cold_s=cold, num_threads=threads)
-        for unit, count in step.units.items():
-            row[unit] = count
-        if "steps_per_epoch" in step.units:
-            row["epoch_s"] = median * step.units["steps_per_epoch"]
-        for key, value in step.extras.items():
-            if isinstance(value, (int, float, str, bool)) and key not in row:
-                row[key] = value
-    except Exception as err:  # noqa: BLE001 - a failure becomes the row's status, never a traceback
-        first = str(err).splitlines()[0][:300] if str(err) else ""
-        status = "oom" if is_out_of_memory(err) else "error"
-        row.update(status=status, message=f"{type(err).__name__}: {first}", median_s=None, iqr_s=None, repeats=0)
-    finally:
-        if step is not None and step.close is not None:
-            step.close()
-        del step
-        free_memory()
     return row
 
 

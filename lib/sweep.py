@@ -68,8 +68,11 @@ def measure_point(
     num_threads: int | None = None,
     with_phases: bool = True,
     check: bool = False,
+    slow_call_s: float | None = None,
+    single_call_s: float | None = None,
 ) -> dict[str, Any]:
-    """Time one setting on one device and return its result row (never raises for the work itself)."""
+    """Time one setting on one device and return its result row (never raises for the work itself).
+    slow_call_s / single_call_s: see lib.timing.time_step (for steps of seconds or minutes)."""
     row = base_row(workload, params, device)
     try:
         params = workload.resolve(params)
@@ -90,7 +93,8 @@ def measure_point(
     try:
         row["device_name"] = device_name(device)
         step = workload.build(params, device)
-        m = time_step(step.run, device, budget_s=budget_s, num_threads=num_threads, synchronized=step.synchronized)
+        m = time_step(step.run, device, budget_s=budget_s, num_threads=num_threads, synchronized=step.synchronized,
+                      slow_call_s=slow_call_s, single_call_s=single_call_s)
         row.update(
             median_s=m.median_s, iqr_s=m.iqr_s, repeats=m.repeats, cold_s=m.cold_s,
             calls_per_repeat=m.calls_per_repeat, num_threads=m.num_threads,
@@ -111,7 +115,9 @@ def measure_point(
                 row[key] = value
         if check and step.check is not None:
             step.check()
-        if m.spread_ratio > 0.5:
+        if m.note:
+            row["message"] = m.note
+        elif m.spread_ratio > 0.5:
             row["message"] = f"noisy: the spread (IQR) is {m.spread_ratio:.0%} of the median"
     except AssertionError as err:
         row.update(status="error", message=f"result check failed: {err}")

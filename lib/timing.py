@@ -40,6 +40,7 @@ class Measurement:
     synchronized: bool = True
     times_s: list[float] = field(default_factory=list)  # per-call time of each block
     phases_s: dict[str, float] = field(default_factory=dict)
+    note: str = ""  # how a very slow step was timed, when it was not repeated
 
     @property
     def spread_ratio(self) -> float:
@@ -92,6 +93,8 @@ def time_step(
     num_threads: int | None = None,
     synchronized: bool = True,
     measure_cold: bool = True,
+    slow_call_s: float | None = None,
+    single_call_s: float | None = None,
 ) -> Measurement:
     """Time one call of `step` on `device`.
 
@@ -103,10 +106,22 @@ def time_step(
 
     With `synchronized=False` the clock is read without waiting for the device: the
     number a naive timer reports (each block is one call), shown only to teach the pitfall.
+
+    Steps of seconds or minutes (the seeds' big runs) cannot be repeated within a budget: a cold
+    call at or above `single_call_s` is the result itself (its first-call costs are small beside
+    it), and one at or above `slow_call_s` is followed by a single warm call, which is the result.
     """
     warmup_s = budget_s / 5 if warmup_s is None else warmup_s
     with cpu_threads(num_threads) as threads:
-        cold = _timed_calls(step, device, 1, sync=True) if measure_cold else None
+        cold = _timed_calls(step, device, 1, sync=True) if measure_cold or slow_call_s or single_call_s else None
+        once = None
+        if single_call_s is not None and cold >= single_call_s:
+            once = cold, f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
+        elif slow_call_s is not None and cold >= slow_call_s:
+            once = _timed_calls(step, device, 1, sync=True), "one warm call, timed after the cold one"
+        if once is not None:
+            return Measurement(device=device, median_s=once[0], iqr_s=0.0, repeats=1, calls_per_repeat=1,
+                               cold_s=cold, num_threads=threads, times_s=[once[0]], note=once[1])
 
         warm_calls, warm_time = 0, 0.0
         while warm_calls < 2 or warm_time < warmup_s:

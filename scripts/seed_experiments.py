@@ -22,7 +22,6 @@ import argparse
 import math
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -30,83 +29,22 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lib.devices import available_devices, device_name, resolve_devices, synchronize  # noqa: E402
+from lib.devices import available_devices, device_name, resolve_devices  # noqa: E402
 from lib.results import build_pack, save_pack  # noqa: E402
-from lib.sweep import base_row, free_memory, is_out_of_memory, memory_refusal  # noqa: E402
-from lib.timing import cpu_threads, time_step  # noqa: E402
+from lib.sweep import base_row, measure_point  # noqa: E402
 from lib.workloads.base import SettingError  # noqa: E402
 from lib.workloads.presets import PRESETS_LIST, Preset, get_preset  # noqa: E402
 
 SOURCE = "scripts/seed_experiments.py"
 
 
-def _one_call(fn, device: str) -> float:
-    synchronize(device)
-    start = time.perf_counter()
-    fn()
-    synchronize(device)
-    return time.perf_counter() - start
-
-
 def measure(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float, single_call_s: float,
             memory_cap_gb: float | None, threads: int | None, check: bool) -> dict[str, Any]:
-    """One result row (schema of lib.results) for `preset` on `device`; never raises for the work."""
-    workload = preset.workload_obj()
-    row = base_row(workload, params, device)
+    """One result row for `preset` on `device`; a call slower than the budget is timed once warm."""
+    row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, memory_cap_gb=memory_cap_gb,
+                        num_threads=threads, with_phases=False, check=check,
+                        slow_call_s=budget_s, single_call_s=single_call_s)
     row.update(variant=preset.name, origin=SOURCE)
-    row["flops"] = float(workload.flops(params))
-    row["bytes"] = float(workload.bytes_moved(params))
-    row["peak_memory_estimate_bytes"] = float(workload.peak_memory_bytes(params, device))
-    refusal = memory_refusal(workload, params, device, memory_cap_gb)
-    if refusal:
-        row.update(status="skipped", message=refusal)
-        return row
-    step = None
-    try:
-        row["device_name"] = device_name(device)
-        step = workload.build(params, device)
-        with cpu_threads(threads) as n_threads:
-            cold = _one_call(step.run, device)
-            if cold >= single_call_s:
-                median, iqr, repeats, per_block = cold, 0.0, 1, 1
-                row["message"] = f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
-            elif cold >= budget_s:
-                median, iqr, repeats, per_block = _one_call(step.run, device), 0.0, 1, 1
-                row["message"] = "one warm call, timed after the cold one"
-            else:
-                m = time_step(step.run, device, budget_s=budget_s, num_threads=threads,
-                              synchronized=step.synchronized, measure_cold=False)
-                median, iqr, repeats, per_block = m.median_s, m.iqr_s, m.repeats, m.calls_per_repeat
-                if m.spread_ratio > 0.5:
-                    row["message"] = f"noisy: the spread (IQR) is {m.spread_ratio:.0%} of the median"
-        row.update(median_s=median, iqr_s=iqr, repeats=repeats, cold_s=cold, calls_per_repeat=per_block,
-                   num_threads=n_threads)
-        if median > 0:
-            row["achieved_flops_per_s"] = row["flops"] / median
-        for unit, count in step.units.items():
-            row[unit] = count
-        if "steps_per_epoch" in step.units:
-            row["epoch_s"] = median * step.units["steps_per_epoch"]
-        for key, value in step.extras.items():
-            if isinstance(value, (int, float, str, bool)) and key not in row:
-                row[key] = value
-        if check and step.check is not None:
-            step.check()
-    except AssertionError as err:
-        row.update(status="error", message=f"result check failed: {err}")
-    except Exception as err:  # noqa: BLE001 - every failure becomes a row, the run goes on
-        first = str(err).splitlines()[0][:300] if str(err) else ""
-        if is_out_of_memory(err):
-            row.update(status="oom", message=f"ran out of memory on {device}: {first}")
-        else:
-            row.update(status="error", message=f"{type(err).__name__}: {first}")
-            traceback.print_exc(limit=3)
-        row.update(median_s=None, iqr_s=None, repeats=0)
-    finally:
-        if step is not None and step.close is not None:
-            step.close()
-        del step
-        free_memory()
     return row
 
 

@@ -105,3 +105,13 @@ def test_count_kernels_on_cuda_sees_kernels_and_busy_time():
     info = count_kernels(lambda: torch.relu(a @ a) + 1, "cuda:0")
     assert info["kernels"] >= 3
     assert info["device_busy_s"] > 0
+
+
+def test_very_slow_steps_are_timed_once_warm_or_once_cold():
+    warm = time_step(lambda: time.sleep(0.12), "cpu", budget_s=0.05, slow_call_s=0.1)
+    assert warm.repeats == 1 and warm.cold_s >= 0.12 and warm.median_s >= 0.12
+    assert "one warm call" in warm.note
+    once = time_step(lambda: time.sleep(0.12), "cpu", budget_s=0.05, slow_call_s=0.05, single_call_s=0.1)
+    assert once.repeats == 1 and once.median_s == once.cold_s and "timed once" in once.note
+    fast = time_step(lambda: None, "cpu", budget_s=0.05, slow_call_s=0.1, single_call_s=1.0)
+    assert fast.repeats >= 3 and fast.note == ""
