@@ -2,7 +2,7 @@
 
     python benchmarks/harness_vs_timer.py [--devices cpu,cuda] [--threads N] [--budget S]
 
-Prints, per workload and device: lib.timing.time_step's median, Timer.blocked_autorange's
+Prints, per workload and device: lib.core.timing.time_step's median, Timer.blocked_autorange's
 median (same thread count), and their ratio. Goal: every ratio within 0.9-1.1.
 """
 
@@ -17,8 +17,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import torch  # noqa: E402
 import torch.utils.benchmark as benchmark  # noqa: E402
 
-from lib.devices import resolve_devices  # noqa: E402
-from lib.timing import time_step  # noqa: E402
+from lib.core.devices import resolve_devices  # noqa: E402
+from lib.core.timing import time_step  # noqa: E402
 from lib.workloads.mlp import WORKLOAD as MLP  # noqa: E402
 
 

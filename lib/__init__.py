@@ -1,7 +1,14 @@
-"""Measurement core of "When does the GPU win?".
+"""Measurement core and lesson logic of "When does the GPU win?", in floors (lowest first):
 
-Everything here runs without Streamlit (a GPU box used only for recording has torch,
-pandas and scikit-learn); only lib.charts needs Altair.
+    lib.core        timing harness, sweeps, crossover, result packs   (torch, stdlib)
+    lib.workloads   one module per workload                            (+ core)
+    lib.recorded    the shipped result packs and their loader          (+ core, workloads)
+    lib.lessons     what each page computes from rows                  (+ the floors below)
+    lib.charts      Altair chart builders                              (+ core, lessons, altair)
+
+A module imports only from its own floor or lower. Nothing here imports Streamlit, and only
+lib.charts imports Altair (a GPU box used only for recording has torch, pandas and scikit-learn).
+`python -m lib` is the command line (lib/__main__.py).
 """
 
-APP_VERSION = "0.1.0"
+APP_VERSION = "0.2.0"

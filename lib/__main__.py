@@ -73,7 +73,7 @@ def _print_rows(rows: list[dict], settings_shown: list[str]) -> None:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from lib.devices import available_devices, device_name, machine_fingerprint, memory_info
+    from lib.core.devices import available_devices, device_name, machine_fingerprint, memory_info
 
     for device in available_devices():
         free, total = memory_info(device)
@@ -86,7 +86,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 
 def _common(args: argparse.Namespace):
-    from lib.devices import resolve_devices
+    from lib.core.devices import resolve_devices
     from lib.workloads import get_workload
 
     workload = get_workload(args.workload)
@@ -95,8 +95,8 @@ def _common(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from lib.results import build_pack, save_pack
-    from lib.sweep import measure_point
+    from lib.core.results import build_pack, save_pack
+    from lib.core.sweep import measure_point
 
     workload, devices = _common(args)
     # A workload that starts its own processes (ddp: torchrun) measures itself.
@@ -115,9 +115,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from lib.crossover import analyse_rows
-    from lib.results import build_pack, save_pack
-    from lib.sweep import run_sweep
+    from lib.core.crossover import analyse_rows
+    from lib.core.results import build_pack, save_pack
+    from lib.core.sweep import run_sweep
 
     workload, devices = _common(args)
     sweep = workload.run_sweep if getattr(workload, "launches_processes", False) else partial(run_sweep, workload)
@@ -141,8 +141,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_crossover(args: argparse.Namespace) -> int:
-    from lib.crossover import analyse_rows
-    from lib.results import load_pack
+    from lib.core.crossover import analyse_rows
+    from lib.core.results import load_pack
 
     pack = load_pack(args.pack)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -211,10 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lib.devices import DeviceUnavailable
-    from lib.results import PackError
-    from lib.sweep import DEFAULT_MEMORY_CAP_GB
-    from lib.workloads.base import SettingError
+    from lib.core.devices import DeviceUnavailable
+    from lib.core.results import PackError
+    from lib.core.sweep import DEFAULT_MEMORY_CAP_GB
+    from lib.core.workload import SettingError
 
     args = build_parser().parse_args(argv)
     if getattr(args, "memory_cap_gb", None) is None and hasattr(args, "memory_cap_gb"):

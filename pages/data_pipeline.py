@@ -16,10 +16,9 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import phase_chart, time_chart
-from lib.explain import fmt_ratio, fmt_s, fmt_value
-from lib.live import DEFAULT_CPU_THREADS, log_grid, rows_at
-from lib.pipeline import (MOSTLY, PHASES, SAME_WITHIN, SOURCES, ceiling_sentence, device_sentence, is_ok,
-                          live_rows, loading_share, pct, phase_note, sweep_summary)
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.lessons.live import DEFAULT_CPU_THREADS, log_grid, rows_at
+from lib.lessons.pipeline import (MOSTLY, PHASES, SAME_WITHIN, SOURCES, ceiling_sentence, device_sentence, is_ok, live_rows, loading_share, pct, phase_note, sweep_summary)
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, live_point_budget_s

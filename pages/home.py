@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import time_chart
-from lib.crossover import analyse_rows
-from lib.explain import crossover_sentence, fmt_ratio, fmt_s, fmt_value
+from lib.core.crossover import analyse_rows
+from lib.lessons.explain import crossover_sentence
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
 from lib.workloads import get_workload
 from ui.pages import lesson_pages
 from ui.sources import best_recorded_sweep, current_source, load_recorded, machine_text, recorded_pack, series_label

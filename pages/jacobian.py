@@ -11,11 +11,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib import jacobian_lesson as lesson
-from lib.charts_variants import memory_chart, variant_chart
-from lib.explain import fmt_value
-from lib.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
-from lib.sweep import DEFAULT_MEMORY_CAP_GB
+from lib.lessons import jacobian as lesson
+from lib.charts.variants import memory_chart, variant_chart
+from lib.core.fmt import fmt_value
+from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
+from lib.core.sweep import DEFAULT_MEMORY_CAP_GB
 from lib.workloads.jacobian import METHODS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s

@@ -1,6 +1,6 @@
 """Multi-GPU lesson (seed 002): when do 2 or 4 GPUs beat one? DistributedDataParallel through torchrun.
 
-Layout and words only: the numbers come from lib.scaling (tables, crossovers, sentences) and
+Layout and words only: the numbers come from lib.lessons.scaling (tables, crossovers, sentences) and
 lib.workloads.ddp (the live demo).
 """
 
@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lib import scaling
+from lib.lessons import scaling
 from ui.router import ensure_router
 
 ensure_router()  # a first direct visit on a fresh server still gets the shared sidebar

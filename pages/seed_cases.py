@@ -15,11 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import loss_chart, ratio_chart
-from lib.explain import fmt_num, fmt_ratio, fmt_s
-from lib.live import DEFAULT_CPU_THREADS
-from lib.seed_cases import (CASES, SEED_HARDWARE, compare_sentence, curve_setting, find_curves, find_seed_pack,
-                            fmt_times, label, learn_sentence, live_params, measure_live, pick, same_settings,
-                            same_start_sentence, size_differences, size_words, total_s)
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s
+from lib.lessons.live import DEFAULT_CPU_THREADS
+from lib.lessons.seed_cases import (CASES, SEED_HARDWARE, compare_sentence, curve_setting, find_curves, find_seed_pack, fmt_times, label, learn_sentence, live_params, measure_live, pick, same_settings, same_start_sentence, size_differences, size_words, total_s)
 from lib.workloads.presets import get_preset
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s

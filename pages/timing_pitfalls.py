@@ -12,11 +12,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib import timing_lesson as lesson
-from lib.charts_variants import variant_chart
-from lib.crossover import analyse_rows
-from lib.explain import crossover_sentence, fmt_num, fmt_value
-from lib.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
+from lib.lessons import timing_pitfalls as lesson
+from lib.charts.variants import variant_chart
+from lib.core.crossover import analyse_rows
+from lib.lessons.explain import crossover_sentence
+from lib.core.fmt import fmt_num, fmt_value
+from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.source_fallback import source_for_workload

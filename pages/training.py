@@ -17,10 +17,10 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart
-from lib.crossover import analyse_rows
-from lib.explain import (compare_sentence, crossover_sentence, fmt_num, fmt_ratio, fmt_s, fmt_value, regime_sentence,
-                         transfer_sentence)
-from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_at
+from lib.core.crossover import analyse_rows
+from lib.lessons.explain import compare_sentence, crossover_sentence, regime_sentence, transfer_sentence
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_at
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import measure_sweep

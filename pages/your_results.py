@@ -1,7 +1,7 @@
 """Your results: upload result packs recorded elsewhere, compare machines, download them merged.
 
 Layout and words only. Reading the files (data only: JSON or CSV, size-capped, validated field by
-field), labelling machines, merging and comparing live in lib.uploads; the chart in lib.charts_compare.
+field), labelling machines, merging and comparing live in lib.lessons.compare; the chart in lib.charts.machines.
 A file that does not validate gets one message naming the file and the field; the others are used.
 """
 
@@ -12,11 +12,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from lib.charts_compare import machines_chart
-from lib.results import dumps_pack, pack_to_csv
-from lib.uploads import (MAX_UPLOAD_BYTES, Source, combine, compare_machines, comparison_titles, crossover_lines,
-                         describe_fixed, drop_duplicates, fastest_line, machine_table, order_comparisons, plain,
-                         read_uploads, setting_name, uncharted_rows)
+from lib.charts.machines import machines_chart
+from lib.core.results import dumps_pack, pack_to_csv
+from lib.recorded.uploads import (MAX_UPLOAD_BYTES, Source, combine, drop_duplicates, machine_table, plain,
+    read_uploads)
+from lib.lessons.compare import (compare_machines, comparison_titles, crossover_lines, describe_fixed, fastest_line,
+    order_comparisons, setting_name, uncharted_rows)
 from ui.sources import load_recorded
 from ui.url_settings import UrlSettings
 

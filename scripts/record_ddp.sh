@@ -74,5 +74,5 @@ if [ "${#runs[@]}" -eq 0 ]; then
   echo "error: no sweep produced a pack" >&2
   exit 1
 fi
-"$PY" -m lib.scaling merge "$OUT_DIR/${NAME}_ddp.json" "${runs[@]}"
+"$PY" -m lib.lessons.scaling merge "$OUT_DIR/${NAME}_ddp.json" "${runs[@]}"
 echo "done in $(( $(date +%s) - start )) s: $OUT_DIR/${NAME}_ddp.json"

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lib.results import load_pack, merge_packs, save_pack  # noqa: E402
+from lib.core.results import load_pack, merge_packs, save_pack  # noqa: E402
 
 # (topic, workload, swept setting, values, fixed settings, seconds per point)
 # Fixed settings are the pages' defaults, so each page's default view has recorded rows.

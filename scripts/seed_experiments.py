@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lib.devices import available_devices, device_name, resolve_devices  # noqa: E402
-from lib.results import build_pack, save_pack  # noqa: E402
-from lib.sweep import base_row, measure_point  # noqa: E402
-from lib.workloads.base import SettingError  # noqa: E402
+from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
+from lib.core.results import build_pack, save_pack  # noqa: E402
+from lib.core.sweep import base_row, measure_point  # noqa: E402
+from lib.core.workload import SettingError  # noqa: E402
 from lib.workloads.presets import PRESETS_LIST, Preset, get_preset  # noqa: E402
 
 SOURCE = "scripts/seed_experiments.py"
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         save_pack(build_pack(all_rows), args.out)
         print(f"\nwrote {args.out} ({len(all_rows)} rows)")
     if args.curves:
-        from lib.seed_cases import curves_pack, curves_path
+        from lib.lessons.seed_cases import curves_pack, curves_path
 
         curves = curves_pack(presets, devices, num_threads=args.threads, progress=print)
         print(f"wrote {save_pack(curves, curves_path(args.out))} ({len(curves['curves'])} curves)")

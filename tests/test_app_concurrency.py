@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
-from lib.measure_lock import MEASURE_LOCK, overlapping
+from lib.core.measure_lock import MEASURE_LOCK, overlapping
 from lib.workloads import get_workload
 from ui.measure import WARM_UP_LABEL, measure_sweep
 

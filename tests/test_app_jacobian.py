@@ -215,7 +215,7 @@ def jac_rows(series: str, device: str, method: str, times: dict[int, float | Non
 
 
 def test_crossover_and_loop_sentences_read_the_numbers():
-    from lib import jacobian_lesson as lesson
+    from lib.lessons import jacobian as lesson
 
     cpu, gpu = "cpu (live, this server)", "cuda:0 (recorded on X)"
     rows = (jac_rows(cpu, "cpu", "loop", {1: 0.02, 10: 0.5, 100: None})

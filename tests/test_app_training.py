@@ -11,7 +11,7 @@ import os
 import pytest
 
 from app_support import FIXTURE_GPU_NAME, chart_specs, fixture_pack_dir, open_page, page_text
-from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
+from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 
 PAGE = "pages/training.py"
 NS = "training."

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
-from lib.crossover import analyse_rows
-from lib.explain import (compare_sentence, crossover_sentence, fmt_num, fmt_s, fmt_value, regime,
-                         regime_sentence)
-from lib.live import live_sweep, log_grid, work_refusal
-from lib.measure_lock import MeasureLock, overlapping
+from lib.core.crossover import analyse_rows
+from lib.lessons.explain import compare_sentence, crossover_sentence, regime, regime_sentence
+from lib.core.fmt import fmt_num, fmt_s, fmt_value
+from lib.lessons.live import live_sweep, log_grid, work_refusal
+from lib.core.measure_lock import MeasureLock, overlapping
 from lib.workloads import get_workload
 from ui.sources import machine_text, matching_rows, recorded_groups, series_label
 from ui.url_settings import nearest_choice, serialize

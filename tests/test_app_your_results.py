@@ -7,7 +7,7 @@ No session-state injection and no second code path.
 
 The packs: the first is recorded by the real CLI (`python -m lib sweep ...`) on this CPU. The second
 machine is a TEST FIXTURE: the same sweep re-measured here in-process, packed with
-lib.results.build_pack(rows, machine=...) under a made-up fingerprint that says it is a fixture.
+lib.core.results.build_pack(rows, machine=...) under a made-up fingerprint that says it is a fixture.
 Downloads are read back by wrapping Streamlit's in-memory media storage (the real one still runs).
 """
 
@@ -19,10 +19,10 @@ import subprocess
 import pytest
 
 from app_support import PY, ROOT, chart_specs, env, open_page, page_text
-from lib.devices import machine_fingerprint
-from lib.results import build_pack, csv_to_pack, dumps_pack, loads_pack, pack_to_csv
-from lib.sweep import run_sweep
-from lib.uploads import MAX_UPLOAD_BYTES
+from lib.core.devices import machine_fingerprint
+from lib.core.results import build_pack, csv_to_pack, dumps_pack, loads_pack, pack_to_csv
+from lib.core.sweep import run_sweep
+from lib.recorded.uploads import MAX_UPLOAD_BYTES
 from lib.workloads import get_workload
 
 PAGE = "pages/your_results.py"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from lib.devices import DeviceUnavailable, available_devices, machine_fingerprint, resolve_devices
+from lib.core.devices import DeviceUnavailable, available_devices, machine_fingerprint, resolve_devices
 
 ROOT = Path(__file__).resolve().parents[1]
 

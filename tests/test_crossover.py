@@ -2,9 +2,7 @@ import math
 
 import pytest
 
-from lib.crossover import (
-    analyse_rows, find_crossover, fit_cost_model, predicted_crossover_work, work_to_x, CostModel,
-)
+from lib.core.crossover import (analyse_rows, find_crossover, fit_cost_model, predicted_crossover_work, work_to_x, CostModel)
 
 
 def test_crossover_interpolates_in_log_log_space():

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from lib import scaling
-from lib.results import load_pack, setting_keys, validate_pack, validate_row
+from lib.lessons import scaling
+from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
 from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD, available_cores, build_model, launch
 
@@ -34,7 +34,7 @@ def cli(*args):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A pack made the way scripts/record_ddp.sh makes one: a batch sweep per process count
-    through the CLI, then `python -m lib.scaling merge` (1 and 2 processes where 2 cores exist)."""
+    through the CLI, then `python -m lib.lessons.scaling merge` (1 and 2 processes where 2 cores exist)."""
     folder = tmp_path_factory.mktemp("ddp_record")
     counts = [1, 2] if available_cores() >= 2 else [1]
     runs = []
@@ -45,7 +45,7 @@ def recorded(tmp_path_factory):
         assert out.returncode == 0, out.stderr
         runs.append(str(run))
     merged = folder / "cpux2_ddp.json"
-    out = subprocess.run([sys.executable, "-m", "lib.scaling", "merge", str(merged), *runs], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "lib.lessons.scaling", "merge", str(merged), *runs], cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return merged

@@ -1,9 +1,9 @@
 import torch
 import pytest
 
-from lib.sweep import measure_point, memory_refusal, run_sweep
+from lib.core.sweep import measure_point, memory_refusal, run_sweep
 from lib.workloads import get_workload
-from lib.workloads.base import Setting, Step, Workload
+from lib.core.workload import Setting, Step, Workload
 
 MLP = get_workload("mlp")
 

@@ -4,7 +4,8 @@ import pytest
 import torch
 import torch.utils.benchmark as benchmark
 
-from lib.timing import count_kernels, cpu_threads, median_and_iqr, time_step
+from lib.core.profiling import count_kernels
+from lib.core.timing import cpu_threads, median_and_iqr, time_step
 
 
 def test_sleep_step_is_timed_at_its_length():

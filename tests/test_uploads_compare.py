@@ -1,4 +1,4 @@
-"""lib.uploads' multi-file helpers and lib.charts_compare, on small hand-written packs.
+"""lib.lessons.compare' multi-file helpers and lib.charts.machines, on small hand-written packs.
 
 The times here are made-up numbers chosen to cross (or not) at known points: these functions only
 read rows, so their words and labels can be checked exactly. The page itself is tested with
@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from lib.charts_compare import machines_chart, machines_frame
-from lib.results import SCHEMA_VERSION, pack_to_csv, validate_pack
-from lib.uploads import (Source, combine, compare_machines, comparison_titles, crossover_lines, describe_fixed,
-                         drop_duplicates, fastest_line, machine_table, order_comparisons, plain, read_uploads,
-                         uncharted_rows)
+from lib.charts.machines import machines_chart, machines_frame
+from lib.core.results import SCHEMA_VERSION, pack_to_csv, validate_pack
+from lib.recorded.uploads import Source, combine, drop_duplicates, machine_table, plain, read_uploads
+from lib.lessons.compare import (compare_machines, comparison_titles, crossover_lines, describe_fixed, fastest_line,
+    order_comparisons, uncharted_rows)
 
 XS = [1, 10, 100, 1000]
 

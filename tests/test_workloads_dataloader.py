@@ -7,8 +7,8 @@ import time
 import pytest
 
 from lib.__main__ import main
-from lib.sweep import measure_point
-from lib.timing import cpu_threads
+from lib.core.sweep import measure_point
+from lib.core.timing import cpu_threads
 from lib.workloads import datasets, get_workload
 
 LOADER = get_workload("dataloader")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from lib.sweep import measure_point
+from lib.core.sweep import measure_point
 from lib.workloads import get_workload
 from lib.workloads.matmul import TOLERANCE, cuda_fp32_matmul, make_inputs, relative_error
 

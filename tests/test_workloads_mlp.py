@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from lib.__main__ import main
-from lib.sweep import measure_point
-from lib.timing import cpu_threads
+from lib.core.sweep import measure_point
+from lib.core.timing import cpu_threads
 from lib.workloads import datasets, get_workload
 from lib.workloads.mlp import loss_curve, training_data
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from lib.results import load_pack
-from lib.timing import cpu_threads
+from lib.core.results import load_pack
+from lib.core.timing import cpu_threads
 from lib.workloads import WORKLOADS
-from lib.workloads.base import SettingError
+from lib.core.workload import SettingError
 from lib.workloads.presets import PRESETS, get_preset, loss_curve
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,11 +2,11 @@
 
 import pytest
 
-from lib.results import RESERVED, setting_keys
-from lib.sweep import run_sweep
-from lib.timing import cpu_threads
+from lib.core.results import RESERVED, setting_keys
+from lib.core.sweep import run_sweep
+from lib.core.timing import cpu_threads
 from lib.workloads import REGISTERED, WORKLOADS, get_workload
-from lib.workloads.base import SettingError
+from lib.core.workload import SettingError
 
 OURS = ("mlp", "dataloader", "jacobian", "matmul")
 SMALL = {

@@ -21,7 +21,7 @@ A lesson page, top to bottom:
 - ui.url_settings.UrlSettings: widgets whose values round-trip through the URL, clamped or ignored
   with a visible note when a link carries bad values.
 - ui.measure.measure_sweep / cached_measurement: live measurement cached per settings (st.cache_data),
-  one at a time per server (lib.measure_lock.MEASURE_LOCK; waiting visitors are told), with a progress bar.
+  one at a time per server (lib.core.measure_lock.MEASURE_LOCK; waiting visitors are told), with a progress bar.
 - ui.sources: live vs recorded GPU results, series labels, recorded rows matching a view.
 - ui.downloads.download_buttons: the rows on screen as CSV and as a result pack.
 - ui.sidebar.render_sidebar: devices, GPU source, CPU threads (called by streamlit_app.py).

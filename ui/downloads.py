@@ -1,4 +1,4 @@
-"""Download what is on screen: the rows as CSV, and as a result pack (lib.results schema)."""
+"""Download what is on screen: the rows as CSV, and as a result pack (lib.core.results schema)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from lib.results import PackError, build_pack, dumps_pack, merge_packs, rows_to_csv, SCHEMA_VERSION
+from lib.core.results import PackError, build_pack, dumps_pack, merge_packs, rows_to_csv, SCHEMA_VERSION
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
 DISPLAY_ONLY = ("series", "epoch_iqr_s")
@@ -15,7 +15,7 @@ DISPLAY_ONLY = ("series", "epoch_iqr_s")
 
 @functools.lru_cache(maxsize=1)
 def _this_machine() -> dict[str, Any]:
-    from lib.devices import machine_fingerprint
+    from lib.core.devices import machine_fingerprint
 
     return machine_fingerprint()
 

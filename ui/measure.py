@@ -8,7 +8,7 @@ or, for any other measurement a lesson needs:
 
 `compute` gets a progress(fraction, message) callback. Results are stored with st.cache_data
 (shared by every visitor of this server process), keyed by everything that changes the answer.
-While a measurement runs it holds lib.measure_lock.MEASURE_LOCK: a second visitor is told it
+While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is told it
 waits, and gets its result when the first is done (or the first's result, if they asked for
 the same thing).
 """
@@ -24,10 +24,10 @@ from typing import Any, Callable, Sequence, TypeVar
 import streamlit as st
 
 from lib import APP_VERSION
-from lib.explain import fmt_s
-from lib.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
-from lib.measure_lock import MEASURE_LOCK, Holding
-from lib.workloads.base import Workload
+from lib.core.fmt import fmt_s
+from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
+from lib.core.measure_lock import MEASURE_LOCK, Holding
+from lib.core.workload import Workload
 
 T = TypeVar("T")
 ProgressFn = Callable[[float, str], None]
@@ -122,7 +122,7 @@ def measure_sweep(
     num_threads: int | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Live rows of a sweep (lib.live.live_sweep), cached and locked, with a progress bar.
+    """Live rows of a sweep (lib.lessons.live.live_sweep), cached and locked, with a progress bar.
 
     While it measures (not when the rows come from the cache), on_rows(rows so far) is called after
     every point, e.g. to redraw a chart placeholder as the curve grows."""

@@ -7,8 +7,8 @@ import os
 import streamlit as st
 import torch
 
-from lib.devices import available_devices, cpu_model, cuda_available, device_name
-from lib.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
+from lib.core.devices import available_devices, cpu_model, cuda_available, device_name
+from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 from ui.sources import NO_GPU, SOURCE_STATE_KEY, GpuSource, gpu_sources, load_recorded
 from ui.url_settings import UrlSettings
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lib.devices import is_cuda
-from lib.workloads.base import Workload
+from lib.core.devices import is_cuda
+from lib.core.workload import Workload
 from ui.sources import GpuSource, gpu_sources, recorded_pack
 
 

@@ -16,9 +16,9 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from lib.devices import available_devices, cuda_available, is_cuda
-from lib.results import PackError, load_pack, recorded_dir
-from lib.workloads.base import SettingError, Workload
+from lib.core.devices import available_devices, cuda_available, is_cuda
+import lib.recorded as lib_recorded
+from lib.core.workload import SettingError, Workload
 from ui.router import ensure_router
 
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
@@ -82,27 +82,9 @@ def series_label(device: str, source: str, machine: str | None = None) -> str:
     return f"{device} (recorded on {machine})" if machine else f"{device} (recorded)"
 
 
-def _stamp(directory: Path) -> tuple:
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
-    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _load_dir(directory: str, stamp: tuple) -> tuple[list[dict], list[str]]:
-    packs, errors = [], []
-    for path, _, _ in stamp:
-        try:
-            packs.append({**load_pack(path), "path": path})
-        except (PackError, OSError) as err:
-            errors.append(f"{Path(path).name}: {err}")
-    return packs, errors
-
-
 def load_recorded() -> tuple[list[dict], list[str]]:
-    """Every pack in lib/recorded/ (or $GPUWIN_RECORDED_DIR), and a message per pack that failed
-    to load. Cached until a file there changes."""
-    directory = recorded_dir()
-    return _load_dir(str(directory), _stamp(directory))
+    """Every shipped pack (lib.recorded), and a message per pack that failed to load."""
+    return lib_recorded.load_recorded()
 
 
 def recorded_pack(source: GpuSource) -> dict | None:

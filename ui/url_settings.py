@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from lib.explain import fmt_value
+from lib.core.fmt import fmt_value
 from ui.router import ensure_router
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -6,7 +6,7 @@ and listed in REGISTERED (one line each).
 
 from __future__ import annotations
 
-from lib.workloads.base import Setting, SettingError, Step, Workload
+from lib.core.workload import Setting, SettingError, Step, Workload
 from lib.workloads import dataloader, jacobian, matmul, mlp
 from lib.workloads import ddp
 

@@ -27,9 +27,9 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-from lib.devices import is_cuda
+from lib.core.devices import is_cuda
 from lib.workloads import datasets
-from lib.workloads.base import Setting, SettingError, Step, Workload
+from lib.core.workload import Setting, SettingError, Step, Workload
 from lib.workloads.mlp import relu_mlp
 
 IMAGE_SHAPE = (1, 28, 28)
@@ -280,7 +280,7 @@ class DataLoading(Workload):
                 after = loss_fn(probe(xb), yb).item()
             assert math.isfinite(after) and after < before, f"20 steps on one batch did not lower the loss ({before:.4g} -> {after:.4g})"
 
-        # Scalar extras become row columns: only data_note and note (reserved in lib.results).
+        # Scalar extras become row columns: only data_note and note (reserved in lib.core.results).
         extras: dict[str, Any] = {"epoch_losses": epoch_losses}
         if note:
             extras["data_note"] = note

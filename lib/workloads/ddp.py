@@ -13,7 +13,7 @@ this module turns into one result row per point:
     median_s, iqr_s, repeats   step time of the whole group (slowest rank per timed block)
     samples_per_s              global throughput: gpus x batch_size / median_s
     scaling_efficiency         samples_per_s at N / (N x samples_per_s at 1), when the gpus=1 point
-                               with the same other settings is among the rows (lib.scaling)
+                               with the same other settings is among the rows (lib.lessons.scaling)
     phase_compute_s            the same step under DDP's no_sync(): no gradient exchange
     phase_comm_s               communication the step could not hide: step - no-sync step (>= 0)
     grad_bytes                 bytes of gradient all-reduced every step
@@ -42,9 +42,9 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import nn
 
-from lib.devices import is_cuda
+from lib.core.devices import is_cuda
 from lib.workloads import mlp
-from lib.workloads.base import Setting, SettingError, Step, Workload
+from lib.core.workload import Setting, SettingError, Step, Workload
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_MODULE = "lib.workloads.ddp_worker"
@@ -234,7 +234,7 @@ class DDPTraining(Workload):
         memory_cap_gb: float | None = None, num_threads: int | None = None, with_phases: bool = True,
         check: bool = False, timeout_s: float | None = None,
     ) -> dict[str, Any]:
-        """One row for one setting: same signature as lib.sweep.measure_point, minus the workload."""
+        """One row for one setting: same signature as lib.core.sweep.measure_point, minus the workload."""
         rows = self.measure_points([params], device, budget_s=budget_s, memory_cap_gb=memory_cap_gb,
                                    num_threads=num_threads, with_phases=with_phases, timeout_s=timeout_s)
         return rows[0]
@@ -245,10 +245,10 @@ class DDPTraining(Workload):
         num_threads: int | None = None, with_phases: bool = True, progress: ProgressFn | None = None,
         timeout_s: float | None = None,
     ) -> list[dict[str, Any]]:
-        """Same signature as lib.sweep.run_sweep, minus the workload: one row per (value, device),
+        """Same signature as lib.core.sweep.run_sweep, minus the workload: one row per (value, device),
         points sharing a process count measured in one launch; scaling efficiency added where the
         sweep holds the gpus=1 point."""
-        from lib.scaling import add_scaling_efficiency
+        from lib.lessons.scaling import add_scaling_efficiency
 
         parsed = [self.setting(over).parse(v) for v in values]
         fixed = {k: v for k, v in (fixed or {}).items() if k != over}
@@ -262,7 +262,7 @@ class DDPTraining(Workload):
                 total_budget_s=remaining, progress=progress, timeout_s=timeout_s,
             )
             rows.extend(device_rows)
-        # Same order as lib.sweep.run_sweep: by value, then device.
+        # Same order as lib.core.sweep.run_sweep: by value, then device.
         order = {id(r): (i % len(parsed), i // len(parsed)) for i, r in enumerate(rows)}
         rows.sort(key=lambda r: order[id(r)])
         for row in rows:
@@ -344,7 +344,7 @@ class DDPTraining(Workload):
         if memory_cap_gb is not None and estimate > memory_cap_gb * 1e9:
             row.update(status="skipped", message=f"needs about {estimate / 1e9:.1f} GB {where}, more than the {memory_cap_gb:g} GB memory cap; not run")
         elif kind == "cpu":
-            from lib.devices import memory_info
+            from lib.core.devices import memory_info
 
             free, _ = memory_info("cpu")
             if estimate > free:
@@ -556,12 +556,12 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
     measurement lock when there is one, so it never runs beside another live measurement."""
     import contextlib
 
-    from lib.scaling import add_scaling_efficiency
+    from lib.lessons.scaling import add_scaling_efficiency
 
     plan = demo_plan(model)
     points = [{**plan["settings"], "gpus": n, "batch_size": b} for n in plan["gpus"] for b in plan["batch_sizes"]]
     try:
-        from lib.measure_lock import MEASURE_LOCK
+        from lib.core.measure_lock import MEASURE_LOCK
 
         lock = MEASURE_LOCK.hold(f"ddp demo ({model})")
     except ImportError:

@@ -7,11 +7,11 @@
 order; rank 0 writes `result_path` after each point. A rank that fails writes
 `error_dir/error.rank<R>.json` naming the point, and exits: torchrun then stops the others.
 
-Why not lib.timing.time_step: it sizes its warm-up and its number of timed blocks from this
+Why not lib.core.timing.time_step: it sizes its warm-up and its number of timed blocks from this
 process's own clock, so two ranks could run a different number of steps, and a rank that runs
 one step more waits for ever in an all-reduce no one else joins. Here every count is agreed
 between the ranks (the slowest rank's estimate decides) before any timed step; the statistics
-are lib.timing's (median and IQR over blocks of at least MIN_BLOCK_S).
+are lib.core.timing's (median and IQR over blocks of at least MIN_BLOCK_S).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from lib.devices import cpu_model, synchronize
-from lib.timing import MIN_BLOCK_S, median_and_iqr
+from lib.core.devices import cpu_model, synchronize
+from lib.core.timing import MIN_BLOCK_S, median_and_iqr
 from lib.workloads.ddp import WORKLOAD, build_model, make_optimizer, synthetic_batch
 
 WARMUP_CALLS = 3
@@ -177,7 +177,7 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
 
 
 def _is_oom(err: BaseException) -> bool:
-    from lib.sweep import is_out_of_memory
+    from lib.core.sweep import is_out_of_memory
 
     return is_out_of_memory(err)
 

@@ -26,8 +26,8 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from lib.devices import is_cuda
-from lib.workloads.base import Setting, Step, Workload
+from lib.core.devices import is_cuda
+from lib.core.workload import Setting, Step, Workload
 
 METHODS = ("loop", "vectorize", "vmap_jacrev", "vmap_jacfwd")
 BYTES_PER_FLOAT = 4

@@ -22,8 +22,8 @@ from typing import Any, Iterator
 
 import torch
 
-from lib.devices import is_cuda
-from lib.workloads.base import Setting, Step, Workload
+from lib.core.devices import is_cuda
+from lib.core.workload import Setting, Step, Workload
 
 DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16}
 ITEMSIZE = {"fp32": 4, "tf32": 4, "bf16": 2}
@@ -159,7 +159,7 @@ class MatMul(Workload):
             bound = TOLERANCE[name]
             assert err <= bound, f"{name} result is off by {err:.3g} relative to a float64 reference (bound {bound:g})"
 
-        remarks = []  # one `note` column in the row (reserved in lib.results)
+        remarks = []  # one `note` column in the row (reserved in lib.core.results)
         if tf32 and not cuda:
             remarks.append("TF32 is an NVIDIA tensor-core mode: on the CPU tf32 runs as plain fp32")
         if not params["sync"]:

@@ -22,9 +22,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from lib.devices import is_cuda, synchronize
+from lib.core.devices import is_cuda, synchronize
 from lib.workloads import datasets
-from lib.workloads.base import Setting, SettingError, Step, Workload
+from lib.core.workload import Setting, SettingError, Step, Workload
 
 BYTES_PER_FLOAT = 4
 

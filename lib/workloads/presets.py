@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.workloads.base import SettingError
+from lib.core.workload import SettingError
 
 
 @dataclass(frozen=True)

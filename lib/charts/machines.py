@@ -1,6 +1,6 @@
 """Altair chart of several machines' curves for one sweep (the Your results page).
 
-    comparisons = lib.uploads.compare_machines(merged_pack["rows"])
+    comparisons = lib.lessons.compare.compare_machines(merged_pack["rows"])
     machines_chart(comparisons[0], x_title="batch size")
 
 Colour = machine, dash and point shape = device (the CPU solid with circles), IQR bars, both axes
@@ -15,8 +15,9 @@ import math
 import altair as alt
 import pandas as pd
 
-from lib.charts import SERIES_COLORS, time_unit
-from lib.uploads import Comparison
+from lib.charts.theme import SERIES_COLORS, time_unit
+from lib.core.fmt import fmt_num
+from lib.lessons.compare import Comparison
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
 SHAPES = ("circle", "triangle-up", "square", "diamond", "cross", "triangle-down")
@@ -31,12 +32,6 @@ def machines_frame(comparison: Comparison) -> pd.DataFrame:
             records.append({"machine": curve.machine, "device": curve.device, "x": float(x), "seconds": float(t),
                             "iqr": float(iqr) if isinstance(iqr, (int, float)) and not isinstance(iqr, bool) else None})
     return pd.DataFrame(records, columns=["machine", "device", "x", "seconds", "iqr"])
-
-
-def _three_digits(x: float) -> str:
-    """812, 1,230, 0.0456: three significant digits, as the page's words write them."""
-    rounded = float(f"{x:.3g}")
-    return f"{rounded:,.0f}" if abs(rounded) >= 100 else f"{rounded:.3g}"
 
 
 def _devices(frame: pd.DataFrame) -> list[str]:
@@ -89,7 +84,7 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         cross = comparison.crossovers[machine]
         if cross.kind != "crosses" or cross.x is None or not math.isfinite(cross.x):
             continue
-        label = f"crossover ≈ {_three_digits(cross.x)}"
+        label = f"crossover ≈ {fmt_num(cross.x)}"
         mark = alt.Chart(pd.DataFrame({"machine": [machine], "x": [float(cross.x)], "label": [label]}))
         layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
             x="x:Q", color=color, tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))

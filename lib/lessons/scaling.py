@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from lib.crossover import Crossover, find_crossover
-from lib import results as _results
+from lib.core.crossover import Crossover, find_crossover
+from lib.core import results as _results
+from lib.recorded import load_recorded
 
 WORKLOAD = "ddp"
 # Settings that do not make two rows different experiments for scaling.
@@ -227,16 +228,8 @@ def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
 def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
     """The shipped packs holding ddp rows, and a line for each file that could not be read
     (one bad file must not hide the others)."""
-    packs, problems = [], []
-    for path in sorted(_results.recorded_dir().glob("*.json")):
-        try:
-            pack = _results.load_pack(path)
-        except (_results.PackError, OSError) as err:
-            problems.append(f"{path.name}: {err}")
-            continue
-        if ddp_rows(pack):
-            packs.append({**pack, "path": str(path)})
-    return packs, problems
+    packs, problems = load_recorded()
+    return [p for p in packs if ddp_rows(p)], problems
 
 
 def pack_label(pack: dict[str, Any]) -> str:
@@ -259,7 +252,7 @@ def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python -m lib.scaling merge OUT.json IN.json ... : merge one machine's ddp runs."""
+    """python -m lib.lessons.scaling merge OUT.json IN.json ... : merge one machine's ddp runs."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 3 or argv[0] != "merge":
         print(main.__doc__, file=sys.stderr)

@@ -122,7 +122,7 @@ def validate_pack(pack: Any) -> dict[str, Any]:
 
 def build_pack(rows: Iterable[dict[str, Any]], machine: dict[str, Any] | None = None) -> dict[str, Any]:
     if machine is None:
-        from lib.devices import machine_fingerprint
+        from lib.core.devices import machine_fingerprint
 
         machine = machine_fingerprint()
     rows = [dict(r) for r in rows]
@@ -243,30 +243,3 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
         "label": "merged: " + "; ".join(str(m.get("label", "?")) for m in machines),
     }
     return validate_pack({"schema_version": SCHEMA_VERSION, "machine": merged_machine, "machines": machines, "rows": rows})
-
-
-def rows_frame(pack_or_rows: dict[str, Any] | list[dict[str, Any]]):
-    """The rows as a pandas DataFrame (pandas imported lazily: the CLI can run without it)."""
-    import pandas as pd
-
-    rows = pack_or_rows["rows"] if isinstance(pack_or_rows, dict) else pack_or_rows
-    return pd.DataFrame(rows)
-
-
-RECORDED_DIR = Path(__file__).resolve().parent / "recorded"
-
-
-def recorded_dir() -> Path:
-    """lib/recorded/, or $GPUWIN_RECORDED_DIR when set (tests point it at a fixture pack)."""
-    return Path(os.environ.get("GPUWIN_RECORDED_DIR") or RECORDED_DIR)
-
-
-def recorded_packs(workload: str | None = None) -> list[dict[str, Any]]:
-    """The packs shipped in lib/recorded/ (measured on real GPUs with this project's CLI),
-    optionally only those holding rows of `workload`. Each pack gets a 'path' key."""
-    packs = []
-    for path in sorted(recorded_dir().glob("*.json")):
-        pack = load_pack(path)
-        if workload is None or any(r["workload"] == workload for r in pack["rows"]):
-            packs.append({**pack, "path": str(path)})
-    return packs

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
-from lib.gc_scope import frozen_heap
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.gc_scope import frozen_heap
 
 PHASES = {
     "phase_loading_s": "loading (DataLoader: decode, batch, copy to the device)",
@@ -189,9 +189,9 @@ def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, An
               current: Any, point_budget_s: float, total_budget_s: float | None, num_threads: int | None,
               progress: Callable[[float, str], None] | None = None) -> list[dict[str, Any]]:
     """Live rows of the dataloader workload over `over` for each feed in `fixed_of` ({'images': {...},
-    'tensors': {...}}), phases at `current`. Call it holding lib.measure_lock.MEASURE_LOCK (the heap is
+    'tensors': {...}}), phases at `current`. Call it holding lib.core.measure_lock.MEASURE_LOCK (the heap is
     frozen meanwhile, so the collection after every point walks only the new objects)."""
-    from lib.live import live_sweep
+    from lib.lessons.live import live_sweep
     from lib.workloads import get_workload
 
     workload = get_workload("dataloader")

@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from lib.crossover import Crossover, find_crossover
-from lib.devices import is_cuda
-from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
-from lib.gc_scope import frozen_heap
-from lib.live import live_sweep
-from lib.sweep import DEFAULT_MEMORY_CAP_GB, base_row, memory_refusal
+from lib.core.crossover import Crossover, find_crossover
+from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.gc_scope import frozen_heap
+from lib.lessons.live import live_sweep
+from lib.core.sweep import DEFAULT_MEMORY_CAP_GB, base_row, memory_refusal
 from lib.workloads import get_workload
 from lib.workloads.jacobian import METHODS
 
@@ -77,7 +77,7 @@ def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cur
               point_budget_s: float, num_threads: int | None = None,
               memory_cap_gb: float | None = DEFAULT_MEMORY_CAP_GB,
               progress: ProgressFn | None = None) -> list[dict[str, Any]]:
-    """One row per (val, device) for one method: timed live (lib.live.live_sweep: its work and
+    """One row per (val, device) for one method: timed live (lib.lessons.live.live_sweep: its work and
     memory caps apply), or a `skipped` row saying why not: the memory estimate is checked first (the
     reason this lesson is about), then the loop's passes. No kernel profile (this page shows none)."""
     with frozen_heap():
@@ -224,7 +224,7 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
 
 def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
                      ) -> tuple[Crossover, list[int]]:
-    """lib.crossover.find_crossover over the vals where the method was timed on both devices."""
+    """lib.core.crossover.find_crossover over the vals where the method was timed on both devices."""
     cpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == cpu_series and r["method"] == method and _ok(r)}
     gpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == gpu_series and r["method"] == method and _ok(r)}
     common = sorted(set(cpu) & set(gpu))

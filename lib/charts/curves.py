@@ -17,37 +17,14 @@ from typing import Sequence
 import altair as alt
 import pandas as pd
 
+from lib.charts.theme import PHASE_COLORS, SERIES_COLORS, time_unit
+from lib.core.fmt import fmt_num
+
 PHASES = {
     "phase_transfer_s": "transfer (host → device)",
     "phase_compute_s": "compute (forward, backward, update)",
     "phase_overhead_s": "overhead & sync",
 }
-
-SERIES_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
-PHASE_COLORS = ("#9467bd", "#2ca02c", "#d62728")
-
-_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
-def _sig3(x: float) -> str:
-    """Three significant digits without an exponent (1,210; 64.5; 0.123), as lib.explain words it."""
-    if x == 0 or not math.isfinite(x):
-        return f"{x:g}"
-    digits = int(math.floor(math.log10(abs(x))))
-    return f"{round(x, 2 - digits):,.0f}" if digits >= 2 else f"{x:.3g}"
-
-
-def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
-    """(scale, name) of a unit that shows these times as numbers near 1-1000."""
-    finite = [abs(float(s)) for s in seconds if s is not None and not pd.isna(s) and float(s) > 0]
-    if not finite:
-        return 1.0, "s"
-    typical = sorted(finite)[len(finite) // 2]
-    for scale, name in _UNITS:
-        if typical >= scale:
-            return scale, name
-    return _UNITS[-1]
-
 
 def ok_rows(frame: pd.DataFrame, y: str) -> pd.DataFrame:
     """Rows with status ok and a positive value in column y."""
@@ -134,7 +111,7 @@ def crossover_layers(crossover_x: float | None, label: str | None = None) -> lis
     """The crossover as a dashed red vertical rule with its label (nothing when there is none)."""
     if crossover_x is None or not math.isfinite(crossover_x):
         return []
-    label = label or f"crossover ≈ {_sig3(crossover_x)}"
+    label = label or f"crossover ≈ {fmt_num(crossover_x)}"
     mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
     return [
         mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
-from lib.gc_scope import frozen_heap
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.gc_scope import frozen_heap
 from lib.workloads.presets import PRESETS, Preset, get_preset, loss_curve
 
 SEED_SOURCE = "scripts/seed_experiments.py"
@@ -111,7 +111,7 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
                 num_threads: int | None = None, memory_cap_gb: float | None = None) -> dict[str, Any]:
     """One result row for one call of the preset's step on `device` (never raises for the work).
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness."""
-    from lib.sweep import DEFAULT_MEMORY_CAP_GB, measure_point
+    from lib.core.sweep import DEFAULT_MEMORY_CAP_GB, measure_point
 
     row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
                         memory_cap_gb=DEFAULT_MEMORY_CAP_GB if memory_cap_gb is None else memory_cap_gb,
@@ -216,8 +216,8 @@ def data_note(params: dict[str, Any]) -> str:
 
 def run_curve(preset: Preset | str, device: str, num_threads: int | None = None) -> dict[str, Any]:
     """The loss per epoch of one training preset on `device`, at curve_setting (never raises)."""
-    from lib.devices import device_name
-    from lib.timing import cpu_threads
+    from lib.core.devices import device_name
+    from lib.core.timing import cpu_threads
 
     preset = get_preset(preset) if isinstance(preset, str) else preset
     found = curve_setting(preset)
@@ -251,7 +251,7 @@ def curves_path(out: str | Path) -> Path:
 def curves_pack(presets: Iterable[Preset], devices: Sequence[str], *, num_threads: int | None = None,
                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """A result pack with no rows and the loss curves of every training preset on every device."""
-    from lib.results import build_pack
+    from lib.core.results import build_pack
 
     curves = []
     for preset in presets:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from lib.devices import is_cuda
-from lib.explain import fmt_num, fmt_ratio, fmt_s, fmt_value
-from lib.gc_scope import frozen_heap
-from lib.live import live_sweep
+from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.gc_scope import frozen_heap
+from lib.lessons.live import live_sweep
 from lib.workloads import get_workload
 
 WORKLOAD = get_workload("matmul")
@@ -92,7 +92,7 @@ def _at(size: int, chosen: int) -> str:
 def live_rows(variant: dict[str, Any], devices: Sequence[str], *, current: int | None, point_budget_s: float,
               num_threads: int | None = None, progress: Callable[[float, str], None] | None = None
               ) -> list[dict[str, Any]]:
-    """The size sweep of one variant, timed live (lib.live.live_sweep: its work and memory caps
+    """The size sweep of one variant, timed live (lib.lessons.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
     with frozen_heap():
         return live_sweep(WORKLOAD, "size", list(SIZES), variant, devices, current=current,

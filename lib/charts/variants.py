@@ -18,7 +18,8 @@ from typing import Sequence
 import altair as alt
 import pandas as pd
 
-from lib.charts import SERIES_COLORS, crossover_layers, ok_rows, time_unit
+from lib.charts.curves import crossover_layers, ok_rows
+from lib.charts.theme import SERIES_COLORS, time_unit
 
 DASHES = ([1, 0], [7, 4], [2, 3], [10, 3, 2, 3], [4, 4], [1, 5])
 SHAPES = {"measured": "circle", "not measured": "M-1,-1L1,1M-1,1L1,-1"}  # a circle, an ×

@@ -1,6 +1,6 @@
 """Live sweeps for the app: quick enough for a web page, honest about what was not run.
 
-Differences from lib.sweep.run_sweep, all for a page that must answer within seconds on a
+Differences from lib.core.sweep.run_sweep, all for a page that must answer within seconds on a
 small shared server:
 - phases (transfer / compute / overhead) and a kernel count are measured only at the point
   the user is looking at (`current`), not at every point of the curve;
@@ -8,7 +8,7 @@ small shared server:
   that say so, instead of holding the server for minutes;
 - a total time budget, after which the remaining points are `skipped` rows.
 
-Every row is a normal result row (lib.results schema), with swept=<setting> and origin='live'.
+Every row is a normal result row (lib.core.results schema), with swept=<setting> and origin='live'.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from lib.devices import is_cuda
-from lib.sweep import DEFAULT_MEMORY_CAP_GB, base_row, free_memory, measure_point, sweep_values
-from lib.timing import count_kernels, cpu_threads
-from lib.workloads.base import SettingError, Workload
+from lib.core.devices import is_cuda
+from lib.core.sweep import DEFAULT_MEMORY_CAP_GB, base_row, free_memory, measure_point, sweep_values
+from lib.core.profiling import count_kernels
+from lib.core.timing import cpu_threads
+from lib.core.workload import SettingError, Workload
 
 ProgressFn = Callable[[float, str], None]
 

@@ -14,9 +14,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from lib.devices import device_name, memory_info
-from lib.timing import time_phases, time_step
-from lib.workloads.base import SettingError, Workload
+from lib.core.devices import device_name, memory_info
+from lib.core.timing import time_phases, time_step
+from lib.core.workload import SettingError, Workload
 
 ProgressFn = Callable[[float, str], None]
 
@@ -72,7 +72,7 @@ def measure_point(
     single_call_s: float | None = None,
 ) -> dict[str, Any]:
     """Time one setting on one device and return its result row (never raises for the work itself).
-    slow_call_s / single_call_s: see lib.timing.time_step (for steps of seconds or minutes)."""
+    slow_call_s / single_call_s: see lib.core.timing.time_step (for steps of seconds or minutes)."""
     row = base_row(workload, params, device)
     try:
         params = workload.resolve(params)

@@ -1,6 +1,6 @@
 """Cheap garbage collection during a live measurement.
 
-lib.sweep.free_memory() runs a full gc.collect() after every point, so that a step's tensors
+lib.core.sweep.free_memory() runs a full gc.collect() after every point, so that a step's tensors
 (and CUDA blocks) are freed before the next point. In a web server with torch, pandas and
 Streamlit loaded, a full collection walks every tracked object: 0.15-0.3 s per point on the
 2-core host, more than the timing of most points on the lesson pages. Inside `frozen_heap()`
@@ -12,7 +12,7 @@ and the next collection after it.
     with frozen_heap():
         rows = live_sweep(...)
 
-Process-wide, like the thread count: use it only while holding lib.measure_lock.MEASURE_LOCK
+Process-wide, like the thread count: use it only while holding lib.core.measure_lock.MEASURE_LOCK
 (ui.measure.cached_measurement does). It does nothing if something else has already frozen objects.
 """
 

@@ -1,0 +1,17 @@
+"""Altair chart builders: pure functions from a DataFrame of result rows (or a lesson's frame) to a chart.
+
+No Streamlit: pages pass the charts to st.altair_chart. The one part of lib/ that imports Altair.
+May import lib.core and lib.lessons (to draw what a lesson computed); nothing imports charts but ui/ and pages/.
+
+    curves    time against a setting, speed-up, phases, seed ratios, loss curves
+    variants  several timing variants or methods of one sweep; memory estimates
+    machines  several machines' curves of one sweep (Your results)
+    theme     colours and time units every chart shares
+"""
+
+from lib.charts.curves import (crossover_layers, loss_chart, ok_rows, phase_chart, phase_frame, ratio_chart,
+                               speedup_chart, speedup_frame, time_chart)
+from lib.charts.theme import SERIES_COLORS, time_unit
+
+__all__ = ["crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "speedup_chart",
+           "speedup_frame", "time_chart", "SERIES_COLORS", "time_unit"]

@@ -1,0 +1,49 @@
+"""Result packs measured on real GPUs with this project's CLI and shipped with the app, and the
+one loader that reads them.
+
+    packs, problems = load_recorded()      # every pack here (or in $GPUWIN_RECORDED_DIR), parsed once
+
+A pack that does not validate is left out and named in `problems`; the others are still used.
+Each pack gets a 'path' key. The folder is read again only when a file in it changes, so a pack
+dropped in while the server runs is picked up without a restart.
+
+May import lib.core and lib.workloads; never lessons, charts or Streamlit.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from lib.core.results import PackError, load_pack
+
+RECORDED_DIR = Path(__file__).resolve().parent
+
+
+def recorded_dir() -> Path:
+    """lib/recorded/, or $GPUWIN_RECORDED_DIR when set (tests point it at a fixture pack)."""
+    return Path(os.environ.get("GPUWIN_RECORDED_DIR") or RECORDED_DIR)
+
+
+def _stamp(directory: Path) -> tuple:
+    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
+    packs, problems = [], []
+    for path, _, _ in stamp:
+        try:
+            packs.append({**load_pack(path), "path": path})
+        except (PackError, OSError) as err:
+            problems.append(f"{Path(path).name}: {err}")
+    return tuple(packs), tuple(problems)
+
+
+def load_recorded(directory: str | Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every pack in `directory` (default: recorded_dir()), and a line per file that could not be read."""
+    packs, problems = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
+    return list(packs), list(problems)
