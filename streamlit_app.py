@@ -16,8 +16,8 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from ui.pages import existing_pages  # noqa: E402
 from ui.measure import start_warm_up  # noqa: E402
+from ui.pages import existing_pages  # noqa: E402
 from ui.router import routed  # noqa: E402
 from ui.sidebar import render_sidebar  # noqa: E402
 

@@ -14,12 +14,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import torch  # noqa: E402
-import torch.utils.benchmark as benchmark  # noqa: E402
+import torch
+import torch.utils.benchmark as benchmark
 
-from lib.core.devices import resolve_devices  # noqa: E402
-from lib.core.timing import time_step  # noqa: E402
-from lib.workloads.mlp import WORKLOAD as MLP  # noqa: E402
+from lib.core.devices import resolve_devices
+from lib.core.timing import time_step
+from lib.workloads.mlp import WORKLOAD as MLP
 
 
 def cases(device: str):

@@ -96,6 +96,7 @@ def _common(args: argparse.Namespace):
 
 def cmd_run(args: argparse.Namespace) -> int:
     from lib.core.results import build_pack, save_pack
+    from lib.core.rows import Status
     from lib.core.sweep import measure_point
 
     workload, devices = _common(args)
@@ -111,7 +112,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out:
         save_pack(build_pack(rows), args.out)
         print(f"wrote {args.out}")
-    return 0 if all(r["status"] in ("ok", "skipped") for r in rows) else 1
+    return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -213,12 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from lib.core.devices import DeviceUnavailable
     from lib.core.results import PackError
-    from lib.core.sweep import DEFAULT_MEMORY_CAP_GB
+    from lib.core.sweep import default_memory_cap_gb
     from lib.core.workload import SettingError
 
     args = build_parser().parse_args(argv)
     if getattr(args, "memory_cap_gb", None) is None and hasattr(args, "memory_cap_gb"):
-        args.memory_cap_gb = DEFAULT_MEMORY_CAP_GB
+        args.memory_cap_gb = default_memory_cap_gb()
     try:
         return args.func(args)
     except (DeviceUnavailable, SettingError, PackError, FileNotFoundError) as err:

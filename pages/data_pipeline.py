@@ -9,7 +9,6 @@ from the rows on screen (lib/pipeline.py computes the sentences).
 
 from __future__ import annotations
 
-
 from pathlib import Path
 
 import pandas as pd
@@ -17,13 +16,33 @@ import streamlit as st
 
 from lib.charts import phase_chart, time_chart
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.core.rows import is_ok
 from lib.lessons.live import DEFAULT_CPU_THREADS, log_grid, rows_at
-from lib.lessons.pipeline import (MOSTLY, PHASES, SAME_WITHIN, SOURCES, ceiling_sentence, device_sentence, is_ok, live_rows, loading_share, pct, phase_note, sweep_summary)
+from lib.lessons.pipeline import (
+    MOSTLY,
+    PHASES,
+    SAME_WITHIN,
+    SOURCES,
+    ceiling_sentence,
+    device_sentence,
+    live_rows,
+    loading_share,
+    pct,
+    phase_note,
+    sweep_summary,
+)
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, live_point_budget_s
-from ui.sources import (current_source, live_devices, load_recorded, machine_text, matching_rows, recorded_groups,
-                        series_label)
+from ui.sources import (
+    current_source,
+    live_devices,
+    load_recorded,
+    machine_text,
+    matching_rows,
+    recorded_groups,
+    series_label,
+)
 from ui.url_settings import UrlSettings, serialize
 
 WORKLOAD = get_workload("dataloader")
@@ -297,7 +316,7 @@ if ok_live:
                "interquartile range. Both axes logarithmic.")
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
-problems = [r for r in all_rows if r.get("status") != "ok" or r.get("message")]
+problems = [r for r in all_rows if not is_ok(r) or r.get("message")]
 if problems:
     with st.expander(f"Notes on {len(problems)} point{'s' if len(problems) != 1 else ''}", expanded=False):
         for r in problems:

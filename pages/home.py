@@ -7,8 +7,9 @@ import streamlit as st
 
 from lib.charts import time_chart
 from lib.core.crossover import analyse_rows
-from lib.lessons.explain import crossover_sentence
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.core.rows import is_ok
+from lib.lessons.explain import crossover_sentence
 from lib.workloads import get_workload
 from ui.pages import lesson_pages
 from ui.sources import best_recorded_sweep, current_source, load_recorded, machine_text, recorded_pack, series_label
@@ -43,7 +44,7 @@ if found:
     if {"iqr_s", "steps_per_epoch"} <= set(frame.columns):
         frame["epoch_iqr_s"] = frame["iqr_s"] * frame["steps_per_epoch"]
     y = "epoch_s" if "epoch_s" in frame.columns and frame["epoch_s"].notna().any() else "median_s"
-    ok = [r for r in labelled if r.get("status") == "ok" and r.get(y)]
+    ok = [r for r in labelled if is_ok(r, y)]
     analysis = analyse_rows(ok, over, time_key=y)
     cross = analysis.measured.x if analysis.measured.kind == "crosses" else None
     name = over.replace("_", " ")

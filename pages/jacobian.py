@@ -11,16 +11,25 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib.lessons import jacobian as lesson
 from lib.charts.variants import memory_chart, variant_chart
 from lib.core.fmt import fmt_value
+from lib.core.rows import is_ok
+from lib.core.sweep import default_memory_cap_gb
+from lib.lessons import jacobian as lesson
 from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
-from lib.core.sweep import DEFAULT_MEMORY_CAP_GB
 from lib.workloads.jacobian import METHODS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.source_fallback import source_for_workload
-from ui.sources import recorded_cpu_toggle, current_source, live_devices, matching_rows, recorded_pack, recorded_rows, series_label
+from ui.sources import (
+    current_source,
+    live_devices,
+    matching_rows,
+    recorded_cpu_toggle,
+    recorded_pack,
+    recorded_rows,
+    series_label,
+)
 from ui.url_settings import UrlSettings
 
 NS = "jacobian"
@@ -71,7 +80,7 @@ for method in methods:
     # through the grid, and the decades' views share one measurement
     parts = {"kind": "jacobian_lesson", "method": method, "values": grid, "devices": devices,
              "point_budget_s": budget, "threads": DEFAULT_CPU_THREADS, "caps": LIVE_MAX_FLOPS,
-             "loop_cap": lesson.LIVE_MAX_LOOP_PASSES, "memory_cap_gb": DEFAULT_MEMORY_CAP_GB}
+             "loop_cap": lesson.LIVE_MAX_LOOP_PASSES, "memory_cap_gb": default_memory_cap_gb()}
     live += cached_measurement(
         parts,
         lambda progress, method=method: lesson.live_rows(method, grid, devices, current=None, point_budget_s=budget,
@@ -130,7 +139,7 @@ if methods:
                       dash_order=series_order),
         width="stretch",
     )
-    timed = [r for r in rows if r.get("status") == "ok"]
+    timed = [r for r in rows if is_ok(r)]
     if timed:
         repeats = [int(r["repeats"]) for r in timed]
         st.caption(f"Each point: the median time of one full Jacobian over {min(repeats)}–{max(repeats)} timed "
@@ -161,7 +170,7 @@ if methods:
     marks = pd.DataFrame(lesson.memory_marks(rows))
     st.altair_chart(
         memory_chart(estimates, marks, x="val", x_title="val (inputs in the batch)",
-                     caps=[(DEFAULT_MEMORY_CAP_GB * 1e9, f"memory cap for live runs here: {DEFAULT_MEMORY_CAP_GB:g} GB")],
+                     caps=[(default_memory_cap_gb() * 1e9, f"memory cap for live runs here: {default_memory_cap_gb():g} GB")],
                      color_order=[lesson.LABEL[m] for m in METHODS]),
         width="stretch",
     )

@@ -16,8 +16,27 @@ import streamlit as st
 
 from lib.charts import loss_chart, ratio_chart
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s
+from lib.core.rows import Status, is_ok
 from lib.lessons.live import DEFAULT_CPU_THREADS
-from lib.lessons.seed_cases import (CASES, SEED_HARDWARE, compare_sentence, curve_setting, find_curves, find_seed_pack, fmt_times, label, learn_sentence, live_params, measure_live, pick, same_settings, same_start_sentence, size_differences, size_words, total_s)
+from lib.lessons.seed_cases import (
+    CASES,
+    SEED_HARDWARE,
+    compare_sentence,
+    curve_setting,
+    find_curves,
+    find_seed_pack,
+    fmt_times,
+    label,
+    learn_sentence,
+    live_params,
+    measure_live,
+    pick,
+    same_settings,
+    same_start_sentence,
+    size_differences,
+    size_words,
+    total_s,
+)
 from lib.workloads.presets import get_preset
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
@@ -110,7 +129,7 @@ cut_words = size_words(cut)
 
 
 def ok(row: dict | None) -> bool:
-    return bool(row) and row.get("status") == "ok" and bool(row.get("median_s"))
+    return bool(row) and is_ok(row)
 
 
 # -- reported beside measured ---------------------------------------------------------------------------------
@@ -214,7 +233,7 @@ else:
     live_curves = live["curves"]
     for device, entry in live_curves.items():
         name = series_label(device, "live")
-        if entry["status"] == "ok":
+        if entry["status"] == Status.OK:
             curves_for_words[name] = entry["losses"]
         else:
             st.markdown(f"{name}: no curve ({entry['status']}: {entry['message']}).")

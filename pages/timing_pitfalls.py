@@ -12,16 +12,25 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib.lessons import timing_pitfalls as lesson
 from lib.charts.variants import variant_chart
 from lib.core.crossover import analyse_rows
-from lib.lessons.explain import crossover_sentence
 from lib.core.fmt import fmt_num, fmt_value
+from lib.core.rows import is_ok
+from lib.lessons import timing_pitfalls as lesson
+from lib.lessons.explain import crossover_sentence
 from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.source_fallback import source_for_workload
-from ui.sources import recorded_cpu_toggle, current_source, live_devices, matching_rows, recorded_pack, recorded_rows, series_label
+from ui.sources import (
+    current_source,
+    live_devices,
+    matching_rows,
+    recorded_cpu_toggle,
+    recorded_pack,
+    recorded_rows,
+    series_label,
+)
 from ui.url_settings import UrlSettings
 
 NS = "timing"
@@ -145,14 +154,14 @@ elif not source.live and not source.recorded:
 lines = []
 for r in current_rows:
     lines.append({**r, "line": current_name})
-    if flags["cold"] and r.get("status") == "ok" and r.get("cold_s"):
+    if flags["cold"] and is_ok(r, "cold_s"):
         lines.append({**r, "line": lesson.cold_label(variant), "median_s": r["cold_s"], "iqr_s": None})
 if differs:
     lines += [{**r, "line": f"honest baseline: {baseline_name}"} for r in baseline_rows]
 frame = pd.DataFrame(lines)
 
 honest = current_rows if variant["sync"] else baseline_rows
-honest_ok = [r for r in honest if r.get("status") == "ok" and r.get("median_s")]
+honest_ok = [r for r in honest if is_ok(r)]
 analysis = (analyse_rows([r for r in honest_ok if r["series"] in (cpu_series, gpu_series)], "size")
             if gpu_series and honest_ok else None)
 same_machine = (analyse_rows([r for r in honest_ok if r["series"] in (recorded_cpu_series, gpu_series)], "size")
@@ -171,7 +180,7 @@ st.altair_chart(
                   crossover_label=f"crossover ≈ {fmt_num(crossover_x)}" if crossover_x else None),
     width="stretch",
 )
-timed = [r for r in all_rows if r.get("status") == "ok"]
+timed = [r for r in all_rows if is_ok(r)]
 if timed:
     repeats = [int(r["repeats"]) for r in timed]
     st.caption(f"Warm points: the median of {min(repeats)}–{max(repeats)} timed repeats after warm-up (bars: "
@@ -224,7 +233,7 @@ st.caption("Achieved FLOP/s = 2·size³ floating-point operations ÷ the time of
            "a measurement from this sweep, not a datasheet number.")
 
 # -- what was not measured, and the rows themselves ------------------------------------------------------
-problems = [r for r in all_rows if r.get("status") != "ok"]
+problems = [r for r in all_rows if not is_ok(r)]
 if problems:
     with st.expander(f"Points not measured ({len(problems)})", expanded=False):
         for r in problems:

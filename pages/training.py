@@ -18,14 +18,23 @@ import streamlit as st
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart
 from lib.core.crossover import analyse_rows
-from lib.lessons.explain import compare_sentence, crossover_sentence, regime_sentence, transfer_sentence
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.rows import is_ok
+from lib.lessons.explain import compare_sentence, crossover_sentence, regime_sentence, transfer_sentence
 from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_at
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import measure_sweep
-from ui.sources import (recorded_cpu_toggle, current_source, live_devices, matching_rows, recorded_groups, recorded_pack,
-                        recorded_rows, series_label)
+from ui.sources import (
+    current_source,
+    live_devices,
+    matching_rows,
+    recorded_cpu_toggle,
+    recorded_groups,
+    recorded_pack,
+    recorded_rows,
+    series_label,
+)
 from ui.url_settings import UrlSettings, serialize
 
 WORKLOAD = get_workload("mlp")
@@ -173,12 +182,12 @@ frame = epoch_frame(rows + rows_cpu_recorded)
 cpu_series = series_label("cpu", "live")
 gpu_rows = [r for r in rows if r["device"] != "cpu"]
 gpu_series = gpu_rows[0]["series"] if gpu_rows else None
-ok = [r for r in rows if r.get("status") == "ok" and r.get("epoch_s")]
+ok = [r for r in rows if is_ok(r, "epoch_s")]
 analysis = analyse_rows(ok, over) if ok else None
 crossover_x = analysis.measured.x if analysis and analysis.measured.kind == "crosses" else None
 same_machine = None
 if rows_cpu_recorded:
-    same_ok = [r for r in rows_cpu_recorded + gpu_rows if r.get("status") == "ok" and r.get("epoch_s")]
+    same_ok = [r for r in rows_cpu_recorded + gpu_rows if is_ok(r, "epoch_s")]
     same_machine = analyse_rows(same_ok, over) if same_ok else None
 
 # -- words: who wins here, and where the curves cross --------------------------------------------
@@ -187,14 +196,14 @@ cpu_here = next((r for r in here if r["device"] == "cpu"), None)
 gpu_here = next((r for r in here if r["device"] != "cpu"), None)
 at = f"{label_of(over)} = {fmt_value(current)}"
 with words:  # the sentences go above the chart, in the container placed there
-    if cpu_here and gpu_here and cpu_here.get("status") == "ok" and gpu_here.get("status") == "ok":
+    if cpu_here and gpu_here and is_ok(cpu_here) and is_ok(gpu_here):
         steps = cpu_here.get("steps_per_epoch")
         cpu_iqr = (cpu_here.get("iqr_s") or 0) * (cpu_here.get("steps_per_epoch") or 1)
         gpu_iqr = (gpu_here.get("iqr_s") or 0) * (gpu_here.get("steps_per_epoch") or 1)
         st.markdown(f"At {at} ({int(steps):,} step{'s' if steps != 1 else ''} per epoch): "
                     + compare_sentence(cpu_series, cpu_here["epoch_s"], gpu_series, gpu_here["epoch_s"],
                                        what="per epoch", a_iqr=cpu_iqr, b_iqr=gpu_iqr))
-    elif cpu_here and cpu_here.get("status") == "ok":
+    elif cpu_here and is_ok(cpu_here):
         st.markdown(f"At {at}: **{cpu_series}** takes {fmt_s(cpu_here['epoch_s'])} per epoch "
                     f"({int(cpu_here['steps_per_epoch']):,} steps of {fmt_s(cpu_here['median_s'])}). "
                     + (f"There is no GPU measurement at this point to compare with: the GPU was timed at {label_of(over)} "
@@ -237,14 +246,14 @@ if gpu_series:
 
 # -- where the time went at the current point ------------------------------------------------------
 st.subheader(f"Where one step's time went at {at}")
-here_frame = pd.DataFrame([r for r in here if r.get("status") == "ok"])
+here_frame = pd.DataFrame([r for r in here if is_ok(r)])
 if not here_frame.empty and any(c.startswith("phase_") for c in here_frame.columns):
     st.altair_chart(phase_chart(here_frame), width="stretch")
     st.caption("Transfer and compute are timed on their own; overhead & sync is what the whole step took beyond them.")
 else:
     st.caption("No phase timings at this point.")
 for row in here:
-    if row.get("status") != "ok":
+    if not is_ok(row):
         continue
     model = None
     if row["series"] == recorded_cpu_series and same_machine is not None:
@@ -257,7 +266,7 @@ for row in here:
         st.markdown(copy)
 
 # -- what was not measured, and the rows themselves ------------------------------------------------
-problems = [r for r in rows + rows_cpu_recorded if r.get("status") != "ok" or r.get("message")]
+problems = [r for r in rows + rows_cpu_recorded if not is_ok(r) or r.get("message")]
 if problems:
     with st.expander(f"Notes on {len(problems)} point{'s' if len(problems) != 1 else ''}", expanded=False):
         for r in problems:

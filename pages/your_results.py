@@ -14,10 +14,17 @@ import streamlit as st
 
 from lib.charts.machines import machines_chart
 from lib.core.results import dumps_pack, pack_to_csv
-from lib.recorded.uploads import (MAX_UPLOAD_BYTES, Source, combine, drop_duplicates, machine_table, plain,
-    read_uploads)
-from lib.lessons.compare import (compare_machines, comparison_titles, crossover_lines, describe_fixed, fastest_line,
-    order_comparisons, setting_name, uncharted_rows)
+from lib.lessons.compare import (
+    compare_machines,
+    comparison_titles,
+    crossover_lines,
+    describe_fixed,
+    fastest_line,
+    order_comparisons,
+    setting_name,
+    uncharted_rows,
+)
+from lib.recorded.uploads import MAX_UPLOAD_BYTES, Source, combine, drop_duplicates, machine_table, plain, read_uploads
 from ui.sources import load_recorded
 from ui.url_settings import UrlSettings
 

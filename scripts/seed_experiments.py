@@ -31,7 +31,8 @@ if str(ROOT) not in sys.path:
 
 from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
-from lib.core.sweep import base_row, measure_point  # noqa: E402
+from lib.core.rows import Status, is_ok, new_row  # noqa: E402
+from lib.core.sweep import measure_point  # noqa: E402
 from lib.core.workload import SettingError  # noqa: E402
 from lib.workloads.presets import PRESETS_LIST, Preset, get_preset  # noqa: E402
 
@@ -87,7 +88,7 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
     for preset, params, rows in results:
         def ours(device: str | None) -> float | None:
             row = rows.get(device) if device else None
-            if not row or row["status"] != "ok" or row["median_s"] is None:
+            if not is_ok(row):
                 return None
             return row["median_s"] * preset.reported_calls
 
@@ -99,7 +100,7 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
             preset.reported_what, verdict(preset.expected, ratio),
         ])
         for device, row in rows.items():
-            if row["status"] != "ok":
+            if not is_ok(row):
                 notes.append(f"{preset.name} on {device}: {row['status']}: {row['message']}")
             elif row.get("data_note"):
                 data_notes.setdefault(row["data_note"], []).append(f"{preset.name} on {device}")
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         rows: dict[str, dict] = {}
         for device in devices:
             if preset.slow and not args.quick and not args.include_slow:
-                row = base_row(preset.workload_obj(), params, device)
+                row = new_row(preset.workload, params, device)
                 row.update(variant=preset.name, origin=SOURCE, status="skipped",
                            message="minutes per call: run with --include-slow (or --quick for a cut-down size)")
             else:
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
         curves = curves_pack(presets, devices, num_threads=args.threads, progress=print)
         print(f"wrote {save_pack(curves, curves_path(args.out))} ({len(curves['curves'])} curves)")
-    return 0 if all(r["status"] in ("ok", "skipped") for r in all_rows) else 1
+    return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in all_rows) else 1
 
 
 if __name__ == "__main__":

@@ -1,4 +1,13 @@
-import os
+"""Shared fixtures and collection rules.
+
+- Tests that need Streamlit (every page through AppTest, the browser) live in test_app_*.py and
+  test_browser.py; on a machine without Streamlit (the GPU recording box) they are not collected,
+  so `python3 -m pytest -m cuda` runs the CUDA tests of lib there.
+- `cuda` tests are skipped without a GPU; `cpu_view` tests (what a server without CUDA shows) are
+  skipped where CUDA is present.
+"""
+
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -8,6 +17,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+STREAMLIT = importlib.util.find_spec("streamlit") is not None
+collect_ignore_glob = [] if STREAMLIT else ["test_app_*.py", "test_browser.py", "test_charts*.py"]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -25,7 +37,20 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def _small_memory_cap(monkeypatch):
-    """Tests never rely on the shell's GPUWIN_MEMORY_CAP_GB."""
+def _default_memory_cap(monkeypatch):
+    """Tests never rely on the shell's GPUWIN_MEMORY_CAP_GB (lib.core.sweep reads it at every call)."""
     monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB", raising=False)
-    yield
+
+
+@pytest.fixture
+def mlp():
+    from lib.workloads import get_workload
+
+    return get_workload("mlp")
+
+
+@pytest.fixture
+def no_recorded_packs(monkeypatch, tmp_path):
+    """A server with no shipped packs: GPUWIN_RECORDED_DIR points at an empty folder."""
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
+    return tmp_path

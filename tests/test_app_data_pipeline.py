@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, page_text
+
 from lib.lessons.pipeline import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
 
 PAGE = "pages/data_pipeline.py"

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, page_text
 from lesson_support import chart_frames, fixture_dir
 
@@ -48,7 +47,7 @@ def assert_view(at, val: int) -> str:
     text = page_text(at)
     assert f"What the measurements say at val = {val:,}" in text
     assert f"On **{CPU_LABEL}** at val = {val:,}:" in markdown(at)
-    assert f"block-diagonal" in text and f"only the {val:,} diagonal blocks" in text
+    assert "block-diagonal" in text and f"only the {val:,} diagonal blocks" in text
     return text
 
 

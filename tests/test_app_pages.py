@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from app_support import FIXTURE_GPU_NAME, ROOT, chart_specs, fixture_pack_dir, open_page, page_text
+
 from ui.pages import PAGES, existing_pages, lesson_pages
 
 

@@ -14,10 +14,21 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, open_page, page_text
+
 from lib.core.results import load_pack, validate_pack
-from lib.lessons.seed_cases import (CASES, CURVE_EPOCHS, compare_sentence, curve_setting, curves_path, find_curves, find_seed_pack, learn_sentence, same_start_sentence, size_differences)
+from lib.lessons.seed_cases import (
+    CASES,
+    CURVE_EPOCHS,
+    compare_sentence,
+    curve_setting,
+    curves_path,
+    find_curves,
+    find_seed_pack,
+    learn_sentence,
+    same_start_sentence,
+    size_differences,
+)
 from lib.workloads.presets import PRESETS, get_preset
 
 PAGE = "pages/seed_cases.py"
@@ -36,7 +47,7 @@ def chart_specs(at) -> list[str]:
 
 def test_every_seed_experiment_is_a_case_and_training_ones_have_a_curve():
     assert set(CASES) == set(PRESETS)
-    assert TRAINS == {n for n, p in PRESETS.items() if p.workload in ("mlp", "dataloader")}
+    assert {n for n, p in PRESETS.items() if p.workload in ("mlp", "dataloader")} == TRAINS
     assert curve_setting("big_matmul") is None and curve_setting("jacobian_val100") is None
     params, epochs = curve_setting("mnist_minibatch")
     assert params["dataset_size"] == 3000 and epochs == CURVE_EPOCHS["mnist_minibatch"]

@@ -8,7 +8,6 @@ honest baseline and each toggle on its own, as scripts/record_packs.py records t
 from __future__ import annotations
 
 import pytest
-
 from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, page_text
 from lesson_support import chart_frames, fixture_dir
 

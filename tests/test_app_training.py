@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from app_support import FIXTURE_GPU_NAME, chart_specs, fixture_pack_dir, open_page, page_text
+
 from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 
 PAGE = "pages/training.py"

@@ -12,10 +12,10 @@ import pytest
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
 from lib.core.crossover import analyse_rows
-from lib.lessons.explain import compare_sentence, crossover_sentence, regime, regime_sentence
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
-from lib.lessons.live import live_sweep, log_grid, work_refusal
 from lib.core.measure_lock import MeasureLock, overlapping
+from lib.lessons.explain import compare_sentence, crossover_sentence, regime, regime_sentence
+from lib.lessons.live import live_sweep, log_grid, work_refusal
 from lib.workloads import get_workload
 from ui.sources import machine_text, matching_rows, recorded_groups, series_label
 from ui.url_settings import nearest_choice, serialize
@@ -123,8 +123,8 @@ def test_log_grid_spreads_points_and_keeps_the_current_value():
 
 def test_work_cap_refuses_huge_steps_before_running_them():
     params = {"batch_size": 16384, "hidden_width": 4096}
-    assert "GFLOP" in work_refusal(MLP, params, "cpu", {"cpu": 1e9})
-    assert work_refusal(MLP, {"batch_size": 8}, "cpu", {"cpu": 1e9}) is None
+    assert "GFLOP" in work_refusal(MLP, MLP.resolve(params), "cpu", {"cpu": 1e9})
+    assert work_refusal(MLP, MLP.resolve({"batch_size": 8}), "cpu", {"cpu": 1e9}) is None
 
 
 def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
@@ -172,9 +172,8 @@ def test_lock_timeout():
     lock = MeasureLock()
     with lock.hold("a"):
         def other():
-            with pytest.raises(TimeoutError):
-                with lock.hold("b", timeout_s=0.05):
-                    pass
+            with pytest.raises(TimeoutError), lock.hold("b", timeout_s=0.05):
+                pass
         t = threading.Thread(target=other)
         t.start()
         t.join()

@@ -17,8 +17,8 @@ import json
 import subprocess
 
 import pytest
-
 from app_support import PY, ROOT, chart_specs, env, open_page, page_text
+
 from lib.core.devices import machine_fingerprint
 from lib.core.results import build_pack, csv_to_pack, dumps_pack, loads_pack, pack_to_csv
 from lib.core.sweep import run_sweep

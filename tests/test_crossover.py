@@ -2,7 +2,14 @@ import math
 
 import pytest
 
-from lib.core.crossover import (analyse_rows, find_crossover, fit_cost_model, predicted_crossover_work, work_to_x, CostModel)
+from lib.core.crossover import (
+    CostModel,
+    analyse_rows,
+    find_crossover,
+    fit_cost_model,
+    predicted_crossover_work,
+    work_to_x,
+)
 
 
 def test_crossover_interpolates_in_log_log_space():

@@ -3,7 +3,18 @@ import json
 import pytest
 
 from lib.core.devices import machine_fingerprint
-from lib.core.results import (PackError, build_pack, csv_to_pack, load_pack, loads_pack, merge_packs, pack_to_csv, save_pack, setting_keys, validate_pack)
+from lib.core.results import (
+    PackError,
+    build_pack,
+    csv_to_pack,
+    load_pack,
+    loads_pack,
+    merge_packs,
+    pack_to_csv,
+    save_pack,
+    setting_keys,
+    validate_pack,
+)
 from lib.core.sweep import measure_point
 from lib.workloads import get_workload
 

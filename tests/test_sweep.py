@@ -1,9 +1,9 @@
-import torch
 import pytest
+import torch
 
 from lib.core.sweep import measure_point, memory_refusal, run_sweep
-from lib.workloads import get_workload
 from lib.core.workload import Setting, Step, Workload
+from lib.workloads import get_workload
 
 MLP = get_workload("mlp")
 
@@ -114,3 +114,36 @@ def test_cuda_out_of_memory_is_survived():
     free, _ = torch.cuda.mem_get_info()
     rows = run_sweep(Greedy(), "elements", [10, int(free), 10], {}, ["cuda:0"], point_budget_s=0.02)
     assert [r["status"] for r in rows] == ["ok", "oom", "ok"]
+
+
+def test_the_memory_cap_is_read_when_a_point_is_measured(monkeypatch):
+    big = {"hidden_width": 4096, "depth": 8}  # about 0.8 GB estimated
+    monkeypatch.setenv("GPUWIN_MEMORY_CAP_GB", "0.1")
+    assert measure_point(MLP, big, "cpu")["status"] == "skipped"
+    monkeypatch.setenv("GPUWIN_MEMORY_CAP_GB", "0.2")
+    assert "0.2 GB memory cap" in measure_point(MLP, big, "cpu")["message"]
+
+
+def test_refusals_come_in_order_and_keep_the_estimates():
+    calls = []
+
+    def refuse(settings, device):
+        calls.append(settings["batch_size"])
+        return "refused by the hook" if settings["batch_size"] == 8 else None
+
+    rows = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64, "hidden_width": 4096, "depth": 8}, ["cpu"],
+                     point_budget_s=0.02, memory_cap_gb=0.1, refuse=refuse)
+    assert [r["status"] for r in rows] == ["skipped", "skipped"]
+    assert all("memory cap" in r["message"] for r in rows) and calls == []  # memory is asked before the hook
+    rows = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64}, ["cpu"], point_budget_s=0.02, refuse=refuse,
+                     with_phases=False, origin="live")
+    assert [r["status"] for r in rows] == ["ok", "skipped"] and rows[1]["message"] == "refused by the hook"
+    assert rows[1]["flops"] > 0 and rows[1]["peak_memory_estimate_bytes"] > 0
+    assert all(r["origin"] == "live" and r["swept"] == "batch_size" for r in rows)
+
+
+def test_on_row_sees_every_row_as_it_is_made():
+    seen = []
+    rows = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64}, ["cpu"], point_budget_s=0.02,
+                     with_phases=False, on_row=lambda r: seen.append(dict(r)))
+    assert [r["batch_size"] for r in seen] == [4, 8] and seen == rows

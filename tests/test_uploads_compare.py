@@ -13,9 +13,16 @@ import pytest
 
 from lib.charts.machines import machines_chart, machines_frame
 from lib.core.results import SCHEMA_VERSION, pack_to_csv, validate_pack
+from lib.lessons.compare import (
+    compare_machines,
+    comparison_titles,
+    crossover_lines,
+    describe_fixed,
+    fastest_line,
+    order_comparisons,
+    uncharted_rows,
+)
 from lib.recorded.uploads import Source, combine, drop_duplicates, machine_table, plain, read_uploads
-from lib.lessons.compare import (compare_machines, comparison_titles, crossover_lines, describe_fixed, fastest_line,
-    order_comparisons, uncharted_rows)
 
 XS = [1, 10, 100, 1000]
 

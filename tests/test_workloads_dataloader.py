@@ -33,7 +33,7 @@ def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
 
 
 def test_default_epoch_is_well_under_a_second_on_the_cpu():
-    step = LOADER.build({}, "cpu")
+    step = LOADER.build(LOADER.resolve({}), "cpu")
     step.run()  # warm
     started = time.perf_counter()
     step.run()
@@ -46,7 +46,7 @@ def test_images_and_tensors_give_the_same_training_without_shuffling():
     common = {"dataset_size": 192, "batch_size": 64, "shuffle": False}
     curves = {}
     for source in ("images", "tensors"):
-        step = LOADER.build({**common, "source": source}, "cpu")
+        step = LOADER.build(LOADER.resolve({**common, "source": source}), "cpu")
         step.check()
         for _ in range(3):
             step.run()
@@ -65,7 +65,7 @@ def test_workers_run_on_two_cores_and_are_stopped_by_close():
 
 
 def test_workers_started_every_epoch_when_not_persistent():
-    step = LOADER.build({"dataset_size": 128, "batch_size": 64, "num_workers": 1, "persistent_workers": False}, "cpu")
+    step = LOADER.build(LOADER.resolve({"dataset_size": 128, "batch_size": 64, "num_workers": 1, "persistent_workers": False}), "cpu")
     try:
         step.run()
         step.run()
@@ -91,7 +91,7 @@ def test_mnist_offline_falls_back_with_a_note(monkeypatch, tmp_path):
 
 
 def test_pin_memory_on_the_cpu_is_a_noted_no_op():
-    step = LOADER.build({"dataset_size": 64, "batch_size": 32, "pin_memory": True}, "cpu")
+    step = LOADER.build(LOADER.resolve({"dataset_size": 64, "batch_size": 32, "pin_memory": True}), "cpu")
     step.run()
     assert "CPU" in step.extras["note"]
 

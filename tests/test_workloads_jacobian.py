@@ -22,7 +22,7 @@ def one_cpu_thread():
 
 
 def results(device: str, val: int = 3, **extra) -> dict[str, torch.Tensor]:
-    return {m: JAC.build({"val": val, "method": m, **extra}, device).run().detach().cpu() for m in METHODS}
+    return {m: JAC.build(JAC.resolve({"val": val, "method": m, **extra}), device).run().detach().cpu() for m in METHODS}
 
 
 def test_the_four_methods_agree_on_the_diagonal_blocks():
@@ -59,7 +59,7 @@ def test_cli_runs_the_seed_method(tmp_path, capsys):
 
 
 def test_counts_say_what_each_method_computes():
-    counts = {m: JAC.build({"val": 5, "method": m}, "cpu").extras["jacobian"] for m in METHODS}
+    counts = {m: JAC.build(JAC.resolve({"val": 5, "method": m}), "cpu").extras["jacobian"] for m in METHODS}
     assert counts["loop"]["backward_passes"] == 5 * 400
     assert counts["loop"]["shape"] == [5, 400, 5, 1] and counts["vmap_jacrev"]["shape"] == [5, 400, 1]
     assert counts["vectorize"]["entries_computed"] == 5 * counts["vmap_jacfwd"]["entries_computed"] == 5 * 5 * 400

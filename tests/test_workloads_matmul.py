@@ -49,14 +49,14 @@ def test_the_error_bounds_tell_the_precisions_apart():
 
 
 def test_sync_false_gives_an_unsynchronized_step():
-    assert MM.build({"size": 32, "sync": False}, "cpu").synchronized is False
-    assert MM.build({"size": 32}, "cpu").synchronized is True
+    assert MM.build(MM.resolve({"size": 32, "sync": False}), "cpu").synchronized is False
+    assert MM.build(MM.resolve({"size": 32}), "cpu").synchronized is True
     row = measure_point(MM, {"size": 64, "sync": False}, "cpu", budget_s=0.05, num_threads=1)
     assert row["status"] == "ok" and "sync=false changes nothing" in row["note"]
 
 
 def test_transfer_on_the_cpu_copies_nothing_and_says_so():
-    step = MM.build({"size": 32, "transfer": True}, "cpu")
+    step = MM.build(MM.resolve({"size": 32, "transfer": True}), "cpu")
     assert step.phases == {} and "nothing is copied" in step.extras["note"]
     params = MM.resolve({"size": 1000, "transfer": True})
     assert MM.bytes_moved(params) == pytest.approx(5 * 1000 * 1000 * 4)

@@ -5,8 +5,8 @@ import pytest
 from lib.core.results import RESERVED, setting_keys
 from lib.core.sweep import run_sweep
 from lib.core.timing import cpu_threads
-from lib.workloads import REGISTERED, WORKLOADS, get_workload
 from lib.core.workload import SettingError
+from lib.workloads import REGISTERED, WORKLOADS, get_workload
 
 OURS = ("mlp", "dataloader", "jacobian", "matmul")
 SMALL = {
@@ -42,7 +42,7 @@ def test_scalar_extras_and_units_are_reserved_row_fields(name):
     sweep (or CPU and GPU rows of one point) would no longer group together."""
     workload = get_workload(name)
     with cpu_threads(1):
-        step = workload.build(SMALL[name], "cpu")
+        step = workload.build(workload.resolve(SMALL[name]), "cpu")
     try:
         setting_names = {s.name for s in workload.settings}
         for key, value in {**step.extras, **step.units}.items():

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
-from lib.core.results import PackError, build_pack, dumps_pack, merge_packs, rows_to_csv, SCHEMA_VERSION
+from lib.core.results import SCHEMA_VERSION, PackError, build_pack, dumps_pack, merge_packs, rows_to_csv
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
 DISPLAY_ONLY = ("series", "epoch_iqr_s")

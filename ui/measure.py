@@ -19,15 +19,16 @@ import json
 import os
 import threading
 import time
-from typing import Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import streamlit as st
 
 from lib import APP_VERSION
 from lib.core.fmt import fmt_s
-from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
 from lib.core.measure_lock import MEASURE_LOCK, Holding
 from lib.core.workload import Workload
+from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
 
 T = TypeVar("T")
 ProgressFn = Callable[[float, str], None]
@@ -170,7 +171,7 @@ def start_warm_up() -> None:
         try:
             with MEASURE_LOCK.hold(WARM_UP_LABEL):
                 warm_up(get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS)
-        except Exception:  # noqa: BLE001 - a failed warm-up only means the first run is slower
+        except Exception:
             pass
 
     threading.Thread(target=run, name="gpuwin-warm-up", daemon=True).start()

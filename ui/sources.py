@@ -10,14 +10,16 @@ Series labels, used as chart legends and table columns, always say where a curve
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import streamlit as st
 
-from lib.core.devices import available_devices, cuda_available, is_cuda
 import lib.recorded as lib_recorded
+from lib.core.devices import available_devices, cuda_available, is_cuda
+from lib.core.rows import is_ok
 from lib.core.workload import SettingError, Workload
 from ui.router import ensure_router
 
@@ -206,7 +208,7 @@ def best_recorded_sweep(pack: dict, workload: Workload, prefer: str = "batch_siz
         if not gpus:
             continue
         rows = [r for r in rows if r["device"] in ("cpu", gpus[0])]
-        xs = {d: {r[over] for r in rows if r["device"] == d and r.get("status") == "ok"} for d in ("cpu", gpus[0])}
+        xs = {d: {r[over] for r in rows if r["device"] == d and is_ok(r)} for d in ("cpu", gpus[0])}
         score = (over == prefer, len(xs["cpu"] & xs[gpus[0]]))
         if score[1] and (best is None or score > best[0]):
             best = (score, over, rows)

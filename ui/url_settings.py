@@ -20,7 +20,8 @@ with a link's settings.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import streamlit as st
 

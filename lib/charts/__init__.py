@@ -9,8 +9,17 @@ May import lib.core and lib.lessons (to draw what a lesson computed); nothing im
     theme     colours and time units every chart shares
 """
 
-from lib.charts.curves import (crossover_layers, loss_chart, ok_rows, phase_chart, phase_frame, ratio_chart,
-                               speedup_chart, speedup_frame, time_chart)
+from lib.charts.curves import (
+                               crossover_layers,
+                               loss_chart,
+                               ok_rows,
+                               phase_chart,
+                               phase_frame,
+                               ratio_chart,
+                               speedup_chart,
+                               speedup_frame,
+                               time_chart,
+)
 from lib.charts.theme import SERIES_COLORS, time_unit
 
 __all__ = ["crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "speedup_chart",

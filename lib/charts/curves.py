@@ -12,13 +12,13 @@ the charts to st.altair_chart.
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import altair as alt
 import pandas as pd
 
 from lib.charts.theme import PHASE_COLORS, SERIES_COLORS, time_unit
 from lib.core.fmt import fmt_num
+from lib.core.rows import Status
 
 PHASES = {
     "phase_transfer_s": "transfer (host → device)",
@@ -32,7 +32,7 @@ def ok_rows(frame: pd.DataFrame, y: str) -> pd.DataFrame:
         return pd.DataFrame(columns=list(frame.columns) if frame is not None else [])
     keep = frame[y].notna()
     if "status" in frame:
-        keep &= frame["status"] == "ok"
+        keep &= frame["status"] == Status.OK.value
     out = frame[keep].copy()
     out[y] = out[y].astype(float)
     return out[out[y] > 0]

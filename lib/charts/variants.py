@@ -13,7 +13,7 @@ Both axes are logarithmic.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd

@@ -11,8 +11,10 @@ when the fixed term is larger than the work term, throughput-bound otherwise.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+
+from lib.core.rows import is_ok
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
     """Crossover and cost models for the ok rows of one sweep (one workload, one swept setting).
 
     The CPU is the 'cpu' device; the GPU the first other device present."""
-    ok = [r for r in rows if r.get("status") == "ok" and r.get(time_key) is not None]
+    ok = [r for r in rows if is_ok(r, time_key)]
     if setting is None:
         swept = {r.get("swept") for r in rows if r.get("swept")}
         if len(swept) != 1:

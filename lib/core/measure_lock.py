@@ -15,8 +15,8 @@ import contextlib
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ and how long the device was busy running them."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -18,9 +18,9 @@ import csv
 import io
 import json
 import math
-import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "oom", "skipped", "error")

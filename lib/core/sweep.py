@@ -1,27 +1,52 @@
-"""Measure points and sweeps across devices: progress, time budget, memory refusal, OOM survival.
+"""Measure points across devices: one loop for CLI sweeps, grids and the pages' live sweeps.
 
-Every point asked for ends up as a row: `ok`, `oom`, `skipped` (over the memory limit or the
-time budget) or `error`, each with a message. Nothing is dropped silently.
+    measure_point(workload, settings, device)                  one point, one row
+    run_points(workload, points, devices, refuse=..., ...)    the loop, with hooks
+    run_sweep(workload, "batch_size", [1, 16, 256], fixed, devices)   one setting varied
+
+Every point asked for ends up as a row: `ok`, `oom`, `skipped` (the device cannot run it, over
+the memory limit, refused by a hook such as a live work cap, or past the time budget) or
+`error`, each with a message. Nothing is dropped silently. Before a point is allocated the
+refusals are asked in this order: the workload (can this device run it at all), memory, the
+caller's hook, the time budget.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 import traceback
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import torch
 
 from lib.core.devices import device_name, memory_info
-from lib.core.timing import time_phases, time_step
-from lib.core.workload import SettingError, Workload
+from lib.core.profiling import count_kernels
+from lib.core.rows import Status, new_row, refused
+from lib.core.timing import cpu_threads, time_phases, time_step
+from lib.core.workload import SettingError, Settings, Workload, built_step
 
 ProgressFn = Callable[[float, str], None]
+RowFn = Callable[[dict[str, Any]], None]
+RefuseFn = Callable[[Settings, str], "str | None"]
+AtFn = Callable[[Settings], bool]
 
 # A hosted demo box has about 2.7 GB; refuse points estimated above this (per device).
-DEFAULT_MEMORY_CAP_GB = float(os.environ.get("GPUWIN_MEMORY_CAP_GB", "2.7"))
+FALLBACK_MEMORY_CAP_GB = 2.7
+_FROM_ENV = object()  # memory_cap_gb default: read $GPUWIN_MEMORY_CAP_GB when the call is made
+
+
+def default_memory_cap_gb() -> float:
+    """$GPUWIN_MEMORY_CAP_GB, read at every call (so a test or a server can change it), else 2.7."""
+    try:
+        return float(os.environ.get("GPUWIN_MEMORY_CAP_GB") or FALLBACK_MEMORY_CAP_GB)
+    except ValueError:
+        return FALLBACK_MEMORY_CAP_GB
+
+
+def _cap(memory_cap_gb: Any) -> float | None:
+    return default_memory_cap_gb() if memory_cap_gb is _FROM_ENV else memory_cap_gb
 
 
 def is_out_of_memory(err: BaseException) -> bool:
@@ -34,15 +59,9 @@ def is_out_of_memory(err: BaseException) -> bool:
     return isinstance(err, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
 
 
-def free_memory() -> None:
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
-
-
-def memory_refusal(workload: Workload, params: dict[str, Any], device: str, cap_gb: float | None) -> str | None:
+def memory_refusal(workload: Workload, settings: Settings, device: str, cap_gb: float | None) -> str | None:
     """Why a point must not be allocated (estimate above free memory or the cap), or None."""
-    estimate = workload.peak_memory_bytes(params, device)
+    estimate = workload.peak_memory_bytes(settings, device)
     free, _ = memory_info(device)
     limit, what = free, f"the {free / 1e9:.1f} GB free on {device}"
     if cap_gb is not None and cap_gb * 1e9 < limit:
@@ -52,142 +71,199 @@ def memory_refusal(workload: Workload, params: dict[str, Any], device: str, cap_
     return None
 
 
-def base_row(workload: Workload, params: dict[str, Any], device: str) -> dict[str, Any]:
-    row: dict[str, Any] = {"workload": workload.name, **params, "device": device}
-    row.update(median_s=None, iqr_s=None, repeats=0, status="ok", message="")
+def estimated_row(workload: Workload, settings: Settings, device: str) -> dict[str, Any]:
+    """A row for the point before it runs: its settings and the workload's estimates."""
+    row = new_row(workload.name, settings, device)
+    row["flops"] = float(workload.flops(settings))
+    row["bytes"] = float(workload.bytes_moved(settings))
+    row["peak_memory_estimate_bytes"] = float(workload.peak_memory_bytes(settings, device))
     return row
 
 
 def measure_point(
     workload: Workload,
-    params: dict[str, Any],
+    settings: Mapping[str, Any],
     device: str,
     *,
     budget_s: float = 1.0,
-    memory_cap_gb: float | None = DEFAULT_MEMORY_CAP_GB,
+    memory_cap_gb: Any = _FROM_ENV,
     num_threads: int | None = None,
     with_phases: bool = True,
+    with_profile: bool = False,
     check: bool = False,
     slow_call_s: float | None = None,
     single_call_s: float | None = None,
 ) -> dict[str, Any]:
-    """Time one setting on one device and return its result row (never raises for the work itself).
-    slow_call_s / single_call_s: see lib.core.timing.time_step (for steps of seconds or minutes)."""
-    row = base_row(workload, params, device)
+    """Time one point on one device and return its row (never raises for the work itself).
+
+    `settings` should be the workload's resolved Settings; a plain dict is resolved here, as an
+    entry point (bad settings become an error row). with_profile adds the kernel count and
+    device-busy time of one warm step (lib.core.profiling). slow_call_s / single_call_s: see
+    lib.core.timing.time_step (steps of seconds or minutes)."""
     try:
-        params = workload.resolve(params)
-        row.update({"workload": workload.name, **params, "device": device})
-        row["flops"] = float(workload.flops(params))
-        row["bytes"] = float(workload.bytes_moved(params))
-        row["peak_memory_estimate_bytes"] = float(workload.peak_memory_bytes(params, device))
+        settings = workload.resolve(settings)
     except SettingError as err:
-        row.update(status="error", message=str(err))
-        return row
-
-    refusal = memory_refusal(workload, params, device, memory_cap_gb)
-    if refusal:
-        row.update(status="skipped", message=refusal)
-        return row
-
-    step = None
+        return refused(new_row(workload.name, settings, device), Status.ERROR, str(err))
+    row = estimated_row(workload, settings, device)
+    reason = workload.refusal(settings, device) or memory_refusal(workload, settings, device, _cap(memory_cap_gb))
+    if reason:
+        return refused(row, Status.SKIPPED, reason)
     try:
         row["device_name"] = device_name(device)
-        step = workload.build(params, device)
-        m = time_step(step.run, device, budget_s=budget_s, num_threads=num_threads, synchronized=step.synchronized,
-                      slow_call_s=slow_call_s, single_call_s=single_call_s)
-        row.update(
-            median_s=m.median_s, iqr_s=m.iqr_s, repeats=m.repeats, cold_s=m.cold_s,
-            calls_per_repeat=m.calls_per_repeat, num_threads=m.num_threads,
-        )
-        if m.median_s > 0:
-            row["achieved_flops_per_s"] = row["flops"] / m.median_s
-        for unit, count in step.units.items():
-            row[unit] = count
-        if "steps_per_epoch" in step.units:
-            row["epoch_s"] = m.median_s * step.units["steps_per_epoch"]
-        if with_phases and step.phases:
-            phases = time_phases(step.phases, device, budget_s=max(budget_s / 4, 0.05), num_threads=num_threads)
-            for name, seconds in phases.items():
-                row[f"phase_{name}_s"] = seconds
-            row["phase_overhead_s"] = max(0.0, m.median_s - sum(phases.values()))
-        for key, value in step.extras.items():
-            if isinstance(value, (int, float, str, bool)) and key not in row:
-                row[key] = value
-        if check and step.check is not None:
-            step.check()
-        if m.note:
-            row["message"] = m.note
-        elif m.spread_ratio > 0.5:
-            row["message"] = f"noisy: the spread (IQR) is {m.spread_ratio:.0%} of the median"
+        with built_step(workload, settings, device) as step:
+            _time_into(row, step, device, budget_s=budget_s, num_threads=num_threads, with_phases=with_phases,
+                       slow_call_s=slow_call_s, single_call_s=single_call_s)
+            if with_profile:
+                _profile_into(row, step, device, num_threads)
+            if check and step.check is not None:
+                step.check()
     except AssertionError as err:
-        row.update(status="error", message=f"result check failed: {err}")
-    except Exception as err:  # noqa: BLE001 - every failure becomes a row, the sweep goes on
+        refused(row, Status.ERROR, f"result check failed: {err}")
+    except Exception as err:
+        first_line = str(err).splitlines()[0] if str(err) else ""
         if is_out_of_memory(err):
-            row.update(status="oom", message=f"ran out of memory on {device}: {str(err).splitlines()[0][:200]}")
+            refused(row, Status.OOM, f"ran out of memory on {device}: {first_line[:200]}")
         else:
-            row.update(status="error", message=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
+            refused(row, Status.ERROR, f"{type(err).__name__}: {first_line[:300]}")
             row["traceback"] = traceback.format_exc(limit=3)[-1000:]
-        row.update(median_s=None, iqr_s=None, repeats=0)
-    finally:
-        if step is not None and step.close is not None:
-            step.close()
-        del step
-        free_memory()
     row.pop("traceback", None)
     return row
 
 
-def sweep_values(key: str, values: Sequence[Any], workload: Workload) -> list[Any]:
-    setting = workload.setting(key)
-    return [setting.parse(v) for v in values]
+def _time_into(row: dict[str, Any], step, device: str, *, budget_s: float, num_threads: int | None,
+               with_phases: bool, slow_call_s: float | None, single_call_s: float | None) -> None:
+    m = time_step(step.run, device, budget_s=budget_s, num_threads=num_threads, synchronized=step.synchronized,
+                  slow_call_s=slow_call_s, single_call_s=single_call_s)
+    row.update(median_s=m.median_s, iqr_s=m.iqr_s, repeats=m.repeats, cold_s=m.cold_s,
+               calls_per_repeat=m.calls_per_repeat, num_threads=m.num_threads)
+    if m.median_s > 0:
+        row["achieved_flops_per_s"] = row["flops"] / m.median_s
+    row.update(step.units)
+    if "steps_per_epoch" in step.units:
+        row["epoch_s"] = m.median_s * step.units["steps_per_epoch"]
+    if with_phases and step.phases:
+        phases = time_phases(step.phases, device, budget_s=max(budget_s / 4, 0.05), num_threads=num_threads)
+        for name, seconds in phases.items():
+            row[f"phase_{name}_s"] = seconds
+        row["phase_overhead_s"] = max(0.0, m.median_s - sum(phases.values()))
+    for key, value in step.extras.items():
+        if isinstance(value, (int, float, str, bool)) and key not in row:
+            row[key] = value
+    if m.note:
+        row["message"] = m.note
+    elif m.spread_ratio > 0.5:
+        row["message"] = f"noisy: the spread (IQR) is {m.spread_ratio:.0%} of the median"
+
+
+def _profile_into(row: dict[str, Any], step, device: str, num_threads: int | None) -> None:
+    """Kernels (CUDA) or operator calls (CPU) in one warm step, and how long the device was busy.
+    On CUDA the busy time comes from the GPU's own clock; on the CPU the profiler slows every op,
+    so the busy *fraction* of the profiled call is scaled by the unprofiled median."""
+    try:
+        with cpu_threads(num_threads):
+            info = count_kernels(step.run, device)
+    except Exception as err:
+        row["message"] = (row.get("message") or "") + f" (kernel count failed: {type(err).__name__})"
+        return
+    median = row["median_s"]
+    busy = info["device_busy_s"] if str(device).startswith("cuda") else info.get("busy_fraction", 0.0) * median
+    row.update(kernels=float(info["kernels"]), device_busy_s=float(min(busy, median)))
+
+
+def _at(rule: AtFn | bool) -> AtFn:
+    return rule if callable(rule) else (lambda _settings: bool(rule))
+
+
+def run_points(
+    workload: Workload,
+    points: Iterable[Settings | dict[str, Any]],
+    devices: Sequence[str],
+    *,
+    point_budget_s: float = 1.0,
+    total_budget_s: float | None = None,
+    memory_cap_gb: Any = _FROM_ENV,
+    num_threads: int | None = None,
+    with_phases: AtFn | bool = True,
+    with_profile: AtFn | bool = False,
+    refuse: RefuseFn | None = None,
+    swept: str | None = None,
+    origin: str | None = None,
+    describe: Callable[[Settings], str] | None = None,
+    progress: ProgressFn | None = None,
+    on_row: RowFn | None = None,
+) -> list[dict[str, Any]]:
+    """Measure every point on every device, one row per (point, device), in that order.
+
+    A point is a resolved Settings, or an error row already made (settings that did not resolve).
+    Hooks: `refuse(settings, device)` may refuse a point before it is allocated (e.g. a live work
+    cap); `with_phases` / `with_profile` say where phases and kernel counts are measured (a bool,
+    or a function of the settings); `on_row` gets each row as soon as it is complete; `progress`
+    gets (fraction done, message)."""
+    points = list(points)
+    phases_at, profile_at = _at(with_phases), _at(with_profile)
+    describe = describe or (lambda s: workload.name)
+    cap = _cap(memory_cap_gb)
+    total = max(1, len(points) * len(devices))
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    for point in points:
+        for device in devices:
+            if progress:
+                what = describe(point) if isinstance(point, Settings) else "bad settings"
+                progress(len(rows) / total, f"measuring {what} on {device} ({len(rows) + 1}/{total})")
+            row = _one(workload, point, device, cap=cap, refuse=refuse, started=started,
+                       total_budget_s=total_budget_s, point_budget_s=point_budget_s, num_threads=num_threads,
+                       phases_at=phases_at, profile_at=profile_at)
+            if swept:
+                row["swept"] = swept
+            if origin:
+                row["origin"] = origin
+            rows.append(row)
+            if on_row is not None:
+                on_row(row)
+    if progress:
+        progress(1.0, f"done: {len(rows)} points in {time.perf_counter() - started:.1f} s")
+    return rows
+
+
+def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, cap: float | None,
+         refuse: RefuseFn | None, started: float, total_budget_s: float | None, point_budget_s: float,
+         num_threads: int | None, phases_at: AtFn, profile_at: AtFn) -> dict[str, Any]:
+    if not isinstance(point, Settings):  # an error row made where the settings were resolved
+        return {**point, "device": device}
+    reason = (workload.refusal(point, device) or memory_refusal(workload, point, device, cap)
+              or (refuse(point, device) if refuse else None))
+    if not reason and total_budget_s is not None and time.perf_counter() - started >= total_budget_s:
+        reason = f"time budget of {total_budget_s:g} s used up before this point"
+    if reason:
+        return refused(estimated_row(workload, point, device), Status.SKIPPED, reason)
+    return measure_point(workload, point, device, budget_s=point_budget_s, memory_cap_gb=cap, num_threads=num_threads,
+                         with_phases=phases_at(point), with_profile=profile_at(point))
+
+
+def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> list[Settings | dict[str, Any]]:
+    """Each point's settings resolved once (the entry of a sweep); bad ones become error rows."""
+    points: list[Settings | dict[str, Any]] = []
+    for params in given:
+        try:
+            points.append(workload.resolve(params))
+        except SettingError as err:
+            points.append(refused(new_row(workload.name, params, ""), Status.ERROR, str(err)))
+    return points
 
 
 def run_sweep(
     workload: Workload,
     over: str,
     values: Sequence[Any],
-    fixed: dict[str, Any] | None,
+    fixed: Mapping[str, Any] | None,
     devices: Sequence[str],
-    *,
-    point_budget_s: float = 1.0,
-    total_budget_s: float | None = None,
-    memory_cap_gb: float | None = DEFAULT_MEMORY_CAP_GB,
-    num_threads: int | None = None,
-    with_phases: bool = True,
-    progress: ProgressFn | None = None,
+    **options: Any,
 ) -> list[dict[str, Any]]:
-    """Sweep `over` through `values` (others fixed) on every device. One row per (value, device).
-
-    Points left when `total_budget_s` runs out are kept as `skipped` rows saying so.
-    """
-    values = sweep_values(over, values, workload)
+    """Sweep `over` through `values` (the other settings `fixed`) on every device: run_points over
+    one point per value, each row marked swept=over. Options are run_points'."""
+    setting = workload.setting(over)
     fixed = {k: v for k, v in (fixed or {}).items() if k != over}
-    total = len(values) * len(devices)
-    started = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    done = 0
-    for value in values:
-        params = {**fixed, over: value}
-        for device in devices:
-            elapsed = time.perf_counter() - started
-            label = f"{workload.name} {over}={value} on {device}"
-            if progress:
-                progress(done / total, f"measuring {label} ({done + 1}/{total})")
-            if total_budget_s is not None and elapsed >= total_budget_s:
-                row = base_row(workload, params, device)
-                try:
-                    row.update(workload.resolve(params))
-                except SettingError:
-                    pass
-                row.update(status="skipped", message=f"time budget of {total_budget_s:g} s used up before this point")
-            else:
-                row = measure_point(
-                    workload, params, device, budget_s=point_budget_s, memory_cap_gb=memory_cap_gb,
-                    num_threads=num_threads, with_phases=with_phases,
-                )
-            row["swept"] = over
-            rows.append(row)
-            done += 1
-    if progress:
-        progress(1.0, f"done: {total} points in {time.perf_counter() - started:.1f} s")
-    return rows
+    points = resolve_points(workload, ({**fixed, over: setting.parse(v)} for v in values))
+    options.setdefault("describe", lambda s: f"{workload.name} {over}={s[over]}")
+    return run_points(workload, points, devices, swept=over, **options)

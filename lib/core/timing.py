@@ -14,8 +14,8 @@ import contextlib
 import math
 import statistics
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 import torch
 
@@ -70,16 +70,19 @@ def median_and_iqr(times: list[float]) -> tuple[float, float]:
     return statistics.median(times), q3 - q1
 
 
-def _timed_calls(step: Callable[[], object], device: str, calls: int, sync: bool) -> float:
+Clock = Callable[[], float]
+
+
+def _timed_calls(step: Callable[[], object], device: str, calls: int, sync: bool, clock: Clock) -> float:
     """Wall time of `calls` consecutive calls, synchronised at both ends when `sync`."""
     if sync:
         synchronize(device)
-    start = time.perf_counter()
+    start = clock()
     for _ in range(calls):
         step()
     if sync:
         synchronize(device)
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def time_step(
@@ -95,6 +98,7 @@ def time_step(
     measure_cold: bool = True,
     slow_call_s: float | None = None,
     single_call_s: float | None = None,
+    clock: Clock = time.perf_counter,
 ) -> Measurement:
     """Time one call of `step` on `device`.
 
@@ -110,22 +114,25 @@ def time_step(
     Steps of seconds or minutes (the seeds' big runs) cannot be repeated within a budget: a cold
     call at or above `single_call_s` is the result itself (its first-call costs are small beside
     it), and one at or above `slow_call_s` is followed by a single warm call, which is the result.
+
+    `clock` is the seam for tests (as torch.utils.benchmark tests Timer with a mock timer): every
+    duration the harness decides on is read from it.
     """
     warmup_s = budget_s / 5 if warmup_s is None else warmup_s
     with cpu_threads(num_threads) as threads:
-        cold = _timed_calls(step, device, 1, sync=True) if measure_cold or slow_call_s or single_call_s else None
+        cold = _timed_calls(step, device, 1, sync=True, clock=clock) if measure_cold or slow_call_s or single_call_s else None
         once = None
         if single_call_s is not None and cold >= single_call_s:
             once = cold, f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
         elif slow_call_s is not None and cold >= slow_call_s:
-            once = _timed_calls(step, device, 1, sync=True), "one warm call, timed after the cold one"
+            once = _timed_calls(step, device, 1, sync=True, clock=clock), "one warm call, timed after the cold one"
         if once is not None:
             return Measurement(device=device, median_s=once[0], iqr_s=0.0, repeats=1, calls_per_repeat=1,
                                cold_s=cold, num_threads=threads, times_s=[once[0]], note=once[1])
 
         warm_calls, warm_time = 0, 0.0
         while warm_calls < 2 or warm_time < warmup_s:
-            warm_time += _timed_calls(step, device, 1, sync=True)
+            warm_time += _timed_calls(step, device, 1, sync=True, clock=clock)
             warm_calls += 1
             if warm_calls >= 2 and warm_time / warm_calls > warmup_s:
                 break  # slow step: two warm calls are enough
@@ -135,7 +142,7 @@ def time_step(
         times: list[float] = []
         spent = 0.0
         while len(times) < max_repeats and (len(times) < min_repeats or spent < budget_s):
-            block = _timed_calls(step, device, calls, sync=synchronized)
+            block = _timed_calls(step, device, calls, sync=synchronized, clock=clock)
             spent += block
             times.append(block / calls)
         if not synchronized:

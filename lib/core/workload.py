@@ -2,12 +2,26 @@
 
 A workload declares its settings (with ranges and defaults), builds one step for a device,
 estimates FLOPs, bytes moved and peak memory, and checks its own result.
+
+Settings are resolved once, where a request enters (the CLI, a page, a sweep):
+
+    settings = workload.resolve({"batch_size": "64"})    # parsed, range-checked, cross-checked: a Settings
+    wider = settings.replace(hidden_width=256)           # a new Settings, checked again
+    with built_step(workload, settings, "cpu") as step:  # build -> close -> free memory
+        step.run()
+
+Everything below the entry takes the Settings as it is and never re-resolves a dict.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
+
+import torch
 
 
 class SettingError(ValueError):
@@ -86,6 +100,54 @@ class Setting:
             return self.default, f"{err}; using the default {self.default}"
 
 
+class Settings(dict):
+    """One workload's settings, every value parsed and range-checked and the whole cross-checked.
+
+    Made only by Workload.resolve; immutable. A dict (so rows, JSON and `{**settings}` take it as
+    it is) that also reads as an object (settings.depth) and knows its workload."""
+
+    __slots__ = ("workload",)
+
+    def __init__(self, workload: Workload, values: Mapping[str, Any]) -> None:
+        super().__init__(values)
+        object.__setattr__(self, "workload", workload)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"{self.workload.name} has no setting '{name}'") from None
+
+    def _immutable(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("Settings are immutable: use replace()")
+
+    __setitem__ = __delitem__ = __setattr__ = _immutable
+    clear = pop = popitem = setdefault = update = _immutable  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Settings) and other.workload.name != self.workload.name:
+            return False
+        return dict.__eq__(self, other)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash((self.workload.name, tuple(sorted((k, repr(v)) for k, v in self.items()))))
+
+    def __repr__(self) -> str:
+        return f"Settings({self.workload.name}, {dict.__repr__(self)})"
+
+    def __reduce__(self) -> tuple:
+        return (Settings, (self.workload, dict(self)))
+
+    def replace(self, **changes: Any) -> Settings:
+        """These settings with some values changed, resolved (and so checked) again."""
+        return self.workload.resolve({**self, **changes})
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self)
+
+
 @dataclass
 class Step:
     """One unit of work on one device, ready to time.
@@ -127,33 +189,64 @@ class Workload:
     def defaults(self) -> dict[str, Any]:
         return {s.name: s.default for s in self.settings}
 
-    def resolve(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Defaults overlaid with `given`, each parsed and range-checked."""
+    def resolve(self, given: Mapping[str, Any] | None = None) -> Settings:
+        """Defaults overlaid with `given`, each parsed and range-checked, then completed and
+        cross-checked. Settings of this workload come back as they are: they were resolved once."""
+        if isinstance(given, Settings) and given.workload.name == self.name:
+            return given
         params = self.defaults()
         for key, raw in (given or {}).items():
             params[key] = self.setting(key).parse(raw)
+        self.complete(params)
         self.validate(params)
-        return params
+        return Settings(self, params)
 
-    def validate(self, params: dict[str, Any]) -> None:
+    def complete(self, params: dict[str, Any]) -> None:
+        """Fill in values that follow from others (e.g. a data set's shape). Override where needed."""
+
+    def validate(self, params: Mapping[str, Any]) -> None:
         """Cross-setting checks; raise SettingError. Override where settings interact."""
 
+    def refusal(self, settings: Settings, device: str) -> str | None:
+        """Why these settings cannot run on `device` at all (e.g. a CUDA graph on the CPU), or None."""
+        return None
+
     # -- the work --------------------------------------------------------------------------
-    def build(self, params: dict[str, Any], device: str) -> Step:
+    def build(self, params: Settings, device: str) -> Step:
         raise NotImplementedError
 
-    def flops(self, params: dict[str, Any]) -> float:
+    def flops(self, params: Settings) -> float:
         """Floating-point operations in one call of the step."""
         raise NotImplementedError
 
-    def bytes_moved(self, params: dict[str, Any]) -> float:
+    def bytes_moved(self, params: Settings) -> float:
         """Least bytes one call must read and write (memory traffic, plus host-device copies)."""
         raise NotImplementedError
 
-    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
+    def peak_memory_bytes(self, params: Settings, device: str) -> float:
         """Estimated peak memory of building and running the step, checked before allocating."""
         raise NotImplementedError
 
-    def work(self, params: dict[str, Any]) -> float:
+    def work(self, params: Settings) -> float:
         """The 'work' axis of the cost model time = overhead + work / throughput (FLOPs)."""
         return self.flops(params)
+
+
+def free_memory() -> None:
+    """Collect what the last step left behind, and hand cached CUDA blocks back to the driver."""
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+@contextlib.contextmanager
+def built_step(workload: Workload, settings: Settings, device: str) -> Iterator[Step]:
+    """Build the step, hand it to the body, then close it and free its memory, whatever happens."""
+    step = workload.build(settings, device)
+    try:
+        yield step
+    finally:
+        if step.close is not None:
+            step.close()
+        del step
+        free_memory()

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.results import setting_keys
+from lib.core.rows import is_ok
 from lib.recorded.uploads import plain
+
 
 @dataclass
 class MachineCurve:
@@ -65,7 +68,7 @@ def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
     number) are left out here; uncharted_rows() counts them. A row's 'variant' counts as a setting."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
-        if row.get("status") != "ok" or sweep_x(row) is None:
+        if not is_ok(row) or sweep_x(row) is None:
             continue
         swept = row["swept"]
         fixed = tuple(sorted((k, _same_value(row[k])) for k in setting_keys(row) if k != swept))
@@ -97,7 +100,7 @@ def uncharted_rows(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """How many rows compare_machines leaves out, by reason (only reasons that occur)."""
     counts: dict[str, int] = {}
     for row in rows:
-        if row.get("status") != "ok":
+        if not is_ok(row):
             reason = f"status {row.get('status')} (not measured)"
         elif not row.get("swept"):
             reason = "a single run, not part of a sweep"

@@ -5,7 +5,6 @@ Used by the app's pages (no Streamlit here, so the words are unit-tested without
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from lib.core.crossover import CostModel, SweepAnalysis

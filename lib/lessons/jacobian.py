@@ -14,14 +14,16 @@ Every number in a sentence is read from those rows, or computed from the setting
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
+from lib.core.rows import is_ok
+from lib.core.sweep import default_memory_cap_gb
 from lib.lessons.live import live_sweep
-from lib.core.sweep import DEFAULT_MEMORY_CAP_GB, base_row, memory_refusal
 from lib.workloads import get_workload
 from lib.workloads.jacobian import METHODS
 
@@ -74,47 +76,23 @@ def loop_refusal(params: dict[str, Any], device: str) -> str | None:
 
 
 def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
-              point_budget_s: float, num_threads: int | None = None,
-              memory_cap_gb: float | None = DEFAULT_MEMORY_CAP_GB,
+              point_budget_s: float, num_threads: int | None = None, memory_cap_gb: float | None = None,
               progress: ProgressFn | None = None) -> list[dict[str, Any]]:
     """One row per (val, device) for one method: timed live (lib.lessons.live.live_sweep: its work and
     memory caps apply), or a `skipped` row saying why not: the memory estimate is checked first (the
     reason this lesson is about), then the loop's passes. No kernel profile (this page shows none)."""
+    cap = default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb
+
+    def sub(fraction: float, message: str) -> None:
+        if progress:
+            progress(fraction, f"{LABEL[method]}: {message}")
+
     with frozen_heap():
-        rows = _live_rows(method, values, devices, current=current, point_budget_s=point_budget_s,
-                          num_threads=num_threads, memory_cap_gb=memory_cap_gb, progress=progress)
+        rows = live_sweep(WORKLOAD, "val", values, {"method": method}, devices, current=current,
+                          point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
+                          memory_cap_gb=cap, refuse=loop_refusal, progress=sub)
     order = {d: i for i, d in enumerate(devices)}
     return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))
-
-
-def _live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
-               point_budget_s: float, num_threads: int | None, memory_cap_gb: float | None,
-               progress: ProgressFn | None) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for i, device in enumerate(devices):
-        runnable, refused = [], []
-        for val in values:
-            params = params_of(method, val)
-            # memory first: of the reasons a point is not run, it is the one this lesson is about
-            reason = memory_refusal(WORKLOAD, params, device, memory_cap_gb) or loop_refusal(params, device)
-            if reason:
-                row = base_row(WORKLOAD, params, device)
-                row.update(status="skipped", message=reason, swept="val", origin="live",
-                           peak_memory_estimate_bytes=estimate_bytes(method, val, device))
-                refused.append(row)
-            else:
-                runnable.append(val)
-
-        def sub(fraction: float, message: str, i: int = i) -> None:
-            if progress:
-                progress((i + fraction) / len(devices), f"{LABEL[method]}: {message}")
-
-        if runnable:
-            rows += live_sweep(WORKLOAD, "val", runnable, {"method": method}, [device], current=current,
-                               point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
-                               memory_cap_gb=memory_cap_gb, progress=sub)
-        rows += refused
-    return rows
 
 
 # -- memory ------------------------------------------------------------------------------------------
@@ -141,7 +119,7 @@ def memory_marks(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every point on screen at its estimated memory: measured, or not (with the reason)."""
     marks = []
     for r in rows:
-        ok = r.get("status") == "ok"
+        ok = is_ok(r)
         why = "timed" if ok else (r.get("message") or r.get("status"))
         marks.append({"val": r["val"], "bytes": estimate_bytes(r["method"], int(r["val"]), r["device"]),
                       "color": LABEL[r["method"]], "status": "measured" if ok else "not measured",
@@ -154,13 +132,10 @@ def not_measured(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"measured on": r.get("series", r["device"]), "method": LABEL[r["method"]], "val": int(r["val"]),
              "status": "refused" if r.get("status") == "skipped" else r.get("status"),
              "why": r.get("message") or ""}
-            for r in rows if r.get("status") != "ok"]
+            for r in rows if not is_ok(r)]
 
 
 # -- reading the rows ----------------------------------------------------------------------------
-def _ok(row: dict[str, Any] | None) -> bool:
-    return bool(row) and row.get("status") == "ok" and bool(row.get("median_s"))
-
 
 def table(rows: Sequence[dict[str, Any]], series: str) -> dict[tuple[str, int], dict[str, Any]]:
     """{(method, val): row} of one series."""
@@ -181,8 +156,8 @@ def at_val_sentences(rows: Sequence[dict[str, Any]], val: int, series_order: Seq
         here = [(m, by.get((m, val))) for m in METHODS if (m, val) in by]
         if not here:
             continue
-        timed = sorted(((m, r) for m, r in here if _ok(r)), key=lambda mr: mr[1]["median_s"])
-        missing = [(m, r) for m, r in here if not _ok(r)]
+        timed = sorted(((m, r) for m, r in here if is_ok(r)), key=lambda mr: mr[1]["median_s"])
+        missing = [(m, r) for m, r in here if not is_ok(r)]
         parts = []
         if timed:
             parts.append(", ".join(f"{LABEL[m]} {fmt_s(r['median_s'])}" for m, r in timed))
@@ -204,13 +179,13 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     others = [m for m in METHODS if m != "loop" and m in methods]
     if not others:
         return ""
-    loop_vals = sorted(v for (m, v), r in by.items() if m == "loop" and _ok(r)
-                       and any(_ok(by.get((o, v))) for o in others))
+    loop_vals = sorted(v for (m, v), r in by.items() if m == "loop" and is_ok(r)
+                       and any(is_ok(by.get((o, v))) for o in others))
     if not loop_vals:
         return "The loop was not timed on this device at any val on screen where another method was."
     at = val if val in loop_vals else max(loop_vals)
     loop = by[("loop", at)]["median_s"]
-    best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if _ok(by.get((o, at)))), key=lambda t: t[1])
+    best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if is_ok(by.get((o, at)))), key=lambda t: t[1])
     prefix = ("" if at == val else
               f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, the largest val where it was, ")
     if best >= loop:
@@ -225,8 +200,8 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
 def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
                      ) -> tuple[Crossover, list[int]]:
     """lib.core.crossover.find_crossover over the vals where the method was timed on both devices."""
-    cpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == cpu_series and r["method"] == method and _ok(r)}
-    gpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == gpu_series and r["method"] == method and _ok(r)}
+    cpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == cpu_series and r["method"] == method and is_ok(r)}
+    gpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == gpu_series and r["method"] == method and is_ok(r)}
     common = sorted(set(cpu) & set(gpu))
     return find_crossover(common, [cpu[v] for v in common], [gpu[v] for v in common]), common
 
@@ -236,9 +211,9 @@ def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: 
     found, common = method_crossover(rows, method, cpu_series, gpu_series)
     name = f"**{LABEL[method]}**"
     both = ", ".join(fmt_value(v) for v in common)
-    cpu_max = max((int(r["val"]) for r in rows if r.get("series") == cpu_series and r["method"] == method and _ok(r)),
+    cpu_max = max((int(r["val"]) for r in rows if r.get("series") == cpu_series and r["method"] == method and is_ok(r)),
                   default=None)
-    gpu_max = max((int(r["val"]) for r in rows if r.get("series") == gpu_series and r["method"] == method and _ok(r)),
+    gpu_max = max((int(r["val"]) for r in rows if r.get("series") == gpu_series and r["method"] == method and is_ok(r)),
                   default=None)
     limit = ""
     if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
@@ -256,7 +231,7 @@ def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: 
 
 
 def _largest_ok(rows: Sequence[dict[str, Any]], series: str, method: str) -> dict[str, Any] | None:
-    timed = [r for r in rows if r.get("series") == series and r["method"] == method and _ok(r)]
+    timed = [r for r in rows if r.get("series") == series and r["method"] == method and is_ok(r)]
     return max(timed, key=lambda r: int(r["val"])) if timed else None
 
 
@@ -305,7 +280,7 @@ def why_sentences(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[st
         if {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
             for series in series_order:
                 by = table(rows, series)
-                both = [v for (m, v), r in by.items() if m == "vmap_jacfwd" and _ok(r) and _ok(by.get(("vmap_jacrev", v)))]
+                both = [v for (m, v), r in by.items() if m == "vmap_jacfwd" and is_ok(r) and is_ok(by.get(("vmap_jacrev", v)))]
                 if not both:
                     continue
                 at = val if val in both else min(both, key=lambda v: abs(math.log(v) - math.log(val)))

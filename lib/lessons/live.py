@@ -1,7 +1,7 @@
-"""Live sweeps for the app: quick enough for a web page, honest about what was not run.
+"""The app's live-measurement policy: quick enough for a web page, honest about what was not run.
 
-Differences from lib.core.sweep.run_sweep, all for a page that must answer within seconds on a
-small shared server:
+live_sweep is lib.core.sweep.run_sweep with these hooks, all for a page that must answer within
+seconds on a small shared server:
 - phases (transfer / compute / overhead) and a kernel count are measured only at the point
   the user is looking at (`current`), not at every point of the curve;
 - a per-device cap on the work of one step (FLOPs): points above it become `skipped` rows
@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import math
 import os
-import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
 from lib.core.devices import is_cuda
-from lib.core.sweep import DEFAULT_MEMORY_CAP_GB, base_row, free_memory, measure_point, sweep_values
 from lib.core.profiling import count_kernels
+from lib.core.sweep import run_sweep
 from lib.core.timing import cpu_threads
-from lib.core.workload import SettingError, Workload
+from lib.core.workload import Settings, Workload, built_step
 
 ProgressFn = Callable[[float, str], None]
 
@@ -71,38 +71,16 @@ def device_cap(device: str, caps: dict[str, float] | None) -> float | None:
     return caps.get("cuda" if is_cuda(device) else "cpu")
 
 
-def work_refusal(workload: Workload, params: dict[str, Any], device: str, caps: dict[str, float] | None) -> str | None:
+def work_refusal(workload: Workload, settings: Settings, device: str, caps: dict[str, float] | None) -> str | None:
     """Why a point is too much work to time live on this device, or None."""
     cap = device_cap(device, caps)
     if cap is None:
         return None
-    try:
-        flops = float(workload.flops(workload.resolve(params)))
-    except (SettingError, NotImplementedError):
-        return None  # measure_point reports bad settings itself
+    flops = float(workload.flops(settings))
     if flops > cap:
         return (f"about {flops / 1e9:.3g} GFLOP per step, more than the {cap / 1e9:g} GFLOP a live "
                 f"run on {device} may take here; not run (see the recorded results, or run it with the CLI)")
     return None
-
-
-def profile_point(workload: Workload, params: dict[str, Any], device: str, median_s: float,
-                  num_threads: int | None = None) -> dict[str, float]:
-    """Kernels (CUDA) or operator calls (CPU) in one step, and how long the device was busy.
-
-    On CUDA the busy time comes from the GPU's own clock. On the CPU the profiler slows every
-    op, so the busy *fraction* of the profiled call is scaled by the unprofiled median."""
-    step = workload.build(workload.resolve(params), device)
-    try:
-        with cpu_threads(num_threads):
-            info = count_kernels(step.run, device)
-    finally:
-        if step.close is not None:
-            step.close()
-        del step
-        free_memory()
-    busy = info["device_busy_s"] if is_cuda(device) else info.get("busy_fraction", 0.0) * median_s
-    return {"kernels": float(info["kernels"]), "device_busy_s": float(min(busy, median_s))}
 
 
 def live_sweep(
@@ -116,81 +94,37 @@ def live_sweep(
     point_budget_s: float = 0.15,
     total_budget_s: float | None = 60.0,
     num_threads: int | None = None,
-    memory_cap_gb: float | None = DEFAULT_MEMORY_CAP_GB,
     max_flops: dict[str, float] | None = None,
     profile_current: bool = True,
-    progress: ProgressFn | None = None,
-    on_row: Callable[[dict[str, Any]], None] | None = None,
+    refuse: Callable[[Settings, str], str | None] | None = None,
+    **options: Any,
 ) -> list[dict[str, Any]]:
-    """Sweep `over` through `values` (others `fixed`) on every device, one row per (value, device).
-
-    Phases and the kernel profile are measured only where value == current. `on_row` gets each
-    row as soon as it is complete (a page can draw the curve while it grows)."""
-    values = sweep_values(over, values, workload)
+    """Sweep `over` through `values` (others `fixed`) on every device, one row per (value, device),
+    marked origin='live'. Phases and the kernel profile are measured only where value == current;
+    points over the live work cap (or refused by `refuse`) are skipped rows. Other options
+    (progress, on_row, memory_cap_gb) are run_points'."""
     if current is not None:
         current = workload.setting(over).parse(current)
-    fixed = {k: v for k, v in (fixed or {}).items() if k != over}
-    extra = len(devices) if (profile_current and current in values) else 0
-    total = len(values) * len(devices) + extra
-    started = time.perf_counter()
-    done = 0
-    rows: list[dict[str, Any]] = []
 
-    def report(message: str) -> None:
-        if progress:
-            progress(min(done / total, 1.0), message)
+    def refuse_live(settings: Settings, device: str) -> str | None:
+        return (refuse(settings, device) if refuse else None) or work_refusal(workload, settings, device, max_flops)
 
-    for value in values:
-        params = {**fixed, over: value}
-        at_current = value == current
-        for device in devices:
-            report(f"timing {over}={value} on {device} ({done + 1}/{total})")
-            refusal = work_refusal(workload, params, device, max_flops)
-            over_time = total_budget_s is not None and time.perf_counter() - started >= total_budget_s
-            if refusal or over_time:
-                row = base_row(workload, params, device)
-                try:
-                    row.update(workload.resolve(params))
-                except SettingError:
-                    pass
-                row.update(status="skipped", message=refusal or f"time budget of {total_budget_s:g} s used up before this point")
-            else:
-                row = measure_point(workload, params, device, budget_s=point_budget_s, memory_cap_gb=memory_cap_gb,
-                                    num_threads=num_threads, with_phases=at_current)
-            row["swept"] = over
-            row["origin"] = "live"
-            rows.append(row)
-            done += 1
-            if at_current and profile_current:
-                if row["status"] == "ok" and row.get("median_s"):
-                    report(f"counting kernels at {over}={value} on {device}")
-                    try:
-                        row.update(profile_point(workload, params, device, row["median_s"], num_threads))
-                    except Exception as err:  # noqa: BLE001 - a failed profile must not lose the timing
-                        row["message"] = (row.get("message") or "") + f" (kernel count failed: {type(err).__name__})"
-                done += 1
-            if on_row is not None:
-                on_row(row)
-    if progress:
-        progress(1.0, f"done: {len(rows)} points in {time.perf_counter() - started:.1f} s")
-    return rows
+    return run_sweep(
+        workload, over, values, fixed, devices, point_budget_s=point_budget_s, total_budget_s=total_budget_s,
+        num_threads=num_threads, with_phases=lambda s: s[over] == current,
+        with_profile=lambda s: profile_current and s[over] == current, refuse=refuse_live, origin="live",
+        describe=lambda s: f"{over}={s[over]}", **options,
+    )
 
 
 def warm_up(workload: Workload, params: dict[str, Any] | None = None, device: str = "cpu",
             num_threads: int | None = None, calls: int = 3) -> None:
     """Pay the process's one-off costs (first kernels, allocator, optimizer set-up, the profiler's
     own start-up) before a visitor waits for them. Measures nothing."""
-    step = workload.build(workload.resolve(params or {}), device)
-    try:
-        with cpu_threads(num_threads):
-            for _ in range(calls):
-                step.run()
-            count_kernels(step.run, device)
-    finally:
-        if step.close is not None:
-            step.close()
-        del step
-        free_memory()
+    with built_step(workload, workload.resolve(params or {}), device) as step, cpu_threads(num_threads):
+        for _ in range(calls):
+            step.run()
+        count_kernels(step.run, device)
 
 
 def rows_at(rows: Sequence[dict[str, Any]], setting: str, value: Any) -> list[dict[str, Any]]:

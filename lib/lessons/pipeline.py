@@ -13,10 +13,12 @@ on the device). No Streamlit here; every number in a sentence comes from a row p
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
+from lib.core.rows import is_ok
 
 PHASES = {
     "phase_loading_s": "loading (DataLoader: decode, batch, copy to the device)",
@@ -42,9 +44,6 @@ def _num(row: dict[str, Any] | None, key: str) -> float | None:
         return None
     return value if math.isfinite(value) and value >= 0 else None
 
-
-def is_ok(row: dict[str, Any] | None) -> bool:
-    return bool(row) and row.get("status") == "ok" and (_num(row, "median_s") or 0) > 0
 
 
 def loading_share(row: dict[str, Any] | None) -> float | None:

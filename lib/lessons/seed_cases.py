@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
+from lib.core.rows import Status, is_ok
 from lib.workloads.presets import PRESETS, Preset, get_preset, loss_curve
 
 SEED_SOURCE = "scripts/seed_experiments.py"
@@ -111,10 +113,10 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
                 num_threads: int | None = None, memory_cap_gb: float | None = None) -> dict[str, Any]:
     """One result row for one call of the preset's step on `device` (never raises for the work).
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness."""
-    from lib.core.sweep import DEFAULT_MEMORY_CAP_GB, measure_point
+    from lib.core.sweep import default_memory_cap_gb, measure_point
 
     row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
-                        memory_cap_gb=DEFAULT_MEMORY_CAP_GB if memory_cap_gb is None else memory_cap_gb,
+                        memory_cap_gb=default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb,
                         with_phases=False, slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S)
     row.update(variant=preset.name, origin="live")
     return row
@@ -150,7 +152,7 @@ def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num
 
 def total_s(row: dict[str, Any] | None, preset: Preset) -> float | None:
     """A row's time for the calls the seed's reported time covers (median per call × calls)."""
-    if not row or row.get("status") != "ok" or not row.get("median_s"):
+    if not is_ok(row):
         return None
     return float(row["median_s"]) * preset.reported_calls
 
@@ -174,7 +176,7 @@ def find_seed_pack(packs: Sequence[dict[str, Any]], name: str, prefer: Iterable[
         rows = seed_rows(pack, name)
         gpu = [r for r in rows if str(r.get("device", "")).startswith("cuda")]
         if gpu:
-            ok = any(r.get("status") == "ok" for r in gpu)
+            ok = any(is_ok(r) for r in gpu)
             found.append(((0 if ok else 1, 0 if pack.get("path") in prefer else 1, i), pack, rows))
     if not found:
         return None, []
@@ -236,7 +238,7 @@ def run_curve(preset: Preset | str, device: str, num_threads: int | None = None)
             losses = loss_curve(preset, device, epochs, quick=True)
         entry["seconds"] = time.perf_counter() - started
         entry["losses"] = [float(v) for v in losses]
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         first = str(err).splitlines()[0][:300] if str(err) else ""
         entry.update(status="error", message=f"{type(err).__name__}: {first}")
     return entry
@@ -276,7 +278,7 @@ def find_curves(packs: Sequence[dict[str, Any]], name: str, prefer_stem: str | N
 
     for pack in sorted((p for p in packs if isinstance(p.get(CURVES_KEY), list)), key=rank):
         found = [c for c in pack[CURVES_KEY] if isinstance(c, dict) and c.get("preset") == name
-                 and c.get("status") == "ok" and valid_losses(c.get("losses"))]
+                 and c.get("status") == Status.OK and valid_losses(c.get("losses"))]
         if found:
             return pack, found
     return None, []

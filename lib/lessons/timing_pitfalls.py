@@ -11,11 +11,13 @@ is read from the rows passed in.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
+from lib.core.rows import is_ok
 from lib.lessons.live import live_sweep
 from lib.workloads import get_workload
 
@@ -65,12 +67,9 @@ def fmt_flops_rate(rate: float | None) -> str:
     return f"{fmt_num(rate)} FLOP/s"
 
 
-def _ok(row: dict[str, Any] | None) -> bool:
-    return bool(row) and row.get("status") == "ok" and bool(row.get("median_s"))
-
 
 def by_size(rows: Sequence[dict[str, Any]], series: str) -> dict[int, dict[str, Any]]:
-    return {int(r["size"]): r for r in rows if r.get("series") == series and _ok(r)}
+    return {int(r["size"]): r for r in rows if r.get("series") == series and is_ok(r)}
 
 
 def nearest(sizes: Sequence[int], size: int) -> int | None:
@@ -212,7 +211,7 @@ def transfer_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dic
             text += f" Timed on its own, the copy took {fmt_s(copy)}."
         small, big = common[0], common[-1]
         if big != small:
-            share = lambda s: max(0.0, with_copy[s]["median_s"] - without[s]["median_s"]) / with_copy[s]["median_s"]  # noqa: E731
+            share = lambda s: max(0.0, with_copy[s]["median_s"] - without[s]["median_s"]) / with_copy[s]["median_s"]
             text += (f" Its share is {share(small):.0%} at size {fmt_value(small)} and {share(big):.0%} at "
                      f"{fmt_value(big)}: copying grows with size², the arithmetic with size³.")
         out.append(text)
@@ -224,7 +223,7 @@ def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> l
     """The best achieved FLOP/s per series and dtype among the honest (synchronised) rows on screen."""
     best: dict[tuple[str, str], dict[str, Any]] = {}
     for r in rows:
-        if not _ok(r) or not r.get("sync", True) or not r.get("achieved_flops_per_s") or r.get("series") not in series_order:
+        if not is_ok(r) or not r.get("sync", True) or not r.get("achieved_flops_per_s") or r.get("series") not in series_order:
             continue
         key = (r["series"], r["dtype"])
         if key not in best or r["achieved_flops_per_s"] > best[key]["achieved_flops_per_s"]:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from lib.core.results import PackError, csv_to_pack, loads_pack, merge_packs
 
@@ -73,7 +74,7 @@ def read_uploads(files: Iterable[tuple[str, bytes]], max_bytes: int = MAX_UPLOAD
             sources.append(Source(name, error=str(err)))
         except RecursionError:
             sources.append(Source(name, error=f"{name}: nested too deeply to be a result pack"))
-        except Exception as err:  # noqa: BLE001 -- an untrusted file must never break the page
+        except Exception as err:
             sources.append(Source(name, error=f"{name}: could not be read as a result pack "
                                               f"({type(err).__name__}: {err})"))
         else:

@@ -7,8 +7,7 @@ and listed in REGISTERED (one line each).
 from __future__ import annotations
 
 from lib.core.workload import Setting, SettingError, Step, Workload
-from lib.workloads import dataloader, jacobian, matmul, mlp
-from lib.workloads import ddp
+from lib.workloads import dataloader, ddp, jacobian, matmul, mlp
 
 REGISTERED: tuple[Workload, ...] = (
     mlp.WORKLOAD,

@@ -21,6 +21,7 @@ random generator and converts it on access (more work per item than MNIST); 'mni
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -28,8 +29,8 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from lib.core.devices import is_cuda
-from lib.workloads import datasets
-from lib.core.workload import Setting, SettingError, Step, Workload
+from lib.core.workload import Setting, SettingError, Settings, Step, Workload
+from lib.workloads import datasets, training
 from lib.workloads.mlp import relu_mlp
 
 IMAGE_SHAPE = (1, 28, 28)
@@ -77,7 +78,7 @@ def make_transform(data: str, normalize: bool):
     return transforms.Compose(steps)
 
 
-def image_dataset(params: dict[str, Any]) -> tuple[Dataset, torch.Tensor, torch.Tensor, str]:
+def image_dataset(params: Settings) -> tuple[Dataset, torch.Tensor, torch.Tensor, str]:
     """(dataset of PIL items, the same rows as float tensors [n, 784], labels [n], note)."""
     data, rows, seed = params["data"], int(params["dataset_size"]), int(params["seed"])
     normalize = bool(params["normalize"])
@@ -105,7 +106,7 @@ def image_dataset(params: dict[str, Any]) -> tuple[Dataset, torch.Tensor, torch.
     return PixelImages(images, labels, transform), x, labels, note
 
 
-def build_model(params: dict[str, Any]) -> nn.Module:
+def build_model(params: Settings) -> nn.Module:
     """Linear 784->10 (seed 001) or the 784-400-200-100-10 MLP (seed 000), seeded on the CPU."""
     state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
@@ -117,13 +118,13 @@ def build_model(params: dict[str, Any]) -> nn.Module:
     return model
 
 
-def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
+def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     if params["optimizer"] == "adam":
         return torch.optim.Adam(model.parameters(), lr=float(params["lr"]))
     return torch.optim.SGD(model.parameters(), lr=float(params["lr"]))
 
 
-def layer_pairs(params: dict[str, Any]) -> list[tuple[int, int]]:
+def layer_pairs(params: Settings) -> list[tuple[int, int]]:
     sizes = [FEATURES, CLASSES] if params["model"] == "linear" else [FEATURES, *MLP_HIDDEN, CLASSES]
     return list(zip(sizes[:-1], sizes[1:]))
 
@@ -161,25 +162,25 @@ class DataLoading(Workload):
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
-    def validate(self, params: dict[str, Any]) -> None:
+    def validate(self, params: Mapping[str, Any]) -> None:
         if params["data"] == "fakedata" and int(params["dataset_size"]) > 200_000:
             raise SettingError("dataset_size: fakedata makes every image on access; keep it at 200000 rows or fewer")
 
     # -- estimates -----------------------------------------------------------------------------
-    def batches_per_epoch(self, params: dict[str, Any]) -> int:
+    def batches_per_epoch(self, params: Settings) -> int:
         return math.ceil(int(params["dataset_size"]) / int(params["batch_size"]))
 
-    def flops(self, params: dict[str, Any]) -> float:
+    def flops(self, params: Settings) -> float:
         macs = sum(a * b for a, b in layer_pairs(params))
         return 6.0 * macs * int(params["dataset_size"])  # forward 2, backward 4 per multiply-add
 
-    def bytes_moved(self, params: dict[str, Any]) -> float:
+    def bytes_moved(self, params: Settings) -> float:
         rows = int(params["dataset_size"])
         weights = sum(a * b + b for a, b in layer_pairs(params)) * BYTES_PER_FLOAT * 4
         data = rows * (FEATURES * BYTES_PER_FLOAT + 8)  # every row read once (copied to the device for images)
         return float(data + weights * self.batches_per_epoch(params))
 
-    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
+    def peak_memory_bytes(self, params: Settings, device: str) -> float:
         rows = int(params["dataset_size"])
         rows_bytes = rows * (FEATURES * BYTES_PER_FLOAT + 8)
         params_bytes = sum(a * b + b for a, b in layer_pairs(params)) * BYTES_PER_FLOAT * 4
@@ -192,8 +193,7 @@ class DataLoading(Workload):
         return float(rows * FEATURES + 2 * rows_bytes + params_bytes + batch + prefetch)
 
     # -- the step --------------------------------------------------------------------------------
-    def build(self, params: dict[str, Any], device: str) -> Step:
-        params = self.resolve(params)
+    def build(self, params: Settings, device: str) -> Step:
         dev = torch.device(device)
         cuda = is_cuda(device)
         pin = bool(params["pin_memory"]) and cuda
@@ -265,20 +265,9 @@ class DataLoading(Workload):
                 img, label = dataset[i]
                 assert int(label) == int(y_host[i]), f"row {i}: label {label} != {int(y_host[i])}"
                 assert torch.allclose(img.reshape(-1), x_host[i], atol=1e-5), f"row {i}: image pipeline != preloaded tensor"
-            held = [p for group in optimizer.param_groups for p in group["params"]]
-            assert all(a is b for a, b in zip(held, model.parameters())), "optimizer does not hold this model's parameters"
-            probe = build_model(params).to(dev)  # from the initial weights
-            probe_opt = make_optimizer(probe, params)
-            xb, yb = resident[0]
-            with torch.no_grad():
-                before = loss_fn(probe(xb), yb).item()
-            for _ in range(20):
-                probe_opt.zero_grad(set_to_none=True)
-                loss_fn(probe(xb), yb).backward()
-                probe_opt.step()
-            with torch.no_grad():
-                after = loss_fn(probe(xb), yb).item()
-            assert math.isfinite(after) and after < before, f"20 steps on one batch did not lower the loss ({before:.4g} -> {after:.4g})"
+            training.assert_holds_own_parameters(optimizer, model)
+            training.assert_learns(lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn,
+                                   resident[0])
 
         # Scalar extras become row columns: only data_note and note (reserved in lib.core.results).
         extras: dict[str, Any] = {"epoch_losses": epoch_losses}
@@ -305,12 +294,6 @@ class DataLoading(Workload):
 WORKLOAD = DataLoading()
 
 
-def loss_curve(params: dict[str, Any], device: str, epochs: int) -> list[float]:
-    """Train `epochs` epochs on `device` from the seeded initial weights; the mean loss of each epoch."""
-    step = WORKLOAD.build(params, device)
-    try:
-        for _ in range(int(epochs)):
-            step.run()
-        return [float(v) for v in step.extras["epoch_losses"]]
-    finally:
-        step.close()
+def loss_curve(params: Mapping[str, Any], device: str, epochs: int) -> list[float]:
+    """The mean loss of each of `epochs` epochs on `device`, from the seeded initial weights."""
+    return training.loss_curve(WORKLOAD, params, device, epochs)

@@ -21,13 +21,14 @@ the full Jacobian and that its off-diagonal blocks are zero.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.core.workload import Setting, Step, Workload
+from lib.core.workload import Setting, Settings, Step, Workload
 
 METHODS = ("loop", "vectorize", "vmap_jacrev", "vmap_jacfwd")
 BYTES_PER_FLOAT = 4
@@ -41,7 +42,7 @@ CPU_LOOP_STRANDED_FRACTION = 0.6
 BASE_BYTES = 64e6  # autograd / functorch bookkeeping beyond the tensors counted below
 
 
-def build_net(params: dict[str, Any]) -> nn.Sequential:
+def build_net(params: Settings) -> nn.Sequential:
     """The seed's 1-20-20-400 tanh network, seeded on the CPU so every device gets the same one."""
     hidden, outputs = int(params["hidden"]), int(params["outputs"])
     state = torch.random.get_rng_state()
@@ -53,7 +54,7 @@ def build_net(params: dict[str, Any]) -> nn.Sequential:
     return net.requires_grad_(False)  # the Jacobian is with respect to the input only
 
 
-def make_input(params: dict[str, Any], rows: int | None = None) -> torch.Tensor:
+def make_input(params: Settings, rows: int | None = None) -> torch.Tensor:
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
     t = torch.rand(int(params["val"]), 1, generator=gen)
     return t if rows is None else t[:rows]
@@ -98,11 +99,11 @@ class Jacobian(Workload):
     )
 
     # -- estimates -----------------------------------------------------------------------------
-    def forward_flops_per_sample(self, params: dict[str, Any]) -> float:
+    def forward_flops_per_sample(self, params: Settings) -> float:
         h, o = int(params["hidden"]), int(params["outputs"])
         return 2.0 * (h + h * h + h * o) + 4.0 * h  # three matmuls, two tanh
 
-    def flops(self, params: dict[str, Any]) -> float:
+    def flops(self, params: Settings) -> float:
         val, o = int(params["val"]), int(params["outputs"])
         fwd = self.forward_flops_per_sample(params)
         method = params["method"]
@@ -112,7 +113,7 @@ class Jacobian(Workload):
             return val * fwd + val * o * 2.0 * fwd  # outputs backward passes per sample
         return 3.0 * val * fwd  # one forward-mode pass per sample (the input is one number)
 
-    def bytes_moved(self, params: dict[str, Any]) -> float:
+    def bytes_moved(self, params: Settings) -> float:
         val, h, o = int(params["val"]), int(params["hidden"]), int(params["outputs"])
         weights = (2 * h + h * h + h + h * o + o) * BYTES_PER_FLOAT
         acts = val * (2 * h + o) * BYTES_PER_FLOAT
@@ -124,7 +125,7 @@ class Jacobian(Workload):
             return float(weights + val * o * (2 * h + o) * BYTES_PER_FLOAT)
         return float(weights + 3 * acts)
 
-    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
+    def peak_memory_bytes(self, params: Settings, device: str) -> float:
         val, h, o = int(params["val"]), int(params["hidden"]), int(params["outputs"])
         method = params["method"]
         graph = val * (4 * h + 2 * o) * BYTES_PER_FLOAT
@@ -147,8 +148,7 @@ class Jacobian(Workload):
         return float(BASE_BYTES + 4 * graph)
 
     # -- the step --------------------------------------------------------------------------------
-    def build(self, params: dict[str, Any], device: str) -> Step:
-        params = self.resolve(params)
+    def build(self, params: Settings, device: str) -> Step:
         dev = torch.device(device)
         net = build_net(params).to(dev)
         t = make_input(params).to(dev)

@@ -18,12 +18,13 @@ Achieved FLOP/s = 2 size^3 / time (the sweep adds achieved_flops_per_s from flop
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import torch
 
 from lib.core.devices import is_cuda
-from lib.core.workload import Setting, Step, Workload
+from lib.core.workload import Setting, Settings, Step, Workload
 
 DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16}
 ITEMSIZE = {"fp32": 4, "tf32": 4, "bf16": 2}
@@ -94,16 +95,16 @@ class MatMul(Workload):
     )
 
     # -- estimates -----------------------------------------------------------------------------
-    def flops(self, params: dict[str, Any]) -> float:
+    def flops(self, params: Settings) -> float:
         n = int(params["size"])
         return 2.0 * n ** 3
 
-    def bytes_moved(self, params: dict[str, Any]) -> float:
+    def bytes_moved(self, params: Settings) -> float:
         n, item = int(params["size"]), ITEMSIZE[params["dtype"]]
         copied = 2 * n * n * item if params["transfer"] else 0
         return float(3 * n * n * item + copied)
 
-    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
+    def peak_memory_bytes(self, params: Settings, device: str) -> float:
         n, item = int(params["size"]), ITEMSIZE[params["dtype"]]
         if is_cuda(device):
             return float(3 * n * n * item + 32e6)  # A, B, C on the GPU (+ cuBLAS workspace)
@@ -112,8 +113,7 @@ class MatMul(Workload):
         return float(2 * n * n * 4 + converted + n * n * item)
 
     # -- the step --------------------------------------------------------------------------------
-    def build(self, params: dict[str, Any], device: str) -> Step:
-        params = self.resolve(params)
+    def build(self, params: Settings, device: str) -> Step:
         n, seed, name = int(params["size"]), int(params["seed"]), params["dtype"]
         dtype = DTYPES[name]
         dev = torch.device(device)

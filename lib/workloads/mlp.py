@@ -17,19 +17,20 @@ optimizer held the other model's parameters; check() guards against exactly that
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
-from lib.core.devices import is_cuda, synchronize
-from lib.workloads import datasets
-from lib.core.workload import Setting, SettingError, Step, Workload
+from lib.core.devices import is_cuda
+from lib.core.workload import Setting, SettingError, Settings, Step, Workload
+from lib.workloads import datasets, training
 
 BYTES_PER_FLOAT = 4
 
 
-def hidden_widths(params: dict[str, Any]) -> list[int]:
+def hidden_widths(params: Mapping[str, Any]) -> list[int]:
     """Hidden layer widths: `hidden_layers` ("16,32,16") when given, else depth x hidden_width."""
     spec = str(params.get("hidden_layers", "") or "").strip()
     if spec:
@@ -43,11 +44,11 @@ def hidden_widths(params: dict[str, Any]) -> list[int]:
     return [int(params["hidden_width"])] * int(params["depth"])
 
 
-def layer_sizes(params: dict[str, Any]) -> list[int]:
+def layer_sizes(params: Mapping[str, Any]) -> list[int]:
     return [int(params["input_features"]), *hidden_widths(params), int(params["outputs"])]
 
 
-def build_model(params: dict[str, Any]) -> nn.Sequential:
+def build_model(params: Settings) -> nn.Sequential:
     """The MLP, initialised from `seed` on the CPU so every device starts from the same weights."""
     sizes = layer_sizes(params)
     generator_state = torch.random.get_rng_state()
@@ -67,7 +68,7 @@ def relu_mlp(sizes: list[int]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def synthetic_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+def synthetic_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows of random features and a learnable target (a fixed random linear teacher)."""
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
     rows, features, outputs = int(params["dataset_size"]), int(params["input_features"]), int(params["outputs"])
@@ -81,7 +82,7 @@ def synthetic_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
     return x, y
 
 
-def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
+def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     impl = params["optimizer_impl"]
     kwargs: dict[str, Any] = {"lr": float(params["lr"])}
     if impl == "foreach":
@@ -129,40 +130,35 @@ class MLPTraining(Workload):
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
-    def resolve(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Defaults overlaid with `given`; with a real data set, its shape overrides
-        input_features, outputs and task (so rows and estimates show what really ran)."""
-        params = self.defaults()
-        for key, raw in (given or {}).items():
-            params[key] = self.setting(key).parse(raw)
+    def complete(self, params: dict[str, Any]) -> None:
+        """With a real data set, its shape overrides input_features, outputs and task (so rows and
+        estimates show what really ran)."""
         info = datasets.data_info(params["data"])
         if info is not None:
             params.update(input_features=info.features, outputs=info.outputs, task=info.task)
-        self.validate(params)
-        return params
 
-    def validate(self, params: dict[str, Any]) -> None:
+    def validate(self, params: Mapping[str, Any]) -> None:
         hidden_widths(params)
         if params["task"] == "classification" and int(params["outputs"]) < 2:
             raise SettingError("outputs: classification needs at least 2 classes")
 
     # -- estimates -----------------------------------------------------------------------------
-    def parameter_count(self, params: dict[str, Any]) -> int:
+    def parameter_count(self, params: Settings) -> int:
         sizes = layer_sizes(params)
         return sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:]))
 
-    def batch_rows(self, params: dict[str, Any]) -> int:
+    def batch_rows(self, params: Settings) -> int:
         return min(int(params["batch_size"]), int(params["dataset_size"]))
 
-    def steps_per_epoch(self, params: dict[str, Any]) -> int:
+    def steps_per_epoch(self, params: Settings) -> int:
         return math.ceil(int(params["dataset_size"]) / self.batch_rows(params))
 
-    def flops(self, params: dict[str, Any]) -> float:
+    def flops(self, params: Settings) -> float:
         sizes = layer_sizes(params)
         forward = 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * self.batch_rows(params)
         return 3.0 * forward  # backward costs about twice the forward pass
 
-    def bytes_moved(self, params: dict[str, Any]) -> float:
+    def bytes_moved(self, params: Settings) -> float:
         sizes = layer_sizes(params)
         rows = self.batch_rows(params)
         weights = self.parameter_count(params) * BYTES_PER_FLOAT * 8  # read fwd+bwd, grad, optimizer states
@@ -170,7 +166,7 @@ class MLPTraining(Workload):
         copied = 0 if params["data_resident"] else rows * (sizes[0] + 1) * BYTES_PER_FLOAT
         return float(weights + activations + copied)
 
-    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
+    def peak_memory_bytes(self, params: Settings, device: str) -> float:
         sizes = layer_sizes(params)
         states = 4 if params["optimizer"] == "adam" else 2  # weights, grads (+ two Adam moments)
         weights = self.parameter_count(params) * BYTES_PER_FLOAT * states
@@ -182,8 +178,7 @@ class MLPTraining(Workload):
         return float(cached + weights + activations + dataset * (2 if is_cuda(device) and params["data_resident"] else 1))
 
     # -- the step --------------------------------------------------------------------------------
-    def build(self, params: dict[str, Any], device: str) -> Step:
-        params = self.resolve(params)
+    def build(self, params: Settings, device: str) -> Step:
         x_host, y_host, note = training_data(params)
         step = build_training_step(params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params))
         step.extras["data"] = params["data"]
@@ -192,7 +187,7 @@ class MLPTraining(Workload):
         return step
 
 
-def training_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, str]:
+def training_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor, str]:
     """(x, y, note) on the host for resolved params: the named data set, or synthetic rows.
     The note says what was used when it is not simply what was asked for."""
     if params["data"] == "synthetic":
@@ -205,25 +200,13 @@ def training_data(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, s
         return x, y, datasets.unavailable_note(params["data"], err)
 
 
-def loss_curve(params: dict[str, Any], device: str, epochs: int) -> list[float]:
-    """Train `epochs` epochs on `device` from the seeded initial weights; the mean loss of each epoch.
-
-    Every device starts from the same weights (built on the CPU from `seed`) and sees the same
-    batches in the same order, so the curves of two devices agree up to floating-point rounding.
-    """
-    step = WORKLOAD.build(params, device)
-    try:
-        for _ in range(int(epochs) * int(step.units["steps_per_epoch"])):
-            step.run()
-        synchronize(device)
-        return [float(v) for v in step.extras["epoch_losses"]]
-    finally:
-        if step.close is not None:
-            step.close()
+def loss_curve(params: Mapping[str, Any], device: str, epochs: int) -> list[float]:
+    """The mean loss of each of `epochs` epochs on `device`, from the seeded initial weights."""
+    return training.loss_curve(WORKLOAD, params, device, epochs)
 
 
 def build_training_step(
-    params: dict[str, Any], device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int
+    params: Settings, device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int
 ) -> Step:
     """A training step over (x_host, y_host) for `device`, with the seeds' habits as switches."""
     dev = torch.device(device)
@@ -275,29 +258,13 @@ def build_training_step(
         phases = {"transfer": lambda: batch(0), **phases}
 
     def check() -> None:
-        # Seed 000's CPU run trained nothing: its optimizer held the other model's parameters.
-        held = [p for group in optimizer.param_groups for p in group["params"]]
-        own = list(model.parameters())
-        assert len(held) == len(own) and all(a is b for a, b in zip(held, own)), (
-            "the optimizer does not hold this model's parameters (seed 000's bug)"
-        )
+        training.assert_holds_own_parameters(optimizer, model)
         # torch.device("cuda") != torch.device("cuda:0"): compare the type, and the index when given.
-        assert all(p.device.type == dev.type and dev.index in (None, p.device.index) for p in own), (
+        assert all(p.device.type == dev.type and dev.index in (None, p.device.index) for p in model.parameters()), (
             f"model parameters are not all on {dev}"
         )
-        probe = build_model(params).to(dev)  # from the initial weights: a trained model may sit at its minimum
-        probe_opt = make_optimizer(probe, params)
-        xb, yb = resident_batch
-        with torch.no_grad():
-            before = loss_fn(probe(xb), yb).item()
-        for _ in range(20):
-            probe_opt.zero_grad(set_to_none=True)
-            loss_fn(probe(xb), yb).backward()
-            probe_opt.step()
-        with torch.no_grad():
-            after = loss_fn(probe(xb), yb).item()
-        assert math.isfinite(after), f"loss became {after}"
-        assert after < before, f"20 steps on one batch did not lower the loss ({before:.4g} -> {after:.4g})"
+        training.assert_learns(lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn,
+                               resident_batch)
 
     return Step(
         run=run,
