@@ -31,18 +31,11 @@ from lib.lessons.pipeline import (
     phase_note,
     sweep_summary,
 )
+from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, live_point_budget_s
-from ui.sources import (
-    current_source,
-    live_devices,
-    load_recorded,
-    machine_text,
-    matching_rows,
-    recorded_groups,
-    series_label,
-)
+from ui.sources import current_source, live_devices, load_recorded
 from ui.url_settings import UrlSettings, serialize
 
 WORKLOAD = get_workload("dataloader")
@@ -151,7 +144,7 @@ live = cached_measurement(
 # Recorded rows, CPU and GPU of one machine: the sidebar's pack first, then any pack that has them.
 recorded: dict[str, list[dict]] = {src: [] for src in SOURCES}
 pack = None
-preferred = set(getattr(source, "pack_paths", ()) or ([source.pack_path] if source.pack_path else []))
+preferred = set(source.pack_paths)
 if not gpu_live:
     for candidate in sorted(load_recorded()[0], key=lambda p: 0 if p["path"] in preferred else 1):
         found = {src: matching_rows(candidate["rows"], WORKLOAD, over, params_of[src], device_prefix="c")

@@ -10,9 +10,10 @@ from lib.core.crossover import analyse_rows
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
 from lib.core.rows import is_ok
 from lib.lessons.explain import crossover_sentence
+from lib.recorded.sources import best_recorded_sweep, machine_text, series_label
 from lib.workloads import get_workload
 from ui.pages import lesson_pages
-from ui.sources import best_recorded_sweep, current_source, load_recorded, machine_text, recorded_pack, series_label
+from ui.sources import current_source, load_recorded, recorded_pack
 
 WORKLOAD = get_workload("mlp")
 

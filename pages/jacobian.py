@@ -17,19 +17,11 @@ from lib.core.rows import is_ok
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons import jacobian as lesson
 from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
+from lib.recorded.sources import matching_rows, series_label
 from lib.workloads.jacobian import METHODS
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
-from ui.source_fallback import source_for_workload
-from ui.sources import (
-    current_source,
-    live_devices,
-    matching_rows,
-    recorded_cpu_toggle,
-    recorded_pack,
-    recorded_rows,
-    series_label,
-)
+from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, recorded_rows, source_for
 from ui.url_settings import UrlSettings
 
 NS = "jacobian"
@@ -50,8 +42,7 @@ val = url.select_slider("val", "val — inputs in the batch (the point explained
                                                  "and 1,000, plus this value.")
 methods = url.multiselect("methods", "Methods", METHODS, list(METHODS), format_func=lesson.LONG.get,
                           help="All four give the same numbers on the diagonal blocks (the workload checks it).")
-chosen = current_source()
-source, switched = source_for_workload(chosen, WORKLOAD)
+source, switched = source_for(WORKLOAD)
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
@@ -113,7 +104,7 @@ gpu_series = next((r["series"] for r in rows if r["device"] != "cpu"), None)
 series_order = [cpu_series] + ([recorded_cpu_series] if recorded_cpu else []) + ([gpu_series] if gpu_series else [])
 
 if source.recorded and missing:
-    if not recorded and pack_note and "has no jacobian results" in pack_note:
+    if not recorded and pack_note and "hold nothing for this lesson" in pack_note:
         st.info(pack_note, icon=":material/info:")
     else:
         st.info(f"The recorded pack ({source.label}) has no jacobian sweep over val for "

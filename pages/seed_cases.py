@@ -37,10 +37,11 @@ from lib.lessons.seed_cases import (
     size_words,
     total_s,
 )
+from lib.recorded.sources import machine_text, series_label
 from lib.workloads.presets import get_preset
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
-from ui.sources import current_source, live_devices, load_recorded, machine_text, series_label
+from ui.sources import current_source, live_devices, load_recorded
 from ui.url_settings import UrlSettings
 
 NS = "seed_cases"
@@ -101,7 +102,7 @@ st.markdown(LESSONS.get(case, ""))
 # -- recorded: the seeds pack, found by the preset's name --------------------------------------------------
 source = current_source()
 packs = load_recorded()[0]
-preferred = tuple(getattr(source, "pack_paths", ()) or ((source.pack_path,) if source.pack_path else ()))
+preferred = source.pack_paths
 pack, rec_rows = find_seed_pack(packs, case, prefer=preferred)
 machine = machine_text(pack["machine"]) if pack else None
 rec_cpu, rec_gpu = pick(rec_rows, gpu=False), pick(rec_rows, gpu=True)

@@ -19,18 +19,10 @@ from lib.core.rows import is_ok
 from lib.lessons import timing_pitfalls as lesson
 from lib.lessons.explain import crossover_sentence
 from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS
+from lib.recorded.sources import matching_rows, series_label
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, live_point_budget_s
-from ui.source_fallback import source_for_workload
-from ui.sources import (
-    current_source,
-    live_devices,
-    matching_rows,
-    recorded_cpu_toggle,
-    recorded_pack,
-    recorded_rows,
-    series_label,
-)
+from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, recorded_rows, source_for
 from ui.url_settings import UrlSettings
 
 NS = "timing"
@@ -62,8 +54,7 @@ size = url.select_slider("size", "Matrix size (rows = columns; the point explain
 left, right = st.columns(2)
 flags = {key: url.toggle(key, label, default, help=sentence, container=left if i < 2 else right)
          for i, (key, (label, default, sentence)) in enumerate(TOGGLES.items())}
-chosen = current_source()
-source, switched = source_for_workload(chosen, WORKLOAD)
+source, switched = source_for(WORKLOAD)
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
@@ -139,7 +130,7 @@ has_recorded_cpu = any(r["series"] == recorded_cpu_series for r in all_rows)
 series_order = [cpu_series] + ([recorded_cpu_series] if has_recorded_cpu else []) + ([gpu_series] if gpu_series else [])
 
 if source.recorded and no_match:
-    if pack_note and "has no matmul results" in pack_note:
+    if pack_note and "hold nothing for this lesson" in pack_note:
         st.info(pack_note, icon=":material/info:")
     else:
         st.info(f"The recorded pack ({source.label}) has no matmul sweep over size for "

@@ -22,19 +22,11 @@ from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.rows import is_ok
 from lib.lessons.explain import compare_sentence, crossover_sentence, regime_sentence, transfer_sentence
 from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS, log_grid, rows_at
+from lib.recorded.sources import matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
 from ui.downloads import download_buttons
 from ui.measure import measure_sweep
-from ui.sources import (
-    current_source,
-    live_devices,
-    matching_rows,
-    recorded_cpu_toggle,
-    recorded_groups,
-    recorded_pack,
-    recorded_rows,
-    series_label,
-)
+from ui.sources import current_source, live_devices, recorded_cpu_toggle, recorded_pack, recorded_rows
 from ui.url_settings import UrlSettings, serialize
 
 WORKLOAD = get_workload("mlp")

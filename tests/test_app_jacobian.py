@@ -180,7 +180,7 @@ def test_pack_without_jacobian_rows_says_so(monkeypatch):
     at = open_page(PAGE, {"methods": "vmap_jacfwd"})
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info)
-    assert "has no jacobian results, so there is no GPU curve here" in infos
+    assert "hold nothing for this lesson, so there is no GPU curve here" in infos
     assert GPU_LABEL not in chart_specs(at)[0]
 
 
@@ -200,7 +200,7 @@ def test_a_machine_without_jacobian_rows_hands_over_to_one_with_them(tmp_path, m
     at = open_page(PAGE, {"methods": "vmap_jacfwd"})
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info)
-    assert "hold no jacobian results, so this page shows the ones recorded on TEST FIXTURE B" in infos
+    assert "hold no results for this lesson, so this page shows the ones recorded on TEST FIXTURE B" in infos
     assert "cuda:0 (recorded on TEST FIXTURE B" in chart_specs(at)[0]
     assert Path(tmp_path / "b_jacobian.json").exists()
 

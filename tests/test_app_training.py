@@ -149,7 +149,7 @@ def test_recorded_pack_without_matching_rows_says_so_and_offers_the_recorded_swe
     assert_cpu_view(at, at_text="depth = 3")
     assert len(chart_specs(at)) == 2  # no GPU curve, so no speed-up chart
     infos = "\n".join(str(i.value) for i in at.info)
-    assert "has no mlp sweep over depth with these other settings" in infos
+    assert "have no sweep with these settings, so there is no GPU curve for this view" in infos
     offers = [b for b in at.button if b.label.startswith("Show the sweep over batch size")]
     assert offers
     offers[0].click().run()

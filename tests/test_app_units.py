@@ -16,8 +16,8 @@ from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
 from lib.lessons.explain import compare_sentence, crossover_sentence, regime, regime_sentence
 from lib.lessons.live import live_sweep, log_grid, work_refusal
+from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
-from ui.sources import machine_text, matching_rows, recorded_groups, series_label
 from ui.url_settings import nearest_choice, serialize
 
 MLP = get_workload("mlp")

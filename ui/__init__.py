@@ -4,7 +4,8 @@ A lesson page, top to bottom:
 
     from lib.workloads import get_workload
     from ui.measure import measure_sweep, cached_measurement
-    from ui.sources import current_source, live_devices, recorded_rows, recorded_pack, series_label
+    from ui.sources import current_source, live_devices, recorded_pack, recorded_rows
+    from lib.recorded.sources import series_label
     from ui.url_settings import UrlSettings
     from ui.downloads import download_buttons
 

@@ -9,7 +9,8 @@ import torch
 
 from lib.core.devices import available_devices, cpu_model, cuda_available, device_name
 from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
-from ui.sources import NO_GPU, SOURCE_STATE_KEY, GpuSource, gpu_sources, load_recorded
+from lib.recorded.sources import NO_GPU, GpuSource
+from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded
 from ui.url_settings import UrlSettings
 
 

@@ -1,0 +1,190 @@
+"""Where a page's GPU side comes from, and which recorded rows match the view on screen.
+
+    sources = gpu_sources(packs, live_device=None)     # each recorded GPU machine (and a live GPU first)
+    pack = source_pack(source, packs)                  # all of one machine's packs as one
+    rows = matching_rows(pack["rows"], workload, "batch_size", settings)   # the sweep through this view
+
+A source is one machine: every pack recorded on it (one pack per topic). Series labels, used as
+chart legends, always say where a curve came from: 'cpu (live, this server)',
+'cuda:0 (recorded on NVIDIA H200, 2026-11-23)'. Pure functions of the packs: no Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lib.core.devices import is_cuda
+from lib.core.rows import is_ok
+from lib.core.workload import SettingError, Workload
+
+
+@dataclass(frozen=True)
+class GpuSource:
+    """Live on this server, or one recorded GPU machine and all its packs."""
+
+    kind: str  # 'live', 'recorded' or 'none'
+    key: str  # its value in the URL: 'live', a slug of the machine ('nvidia-h200'), or 'none'
+    label: str  # for people: 'live on this server', 'NVIDIA H200, 2026-11-23'
+    device: str | None = None  # the live GPU ('cuda:0') when kind == 'live'
+    pack_paths: tuple[str, ...] = ()
+    gpus: int = 1  # how many GPUs the machine has
+
+    @property
+    def live(self) -> bool:
+        return self.kind == "live"
+
+    @property
+    def recorded(self) -> bool:
+        return self.kind == "recorded"
+
+    @property
+    def files(self) -> str:
+        return ", ".join(Path(p).name for p in self.pack_paths)
+
+
+NO_GPU = GpuSource("none", "none", "no GPU results")
+
+
+def machine_text(machine: Mapping[str, Any]) -> str:
+    """'NVIDIA H200, 2026-11-20' (or '2 × NVIDIA H200, ...') from a pack's machine fingerprint."""
+    return f"{hardware_text(machine)}, {str(machine.get('date'))[:10]}" if machine.get("date") else hardware_text(machine)
+
+
+def hardware_text(machine: Mapping[str, Any]) -> str:
+    """'NVIDIA H200' or '4 × NVIDIA H200' (the CPU model when there is no GPU)."""
+    gpus = list(machine.get("gpus") or [])
+    names = [f"{gpus.count(n)} × {n}" if gpus.count(n) > 1 else n for n in dict.fromkeys(gpus)]
+    return ", ".join(names) or str(machine.get("label") or machine.get("cpu_model") or "unknown machine")
+
+
+def series_label(device: str, source: str, machine: str | None = None) -> str:
+    """Legend name of one curve: the device and where its numbers came from."""
+    if source == "live":
+        return f"{device} (live, this server)"
+    return f"{device} (recorded on {machine})" if machine else f"{device} (recorded)"
+
+
+def slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
+def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
+    """A live GPU first (when this server has one), then each recorded GPU machine, fewest GPUs
+    first. A machine is its hardware; recordings of the same hardware on different days are told
+    apart by their date (in the label, and in the key only when needed)."""
+    sources = [GpuSource("live", "live", "live on this server", device=live_device)] if live_device else []
+    machines: dict[str, list[dict]] = {}
+    for pack in packs:
+        if any(is_cuda(r["device"]) for r in pack["rows"]):
+            machines.setdefault(machine_text(pack["machine"]), []).append(pack)
+    hardware = [hardware_text(group[0]["machine"]) for group in machines.values()]
+    recorded = []
+    for (label, group), name in zip(machines.items(), hardware):
+        key = slug(name) if hardware.count(name) == 1 else slug(label)
+        recorded.append(GpuSource("recorded", key, label, pack_paths=tuple(p["path"] for p in group),
+                                  gpus=len(group[0]["machine"].get("gpus") or []) or 1))
+    return sources + sorted(recorded, key=lambda s: (s.gpus, s.label))
+
+
+def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """All rows of the source's packs as one pack (the machine of the first), or None."""
+    if not source.recorded:
+        return None
+    mine = [p for p in packs if p["path"] in source.pack_paths]
+    if not mine:
+        return None
+    if len(mine) == 1:
+        return mine[0]
+    return {**mine[0], "rows": [r for p in mine for r in p["rows"]], "path": source.files}
+
+
+def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
+    return bool(pack) and any(r.get("workload") == workload.name and is_cuda(str(r.get("device", "")))
+                              for r in pack["rows"])
+
+
+def source_for_workload(source: GpuSource, sources: Sequence[GpuSource], packs: Sequence[dict[str, Any]],
+                        workload: Workload) -> tuple[GpuSource, str | None]:
+    """The chosen source, unless it is recorded without GPU rows of `workload` while another
+    recorded source has them (a machine recorded for one lesson only, e.g. the 4-GPU one): then
+    that one, and a sentence saying so."""
+    if not source.recorded or has_gpu_rows(source_pack(source, packs), workload):
+        return source, None
+    for other in sources:
+        if other.recorded and other.key != source.key and has_gpu_rows(source_pack(other, packs), workload):
+            return other, (f"The GPU results chosen in the sidebar ({source.label}) hold no results for this "
+                           f"lesson, so this page shows the ones recorded on {other.label}.")
+    return source, None
+
+
+# -- rows that match a view -------------------------------------------------------------------------
+def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A row's settings as the workload's defaults overlaid with the row's values, each parsed
+    (so '64' from a CSV equals 64), or None when a value does not parse."""
+    values = workload.defaults()
+    try:
+        for setting in workload.settings:
+            raw = row.get(setting.name)
+            if raw is None:
+                continue
+            values[setting.name] = raw if type(raw) is setting.kind else setting.parse(raw)
+    except SettingError:
+        return None
+    return values
+
+
+def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: Mapping[str, Any],
+                  device_prefix: str = "cuda") -> list[dict]:
+    """Rows of `workload` on matching devices from a sweep over `over`, whose other settings all
+    equal `params` (compared after parsing)."""
+    wanted = workload.resolve({k: v for k, v in params.items() if k != over})
+    out = []
+    for row in rows:
+        if row.get("workload") != workload.name or not str(row.get("device", "")).startswith(device_prefix):
+            continue
+        if row.get("swept") not in (None, "", over) or over not in row:
+            continue
+        values = canonical(workload, row)
+        if values is not None and all(values[k] == wanted[k] for k in wanted if k != over):
+            out.append(row)
+    return out
+
+
+def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[dict[str, Any]]:
+    """The distinct sweeps in a pack for one workload: [{'over': ..., 'params': {...}, 'points': n}]."""
+    groups: dict[tuple, dict[str, Any]] = {}
+    for row in rows:
+        if row.get("workload") != workload.name or not str(row.get("device", "")).startswith(device_prefix):
+            continue
+        over = row.get("swept")
+        values = canonical(workload, row)
+        if not over or values is None or over not in values:
+            continue
+        fixed = {k: v for k, v in values.items() if k != over}
+        key = (over, tuple(sorted((k, str(v)) for k, v in fixed.items())))
+        group = groups.setdefault(key, {"over": over, "params": {**fixed, over: values[over]}, "points": 0})
+        group["points"] += 1
+    return list(groups.values())
+
+
+def best_recorded_sweep(pack: Mapping[str, Any], workload: Workload, prefer: str = "batch_size"
+                        ) -> tuple[str, list[dict]] | None:
+    """The sweep in a pack with the most points measured on both the CPU and a GPU (preferring
+    one over `prefer`): (swept setting, its rows on both devices), or None."""
+    best: tuple[tuple, str, list[dict]] | None = None
+    for group in recorded_groups(pack["rows"], workload):
+        over = group["over"]
+        rows = [r for r in matching_rows(pack["rows"], workload, over, group["params"], device_prefix="")
+                if r["device"] == "cpu" or is_cuda(r["device"])]
+        gpus = sorted({r["device"] for r in rows if is_cuda(r["device"])})
+        if not gpus:
+            continue
+        rows = [r for r in rows if r["device"] in ("cpu", gpus[0])]
+        xs = {d: {r[over] for r in rows if r["device"] == d and is_ok(r)} for d in ("cpu", gpus[0])}
+        score = (over == prefer, len(xs["cpu"] & xs[gpus[0]]))
+        if score[1] and (best is None or score > best[0]):
+            best = (score, over, rows)
+    return (best[1], best[2]) if best else None
