@@ -13,9 +13,9 @@ import json
 import sys
 import time
 from functools import partial
-from typing import Any
 
 from lib import APP_VERSION
+from lib.core.fmt import fmt_s
 
 
 def _parse_sets(pairs: list[str]) -> dict[str, str]:
@@ -49,21 +49,13 @@ class TerminalProgress:
         self.stream.flush()
 
 
-def _fmt_s(seconds: Any) -> str:
-    if seconds is None:
-        return "-"
-    if seconds >= 1:
-        return f"{seconds:.3f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.3f} ms"
-    return f"{seconds * 1e6:.1f} us"
 
 
 def _print_rows(rows: list[dict], settings_shown: list[str]) -> None:
     header = [*settings_shown, "device", "median", "IQR", "repeats", "status", "message"]
     table = [
-        [*(str(r.get(k, "")) for k in settings_shown), r["device"], _fmt_s(r.get("median_s")),
-         _fmt_s(r.get("iqr_s")), str(r.get("repeats", 0)), r["status"], r.get("message", "")]
+        [*(str(r.get(k, "")) for k in settings_shown), r["device"], fmt_s(r.get("median_s")),
+         fmt_s(r.get("iqr_s")), str(r.get("repeats", 0)), r["status"], r.get("message", "")]
         for r in rows
     ]
     widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import phase_chart, time_chart
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct
 from lib.core.rows import is_ok
 from lib.lessons.live import DEFAULT_CPU_THREADS, log_grid, rows_at
 from lib.lessons.pipeline import (
@@ -27,7 +27,6 @@ from lib.lessons.pipeline import (
     device_sentence,
     live_rows,
     loading_share,
-    pct,
     phase_note,
     sweep_summary,
 )

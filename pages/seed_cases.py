@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import loss_chart, ratio_chart
-from lib.core.fmt import fmt_num, fmt_ratio, fmt_s
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_times
 from lib.core.rows import Status, is_ok
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from lib.lessons.seed_cases import (
@@ -25,7 +25,6 @@ from lib.lessons.seed_cases import (
     curve_setting,
     find_curves,
     find_seed_pack,
-    fmt_times,
     label,
     learn_sentence,
     live_params,

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.machines import machines_chart
+from lib.core.fmt import plural
 from lib.core.results import dumps_pack, pack_to_csv
 from lib.lessons.compare import (
     compare_machines,
@@ -38,8 +39,6 @@ python3 scripts/record_packs.py --out mypacks        # the app's standard sweeps
 python -m lib sweep mlp --over batch_size=1,16,256,4096 --set hidden_width=256 --devices cpu,cuda --out my.json"""
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def draw(n: int, comp, title: str) -> None:

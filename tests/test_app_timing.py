@@ -11,6 +11,8 @@ import pytest
 from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, page_text
 from lesson_support import chart_frames, fixture_dir
 
+from lib.core.fmt import fmt_rate
+
 PAGE = "pages/timing_pitfalls.py"
 NS = "timing."
 CPU_LABEL = "cpu (live, this server)"
@@ -201,7 +203,7 @@ def test_naive_gpu_timer_sentences_read_the_numbers():
     assert "naive number (9 µs) is **11.1× too small**" in text
     flops = lesson.flops_sentences(naive, honest + naive, variant, 8192, [gpu])
     best = 2 * 8192 ** 3 / 2e-2
-    assert f"best measured here (fp32) is {lesson.fmt_flops_rate(best)}, at size 8,192" in flops[0]
+    assert f"best measured here (fp32) is {fmt_rate(best)}, at size 8,192" in flops[0]
     assert "**2,000× the best it achieved when timed honestly**" in flops[0]
 
 

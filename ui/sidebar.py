@@ -8,14 +8,11 @@ import streamlit as st
 import torch
 
 from lib.core.devices import available_devices, cpu_model, cuda_available, device_name
+from lib.core.fmt import plural
 from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 from lib.recorded.sources import NO_GPU, GpuSource
 from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded
 from ui.url_settings import UrlSettings
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def device_lines() -> list[str]:

@@ -60,3 +60,37 @@ def fmt_flops(flops: float) -> str:
         if flops >= scale:
             return f"{flops / scale:.3g} {unit}"
     return f"{flops:.3g} FLOP"
+
+
+def fmt_times(ratio: float) -> str:
+    """A ratio with its ×: 2.43×, 0.85×, 0.0412× (small ones keep three significant digits)."""
+    return fmt_ratio(ratio) if ratio >= 0.1 else f"{fmt_num(ratio)}×"
+
+
+def fmt_rate(rate: float | None) -> str:
+    """Floating-point operations per second: 812 GFLOP/s, 45.1 TFLOP/s."""
+    if not rate:
+        return "–"
+    for scale, unit in ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s")):
+        if rate >= scale:
+            return f"{fmt_num(rate / scale)} {unit}"
+    return f"{fmt_num(rate)} FLOP/s"
+
+
+def fmt_bytes(n: float) -> str:
+    """Bytes with an SI unit: 3.5 GB, 812 kB."""
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if n >= scale:
+            return f"{fmt_num(n / scale)} {unit}"
+    return f"{n:.0f} B"
+
+
+def pct(fraction: float) -> str:
+    """A share: 42%, or 'under 1%' for a small one that is not zero."""
+    return f"{fraction:.0%}" if fraction >= 0.01 or fraction == 0 else "under 1%"
+
+
+def plural(n: float, word: str, words: str | None = None) -> str:
+    """'1 step', '3 steps', '1,024 steps' (words: the plural when it is not word + 's')."""
+    count = fmt_value(n)
+    return f"{count} {word}" if n == 1 else f"{count} {words or word + 's'}"

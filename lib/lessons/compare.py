@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
+from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.results import setting_keys
 from lib.core.rows import is_ok
 from lib.recorded.uploads import plain
@@ -122,7 +123,6 @@ def setting_name(key: str) -> str:
 def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
     """The settings held fixed, as people read them: those that differ from the workload's defaults
     when the workload is known here, else all of them."""
-    from lib.core.fmt import fmt_value
     from lib.workloads import SettingError, get_workload
 
     try:
@@ -150,7 +150,6 @@ def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
 
 def crossover_lines(comparison: Comparison) -> list[str]:
     """One sentence per machine: where its GPU catches up with its CPU, read from its own curves."""
-    from lib.core.fmt import fmt_num, fmt_value
 
     name = setting_name(comparison.setting)
     lines = []
@@ -187,7 +186,6 @@ def crossover_lines(comparison: Comparison) -> list[str]:
 
 def fastest_line(comparison: Comparison) -> str | None:
     """Which curve is fastest at the smallest and the largest value that several curves share."""
-    from lib.core.fmt import fmt_s, fmt_value
 
     if len(comparison.curves) < 2:
         return None
@@ -218,7 +216,6 @@ def order_comparisons(comparisons: Sequence[Comparison], first: Iterable[str] = 
 def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
     """'mlp: time against batch size', plus the fixed settings that tell apart several sweeps of the
     same workload and setting: 'ddp: time against batch size (gpus 2, model cnn)'."""
-    from lib.core.fmt import fmt_value
 
     peers: dict[tuple[str, str], list[Comparison]] = {}
     for comp in comparisons:

@@ -19,7 +19,7 @@ from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.core.sweep import default_memory_cap_gb
@@ -96,11 +96,6 @@ def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cur
 
 
 # -- memory ------------------------------------------------------------------------------------------
-def fmt_bytes(n: float) -> str:
-    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if n >= scale:
-            return f"{fmt_num(n / scale)} {unit}"
-    return f"{n:.0f} B"
 
 
 def estimate_bytes(method: str, val: int, device: str) -> float:

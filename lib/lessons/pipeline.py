@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_times, fmt_value, pct
 from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 
@@ -60,13 +60,8 @@ def epoch_gap(a_s: float, b_s: float) -> float:
     return (slow - fast) / slow if slow > 0 else 0.0
 
 
-def fmt_times(ratio: float) -> str:
-    """A ratio with its ×: 2.43×, 0.85×, 0.0412× (small ones keep three significant digits)."""
-    return fmt_ratio(ratio) if ratio >= 0.1 else f"{fmt_num(ratio)}×"
 
 
-def pct(fraction: float) -> str:
-    return f"{fraction:.0%}" if fraction >= 0.01 or fraction == 0 else "under 1%"
 
 
 def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_label: str, gpu_label: str,

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value
 from lib.core.gc_scope import frozen_heap
 from lib.core.rows import Status, is_ok
 from lib.workloads.presets import PRESETS, Preset, get_preset, loss_curve
@@ -70,9 +70,6 @@ SLOW_CALL_S = 0.2
 SINGLE_CALL_S = 1.0
 
 
-def fmt_times(ratio: float) -> str:
-    """A ratio with its ×: 2.43×, 0.85×, 0.00155× (small ones keep three significant digits)."""
-    return fmt_ratio(ratio) if ratio >= 0.1 else f"{fmt_num(ratio)}×"
 
 
 def label(name: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.lessons.live import live_sweep
@@ -58,13 +58,6 @@ def cold_label(variant: dict[str, Any]) -> str:
     return f"first call (cold), {variant_label(variant)}"
 
 
-def fmt_flops_rate(rate: float | None) -> str:
-    if not rate:
-        return "–"
-    for scale, unit in ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s")):
-        if rate >= scale:
-            return f"{fmt_num(rate / scale)} {unit}"
-    return f"{fmt_num(rate)} FLOP/s"
 
 
 
@@ -178,7 +171,7 @@ def tf32_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[st
             continue
         at = nearest(common, size)
         a, b = tf[at]["achieved_flops_per_s"], fp[at]["achieved_flops_per_s"]
-        text = (f"On **{series}** {_at(size, at)}: {fmt_flops_rate(a)} with TF32 against {fmt_flops_rate(b)} in fp32 "
+        text = (f"On **{series}** {_at(size, at)}: {fmt_rate(a)} with TF32 against {fmt_rate(b)} in fp32 "
                 f"({fmt_ratio(a / b)}).")
         if not is_cuda(str(tf[at].get("device", ""))):
             text += " TF32 is an NVIDIA tensor-core mode: on the CPU both runs are plain fp32 arithmetic."
@@ -229,7 +222,7 @@ def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> l
         if key not in best or r["achieved_flops_per_s"] > best[key]["achieved_flops_per_s"]:
             best[key] = r
     return [{"series": s, "dtype": d, "value": r["achieved_flops_per_s"], "size": int(r["size"]),
-             "label": f"best measured here ({d}): {fmt_flops_rate(r['achieved_flops_per_s'])}"}
+             "label": f"best measured here ({d}): {fmt_rate(r['achieved_flops_per_s'])}"}
             for (s, d), r in sorted(best.items(), key=lambda kv: (series_order.index(kv[0][0]), kv[0][1]))]
 
 
@@ -245,24 +238,24 @@ def flops_sentences(current: Sequence[dict[str, Any]], all_rows: Sequence[dict[s
             continue
         at = nearest(list(rows), size)
         rate = rows[at]["achieved_flops_per_s"]
-        text = (f"**{series}**: the best measured here ({mine['dtype']}) is {fmt_flops_rate(mine['value'])}, at size "
+        text = (f"**{series}**: the best measured here ({mine['dtype']}) is {fmt_rate(mine['value'])}, at size "
                 f"{fmt_value(mine['size'])}.")
         if variant["sync"]:
-            text += f" {_at(size, at).capitalize()} it reaches {fmt_flops_rate(rate)}, {rate / mine['value']:.0%} of that."
+            text += f" {_at(size, at).capitalize()} it reaches {fmt_rate(rate)}, {rate / mine['value']:.0%} of that."
             small = min(rows)
             if small != at:
                 text += (f" At size {fmt_value(small)} only {rows[small]['achieved_flops_per_s'] / mine['value']:.0%}: "
                          f"too little work per call to keep the device busy.")
         elif not is_cuda(str(rows[at].get("device", ""))):
-            text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_flops_rate(rate)}, "
+            text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
                      f"{rate / mine['value']:.0%} of that: on the CPU the naive timer is honest, the work is done "
                      "when the call returns.")
         elif rate > mine["value"]:
-            text += (f" Taken at face value, the naive timer would put it at {fmt_flops_rate(rate)} {_at(size, at)}, "
+            text += (f" Taken at face value, the naive timer would put it at {fmt_rate(rate)} {_at(size, at)}, "
                      f"**{fmt_ratio(rate / mine['value'])} the best it achieved when timed honestly**: that number "
                      "times the launch, not the work.")
         else:
-            text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_flops_rate(rate)}, "
+            text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
                      f"{rate / mine['value']:.0%} of that.")
         out.append(text)
     return out
