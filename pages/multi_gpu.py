@@ -1,7 +1,7 @@
 """Multi-GPU lesson (seed 002): when do 2 or 4 GPUs beat one? DistributedDataParallel through torchrun.
 
 Layout and words only: the numbers come from lib.lessons.scaling (tables, crossovers, sentences) and
-lib.workloads.ddp (the live demo).
+lib.workloads.ddp.demo (the live demo).
 """
 
 from __future__ import annotations
@@ -135,12 +135,12 @@ else:
             "Meanwhile, the live demo below runs the same code here.")
 
 # -- live demo --------------------------------------------------------------------------------------
-from lib.workloads import ddp  # noqa: E402 - torch is imported only once the recorded part is on screen
+from lib.workloads.ddp import demo  # noqa: E402 - torch is imported only once the recorded part is on screen
 
 st.header("Live demo on this server")
 demo_model = st.selectbox("Model for the demo", ["mlp", "cnn"], key="multi_gpu_demo_model",
                           format_func=lambda m: {"mlp": "MLP", "cnn": "CNN (3×32×32 images)"}[m])
-plan = ddp.demo_plan(demo_model)
+plan = demo.demo_plan(demo_model)
 if plan["device"] == "cpu":
     st.write("This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
              f"backend, at batch sizes {', '.join(str(b) for b in plan['batch_sizes'])}: the same torchrun launch, "
@@ -150,7 +150,7 @@ else:
              f"at per-GPU batch sizes {', '.join(str(b) for b in plan['batch_sizes'])}.")
 if st.button("Run the live demo", key="multi_gpu_run"):
     bar = st.progress(0.0, text="starting torchrun…")
-    st.session_state[LIVE_KEY] = (demo_model, ddp.run_demo(demo_model, progress=lambda f, m: bar.progress(min(1.0, f), text=m)))
+    st.session_state[LIVE_KEY] = (demo_model, demo.run_demo(demo_model, progress=lambda f, m: bar.progress(min(1.0, f), text=m)))
     bar.empty()
 live = st.session_state.get(LIVE_KEY)
 if live:

@@ -17,7 +17,9 @@ import torch
 from lib.lessons import scaling
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
 from lib.workloads import get_workload
-from lib.workloads.ddp import WORKLOAD, available_cores, build_model, launch
+from lib.workloads.ddp import WORKLOAD
+from lib.workloads.ddp.launch import available_cores, child_env, launch
+from lib.workloads.ddp.models import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_MLP = ["--set", "model=mlp", "--set", "hidden_width=32", "--set", "depth=2", "--set", "input_features=16"]
@@ -102,8 +104,6 @@ def test_more_gpus_than_present_on_cuda_is_skipped_with_a_message():
 
 
 def test_children_always_run_with_nvlink_multicast_off(monkeypatch):
-    from lib.workloads.ddp import child_env
-
     monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")
     env = child_env(threads=1)
     assert env["NCCL_NVLS_ENABLE"] == "0"

@@ -1,9 +1,9 @@
 """One process of a DistributedDataParallel measurement; started by torchrun, never by hand:
 
     python -m torch.distributed.run --standalone --nproc_per_node=N \\
-        -m lib.workloads.ddp_worker --json-args '{"points": [...], "device": "cuda", ...}'
+        -m lib.workloads.ddp.worker --json-args '{"points": [...], "device": "cuda", ...}'
 
-(lib.workloads.ddp.launch builds that command.) Every rank runs the same points in the same
+(lib.workloads.ddp.launch.launch builds that command.) Every rank runs the same points in the same
 order; rank 0 writes `result_path` after each point. A rank that fails writes
 `error_dir/error.rank<R>.json` naming the point, and exits: torchrun then stops the others.
 
@@ -34,7 +34,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from lib.core.devices import cpu_model, synchronize
 from lib.core.timing import MIN_BLOCK_S, median_and_iqr
-from lib.workloads.ddp import WORKLOAD, build_model, make_optimizer, synthetic_batch
+from lib.workloads.ddp.models import build_model, make_optimizer, synthetic_batch
+from lib.workloads.ddp.workload import WORKLOAD
 
 WARMUP_CALLS = 3
 MIN_REPEATS = 3
@@ -203,7 +204,7 @@ def _fail(config: dict[str, Any], rank: int, index: int | None, err: BaseExcepti
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json-args", required=True, help="the measurement, as JSON (see lib.workloads.ddp.launch)")
+    parser.add_argument("--json-args", required=True, help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)")
     config = json.loads(parser.parse_args(argv).json_args)
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
