@@ -18,6 +18,7 @@ from lib.lessons import scaling
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
 from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD
+from lib.workloads.ddp.efficiency import add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, child_env, launch
 from lib.workloads.ddp.models import build_model
 
@@ -147,7 +148,7 @@ def test_scaling_efficiency_from_measured_rows(recorded):
             assert row["scaling_efficiency"] == 1.0
     # Recomputing never mixes experiments: a changed setting has no gpus=1 twin, so no efficiency.
     changed = [{**r, "hidden_width": 99} if r["gpus"] > 1 else dict(r) for r in rows]
-    for row in scaling.add_scaling_efficiency(changed):
+    for row in add_scaling_efficiency(changed):
         assert ("scaling_efficiency" in row) == (row["gpus"] == 1)
     validate_pack(load_pack(recorded))
 
@@ -247,7 +248,7 @@ def test_two_gpus_through_nccl():
     if torch.cuda.device_count() < 2:
         pytest.skip("needs 2 GPUs")
     points = [{"gpus": n, "batch_size": 256, "model": "mlp", "hidden_width": 1024, "depth": 4} for n in (1, 2)]
-    rows = scaling.add_scaling_efficiency(WORKLOAD.measure_points(points, "cuda", budget_s=0.3))
+    rows = add_scaling_efficiency(WORKLOAD.measure_points(points, "cuda", budget_s=0.3))
     for row in rows:
         validate_row(row, "row")
         assert row["status"] == "ok", row["message"]

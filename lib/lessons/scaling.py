@@ -1,74 +1,27 @@
-"""Scaling over GPUs, from rows of the `ddp` workload: efficiency, where N GPUs overtake one,
-and the communication-versus-compute numbers that explain it. Plain Python over result rows
-(no torch, no streamlit): the multi-GPU page lays these out, the record script merges with them.
+"""Scaling over GPUs, from rows of the `ddp` workload: where N GPUs overtake one, and the
+communication-versus-compute numbers that explain it. Plain Python over result rows (no
+streamlit): the multi-GPU page lays these out.
 
-Scaling efficiency of a row with N GPUs: its throughput / (N x the throughput of the gpus=1 row
-that has every other setting equal, on the same machine and device). 1.0 is perfect scaling;
-at gpus=1 it is 1.0 by definition.
+Scaling efficiency itself (throughput at N GPUs / (N x throughput at 1 GPU) of the same
+experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core import results as _results
 from lib.recorded import load_recorded
-
-WORKLOAD = "ddp"
-# Settings that do not make two rows different experiments for scaling.
-_NOT_COMPARED = {"gpus", "steps"}
-
-
-def _ok(row: dict[str, Any]) -> bool:
-    return row.get("status") == "ok" and isinstance(row.get("median_s"), (int, float)) and row["median_s"] > 0
-
-
-def throughput(row: dict[str, Any]) -> float | None:
-    """Samples per second of the whole group (from the row, else from its settings)."""
-    if not _ok(row):
-        return None
-    value = row.get("samples_per_s")
-    if isinstance(value, (int, float)) and value > 0:
-        return float(value)
-    try:
-        return int(row["gpus"]) * int(row["batch_size"]) / float(row["median_s"])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def experiment_key(row: dict[str, Any]) -> tuple:
-    """What must match for two rows to be the same experiment on a different number of GPUs."""
-    settings = sorted((k, str(row[k])) for k in _results.setting_keys(row) if k not in _NOT_COMPARED)
-    return (row.get("workload"), row.get("machine", ""), row.get("device"), tuple(settings))
-
-
-def add_scaling_efficiency(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows, each ok ddp row given `scaling_efficiency` where its gpus=1 twin is present
-    (removed where it is not, so a stale value never survives a merge)."""
-    rows = list(rows)
-    base: dict[tuple, float] = {}
-    for row in rows:
-        if row.get("workload") == WORKLOAD and str(row.get("gpus")) == "1":
-            value = throughput(row)
-            if value:
-                base[experiment_key(row)] = value
-    for row in rows:
-        if row.get("workload") != WORKLOAD:
-            continue
-        row.pop("scaling_efficiency", None)
-        value, one = throughput(row), base.get(experiment_key(row))
-        if value and one:
-            row["scaling_efficiency"] = value / (int(row["gpus"]) * one)
-    return rows
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, is_ok, merge_runs, throughput
 
 
 # -- what the page shows ------------------------------------------------------------------------------
 def ddp_rows(pack_or_rows: dict[str, Any] | Sequence[dict[str, Any]], model: str | None = None) -> list[dict[str, Any]]:
     rows = pack_or_rows["rows"] if isinstance(pack_or_rows, dict) else pack_or_rows
-    return [r for r in rows if r.get("workload") == WORKLOAD and (model is None or r.get("model") == model)]
+    return [r for r in rows if r.get("workload") == WORKLOAD_NAME and (model is None or r.get("model") == model)]
 
 
 def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -106,7 +59,7 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
             gpus, batch = int(r["gpus"]), int(r["batch_size"])
         except (KeyError, TypeError, ValueError):
             continue
-        ok = _ok(r)
+        ok = is_ok(r)
         grad, gbps = r.get("grad_bytes"), r.get("allreduce_gbps")
         out.append({
             "model": str(r.get("model", "")),
@@ -236,19 +189,6 @@ def pack_label(pack: dict[str, Any]) -> str:
     name = Path(str(pack.get("path", ""))).name
     label = str(pack.get("machine", {}).get("label", "unknown machine"))
     return f"{label} — {name}" if name else label
-
-
-def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Packs recorded one after another on one machine -> one pack (the first pack's machine),
-    with scaling efficiency computed across all of them."""
-    if not packs:
-        raise _results.PackError("nothing to merge")
-    machine = packs[0]["machine"]
-    rows = [dict(r) for p in packs for r in _results.validate_pack(p)["rows"]]
-    for row in rows:
-        row.setdefault("machine", machine.get("label", ""))
-    return _results.validate_pack({"schema_version": _results.SCHEMA_VERSION, "machine": machine,
-                                   "rows": add_scaling_efficiency(rows)})
 
 
 def main(argv: list[str] | None = None) -> int:

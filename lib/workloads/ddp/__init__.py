@@ -7,6 +7,7 @@ cost per step that only enough work per step can hide.
 
     workload   the Workload: settings, FLOP/byte/memory estimates, one result row per point
     models     the MLP / CNN, the synthetic batches and the optimizer every rank builds alike
+    efficiency scaling efficiency of ddp rows; one machine's runs merged into one pack
     launch     the torchrun launch: child environment (NCCL-safe), timeouts, stopping, rank 0's JSON
     worker     one process of a measurement (run by torchrun as `-m lib.workloads.ddp.worker`)
     demo       the multi-GPU page's live demo

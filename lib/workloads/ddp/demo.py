@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from lib.workloads.ddp.efficiency import add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores
 from lib.workloads.ddp.workload import WORKLOAD, ProgressFn
 
@@ -53,8 +54,6 @@ def demo_threads(gpus: int) -> int:
 def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[dict[str, Any]]:
     """The live demo's rows (source 'live'), scaling efficiency added; holds the app's
     measurement lock when there is one, so it never runs beside another live measurement."""
-    from lib.lessons.scaling import add_scaling_efficiency
-
     plan = demo_plan(model)
     points = [{**plan["settings"], "gpus": n, "batch_size": b} for n in plan["gpus"] for b in plan["batch_sizes"]]
     try:

@@ -8,7 +8,7 @@ writes a JSON file that this module turns into one result row per point:
     median_s, iqr_s, repeats   step time of the whole group (slowest rank per timed block)
     samples_per_s              global throughput: gpus x batch_size / median_s
     scaling_efficiency         samples_per_s at N / (N x samples_per_s at 1), when the gpus=1 point
-                               with the same other settings is among the rows (lib.lessons.scaling)
+                               with the same other settings is among the rows (efficiency.py)
     phase_compute_s            the same step under DDP's no_sync(): no gradient exchange
     phase_comm_s               communication the step could not hide: step - no-sync step (>= 0)
     grad_bytes                 bytes of gradient all-reduced every step
@@ -31,6 +31,7 @@ from torch import nn
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, SettingError, Step, Workload
 from lib.workloads import mlp
+from lib.workloads.ddp.efficiency import add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, launch
 from lib.workloads.ddp.models import (BYTES_PER_FLOAT, IMAGE_SHAPE, build_model, cnn_stages, make_optimizer,
                                       mlp_params, synthetic_batch)
@@ -161,8 +162,6 @@ class DDPTraining(Workload):
         """Same signature as lib.core.sweep.run_sweep, minus the workload: one row per (value, device),
         points sharing a process count measured in one launch; scaling efficiency added where the
         sweep holds the gpus=1 point."""
-        from lib.lessons.scaling import add_scaling_efficiency
-
         parsed = [self.setting(over).parse(v) for v in values]
         fixed = {k: v for k, v in (fixed or {}).items() if k != over}
         started = time.perf_counter()
