@@ -37,7 +37,7 @@ def cli(*args):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A pack made the way scripts/record_ddp.sh makes one: a batch sweep per process count
-    through the CLI, then `python -m lib.lessons.scaling merge` (1 and 2 processes where 2 cores exist)."""
+    through the CLI, then `python -m lib merge` (1 and 2 processes where 2 cores exist)."""
     folder = tmp_path_factory.mktemp("ddp_record")
     counts = [1, 2] if available_cores() >= 2 else [1]
     runs = []
@@ -48,9 +48,9 @@ def recorded(tmp_path_factory):
         assert out.returncode == 0, out.stderr
         runs.append(str(run))
     merged = folder / "cpux2_ddp.json"
-    out = subprocess.run([sys.executable, "-m", "lib.lessons.scaling", "merge", str(merged), *runs], cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+    out = cli("merge", str(merged), *runs)
     assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"wrote {merged}: {2 * len(counts)} rows ({2 * len(counts)} ok) from {len(counts)} run(s)")
     return merged
 
 

@@ -70,3 +70,46 @@ def test_merge_runs_refuses_nothing_and_invalid_packs():
         merge_runs([])
     with pytest.raises(PackError):
         merge_runs([{"schema_version": SCHEMA_VERSION, "machine": MACHINE, "rows": [{"workload": "ddp"}]}])
+
+
+def test_merge_files_writes_one_pack_and_summarises_each_ddp_row(tmp_path):
+    from lib.core.results import load_pack, save_pack
+
+    runs = [save_pack(pack([ddp_row(1, 64, 0.010)]), tmp_path / "g1.json"),
+            save_pack(pack([ddp_row(2, 64, 0.016), ddp_row(2, 128, None, status="oom", message="out of memory")]),
+                      tmp_path / "g2.json")]
+    out = tmp_path / "merged.json"
+    lines = scaling.merge_files(out, runs)
+    merged = load_pack(out)
+    assert merged["machine"]["label"] == MACHINE["label"] and len(merged["rows"]) == 3
+    assert lines[0] == f"wrote {out}: 3 rows (2 ok) from 2 run(s)"
+    assert len(lines) == 4
+    assert "1 GPU batch     64" in lines[1] and "6400 samples/s  efficiency 1.00  ok" in lines[1]
+    assert "2 GPUs batch     64" in lines[2] and "8000 samples/s  efficiency 0.62  ok" in lines[2]
+    assert "2 GPUs batch    128" in lines[3] and "- samples/s  efficiency -  oom out of memory" in lines[3]
+
+
+def test_cli_merge_prints_the_summary_and_names_a_bad_input(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    first, second = tmp_path / "g1.json", tmp_path / "g2.json"
+    first.write_text(json.dumps(pack([ddp_row(1, 64, 0.010)])))
+    second.write_text(json.dumps(pack([ddp_row(2, 64, 0.016)])))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lib", "merge", *map(str, args)], cwd=root, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+
+    out = cli(tmp_path / "all.json", first, second)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == f"wrote {tmp_path / 'all.json'}: 2 rows (2 ok) from 2 run(s)"
+    assert json.loads((tmp_path / "all.json").read_text())["rows"][1]["scaling_efficiency"] == pytest.approx(0.625)
+    out = cli(tmp_path / "none.json", first, tmp_path / "missing.json")
+    assert out.returncode == 2 and out.stderr.startswith("error:") and "missing.json" in out.stderr
+    assert not (tmp_path / "none.json").exists()
+    assert cli(tmp_path / "none.json").returncode == 2  # at least one input

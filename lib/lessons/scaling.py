@@ -8,7 +8,6 @@ experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -191,23 +190,22 @@ def pack_label(pack: dict[str, Any]) -> str:
     return f"{label} — {name}" if name else label
 
 
-def main(argv: list[str] | None = None) -> int:
-    """python -m lib.lessons.scaling merge OUT.json IN.json ... : merge one machine's ddp runs."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) < 3 or argv[0] != "merge":
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    out, inputs = argv[1], argv[2:]
+def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
+    """`python -m lib merge OUT IN...`: packs recorded one after another on one machine -> one pack
+    at OUT (merge_runs: the first pack's machine, scaling efficiency across all of them); returns
+    the lines of a short summary to print."""
     pack = merge_runs([_results.load_pack(p) for p in inputs])
     _results.save_pack(pack, out)
+    return merge_summary(pack, out, len(inputs))
+
+
+def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]:
+    """What was written, then one line per ddp row: throughput, scaling efficiency, status."""
     ok = [r for r in pack["rows"] if r.get("status") == "ok"]
-    print(f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {len(inputs)} run(s)")
+    lines = [f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {runs} run(s)"]
     for r in table(pack["rows"]):
         eff = f"{r['scaling_efficiency']:.2f}" if r["scaling_efficiency"] is not None else "-"
         sps = f"{r['samples_per_s']:.4g}" if r["samples_per_s"] else "-"
-        print(f"  {r['model']:>4} {r['GPUs']:>7} batch {r['batch_size']:>6}  {sps:>10} samples/s  efficiency {eff}  {r['status']} {r['message']}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        lines.append(f"  {r['model']:>4} {r['GPUs']:>7} batch {r['batch_size']:>6}  {sps:>10} samples/s  "
+                     f"efficiency {eff}  {r['status']} {r['message']}")
+    return lines
