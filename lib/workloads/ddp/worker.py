@@ -103,6 +103,27 @@ def timed(fn: Callable[[], Any], group: Group, *, budget_s: float, max_calls: in
     return {"median_s": median, "iqr_s": iqr, "repeats": repeats, "calls_per_repeat": calls, "cold_s": group.max(cold)}
 
 
+def check_synchronised(model: nn.Module, loss: float, group: Group) -> None:
+    """The DDP promise: after synchronised steps every rank holds the same weights (and a finite loss)."""
+    if not math.isfinite(loss):
+        raise AssertionError(f"loss became {loss}")
+    checksum = float(sum(p.detach().double().sum() for p in model.parameters()).item())
+    high, low = group.max(checksum), group.min(checksum)
+    if abs(high - low) > 1e-9 * max(1.0, abs(high)):
+        raise AssertionError(f"weights differ between ranks after synchronised steps ({low!r} vs {high!r})")
+
+
+def time_allreduce(grad_numel: int, group: Group, *, budget_s: float, max_calls: int) -> dict[str, float]:
+    """One all-reduce of a buffer as big as the gradient, timed alone: the exchange unhidden."""
+    buffer = torch.zeros(grad_numel, dtype=torch.float32, device=group.device)  # zeros: sums stay finite
+    exchange = timed(lambda: dist.all_reduce(buffer), group, budget_s=budget_s, max_calls=max_calls)
+    grad_bytes = grad_numel * 4
+    result = {"grad_bytes": float(grad_bytes), "allreduce_s": exchange["median_s"]}
+    if exchange["median_s"] > 0:
+        result["allreduce_gbps"] = grad_bytes / exchange["median_s"] / 1e9
+    return result
+
+
 def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_rank: int) -> dict[str, Any]:
     device = group.device
     cuda = device.startswith("cuda")
@@ -141,14 +162,7 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
 
     result = timed(step, group, budget_s=budget, max_calls=max_calls)
 
-    # The DDP promise: after synchronised steps every rank holds the same weights.
-    loss = float(last["loss"].item())
-    if not math.isfinite(loss):
-        raise AssertionError(f"loss became {loss}")
-    checksum = float(sum(p.detach().double().sum() for p in model.parameters()).item())
-    high, low = group.max(checksum), group.min(checksum)
-    if abs(high - low) > 1e-9 * max(1.0, abs(high)):
-        raise AssertionError(f"weights differ between ranks after synchronised steps ({low!r} vs {high!r})")
+    check_synchronised(model, float(last["loss"].item()), group)
 
     if config.get("with_phases", True):
         # Weights drift apart from here on (no exchange); nothing is checked after this.
@@ -161,15 +175,7 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
     if cuda:
         torch.cuda.empty_cache()
 
-    # One all-reduce of a buffer as big as the gradient, timed alone: the exchange unhidden.
-    buffer = torch.zeros(grad_numel, dtype=torch.float32, device=device)  # zeros: sums stay finite
-    exchange = timed(lambda: dist.all_reduce(buffer), group, budget_s=budget / 4, max_calls=max_calls)
-    del buffer
-    grad_bytes = grad_numel * 4
-    result["grad_bytes"] = float(grad_bytes)
-    result["allreduce_s"] = exchange["median_s"]
-    if exchange["median_s"] > 0:
-        result["allreduce_gbps"] = grad_bytes / exchange["median_s"] / 1e9
+    result.update(time_allreduce(grad_numel, group, budget_s=budget / 4, max_calls=max_calls))
     result["num_threads"] = torch.get_num_threads()
     result["device_name"] = (torch.cuda.get_device_name(device) if cuda
                              else f"{cpu_model()} ({torch.get_num_threads()} threads per process)")
