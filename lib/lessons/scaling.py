@@ -28,16 +28,6 @@ def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
     return sorted(found, key=lambda m: ({"mlp": 0, "cnn": 1}.get(m, 2), m))
 
 
-def gpu_counts(rows: Sequence[dict[str, Any]]) -> list[int]:
-    counts = set()
-    for r in rows:
-        try:
-            counts.add(int(r["gpus"]))
-        except (KeyError, TypeError, ValueError):
-            continue
-    return sorted(counts)
-
-
 def gpu_label(n: int, cpu: bool = False) -> str:
     """'1 GPU', '2 GPUs'; on the CPU, where each 'GPU' is a process: '1 process', '2 processes'."""
     if cpu:
