@@ -169,30 +169,6 @@ def test_crossover_and_explanation_read_the_rows(recorded):
         assert f"the exchange is {ratio:.2g}× the compute" in lines[1]
 
 
-def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
-    def row(gpus, batch):
-        compute = 1e-3 + 1e-6 * batch  # 1 ms + 1 us per row
-        exchange = 2e-3 if gpus == 2 else 0.0  # a fixed 2 ms all-reduce of 100 MB, not hidden
-        return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "device": "cuda",
-                "median_s": compute + exchange, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": "",
-                "phase_compute_s": compute, "phase_comm_s": exchange, "grad_bytes": 1e8,
-                "allreduce_s": 2e-3, "allreduce_gbps": 50.0}
-
-    rows = [row(n, b) for n in (1, 2) for b in (16, 256, 4096)]
-    records = scaling.table(rows, "mlp")
-    c = scaling.crossover(records, 2, "per_gpu")
-    assert c.kind == "crosses" and c.bracket == (256, 4096)
-    assert "2 GPUs overtake 1 GPU" in scaling.crossover_sentence(c, 2, "per_gpu")
-    effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
-    assert effs[16] < effs[256] < effs[4096] < 1.0
-    # At the same global batch, 2 GPUs each get half of it: they never catch up here.
-    assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
-    lines = scaling.explanation(records, 2)
-    assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
-    assert "batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: the exchange is 2× the compute" in lines[1]
-    assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
-
-
 # -- the page -------------------------------------------------------------------------------------------
 def _page(monkeypatch, folder):
     from streamlit.testing.v1 import AppTest

@@ -113,3 +113,85 @@ def test_cli_merge_prints_the_summary_and_names_a_bad_input(tmp_path):
     assert out.returncode == 2 and out.stderr.startswith("error:") and "missing.json" in out.stderr
     assert not (tmp_path / "none.json").exists()
     assert cli(tmp_path / "none.json").returncode == 2  # at least one input
+
+
+# -- what the lesson computes from rows --------------------------------------------------------------------
+def measured(gpus, batch, device="cuda"):
+    """A step of 1 ms + 1 us per row, plus (with 2 GPUs) a fixed 2 ms all-reduce of 100 MB, not hidden."""
+    compute = 1e-3 + 1e-6 * batch
+    exchange = 2e-3 if gpus == 2 else 0.0
+    return ddp_row(gpus, batch, compute + exchange, device=device, phase_compute_s=compute, phase_comm_s=exchange,
+                   grad_bytes=1e8, allreduce_s=2e-3, allreduce_gbps=50.0)
+
+
+def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
+    records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
+    c = scaling.crossover(records, 2, "per_gpu")
+    assert c.kind == "crosses" and c.bracket == (256, 4096)
+    assert "2 GPUs overtake 1 GPU" in scaling.crossover_sentence(c, 2, "per_gpu")
+    effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
+    assert effs[16] < effs[256] < effs[4096] < 1.0
+    # At the same global batch, 2 GPUs each get half of it: they never catch up here.
+    assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
+    lines = scaling.explanation(records, 2)
+    assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
+    assert "batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: the exchange is 2× the compute" in lines[1]
+    assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
+
+
+def test_points_are_the_measured_records_and_efficiency_needs_more_than_one_gpu():
+    rows = [measured(n, b) for n in (1, 2) for b in (16, 256)] + [ddp_row(2, 1024, None, status="oom")]
+    rows.append(measured(4, 16))  # its gpus=1 twin (batch 16) is there: efficiency present
+    rows.append({**measured(4, 256), "hidden_width": 7})  # a different experiment: no twin, no efficiency
+    records = scaling.table(rows, "mlp")
+    points = scaling.ok_points(records)
+    assert len(records) == 7 and len(points) == 6
+    assert all(d["status"] == "ok" and d["samples_per_s"] > 0 for d in points)
+    efficiency = scaling.efficiency_points(records)
+    assert [(d["gpus"], d["batch_size"]) for d in efficiency] == [(2, 16), (2, 256), (4, 16)]
+    assert scaling.efficiency_points([{**d, "scaling_efficiency": float("nan")} for d in records]) == []
+
+
+def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
+    records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
+    lines = scaling.crossover_lines(records, "per_gpu")
+    assert lines == [scaling.crossover_sentence(scaling.crossover(records, 2, "per_gpu"), 2, "per_gpu")]
+    assert lines[0].startswith("2 GPUs overtake 1 GPU at a per-GPU batch size of about")
+    only_one = [d for d in records if d["gpus"] == 1]
+    no_one = [d for d in records if d["gpus"] == 2]
+    for subset in (only_one, no_one):
+        assert scaling.crossover_lines(subset, "global", cpu=True) == [
+            "These results do not hold both 1 process and more for this model, so there is nothing to compare."]
+
+
+def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
+    rows = [measured(n, b) for n in (1, 2) for b in (16, 4096)]
+    records = scaling.table(rows, "mlp")
+    assert scaling.why_lines(records) == scaling.explanation(records, 2)
+    one = scaling.table([measured(1, b, device="cpu") for b in (16, 4096)], "mlp")
+    lines = scaling.why_lines(one, cpu=True)
+    assert lines == scaling.single_process_sentences(one)
+    assert lines[0].startswith("At a batch of 16, one step took 1.02 ms")
+    assert "in a group of one process took 2 ms" in lines[-1]
+
+
+def test_sources_and_captions_name_the_machine_and_the_file():
+    recorded = {**pack([measured(1, 16)], machine={**MACHINE, "gpus": ["H200"] * 4}), "path": "/x/h200x4_ddp.json"}
+    assert scaling.recorded_caption(recorded) == "Recorded on box with 2 GPUs (4 GPUs); file h200x4_ddp.json."
+    assert scaling.recorded_source(recorded) == "recorded on box with 2 GPUs"
+    assert scaling.pack_label(recorded) == "box with 2 GPUs — h200x4_ddp.json"
+    bare = {"machine": {}}
+    assert scaling.recorded_caption(bare) == "Recorded on unknown machine; file unknown machine."
+    assert scaling.pack_label(bare) == "unknown machine"
+    assert scaling.live_source([measured(1, 16, device="cpu")]) == "live on this server, CPU, 1 process"
+    assert scaling.live_source([measured(1, 16), measured(2, 16)]) == "live on this server, GPUs"
+
+
+def test_demo_sentence_says_what_the_demo_runs_here():
+    from lib.workloads.ddp.demo import DEMO_CPU, DEMO_CUDA, demo_plan
+
+    cpu = scaling.demo_sentence({"device": "cpu", "gpus": [1], **DEMO_CPU["mlp"]})
+    assert "**one process on the CPU** with the gloo backend, at batch sizes 8, 32, 128:" in cpu
+    cuda = scaling.demo_sentence({"device": "cuda", "gpus": [1, 2, 4], **DEMO_CUDA["cnn"]})
+    assert cuda == "This server has GPUs: the demo runs 1 GPU, 2 GPUs, 4 GPUs at per-GPU batch sizes 16, 64, 256, 1024."
+    assert scaling.demo_sentence(demo_plan("cnn")).startswith("This server has")

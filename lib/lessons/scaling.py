@@ -1,6 +1,7 @@
 """Scaling over GPUs, from rows of the `ddp` workload: where N GPUs overtake one, and the
 communication-versus-compute numbers that explain it. Plain Python over result rows (no
-streamlit): the multi-GPU page lays these out.
+streamlit): the multi-GPU page lays out these records and sentences (lib.charts.scaling draws
+them), and `python -m lib merge` prints merge_files' summary.
 
 Scaling efficiency itself (throughput at N GPUs / (N x throughput at 1 GPU) of the same
 experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency.
@@ -75,6 +76,24 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
     return out
 
 
+def ok_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table records that were measured (status ok, with a throughput): what the charts draw."""
+    return [d for d in records if d["status"] == "ok" and d["samples_per_s"]]
+
+
+def efficiency_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The measured records with more than one GPU and a scaling efficiency (a gpus=1 twin)."""
+    return [d for d in ok_points(records) if d["gpus"] > 1 and _number(d.get("scaling_efficiency"))]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and value == value  # not None, not NaN
+
+
+def _counts(records: Sequence[dict[str, Any]]) -> list[int]:
+    return sorted({d["gpus"] for d in ok_points(records)})
+
+
 X_AXES = {"per_gpu": ("batch_size", "per-GPU batch size"), "global": ("global_batch", "global batch size")}
 
 
@@ -100,6 +119,23 @@ def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = Fal
     if c.kind == "cpu_wins":
         return f"{one} gets through at least as many samples per second as {many} at every {what} measured: {many} never pay off here."
     return f"Not enough points measured on both {one} and {many} at the same {what} to compare them."
+
+
+def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> list[str]:
+    """Where more GPUs start to win: one sentence for each measured N > 1, or why there is nothing
+    to compare (no gpus=1 point, or nothing but gpus=1)."""
+    counts = _counts(records)
+    many = [n for n in counts if n > 1]
+    if not many or 1 not in counts:
+        return [f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
+                "so there is nothing to compare."]
+    return [crossover_sentence(crossover(records, n, x), n, x, cpu) for n in many]
+
+
+def why_lines(records: Sequence[dict[str, Any]], cpu: bool = False) -> list[str]:
+    """Communication against compute at the largest N measured; with one process only, what it shows."""
+    many = [n for n in _counts(records) if n > 1]
+    return explanation(records, max(many), cpu) if many else single_process_sentences(records)
 
 
 def _fmt_ms(ms: float) -> str:
@@ -166,7 +202,7 @@ def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-# -- recorded packs and merging ---------------------------------------------------------------------
+# -- recorded packs, the live demo, merging ------------------------------------------------------
 def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
     """The shipped packs holding ddp rows, and a line for each file that could not be read
     (one bad file must not hide the others)."""
@@ -175,9 +211,41 @@ def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def pack_label(pack: dict[str, Any]) -> str:
+    """'<machine> — <file name>': how the page's machine picker names a pack."""
     name = Path(str(pack.get("path", ""))).name
-    label = str(pack.get("machine", {}).get("label", "unknown machine"))
+    label = machine_label(pack)
     return f"{label} — {name}" if name else label
+
+
+def machine_label(pack: dict[str, Any]) -> str:
+    return str(pack.get("machine", {}).get("label", "unknown machine"))
+
+
+def recorded_source(pack: dict[str, Any]) -> str:
+    """Where a recorded pack's numbers come from, as the page's sentences name it."""
+    return f"recorded on {machine_label(pack)}"
+
+
+def recorded_caption(pack: dict[str, Any]) -> str:
+    """'Recorded on <machine> (<N> GPUs); file <name>.'"""
+    gpus = pack.get("machine", {}).get("gpus") or []
+    name = Path(str(pack.get("path", ""))).name or machine_label(pack)
+    return f"Recorded on {machine_label(pack)}" + (f" ({len(gpus)} GPUs)" if gpus else "") + f"; file {name}."
+
+
+def live_source(rows: Sequence[dict[str, Any]]) -> str:
+    return "live on this server, " + ("CPU, 1 process" if all(r.get("device") == "cpu" for r in rows) else "GPUs")
+
+
+def demo_sentence(plan: dict[str, Any]) -> str:
+    """What the live demo will run here (plan: lib.workloads.ddp.demo.demo_plan)."""
+    batches = ", ".join(str(b) for b in plan["batch_sizes"])
+    if plan["device"] == "cpu":
+        return ("This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
+                f"backend, at batch sizes {batches}: the same torchrun launch, "
+                "DistributedDataParallel and timing as on the GPU machines, without anyone to exchange gradients with.")
+    return (f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan['gpus'])} "
+            f"at per-GPU batch sizes {batches}.")
 
 
 def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
