@@ -217,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting", help="the swept setting, if the rows do not say")
     p.set_defaults(func=cmd_crossover)
 
-    p = sub.add_parser("merge", help="merge packs recorded one after another on one machine (ddp: scaling efficiency across them)")
+    p = sub.add_parser("merge", help="merge packs recorded one after another on one machine "
+                                     "(ddp: scaling efficiency across them)")
     p.add_argument("out", help="the merged pack to write (JSON)")
     p.add_argument("inputs", nargs="+", help="the packs to merge; the first one's machine is kept")
     p.set_defaults(func=cmd_merge)

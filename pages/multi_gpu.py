@@ -108,7 +108,8 @@ demo_model = st.selectbox("Model for the demo", ["mlp", "cnn"], key="multi_gpu_d
 st.write(scaling.demo_sentence(demo.demo_plan(demo_model)))
 if st.button("Run the live demo", key="multi_gpu_run"):
     bar = st.progress(0.0, text="starting torchrun…")
-    st.session_state[LIVE_KEY] = (demo_model, demo.run_demo(demo_model, progress=lambda f, m: bar.progress(min(1.0, f), text=m)))
+    demo_rows = demo.run_demo(demo_model, progress=lambda f, m: bar.progress(min(1.0, f), text=m))
+    st.session_state[LIVE_KEY] = (demo_model, demo_rows)
     bar.empty()
 live = st.session_state.get(LIVE_KEY)
 if live:

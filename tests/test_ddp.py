@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from lib.lessons import scaling
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
+from lib.lessons import scaling
 from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD
 from lib.workloads.ddp.efficiency import add_scaling_efficiency
@@ -50,7 +50,8 @@ def recorded(tmp_path_factory):
     merged = folder / "cpux2_ddp.json"
     out = cli("merge", str(merged), *runs)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith(f"wrote {merged}: {2 * len(counts)} rows ({2 * len(counts)} ok) from {len(counts)} run(s)")
+    rows = 2 * len(counts)
+    assert out.stdout.startswith(f"wrote {merged}: {rows} rows ({rows} ok) from {len(counts)} run(s)")
     return merged
 
 

@@ -3,7 +3,7 @@ and what the multi-GPU lesson computes from rows (lib.lessons.scaling), on hand-
 
 import pytest
 
-from lib.core.results import PackError, SCHEMA_VERSION, validate_pack
+from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
 from lib.lessons import scaling
 from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
 
@@ -42,7 +42,7 @@ def test_efficiency_never_mixes_experiments_and_drops_stale_values():
     other_machine = ddp_row(2, 64, 0.016, machine="elsewhere")
     more_steps = ddp_row(2, 64, 0.016, steps=500)  # steps does not change the experiment
     not_ddp = {"workload": "mlp", "gpus": 2, "median_s": 1.0, "status": "ok", "scaling_efficiency": 3.0}
-    rows = add_scaling_efficiency([one, other_width, other_machine, more_steps, not_ddp])
+    add_scaling_efficiency([one, other_width, other_machine, more_steps, not_ddp])  # in place
     assert "scaling_efficiency" not in other_width and "scaling_efficiency" not in other_machine
     assert more_steps["scaling_efficiency"] == pytest.approx(0.625)
     assert not_ddp["scaling_efficiency"] == 3.0  # other workloads' rows are left alone
@@ -135,7 +135,8 @@ def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
     assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
     lines = scaling.explanation(records, 2)
     assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
-    assert "batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: the exchange is 2× the compute" in lines[1]
+    assert ("batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: "
+            "the exchange is 2× the compute") in lines[1]
     assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
 
 

@@ -12,12 +12,14 @@ no Streamlit.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
 
 from lib.lessons.scaling import X_AXES
+
 
 def points_frame(points: Sequence[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """The points as a DataFrame, with every column the charts read (empty ones added if missing)."""

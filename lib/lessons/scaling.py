@@ -9,11 +9,12 @@ experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from lib.core.crossover import Crossover, find_crossover
 from lib.core import results as _results
+from lib.core.crossover import Crossover, find_crossover
 from lib.recorded import load_recorded
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, is_ok, merge_runs, throughput
 

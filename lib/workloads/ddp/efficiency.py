@@ -11,7 +11,8 @@ rows it shows.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from lib.core import results as _results
 

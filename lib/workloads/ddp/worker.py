@@ -24,8 +24,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -210,7 +211,8 @@ def _fail(config: dict[str, Any], rank: int, index: int | None, err: BaseExcepti
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json-args", required=True, help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)")
+    parser.add_argument("--json-args", required=True,
+                        help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)")
     config = json.loads(parser.parse_args(argv).json_args)
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -225,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         kwargs = {"device_id": torch.device(device)} if config["backend"] == "nccl" else {}
         dist.init_process_group(backend=config["backend"], timeout=timeout, **kwargs)
         group = Group(device)
-    except BaseException as err:  # noqa: BLE001 - reported to the parent, then exit
+    except BaseException as err:  # reported to the parent, then exit
         _fail(config, rank, None, err)
         return 1
 
@@ -242,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         try:
             results.append(measure(point, group, config, local_rank))
-        except BaseException as err:  # noqa: BLE001 - one rank failing ends this launch
+        except BaseException as err:  # one rank failing ends this launch
             _fail(config, rank, index, err)
             return 1
         if config["device"] == "cuda":

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -33,8 +34,15 @@ from lib.core.workload import Setting, SettingError, Step, Workload
 from lib.workloads import mlp
 from lib.workloads.ddp.efficiency import add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, launch
-from lib.workloads.ddp.models import (BYTES_PER_FLOAT, IMAGE_SHAPE, build_model, cnn_stages, make_optimizer,
-                                      mlp_params, synthetic_batch)
+from lib.workloads.ddp.models import (
+    BYTES_PER_FLOAT,
+    IMAGE_SHAPE,
+    build_model,
+    cnn_stages,
+    make_optimizer,
+    mlp_params,
+    synthetic_batch,
+)
 
 ProgressFn = Callable[[float, str], None]
 
