@@ -60,6 +60,23 @@ def test_ddp_is_registered_and_launches_its_own_processes():
     assert WORKLOAD.launches_processes is True
 
 
+def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
+    # Run in a fresh interpreter: this one has the lessons loaded already.
+    code = (
+        "import importlib.util, sys\n"
+        "from lib.workloads.ddp.launch import ROOT, WORKER_MODULE\n"
+        "import lib.workloads.ddp.demo, lib.workloads.ddp.worker\n"
+        "print(importlib.util.find_spec(WORKER_MODULE).origin, ROOT)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('lib.lessons', 'lib.charts', 'streamlit', 'altair'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    origin_and_root, above = out.stdout.splitlines()
+    assert origin_and_root == f"{ROOT / 'lib' / 'workloads' / 'ddp' / 'worker.py'} {ROOT}"
+    assert above == "[]"
+
+
 def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_path):
     too_many = available_cores() + 1
     pack_path = tmp_path / "gpus.json"

@@ -32,7 +32,7 @@ from torch import nn
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, SettingError, Step, Workload
 from lib.workloads import mlp
-from lib.workloads.ddp.efficiency import add_scaling_efficiency
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, launch
 from lib.workloads.ddp.models import (
     BYTES_PER_FLOAT,
@@ -54,7 +54,7 @@ def resolve_backend(backend: str, device: str) -> str:
 
 
 class DDPTraining(Workload):
-    name = "ddp"
+    name = WORKLOAD_NAME  # "ddp", the name its rows carry
     title = "Multi-GPU training step (DistributedDataParallel)"
     description = (
         "One optimizer step of an MLP or a small CNN on `gpus` processes with DistributedDataParallel, "
