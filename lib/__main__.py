@@ -4,6 +4,7 @@
     python -m lib run WORKLOAD --set KEY=VALUE ... --devices cpu,cuda
     python -m lib sweep WORKLOAD --over KEY=V1,V2,... --set KEY=VALUE ... --devices cpu,cuda --out PACK.json
     python -m lib crossover PACK.json
+    python -m lib merge OUT.json IN.json ...
 """
 
 from __future__ import annotations
@@ -164,6 +165,14 @@ def cmd_crossover(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    from lib.lessons.scaling import merge_files
+
+    for line in merge_files(args.out, args.inputs):
+        print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m lib", description="When does the GPU win? Measure PyTorch work on CPU and CUDA.")
     parser.add_argument("--version", action="version", version=APP_VERSION)
@@ -200,6 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workload", help="only this workload")
     p.add_argument("--setting", help="the swept setting, if the rows do not say")
     p.set_defaults(func=cmd_crossover)
+
+    p = sub.add_parser("merge", help="merge packs recorded one after another on one machine "
+                                     "(ddp: scaling efficiency across them)")
+    p.add_argument("out", help="the merged pack to write (JSON)")
+    p.add_argument("inputs", nargs="+", help="the packs to merge; the first one's machine is kept")
+    p.set_defaults(func=cmd_merge)
     return parser
 
 

@@ -6,8 +6,8 @@
 # Needs only python3 with torch 2.11 (no streamlit, no altair). For the MLP and the CNN, and for
 # 1, 2 and 4 GPUs (up to what the machine has), sweeps the per-GPU batch size through
 # `python3 -m lib sweep ddp` (one torchrun launch per model and GPU count), then merges the runs
-# into OUT_DIR/NAME_ddp.json with scaling efficiency (NAME defaults to e.g. h200x4, from the
-# first GPU's name and the GPU count). The single runs stay in OUT_DIR/ddp_runs/.
+# with `python3 -m lib merge` into OUT_DIR/NAME_ddp.json with scaling efficiency (NAME defaults to
+# e.g. h200x4, from the first GPU's name and the GPU count). The single runs stay in OUT_DIR/ddp_runs/.
 # About 3 minutes on 4 H200s; each sweep is capped at $SWEEP_BUDGET_S seconds (default 55).
 # Copy the merged pack into lib/recorded/ to ship it with the app.
 #
@@ -74,5 +74,5 @@ if [ "${#runs[@]}" -eq 0 ]; then
   echo "error: no sweep produced a pack" >&2
   exit 1
 fi
-"$PY" -m lib.lessons.scaling merge "$OUT_DIR/${NAME}_ddp.json" "${runs[@]}"
+"$PY" -m lib merge "$OUT_DIR/${NAME}_ddp.json" "${runs[@]}"
 echo "done in $(( $(date +%s) - start )) s: $OUT_DIR/${NAME}_ddp.json"

@@ -20,7 +20,7 @@ def cli(*args, cwd=ROOT):
 def test_help_lists_every_command():
     out = cli("--help")
     assert out.returncode == 0
-    for command in ("devices", "run", "sweep", "crossover"):
+    for command in ("devices", "run", "sweep", "crossover", "merge"):
         assert command in out.stdout
 
 

@@ -14,10 +14,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from lib.lessons import scaling
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
+from lib.lessons import scaling
 from lib.workloads import get_workload
-from lib.workloads.ddp import WORKLOAD, available_cores, build_model, launch
+from lib.workloads.ddp import WORKLOAD
+from lib.workloads.ddp.efficiency import add_scaling_efficiency
+from lib.workloads.ddp.launch import available_cores, child_env, launch
+from lib.workloads.ddp.models import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_MLP = ["--set", "model=mlp", "--set", "hidden_width=32", "--set", "depth=2", "--set", "input_features=16"]
@@ -34,7 +37,7 @@ def cli(*args):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A pack made the way scripts/record_ddp.sh makes one: a batch sweep per process count
-    through the CLI, then `python -m lib.lessons.scaling merge` (1 and 2 processes where 2 cores exist)."""
+    through the CLI, then `python -m lib merge` (1 and 2 processes where 2 cores exist)."""
     folder = tmp_path_factory.mktemp("ddp_record")
     counts = [1, 2] if available_cores() >= 2 else [1]
     runs = []
@@ -45,15 +48,33 @@ def recorded(tmp_path_factory):
         assert out.returncode == 0, out.stderr
         runs.append(str(run))
     merged = folder / "cpux2_ddp.json"
-    out = subprocess.run([sys.executable, "-m", "lib.lessons.scaling", "merge", str(merged), *runs], cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+    out = cli("merge", str(merged), *runs)
     assert out.returncode == 0, out.stderr
+    rows = 2 * len(counts)
+    assert out.stdout.startswith(f"wrote {merged}: {rows} rows ({rows} ok) from {len(counts)} run(s)")
     return merged
 
 
 def test_ddp_is_registered_and_launches_its_own_processes():
     assert get_workload("ddp") is WORKLOAD
     assert WORKLOAD.launches_processes is True
+
+
+def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
+    # Run in a fresh interpreter: this one has the lessons loaded already.
+    code = (
+        "import importlib.util, sys\n"
+        "from lib.workloads.ddp.launch import ROOT, WORKER_MODULE\n"
+        "import lib.workloads.ddp.demo, lib.workloads.ddp.worker\n"
+        "print(importlib.util.find_spec(WORKER_MODULE).origin, ROOT)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('lib.lessons', 'lib.charts', 'streamlit', 'altair'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    origin_and_root, above = out.stdout.splitlines()
+    assert origin_and_root == f"{ROOT / 'lib' / 'workloads' / 'ddp' / 'worker.py'} {ROOT}"
+    assert above == "[]"
 
 
 def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_path):
@@ -102,8 +123,6 @@ def test_more_gpus_than_present_on_cuda_is_skipped_with_a_message():
 
 
 def test_children_always_run_with_nvlink_multicast_off(monkeypatch):
-    from lib.workloads.ddp import child_env
-
     monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")
     env = child_env(threads=1)
     assert env["NCCL_NVLS_ENABLE"] == "0"
@@ -147,7 +166,7 @@ def test_scaling_efficiency_from_measured_rows(recorded):
             assert row["scaling_efficiency"] == 1.0
     # Recomputing never mixes experiments: a changed setting has no gpus=1 twin, so no efficiency.
     changed = [{**r, "hidden_width": 99} if r["gpus"] > 1 else dict(r) for r in rows]
-    for row in scaling.add_scaling_efficiency(changed):
+    for row in add_scaling_efficiency(changed):
         assert ("scaling_efficiency" in row) == (row["gpus"] == 1)
     validate_pack(load_pack(recorded))
 
@@ -166,30 +185,6 @@ def test_crossover_and_explanation_read_the_rows(recorded):
         small = min((d for d in records if d["gpus"] == n), key=lambda d: d["batch_size"])
         ratio = small["allreduce_ms"] / small["compute_ms"]
         assert f"the exchange is {ratio:.2g}× the compute" in lines[1]
-
-
-def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
-    def row(gpus, batch):
-        compute = 1e-3 + 1e-6 * batch  # 1 ms + 1 us per row
-        exchange = 2e-3 if gpus == 2 else 0.0  # a fixed 2 ms all-reduce of 100 MB, not hidden
-        return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "device": "cuda",
-                "median_s": compute + exchange, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": "",
-                "phase_compute_s": compute, "phase_comm_s": exchange, "grad_bytes": 1e8,
-                "allreduce_s": 2e-3, "allreduce_gbps": 50.0}
-
-    rows = [row(n, b) for n in (1, 2) for b in (16, 256, 4096)]
-    records = scaling.table(rows, "mlp")
-    c = scaling.crossover(records, 2, "per_gpu")
-    assert c.kind == "crosses" and c.bracket == (256, 4096)
-    assert "2 GPUs overtake 1 GPU" in scaling.crossover_sentence(c, 2, "per_gpu")
-    effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
-    assert effs[16] < effs[256] < effs[4096] < 1.0
-    # At the same global batch, 2 GPUs each get half of it: they never catch up here.
-    assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
-    lines = scaling.explanation(records, 2)
-    assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
-    assert "batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: the exchange is 2× the compute" in lines[1]
-    assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
 
 
 # -- the page -------------------------------------------------------------------------------------------
@@ -247,7 +242,7 @@ def test_two_gpus_through_nccl():
     if torch.cuda.device_count() < 2:
         pytest.skip("needs 2 GPUs")
     points = [{"gpus": n, "batch_size": 256, "model": "mlp", "hidden_width": 1024, "depth": 4} for n in (1, 2)]
-    rows = scaling.add_scaling_efficiency(WORKLOAD.measure_points(points, "cuda", budget_s=0.3))
+    rows = add_scaling_efficiency(WORKLOAD.measure_points(points, "cuda", budget_s=0.3))
     for row in rows:
         validate_row(row, "row")
         assert row["status"] == "ok", row["message"]

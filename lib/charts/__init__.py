@@ -6,6 +6,7 @@ May import lib.core and lib.lessons (to draw what a lesson computed); nothing im
     curves    time against a setting, speed-up, phases, seed ratios, loss curves
     variants  several timing variants or methods of one sweep; memory estimates
     machines  several machines' curves of one sweep (Your results)
+    scaling   throughput and scaling efficiency per GPU count (Multi-GPU)
     theme     colours and time units every chart shares
 """
 

@@ -1,89 +1,33 @@
-"""Scaling over GPUs, from rows of the `ddp` workload: efficiency, where N GPUs overtake one,
-and the communication-versus-compute numbers that explain it. Plain Python over result rows
-(no torch, no streamlit): the multi-GPU page lays these out, the record script merges with them.
+"""Scaling over GPUs, from rows of the `ddp` workload: where N GPUs overtake one, and the
+communication-versus-compute numbers that explain it. Plain Python over result rows (no
+streamlit): the multi-GPU page lays out these records and sentences (lib.charts.scaling draws
+them), and `python -m lib merge` prints merge_files' summary.
 
-Scaling efficiency of a row with N GPUs: its throughput / (N x the throughput of the gpus=1 row
-that has every other setting equal, on the same machine and device). 1.0 is perfect scaling;
-at gpus=1 it is 1.0 by definition.
+Scaling efficiency itself (throughput at N GPUs / (N x throughput at 1 GPU) of the same
+experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency.
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from lib.core.crossover import Crossover, find_crossover
 from lib.core import results as _results
+from lib.core.crossover import Crossover, find_crossover
 from lib.recorded import load_recorded
-
-WORKLOAD = "ddp"
-# Settings that do not make two rows different experiments for scaling.
-_NOT_COMPARED = {"gpus", "steps"}
-
-
-def _ok(row: dict[str, Any]) -> bool:
-    return row.get("status") == "ok" and isinstance(row.get("median_s"), (int, float)) and row["median_s"] > 0
-
-
-def throughput(row: dict[str, Any]) -> float | None:
-    """Samples per second of the whole group (from the row, else from its settings)."""
-    if not _ok(row):
-        return None
-    value = row.get("samples_per_s")
-    if isinstance(value, (int, float)) and value > 0:
-        return float(value)
-    try:
-        return int(row["gpus"]) * int(row["batch_size"]) / float(row["median_s"])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def experiment_key(row: dict[str, Any]) -> tuple:
-    """What must match for two rows to be the same experiment on a different number of GPUs."""
-    settings = sorted((k, str(row[k])) for k in _results.setting_keys(row) if k not in _NOT_COMPARED)
-    return (row.get("workload"), row.get("machine", ""), row.get("device"), tuple(settings))
-
-
-def add_scaling_efficiency(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows, each ok ddp row given `scaling_efficiency` where its gpus=1 twin is present
-    (removed where it is not, so a stale value never survives a merge)."""
-    rows = list(rows)
-    base: dict[tuple, float] = {}
-    for row in rows:
-        if row.get("workload") == WORKLOAD and str(row.get("gpus")) == "1":
-            value = throughput(row)
-            if value:
-                base[experiment_key(row)] = value
-    for row in rows:
-        if row.get("workload") != WORKLOAD:
-            continue
-        row.pop("scaling_efficiency", None)
-        value, one = throughput(row), base.get(experiment_key(row))
-        if value and one:
-            row["scaling_efficiency"] = value / (int(row["gpus"]) * one)
-    return rows
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, is_ok, merge_runs, throughput
 
 
 # -- what the page shows ------------------------------------------------------------------------------
 def ddp_rows(pack_or_rows: dict[str, Any] | Sequence[dict[str, Any]], model: str | None = None) -> list[dict[str, Any]]:
     rows = pack_or_rows["rows"] if isinstance(pack_or_rows, dict) else pack_or_rows
-    return [r for r in rows if r.get("workload") == WORKLOAD and (model is None or r.get("model") == model)]
+    return [r for r in rows if r.get("workload") == WORKLOAD_NAME and (model is None or r.get("model") == model)]
 
 
 def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
     found = {str(r.get("model")) for r in ddp_rows(rows) if r.get("model")}
     return sorted(found, key=lambda m: ({"mlp": 0, "cnn": 1}.get(m, 2), m))
-
-
-def gpu_counts(rows: Sequence[dict[str, Any]]) -> list[int]:
-    counts = set()
-    for r in rows:
-        try:
-            counts.add(int(r["gpus"]))
-        except (KeyError, TypeError, ValueError):
-            continue
-    return sorted(counts)
 
 
 def gpu_label(n: int, cpu: bool = False) -> str:
@@ -106,7 +50,7 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
             gpus, batch = int(r["gpus"]), int(r["batch_size"])
         except (KeyError, TypeError, ValueError):
             continue
-        ok = _ok(r)
+        ok = is_ok(r)
         grad, gbps = r.get("grad_bytes"), r.get("allreduce_gbps")
         out.append({
             "model": str(r.get("model", "")),
@@ -131,6 +75,24 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
         })
     out.sort(key=lambda d: (d["model"], d["gpus"], d["batch_size"]))
     return out
+
+
+def ok_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table records that were measured (status ok, with a throughput): what the charts draw."""
+    return [d for d in records if d["status"] == "ok" and d["samples_per_s"]]
+
+
+def efficiency_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The measured records with more than one GPU and a scaling efficiency (a gpus=1 twin)."""
+    return [d for d in ok_points(records) if d["gpus"] > 1 and _number(d.get("scaling_efficiency"))]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and value == value  # not None, not NaN
+
+
+def _counts(records: Sequence[dict[str, Any]]) -> list[int]:
+    return sorted({d["gpus"] for d in ok_points(records)})
 
 
 X_AXES = {"per_gpu": ("batch_size", "per-GPU batch size"), "global": ("global_batch", "global batch size")}
@@ -158,6 +120,23 @@ def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = Fal
     if c.kind == "cpu_wins":
         return f"{one} gets through at least as many samples per second as {many} at every {what} measured: {many} never pay off here."
     return f"Not enough points measured on both {one} and {many} at the same {what} to compare them."
+
+
+def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> list[str]:
+    """Where more GPUs start to win: one sentence for each measured N > 1, or why there is nothing
+    to compare (no gpus=1 point, or nothing but gpus=1)."""
+    counts = _counts(records)
+    many = [n for n in counts if n > 1]
+    if not many or 1 not in counts:
+        return [f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
+                "so there is nothing to compare."]
+    return [crossover_sentence(crossover(records, n, x), n, x, cpu) for n in many]
+
+
+def why_lines(records: Sequence[dict[str, Any]], cpu: bool = False) -> list[str]:
+    """Communication against compute at the largest N measured; with one process only, what it shows."""
+    many = [n for n in _counts(records) if n > 1]
+    return explanation(records, max(many), cpu) if many else single_process_sentences(records)
 
 
 def _fmt_ms(ms: float) -> str:
@@ -224,7 +203,7 @@ def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-# -- recorded packs and merging ---------------------------------------------------------------------
+# -- recorded packs, the live demo, merging ------------------------------------------------------
 def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
     """The shipped packs holding ddp rows, and a line for each file that could not be read
     (one bad file must not hide the others)."""
@@ -233,41 +212,59 @@ def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def pack_label(pack: dict[str, Any]) -> str:
+    """'<machine> — <file name>': how the page's machine picker names a pack."""
     name = Path(str(pack.get("path", ""))).name
-    label = str(pack.get("machine", {}).get("label", "unknown machine"))
+    label = machine_label(pack)
     return f"{label} — {name}" if name else label
 
 
-def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Packs recorded one after another on one machine -> one pack (the first pack's machine),
-    with scaling efficiency computed across all of them."""
-    if not packs:
-        raise _results.PackError("nothing to merge")
-    machine = packs[0]["machine"]
-    rows = [dict(r) for p in packs for r in _results.validate_pack(p)["rows"]]
-    for row in rows:
-        row.setdefault("machine", machine.get("label", ""))
-    return _results.validate_pack({"schema_version": _results.SCHEMA_VERSION, "machine": machine,
-                                   "rows": add_scaling_efficiency(rows)})
+def machine_label(pack: dict[str, Any]) -> str:
+    return str(pack.get("machine", {}).get("label", "unknown machine"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """python -m lib.lessons.scaling merge OUT.json IN.json ... : merge one machine's ddp runs."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) < 3 or argv[0] != "merge":
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    out, inputs = argv[1], argv[2:]
+def recorded_source(pack: dict[str, Any]) -> str:
+    """Where a recorded pack's numbers come from, as the page's sentences name it."""
+    return f"recorded on {machine_label(pack)}"
+
+
+def recorded_caption(pack: dict[str, Any]) -> str:
+    """'Recorded on <machine> (<N> GPUs); file <name>.'"""
+    gpus = pack.get("machine", {}).get("gpus") or []
+    name = Path(str(pack.get("path", ""))).name or machine_label(pack)
+    return f"Recorded on {machine_label(pack)}" + (f" ({len(gpus)} GPUs)" if gpus else "") + f"; file {name}."
+
+
+def live_source(rows: Sequence[dict[str, Any]]) -> str:
+    return "live on this server, " + ("CPU, 1 process" if all(r.get("device") == "cpu" for r in rows) else "GPUs")
+
+
+def demo_sentence(plan: dict[str, Any]) -> str:
+    """What the live demo will run here (plan: lib.workloads.ddp.demo.demo_plan)."""
+    batches = ", ".join(str(b) for b in plan["batch_sizes"])
+    if plan["device"] == "cpu":
+        return ("This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
+                f"backend, at batch sizes {batches}: the same torchrun launch, "
+                "DistributedDataParallel and timing as on the GPU machines, without anyone to exchange gradients with.")
+    return (f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan['gpus'])} "
+            f"at per-GPU batch sizes {batches}.")
+
+
+def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
+    """`python -m lib merge OUT IN...`: packs recorded one after another on one machine -> one pack
+    at OUT (merge_runs: the first pack's machine, scaling efficiency across all of them); returns
+    the lines of a short summary to print."""
     pack = merge_runs([_results.load_pack(p) for p in inputs])
     _results.save_pack(pack, out)
+    return merge_summary(pack, out, len(inputs))
+
+
+def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]:
+    """What was written, then one line per ddp row: throughput, scaling efficiency, status."""
     ok = [r for r in pack["rows"] if r.get("status") == "ok"]
-    print(f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {len(inputs)} run(s)")
+    lines = [f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {runs} run(s)"]
     for r in table(pack["rows"]):
         eff = f"{r['scaling_efficiency']:.2f}" if r["scaling_efficiency"] is not None else "-"
         sps = f"{r['samples_per_s']:.4g}" if r["samples_per_s"] else "-"
-        print(f"  {r['model']:>4} {r['GPUs']:>7} batch {r['batch_size']:>6}  {sps:>10} samples/s  efficiency {eff}  {r['status']} {r['message']}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        lines.append(f"  {r['model']:>4} {r['GPUs']:>7} batch {r['batch_size']:>6}  {sps:>10} samples/s  "
+                     f"efficiency {eff}  {r['status']} {r['message']}")
+    return lines

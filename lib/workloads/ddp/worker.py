@@ -1,9 +1,9 @@
 """One process of a DistributedDataParallel measurement; started by torchrun, never by hand:
 
     python -m torch.distributed.run --standalone --nproc_per_node=N \\
-        -m lib.workloads.ddp_worker --json-args '{"points": [...], "device": "cuda", ...}'
+        -m lib.workloads.ddp.worker --json-args '{"points": [...], "device": "cuda", ...}'
 
-(lib.workloads.ddp.launch builds that command.) Every rank runs the same points in the same
+(lib.workloads.ddp.launch.launch builds that command.) Every rank runs the same points in the same
 order; rank 0 writes `result_path` after each point. A rank that fails writes
 `error_dir/error.rank<R>.json` naming the point, and exits: torchrun then stops the others.
 
@@ -24,8 +24,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -34,7 +35,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from lib.core.devices import cpu_model, synchronize
 from lib.core.timing import MIN_BLOCK_S, median_and_iqr
-from lib.workloads.ddp import WORKLOAD, build_model, make_optimizer, synthetic_batch
+from lib.workloads.ddp.models import build_model, make_optimizer, synthetic_batch
+from lib.workloads.ddp.workload import WORKLOAD
 
 WARMUP_CALLS = 3
 MIN_REPEATS = 3
@@ -102,6 +104,27 @@ def timed(fn: Callable[[], Any], group: Group, *, budget_s: float, max_calls: in
     return {"median_s": median, "iqr_s": iqr, "repeats": repeats, "calls_per_repeat": calls, "cold_s": group.max(cold)}
 
 
+def check_synchronised(model: nn.Module, loss: float, group: Group) -> None:
+    """The DDP promise: after synchronised steps every rank holds the same weights (and a finite loss)."""
+    if not math.isfinite(loss):
+        raise AssertionError(f"loss became {loss}")
+    checksum = float(sum(p.detach().double().sum() for p in model.parameters()).item())
+    high, low = group.max(checksum), group.min(checksum)
+    if abs(high - low) > 1e-9 * max(1.0, abs(high)):
+        raise AssertionError(f"weights differ between ranks after synchronised steps ({low!r} vs {high!r})")
+
+
+def time_allreduce(grad_numel: int, group: Group, *, budget_s: float, max_calls: int) -> dict[str, float]:
+    """One all-reduce of a buffer as big as the gradient, timed alone: the exchange unhidden."""
+    buffer = torch.zeros(grad_numel, dtype=torch.float32, device=group.device)  # zeros: sums stay finite
+    exchange = timed(lambda: dist.all_reduce(buffer), group, budget_s=budget_s, max_calls=max_calls)
+    grad_bytes = grad_numel * 4
+    result = {"grad_bytes": float(grad_bytes), "allreduce_s": exchange["median_s"]}
+    if exchange["median_s"] > 0:
+        result["allreduce_gbps"] = grad_bytes / exchange["median_s"] / 1e9
+    return result
+
+
 def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_rank: int) -> dict[str, Any]:
     device = group.device
     cuda = device.startswith("cuda")
@@ -140,14 +163,7 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
 
     result = timed(step, group, budget_s=budget, max_calls=max_calls)
 
-    # The DDP promise: after synchronised steps every rank holds the same weights.
-    loss = float(last["loss"].item())
-    if not math.isfinite(loss):
-        raise AssertionError(f"loss became {loss}")
-    checksum = float(sum(p.detach().double().sum() for p in model.parameters()).item())
-    high, low = group.max(checksum), group.min(checksum)
-    if abs(high - low) > 1e-9 * max(1.0, abs(high)):
-        raise AssertionError(f"weights differ between ranks after synchronised steps ({low!r} vs {high!r})")
+    check_synchronised(model, float(last["loss"].item()), group)
 
     if config.get("with_phases", True):
         # Weights drift apart from here on (no exchange); nothing is checked after this.
@@ -160,15 +176,7 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
     if cuda:
         torch.cuda.empty_cache()
 
-    # One all-reduce of a buffer as big as the gradient, timed alone: the exchange unhidden.
-    buffer = torch.zeros(grad_numel, dtype=torch.float32, device=device)  # zeros: sums stay finite
-    exchange = timed(lambda: dist.all_reduce(buffer), group, budget_s=budget / 4, max_calls=max_calls)
-    del buffer
-    grad_bytes = grad_numel * 4
-    result["grad_bytes"] = float(grad_bytes)
-    result["allreduce_s"] = exchange["median_s"]
-    if exchange["median_s"] > 0:
-        result["allreduce_gbps"] = grad_bytes / exchange["median_s"] / 1e9
+    result.update(time_allreduce(grad_numel, group, budget_s=budget / 4, max_calls=max_calls))
     result["num_threads"] = torch.get_num_threads()
     result["device_name"] = (torch.cuda.get_device_name(device) if cuda
                              else f"{cpu_model()} ({torch.get_num_threads()} threads per process)")
@@ -203,7 +211,8 @@ def _fail(config: dict[str, Any], rank: int, index: int | None, err: BaseExcepti
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json-args", required=True, help="the measurement, as JSON (see lib.workloads.ddp.launch)")
+    parser.add_argument("--json-args", required=True,
+                        help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)")
     config = json.loads(parser.parse_args(argv).json_args)
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -218,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         kwargs = {"device_id": torch.device(device)} if config["backend"] == "nccl" else {}
         dist.init_process_group(backend=config["backend"], timeout=timeout, **kwargs)
         group = Group(device)
-    except BaseException as err:  # noqa: BLE001 - reported to the parent, then exit
+    except BaseException as err:  # reported to the parent, then exit
         _fail(config, rank, None, err)
         return 1
 
@@ -235,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         try:
             results.append(measure(point, group, config, local_rank))
-        except BaseException as err:  # noqa: BLE001 - one rank failing ends this launch
+        except BaseException as err:  # one rank failing ends this launch
             _fail(config, rank, index, err)
             return 1
         if config["device"] == "cuda":

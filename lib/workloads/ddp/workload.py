@@ -1,19 +1,14 @@
-"""Multi-GPU training step with DistributedDataParallel (seed 002), launched through torchrun.
-
-Seed 002 found that 2 GPUs pay off only at large batches. The reason: every step, each GPU
-computes gradients on its own share of the data, then all GPUs average their gradients with an
-all-reduce. The gradient is as big as the model whatever the batch, so the all-reduce is a fixed
-cost per step that only enough work per step can hide.
+"""The ddp workload: its settings, FLOP/byte/memory estimates, and one result row per point.
 
 One measured point = one `torchrun` launch of `gpus` processes (one per GPU; on the CPU, one per
-core with the gloo backend), each running `lib.workloads.ddp_worker`. Several points that share a
-process count run in the same launch (the launch costs seconds). Rank 0 writes a JSON file that
-this module turns into one result row per point:
+core with the gloo backend), each running lib.workloads.ddp.worker. Several points that share a
+process count run in the same launch (the launch costs seconds; lib.workloads.ddp.launch). Rank 0
+writes a JSON file that this module turns into one result row per point:
 
     median_s, iqr_s, repeats   step time of the whole group (slowest rank per timed block)
     samples_per_s              global throughput: gpus x batch_size / median_s
     scaling_efficiency         samples_per_s at N / (N x samples_per_s at 1), when the gpus=1 point
-                               with the same other settings is among the rows (lib.lessons.scaling)
+                               with the same other settings is among the rows (efficiency.py)
     phase_compute_s            the same step under DDP's no_sync(): no gradient exchange
     phase_comm_s               communication the step could not hide: step - no-sync step (>= 0)
     grad_bytes                 bytes of gradient all-reduced every step
@@ -21,107 +16,35 @@ this module turns into one result row per point:
                                grad_bytes / allreduce_s in GB/s (what one exchange costs unhidden)
     peak_memory_bytes          torch.cuda.max_memory_allocated, largest over the GPUs (CUDA only)
 
-`batch_size` is per process (per GPU); the global batch of a step is gpus x batch_size. The data
-are random tensors already on the device (CIFAR-10-shaped 3x32x32 images for the CNN): the input
-pipeline is not part of this lesson.
+`batch_size` is per process (per GPU); the global batch of a step is gpus x batch_size.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import signal
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.workloads import mlp
 from lib.core.workload import Setting, SettingError, Step, Workload
-
-ROOT = Path(__file__).resolve().parents[2]
-WORKER_MODULE = "lib.workloads.ddp_worker"
-BYTES_PER_FLOAT = 4
-IMAGE_SHAPE = (3, 32, 32)
-
-# Mandatory for every child: NVLink multicast (NVLS) can break GPUs shared with other jobs.
-NCCL_SAFE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+from lib.workloads import mlp
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency
+from lib.workloads.ddp.launch import available_cores, launch
+from lib.workloads.ddp.models import (
+    BYTES_PER_FLOAT,
+    IMAGE_SHAPE,
+    build_model,
+    cnn_stages,
+    make_optimizer,
+    mlp_params,
+    synthetic_batch,
+)
 
 ProgressFn = Callable[[float, str], None]
-
-
-# -- the models ------------------------------------------------------------------------------------
-def _mlp_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The settings lib.workloads.mlp expects, from ours."""
-    return {
-        "input_features": int(params["input_features"]), "hidden_layers": "",
-        "hidden_width": int(params["hidden_width"]), "depth": int(params["depth"]),
-        "outputs": int(params["classes"]), "seed": int(params["seed"]),
-    }
-
-
-def cnn_stages(params: dict[str, Any]) -> list[tuple[int, int, int]]:
-    """(in_channels, out_channels, resolution) of every 3x3 convolution: three stages of three
-    convolutions at 32, 16 and 8 pixels (width, 2 x width, 4 x width channels), each stage ending
-    in a 2x2 max-pool; with the final linear layer, a 10-layer CNN like seed 002's."""
-    width = int(params["width"])
-    convs, cin = [], IMAGE_SHAPE[0]
-    for stage, cout in enumerate((width, 2 * width, 4 * width)):
-        for _ in range(3):
-            convs.append((cin, cout, IMAGE_SHAPE[1] >> stage))
-            cin = cout
-    return convs
-
-
-def build_cnn(params: dict[str, Any]) -> nn.Sequential:
-    generator_state = torch.random.get_rng_state()
-    torch.manual_seed(int(params["seed"]))
-    layers: list[nn.Module] = []
-    convs = cnn_stages(params)
-    for i, (cin, cout, _) in enumerate(convs):
-        layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True)]
-        if i % 3 == 2:
-            layers.append(nn.MaxPool2d(2))
-    final_channels, final_side = convs[-1][1], IMAGE_SHAPE[1] >> 3
-    layers += [nn.Flatten(), nn.Linear(final_channels * final_side * final_side, int(params["classes"]))]
-    model = nn.Sequential(*layers)
-    torch.random.set_rng_state(generator_state)
-    return model
-
-
-def build_model(params: dict[str, Any]) -> nn.Module:
-    """The model, initialised from `seed` on the CPU: every process starts from the same weights."""
-    if params["model"] == "cnn":
-        return build_cnn(params)
-    return mlp.build_model(_mlp_params(params))
-
-
-def synthetic_batch(params: dict[str, Any], rank: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """One batch of random inputs and labels for process `rank` (each rank gets its own data)."""
-    gen = torch.Generator().manual_seed(int(params["seed"]) + 1 + rank)
-    rows = int(params["batch_size"])
-    shape = IMAGE_SHAPE if params["model"] == "cnn" else (int(params["input_features"]),)
-    x = torch.randn(rows, *shape, generator=gen)
-    y = torch.randint(0, int(params["classes"]), (rows,), generator=gen)
-    return x.to(device), y.to(device)
-
-
-def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
-    return torch.optim.SGD(model.parameters(), lr=float(params["lr"]), momentum=0.9)
-
-
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def resolve_backend(backend: str, device: str) -> str:
@@ -130,9 +53,8 @@ def resolve_backend(backend: str, device: str) -> str:
     return backend
 
 
-# -- the workload ----------------------------------------------------------------------------------
 class DDPTraining(Workload):
-    name = "ddp"
+    name = WORKLOAD_NAME  # "ddp", the name its rows carry
     title = "Multi-GPU training step (DistributedDataParallel)"
     description = (
         "One optimizer step of an MLP or a small CNN on `gpus` processes with DistributedDataParallel, "
@@ -164,7 +86,7 @@ class DDPTraining(Workload):
             convs = sum(cin * cout * 9 + cout for cin, cout, _ in cnn_stages(params))
             final = cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2
             return convs + final * int(params["classes"]) + int(params["classes"])
-        return mlp.WORKLOAD.parameter_count(_mlp_params(params))
+        return mlp.WORKLOAD.parameter_count(mlp_params(params))
 
     def grad_bytes(self, params: dict[str, Any]) -> int:
         """Bytes each process all-reduces every step: one fp32 gradient per parameter."""
@@ -176,7 +98,7 @@ class DDPTraining(Workload):
             convs = sum(2 * cin * cout * 9 * side * side for cin, cout, side in cnn_stages(params))
             final = 2 * cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2 * int(params["classes"])
             return 3.0 * (convs + final) * rows  # backward costs about twice the forward pass
-        return mlp.WORKLOAD.flops({**_mlp_params(params), "batch_size": rows, "dataset_size": rows})
+        return mlp.WORKLOAD.flops({**mlp_params(params), "batch_size": rows, "dataset_size": rows})
 
     def flops(self, params: dict[str, Any]) -> float:
         """FLOPs of one step of the whole group (all processes together)."""
@@ -188,7 +110,7 @@ class DDPTraining(Workload):
         if params["model"] == "cnn":
             per_row = sum(IMAGE_SHAPE) + sum(cout * side * side for _, cout, side in cnn_stages(params))
             return rows * per_row * 2
-        return rows * sum(mlp.layer_sizes(_mlp_params(params))) * 2
+        return rows * sum(mlp.layer_sizes(mlp_params(params))) * 2
 
     def bytes_moved(self, params: dict[str, Any]) -> float:
         """Least memory traffic of one step of the whole group, plus the gradient all-reduce."""
@@ -248,8 +170,6 @@ class DDPTraining(Workload):
         """Same signature as lib.core.sweep.run_sweep, minus the workload: one row per (value, device),
         points sharing a process count measured in one launch; scaling efficiency added where the
         sweep holds the gpus=1 point."""
-        from lib.lessons.scaling import add_scaling_efficiency
-
         parsed = [self.setting(over).parse(v) for v in values]
         fixed = {k: v for k, v in (fixed or {}).items() if k != over}
         started = time.perf_counter()
@@ -367,209 +287,3 @@ class DDPTraining(Workload):
 
 
 WORKLOAD = DDPTraining()
-
-
-# -- the launcher ------------------------------------------------------------------------------------
-def child_env(threads: int) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(NCCL_SAFE_ENV)
-    env["OMP_NUM_THREADS"] = str(threads)
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
-    return env
-
-
-def default_timeout_s(points: int, budget_s: float) -> float:
-    """Start-up (interpreter, torch, rendezvous, NCCL) plus, per point, three timed loops with
-    warm-up and a generous allowance for slow cold steps."""
-    return 90.0 + points * (6.0 * budget_s + 45.0)
-
-
-def last_line(text: str) -> str:
-    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip() and not set(ln.strip()) <= set("=*-")]
-    return lines[-1][:300] if lines else ""
-
-
-def _child_stderr_line(log_dir: Path) -> str:
-    """The last line a child wrote to its stderr (torchrun keeps one log per rank)."""
-    for path in sorted(log_dir.glob("**/stderr.log"), key=lambda p: p.parent.name):
-        try:
-            line = last_line(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            continue
-        if line:
-            return line
-    return ""
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """End torchrun and the children it started (they share its new session)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        try:
-            proc.wait(timeout=10)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def launch(
-    points: list[dict[str, Any]], device: str, gpus: int, backend: str, *, budget_s: float, threads: int,
-    with_phases: bool = True, deadline_s: float | None = None, timeout_s: float | None = None,
-) -> list[dict[str, Any]]:
-    """Measure `points` (resolved settings sharing `gpus`) in torchrun launches of `gpus` processes;
-    return one result dict per point (status, message and the measured fields).
-
-    A point that fails in a child (out of memory, an exception) ends that launch; the points after
-    it are measured in a fresh launch. A launch that fails before naming a point, or runs past its
-    timeout, marks every point it had left as an error with the child's last stderr line."""
-    results: list[dict[str, Any] | None] = [None] * len(points)
-    started = time.perf_counter()
-    while True:
-        todo = [i for i, r in enumerate(results) if r is None]
-        if not todo:
-            return results  # type: ignore[return-value]
-        left = None if deadline_s is None else deadline_s - (time.perf_counter() - started)
-        if left is not None and left <= 0:
-            for i in todo:
-                results[i] = {"status": "skipped", "message": "time budget used up before this point"}
-            continue
-        outcome = _launch_once([points[i] for i in todo], device, gpus, backend, budget_s=budget_s, threads=threads,
-                               with_phases=with_phases, deadline_s=left, timeout_s=timeout_s)
-        progressed = False
-        for i, result in zip(todo, outcome):
-            if result is not None:
-                results[i] = result
-                progressed = True
-        if not progressed:  # nothing learnt: do not launch again
-            for i in todo:
-                results[i] = {"status": "error", "message": "the launch ended before measuring this point"}
-
-
-def _launch_once(
-    points: list[dict[str, Any]], device: str, gpus: int, backend: str, *, budget_s: float, threads: int,
-    with_phases: bool, deadline_s: float | None, timeout_s: float | None,
-) -> list[dict[str, Any] | None]:
-    """One torchrun launch; None for points it did not reach (to be launched again)."""
-    timeout = timeout_s if timeout_s is not None else default_timeout_s(len(points), budget_s)
-    with tempfile.TemporaryDirectory(prefix="gpuwin-ddp-") as tmp:
-        tmpdir = Path(tmp)
-        config = {
-            "points": points, "device": device, "backend": backend, "budget_s": budget_s, "threads": threads,
-            "with_phases": with_phases, "deadline_s": deadline_s, "collective_timeout_s": min(120.0, timeout),
-            "result_path": str(tmpdir / "result.json"), "error_dir": str(tmpdir),
-        }
-        cmd = [
-            sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}",
-            "--log-dir", str(tmpdir / "logs"), "--redirects", "3",
-            "-m", WORKER_MODULE, "--json-args", json.dumps(config),
-        ]
-        timed_out = False
-        try:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=child_env(threads), stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
-        except OSError as err:
-            return [{"status": "error", "message": f"could not start torchrun: {err}"} for _ in points]
-        try:
-            _, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _stop(proc)
-            _, stderr = proc.communicate()
-
-        done = _read_json(tmpdir / "result.json") or {}
-        measured = done.get("points", [])
-        out: list[dict[str, Any] | None] = [None] * len(points)
-        for i, result in enumerate(measured[: len(points)]):
-            out[i] = result
-        if proc.returncode == 0 and not timed_out and len(measured) >= len(points):
-            return out
-        failed = sorted(
-            (e for e in (_read_json(p) for p in tmpdir.glob("error.rank*.json")) if e),
-            key=lambda e: (e.get("index") is None, e.get("rank", 0)),
-        )
-        current = done.get("current")
-        if timed_out:
-            at = current if current is not None else len(measured)
-            for i in range(len(measured), len(points)):
-                out[i] = {"status": "error", "message": (
-                    f"timed out after {timeout:.0f} s" if i == at else "not run: the launch timed out at an earlier point")}
-            return out
-        if failed and failed[0].get("index") is not None and failed[0]["index"] < len(points):
-            index = failed[0]["index"]
-            out[index] = {"status": failed[0].get("status", "error"),
-                          "message": failed[0].get("message", "") or _child_stderr_line(tmpdir / "logs")}
-            return out  # points after `index` stay None: launched again
-        child_line = _child_stderr_line(tmpdir / "logs") or last_line(stderr)
-        message = (failed[0].get("message") if failed else "") or child_line or f"torchrun exited with status {proc.returncode}"
-        for i in range(len(measured), len(points)):
-            out[i] = {"status": "error", "message": message[:300]}
-        return out
-
-
-def _read_json(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-
-# -- the page's live demo -------------------------------------------------------------------------------
-# Small enough for a 2-core server (one launch, a few seconds); on a server with several GPUs,
-# the recording's MLP over 1, 2 (and 4) GPUs.
-DEMO_CPU = {
-    "mlp": {"settings": {"model": "mlp", "hidden_width": 256, "depth": 2, "input_features": 256, "steps": 30},
-            "batch_sizes": [8, 32, 128]},
-    "cnn": {"settings": {"model": "cnn", "width": 8, "steps": 20}, "batch_sizes": [4, 16, 64]},
-}
-DEMO_CUDA = {
-    "mlp": {"settings": {"model": "mlp", "hidden_width": 2048, "depth": 8, "input_features": 1024, "steps": 50},
-            "batch_sizes": [16, 64, 256, 1024]},
-    "cnn": {"settings": {"model": "cnn", "width": 64, "steps": 30}, "batch_sizes": [16, 64, 256, 1024]},
-}
-
-
-def demo_plan(model: str) -> dict[str, Any]:
-    """What the live demo runs here: CPU with one gloo process unless this server has 2+ GPUs."""
-    gpus_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    if gpus_here >= 2:
-        plan = DEMO_CUDA[model]
-        return {"device": "cuda", "gpus": [n for n in (1, 2, 4) if n <= gpus_here], **plan}
-    return {"device": "cpu", "gpus": [1], **DEMO_CPU[model]}
-
-
-def demo_threads(gpus: int) -> int:
-    """CPU threads per process in the live demo: one core is left for the web server (on a 2-core
-    host two busy threads stall whenever the server takes a core); $GPUWIN_LIVE_THREADS overrides."""
-    override = os.environ.get("GPUWIN_LIVE_THREADS")
-    if override:
-        return max(1, int(override))
-    return max(1, (available_cores() - 1) // max(1, gpus))
-
-
-def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[dict[str, Any]]:
-    """The live demo's rows (source 'live'), scaling efficiency added; holds the app's
-    measurement lock when there is one, so it never runs beside another live measurement."""
-    import contextlib
-
-    from lib.lessons.scaling import add_scaling_efficiency
-
-    plan = demo_plan(model)
-    points = [{**plan["settings"], "gpus": n, "batch_size": b} for n in plan["gpus"] for b in plan["batch_sizes"]]
-    try:
-        from lib.core.measure_lock import MEASURE_LOCK
-
-        lock = MEASURE_LOCK.hold(f"ddp demo ({model})")
-    except ImportError:
-        lock = contextlib.nullcontext()
-    with lock:
-        threads = demo_threads(max(plan["gpus"])) if plan["device"] == "cpu" else None
-        rows = WORKLOAD.measure_points(points, plan["device"], budget_s=budget_s, progress=progress,
-                                       num_threads=threads, total_budget_s=120.0)
-    for row in rows:
-        row.update(swept="batch_size", origin="live")
-    return add_scaling_efficiency(rows)

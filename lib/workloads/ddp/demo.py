@@ -1,0 +1,71 @@
+"""The multi-GPU page's live demo: what it runs on this server, and running it.
+
+    plan = demo_plan("mlp")        device, process counts, settings and batch sizes
+    rows = run_demo("mlp")         one torchrun launch per process count, scaling efficiency added
+
+On a server with fewer than two GPUs the demo is one gloo process on the CPU, small enough for a
+2-core host; with two or more GPUs, the recording's MLP over 1, 2 (and 4) GPUs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+import torch
+
+from lib.workloads.ddp.efficiency import add_scaling_efficiency
+from lib.workloads.ddp.launch import available_cores
+from lib.workloads.ddp.workload import WORKLOAD, ProgressFn
+
+# Small enough for a 2-core server (one launch, a few seconds); on a server with several GPUs,
+# the recording's MLP over 1, 2 (and 4) GPUs.
+DEMO_CPU = {
+    "mlp": {"settings": {"model": "mlp", "hidden_width": 256, "depth": 2, "input_features": 256, "steps": 30},
+            "batch_sizes": [8, 32, 128]},
+    "cnn": {"settings": {"model": "cnn", "width": 8, "steps": 20}, "batch_sizes": [4, 16, 64]},
+}
+DEMO_CUDA = {
+    "mlp": {"settings": {"model": "mlp", "hidden_width": 2048, "depth": 8, "input_features": 1024, "steps": 50},
+            "batch_sizes": [16, 64, 256, 1024]},
+    "cnn": {"settings": {"model": "cnn", "width": 64, "steps": 30}, "batch_sizes": [16, 64, 256, 1024]},
+}
+
+
+def demo_plan(model: str) -> dict[str, Any]:
+    """What the live demo runs here: CPU with one gloo process unless this server has 2+ GPUs."""
+    gpus_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if gpus_here >= 2:
+        plan = DEMO_CUDA[model]
+        return {"device": "cuda", "gpus": [n for n in (1, 2, 4) if n <= gpus_here], **plan}
+    return {"device": "cpu", "gpus": [1], **DEMO_CPU[model]}
+
+
+def demo_threads(gpus: int) -> int:
+    """CPU threads per process in the live demo: one core is left for the web server (on a 2-core
+    host two busy threads stall whenever the server takes a core); $GPUWIN_LIVE_THREADS overrides."""
+    override = os.environ.get("GPUWIN_LIVE_THREADS")
+    if override:
+        return max(1, int(override))
+    return max(1, (available_cores() - 1) // max(1, gpus))
+
+
+def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[dict[str, Any]]:
+    """The live demo's rows (source 'live'), scaling efficiency added; holds the app's
+    measurement lock when there is one, so it never runs beside another live measurement."""
+    plan = demo_plan(model)
+    points = [{**plan["settings"], "gpus": n, "batch_size": b} for n in plan["gpus"] for b in plan["batch_sizes"]]
+    try:
+        from lib.core.measure_lock import MEASURE_LOCK
+
+        lock = MEASURE_LOCK.hold(f"ddp demo ({model})")
+    except ImportError:
+        lock = contextlib.nullcontext()
+    with lock:
+        threads = demo_threads(max(plan["gpus"])) if plan["device"] == "cpu" else None
+        rows = WORKLOAD.measure_points(points, plan["device"], budget_s=budget_s, progress=progress,
+                                       num_threads=threads, total_budget_s=120.0)
+    for row in rows:
+        row.update(swept="batch_size", origin="live")
+    return add_scaling_efficiency(rows)

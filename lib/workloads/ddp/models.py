@@ -1,0 +1,81 @@
+"""The models and data of the ddp workload: built the same way in the parent (for estimates and
+the single-process build()) and in every torchrun worker, so all ranks start from the same weights.
+
+    build_model(params)                  an MLP (lib.workloads.mlp) or a 10-layer CNN, seeded
+    synthetic_batch(params, rank, dev)   random inputs and labels, one batch per rank
+    make_optimizer(model, params)        SGD with momentum 0.9
+
+The data are random tensors already on the device (CIFAR-10-shaped 3x32x32 images for the CNN):
+the input pipeline is not part of this lesson.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from lib.workloads import mlp
+
+BYTES_PER_FLOAT = 4
+IMAGE_SHAPE = (3, 32, 32)
+
+
+def mlp_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The settings lib.workloads.mlp expects, from ours."""
+    return {
+        "input_features": int(params["input_features"]), "hidden_layers": "",
+        "hidden_width": int(params["hidden_width"]), "depth": int(params["depth"]),
+        "outputs": int(params["classes"]), "seed": int(params["seed"]),
+    }
+
+
+def cnn_stages(params: dict[str, Any]) -> list[tuple[int, int, int]]:
+    """(in_channels, out_channels, resolution) of every 3x3 convolution: three stages of three
+    convolutions at 32, 16 and 8 pixels (width, 2 x width, 4 x width channels), each stage ending
+    in a 2x2 max-pool; with the final linear layer, a 10-layer CNN like seed 002's."""
+    width = int(params["width"])
+    convs, cin = [], IMAGE_SHAPE[0]
+    for stage, cout in enumerate((width, 2 * width, 4 * width)):
+        for _ in range(3):
+            convs.append((cin, cout, IMAGE_SHAPE[1] >> stage))
+            cin = cout
+    return convs
+
+
+def build_cnn(params: dict[str, Any]) -> nn.Sequential:
+    generator_state = torch.random.get_rng_state()
+    torch.manual_seed(int(params["seed"]))
+    layers: list[nn.Module] = []
+    convs = cnn_stages(params)
+    for i, (cin, cout, _) in enumerate(convs):
+        layers += [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True)]
+        if i % 3 == 2:
+            layers.append(nn.MaxPool2d(2))
+    final_channels, final_side = convs[-1][1], IMAGE_SHAPE[1] >> 3
+    layers += [nn.Flatten(), nn.Linear(final_channels * final_side * final_side, int(params["classes"]))]
+    model = nn.Sequential(*layers)
+    torch.random.set_rng_state(generator_state)
+    return model
+
+
+def build_model(params: dict[str, Any]) -> nn.Module:
+    """The model, initialised from `seed` on the CPU: every process starts from the same weights."""
+    if params["model"] == "cnn":
+        return build_cnn(params)
+    return mlp.build_model(mlp_params(params))
+
+
+def synthetic_batch(params: dict[str, Any], rank: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """One batch of random inputs and labels for process `rank` (each rank gets its own data)."""
+    gen = torch.Generator().manual_seed(int(params["seed"]) + 1 + rank)
+    rows = int(params["batch_size"])
+    shape = IMAGE_SHAPE if params["model"] == "cnn" else (int(params["input_features"]),)
+    x = torch.randn(rows, *shape, generator=gen)
+    y = torch.randint(0, int(params["classes"]), (rows,), generator=gen)
+    return x.to(device), y.to(device)
+
+
+def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
+    return torch.optim.SGD(model.parameters(), lr=float(params["lr"]), momentum=0.9)

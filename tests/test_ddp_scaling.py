@@ -1,0 +1,198 @@
+"""Scaling over GPUs without launching anything: efficiency and merging (lib.workloads.ddp.efficiency)
+and what the multi-GPU lesson computes from rows (lib.lessons.scaling), on hand-made rows."""
+
+import pytest
+
+from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
+from lib.lessons import scaling
+from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
+
+MACHINE = {"label": "box with 2 GPUs", "cpu_model": "test cpu", "torch": "2.11", "date": "2026-01-01"}
+
+
+def ddp_row(gpus, batch, median_s, **extra):
+    row = {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "steps": 50, "device": "cuda",
+           "median_s": median_s, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
+    row.update(extra)
+    return row
+
+
+def pack(rows, machine=MACHINE):
+    return {"schema_version": SCHEMA_VERSION, "machine": dict(machine), "rows": rows}
+
+
+# -- scaling efficiency ---------------------------------------------------------------------------------
+def test_efficiency_is_throughput_over_n_times_the_one_gpu_twin():
+    rows = add_scaling_efficiency([ddp_row(1, 64, 0.010), ddp_row(2, 64, 0.016), ddp_row(4, 64, 0.025)])
+    # 1 GPU: 6400 samples/s; 2 GPUs: 128/0.016 = 8000 -> 8000 / (2 x 6400); 4 GPUs: 256/0.025 = 10240.
+    assert [r["scaling_efficiency"] for r in rows] == pytest.approx([1.0, 0.625, 0.4])
+
+
+def test_efficiency_prefers_the_rows_own_throughput_and_needs_an_ok_twin():
+    assert throughput(ddp_row(2, 64, 0.016, samples_per_s=1000.0)) == 1000.0
+    assert throughput(ddp_row(2, 64, 0.016)) == pytest.approx(8000.0)
+    assert throughput(ddp_row(2, 64, None, status="oom")) is None
+    rows = add_scaling_efficiency([ddp_row(1, 64, None, status="oom"), ddp_row(2, 64, 0.016)])
+    assert all("scaling_efficiency" not in r for r in rows)
+
+
+def test_efficiency_never_mixes_experiments_and_drops_stale_values():
+    one = ddp_row(1, 64, 0.010)
+    other_width = ddp_row(2, 64, 0.016, hidden_width=99, scaling_efficiency=0.9)  # stale, no twin
+    other_machine = ddp_row(2, 64, 0.016, machine="elsewhere")
+    more_steps = ddp_row(2, 64, 0.016, steps=500)  # steps does not change the experiment
+    not_ddp = {"workload": "mlp", "gpus": 2, "median_s": 1.0, "status": "ok", "scaling_efficiency": 3.0}
+    add_scaling_efficiency([one, other_width, other_machine, more_steps, not_ddp])  # in place
+    assert "scaling_efficiency" not in other_width and "scaling_efficiency" not in other_machine
+    assert more_steps["scaling_efficiency"] == pytest.approx(0.625)
+    assert not_ddp["scaling_efficiency"] == 3.0  # other workloads' rows are left alone
+    assert experiment_key(one) == experiment_key({**one, "gpus": 4, "steps": 7})
+    assert experiment_key(one) != experiment_key({**one, "batch_size": 65})
+
+
+# -- merging one machine's runs --------------------------------------------------------------------------
+def test_merge_runs_keeps_the_first_machine_and_scales_across_the_runs():
+    first = pack([ddp_row(1, 64, 0.010), ddp_row(1, 128, 0.020)])
+    second = pack([ddp_row(2, 64, 0.016), ddp_row(2, 128, 0.020, machine="named itself")],
+                  machine={**MACHINE, "label": "a later label"})
+    merged = merge_runs([first, second])
+    validate_pack(merged)
+    assert merged["machine"] == MACHINE
+    assert [r["machine"] for r in merged["rows"]] == ["box with 2 GPUs"] * 3 + ["named itself"]
+    effs = [r.get("scaling_efficiency") for r in merged["rows"]]
+    assert effs[:3] == pytest.approx([1.0, 1.0, 0.625])
+    assert effs[3] is None  # its gpus=1 twin was recorded under another machine label
+    assert "machine" not in first["rows"][0]  # the inputs are not changed
+
+
+def test_merge_runs_refuses_nothing_and_invalid_packs():
+    with pytest.raises(PackError, match="nothing to merge"):
+        merge_runs([])
+    with pytest.raises(PackError):
+        merge_runs([{"schema_version": SCHEMA_VERSION, "machine": MACHINE, "rows": [{"workload": "ddp"}]}])
+
+
+def test_merge_files_writes_one_pack_and_summarises_each_ddp_row(tmp_path):
+    from lib.core.results import load_pack, save_pack
+
+    runs = [save_pack(pack([ddp_row(1, 64, 0.010)]), tmp_path / "g1.json"),
+            save_pack(pack([ddp_row(2, 64, 0.016), ddp_row(2, 128, None, status="oom", message="out of memory")]),
+                      tmp_path / "g2.json")]
+    out = tmp_path / "merged.json"
+    lines = scaling.merge_files(out, runs)
+    merged = load_pack(out)
+    assert merged["machine"]["label"] == MACHINE["label"] and len(merged["rows"]) == 3
+    assert lines[0] == f"wrote {out}: 3 rows (2 ok) from 2 run(s)"
+    assert len(lines) == 4
+    assert "1 GPU batch     64" in lines[1] and "6400 samples/s  efficiency 1.00  ok" in lines[1]
+    assert "2 GPUs batch     64" in lines[2] and "8000 samples/s  efficiency 0.62  ok" in lines[2]
+    assert "2 GPUs batch    128" in lines[3] and "- samples/s  efficiency -  oom out of memory" in lines[3]
+
+
+def test_cli_merge_prints_the_summary_and_names_a_bad_input(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    first, second = tmp_path / "g1.json", tmp_path / "g2.json"
+    first.write_text(json.dumps(pack([ddp_row(1, 64, 0.010)])))
+    second.write_text(json.dumps(pack([ddp_row(2, 64, 0.016)])))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lib", "merge", *map(str, args)], cwd=root, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+
+    out = cli(tmp_path / "all.json", first, second)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == f"wrote {tmp_path / 'all.json'}: 2 rows (2 ok) from 2 run(s)"
+    assert json.loads((tmp_path / "all.json").read_text())["rows"][1]["scaling_efficiency"] == pytest.approx(0.625)
+    out = cli(tmp_path / "none.json", first, tmp_path / "missing.json")
+    assert out.returncode == 2 and out.stderr.startswith("error:") and "missing.json" in out.stderr
+    assert not (tmp_path / "none.json").exists()
+    assert cli(tmp_path / "none.json").returncode == 2  # at least one input
+
+
+# -- what the lesson computes from rows --------------------------------------------------------------------
+def measured(gpus, batch, device="cuda"):
+    """A step of 1 ms + 1 us per row, plus (with 2 GPUs) a fixed 2 ms all-reduce of 100 MB, not hidden."""
+    compute = 1e-3 + 1e-6 * batch
+    exchange = 2e-3 if gpus == 2 else 0.0
+    return ddp_row(gpus, batch, compute + exchange, device=device, phase_compute_s=compute, phase_comm_s=exchange,
+                   grad_bytes=1e8, allreduce_s=2e-3, allreduce_gbps=50.0)
+
+
+def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
+    records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
+    c = scaling.crossover(records, 2, "per_gpu")
+    assert c.kind == "crosses" and c.bracket == (256, 4096)
+    assert "2 GPUs overtake 1 GPU" in scaling.crossover_sentence(c, 2, "per_gpu")
+    effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
+    assert effs[16] < effs[256] < effs[4096] < 1.0
+    # At the same global batch, 2 GPUs each get half of it: they never catch up here.
+    assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
+    lines = scaling.explanation(records, 2)
+    assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
+    assert ("batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: "
+            "the exchange is 2× the compute") in lines[1]
+    assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
+
+
+def test_points_are_the_measured_records_and_efficiency_needs_more_than_one_gpu():
+    rows = [measured(n, b) for n in (1, 2) for b in (16, 256)] + [ddp_row(2, 1024, None, status="oom")]
+    rows.append(measured(4, 16))  # its gpus=1 twin (batch 16) is there: efficiency present
+    rows.append({**measured(4, 256), "hidden_width": 7})  # a different experiment: no twin, no efficiency
+    records = scaling.table(rows, "mlp")
+    points = scaling.ok_points(records)
+    assert len(records) == 7 and len(points) == 6
+    assert all(d["status"] == "ok" and d["samples_per_s"] > 0 for d in points)
+    efficiency = scaling.efficiency_points(records)
+    assert [(d["gpus"], d["batch_size"]) for d in efficiency] == [(2, 16), (2, 256), (4, 16)]
+    assert scaling.efficiency_points([{**d, "scaling_efficiency": float("nan")} for d in records]) == []
+
+
+def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
+    records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
+    lines = scaling.crossover_lines(records, "per_gpu")
+    assert lines == [scaling.crossover_sentence(scaling.crossover(records, 2, "per_gpu"), 2, "per_gpu")]
+    assert lines[0].startswith("2 GPUs overtake 1 GPU at a per-GPU batch size of about")
+    only_one = [d for d in records if d["gpus"] == 1]
+    no_one = [d for d in records if d["gpus"] == 2]
+    for subset in (only_one, no_one):
+        assert scaling.crossover_lines(subset, "global", cpu=True) == [
+            "These results do not hold both 1 process and more for this model, so there is nothing to compare."]
+
+
+def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
+    rows = [measured(n, b) for n in (1, 2) for b in (16, 4096)]
+    records = scaling.table(rows, "mlp")
+    assert scaling.why_lines(records) == scaling.explanation(records, 2)
+    one = scaling.table([measured(1, b, device="cpu") for b in (16, 4096)], "mlp")
+    lines = scaling.why_lines(one, cpu=True)
+    assert lines == scaling.single_process_sentences(one)
+    assert lines[0].startswith("At a batch of 16, one step took 1.02 ms")
+    assert "in a group of one process took 2 ms" in lines[-1]
+
+
+def test_sources_and_captions_name_the_machine_and_the_file():
+    recorded = {**pack([measured(1, 16)], machine={**MACHINE, "gpus": ["H200"] * 4}), "path": "/x/h200x4_ddp.json"}
+    assert scaling.recorded_caption(recorded) == "Recorded on box with 2 GPUs (4 GPUs); file h200x4_ddp.json."
+    assert scaling.recorded_source(recorded) == "recorded on box with 2 GPUs"
+    assert scaling.pack_label(recorded) == "box with 2 GPUs — h200x4_ddp.json"
+    bare = {"machine": {}}
+    assert scaling.recorded_caption(bare) == "Recorded on unknown machine; file unknown machine."
+    assert scaling.pack_label(bare) == "unknown machine"
+    assert scaling.live_source([measured(1, 16, device="cpu")]) == "live on this server, CPU, 1 process"
+    assert scaling.live_source([measured(1, 16), measured(2, 16)]) == "live on this server, GPUs"
+
+
+def test_demo_sentence_says_what_the_demo_runs_here():
+    from lib.workloads.ddp.demo import DEMO_CPU, DEMO_CUDA, demo_plan
+
+    cpu = scaling.demo_sentence({"device": "cpu", "gpus": [1], **DEMO_CPU["mlp"]})
+    assert "**one process on the CPU** with the gloo backend, at batch sizes 8, 32, 128:" in cpu
+    cuda = scaling.demo_sentence({"device": "cuda", "gpus": [1, 2, 4], **DEMO_CUDA["cnn"]})
+    assert cuda == "This server has GPUs: the demo runs 1 GPU, 2 GPUs, 4 GPUs at per-GPU batch sizes 16, 64, 256, 1024."
+    assert scaling.demo_sentence(demo_plan("cnn")).startswith("This server has")
