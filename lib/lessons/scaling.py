@@ -15,8 +15,10 @@ from typing import Any
 
 from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
+from lib.core.fmt import fmt_s
+from lib.core.rows import Status, is_ok
 from lib.recorded import load_recorded
-from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, is_ok, merge_runs, throughput
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, throughput
 
 
 # -- what the page shows ------------------------------------------------------------------------------
@@ -79,7 +81,7 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
 
 def ok_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The table records that were measured (status ok, with a throughput): what the charts draw."""
-    return [d for d in records if d["status"] == "ok" and d["samples_per_s"]]
+    return [d for d in records if d["status"] == Status.OK and d["samples_per_s"]]
 
 
 def efficiency_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -139,14 +141,10 @@ def why_lines(records: Sequence[dict[str, Any]], cpu: bool = False) -> list[str]
     return explanation(records, max(many), cpu) if many else single_process_sentences(records)
 
 
-def _fmt_ms(ms: float) -> str:
-    return f"{ms:.3g} ms" if ms >= 0.1 else f"{ms * 1e3:.3g} µs"
-
-
 def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) -> list[str]:
     """Sentences that explain the scaling at n GPUs with the numbers of the rows on screen:
     gradient bytes / measured all-reduce bandwidth against the compute time of a step."""
-    pts = [d for d in records if d["gpus"] == n and d["status"] == "ok" and d["compute_ms"] is not None
+    pts = [d for d in records if d["gpus"] == n and d["status"] == Status.OK and d["compute_ms"] is not None
            and d["allreduce_ms"] is not None and d["grad_mb"] is not None]
     if n < 2 or not pts:
         return []
@@ -157,17 +155,17 @@ def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) ->
     if small["allreduce_gbps"]:
         lines[0] += (f" At the all-reduce bandwidth measured with the batch of {small['batch_size']}, "
                      f"{small['allreduce_gbps']:.3g} GB/s, that is {small['grad_mb']:.3g} MB ÷ {small['allreduce_gbps']:.3g} GB/s "
-                     f"= {_fmt_ms(small['allreduce_ms'])} per step, unless it overlaps the backward pass.")
+                     f"= {fmt_s(small['allreduce_ms'] / 1e3)} per step, unless it overlaps the backward pass.")
     for d in (small, large) if large is not small else (small,):
         ratio = d["allreduce_ms"] / d["compute_ms"] if d["compute_ms"] > 0 else float("inf")
         exposed = ""
         if d["exposed_comm_ms"] is not None:
-            exposed = (f"; {_fmt_ms(d['exposed_comm_ms'])} of communication could not be hidden" if d["exposed_comm_ms"] > 0
+            exposed = (f"; {fmt_s(d['exposed_comm_ms'] / 1e3)} of communication could not be hidden" if d["exposed_comm_ms"] > 0
                        else "; the step was no slower than without the exchange")
         eff = (f"; scaling efficiency {d['scaling_efficiency']:.0%}" if d["scaling_efficiency"] is not None else "")
         lines.append(
-            f"At a per-{unit} batch of {d['batch_size']}, computing one step takes {_fmt_ms(d['compute_ms'])} "
-            f"and the all-reduce alone {_fmt_ms(d['allreduce_ms'])}: the exchange is {ratio:.2g}× the compute{exposed}{eff}."
+            f"At a per-{unit} batch of {d['batch_size']}, computing one step takes {fmt_s(d['compute_ms'] / 1e3)} "
+            f"and the all-reduce alone {fmt_s(d['allreduce_ms'] / 1e3)}: the exchange is {ratio:.2g}× the compute{exposed}{eff}."
         )
     if large is not small and large["compute_ms"] > small["compute_ms"] > 0:
         line = (f"From a batch of {small['batch_size']} to {large['batch_size']}, the compute per step grew "
@@ -187,19 +185,19 @@ def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) ->
 def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
     """What one process alone shows (the CPU demo): the step, its compute, and an all-reduce
     with nobody to exchange with."""
-    pts = [d for d in records if d["gpus"] == 1 and d["status"] == "ok" and d["step_ms"] is not None]
+    pts = [d for d in records if d["gpus"] == 1 and d["status"] == Status.OK and d["step_ms"] is not None]
     if not pts:
         return []
     pts.sort(key=lambda d: d["batch_size"])
     lines = []
     for d in (pts[0], pts[-1]) if len(pts) > 1 else (pts[0],):
-        compute = f" ({_fmt_ms(d['compute_ms'])} of it without DDP's gradient exchange)" if d["compute_ms"] is not None else ""
-        lines.append(f"At a batch of {d['batch_size']}, one step took {_fmt_ms(d['step_ms'])}{compute}: "
+        compute = f" ({fmt_s(d['compute_ms'] / 1e3)} of it without DDP's gradient exchange)" if d["compute_ms"] is not None else ""
+        lines.append(f"At a batch of {d['batch_size']}, one step took {fmt_s(d['step_ms'] / 1e3)}{compute}: "
                      f"{d['samples_per_s']:,.0f} samples per second.")
     d = pts[-1]
     if d["grad_mb"] is not None and d["allreduce_ms"] is not None:
         lines.append(f"The gradient is {d['grad_mb']:.3g} MB at every batch size; all-reducing it in a group of one "
-                     f"process took {_fmt_ms(d['allreduce_ms'])}, because there is nobody to exchange with.")
+                     f"process took {fmt_s(d['allreduce_ms'] / 1e3)}, because there is nobody to exchange with.")
     return lines
 
 

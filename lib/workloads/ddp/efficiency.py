@@ -15,15 +15,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lib.core import results as _results
+from lib.core.rows import is_ok
 
 WORKLOAD_NAME = "ddp"
 # Settings that do not make two rows different experiments for scaling.
 NOT_COMPARED = frozenset({"gpus", "steps"})
-
-
-def is_ok(row: dict[str, Any]) -> bool:
-    """A measured row: status ok and a positive median."""
-    return row.get("status") == "ok" and isinstance(row.get("median_s"), (int, float)) and row["median_s"] > 0
 
 
 def throughput(row: dict[str, Any]) -> float | None:

@@ -125,20 +125,12 @@ def time_allreduce(grad_numel: int, group: Group, *, budget_s: float, max_calls:
     return result
 
 
-def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_rank: int) -> dict[str, Any]:
+def time_training(point: dict[str, Any], group: Group, local_rank: int, *, with_phases: bool, budget_s: float,
+                  max_calls: int) -> tuple[dict[str, Any], int]:
+    """The DDP step timed across the group (and, with phases, the same step without the gradient
+    exchange), and the number of gradient elements. The model lives only in this frame."""
     device = group.device
     cuda = device.startswith("cuda")
-    budget = float(config["budget_s"])
-    max_calls = int(point["steps"])
-
-    if cuda:
-        estimate = WORKLOAD.peak_memory_bytes(point, "cuda")
-        free = group.min(torch.cuda.mem_get_info(device)[0])
-        if estimate > free:
-            return {"status": "skipped",
-                    "message": f"needs about {estimate / 1e9:.1f} GB per GPU, more than the {free / 1e9:.1f} GB free; not run"}
-        torch.cuda.reset_peak_memory_stats(device)
-
     model = build_model(point).to(device)
     grad_numel = sum(p.numel() for p in model.parameters() if p.requires_grad)
     ddp = DDP(model, device_ids=[local_rank] if cuda else None)
@@ -161,20 +153,35 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
             loss.backward()
         optimizer.step()
 
-    result = timed(step, group, budget_s=budget, max_calls=max_calls)
-
+    result = timed(step, group, budget_s=budget_s, max_calls=max_calls)
     check_synchronised(model, float(last["loss"].item()), group)
-
-    if config.get("with_phases", True):
+    if with_phases:
         # Weights drift apart from here on (no exchange); nothing is checked after this.
-        compute = timed(step_no_exchange, group, budget_s=budget / 2, max_calls=max_calls)
+        compute = timed(step_no_exchange, group, budget_s=budget_s / 2, max_calls=max_calls)
         result["phase_compute_s"] = compute["median_s"]
         result["phase_comm_s"] = max(0.0, result["median_s"] - compute["median_s"])
+    return result, grad_numel
+
+
+def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_rank: int) -> dict[str, Any]:
+    device = group.device
+    cuda = device.startswith("cuda")
+    budget = float(config["budget_s"])
+    max_calls = int(point["steps"])
+
+    if cuda:
+        estimate = WORKLOAD.peak_memory_bytes(point, "cuda")
+        free = group.min(torch.cuda.mem_get_info(device)[0])
+        if estimate > free:
+            return {"status": "skipped",
+                    "message": f"needs about {estimate / 1e9:.1f} GB per GPU, more than the {free / 1e9:.1f} GB free; not run"}
+        torch.cuda.reset_peak_memory_stats(device)
+
+    result, grad_numel = time_training(point, group, local_rank, with_phases=config.get("with_phases", True),
+                                       budget_s=budget, max_calls=max_calls)
     if cuda:
         result["peak_memory_bytes"] = group.max(torch.cuda.max_memory_allocated(device))
-    del ddp, optimizer, model, x, y, last
-    if cuda:
-        torch.cuda.empty_cache()
+        torch.cuda.empty_cache()  # the model is gone with time_training's frame; free its blocks
 
     result.update(time_allreduce(grad_numel, group, budget_s=budget / 4, max_calls=max_calls))
     result["num_threads"] = torch.get_num_threads()

@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from lib.core.devices import is_cuda
+from lib.core.rows import Status
 from lib.core.workload import Setting, SettingError, Step, Workload
 from lib.workloads import mlp
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency
@@ -205,7 +206,7 @@ class DDPTraining(Workload):
             row, params = self._base_row(given, kind, memory_cap_gb)
             rows.append(row)
             resolved.append(params)
-            if row["status"] == "ok" and params is not None:
+            if row["status"] == Status.OK and params is not None:
                 launchable.setdefault((int(params["gpus"]), row["backend"]), []).append(len(rows) - 1)
 
         started = time.perf_counter()
