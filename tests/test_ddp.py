@@ -4,9 +4,7 @@ Every measurement here is a real torchrun launch of real processes (gloo on the 
 2-GPU test runs on the GPU machine only. Kept small: each launch costs a few seconds here.
 """
 
-import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -185,56 +183,6 @@ def test_crossover_and_explanation_read_the_rows(recorded):
         small = min((d for d in records if d["gpus"] == n), key=lambda d: d["batch_size"])
         ratio = small["allreduce_ms"] / small["compute_ms"]
         assert f"the exchange is {ratio:.2g}× the compute" in lines[1]
-
-
-# -- the page -------------------------------------------------------------------------------------------
-def _page(monkeypatch, folder):
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(folder))
-    return AppTest.from_file(str(ROOT / "pages" / "multi_gpu.py"), default_timeout=120)
-
-
-def _text(at):
-    return "\n".join(e.value for e in [*at.markdown, *at.info, *at.warning, *at.caption])
-
-
-@pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="with several GPUs the demo runs on them")
-def test_page_without_packs_says_so_and_runs_the_cpu_demo(monkeypatch, tmp_path):
-    at = _page(monkeypatch, tmp_path).run()
-    assert not at.exception
-    assert "No multi-GPU results have been recorded yet" in _text(at)
-    assert len(at.dataframe) == 0
-    at.button(key="multi_gpu_run").click().run()
-    assert not at.exception
-    shown = at.dataframe[0].value
-    assert list(shown["GPUs"].unique()) == ["1 process"]
-    assert set(shown["status"]) == {"ok"}
-    text = _text(at)
-    # The words quote the numbers in the table.
-    largest = shown.sort_values("per-GPU batch").iloc[-1]
-    assert f"At a batch of {largest['per-GPU batch']}, one step took" in text
-    assert f"{largest['samples/s']:,.0f} samples per second" in text
-
-
-def test_page_shows_a_recorded_pack_for_every_choice(monkeypatch, tmp_path, recorded):
-    shutil.copy(recorded, tmp_path / recorded.name)
-    (tmp_path / "broken.json").write_text("{not json")
-    at = _page(monkeypatch, tmp_path).run()
-    assert not at.exception
-    text = _text(at)
-    assert "could not be read" in text and "broken.json" in text
-    label = json.loads(recorded.read_text())["machine"]["label"]
-    assert label in at.selectbox(key="multi_gpu_pack").options[0]
-    table = at.dataframe[0].value
-    assert len(table) == len(json.loads(recorded.read_text())["rows"])
-    if available_cores() >= 2:
-        assert "2 processes" in text and "every step all-reduces" in text
-    for axis in scaling.X_AXES:
-        at.radio(key="recorded_axis").set_value(axis).run()
-        assert not at.exception
-    at.selectbox(key="multi_gpu_demo_model").set_value("cnn").run()
-    assert not at.exception
 
 
 @pytest.mark.cuda
