@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from functools import partial
+from pathlib import Path
 
 from lib import APP_VERSION
 from lib.core.fmt import fmt_s
@@ -108,30 +109,123 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
 
 
+def _axes(specs: list[str]) -> list[tuple[str, list[str]]]:
+    axes = []
+    for spec in specs:
+        if "=" not in spec:
+            raise SystemExit("error: --over expects KEY=V1,V2,..., e.g. --over batch_size=1,16,256")
+        key, raw = spec.split("=", 1)
+        axes.append((key.strip(), [v for v in raw.split(",") if v.strip()]))
+    return axes
+
+
+def _work_caps(specs: list[str] | None) -> dict[str, float]:
+    """--max-gflop cpu=20 -> {'cpu': 2e10}: points above are skipped rows (recorded later, or predicted)."""
+    caps = {}
+    for spec in specs or []:
+        kind, _, value = spec.partition("=")
+        caps[kind.strip()] = float(value) * 1e9
+    return caps
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
-    from lib.core.results import build_pack, save_pack
-    from lib.core.sweep import run_sweep
+    from lib.core.results import build_pack, load_pack, save_pack
 
     workload, devices = _common(args)
-    sweep = workload.run_sweep if getattr(workload, "launches_processes", False) else partial(run_sweep, workload)
-    if "=" not in args.over:
-        raise SystemExit("error: --over expects KEY=V1,V2,..., e.g. --over batch_size=1,16,256")
-    key, raw_values = args.over.split("=", 1)
-    values = [v for v in raw_values.split(",") if v.strip()]
-    rows = sweep(
-        key.strip(), values, _parse_sets(args.set), devices,
-        point_budget_s=args.budget, total_budget_s=args.total_budget, memory_cap_gb=args.memory_cap_gb,
-        num_threads=args.threads, progress=None if args.quiet else TerminalProgress(),
-    )
-    _print_rows(rows, [key.strip()])
-    pack = build_pack(rows)
+    axes = _axes(args.over)
+    fixed = _parse_sets(args.set)
+    if getattr(workload, "launches_processes", False):  # ddp: torchrun measures its own points
+        if len(axes) != 1:
+            raise SystemExit("error: this workload sweeps one setting at a time")
+        rows = workload.run_sweep(axes[0][0], axes[0][1], fixed, devices, point_budget_s=args.budget,
+                                  total_budget_s=args.total_budget, memory_cap_gb=args.memory_cap_gb,
+                                  num_threads=args.threads, progress=None if args.quiet else TerminalProgress())
+    else:
+        done = load_pack(args.out)["rows"] if args.resume and args.out and Path(args.out).exists() else []
+        rows = _sweep_points(workload, axes, fixed, devices, args, done)
+    names = [name for name, _ in axes]
+    if len(rows) <= 200:
+        _print_rows(rows, names)
     if args.out:
-        save_pack(pack, args.out)
+        save_pack(build_pack(rows), args.out)
         print(f"wrote {args.out} ({len(rows)} rows)")
-    if len(devices) > 1:
-        print(analyse_rows(rows, key.strip()).measured.sentence(key.strip()))
+    if len(devices) > 1 and len(axes) == 1:
+        print(analyse_rows(rows, names[0]).measured.sentence(names[0]))
     return 0
+
+
+def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> list[dict]:
+    """One setting (a sweep) or several (a grid, every combination), through lib.core.sweep's one
+    loop. With --resume, points already in --out are kept and not measured again (a cut-off
+    recording goes on where it stopped); rows are saved every --save-every points."""
+    from lib.core.results import build_pack, save_pack
+    from lib.core.rows import Status, refused
+    from lib.core.sweep import estimated_row, grid_points, point_key, run_points
+    from lib.core.workload import Settings
+
+    names = [name for name, _ in axes]
+    swept = ",".join(names)
+    # measured points are kept; refused ones are asked again (cheap), in case the limits changed
+    kept = {point_key(r, names): r for r in done if r.get("status") in (Status.OK, Status.OOM) and r.get("swept") == swept}
+    points = grid_points(workload, axes, fixed)
+    caps = _work_caps(args.max_gflop)
+    rows: list[dict] = []
+    started = time.perf_counter()
+
+    def refuse(settings, device):
+        cap = caps.get("cuda" if device.startswith("cuda") else "cpu")
+        flops = workload.flops(settings)
+        if cap is not None and flops > cap:
+            return f"about {flops / 1e9:.3g} GFLOP per step, above the {cap / 1e9:g} GFLOP this recording allows"
+        return None
+
+    for point in points:
+        for device in devices:
+            key = point_key({**point, "device": device}, names) if isinstance(point, dict) else None
+            if key in kept:
+                rows.append(kept[key])
+                continue
+            if args.total_budget is not None and time.perf_counter() - started >= args.total_budget \
+                    and isinstance(point, Settings):
+                row = refused(estimated_row(workload, point, device), Status.SKIPPED,
+                              f"time budget of {args.total_budget:g} s used up before this point")
+                rows.append({**row, "swept": swept})
+                continue
+            rows += run_points(workload, [point], [device], point_budget_s=args.budget,
+                               memory_cap_gb=args.memory_cap_gb,
+                               num_threads=args.threads, refuse=refuse if caps else None, swept=swept,
+                               with_phases=not args.no_phases, with_profile=args.profile,
+                               slow_call_s=args.slow_call_s, single_call_s=args.single_call_s)
+            if args.out and args.save_every and len(rows) % args.save_every == 0:
+                save_pack(build_pack(rows), args.out)
+            if not args.quiet:
+                print(f"{len(rows)}/{len(points) * len(devices)} {rows[-1]['status']} {point_key(rows[-1], names)}",
+                      file=sys.stderr, flush=True)
+    return rows
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    from lib.core.devices import machine_fingerprint
+    from lib.core.timeline import timeline_point, timelines_file
+
+    workload, devices = _common(args)
+    settings = workload.resolve(_parse_sets(args.set))
+    entries = [timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads) for d in devices]
+    for e in entries:
+        figures = ", ".join(f"{k} {v:.4g}" for k, v in e.get("figures", {}).items())
+        print(f"{e['device']}: {e['status']} {e['message']} {figures}")
+    if args.out:
+        save_json(timelines_file(entries, machine_fingerprint()), args.out)
+        print(f"wrote {args.out}")
+    return 0 if all(e["status"] == "ok" for e in entries) else 1
+
+
+def save_json(obj: dict, path: str) -> None:
+    import gzip
+
+    data = json.dumps(obj, separators=(",", ":")).encode()
+    Path(path).write_bytes(gzip.compress(data, mtime=0) if path.endswith(".gz") else data)
 
 
 def cmd_crossover(args: argparse.Namespace) -> int:
@@ -197,12 +291,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true", help="skip the check of the workload's result")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("sweep", help="sweep one setting over values, write a result pack")
+    p = sub.add_parser("sweep", help="sweep settings over values (several --over: every combination), write a pack")
     timing_options(p)
-    p.add_argument("--over", required=True, metavar="KEY=V1,V2,...", help="the setting to sweep and its values")
+    p.add_argument("--over", required=True, action="append", metavar="KEY=V1,V2,...",
+                   help="a setting to vary and its values; repeat it for a grid of every combination")
     p.add_argument("--total-budget", type=float, default=None, help="seconds for the whole sweep; later points are skipped")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--resume", action="store_true", help="keep the points already in --out; measure only the rest")
+    p.add_argument("--save-every", type=int, default=0, metavar="N", help="write --out every N points (with --resume)")
+    p.add_argument("--max-gflop", action="append", metavar="DEVICE=G",
+                   help="skip points above G GFLOP per step on cpu or cuda (repeatable)")
+    p.add_argument("--no-phases", action="store_true", help="do not time the phases at every point")
+    p.add_argument("--profile", action="store_true", help="count kernels and device-busy time at every point")
+    p.add_argument("--slow-call-s", type=float, default=None, help="a first call this slow: time one warm call only")
+    p.add_argument("--single-call-s", type=float, default=None, help="a first call this slow is the result itself")
+    p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("timeline", help="record the timeline of a few warm steps (CPU thread and GPU stream)")
+    timing_options(p)
+    p.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
+    p.set_defaults(func=cmd_timeline)
 
     p = sub.add_parser("crossover", help="print the crossover and cost models of a result pack")
     p.add_argument("pack", help="a result pack (JSON)")

@@ -15,6 +15,7 @@ and anything starting with 'phase_').
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import math
@@ -136,8 +137,16 @@ def dumps_pack(pack: dict[str, Any]) -> str:
 
 
 def save_pack(pack: dict[str, Any], path: str | Path) -> Path:
+    """Write the pack as JSON; gzip-compressed when the name ends in .gz (the shipped grids are
+    large and repetitive). Written to a temporary file first, so a cut-off run never leaves half a pack."""
     path = Path(path)
-    path.write_text(dumps_pack(pack), encoding="utf-8")
+    if path.suffix == ".gz":
+        data = gzip.compress(json.dumps(validate_pack(pack), separators=(",", ":")).encode("utf-8"), mtime=0)
+    else:
+        data = dumps_pack(pack).encode("utf-8")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(data)
+    partial.replace(path)
     return path
 
 
@@ -151,7 +160,13 @@ def loads_pack(text: str | bytes) -> dict[str, Any]:
 
 
 def load_pack(path: str | Path) -> dict[str, Any]:
-    return loads_pack(Path(path).read_bytes())
+    data = Path(path).read_bytes()
+    if data[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the name
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as err:
+            raise PackError(f"not a readable gzip file: {err}") from None
+    return loads_pack(data)
 
 
 def rows_to_csv(rows: Iterable[dict[str, Any]]) -> str:

@@ -191,6 +191,8 @@ def run_points(
     describe: Callable[[Settings], str] | None = None,
     progress: ProgressFn | None = None,
     on_row: RowFn | None = None,
+    slow_call_s: float | None = None,
+    single_call_s: float | None = None,
 ) -> list[dict[str, Any]]:
     """Measure every point on every device, one row per (point, device), in that order.
 
@@ -198,7 +200,7 @@ def run_points(
     Hooks: `refuse(settings, device)` may refuse a point before it is allocated (e.g. a live work
     cap); `with_phases` / `with_profile` say where phases and kernel counts are measured (a bool,
     or a function of the settings); `on_row` gets each row as soon as it is complete; `progress`
-    gets (fraction done, message)."""
+    gets (fraction done, message). slow_call_s / single_call_s: see lib.core.timing.time_step."""
     points = list(points)
     phases_at, profile_at = _at(with_phases), _at(with_profile)
     describe = describe or (lambda s: workload.name)
@@ -213,7 +215,8 @@ def run_points(
                 progress(len(rows) / total, f"measuring {what} on {device} ({len(rows) + 1}/{total})")
             row = _one(workload, point, device, cap=cap, refuse=refuse, started=started,
                        total_budget_s=total_budget_s, point_budget_s=point_budget_s, num_threads=num_threads,
-                       phases_at=phases_at, profile_at=profile_at)
+                       phases_at=phases_at, profile_at=profile_at, slow_call_s=slow_call_s,
+                       single_call_s=single_call_s)
             if swept:
                 row["swept"] = swept
             if origin:
@@ -228,7 +231,8 @@ def run_points(
 
 def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, cap: float | None,
          refuse: RefuseFn | None, started: float, total_budget_s: float | None, point_budget_s: float,
-         num_threads: int | None, phases_at: AtFn, profile_at: AtFn) -> dict[str, Any]:
+         num_threads: int | None, phases_at: AtFn, profile_at: AtFn, slow_call_s: float | None,
+         single_call_s: float | None) -> dict[str, Any]:
     if not isinstance(point, Settings):  # an error row made where the settings were resolved
         return {**point, "device": device}
     reason = (workload.refusal(point, device) or memory_refusal(workload, point, device, cap)
@@ -238,7 +242,8 @@ def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, c
     if reason:
         return refused(estimated_row(workload, point, device), Status.SKIPPED, reason)
     return measure_point(workload, point, device, budget_s=point_budget_s, memory_cap_gb=cap, num_threads=num_threads,
-                         with_phases=phases_at(point), with_profile=profile_at(point))
+                         with_phases=phases_at(point), with_profile=profile_at(point), slow_call_s=slow_call_s,
+                         single_call_s=single_call_s)
 
 
 def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> list[Settings | dict[str, Any]]:
@@ -267,3 +272,18 @@ def run_sweep(
     points = resolve_points(workload, ({**fixed, over: setting.parse(v)} for v in values))
     options.setdefault("describe", lambda s: f"{workload.name} {over}={s[over]}")
     return run_points(workload, points, devices, swept=over, **options)
+
+
+def grid_points(workload: Workload, axes: Sequence[tuple[str, Sequence[Any]]], fixed: Mapping[str, Any] | None
+                ) -> list[Settings | dict[str, Any]]:
+    """Every combination of the axes' values (the first axis outermost), the other settings fixed."""
+    combos: list[dict[str, Any]] = [dict(fixed or {})]
+    for name, values in axes:
+        setting = workload.setting(name)
+        combos = [{**c, name: setting.parse(v)} for c in combos for v in values]
+    return resolve_points(workload, combos)
+
+
+def point_key(row: Mapping[str, Any], names: Sequence[str]) -> tuple:
+    """What tells a point apart in a grid: its device and the values of the varied settings."""
+    return (str(row.get("device")), *(repr(row.get(n)) for n in names))

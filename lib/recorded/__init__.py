@@ -28,7 +28,7 @@ def recorded_dir() -> Path:
 
 
 def _stamp(directory: Path) -> tuple:
-    files = sorted(directory.glob("*.json")) if directory.is_dir() else []
+    files = sorted([*directory.glob("*.json"), *directory.glob("*.json.gz")]) if directory.is_dir() else []
     return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
 
 

@@ -25,7 +25,7 @@ from torch import nn
 
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, SettingError, Settings, Step, Workload
-from lib.workloads import datasets, training
+from lib.workloads import datasets, execution, training
 
 BYTES_PER_FLOAT = 4
 
@@ -83,6 +83,7 @@ def synthetic_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
+    """The optimizer the settings name, with the implementation the execution mode needs."""
     impl = params["optimizer_impl"]
     kwargs: dict[str, Any] = {"lr": float(params["lr"])}
     if impl == "foreach":
@@ -92,7 +93,7 @@ def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     elif impl == "for-loop":
         kwargs["foreach"] = False
     if params["optimizer"] == "adam":
-        return torch.optim.Adam(model.parameters(), **kwargs)
+        return torch.optim.Adam(model.parameters(), **kwargs, **execution.optimizer_options(params["mode"]))
     return torch.optim.SGD(model.parameters(), **kwargs)
 
 
@@ -123,6 +124,14 @@ class MLPTraining(Workload):
         Setting("task", "classification", "loss: cross-entropy or mean squared error (follows the data set unless data=synthetic)", choices=("classification", "regression")),
         Setting("optimizer", "adam", "optimizer", choices=("adam", "sgd")),
         Setting("optimizer_impl", "default", "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused", choices=("default", "for-loop", "foreach", "fused")),
+        Setting(
+            "mode", "eager",
+            "how the step runs: eager PyTorch; fused (Adam(fused=True)); cuda_graph (the whole step captured once "
+            "in a CUDA graph and replayed; CUDA only); compile, compile_reduce_overhead, compile_max_autotune "
+            "(torch.compile in its modes default, reduce-overhead, max-autotune-no-cudagraphs; the compile is paid "
+            "in the first call)",
+            choices=execution.MODES,
+        ),
         Setting("lr", 0.01, "learning rate", 1e-6, 10.0, log=True),
         Setting("data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"),
         Setting("pin_memory", False, "page-locked host memory and non_blocking copies (when data is copied per batch)"),
@@ -141,6 +150,12 @@ class MLPTraining(Workload):
         hidden_widths(params)
         if params["task"] == "classification" and int(params["outputs"]) < 2:
             raise SettingError("outputs: classification needs at least 2 classes")
+        if params["mode"] != "eager" and params["optimizer_impl"] != "default":
+            raise SettingError(f"optimizer_impl: mode {params['mode']} sets how the optimizer runs; leave "
+                               "optimizer_impl at default with it")
+
+    def refusal(self, settings: Settings, device: str) -> str | None:
+        return execution.mode_refusal(settings["mode"], device)
 
     # -- estimates -----------------------------------------------------------------------------
     def parameter_count(self, params: Settings) -> int:
@@ -208,54 +223,28 @@ def loss_curve(params: Mapping[str, Any], device: str, epochs: int) -> list[floa
 def build_training_step(
     params: Settings, device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int
 ) -> Step:
-    """A training step over (x_host, y_host) for `device`, with the seeds' habits as switches."""
+    """A training step over (x_host, y_host) for `device`, run in the settings' execution mode,
+    with the seeds' habits as switches (data copied per batch, pinned memory, item() every step)."""
     dev = torch.device(device)
     model = build_model(params)
     checksum = float(sum(p.detach().abs().sum() for p in model.parameters()))
     model = model.to(dev)
     optimizer = make_optimizer(model, params)
     loss_fn = nn.CrossEntropyLoss() if params["task"] == "classification" else nn.MSELoss()
-
-    cuda = is_cuda(device)
-    resident = bool(params["data_resident"])
-    pinned = bool(params["pin_memory"]) and cuda and not resident
-    if resident:
-        x_src, y_src = x_host.to(dev), y_host.to(dev)
-    else:
-        x_src = x_host.pin_memory() if pinned else x_host
-        y_src = y_host.pin_memory() if pinned else y_host
-    starts = [i * rows for i in range(steps_per_epoch)]
-    state = {"step": 0, "epoch_losses": [], "running": None}
-
-    def batch(i: int) -> tuple[torch.Tensor, torch.Tensor]:
-        lo = starts[i % steps_per_epoch]
-        xb, yb = x_src[lo:lo + rows], y_src[lo:lo + rows]
-        if not resident:
-            xb, yb = xb.to(dev, non_blocking=pinned), yb.to(dev, non_blocking=pinned)
-        return xb, yb
-
-    def compute(xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
-        optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        return loss
+    feed = BatchFeed(params, dev, x_host, y_host, steps_per_epoch, rows)
+    train = execution.make_trainer(params["mode"], model, optimizer, loss_fn, feed.static_batch())
+    losses = EpochLosses(steps_per_epoch, dev)
 
     def run() -> None:
-        i = state["step"]
-        loss = compute(*batch(i)).detach()
-        state["running"] = loss if state["running"] is None else state["running"] + loss
+        loss = train(*feed.batch(losses.step))
+        losses.add(loss)
         if params["item_every_step"]:
             loss.item()  # the seeds' habit: a device-to-host copy and a synchronise every step
-        state["step"] = i + 1
-        if state["step"] % steps_per_epoch == 0:
-            state["epoch_losses"].append(state["running"].item() / steps_per_epoch)
-            state["running"] = None
 
-    resident_batch = batch(0) if resident else (x_host[:rows].to(dev), y_host[:rows].to(dev))
-    phases: dict[str, Any] = {"compute": lambda: compute(*resident_batch)}
-    if not resident:
-        phases = {"transfer": lambda: batch(0), **phases}
+    resident = feed.resident_batch()
+    phases: dict[str, Any] = {"compute": lambda: train(*resident)}
+    if not params["data_resident"]:
+        phases = {"transfer": lambda: feed.batch(0), **phases}
 
     def check() -> None:
         training.assert_holds_own_parameters(optimizer, model)
@@ -263,16 +252,65 @@ def build_training_step(
         assert all(p.device.type == dev.type and dev.index in (None, p.device.index) for p in model.parameters()), (
             f"model parameters are not all on {dev}"
         )
-        training.assert_learns(lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn,
-                               resident_batch)
+        eager = params.replace(mode="eager")
+        training.assert_learns(lambda: build_model(eager).to(dev), lambda m: make_optimizer(m, eager), loss_fn, resident)
 
-    return Step(
-        run=run,
-        phases=phases,
-        units={"steps_per_epoch": steps_per_epoch},
-        check=check,
-        extras={"epoch_losses": state["epoch_losses"], "initial_weights_abs_sum": checksum},
-    )
+    return Step(run=run, phases=phases, units={"steps_per_epoch": steps_per_epoch}, check=check,
+                extras={"epoch_losses": losses.per_epoch, "initial_weights_abs_sum": checksum})
+
+
+class BatchFeed:
+    """The batches of an epoch, in order: slices of the data already on the device, or copies from
+    host memory (pinned and non_blocking when asked) made inside the step, as a DataLoader would."""
+
+    def __init__(self, params: Settings, dev: torch.device, x_host: torch.Tensor, y_host: torch.Tensor,
+                 steps_per_epoch: int, rows: int) -> None:
+        self.dev, self.rows, self.steps = dev, rows, steps_per_epoch
+        self.resident = bool(params["data_resident"])
+        self.pinned = bool(params["pin_memory"]) and dev.type == "cuda" and not self.resident
+        if self.resident:
+            self.x, self.y = x_host.to(dev), y_host.to(dev)
+        else:
+            self.x = x_host.pin_memory() if self.pinned else x_host
+            self.y = y_host.pin_memory() if self.pinned else y_host
+
+    def batch(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        lo = (i % self.steps) * self.rows
+        xb, yb = self.x[lo:lo + self.rows], self.y[lo:lo + self.rows]
+        if not self.resident:
+            xb, yb = xb.to(self.dev, non_blocking=self.pinned), yb.to(self.dev, non_blocking=self.pinned)
+        return xb, yb
+
+    def resident_batch(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The first batch on the device (for timing compute alone, and for checks)."""
+        if self.resident:
+            return self.batch(0)
+        return self.x[:self.rows].to(self.dev), self.y[:self.rows].to(self.dev)
+
+    def static_batch(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """A batch on the device that a CUDA graph may own as its input buffer: the data itself
+        when one resident batch is the whole epoch (nothing to copy in), else a copy."""
+        if self.resident and self.steps == 1:
+            return self.batch(0)
+        xb, yb = self.resident_batch()
+        return xb.clone(), yb.clone()
+
+
+class EpochLosses:
+    """The mean loss of each epoch, summed on the device (one add per step, one read per epoch)."""
+
+    def __init__(self, steps_per_epoch: int, dev: torch.device) -> None:
+        self.steps_per_epoch = steps_per_epoch
+        self.step = 0
+        self.running = torch.zeros((), device=dev)
+        self.per_epoch: list[float] = []
+
+    def add(self, loss: torch.Tensor) -> None:
+        self.running.add_(loss)
+        self.step += 1
+        if self.step % self.steps_per_epoch == 0:
+            self.per_epoch.append(self.running.item() / self.steps_per_epoch)
+            self.running.zero_()
 
 
 WORKLOAD = MLPTraining()
