@@ -29,3 +29,11 @@ def _small_memory_cap(monkeypatch):
     """Tests never rely on the shell's GPUWIN_MEMORY_CAP_GB."""
     monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB", raising=False)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _gallery_in_tmp(tmp_path_factory, monkeypatch):
+    """The class gallery's SQLite file goes to a fresh folder per test, never into the repository's data/."""
+    monkeypatch.setenv("GPUWIN_DATA_DIR", str(tmp_path_factory.mktemp("gallery_data")))
+    monkeypatch.delenv("GPUWIN_GALLERY_URL", raising=False)
+    yield

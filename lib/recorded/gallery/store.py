@@ -173,13 +173,13 @@ class Gallery:
                                                 "shows them already.")
         try:
             with write_transaction(self.engine) as conn:
+                self._check_rate(conn, session)
                 row = conn.execute(select(courses.c.code).where(courses.c.code == course).with_for_update()).first()
                 if row is None:
                     raise GalleryError("no_course", f"There is no course {course} here: check the code, or ask your "
                                                     "instructor for the gallery link.")
                 self._check_duplicate(conn, course, candidate.content_key)
                 self._check_caps(conn, course)
-                self._check_rate(conn, session)
                 new_id = conn.execute(insert(entries).values(
                     course=course, name=display, machine=clean_text(candidate.machine.get("label"), 200),
                     hardware=candidate.hardware, cpu_model=clean_text(candidate.machine.get("cpu_model"), 200),
@@ -207,8 +207,10 @@ class Gallery:
             entries.c.course == course, entries.c.hidden.is_(False))).scalar_one()
         if visible >= self.limits.max_per_course:
             where = f"Course {course}" if course else "The public gallery"
-            raise GalleryError("course_full", f"{where} is full ({self.limits.max_per_course} entries); ask the "
-                                              "instructor for a new course code.")
+            most = self.limits.max_per_course
+            raise GalleryError("course_full", f"{where} is full (at most {most} visible "
+                                              f"{'entry' if most == 1 else 'entries'}); ask the instructor for a new "
+                                              "course code.")
         total = conn.execute(select(func.count()).select_from(entries)).scalar_one()
         if total >= self.limits.max_total:
             raise GalleryError("gallery_full", f"The gallery holds its maximum of {self.limits.max_total} entries.")
