@@ -56,17 +56,25 @@ def sqlite_url(directory: Path) -> str:
     return f"sqlite:///{directory / 'gallery.sqlite'}"
 
 
-def add_many(url: str, payloads: list[bytes], session: str, barrier=None) -> list[int]:
-    """Add each payload through a fresh engine of its own (the tests run this in child processes)."""
+def add_many(url: str, payloads: list[bytes], session: str, barrier=None, course: str = "",
+             max_per_course: int = 300) -> list[int | str]:
+    """Add each payload through a fresh engine of its own (the tests run this in child processes):
+    the new entry's id, or the kind of refusal (GalleryError.kind) where it was refused."""
     import sqlalchemy
 
+    from lib.recorded.gallery.entry import GalleryError
     from lib.recorded.gallery.store import Gallery, Limits
 
     engine = sqlalchemy.create_engine(url)
-    gallery = Gallery(engine, Limits(max_actions=1000))
+    gallery = Gallery(engine, Limits(max_actions=1000, max_per_course=max_per_course))
     if barrier is not None:
         barrier.wait(timeout=60)  # every writer starts at the same moment
-    ids = [gallery.add(f"p{n}.json", data, name=f"writer {session} #{n}", session=session).id
-           for n, data in enumerate(payloads)]
+    out: list[int | str] = []
+    for n, data in enumerate(payloads):
+        try:
+            out.append(gallery.add(f"p{n}.json", data, name=f"writer {session} #{n}", course=course,
+                                   session=session).id)
+        except GalleryError as err:
+            out.append(err.kind)
     engine.dispose()
-    return ids
+    return out

@@ -88,6 +88,17 @@ def test_two_servers_creating_the_schema_at_once_both_start(url):
         assert conn.execute(text("SELECT version FROM gallery_schema_version")).scalars().all() == [GALLERY_SCHEMA]
 
 
+def test_a_course_cap_holds_when_writers_race_for_the_last_places(url):
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Manager().Barrier(2)
+    open_gallery(url).create_course("RACE-1", session="teacher")
+    payloads = [[fixture_bytes(40 + 10 * w + i) for i in range(3)] for w in range(2)]
+    with ctx.Pool(2) as pool:
+        results = [pool.apply_async(add_many, (url, payloads[w], f"w{w}", barrier, "RACE-1", 4)) for w in range(2)]
+        outcomes = [o for r in results for o in r.get(timeout=120)]
+    assert sorted(map(str, outcomes)).count("course_full") == 2 and len(open_gallery(url).entries("RACE-1")) == 4
+
+
 def test_two_threads_on_one_engine_both_land(url):
     gallery = open_gallery(url, max_actions=100)  # one engine shared by every session, as st.connection does
     start = threading.Barrier(2)
@@ -177,7 +188,7 @@ def test_a_course_is_full_at_its_cap_and_hidden_entries_free_a_place(url):
     code, admin = gallery.create_course("CAP-1", session="teacher")
     first = gallery.add("a.json", fixture_bytes(1), name="a", course=code, session="s1")
     gallery.add("b.json", fixture_bytes(2), name="b", course=code, session="s2")
-    assert "Course CAP-1 is full (2 entries)" in refused("course_full", gallery.add, "c.json", fixture_bytes(3),
+    assert "Course CAP-1 is full (at most 2 visible entries)" in refused("course_full", gallery.add, "c.json", fixture_bytes(3),
                                                            name="c", course=code, session="s3")
     assert gallery.add("c.json", fixture_bytes(3), name="c", session="s3").course == ""  # other courses are not full
     gallery.set_hidden(first.id, code, admin, session="teacher")
