@@ -198,3 +198,58 @@ def test_the_database_file_is_where_the_data_dir_says(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUWIN_DATA_DIR", str(tmp_path / "data"))
     add(open_page(PAGE), "Ada", fixture_bytes(1))
     assert (Path(tmp_path) / "data" / "gallery.sqlite").is_file()
+
+
+def test_the_database_comes_from_secrets_toml_and_the_environment_overrides_it(tmp_path, monkeypatch):
+    import os
+
+    import sqlalchemy
+    from streamlit.testing.v1 import AppTest
+
+    from app_support import APP_TIMEOUT_S, ROOT
+    from lib.recorded.gallery.store import Gallery
+
+    def names(url: str) -> list[str]:
+        return [e.name for e in Gallery(sqlalchemy.create_engine(url)).entries()]
+
+    def page_with_secrets(url: str):
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+        at.secrets["connections"] = {"gallery": {"url": url}}  # what [connections.gallery] in secrets.toml gives
+        at.run()
+        at.switch_page(PAGE).run()
+        return at
+
+    from_secrets = f"sqlite:///{tmp_path / 'from_secrets.sqlite'}"
+    at = add(page_with_secrets(from_secrets), "via secrets", fixture_bytes(1))
+    assert said(at, "success") and names(from_secrets) == ["via secrets"]
+    assert not (Path(os.environ["GPUWIN_DATA_DIR"]) / "gallery.sqlite").exists()
+
+    from_env = f"sqlite:///{tmp_path / 'from_env.sqlite'}"
+    monkeypatch.setenv("GPUWIN_GALLERY_URL", from_env)
+    at = add(page_with_secrets(from_secrets), "via env", fixture_bytes(2))
+    assert said(at, "success") and names(from_env) == ["via env"] and names(from_secrets) == ["via secrets"]
+
+
+def test_an_unreachable_database_is_a_message_without_its_password(monkeypatch):
+    monkeypatch.setenv("GPUWIN_GALLERY_URL", "postgresql+psycopg://gallery:secretpw@127.0.0.1:1/gallery")
+    at = open_page(PAGE)
+    assert not at.exception, [e.value for e in at.exception]
+    errors = said(at, "error")
+    assert len(errors) == 1 and errors[0].startswith("The gallery's database could not be opened (OperationalError")
+    assert "secretpw" not in page_text(at) and not at.dataframe
+    results = open_page("pages/your_results.py", {"gallery": "1"})  # a compare link meets the same message
+    assert not results.exception and "could not be opened" in said(results, "warning")[0]
+
+
+def test_a_database_failing_under_an_add_is_a_message(monkeypatch):
+    import os
+    import sqlite3
+
+    at = add(open_page(PAGE), "first", fixture_bytes(1))
+    assert said(at, "success")
+    with sqlite3.connect(Path(os.environ["GPUWIN_DATA_DIR"]) / "gallery.sqlite") as raw:
+        raw.execute("DROP TABLE gallery_events")  # damaged behind the running app's back
+    at = add(at, "second", fixture_bytes(2))
+    assert not at.exception, [e.value for e in at.exception]
+    assert said(at, "error")[0].startswith("The gallery's database failed (OperationalError); nothing was changed.")
+    assert [n for n in table(at)["named by"] if n != "shipped with the app"] == ["first"]  # nothing half-added

@@ -3,7 +3,7 @@ instructor's forms (create a course code, hide an entry with the course's admin 
 
 Each action runs in its button's on_click callback, before the page script, so the listing below
 it already shows the change, and the outcome is kept in session state until it is shown next to
-its button. Every refusal from the store (GalleryError) becomes a message, escaped with plain().
+its button. Every refusal from the store (GalleryError), and a database error under it, becomes a message.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
 
 from lib.recorded.gallery.entry import MAX_NAME_CHARS, GalleryError, normalize_course
 from lib.recorded.gallery.store import Gallery
@@ -25,6 +26,13 @@ ICONS = {"success": ":material/check:", "error": ":material/block:"}
 
 def _say(form: str, kind: str, text: str, **extra: str) -> None:
     st.session_state[f"{NS}.said.{form}"] = {"kind": kind, "text": text, **extra}
+
+
+def _refusal(err: Exception) -> str:
+    """What a visitor reads when the store refuses, or when the database fails under it."""
+    if isinstance(err, GalleryError):
+        return plain(str(err), limit=500)
+    return f"The gallery's database failed ({type(err).__name__}); nothing was changed. Please try again later."
 
 
 def _said(form: str) -> dict | None:
@@ -79,8 +87,8 @@ def _add(gallery: Gallery, course: str, where: str) -> None:
     try:
         entry = gallery.add(upload.name, upload.getvalue(), name=st.session_state.get(f"{NS}.name", ""),
                             course=course, session=session_token())
-    except GalleryError as err:
-        _say("add", "error", plain(str(err), limit=500))
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("add", "error", _refusal(err))
     else:
         _say("add", "success", f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}.")
 
@@ -101,8 +109,8 @@ def add_form(gallery: Gallery, course: str, base_url: str) -> None:
 def _create(gallery: Gallery) -> None:
     try:
         code, admin = gallery.create_course(st.session_state.get(f"{NS}.new_course"), session=session_token())
-    except GalleryError as err:
-        _say("create", "error", plain(str(err), limit=400))
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("create", "error", _refusal(err))
     else:
         _say("create", "success", f"Course **{code}** created. Share the link below with your students. Keep the "
                                   "admin code: it is shown only now (the gallery stores only a hash of it) and hides "
@@ -125,8 +133,8 @@ def _hide(gallery: Gallery, course: str) -> None:
     try:
         entry = gallery.set_hidden(state.get(f"{NS}.hide_pick"), course, state.get(f"{NS}.admin_code") or "",
                                    hidden=state.get(f"{NS}.hide_action") == "Hide", session=session_token())
-    except GalleryError as err:
-        _say("hide", "error", plain(str(err), limit=400))
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("hide", "error", _refusal(err))
     else:
         _say("hide", "success", f"Entry #{entry.id} ({plain(entry.name)}) is {'hidden' if entry.hidden else 'shown again'}.")
 
