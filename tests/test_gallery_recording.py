@@ -77,3 +77,14 @@ def test_the_notebook_stops_with_a_message_until_its_repository_address_is_set(t
     monkeypatch.delenv("GPUWIN_REPO_URL", raising=False)
     with pytest.raises(CellExecutionError, match="Set REPO_URL in the settings cell"):
         run_notebook(tmp_path, monkeypatch, GPUWIN_PROJECT_DIR=str(tmp_path / "nowhere"))
+
+
+def test_recording_needs_neither_sqlalchemy_nor_streamlit(tmp_path):
+    """A GPU box or a notebook records with torch alone (DESIGN.md: lib runs without Streamlit)."""
+    out = tmp_path / "pack.json"
+    code = (f"import sys; sys.path.insert(0, 'scripts'); import record_for_gallery\n"
+            f"record_for_gallery.main(['--out', {str(out)!r}, '--budget', '0.005', '--threads', '1', '--quiet'])\n"
+            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'streamlit', 'altair'}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "LOADED []" in done.stdout and out.is_file(), done.stdout
