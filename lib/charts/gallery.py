@@ -16,7 +16,7 @@ from lib.charts.theme import SERIES_COLORS
 
 
 def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str = "batch size",
-                   height: int = 420) -> alt.LayerChart:
+                   plot_height: int = 260) -> alt.LayerChart:
     machines = list(dict.fromkeys(frame["machine"].astype(str))) or [""]
     scheme = alt.Scale(domain=machines, range=list(SERIES_COLORS)) if len(machines) <= len(SERIES_COLORS) \
         else alt.Scale(domain=machines, scheme="tableau20")
@@ -24,8 +24,8 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=480))
     x_enc = alt.X("x:Q", title=f"{x_title} (log scale)", scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(format="~s"))
-    y_enc = alt.Y("speedup:Q", title="GPU speed-up over its own CPU (CPU time / GPU time, log scale)",
-                  scale=alt.Scale(type="log"))
+    y_enc = alt.Y("speedup:Q", title="CPU time / GPU time (log)",  # short: a long title squeezes the plot
+                  scale=alt.Scale(type="log", nice=False, padding=12))
     tooltip = [alt.Tooltip("machine:N"), alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
                alt.Tooltip("speedup:Q", title="speed-up", format=".3~g")]
     base = alt.Chart(frame)
@@ -39,4 +39,6 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
         size=160, shape="diamond", filled=False, strokeWidth=2).encode(
         x="x:Q", y="speedup:Q", color=color,
         tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("x:Q", title=f"GPU catches up at {x_title}", format=",.4~g")])
-    return alt.layer(rule, text, lines, points, marks).properties(height=height)
+    # The legend lists every machine below the plot: grow the chart with it, or a class of thirty
+    # machines would squeeze the plot to nothing (Streamlit fits the whole chart into its height).
+    return alt.layer(rule, text, lines, points, marks).properties(height=plot_height + 100 + 22 * len(machines))
