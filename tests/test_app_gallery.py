@@ -253,3 +253,12 @@ def test_a_database_failing_under_an_add_is_a_message(monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     assert said(at, "error")[0].startswith("The gallery's database failed (OperationalError); nothing was changed.")
     assert [n for n in table(at)["named by"] if n != "shipped with the app"] == ["first"]  # nothing half-added
+
+
+def test_machine_strings_from_a_pack_are_shown_as_text():
+    pack = json.loads(gpu_fixture_bytes())
+    pack["machine"]["gpus"] = ["<i onmouseover=alert(1)>Evil</i> GPU [x](js:1)"]  # TEST FIXTURE: a hostile pack
+    at = add(open_page(PAGE), "Eve", json.dumps(pack).encode())
+    assert_clean(at)
+    assert "(\\<i onmouseover=alert(1)\\>Evil\\</i\\> GPU \\[x\\](js\\:1)) as entry #1" in said(at, "success")[0]
+    assert "<i onmouseover=alert(1)>Evil</i> GPU [x](js:1)" in list(table(at)["GPU or CPU"])

@@ -258,3 +258,11 @@ def test_limits_come_from_the_environment():
                               "GPUWIN_GALLERY_MAX_PACK_KB": "200"})
     assert (limits.max_per_course, limits.max_actions, limits.window_s, limits.max_pack_bytes) == (5, 3, 60.0, 200_000)
     assert Limits.from_env({}) == Limits()
+
+
+def test_the_whole_gallery_has_a_cap_too(url):
+    gallery = open_gallery(url, max_total=2)
+    gallery.add("a.json", fixture_bytes(1), name="a", session="s")
+    gallery.add("b.json", fixture_bytes(2), name="b", session="s")
+    assert "maximum of 2 entries" in refused("gallery_full", gallery.add, "c.json", fixture_bytes(3), name="c",
+                                             session="s")
