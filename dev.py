@@ -2,7 +2,7 @@
 """Set-up and entry points, so a fresh machine with only Python 3.10+ needs one command each.
 
     python3 dev.py app     # create .venv, install requirements, start the app
-    python3 dev.py test    # create .venv, install test requirements (and chromium if root), run pytest
+    python3 dev.py test    # create .venv, install test requirements (and chromium, postgresql if root), run pytest
 
 Installs are skipped when the requirement files have not changed since the last install.
 """
@@ -48,6 +48,19 @@ def ensure_chromium() -> None:
                    env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
+def ensure_postgresql() -> None:
+    """The gallery's PostgreSQL test starts a throwaway server from Debian's postgresql binaries;
+    install them when we are root and they are absent."""
+    import glob
+
+    if glob.glob("/usr/lib/postgresql/*/bin/initdb") or not shutil.which("apt-get") or os.geteuid() != 0:
+        return
+    print("installing postgresql for the gallery's database test ...", flush=True)
+    subprocess.run(["apt-get", "update", "-qq"], check=False)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql"], check=False,
+                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
@@ -58,6 +71,7 @@ def main(argv: list[str]) -> int:
     if command == "test":
         ensure_venv("requirements-dev.txt")
         ensure_chromium()
+        ensure_postgresql()
         return subprocess.call([str(PY), "-m", "pytest", *rest])
     print(__doc__)
     return 0 if command == "help" else 2

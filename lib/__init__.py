@@ -3,6 +3,7 @@
     lib.core        timing harness, sweeps, crossover, result packs   (torch, stdlib)
     lib.workloads   one module per workload                            (+ core)
     lib.recorded    the shipped result packs and their loader          (+ core, workloads)
+                    recorded.gallery: the class gallery's store (+ SQLAlchemy, only there)
     lib.lessons     what each page computes from rows                  (+ the floors below)
     lib.charts      Altair chart builders                              (+ core, lessons, altair)
 

@@ -91,6 +91,13 @@ url.sync_url()
 
 # -- read, check, merge ------------------------------------------------------------------------------
 sources: list[Source] = read_uploads((f.name, f.getvalue()) for f in uploaded or [])
+if st.query_params.get("gallery"):  # machines picked on the Class gallery page (?gallery=12,shipped:h200_training)
+    from ui.gallery import gallery_sources  # the database is opened only for such a link
+
+    picked, gallery_notes = gallery_sources(st.query_params.get("gallery"))
+    sources = picked + sources
+    for note in gallery_notes:
+        st.warning(plain(note, limit=400), icon=":material/groups:")
 if with_shipped:
     sources += [Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"},
                        shipped=True) for p in shipped_packs]

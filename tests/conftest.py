@@ -54,3 +54,11 @@ def no_recorded_packs(monkeypatch, tmp_path):
     """A server with no shipped packs: GPUWIN_RECORDED_DIR points at an empty folder."""
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _gallery_in_tmp(tmp_path_factory, monkeypatch):
+    """The class gallery's SQLite file goes to a fresh folder per test, never into the repository's data/."""
+    monkeypatch.setenv("GPUWIN_DATA_DIR", str(tmp_path_factory.mktemp("gallery_data")))
+    monkeypatch.delenv("GPUWIN_GALLERY_URL", raising=False)
+    yield

@@ -23,7 +23,8 @@ def with_pack(monkeypatch):
 def test_registry_matches_the_page_contract():
     names = [p.path for p in PAGES]
     assert names == ["pages/home.py", "pages/training.py", "pages/jacobian.py", "pages/timing_pitfalls.py",
-                     "pages/data_pipeline.py", "pages/seed_cases.py", "pages/multi_gpu.py", "pages/your_results.py"]
+                     "pages/data_pipeline.py", "pages/seed_cases.py", "pages/multi_gpu.py", "pages/your_results.py",
+                     "pages/gallery.py"]
     assert [p.path for p in existing_pages()][:2] == ["pages/home.py", "pages/training.py"]
     assert all((ROOT / p.path).is_file() for p in existing_pages())
 

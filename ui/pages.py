@@ -46,6 +46,8 @@ PAGES: tuple[PageInfo, ...] = (
              "One, two, four GPUs with DistributedDataParallel: where communication eats the gain."),
     PageInfo("pages/your_results.py", "Your results", ":material/upload_file:",
              "Upload result packs recorded elsewhere, compare machines, download."),
+    PageInfo("pages/gallery.py", "Class gallery", ":material/groups:",
+             "Every visitor's machine on one sweep, kept for the class: add yours, compare it with the H200."),
 )
 
 

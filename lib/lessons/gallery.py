@@ -1,0 +1,187 @@
+"""What the Gallery page computes: one row per machine, each machine's own crossover on the gallery
+sweep, the speed-up curves drawn together, sorting, and the picks handed to the comparison view.
+
+    machines = shipped_machines(shipped) + entry_machines(entries, packs)
+    comparison = gallery_comparison(machines)             # every machine's curves on the one sweep
+    rows = table_rows(sort_machines(machines, comparison, "crossover"), comparison)
+    frame = speedup_frame(comparison)                     # machine, x, CPU time / GPU time
+
+Every machine gets a unique line label ('Ada · Tesla T4 (#12)'), since two students' T4s would
+otherwise share one. Rows are copied, never changed in place (shipped packs are cached).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import pandas as pd
+
+from lib.core.fmt import fmt_num
+from lib.core.results import ROW_FIELDS
+from lib.lessons.compare import Comparison, compare_machines
+from lib.recorded.gallery.sweep import GALLERY_SWEEP
+
+SHIPPED_PREFIX = "shipped:"
+SORTS = ("crossover", "newest", "name", "machine")
+
+
+@dataclass
+class GalleryMachine:
+    key: str  # '12' for entry #12, 'shipped:h200_training' for a shipped pack: what a link names
+    line: str  # the unique label of its curves
+    named_by: str
+    hardware: str
+    torch: str
+    recorded: str  # the day the pack was measured (YYYY-MM-DD)
+    course: str = ""
+    added: float = 0.0  # Unix seconds; 0 for shipped packs
+    devices: str = ""
+    shipped: bool = False
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _sweep_rows(rows: Sequence[dict[str, Any]], line: str) -> list[dict[str, Any]]:
+    """Copies holding only what the comparison needs: the swept value, device, times, status."""
+    over = GALLERY_SWEEP.over
+    return [{**{k: r.get(k) for k in ROW_FIELDS}, over: r.get(over), "swept": over, "machine": line}
+            for r in rows]
+
+
+def shipped_machines(shipped: Sequence[tuple[str, dict[str, Any]]]) -> list[GalleryMachine]:
+    out = []
+    for stem, pack in shipped:
+        machine = pack["machine"]
+        gpus = [str(g) for g in machine.get("gpus") or []]
+        hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "?")
+        line = f"{hardware} · shipped"
+        out.append(GalleryMachine(SHIPPED_PREFIX + stem, line, "shipped with the app", hardware,
+                                  str(machine.get("torch") or ""), str(machine.get("date") or "")[:10],
+                                  devices=", ".join(dict.fromkeys(str(r["device"]) for r in pack["rows"])),
+                                  shipped=True, rows=_sweep_rows(pack["rows"], line)))
+    return out
+
+
+def entry_machines(entries: Sequence[Any], packs: dict[int, dict[str, Any]]) -> list[GalleryMachine]:
+    """Gallery entries (lib.recorded.gallery.store.Entry) with their packs; an entry whose pack did
+    not load again is left out."""
+    out = []
+    for e in entries:
+        if e.id not in packs:
+            continue
+        line = f"{e.name} · {e.hardware} (#{e.id})"
+        out.append(GalleryMachine(str(e.id), line, e.name, e.hardware, e.torch, e.recorded_at[:10], e.course,
+                                  e.added_at, e.devices, rows=_sweep_rows(packs[e.id]["rows"], line)))
+    return out
+
+
+def gallery_comparison(machines: Sequence[GalleryMachine]) -> Comparison | None:
+    """Every machine's curves on the gallery sweep (None when nothing was measured)."""
+    comparisons = compare_machines([r for m in machines for r in m.rows])
+    return comparisons[0] if comparisons else None
+
+
+def crossover_words(comparison: Comparison | None, machine: GalleryMachine) -> tuple[float | None, str]:
+    """(the batch size where its GPU catches its own CPU, or None; the same in words)."""
+    devices = {r["device"] for r in machine.rows if r.get("status") == "ok"}
+    if devices == {"cpu"}:
+        return None, "CPU only"
+    cross = comparison.crossovers.get(machine.line) if comparison else None
+    if cross is None or cross.kind in ("one_device", "too_few_points"):
+        return None, "not enough points on both devices"
+    if cross.kind == "crosses":
+        return float(cross.x), f"≈ {fmt_num(cross.x)}"
+    if cross.kind == "gpu_wins":
+        return None, "GPU faster from the smallest batch"
+    return None, "CPU faster at every batch size measured"
+
+
+def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None) -> list[dict[str, Any]]:
+    """One plain row per machine, for st.dataframe (which shows text as text: nothing is rendered)."""
+    rows = []
+    for m in machines:
+        x, words = crossover_words(comparison, m)
+        rows.append({
+            "entry": "shipped" if m.shipped else f"#{m.key}",
+            "named by": m.named_by,
+            "GPU or CPU": m.hardware,
+            "GPU catches up at batch size": x,
+            "crossover": words,
+            "devices": m.devices,
+            "torch": m.torch,
+            "recorded": m.recorded,
+            "course": m.course or ("–" if m.shipped else "none"),
+            "added": _dt.datetime.fromtimestamp(m.added, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if m.added else "–",
+            "key": m.key,
+        })
+    return rows
+
+
+def sort_machines(machines: Sequence[GalleryMachine], comparison: Comparison | None, by: str
+                  ) -> list[GalleryMachine]:
+    """crossover: smallest break-even first (machines without one after, by their words); newest:
+    latest added first (shipped last); name: who named it; machine: the GPU or CPU name."""
+    if by == "crossover":
+        def key(m: GalleryMachine) -> tuple:
+            x, words = crossover_words(comparison, m)
+            return (x is None, x or 0.0, words)
+        return sorted(machines, key=key)
+    if by == "newest":
+        return sorted(machines, key=lambda m: -m.added)
+    if by == "name":
+        return sorted(machines, key=lambda m: (m.shipped, m.named_by.casefold()))
+    if by == "machine":
+        return sorted(machines, key=lambda m: m.hardware.casefold())
+    raise ValueError(f"sort by one of {', '.join(SORTS)}, not {by!r}")
+
+
+def speedup_frame(comparison: Comparison | None) -> pd.DataFrame:
+    """Per machine with a GPU: its CPU time / its GPU time at each batch size measured on both
+    (above 1 the GPU is faster). One line per machine."""
+    records = []
+    for machine in comparison.machines if comparison else []:
+        curves = [c for c in comparison.curves if c.machine == machine]
+        cpu = next((c for c in curves if c.device == "cpu"), None)
+        gpu = next((c for c in curves if c.device != "cpu"), None)
+        if cpu is None or gpu is None:
+            continue
+        gpu_t = dict(zip(gpu.xs, gpu.times_s))
+        for x, t in zip(cpu.xs, cpu.times_s):
+            if x in gpu_t and t > 0 and gpu_t[x] > 0:
+                records.append({"machine": machine, "x": float(x), "speedup": t / gpu_t[x]})
+    return pd.DataFrame(records, columns=["machine", "x", "speedup"])
+
+
+def crossover_points(comparison: Comparison | None) -> pd.DataFrame:
+    """Where each machine's speed-up line crosses 1 (machine, x)."""
+    points = [{"machine": m, "x": float(c.x)} for m, c in (comparison.crossovers.items() if comparison else [])
+              if c.kind == "crosses" and c.x is not None and math.isfinite(c.x)]
+    return pd.DataFrame(points, columns=["machine", "x"])
+
+
+# -- picks for the comparison view (pages/your_results.py ?gallery=...) -------------------------------
+
+def compare_query(keys: Sequence[str]) -> dict[str, str]:
+    return {"gallery": ",".join(keys)}
+
+
+def parse_picks(raw: str | None, limit: int = 4) -> tuple[list[int], list[str], list[str]]:
+    """'12,shipped:h200_training' -> entry ids, shipped stems, and a note per item not understood."""
+    ids, stems, notes = [], [], []
+    for item in [t.strip() for t in str(raw or "").split(",") if t.strip()][:limit]:
+        if item.startswith(SHIPPED_PREFIX) and item[len(SHIPPED_PREFIX):]:
+            stems.append(item[len(SHIPPED_PREFIX):])
+        elif item.lstrip("#").isdigit():
+            ids.append(int(item.lstrip("#")))
+        else:
+            notes.append(f"gallery: {item[:40]!r} names no gallery entry")
+    return list(dict.fromkeys(ids)), list(dict.fromkeys(stems)), notes
+
+
+def labelled_pack(pack: dict[str, Any], line: str) -> dict[str, Any]:
+    """A copy of a gallery pack whose machine and rows are all named `line` (its gallery label), so
+    two machines of the same model stay two curves on the comparison view."""
+    return {"schema_version": pack["schema_version"], "machine": {**pack["machine"], "label": line},
+            "rows": [{**r, "machine": line} for r in pack["rows"]]}

@@ -1,0 +1,94 @@
+"""Class gallery: every visitor's machine on the same sweep, kept in a database; filtered by course.
+
+Layout and words only. Storage (caps, duplicates, the rate limit, admin codes) is
+lib.recorded.gallery.store; the rows, crossovers and sorting lib.lessons.gallery; the chart
+lib.charts.gallery; the connection ui.gallery. Names and machine strings come from visitors:
+they go through plain() in markdown and are shown as text in the table.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib.charts.gallery import speedups_chart
+from lib.lessons.gallery import (SORTS, compare_query, crossover_points, entry_machines, gallery_comparison,
+                                 shipped_machines, sort_machines, speedup_frame, table_rows)
+from lib.recorded.gallery.entry import shipped_gallery_packs
+from lib.recorded.gallery.sweep import GALLERY_SWEEP
+from lib.recorded.uploads import plain
+from ui.gallery import GalleryUnavailable, app_base_url, open_gallery, where_stored
+from ui.gallery_forms import add_form, course_filter, instructor_forms
+from ui.url_settings import UrlSettings
+
+NS = "gallery"
+
+st.title("Class gallery")
+st.markdown(
+    "Every machine visitors chose to share, measured on **the same sweep**: "
+    f"{plain(GALLERY_SWEEP.describe(), limit=300)}. Each line below is one machine's GPU speed-up over its own "
+    "CPU, so you can see where your GPU starts to win beside your class's machines and the shipped H200 and H100."
+)
+url = UrlSettings(NS)
+try:
+    gallery = open_gallery()
+except GalleryUnavailable as err:
+    st.error(plain(str(err), limit=500), icon=":material/database:")
+    st.stop()
+
+course, course_note = course_filter(gallery)
+if course_note:
+    st.warning(plain(course_note, limit=300), icon=":material/link:")
+if course is None:
+    st.stop()
+
+# -- add a machine ---------------------------------------------------------------------------------
+with st.expander("Add your machine", expanded=True):
+    add_form(gallery, course, app_base_url())
+
+# -- the machines ----------------------------------------------------------------------------------
+entries = gallery.entries(course=course or None)
+shipped = shipped_machines(shipped_gallery_packs())
+shared = entry_machines(entries, gallery.packs(e.id for e in entries))
+machines = shipped + shared
+comparison = gallery_comparison(machines)
+
+st.header(f"The machines of course {plain(course)}" if course else "Every machine")
+st.caption(f"{len(shared)} shared {'entry' if len(shared) == 1 else 'entries'}"
+           + (f" in course {plain(course)}" if course else "")
+           + f", and {len(shipped)} shipped with the app. Stored in {where_stored(gallery)}.")
+SORT_NAMES = {"crossover": "where the GPU catches up (smallest first)", "newest": "newest first",
+              "name": "who named it", "machine": "GPU or CPU name"}
+order = url.selectbox("sort", "Sort by", list(SORTS), "crossover", format_func=SORT_NAMES.get)
+url.show_notes()
+url.sync_url()
+machines = sort_machines(machines, comparison, order)
+table = pd.DataFrame(table_rows(machines, comparison))
+st.dataframe(table, hide_index=True, width="stretch", column_order=[c for c in table.columns if c != "key"],
+             column_config={"GPU catches up at batch size": st.column_config.NumberColumn(format="%.0f")})
+st.caption("Click a column's header to sort by it. 'GPU catches up at batch size' compares each machine's GPU "
+           "with its own CPU, interpolated between the two measured batch sizes around the crossing.")
+
+frame = speedup_frame(comparison)
+if frame.empty:
+    st.info("No machine here has both CPU and GPU results yet, so there is no speed-up line to draw.")
+else:
+    st.altair_chart(speedups_chart(frame, crossover_points(comparison)), width="stretch", key=f"{NS}.chart")
+    cpu_only = [m.line for m in machines if m.line not in set(frame["machine"])]
+    st.caption("One line per machine: its CPU time divided by its GPU time at each batch size (above 1× the GPU "
+               "is faster); a diamond marks where it catches up."
+               + (f" CPU only, so no line: {plain('; '.join(cpu_only), limit=600)}." if cpu_only else ""))
+
+# -- compare two -----------------------------------------------------------------------------------
+st.header("Compare two machines")
+lines = {m.key: m.line for m in machines}
+picks = st.multiselect("Pick two machines", list(lines), key=f"{NS}.picks", max_selections=2,
+                       format_func=lambda k: lines.get(k, k))
+if len(picks) == 2:
+    st.page_link("pages/your_results.py", label="Compare them on Your results: both machines' CPU and GPU "
+                 "curves, their fingerprints, a download", icon=":material/compare_arrows:",
+                 query_params=compare_query(picks))
+else:
+    st.caption("Pick two (yours and the H200, say) to open them together on the Your results page.")
+
+instructor_forms(gallery, course, app_base_url())

@@ -1,0 +1,81 @@
+"""The gallery in a real browser against `streamlit run`, started twice on the same SQLite file: an
+entry added in the first run is listed by the second (a restart keeps it), its HTML name is shown
+as text, and two picked machines open together on Your results.
+
+Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GPUWIN_REQUIRE_BROWSER=1).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gallery_support import fixture_bytes
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, streamlit_server
+
+pytestmark = pytest.mark.browser
+NAME = "<b onclick=alert(1)>Ada</b> **[x](js:1)"
+IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+@pytest.fixture
+def browser():
+    if CHROMIUM is None:
+        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def open_gallery(browser, url: str):
+    page = browser.new_page(viewport={"width": 1200, "height": 2400})
+    page.goto(f"{url}/gallery")
+    page.get_by_text("shipped with the app. Stored in SQLite (gallery.sqlite)", exact=False).wait_for(timeout=90_000)
+    page.wait_for_function(IDLE, timeout=90_000)
+    return page
+
+
+def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
+    env = {"GPUWIN_DATA_DIR": str(tmp_path / "data"), "GPUWIN_NO_WARM_UP": "1", "GPUWIN_LIVE_POINT_BUDGET_S": "0.05"}
+    with streamlit_server(env) as url:
+        page = open_gallery(browser, url)
+        assert "0 shared entries, and 2 shipped" in page.inner_text("body")
+        page.set_input_files("[data-testid='stFileUploaderDropzoneInput']", files=[
+            {"name": "my_machine.json", "mimeType": "application/json", "buffer": fixture_bytes(1)}])
+        page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
+        page.get_by_label("Display name").fill(NAME)
+        page.get_by_label("Display name").press("Enter")
+        page.wait_for_function(IDLE, timeout=30_000)
+        page.get_by_role("button", name="Add to the gallery").click()
+        page.get_by_text("as entry #1 to the public gallery", exact=False).wait_for(timeout=60_000)
+        success = page.locator("[data-testid='stAlertContentSuccess']").inner_text()
+        assert f"Added {NAME} (" in success  # the name as typed, shown as text: no bold, no link, no tag
+        assert not page.query_selector("[onclick]") and not page.query_selector("a[href^='js:']")
+        assert not page.query_selector("[data-testid='stException']")
+    assert (tmp_path / "data" / "gallery.sqlite").is_file()
+
+    with streamlit_server(env) as url:  # a new server process on the same file
+        page = open_gallery(browser, url)
+        assert "1 shared entry, and 2 shipped with the app" in page.inner_text("body")
+        picks = page.get_by_label("Pick two machines")  # its options name every machine listed
+        picks.click()
+        mine = page.get_by_role("option", name=f"{NAME} · ", exact=False)
+        mine.wait_for(timeout=30_000)
+        assert mine.inner_text().endswith("(#1)")
+        mine.click()
+        picks.click()
+        page.get_by_role("option", name="NVIDIA H200 · shipped").click()
+        page.keyboard.press("Escape")
+        page.get_by_text("Compare them on Your results", exact=False).click()
+        page.get_by_text("Using: gallery: NVIDIA H200 · shipped", exact=False).wait_for(timeout=90_000)
+        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=90_000)
+        assert "gallery=1%2Cshipped%3Ah200_training" in page.url or "gallery=1,shipped:h200_training" in page.url
+        body = page.inner_text("body")
+        assert f"gallery #1: {NAME}" in body
+        assert not page.query_selector("[onclick]") and not page.query_selector("[data-testid='stException']")

@@ -1,0 +1,118 @@
+"""The gallery's database through Streamlit's own st.connection, and what pages need around it.
+
+    gallery = open_gallery()          # lib.recorded.gallery.store.Gallery on the connection's engine
+    token = session_token()           # this browser session's random token (for the rate limit)
+    sources, notes = gallery_sources(st.query_params.get("gallery"))   # picks for Your results
+
+Where the gallery lives, first match wins:
+  1. $GPUWIN_GALLERY_URL (any SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db)
+  2. [connections.gallery] in .streamlit/secrets.toml (url = "...", or dialect/host/username/...)
+  3. sqlite:///<data dir>/gallery.sqlite, the data dir being $GPUWIN_DATA_DIR or data/ in the repository
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from typing import Any
+from urllib.parse import urlsplit
+
+import streamlit as st
+from sqlalchemy.engine import make_url
+
+from lib.lessons.gallery import entry_machines, labelled_pack, parse_picks, shipped_machines
+from lib.recorded.gallery.entry import shipped_gallery_packs
+from lib.recorded.gallery.schema import default_url
+from lib.recorded.gallery.store import Gallery, Limits
+from lib.recorded.uploads import Source
+
+SESSION_KEY = "gallery.session"
+
+
+class GalleryUnavailable(RuntimeError):
+    """The database could not be opened; the message is safe to show (no password in it)."""
+
+
+def _secrets_section() -> dict[str, Any] | None:
+    if not st.secrets.load_if_toml_exists():
+        return None
+    section = st.secrets.get("connections", {}).get("gallery")
+    return dict(section) if section else None
+
+
+def connection_kwargs() -> dict[str, Any]:
+    """The keyword arguments for st.connection('gallery', type='sql', ...)."""
+    if os.environ.get("GPUWIN_GALLERY_URL"):
+        url: str | None = os.environ["GPUWIN_GALLERY_URL"]
+    elif _secrets_section() is not None:
+        url = _secrets_section().get("url")  # None: Streamlit builds it from dialect, host, ...
+    else:
+        url = default_url()
+    kwargs: dict[str, Any] = {"url": url} if url else {}
+    if url and make_url(url).get_backend_name() == "sqlite":
+        kwargs["connect_args"] = {"timeout": 30}  # sqlite3's own wait for a lock, before our PRAGMAs run
+    return kwargs
+
+
+def where_stored(gallery: Gallery) -> str:
+    """'SQLite (gallery.sqlite)' or 'PostgreSQL': no host, user or password."""
+    url = gallery.engine.url
+    if url.get_backend_name() == "sqlite":
+        return f"SQLite ({os.path.basename(url.database or 'memory')})"
+    return {"postgresql": "PostgreSQL"}.get(url.get_backend_name(), url.get_backend_name())
+
+
+def open_gallery() -> Gallery:
+    try:
+        conn = st.connection("gallery", type="sql", **connection_kwargs())
+        return Gallery(conn.engine, Limits.from_env(), os.environ.get("GPUWIN_GALLERY_ADMIN_CODE") or None)
+    except Exception as err:  # noqa: BLE001 -- a page says the gallery is unavailable, never a traceback
+        raise GalleryUnavailable(f"The gallery's database could not be opened ({type(err).__name__}: "
+                                 f"{str(err).splitlines()[0][:300] if str(err) else 'no details'}).") from err
+
+
+def session_token() -> str:
+    if SESSION_KEY not in st.session_state:
+        st.session_state[SESSION_KEY] = secrets.token_hex(16)
+    return st.session_state[SESSION_KEY]
+
+
+def app_base_url() -> str:
+    """This app's address as the visitor's browser sees it (for commands that print an upload link)."""
+    url = getattr(st.context, "url", None)
+    if url:
+        parts = urlsplit(url)
+        if parts.scheme and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    return "http://localhost:8501"
+
+
+def gallery_sources(raw: str | None) -> tuple[list[Source], list[str]]:
+    """The gallery machines a link names (?gallery=12,shipped:h200_training) as Your results sources,
+    each labelled with its gallery line; and a note per item that could not be used."""
+    ids, stems, notes = parse_picks(raw)
+    sources: list[Source] = []
+    if stems:
+        shipped = dict(shipped_gallery_packs())
+        for stem in stems:
+            if stem not in shipped:
+                notes.append(f"gallery: no shipped pack {stem[:40]!r} holds the gallery sweep")
+                continue
+            machine = shipped_machines([(stem, shipped[stem])])[0]
+            sources.append(Source(f"gallery: {machine.line}", pack=labelled_pack(shipped[stem], machine.line),
+                                  shipped=True))
+    if ids:
+        try:
+            gallery = open_gallery()
+        except GalleryUnavailable as err:
+            return sources, notes + [str(err)]
+        found = {e.id: e for e in gallery.entries() if e.id in ids}
+        packs = gallery.packs(found)
+        for entry_id in ids:
+            if entry_id not in found or entry_id not in packs:
+                notes.append(f"gallery: entry #{entry_id} is not in the gallery (or was hidden)")
+                continue
+            machine = entry_machines([found[entry_id]], packs)[0]
+            sources.append(Source(f"gallery #{entry_id}: {machine.named_by}",
+                                  pack=labelled_pack(packs[entry_id], machine.line)))
+    return sources, notes

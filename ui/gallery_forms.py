@@ -1,0 +1,165 @@
+"""The Gallery page's forms: the course filter bound to ?course=, adding a machine, and the
+instructor's forms (create a course code, hide an entry with the course's admin code).
+
+Each action runs in its button's on_click callback, before the page script, so the listing below
+it already shows the change, and the outcome is kept in session state until it is shown next to
+its button. Every refusal from the store (GalleryError), and a database error under it, becomes a message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
+
+from lib.recorded.gallery.entry import MAX_NAME_CHARS, GalleryError, normalize_course
+from lib.recorded.gallery.store import Gallery
+from lib.recorded.uploads import plain
+from ui.gallery import session_token
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "record_your_machine.ipynb"
+NS = "gallery"
+ICONS = {"success": ":material/check:", "error": ":material/block:"}
+
+
+def _say(form: str, kind: str, text: str, **extra: str) -> None:
+    st.session_state[f"{NS}.said.{form}"] = {"kind": kind, "text": text, **extra}
+
+
+def _refusal(err: Exception) -> str:
+    """What a visitor reads when the store refuses, or when the database fails under it."""
+    if isinstance(err, GalleryError):
+        return plain(str(err), limit=500)
+    return f"The gallery's database failed ({type(err).__name__}); nothing was changed. Please try again later."
+
+
+def _said(form: str) -> dict | None:
+    """The outcome of the form's last action, shown once."""
+    said = st.session_state.pop(f"{NS}.said.{form}", None)
+    if said:
+        getattr(st, said["kind"])(said["text"], icon=ICONS[said["kind"]])
+    return said
+
+
+def course_filter(gallery: Gallery) -> tuple[str | None, str | None]:
+    """The course code box, first filled from ?course= and mirrored back into the URL.
+    Returns (course, note): '' for every machine, a known code, or None (stop: the note says why)."""
+    key = f"{NS}.course"
+    if key not in st.session_state:
+        st.session_state[key] = str(st.query_params.get("course") or "")[:40]
+    raw = st.text_input("Course code", key=key, placeholder="empty: every machine",
+                        help="Your instructor's code for your class. The link with ?course=CODE opens the gallery "
+                             "showing only that class (and the shipped GPUs).")
+    try:
+        course = normalize_course(raw)
+    except GalleryError as err:
+        return None, f"{raw!r} is not a course code: {err}"
+    if course and not gallery.course_exists(course):
+        return None, (f"There is no course {course} in this gallery: check the code, or ask your instructor for the "
+                      "link. (Empty the box to see every machine.)")
+    if course:
+        st.query_params["course"] = course
+    elif "course" in st.query_params:
+        del st.query_params["course"]
+    return course, None
+
+
+def record_instructions(course: str, base_url: str) -> None:
+    course_arg = f" --course {course}" if course else ""
+    st.markdown("**1. Record your machine** (about a minute). On a free notebook GPU (Colab, Kaggle): open this "
+                "notebook there, pick a GPU runtime (Colab: Runtime → Change runtime type → T4 GPU), run every "
+                "cell; it downloads `my_machine.json`.")
+    if NOTEBOOK.is_file():
+        st.download_button("record_your_machine.ipynb", NOTEBOOK.read_bytes(), file_name=NOTEBOOK.name,
+                           mime="application/x-ipynb+json", icon=":material/download:", on_click="ignore")
+    st.markdown("On a laptop or any machine with Python 3.10+ and torch, from a copy of this project:")
+    st.code(f"python3 scripts/record_for_gallery.py --app-url {base_url}{course_arg}", language="bash")
+    st.markdown("**2. Upload the pack here** and give it a display name.")
+
+
+def _add(gallery: Gallery, course: str, where: str) -> None:
+    upload = st.session_state.get(f"{NS}.file")
+    if upload is None:
+        _say("add", "error", "Choose your result pack first (the .json file the notebook or the script wrote).")
+        return
+    try:
+        entry = gallery.add(upload.name, upload.getvalue(), name=st.session_state.get(f"{NS}.name", ""),
+                            course=course, session=session_token())
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("add", "error", _refusal(err))
+    else:
+        _say("add", "success", f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}.")
+
+
+def add_form(gallery: Gallery, course: str, base_url: str) -> None:
+    where = f"course **{plain(course)}**" if course else "the public gallery (no course)"
+    record_instructions(course, base_url)
+    st.file_uploader("Your result pack (.json)", type=["json"], key=f"{NS}.file",
+                     help=f"At most {gallery.limits.max_pack_bytes / 1e6:g} MB; read as data only, never run.")
+    st.text_input("Display name", key=f"{NS}.name", max_chars=MAX_NAME_CHARS,
+                  placeholder="a nickname, e.g. Ada's laptop (no real name needed)")
+    st.caption(f"It will be added to {where}, with your display name, the machine's CPU/GPU names, torch "
+               "version and date from the pack. Nothing else about you is stored.")
+    st.button("Add to the gallery", icon=":material/add:", key=f"{NS}.add", on_click=_add, args=(gallery, course, where))
+    _said("add")
+
+
+def _create(gallery: Gallery) -> None:
+    try:
+        code, admin = gallery.create_course(st.session_state.get(f"{NS}.new_course"), session=session_token())
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("create", "error", _refusal(err))
+    else:
+        _say("create", "success", f"Course **{code}** created. Share the link below with your students. Keep the "
+                                  "admin code: it is shown only now (the gallery stores only a hash of it) and hides "
+                                  "entries of this course.", code=code, admin=admin)
+
+
+def _create_course(gallery: Gallery, base_url: str) -> None:
+    st.text_input("Course code you want (optional)", key=f"{NS}.new_course",
+                  placeholder="e.g. ML101-2026; empty: one is made up")
+    st.button("Create the course", key=f"{NS}.create", icon=":material/school:", on_click=_create, args=(gallery,))
+    said = _said("create")
+    if said and "code" in said:
+        st.code(f"{base_url}/gallery?course={said['code']}\nadmin code: {said['admin']}", language="text")
+        st.page_link("pages/gallery.py", label=f"Open course {said['code']}", query_params={"course": said["code"]},
+                     icon=":material/open_in_new:")
+
+
+def _hide(gallery: Gallery, course: str) -> None:
+    state = st.session_state
+    try:
+        entry = gallery.set_hidden(state.get(f"{NS}.hide_pick"), course, state.get(f"{NS}.admin_code") or "",
+                                   hidden=state.get(f"{NS}.hide_action") == "Hide", session=session_token())
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("hide", "error", _refusal(err))
+    else:
+        _say("hide", "success", f"Entry #{entry.id} ({plain(entry.name)}) is {'hidden' if entry.hidden else 'shown again'}.")
+
+
+def _hide_entry(gallery: Gallery, course: str) -> None:
+    every = gallery.entries(course=course, include_hidden=True)
+    if every:
+        by_id = {e.id: e for e in every}
+        st.selectbox("Entry", list(by_id), key=f"{NS}.hide_pick", format_func=lambda i: (
+            f"#{i} {by_id[i].name} · {by_id[i].hardware}" + (" (hidden)" if by_id[i].hidden else "")))
+        st.text_input(f"Admin code of {'course ' + course if course else 'the gallery'}", type="password",
+                      key=f"{NS}.admin_code")
+        st.radio("Action", ["Hide", "Show again"], horizontal=True, key=f"{NS}.hide_action")
+        st.button("Apply", key=f"{NS}.hide_apply", on_click=_hide, args=(gallery, course))
+    else:
+        st.caption("No entries to hide yet.")
+    _said("hide")
+
+
+def instructor_forms(gallery: Gallery, course: str, base_url: str) -> None:
+    st.header("For instructors")
+    with st.expander("Create a course code for your class"):
+        _create_course(gallery, base_url)
+    if course or gallery.site_admin_code:
+        with st.expander(f"Hide an entry of {'course ' + course if course else 'the public gallery'}"):
+            _hide_entry(gallery, course)
+    else:
+        st.caption("Open your course's link (?course=CODE) to hide an entry of it with the course's admin code.")
