@@ -12,8 +12,17 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.gallery import speedups_chart
-from lib.lessons.gallery import (SORTS, compare_query, crossover_points, entry_machines, gallery_comparison,
-                                 shipped_machines, sort_machines, speedup_frame, table_rows)
+from lib.lessons.gallery import (
+    SORTS,
+    compare_query,
+    crossover_points,
+    entry_machines,
+    gallery_comparison,
+    shipped_machines,
+    sort_machines,
+    speedup_frame,
+    table_rows,
+)
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 from lib.recorded.uploads import plain

@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 STREAMLIT = importlib.util.find_spec("streamlit") is not None
-collect_ignore_glob = [] if STREAMLIT else ["test_app_*.py", "test_browser.py", "test_charts*.py"]
+collect_ignore_glob = [] if STREAMLIT else ["test_app_*.py", "test_browser*.py", "test_charts*.py", "test_gallery*.py"]
 
 
 def pytest_collection_modifyitems(config, items):

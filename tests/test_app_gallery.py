@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from app_support import chart_specs, open_page, page_text
 from gallery_support import H200_PACK, fixture_bytes, gpu_fixture_bytes
 
@@ -204,9 +203,9 @@ def test_the_database_comes_from_secrets_toml_and_the_environment_overrides_it(t
     import os
 
     import sqlalchemy
+    from app_support import APP_TIMEOUT_S, ROOT
     from streamlit.testing.v1 import AppTest
 
-    from app_support import APP_TIMEOUT_S, ROOT
     from lib.recorded.gallery.store import Gallery
 
     def names(url: str) -> list[str]:

@@ -8,7 +8,6 @@ Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GP
 from __future__ import annotations
 
 import pytest
-
 from gallery_support import fixture_bytes
 from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, streamlit_server
 

@@ -6,11 +6,21 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from gallery_support import cpu_pack
+
 from lib.core.crossover import analyse_rows
-from lib.lessons.gallery import (compare_query, crossover_points, entry_machines, gallery_comparison, labelled_pack,
-                                 parse_picks, shipped_machines, sort_machines, speedup_frame, table_rows)
+from lib.lessons.gallery import (
+    compare_query,
+    crossover_points,
+    entry_machines,
+    gallery_comparison,
+    labelled_pack,
+    parse_picks,
+    shipped_machines,
+    sort_machines,
+    speedup_frame,
+    table_rows,
+)
 from lib.recorded.gallery.entry import prepare_pack, shipped_gallery_packs
 from lib.recorded.gallery.store import Entry
 

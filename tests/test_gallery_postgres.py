@@ -20,10 +20,10 @@ from typing import Iterator
 
 import pytest
 import sqlalchemy
-from sqlalchemy import text
-
 from app_support import open_page, page_text
 from gallery_support import add_many, fixture_bytes, gpu_fixture_bytes
+from sqlalchemy import text
+
 from lib.recorded.gallery.entry import GalleryError
 from lib.recorded.gallery.schema import SCHEMA_VERSION
 from lib.recorded.gallery.store import Gallery, Limits

@@ -10,8 +10,8 @@ import sys
 import pytest
 import sqlalchemy
 import torch
-
 from gallery_support import H200_PACK, ROOT, sqlite_url
+
 from lib.recorded.gallery.store import Gallery
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
 

@@ -11,11 +11,12 @@ import time
 
 import pytest
 import sqlalchemy
+from gallery_support import H200_PACK, add_many, cpu_pack, fixture_bytes, gpu_fixture_bytes, relabelled, sqlite_url
 from sqlalchemy import text
 
-from gallery_support import H200_PACK, add_many, cpu_pack, fixture_bytes, gpu_fixture_bytes, relabelled, sqlite_url
 from lib.recorded.gallery.entry import GalleryError, clean_name, normalize_course
-from lib.recorded.gallery.schema import SCHEMA_VERSION as GALLERY_SCHEMA, SchemaError, ensure_schema
+from lib.recorded.gallery.schema import SCHEMA_VERSION as GALLERY_SCHEMA
+from lib.recorded.gallery.schema import SchemaError, ensure_schema
 from lib.recorded.gallery.store import Gallery, Limits
 
 

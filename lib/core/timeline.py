@@ -26,7 +26,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from lib.core.devices import is_cuda, synchronize

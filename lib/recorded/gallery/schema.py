@@ -17,8 +17,23 @@ import weakref
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import (Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-                        UniqueConstraint, event, insert, select, text)
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    event,
+    insert,
+    select,
+    text,
+)
 from sqlalchemy.engine import Connection, Engine
 
 SCHEMA_VERSION = 1

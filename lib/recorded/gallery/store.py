@@ -29,8 +29,16 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from lib.core.results import PackError, validate_pack
-from lib.recorded.gallery.entry import (Candidate, GalleryError, clean_name, clean_text, content_key,
-                                        normalize_course, prepare_upload, shipped_gallery_packs)
+from lib.recorded.gallery.entry import (
+    Candidate,
+    GalleryError,
+    clean_name,
+    clean_text,
+    content_key,
+    normalize_course,
+    prepare_upload,
+    shipped_gallery_packs,
+)
 from lib.recorded.gallery.schema import PUBLIC, courses, ensure_schema, entries, events, write_transaction
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud in a classroom

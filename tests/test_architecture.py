@@ -1,0 +1,103 @@
+"""The house rules of docs/ARCHITECTURE.md, checked on the source tree itself.
+
+lib/ is built in floors; a module may import from its own floor or lower, never higher:
+core (0) < workloads (1) < recorded (2) < lessons (3) < charts (4) < the CLI entry (5); ui/ and
+pages/ sit above all of lib. Only lib/charts imports Altair; nothing in lib imports Streamlit.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOORS = {"lib": 0, "lib.core": 0, "lib.workloads": 1, "lib.recorded": 2, "lib.lessons": 3, "lib.charts": 4, "lib.__main__": 5,
+          "ui": 6, "pages": 7}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def floor_of(module: str) -> int | None:
+    best = None
+    for prefix, floor in FLOORS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            best = floor
+    return best
+
+
+LIB = sorted(p for p in (ROOT / "lib").rglob("*.py"))
+MODULES = {module_name(p) for p in LIB}
+
+
+def imports(path: Path, top_level_only: bool = False) -> list[str]:
+    """The modules a file imports; `from package import module` names the module, not the package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            submodules = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in MODULES]
+            out += submodules if len(submodules) == len(node.names) else [node.module, *submodules]
+    return out
+
+
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", LIB, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_import_runs_up_a_floor(path):
+    own = floor_of(module_name(path))
+    assert own is not None, f"{path} is in no floor: lib/ holds only packages, __init__ and the CLI entry"
+    for name in imports(path):
+        floor = floor_of(name)
+        if floor is not None:
+            assert floor <= own, f"{module_name(path)} (floor {own}) imports {name} (floor {floor})"
+
+
+@pytest.mark.parametrize("path", LIB, ids=lambda p: str(p.relative_to(ROOT)))
+def test_lib_never_imports_streamlit_and_only_charts_import_altair(path):
+    names = {n.split(".")[0] for n in imports(path)}
+    assert "streamlit" not in names
+    if "altair" in names:
+        assert module_name(path).startswith("lib.charts")
+
+
+def test_no_import_circles_in_lib():
+    graph = {module_name(p): {n for n in imports(p, top_level_only=True) if n.startswith("lib")} for p in LIB}
+    graph = {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
+    state: dict[str, int] = {}
+
+    def visit(m: str, trail: list[str]) -> None:
+        state[m] = 1
+        for d in graph[m]:
+            if state.get(d) == 1:
+                raise AssertionError("import circle: " + " -> ".join(trail + [m, d]))
+            if d not in state:
+                visit(d, trail + [m])
+        state[m] = 2
+
+    for m in graph:
+        if m not in state:
+            visit(m, [])
+
+
+def test_lib_holds_only_packages_init_and_the_cli_entry():
+    loose = sorted(p.name for p in (ROOT / "lib").glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py"]
+
+
+@pytest.mark.parametrize("path", LIB + sorted((ROOT / "ui").glob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_over_400_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_pages_are_layout_and_words_at_most_200_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 200
