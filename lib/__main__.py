@@ -131,6 +131,7 @@ def _work_caps(specs: list[str] | None) -> dict[str, float]:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
     from lib.core.results import build_pack, load_pack, save_pack
+    from lib.lessons.explain import crossover_sentence
 
     workload, devices = _common(args)
     axes = _axes(args.over)
@@ -151,7 +152,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         save_pack(build_pack(rows), args.out)
         print(f"wrote {args.out} ({len(rows)} rows)")
     if len(devices) > 1 and len(axes) == 1:
-        print(analyse_rows(rows, names[0]).measured.sentence(names[0]))
+        print(crossover_sentence(analyse_rows(rows, names[0]), names[0], "cpu", devices[1]).replace("**", ""))
     return 0
 
 
@@ -172,6 +173,8 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     caps = _work_caps(args.max_gflop)
     rows: list[dict] = []
     started = time.perf_counter()
+    total = len(points) * len(devices)
+    progress = None if args.quiet else TerminalProgress()
 
     def refuse(settings, device):
         cap = caps.get("cuda" if device.startswith("cuda") else "cpu")
@@ -199,9 +202,11 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
                                slow_call_s=args.slow_call_s, single_call_s=args.single_call_s)
             if args.out and args.save_every and len(rows) % args.save_every == 0:
                 save_pack(build_pack(rows), args.out)
-            if not args.quiet:
-                print(f"{len(rows)}/{len(points) * len(devices)} {rows[-1]['status']} {point_key(rows[-1], names)}",
-                      file=sys.stderr, flush=True)
+            if progress:
+                shown = ", ".join(f"{n}={rows[-1].get(n)}" for n in names)
+                progress(len(rows) / total, f"{shown} on {device}: {rows[-1]['status']}")
+    if progress:
+        progress(1.0, f"done: {len(rows)} points")
     return rows
 
 
@@ -231,6 +236,7 @@ def save_json(obj: dict, path: str) -> None:
 def cmd_crossover(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
     from lib.core.results import load_pack
+    from lib.lessons.explain import crossover_sentence
 
     pack = load_pack(args.pack)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -246,7 +252,8 @@ def cmd_crossover(args: argparse.Namespace) -> int:
         analysis = analyse_rows(rows, swept)
         devices = sorted({r['device'] for r in rows})
         print(f"{workload} over {swept} ({', '.join(devices)}):")
-        print("  measured: " + analysis.measured.sentence(swept))
+        gpu = analysis.gpu_device or "gpu"
+        print("  measured: " + crossover_sentence(analysis, swept, "cpu", gpu).replace("**", ""))
         for name, model in (("cpu", analysis.cpu_model), (analysis.gpu_device or "gpu", analysis.gpu_model)):
             if model is not None:
                 print(f"  cost model {name}: {model.overhead_s * 1e6:.1f} us fixed + work at "

@@ -4,12 +4,14 @@ import pytest
 
 from lib.core.crossover import (
     CostModel,
+    CrossKind,
     analyse_rows,
     find_crossover,
     fit_cost_model,
     predicted_crossover_work,
     work_to_x,
 )
+from lib.lessons.explain import crossover_sentence
 
 
 def test_crossover_interpolates_in_log_log_space():
@@ -39,7 +41,7 @@ def test_cpu_wins_everywhere_and_gpu_wins_from_the_start():
     assert find_crossover([1, 2, 3], [1, 1, 1], [2, 2, 2]).kind == "cpu_wins"
     assert find_crossover([1, 2, 3], [2, 2, 2], [1, 1, 1]).kind == "gpu_wins"
     assert find_crossover([1, 2], [None, None], [1, 1]).kind == "too_few_points"
-    assert "never catches up" in find_crossover([1], [1], [2]).sentence("batch_size")
+    assert "does not catch up" in crossover_sentence(find_crossover([1], [1], [2]), "batch size", "cpu", "gpu")
 
 
 def test_equal_time_counts_as_the_gpu_winning():
@@ -108,3 +110,40 @@ def test_equal_work_everywhere_fits_a_fixed_cost_only():
     model = fit_cost_model([4e6] * 5, [1.0e-3, 1.01e-3, 0.99e-3, 1.0e-3, 1.02e-3])
     assert model.seconds_per_work == 0.0
     assert model.overhead_s == pytest.approx(1.0e-3, rel=0.02)
+
+
+# -- the range a reader can trust, and the one sentence -------------------------------------------------
+def test_the_range_comes_from_the_spread_and_the_likely_value_from_the_medians():
+    xs = [1, 2, 4, 8, 16, 32]
+    cpu = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    gpu = [3.0, 2.0, 1.3, 0.9, 0.5, 0.2]
+    cpu_iqr = [0.05, 0.05, 0.05, 0.4, 0.05, 0.05]  # at 8 the CPU's spread covers the GPU's time
+    c = find_crossover(xs, cpu, gpu, cpu_iqr, [0.0] * 6)
+    assert c.kind == CrossKind.CROSSES and c.bracket == (4, 8)
+    assert c.sure == (4, 16)  # at 8 the GPU leads, but not surely
+    assert 4 < c.x < 8 and c.ties == (8.0,)
+    text = crossover_sentence(c, "batch size", "CPU here", "GPU there")
+    assert text == "**GPU there** catches up with **CPU here** between batch size 4 and 16; most likely at about 6.6."
+
+
+def test_the_same_rows_always_give_the_same_sentence():
+    xs, cpu, gpu = [64, 128, 256, 512, 1024, 2048], [1.0] * 6, [4.0, 3.0, 2.0, 1.2, 0.8, 0.3]
+    sentences = {crossover_sentence(find_crossover(xs, cpu, gpu), "batch size", "c", "g") for _ in range(5)}
+    assert sentences == {"**g** catches up with **c** between batch size 512 and 1,024; most likely at about 700."}
+
+
+def test_two_crossings_and_a_crossing_back_are_named_as_such():
+    back = find_crossover([1, 2, 4], [2, 2, 2], [1, 1.5, 3])
+    assert back.kind == CrossKind.CROSSES_BACK and back.bracket == (2, 4)
+    assert "faster at the smaller values" in crossover_sentence(back, "size", "c", "g")
+    mixed = find_crossover([1, 2, 4, 8], [1, 1, 1, 1], [2, 0.5, 2, 0.5])
+    assert mixed.kind == CrossKind.MIXED and len(mixed.crossings) == 3
+    text = crossover_sentence(mixed, "size", "c", "g")
+    assert "trade the lead 3 times" in text and "the GPU leads from 2 (after 1)" in text
+
+
+def test_gpu_ahead_from_the_first_point_says_the_crossover_is_below_the_range():
+    c = find_crossover([16, 32], [1.0, 1.0], [0.9, 0.5], [0.3, 0.0], [0.0, 0.0])
+    assert c.kind == CrossKind.GPU_WINS and c.span == (16, 32)
+    text = crossover_sentence(c, "batch size", "c", "g")
+    assert "from 16 to 32: no crossover in this range" in text and "within the spread" in text

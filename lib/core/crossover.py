@@ -10,6 +10,7 @@ when the fixed term is larger than the work term, throughput-bound otherwise.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,23 +18,39 @@ from dataclasses import dataclass
 from lib.core.rows import is_ok
 
 
+class CrossKind(str, enum.Enum):
+    """How the two curves of a sweep relate. A str, so `kind == "crosses"` reads as before."""
+
+    CROSSES = "crosses"  # the CPU is faster at small values, the GPU from some value on
+    CROSSES_BACK = "crosses_back"  # the GPU is faster at small values, the CPU from some value on
+    MIXED = "mixed"  # the lead changes hands more than once
+    GPU_WINS = "gpu_wins"  # the GPU is at least as fast at every value measured on both
+    CPU_WINS = "cpu_wins"  # the CPU is faster at every value measured on both
+    ONE_DEVICE = "one_device"
+    TOO_FEW_POINTS = "too_few_points"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class Crossover:
-    kind: str  # "crosses", "cpu_wins", "gpu_wins", "one_device", "too_few_points"
-    x: float | None  # the break-even value of the swept setting, when kind == "crosses"
-    bracket: tuple[float, float] | None = None  # the grid points on either side
+    """Where the curves cross, with how sure that is.
 
-    def sentence(self, setting: str, gpu: str = "the GPU", cpu: str = "the CPU") -> str:
-        if self.kind == "crosses":
-            lo, hi = self.bracket
-            return f"{gpu} catches up with {cpu} at {setting} ≈ {self.x:.3g} (between the measured {lo:g} and {hi:g})."
-        if self.kind == "gpu_wins":
-            return f"{gpu} is at least as fast as {cpu} from the first point measured: no crossover in this range."
-        if self.kind == "cpu_wins":
-            return f"{cpu} is faster at every point measured: {gpu} never catches up in this range."
-        if self.kind == "one_device":
-            return "Only one device was measured, so there is no CPU-versus-GPU crossover to locate."
-        return "Too few points measured on both devices to locate a crossover."
+    x: the most likely break-even value (log-log interpolation of the medians), for CROSSES and
+    CROSSES_BACK; bracket: the measured values on either side of it; sure: the range outside which
+    the spread of both curves leaves no doubt who is faster (low = the last value where the trailing
+    side was surely slower, high = the first value where the leading side surely leads, None where
+    no such value was measured); crossings: every change of lead as (x below, x above, who leads
+    above: 'gpu' or 'cpu'); span: the first and last values measured on both."""
+
+    kind: str
+    x: float | None
+    bracket: tuple[float, float] | None = None
+    sure: tuple[float | None, float | None] | None = None
+    crossings: tuple[tuple[float, float, str], ...] = ()
+    span: tuple[float, float] | None = None
+    ties: tuple[float, ...] = ()  # values where the gap is within the spread of the repeats
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
@@ -44,23 +61,43 @@ def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
     return x0 + frac * (x1 - x0)
 
 
-def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float]) -> Crossover:
-    """xs ascending, with the time at each on both devices (points missing on either are dropped)."""
+def _leader(c: float, g: float, c_spread: float, g_spread: float) -> tuple[str, bool]:
+    """Who is faster at one point ('gpu' when at least as fast), and whether the IQRs agree."""
+    leader = "gpu" if g <= c else "cpu"
+    sure = (g + g_spread / 2 < c - c_spread / 2) if leader == "gpu" else (c + c_spread / 2 < g - g_spread / 2)
+    return leader, sure
+
+
+def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float],
+                   cpu_spread: Sequence[float] | None = None, gpu_spread: Sequence[float] | None = None) -> Crossover:
+    """xs with the time (and optionally the IQR) at each on both devices; points missing or not
+    positive on either device are dropped. Never extrapolates: only the measured range speaks."""
+    n = len(xs)
+    cs = list(cpu_spread) if cpu_spread is not None else [0.0] * n
+    gs = list(gpu_spread) if gpu_spread is not None else [0.0] * n
     points = sorted(
-        (float(x), float(c), float(g))
-        for x, c, g in zip(xs, cpu_s, gpu_s)
+        (float(x), float(c), float(g), float(a or 0.0), float(b or 0.0))
+        for x, c, g, a, b in zip(xs, cpu_s, gpu_s, cs, gs)
         if c is not None and g is not None and c > 0 and g > 0 and not (math.isnan(c) or math.isnan(g))
     )
-    if len(points) < 1:
-        return Crossover("too_few_points", None)
-    ratios = [math.log(g / c) for _, c, g in points]  # > 0: GPU slower
-    if ratios[0] <= 0:
-        return Crossover("gpu_wins", None)
-    for i in range(1, len(points)):
-        if ratios[i] <= 0:
-            x0, x1 = points[i - 1][0], points[i][0]
-            return Crossover("crosses", _interp_x(x0, x1, ratios[i - 1], ratios[i]), (x0, x1))
-    return Crossover("cpu_wins", None)
+    if not points:
+        return Crossover(CrossKind.TOO_FEW_POINTS, None)
+    judged = [(x, *_leader(c, g, a, b), math.log(g / c)) for x, c, g, a, b in points]
+    span = (points[0][0], points[-1][0])
+    ties = tuple(x for x, _, sure, _ in judged if not sure)
+    changes = [i for i in range(1, len(judged)) if judged[i][1] != judged[i - 1][1]]
+    crossings = tuple((judged[i - 1][0], judged[i][0], judged[i][1]) for i in changes)
+    if not changes:
+        kind = CrossKind.GPU_WINS if judged[0][1] == "gpu" else CrossKind.CPU_WINS
+        return Crossover(kind, None, span=span, ties=ties)
+    if len(changes) > 1:
+        return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties)
+    i = changes[0]
+    x = _interp_x(judged[i - 1][0], judged[i][0], judged[i - 1][3], judged[i][3])
+    low = next((judged[j][0] for j in range(i - 1, -1, -1) if judged[j][2]), None)
+    high = next((judged[j][0] for j in range(i, len(judged)) if judged[j][2]), None)
+    kind = CrossKind.CROSSES if judged[i][1] == "gpu" else CrossKind.CROSSES_BACK
+    return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties)
 
 
 @dataclass(frozen=True)
@@ -155,6 +192,16 @@ class SweepAnalysis:
     regimes: dict[str, list[tuple[float, str]]]  # device -> [(x, regime)]
 
 
+def spread(row: dict, time_key: str = "median_s") -> float:
+    """How uncertain a row's time is: its prediction band where it was predicted, else its IQR
+    (scaled to an epoch when the time is one)."""
+    low, high = row.get(f"{time_key}_low"), row.get(f"{time_key}_high")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)):
+        return float(high) - float(low)
+    iqr = row.get("iqr_s") or 0.0
+    return float(iqr) * float(row.get("steps_per_epoch") or 1) if time_key == "epoch_s" else float(iqr)
+
+
 def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "median_s") -> SweepAnalysis:
     """Crossover and cost models for the ok rows of one sweep (one workload, one swept setting).
 
@@ -182,11 +229,13 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
         models[dev] = model
         regimes[dev] = [(x, model.regime(pts[x].get("flops", x) or x)) for x in xs]
     if cpu is None or gpu is None:
-        kind = "one_device" if len(devices) == 1 else "too_few_points"
+        kind = CrossKind.ONE_DEVICE if len(devices) == 1 else CrossKind.TOO_FEW_POINTS
         return SweepAnalysis(setting, cpu or "", gpu or "", Crossover(kind, None),
                              models.get(cpu), models.get(gpu), None, regimes)
     common = sorted(set(by_dev[cpu]) & set(by_dev[gpu]))
-    measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common])
+    measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common],
+                              [spread(by_dev[cpu][x], time_key) for x in common],
+                              [spread(by_dev[gpu][x], time_key) for x in common])
     predicted = None
     if cpu in models and gpu in models:
         work = predicted_crossover_work(models[cpu], models[gpu])

@@ -227,6 +227,11 @@ class Workload:
         """Estimated peak memory of building and running the step, checked before allocating."""
         raise NotImplementedError
 
+    def cost_terms(self, params: Settings) -> tuple[dict[str, float], dict[str, float]]:
+        """What a step's time is made of, for lib.core.costmodel: terms of issuing the work (a fixed
+        cost, plus per-launch-like counts where the workload has them) and of doing it."""
+        return {"1": 1.0}, {"flops": float(self.flops(params)), "bytes": float(self.bytes_moved(params))}
+
     def work(self, params: Settings) -> float:
         """The 'work' axis of the cost model time = overhead + work / throughput (FLOPs)."""
         return self.flops(params)

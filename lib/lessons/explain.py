@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib.core.crossover import CostModel, SweepAnalysis
+from lib.core.crossover import CostModel, Crossover, CrossKind, SweepAnalysis
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_flops, fmt_num, fmt_ratio, fmt_s, fmt_value
 
@@ -29,21 +29,48 @@ def compare_sentence(
     return sentence
 
 
-def crossover_sentence(analysis: SweepAnalysis | None, setting: str, cpu_label: str, gpu_label: str) -> str:
-    """Where the GPU catches up, from the measured points only (never from an extrapolated fit)."""
-    if analysis is None or not analysis.gpu_device:
+def likely(x: float) -> str:
+    """A break-even value as a reader should take it: two significant digits (about 700, not 683.4),
+    so the same recorded data always reads the same and no false precision is claimed."""
+    return fmt_num(float(f"{x:.2g}"), 2) if x >= 1 else fmt_num(x, 2)
+
+
+def _between(low: float | None, high: float | None, setting: str) -> str:
+    if low is not None and high is not None:
+        return f"between {setting} {fmt_value(low)} and {fmt_value(high)}"
+    if high is not None:
+        return f"at or below {setting} {fmt_value(high)}"
+    return f"above {setting} {fmt_value(low)}" if low is not None else f"somewhere in the measured range of {setting}"
+
+
+def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, cpu_label: str, gpu_label: str) -> str:
+    """Who is faster where, read from the points both curves have (never from an extrapolated fit):
+    the one sentence every page uses for a CPU-versus-GPU crossover. A range comes from the spread
+    of both curves (where neither is surely faster), the likely value from the medians."""
+    if isinstance(found, SweepAnalysis):
+        found = found.measured if found.gpu_device else None
+    if found is None or found.kind == CrossKind.ONE_DEVICE:
         return "There is no GPU curve on screen, so there is no crossover to show."
-    m = analysis.measured
-    if m.kind == "crosses":
-        lo, hi = m.bracket
-        return (f"**{gpu_label}** catches up with **{cpu_label}** at {setting} ≈ {fmt_num(m.x)} "
-                f"(between the measured {fmt_value(lo)} and {fmt_value(hi)}).")
-    if m.kind == "gpu_wins":
-        return (f"**{gpu_label}** is at least as fast as **{cpu_label}** from the first point measured: "
-                "no crossover in this range.")
-    if m.kind == "cpu_wins":
-        return f"**{cpu_label}** is faster at every point measured: **{gpu_label}** never catches up in this range."
-    return "Too few points were measured on both devices to locate a crossover."
+    if found.kind == CrossKind.TOO_FEW_POINTS:
+        return "Too few points were measured on both devices to locate a crossover."
+    cpu, gpu = f"**{cpu_label}**", f"**{gpu_label}**"
+    first, last = (fmt_value(v) for v in found.span)
+    if found.kind == CrossKind.GPU_WINS:
+        text = f"{gpu} is faster at every {setting} on the chart, from {first} to {last}: no crossover in this range."
+        return text + (f" At {setting} {first} the two are within the spread of the repeats."
+                       if found.ties and found.ties[0] == found.span[0] else "")
+    if found.kind == CrossKind.CPU_WINS:
+        return f"{cpu} is faster at every {setting} on the chart, from {first} to {last}: {gpu} does not catch up in this range."
+    if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
+        low, high = found.sure or found.bracket
+        where = _between(low, high, setting)
+        if found.kind == CrossKind.CROSSES:
+            return f"{gpu} catches up with {cpu} {where}; most likely at about {likely(found.x)}."
+        return f"{gpu} is faster at the smaller values and {cpu} catches up {where}; most likely at about {likely(found.x)}."
+    changes = "; ".join(f"{'the GPU' if who == 'gpu' else 'the CPU'} leads from {fmt_value(hi)} (after {fmt_value(lo)})"
+                        for lo, hi, who in found.crossings)
+    return (f"{gpu} and {cpu} trade the lead {len(found.crossings)} times between {setting} {first} and {last}: "
+            f"{changes}. Where they are this close, the spread of the repeats decides more than the device.")
 
 
 def regime(row: dict[str, Any], model: CostModel | None = None, work: float | None = None) -> str | None:

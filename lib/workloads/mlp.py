@@ -173,6 +173,13 @@ class MLPTraining(Workload):
         forward = 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * self.batch_rows(params)
         return 3.0 * forward  # backward costs about twice the forward pass
 
+    def cost_terms(self, params: Settings) -> tuple[dict[str, float], dict[str, float]]:
+        # Kernels per step grow with the layers (forward, backward and update of each); the batch
+        # copied from host memory is one more piece of work when the data is not resident.
+        launch = {"1": 1.0, "layers": float(len(layer_sizes(params)) - 1)}
+        work = {"1": 1.0, "flops": float(self.flops(params)), "bytes": float(self.bytes_moved(params))}
+        return launch, work
+
     def bytes_moved(self, params: Settings) -> float:
         sizes = layer_sizes(params)
         rows = self.batch_rows(params)
