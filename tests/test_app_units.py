@@ -14,7 +14,7 @@ from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, ti
 from lib.core.crossover import analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
-from lib.lessons.explain import compare_sentence, crossover_sentence, regime, regime_sentence
+from lib.lessons.explain import compare_sentence, crossover_sentence, regime, split_sentence, time_split
 from lib.lessons.live import live_sweep, log_grid, work_refusal
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
@@ -102,15 +102,20 @@ def test_crossover_sentence_reads_the_measured_points_only():
     assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
 
 
-def test_regime_from_a_kernel_profile_and_from_the_fit():
+def test_one_split_of_the_step_feeds_the_bars_and_the_words():
     busy = {"device": "cuda:0", "median_s": 1e-3, "kernels": 40, "device_busy_s": 1e-4}
+    split = time_split(busy)
+    assert split["busy"] == 1e-4 and split["overhead"] == pytest.approx(9e-4) and split["source"] == "profile"
     assert regime(busy) == "overhead-bound"
-    text = regime_sentence(busy, "cuda:0")
-    assert "40 kernels" in text and "900 µs" in text and "22.5 µs" in text and "overhead-bound" in text
+    text = split_sentence(busy, "cuda:0")
+    assert "40 kernels" in text and "100 µs (10%)" in text and "900 µs is overhead" in text and "22.5 µs per kernel" in text
     assert regime({**busy, "device_busy_s": 9e-4}) == "throughput-bound"
-    model = analyse_rows(CPU + GPU, "batch_size").gpu_model
-    fitted = regime_sentence({"device": "cuda:0", "median_s": 8e-3}, "gpu", model=model, work=1e9)
-    assert "Fitted over this curve" in fitted and ("overhead-bound" in fitted or "throughput-bound" in fitted)
+    assert "Most of the step is arithmetic" in split_sentence({**busy, "device_busy_s": 9e-4}, "cuda:0")
+    predicted = {"device": "cuda:0", "median_s": 2e-3, "launch_share": 0.75}
+    assert time_split(predicted)["overhead"] == pytest.approx(1.5e-3) and "cost model" in split_sentence(predicted, "g")
+    copied = {"device": "cuda:0", "median_s": 1e-3, "kernels": 10, "device_busy_s": 5e-4, "phase_transfer_s": 3e-4}
+    assert time_split(copied)["transfer"] == 3e-4 and time_split(copied)["overhead"] == pytest.approx(2e-4)
+    assert time_split({"device": "cpu", "median_s": 1e-3}) is None
 
 
 def test_log_grid_spreads_points_and_keeps_the_current_value():

@@ -11,7 +11,7 @@ import streamlit as st
 from lib.core.results import SCHEMA_VERSION, PackError, build_pack, dumps_pack, merge_packs, rows_to_csv
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
-DISPLAY_ONLY = ("series", "epoch_iqr_s")
+DISPLAY_ONLY = ("series", "epoch_iqr_s", "noisy")
 
 
 @functools.lru_cache(maxsize=1)

@@ -22,3 +22,23 @@ def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
         if typical >= scale:
             return scale, name
     return _UNITS[-1]
+
+
+# One colour per kind of curve on every page: the CPU measured here is blue, a recorded CPU like
+# this server's light blue, the CPU of a GPU machine purple, GPUs orange (then red, brown, pink).
+CPU_LIVE, CPU_SMALL, CPU_HOST = "#1f77b4", "#6baed6", "#9467bd"
+GPU_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#e377c2", "#bcbd22")
+
+
+def series_colors(names: list[str]) -> list[str]:
+    """The colour of each curve, by what it is: read from its legend name ('CPU · this server (live)',
+    'cpu (live, this server)', 'GPU · NVIDIA H200 (recorded)', 'cuda:0 (recorded on …)')."""
+    out, gpus = [], 0
+    for name in names:
+        n = name.lower()
+        if n.startswith("cpu"):
+            out.append(CPU_LIVE if "live" in n else CPU_SMALL if "server" in n else CPU_HOST)
+        else:
+            out.append(GPU_COLORS[gpus % len(GPU_COLORS)])
+            gpus += 1
+    return out

@@ -40,8 +40,8 @@ class Crossover:
     x: the most likely break-even value (log-log interpolation of the medians), for CROSSES and
     CROSSES_BACK; bracket: the measured values on either side of it; sure: the range outside which
     the spread of both curves leaves no doubt who is faster (low = the last value where the trailing
-    side was surely slower, high = the first value where the leading side surely leads, None where
-    no such value was measured); crossings: every change of lead as (x below, x above, who leads
+    side was surely slower, high = the first value where the leading side surely leads, the ends of
+    the measured range where no such value was measured); crossings: every change of lead as (x below, x above, who leads
     above: 'gpu' or 'cpu'); span: the first and last values measured on both."""
 
     kind: str
@@ -94,8 +94,9 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
         return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties)
     i = changes[0]
     x = _interp_x(judged[i - 1][0], judged[i][0], judged[i - 1][3], judged[i][3])
-    low = next((judged[j][0] for j in range(i - 1, -1, -1) if judged[j][2]), None)
-    high = next((judged[j][0] for j in range(i, len(judged)) if judged[j][2]), None)
+    # with no sure point on a side, the range runs to the end of what was measured
+    low = next((judged[j][0] for j in range(i - 1, -1, -1) if judged[j][2]), span[0])
+    high = next((judged[j][0] for j in range(i, len(judged)) if judged[j][2]), span[1])
     kind = CrossKind.CROSSES if judged[i][1] == "gpu" else CrossKind.CROSSES_BACK
     return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties)
 

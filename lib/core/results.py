@@ -36,9 +36,11 @@ OPTIONAL_NUMBER_FIELDS = (
     "samples_per_s", "scaling_efficiency", "grad_bytes", "allreduce_s", "allreduce_gbps", "peak_memory_bytes",
     # workloads: DataLoader batches in one epoch (one call), checksum of the initial weights
     "batches_per_epoch", "initial_weights_abs_sum",
+    # derived and predicted points: the band of a prediction, the model's share of issuing work
+    "epoch_s_low", "epoch_s_high", "median_s_low", "median_s_high", "launch_share",
 )
 # data_note: what data really ran (fallbacks, subsets); note: other remarks on the point
-OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "origin", "swept", "data_note", "note")
+OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "origin", "origin_note", "swept", "data_note", "note")
 RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIELDS)
 REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
 

@@ -73,59 +73,63 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, cp
             f"{changes}. Where they are this close, the spread of the repeats decides more than the device.")
 
 
-def regime(row: dict[str, Any], model: CostModel | None = None, work: float | None = None) -> str | None:
-    """'overhead-bound' or 'throughput-bound' for one measured row: from its kernel profile when
-    it has one (launch and Python overhead vs device-busy time), else from the fitted cost model."""
-    t = row.get("median_s")
-    busy, kernels = row.get("device_busy_s"), row.get("kernels")
-    if t and busy is not None and kernels:
-        return "overhead-bound" if t - busy > busy else "throughput-bound"
-    if model is not None and work is not None:
-        return model.regime(work)
-    return None
+SPLIT_PARTS = {
+    "busy": "running kernels (arithmetic)",
+    "transfer": "copying the batch in",
+    "overhead": "overhead: launching, Python, waiting",
+}
 
 
-def regime_sentence(
-    row: dict[str, Any], label: str, *, model: CostModel | None = None, work: float | None = None,
-) -> str:
-    """The regime of one point and why, with the numbers of that row (and of the sweep's fit)."""
+def time_split(row: dict[str, Any]) -> dict[str, Any] | None:
+    """Where one step's time went, the one definition the bars and the words both use:
+    busy = the device ran kernels (on the CPU: operators) for this long; transfer = copying the
+    batch in, where the row timed it; overhead = the rest of the step (launching work from Python,
+    autograd, dispatch, waiting). From the row's profile, or for a predicted point from the cost
+    model's share of issuing the work (said so in `source`). None when the row carries neither."""
     t = row.get("median_s")
     if not t:
-        return f"{label}: not measured at this point ({row.get('message') or row.get('status')})."
-    busy, kernels = row.get("device_busy_s"), row.get("kernels")
-    gpu = is_cuda(str(row.get("device", "")))
-    what = regime(row, model, work)
-    why = {
-        "overhead-bound": ("the fixed cost of issuing work dominates, so more work per step (a bigger batch, "
-                           "wider layers) costs little extra time here. This is where a GPU loses to a CPU."),
-        "throughput-bound": ("time grows with the arithmetic, so the device's raw speed decides. "
-                             "This is where a GPU's throughput pays off."),
-    }
-    if busy is not None and kernels:
-        kernels = int(kernels)
-        overhead = max(0.0, t - busy)
-        per = overhead / kernels
-        unit, device_word = ("kernels", "the GPU") if gpu else ("operator calls", "the CPU")
-        rest = ("launching them and the Python in between" if gpu
-                else "Python, autograd and dispatch between them")
-        text = (f"**{label}**: one step takes {fmt_s(t)} and issues {kernels} {unit}; {device_word} was busy "
-                f"running them for {fmt_s(busy)} ({busy / t:.0%} of the step). The other {fmt_s(overhead)} is {rest}: "
-                f"{kernels} {unit} × ≈{fmt_s(per)} each = {fmt_s(overhead)} of overhead against {fmt_s(busy)} "
-                f"of arithmetic, so the step is **{what}**: {why[what]}")
-        return text
-    if model is not None and work is not None:
-        fixed, variable = model.overhead_s, model.seconds_per_work * work
-        return (f"**{label}**: one step takes {fmt_s(t)}. Fitted over this curve, a step costs {fmt_s(fixed)} "
-                f"fixed plus its work at {fmt_num(model.throughput / 1e9)} GFLOP/s; at this point that is {fmt_s(fixed)} "
-                f"fixed against {fmt_s(variable)} for {fmt_flops(work)} of arithmetic, so the step is "
-                f"**{what}**: {why[what]}")
-    return f"**{label}**: one step takes {fmt_s(t)}; these results carry no kernel count or curve to explain it further."
-
-
-def transfer_sentence(row: dict[str, Any], label: str) -> str | None:
-    """How much of a step the host-to-device copy took, when the row timed it."""
-    t, copy = row.get("median_s"), row.get("phase_transfer_s")
-    if not t or copy is None:
         return None
-    return (f"{label}: copying one batch from host memory took {fmt_s(copy)}, "
-            f"{min(copy / t, 9.99):.0%} of a {fmt_s(t)} step.")
+    if row.get("device_busy_s") is not None and row.get("kernels"):
+        busy = min(float(row["device_busy_s"]), t)
+        source = "profile"
+    elif row.get("launch_share") is not None:
+        busy = t * (1.0 - float(row["launch_share"]))
+        source = "cost model"
+    else:
+        return None
+    transfer = min(float(row.get("phase_transfer_s") or 0.0), t - busy)
+    return {"step_s": t, "busy": busy, "transfer": transfer, "overhead": max(0.0, t - busy - transfer),
+            "kernels": row.get("kernels"), "source": source}
+
+
+def regime(row: dict[str, Any]) -> str | None:
+    """'overhead-bound' or 'throughput-bound': whichever of overhead and arithmetic took more of the step."""
+    split = time_split(row)
+    if split is None:
+        return None
+    return "overhead-bound" if split["overhead"] + split["transfer"] > split["busy"] else "throughput-bound"
+
+
+def split_sentence(row: dict[str, Any], label: str) -> str | None:
+    """The words for the bars of time_split: which part took most of one step, and what that means."""
+    split = time_split(row)
+    if split is None:
+        return None
+    t, busy, rest = split["step_s"], split["busy"], split["overhead"] + split["transfer"]
+    gpu = is_cuda(str(row.get("device", "")))
+    unit = "kernels" if gpu else "operators"
+    count = f" and issues {int(split['kernels'])} {unit}" if split["kernels"] else ""
+    how = "measured with the profiler" if split["source"] == "profile" else "as the cost model splits it"
+    head = (f"**{label}**: one step takes {fmt_s(t)}{count}; the {'GPU' if gpu else 'CPU'} is busy running them "
+            f"for {fmt_s(busy)} ({busy / t:.0%}), {how}.")
+    if regime(row) == "overhead-bound":
+        extra = (f" The other {fmt_s(rest)} is overhead: issuing the work, not doing it. Here more work per step "
+                 "(a bigger batch, wider layers) would cost little extra time.")
+        if split["kernels"] and gpu:
+            extra += f" That is about {fmt_s(rest / split['kernels'])} per kernel launched."
+    else:
+        extra = (f" Most of the step is arithmetic ({fmt_s(rest)} is overhead): time grows with the work, and the "
+                 "device with more throughput wins.")
+    if split["transfer"] > 0:
+        extra += f" Copying the batch in took {fmt_s(split['transfer'])} of it."
+    return head + extra

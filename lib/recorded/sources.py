@@ -188,3 +188,11 @@ def best_recorded_sweep(pack: Mapping[str, Any], workload: Workload, prefer: str
         if score[1] and (best is None or score > best[0]):
             best = (score, over, rows)
     return (best[1], best[2]) if best else None
+
+
+def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:
+    """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding rows
+    of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
+    mine = [p for p in packs if not (p["machine"].get("gpus") or [])
+            and any(r.get("workload") == workload.name for r in p["rows"])]
+    return min(mine, key=lambda p: p["machine"].get("cpu_cores") or 99) if mine else None

@@ -1,0 +1,242 @@
+"""The Training crossover lesson: what a view asks for, and every curve it draws, point by point.
+
+A view is what the sliders say (View). Each curve is one row per value on the x-axis, and each
+row says where its number came from (`origin`, with `origin_note` in words):
+
+    live       measured on this server just now
+    recorded   a recorded row at exactly these settings
+    derived    a recorded step at this batch, times the steps in this epoch: an epoch is
+               ceil(dataset / batch) steps (one full-batch step when batch >= dataset), so the
+               dataset size never needs measuring again
+    predicted  the recording machine's cost model (lib.core.costmodel), with its band in
+               epoch_s_low / epoch_s_high; drawn dashed
+
+No Streamlit: pages/training.py lays these out; lib/lessons/training_words.py words them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from lib.core import costmodel
+from lib.core.rows import is_ok
+from lib.workloads import get_workload
+from lib.workloads.execution import LABEL as MODE_LABEL
+from lib.workloads.execution import MODES
+
+MLP = get_workload("mlp")
+
+
+@dataclass(frozen=True)
+class Axis:
+    label: str
+    steps: tuple[int, ...]
+    sentence: str
+
+
+AXES = {
+    "batch_size": Axis("batch size", tuple(2**i for i in range(17)),
+                       "Rows per optimizer step (one full-batch step when at least the dataset size)."),
+    "hidden_width": Axis("hidden width", tuple(2**i for i in range(2, 14)), "Units in each hidden layer."),
+    "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 21)),
+                         "Rows in one epoch: more rows, more steps per epoch."),
+    "depth": Axis("depth", (1, 2, 3, 4, 6, 8, 12, 16), "Hidden layers: each adds kernels to every step."),
+}
+PITFALLS = {
+    "data_resident": ("Data already on the device",
+                      "On: the dataset is copied to the device once; off: every batch is copied from host memory "
+                      "inside the step, as a DataLoader would feed it."),
+    "item_every_step": ("loss.item() every step",
+                        "On: each step copies the loss back to the host, so the CPU must wait for the GPU to finish "
+                        "before it can queue the next step."),
+    "pin_memory": ("Pinned host memory",
+                   "On: batches copied per step come from page-locked memory with non_blocking copies, which lets "
+                   "the copy overlap the GPU's work (no effect on the CPU, or when the data is resident)."),
+}
+# Everything else stays at the workload's defaults on this page; recorded rows must match them.
+PAGE_DEFAULTS = {k: v for k, v in MLP.defaults().items() if k not in AXES and k not in PITFALLS and k != "mode"}
+
+
+@dataclass(frozen=True)
+class View:
+    """What the sliders, switches and mode say."""
+
+    over: str = "batch_size"
+    batch_size: int = 64
+    hidden_width: int = 64
+    dataset_size: int = 8192
+    depth: int = 3
+    data_resident: bool = True
+    item_every_step: bool = False
+    pin_memory: bool = False
+    mode: str = "eager"
+
+    @property
+    def current(self) -> int:
+        return getattr(self, self.over)
+
+    @property
+    def axis(self) -> Axis:
+        return AXES[self.over]
+
+    def at(self, x: int) -> View:
+        return replace(self, **{self.over: int(x)})
+
+    def settings(self) -> dict[str, Any]:
+        return {"batch_size": self.batch_size, "hidden_width": self.hidden_width, "dataset_size": self.dataset_size,
+                "depth": self.depth, "data_resident": self.data_resident, "item_every_step": self.item_every_step,
+                "pin_memory": self.pin_memory, "mode": self.mode}
+
+    @property
+    def rows(self) -> int:
+        """Rows in one step: the batch, or the whole dataset when the batch is larger."""
+        return min(self.batch_size, self.dataset_size)
+
+    @property
+    def steps_per_epoch(self) -> int:
+        return math.ceil(self.dataset_size / self.rows)
+
+    def config(self, device_kind: str) -> tuple:
+        return step_config(self.settings(), device_kind)
+
+
+def step_config(settings: Mapping[str, Any], device_kind: str) -> tuple:
+    """What decides a step's time besides its rows, width and depth. On a GPU: the switches and the
+    mode (pinning only matters when batches are copied). On a CPU the switches change nothing (a
+    copy to the CPU is no copy, item() there waits for nothing), so only the mode counts."""
+    mode = settings.get("mode", "eager")
+    if device_kind == "cpu":
+        return (mode,)
+    resident = bool(settings.get("data_resident", True))
+    pinned = bool(settings.get("pin_memory", False)) and not resident
+    return (mode, resident, pinned, bool(settings.get("item_every_step", False)))
+
+
+def page_model(row: Mapping[str, Any]) -> bool:
+    """A row of the model this page trains: every setting but the sliders, switches and mode at its default."""
+    return row.get("workload") == MLP.name and all(row.get(k, v) == v for k, v in PAGE_DEFAULTS.items())
+
+
+class StepTable:
+    """One machine's recorded steps on one kind of device, by configuration and (rows, width, depth),
+    and a cost model per configuration for the steps nobody recorded."""
+
+    def __init__(self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str) -> None:
+        self.device_kind, self.machine = device_kind, machine
+        self.steps: dict[tuple, dict[tuple[int, int, int], Mapping[str, Any]]] = {}
+        self._models: dict[tuple, costmodel.CostModel | None] = {}
+        for row in rows:
+            kind = "cpu" if row.get("device") == "cpu" else "cuda"
+            if kind != device_kind or not is_ok(row) or not page_model(row):
+                continue
+            key = (min(int(row["batch_size"]), int(row["dataset_size"])), int(row["hidden_width"]), int(row["depth"]))
+            table = self.steps.setdefault(step_config(row, kind), {})
+            if key not in table or int(row.get("repeats", 0)) > int(table[key].get("repeats", 0)):
+                table[key] = row
+
+    def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
+        return self.steps.get(config, {}).get((rows, width, depth))
+
+    def count(self, config: tuple) -> int:
+        return len(self.steps.get(config, {}))
+
+    def model(self, config: tuple) -> costmodel.CostModel | None:
+        """The configuration's cost model, fitted once (None with too few recorded steps)."""
+        if config not in self._models:
+            rows = list(self.steps.get(config, {}).values())
+            points = [(*MLP.cost_terms(MLP.resolve(_settings_of(r))), float(r["median_s"])) for r in rows]
+            self._models[config] = costmodel.fit(points) if len(points) >= costmodel.MIN_POINTS else None
+        return self._models[config]
+
+    def __len__(self) -> int:
+        return sum(len(t) for t in self.steps.values())
+
+
+def _settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: row[k] for k in MLP.defaults() if k in row and row[k] is not None}
+
+
+_TABLES: dict[tuple[int, str], tuple[Any, dict[str, StepTable]]] = {}
+
+
+def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]:
+    """The pack's step tables by device kind ('cpu', 'cuda'), built once per pack per process (the
+    pack objects come from lib.recorded's cache, so the same rows come back on every page run)."""
+    if pack is None:
+        return {}
+    key = (id(pack["rows"]), machine)
+    held = _TABLES.get(key)
+    if held is None or held[0] is not pack["rows"]:  # new rows, or an id reused by another list
+        held = (pack["rows"], {kind: StepTable(pack["rows"], kind, machine) for kind in ("cpu", "cuda")})
+        _TABLES[key] = held
+        while len(_TABLES) > 32:
+            _TABLES.pop(next(iter(_TABLES)))
+    return held[1]
+
+
+def point(view: View, table: StepTable | None, device: str, machine_words: str) -> dict[str, Any] | None:
+    """The row of one view point on one device from a machine's recordings (None when neither a
+    recording nor a model covers it)."""
+    if table is None:
+        return None
+    config = view.config(table.device_kind)
+    recorded = table.step(config, view.rows, view.hidden_width, view.depth)
+    steps = view.steps_per_epoch
+    base = {"workload": MLP.name, **PAGE_DEFAULTS, **view.settings(), "device": device, "steps_per_epoch": steps,
+            "status": "ok", "message": "", "machine": table.machine}
+    if recorded is not None:
+        exact = int(recorded["batch_size"]) == view.batch_size and int(recorded["dataset_size"]) == view.dataset_size
+        how = (f"recorded on {machine_words}" if exact else
+               f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
+               f"{machine_words}")
+        extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
+        return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
+                "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
+                "origin": "recorded" if exact else "derived", "origin_note": how}
+    model = table.model(config)
+    if model is None:
+        return None
+    launch, work = MLP.cost_terms(MLP.resolve({**PAGE_DEFAULTS, **view.settings()}))
+    seconds, low, high = model.predict(launch, work)
+    note = (f"predicted from {model.points:,} steps recorded on {machine_words} (tested on held-out recordings: "
+            f"half within ×{model.error.median_factor:.2f}, nine in ten within ×{model.error.p90_factor:.2f})")
+    return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
+            "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
+            "launch_share": _launch_share(model, launch, work)}
+
+
+def _launch_share(model: costmodel.CostModel, launch: Mapping[str, float], work: Mapping[str, float]) -> float:
+    """The part of a predicted step the model puts on issuing the work rather than doing it."""
+    a = sum(c * launch.get(n, 0.0) for n, c in zip(model.launch_names, model.launch_coef))
+    b = sum(c * work.get(n, 0.0) for n, c in zip(model.work_names, model.work_coef))
+    return a / (a + b) if a + b > 0 else 0.0
+
+
+def curve(view: View, table: StepTable | None, device: str, machine_words: str,
+          xs: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """One row per x on the axis (every slider step by default) that the recordings cover."""
+    rows = [point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps)]
+    return [r for r in rows if r is not None]
+
+
+def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many points of a curve came from where: {'recorded': 3, 'derived': 9, 'predicted': 5}."""
+    out: dict[str, int] = {}
+    for r in rows:
+        out[r.get("origin", "recorded")] = out.get(r.get("origin", "recorded"), 0) + 1
+    return out
+
+
+def modes_recorded(table: StepTable | None) -> list[str]:
+    """The execution modes a machine has recordings of, in the lesson's order."""
+    if table is None:
+        return []
+    have = {config[0] for config in table.steps}
+    return [m for m in MODES if m in have]
+
+
+def mode_label(mode: str) -> str:
+    return MODE_LABEL.get(mode, mode)

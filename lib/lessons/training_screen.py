@@ -1,0 +1,118 @@
+"""What the Training page shows for one view, put together: the curves with their legend names,
+the answer, the point the slider picks, and where the numbers came from.
+
+    screen = compose(view, gpu=Machine(...), small_cpu=Machine(...), host_cpu=..., live=rows)
+
+Recorded first, live on top: with no live rows yet (a visitor waiting in the queue, or the first
+paint), the CPU curve is the recording of a small server like this one; once this server's CPU
+has been measured, its live curve takes that place and the answer says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lib.lessons import training as T
+from lib.lessons import training_words as W
+from lib.lessons.explain import split_sentence
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A recorded machine as the page names it: its step tables and its short legend name."""
+
+    tables: Mapping[str, T.StepTable]
+    name: str  # 'H200', 'a 2-core server'
+    words: str  # for notes: 'NVIDIA H200, 2026-11-21'
+
+
+@dataclass
+class Screen:
+    curves: dict[str, list[Row]] = field(default_factory=dict)  # legend name -> rows
+    cpu_label: str | None = None  # the curve the answer compares with the GPU
+    gpu_label: str | None = None
+    headline: str = ""
+    live_line: str | None = None  # the same answer read from this server's live CPU
+    at_point: str = ""
+    here: list[Row] = field(default_factory=list)  # every curve's row at the slider's point
+    provenance: list[str] = field(default_factory=list)
+    crossover: tuple | None = None  # (low, high, likely) for the chart
+
+    def rows(self) -> list[Row]:
+        return [{**r, "series": name, "noisy": W.noisy(r)} for name, rows in self.curves.items() for r in rows]
+
+
+def gpu_name(words: str) -> str:
+    """'NVIDIA H100 80GB HBM3, 2026-11-23' -> 'H100'."""
+    name = words.split(",")[0].replace("NVIDIA ", "")
+    return name.split(" ")[0] if name.startswith(("H1", "H2", "A1", "L4", "T4", "V1")) else name
+
+
+def label(kind: str, where: str, origin: str) -> str:
+    return f"{kind} · {where} ({origin})"
+
+
+def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = None, host_cpu: bool = False,
+            live: Sequence[Row] = (), live_gpu: bool = False, threads: int = 1) -> Screen:
+    """The curves of one view and the words read from them."""
+    screen = Screen()
+    cpu_mode = view if view.mode in ("eager", "fused") else T.View(**{**view.__dict__, "mode": "eager"})
+    live_cpu = [r for r in live if r.get("device") == "cpu"]
+    if live_gpu:
+        gpu_rows = [r for r in live if r.get("device") != "cpu"]
+        screen.gpu_label = label("GPU", "this server", "live")
+    elif gpu is not None:
+        gpu_rows = T.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
+        screen.gpu_label = label("GPU", gpu_name(gpu.words), "recorded")
+    else:
+        gpu_rows = []
+    small = (T.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
+             if small_cpu is not None and threads == 1 else [])
+    if small:
+        screen.curves[label("CPU", small_cpu.name, "recorded")] = small
+    if live_cpu:
+        screen.curves[label("CPU", "this server", "live")] = [dict(r, origin="live") for r in live_cpu]
+    if host_cpu and gpu is not None and not live_gpu:
+        host = T.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
+        if host:
+            screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", "recorded")] = host
+    if gpu_rows and screen.gpu_label:
+        screen.curves[screen.gpu_label] = gpu_rows
+    _answer(screen, view, small_cpu, live_cpu)
+    return screen
+
+
+def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row]) -> None:
+    """The recorded answer first (the same recorded data always reads the same); the live one on top."""
+    cpu_names = [n for n in screen.curves if n.startswith("CPU")]
+    recorded_cpu = next((n for n in cpu_names if "(recorded)" in n and small_cpu and small_cpu.name in n), None)
+    primary = recorded_cpu or next((n for n in cpu_names if "(live)" in n), None) or (cpu_names[0] if cpu_names else None)
+    screen.cpu_label = primary
+    gpu = screen.curves.get(screen.gpu_label or "", [])
+    cpu = screen.curves.get(primary or "", [])
+    if primary and gpu:
+        screen.headline = W.headline(cpu, gpu, view, primary, screen.gpu_label)
+        found = W.crossover_of(cpu, gpu, view.over)
+        screen.crossover = (*found.sure, found.x) if found.sure else None
+        live_name = next((n for n in cpu_names if "(live)" in n), None)
+        if live_name and live_name != primary:
+            screen.live_line = "Measured live on this server just now: " + W.headline(
+                screen.curves[live_name], gpu, view, live_name, screen.gpu_label)
+    elif primary:
+        screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
+    at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
+    screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
+    live_name = next((n for n in cpu_names if "(live)" in n), None)
+    here_cpu = at.get(live_name) or at.get(primary or "")
+    screen.at_point = W.at_point(here_cpu, at.get(screen.gpu_label or ""), view,
+                                 live_name if at.get(live_name) else primary or "the CPU", screen.gpu_label or "the GPU")
+    screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
+
+
+def split_lines(screen: Screen) -> list[str]:
+    """Where one step's time went at the slider's point, per curve that can say."""
+    return [s for r in screen.here if (s := split_sentence(r, r["series"]))]

@@ -1,0 +1,118 @@
+"""The Training page's sentences, each read from the curve rows the chart draws (lib.lessons.training).
+
+Nothing here states a number that is not in the rows passed in, and the crossover words come from
+lib.core.crossover over exactly the points on the chart, so a sentence cannot contradict its chart
+(tests/test_lessons_training.py checks that over many views).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lib.core.crossover import CrossKind, Crossover, find_crossover, spread
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, plural
+from lib.core.rows import is_ok
+from lib.lessons.explain import crossover_sentence
+from lib.lessons.training import View, mode_label, origins
+
+NOISY = 0.5  # a point whose spread (IQR) exceeds half its median is drawn hollow and left out of the words
+
+Row = Mapping[str, Any]
+
+
+def trusted(rows: Sequence[Row], key: str = "epoch_s") -> list[Row]:
+    """The rows the words may use: measured, recorded, derived or predicted, and not too noisy."""
+    return [r for r in rows if is_ok(r, key) and not noisy(r)]
+
+
+def noisy(row: Row) -> bool:
+    t, iqr = row.get("median_s"), row.get("iqr_s")
+    return bool(t) and row.get("origin") != "predicted" and (iqr or 0.0) > NOISY * float(t)
+
+
+def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s") -> Crossover:
+    """The crossover of two curves over the points both have (noisy points left out)."""
+    by_cpu = {r[over]: r for r in trusted(cpu, key)}
+    by_gpu = {r[over]: r for r in trusted(gpu, key)}
+    xs = sorted(set(by_cpu) & set(by_gpu))
+    if not by_cpu or not by_gpu:
+        return Crossover(CrossKind.ONE_DEVICE if by_cpu or by_gpu else CrossKind.TOO_FEW_POINTS, None)
+    return find_crossover(xs, [by_cpu[x][key] for x in xs], [by_gpu[x][key] for x in xs],
+                          [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs])
+
+
+def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> str:
+    """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart."""
+    found = crossover_of(cpu, gpu, view.over)
+    text = crossover_sentence(found, view.axis.label, cpu_label, gpu_label)
+    if found.bracket:
+        near = [r for r in [*cpu, *gpu] if r.get(view.over) in found.bracket]
+        if any(r.get("origin") == "predicted" for r in near):
+            text += " That range rests on predicted points (dashed): read it as an estimate."
+    return text
+
+
+def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> str:
+    """Who is faster at the slider's point, by how much, or why it cannot be said."""
+    at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
+    if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
+        return f"{at} neither device has a time."
+    if not is_ok(gpu, "epoch_s"):
+        return f"{at}: **{cpu_label}** takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at this point."
+    if not is_ok(cpu, "epoch_s"):
+        why = (cpu or {}).get("message") or "not measured"
+        return f"{at}: **{gpu_label}** takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here ({why})."
+    c, g = float(cpu["epoch_s"]), float(gpu["epoch_s"])
+    fast, slow = ((gpu_label, g), (cpu_label, c)) if g < c else ((cpu_label, c), (gpu_label, g))
+    text = (f"{at}: **{fast[0]}** is faster, {fmt_s(fast[1])} per epoch against {fmt_s(slow[1])}: "
+            f"{fmt_ratio(slow[1] / fast[1])} as fast.")
+    if noisy(cpu) or noisy(gpu) or spread(cpu, "epoch_s") + spread(gpu, "epoch_s") > 2 * abs(c - g):
+        text += " The gap is within the spread of the numbers here: call it a tie."
+    return text
+
+
+def provenance(rows: Sequence[Row], label: str) -> str | None:
+    """'GPU (H200): 3 points recorded, 9 derived from recorded steps, 5 predicted (dashed, with a band).'"""
+    counts = origins(rows)
+    if not counts:
+        return None
+    words = {"live": "measured live", "recorded": "recorded", "derived": "derived from a recorded step",
+             "predicted": "predicted (dashed, with its band)"}
+    parts = [f"{n} {words.get(k, k)}" for k, n in counts.items()]
+    return f"{label}: {plural(len(rows), 'point')}, " + ", ".join(parts) + "."
+
+
+def mode_lines(per_mode: Mapping[str, tuple[Sequence[Row], Sequence[Row]]], view: View) -> list[str]:
+    """For each recorded execution mode: where its GPU curve crosses the CPU's."""
+    lines = []
+    for mode, (cpu, gpu) in per_mode.items():
+        found = crossover_of(cpu, gpu, view.over)
+        lines.append(f"{mode_label(mode)}: " + crossover_sentence(found, view.axis.label, "the CPU", "the GPU").replace("**", ""))
+    return lines
+
+
+def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
+    """What capturing the step in one CUDA graph removed, from the two rows at the same point."""
+    if not (is_ok(eager) and is_ok(graphed)):
+        return None
+    e, g = float(eager["median_s"]), float(graphed["median_s"])
+    kernels = eager.get("kernels")
+    launches = f" The eager step launches {int(kernels)} kernels one by one from Python;" if kernels else ""
+    return (f"One CUDA graph of the whole step takes {fmt_s(g)} where eager PyTorch takes {fmt_s(e)}: "
+            f"{fmt_ratio(e / g)} as fast.{launches} the graph launches them all at once, so what it saves "
+            f"({fmt_s(max(0.0, e - g))} a step) was launch overhead, not arithmetic.")
+
+
+def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
+    """How many steps torch.compile must run before its one-off compile time is earned back."""
+    if not (is_ok(eager) and is_ok(compiled) and compiled.get("cold_s")):
+        return None
+    e, c = float(eager["median_s"]), float(compiled["median_s"])
+    cost = max(0.0, float(compiled["cold_s"]) - c)
+    if c >= e:
+        return (f"Compiling took {fmt_s(cost)} and the compiled step ({fmt_s(c)}) is no faster than eager "
+                f"({fmt_s(e)}): here it never pays off.")
+    steps = cost / (e - c)
+    return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(e - c)} a step: it pays off after about "
+            f"{plural(round(steps), 'step')}.")

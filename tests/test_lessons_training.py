@@ -1,0 +1,136 @@
+"""The Training lesson on hand-made packs with known crossovers: where every point comes from, the
+exact answer, and that the words agree with the rows the chart draws over many views."""
+
+import random
+import re
+
+import pytest
+from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step_time, write_packs
+
+from lib.core.fmt import fmt_value
+from lib.lessons import training as T
+from lib.lessons import training_screen as S
+from lib.lessons.explain import likely
+from lib.recorded import load_recorded
+from lib.recorded.sources import machine_text, small_server_pack
+
+GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
+SMALL_LABEL = "CPU · 2-core server (recorded)"
+
+
+@pytest.fixture(scope="module")
+def machines(tmp_path_factory):
+    packs, problems = load_recorded(write_packs(tmp_path_factory.mktemp("training_fixture")))
+    assert not problems
+    gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
+    small_pack = small_server_pack(packs, T.MLP)
+    gpu = S.Machine(T.tables(gpu_pack, machine_text(gpu_pack["machine"])), GPU_NAME, machine_text(gpu_pack["machine"]))
+    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    return gpu, small
+
+
+def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
+    gpu, small = machines
+    screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
+    lo, hi, x = crossover_by_hand()
+    assert screen.headline == (f"**{GPU_LABEL}** catches up with **{SMALL_LABEL}** between batch size "
+                               f"{fmt_value(lo)} and {fmt_value(hi)}; most likely at about {likely(x)}.")
+    assert (lo, hi) == (256, 512) and likely(x) == "290"
+    assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
+    # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
+    assert T.origins(screen.curves[GPU_LABEL]) == {"derived": len(T.AXES["batch_size"].steps)}
+    rows = {r["batch_size"]: r for r in screen.curves[GPU_LABEL]}
+    assert rows[64]["origin"] == "derived" and rows[64]["steps_per_epoch"] == 128
+    assert rows[64]["epoch_s"] == pytest.approx(128 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu"))
+    assert "derived: 128 steps of the 64-row step recorded on" in rows[64]["origin_note"]
+
+
+def test_dataset_size_is_derived_and_the_recorded_size_is_recorded(machines):
+    gpu, small = machines
+    rows = S.compose(T.View(over="dataset_size"), gpu=gpu, small_cpu=small).curves[GPU_LABEL]
+    assert len(rows) == len(T.AXES["dataset_size"].steps)
+    origins = {r["dataset_size"]: r["origin"] for r in rows}
+    assert origins[65536] == "recorded" and all(o == "derived" for d, o in origins.items() if d != 65536)
+    # full batch once the batch is at least the dataset: one step of dataset rows
+    small_epoch = next(r for r in S.compose(T.View(over="dataset_size", batch_size=4096), gpu=gpu).curves[GPU_LABEL]
+                       if r["dataset_size"] == 256)
+    assert small_epoch["steps_per_epoch"] == 1 and "1 step of the 256-row step" in small_epoch["origin_note"]
+
+
+def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
+    gpu, small = machines
+    screen = S.compose(T.View(hidden_width=1024), gpu=gpu, small_cpu=small)
+    rows = screen.curves[GPU_LABEL]
+    assert rows and all(r["origin"] == "predicted" for r in rows)
+    r = next(r for r in rows if r["batch_size"] == 64)
+    assert r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"]
+    truth = 128 * step_time({"batch_size": 64, "hidden_width": 1024, "dataset_size": 65536}, "gpu")
+    assert r["epoch_s_low"] / 1.5 < truth < r["epoch_s_high"] * 1.5  # the formula is smooth: the model is close
+    assert re.search(r"predicted from \d+ steps recorded on .*half within ×\d", r["origin_note"])
+    assert "predicted (dashed, with its band)" in " ".join(screen.provenance)
+
+
+def test_the_same_recorded_data_always_reads_the_same(machines):
+    gpu, small = machines
+    heads = {S.compose(T.View(hidden_width=256, depth=8), gpu=gpu, small_cpu=small).headline for _ in range(5)}
+    assert len(heads) == 1
+
+
+def _leaders(screen: S.Screen, over: str) -> list[tuple[int, str]]:
+    cpu = {r[over]: r for r in screen.curves[screen.cpu_label]}
+    gpu = {r[over]: r for r in screen.curves[screen.gpu_label]}
+    return [(x, "gpu" if gpu[x]["epoch_s"] <= cpu[x]["epoch_s"] else "cpu") for x in sorted(set(cpu) & set(gpu))]
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\.?\d*", text)]
+
+
+def check_words_against_rows(screen: S.Screen, view: T.View) -> None:
+    leaders = _leaders(screen, view.over)
+    changes = [(a[0], b[0], b[1]) for a, b in zip(leaders, leaders[1:]) if a[1] != b[1]]
+    head = screen.headline
+    if "is faster at every" in head:
+        assert not changes
+        who = "gpu" if head.startswith("**GPU") else "cpu"
+        assert all(w == who for _, w in leaders), head
+    elif "catches up with" in head:
+        assert len(changes) == 1 and changes[0][2] == "gpu", (head, leaders)
+        low, high, at = _numbers(head.split("between", 1)[1])[:3]
+        assert low <= changes[0][0] and high >= changes[0][1] and low <= at <= high, (head, changes)
+    elif "faster at the smaller values" in head:
+        assert len(changes) == 1 and changes[0][2] == "cpu"
+    elif "trade the lead" in head:
+        assert len(changes) >= 2
+    else:
+        raise AssertionError(f"unexpected answer: {head}")
+    here = dict(leaders).get(view.current)
+    if here is not None and "is faster," in screen.at_point and "tie" not in screen.at_point:
+        named = "gpu" if "**GPU" in screen.at_point.split("is faster")[0] else "cpu"
+        assert named == here, (screen.at_point, here)
+
+
+def test_the_answer_agrees_with_the_chart_over_many_views(machines):
+    gpu, small = machines
+    rng = random.Random(7)
+    views = [T.View(over=rng.choice(list(T.AXES)), batch_size=rng.choice(T.AXES["batch_size"].steps),
+                    hidden_width=rng.choice(WIDTHS + (32, 512, 2048)), depth=rng.choice(T.AXES["depth"].steps),
+                    dataset_size=rng.choice(T.AXES["dataset_size"].steps)) for _ in range(60)]
+    kinds = set()
+    for view in views:
+        screen = S.compose(view, gpu=gpu, small_cpu=small)
+        check_words_against_rows(screen, view)
+        kinds.add(screen.headline.split("**")[2][:20])
+    assert len(kinds) >= 2  # the sample covers more than one kind of answer
+
+
+def test_live_rows_take_the_cpu_place_and_the_recorded_answer_stays_first(machines):
+    gpu, small = machines
+    fast = CPU_STEP[0] / 10
+    live = [{"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": fast, "iqr_s": 0.0, "repeats": 5,
+             "status": "ok", "message": "", "epoch_s": fast * T.View(batch_size=b).steps_per_epoch,
+             "steps_per_epoch": T.View(batch_size=b).steps_per_epoch} for b in (1, 64, 4096)]
+    screen = S.compose(T.View(), gpu=gpu, small_cpu=small, live=live)
+    assert screen.cpu_label == SMALL_LABEL and "CPU · this server (live)" in screen.curves
+    assert screen.live_line.startswith("Measured live on this server just now: ")
+    assert "is faster at every batch size" in screen.live_line  # the fast live CPU never loses
