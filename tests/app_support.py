@@ -43,17 +43,9 @@ def env(**values: str | None) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def training_record_command(empty_dir: Path) -> str:
-    """The CLI command the Training page shows for its default view (read from the page itself)."""
-    from streamlit.testing.v1 import AppTest
-
-    with env(GPUWIN_RECORDED_DIR=str(empty_dir), GPUWIN_LIVE_POINT_BUDGET_S="0.03"):
-        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S).run()
-        at.switch_page("pages/training.py").run()
-        assert not at.exception, [e.value for e in at.exception]
-        commands = [c.value for c in at.code if "python -m lib sweep" in c.value]
-    assert commands, "the Training page shows no recording command"
-    return commands[0]
+# The recording a GPU machine would make of the Training page's default sweep (run here on the CPU).
+TRAINING_RECORD_COMMAND = ("python -m lib sweep mlp --over batch_size=1,16,256,4096 --devices cpu,cuda "
+                           "--out lib/recorded/fixture.json")
 
 
 def make_fixture_pack(directory: Path, command: str) -> Path:
@@ -88,9 +80,7 @@ def fixture_pack_dir() -> Path:
         import tempfile
 
         base = Path(tempfile.mkdtemp(prefix="gpuwin_fixture_"))
-        empty = base / "empty"
-        empty.mkdir()
-        make_fixture_pack(base / "recorded", training_record_command(empty))
+        make_fixture_pack(base / "recorded", TRAINING_RECORD_COMMAND)
         _FIXTURE["dir"] = base / "recorded"
     return _FIXTURE["dir"]
 

@@ -1,23 +1,26 @@
-"""The Training crossover page through streamlit.testing's AppTest: real Streamlit, real torch.
+"""The Training page through streamlit.testing's AppTest: real Streamlit, real torch, no GPU here.
 
-CUDA is absent here. The GPU side is either missing (an empty recorded-pack directory) or the
-test-fixture pack (tests/app_support.py: real CPU rows from the CLI, renamed cuda:0).
+The GPU side is missing (an empty recorded-pack folder) or comes from the hand-made packs of
+tests/training_fixture.py, whose crossover is known in advance, so the answer is asserted exactly.
 """
 
 from __future__ import annotations
 
-import os
+import json
 
 import pytest
-from app_support import FIXTURE_GPU_NAME, chart_specs, fixture_pack_dir, open_page, page_text
+from app_support import chart_specs, open_page, page_text
+from training_fixture import GPU_NAME, crossover_by_hand, write_packs
 
-from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
+from lib.core.fmt import fmt_value
+from lib.lessons.explain import likely
+from lib.lessons.training import AXES
 
 PAGE = "pages/training.py"
 NS = "training."
-CPU_LABEL = "cpu (live, this server)"
-REGIMES = ("overhead-bound", "throughput-bound")
-CROSSOVER_WORDS = ("catches up", "at least as fast", "never catches up", "Too few points")
+GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
+SMALL_LABEL = "CPU · 2-core server (recorded)"
+LIVE_LABEL = "CPU · this server (live)"
 
 
 @pytest.fixture
@@ -26,134 +29,108 @@ def no_pack(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
 
 
+@pytest.fixture(scope="module")
+def fixture_dir(tmp_path_factory):
+    return write_packs(tmp_path_factory.mktemp("training_packs"))
+
+
 @pytest.fixture
-def with_pack(monkeypatch):
-    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(fixture_pack_dir()))
+def with_pack(fixture_dir, monkeypatch):
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(fixture_dir))
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
 
 
-def assert_cpu_view(at, *, at_text: str | None = None) -> str:
-    """The page ran, drew its charts, and said who wins and why, with numbers."""
+def series_in_chart(at) -> set[str]:
+    """The curves the time chart draws: its colour scale's domain, which lists exactly the series
+    present in the chart's rows (lib.charts.provenance)."""
+    spec = json.loads(chart_specs(at)[0])
+    return {name for layer in spec["layer"] if "color" in layer.get("encoding", {})
+            for name in layer["encoding"]["color"]["scale"]["domain"]}
+
+
+def assert_ran(at) -> str:
     assert not at.exception, [e.value for e in at.exception]
-    specs = chart_specs(at)
-    text = page_text(at)
-    assert len(specs) >= 2, "time-per-epoch chart and phase chart expected"
-    assert CPU_LABEL in specs[0]
-    assert "time per epoch" in specs[0]
-    assert "per epoch" in text
-    assert any(r in text for r in REGIMES) or "not measured" in text
-    if at_text:
-        assert f"Where one step's time went at {at_text}" in text
-    return text
+    return page_text(at)
 
 
 @pytest.mark.cpu_view
-def test_default_view_without_a_gpu(no_pack):
+def test_without_any_recording_the_live_cpu_is_drawn_and_the_page_says_there_is_no_gpu(no_pack):
     at = open_page(PAGE)
-    text = assert_cpu_view(at, at_text="batch size = 64")
-    assert "No GPU on this server and no recorded GPU results shipped yet" in text
-    assert "operator calls" in text  # the kernel profile of the current point, with its numbers
-    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
-    assert "No GPU on this server" in sidebar and "no recorded GPU results shipped yet" in sidebar
-    assert f"{DEFAULT_CPU_THREADS} thread" in sidebar
-    # every setting is in the URL, so a copied link reopens this view
+    text = assert_ran(at)
+    assert series_in_chart(at) == {LIVE_LABEL}
+    assert "There is no GPU curve for this view" in text
+    assert "operators" in text  # the live point's profile, with its numbers
     assert at.query_params["over"] == "batch_size" and at.query_params["batch_size"] == "64"
-    assert at.query_params["threads"] == str(DEFAULT_CPU_THREADS)
-    assert len(at.get("download_button")) == 2
 
 
-def test_every_control_moves_and_the_url_follows(no_pack):
+@pytest.mark.cpu_view
+def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
     at = open_page(PAGE)
-    assert_cpu_view(at)
-    moves = [
-        ("select_slider", "batch_size", 128, "batch size = 128"),
-        ("select_slider", "hidden_width", 32, None),
-        ("select_slider", "dataset_size", 4096, None),
-        ("select_slider", "depth", 2, None),
-        ("toggle", "data_resident", False, None),
-        ("toggle", "item_every_step", True, None),
-        ("toggle", "pin_memory", True, None),
-        ("radio", "over", "depth", "depth = 2"),
-        ("radio", "over", "hidden_width", "hidden width = 32"),
-        ("radio", "over", "dataset_size", "dataset size = 4,096"),
-    ]
-    if max(os.cpu_count() or 1, TORCH_DEFAULT_THREADS) > DEFAULT_CPU_THREADS:  # the slider has somewhere to go
-        moves.append(("slider", "threads", DEFAULT_CPU_THREADS + 1, None))
-    for kind, key, value, shown in moves:
-        widget = getattr(at, kind)(key=NS + key)
-        widget.set_value(value).run()
-        text = assert_cpu_view(at, at_text=shown)
+    text = assert_ran(at)
+    lo, hi, x = crossover_by_hand()
+    answer = (f"**{GPU_LABEL}** catches up with **{SMALL_LABEL}** between batch size {fmt_value(lo)} and "
+              f"{fmt_value(hi)}; most likely at about {likely(x)}.")
+    assert at.markdown[0].value == answer  # the first thing on the page, before any control
+    assert {GPU_LABEL, SMALL_LABEL, LIVE_LABEL} <= series_in_chart(at)
+    assert "Measured live on this server just now:" in text
+    assert "derived from a recorded step" in text
+
+
+@pytest.mark.cpu_view
+@pytest.mark.parametrize("moves", [
+    {"batch_size": 1}, {"batch_size": 65536}, {"hidden_width": 4}, {"hidden_width": 8192},
+    {"depth": 1}, {"depth": 16}, {"dataset_size": 256}, {"dataset_size": 1048576},
+    {"over": "hidden_width", "batch_size": 1024, "depth": 8},
+    {"over": "depth", "hidden_width": 512, "dataset_size": 2048},
+    {"over": "dataset_size", "batch_size": 4096, "hidden_width": 16},
+])
+def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(with_pack, moves):
+    at = open_page(PAGE, {k: str(v) for k, v in moves.items()})
+    text = assert_ran(at)
+    assert GPU_LABEL in series_in_chart(at)
+    assert at.markdown[0].value.count("**") >= 4, at.markdown[0].value  # the answer names both curves
+    assert any(w in text for w in ("recorded", "derived", "predicted"))
+
+
+def test_every_control_moves_and_the_url_follows(with_pack):
+    at = open_page(PAGE)
+    assert_ran(at)
+    moves = [("select_slider", "batch_size", 128), ("select_slider", "hidden_width", 32),
+             ("select_slider", "dataset_size", 4096), ("select_slider", "depth", 2),
+             ("toggle", "data_resident", False), ("toggle", "item_every_step", True), ("toggle", "pin_memory", True),
+             ("toggle", "recorded_cpu", True), ("radio", "over", "depth"), ("radio", "over", "dataset_size")]
+    for kind, key, value in moves:
+        getattr(at, kind)(key=NS + key).set_value(value).run()
+        assert_ran(at)
         expected = {True: "true", False: "false"}.get(value, str(value)) if isinstance(value, bool) else str(value)
         assert at.query_params[key] == expected, (key, at.query_params)
-    # with data copied per batch, the current point's step has a transfer phase
-    assert "copying one batch from host memory took" in text
-    assert "phase_transfer_s" not in text  # no raw column names in the words
-
-    # the URL of this view reopens the same view
     link = dict(at.query_params)
     again = open_page(PAGE, link)
-    assert_cpu_view(again, at_text="dataset size = 4,096")
-    for key, value in link.items():
-        assert again.query_params[key] == value
+    assert_ran(again)
     assert again.select_slider(key=NS + "hidden_width").value == 32
     assert again.toggle(key=NS + "item_every_step").value is True
-    assert not again.warning  # nothing needed adjusting
+    assert not again.warning
 
 
 def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
     at = open_page(PAGE, {"batch_size": "100", "hidden_width": "99999", "depth": "abc", "over": "nonsense",
-                          "data_resident": "maybe", "threads": "999", "dataset_size": "-5"})
-    assert not at.exception, [e.value for e in at.exception]
+                          "data_resident": "maybe", "dataset_size": "-5"})
+    assert_ran(at)
     note = "\n".join(str(w.value) for w in at.warning)
-    assert "Some settings in the link were adjusted" in note
     for fragment in ("batch_size=100", "using the nearest, 128", "hidden_width=99999", "using 8,192",
-                     "depth='abc'", "over='nonsense'", "data_resident='maybe'", "threads=999", "dataset_size=-5"):
+                     "depth='abc'", "over='nonsense'", "data_resident='maybe'", "dataset_size=-5"):
         assert fragment in note, fragment
-    assert at.select_slider(key=NS + "batch_size").value == 128
-    assert at.select_slider(key=NS + "hidden_width").value == 8192
-    assert at.select_slider(key=NS + "dataset_size").value == 256
+    assert at.select_slider(key=NS + "hidden_width").value == max(AXES["hidden_width"].steps)
     assert at.radio(key=NS + "over").value == "batch_size"
-    assert at.query_params["batch_size"] == "128" and at.query_params["over"] == "batch_size"
-    text = page_text(at)
-    # with 8,192-wide layers the big points exceed the live work cap: said, not run, not a traceback
-    assert "GFLOP" in "\n".join(str(e.value) for e in at.markdown) or "GFLOP" in text
 
 
-@pytest.mark.cpu_view
-def test_recorded_pack_is_the_gpu_side(with_pack):
+def test_threads_are_offered_only_where_a_core_stays_free_for_the_server(no_pack):
+    import os
+
     at = open_page(PAGE)
-    text = assert_cpu_view(at, at_text="batch size = 64")
-    specs = chart_specs(at)
-    assert len(specs) == 3, "time chart, speed-up chart and phase chart"
-    gpu_label = f"cuda:0 (recorded on {FIXTURE_GPU_NAME}"
-    assert gpu_label in specs[0] and CPU_LABEL in specs[0]
-    assert "speed-up (CPU time / GPU time)" in specs[1]
-    assert "is faster at these settings" in text
-    assert any(w in text for w in CROSSOVER_WORDS)
-    assert "Speed-up = CPU time / GPU time" in text
-    assert sum(t.count("cuda:0 (recorded on") for t in (str(m.value) for m in at.markdown)) >= 2
-    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
-    assert f"recorded on {FIXTURE_GPU_NAME}" in sidebar
-
-    # the recording machine's own CPU, on request: a third curve and the same-machine crossover
-    at.toggle(key=NS + "recorded_cpu").set_value(True).run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert f"cpu (recorded on {FIXTURE_GPU_NAME}" in chart_specs(at)[0]
-    assert "On the recording machine itself" in page_text(at)
-    assert at.query_params["recorded_cpu"] == "true"
-
-
-@pytest.mark.cpu_view
-def test_recorded_pack_without_matching_rows_says_so_and_offers_the_recorded_sweep(with_pack):
-    at = open_page(PAGE, {"over": "depth"})
-    assert_cpu_view(at, at_text="depth = 3")
-    assert len(chart_specs(at)) == 2  # no GPU curve, so no speed-up chart
-    infos = "\n".join(str(i.value) for i in at.info)
-    assert "have no sweep with these settings, so there is no GPU curve for this view" in infos
-    offers = [b for b in at.button if b.label.startswith("Show the sweep over batch size")]
-    assert offers
-    offers[0].click().run()
-    assert not at.exception
-    assert at.radio(key=NS + "over").value == "batch_size"
-    assert len(chart_specs(at)) == 3
-    assert at.query_params["over"] == "batch_size"
+    assert_ran(at)
+    if (os.cpu_count() or 1) <= 2:
+        assert not [s for s in at.select_slider if s.key == NS + "threads"]
+        assert "measured with 1 thread, so the web server keeps a core" in page_text(at)
+    else:
+        assert max(at.select_slider(key=NS + "threads").options) == str((os.cpu_count() or 1) - 1)

@@ -56,11 +56,12 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, cp
     cpu, gpu = f"**{cpu_label}**", f"**{gpu_label}**"
     first, last = (fmt_value(v) for v in found.span)
     if found.kind == CrossKind.GPU_WINS:
-        text = f"{gpu} is faster at every {setting} on the chart, from {first} to {last}: no crossover in this range."
+        text = f"{gpu} is faster than {cpu} at every {setting} on the chart, from {first} to {last}: no crossover in this range."
         return text + (f" At {setting} {first} the two are within the spread of the repeats."
                        if found.ties and found.ties[0] == found.span[0] else "")
     if found.kind == CrossKind.CPU_WINS:
-        return f"{cpu} is faster at every {setting} on the chart, from {first} to {last}: {gpu} does not catch up in this range."
+        return (f"{cpu} is faster than {gpu} at every {setting} on the chart, from {first} to {last}: the GPU does not "
+                "catch up in this range.")
     if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
         low, high = found.sure or found.bracket
         where = _between(low, high, setting)
