@@ -16,14 +16,18 @@ import streamlit as st
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
+from lib.charts.timeline import timeline_chart
+from lib.core.timeline import timeline_point
 from lib.core.fmt import plural
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
+from lib.lessons import training_words as W
 from lib.lessons.explain import SPLIT_PARTS, time_split
 from lib.lessons.live import DEFAULT_CPU_THREADS, log_grid
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
+from lib.recorded.timelines import find_timeline, load_timelines
 from ui.downloads import download_buttons
-from ui.measure import measure_sweep
+from ui.measure import cached_measurement, measure_sweep
 from ui.sources import current_source, load_recorded, recorded_pack
 from ui.url_settings import UrlSettings
 
@@ -128,6 +132,23 @@ with st.expander(f"Where one step's time went at {view.axis.label} {view.current
         st.markdown(line)
     if not bars:
         st.caption("No curve at this point carries a profile of its step or a cost model to split it.")
+
+with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
+    step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})
+    cpu_line = cached_measurement(
+        {"kind": "timeline", "settings": step_settings, "threads": threads},
+        lambda progress: timeline_point(T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
+    recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
+                                  hardware=gpu.name if gpu else None,
+                                  keys=("batch_size", "hidden_width", "depth", "mode")) if not source.live else None
+    for entry, name in ((cpu_line, "CPU · this server (live)"), (recorded_line, screen.gpu_label or "GPU")):
+        if entry and entry.get("steps"):
+            st.altair_chart(timeline_chart(entry["steps"][len(entry["steps"]) // 2]["events"], title=name),
+                            width="stretch")
+            st.markdown(W.timeline_sentence(entry, name))
+    if recorded_line is None:
+        st.caption("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
+                   "and 65,536, widths 64 and 1,024.")
 
 if screen.gpu_label and screen.cpu_label:
     with st.expander("Speed-up: CPU time ÷ GPU time", expanded=False):

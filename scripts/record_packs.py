@@ -1,114 +1,180 @@
-"""Record the result packs the app ships, on a machine with a GPU, with the project's own CLI.
+#!/usr/bin/env python3
+"""Record the result packs the app ships, with the project's own CLI: dense grids, so that every
+view a visitor can pick on a server without a GPU has recorded (or exactly derived) points.
 
-    python3 scripts/record_packs.py --out lib/recorded            # every topic, CPU and CUDA
-    python3 scripts/record_packs.py --out /tmp/packs --topics training --quick
+    python3 scripts/record_packs.py --out lib/recorded                     # every job, CPU and CUDA
+    python3 scripts/record_packs.py --out lib/recorded --minutes 9         # stop starting jobs after 9 min
+    python3 scripts/record_packs.py --out lib/recorded --small-server      # this CPU only: a hosted box
+    python3 scripts/record_packs.py --list                                 # the jobs and their commands
 
-Each sweep runs `python -m lib sweep ...` (the same command a reader can type), and the sweeps of
-one topic are merged into <out>/<prefix>_<topic>.json, whose `machine` says where they were
-measured. Needs torch (and pandas/scikit-learn for some data sources), not Streamlit.
-On a machine without CUDA it records the CPU side only and says so.
+Every job is one `python -m lib sweep ...` (or `python -m lib timeline ...`) call, printed as it
+runs, writing <out>/<prefix>_<job>.json.gz. Jobs are resumable: a job whose file is complete is
+skipped, a grid cut off half way goes on with --resume (its rows are saved every 50 points). So a
+recording can be spread over several calls of a few minutes each, on a lent GPU machine. The
+prefix names the machine (h200, h100, gpu on other GPUs, cpu<N> on a CPU-only box with N cores).
+Needs torch (and pandas/scikit-learn for some data sources), not Streamlit.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from lib.core.results import load_pack, merge_packs, save_pack  # noqa: E402
+BATCHES = [2**i for i in range(17)]  # the Training page's batch sizes, 1 .. 65,536
+WIDTHS = [2**i for i in range(2, 14)]  # 4 .. 8,192
+DEPTHS = [1, 2, 3, 4, 6, 8, 12, 16]
+GRID_DATASET = 65536  # at least every batch: each batch size is its own step; other dataset sizes are derived
 
-# (topic, workload, swept setting, values, fixed settings, seconds per point)
-# Fixed settings are the pages' defaults, so each page's default view has recorded rows.
-SPECS: list[tuple[str, str, str, list, dict, float]] = [
-    ("training", "mlp", "batch_size", [1, 4, 16, 64, 256, 1024, 4096, 8192], {}, 0.5),
-    ("training", "mlp", "hidden_width", [8, 32, 128, 512, 2048, 8192], {}, 0.5),
-    ("training", "mlp", "dataset_size", [256, 1024, 8192, 65536, 262144], {}, 0.5),
-    ("training", "mlp", "depth", [1, 2, 3, 4, 8, 16], {}, 0.5),
-    # Data pipeline page: images vs tensors on the device, its default (dataset 256, batch 64, Linear, 0 workers)
-    # and the model / worker / pinned-memory switches; CPU and GPU of one machine, phases at every point.
-    *[("data_pipeline", "dataloader", "batch_size", [8, 16, 32, 64, 128, 256, 512],
-       {"source": src, "dataset_size": 256, "model": model, "num_workers": 0, "pin_memory": False}, 0.3)
-      for model in ("linear", "mlp") for src in ("images", "tensors")],
-    *[("data_pipeline", "dataloader", "dataset_size", [256, 512, 1024, 2048],
-       {"source": src, "batch_size": 64, "model": "linear", "num_workers": 0, "pin_memory": False}, 0.3)
-      for src in ("images", "tensors")],
-    *[("data_pipeline", "dataloader", "batch_size", [8, 16, 32, 64, 128, 256, 512],
-       {"source": "images", "dataset_size": 256, "model": "linear", "num_workers": workers, "pin_memory": pin}, 0.3)
-      for workers, pin in ((0, True), (2, False), (4, True))],
-    # Jacobian page (seed 004): one sweep over val per method, the seed's network. The loop's CPU side is
-    # refused from val 1000 by its memory estimate, vectorize's from 300 (and on both devices at 1000). The
-    # loop stops at val 100: at 1000 one call is 400,000 backward passes (minutes), and a timed point needs six.
-    ("jacobian", "jacobian", "val", [1, 3, 10, 30, 100], {"method": "loop"}, 0.3),
-    ("jacobian", "jacobian", "val", [1, 3, 10, 30, 100, 300, 1000], {"method": "vectorize"}, 0.3),
-    *[("jacobian", "jacobian", "val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000], {"method": method}, 0.3)
-      for method in ("vmap_jacrev", "vmap_jacfwd")],
-    # Timing pitfalls page (seed 003): the honest baseline (synchronised fp32, no copy) over every size of the
-    # page, then each toggle on its own (naive timer, TF32, copy counted) up to 8192.
-    ("timing", "matmul", "size", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], {}, 0.3),
-    *[("timing", "matmul", "size", [64, 128, 256, 512, 1024, 2048, 4096, 8192], fixed, 0.3)
-      for fixed in ({"sync": False}, {"dtype": "tf32"}, {"transfer": True})],
+
+def over(name: str, values) -> list[str]:
+    return ["--over", f"{name}={','.join(str(v) for v in values)}"]
+
+
+def sets(**settings) -> list[str]:
+    out = []
+    for key, value in settings.items():
+        out += ["--set", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    return out
+
+
+@dataclass
+class Job:
+    name: str  # file: <prefix>_<name>.json.gz
+    args: list[str]  # after `python -m lib`
+    devices: str  # 'cuda', 'cpu' or 'cpu,cuda'
+    gpu_only: bool = False  # skipped on a machine without CUDA
+    small_server: bool = False  # also recorded on a small CPU-only box
+    extra: list[str] = field(default_factory=list)
+
+    def command(self, out: Path, prefix: str, devices: str) -> list[str]:
+        kind = self.args[0]
+        # timelines are not result packs: they live in their own folder, read by lib.recorded.timelines
+        path = (out / "timelines" if kind == "timeline" else out) / f"{prefix}_{self.name}.json.gz"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tail = ["--devices", devices, "--out", str(path)]
+        if kind == "sweep":
+            tail += ["--resume", "--save-every", "50", "--quiet"]
+        return [sys.executable, "-m", "lib", *self.args, *tail, *self.extra]
+
+
+def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60, **switches) -> list[str]:
+    cap = ["--memory-cap-gb", str(memory_cap_gb)] if memory_cap_gb else []
+    return ["sweep", "mlp", *over("hidden_width", widths), *over("depth", depths), *over("batch_size", batches),
+            *sets(dataset_size=GRID_DATASET, mode=mode, **switches), "--budget", "0.05", "--no-phases", *cap,
+            "--max-gflop", "cuda=10000", "--max-gflop", "cpu=20"]
+
+
+JOBS: list[Job] = [
+    # Training: every batch x width x depth, eager, data resident (the page's default switches).
+    Job("training_gpu", training_grid("eager", DEPTHS, WIDTHS, BATCHES) + ["--profile"], "cuda", gpu_only=True),
+    # The host CPU at its own threads, and at 1 thread (the 'recording machine's CPU' curve).
+    Job("training_cpu", training_grid("eager", DEPTHS, WIDTHS, BATCHES), "cpu"),
+    # ... and at 1 thread within the live page's limits (3 GFLOP a step, the default memory cap): on a
+    # small hosted box this is the CPU curve drawn before its own CPU is measured live.
+    Job("training_cpu1", training_grid("eager", DEPTHS, WIDTHS, BATCHES, memory_cap_gb=None)
+        + ["--threads", "1", "--max-gflop", "cpu=3"], "cpu", small_server=True),
+    # Execution modes: every batch x width at depth 3; compile on a subgrid (each point compiles afresh).
+    Job("training_fused", training_grid("fused", [3], WIDTHS, BATCHES), "cuda", gpu_only=True),
+    Job("training_graph", training_grid("cuda_graph", [3], WIDTHS, BATCHES) + ["--profile"], "cuda", gpu_only=True),
+    *[Job(f"training_{mode}", training_grid(mode, [3], [64, 1024], [1, 64, 4096, 65536]), "cuda", gpu_only=True)
+      for mode in ("compile", "compile_reduce_overhead")],
+    Job("training_compile_max_autotune", training_grid("compile_max_autotune", [3], [64, 1024], [64, 4096]), "cuda",
+        gpu_only=True),
+    # Pitfall switches on a coarser subgrid: every batch x every other width, depth 3, phases timed.
+    *[Job(f"training_{name}", [a for a in training_grid("eager", [3], WIDTHS[::2], BATCHES, **switches)
+                               if a != "--no-phases"], "cuda", gpu_only=True)
+      for name, switches in (("copied", {"data_resident": False}),
+                             ("copied_pinned", {"data_resident": False, "pin_memory": True}),
+                             ("item", {"item_every_step": True}))],
+    # Timelines of the Training page's main points (the step's CPU thread against its GPU stream).
+    *[Job(f"timeline_{mode}_b{b}_w{w}", ["timeline", "mlp", *sets(batch_size=b, hidden_width=w, dataset_size=GRID_DATASET,
+                                                                  mode=mode)], "cpu,cuda" if mode == "eager" else "cuda",
+          gpu_only=True) for mode in ("eager", "cuda_graph") for b in (1, 64, 4096, 65536) for w in (64, 1024)],
+    # Data pipeline: every batch x dataset x model x workers x pinned memory, images and tensors.
+    Job("pipeline_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 1, 2, 4]),
+                            *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 512, 1024, 2048]),
+                            *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="images"),
+                            "--budget", "0.2"], "cpu,cuda", small_server=True),
+    Job("pipeline_tensors", ["sweep", "dataloader", *over("model", ["linear", "mlp"]),
+                             *over("dataset_size", [256, 512, 1024, 2048]),
+                             *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="tensors"),
+                             "--budget", "0.2"], "cpu,cuda", small_server=True),
+    # Jacobian (seed 004): every method x val; the loop stops where one call takes minutes.
+    Job("jacobian", ["sweep", "jacobian", *over("method", ["vectorize", "vmap_jacrev", "vmap_jacfwd"]),
+                     *over("val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]), "--budget", "0.3",
+                     "--memory-cap-gb", "60"], "cpu,cuda", small_server=True),
+    Job("jacobian_loop", ["sweep", "jacobian", *over("val", [1, 3, 10, 30, 100, 300]), *sets(method="loop"),
+                          "--budget", "0.3", "--slow-call-s", "2"], "cpu,cuda", small_server=True),
+    # Timing pitfalls (seed 003): every size x synchronise x TF32 x copy counted.
+    Job("timing", ["sweep", "matmul", *over("sync", ["true", "false"]), *over("dtype", ["fp32", "tf32"]),
+                   *over("transfer", ["false", "true"]),
+                   *over("size", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]), "--budget", "0.3",
+                   "--max-gflop", "cpu=2000"], "cpu,cuda", small_server=True),
 ]
 
-QUICK_VALUES = 3  # --quick keeps the first few values of each sweep
 
+def machine_prefix(cuda: bool) -> str:
+    import torch
 
-def run_sweep_cli(workload: str, over: str, values: list, fixed: dict, devices: str, budget: float,
-                  out: Path, memory_cap_gb: float) -> dict:
-    cmd = [sys.executable, "-m", "lib", "sweep", workload, "--over", f"{over}={','.join(map(str, values))}",
-           "--devices", devices, "--budget", str(budget), "--out", str(out), "--quiet",
-           "--memory-cap-gb", str(memory_cap_gb)]
-    for key, value in fixed.items():
-        cmd += ["--set", f"{key}={value}"]
-    print("$ python -m lib " + " ".join(cmd[3:]), flush=True)
-    started = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
-    return load_pack(out)
+    if cuda:
+        name = torch.cuda.get_device_name(0)
+        return next((p.lower() for p in ("H200", "H100", "A100", "L4", "T4") if p in name), "gpu")
+    return f"cpu{os.cpu_count() or 1}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "lib" / "recorded"))
-    parser.add_argument("--topics", default="", help="comma-separated topics (default: all)")
-    parser.add_argument("--prefix", default=None, help="file name prefix (default: from the GPU name)")
-    parser.add_argument("--quick", action="store_true", help="few values and short budgets (to try the script)")
-    parser.add_argument("--memory-cap-gb", type=float, default=64.0, help="refuse points estimated above this")
+    parser.add_argument("--jobs", default="", help="comma-separated job names or prefixes (default: all)")
+    parser.add_argument("--prefix", default=None, help="file name prefix (default: from the machine)")
+    parser.add_argument("--minutes", type=float, default=None, help="start no job after this many minutes")
+    parser.add_argument("--small-server", action="store_true", help="only the jobs a small CPU-only server records")
+    parser.add_argument("--list", action="store_true", help="print the jobs and their commands, run nothing")
     args = parser.parse_args()
 
     import torch
 
-    devices = "cpu,cuda" if torch.cuda.is_available() else "cpu"
-    if devices == "cpu":
-        print("CUDA is not available here: recording the CPU side only.")
-    prefix = args.prefix or ("h200" if torch.cuda.is_available() and "H200" in torch.cuda.get_device_name(0)
-                             else "gpu" if torch.cuda.is_available() else "cpu")
-    wanted = {t for t in args.topics.split(",") if t}
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    by_topic: dict[str, list[dict]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, (topic, workload, over, values, fixed, budget) in enumerate(SPECS):
-            if wanted and topic not in wanted:
-                continue
-            if args.quick:
-                values, budget = values[:QUICK_VALUES], min(budget, 0.05)
-            pack = run_sweep_cli(workload, over, values, fixed, devices, budget, Path(tmp) / f"{i}.json", args.memory_cap_gb)
-            by_topic.setdefault(topic, []).append(pack)
-    for topic, packs in by_topic.items():
-        merged = merge_packs(packs)
-        path = save_pack(merged, out_dir / f"{prefix}_{topic}.json")
-        statuses = {}
-        for row in merged["rows"]:
-            statuses[row["status"]] = statuses.get(row["status"], 0) + 1
-        print(f"wrote {path}: {len(merged['rows'])} rows {json.dumps(statuses)}")
+    cuda = torch.cuda.is_available()
+    prefix = args.prefix or machine_prefix(cuda)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = [w for w in args.jobs.split(",") if w]
+    started = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUWIN_REUSE_INIT": "1", "PYTHONUNBUFFERED": "1"}
+    for job in JOBS:
+        if wanted and not any(job.name.startswith(w) for w in wanted):
+            continue
+        if args.small_server and not job.small_server:
+            continue
+        devices = job.devices if cuda else "cpu"
+        if job.gpu_only and not cuda:
+            continue
+        command = job.command(out, prefix, devices)
+        shown = "python -m lib " + " ".join(command[3:])
+        if args.list:
+            print(shown)
+            continue
+        if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
+            print(f"time is up: {job.name} and the jobs after it are left for the next run (they resume)")
+            break
+        done = out / ".record_progress" / f"{prefix}_{job.name}.done"  # git-ignored
+        done.parent.mkdir(exist_ok=True)
+        if done.exists():
+            print(f"{job.name}: done earlier, skipped")
+            continue
+        print(f"$ {shown}", flush=True)
+        t = time.perf_counter()
+        result = subprocess.run(command, cwd=ROOT, env=env)
+        print(f"  ({time.perf_counter() - t:.0f} s, exit {result.returncode})", flush=True)
+        if result.returncode == 0:
+            done.write_text("")
     return 0
 
 

@@ -116,3 +116,20 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
     steps = cost / (e - c)
     return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(e - c)} a step: it pays off after about "
             f"{plural(round(steps), 'step')}.")
+
+
+def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None:
+    """One sentence read from a step's timeline figures: how busy the device was, and why not more."""
+    figures = (entry or {}).get("figures") or {}
+    if not figures:
+        return None
+    step = fmt_s(figures["step_us"] / 1e6)
+    if "gpu_busy_fraction" in figures:
+        kernels = int(figures.get("kernels", 0))
+        return (f"**{label}**: the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; between its "
+                f"{plural(kernels, 'kernel')} it sat idle for {fmt_s(figures['gpu_idle_between_us'] / 1e6)} in all, "
+                f"waiting for the CPU to launch the next one (each started {fmt_s(figures['launch_delay_us'] / 1e6)} "
+                "after its launch call, on average).")
+    return (f"**{label}**: the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
+            f"({plural(int(figures['operators']), 'operator')}); the gaps between the bars are Python, autograd and "
+            "dispatch deciding what runs next. The profiler itself adds a little to every operator.")

@@ -1,0 +1,66 @@
+"""A step's timeline as lanes of bars over one time axis in microseconds (lib.core.timeline events).
+
+    timeline_chart(events, title="GPU · H200 (recorded)")
+
+One lane per row (the CPU thread's operators, its CUDA runtime calls, each GPU stream); one bar per
+event, coloured by what it is; the GPU's idle gaps between kernels shaded, their total labelled;
+tooltips name the operator or kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import altair as alt
+import pandas as pd
+
+from lib.core.fmt import fmt_s
+
+KINDS = {"operator": "#1f77b4", "launch": "#9467bd", "runtime": "#bcbd22", "sync": "#d62728",
+         "kernel": "#ff7f0e", "copy": "#2ca02c", "memset": "#17becf"}
+
+
+def lane_order(lane: str) -> tuple[int, str]:
+    """The CPU's Python thread on top, then its autograd thread and CUDA runtime calls, the GPU below."""
+    ranks = ("CPU: Python", "CPU: autograd", "CPU: CUDA", "GPU")
+    return next((i for i, r in enumerate(ranks) if lane.startswith(r)), len(ranks)), lane
+
+
+def idle_gaps(events: Sequence[Mapping]) -> list[tuple[float, float]]:
+    """The stretches between the GPU's first and last event when no GPU event ran."""
+    gpu = sorted((e["start_us"], e["end_us"]) for e in events if str(e["lane"]).startswith("GPU"))
+    gaps, reach = [], None
+    for lo, hi in gpu:
+        if reach is not None and lo > reach:
+            gaps.append((reach, lo))
+        reach = hi if reach is None else max(reach, hi)
+    return gaps
+
+
+def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, height_per_lane: int = 34) -> alt.LayerChart:
+    frame = pd.DataFrame([{**e, "duration_us": e["end_us"] - e["start_us"]} for e in events])
+    lanes = sorted(set(frame["lane"]), key=lane_order) if not frame.empty else []
+    kinds = [k for k in KINDS if not frame.empty and k in set(frame["kind"])]
+    y = alt.Y("lane:N", title=None, sort=lanes, axis=alt.Axis(labelLimit=200))
+    x = alt.X("start_us:Q", title="time within the step (µs)")
+    bars = alt.Chart(frame).mark_bar(height=alt.RelativeBandSize(0.7)).encode(
+        x=x, x2="end_us:Q", y=y,
+        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds, range=[KINDS[k] for k in kinds]),
+                        legend=alt.Legend(orient="bottom", columns=4)),
+        tooltip=[alt.Tooltip("name:N", title="what"), alt.Tooltip("kind:N"), alt.Tooltip("lane:N"),
+                 alt.Tooltip("start_us:Q", title="starts (µs)", format=",.1f"),
+                 alt.Tooltip("duration_us:Q", title="lasts (µs)", format=",.1f")])
+    layers: list[alt.Chart] = []
+    gaps = idle_gaps(events)
+    if gaps:
+        total = sum(hi - lo for lo, hi in gaps)
+        gap_frame = pd.DataFrame({"start_us": [lo for lo, _ in gaps], "end_us": [hi for _, hi in gaps],
+                                  "lane": [next(n for n in lanes if n.startswith("GPU"))] * len(gaps)})
+        gap_bars = alt.Chart(gap_frame).mark_bar(color="#999", opacity=0.25, height=alt.RelativeBandSize(1.0))
+        layers.append(gap_bars.encode(x="start_us:Q", x2="end_us:Q", y=alt.Y("lane:N", sort=lanes)))
+        note = pd.DataFrame({"label": [f"GPU idle between kernels: {fmt_s(total / 1e6)} in all"]})
+        layers.append(alt.Chart(note).mark_text(align="left", dx=4, dy=-4, color="#555").encode(
+            x=alt.value(0), y=alt.value(0), text="label:N"))
+    chart = alt.layer(*layers, bars).properties(height=max(1, len(lanes)) * height_per_lane + 40)
+    return chart.properties(title=title) if title else chart
+

@@ -1,0 +1,63 @@
+"""Recorded step timelines (lib.core.timeline), shipped in lib/recorded/timelines/, and the one that
+matches a view.
+
+    found = find_timeline(load_timelines()[0], "mlp", settings, device_kind="cuda", machine="NVIDIA H200")
+
+A timelines file that does not validate is left out and named; the others are still used.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lib.core.timeline import TimelineError, validate_timelines
+from lib.recorded import recorded_dir
+from lib.recorded.sources import hardware_text
+
+
+def timelines_dir() -> Path:
+    return recorded_dir() / "timelines"
+
+
+@functools.lru_cache(maxsize=4)
+def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
+    files, problems = [], []
+    for path, _, _ in stamp:
+        try:
+            data = Path(path).read_bytes()
+            obj = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+            files.append({**validate_timelines(obj), "path": path})
+        except (OSError, ValueError, TimelineError) as err:
+            problems.append(f"{Path(path).name}: {err}")
+    return tuple(files), tuple(problems)
+
+
+def load_timelines(directory: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every timelines file (parsed once per process, again when a file changes)."""
+    folder = directory or timelines_dir()
+    paths = sorted([*folder.glob("*.json"), *folder.glob("*.json.gz")]) if folder.is_dir() else []
+    files, problems = _load(tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths))
+    return list(files), list(problems)
+
+
+def find_timeline(files: Sequence[Mapping[str, Any]], workload: str, settings: Mapping[str, Any], *,
+                  device_kind: str, hardware: str | None = None, keys: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The recorded timeline of `workload` on a device of `device_kind` ('cpu' or 'cuda') whose
+    settings agree with `settings` on `keys` (all given settings when empty), on the named hardware
+    (any when None)."""
+    keys = keys or list(settings)
+    for f in files:
+        if hardware and hardware_text(f["machine"]) != hardware:
+            continue
+        for entry in f.get("timelines", []):
+            kind = "cpu" if entry.get("device") == "cpu" else "cuda"
+            if entry.get("workload") != workload or kind != device_kind or entry.get("status") != "ok":
+                continue
+            if all(entry["settings"].get(k) == settings.get(k) for k in keys):
+                return {**entry, "machine": f["machine"]}
+    return None
