@@ -151,7 +151,7 @@ def test_live_sweep_turns_over_cap_points_into_skipped_rows():
     assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
 
 
-def test_lock_serialises_holders_tells_waiters_and_keeps_a_record():
+def test_lock_serialises_holders_tells_waiters_their_place_and_keeps_a_record():
     lock = MeasureLock()
     told = []
     started = threading.Event()
@@ -164,13 +164,45 @@ def test_lock_serialises_holders_tells_waiters_and_keeps_a_record():
     t = threading.Thread(target=first)
     t.start()
     started.wait()
-    with lock.hold("second", on_wait=lambda holder, ahead: told.append((holder.label, ahead))) as holding:
-        assert holding.waited_s > 0.1
+    with lock.hold("second", on_wait=lambda holder, place, waited: told.append((holder and holder.label, place)),
+                   poll_s=0.02) as holding:
+        assert holding.waited_s > 0.1 and holding.place == 1
     t.join()
-    assert told == [("first", 0)]
+    assert ("first", 1) in told and {place for _, place in told} == {1}  # told at every poll: first in line
     record = lock.record()
     assert [h.label for h in record] == ["first", "second"] and not overlapping(record)
     assert lock.holder() is None and lock.waiting() == 0
+
+
+def test_the_line_is_first_come_first_served_and_a_visitor_who_leaves_frees_the_place():
+    lock = MeasureLock()
+    order, places = [], {}
+    gate = threading.Event()
+
+    def visitor(name, leave=False):
+        def on_wait(holder, place, waited):
+            places.setdefault(name, set()).add(place)
+            if leave and waited > 0.05:
+                raise RuntimeError("the visitor left")  # what Streamlit does to a stopped script
+        try:
+            with lock.hold(name, on_wait=on_wait, poll_s=0.01):
+                order.append(name)
+        except RuntimeError:
+            order.append(f"{name} left")
+
+    with lock.hold("holder"):
+        threads = []
+        for name, leave in (("a", False), ("b", True), ("c", False)):
+            threads.append(threading.Thread(target=visitor, args=(name, leave)))
+            threads[-1].start()
+            time.sleep(0.03)  # they arrive in this order
+        time.sleep(0.15)
+        assert lock.waiting() == 2  # b has given up its place; a and c still wait
+    for th in threads:
+        th.join()
+    assert order == ["b left", "a", "c"]
+    assert places["a"] == {1} and 2 in places["b"] and places["c"] >= {2}  # c moved up when b left
+    assert lock.expected_wait_s() == 0.0 and lock.typical_hold_s() > 0
 
 
 def test_lock_timeout():

@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from lib import APP_VERSION
-from lib.core.fmt import fmt_s
+from lib.core.fmt import fmt_s, plural
+from lib.core.gc_scope import frozen_heap
 from lib.core.measure_lock import MEASURE_LOCK, Holding
 from lib.core.workload import Workload
 from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
@@ -63,50 +64,80 @@ def cache_key(parts: Any) -> str:
                       sort_keys=True, default=str)
 
 
-def lookup(parts: Any) -> Any | None:
-    """The cached result for these parts, or None."""
+class _GaveUp(Exception):
+    """Raised inside the wait when the line is too long: the view keeps its recorded answer."""
+
+
+def max_wait_s() -> float:
+    """How long a visitor may wait in line before the live measurement is skipped ($GPUWIN_MAX_WAIT_S, default 60)."""
     try:
-        return _store(cache_key(parts))
-    except _NotCached:
-        return None
+        return float(os.environ.get("GPUWIN_MAX_WAIT_S") or 60.0)
+    except ValueError:
+        return 60.0
 
 
-def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label: str) -> T:
-    """compute(progress) once per distinct `parts` per server, under the process-wide lock."""
+def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label: str) -> T | None:
+    """compute(progress) once per distinct `parts` per server, one at a time, first come first served.
+
+    Returns None when the measurement was skipped: the line ahead is longer than max_wait_s(), or
+    this visitor waited that long. The page then keeps its recorded answer, and a note says why.
+    While waiting, the visitor sees their place in line; leaving or changing the view gives it up
+    (Streamlit stops the waiting script at the next update of the note)."""
     key = cache_key(parts)
     try:
         return _store(key)
     except _NotCached:
         pass
     note = st.empty()
+    limit = max_wait_s()
+    if MEASURE_LOCK.expected_wait_s() > limit:
+        note.info(f"This server is busy measuring for {plural(MEASURE_LOCK.waiting() + 1, 'other view')} (about "
+                  f"{fmt_s(MEASURE_LOCK.expected_wait_s())} of work), so this view is not measured live now: the "
+                  "recorded answer stands. Reload in a minute to add this server's own measurement.",
+                  icon=":material/hourglass_disabled:")
+        return None
 
-    def on_wait(holder: Holding | None, ahead: int) -> None:
-        who = f" ({holder.label})" if holder else ""
-        queue = f"; {ahead} more waiting before you" if ahead else ""
-        note.info(f"Another measurement is running on this server{who}{queue}. Yours starts when it "
-                  "finishes: two timings at once would slow each other down and both would be wrong.",
+    def on_wait(holder: Holding | None, place: int, waited_s: float) -> None:
+        if waited_s > limit:
+            raise _GaveUp
+        eta = max(0.0, place * MEASURE_LOCK.typical_hold_s() - waited_s)
+        note.info(f"The recorded answer is shown. This server measures one view at a time, and yours is number "
+                  f"{place} in line (about {fmt_s(eta)} to go). Leaving the page gives up your place.",
                   icon=":material/hourglass_top:")
 
-    with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
-        note.empty()
-        try:
-            result = _store(key)  # measured by the visitor we waited for
-        except _NotCached:
-            bar = st.progress(0.0, text=f"Measuring {label} …")
-
-            def progress(fraction: float, message: str) -> None:
-                bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
-
-            started = time.perf_counter()
-            try:
-                result = compute(progress)
-            finally:
-                bar.empty()
-            _store(key, _value=result)
-            st.session_state["_last_measure_s"] = time.perf_counter() - started
+    try:
+        with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
+            note.empty()
+            result = _measure_once(key, compute, label)
+    except _GaveUp:
+        note.info(f"This view waited {fmt_s(limit)} in line without its turn, so it is not measured live now: the "
+                  "recorded answer stands. Reload to try again.", icon=":material/hourglass_disabled:")
+        return None
     if holding.waited_s >= 0.05:
-        st.caption(f"This view waited {fmt_s(holding.waited_s)} for another measurement on this server to finish "
-                   "(one measurement at a time keeps the timings honest).")
+        st.caption(f"This view waited {fmt_s(holding.waited_s)} in line (number {holding.place} when it arrived) for "
+                   "other measurements on this server to finish: one at a time keeps the timings honest.")
+    return result
+
+
+def _measure_once(key: str, compute: Callable[[ProgressFn], T], label: str) -> T:
+    """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
+    try:
+        return _store(key)
+    except _NotCached:
+        pass
+    bar = st.progress(0.0, text=f"Measuring {label} …")
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
+
+    started = time.perf_counter()
+    try:
+        with frozen_heap():
+            result = compute(progress)
+    finally:
+        bar.empty()
+    _store(key, _value=result)
+    st.session_state["_last_measure_s"] = time.perf_counter() - started
     return result
 
 
@@ -143,7 +174,7 @@ def measure_sweep(
         if on_rows is not None:
             on_rows(list(so_far))
 
-    return cached_measurement(
+    rows = cached_measurement(
         parts,
         lambda progress: live_sweep(
             workload, over, values, fixed, devices, current=current, point_budget_s=point_budget_s,
@@ -151,6 +182,7 @@ def measure_sweep(
         ),
         label=label,
     )
+    return rows if rows is not None else []
 
 
 WARM_UP_LABEL = "server warm-up after start (once)"

@@ -1,22 +1,28 @@
-"""One process-wide lock around every live measurement.
+"""One process-wide queue in front of every live measurement.
 
 Two visitors timing at once on a 2-core server would each slow the other and both report
-nonsense, and torch's CPU thread count is process-global. So every live measurement in the
-app runs while holding MEASURE_LOCK; a visitor who finds it held is told who holds it (the
-`on_wait` callback) and then waits its turn. The lock keeps a record of who held it when, so
-tests can check that measurements never overlapped.
+nonsense, and torch's CPU thread count is process-global. So every live measurement in the app
+runs while holding MEASURE_LOCK. Visitors who find it held wait in line, first come first served:
+while they wait, `on_wait(holder, place, waited_s)` is called every `poll_s` so a page can show the
+visitor's place and the expected wait; if `on_wait` raises (Streamlit stops a script whose visitor
+left or moved a slider), that visitor's place is given up at once. The lock keeps a record of
+who held it when, so tests can check that measurements never overlapped, and of how long holds
+take, so a page can tell how long a wait would be before it starts one.
 
-No Streamlit here: the app's ui.measure wraps this with the waiting note and progress bar.
+No Streamlit here: the app's ui.measure wraps this with the queue note and the progress bar.
 """
 
 from __future__ import annotations
 
 import contextlib
+import statistics
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+TYPICAL_HOLD_S = 3.0  # what a hold is assumed to take before any has been seen
 
 
 @dataclass(frozen=True)
@@ -28,66 +34,92 @@ class Holding:
     start: float  # time.perf_counter() when acquired
     end: float | None  # None while still held
     waited_s: float  # how long the holder waited before it got the lock
+    place: int = 0  # its place in line when it started waiting (0: it did not wait)
+
+
+WaitFn = Callable[["Holding | None", int, float], None]
 
 
 class MeasureLock:
     def __init__(self, keep: int = 500) -> None:
-        self._lock = threading.Lock()
-        self._state = threading.Lock()  # guards the bookkeeping below
+        self._cond = threading.Condition()
         self._holder: Holding | None = None
-        self._waiting = 0
+        self._line: deque[object] = deque()  # tickets of those waiting, first in line first
         self._record: deque[Holding] = deque(maxlen=keep)
 
     def holder(self) -> Holding | None:
         """Who holds the lock now (None when free)."""
-        with self._state:
+        with self._cond:
             return self._holder
 
     def waiting(self) -> int:
-        """How many callers are queued behind the holder."""
-        with self._state:
-            return self._waiting
+        """How many are in line behind the holder."""
+        with self._cond:
+            return len(self._line)
 
     def record(self) -> list[Holding]:
         """Finished and current holdings, oldest first."""
-        with self._state:
-            current = [self._holder] if self._holder is not None else []
-            return list(self._record) + current
+        with self._cond:
+            return list(self._record) + ([self._holder] if self._holder is not None else [])
+
+    def typical_hold_s(self) -> float:
+        """The median length of the last holds (a guess before there were any)."""
+        with self._cond:
+            recent = [h.end - h.start for h in list(self._record)[-20:] if h.end is not None]
+        return statistics.median(recent) if recent else TYPICAL_HOLD_S
+
+    def expected_wait_s(self) -> float:
+        """About how long a visitor arriving now would wait: everyone ahead, one typical hold each."""
+        with self._cond:
+            ahead = len(self._line) + (self._holder is not None)
+        return ahead * self.typical_hold_s()
 
     @contextlib.contextmanager
-    def hold(
-        self,
-        label: str,
-        on_wait: Callable[[Holding | None, int], None] | None = None,
-        timeout_s: float | None = None,
-    ) -> Iterator[Holding]:
-        """Hold the lock for the body. When it is taken, call on_wait(holder, queued_ahead)
-        once, then block until it is free (or raise TimeoutError after timeout_s)."""
+    def hold(self, label: str, on_wait: WaitFn | None = None, timeout_s: float | None = None,
+             poll_s: float = 0.25) -> Iterator[Holding]:
+        """Hold the lock for the body, after everyone already in line. TimeoutError after timeout_s."""
         asked = time.perf_counter()
-        if not self._lock.acquire(blocking=False):
-            with self._state:
-                holder, ahead = self._holder, self._waiting
-                self._waiting += 1
-            try:
+        ticket = object()
+        me = threading.current_thread().name
+        with self._cond:
+            holding = self._take(label, me, asked, 0) if self._holder is None and not self._line else None
+            if holding is None:
+                self._line.append(ticket)
+            place = len(self._line)
+        try:
+            while holding is None:
+                with self._cond:
+                    if self._holder is None and self._line[0] is ticket:
+                        self._line.popleft()
+                        holding = self._take(label, me, asked, place)
+                        break
+                    self._cond.wait(poll_s)
+                    holder, now_place = self._holder, self._line.index(ticket) + 1
+                waited = time.perf_counter() - asked
                 if on_wait is not None:
-                    on_wait(holder, ahead)
-                got = self._lock.acquire(timeout=-1 if timeout_s is None else timeout_s)
-            finally:
-                with self._state:
-                    self._waiting -= 1
-            if not got:
-                raise TimeoutError(f"waited {timeout_s:g} s for another measurement to finish")
-        start = time.perf_counter()
-        holding = Holding(label, threading.current_thread().name, start, None, start - asked)
-        with self._state:
-            self._holder = holding
+                    on_wait(holder, now_place, waited)  # may raise: then this place is given up below
+                if timeout_s is not None and waited >= timeout_s:
+                    raise TimeoutError(f"waited {timeout_s:g} s for other measurements to finish")
+        except BaseException:
+            with self._cond:
+                if ticket in self._line:
+                    self._line.remove(ticket)
+                self._cond.notify_all()
+            raise
         try:
             yield holding
         finally:
-            with self._state:
-                self._record.append(Holding(label, holding.thread, start, time.perf_counter(), holding.waited_s))
+            with self._cond:
+                self._record.append(Holding(label, me, holding.start, time.perf_counter(), holding.waited_s,
+                                            holding.place))
                 self._holder = None
-            self._lock.release()
+                self._cond.notify_all()
+
+    def _take(self, label: str, thread: str, asked: float, place: int) -> Holding:
+        """Become the holder (called with the condition held)."""
+        start = time.perf_counter()
+        self._holder = Holding(label, thread, start, None, start - asked, place)
+        return self._holder
 
 
 def overlapping(holdings: list[Holding]) -> list[tuple[Holding, Holding]]:
