@@ -19,7 +19,15 @@ from lib.core.crossover import SweepAnalysis
 from lib.core.fmt import fmt_num, fmt_value, plural
 from lib.core.rows import Status, is_ok
 from lib.core.workload import Workload
-from lib.recorded.sources import GpuSource, cpu_text, holds_workload, matching_rows, series_label, view_rows
+from lib.recorded.sources import (
+    GpuSource,
+    cpu_text,
+    holds_workload,
+    machine_text,
+    matching_rows,
+    series_label,
+    view_rows,
+)
 
 LIVE_CPU = series_label("cpu", "live")
 NO_GPU_YET = "none here, and no recorded GPU results shipped yet, so only the CPU is shown"
@@ -47,6 +55,15 @@ def gpu_side_note(source: GpuSource, recorded_note: str | None, no_gpu: str) -> 
     if source.recorded:
         return recorded_note
     return None if source.live else no_gpu
+
+
+def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, lacks: str) -> str | None:
+    """When the recorded side comes from another pack than those of the machine chosen in the sidebar,
+    saying so: '… (NVIDIA H200, …) hold {lacks}, so the recorded side comes from …'. None otherwise."""
+    if not pack or not source.recorded or pack.get("path") in source.pack_paths:
+        return None
+    return (f"The GPU results chosen in the sidebar ({source.label}) hold {lacks}, so the recorded side comes "
+            f"from {machine_text(pack['machine'])}.")
 
 
 def same_machine_intro(machine: Mapping[str, Any]) -> str:

@@ -303,10 +303,7 @@ def cpu_and_first_gpu(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None) -> str | None:
     """When the recorded side comes from another machine than the one chosen in the sidebar, saying so."""
-    if not pack or not source.recorded or pack["path"] in source.pack_paths:
-        return None
-    return (f"The GPU results chosen in the sidebar ({source.label}) hold no data-pipeline rows for this view, "
-            f"so the recorded side comes from {machine_text(pack['machine'])}.")
+    return onscreen.elsewhere_sentence(source, pack, "no data-pipeline rows for this view")
 
 
 def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:
