@@ -9,7 +9,7 @@ from typing import Any
 
 from lib.core.crossover import CostModel, SweepAnalysis
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_flops, fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_flops, fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct, plural
 
 
 def compare_sentence(
@@ -78,21 +78,23 @@ def regime_sentence(
         kernels = int(kernels)
         overhead = max(0.0, t - busy)
         per = overhead / kernels
-        unit, device_word = ("kernels", "the GPU") if gpu else ("operator calls", "the CPU")
+        one, many, device_word = (("kernel", "kernels", "the GPU") if gpu
+                                  else ("operator call", "operator calls", "the CPU"))
+        calls = plural(kernels, one, many)
         rest = ("launching them and the Python in between" if gpu
                 else "Python, autograd and dispatch between them")
-        text = (f"**{label}**: one step takes {fmt_s(t)} and issues {kernels} {unit}; {device_word} was busy "
-                f"running them for {fmt_s(busy)} ({busy / t:.0%} of the step). The other {fmt_s(overhead)} is {rest}: "
-                f"{kernels} {unit} × ≈{fmt_s(per)} each = {fmt_s(overhead)} of overhead against {fmt_s(busy)} "
+        return (f"**{label}**: one step takes {fmt_s(t)} and issues {calls}; {device_word} was busy running them "
+                f"for {fmt_s(busy)} ({pct(busy / t)} of the step). The other {fmt_s(overhead)} is {rest}: "
+                f"{calls} × ≈{fmt_s(per)} each = {fmt_s(overhead)} of overhead against {fmt_s(busy)} "
                 f"of arithmetic, so the step is **{what}**: {why[what]}")
-        return text
     if model is not None and work is not None:
         fixed, variable = model.overhead_s, model.seconds_per_work * work
         return (f"**{label}**: one step takes {fmt_s(t)}. Fitted over this curve, a step costs {fmt_s(fixed)} "
-                f"fixed plus its work at {fmt_num(model.throughput / 1e9)} GFLOP/s; at this point that is {fmt_s(fixed)} "
+                f"fixed plus its work at {fmt_rate(model.throughput)}; at this point that is {fmt_s(fixed)} "
                 f"fixed against {fmt_s(variable)} for {fmt_flops(work)} of arithmetic, so the step is "
                 f"**{what}**: {why[what]}")
-    return f"**{label}**: one step takes {fmt_s(t)}; these results carry no kernel count or curve to explain it further."
+    return (f"**{label}**: one step takes {fmt_s(t)}; these results carry no kernel count or curve to explain it "
+            "further.")
 
 
 def transfer_sentence(row: dict[str, Any], label: str) -> str | None:
@@ -101,4 +103,4 @@ def transfer_sentence(row: dict[str, Any], label: str) -> str | None:
     if not t or copy is None:
         return None
     return (f"{label}: copying one batch from host memory took {fmt_s(copy)}, "
-            f"{min(copy / t, 9.99):.0%} of a {fmt_s(t)} step.")
+            f"{pct(min(copy / t, 9.99))} of a {fmt_s(t)} step.")
