@@ -119,11 +119,11 @@ else:
 
 # -- the sweep, one chart per feed ----------------------------------------------------------------------
 st.subheader(f"Time per epoch over {lesson.axis_label(over)}")
-for feed, words in lesson.SOURCES.items():
+for feed in lesson.SOURCES:
     if on.rows_of[feed]:
         st.altair_chart(time_chart(pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
                                    x_title=lesson.axis_label(over), y_title="time per epoch",
-                                   title=words[0].upper() + words[1:], height=460),
+                                   title=lesson.feed_title(feed), height=460),
                         width="stretch")
 repeats = onscreen.repeats_span(live)
 if repeats:

@@ -77,8 +77,7 @@ def measure(v: dict) -> list[dict]:
 
 views = lesson.views(variant)
 live = {name: measure(v) for name, v in views.items()}
-found = onscreen.recorded_views(pack, source.label, WORKLOAD, "size",
-                                {n: {**v, "size": size} for n, v in views.items()}, with_cpu=show_recorded_cpu)
+found = lesson.recorded(pack, source.label, variant, size, with_cpu=show_recorded_cpu)
 view = lesson.screen(variant, live, found, source.label)
 order = view.order
 scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU))

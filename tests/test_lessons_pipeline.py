@@ -148,3 +148,4 @@ def test_phase_bars_notes_and_the_recording_commands():
                       "--set model=linear --set source=images --set num_workers=0 --set pin_memory=true "
                       "--devices cpu,cuda --out lib/recorded/dataloader_images_batch_size.json")
     assert "--set source=tensors" in tensors and "--set pin_memory=false" in tensors
+    assert lesson.feed_title("tensors") == "Tensors already on the device"

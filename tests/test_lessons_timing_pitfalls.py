@@ -82,6 +82,13 @@ def test_crossover_sentences_read_the_synchronised_timings():
     assert lesson.crossovers(no_gpu) == (None, None) and lesson.crossover_sentences(no_gpu, None) == []
 
 
+def test_recorded_finds_each_timing_through_the_slider_size():
+    pack = {"machine": {}, "path": "x.json", "rows": rows("cuda:0", {64: 1e-5, 128: 2e-5}) + rows("cpu", {64: 1e-4})}
+    found = lesson.recorded(pack, "X", NAIVE, 64, with_cpu=True)
+    assert len(found.gpu_rows("synchronised, fp32")) == 2 and found.missing == ["naive timer (no synchronise), fp32"]
+    assert len(found.cpu_rows()) == 1
+
+
 def test_missing_note_names_the_timings_the_pack_lacks():
     lacking = onscreen.RecordedViews(missing=["naive timer (no synchronise), fp32"], note="n", holds_workload=True)
     text = lesson.missing_note(lacking, "X")

@@ -220,6 +220,12 @@ def axis_label(key: str) -> str:
     return AXES[key][0]
 
 
+def feed_title(feed: str) -> str:
+    """A feed's chart title: 'DataLoader over images', 'Tensors already on the device'."""
+    words = SOURCES[feed]
+    return words[0].upper() + words[1:]
+
+
 @dataclass(frozen=True)
 class View:
     """The page's settings: batch_size, dataset_size, model, num_workers, pin_memory; `over` is swept."""

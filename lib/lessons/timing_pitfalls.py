@@ -76,6 +76,13 @@ def views(variant: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def recorded(pack: dict[str, Any] | None, label: str, variant: dict[str, Any], size: int, *,
+             with_cpu: bool) -> onscreen.RecordedViews:
+    """The pack's size sweeps through `size` for each timing the view needs (views())."""
+    return onscreen.recorded_views(pack, label, WORKLOAD, "size",
+                                   {name: {**v, "size": size} for name, v in views(variant).items()}, with_cpu=with_cpu)
+
+
 def file_stem(variant: dict[str, Any]) -> str:
     """Download name of a view: matmul_honest, matmul_sync_tf32, ..."""
     return f"matmul_{'_'.join(changes(variant)) or 'honest'}"
