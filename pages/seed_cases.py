@@ -88,29 +88,29 @@ live = cached_measurement(
     lambda progress: lesson.measure_live(preset, devices, budget_s=budget, num_threads=threads, progress=progress),
     label=lesson.measure_label(preset, devices),
 )
-seen = lesson.Case(preset, live, pack, rec_rows)
+experiment = lesson.Case(preset, live, pack, rec_rows)
 
 # -- reported beside measured ---------------------------------------------------------------------------------
 st.subheader("Reported in the seed, measured here")
-table, bars = lesson.comparison(seen)
+table, bars = lesson.comparison(experiment)
 st.dataframe(pd.DataFrame(table), hide_index=True)
 if bars:
     st.altair_chart(ratio_chart(pd.DataFrame(bars)), width="stretch")
     st.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
                "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
-for sentence in lesson.verdict_sentences(seen):
+for sentence in lesson.verdict_sentences(experiment):
     st.markdown(sentence)
-scaffold.notice(lesson.missing_note(seen))
-for sentence in (lesson.cold_sentence(seen), lesson.live_cpu_sentence(seen, threads)):
+scaffold.notice(lesson.missing_note(experiment))
+for sentence in (lesson.cold_sentence(experiment), lesson.live_cpu_sentence(experiment, threads)):
     if sentence:
         st.markdown(sentence)
-data_notes = lesson.data_notes(seen)
+data_notes = lesson.data_notes(experiment)
 for note, where in data_notes.items():
     st.caption(f"Data ({where}): {note}")
 
 # -- loss curves ---------------------------------------------------------------------------------------------
 st.subheader("Loss curves")
-curves = lesson.curves_view(seen, packs)
+curves = lesson.curves_view(experiment, packs)
 curve_rows = lesson.curve_rows(curves) if curves else []
 if curves is None:
     st.caption("This experiment trains nothing, so it has no loss curve.")
@@ -132,13 +132,13 @@ else:
     minibatch = lesson.minibatch_sentence(curves, preset)
     if minibatch:
         st.markdown(minibatch)
-    for note in lesson.curve_data_notes(seen, curves, data_notes):
+    for note in lesson.curve_data_notes(experiment, curves, data_notes):
         st.caption(note)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
 results = scaffold.results_on_screen(
-    seen.shown_rows(), ("series", "variant", "median_s", "iqr_s", "repeats", "cold_s", "steps_per_epoch",
-                        "dataset_size", "batch_size", "size", "val", "num_threads", "status", "message"),
+    experiment.shown_rows(), ("series", "variant", "median_s", "iqr_s", "repeats", "cold_s", "steps_per_epoch",
+                              "dataset_size", "batch_size", "size", "val", "num_threads", "status", "message"),
     live["rows"], pack, rec_rows, file_stem=f"seed_{case}")
 if curve_rows:
     results.download_button("Download the loss curves (CSV)", pd.DataFrame(curve_rows).to_csv(index=False),
