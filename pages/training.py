@@ -17,8 +17,8 @@ import streamlit as st
 from lib.charts import phase_chart, speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.charts.timeline import timeline_chart
-from lib.core.timeline import timeline_point
 from lib.core.fmt import plural
+from lib.core.timeline import timeline_point
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
 from lib.lessons import training_words as W

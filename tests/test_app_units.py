@@ -177,7 +177,6 @@ def test_lock_serialises_holders_tells_waiters_their_place_and_keeps_a_record():
 def test_the_line_is_first_come_first_served_and_a_visitor_who_leaves_frees_the_place():
     lock = MeasureLock()
     order, places = [], {}
-    gate = threading.Event()
 
     def visitor(name, leave=False):
         def on_wait(holder, place, waited):

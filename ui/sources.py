@@ -17,7 +17,7 @@ import lib.recorded as lib_recorded
 from lib.core.devices import available_devices, cuda_available
 from lib.core.workload import Workload
 from lib.recorded import sources as lib_sources
-from lib.recorded.sources import NO_GPU, GpuSource, matching_rows
+from lib.recorded.sources import NO_GPU, GpuSource
 from ui.router import ensure_router
 
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
@@ -62,16 +62,7 @@ def recorded_rows(source: GpuSource, workload: Workload, over: str, params: dict
                   ) -> tuple[list[dict], str | None]:
     """GPU rows of the chosen recorded pack matching the page's settings, and a plain note when
     there are none (or None when rows were found or the source is not a recorded pack)."""
-    pack = recorded_pack(source)
-    if pack is None:
-        return [], None
-    rows = matching_rows(pack["rows"], workload, over, params)
-    if rows:
-        return rows, None
-    if not any(r.get("workload") == workload.name for r in pack["rows"]):
-        return [], f"The recorded results ({source.label}) hold nothing for this lesson, so there is no GPU curve here."
-    return [], (f"The recorded results ({source.label}) have no sweep with these settings, so there is no GPU "
-                "curve for this view: only the live CPU is shown.")
+    return lib_sources.view_rows(recorded_pack(source), source.label, workload, over, params)
 
 
 def recorded_cpu_toggle(url, pack: dict | None, workload: Workload) -> bool:
@@ -79,8 +70,7 @@ def recorded_cpu_toggle(url, pack: dict | None, workload: Workload) -> bool:
     comparison); shown only when the pack holds CPU rows of this workload."""
     if not pack or not any(r.get("workload") == workload.name and r.get("device") == "cpu" for r in pack["rows"]):
         return False
-    machine = pack["machine"]
     return url.toggle(
         "recorded_cpu", "Also show the recording machine's own CPU", False,
-        help=f"The CPU of the machine the GPU results come from ({machine.get('cpu_model', '?')}, "
-             f"{machine.get('torch_threads', '?')} threads): the same-machine comparison.")
+        help=f"The CPU of the machine the GPU results come from ({lib_sources.cpu_text(pack['machine'])}): "
+             "the same-machine comparison.")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib.core.crossover import CostModel, Crossover, CrossKind, SweepAnalysis
+from lib.core.crossover import CrossKind, Crossover, SweepAnalysis
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_flops, fmt_num, fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_value, pct, plural
 
 
 def compare_sentence(
@@ -119,10 +119,10 @@ def split_sentence(row: dict[str, Any], label: str) -> str | None:
     t, busy, rest = split["step_s"], split["busy"], split["overhead"] + split["transfer"]
     gpu = is_cuda(str(row.get("device", "")))
     unit = "kernels" if gpu else "operators"
-    count = f" and issues {int(split['kernels'])} {unit}" if split["kernels"] else ""
+    count = f" and issues {plural(int(split['kernels']), unit[:-1])}" if split["kernels"] else ""
     how = "measured with the profiler" if split["source"] == "profile" else "as the cost model splits it"
     head = (f"**{label}**: one step takes {fmt_s(t)}{count}; the {'GPU' if gpu else 'CPU'} is busy running them "
-            f"for {fmt_s(busy)} ({busy / t:.0%}), {how}.")
+            f"for {fmt_s(busy)} ({pct(busy / t)}), {how}.")
     if regime(row) == "overhead-bound":
         extra = (f" The other {fmt_s(rest)} is overhead: issuing the work, not doing it. Here more work per step "
                  "(a bigger batch, wider layers) would cost little extra time.")

@@ -23,7 +23,9 @@ from lib.core.fmt import fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value
 from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.core.sweep import default_memory_cap_gb
-from lib.lessons.live import live_sweep
+from lib.lessons import onscreen
+from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
+from lib.recorded.sources import series_label
 from lib.workloads import get_workload
 from lib.workloads.jacobian import METHODS
 
@@ -46,6 +48,7 @@ LONG = {
 # Python and autograd whatever the arithmetic, so a FLOP cap does not bound its time. A live run
 # here takes at most this many passes per call (the CPU: about a tenth of a second per call).
 LIVE_MAX_LOOP_PASSES = {"cpu": 2_000, "cuda": 12_000}
+POINT_BUDGET_S = 0.03  # seconds of timed repeats per live point: most points take a millisecond or less
 SEED_REPORTED = "val = 100: CPU 11.1 s, GPU 19.5 s; val = 1000: CPU 8 min 44 s, GPU 3 min 12 s"
 
 
@@ -71,8 +74,9 @@ def loop_refusal(params: dict[str, Any], device: str) -> str | None:
     passes = loop_passes(params)
     if passes <= cap:
         return None
-    return (f"the loop runs {passes:,} backward passes per call (outputs × val), more than the {cap:,} a live run "
-            f"on {device} may take here; not run (see the recorded results, or run it with the CLI)")
+    return (f"the loop runs {fmt_value(passes)} backward passes per call (outputs × val), more than the "
+            f"{fmt_value(cap)} a live run on {device} may take here; not run (see the recorded results, or run it "
+            "with the CLI)")
 
 
 def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
@@ -93,6 +97,62 @@ def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cur
                           memory_cap_gb=cap, refuse=loop_refusal, progress=sub)
     order = {d: i for i, d in enumerate(devices)}
     return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))
+
+
+def point_budget(live_budget_s: float) -> float:
+    """Seconds of timed repeats per live point: the server's budget, at most POINT_BUDGET_S."""
+    return min(live_budget_s, POINT_BUDGET_S)
+
+
+def ordered(methods: Sequence[str]) -> list[str]:
+    """The chosen methods in the page's order (METHODS), unknown ones left out."""
+    return [m for m in METHODS if m in methods]
+
+
+def live_request(method: str, grid: Sequence[int], devices: Sequence[str], *, point_budget_s: float, threads: int,
+                 memory_cap_gb: float) -> dict[str, Any]:
+    """Everything that changes a live measurement of one method: its cache key. No `current`: the
+    Jacobian has no phases to time at one point, so the slider's value matters only through the
+    grid, and the decades' views share one measurement."""
+    return {"kind": "jacobian_lesson", "method": method, "values": list(grid), "devices": list(devices),
+            "point_budget_s": point_budget_s, "threads": threads, "caps": LIVE_MAX_FLOPS,
+            "loop_cap": LIVE_MAX_LOOP_PASSES, "memory_cap_gb": memory_cap_gb}
+
+
+def measure_label(method: str, grid: Sequence[int], devices: Sequence[str]) -> str:
+    return f"jacobian {LABEL[method]} over val={','.join(map(str, grid))} on {', '.join(devices)}"
+
+
+def views(methods: Sequence[str], val: int) -> dict[str, dict[str, Any]]:
+    """The recorded sweep each method needs: over val, through the slider's value."""
+    return {m: {"method": m, "val": val} for m in methods}
+
+
+# -- the rows on screen --------------------------------------------------------------------------------
+NO_GPU = ("No GPU on this server and no recorded GPU results shipped yet: only the live CPU curves are shown. "
+          "A crossover needs a GPU curve.")
+
+
+def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
+    """What the recorded pack lacks for the methods on screen (None when it lacks nothing)."""
+    if not found.missing:
+        return None
+    if not found.holds_workload:
+        return found.note
+    return (f"The recorded pack ({label}) has no jacobian sweep over val for "
+            f"{and_list([LABEL[m] for m in found.missing])} with the seed's network (20 hidden, 400 outputs), "
+            f"so there is no GPU curve for {'it' if len(found.missing) == 1 else 'them'}: only the live CPU is "
+            "shown there.")
+
+
+def time_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The time chart's points: the rows, each with its method's label."""
+    return [{**r, "method_label": LABEL[r["method"]]} for r in rows]
+
+
+def memory_cap_rule(cap_gb: float) -> tuple[float, str]:
+    """The memory chart's line for the live memory cap: (bytes, label)."""
+    return cap_gb * 1e9, f"memory cap for live runs here: {fmt_bytes(cap_gb * 1e9)}"
 
 
 # -- memory ------------------------------------------------------------------------------------------
@@ -181,8 +241,8 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     at = val if val in loop_vals else max(loop_vals)
     loop = by[("loop", at)]["median_s"]
     best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if is_ok(by.get((o, at)))), key=lambda t: t[1])
-    prefix = ("" if at == val else
-              f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, the largest val where it was, ")
+    prefix = ("" if at == val else f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, "
+              "the largest val where it was, ")
     if best >= loop:
         text = (f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
                 f"({LABEL[best_m]}: {fmt_s(best)}).")
@@ -192,11 +252,16 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     return prefix + text if prefix else text[0].upper() + text[1:]
 
 
+def _times(rows: Sequence[dict[str, Any]], method: str, series: str) -> dict[int, float]:
+    """{val: median} of one method's timed rows in one series."""
+    return {int(r["val"]): r["median_s"] for r in rows if r.get("series") == series and r["method"] == method
+            and is_ok(r)}
+
+
 def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
                      ) -> tuple[Crossover, list[int]]:
     """lib.core.crossover.find_crossover over the vals where the method was timed on both devices."""
-    cpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == cpu_series and r["method"] == method and is_ok(r)}
-    gpu = {int(r["val"]): r["median_s"] for r in rows if r.get("series") == gpu_series and r["method"] == method and is_ok(r)}
+    cpu, gpu = _times(rows, method, cpu_series), _times(rows, method, gpu_series)
     common = sorted(set(cpu) & set(gpu))
     return find_crossover(common, [cpu[v] for v in common], [gpu[v] for v in common]), common
 
@@ -206,10 +271,8 @@ def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: 
     found, common = method_crossover(rows, method, cpu_series, gpu_series)
     name = f"**{LABEL[method]}**"
     both = ", ".join(fmt_value(v) for v in common)
-    cpu_max = max((int(r["val"]) for r in rows if r.get("series") == cpu_series and r["method"] == method and is_ok(r)),
-                  default=None)
-    gpu_max = max((int(r["val"]) for r in rows if r.get("series") == gpu_series and r["method"] == method and is_ok(r)),
-                  default=None)
+    cpu_max = max(_times(rows, method, cpu_series), default=None)
+    gpu_max = max(_times(rows, method, gpu_series), default=None)
     limit = ""
     if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
         limit = (f" The CPU was not timed beyond val = {fmt_value(cpu_max)} (see the points not measured), "
@@ -221,8 +284,24 @@ def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: 
     if found.kind == "gpu_wins":
         return f"{name}: the GPU is at least as fast at every val timed on both devices ({both}).{limit}"
     if found.kind == "cpu_wins":
-        return f"{name}: the CPU is faster at every val timed on both devices ({both}): the GPU never catches up there.{limit}"
+        return (f"{name}: the CPU is faster at every val timed on both devices ({both}): the GPU never catches up "
+                f"there.{limit}")
     return f"{name}: no val was timed on both devices, so there is no crossover to locate."
+
+
+def crossover_lines(rows: Sequence[dict[str, Any]], methods: Sequence[str], machine_label: str | None,
+                    machine: dict[str, Any] | None) -> list[str]:
+    """Where the GPU starts to win, method by method; then on the recording machine itself, when its
+    CPU is on screen (the comparison the seed made)."""
+    gpu = onscreen.gpu_series(rows)
+    if not gpu:
+        return ["There is no GPU curve on screen, so there is no crossover to show."]
+    out = [crossover_sentence(rows, m, onscreen.LIVE_CPU, gpu) for m in methods]
+    same = series_label("cpu", "recorded", machine_label)
+    if machine is not None and any(r.get("series") == same for r in rows):
+        out.append(f"{onscreen.same_machine_intro(machine)}, the comparison the seed made:")
+        out += ["- " + crossover_sentence(rows, m, same, gpu) for m in methods]
+    return out
 
 
 def _largest_ok(rows: Sequence[dict[str, Any]], series: str, method: str) -> dict[str, Any] | None:
@@ -233,59 +312,84 @@ def _largest_ok(rows: Sequence[dict[str, Any]], series: str, method: str) -> dic
 def why_sentences(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str],
                   series_order: Sequence[str]) -> list[str]:
     """Why the methods cost what they do: counts from the settings, times from the rows."""
-    p = params_of("loop", val)
-    outputs = int(p["outputs"])
     out = []
     if "loop" in methods:
-        passes = loop_passes(p)
-        text = (f"**The loop** (what the seed ran) does one backward pass per output number: outputs × val = "
-                f"{outputs} × {fmt_value(val)} = **{passes:,} backward passes** per call at val = {fmt_value(val)}, "
-                f"each through the whole batch, filling a {fmt_value(val)} × {outputs} × {fmt_value(val)} Jacobian "
-                f"of which only {'all' if val == 1 else f'1/{val:,}'} can be non-zero.")
-        for series in series_order:
-            r = _largest_ok(rows, series, "loop")
-            if r:
-                n = loop_passes(r)
-                text += (f" On {series} it took {fmt_s(r['median_s'])} at val = {fmt_value(r['val'])} for {n:,} passes: "
-                         f"{fmt_s(r['median_s'] / n)} per pass.")
-        out.append(text)
+        out.append(loop_why(rows, val, series_order))
     if "vectorize" in methods:
-        n = outputs * val
-        basis = float(n) ** 2
-        text = (f"**vectorize=True** does those passes as one batched backward pass, but first builds its basis, an "
-                f"(outputs × val)² identity: ({outputs} × {fmt_value(val)})² = {fmt_num(basis)} numbers, "
-                f"{fmt_bytes(basis * 4)} in fp32 at val = {fmt_value(val)}.")
-        for series in series_order:
-            refused = sorted((r for r in rows if r.get("series") == series and r["method"] == "vectorize"
-                              and r.get("status") in ("skipped", "oom")), key=lambda r: int(r["val"]))
-            memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == "oom"]
-            if memory:
-                first = memory[0]
-                text += (f" On {series} it was not run from val = {fmt_value(first['val'])} on: "
-                         f"{first.get('message') or first.get('status')}.")
-        out.append(text)
-    blocks = val * outputs
-    out.append(f"The rows of the batch are independent (output row i depends only on input i), so the full "
-               f"Jacobian is block-diagonal. **Per-sample vmap** (torch.func.vmap of a one-sample function) computes "
-               f"only the {fmt_value(val)} diagonal blocks: {blocks:,} numbers instead of {blocks * val:,} at val = "
-               f"{fmt_value(val)}.")
+        out.append(vectorize_why(rows, val, series_order))
+    out.append(vmap_why(val))
     if "vmap_jacfwd" in methods or "vmap_jacrev" in methods:
-        text = (f"Each sample has one input and {outputs} outputs, so **forward mode (jacfwd)** needs one pass per "
-                f"sample (one input direction) where **reverse mode (jacrev)** needs {outputs} (one per output).")
-        if {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
-            for series in series_order:
-                by = table(rows, series)
-                both = [v for (m, v), r in by.items() if m == "vmap_jacfwd" and is_ok(r) and is_ok(by.get(("vmap_jacrev", v)))]
-                if not both:
-                    continue
-                at = val if val in both else min(both, key=lambda v: abs(math.log(v) - math.log(val)))
-                fwd, rev = by[("vmap_jacfwd", at)]["median_s"], by[("vmap_jacrev", at)]["median_s"]
-                verdict = (f"jacfwd is {fmt_ratio(rev / fwd)} faster" if fwd < rev else
-                           f"jacrev is {fmt_ratio(fwd / rev)} faster here" if rev < fwd else "they tie")
-                text += (f" On {series} at val = {fmt_value(at)}: vmap(jacfwd) {fmt_s(fwd)}, vmap(jacrev) "
-                         f"{fmt_s(rev)}; {verdict}.")
-        out.append(text)
+        out.append(modes_why(rows, val, methods, series_order))
     return out
+
+
+def _outputs(val: int) -> int:
+    return int(params_of("loop", val)["outputs"])
+
+
+def loop_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> str:
+    """The loop's backward passes at `val`, and its time per pass on each device."""
+    outputs, passes, v = _outputs(val), loop_passes(params_of("loop", val)), fmt_value(val)
+    text = (f"**The loop** (what the seed ran) does one backward pass per output number: outputs × val = "
+            f"{outputs} × {v} = **{fmt_value(passes)} backward passes** per call at val = {v}, "
+            f"each through the whole batch, filling a {v} × {outputs} × {v} Jacobian "
+            f"of which only {'all' if val == 1 else '1/' + v} can be non-zero.")
+    for series in series_order:
+        r = _largest_ok(rows, series, "loop")
+        if r:
+            n = loop_passes(r)
+            text += (f" On {series} it took {fmt_s(r['median_s'])} at val = {fmt_value(r['val'])} for "
+                     f"{fmt_value(n)} passes: {fmt_s(r['median_s'] / n)} per pass.")
+    return text
+
+
+def vectorize_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> str:
+    """vectorize=True's basis at `val`, and where the memory it needs stopped it on each device."""
+    outputs = _outputs(val)
+    basis = float(outputs * val) ** 2
+    text = (f"**vectorize=True** does those passes as one batched backward pass, but first builds its basis, an "
+            f"(outputs × val)² identity: ({outputs} × {fmt_value(val)})² = {fmt_num(basis)} numbers, "
+            f"{fmt_bytes(basis * 4)} in fp32 at val = {fmt_value(val)}.")
+    for series in series_order:
+        refused = sorted((r for r in rows if r.get("series") == series and r["method"] == "vectorize"
+                          and r.get("status") in ("skipped", "oom")), key=lambda r: int(r["val"]))
+        memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == "oom"]
+        if memory:
+            first = memory[0]
+            text += (f" On {series} it was not run from val = {fmt_value(first['val'])} on: "
+                     f"{first.get('message') or onscreen.STATUS_WORDS.get(first.get('status'), first.get('status'))}.")
+    return text
+
+
+def vmap_why(val: int) -> str:
+    """Why per-sample vmap computes only the diagonal blocks."""
+    blocks = val * _outputs(val)
+    return (f"The rows of the batch are independent (output row i depends only on input i), so the full "
+            f"Jacobian is block-diagonal. **Per-sample vmap** (torch.func.vmap of a one-sample function) computes "
+            f"only the {fmt_value(val)} diagonal blocks: {fmt_value(blocks)} numbers instead of "
+            f"{fmt_value(blocks * val)} at val = {fmt_value(val)}.")
+
+
+def modes_why(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str], series_order: Sequence[str]) -> str:
+    """Forward against reverse mode per sample; with both on screen, which was faster on each device."""
+    outputs = _outputs(val)
+    text = (f"Each sample has one input and {outputs} outputs, so **forward mode (jacfwd)** needs one pass per "
+            f"sample (one input direction) where **reverse mode (jacrev)** needs {outputs} (one per output).")
+    if not {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
+        return text
+    for series in series_order:
+        by = table(rows, series)
+        both = [v for (m, v), r in by.items()
+                if m == "vmap_jacfwd" and is_ok(r) and is_ok(by.get(("vmap_jacrev", v)))]
+        if not both:
+            continue
+        at = val if val in both else min(both, key=lambda v: abs(math.log(v) - math.log(val)))
+        fwd, rev = by[("vmap_jacfwd", at)]["median_s"], by[("vmap_jacrev", at)]["median_s"]
+        verdict = (f"jacfwd is {fmt_ratio(rev / fwd)} faster" if fwd < rev else
+                   f"jacrev is {fmt_ratio(fwd / rev)} faster here" if rev < fwd else "they tie")
+        text += (f" On {series} at val = {fmt_value(at)}: vmap(jacfwd) {fmt_s(fwd)}, vmap(jacrev) "
+                 f"{fmt_s(rev)}; {verdict}.")
+    return text
 
 
 def record_command(method: str, values: Sequence[int]) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_flops, fmt_value
 from lib.core.profiling import count_kernels
 from lib.core.sweep import run_sweep
 from lib.core.timing import cpu_threads
@@ -78,7 +79,7 @@ def work_refusal(workload: Workload, settings: Settings, device: str, caps: dict
         return None
     flops = float(workload.flops(settings))
     if flops > cap:
-        return (f"about {flops / 1e9:.3g} GFLOP per step, more than the {cap / 1e9:g} GFLOP a live "
+        return (f"about {fmt_flops(flops)} per step, more than the {fmt_flops(cap)} a live "
                 f"run on {device} may take here; not run (see the recorded results, or run it with the CLI)")
     return None
 
@@ -113,7 +114,7 @@ def live_sweep(
         workload, over, values, fixed, devices, point_budget_s=point_budget_s, total_budget_s=total_budget_s,
         num_threads=num_threads, with_phases=lambda s: s[over] == current,
         with_profile=lambda s: profile_current and s[over] == current, refuse=refuse_live, origin="live",
-        describe=lambda s: f"{over}={s[over]}", **options,
+        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", **options,
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.devices import is_cuda
+from lib.core.fmt import plural
 from lib.core.rows import is_ok
 from lib.core.workload import SettingError, Workload
 
@@ -50,7 +51,8 @@ NO_GPU = GpuSource("none", "none", "no GPU results")
 
 def machine_text(machine: Mapping[str, Any]) -> str:
     """'NVIDIA H200, 2026-11-20' (or '2 × NVIDIA H200, ...') from a pack's machine fingerprint."""
-    return f"{hardware_text(machine)}, {str(machine.get('date'))[:10]}" if machine.get("date") else hardware_text(machine)
+    hardware = hardware_text(machine)
+    return f"{hardware}, {str(machine.get('date'))[:10]}" if machine.get("date") else hardware
 
 
 def hardware_text(machine: Mapping[str, Any]) -> str:
@@ -58,6 +60,13 @@ def hardware_text(machine: Mapping[str, Any]) -> str:
     gpus = list(machine.get("gpus") or [])
     names = [f"{gpus.count(n)} × {n}" if gpus.count(n) > 1 else n for n in dict.fromkeys(gpus)]
     return ", ".join(names) or str(machine.get("label") or machine.get("cpu_model") or "unknown machine")
+
+
+def cpu_text(machine: Mapping[str, Any]) -> str:
+    """'AMD EPYC 9454, 48 threads': the CPU a pack's CPU rows ran on, and the threads PyTorch used."""
+    threads = machine.get("torch_threads")
+    count = plural(threads, "thread") if isinstance(threads, int) and not isinstance(threads, bool) else "? threads"
+    return f"{machine.get('cpu_model') or '?'}, {count}"
 
 
 def series_label(device: str, source: str, machine: str | None = None) -> str:
@@ -151,6 +160,27 @@ def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: M
         if values is not None and all(values[k] == wanted[k] for k in wanted if k != over):
             out.append(row)
     return out
+
+
+def view_rows(pack: Mapping[str, Any] | None, label: str, workload: Workload, over: str, params: Mapping[str, Any]
+              ) -> tuple[list[dict], str | None]:
+    """GPU rows of `pack` (recorded on `label`) matching a view's settings, and a plain note when there
+    are none: the pack holds nothing for this workload, or no sweep with these settings. ([], None)
+    without a pack."""
+    if pack is None:
+        return [], None
+    rows = matching_rows(pack["rows"], workload, over, params)
+    if rows:
+        return rows, None
+    if not holds_workload(pack, workload):
+        return [], f"The recorded results ({label}) hold nothing for this lesson, so there is no GPU curve here."
+    return [], (f"The recorded results ({label}) have no sweep with these settings, so there is no GPU "
+                "curve for this view: only the live CPU is shown.")
+
+
+def holds_workload(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
+    """Whether the pack has any row of `workload`, on any device."""
+    return bool(pack) and any(r.get("workload") == workload.name for r in pack["rows"])
 
 
 def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[dict[str, Any]]:

@@ -1,0 +1,118 @@
+"""The Home page's one-chart answer: a recorded sweep with both devices of one GPU machine, its
+crossover, and the two ends of the curve in words. No Streamlit; pages/home.py lays it out.
+
+    chart = one_chart([chosen_pack, *packs], get_workload("mlp"))   # the first pack that has a sweep
+    crossover_sentence(chart.analysis, chart.setting, chart.cpu_label, chart.gpu_label)
+    ends_sentence(chart)     # 'At batch size 1, the GPU takes 1.98× as long as the CPU (…); at 8,192, …'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lib.core.crossover import SweepAnalysis, analyse_rows
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.core.rows import is_ok
+from lib.core.workload import Workload
+from lib.lessons import onscreen
+from lib.recorded.sources import best_recorded_sweep, machine_text
+
+
+@dataclass
+class OneChart:
+    """One recorded sweep of both devices, ready to draw and explain."""
+
+    over: str  # the swept setting
+    machine: str  # 'NVIDIA H200, 2026-11-21'
+    rows: list[dict[str, Any]]  # labelled with `series`, with epoch_iqr_s where the rows have epochs
+    y: str  # 'epoch_s' when the rows have epochs, else 'median_s'
+    analysis: SweepAnalysis
+
+    @property
+    def setting(self) -> str:
+        """The swept setting in words: 'batch size'."""
+        return self.over.replace("_", " ")
+
+    @property
+    def iqr(self) -> str:
+        return "epoch_iqr_s" if self.y == "epoch_s" else "iqr_s"
+
+    @property
+    def y_title(self) -> str:
+        return "time per epoch" if self.y == "epoch_s" else "time per step"
+
+    @property
+    def crossover_x(self) -> float | None:
+        return onscreen.crossing_x(self.analysis)
+
+    @property
+    def cpu_label(self) -> str:
+        return next(r["series"] for r in self.rows if r["device"] == "cpu")
+
+    @property
+    def gpu_label(self) -> str:
+        return next(r["series"] for r in self.rows if r["device"] != "cpu")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def with_epoch_spread(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row with the spread of one epoch (its step's IQR × steps per epoch) where it has both."""
+    out = []
+    for r in rows:
+        if "iqr_s" in r and "steps_per_epoch" in r:
+            both = _number(r["iqr_s"]) and _number(r["steps_per_epoch"])
+            r = {**r, "epoch_iqr_s": r["iqr_s"] * r["steps_per_epoch"] if both else None}
+        out.append(r)
+    return out
+
+
+def time_key(rows: Sequence[dict[str, Any]]) -> str:
+    """'epoch_s' when any row has an epoch time, else 'median_s' (a step)."""
+    return "epoch_s" if any(_number(r.get("epoch_s")) for r in rows) else "median_s"
+
+
+def one_chart(packs: Iterable[dict[str, Any] | None], workload: Workload) -> OneChart | None:
+    """The best recorded sweep of `workload` with both devices, from the first of `packs` that has one."""
+    for pack in packs:
+        if not pack:
+            continue
+        found = best_recorded_sweep(pack, workload)
+        if found:
+            over, rows = found
+            machine = machine_text(pack["machine"])
+            # both devices of the recording machine: each row's series is its own device, recorded there
+            labelled = with_epoch_spread(onscreen.labelled([], recorded_gpu=rows, machine=machine))
+            y = time_key(labelled)
+            analysis = analyse_rows([r for r in labelled if is_ok(r, y)], over, time_key=y)
+            return OneChart(over, machine, labelled, y, analysis)
+    return None
+
+
+def verdict(cpu_s: float, gpu_s: float) -> str:
+    """'the GPU takes 1.98× as long as the CPU (7.82 s against 3.96 s)' / '… is 3.25× as fast …' / 'both take …'."""
+    if gpu_s > cpu_s:
+        return f"the GPU takes {fmt_ratio(gpu_s / cpu_s)} as long as the CPU ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
+    if gpu_s < cpu_s:
+        return f"the GPU is {fmt_ratio(cpu_s / gpu_s)} as fast as the CPU ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
+    return f"both take {fmt_s(gpu_s)}"
+
+
+def ends_sentence(chart: OneChart) -> str | None:
+    """Both ends of the curve in words, at the smallest and largest value measured on both devices."""
+    gpu = chart.analysis.gpu_device
+    by_x: dict[Any, dict[str, float]] = {}
+    for r in chart.rows:
+        if is_ok(r, chart.y):
+            by_x.setdefault(r[chart.over], {})[r["device"]] = r[chart.y]
+    both = sorted(x for x, d in by_x.items() if "cpu" in d and len(d) == 2)
+    if not both or not gpu:
+        return None
+    lo, hi = both[0], both[-1]
+    return (f"At {chart.setting} {fmt_value(lo)}, {verdict(by_x[lo]['cpu'], by_x[lo][gpu])}; "
+            f"at {fmt_value(hi)}, {verdict(by_x[hi]['cpu'], by_x[hi][gpu])}.")

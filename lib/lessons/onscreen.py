@@ -1,0 +1,186 @@
+"""What every lesson page shows around its own charts, as data and sentences (no Streamlit).
+
+    source_sentence(source, threads)           'CPU: measured live on this server with 1 thread. GPU: recorded on …'
+    found = recorded_views(pack, source.label, workload, "size", {"honest": {...}}, with_cpu=True)
+    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
+    order = series_order(rows, source.label)   # live CPU, the recording machine's CPU, the GPU
+    notes_title(rows), point_notes(rows, describe)    the points not measured (or with a remark), one line each
+
+ui.scaffold lays these out the same way on every page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lib.core.crossover import SweepAnalysis
+from lib.core.fmt import fmt_num, fmt_value, plural
+from lib.core.rows import Status, is_ok
+from lib.core.workload import Workload
+from lib.recorded.sources import (
+    GpuSource,
+    cpu_text,
+    holds_workload,
+    machine_text,
+    matching_rows,
+    series_label,
+    view_rows,
+)
+
+LIVE_CPU = series_label("cpu", "live")
+NO_GPU_YET = "none here, and no recorded GPU results shipped yet, so only the CPU is shown"
+
+# A row's status as a visitor reads it.
+STATUS_WORDS = {Status.OK.value: "measured", Status.OOM.value: "out of memory", Status.SKIPPED.value: "not run",
+                Status.ERROR.value: "failed"}
+
+
+# -- where the numbers come from ----------------------------------------------------------------------
+def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None) -> str:
+    """Where each device's numbers come from. `not_live`: the page's own words for a GPU side that
+    is not measured here (default: the recorded machine chosen in the sidebar, or none)."""
+    cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}. "
+    if source.live:
+        return cpu + "GPU: measured live on this server."
+    if not_live:
+        return cpu + f"GPU: {not_live}."
+    return cpu + (f"GPU: recorded on {source.label}." if source.recorded else f"GPU: {NO_GPU_YET}.")
+
+
+def gpu_side_note(source: GpuSource, recorded_note: str | None, no_gpu: str) -> str | None:
+    """The info a page shows about its GPU side: what the chosen recorded results lack for this view
+    (`recorded_note`, None when nothing is missing), or `no_gpu` when there is no GPU side at all."""
+    if source.recorded:
+        return recorded_note
+    return None if source.live else no_gpu
+
+
+def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, lacks: str) -> str | None:
+    """When the recorded side comes from another pack than those of the machine chosen in the sidebar,
+    saying so: '… (NVIDIA H200, …) hold {lacks}, so the recorded side comes from …'. None otherwise."""
+    if not pack or not source.recorded or pack.get("path") in source.pack_paths:
+        return None
+    return (f"The GPU results chosen in the sidebar ({source.label}) hold {lacks}, so the recorded side comes "
+            f"from {machine_text(pack['machine'])}.")
+
+
+def same_machine_intro(machine: Mapping[str, Any]) -> str:
+    """'On the recording machine itself (AMD EPYC 9454, 48 threads)': before its own CPU-GPU comparison."""
+    return f"On the recording machine itself ({cpu_text(machine)})"
+
+
+# -- recorded rows of a view -------------------------------------------------------------------------------
+@dataclass
+class RecordedViews:
+    """A pack's rows for each view of a page (a view: one set of settings swept over one setting)."""
+
+    gpu: dict[str, list[dict]] = field(default_factory=dict)  # view -> the first GPU's rows
+    cpu: dict[str, list[dict]] = field(default_factory=dict)  # view -> the recording machine's CPU rows
+    missing: list[str] = field(default_factory=list)  # views the pack has no sweep for
+    note: str | None = None  # the plain note of the last view missing
+    holds_workload: bool = False  # whether the pack has any row of the workload
+
+    def gpu_rows(self, view: str | None = None) -> list[dict]:
+        return list(self.gpu.get(view, [])) if view is not None else [r for rows in self.gpu.values() for r in rows]
+
+    def cpu_rows(self, view: str | None = None) -> list[dict]:
+        return list(self.cpu.get(view, [])) if view is not None else [r for rows in self.cpu.values() for r in rows]
+
+    def all_rows(self) -> list[dict]:
+        return self.gpu_rows() + self.cpu_rows()
+
+
+def first_device(rows: Sequence[dict]) -> list[dict]:
+    """The rows of the first device among `rows` (a pack may hold several GPUs of one machine)."""
+    return [r for r in rows if r["device"] == rows[0]["device"]] if rows else []
+
+
+def recorded_views(pack: Mapping[str, Any] | None, label: str, workload: Workload, over: str,
+                   views: Mapping[str, Mapping[str, Any]], *, with_cpu: bool = False) -> RecordedViews:
+    """For each view {name: settings}: the pack's GPU rows of the sweep over `over` through those
+    settings (the first GPU only), and with_cpu the recording machine's own CPU rows of it."""
+    found = RecordedViews(holds_workload=holds_workload(pack, workload))
+    for name, params in views.items():
+        rows, note = view_rows(pack, label, workload, over, params)
+        if rows:
+            found.gpu[name] = first_device(rows)
+        elif note:
+            found.missing.append(name)
+            found.note = note
+        if with_cpu and pack is not None:
+            found.cpu[name] = [r for r in matching_rows(pack["rows"], workload, over, params, device_prefix="cpu")
+                               if r["device"] == "cpu"]
+    return found
+
+
+# -- series ---------------------------------------------------------------------------------------------
+def labelled(live: Iterable[dict], recorded_gpu: Iterable[dict] = (), recorded_cpu: Iterable[dict] = (),
+             machine: str | None = None) -> list[dict]:
+    """The rows on screen, each with its `series`: live ones, the recording machine's CPU, the recorded GPU."""
+    rows = [{**r, "series": series_label(r["device"], "live")} for r in live]
+    rows += [{**r, "series": series_label("cpu", "recorded", machine)} for r in recorded_cpu]
+    return rows + [{**r, "series": series_label(r["device"], "recorded", machine)} for r in recorded_gpu]
+
+
+def gpu_series(rows: Iterable[dict]) -> str | None:
+    """The series of the first GPU row on screen, or None."""
+    return next((r["series"] for r in rows if r["device"] != "cpu"), None)
+
+
+def series_order(rows: Sequence[dict], machine: str | None) -> list[str]:
+    """The series on screen in the order the pages draw and explain them: the live CPU, the recording
+    machine's CPU (when shown), the GPU (when there is one)."""
+    recorded_cpu = series_label("cpu", "recorded", machine)
+    gpu = gpu_series(rows)
+    return ([LIVE_CPU] + ([recorded_cpu] if any(r["series"] == recorded_cpu for r in rows) else [])
+            + ([gpu] if gpu else []))
+
+
+def crossing_x(analysis: SweepAnalysis | None) -> float | None:
+    """Where the measured curves cross (for the chart's rule), or None when they do not."""
+    return analysis.measured.x if analysis is not None and analysis.measured.kind == "crosses" else None
+
+
+def crossing_label(x: float | None) -> str | None:
+    """The rule's label: 'crossover ≈ 1,210'."""
+    return f"crossover ≈ {fmt_num(x)}" if x is not None else None
+
+
+def repeats_span(rows: Iterable[dict]) -> str | None:
+    """The timed repeats behind the measured points: '5', or '3–11' when they differ; None when none was."""
+    repeats = [int(r["repeats"]) for r in rows if is_ok(r)]
+    if not repeats:
+        return None
+    lo, hi = min(repeats), max(repeats)
+    return fmt_value(lo) if lo == hi else f"{fmt_value(lo)}–{fmt_value(hi)}"
+
+
+# -- the points not measured ------------------------------------------------------------------------------
+def status_words(row: Mapping[str, Any]) -> str:
+    """'not run — needs about 9 GB, …': a row's status in words, and its message."""
+    status = str(row.get("status"))
+    message = row.get("message")
+    return STATUS_WORDS.get(status, status) + (f" — {message}" if message else "")
+
+
+def needs_note(row: Mapping[str, Any], *, remarks: bool = True) -> bool:
+    """A row not measured; with `remarks`, also a measured one that carries a message (noisy, timed once)."""
+    return not is_ok(row) or (remarks and bool(row.get("message")))
+
+
+def notes_title(count: int, *, remarks: bool = True) -> str:
+    return f"Notes on {plural(count, 'point')}" if remarks else f"Points not measured ({fmt_value(count)})"
+
+
+def point_notes(rows: Iterable[dict], describe: Callable[[dict], str], *, remarks: bool = True) -> list[str]:
+    """One line per row that needs a note: where it is (`describe`), then its status and message."""
+    return [f"{describe(r)}: {status_words(r)}" for r in rows if needs_note(r, remarks=remarks)]
+
+
+def cli_value(value: Any) -> str:
+    """A setting's value as the command line takes it: true / false / 64 / linear."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,49 @@
+"""ui.scaffold, the parts every lesson page lays out around its charts, in a small app of its own (AppTest)."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+
+def scaffold_app():
+    import streamlit as st
+
+    from lib.recorded.sources import GpuSource
+    from ui import scaffold
+
+    source = GpuSource("recorded", "h200", "NVIDIA H200, 2026-11-21", pack_paths=("h200.json",))
+    scaffold.source_caption(source, 2)
+    scaffold.notice(None)
+    scaffold.notice("The recorded results have no sweep with these settings.")
+    rows = [{"series": "cpu (live, this server)", "size": 64, "median_s": 1e-3, "iqr_s": 0.0, "status": "ok",
+             "message": "", "device": "cpu", "workload": "matmul", "repeats": 5},
+            {"series": "cpu (live, this server)", "size": 8192, "median_s": None, "iqr_s": None, "status": "skipped",
+             "message": "too much work", "device": "cpu", "workload": "matmul", "repeats": 0}]
+    scaffold.point_notes(rows, lambda r: f"{r['series']}, size {r['size']}")
+    scaffold.point_notes(rows[:1], lambda r: "")
+    box = scaffold.results_on_screen(rows, ("series", "size", "median_s", "not_a_column"), rows, None, (),
+                                     file_stem="test")
+    box.caption("added by the page")
+    scaffold.record_view(["python -m lib sweep a", "python -m lib sweep b"], "Then the app shows them.")
+    st.session_state.setdefault("t.over", "batch_size")
+    scaffold.sweep_offers("t", [("Show the sweep over dataset size", {"over": "dataset_size", "pin_memory": True})])
+    scaffold.sweep_offers("t", [])
+    st.markdown(f"over={st.session_state['t.over']}, pin={st.session_state.get('t.pin_memory')}")
+
+
+def test_scaffold_lays_out_the_shared_parts():
+    at = AppTest.from_function(scaffold_app, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.caption[0].value == ("CPU: measured live on this server with 2 threads. "
+                                   "GPU: recorded on NVIDIA H200, 2026-11-21.")
+    assert [i.value for i in at.info] == ["The recorded results have no sweep with these settings."]
+    titles = [e.label for e in at.expander]
+    assert titles == ["Notes on 1 point", "Results on screen", "Record this view on a GPU machine"]
+    markdown = [m.value for m in at.markdown]
+    assert "- cpu (live, this server), size 8192: not run — too much work" in markdown
+    assert list(at.dataframe[0].value.columns) == ["series", "size", "median_s"]
+    assert len(at.get("download_button")) == 2 and "added by the page" in [c.value for c in at.caption]
+    assert [c.value for c in at.code] == ["python -m lib sweep a", "python -m lib sweep b"]
+    assert "Recorded sweeps this page can show:" in markdown and "over=batch_size, pin=None" in markdown
+    at.button(key="t.use.0").click().run()
+    assert "over=dataset_size, pin=True" in [m.value for m in at.markdown]

@@ -1,0 +1,68 @@
+"""What the Jacobian page computes (lib.lessons.jacobian), on hand-written rows: no Streamlit."""
+
+from __future__ import annotations
+
+from lib.lessons import jacobian as lesson
+from lib.lessons import onscreen
+
+CPU, GPU, SAME = "cpu (live, this server)", "cuda:0 (recorded on X)", "cpu (recorded on X)"
+
+
+def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
+    return [{"workload": "jacobian", "method": method, "val": v, "hidden": 20, "outputs": 400, "device": device,
+             "series": series, "median_s": t, "iqr_s": (t or 0) / 20, "repeats": 5 if t else 0,
+             "status": "ok" if t else "skipped", "message": "" if t else "needs about 9 GB, more than the cap"}
+            for v, t in times.items()]
+
+
+def test_methods_budget_and_the_live_request():
+    assert lesson.ordered(["vmap_jacfwd", "bogus", "loop"]) == ["loop", "vmap_jacfwd"]
+    assert lesson.point_budget(0.1) == lesson.POINT_BUDGET_S and lesson.point_budget(0.01) == 0.01
+    request = lesson.live_request("loop", [1, 10], ["cpu"], point_budget_s=0.03, threads=1, memory_cap_gb=2.7)
+    assert request["method"] == "loop" and request["values"] == [1, 10] and request["memory_cap_gb"] == 2.7
+    assert "current" not in request  # the decades' views share one measurement
+    assert lesson.measure_label("vmap_jacfwd", [1, 10], ["cpu"]) == "jacobian vmap(jacfwd) over val=1,10 on cpu"
+    assert lesson.views(["loop"], 100) == {"loop": {"method": "loop", "val": 100}}
+
+
+def test_missing_note_names_the_methods_in_words():
+    one = onscreen.RecordedViews(missing=["vmap_jacfwd"], note="n", holds_workload=True)
+    assert "no jacobian sweep over val for vmap(jacfwd) with the seed's network" in lesson.missing_note(one, "X")
+    assert "no GPU curve for it:" in lesson.missing_note(one, "X")
+    two = onscreen.RecordedViews(missing=["loop", "vectorize"], note="n", holds_workload=True)
+    assert "for loop and vectorize" in lesson.missing_note(two, "X") and "for them:" in lesson.missing_note(two, "X")
+    assert lesson.missing_note(onscreen.RecordedViews(missing=["loop"], note="hold nothing"), "X") == "hold nothing"
+    assert lesson.missing_note(onscreen.RecordedViews(), "X") is None
+
+
+def test_chart_rows_and_the_memory_cap_line():
+    (row,) = lesson.time_rows(jac_rows(CPU, "cpu", "vmap_jacrev", {1: 1e-3}))
+    assert row["method_label"] == "vmap(jacrev)"
+    assert lesson.memory_cap_rule(2.7) == (2.7e9, "memory cap for live runs here: 2.7 GB")
+
+
+def test_crossover_lines_per_method_and_on_the_recording_machine():
+    rows = (jac_rows(CPU, "cpu", "loop", {1: 0.02, 10: 0.5}) + jac_rows(GPU, "cuda:0", "loop", {1: 0.05, 10: 0.25})
+            + jac_rows(SAME, "cpu", "loop", {1: 0.01, 10: 0.1}))
+    lines = lesson.crossover_lines(rows, ["loop"], "X", {"cpu_model": "Xeon", "torch_threads": 8})
+    assert lines[0].startswith("**loop**: the GPU catches up at val")
+    assert lines[1] == "On the recording machine itself (Xeon, 8 threads), the comparison the seed made:"
+    assert lines[2].startswith("- **loop**: the CPU is faster at every val")
+    assert len(lesson.crossover_lines(rows[:4], ["loop"], "X", {"cpu_model": "Xeon"})) == 1
+    assert lesson.crossover_lines(rows[:2], ["loop"], "X", None) == [
+        "There is no GPU curve on screen, so there is no crossover to show."]
+
+
+def test_why_sentences_split_by_method_read_counts_and_times():
+    rows = jac_rows(GPU, "cuda:0", "loop", {100: 20.0}) + jac_rows(CPU, "cpu", "vectorize", {10: 1e-3, 100: None})
+    assert "400 × 100 = **40,000 backward passes**" in lesson.loop_why(rows, 100, [GPU])
+    assert "it took 20 s at val = 100 for 40,000 passes: 500 µs per pass" in lesson.loop_why(rows, 100, [GPU])
+    assert "of which only 1/1,000 can be non-zero" in lesson.loop_why([], 1000, [])
+    text = lesson.vectorize_why(rows, 100, [CPU])
+    assert "(400 × 100)² = 1,600,000,000 numbers, 6.4 GB in fp32" in text
+    assert f"On {CPU} it was not run from val = 100 on: needs about 9 GB" in text
+    assert "40,000 numbers instead of 4,000,000 at val = 100" in lesson.vmap_why(100)
+    both = jac_rows(CPU, "cpu", "vmap_jacfwd", {10: 1e-3}) + jac_rows(CPU, "cpu", "vmap_jacrev", {10: 4e-3})
+    assert "jacfwd is 4.00× faster" in lesson.modes_why(both, 10, ["vmap_jacfwd", "vmap_jacrev"], [CPU])
+    assert "On " not in lesson.modes_why(both, 10, ["vmap_jacfwd"], [CPU])
+    assert len(lesson.why_sentences(rows, 100, ["loop", "vectorize", "vmap_jacfwd"], [CPU, GPU])) == 4

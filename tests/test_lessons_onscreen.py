@@ -1,0 +1,101 @@
+"""What every lesson page shows around its charts (lib.lessons.onscreen), and the pack queries under it
+(lib.recorded.sources.view_rows, cpu_text), on hand-made rows: no Streamlit."""
+
+from __future__ import annotations
+
+from lib.core.crossover import analyse_rows
+from lib.lessons import onscreen
+from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, view_rows
+from lib.workloads import get_workload
+
+MATMUL = get_workload("matmul")
+LIVE = GpuSource("live", "live", "live on this server", device="cuda:0")
+H200 = GpuSource("recorded", "nvidia-h200", "NVIDIA H200, 2026-11-21", pack_paths=("h200.json",))
+
+
+def row(device, size, median=1e-3, status="ok", message="", **extra):
+    return {"workload": "matmul", "device": device, "size": size, "dtype": "fp32", "sync": True, "transfer": False,
+            "swept": "size", "median_s": median if status == "ok" else None, "iqr_s": 0.0, "repeats": 5,
+            "status": status, "message": message, **extra}
+
+
+def pack(*rows):
+    return {"machine": {"cpu_model": "Xeon", "torch_threads": 8}, "rows": list(rows), "path": "h200.json"}
+
+
+def test_source_sentence_says_where_each_device_comes_from():
+    assert onscreen.source_sentence(LIVE, 1) == ("CPU: measured live on this server with 1 thread. "
+                                                  "GPU: measured live on this server.")
+    assert onscreen.source_sentence(H200, 2).endswith("2 threads. GPU: recorded on NVIDIA H200, 2026-11-21.")
+    assert "GPU: none here, and no recorded GPU results shipped yet" in onscreen.source_sentence(NO_GPU, 1)
+    assert onscreen.source_sentence(H200, 1, not_live="from a pack").endswith("GPU: from a pack.")
+    assert onscreen.source_sentence(LIVE, 1, not_live="from a pack").endswith("GPU: measured live on this server.")
+
+
+def test_gpu_side_note_speaks_only_when_something_is_missing():
+    assert onscreen.gpu_side_note(H200, "no sweep", "no GPU") == "no sweep"
+    assert onscreen.gpu_side_note(H200, None, "no GPU") is None
+    assert onscreen.gpu_side_note(NO_GPU, None, "no GPU") == "no GPU"
+    assert onscreen.gpu_side_note(LIVE, "ignored", "no GPU") is None
+
+
+def test_recording_machine_is_named_by_its_cpu_and_threads():
+    assert cpu_text({"cpu_model": "Xeon", "torch_threads": 1}) == "Xeon, 1 thread"
+    assert cpu_text({}) == "?, ? threads"
+    assert onscreen.same_machine_intro({"cpu_model": "Xeon", "torch_threads": 96}) == (
+        "On the recording machine itself (Xeon, 96 threads)")
+
+
+def test_view_rows_finds_the_sweep_or_says_plainly_why_not():
+    p = pack(row("cpu", 64), row("cuda:0", 64), row("cuda:0", 128))
+    rows, note = view_rows(p, "X", MATMUL, "size", {"dtype": "fp32", "sync": True, "transfer": False, "size": 64})
+    assert [r["device"] for r in rows] == ["cuda:0", "cuda:0"] and note is None
+    rows, note = view_rows(p, "X", MATMUL, "size", {"dtype": "tf32", "sync": True, "transfer": False})
+    assert rows == [] and "have no sweep with these settings" in note and "(X)" in note
+    other = {**p, "rows": [{**row("cuda:0", 64), "workload": "mlp"}]}
+    assert "hold nothing for this lesson" in view_rows(other, "X", MATMUL, "size", {})[1]
+    assert view_rows(None, "X", MATMUL, "size", {}) == ([], None)
+
+
+def test_recorded_views_keep_the_first_gpu_and_the_recording_cpu():
+    p = pack(row("cpu", 64), row("cuda:0", 64), row("cuda:1", 64), row("cpu", 64, dtype="tf32"))
+    views = {"honest": {"dtype": "fp32", "sync": True, "transfer": False, "size": 64},
+             "tf32": {"dtype": "tf32", "sync": True, "transfer": False, "size": 64}}
+    found = onscreen.recorded_views(p, "X", MATMUL, "size", views, with_cpu=True)
+    assert [r["device"] for r in found.gpu_rows("honest")] == ["cuda:0"]
+    assert found.missing == ["tf32"] and "no sweep" in found.note and found.holds_workload
+    assert [r["dtype"] for r in found.cpu_rows()] == ["fp32", "tf32"]
+    assert len(found.all_rows()) == 3
+    assert onscreen.recorded_views(None, "X", MATMUL, "size", views, with_cpu=True).all_rows() == []
+    assert onscreen.first_device([]) == []
+
+
+def test_series_are_labelled_and_ordered_live_cpu_recording_cpu_gpu():
+    rows = onscreen.labelled([row("cpu", 64)], [row("cuda:0", 64)], [row("cpu", 64)], "M")
+    assert [r["series"] for r in rows] == ["cpu (live, this server)", "cpu (recorded on M)", "cuda:0 (recorded on M)"]
+    assert onscreen.series_order(rows, "M") == [r["series"] for r in rows]
+    assert onscreen.series_order(rows[:1], "M") == ["cpu (live, this server)"]
+    assert onscreen.gpu_series(rows) == "cuda:0 (recorded on M)" and onscreen.gpu_series(rows[:2]) is None
+
+
+def test_repeats_and_crossing_read_the_rows():
+    rows = [row("cpu", 64, repeats=3), row("cpu", 128, repeats=11), row("cpu", 256, status="skipped", repeats=0)]
+    assert onscreen.repeats_span(rows) == "3–11"
+    assert onscreen.repeats_span(rows[:1]) == "3" and onscreen.repeats_span(rows[2:]) is None
+    crossing = [row("cpu", 64, 1e-4), row("cuda:0", 64, 1e-3), row("cpu", 256, 1e-2), row("cuda:0", 256, 1e-3)]
+    x = onscreen.crossing_x(analyse_rows(crossing, "size"))
+    assert 64 < x < 256 and onscreen.crossing_label(x).startswith("crossover ≈ ")
+    assert onscreen.crossing_x(None) is None and onscreen.crossing_label(None) is None
+
+
+def test_point_notes_say_what_became_of_each_point_in_words():
+    rows = [row("cpu", 64), row("cpu", 128, message="noisy: the spread is 60% of the median"),
+            row("cpu", 256, status="skipped", message="about 9 GFLOP per step"), row("cpu", 512, status="oom")]
+    lines = onscreen.point_notes(rows, lambda r: f"size {r['size']}")
+    assert lines == ["size 128: measured — noisy: the spread is 60% of the median",
+                     "size 256: not run — about 9 GFLOP per step", "size 512: out of memory"]
+    assert len(onscreen.point_notes(rows, lambda r: "", remarks=False)) == 2
+    assert onscreen.notes_title(1) == "Notes on 1 point" and onscreen.notes_title(3) == "Notes on 3 points"
+    assert onscreen.notes_title(2, remarks=False) == "Points not measured (2)"
+    assert onscreen.status_words({"status": "error", "message": "bad"}) == "failed — bad"
+    assert onscreen.cli_value(True) == "true" and onscreen.cli_value(64) == "64"

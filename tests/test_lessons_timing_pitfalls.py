@@ -1,0 +1,105 @@
+"""What the Timing pitfalls page computes (lib.lessons.timing_pitfalls), on hand-written rows: no Streamlit."""
+
+from __future__ import annotations
+
+from lib.lessons import onscreen
+from lib.lessons import timing_pitfalls as lesson
+
+HONEST = lesson.BASELINE
+NAIVE = {**HONEST, "sync": False}
+GPU = "cuda:0 (recorded on X)"
+
+
+def rows(device: str, times: dict[int, float], **variant) -> list[dict]:
+    v = {**HONEST, **variant}
+    return [{"workload": "matmul", "size": n, "device": device, "median_s": t, "iqr_s": t / 20, "cold_s": t * 3,
+             "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t, "swept": "size", **v}
+            for n, t in times.items()]
+
+
+def found(gpu: dict[str, list[dict]], cpu: dict[str, list[dict]] | None = None) -> onscreen.RecordedViews:
+    return onscreen.RecordedViews(gpu=gpu, cpu=cpu or {}, holds_workload=True)
+
+
+def test_views_name_the_timing_and_the_honest_baseline_beside_it():
+    assert list(lesson.views(HONEST)) == ["synchronised, fp32"]
+    assert lesson.views(NAIVE) == {"naive timer (no synchronise), fp32": NAIVE, "synchronised, fp32": HONEST}
+    assert lesson.file_stem(HONEST) == "matmul_honest"
+    assert lesson.file_stem({"dtype": "tf32", "sync": False, "transfer": True}) == "matmul_sync_tf32_transfer"
+    assert lesson.line_names(HONEST) == ["synchronised, fp32", "first call (cold), synchronised, fp32",
+                                         "honest baseline: synchronised, fp32"]
+
+
+def test_live_request_times_the_copy_only_at_the_slider():
+    assert lesson.live_current(HONEST, 256) is None
+    assert lesson.live_current({**HONEST, "transfer": True}, 256) == 256
+    request = lesson.live_request({**HONEST, "transfer": True}, ["cpu"], size=256, point_budget_s=0.1, threads=1)
+    assert request["current"] == 256 and request["values"] == list(lesson.SIZES) and request["devices"] == ["cpu"]
+    assert lesson.measure_label(HONEST, ["cpu", "cuda:0"]) == "matmul over size (synchronised, fp32) on cpu, cuda:0"
+
+
+def test_screen_puts_the_view_beside_the_baseline_with_every_series():
+    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4}, sync=False),
+            "synchronised, fp32": rows("cpu", {64: 1e-4})}
+    recorded = found({"naive timer (no synchronise), fp32": rows("cuda:0", {64: 1e-5}, sync=False),
+                      "synchronised, fp32": rows("cuda:0", {64: 2e-5})},
+                     {"synchronised, fp32": rows("cpu", {64: 3e-4})})
+    view = lesson.screen(NAIVE, live, recorded, "X")
+    assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.rows) == 5
+    assert view.order == ["cpu (live, this server)", "cpu (recorded on X)", GPU]
+    assert view.gpu_series == GPU
+    same = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-4})}, found({}), "X")
+    assert not same.differs and same.baseline is same.current and same.gpu_series is None
+
+
+def test_chart_lines_add_cold_calls_and_the_baseline():
+    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 128: 2e-4}, sync=False),
+            "synchronised, fp32": rows("cpu", {64: 1e-4, 128: 2e-4})}
+    view = lesson.screen(NAIVE, live, found({}), None)
+    lines = lesson.time_lines(view, show_cold=True)
+    assert [ln["line"] for ln in lines].count("first call (cold), naive timer (no synchronise), fp32") == 2
+    cold = next(ln for ln in lines if ln["line"].startswith("first call"))
+    assert cold["median_s"] == cold["cold_s"] and cold["iqr_s"] is None
+    assert sum(ln["line"] == "honest baseline: synchronised, fp32" for ln in lines) == 2
+    assert len(lesson.time_lines(view, show_cold=False)) == 4
+    assert {ln["line"] for ln in lesson.rate_lines(view)} == {"naive timer (no synchronise), fp32",
+                                                               "honest baseline: synchronised, fp32"}
+
+
+def test_crossover_sentences_read_the_synchronised_timings():
+    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-5, 4096: 1.0}, sync=False),
+            "synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})}
+    recorded = found({"naive timer (no synchronise), fp32": rows("cuda:0", {64: 1e-6, 4096: 1e-6}, sync=False),
+                      "synchronised, fp32": rows("cuda:0", {64: 1e-4, 4096: 1e-2})},
+                     {"synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})})
+    view = lesson.screen(NAIVE, live, recorded, "X")
+    analysis, same_machine = lesson.crossovers(view)
+    assert analysis.measured.kind == "crosses" and same_machine.measured.kind == "crosses"
+    first, second = lesson.crossover_sentences(view, {"cpu_model": "Xeon", "torch_threads": 8})
+    assert first.startswith("From the synchronised timings: ") and "catches up" in first
+    assert second.startswith("On the recording machine itself (Xeon, 8 threads): ")
+    no_gpu = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-5})}, found({}), None)
+    assert lesson.crossovers(no_gpu) == (None, None) and lesson.crossover_sentences(no_gpu, None) == []
+
+
+def test_recorded_finds_each_timing_through_the_slider_size():
+    pack = {"machine": {}, "path": "x.json", "rows": rows("cuda:0", {64: 1e-5, 128: 2e-5}) + rows("cpu", {64: 1e-4})}
+    found = lesson.recorded(pack, "X", NAIVE, 64, with_cpu=True)
+    assert len(found.gpu_rows("synchronised, fp32")) == 2 and found.missing == ["naive timer (no synchronise), fp32"]
+    assert len(found.cpu_rows()) == 1
+
+
+def test_missing_note_names_the_timings_the_pack_lacks():
+    lacking = onscreen.RecordedViews(missing=["naive timer (no synchronise), fp32"], note="n", holds_workload=True)
+    text = lesson.missing_note(lacking, "X")
+    assert "(X) has no matmul sweep over size for “naive timer (no synchronise), fp32”" in text
+    assert "combinations are not recorded" in text
+    assert lesson.missing_note(onscreen.RecordedViews(missing=["a"], note="hold nothing"), "X") == "hold nothing"
+    assert lesson.missing_note(onscreen.RecordedViews(), "X") is None
+
+
+def test_points_are_placed_in_words_and_shares_are_percentages():
+    point = {**rows("cpu", {16384: 1.0})[0], "series": "cpu (live, this server)"}
+    assert lesson.point_where(point) == "cpu (live, this server), size 16,384, synchronised, fp32"
+    assert lesson.copy_share({"median_s": 4.0}, {"median_s": 1.0}) == 0.75
+    assert lesson.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0

@@ -1,0 +1,90 @@
+"""What every lesson page lays out around its own charts, the same way on every page.
+
+    source_caption(source, threads)                         where each device's numbers come from
+    notice(text)                                            an info box (nothing when text is None)
+    point_notes(rows, describe)                             expander 'Notes on 3 points' (or 'Points not measured (3)')
+    results_on_screen(rows, columns, live, pack, recorded, file_stem=...)   the rows, and their downloads
+    record_view(commands, caption)                          expander 'Record this view on a GPU machine'
+    sweep_offers(namespace, offers)                         buttons that put a recorded sweep's settings in the widgets
+
+The words and numbers come from lib.lessons.onscreen (tested without Streamlit); this module only
+places them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from lib.lessons import onscreen
+from lib.lessons.live import DEFAULT_CPU_THREADS
+from lib.recorded.sources import GpuSource
+from ui.downloads import download_buttons
+
+INFO = ":material/info:"
+SWITCHED = ":material/swap_horiz:"
+RECORD_TITLE = "Record this view on a GPU machine"
+
+
+def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None) -> None:
+    """'CPU: measured live on this server with 1 thread. GPU: recorded on NVIDIA H200, …' (see
+    lib.lessons.onscreen.source_sentence for `not_live`)."""
+    st.caption(onscreen.source_sentence(source, threads, not_live=not_live))
+
+
+def notice(text: str | None, icon: str = INFO) -> None:
+    """An info box, e.g. when the recorded results hold nothing for the view on screen; None shows nothing."""
+    if text:
+        st.info(text, icon=icon)
+
+
+def point_notes(rows: Iterable[dict], describe: Callable[[dict], str], *, remarks: bool = True) -> None:
+    """A closed expander listing the rows not measured (and, with `remarks`, those measured with a
+    remark), each placed by `describe(row)`; nothing when every point is clean."""
+    lines = onscreen.point_notes(rows, describe, remarks=remarks)
+    if not lines:
+        return
+    with st.expander(onscreen.notes_title(len(lines), remarks=remarks), expanded=False):
+        for line in lines:
+            st.markdown(f"- {line}")
+
+
+def results_on_screen(rows: Sequence[dict], columns: Sequence[str], live: Sequence[dict],
+                      pack: Mapping[str, Any] | None = None, recorded: Sequence[dict] = (), *, file_stem: str) -> Any:
+    """A closed expander 'Results on screen': the rows (those of `columns` they have) and two downloads,
+    the live rows and the recorded ones shown (with their pack's machine). Returns the expander, for
+    a page to add more to it."""
+    box = st.expander("Results on screen", expanded=False)
+    with box:
+        frame = pd.DataFrame(list(rows))
+        st.dataframe(frame[[c for c in columns if c in frame.columns]], hide_index=True)
+        download_buttons(live, [(pack, recorded)] if pack and recorded else [], file_stem=file_stem)
+    return box
+
+
+def record_view(commands: Sequence[str], caption: str, *, title: str = RECORD_TITLE) -> None:
+    """A closed expander with the command lines that record this view on a GPU machine, one code block
+    each, and a caption saying what the app then does with them."""
+    with st.expander(title, expanded=False):
+        for command in commands:
+            st.code(command, language="bash")
+        st.caption(caption)
+
+
+def _use(namespace: str, settings: Mapping[str, Any]) -> None:
+    for key, value in settings.items():
+        st.session_state[f"{namespace}.{key}"] = value
+
+
+def sweep_offers(namespace: str, offers: Sequence[tuple[str, Mapping[str, Any]]], *, limit: int = 8,
+                 heading: str = "Recorded sweeps this page can show:") -> None:
+    """A button per offer (label, {URL key: widget value}) that puts those values into the page's
+    UrlSettings widgets; nothing when there is no offer."""
+    if not offers:
+        return
+    st.markdown(heading)
+    for n, (label, settings) in enumerate(offers[:limit]):
+        st.button(label, key=f"{namespace}.use.{n}", on_click=_use, args=(namespace, dict(settings)))
