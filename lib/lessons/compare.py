@@ -62,6 +62,20 @@ def sweep_x(row: dict[str, Any]) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
+def _settings(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's settings for grouping: for a workload known here, its defaults overlaid with the row's
+    values (so a pack recorded before a setting existed groups with one that names its default),
+    else the row's own setting columns."""
+    from lib.recorded.sources import canonical
+    from lib.workloads import WORKLOADS
+
+    known = WORKLOADS.get(str(row.get("workload")))
+    values = canonical(known, row) if known is not None else None
+    if values is None:
+        return {k: _same_value(row[k]) for k in setting_keys(row)}
+    return values
+
+
 def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
     """Group ok rows by (workload, swept setting, other settings); per machine, its curves and crossover.
 
@@ -72,7 +86,7 @@ def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
         if not is_ok(row) or sweep_x(row) is None:
             continue
         swept = row["swept"]
-        fixed = tuple(sorted((k, _same_value(row[k])) for k in setting_keys(row) if k != swept))
+        fixed = tuple(sorted((k, v) for k, v in _settings(row).items() if k != swept))
         if row.get("variant") not in (None, ""):
             fixed += (("variant", str(row["variant"])),)
         groups.setdefault((str(row["workload"]), swept, fixed), []).append(row)
