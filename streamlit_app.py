@@ -21,14 +21,19 @@ from ui.pages import existing_pages  # noqa: E402
 from ui.router import routed  # noqa: E402
 from ui.sidebar import render_sidebar  # noqa: E402
 
-st.set_page_config(page_title="When does the GPU win?", page_icon=":material/speed:", layout="centered")
+# Embedded in course material (an iframe with ?embed=true): no sidebar, no page menu, just the page;
+# the link's own parameters (gpu=..., the sliders) still choose the view.
+embedded = bool(st.context.is_embedded)
+st.set_page_config(page_title="When does the GPU win?", page_icon=":material/speed:", layout="centered",
+                   initial_sidebar_state="collapsed" if embedded else "auto")
 
 pages = [
     st.Page(p.path, title=p.title, icon=p.icon, default=p.default)
     for p in existing_pages()
 ]
-page = st.navigation(pages, position="sidebar")
-render_sidebar()
+page = st.navigation(pages, position="hidden" if embedded else "sidebar")
+if not embedded:
+    render_sidebar()
 start_warm_up()
 with routed():
     page.run()

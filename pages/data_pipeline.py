@@ -17,6 +17,7 @@ from lib.charts import phase_chart, time_chart
 from lib.core.fmt import pct
 from lib.lessons import onscreen
 from lib.lessons import pipeline as lesson
+from lib.lessons import pipeline_screen as feeds
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from ui import scaffold
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, live_point_budget_s
@@ -44,7 +45,7 @@ st.markdown(
 )
 notes_box = st.container()
 url = UrlSettings(NS)
-over = url.radio("over", "Swept on the x-axis", list(AXES), "batch_size", format_func=lesson.axis_label)
+over = url.radio("over", "Swept on the x-axis", list(AXES), "batch_size", format_func=feeds.axis_label)
 left, right = st.columns(2)
 settings: dict = {}
 for i, (key, (label, steps, default, sentence)) in enumerate(AXES.items()):
@@ -68,48 +69,48 @@ url.sync_url()
 # -- measure ------------------------------------------------------------------------------------------
 source = current_source()
 devices = live_devices(source)
-view = lesson.View(settings, over, gpu_live=len(devices) > 1)
+view = feeds.View(settings, over, gpu_live=len(devices) > 1)
 budget = live_point_budget_s()
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, not_live="from a pack recorded on a GPU machine (named in "
                         "each legend), when one holds these settings")
 live = cached_measurement(
-    lesson.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS),
+    feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS),
     lambda progress: lesson.live_rows(over, view.grid, view.fixed(), devices, current=view.current,
                                       point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2,
                                       num_threads=DEFAULT_CPU_THREADS, progress=progress),
-    label=lesson.measure_label(view, devices),
+    label=feeds.measure_label(view, devices),
 )
 packs = load_recorded()[0]
-pack, recorded = lesson.find_recorded(packs, source.pack_paths, view)
-elsewhere = lesson.elsewhere_sentence(source, pack)
+pack, recorded = feeds.find_recorded(packs, source.pack_paths, view)
+elsewhere = feeds.elsewhere_sentence(source, pack)
 if elsewhere:
     st.caption(elsewhere)
-on = lesson.screen(view, live, pack, recorded)
+on = feeds.screen(view, live, pack, recorded)
 
 # -- words: does the device matter here? -----------------------------------------------------------
 st.subheader(f"Does the device matter at {view.at}?")
-sentences, compared = lesson.device_words(on)
+sentences, compared = feeds.device_words(on)
 for sentence in sentences:
     st.markdown(sentence)
 if compared:
     st.caption(f"Epochs within {pct(lesson.SAME_WITHIN)} of each other count as the same. Both devices of that "
                "comparison come from one machine, because the images are decoded by the CPU that feeds the GPU.")
-for sentence in (lesson.feed_sentence(on), lesson.machines_sentence(on), *lesson.summaries(on)):
+for sentence in (feeds.feed_sentence(on), feeds.machines_sentence(on), *feeds.summaries(on)):
     if sentence:
         st.markdown(sentence)
-scaffold.notice(lesson.missing_note(on, packs))
+scaffold.notice(feeds.missing_note(on, packs))
 if on.missing:
-    scaffold.sweep_offers(NS, lesson.recorded_offers(packs, view))
+    scaffold.sweep_offers(NS, feeds.recorded_offers(packs, view))
 
 # -- where an epoch's time went ------------------------------------------------------------------------
 st.subheader(f"Where one epoch's time went at {view.at}")
-bars = lesson.phase_bars(on)
+bars = feeds.phase_bars(on)
 if bars:
     st.altair_chart(phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch"),
                     width="stretch")
     st.caption("Loading walks the epoch's batches and copies them to the device without training; compute trains "
                "on the same number of batches already on the device. Each is timed on its own (median of repeats).")
-    notes = lesson.phase_notes(bars)
+    notes = feeds.phase_notes(bars)
     if notes:
         with st.expander("The whole epoch against its two phases", expanded=False):
             for note in notes:
@@ -118,12 +119,12 @@ else:
     st.caption("No phase timings at this point.")
 
 # -- the sweep, one chart per feed ----------------------------------------------------------------------
-st.subheader(f"Time per epoch over {lesson.axis_label(over)}")
+st.subheader(f"Time per epoch over {feeds.axis_label(over)}")
 for feed in lesson.SOURCES:
     if on.rows_of[feed]:
         st.altair_chart(time_chart(pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
-                                   x_title=lesson.axis_label(over), y_title="time per epoch",
-                                   title=lesson.feed_title(feed), height=460),
+                                   x_title=feeds.axis_label(over), y_title="time per epoch",
+                                   title=feeds.feed_title(feed), height=460),
                         width="stretch")
 repeats = onscreen.repeats_span(live)
 if repeats:
@@ -131,11 +132,11 @@ if repeats:
                "interquartile range. Both axes logarithmic.")
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
-scaffold.point_notes(on.rows, lesson.point_where(over))
+scaffold.point_notes(on.rows, feeds.point_where(over))
 scaffold.results_on_screen(
     on.rows, ("series", "source", over, "median_s", "iqr_s", "phase_loading_s", "phase_compute_s",
               "batches_per_epoch", "num_workers", "pin_memory", "repeats", "num_threads", "status", "message"),
     live, pack, on.recorded_rows(), file_stem=f"data_pipeline_{over}")
-scaffold.record_view(lesson.record_commands(view),
+scaffold.record_view(feeds.record_commands(view),
                      "Both sweeps record the CPU and the GPU of that machine; the app then shows them beside the live "
                      "CPU. scripts/record_packs.py records this page's default views (topic data_pipeline).")

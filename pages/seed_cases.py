@@ -15,9 +15,11 @@ import streamlit as st
 
 from lib.charts import loss_chart, ratio_chart
 from lib.lessons import onscreen
-from lib.lessons import seed_cases as lesson
+from lib.lessons import seed_cases as cases
+from lib.lessons import seed_screen as screen
 from lib.lessons.live import DEFAULT_CPU_THREADS
-from lib.lessons.seed_cases import CASES, learn_sentence, same_start_sentence
+from lib.lessons.seed_cases import CASES
+from lib.lessons.seed_curves import learn_sentence, same_start_sentence
 from lib.workloads.presets import get_preset
 from ui import scaffold
 from ui.measure import cached_measurement, live_point_budget_s
@@ -64,19 +66,19 @@ st.markdown(
 )
 notes_box = st.container()
 url = UrlSettings(NS)
-case = url.radio("case", "Experiment", list(CASES), CASES[0], format_func=lesson.label, horizontal=False)
+case = url.radio("case", "Experiment", list(CASES), CASES[0], format_func=cases.label, horizontal=False)
 url.show_notes(container=notes_box)
 url.sync_url()
 
 preset = get_preset(case)
-st.subheader(lesson.label(case))
-st.markdown(lesson.seed_line(preset))
+st.subheader(cases.label(case))
+st.markdown(screen.seed_line(preset))
 st.markdown(LESSONS.get(case, ""))
 
 # -- recorded: the seeds pack, found by the preset's name; live: this server at the cut-down size ----------
 source = current_source()
 packs = load_recorded()[0]
-pack, rec_rows = lesson.find_seed_pack(packs, case, prefer=source.pack_paths)
+pack, rec_rows = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
 elsewhere = onscreen.elsewhere_sentence(source, pack, "no row of this experiment")
 if elsewhere:
     st.caption(elsewhere)
@@ -84,40 +86,40 @@ devices = live_devices(source)
 threads = DEFAULT_CPU_THREADS
 budget = live_point_budget_s()
 live = cached_measurement(
-    lesson.live_request(preset, devices, threads=threads, budget_s=budget),
-    lambda progress: lesson.measure_live(preset, devices, budget_s=budget, num_threads=threads, progress=progress),
-    label=lesson.measure_label(preset, devices),
+    screen.live_request(preset, devices, threads=threads, budget_s=budget),
+    lambda progress: cases.measure_live(preset, devices, budget_s=budget, num_threads=threads, progress=progress),
+    label=screen.measure_label(preset, devices),
 )
-experiment = lesson.Case(preset, live, pack, rec_rows)
+experiment = screen.Case(preset, live, pack, rec_rows)
 
 # -- reported beside measured ---------------------------------------------------------------------------------
 st.subheader("Reported in the seed, measured here")
-table, bars = lesson.comparison(experiment)
+table, bars = screen.comparison(experiment)
 st.dataframe(pd.DataFrame(table), hide_index=True)
 if bars:
     st.altair_chart(ratio_chart(pd.DataFrame(bars)), width="stretch")
     st.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
                "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
-for sentence in lesson.verdict_sentences(experiment):
+for sentence in screen.verdict_sentences(experiment):
     st.markdown(sentence)
-scaffold.notice(lesson.missing_note(experiment))
-for sentence in (lesson.cold_sentence(experiment), lesson.live_cpu_sentence(experiment, threads)):
+scaffold.notice(screen.missing_note(experiment))
+for sentence in (screen.cold_sentence(experiment), screen.live_cpu_sentence(experiment, threads)):
     if sentence:
         st.markdown(sentence)
-data_notes = lesson.data_notes(experiment)
+data_notes = screen.data_notes(experiment)
 for note, where in data_notes.items():
     st.caption(f"Data ({where}): {note}")
 
 # -- loss curves ---------------------------------------------------------------------------------------------
 st.subheader("Loss curves")
-curves = lesson.curves_view(experiment, packs)
-curve_rows = lesson.curve_rows(curves) if curves else []
+curves = screen.curves_view(experiment, packs)
+curve_rows = screen.curve_rows(curves) if curves else []
 if curves is None:
     st.caption("This experiment trains nothing, so it has no loss curve.")
 else:
     for failure in curves.failures:
         st.markdown(failure)
-    st.markdown(lesson.epochs_sentence(curves, preset))
+    st.markdown(screen.epochs_sentence(curves, preset))
     if curve_rows:
         st.altair_chart(loss_chart(pd.DataFrame(curve_rows)), width="stretch")
     for name, losses in curves.losses.items():
@@ -128,11 +130,11 @@ else:
     if curves.differing:
         st.caption(f"Recorded at other settings than this page's curve: {', '.join(curves.differing)}.")
     if not curves.recorded:
-        scaffold.notice(lesson.MISSING_CURVE)
-    minibatch = lesson.minibatch_sentence(curves, preset)
+        scaffold.notice(cases.MISSING_CURVE)
+    minibatch = screen.minibatch_sentence(curves, preset)
     if minibatch:
         st.markdown(minibatch)
-    for note in lesson.curve_data_notes(experiment, curves, data_notes):
+    for note in screen.curve_data_notes(experiment, curves, data_notes):
         st.caption(note)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
@@ -144,7 +146,7 @@ if curve_rows:
     results.download_button("Download the loss curves (CSV)", pd.DataFrame(curve_rows).to_csv(index=False),
                             file_name=f"seed_{case}_loss_curves.csv", mime="text/csv", icon=":material/show_chart:",
                             on_click="ignore")
-scaffold.record_view([lesson.record_command(preset)],
+scaffold.record_view([screen.record_command(preset)],
                      "It writes the CPU and GPU rows at the seed's sizes, and next to them "
                      f"seeds_{case}_curves.json with both devices' loss curves; this page finds them by the "
                      "experiment's name.", title="Record this experiment on a GPU machine")

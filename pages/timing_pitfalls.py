@@ -16,6 +16,7 @@ import streamlit as st
 from lib.charts.variants import variant_chart
 from lib.lessons import onscreen
 from lib.lessons import timing_pitfalls as lesson
+from lib.lessons import timing_words as words
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from ui import scaffold
 from ui.measure import cached_measurement, live_point_budget_s
@@ -84,7 +85,7 @@ scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source
 
 # -- what the timer reports ----------------------------------------------------------------------------
 st.subheader("What the timer reports")
-for sentence in lesson.sync_sentences(view.current, view.baseline, variant, size, order):
+for sentence in words.sync_sentences(view.current, view.baseline, variant, size, order):
     st.markdown(sentence)
 crossover_x = onscreen.crossing_x(lesson.crossovers(view)[0])
 st.altair_chart(
@@ -104,7 +105,7 @@ for sentence in lesson.crossover_sentences(view, pack["machine"] if pack else No
 
 st.subheader("Cold first call against warm")
 if flags["cold"]:
-    for sentence in lesson.cold_sentences(view.current, size, order):
+    for sentence in words.cold_sentences(view.current, size, order):
         st.markdown(sentence)
     st.caption("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
                "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
@@ -118,12 +119,12 @@ if variant["dtype"] == "tf32":
         st.markdown(sentence)
 if variant["transfer"]:
     st.subheader("Counting the copy")
-    for sentence in lesson.transfer_sentences(view.current, view.baseline, variant, size, order):
+    for sentence in words.transfer_sentences(view.current, view.baseline, variant, size, order):
         st.markdown(sentence)
 
 # -- achieved FLOP/s -----------------------------------------------------------------------------------
 st.subheader("Achieved FLOP/s against the best measured here")
-bests = pd.DataFrame(lesson.best_rates(view.rows, order))
+bests = pd.DataFrame(words.best_rates(view.rows, order))
 st.altair_chart(
     variant_chart(pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
                   color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
@@ -132,7 +133,7 @@ st.altair_chart(
                   rules=bests if not bests.empty else None),
     width="stretch",
 )
-for sentence in lesson.flops_sentences(view.current, view.rows, variant, size, order):
+for sentence in words.flops_sentences(view.current, view.rows, variant, size, order):
     st.markdown(sentence)
 st.caption("Achieved FLOP/s = 2·size³ floating-point operations ÷ the time of one call. “Best measured here” "
            "(dotted lines) is the highest among the synchronised points on screen for that device and number format: "

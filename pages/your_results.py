@@ -26,7 +26,7 @@ from lib.lessons.compare import (
     uncharted_rows,
 )
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, Source, combine, drop_duplicates, machine_table, plain, read_uploads
-from ui.sources import load_recorded
+from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
 
 NS = "your_results"
@@ -109,6 +109,7 @@ for src in sources:
     elif src.note:
         st.info(plain(src.note, limit=400), icon=":material/content_copy:")
 used = [s for s in sources if s.used]
+remember_uploads([s.pack for s in used if not s.shipped], [s.name for s in used if not s.shipped])
 if used:
     st.caption("Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used))
 

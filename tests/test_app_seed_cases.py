@@ -17,17 +17,14 @@ import pytest
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, open_page, page_text
 
 from lib.core.results import load_pack, validate_pack
-from lib.lessons.seed_cases import (
-    CASES,
+from lib.lessons.seed_cases import CASES, compare_sentence, find_seed_pack, size_differences
+from lib.lessons.seed_curves import (
     CURVE_EPOCHS,
-    compare_sentence,
     curve_setting,
     curves_path,
     find_curves,
-    find_seed_pack,
     learn_sentence,
     same_start_sentence,
-    size_differences,
 )
 from lib.workloads.presets import PRESETS, get_preset
 
@@ -203,7 +200,7 @@ def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
 
 @pytest.mark.cuda
 def test_live_gpu_curve_starts_and_learns_with_the_cpu_curve(no_pack):
-    from lib.lessons.seed_cases import run_curve
+    from lib.lessons.seed_curves import run_curve
 
     cpu, gpu = run_curve("iris", "cpu"), run_curve("iris", "cuda:0")
     assert cpu["status"] == gpu["status"] == "ok", (cpu["message"], gpu["message"])

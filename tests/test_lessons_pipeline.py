@@ -5,11 +5,11 @@ The sentences themselves (device_sentence, ceiling_sentence, ...) are tested in 
 
 from __future__ import annotations
 
-from lib.lessons import pipeline as lesson
+from lib.lessons import pipeline_screen as feeds
 from lib.recorded.sources import GpuSource
 
 SETTINGS = {"batch_size": 64, "dataset_size": 256, "model": "linear", "num_workers": 0, "pin_memory": True}
-VIEW = lesson.View(SETTINGS, "batch_size", gpu_live=False)
+VIEW = feeds.View(SETTINGS, "batch_size", gpu_live=False)
 MACHINE = {"gpus": ["NVIDIA H200"], "date": "2026-11-21", "cpu_model": "Xeon", "torch_threads": 8}
 H200 = GpuSource("recorded", "nvidia-h200", "NVIDIA H200, 2026-11-21", pack_paths=("/p/h200.json",))
 OTHER = GpuSource("recorded", "other", "Other GPU", pack_paths=("/p/other.json",))
@@ -45,46 +45,46 @@ def test_view_settings_per_feed_and_the_live_request():
     assert VIEW.current == 64 and VIEW.at == "batch size = 64" and 64 in VIEW.grid and 8 in VIEW.grid
     params = VIEW.params()
     assert params["images"]["pin_memory"] is False  # no GPU to copy to: the CPU is measured without pinning
-    assert lesson.View(SETTINGS, "batch_size", gpu_live=True).params()["images"]["pin_memory"] is True
+    assert feeds.View(SETTINGS, "batch_size", gpu_live=True).params()["images"]["pin_memory"] is True
     assert params["tensors"] == {"batch_size": 64, "dataset_size": 256, "model": "linear", "source": "tensors",
                                  "num_workers": 0, "pin_memory": False}
     assert "batch_size" not in VIEW.fixed()["images"]
-    request = lesson.live_request(VIEW, ["cpu"], point_budget_s=0.1, threads=1)
+    request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, threads=1)
     assert request["values"] == VIEW.grid and request["current"] == 64 and request["fixed"] == VIEW.fixed()
-    label = lesson.measure_label(VIEW, ["cpu"])
+    label = feeds.measure_label(VIEW, ["cpu"])
     assert label == ("data pipeline over batch size on cpu; Linear 784→10 (seed 001), dataset size 256, 0 workers, "
                      "pinned memory off")
     assert "batch_size" not in label and "=" not in label
 
 
 def test_settings_in_words():
-    assert lesson.settings_words({**SETTINGS, "num_workers": 1}) == (
+    assert feeds.settings_words({**SETTINGS, "num_workers": 1}) == (
         "Linear 784→10 (seed 001), batch size 64, dataset size 256, 1 worker, pinned memory on")
-    assert lesson.settings_words(SETTINGS, skip=("model", "batch_size", "num_workers", "pin_memory")) == (
+    assert feeds.settings_words(SETTINGS, skip=("model", "batch_size", "num_workers", "pin_memory")) == (
         "dataset size 256")
 
 
 def test_the_recorded_side_is_one_machine_the_sidebars_first():
     first, chosen = pack(machine_rows(), "/p/other.json"), pack(machine_rows())
-    found, recorded = lesson.find_recorded([first, chosen], H200.pack_paths, VIEW)
+    found, recorded = feeds.find_recorded([first, chosen], H200.pack_paths, VIEW)
     assert found is chosen
     assert {r["device"] for r in recorded["images"]} == {"cpu", "cuda:0"}  # the CPU and the first GPU only
-    found, _ = lesson.find_recorded([first, chosen], ("/p/none.json",), VIEW)
+    found, _ = feeds.find_recorded([first, chosen], ("/p/none.json",), VIEW)
     assert found is first
-    assert lesson.find_recorded([chosen], (), lesson.View(SETTINGS, "batch_size", gpu_live=True)) == (
+    assert feeds.find_recorded([chosen], (), feeds.View(SETTINGS, "batch_size", gpu_live=True)) == (
         None, {"images": [], "tensors": []})
-    assert lesson.find_recorded([pack([r for r in machine_rows() if r["device"] == "cpu"])], (), VIEW)[0] is None
-    assert lesson.elsewhere_sentence(H200, chosen) is None
-    text = lesson.elsewhere_sentence(OTHER, chosen)
+    assert feeds.find_recorded([pack([r for r in machine_rows() if r["device"] == "cpu"])], (), VIEW)[0] is None
+    assert feeds.elsewhere_sentence(H200, chosen) is None
+    text = feeds.elsewhere_sentence(OTHER, chosen)
     assert text == ("The GPU results chosen in the sidebar (Other GPU) hold no data-pipeline rows for this view, so "
                     "the recorded side comes from NVIDIA H200, 2026-11-21.")
-    assert lesson.has_recorded_sweeps([chosen]) and not lesson.has_recorded_sweeps([pack([])])
+    assert feeds.has_recorded_sweeps([chosen]) and not feeds.has_recorded_sweeps([pack([])])
 
 
 def screen(rows=None, gpu_live=False):
-    view = lesson.View(SETTINGS, "batch_size", gpu_live=gpu_live)
-    found, recorded = lesson.find_recorded([pack(machine_rows() if rows is None else rows)], (), view)
-    return lesson.screen(view, live_rows(), found, recorded)
+    view = feeds.View(SETTINGS, "batch_size", gpu_live=gpu_live)
+    found, recorded = feeds.find_recorded([pack(machine_rows() if rows is None else rows)], (), view)
+    return feeds.screen(view, live_rows(), found, recorded)
 
 
 def test_the_screen_pairs_one_machines_devices_at_the_point():
@@ -99,53 +99,53 @@ def test_the_screen_pairs_one_machines_devices_at_the_point():
 
 
 def test_the_words_say_whether_the_device_matters():
-    sentences, compared = lesson.device_words(screen())
+    sentences, compared = feeds.device_words(screen())
     assert compared and all("**the device does not matter**" in s for s in sentences)
-    alone, compared = lesson.device_words(screen(rows=[]))
+    alone, compared = feeds.device_words(screen(rows=[]))
     assert not compared and "loading alone took 75 ms of the 80 ms epoch" in alone[0]
-    assert lesson.feed_sentence(screen()).startswith("On **cpu (live, this server)**, an epoch over images takes "
+    assert feeds.feed_sentence(screen()).startswith("On **cpu (live, this server)**, an epoch over images takes "
                                                      "20.0× as long as one over tensors")
-    text = lesson.machines_sentence(screen())
+    text = feeds.machines_sentence(screen())
     assert "This server's CPU takes 80 ms for the same epoch over images that the recording machine's CPU took " \
            "20 ms for (4.00× as long). Loading is 95% of the timed phases on the recorded GPU too" in text
-    assert lesson.machines_sentence(screen(rows=[])) is None
-    (images, tensors) = lesson.summaries(screen())
+    assert feeds.machines_sentence(screen(rows=[])) is None
+    (images, tensors) = feeds.summaries(screen())
     assert "within 20% of each other at every one of the 2 batch size values" in images
 
 
 def test_missing_note_and_the_recorded_sweeps_offered_instead():
     no_sweeps = screen(rows=[])
-    assert lesson.missing_note(no_sweeps, []).startswith("No GPU on this server and no recorded data-pipeline")
+    assert feeds.missing_note(no_sweeps, []).startswith("No GPU on this server and no recorded data-pipeline")
     other_workers = machine_rows(num_workers=2)
     on = screen(rows=other_workers + [r for r in machine_rows() if r["source"] == "tensors"])
     packs = [pack(other_workers)]
     assert on.missing == ["images"]
-    text = lesson.missing_note(on, packs)
+    text = feeds.missing_note(on, packs)
     assert text == ("The recorded packs have no sweep over batch size for the DataLoader over images with these "
                     "settings (Linear 784→10 (seed 001), dataset size 256, 0 workers, pinned memory on), so that "
                     "part shows only the live CPU.")
-    assert lesson.missing_note(screen(), packs) is None
-    ((label, query),) = lesson.recorded_offers(packs, VIEW)
+    assert feeds.missing_note(screen(), packs) is None
+    ((label, query),) = feeds.recorded_offers(packs, VIEW)
     assert label == ("Show the sweep over batch size (dataset size 256; Linear 784→10 (seed 001); 2 workers; "
                      "pinned memory off)")
     assert query == {"over": "batch_size", "model": "linear", "num_workers": 2, "pin_memory": False,
                      "batch_size": 64, "dataset_size": 256}
-    now = lesson.View({**SETTINGS, "num_workers": 2, "pin_memory": False}, "batch_size", gpu_live=False)
-    assert lesson.recorded_offers(packs, now) == []  # the view on screen is not offered
-    assert lesson.recorded_offers([pack(machine_rows(dataset_size=999))], VIEW) == []  # not a slider step
+    now = feeds.View({**SETTINGS, "num_workers": 2, "pin_memory": False}, "batch_size", gpu_live=False)
+    assert feeds.recorded_offers(packs, now) == []  # the view on screen is not offered
+    assert feeds.recorded_offers([pack(machine_rows(dataset_size=999))], VIEW) == []  # not a slider step
 
 
 def test_phase_bars_notes_and_the_recording_commands():
-    bars = lesson.phase_bars(screen())
+    bars = feeds.phase_bars(screen())
     assert [b["series"] for b in bars][:2] == ["images · cpu (live, this server)",
                                                "images · cpu (recorded on NVIDIA H200, 2026-11-21)"]
-    assert len(lesson.phase_notes(bars)) == len(bars)
-    where = lesson.point_where("batch_size")
+    assert len(feeds.phase_notes(bars)) == len(bars)
+    where = feeds.point_where("batch_size")
     assert where({"series": "cpu (live, this server)", "source": "images", "batch_size": 8}) == (
         "cpu (live, this server), DataLoader over images, batch size 8")
-    images, tensors = lesson.record_commands(VIEW)
+    images, tensors = feeds.record_commands(VIEW)
     assert images == ("python -m lib sweep dataloader --over batch_size=8,16,32,64,128,256,512 --set dataset_size=256 "
                       "--set model=linear --set source=images --set num_workers=0 --set pin_memory=true "
                       "--devices cpu,cuda --out lib/recorded/dataloader_images_batch_size.json")
     assert "--set source=tensors" in tensors and "--set pin_memory=false" in tensors
-    assert lesson.feed_title("tensors") == "Tensors already on the device"
+    assert feeds.feed_title("tensors") == "Tensors already on the device"

@@ -5,7 +5,9 @@ The pieces under them (compare_sentence, find_seed_pack, ...) are tested in test
 
 from __future__ import annotations
 
-from lib.lessons import seed_cases as lesson
+from lib.lessons import seed_cases as cases
+from lib.lessons import seed_curves as curves
+from lib.lessons import seed_screen as screen
 from lib.recorded.sources import GpuSource
 from lib.workloads.presets import get_preset
 
@@ -25,108 +27,108 @@ def pack(rows, path="/p/h200_seeds.json"):
 
 def entry(device, losses, status="ok", **extra):
     return {"preset": "mnist_minibatch", "device": device, "status": status, "message": "" if status == "ok" else "x",
-            "losses": losses, "epochs": lesson.CURVE_EPOCHS["mnist_minibatch"],
-            "settings": lesson.live_params(MINIBATCH), "data_note": "", **extra}
+            "losses": losses, "epochs": curves.CURVE_EPOCHS["mnist_minibatch"],
+            "settings": cases.live_params(MINIBATCH), "data_note": "", **extra}
 
 
 def boston(live_cpu=1e-3, rec=(1e-3, 2e-3), live_gpu=None):
     rec_rows = [row(BOSTON, "cpu", rec[0]), row(BOSTON, "cuda:0", rec[1])] if rec else []
     live = [row(BOSTON, "cpu", live_cpu)] + ([row(BOSTON, "cuda:0", live_gpu)] if live_gpu else [])
-    return lesson.Case(BOSTON, {"rows": live, "curves": {}}, pack(rec_rows) if rec else None, rec_rows)
+    return screen.Case(BOSTON, {"rows": live, "curves": {}}, pack(rec_rows) if rec else None, rec_rows)
 
 
 def test_the_case_line_request_and_recording_command():
-    assert lesson.seed_line(BOSTON).startswith("**Seed 000** (run on an Intel Core i7-9700K CPU")
-    assert "(hardware not stated in the seed)" in lesson.seed_line(MATMUL)
-    request = lesson.live_request(MINIBATCH, ["cpu"], threads=1, budget_s=0.1)
+    assert screen.seed_line(BOSTON).startswith("**Seed 000** (run on an Intel Core i7-9700K CPU")
+    assert "(hardware not stated in the seed)" in screen.seed_line(MATMUL)
+    request = screen.live_request(MINIBATCH, ["cpu"], threads=1, budget_s=0.1)
     assert request["case"] == "mnist_minibatch" and request["params"]["dataset_size"] == 3000
-    assert lesson.measure_label(MINIBATCH, ["cpu"]) == "seed case MNIST MLP, DataLoader batch 100 (seed 000) on cpu"
-    assert lesson.record_command(BOSTON) == ("python3 scripts/seed_experiments.py --only boston_like --curves "
+    assert screen.measure_label(MINIBATCH, ["cpu"]) == "seed case MNIST MLP, DataLoader batch 100 (seed 000) on cpu"
+    assert screen.record_command(BOSTON) == ("python3 scripts/seed_experiments.py --only boston_like --curves "
                                              "--out lib/recorded/seeds_boston_like.json")
-    assert "--include-slow" in lesson.record_command(get_preset("jacobian_val1000"))
+    assert "--include-slow" in screen.record_command(get_preset("jacobian_val1000"))
 
 
 def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
     case = boston()
     assert case.machine == "NVIDIA H200, 2026-11-21" and case.cut == {} and case.rec_cut == {}
     assert case.rec_ratio == 2.0 and case.live_total == 10.0 and case.covers == "10 000 epochs in total"
-    table, bars = lesson.comparison(case)
+    table, bars = screen.comparison(case)
     assert [t["where"] for t in table] == [
         "reported in seed 000 (an Intel Core i7-9700K CPU and an RTX 2070 SUPER GPU)", f"{REC} (the seed's sizes)",
         "live on this server (the seed's sizes)"]
     assert table[1]["CPU"] == "10 s" and table[1]["GPU ÷ CPU"] == "2.00×" and table[2]["CPU"] == "10 s"
     assert [b["comparison"] for b in bars] == ["reported in seed 000", REC, f"GPU {REC} ÷ CPU live here"]
     assert bars[2]["ratio"] == 2.0
-    _, bars = lesson.comparison(boston(live_gpu=5e-4))
+    _, bars = screen.comparison(boston(live_gpu=5e-4))
     assert bars[-1] == {"comparison": "live on this server", "ratio": 0.5}
-    no_times = lesson.Case(get_preset("mnist_100rows"), {"rows": [], "curves": {}}, None, [])
-    (line,), bars = lesson.comparison(no_times)
+    no_times = screen.Case(get_preset("mnist_100rows"), {"rows": [], "curves": {}}, None, [])
+    (line,), bars = screen.comparison(no_times)
     assert line["covers"] == "the seed printed no times" and bars == []
     assert no_times.covers == "the seed's 1,000 calls"
 
 
 def test_a_recorded_gpu_not_measured_is_said_in_words():
     rows = [row(BOSTON, "cpu", 1e-3), row(BOSTON, "cuda:0", None, status="skipped")]
-    case = lesson.Case(BOSTON, {"rows": [row(BOSTON, "cpu", 1e-3)], "curves": {}}, pack(rows), rows)
-    assert lesson.comparison(case)[0][1]["GPU"] == "not run"
-    assert lesson.missing_note(case) == f"The recorded pack ({case.machine}) did not measure this experiment on the " \
+    case = screen.Case(BOSTON, {"rows": [row(BOSTON, "cpu", 1e-3)], "curves": {}}, pack(rows), rows)
+    assert screen.comparison(case)[0][1]["GPU"] == "not run"
+    assert screen.missing_note(case) == f"The recorded pack ({case.machine}) did not measure this experiment on the " \
                                         "GPU: not run — why."
-    assert lesson.missing_note(boston(rec=None)).startswith("No recorded seeds pack holds this experiment's GPU row")
-    assert lesson.missing_note(boston()) is None
+    assert screen.missing_note(boston(rec=None)).startswith("No recorded seeds pack holds this experiment's GPU row")
+    assert screen.missing_note(boston()) is None
 
 
 def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
-    assert "Measured on NVIDIA H200, 2026-11-21, the GPU took 2.00× as long" in lesson.verdict_sentences(boston())[0]
-    assert lesson.live_cpu_sentence(boston(), 1) == ("This server's CPU (1 thread) takes 1 ms per call, so 10 s for "
+    assert "Measured on NVIDIA H200, 2026-11-21, the GPU took 2.00× as long" in screen.verdict_sentences(boston())[0]
+    assert screen.live_cpu_sentence(boston(), 1) == ("This server's CPU (1 thread) takes 1 ms per call, so 10 s for "
                                                      "10 000 epochs in total (the seed's CPU: 12 s).")
     cut_rows = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
-    cut = lesson.Case(MINIBATCH, {"rows": [row(MINIBATCH, "cpu", 2.0)], "curves": {}}, pack(cut_rows), cut_rows)
+    cut = screen.Case(MINIBATCH, {"rows": [row(MINIBATCH, "cpu", 2.0)], "curves": {}}, pack(cut_rows), cut_rows)
     assert cut.rec_cut == {"dataset_size": (3000, 60000)}
-    assert lesson.verdict_sentences(cut)[1] == ("The recorded rows ran at a cut size (dataset size 3,000 instead of "
+    assert screen.verdict_sentences(cut)[1] == ("The recorded rows ran at a cut size (dataset size 3,000 instead of "
                                                 "the seed's 60,000), so their ratio is for that size.")
     assert "at a cut size (dataset size 3,000 instead of the seed's 60,000): not comparable" in \
-           lesson.live_cpu_sentence(cut, 2)
-    failed = lesson.Case(BOSTON, {"rows": [row(BOSTON, "cpu", None, status="error")], "curves": {}}, None, [])
-    assert lesson.live_cpu_sentence(failed, 1) == "This server's CPU was not timed: failed — why."
+           screen.live_cpu_sentence(cut, 2)
+    failed = screen.Case(BOSTON, {"rows": [row(BOSTON, "cpu", None, status="error")], "curves": {}}, None, [])
+    assert screen.live_cpu_sentence(failed, 1) == "This server's CPU was not timed: failed — why."
     gpu = row(MATMUL, "cuda:0", 0.46, cold_s=0.55)
-    matmul = lesson.Case(MATMUL, {"rows": [], "curves": {}}, pack([gpu]), [gpu])
-    assert lesson.cold_sentence(matmul) == (f"On {matmul.machine} the GPU's first call of this experiment in the "
+    matmul = screen.Case(MATMUL, {"rows": [], "curves": {}}, pack([gpu]), [gpu])
+    assert screen.cold_sentence(matmul) == (f"On {matmul.machine} the GPU's first call of this experiment in the "
                                             "recording run took 550 ms, a warm one 460 ms, 1.20× as long (the seed "
                                             "saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
-    assert lesson.cold_sentence(boston()) is None
+    assert screen.cold_sentence(boston()) is None
 
 
 def test_data_notes_say_once_where_each_was_seen():
     live = [row(MINIBATCH, "cpu", 1.0, data_note="synthetic MNIST")]
     rec = [row(MINIBATCH, "cuda:0", 1.0, data_note="synthetic MNIST"), row(MINIBATCH, "cpu", 1.0, data_note="other")]
-    case = lesson.Case(MINIBATCH, {"rows": live, "curves": {"cpu": entry("cpu", [1.0], data_note="curve data")}},
+    case = screen.Case(MINIBATCH, {"rows": live, "curves": {"cpu": entry("cpu", [1.0], data_note="curve data")}},
                        pack(rec), rec)
-    notes = lesson.data_notes(case)
+    notes = screen.data_notes(case)
     assert notes == {"synthetic MNIST": "live", "other": f"recorded on {case.machine}"}
-    curves = lesson.curves_view(case, [])
-    assert lesson.curve_data_notes(case, curves, notes) == ["Data (live curve): curve data"]
+    curves = screen.curves_view(case, [])
+    assert screen.curve_data_notes(case, curves, notes) == ["Data (live curve): curve data"]
 
 
 def test_loss_curves_live_and_recorded_with_their_words():
     recorded = {"schema_version": 1, "machine": MACHINE, "rows": [], "path": "/p/h200_seeds_curves.json",
                 "curves": [entry("cuda:0", [1.0, 0.5]), entry("cuda:1", [1.0, 0.5], epochs=99)]}
     live = {"rows": [], "curves": {"cpu": entry("cpu", [2.3, 1.0, 0.1]), "cuda:0": entry("cuda:0", [], "error")}}
-    case = lesson.Case(MINIBATCH, live, None, [])
-    curves = lesson.curves_view(case, [recorded])
+    case = screen.Case(MINIBATCH, live, None, [])
+    curves = screen.curves_view(case, [recorded])
     assert list(curves.losses) == ["cpu (live, this server)", f"cuda:0 ({REC})", f"cuda:1 ({REC})"]
     assert curves.failures == ["cuda:0 (live, this server): no curve (failed — x)."]
     assert curves.differing == [f"cuda:1 ({REC})"] and curves.side_machine == "NVIDIA H200, 2026-11-21"
-    rows = lesson.curve_rows(curves)
+    rows = screen.curve_rows(curves)
     assert rows[0] == {"series": "cpu (live, this server)", "epoch": 1, "loss": 2.3} and len(rows) == 7
-    assert lesson.epochs_sentence(curves, MINIBATCH) == (
+    assert screen.epochs_sentence(curves, MINIBATCH) == (
         "3 epochs at a cut size (dataset size 3,000 instead of the seed's 60,000) (the seed trained 15), from the "
         "seeded initial weights on every device.")
-    assert lesson.minibatch_sentence(curves, MINIBATCH) == (
+    assert screen.minibatch_sentence(curves, MINIBATCH) == (
         "Seed 000's CPU run stayed at a loss of 2.3036 from its first epoch to its last. Here the CPU model has its "
         "own optimizer and learns: 2.3 → 0.1 in 3 epochs.")
-    assert lesson.minibatch_sentence(curves, BOSTON) is None
-    assert lesson.curves_view(lesson.Case(MATMUL, {"rows": [], "curves": {}}, None, []), []) is None
-    assert lesson.pct_lower(0.995) == "more than 99%" and lesson.pct_lower(0.004) == "under 1%"
+    assert screen.minibatch_sentence(curves, BOSTON) is None
+    assert screen.curves_view(screen.Case(MATMUL, {"rows": [], "curves": {}}, None, []), []) is None
+    assert curves.pct_lower(0.995) == "more than 99%" and curves.pct_lower(0.004) == "under 1%"
 
 
 def test_elsewhere_is_said_when_the_pack_is_not_the_sidebars():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lib.lessons import onscreen
 from lib.lessons import timing_pitfalls as lesson
+from lib.lessons import timing_words as words
 
 HONEST = lesson.BASELINE
 NAIVE = {**HONEST, "sync": False}
@@ -101,5 +102,5 @@ def test_missing_note_names_the_timings_the_pack_lacks():
 def test_points_are_placed_in_words_and_shares_are_percentages():
     point = {**rows("cpu", {16384: 1.0})[0], "series": "cpu (live, this server)"}
     assert lesson.point_where(point) == "cpu (live, this server), size 16,384, synchronised, fp32"
-    assert lesson.copy_share({"median_s": 4.0}, {"median_s": 1.0}) == 0.75
-    assert lesson.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0
+    assert words.copy_share({"median_s": 4.0}, {"median_s": 1.0}) == 0.75
+    assert words.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0

@@ -50,10 +50,12 @@ def render_sidebar() -> GpuSource:
             st.markdown(line)
         if len(sources) > 1:
             keys = [s.key for s in sources]
-            labels = {s.key: ("live on this server" if s.live else f"recorded: {s.label}") for s in sources}
+            labels = {s.key: ("live on this server" if s.live else
+                              f"your upload: {s.label}" if s.files.startswith("uploaded") else f"recorded: {s.label}")
+                      for s in sources}
             chosen = url.selectbox("gpu", "GPU results from", keys, keys[0], format_func=labels.get,
-                                   help="Live when this server has a GPU; otherwise a pack recorded on a real GPU "
-                                        "with this project's CLI (python -m lib sweep ...).")
+                                   help="Live when this server has a GPU; otherwise results recorded on a real GPU "
+                                        "and shipped with the app, or uploaded by you on the Your results page.")
             source = next(s for s in sources if s.key == chosen)
         else:
             source = sources[0] if sources else NO_GPU

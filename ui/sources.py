@@ -21,6 +21,7 @@ from lib.recorded.sources import NO_GPU, GpuSource
 from ui.router import ensure_router
 
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
+UPLOADS_STATE_KEY = "uploaded_packs"  # packs this visitor uploaded on Your results, for every page of the session
 
 
 def load_recorded() -> tuple[list[dict], list[str]]:
@@ -28,29 +29,41 @@ def load_recorded() -> tuple[list[dict], list[str]]:
     return lib_recorded.load_recorded()
 
 
+def remember_uploads(packs: list[dict], names: list[str]) -> None:
+    """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page."""
+    st.session_state[UPLOADS_STATE_KEY] = [{**p, "path": f"uploaded: {n}"} for p, n in zip(packs, names)]
+
+
+def all_packs() -> list[dict]:
+    """The shipped packs and this visitor's uploads."""
+    return load_recorded()[0] + list(st.session_state.get(UPLOADS_STATE_KEY, []))
+
+
 def gpu_sources() -> list[GpuSource]:
-    """A live GPU first (when this server has one), then each recorded GPU machine."""
+    """A live GPU first (when this server has one), then each GPU machine recorded in the shipped
+    packs or in this visitor's uploads."""
     live = available_devices()[1] if cuda_available() else None
-    return lib_sources.gpu_sources(load_recorded()[0], live_device=live)
+    return lib_sources.gpu_sources(all_packs(), live_device=live)
 
 
 def current_source() -> GpuSource:
-    """The source chosen in the sidebar; the first available one when a page runs on its own."""
+    """The source chosen in the sidebar (or, embedded without a sidebar, named by the link's 'gpu'
+    parameter); the first available one otherwise."""
     ensure_router()
     sources = gpu_sources()
-    chosen = st.session_state.get(SOURCE_STATE_KEY)
+    chosen = st.session_state.get(SOURCE_STATE_KEY) or st.query_params.get("gpu")
     return next((s for s in sources if s.key == chosen), sources[0] if sources else NO_GPU)
 
 
 def source_for(workload: Workload) -> tuple[GpuSource, str | None]:
     """The sidebar's source, or another recorded machine when the chosen one holds nothing for
     this workload (with a sentence saying so)."""
-    return lib_sources.source_for_workload(current_source(), gpu_sources(), load_recorded()[0], workload)
+    return lib_sources.source_for_workload(current_source(), gpu_sources(), all_packs(), workload)
 
 
 def recorded_pack(source: GpuSource) -> dict | None:
     """All rows of the source's packs as one pack, or None."""
-    return lib_sources.source_pack(source, load_recorded()[0])
+    return lib_sources.source_pack(source, all_packs())
 
 
 def live_devices(source: GpuSource) -> list[str]:

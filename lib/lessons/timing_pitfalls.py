@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
-from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
+from lib.core.fmt import fmt_value
 from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.lessons import onscreen
@@ -252,182 +251,18 @@ def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[st
 
 
 # -- synchronise -------------------------------------------------------------------------------------
-def sync_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], variant: dict[str, Any],
-                   size: int, series_order: Sequence[str]) -> list[str]:
-    """What the naive timer reports against the honest one, per series; on the CPU, that it is the same."""
-    if variant["sync"]:
-        return ["Every time on the chart below is honest: the harness waits for the device before each clock read. "
-                "Switch off **Synchronise** to see what a naive timer reports. (On the CPU it changes nothing: a CPU "
-                "matmul has finished when the call returns.)"]
-    out = []
-    mixed = [c for c in changes(variant) if c != "sync"]
-    for series in series_order:
-        naive, honest = by_size(current, series), by_size(baseline, series)
-        common = sorted(set(naive) & set(honest))
-        if not common:
-            continue
-        at = nearest(common, size)
-        n, h = naive[at]["median_s"], honest[at]["median_s"]
-        if series.startswith("cpu"):
-            ratio = n / h
-            spread = max(naive[at].get("iqr_s") or 0, honest[at].get("iqr_s") or 0)
-            same = abs(ratio - 1) <= 0.25 or abs(n - h) <= spread
-            out.append(f"On **{series}** {_at(size, at)}: naive {fmt_s(n)}, synchronised {fmt_s(h)} "
-                       f"({'about the same' if same else fmt_ratio(ratio) + ' of it'}). "
-                       "On the CPU synchronising changes nothing: the CPU has done the work by the time the call "
-                       "returns, so there is nothing to wait for.")
-            continue
-        lo, hi = min(naive[s]["median_s"] for s in common), max(naive[s]["median_s"] for s in common)
-        h_lo, h_hi = honest[common[0]]["median_s"], honest[common[-1]]["median_s"]
-        text = (f"On **{series}**, from size {fmt_value(common[0])} to {fmt_value(common[-1])} the naive timer reports "
-                f"between {fmt_s(lo)} and {fmt_s(hi)} per call (a {fmt_ratio(hi / lo)} spread), while the synchronised "
-                f"time grows from {fmt_s(h_lo)} to {fmt_s(h_hi)} ({fmt_ratio(h_hi / h_lo)}). ")
-        if h >= 2 * n:
-            text += (f"At size {fmt_value(at)} the naive number ({fmt_s(n)}) is **{fmt_ratio(h / n)} too small**: "
-                     f"it is the time to queue the matmul, not to compute it ({fmt_s(h)}).")
-        else:
-            text += (f"At size {fmt_value(at)} the naive number is {fmt_s(n)} against {fmt_s(h)} synchronised "
-                     f"({fmt_ratio(h / n)}).")
-        out.append(text)
-    if mixed:
-        out.append("(These curves also differ from the honest baseline in "
-                   + " and ".join({"tf32": "TF32", "transfer": "the copy"}[c] for c in mixed)
-                   + ", so each gap mixes those effects in.)")
-    if not any(not s.startswith("cpu") for s in series_order):
-        out.append("There is no GPU curve on screen, so the naive timer's lie itself cannot be shown here: on a GPU "
-                   "the call returns as soon as the work is queued.")
-    return out
 
 
 # -- cold first call ---------------------------------------------------------------------------------
-def cold_sentences(current: Sequence[dict[str, Any]], size: int, series_order: Sequence[str]) -> list[str]:
-    out = []
-    for series in series_order:
-        rows = {s: r for s, r in by_size(current, series).items() if r.get("cold_s")}
-        if not rows:
-            continue
-        at = nearest(list(rows), size)
-        cold, warm = rows[at]["cold_s"], rows[at]["median_s"]
-        text = (f"On **{series}** {_at(size, at)} the first call took {fmt_s(cold)} and the warm median "
-                f"{fmt_s(warm)}: the first call was {fmt_ratio(cold / warm)} the warm time.")
-        worst = max(rows, key=lambda s: rows[s]["cold_s"] / rows[s]["median_s"])
-        if worst != at:
-            w_cold, w_warm = rows[worst]["cold_s"], rows[worst]["median_s"]
-            text += (f" The largest gap on screen is at size {fmt_value(worst)}: {fmt_s(w_cold)} "
-                     f"against {fmt_s(w_warm)} ({fmt_ratio(w_cold / w_warm)}).")
-        out.append(text)
-    return out
 
 
 # -- TF32 --------------------------------------------------------------------------------------------
-def tf32_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], variant: dict[str, Any],
-                   size: int, series_order: Sequence[str]) -> list[str]:
-    if variant["dtype"] != "tf32":
-        return []
-    out = []
-    for series in series_order:
-        tf, fp = by_size(current, series), by_size(baseline, series)
-        common = [s for s in sorted(set(tf) & set(fp))
-                  if tf[s].get("achieved_flops_per_s") and fp[s].get("achieved_flops_per_s")]
-        if not common:
-            continue
-        at = nearest(common, size)
-        a, b = tf[at]["achieved_flops_per_s"], fp[at]["achieved_flops_per_s"]
-        text = (f"On **{series}** {_at(size, at)}: {fmt_rate(a)} with TF32 against {fmt_rate(b)} in fp32 "
-                f"({fmt_ratio(a / b)}).")
-        if not is_cuda(str(tf[at].get("device", ""))):
-            text += " TF32 is an NVIDIA tensor-core mode: on the CPU both runs are plain fp32 arithmetic."
-        out.append(text)
-    return out
 
 
 # -- transfer ----------------------------------------------------------------------------------------
-def transfer_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], variant: dict[str, Any],
-                       size: int, series_order: Sequence[str]) -> list[str]:
-    if not variant["transfer"]:
-        return []
-    out = []
-    for series in series_order:
-        with_copy, without = by_size(current, series), by_size(baseline, series)
-        common = sorted(set(with_copy) & set(without))
-        if not common:
-            continue
-        at = nearest(common, size)
-        a, b = with_copy[at]["median_s"], without[at]["median_s"]
-        if not is_cuda(str(with_copy[at].get("device", ""))):
-            out.append(f"On **{series}** {_at(size, at)}: {fmt_s(a)} with the copy “counted”, {fmt_s(b)} without: "
-                       "on the CPU the inputs are already where the work runs, so nothing is copied.")
-            continue
-        text = (f"On **{series}** {_at(size, at)}, counting the copy of both inputs from host memory, one call takes "
-                f"{fmt_s(a)} against {fmt_s(b)} with the inputs already on the device")
-        text += (f": the copy adds {fmt_s(a - b)}, {pct(min((a - b) / a, 1))} of the call." if a > b else ".")
-        copy = with_copy[at].get("phase_transfer_s")
-        if copy:
-            text += f" Timed on its own, the copy took {fmt_s(copy)}."
-        small, big = common[0], common[-1]
-        if big != small:
-            text += (f" Its share is {pct(copy_share(with_copy[small], without[small]))} at size {fmt_value(small)} "
-                     f"and {pct(copy_share(with_copy[big], without[big]))} at {fmt_value(big)}: copying grows with "
-                     "size², the arithmetic with size³.")
-        out.append(text)
-    return out
-
-
-def copy_share(with_copy: dict[str, Any], without: dict[str, Any]) -> float:
-    """The copy's part of one call: (with the copy - without) / with the copy, never below 0."""
-    return max(0.0, with_copy["median_s"] - without["median_s"]) / with_copy["median_s"]
 
 
 # -- achieved FLOP/s ---------------------------------------------------------------------------------
-def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> list[dict[str, Any]]:
-    """The best achieved FLOP/s per series and dtype among the honest (synchronised) rows on screen."""
-    best: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in rows:
-        if (not is_ok(r) or not r.get("sync", True) or not r.get("achieved_flops_per_s")
-                or r.get("series") not in series_order):
-            continue
-        key = (r["series"], r["dtype"])
-        if key not in best or r["achieved_flops_per_s"] > best[key]["achieved_flops_per_s"]:
-            best[key] = r
-    return [{"series": s, "dtype": d, "value": r["achieved_flops_per_s"], "size": int(r["size"]),
-             "label": f"best measured here ({d}): {fmt_rate(r['achieved_flops_per_s'])}"}
-            for (s, d), r in sorted(best.items(), key=lambda kv: (series_order.index(kv[0][0]), kv[0][1]))]
-
-
-def flops_sentences(current: Sequence[dict[str, Any]], all_rows: Sequence[dict[str, Any]], variant: dict[str, Any],
-                    size: int, series_order: Sequence[str]) -> list[str]:
-    bests = best_rates(all_rows, series_order)
-    out = []
-    for series in series_order:
-        rows = {s: r for s, r in by_size(current, series).items() if r.get("achieved_flops_per_s")}
-        mine = (next((b for b in bests if b["series"] == series and b["dtype"] == variant["dtype"]), None)
-                or next((b for b in bests if b["series"] == series and b["dtype"] == BASELINE["dtype"]), None))
-        if not rows or not mine:
-            continue
-        at = nearest(list(rows), size)
-        rate = rows[at]["achieved_flops_per_s"]
-        text = (f"**{series}**: the best measured here ({mine['dtype']}) is {fmt_rate(mine['value'])}, at size "
-                f"{fmt_value(mine['size'])}.")
-        if variant["sync"]:
-            text += f" {_at(size, at).capitalize()} it reaches {fmt_rate(rate)}, {pct(rate / mine['value'])} of that."
-            small = min(rows)
-            if small != at:
-                share = rows[small]["achieved_flops_per_s"] / mine["value"]
-                text += (f" At size {fmt_value(small)} only {pct(share)}: too little work per call to keep the "
-                         "device busy.")
-        elif not is_cuda(str(rows[at].get("device", ""))):
-            text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
-                     f"{pct(rate / mine['value'])} of that: on the CPU the naive timer is honest, the work is done "
-                     "when the call returns.")
-        elif rate > mine["value"]:
-            text += (f" Taken at face value, the naive timer would put it at {fmt_rate(rate)} {_at(size, at)}, "
-                     f"**{fmt_ratio(rate / mine['value'])} the best it achieved when timed honestly**: that number "
-                     "times the launch, not the work.")
-        else:
-            text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
-                     f"{pct(rate / mine['value'])} of that.")
-        out.append(text)
-    return out
 
 
 def record_command(variant: dict[str, Any], sizes: Sequence[int] = SIZES) -> str:

@@ -1,0 +1,308 @@
+"""The Data pipeline page's view and what it shows: the feeds it measures, the recorded side, the rows on screen and the words read from them (sentences of one point are lib.lessons.pipeline). No Streamlit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
+from lib.core.rows import is_ok
+from lib.lessons import onscreen
+from lib.lessons.live import log_grid, rows_at
+from lib.lessons.pipeline import (
+    AXES,
+    MODELS,
+    MOSTLY,
+    NOT_ON_PAGE,
+    POINTS,
+    SOURCES,
+    WORKERS,
+    WORKLOAD,
+    ceiling_sentence,
+    device_sentence,
+    loading_share,
+    phase_note,
+    sweep_summary,
+)
+from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorded_groups
+
+
+def axis_label(key: str) -> str:
+    return AXES[key][0]
+
+
+def feed_title(feed: str) -> str:
+    """A feed's chart title: 'DataLoader over images', 'Tensors already on the device'."""
+    words = SOURCES[feed]
+    return words[0].upper() + words[1:]
+
+
+@dataclass(frozen=True)
+class View:
+    """The page's settings: batch_size, dataset_size, model, num_workers, pin_memory; `over` is swept."""
+
+    settings: Mapping[str, Any]
+    over: str
+    gpu_live: bool  # both devices are timed live here
+
+    @property
+    def current(self) -> Any:
+        return self.settings[self.over]
+
+    @property
+    def at(self) -> str:
+        """'batch size = 64': the point explained."""
+        return f"{axis_label(self.over)} = {fmt_value(self.current)}"
+
+    @property
+    def grid(self) -> list[Any]:
+        """The live points: a few spread over the axis, always with the slider's value."""
+        return log_grid(AXES[self.over][1], n=POINTS, include=[self.current])
+
+    def params(self) -> dict[str, dict[str, Any]]:
+        """Each feed's settings. Pinned memory changes nothing without a GPU to copy to, so the CPU is
+        measured without it; tensors never go through the DataLoader, so workers and pinning do not apply."""
+        common = {k: self.settings[k] for k in ("batch_size", "dataset_size", "model")}
+        return {"images": {**common, "source": "images", "num_workers": self.settings["num_workers"],
+                           "pin_memory": self.settings["pin_memory"] if self.gpu_live else False},
+                "tensors": {**common, "source": "tensors", "num_workers": 0, "pin_memory": False}}
+
+    def fixed(self) -> dict[str, dict[str, Any]]:
+        """Each feed's settings but the swept one."""
+        return {feed: {k: v for k, v in p.items() if k != self.over} for feed, p in self.params().items()}
+
+
+def settings_words(settings: Mapping[str, Any], skip: Iterable[str] = ()) -> str:
+    """'Linear 784→10 (seed 001), dataset size 256, 2 workers, pinned memory off' (those not in `skip`)."""
+    words = [MODELS.get(settings["model"], str(settings["model"]))] if "model" not in skip else []
+    words += [f"{axis_label(k)} {fmt_value(settings[k])}" for k in AXES if k not in skip]
+    if "num_workers" not in skip:
+        words.append(plural(settings["num_workers"], "worker"))
+    if "pin_memory" not in skip:
+        words.append(f"pinned memory {fmt_value(bool(settings['pin_memory']))}")
+    return ", ".join(words)
+
+
+def live_request(view: View, devices: Sequence[str], *, point_budget_s: float, threads: int) -> dict[str, Any]:
+    """Everything that changes the page's live measurement: its cache key."""
+    return {"kind": "data_pipeline", "over": view.over, "values": view.grid, "fixed": view.fixed(),
+            "devices": list(devices), "current": view.current, "point_budget_s": point_budget_s, "threads": threads}
+
+
+def measure_label(view: View, devices: Sequence[str]) -> str:
+    """What is being measured, for the progress bar and for visitors who wait for it."""
+    return (f"data pipeline over {axis_label(view.over)} on {', '.join(devices)}; "
+            + settings_words(view.params()["images"], skip=(view.over,)))
+
+
+def find_recorded(packs: Sequence[dict[str, Any]], preferred: Iterable[str], view: View
+                  ) -> tuple[dict[str, Any] | None, dict[str, list[dict[str, Any]]]]:
+    """The pack whose CPU and GPU rows match this view (the sidebar's packs first, then any), and its
+    rows per feed: the CPU and the first GPU of that one machine. Nothing when the GPU is live."""
+    empty: dict[str, list[dict[str, Any]]] = {feed: [] for feed in SOURCES}
+    if view.gpu_live:
+        return None, empty
+    preferred = set(preferred)
+    params = view.params()
+    for pack in sorted(packs, key=lambda p: 0 if p["path"] in preferred else 1):
+        found = {feed: matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
+                 for feed in SOURCES}
+        if any(is_cuda(str(r["device"])) for rows in found.values() for r in rows):
+            return pack, {feed: cpu_and_first_gpu(rows) for feed, rows in found.items()}
+    return None, empty
+
+
+def cpu_and_first_gpu(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    gpus = sorted({r["device"] for r in rows if is_cuda(str(r["device"]))})
+    return [r for r in rows if r["device"] == "cpu" or (gpus and r["device"] == gpus[0])]
+
+
+def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None) -> str | None:
+    """When the recorded side comes from another machine than the one chosen in the sidebar, saying so."""
+    return onscreen.elsewhere_sentence(source, pack, "no data-pipeline rows for this view")
+
+
+def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether any pack holds a recorded data-pipeline sweep (a seeds pack's single rows do not count)."""
+    return any(r.get("workload") == WORKLOAD.name and r.get("swept") for p in packs for r in p["rows"])
+
+
+@dataclass
+class Screen:
+    """The rows on screen per feed ('images', 'tensors'), each labelled with its series."""
+
+    view: View
+    rows_of: dict[str, list[dict[str, Any]]]
+    pack: dict[str, Any] | None  # the recorded pack shown, if any
+    recorded: dict[str, list[dict[str, Any]]]  # its rows per feed, unlabelled (for downloads)
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return [r for feed in SOURCES for r in self.rows_of[feed]]
+
+    @property
+    def missing(self) -> list[str]:
+        """The feeds with no recorded GPU side (none when the GPU is live here)."""
+        return [] if self.view.gpu_live else [feed for feed in SOURCES if not self.recorded[feed]]
+
+    def recorded_rows(self) -> list[dict[str, Any]]:
+        return [r for feed in SOURCES for r in self.recorded[feed]]
+
+    def here(self, feed: str) -> list[dict[str, Any]]:
+        """The feed's rows at the point explained."""
+        return rows_at(self.rows_of[feed], self.view.over, self.view.current)
+
+    def at_point(self, feed: str, series: str = onscreen.LIVE_CPU) -> dict[str, Any] | None:
+        return next((r for r in self.here(feed) if r["series"] == series), None)
+
+    def pair(self, feed: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """CPU and GPU rows of ONE machine at the point explained (the same host CPU feeds both devices):
+        both live on a GPU server, else both recorded."""
+        here = [r for r in self.here(feed) if self.view.gpu_live or "recorded" in r["series"]]
+        return (next((r for r in here if r["device"] == "cpu"), None),
+                next((r for r in here if r["device"] != "cpu"), None))
+
+
+def screen(view: View, live: Sequence[dict[str, Any]], pack: dict[str, Any] | None,
+           recorded: dict[str, list[dict[str, Any]]]) -> Screen:
+    machine = machine_text(pack["machine"]) if pack else None
+    rows_of = {feed: onscreen.labelled([r for r in live if r.get("source") == feed], recorded[feed], (), machine)
+               for feed in SOURCES}
+    return Screen(view, rows_of, pack, recorded)
+
+
+def device_words(on: Screen) -> tuple[list[str], bool]:
+    """Per feed, does the device matter at the point explained: from both devices of one machine, else
+    what any device could save of the live CPU's epoch. Also whether a two-device comparison was said."""
+    out, compared = [], False
+    for feed, words in SOURCES.items():
+        cpu, gpu = on.pair(feed)
+        sentence = device_sentence(cpu, gpu, cpu["series"] if cpu else "", gpu["series"] if gpu else "", words)
+        compared = compared or sentence is not None
+        row = on.at_point(feed)
+        sentence = sentence or ceiling_sentence(row, onscreen.LIVE_CPU, words)
+        if not sentence:
+            why = (row.get("message") or onscreen.STATUS_WORDS.get(row.get("status"), row.get("status"))
+                   if row else "nothing was measured there")
+            sentence = f"With the {words}, the CPU was not measured at {on.view.at}: {why}."
+        out.append(sentence)
+    return out, compared
+
+
+def feed_sentence(on: Screen) -> str | None:
+    """On the live CPU: an epoch over images against one over tensors, same model, same numbers."""
+    images, tensors = on.at_point("images"), on.at_point("tensors")
+    if not (is_ok(images) and is_ok(tensors)):
+        return None
+    a, b, who = images["median_s"], tensors["median_s"], onscreen.LIVE_CPU
+    if a >= b:
+        return (f"On **{who}**, an epoch over images takes {fmt_ratio(a / b)} as long as one over tensors "
+                f"already in memory ({fmt_s(a)} against {fmt_s(b)}): same model, same numbers, only the feed differs.")
+    return (f"On **{who}**, an epoch over images ({fmt_s(a)}) is no slower than one over tensors ({fmt_s(b)}) at "
+            "these settings.")
+
+
+def machines_sentence(on: Screen) -> str | None:
+    """This server's CPU against the recording machine's, over images; and whether loading paces the GPU there."""
+    if not on.pack or on.view.gpu_live:
+        return None
+    here, (cpu, gpu) = on.at_point("images"), on.pair("images")
+    if not (is_ok(here) and is_ok(cpu)):
+        return None
+    ratio = here["median_s"] / cpu["median_s"]
+    how = f"{fmt_ratio(ratio)} as long" if ratio >= 1 else f"{fmt_ratio(1 / ratio)} as fast"
+    share = loading_share(gpu)
+    paced = (f" Loading is {pct(share)} of the timed phases on the recorded GPU too: with images, the CPU that "
+             "decodes them sets the GPU's pace." if share is not None and share >= MOSTLY else "")
+    return (f"This server's CPU takes {fmt_s(here['median_s'])} for the same epoch over images that the recording "
+            f"machine's CPU took {fmt_s(cpu['median_s'])} for ({how}).{paced}")
+
+
+def summaries(on: Screen) -> list[str]:
+    """Per feed, across the points on screen: where the two devices of one machine stay within SAME_WITHIN."""
+    out = []
+    for feed, words in SOURCES.items():
+        cpu, gpu = on.pair(feed)
+        if cpu and gpu:
+            rows = [r for r in on.rows_of[feed] if r["series"] in (cpu["series"], gpu["series"])]
+            text = sweep_summary(rows, on.view.over, axis_label(on.view.over), words, cpu["device"], gpu["device"])
+            if text:
+                out.append(text)
+    return out
+
+
+def missing_note(on: Screen, packs: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why part of the view shows only the live CPU: no recorded sweeps at all, or none for these settings."""
+    if on.view.gpu_live:
+        return None
+    if not has_recorded_sweeps(packs):
+        return ("No GPU on this server and no recorded data-pipeline results shipped, so only the live CPU is "
+                "shown. What the CPU's own numbers already say: the loading part of an epoch is a floor that "
+                "no faster device can lower.")
+    missing = on.missing
+    if not missing:
+        return None
+    settings, over = on.view.settings, on.view.over
+    skip = (over,) if "images" in missing else (over, "num_workers", "pin_memory")
+    what = " or ".join(f"the {SOURCES[feed]}" for feed in missing)
+    part = "that part shows" if len(missing) < len(SOURCES) else "this view shows"
+    return (f"The recorded packs have no sweep over {axis_label(over)} for {what} with these settings "
+            f"({settings_words(settings, skip=skip)}), so {part} only the live CPU.")
+
+
+def showable(group: Mapping[str, Any]) -> bool:
+    """Whether the page's widgets can show a recorded sweep (an images sweep at settings they offer)."""
+    p = group["params"]
+    return (group["over"] in AXES and p.get("source") == "images" and p.get("model") in MODELS
+            and p.get("num_workers") in WORKERS and all(p.get(k) in AXES[k][1] for k in AXES)
+            and all(p.get(k) == WORKLOAD.setting(k).default for k in NOT_ON_PAGE))
+
+
+def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tuple[str, dict[str, Any]]]:
+    """Buttons for recorded sweeps the page can show instead: (label, the widgets' values). The slider
+    of the swept setting keeps its value; the view on screen is not offered."""
+    now = {"over": view.over, **{k: view.settings[k] for k in ("model", "num_workers", "pin_memory", *AXES)}}
+    offers: list[tuple[str, dict[str, Any]]] = []
+    for pack in packs:
+        for group in filter(showable, recorded_groups(pack["rows"], WORKLOAD)):
+            p, over = group["params"], group["over"]
+            query = {"over": over, "model": p["model"], "num_workers": p["num_workers"],
+                     "pin_memory": p["pin_memory"], **{k: view.settings[k] if k == over else p[k] for k in AXES}}
+            if query != now and all(query != q for _, q in offers):
+                text = settings_words(query, skip=(over, "model", "num_workers", "pin_memory"))
+                offers.append((f"Show the sweep over {axis_label(over)} ({text}; {MODELS[query['model']]}; "
+                               f"{plural(query['num_workers'], 'worker')}; pinned memory "
+                               f"{fmt_value(bool(query['pin_memory']))})", query))
+    return offers
+
+
+def phase_bars(on: Screen) -> list[dict[str, Any]]:
+    """The phase chart's bars at the point explained: each timed row with phases, its series prefixed by its feed."""
+    return [{**r, "series": f"{feed} · {r['series']}"} for feed in SOURCES for r in on.here(feed)
+            if is_ok(r) and r.get("phase_loading_s") is not None]
+
+
+def phase_notes(bars: Iterable[dict[str, Any]]) -> list[str]:
+    return [n for n in (phase_note(r, r["series"]) for r in bars) if n]
+
+
+def point_where(over: str) -> Callable[[dict[str, Any]], str]:
+    """Where a point sits, for its note: 'cpu (live, this server), DataLoader over images, batch size 8'."""
+    def where(row: dict[str, Any]) -> str:
+        feed = SOURCES.get(str(row.get("source")), str(row.get("source")))
+        return f"{row['series']}, {feed}, {axis_label(over)} {fmt_value(row.get(over))}"
+    return where
+
+
+def record_commands(view: View) -> list[str]:
+    """The CLI sweeps that record this view on a GPU machine, one per feed, the CPU and the GPU each."""
+    out = []
+    values = ",".join(str(v) for v in AXES[view.over][1])
+    for feed, params in view.params().items():
+        fixed = {**params, "pin_memory": bool(view.settings["pin_memory"]) and feed == "images"}
+        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in fixed.items() if k != view.over)
+        out.append(f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "
+                   f"--out lib/recorded/dataloader_{feed}_{view.over}.json")
+    return out

@@ -1,0 +1,307 @@
+"""Seed case studies on screen: one case's table beside the seed, its sentences and its loss curves, computed from the rows and curves found for it (lib.lessons.seed_cases). No Streamlit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_times, fmt_value, plural
+from lib.core.rows import Status, is_ok
+from lib.lessons import onscreen
+from lib.lessons.seed_cases import (
+    SEED_HARDWARE,
+    SEED_SOURCE,
+    compare_sentence,
+    label,
+    live_params,
+    pick,
+    same_settings,
+    size_differences,
+    size_words,
+    total_s,
+)
+from lib.lessons.seed_curves import curve_setting, find_curves
+from lib.recorded.sources import machine_text, series_label
+from lib.workloads.presets import Preset
+
+
+def seed_line(preset: Preset) -> str:
+    """'**Seed 000** (run on …): what the seed ran.'"""
+    hardware = SEED_HARDWARE.get(preset.seed)
+    return (f"**Seed {preset.seed}** ({'run on ' + hardware if hardware else 'hardware not stated in the seed'}): "
+            f"{preset.description}.")
+
+
+def live_request(preset: Preset, devices: Sequence[str], *, threads: int, budget_s: float) -> dict[str, Any]:
+    """Everything that changes the page's live measurement of a case: its cache key."""
+    return {"kind": "seed_case", "case": preset.name, "params": live_params(preset), "devices": list(devices),
+            "threads": threads, "budget": budget_s, "curve": curve_setting(preset)}
+
+
+def measure_label(preset: Preset, devices: Sequence[str]) -> str:
+    return f"seed case {label(preset.name)} on {', '.join(devices)}"
+
+
+def record_command(preset: Preset) -> str:
+    """The seed script's command that records this case (and its loss curves) on a GPU machine."""
+    slow = " --include-slow" if preset.slow else ""
+    return (f"python3 {SEED_SOURCE} --only {preset.name}{slow} --curves "
+            f"--out lib/recorded/seeds_{preset.name}.json")
+
+
+def _status(row: dict[str, Any] | None) -> str:
+    return onscreen.STATUS_WORDS.get(str(row.get("status")), str(row.get("status"))) if row else "–"
+
+
+@dataclass
+class Case:
+    """One experiment: the preset, what was measured live here, and the recorded pack's rows of it."""
+
+    preset: Preset
+    live: dict[str, Any]  # measure_live's {'rows': [...], 'curves': {device: entry}}
+    pack: dict[str, Any] | None
+    rec_rows: list[dict[str, Any]]
+
+    @property
+    def machine(self) -> str | None:
+        return machine_text(self.pack["machine"]) if self.pack else None
+
+    @property
+    def live_cpu(self) -> dict[str, Any] | None:
+        return pick(self.live["rows"], gpu=False)
+
+    @property
+    def live_gpu(self) -> dict[str, Any] | None:
+        return pick(self.live["rows"], gpu=True)
+
+    @property
+    def rec_cpu(self) -> dict[str, Any] | None:
+        return pick(self.rec_rows, gpu=False)
+
+    @property
+    def rec_gpu(self) -> dict[str, Any] | None:
+        return pick(self.rec_rows, gpu=True)
+
+    @property
+    def cut(self) -> dict[str, tuple[Any, Any]]:
+        """Where the live run's sizes differ from the seed's."""
+        return size_differences(live_params(self.preset), self.preset)
+
+    @property
+    def rec_cut(self) -> dict[str, tuple[Any, Any]]:
+        """Where the recorded rows' sizes differ from the seed's."""
+        if not self.pack:
+            return {}
+        source = self.rec_cpu or self.rec_gpu or {}
+        return size_differences({k: source.get(k) for k in live_params(self.preset)}, self.preset)
+
+    @property
+    def covers(self) -> str:
+        """What the seed's reported times cover: '10 000 epochs in total', or its number of calls."""
+        p = self.preset
+        return (p.reported_what if p.reported_cpu_s or p.reported_gpu_s
+                else f"the seed's {plural(p.reported_calls, 'call')}")
+
+    @property
+    def live_total(self) -> float | None:
+        """The live CPU's time for what the seed's times cover (at the seed's sizes only)."""
+        return total_s(self.live_cpu, self.preset) if not self.cut else None
+
+    @property
+    def rec_ratio(self) -> float | None:
+        c, g = total_s(self.rec_cpu, self.preset), total_s(self.rec_gpu, self.preset)
+        return g / c if c and g else None
+
+    def shown_rows(self) -> list[dict[str, Any]]:
+        """Every row on screen, labelled with its series."""
+        return onscreen.labelled(self.live["rows"], recorded_gpu=self.rec_rows, machine=self.machine)
+
+
+def reported_entry(case: Case) -> tuple[dict[str, str], dict[str, Any] | None]:
+    """The table's line for what the seed reported, and its ratio bar (None when it reported no ratio)."""
+    p, hardware = case.preset, SEED_HARDWARE.get(case.preset.seed)
+    if not (p.reported_cpu_s or p.reported_gpu_s):
+        return ({"where": f"reported in seed {p.seed}", "CPU": "–", "GPU": "–", "GPU ÷ CPU": "–",
+                 "covers": "the seed printed no times"}, None)
+    line = {"where": f"reported in seed {p.seed}" + (f" ({hardware})" if hardware else ""),
+            "CPU": fmt_s(p.reported_cpu_s), "GPU": fmt_s(p.reported_gpu_s),
+            "GPU ÷ CPU": fmt_times(p.reported_ratio) if p.reported_ratio else "–", "covers": case.covers}
+    bar = {"comparison": f"reported in seed {p.seed}", "ratio": p.reported_ratio} if p.reported_ratio else None
+    return line, bar
+
+
+def recorded_entry(case: Case) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+    """The table's line for the recorded pack (None without one), and its ratio bar."""
+    if not case.pack:
+        return None, None
+    c, g, ratio = total_s(case.rec_cpu, case.preset), total_s(case.rec_gpu, case.preset), case.rec_ratio
+    line = {"where": f"recorded on {case.machine}" + (" (cut size)" if case.rec_cut else " (the seed's sizes)"),
+            "CPU": fmt_s(c) if c else _status(case.rec_cpu), "GPU": fmt_s(g) if g else _status(case.rec_gpu),
+            "GPU ÷ CPU": fmt_times(ratio) if ratio else "–", "covers": case.covers}
+    return line, ({"comparison": f"recorded on {case.machine}", "ratio": ratio} if ratio else None)
+
+
+def live_entry(case: Case) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+    """The table's line for this server (None when its CPU was not timed), and a ratio bar: both devices
+    live, else the recorded GPU over this CPU when both ran the seed's sizes."""
+    cpu, gpu, cut, total = case.live_cpu, case.live_gpu, case.cut, case.live_total
+    if not is_ok(cpu):
+        return None, None
+    per_call = cpu["median_s"]
+    gpu_total = total_s(gpu, case.preset) if is_ok(gpu) and not cut else None
+    line = {"where": "live on this server" + (f" ({size_words(cut)})" if cut else " (the seed's sizes)"),
+            "CPU": fmt_s(total) if total else f"{fmt_s(per_call)} per call",
+            "GPU": (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu['median_s'])} per call") if is_ok(gpu) else "–",
+            "GPU ÷ CPU": fmt_times(gpu["median_s"] / per_call) if is_ok(gpu) else "–",
+            "covers": case.covers if total else "one call, at the cut size"}
+    if is_ok(gpu):
+        return line, {"comparison": "live on this server" + (" (cut size)" if cut else ""),
+                      "ratio": gpu["median_s"] / per_call}
+    if is_ok(case.rec_gpu) and not cut and not case.rec_cut:
+        return line, {"comparison": f"GPU recorded on {case.machine} ÷ CPU live here",
+                      "ratio": case.rec_gpu["median_s"] / per_call}
+    return line, None
+
+
+def comparison(case: Case) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+    """The table 'reported in the seed, measured here' and the ratio chart's bars."""
+    entries = [reported_entry(case), recorded_entry(case), live_entry(case)]
+    return [line for line, _ in entries if line], [bar for _, bar in entries if bar]
+
+
+def verdict_sentences(case: Case) -> list[str]:
+    """The seed's ratio beside the one measured, and the cut size the recording ran at: numbers from the rows."""
+    out = [compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}") if case.pack
+           else compare_sentence(case.preset, None, "here")]
+    if case.pack and case.rec_cut:
+        out.append(f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for "
+                   "that size.")
+    return out
+
+
+def cold_sentence(case: Case) -> str | None:
+    """The big matmul's first GPU call in the recording run against a warm one (the seed saw 0.55 s vs 0.46 s)."""
+    gpu = case.rec_gpu
+    if case.preset.name != "big_matmul" or not is_ok(gpu) or not gpu.get("cold_s"):
+        return None
+    first = gpu["cold_s"] / gpu["median_s"]
+    return (f"On {case.machine} the GPU's first call of this experiment in the recording run took "
+            f"{fmt_s(gpu['cold_s'])}, a warm one {fmt_s(gpu['median_s'])}"
+            + (f", {fmt_ratio(first)} as long" if first >= 1.1 else "")
+            + " (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
+
+
+def live_cpu_sentence(case: Case, threads: int) -> str | None:
+    """This server's CPU: per call, and for what the seed's times cover when it ran the seed's sizes."""
+    cpu = case.live_cpu
+    if not cpu:
+        return None
+    if not is_ok(cpu):
+        return f"This server's CPU was not timed: {onscreen.status_words(cpu)}."
+    who = f"This server's CPU ({plural(threads, 'thread')})"
+    if case.live_total:
+        seed_cpu = f" (the seed's CPU: {fmt_s(case.preset.reported_cpu_s)})" if case.preset.reported_cpu_s else ""
+        return (f"{who} takes {fmt_s(cpu['median_s'])} per call, so {fmt_s(case.live_total)} for "
+                f"{case.covers}{seed_cpu}.")
+    return (f"{who} takes {fmt_s(cpu['median_s'])} per call at a cut size ({size_words(case.cut)}): "
+            "not comparable with times for the seed's size.")
+
+
+def missing_note(case: Case) -> str | None:
+    """Why there is no recorded GPU time to set beside the seed's: no pack holds the case, or its GPU row
+    was not measured."""
+    if not case.pack:
+        return ("No recorded seeds pack holds this experiment's GPU row, so there is no GPU time measured here to "
+                "set beside the seed's: only this server's CPU, live" + (" at a cut size." if case.cut else "."))
+    gpu = case.rec_gpu
+    if gpu is not None and not is_ok(gpu):
+        return (f"The recorded pack ({case.machine}) did not measure this experiment on the GPU: "
+                f"{_status(gpu)} — {gpu.get('message') or 'no message'}.")
+    return None
+
+
+def data_notes(case: Case) -> dict[str, str]:
+    """What data the runs really used, when not what was asked: {note: where it was seen first}."""
+    notes: dict[str, str] = {}
+    for where, rows in (("live", case.live["rows"]), (f"recorded on {case.machine}", case.rec_rows)):
+        for note in dict.fromkeys(r["data_note"] for r in rows if r.get("data_note")):
+            notes.setdefault(note, where)
+    return notes
+
+
+@dataclass
+class Curves:
+    """The loss curves of one case: live here, and the recorded GPU's from a curves file."""
+
+    params: dict[str, Any]  # the settings the curves were trained at
+    epochs: int
+    losses: dict[str, list[float]]  # series -> loss per epoch
+    failures: list[str]  # a sentence per live curve that could not be trained
+    differing: list[str]  # recorded series trained at other settings than the page's
+    recorded: list[dict[str, Any]]  # the recorded curve entries
+    side_machine: str | None  # the machine of the curves file
+
+
+def curves_view(case: Case, packs: Sequence[dict[str, Any]]) -> Curves | None:
+    """The case's loss curves (None for one that trains nothing); the recorded ones from the curves file
+    next to the case's pack first."""
+    found = curve_setting(case.preset)
+    if found is None:
+        return None
+    params, epochs = found
+    losses, failures, differing = {}, [], []
+    for device, entry in case.live["curves"].items():
+        name = series_label(device, "live")
+        if entry["status"] == Status.OK:
+            losses[name] = entry["losses"]
+        else:
+            failures.append(f"{name}: no curve ({onscreen.status_words(entry)}).")
+    side, recorded = find_curves(packs, case.preset.name,
+                                 prefer_stem=Path(case.pack["path"]).stem if case.pack else None)
+    side_machine = machine_text(side["machine"]) if side else None
+    for entry in recorded:
+        name = series_label(entry["device"], "recorded", side_machine)
+        losses[name] = entry["losses"]
+        if not same_settings(entry.get("settings") or {}, params) or entry.get("epochs") != epochs:
+            differing.append(name)
+    return Curves(params, epochs, losses, failures, differing, recorded, side_machine)
+
+
+def curve_rows(curves: Curves) -> list[dict[str, Any]]:
+    """The loss chart's points (and the loss curves' download): series, epoch, loss."""
+    return [{"series": name, "epoch": i + 1, "loss": v} for name, losses in curves.losses.items()
+            for i, v in enumerate(losses)]
+
+
+def epochs_sentence(curves: Curves, preset: Preset) -> str:
+    cut = size_differences(curves.params, preset)
+    return (plural(curves.epochs, "epoch")
+            + (f" at a cut size ({size_words(cut)})" if cut else " at the seed's sizes")
+            + f" (the seed trained {fmt_value(preset.epochs)}), from the seeded initial weights on every device.")
+
+
+def minibatch_sentence(curves: Curves, preset: Preset) -> str | None:
+    """Seed 000's MNIST minibatch CPU run never learned (its optimizer held the GPU model's parameters); here?"""
+    if preset.name != "mnist_minibatch":
+        return None
+    cpu = next((c for n, c in curves.losses.items() if n.startswith("cpu")), None)
+    if not cpu:
+        return None
+    learned = cpu[-1] < cpu[0] * 0.9
+    return ("Seed 000's CPU run stayed at a loss of 2.3036 from its first epoch to its last. "
+            + (f"Here the CPU model has its own optimizer and learns: {fmt_num(cpu[0], 4)} → "
+               f"{fmt_num(cpu[-1], 4)} in {plural(len(cpu), 'epoch')}." if learned else
+               "Here the CPU curve did not fall by a tenth either; see the numbers above."))
+
+
+def curve_data_notes(case: Case, curves: Curves, seen: Iterable[str]) -> list[str]:
+    """Data notes of the curves not already said for the timed rows ('Data (live curve): …')."""
+    seen, out = set(seen), []
+    for where, entries in (("live curve", case.live["curves"].values()),
+                           (f"curve recorded on {curves.side_machine}", curves.recorded)):
+        for note in dict.fromkeys(c["data_note"] for c in entries if c.get("data_note")):
+            if note not in seen:
+                out.append(f"Data ({where}): {note}")
+    return out
