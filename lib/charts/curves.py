@@ -16,9 +16,22 @@ import math
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import PHASE_COLORS, SERIES_COLORS, time_unit
+from lib.charts.theme import (
+    AXIS_TICK_FORMAT,
+    CPU_LIVE,
+    GPU_COLORS,
+    LEGEND_LABEL_LIMIT,
+    PHASE_COLORS,
+    SERIES_COLORS,
+    log_ticks,
+    series_colors,
+    time_unit,
+)
 from lib.core.fmt import fmt_num
 from lib.core.rows import Status
+
+# Labels left of horizontal bars: room for 'cuda:0 (recorded on NVIDIA H200…' and still a plot on a phone.
+BAR_LABEL_LIMIT = 190
 
 PHASES = {
     "phase_transfer_s": "transfer (host → device)",
@@ -83,11 +96,11 @@ def time_chart(
     plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3) if not plot.empty else []
     plot["hi"] = plot["t"] + half if not plot.empty else []
     order = _series_sort(plot, "series") if not plot.empty else []
-    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x, nice=False), axis=alt.Axis(format="~s"))
+    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x, nice=False), axis=_x_axis(plot["x"], log_x))
     y_title_full = f"{y_title} ({unit}, log scale)" if log_y else f"{y_title} ({unit})"
     color = alt.Color("series:N", title=None, sort=order,
-                      scale=alt.Scale(domain=order, range=list(SERIES_COLORS[:max(1, len(order))])),
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=420))
+                      scale=alt.Scale(domain=order, range=series_colors(order) if order else [SERIES_COLORS[0]]),
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
     tooltip = [
         alt.Tooltip("series:N", title="curve"),
         alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
@@ -105,6 +118,12 @@ def time_chart(
     layers += crossover_layers(crossover_x, crossover_label)
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
+
+
+def _x_axis(xs: pd.Series, log: bool) -> alt.Axis:
+    """Ticks at the values drawn (thinned), so a log axis reaches the last point; plain numbers."""
+    return alt.Axis(values=log_ticks(xs), format=AXIS_TICK_FORMAT) if log and len(xs) else alt.Axis(
+        format=AXIS_TICK_FORMAT)
 
 
 def crossover_layers(crossover_x: float | None, label: str | None = None) -> list[alt.Chart]:
@@ -151,20 +170,25 @@ def speedup_chart(
         "speedup": frame["speedup"].astype(float) if not frame.empty else [],
     })
     plot["faster"] = ["GPU faster" if s >= 1 else "CPU faster" for s in plot["speedup"]]
-    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x, nice=False), axis=alt.Axis(format="~s"))
-    line = alt.Chart(plot).mark_line(color="#888").encode(x=x_enc, y=alt.Y("speedup:Q", title=f"{y_title}, log scale", scale=alt.Scale(type="log")))
+    x_enc = alt.X("x:Q", title=x_title or x, scale=_scale(log_x, nice=False), axis=_x_axis(plot["x"], log_x))
+    line = alt.Chart(plot).mark_line(color="#888").encode(
+        x=x_enc, y=alt.Y("speedup:Q", title=f"{y_title}, log scale", scale=alt.Scale(type="log")))
     points = alt.Chart(plot).mark_point(size=70, filled=True).encode(
         x="x:Q", y="speedup:Q",
-        color=alt.Color("faster:N", title=None, scale=alt.Scale(domain=["CPU faster", "GPU faster"], range=["#1f77b4", "#ff7f0e"]),
+        color=alt.Color("faster:N", title=None,
+                        scale=alt.Scale(domain=["CPU faster", "GPU faster"], range=[CPU_LIVE, GPU_COLORS[0]]),
                         legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"), alt.Tooltip("speedup:Q", title="speed-up", format=".3~g")],
+        tooltip=[alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+                 alt.Tooltip("speedup:Q", title="speed-up", format=".3~g")],
     )
     one = pd.DataFrame({"speedup": [1.0], "label": ["1× : same speed"]})
     rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color="#555").encode(y="speedup:Q")
-    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color="#555").encode(x=alt.value(4), y="speedup:Q", text="label:N")
+    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
+        x=alt.value(4), y="speedup:Q", text="label:N")
     layers: list[alt.Chart] = [rule, text, line, points]
     if crossover_x is not None and math.isfinite(crossover_x):
-        layers.append(alt.Chart(pd.DataFrame({"x": [float(crossover_x)]})).mark_rule(strokeDash=[6, 4], color="#d62728").encode(x="x:Q"))
+        layers.append(alt.Chart(pd.DataFrame({"x": [float(crossover_x)]})).mark_rule(
+            strokeDash=[6, 4], color="#d62728").encode(x="x:Q"))
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
 
@@ -205,12 +229,14 @@ def phase_chart(
     colors = [palette[names.index(n)] for n in domain] if palette else None
     chart = alt.Chart(plot).mark_bar().encode(
         y=alt.Y("series:N", title=None, sort=_series_sort(plot, "series") if not plot.empty else None,
-                axis=alt.Axis(labelLimit=320)),
+                axis=alt.Axis(labelLimit=BAR_LABEL_LIMIT)),
         x=alt.X("t:Q", title=f"{x_title} ({unit})", stack="zero"),
-        color=alt.Color("phase:N", title=None, scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
-                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400)),
+        color=alt.Color("phase:N", title=None,
+                        scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT)),
         order=alt.Order("order:Q"),
-        tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"), alt.Tooltip("t:Q", title=unit, format=".4~g")],
+        tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
+                 alt.Tooltip("t:Q", title=unit, format=".4~g")],
     ).properties(height=alt.Step(40))  # a fixed band per bar; a fixed total height squeezes bars under the legend
     return chart.properties(title=title) if title else chart
 
@@ -220,7 +246,7 @@ def ratio_chart(
     *,
     label: str = "comparison",
     ratio: str = "ratio",
-    x_title: str = "GPU time ÷ CPU time (log scale; below 1 the GPU is faster)",
+    x_title: str = "GPU time ÷ CPU time (log scale)",
     title: str | None = None,
 ) -> alt.LayerChart:
     """One horizontal bar per comparison (e.g. 'reported in the seed', 'recorded on …'): GPU time
@@ -236,11 +262,12 @@ def ratio_chart(
     low = min([*plot["ratio"], 1 / 3]) / 1.5
     high = max([*plot["ratio"], 3.0]) * 1.5
     x_enc = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log", domain=[low, high], nice=False))
-    y_enc = alt.Y("label:N", title=None, sort=order, axis=alt.Axis(labelLimit=360))
+    y_enc = alt.Y("label:N", title=None, sort=order, axis=alt.Axis(labelLimit=BAR_LABEL_LIMIT))
     bars = alt.Chart(plot).mark_bar(height=22).encode(
         x=x_enc, x2=alt.datum(1.0), y=y_enc,
         color=alt.Color("winner:N", title=None,
-                        scale=alt.Scale(domain=["CPU faster", "GPU faster", "even"], range=["#1f77b4", "#ff7f0e", "#7f7f7f"]),
+                        scale=alt.Scale(domain=["CPU faster", "GPU faster", "even"],
+                                        range=[CPU_LIVE, GPU_COLORS[0], "#7f7f7f"]),
                         legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip("label:N", title="what"), alt.Tooltip("ratio:Q", title="GPU ÷ CPU", format=".3~g")],
     )
@@ -273,12 +300,14 @@ def loss_chart(
     dashed = [n for n in order if "recorded" in n]
     chart = alt.Chart(plot).mark_line(strokeWidth=2).encode(
         x=alt.X("x:Q", title=x, axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("y:Q", title=f"{y} (log scale)" if log_y else y, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
+        y=alt.Y("y:Q", title=f"{y} (log scale)" if log_y else y,
+                scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
         color=alt.Color("series:N", title=None, sort=order,
-                        scale=alt.Scale(domain=order, range=list(SERIES_COLORS[:max(1, len(order))])),
-                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=420)),
+                        scale=alt.Scale(domain=order, range=series_colors(order) if order else [SERIES_COLORS[0]]),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT)),
         strokeDash=alt.StrokeDash("series:N", sort=order, legend=None,
-                                  scale=alt.Scale(domain=order, range=[[6, 3] if n in dashed else [1, 0] for n in order])),
+                                  scale=alt.Scale(domain=order,
+                                                  range=[[6, 3] if n in dashed else [1, 0] for n in order])),
         tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=x),
                  alt.Tooltip("y:Q", title=y, format=".4~g")],
     ).properties(height=height)

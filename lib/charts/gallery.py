@@ -12,18 +12,21 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import SERIES_COLORS
+from lib.charts.theme import AXIS_TICK_FORMAT, GPU_COLORS, LEGEND_LABEL_LIMIT, kind_colors, log_ticks
 
 
 def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str = "batch size",
                    plot_height: int = 260) -> alt.LayerChart:
+    """One speed-up line per machine; plot_height is the plot's own (the legend below adds its rows)."""
     machines = list(dict.fromkeys(frame["machine"].astype(str))) or [""]
-    scheme = alt.Scale(domain=machines, range=list(SERIES_COLORS)) if len(machines) <= len(SERIES_COLORS) \
-        else alt.Scale(domain=machines, scheme="tableau20")
+    # every line is a GPU's speed-up: the GPUs' colours (orange first, as on every page), then more
+    scheme = alt.Scale(domain=machines, range=kind_colors(["gpu"] * len(machines))) \
+        if len(machines) <= len(GPU_COLORS) else alt.Scale(domain=machines, scheme="tableau20")
     color = alt.Color("machine:N", title="machine", sort=machines, scale=scheme,
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=480))
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
     x_enc = alt.X("x:Q", title=f"{x_title} (log scale)", scale=alt.Scale(type="log", nice=False, padding=12),
-                  axis=alt.Axis(format="~s"))
+                  axis=alt.Axis(values=log_ticks(frame["x"]), format=AXIS_TICK_FORMAT) if len(frame)
+                  else alt.Axis(format=AXIS_TICK_FORMAT))
     y_enc = alt.Y("speedup:Q", title="CPU time / GPU time (log)",  # short: a long title squeezes the plot
                   scale=alt.Scale(type="log", nice=False, padding=12))
     tooltip = [alt.Tooltip("machine:N"), alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
@@ -31,7 +34,7 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
     base = alt.Chart(frame)
     lines = base.mark_line(strokeWidth=2).encode(x=x_enc, y=y_enc, color=color)
     points = base.mark_point(size=40, filled=True).encode(x="x:Q", y="speedup:Q", color=color, tooltip=tooltip)
-    one = pd.DataFrame({"speedup": [1.0], "label": ["1×: GPU as fast as its own CPU (above: GPU faster)"]})
+    one = pd.DataFrame({"speedup": [1.0], "label": ["1×: GPU as fast as its own CPU"]})
     rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color="#555").encode(y="speedup:Q")
     text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
         x=alt.value(4), y="speedup:Q", text="label:N")

@@ -3,8 +3,10 @@
     comparisons = lib.lessons.compare.compare_machines(merged_pack["rows"])
     machines_chart(comparisons[0], x_title="batch size")
 
-Colour = machine, dash and point shape = device (the CPU solid with circles), IQR bars, both axes
-logarithmic, and each machine's own CPU-vs-GPU crossover as a dashed rule in that machine's colour.
+One legend entry per curve ('GPU · NVIDIA H200'): its colour says what it is, the same on every page
+(a GPU orange, then red; the CPU of a GPU machine purple; a machine with no GPU light blue), its dash
+which machine it came from, its point shape the device (the CPU circles). IQR bars, both axes
+logarithmic, and each machine's own CPU-vs-GPU crossover as a dashed rule in its GPU's colour.
 Pure functions; no Streamlit.
 """
 
@@ -15,12 +17,26 @@ import math
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import SERIES_COLORS, time_unit
+from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, kind_colors, log_ticks, time_unit
 from lib.core.fmt import fmt_num
 from lib.lessons.compare import Comparison
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
 SHAPES = ("circle", "triangle-up", "square", "diamond", "cross", "triangle-down")
+
+
+def device_word(device: str) -> str:
+    """'CPU', 'GPU' (cuda:0), 'GPU 1' (cuda:1), or the device as written."""
+    if device == "cpu":
+        return "CPU"
+    if device.startswith("cuda"):
+        index = device.partition(":")[2]
+        return "GPU" if index in ("", "0") else f"GPU {index}"
+    return device
+
+
+def curve_name(machine: str, device: str) -> str:
+    return f"{device_word(device)} · {machine}"
 
 
 def machines_frame(comparison: Comparison) -> pd.DataFrame:
@@ -34,9 +50,22 @@ def machines_frame(comparison: Comparison) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["machine", "device", "x", "seconds", "iqr"])
 
 
-def _devices(frame: pd.DataFrame) -> list[str]:
-    names = list(dict.fromkeys(frame["device"].astype(str)))
-    return sorted(names, key=lambda d: (d != "cpu", names.index(d)))
+def curve_styles(plot: pd.DataFrame) -> tuple[list[str], list[str], list[list[int]], list[str]]:
+    """The curves in legend order (each machine's CPU first, then its GPUs), and per curve its colour
+    (what it is), dash (which machine) and point shape (which device)."""
+    machines = list(dict.fromkeys(plot["machine"]))
+    curves, dashes, shapes, kinds = [], [], [], []
+    for i, machine in enumerate(machines):
+        seen = list(dict.fromkeys(plot.loc[plot["machine"] == machine, "device"]))
+        devices = sorted(seen, key=lambda d: (d != "cpu", seen.index(d)))
+        has_gpu = any(d != "cpu" for d in devices)
+        for device in devices:
+            curves.append(curve_name(machine, device))
+            kinds.append("gpu" if device != "cpu" else "host" if has_gpu else "small")
+            dashes.append(DASHES[i % len(DASHES)])
+            shapes.append("circle" if device == "cpu" else SHAPES[1 + devices.index(device) % (len(SHAPES) - 1)])
+    colours = kind_colors(kinds)
+    return curves, colours, dashes, shapes
 
 
 def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_title: str = "median time of one step",
@@ -47,26 +76,25 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
     plot = pd.DataFrame({
         "machine": data["machine"].astype(str),
         "device": data["device"].astype(str),
-        "curve": data["machine"].astype(str) + " | " + data["device"].astype(str),
+        "curve": [curve_name(m, d) for m, d in zip(data["machine"].astype(str), data["device"].astype(str))],
         "x": data["x"],
         "t": data["seconds"] / scale,
     })
     half = data["iqr"].fillna(0).astype(float) / 2 / scale
     plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3)
     plot["hi"] = plot["t"] + half
-    machines = list(dict.fromkeys(plot["machine"])) or [""]
-    devices = _devices(plot) or ["cpu"]
-    colors = [SERIES_COLORS[i % len(SERIES_COLORS)] for i in range(len(machines))]
-    color = alt.Color("machine:N", title="machine", sort=machines, scale=alt.Scale(domain=machines, range=colors),
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=480))
-    dash = alt.StrokeDash("device:N", title="device", sort=devices,
-                          scale=alt.Scale(domain=devices, range=[DASHES[i % len(DASHES)] for i in range(len(devices))]),
-                          legend=alt.Legend(orient="bottom", direction="horizontal"))
-    shape = alt.Shape("device:N", title="device", sort=devices,
-                      scale=alt.Scale(domain=devices, range=[SHAPES[i % len(SHAPES)] for i in range(len(devices))]),
-                      legend=alt.Legend(orient="bottom", direction="horizontal"))
+    curves, colours, dashes, shapes = curve_styles(plot)
+    domain = curves or [""]
+    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke")
+    color = alt.Color("curve:N", title=None, sort=domain, scale=alt.Scale(domain=domain, range=colours or ["#888"]),
+                      legend=legend)
+    dash = alt.StrokeDash("curve:N", title=None, sort=domain, legend=legend,
+                          scale=alt.Scale(domain=domain, range=dashes or [[1, 0]]))
+    shape = alt.Shape("curve:N", title=None, sort=domain, legend=None,
+                      scale=alt.Scale(domain=domain, range=shapes or ["circle"]))
     x_enc = alt.X("x:Q", title=f"{x_title or comparison.setting} (log scale)",
-                  scale=alt.Scale(type="log", nice=False, padding=12), axis=alt.Axis(format="~s"))
+                  scale=alt.Scale(type="log", nice=False, padding=12),
+                  axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
     y_enc = alt.Y("t:Q", title=f"{y_title} ({unit}, log scale)", scale=alt.Scale(type="log"))
     tooltip = [
         alt.Tooltip("machine:N"), alt.Tooltip("device:N"),
@@ -76,20 +104,24 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         alt.Tooltip("hi:Q", title=f"IQR high ({unit})", format=".4~g"),
     ]
     base = alt.Chart(plot)
-    lines = base.mark_line(strokeWidth=2).encode(x=x_enc, y=y_enc, color=color, strokeDash=dash, detail="curve:N")
+    lines = base.mark_line(strokeWidth=2).encode(x=x_enc, y=y_enc, color=color, strokeDash=dash)
     points = base.mark_point(size=60, filled=True).encode(x="x:Q", y="t:Q", color=color, shape=shape, tooltip=tooltip)
     bars = base.mark_rule(strokeWidth=2, opacity=0.5).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines, points]
+    colour_of = dict(zip(curves, colours))
+    machines = list(dict.fromkeys(plot["machine"]))
     for i, machine in enumerate(m for m in machines if m in comparison.crossovers):
         cross = comparison.crossovers[machine]
         if cross.kind != "crosses" or cross.x is None or not math.isfinite(cross.x):
             continue
+        gpu = next((c for c in curves if c.endswith(f" · {machine}") and not c.startswith("CPU")), None)
+        hue = colour_of.get(gpu, "#d62728")
         label = f"crossover ≈ {fmt_num(cross.x)}"
         mark = alt.Chart(pd.DataFrame({"machine": [machine], "x": [float(cross.x)], "label": [label]}))
-        layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
-            x="x:Q", color=color, tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))
-        layers.append(mark.mark_text(align="left", dx=5, fontWeight="bold").encode(
-            x="x:Q", y=alt.value(12 + 15 * i), text="label:N", color=color))
+        layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color=hue).encode(
+            x="x:Q", tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))
+        layers.append(mark.mark_text(align="left", dx=5, fontWeight="bold", color=hue).encode(
+            x="x:Q", y=alt.value(12 + 15 * i), text="label:N"))
     chart = alt.layer(*layers)
     chart = chart.properties(height=height)
     return chart.properties(title=title) if title else chart

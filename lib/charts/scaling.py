@@ -6,19 +6,31 @@
 
 `points` are records of lib.lessons.scaling.table (or a DataFrame of them); `axis` is a key of
 lib.lessons.scaling.X_AXES. The x axis is logarithmic (base 2) with a tick at every batch measured;
-colour = the GPU count ('1 GPU', '2 GPUs', or processes on the CPU), in numeric order. Pure functions;
-no Streamlit.
+colour = the GPU count ('1 GPU', '2 GPUs', or processes on the CPU), in numeric order, each count its
+own colour on both charts: GPUs in the GPU colours of every page (1 GPU orange, 2 red, 4 brown, …),
+CPU processes in the CPU's blues. Pure functions; no Streamlit.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
+from lib.charts.theme import GPU_COLORS, cpu_colors
 from lib.lessons.scaling import X_AXES
+
+
+def count_color(label: str) -> str:
+    """'1 GPU' orange, '2 GPUs' red, '4 GPUs' brown, …; '1 process' the live CPU's blue, then lighter."""
+    n = int(str(label).split()[0])
+    index = max(0, round(math.log2(max(n, 1))))
+    if "process" in str(label):
+        return cpu_colors(index + 1)[index]  # 1 process the live CPU's blue, 2 light blue, 4 purple
+    return GPU_COLORS[index % len(GPU_COLORS)]
 
 
 def points_frame(points: Sequence[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
@@ -36,12 +48,14 @@ def gpu_line_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str, y
     horizontal rule at `rule` when given."""
     frame = points_frame(points)
     x, x_title = X_AXES[axis]
+    counts = sorted(frame["GPUs"].dropna().unique(), key=lambda s: int(str(s).split()[0]))
     base = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=2),
                 axis=alt.Axis(values=sorted(int(v) for v in frame[x].dropna().unique()), format="d")),
         y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
-        color=alt.Color("GPUs:N", title="GPUs",
-                        sort=sorted(frame["GPUs"].dropna().unique(), key=lambda s: int(str(s).split()[0]))),
+        color=alt.Color("GPUs:N", title="GPUs", sort=counts,
+                        scale=alt.Scale(domain=counts, range=[count_color(c) for c in counts])
+                        if counts else alt.Undefined),
         tooltip=[alt.Tooltip("GPUs:N"), alt.Tooltip("batch_size:Q", title="per-GPU batch"),
                  alt.Tooltip("global_batch:Q", title="global batch"),
                  alt.Tooltip("samples_per_s:Q", title="samples/s", format=",.0f"),

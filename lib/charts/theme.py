@@ -1,8 +1,9 @@
-"""What every chart shares: colours and time units."""
+"""What every chart shares: colours, time units, axis ticks and legend widths."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
@@ -30,15 +31,59 @@ CPU_LIVE, CPU_SMALL, CPU_HOST = "#1f77b4", "#6baed6", "#9467bd"
 GPU_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#e377c2", "#bcbd22")
 
 
-def series_colors(names: list[str]) -> list[str]:
-    """The colour of each curve, by what it is: read from its legend name ('CPU · this server (live)',
-    'cpu (live, this server)', 'GPU · NVIDIA H200 (recorded)', 'cuda:0 (recorded on …)')."""
+def series_kind(name: str) -> str:
+    """What a curve is, read from its legend name: 'live' (a CPU measured here), 'small' (a recorded
+    CPU of a small server), 'host' (the CPU of a GPU machine) or 'gpu'."""
+    n = name.lower()
+    if n.startswith("cpu"):
+        return "live" if "live" in n else "small" if "server" in n else "host"
+    return "gpu"
+
+
+def kind_colors(kinds: Sequence[str]) -> list[str]:
+    """The colour of each curve by its kind (series_kind); GPUs take orange, red, brown, … in turn."""
     out, gpus = [], 0
-    for name in names:
-        n = name.lower()
-        if n.startswith("cpu"):
-            out.append(CPU_LIVE if "live" in n else CPU_SMALL if "server" in n else CPU_HOST)
-        else:
+    for kind in kinds:
+        if kind == "gpu":
             out.append(GPU_COLORS[gpus % len(GPU_COLORS)])
             gpus += 1
+        else:
+            out.append({"live": CPU_LIVE, "small": CPU_SMALL}.get(kind, CPU_HOST))
     return out
+
+
+def series_colors(names: Sequence[str]) -> list[str]:
+    """The colour of each curve, by what it is: read from its legend name ('CPU · this server (live)',
+    'cpu (live, this server)', 'GPU · NVIDIA H200 (recorded)', 'cuda:0 (recorded on …)')."""
+    return kind_colors([series_kind(n) for n in names])
+
+
+# Colours for what is not a device (the Jacobian's methods): none of them a device's colour.
+METHOD_COLORS = ("#2ca02c", "#17becf", "#7f7f7f", "#e7ba52", "#393b79", "#ad494a")
+
+# A legend's labels and an axis title must fit a phone (a chart about 360 px wide): longer labels
+# are cut with an ellipsis, and the whole name is still in the tooltip.
+LEGEND_LABEL_LIMIT = 300
+AXIS_TICK_FORMAT = ",.7~g"  # 8,192 and 65,536 (not 8.192k), 0.01, 1,000,000
+
+
+def cpu_colors(n: int) -> list[str]:
+    """n CPU curves that are not the live one (processes on the CPU, several recorded CPUs)."""
+    return [(CPU_LIVE, CPU_SMALL, CPU_HOST)[i % 3] for i in range(n)]
+
+
+def log_ticks(values: Iterable[float], limit: int = 7) -> list[float]:
+    """Tick values for a log axis: the distinct positive values drawn, thinned evenly (in log space)
+    to at most `limit`, always keeping the first and the last, so the axis reaches the last point
+    (8,192) instead of stopping at a round number below it (2k)."""
+    xs = sorted({float(v) for v in values if v is not None and not pd.isna(v) and float(v) > 0})
+    if len(xs) <= limit:
+        return xs
+    lo, hi = math.log(xs[0]), math.log(xs[-1])
+    picked: list[float] = []
+    for i in range(limit):
+        target = lo + (hi - lo) * i / (limit - 1)
+        best = min(xs, key=lambda x: abs(math.log(x) - target))
+        if best not in picked:
+            picked.append(best)
+    return sorted(picked)

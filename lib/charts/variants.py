@@ -1,13 +1,14 @@
 """Altair charts for lessons that compare variants of one workload: the Jacobian's methods, the
 timing pitfalls' timers. Pure functions from a DataFrame to a chart; no Streamlit.
 
-    variant_chart(frame, "val", "median_s", color="method", dash="series", ...)   # time, log-log
+    variant_chart(frame, "val", "median_s", color="series", dash="method_label", ...)   # time, log-log
     variant_chart(frame, "size", "achieved_flops_per_s", kind="flops", rules=best)  # FLOP/s with "best" rules
     memory_chart(estimates, marks, x="val", caps=[(2.7e9, "live memory cap here")])
 
-Colour is one column (a method, or where the numbers came from; legend below the plot), dash
-another (where the numbers came from, or which timer; legend above it): every line says both.
-Both axes are logarithmic.
+Colour is where the numbers came from (the device, the same colour on every page: CPU blue, GPU
+orange; legend below the plot), dash another column (a method, or which timer; legend above it):
+every line says both. The memory chart colours methods, with colours no device uses. Both axes are
+logarithmic.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import altair as alt
 import pandas as pd
 
 from lib.charts.curves import crossover_layers, ok_rows
-from lib.charts.theme import SERIES_COLORS, time_unit
+from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, METHOD_COLORS, log_ticks, series_colors, time_unit
 
 DASHES = ([1, 0], [7, 4], [2, 3], [10, 3, 2, 3], [4, 4], [1, 5])
 SHAPES = {"measured": "circle", "not measured": "M-1,-1L1,1M-1,1L1,-1"}  # a circle, an ×
@@ -67,11 +68,15 @@ def variant_chart(
     crossover_label: str | None = None,
     title: str | None = None,
     height: int = 480,
+    dash_columns: int | None = None,
 ) -> alt.LayerChart:
     """A line per (colour, dash) pair of y against x, log-log, with IQR bars when `iqr` is given.
 
+    color: the column that says where the numbers came from (series labels such as
+    'cpu (live, this server)'), coloured by lib.charts.theme.series_colors.
     kind: 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. rules: optional horizontal lines, a frame
-    with columns value (in y's units), label and the colour column (e.g. 'best measured here')."""
+    with columns value (in y's units), label and the colour column (e.g. 'best measured here').
+    dash_columns: lay the dash legend out in that many columns (short names), instead of one per row."""
     data = ok_rows(frame, y)
     values = list(data[y]) if not data.empty else []
     if rules is not None and not rules.empty:
@@ -92,14 +97,15 @@ def variant_chart(
     if rules is not None and not rules.empty:
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
-                          scale=alt.Scale(domain=colors, range=list((SERIES_COLORS * 2)[:max(1, len(colors))])),
-                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=560))
+                          scale=alt.Scale(domain=colors or [""], range=series_colors(colors or [""])),
+                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
     dash_enc = alt.StrokeDash("d:N", title=dash_title, sort=dashes,
                               scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                              legend=alt.Legend(orient="top", direction="vertical", labelLimit=520, symbolType="stroke",
-                                                symbolStrokeWidth=2, symbolSize=400, symbolStrokeColor="#444"))
+                              legend=alt.Legend(orient="top", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT,
+                                                symbolType="stroke", symbolStrokeWidth=2, symbolSize=400,
+                                                symbolStrokeColor="#444", columns=dash_columns or alt.Undefined))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
-                  axis=alt.Axis(format="~s"))
+                  axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
     y_full = f"{y_title} ({unit}, log scale)"
     tooltip = [alt.Tooltip("c:N", title=color_title or color), alt.Tooltip("d:N", title=dash_title or dash),
                alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
@@ -159,10 +165,10 @@ def memory_chart(
     colors = _order(list(est["c"]) + list(pts["c"]), color_order)
     dashes = _order(est["d"], None)
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
-                          scale=alt.Scale(domain=colors, range=list((SERIES_COLORS * 2)[:max(1, len(colors))])),
-                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=560))
+                          scale=alt.Scale(domain=colors, range=list((METHOD_COLORS * 2)[:max(1, len(colors))])),
+                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
-                  axis=alt.Axis(format="~s"))
+                  axis=alt.Axis(values=log_ticks(list(est["x"]) + list(pts["x"])), format=AXIS_TICK_FORMAT))
     y_enc = alt.Y("v:Q", title="estimated peak memory (bytes, log scale)", scale=alt.Scale(type="log"),
                   axis=alt.Axis(format="~s"))
     layers: list[alt.Chart] = [
@@ -170,9 +176,9 @@ def memory_chart(
             x=x_enc, y=y_enc, color=color_enc,
             strokeDash=alt.StrokeDash("d:N", title=dash_title, sort=dashes,
                                       scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                                      legend=alt.Legend(orient="top", direction="vertical", labelLimit=520,
-                                                        symbolType="stroke", symbolStrokeWidth=2, symbolSize=400,
-                                                        symbolStrokeColor="#444")),
+                                      legend=alt.Legend(orient="top", direction="vertical",
+                                                        labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke",
+                                                        symbolStrokeWidth=2, symbolSize=400, symbolStrokeColor="#444")),
             tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("d:N", title=dash_title),
                      alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
                      alt.Tooltip("v:Q", title="estimate (bytes)", format=".3~s")]),
