@@ -1,0 +1,182 @@
+"""The one-sentence answers at the top of the pages (lib.lessons.answers), on hand-written rows: every
+number in a sentence is read from the rows, and no sentence claims what the rows do not show. No Streamlit."""
+
+from __future__ import annotations
+
+import pytest
+
+from lib.lessons import answers, onscreen, scaling
+from lib.lessons import pipeline_screen as feeds
+from lib.lessons import timing_pitfalls as timing
+from lib.lessons.compare import compare_machines
+from lib.lessons.gallery import gallery_comparison, shipped_machines
+from lib.recorded.gallery.entry import shipped_gallery_packs
+
+CPU = "cpu (live, this server)"
+GPU = "cuda:0 (recorded on X)"
+
+
+def test_rates_are_plain_words_first_and_the_unit_after():
+    assert answers.rate_words(45.1e9) == "45.1 billion operations per second (45.1 GFLOP/s)"
+    assert answers.rate_words(2.5e12) == "2.5 trillion operations per second (2.5 TFLOP/s)"
+    assert answers.rate_words(812.0) == "812 operations per second (812 FLOP/s)"
+
+
+# -- Jacobian ----------------------------------------------------------------------------------------------
+def jac(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
+    return [{"workload": "jacobian", "method": method, "val": v, "device": device, "series": series,
+             "median_s": t, "iqr_s": (t or 0) / 20, "repeats": 5 if t else 0,
+             "status": "ok" if t else "skipped", "message": "" if t else "too big"} for v, t in times.items()]
+
+
+def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
+    rows = (jac(CPU, "cpu", "loop", {10: 0.5, 100: 2.0}) + jac(GPU, "cuda:0", "loop", {10: 0.4, 100: 1.0})
+            + jac(CPU, "cpu", "vmap_jacfwd", {10: 1e-3, 100: 2e-3})
+            + jac(GPU, "cuda:0", "vmap_jacfwd", {10: 2e-3, 100: 4e-3}))
+    text = answers.jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
+    assert text.startswith(f"At val = 100, vmap(jacfwd) on **{CPU}** takes 2 ms: **500× faster** than the seed's loop "
+                           f"at its best (1 s on **{GPU}**)")
+    # 500× between the methods, 2× at most between the devices: the rows show the method matters more
+    assert text.endswith(", a bigger gap than any between the devices (2.00× at most): the method matters more.")
+    # one device only: nothing on screen compares the devices, so nothing is claimed about them
+    cpu_only = [r for r in rows if r["device"] == "cpu"]
+    assert "the method matters more" not in answers.jacobian_answer(cpu_only, 100, ["loop", "vmap_jacfwd"])
+
+
+def test_jacobian_answer_says_why_the_loop_is_missing_and_what_to_pick():
+    rows = jac(CPU, "cpu", "loop", {100: None}) + jac(CPU, "cpu", "vmap_jacrev", {100: 3e-3})
+    text = answers.jacobian_answer(rows, 100, ["loop", "vmap_jacrev"])
+    assert text == (f"At val = 100 the fastest method timed is vmap(jacrev) on **{CPU}**, 3 ms; the seed's loop was "
+                    "not timed at this size here (too many backward passes or too much memory).")
+    assert "add the loop below" in answers.jacobian_answer(rows[1:], 100, ["vmap_jacrev"])
+    assert answers.jacobian_answer(rows, 100, []) == "Pick at least one method below to see its curve."
+    assert answers.jacobian_answer(rows, 1000, ["loop"]).startswith("Nothing was timed at val = 1,000 here")
+
+
+# -- Timing pitfalls ----------------------------------------------------------------------------------------
+HONEST = timing.BASELINE
+NAIVE = {**HONEST, "sync": False}
+
+
+def mm(device: str, times: dict[int, float], **variant) -> list[dict]:
+    v = {**HONEST, **variant}
+    return [{"workload": "matmul", "size": n, "device": device, "median_s": t, "iqr_s": t / 20, "cold_s": t * 3,
+             "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t, "swept": "size",
+             **v} for n, t in times.items()]
+
+
+def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
+    return onscreen.RecordedViews(gpu=gpu, cpu={}, holds_workload=True)
+
+
+def test_timing_answer_on_the_cpu_alone_says_what_a_matmul_takes_and_what_cannot_be_shown():
+    view = timing.screen(HONEST, {"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}, found({}), None)
+    text = answers.timing_answer(view, 1024)
+    assert text.startswith("On this server's CPU a 1,024 × 1,024 matmul takes 80 ms, 26.8 billion operations per "
+                           "second (26.8 GFLOP/s)")
+    assert text.endswith("so the GPU's timing traps cannot be shown.")
+
+
+def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_or_where_the_gpu_catches_up():
+    live = {"naive timer (no synchronise), fp32": mm("cpu", {256: 1e-3, 1024: 0.08}, sync=False),
+            "synchronised, fp32": mm("cpu", {256: 1e-3, 1024: 0.08})}
+    recorded = found({"naive timer (no synchronise), fp32": mm("cuda:0", {256: 1e-5, 1024: 1e-5}, sync=False),
+                      "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3})})
+    naive = timing.screen(NAIVE, live, recorded, "X")
+    assert answers.timing_answer(naive, 1024) == (
+        f"On **{GPU}** at size 1,024, a timer that does not wait for the GPU reports 10 µs per matmul, "
+        "**400× too small**: the work itself takes 4 ms.")
+    honest = timing.screen(HONEST, {"synchronised, fp32": live["synchronised, fp32"]},
+                           found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
+    text = answers.timing_answer(honest, 1024)
+    assert text.startswith(f"**{GPU}** catches up with **{CPU}** between matrix size 256 and 1,024")
+
+
+# -- Data pipeline --------------------------------------------------------------------------------------------
+SETTINGS = {"batch_size": 64, "dataset_size": 256, "model": "linear", "num_workers": 0, "pin_memory": False}
+
+
+def dl(device: str, feed: str, median: float, loading: float, compute: float) -> dict:
+    return {"workload": "dataloader", "device": device, "source": feed, "batch_size": 64, "dataset_size": 256,
+            "model": "linear", "num_workers": 0, "pin_memory": False, "swept": "batch_size", "median_s": median,
+            "iqr_s": median / 50, "repeats": 5, "status": "ok", "message": "", "phase_loading_s": loading,
+            "phase_compute_s": compute}
+
+
+def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save():
+    view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
+    on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
+                      None, {"images": [], "tensors": []})
+    assert answers.pipeline_answer(on) == (
+        "With images fed by a DataLoader, at batch size = 64 loading alone takes 72 ms of this server's 80 ms epoch: "
+        "a device that trained in no time at all would save at most 10%.")
+
+
+def test_pipeline_answer_compares_both_devices_of_one_machine():
+    view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
+    pack = {"schema_version": 1, "path": "/p/h200.json", "machine": {"gpus": ["H200"], "date": "2026-11-21"},
+            "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)]}
+    pack_found, recorded = feeds.find_recorded([pack], (), view)
+    on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01)], pack_found, recorded)
+    assert answers.pipeline_answer(on) == (
+        "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 1 s on "
+        "the CPU and 960 ms on the GPU of the same machine.")
+    pack["rows"][1] = dl("cuda:0", "images", 0.25, 0.2, 0.01)
+    pack_found, recorded = feeds.find_recorded([pack], (), view)
+    text = answers.pipeline_answer(feeds.screen(view, [], pack_found, recorded))
+    assert text.startswith("With images fed by a DataLoader, at batch size = 64 the GPU's epoch is 4.00× as fast")
+
+
+# -- Multi-GPU ------------------------------------------------------------------------------------------------
+def ddp(gpus: int, batch: int, median_s: float) -> dict:
+    return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "device": "cuda",
+            "median_s": median_s, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
+
+
+def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
+    # one GPU: 1 ms + 1 µs per sample; two GPUs: 3 ms of exchange per step on top: they win from a large batch
+    rows = [ddp(1, b, 1e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
+    rows += [ddp(2, b, 4e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
+    records = scaling.table(rows, "mlp")
+    text = answers.scaling_answer(records, "per_gpu")
+    assert text.startswith("2 GPUs overtake 1 GPU at a per-GPU batch size of about ")
+    assert answers.scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
+        "These results do not hold both 1 GPU and more")
+
+
+# -- Your results and the gallery ----------------------------------------------------------------------------
+def machine_rows(label: str, cpu: list[float], gpu: list[float] | None = None) -> list[dict]:
+    """One machine's rows of a batch-size sweep, its CPU (and its GPU)."""
+    def rows(device: str, times: list[float]) -> list[dict]:
+        return [{"workload": "mlp", "batch_size": x, "hidden_width": 64, "device": device, "median_s": t,
+                 "iqr_s": t / 10, "repeats": 5, "status": "ok", "message": "", "swept": "batch_size", "machine": label}
+                for x, t in zip([1, 10, 100, 1000], times)]
+    return rows("cpu", cpu) + (rows("cuda:0", gpu) if gpu else [])
+
+
+def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
+    laptop = machine_rows("laptop", [2e-4, 2e-3, 2e-2, 2e-1])
+    box = machine_rows("box", [1e-4, 1e-3, 1e-2, 1e-1], [1e-3, 3e-3, 3e-3, 4e-3])
+    [comp] = compare_machines(laptop + box)
+    text = answers.machines_answer(comp)
+    assert text.startswith("**box**: its cuda\\:0 catches up with its CPU at batch size ≈ ")
+    [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
+    assert answers.machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, cpu**")
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return shipped_machines(shipped_gallery_packs())
+
+
+def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
+    comparison = gallery_comparison(shipped)
+    text = answers.gallery_answer(shipped, comparison)
+    assert text.startswith("The GPUs here catch up with their own CPUs between batch size ≈ ")
+    assert "NVIDIA H200 · shipped" in text and "NVIDIA H100 80GB HBM3 · shipped" in text and text.endswith(
+        "2 machines in all.")
+    one = shipped[:1]
+    assert answers.gallery_answer(one, gallery_comparison(one)).startswith(
+        "On **NVIDIA H200 · shipped** the GPU catches up with its own CPU at batch size ≈ ")
+    assert answers.gallery_answer([], None) == (
+        "No machine here has both CPU and GPU results yet, so there is no speed-up to compare.")
