@@ -176,13 +176,13 @@ def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
     assert "in a group of one process took 2 ms" in lines[-1]
 
 
-def test_sources_and_captions_name_the_machine_and_the_file():
+def test_sources_and_captions_name_the_machine_not_the_file():
     recorded = {**pack([measured(1, 16)], machine={**MACHINE, "gpus": ["H200"] * 4}), "path": "/x/h200x4_ddp.json"}
-    assert scaling.recorded_caption(recorded) == "Recorded on box with 2 GPUs (4 GPUs); file h200x4_ddp.json."
+    assert scaling.recorded_caption(recorded) == "Recorded on box with 2 GPUs (4 GPUs)."
     assert scaling.recorded_source(recorded) == "recorded on box with 2 GPUs"
-    assert scaling.pack_label(recorded) == "box with 2 GPUs — h200x4_ddp.json"
+    assert scaling.pack_label(recorded) == "box with 2 GPUs, 2026-01-01"
     bare = {"machine": {}}
-    assert scaling.recorded_caption(bare) == "Recorded on unknown machine; file unknown machine."
+    assert scaling.recorded_caption(bare) == "Recorded on unknown machine."
     assert scaling.pack_label(bare) == "unknown machine"
     assert scaling.live_source([measured(1, 16, device="cpu")]) == "live on this server, CPU, 1 process"
     assert scaling.live_source([measured(1, 16), measured(2, 16)]) == "live on this server, GPUs"

@@ -60,9 +60,9 @@ def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_c
     assert "crossover ≈ 30" in spec and '"type": "log"' in spec
     frame = machines_frame(comp)
     assert len(frame) == 8 and set(frame["device"]) == {"cpu", "cuda:0"}
-    assert fastest_line(comp) == ("At batch size 1 the fastest of 2 curves is **box A, cpu** (100 µs a step; the slowest "
-                                  "takes 1 ms); at batch size 1,000 the fastest of 2 curves is **box A, cuda\\:0** (4 ms "
-                                  "a step; the slowest takes 100 ms).")
+    assert fastest_line(comp) == ("At batch size 1 the fastest of 2 curves is **box A, cpu** (100 µs a step; the "
+                                  "slowest takes 1 ms); at batch size 1,000 the fastest of 2 curves is **box A, "
+                                  "cuda\\:0** (4 ms a step; the slowest takes 100 ms).")
 
 
 @pytest.mark.parametrize("gpu, words", [
@@ -89,7 +89,8 @@ def test_two_machines_with_one_label_are_kept_apart_and_one_machine_on_two_days_
     comps = compare_machines(combined.pack["rows"])
     assert [len(c.machines) for c in comps] == [2, 1]
     # rows that do not name the depth have the default one (3): packs older than a setting still compare
-    assert comparison_titles(comps) == ["mlp: time against batch size (depth 3)", "mlp: time against batch size (depth 4)"]
+    assert comparison_titles(comps) == ["MLP training step — time against batch size (depth 3)",
+                                        "MLP training step — time against batch size (depth 4)"]
     assert validate_pack(combined.pack)["machines"][1]["label"] == "same name · b.json"
 
 

@@ -134,6 +134,16 @@ def setting_name(key: str) -> str:
     return key.replace("_", " ")
 
 
+def workload_title(name: str) -> str:
+    """What a workload is, in words ('MLP training step' for 'mlp'); an unknown one's name as it is."""
+    from lib.workloads import SettingError, get_workload
+
+    try:
+        return get_workload(name).title or name
+    except SettingError:
+        return name
+
+
 def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
     """The settings held fixed, as people read them: those that differ from the workload's defaults
     when the workload is known here, else all of them."""
@@ -150,7 +160,8 @@ def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
                 continue  # a column the workload derives from its settings (input_features, ...)
             setting = known.setting(key)
             try:
-                same = value == _same_value(setting.default) or (value is not None and setting.parse(value) == setting.default)
+                same = value == _same_value(setting.default) or (
+                    value is not None and setting.parse(value) == setting.default)
             except (ValueError, TypeError):
                 same = False
             if same:
@@ -228,8 +239,8 @@ def order_comparisons(comparisons: Sequence[Comparison], first: Iterable[str] = 
 
 
 def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
-    """'mlp: time against batch size', plus the fixed settings that tell apart several sweeps of the
-    same workload and setting: 'ddp: time against batch size (gpus 2, model cnn)'."""
+    """'MLP training step — time against batch size', plus the fixed settings that tell apart several
+    sweeps of the same workload and setting: '… — time against batch size (gpus 2, model cnn)'."""
 
     peers: dict[tuple[str, str], list[Comparison]] = {}
     for comp in comparisons:
@@ -240,7 +251,7 @@ def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
         differ[key] = [k for k in names if len({json.dumps(c.fixed.get(k), default=str) for c in group}) > 1]
     titles = []
     for comp in comparisons:
-        title = f"{comp.workload}: time against {setting_name(comp.setting)}"
+        title = f"{workload_title(comp.workload)} — time against {setting_name(comp.setting)}"
         parts = [f"{setting_name(k)} {fmt_value(comp.fixed[k]) if comp.fixed.get(k) is not None else '–'}"
                  for k in differ[(comp.workload, comp.setting)]]
         titles.append(title + (f" ({', '.join(parts)})" if parts else ""))

@@ -38,10 +38,10 @@ DEFAULT_VAL = 100  # the seed ran 100 and 1000
 
 LABEL = {"loop": "loop", "vectorize": "vectorize", "vmap_jacrev": "vmap(jacrev)", "vmap_jacfwd": "vmap(jacfwd)"}
 LONG = {
-    "loop": "loop: autograd.functional.jacobian, what the seed ran",
-    "vectorize": "vectorize: the same call with vectorize=True",
-    "vmap_jacrev": "vmap(jacrev): torch.func, reverse mode per sample",
-    "vmap_jacfwd": "vmap(jacfwd): torch.func, forward mode per sample",
+    "loop": "loop: one backward pass per output, what the seed ran (autograd.functional.jacobian)",
+    "vectorize": "vectorize: the same passes batched into one (vectorize=True)",
+    "vmap_jacrev": "vmap(jacrev): sample by sample, reverse mode (torch.func)",
+    "vmap_jacfwd": "vmap(jacfwd): sample by sample, forward mode (torch.func)",
 }
 
 # The loop's cost is its backward passes (outputs x val per call), each a few dozen microseconds of

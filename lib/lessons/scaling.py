@@ -66,12 +66,15 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
             "iqr_ms": r["iqr_s"] * 1e3 if ok and isinstance(r.get("iqr_s"), (int, float)) else None,
             "samples_per_s": throughput(r),
             "scaling_efficiency": r.get("scaling_efficiency"),
-            "compute_ms": r["phase_compute_s"] * 1e3 if ok and isinstance(r.get("phase_compute_s"), (int, float)) else None,
-            "exposed_comm_ms": r["phase_comm_s"] * 1e3 if ok and isinstance(r.get("phase_comm_s"), (int, float)) else None,
+            "compute_ms": (r["phase_compute_s"] * 1e3 if ok and isinstance(r.get("phase_compute_s"), (int, float))
+                           else None),
+            "exposed_comm_ms": (r["phase_comm_s"] * 1e3 if ok and isinstance(r.get("phase_comm_s"), (int, float))
+                                else None),
             "grad_mb": grad / 1e6 if isinstance(grad, (int, float)) else None,
             "allreduce_ms": r["allreduce_s"] * 1e3 if ok and isinstance(r.get("allreduce_s"), (int, float)) else None,
             "allreduce_gbps": gbps if ok and gpus > 1 and isinstance(gbps, (int, float)) else None,
-            "peak_memory_gb": r["peak_memory_bytes"] / 1e9 if isinstance(r.get("peak_memory_bytes"), (int, float)) else None,
+            "peak_memory_gb": (r["peak_memory_bytes"] / 1e9 if isinstance(r.get("peak_memory_bytes"), (int, float))
+                               else None),
             "machine": r.get("machine", ""),
             "message": r.get("message", ""),
         })
@@ -120,7 +123,8 @@ def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = Fal
     if c.kind == "gpu_wins":
         return f"{many} get through more samples per second than {one} at every {what} measured."
     if c.kind == "cpu_wins":
-        return f"{one} gets through at least as many samples per second as {many} at every {what} measured: {many} never pay off here."
+        return (f"{one} gets through at least as many samples per second as {many} at every {what} measured: "
+                f"{many} never pay off here.")
     return f"Not enough points measured on both {one} and {many} at the same {what} to compare them."
 
 
@@ -151,21 +155,25 @@ def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) ->
     pts.sort(key=lambda d: d["batch_size"])
     small, large = pts[0], pts[-1]
     unit = "process" if cpu else "GPU"
-    lines = [f"With {gpu_label(n, cpu)}, every step all-reduces {small['grad_mb']:.3g} MB of gradients, whatever the batch."]
+    lines = [f"With {gpu_label(n, cpu)}, every step all-reduces {small['grad_mb']:.3g} MB of gradients, "
+             "whatever the batch."]
     if small["allreduce_gbps"]:
         lines[0] += (f" At the all-reduce bandwidth measured with the batch of {small['batch_size']}, "
-                     f"{small['allreduce_gbps']:.3g} GB/s, that is {small['grad_mb']:.3g} MB ÷ {small['allreduce_gbps']:.3g} GB/s "
+                     f"{small['allreduce_gbps']:.3g} GB/s, that is {small['grad_mb']:.3g} MB ÷ "
+                     f"{small['allreduce_gbps']:.3g} GB/s "
                      f"= {fmt_s(small['allreduce_ms'] / 1e3)} per step, unless it overlaps the backward pass.")
     for d in (small, large) if large is not small else (small,):
         ratio = d["allreduce_ms"] / d["compute_ms"] if d["compute_ms"] > 0 else float("inf")
         exposed = ""
         if d["exposed_comm_ms"] is not None:
-            exposed = (f"; {fmt_s(d['exposed_comm_ms'] / 1e3)} of communication could not be hidden" if d["exposed_comm_ms"] > 0
+            exposed = (f"; {fmt_s(d['exposed_comm_ms'] / 1e3)} of communication could not be hidden"
+                       if d["exposed_comm_ms"] > 0
                        else "; the step was no slower than without the exchange")
         eff = (f"; scaling efficiency {d['scaling_efficiency']:.0%}" if d["scaling_efficiency"] is not None else "")
         lines.append(
             f"At a per-{unit} batch of {d['batch_size']}, computing one step takes {fmt_s(d['compute_ms'] / 1e3)} "
-            f"and the all-reduce alone {fmt_s(d['allreduce_ms'] / 1e3)}: the exchange is {ratio:.2g}× the compute{exposed}{eff}."
+            f"and the all-reduce alone {fmt_s(d['allreduce_ms'] / 1e3)}: the exchange is {ratio:.2g}× the "
+            f"compute{exposed}{eff}."
         )
     if large is not small and large["compute_ms"] > small["compute_ms"] > 0:
         line = (f"From a batch of {small['batch_size']} to {large['batch_size']}, the compute per step grew "
@@ -173,7 +181,8 @@ def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) ->
         e0, e1 = small["scaling_efficiency"], large["scaling_efficiency"]
         if e0 is not None and e1 is not None:
             if e1 > e0:
-                line += f", and scaling efficiency rose from {e0:.0%} to {e1:.0%}: more work per step hides the fixed exchange."
+                line += (f", and scaling efficiency rose from {e0:.0%} to {e1:.0%}: more work per step hides the "
+                         "fixed exchange.")
             else:
                 line += f"; yet scaling efficiency did not rise ({e0:.0%} → {e1:.0%}) in these measurements."
         else:
@@ -191,7 +200,8 @@ def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
     pts.sort(key=lambda d: d["batch_size"])
     lines = []
     for d in (pts[0], pts[-1]) if len(pts) > 1 else (pts[0],):
-        compute = f" ({fmt_s(d['compute_ms'] / 1e3)} of it without DDP's gradient exchange)" if d["compute_ms"] is not None else ""
+        compute = (f" ({fmt_s(d['compute_ms'] / 1e3)} of it without DDP's gradient exchange)"
+                   if d["compute_ms"] is not None else "")
         lines.append(f"At a batch of {d['batch_size']}, one step took {fmt_s(d['step_ms'] / 1e3)}{compute}: "
                      f"{d['samples_per_s']:,.0f} samples per second.")
     d = pts[-1]
@@ -210,10 +220,9 @@ def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def pack_label(pack: dict[str, Any]) -> str:
-    """'<machine> — <file name>': how the page's machine picker names a pack."""
-    name = Path(str(pack.get("path", ""))).name
-    label = machine_label(pack)
-    return f"{label} — {name}" if name else label
+    """'<machine>, <date>': how the page's machine picker names a pack (no file names: visitors read it)."""
+    label, date = machine_label(pack), str(pack.get("machine", {}).get("date") or "")[:10]
+    return f"{label}, {date}" if date else label
 
 
 def machine_label(pack: dict[str, Any]) -> str:
@@ -226,10 +235,9 @@ def recorded_source(pack: dict[str, Any]) -> str:
 
 
 def recorded_caption(pack: dict[str, Any]) -> str:
-    """'Recorded on <machine> (<N> GPUs); file <name>.'"""
+    """'Recorded on <machine> (<N> GPUs).'"""
     gpus = pack.get("machine", {}).get("gpus") or []
-    name = Path(str(pack.get("path", ""))).name or machine_label(pack)
-    return f"Recorded on {machine_label(pack)}" + (f" ({len(gpus)} GPUs)" if gpus else "") + f"; file {name}."
+    return f"Recorded on {machine_label(pack)}" + (f" ({len(gpus)} GPUs)" if gpus else "") + "."
 
 
 def live_source(rows: Sequence[dict[str, Any]]) -> str:
