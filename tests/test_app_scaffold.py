@@ -47,3 +47,51 @@ def test_scaffold_lays_out_the_shared_parts():
     assert "Recorded sweeps this page can show:" in markdown and "over=batch_size, pin=None" in markdown
     at.button(key="t.use.0").click().run()
     assert "over=dataset_size, pin=True" in [m.value for m in at.markdown]
+
+
+def answer_first_app():
+    import altair as alt
+    import pandas as pd
+    import streamlit as st
+
+    from ui import scaffold
+
+    top = scaffold.answer_first("A lesson")
+    st.slider("A control below the answer", 1, 10, 3, key="t.n")
+    top.answer.markdown("An early answer, replaced.")
+    top.answer.markdown(f"The answer at n = {st.session_state['t.n']}.")
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_line().encode(x="x", y="y")
+    scaffold.chart_or_why(top.chart, chart.properties(height=scaffold.chart_height(480)), "never shown")
+    scaffold.chart_or_why(st, None, "Nothing was timed, so there is no curve to draw.")
+    with scaffold.why("the long words"):
+        st.markdown("Why it is so.")
+    with scaffold.why("Why not?"):
+        st.markdown("Because.")
+    st.caption(f"embedded={scaffold.embedded()} heights={scaffold.chart_height(480)},"
+               f"{scaffold.chart_height(480, first=False)},{scaffold.chart_height(200)}")
+
+
+def test_answer_first_puts_the_answer_and_the_chart_above_the_controls():
+    at = AppTest.from_function(answer_first_app, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "A lesson"
+    # one answer (a later one replaces an earlier one), drawn before the slider though written after it
+    def walk(node):
+        children = getattr(node, "children", None)
+        if children:
+            for child in children.values():
+                yield from walk(child)
+        else:
+            yield node
+
+    kinds = [e.type for e in walk(at.main)]
+    chart = next(k for k in kinds if "vega_lite_chart" in k)
+    assert kinds.index("markdown") < kinds.index(chart) < kinds.index("slider"), kinds
+    assert [m.value for m in at.markdown][:2] == ["The answer at n = 3.", ":material/info: Nothing was timed, so "
+                                                  "there is no curve to draw."]
+    assert "An early answer, replaced." not in [m.value for m in at.markdown]
+    assert [e.label for e in at.expander] == ["Why? the long words", "Why not?"]
+    assert not any(e.proto.expanded for e in at.expander)
+    assert at.caption[0].value == "embedded=False heights=340,480,200"
+    at.slider(key="t.n").set_value(7).run()
+    assert at.markdown[0].value == "The answer at n = 7."

@@ -1,5 +1,10 @@
 """What every lesson page lays out around its own charts, the same way on every page.
 
+    top = answer_first("Jacobian: when the algorithm beats the hardware")   the title, then slots filled later:
+                                                            top.answer (one sentence), top.chart, top.note
+    chart_or_why(top.chart, chart, why)                     the chart, or a sentence saying why there is none
+    chart_height(380)                                       a smaller chart inside an iframe (?embed=true)
+    why(label)                                              a closed expander 'Why? …' for the long words
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
     point_notes(rows, describe)                             expander 'Notes on 3 points' (or 'Points not measured (3)')
@@ -14,6 +19,7 @@ places them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -25,20 +31,67 @@ from lib.recorded.sources import GpuSource
 from ui.downloads import download_buttons
 
 INFO = ":material/info:"
+NO_CHART = ":material/info:"
+EMBEDDED_CHART_HEIGHT = 280  # an 800 × 600 iframe: the title, the answer and the chart with its legend
+PHONE_SAFE_CHART_HEIGHT = 340  # fits under the title and the answer on a 390 × 844 phone
 SWITCHED = ":material/swap_horiz:"
 RECORD_TITLE = "Record this view on a GPU machine"
 
 
-def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None) -> None:
+@dataclass
+class AnswerFirst:
+    """The slots of a page's first screen, made before its widgets and filled once they are read."""
+
+    answer: Any  # the one-sentence answer (one element: a later answer replaces an earlier one)
+    chart: Any  # the chart (or why there is none)
+    note: Any  # one short caption under it: where the numbers came from
+
+
+def answer_first(title: str) -> AnswerFirst:
+    """The page's title, then empty slots for the answer and the chart: the widgets come below them,
+    so the first screen shows the answer whatever the page's controls (Streamlit draws containers
+    in the order they were made, and fills them whenever the script writes to them)."""
+    st.title(title)
+    return AnswerFirst(st.container(key="answer").empty(), st.container(key="first_chart"), st.container())
+
+
+def embedded() -> bool:
+    """Whether the page is shown inside an iframe (?embed=true), as course material shows it."""
+    return bool(getattr(st.context, "is_embedded", False))
+
+
+def chart_height(height: int, *, first: bool = True) -> int:
+    """A chart's height: the page's first chart no taller than fits a phone's first screen under the
+    title and the answer, and smaller still inside an iframe (800 × 600)."""
+    if embedded():
+        return min(height, EMBEDDED_CHART_HEIGHT)
+    return min(height, PHONE_SAFE_CHART_HEIGHT) if first else height
+
+
+def chart_or_why(box: Any, chart: Any, why_none: str, **kwargs: Any) -> None:
+    """Draw the chart in `box`, or, where it would be empty axes, a sentence saying why there is none."""
+    if chart is None:
+        box.markdown(f"{NO_CHART} {why_none}")
+    else:
+        box.altair_chart(chart, width="stretch", **kwargs)
+
+
+def why(label: str) -> Any:
+    """A closed expander for the long explanations: 'Why? …'."""
+    return st.expander(label if label.startswith("Why") else f"Why? {label}", expanded=False)
+
+
+def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
+                   box: Any = None) -> None:
     """'CPU: measured live on this server with 1 thread. GPU: recorded on NVIDIA H200, …' (see
-    lib.lessons.onscreen.source_sentence for `not_live`)."""
-    st.caption(onscreen.source_sentence(source, threads, not_live=not_live))
+    lib.lessons.onscreen.source_sentence for `not_live`), in `box` (default: where the page is)."""
+    (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live))
 
 
-def notice(text: str | None, icon: str = INFO) -> None:
+def notice(text: str | None, icon: str = INFO, *, box: Any = None) -> None:
     """An info box, e.g. when the recorded results hold nothing for the view on screen; None shows nothing."""
     if text:
-        st.info(text, icon=icon)
+        (box or st).info(text, icon=icon)
 
 
 def point_notes(rows: Iterable[dict], describe: Callable[[dict], str], *, remarks: bool = True) -> None:
