@@ -55,18 +55,16 @@ def connection_kwargs() -> dict[str, Any]:
 
 
 def where_stored(gallery: Gallery) -> str:
-    """'SQLite (gallery.sqlite)' or 'PostgreSQL': no host, user or password."""
+    """'SQLite' or 'PostgreSQL': the kind of database only (no file name, host, user or password)."""
     url = gallery.engine.url
-    if url.get_backend_name() == "sqlite":
-        return f"SQLite ({os.path.basename(url.database or 'memory')})"
-    return {"postgresql": "PostgreSQL"}.get(url.get_backend_name(), url.get_backend_name())
+    return {"sqlite": "SQLite", "postgresql": "PostgreSQL"}.get(url.get_backend_name(), url.get_backend_name())
 
 
 def open_gallery() -> Gallery:
     try:
         conn = st.connection("gallery", type="sql", **connection_kwargs())
         return Gallery(conn.engine, Limits.from_env(), os.environ.get("GPUWIN_GALLERY_ADMIN_CODE") or None)
-    except Exception as err:  # noqa: BLE001 -- a page says the gallery is unavailable, never a traceback
+    except Exception as err:  # a page says the gallery is unavailable, never a traceback
         raise GalleryUnavailable(f"The gallery's database could not be opened ({type(err).__name__}: "
                                  f"{str(err).splitlines()[0][:300] if str(err) else 'no details'}).") from err
 

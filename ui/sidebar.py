@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import streamlit as st
-import torch
 
 from lib.core.devices import available_devices, cpu_model, cuda_available, device_name
 from lib.core.fmt import plural
@@ -22,7 +21,7 @@ def device_lines() -> list[str]:
         gpus = [f"{d}: {device_name(d)}" for d in available_devices()[1:]]
         lines.append("**GPU:** " + "; ".join(gpus))
     else:
-        lines.append(f"**No GPU on this server**: CUDA is not available (torch {torch.__version__}), "
+        lines.append("**No GPU on this server**: PyTorch finds no NVIDIA GPU here (CUDA is not available), "
                      "so only the CPU is timed live.")
     lines.append(f"**CPU:** {cpu_model()}, {os.cpu_count() or '?'} cores. PyTorch would use "
                  f"{plural(TORCH_DEFAULT_THREADS, 'thread')}; live measurements here use "
@@ -35,8 +34,8 @@ def source_line(source: GpuSource) -> str:
     if source.live:
         return f"**GPU results:** measured live on this server ({source.device})."
     if source.recorded:
-        return (f"**GPU results:** recorded on {source.label} ({source.files}), shipped with the app; "
-                "the CPU is measured live here.")
+        how = "uploaded by you" if source.files.startswith("uploaded") else "shipped with the app"
+        return f"**GPU results:** recorded on {source.label}, {how}; the CPU is measured live here."
     return "**GPU results:** no recorded GPU results shipped yet, so the pages show the CPU only."
 
 
