@@ -21,17 +21,27 @@ from lib.charts.theme import (
     CPU_LIVE,
     GPU_COLORS,
     LEGEND_LABEL_LIMIT,
+    NOTE_COLOR,
     PHASE_COLORS,
     SERIES_COLORS,
+    fitted_height,
     log_ticks,
     series_colors,
     time_unit,
 )
-from lib.core.fmt import fmt_num
 from lib.core.rows import Status
+from lib.lessons.explain import likely
 
-# Labels left of horizontal bars: room for 'cuda:0 (recorded on NVIDIA H200…' and still a plot on a phone.
-BAR_LABEL_LIMIT = 190
+# Horizontal bars carry their names above them, inside the plot (not left of it): a phone keeps the
+# plot's whole width for the bars and a name as long as 'cuda:0 (recorded on NVIDIA H200, …)'.
+BAR_PX, BAR_STEP = 16, 46
+
+
+def bar_axis() -> alt.Axis:
+    """A band axis whose labels sit above each bar, from the plot's left edge, instead of left of the plot."""
+    return alt.Axis(labelAlign="left", labelBaseline="bottom", labelPadding=-4, labelOffset=-(BAR_PX // 2 + 2),
+                    labelLimit=2 * LEGEND_LABEL_LIMIT, domain=False, ticks=False, labelFontSize=12)
+
 
 PHASES = {
     "phase_transfer_s": "transfer (host → device)",
@@ -78,10 +88,12 @@ def time_chart(
     log_y: bool = True,
     title: str | None = None,
     height: int = 380,
+    plot_height: int | None = None,
 ) -> alt.LayerChart:
     """Time against a setting, a line per series, IQR error bars, the crossover as a labelled rule.
 
-    Heights include the legend (Streamlit fits the whole chart into them).
+    Heights include the legend (Streamlit fits the whole chart into them); `plot_height` instead keeps
+    the plot that tall and adds the legend's rows.
 
     The error bars span the interquartile range centred on the median (the rows carry only
     the IQR's width, not its ends)."""
@@ -116,6 +128,8 @@ def time_chart(
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
     layers += crossover_layers(crossover_x, crossover_label)
+    if plot_height is not None:
+        height = fitted_height(plot_height, len(order)) + (30 if title else 0)
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
 
@@ -130,7 +144,7 @@ def crossover_layers(crossover_x: float | None, label: str | None = None) -> lis
     """The crossover as a dashed red vertical rule with its label (nothing when there is none)."""
     if crossover_x is None or not math.isfinite(crossover_x):
         return []
-    label = label or f"crossover ≈ {fmt_num(crossover_x)}"
+    label = label or f"crossover ≈ {likely(crossover_x)}"  # the two significant digits of the sentences
     mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
     return [
         mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
@@ -182,8 +196,8 @@ def speedup_chart(
                  alt.Tooltip("speedup:Q", title="speed-up", format=".3~g")],
     )
     one = pd.DataFrame({"speedup": [1.0], "label": ["1× : same speed"]})
-    rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color="#555").encode(y="speedup:Q")
-    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
+    rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color=NOTE_COLOR).encode(y="speedup:Q")
+    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color=NOTE_COLOR).encode(
         x=alt.value(4), y="speedup:Q", text="label:N")
     layers: list[alt.Chart] = [rule, text, line, points]
     if crossover_x is not None and math.isfinite(crossover_x):
@@ -227,9 +241,9 @@ def phase_chart(
     present = set(plot["phase"]) if not plot.empty else set(names)
     domain = [n for n in names if n in present]
     colors = [palette[names.index(n)] for n in domain] if palette else None
-    chart = alt.Chart(plot).mark_bar().encode(
+    chart = alt.Chart(plot).mark_bar(size=BAR_PX).encode(
         y=alt.Y("series:N", title=None, sort=_series_sort(plot, "series") if not plot.empty else None,
-                axis=alt.Axis(labelLimit=BAR_LABEL_LIMIT)),
+                axis=bar_axis()),
         x=alt.X("t:Q", title=f"{x_title} ({unit})", stack="zero"),
         color=alt.Color("phase:N", title=None,
                         scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
@@ -237,7 +251,7 @@ def phase_chart(
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
                  alt.Tooltip("t:Q", title=unit, format=".4~g")],
-    ).properties(height=alt.Step(40))  # a fixed band per bar; a fixed total height squeezes bars under the legend
+    ).properties(height=alt.Step(BAR_STEP))  # a band per bar; a fixed total height squeezes bars under the legend
     return chart.properties(title=title) if title else chart
 
 
@@ -262,8 +276,8 @@ def ratio_chart(
     low = min([*plot["ratio"], 1 / 3]) / 1.5
     high = max([*plot["ratio"], 3.0]) * 1.5
     x_enc = alt.X("ratio:Q", title=x_title, scale=alt.Scale(type="log", domain=[low, high], nice=False))
-    y_enc = alt.Y("label:N", title=None, sort=order, axis=alt.Axis(labelLimit=BAR_LABEL_LIMIT))
-    bars = alt.Chart(plot).mark_bar(height=22).encode(
+    y_enc = alt.Y("label:N", title=None, sort=order, axis=bar_axis())
+    bars = alt.Chart(plot).mark_bar(height=BAR_PX).encode(
         x=x_enc, x2=alt.datum(1.0), y=y_enc,
         color=alt.Color("winner:N", title=None,
                         scale=alt.Scale(domain=["CPU faster", "GPU faster", "even"],
@@ -273,9 +287,9 @@ def ratio_chart(
     )
     # the number right of the bar's right end (the 1× line for bars that go left), inside the plot
     plot["at"] = [max(r, 1.0) for r in plot["ratio"]]
-    text = alt.Chart(plot).mark_text(align="left", dx=5).encode(x="at:Q", y=y_enc, text="text:N")
-    one = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4], color="#555").encode(x="ratio:Q")
-    chart = alt.layer(bars, one, text).properties(height=alt.Step(40))
+    text = alt.Chart(plot).mark_text(align="left", dx=5, color=NOTE_COLOR).encode(x="at:Q", y=y_enc, text="text:N")
+    one = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4], color=NOTE_COLOR).encode(x="ratio:Q")
+    chart = alt.layer(bars, one, text).properties(height=alt.Step(BAR_STEP))
     return chart.properties(title=title) if title else chart
 
 

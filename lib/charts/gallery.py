@@ -12,7 +12,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import AXIS_TICK_FORMAT, GPU_COLORS, LEGEND_LABEL_LIMIT, kind_colors, log_ticks
+from lib.charts.theme import AXIS_TICK_FORMAT, GPU_COLORS, LEGEND_LABEL_LIMIT, NOTE_COLOR, kind_colors, log_ticks
 
 
 def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str = "batch size",
@@ -27,7 +27,7 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
     x_enc = alt.X("x:Q", title=f"{x_title} (log scale)", scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(frame["x"]), format=AXIS_TICK_FORMAT) if len(frame)
                   else alt.Axis(format=AXIS_TICK_FORMAT))
-    y_enc = alt.Y("speedup:Q", title="CPU time / GPU time (log)",  # short: a long title squeezes the plot
+    y_enc = alt.Y("speedup:Q", title="CPU ÷ GPU time (log)",  # short: a long title is cut in a small plot
                   scale=alt.Scale(type="log", nice=False, padding=12))
     tooltip = [alt.Tooltip("machine:N"), alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
                alt.Tooltip("speedup:Q", title="speed-up", format=".3~g")]
@@ -35,8 +35,8 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
     lines = base.mark_line(strokeWidth=2).encode(x=x_enc, y=y_enc, color=color)
     points = base.mark_point(size=40, filled=True).encode(x="x:Q", y="speedup:Q", color=color, tooltip=tooltip)
     one = pd.DataFrame({"speedup": [1.0], "label": ["1×: GPU as fast as its own CPU"]})
-    rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color="#555").encode(y="speedup:Q")
-    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color="#555").encode(
+    rule = alt.Chart(one).mark_rule(strokeDash=[4, 4], color=NOTE_COLOR).encode(y="speedup:Q")
+    text = alt.Chart(one).mark_text(align="left", dx=4, dy=-6, color=NOTE_COLOR).encode(
         x=alt.value(4), y="speedup:Q", text="label:N")
     marks = alt.Chart(crossings.assign(speedup=1.0, label="crossover")).mark_point(
         size=160, shape="diamond", filled=False, strokeWidth=2).encode(

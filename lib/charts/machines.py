@@ -17,22 +17,12 @@ import math
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, kind_colors, log_ticks, time_unit
+from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, fitted_height, kind_colors, log_ticks, time_unit
 from lib.core.fmt import fmt_num
-from lib.lessons.compare import Comparison
+from lib.lessons.compare import Comparison, device_word
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
 SHAPES = ("circle", "triangle-up", "square", "diamond", "cross", "triangle-down")
-
-
-def device_word(device: str) -> str:
-    """'CPU', 'GPU' (cuda:0), 'GPU 1' (cuda:1), or the device as written."""
-    if device == "cpu":
-        return "CPU"
-    if device.startswith("cuda"):
-        index = device.partition(":")[2]
-        return "GPU" if index in ("", "0") else f"GPU {index}"
-    return device
 
 
 def curve_name(machine: str, device: str) -> str:
@@ -68,8 +58,9 @@ def curve_styles(plot: pd.DataFrame) -> tuple[list[str], list[str], list[list[in
     return curves, colours, dashes, shapes
 
 
-def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_title: str = "median time of one step",
-                   title: str | None = None, height: int = 400) -> alt.LayerChart:
+def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_title: str = "time of one step",
+                   title: str | None = None, height: int = 400, plot_height: int | None = None) -> alt.LayerChart:
+    """The machines' curves of one sweep; `plot_height` keeps the plot that tall under the legend's rows."""
     frame = machines_frame(comparison)
     data = frame[frame["seconds"] > 0]
     scale, unit = time_unit(data["seconds"]) if not data.empty else (1.0, "s")
@@ -123,5 +114,5 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         layers.append(mark.mark_text(align="left", dx=5, fontWeight="bold", color=hue).encode(
             x="x:Q", y=alt.value(12 + 15 * i), text="label:N"))
     chart = alt.layer(*layers)
-    chart = chart.properties(height=height)
+    chart = chart.properties(height=fitted_height(plot_height, len(curves)) if plot_height is not None else height)
     return chart.properties(title=title) if title else chart

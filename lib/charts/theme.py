@@ -58,12 +58,16 @@ def series_colors(names: Sequence[str]) -> list[str]:
     return kind_colors([series_kind(n) for n in names])
 
 
+# Notes drawn on a chart (the 1× line, a memory cap, a bar's value): a grey that reads on the light
+# and on the dark theme alike (a dark grey vanishes on the dark background, black too).
+NOTE_COLOR = "#8a8f98"
+
 # Colours for what is not a device (the Jacobian's methods): none of them a device's colour.
 METHOD_COLORS = ("#2ca02c", "#17becf", "#7f7f7f", "#e7ba52", "#393b79", "#ad494a")
 
-# A legend's labels and an axis title must fit a phone (a chart about 360 px wide): longer labels
-# are cut with an ellipsis, and the whole name is still in the tooltip.
-LEGEND_LABEL_LIMIT = 300
+# A legend's labels must fit a phone (a chart about 340 px wide, the legend starting under the plot):
+# longer labels are cut with an ellipsis, and the whole name is still in the tooltip.
+LEGEND_LABEL_LIMIT = 240
 AXIS_TICK_FORMAT = ",.7~g"  # 8,192 and 65,536 (not 8.192k), 0.01, 1,000,000
 
 
@@ -87,3 +91,14 @@ def log_ticks(values: Iterable[float], limit: int = 7) -> list[float]:
         if best not in picked:
             picked.append(best)
     return sorted(picked)
+
+
+# Streamlit fits a whole chart, legends included, into the height it is given: a chart that should
+# keep a plot of a given height gets that plus its legends' rows and its x axis.
+LEGEND_ROW_PX = 30
+X_AXIS_PX = 110
+
+
+def fitted_height(plot_height: int, legend_rows: int) -> int:
+    """The height to give a chart so that its plot keeps `plot_height` pixels under `legend_rows` rows of legend."""
+    return plot_height + LEGEND_ROW_PX * max(0, legend_rows) + X_AXIS_PX

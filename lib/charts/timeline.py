@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import altair as alt
 import pandas as pd
 
+from lib.charts.theme import NOTE_COLOR
 from lib.core.fmt import fmt_s
 
 KINDS = {"operator": "#1f77b4", "launch": "#9467bd", "runtime": "#bcbd22", "sync": "#d62728",
@@ -59,7 +60,7 @@ def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, heigh
         gap_bars = alt.Chart(gap_frame).mark_bar(color="#999", opacity=0.25, height=alt.RelativeBandSize(1.0))
         layers.append(gap_bars.encode(x="start_us:Q", x2="end_us:Q", y=alt.Y("lane:N", sort=lanes)))
         note = pd.DataFrame({"label": [f"GPU idle between kernels: {fmt_s(total / 1e6)} in all"]})
-        layers.append(alt.Chart(note).mark_text(align="left", dx=4, dy=-4, color="#555").encode(
+        layers.append(alt.Chart(note).mark_text(align="left", dx=4, dy=-4, color=NOTE_COLOR).encode(
             x=alt.value(0), y=alt.value(0), text="label:N"))
     chart = alt.layer(*layers, bars).properties(height=max(1, len(lanes)) * height_per_lane + 40)
     return chart.properties(title=title) if title else chart

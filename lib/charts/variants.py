@@ -20,7 +20,16 @@ import altair as alt
 import pandas as pd
 
 from lib.charts.curves import crossover_layers, ok_rows
-from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, METHOD_COLORS, log_ticks, series_colors, time_unit
+from lib.charts.theme import (
+    AXIS_TICK_FORMAT,
+    LEGEND_LABEL_LIMIT,
+    METHOD_COLORS,
+    NOTE_COLOR,
+    fitted_height,
+    log_ticks,
+    series_colors,
+    time_unit,
+)
 
 DASHES = ([1, 0], [7, 4], [2, 3], [10, 3, 2, 3], [4, 4], [1, 5])
 SHAPES = {"measured": "circle", "not measured": "M-1,-1L1,1M-1,1L1,-1"}  # a circle, an ×
@@ -69,6 +78,7 @@ def variant_chart(
     title: str | None = None,
     height: int = 480,
     dash_columns: int | None = None,
+    plot_height: int | None = None,
 ) -> alt.LayerChart:
     """A line per (colour, dash) pair of y against x, log-log, with IQR bars when `iqr` is given.
 
@@ -76,7 +86,8 @@ def variant_chart(
     'cpu (live, this server)'), coloured by lib.charts.theme.series_colors.
     kind: 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. rules: optional horizontal lines, a frame
     with columns value (in y's units), label and the colour column (e.g. 'best measured here').
-    dash_columns: lay the dash legend out in that many columns (short names), instead of one per row."""
+    dash_columns: lay the dash legend out in that many columns (short names), instead of one per row.
+    plot_height: keep the plot that tall and add the legends' rows (instead of a total `height`)."""
     data = ok_rows(frame, y)
     values = list(data[y]) if not data.empty else []
     if rules is not None and not rules.empty:
@@ -103,7 +114,7 @@ def variant_chart(
                               scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
                               legend=alt.Legend(orient="top", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT,
                                                 symbolType="stroke", symbolStrokeWidth=2, symbolSize=400,
-                                                symbolStrokeColor="#444", columns=dash_columns or alt.Undefined))
+                                                symbolStrokeColor=NOTE_COLOR, columns=dash_columns or alt.Undefined))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
     y_full = f"{y_title} ({unit}, log scale)"
@@ -127,7 +138,10 @@ def variant_chart(
         layers.append(rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
             x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
     if crossover_x is not None and math.isfinite(crossover_x):
-        layers += crossover_layers(crossover_x, crossover_label or f"crossover ≈ {crossover_x:,.3g}")
+        layers += crossover_layers(crossover_x, crossover_label)
+    if plot_height is not None:
+        rows = (len(colors) + bool(color_title) + -(-len(dashes) // (dash_columns or 1)) + bool(dash_title))
+        height = fitted_height(plot_height, rows)
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
 
@@ -178,7 +192,8 @@ def memory_chart(
                                       scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
                                       legend=alt.Legend(orient="top", direction="vertical",
                                                         labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke",
-                                                        symbolStrokeWidth=2, symbolSize=400, symbolStrokeColor="#444")),
+                                                        symbolStrokeWidth=2, symbolSize=400,
+                                                        symbolStrokeColor=NOTE_COLOR)),
             tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("d:N", title=dash_title),
                      alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
                      alt.Tooltip("v:Q", title="estimate (bytes)", format=".3~s")]),
@@ -195,8 +210,8 @@ def memory_chart(
     if caps:
         cap_frame = pd.DataFrame({"v": [c / scale for c, _ in caps], "label": [label for _, label in caps]})
         cap_base = alt.Chart(cap_frame)
-        layers.append(cap_base.mark_rule(strokeDash=[4, 3], color="#555", strokeWidth=1.5).encode(y="v:Q"))
-        layers.append(cap_base.mark_text(align="left", dx=4, dy=-6, color="#555").encode(
+        layers.append(cap_base.mark_rule(strokeDash=[4, 3], color=NOTE_COLOR, strokeWidth=1.5).encode(y="v:Q"))
+        layers.append(cap_base.mark_text(align="left", dx=4, dy=-6, color=NOTE_COLOR).encode(
             x=alt.value(4), y="v:Q", text="label:N"))
     chart = alt.layer(*layers).properties(height=height)
     return chart.properties(title=title) if title else chart
