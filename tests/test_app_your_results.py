@@ -121,7 +121,7 @@ def test_a_pack_from_the_cli_is_charted_tabled_and_downloadable(no_shipped, pack
     assert not at.error
     text = unescaped(page_text(at))
     assert "Using: first.json (3 rows)" in text
-    assert "mlp: time against batch size" in text and "hidden width 16" in text
+    assert "MLP training step — time against batch size" in text and "hidden width 16" in text
     assert f"{label}: CPU only, so no crossover." in text
     row = machines_table(at).iloc[0]
     fingerprint = loads_pack(packs["first.json"])["machine"]
@@ -198,7 +198,7 @@ def test_shipped_packs_join_the_comparison_and_a_repeat_upload_counts_once(tmp_p
         assert_page_works(at, 1, [FIXTURE_GPU])
         text = unescaped(page_text(at))
         # equal times: the renamed copy is 'at least as fast' from the first point, computed, not assumed
-        assert f"{FIXTURE_GPU}: its cuda:0 is at least as fast as its CPU from the first value measured" in text
+        assert f"{FIXTURE_GPU}: its GPU is at least as fast as its CPU from the first value measured" in text
         at = upload(at, ("second.json", packs["second.json"]), ("fixture.json", json.dumps(shipped).encode()))
         assert_page_works(at, 1, [SECOND, FIXTURE_GPU])
         notes = [unescaped(str(i.value)) for i in at.info]

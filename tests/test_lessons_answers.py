@@ -16,6 +16,16 @@ CPU = "cpu (live, this server)"
 GPU = "cuda:0 (recorded on X)"
 
 
+def test_curves_are_named_in_plain_words_in_a_sentence():
+    assert answers.who(CPU) == "this server's CPU"
+    assert answers.who("cuda:0 (recorded on NVIDIA H200, 2026-11-21)") == "the NVIDIA H200 GPU"
+    assert answers.who("cpu (recorded on NVIDIA H200, 2026-11-21)") == "the NVIDIA H200 machine's CPU"
+    assert answers.who("cuda:0 (recorded on TEST (CPU rows renamed cuda:0), 2026-11-21)") == (
+        "the TEST (CPU rows renamed cuda:0) GPU")
+    assert answers.who("cuda:0 (live, this server)") == "this server's GPU"
+    assert answers.capital("**the X GPU** wins") == "**The X GPU** wins" and answers.capital("a") == "A"
+
+
 def test_rates_are_plain_words_first_and_the_unit_after():
     assert answers.rate_words(45.1e9) == "45.1 billion operations per second (45.1 GFLOP/s)"
     assert answers.rate_words(2.5e12) == "2.5 trillion operations per second (2.5 TFLOP/s)"
@@ -34,10 +44,10 @@ def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
             + jac(CPU, "cpu", "vmap_jacfwd", {10: 1e-3, 100: 2e-3})
             + jac(GPU, "cuda:0", "vmap_jacfwd", {10: 2e-3, 100: 4e-3}))
     text = answers.jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
-    assert text.startswith(f"At val = 100, vmap(jacfwd) on **{CPU}** takes 2 ms: **500× faster** than the seed's loop "
-                           f"at its best (1 s on **{GPU}**)")
-    # 500× between the methods, 2× at most between the devices: the rows show the method matters more
-    assert text.endswith(", a bigger gap than any between the devices (2.00× at most): the method matters more.")
+    # 500× between the methods, 2× at most between the devices
+    assert text == ("With 100 inputs in the batch (val = 100), vmap(jacfwd) on this server's CPU takes 2 ms: **500× "
+                    "faster** than the seed's loop at its best (1 s on the X GPU); the devices differ by 2.00× at "
+                    "most: the method matters more than the device.")
     # one device only: nothing on screen compares the devices, so nothing is claimed about them
     cpu_only = [r for r in rows if r["device"] == "cpu"]
     assert "the method matters more" not in answers.jacobian_answer(cpu_only, 100, ["loop", "vmap_jacfwd"])
@@ -46,11 +56,14 @@ def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
 def test_jacobian_answer_says_why_the_loop_is_missing_and_what_to_pick():
     rows = jac(CPU, "cpu", "loop", {100: None}) + jac(CPU, "cpu", "vmap_jacrev", {100: 3e-3})
     text = answers.jacobian_answer(rows, 100, ["loop", "vmap_jacrev"])
-    assert text == (f"At val = 100 the fastest method timed is vmap(jacrev) on **{CPU}**, 3 ms; the seed's loop was "
-                    "not timed at this size here (too many backward passes or too much memory).")
+    assert text == ("With 100 inputs in the batch (val = 100) the fastest method timed is vmap(jacrev) on this "
+                    "server's CPU, 3 ms; the seed's loop was not timed at this size here (too many backward passes or "
+                    "too much memory).")
     assert "add the loop below" in answers.jacobian_answer(rows[1:], 100, ["vmap_jacrev"])
     assert answers.jacobian_answer(rows, 100, []) == "Pick at least one method below to see its curve."
-    assert answers.jacobian_answer(rows, 1000, ["loop"]).startswith("Nothing was timed at val = 1,000 here")
+    assert answers.jacobian_answer(rows, 1000, ["loop"]).startswith(
+        "With 1,000 inputs in the batch (val = 1,000) nothing was timed here")
+    assert answers.jacobian_answer(rows, 1, ["loop"]).startswith("With 1 input in the batch (val = 1)")
 
 
 # -- Timing pitfalls ----------------------------------------------------------------------------------------
@@ -84,12 +97,13 @@ def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_or_where_t
                       "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3})})
     naive = timing.screen(NAIVE, live, recorded, "X")
     assert answers.timing_answer(naive, 1024) == (
-        f"On **{GPU}** at size 1,024, a timer that does not wait for the GPU reports 10 µs per matmul, "
+        "On the X GPU at size 1,024, a timer that does not wait for the GPU reports 10 µs per matmul, "
         "**400× too small**: the work itself takes 4 ms.")
     honest = timing.screen(HONEST, {"synchronised, fp32": live["synchronised, fp32"]},
                            found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
     text = answers.timing_answer(honest, 1024)
-    assert text.startswith(f"**{GPU}** catches up with **{CPU}** between matrix size 256 and 1,024")
+    assert text.startswith("**The X GPU** catches up with **this server's CPU** between matrix size 256 and 1,024")
+    assert text.endswith(" Switch off **Synchronise** below to see what a naive timer reports instead.")
 
 
 # -- Data pipeline --------------------------------------------------------------------------------------------
@@ -159,9 +173,9 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     box = machine_rows("box", [1e-4, 1e-3, 1e-2, 1e-1], [1e-3, 3e-3, 3e-3, 4e-3])
     [comp] = compare_machines(laptop + box)
     text = answers.machines_answer(comp)
-    assert text.startswith("**box**: its cuda\\:0 catches up with its CPU at batch size ≈ ")
+    assert text.startswith("**box**: its GPU catches up with its CPU at batch size ≈ ")
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
-    assert answers.machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, cpu**")
+    assert answers.machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, CPU**")
 
 
 @pytest.fixture(scope="module")

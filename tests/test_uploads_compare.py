@@ -54,20 +54,20 @@ def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_c
     [comp] = compare_machines(combined.pack["rows"])
     assert comp.crossovers["box A"].kind == "crosses"
     [line] = crossover_lines(comp)
-    assert line.startswith("**box A**: its cuda\\:0 catches up with its CPU at batch size ≈ ")
+    assert line.startswith("**box A**: its GPU catches up with its CPU at batch size ≈ ")
     assert "between the measured 10 and 100." in line
     spec = json.dumps(machines_chart(comp, x_title="batch size").to_dict(), ensure_ascii=False)
     assert "crossover ≈ 30" in spec and '"type": "log"' in spec
     frame = machines_frame(comp)
     assert len(frame) == 8 and set(frame["device"]) == {"cpu", "cuda:0"}
-    assert fastest_line(comp) == ("At batch size 1 the fastest of 2 curves is **box A, cpu** (100 µs a step; the "
+    assert fastest_line(comp) == ("At batch size 1 the fastest of 2 curves is **box A, CPU** (100 µs a step; the "
                                   "slowest takes 1 ms); at batch size 1,000 the fastest of 2 curves is **box A, "
-                                  "cuda\\:0** (4 ms a step; the slowest takes 100 ms).")
+                                  "GPU** (4 ms a step; the slowest takes 100 ms).")
 
 
 @pytest.mark.parametrize("gpu, words", [
     ([1e-5] * 4, "is at least as fast as its CPU from the first value measured"),
-    ([1.0] * 4, "its CPU is faster at every value measured; its cuda\\:0 never catches up"),
+    ([1.0] * 4, "its CPU is faster at every value measured; its GPU never catches up"),
 ])
 def test_no_crossover_is_said_plainly(gpu, words):
     combined = combine([Source("a.json", pack(machine("box A", gpus=["GPU A"]), CPU, gpu))])

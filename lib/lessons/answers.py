@@ -4,6 +4,7 @@ Every page opens with its chart and one sentence that answers the page's questio
 screen; the longer explanations sit below, behind 'Why?'. Each function here takes what its page
 already computed (rows, a lesson's screen) and returns that sentence. No Streamlit.
 
+    who("cuda:0 (recorded on NVIDIA H200, 2026-11-21)")     'the NVIDIA H200 GPU': a curve in a sentence
     jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])      the method against the device
     timing_answer(view, 1024)                                 what the timer reports, or where the GPU catches up
     pipeline_answer(on)                                       does the device matter with a DataLoader over images
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lib.core.fmt import fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
+from lib.core.fmt import fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct, plural
 from lib.core.rows import is_ok
 from lib.lessons import compare, onscreen, scaling
 from lib.lessons.explain import crossover_sentence
@@ -30,6 +31,26 @@ from lib.lessons.timing_pitfalls import by_size, crossovers, nearest
 from lib.recorded.uploads import plain
 
 _SCALES = ((1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
+
+
+def who(series: str) -> str:
+    """A curve's legend name as a sentence says it: 'cpu (live, this server)' is this server's CPU,
+    'cuda:0 (recorded on NVIDIA H200, 2026-11-21)' the NVIDIA H200 GPU, 'cpu (recorded on …)' the
+    NVIDIA H200 machine's CPU. The legend beside the chart keeps the full name."""
+    device, _, rest = series.partition(" (")
+    rest = rest[:-1] if rest.endswith(")") else rest
+    if rest.startswith("live"):
+        return "this server's CPU" if device == "cpu" else "this server's GPU"
+    machine = rest.removeprefix("recorded on ").rsplit(", ", 1)[0] if rest.startswith("recorded on ") else ""
+    if device == "cpu":
+        return f"the {machine} machine's CPU" if machine else "the recorded CPU"
+    return f"the {machine} GPU" if machine else "the recorded GPU"
+
+
+def capital(text: str) -> str:
+    """The sentence with its first letter capitalised (after a leading '**')."""
+    i = 2 if text.startswith("**") else 0
+    return text[:i] + text[i:i + 1].upper() + text[i + 1:]
 
 
 def rate_words(rate: float) -> str:
@@ -47,33 +68,34 @@ def jacobian_answer(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[
     """The fastest method timed at `val` against the seed's loop at its best; 'the method matters more
     than the device' only when the rows show a larger gap between methods than between devices."""
     v = fmt_value(val)
+    at = f"With {plural(val, 'input')} in the batch (val = {v})"
     if not methods:
         return "Pick at least one method below to see its curve."
     here = [r for r in rows if int(r["val"]) == int(val) and r["method"] in methods and is_ok(r)]
     if not here:
-        return f"Nothing was timed at val = {v} here; the points not measured (below) say why."
+        return f"{at} nothing was timed here; the points not measured (below) say why."
     best = min(here, key=_median)
-    name = f"{METHOD_LABEL[best['method']]} on **{best['series']}**"
+    name = f"{METHOD_LABEL[best['method']]} on {who(best['series'])}"
     loops = [r for r in here if r["method"] == "loop"]
     if best["method"] == "loop":
-        return (f"At val = {v} the seed's loop is the fastest method timed here: {fmt_s(best['median_s'])} on "
-                f"**{best['series']}**.")
+        return (f"{at} the seed's loop is the fastest method timed here: {fmt_s(best['median_s'])} on "
+                f"{who(best['series'])}.")
     if not loops:
         why = ("add the loop below to compare it with the seed's method" if "loop" not in methods
                else "the seed's loop was not timed at this size here (too many backward passes or too much memory)")
-        return f"At val = {v} the fastest method timed is {name}, {fmt_s(best['median_s'])}; {why}."
+        return f"{at} the fastest method timed is {name}, {fmt_s(best['median_s'])}; {why}."
     loop = min(loops, key=_median)
     method_gap = _median(loop) / _median(best)
-    text = (f"At val = {v}, {name} takes {fmt_s(best['median_s'])}: **{fmt_ratio(method_gap)} faster** than the "
-            f"seed's loop at its best ({fmt_s(loop['median_s'])} on **{loop['series']}**)")
+    text = (f"{at}, {name} takes {fmt_s(best['median_s'])}: **{fmt_ratio(method_gap)} faster** than the "
+            f"seed's loop at its best ({fmt_s(loop['median_s'])} on {who(loop['series'])})")
     device_gaps = []
     for method in {r["method"] for r in here}:
         times = [_median(r) for r in here if r["method"] == method]
         if len(times) > 1:
             device_gaps.append(max(times) / min(times))
     if device_gaps and method_gap > max(device_gaps):
-        text += (f", a bigger gap than any between the devices ({fmt_ratio(max(device_gaps))} at most): "
-                 "the method matters more")
+        text += (f"; the devices differ by {fmt_ratio(max(device_gaps))} at most: the method matters more than "
+                 "the device")
     return text + "."
 
 
@@ -88,7 +110,7 @@ def timing_answer(view: TimingScreen, size: int) -> str:
         if common:
             at = nearest(common, size)
             n, h = naive[at]["median_s"], honest[at]["median_s"]
-            where = f"On **{gpu}** at size {fmt_value(at)}"
+            where = f"On {who(gpu)} at size {fmt_value(at)}"
             if h >= 2 * n:
                 return (f"{where}, a timer that does not wait for the GPU reports {fmt_s(n)} per matmul, "
                         f"**{fmt_ratio(h / n)} too small**: the work itself takes {fmt_s(h)}.")
@@ -96,7 +118,10 @@ def timing_answer(view: TimingScreen, size: int) -> str:
                     "at this size the difference is small.")
     if gpu:
         analysis, _ = crossovers(view)
-        return crossover_sentence(analysis, "matrix size", onscreen.LIVE_CPU, gpu)
+        text = capital(crossover_sentence(analysis, "matrix size", who(onscreen.LIVE_CPU), who(gpu)))
+        if view.variant["sync"]:
+            text += " Switch off **Synchronise** below to see what a naive timer reports instead."
+        return text
     cpu = {s: r for s, r in by_size(view.current, onscreen.LIVE_CPU).items() if is_ok(r)}
     if not cpu:
         return "Nothing was timed here at these settings; the notes below say why."

@@ -130,6 +130,16 @@ def uncharted_rows(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 # -- words, computed from the comparison ------------------------------------------------------------
 
+def device_word(device: str) -> str:
+    """A device as people name it: 'CPU', 'GPU' (cuda:0), 'GPU 1' (cuda:1), another one as written."""
+    if device == "cpu":
+        return "CPU"
+    if device.startswith("cuda"):
+        index = device.partition(":")[2]
+        return "GPU" if index in ("", "0") else f"GPU {index}"
+    return device
+
+
 def setting_name(key: str) -> str:
     return key.replace("_", " ")
 
@@ -186,26 +196,28 @@ def crossover_lines(comparison: Comparison) -> list[str]:
             if devices == ["cpu"]:
                 lines.append(f"{who}: CPU only, so no crossover.")
             elif "cpu" not in devices:
-                lines.append(f"{who}: {', '.join(map(plain, devices))} only, no CPU curve from this machine, "
+                lines.append(f"{who}: {', '.join(plain(device_word(d)) for d in devices)} only, no CPU curve "
+                             "from this machine, "
                              "so no crossover.")
             continue
         gpu = next(d for d in devices if d != "cpu")
+        gpu_word = plain(device_word(gpu))
         cpu_curve = next(c for c in comparison.curves if c.machine == machine and c.device == "cpu")
         gpu_curve = next(c for c in comparison.curves if c.machine == machine and c.device == gpu)
         both = len(set(cpu_curve.xs) & set(gpu_curve.xs))
         over = f" ({both} value{'s' if both != 1 else ''} of {name} measured on both)"
         if cross.kind == "crosses":
             lo, hi = cross.bracket
-            lines.append(f"{who}: its {plain(gpu)} catches up with its CPU at {name} ≈ {fmt_num(cross.x)}, "
+            lines.append(f"{who}: its {gpu_word} catches up with its CPU at {name} ≈ {fmt_num(cross.x)}, "
                          f"between the measured {fmt_value(lo)} and {fmt_value(hi)}.")
         elif cross.kind == "gpu_wins":
-            lines.append(f"{who}: its {plain(gpu)} is at least as fast as its CPU from the first value measured: "
+            lines.append(f"{who}: its {gpu_word} is at least as fast as its CPU from the first value measured: "
                          f"no crossover in this range{over}.")
         elif cross.kind == "cpu_wins":
-            lines.append(f"{who}: its CPU is faster at every value measured; its {plain(gpu)} never catches up "
+            lines.append(f"{who}: its CPU is faster at every value measured; its {gpu_word} never catches up "
                          f"in this range{over}.")
         else:
-            lines.append(f"{who}: no {name} was measured on both its CPU and its {plain(gpu)}, so no crossover.")
+            lines.append(f"{who}: no {name} was measured on both its CPU and its {gpu_word}, so no crossover.")
     return lines
 
 
@@ -224,7 +236,8 @@ def fastest_line(comparison: Comparison) -> str | None:
         best_t, best = min(times, key=lambda tc: tc[0])
         slowest_t = max(t for t, _ in times)
         parts.append(f"at {setting_name(comparison.setting)} {fmt_value(x)} the fastest of {len(times)} curves is "
-                     f"**{plain(best.machine)}, {plain(best.device)}** ({fmt_s(best_t)} a step; the slowest takes "
+                     f"**{plain(best.machine)}, {plain(device_word(best.device))}** ({fmt_s(best_t)} a step; the "
+                     "slowest takes "
                      f"{fmt_s(slowest_t)})")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import SweepAnalysis
-from lib.core.fmt import fmt_num, fmt_value, plural
+from lib.core.fmt import fmt_value, plural
 from lib.core.rows import Status, is_ok
 from lib.core.workload import Workload
+from lib.lessons.explain import likely
 from lib.recorded.sources import (
     GpuSource,
     cpu_text,
@@ -144,8 +145,8 @@ def crossing_x(analysis: SweepAnalysis | None) -> float | None:
 
 
 def crossing_label(x: float | None) -> str | None:
-    """The rule's label: 'crossover ≈ 1,210'."""
-    return f"crossover ≈ {fmt_num(x)}" if x is not None else None
+    """The rule's label, with the same two significant digits as the sentences: 'crossover ≈ 1,200'."""
+    return f"crossover ≈ {likely(x)}" if x is not None else None
 
 
 def repeats_span(rows: Iterable[dict]) -> str | None:

@@ -222,7 +222,7 @@ def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
 def pack_label(pack: dict[str, Any]) -> str:
     """'<machine>, <date>': how the page's machine picker names a pack (no file names: visitors read it)."""
     label, date = machine_label(pack), str(pack.get("machine", {}).get("date") or "")[:10]
-    return f"{label}, {date}" if date else label
+    return f"{label}, {date}" if date and date not in label else label
 
 
 def machine_label(pack: dict[str, Any]) -> str:
