@@ -19,6 +19,7 @@ import streamlit as st  # noqa: E402
 from ui.measure import start_warm_up  # noqa: E402
 from ui.pages import existing_pages  # noqa: E402
 from ui.router import routed  # noqa: E402
+from ui.scaffold import page_style  # noqa: E402
 from ui.sidebar import render_sidebar  # noqa: E402
 
 # Embedded in course material (an iframe with ?embed=true): no sidebar, no page menu, just the page;
@@ -32,6 +33,7 @@ pages = [
     for p in existing_pages()
 ]
 page = st.navigation(pages, position="hidden" if embedded else "sidebar")
+page_style()  # smaller headings on a phone and in an iframe, so a page's chart and answer fit its first screen
 if not embedded:
     render_sidebar()
 start_warm_up()

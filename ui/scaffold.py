@@ -3,7 +3,10 @@
     top = answer_first("Jacobian: when the algorithm beats the hardware")   the title, then slots filled later:
                                                             top.answer (one sentence), top.chart, top.note
     chart_or_why(top.chart, chart, why)                     the chart, or a sentence saying why there is none
-    chart_height(380)                                       a smaller chart inside an iframe (?embed=true)
+    plot_height(220)                                        a chart's own plot height (its legends add to it),
+                                                            smaller inside an iframe (?embed=true)
+    chart_height(380)                                       the same for a chart given as one total height
+    page_style()                                            smaller headings on a phone and inside an iframe
     why(label)                                              a closed expander 'Why? …' for the long words
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
@@ -34,6 +37,18 @@ INFO = ":material/info:"
 NO_CHART = ":material/info:"
 EMBEDDED_CHART_HEIGHT = 280  # an 800 × 600 iframe: the title, the answer and the chart with its legend
 PHONE_SAFE_CHART_HEIGHT = 340  # fits under the title and the answer on a 390 × 844 phone
+PLOT_HEIGHT, EMBEDDED_PLOT_HEIGHT = 200, 140  # a first chart's plot, without its legends and x axis
+# Streamlit's title is 2.75rem under 6rem of padding: on a phone a title of three words wraps into four
+# lines and pushes the chart off the first screen, and an iframe has no room for it either. 4rem still
+# clears the header bar.
+STYLE = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; }
+@media (max-width: 640px) {
+  [data-testid="stHeading"] h1 { font-size: 1.9rem; padding-top: 0.5rem; }
+}
+.streamlit-embedded [data-testid="stHeading"] h1 { font-size: 1.9rem; padding-top: 0; }
+.streamlit-embedded [data-testid="stMainBlockContainer"] { padding-top: 1.5rem; }
+</style>"""
 SWITCHED = ":material/swap_horiz:"
 RECORD_TITLE = "Record this view on a GPU machine"
 
@@ -58,6 +73,17 @@ def answer_first(title: str) -> AnswerFirst:
 def embedded() -> bool:
     """Whether the page is shown inside an iframe (?embed=true), as course material shows it."""
     return bool(getattr(st.context, "is_embedded", False))
+
+
+def page_style() -> None:
+    """Smaller headings and less space above them on a phone and inside an iframe (CSS only: nothing is
+    drawn). The router calls it once per run, for every page."""
+    st.html(STYLE)
+
+
+def plot_height(height: int = PLOT_HEIGHT) -> int:
+    """A first chart's plot height (the chart builders add its legends' rows): smaller inside an iframe."""
+    return min(height, EMBEDDED_PLOT_HEIGHT) if embedded() else height
 
 
 def chart_height(height: int, *, first: bool = True) -> int:
