@@ -3,7 +3,9 @@
 One epoch of training, fed two ways: a DataLoader that turns every row into a PIL image and back
 (ToTensor, Normalize), as torchvision's MNIST does, or the same numbers already in tensors on the
 device. The CPU is timed live; the GPU side is live on a GPU server, else a recorded pack's
-(recorded with scripts/record_packs.py, topic data_pipeline). Layout and words only: every number
+(recorded with scripts/record_packs.py, topic data_pipeline). Answer first: the title, one sentence
+read from the rows, the bars of where one epoch's time went; the controls below; the longer words
+and the sweep charts behind closed expanders. Layout and words only: every number
 in the words is read from the rows on screen by lib/lessons/pipeline.py; ui/scaffold.py lays out
 the parts every lesson page shares.
 """
@@ -15,7 +17,7 @@ import streamlit as st
 
 from lib.charts import phase_chart, time_chart
 from lib.core.fmt import pct
-from lib.lessons import onscreen
+from lib.lessons import answers, onscreen
 from lib.lessons import pipeline as lesson
 from lib.lessons import pipeline_screen as feeds
 from lib.lessons.live import DEFAULT_CPU_THREADS
@@ -26,40 +28,33 @@ from ui.url_settings import UrlSettings
 
 NS = "data_pipeline"
 AXES, MODELS = lesson.AXES, lesson.MODELS
-WORKERS_SENTENCE = ("DataLoader worker processes that decode images in parallel with training (0: the main "
-                    "process decodes every batch itself, between steps). Workers need free CPU cores; this "
-                    "server has few. Only the images source uses them.")
-PIN_SENTENCE = ("Batches are copied into page-locked host memory so the copy to the GPU can run asynchronously "
-                "(non_blocking). It only changes copies to a GPU: on the CPU, and for tensors already on the "
-                "device, there is no copy.")
+WORKERS_SENTENCE = ("Helper processes (DataLoader workers) that decode images in parallel with training (0: the "
+                    "main process decodes every batch itself, between steps). Workers need free CPU cores; this "
+                    "server has few. Only the DataLoader over images uses them.")
+PIN_SENTENCE = ("Batches are copied into page-locked host memory (pinned memory) so the copy to the GPU can run in "
+                "the background (non_blocking). It only changes copies to a GPU: on the CPU, and for tensors already "
+                "on the device, there is no copy.")
 
-# -- setup and controls -----------------------------------------------------------------------------
-st.title("Data pipeline: when the device does not matter")
-st.markdown(
-    "Seed 001 trained a one-layer model on MNIST and found the CPU and the GPU equally fast: 14.5 s per epoch "
-    "each. Seed 000 saw its MNIST minibatch run only 7% faster on the GPU. In both, every image went through "
-    "the DataLoader one at a time (a PIL image, `ToTensor`, `Normalize`) on the CPU before either device saw "
-    "it. Below, one epoch is timed two ways: fed by that **DataLoader over images**, and from the same numbers "
-    "as **tensors already on the device**. Each epoch is split into **loading** (walking the batches and "
-    "copying them to the device, without training) and **compute** (training on batches already there)."
-)
+top = scaffold.answer_first("Data pipeline: when the device does not matter")
+
+# -- controls (below the answer and the chart) ------------------------------------------------------------
 notes_box = st.container()
 url = UrlSettings(NS)
 over = url.radio("over", "Swept on the x-axis", list(AXES), "batch_size", format_func=feeds.axis_label)
 left, right = st.columns(2)
 settings: dict = {}
 for i, (key, (label, steps, default, sentence)) in enumerate(AXES.items()):
-    shown = label.capitalize() + (" — x-axis; the slider picks the point explained below" if key == over else "")
+    shown = label.capitalize() + (" — x-axis; the slider picks the point explained" if key == over else "")
     settings[key] = url.select_slider(key, shown, steps, default, help=sentence,
                                       container=left if i == 0 else right)
 settings["model"] = url.radio("model", "Model trained", list(MODELS), "linear", format_func=MODELS.get,
                               help="Seed 001 trained a single linear layer; seed 000 a four-layer MLP. More "
                                    "compute per batch gives the device more to do.")
-with st.expander("DataLoader settings (the images source)", expanded=True):
+with st.expander("How the images are loaded (DataLoader settings)", expanded=False):
     c1, c2 = st.columns(2)
-    settings["num_workers"] = url.select_slider("num_workers", "Worker processes (num_workers)", lesson.WORKERS, 0,
+    settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", lesson.WORKERS, 0,
                                                 help=WORKERS_SENTENCE, container=c1)
-    settings["pin_memory"] = url.toggle("pin_memory", "Pinned memory (pin_memory)", False, help=PIN_SENTENCE,
+    settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)", False, help=PIN_SENTENCE,
                                         container=c2)
     st.caption(WORKERS_SENTENCE)
     st.caption(PIN_SENTENCE)
@@ -71,8 +66,6 @@ source = current_source()
 devices = live_devices(source)
 view = feeds.View(settings, over, gpu_live=len(devices) > 1)
 budget = live_point_budget_s()
-scaffold.source_caption(source, DEFAULT_CPU_THREADS, not_live="from a pack recorded on a GPU machine (named in "
-                        "each legend), when one holds these settings")
 live = cached_measurement(
     feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS),
     lambda progress: lesson.live_rows(over, view.grid, view.fixed(), devices, current=view.current,
@@ -82,54 +75,64 @@ live = cached_measurement(
 )
 packs = load_recorded()[0]
 pack, recorded = feeds.find_recorded(packs, source.pack_paths, view)
-elsewhere = feeds.elsewhere_sentence(source, pack)
-if elsewhere:
-    st.caption(elsewhere)
 on = feeds.screen(view, live, pack, recorded)
 
-# -- words: does the device matter here? -----------------------------------------------------------
-st.subheader(f"Does the device matter at {view.at}?")
-sentences, compared = feeds.device_words(on)
-for sentence in sentences:
-    st.markdown(sentence)
-if compared:
-    st.caption(f"Epochs within {pct(lesson.SAME_WITHIN)} of each other count as the same. Both devices of that "
-               "comparison come from one machine, because the images are decoded by the CPU that feeds the GPU.")
-for sentence in (feeds.feed_sentence(on), feeds.machines_sentence(on), *feeds.summaries(on)):
-    if sentence:
-        st.markdown(sentence)
-scaffold.notice(feeds.missing_note(on, packs))
+# -- the first screen: the answer, and where one epoch's time went ------------------------------------------
+top.answer.markdown(answers.pipeline_answer(on))
+bars = feeds.phase_bars(on)
+scaffold.chart_or_why(
+    top.chart, phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
+    f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below say why.")
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
+                        not_live="from a pack recorded on a GPU machine (named in each legend), when one holds "
+                                 "these settings")
+elsewhere = feeds.elsewhere_sentence(source, pack)
+if elsewhere:
+    top.note.caption(elsewhere)
+scaffold.notice(feeds.missing_note(on, packs), box=top.note)
 if on.missing:
     scaffold.sweep_offers(NS, feeds.recorded_offers(packs, view))
 
+with scaffold.why("What this page measures (seeds 000 and 001)"):
+    st.markdown(
+        "Seed 001 trained a one-layer model on MNIST and found the CPU and the GPU equally fast: 14.5 s per epoch "
+        "each. Seed 000 saw its MNIST minibatch run only 7% faster on the GPU. In both, every image went through "
+        "the DataLoader one at a time (a PIL image, `ToTensor`, `Normalize`) on the CPU before either device saw "
+        "it. Here, one epoch is timed two ways: fed by that **DataLoader over images**, and from the same numbers "
+        "as **tensors already on the device**. Each epoch is split into **loading** (walking the batches and "
+        "copying them to the device, without training) and **compute** (training on batches already there).")
+
+# -- words: does the device matter here? -----------------------------------------------------------
+with scaffold.why(f"Does the device matter at {view.at}?"):
+    sentences, compared = feeds.device_words(on)
+    for sentence in sentences:
+        st.markdown(sentence)
+    if compared:
+        st.caption(f"Epochs within {pct(lesson.SAME_WITHIN)} of each other count as the same. Both devices of that "
+                   "comparison come from one machine, because the images are decoded by the CPU that feeds the GPU.")
+    for sentence in (feeds.feed_sentence(on), feeds.machines_sentence(on), *feeds.summaries(on)):
+        if sentence:
+            st.markdown(sentence)
+
 # -- where an epoch's time went ------------------------------------------------------------------------
-st.subheader(f"Where one epoch's time went at {view.at}")
-bars = feeds.phase_bars(on)
-if bars:
-    st.altair_chart(phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch"),
-                    width="stretch")
+with scaffold.why(f"Where one epoch's time went at {view.at}"):
     st.caption("Loading walks the epoch's batches and copies them to the device without training; compute trains "
                "on the same number of batches already on the device. Each is timed on its own (median of repeats).")
-    notes = feeds.phase_notes(bars)
-    if notes:
-        with st.expander("The whole epoch against its two phases", expanded=False):
-            for note in notes:
-                st.markdown(f"- {note}")
-else:
-    st.caption("No phase timings at this point.")
+    for note in feeds.phase_notes(bars):
+        st.markdown(f"- {note}")
 
 # -- the sweep, one chart per feed ----------------------------------------------------------------------
-st.subheader(f"Time per epoch over {feeds.axis_label(over)}")
-for feed in lesson.SOURCES:
-    if on.rows_of[feed]:
-        st.altair_chart(time_chart(pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
-                                   x_title=feeds.axis_label(over), y_title="time per epoch",
-                                   title=feeds.feed_title(feed), height=460),
-                        width="stretch")
-repeats = onscreen.repeats_span(live)
-if repeats:
-    st.caption(f"Each point: the median of {repeats} timed epochs after warm-up; bars span the "
-               "interquartile range. Both axes logarithmic.")
+with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}"):
+    for feed in lesson.SOURCES:
+        scaffold.chart_or_why(
+            st, time_chart(pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
+                           x_title=feeds.axis_label(over), y_title="time per epoch", title=feeds.feed_title(feed),
+                           height=400) if on.rows_of[feed] else None,
+            f"{feeds.feed_title(feed)}: nothing was timed, so there is no curve to draw.")
+    repeats = onscreen.repeats_span(live)
+    if repeats:
+        st.caption(f"Each point: the median of {repeats} timed epochs after warm-up; bars span the "
+                   "interquartile range. Both axes logarithmic.")
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
 scaffold.point_notes(on.rows, feeds.point_where(over))

@@ -3,7 +3,9 @@
 Layout and words only. Storage (caps, duplicates, the rate limit, admin codes) is
 lib.recorded.gallery.store; the rows, crossovers and sorting lib.lessons.gallery; the chart
 lib.charts.gallery; the connection ui.gallery. Names and machine strings come from visitors:
-they go through plain() in markdown and are shown as text in the table.
+they go through plain() in markdown and are shown as text in the table. Answer first: the title, one
+sentence (where the machines' GPUs catch up), the speed-up chart; below them the course box, the
+add form (closed), the table and the pickers.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.gallery import speedups_chart
+from lib.lessons.answers import gallery_answer
 from lib.lessons.gallery import (
     SORTS,
     compare_query,
@@ -26,42 +29,57 @@ from lib.lessons.gallery import (
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 from lib.recorded.uploads import plain
+from ui import scaffold
 from ui.gallery import GalleryUnavailable, app_base_url, open_gallery, where_stored
 from ui.gallery_forms import add_form, course_filter, instructor_forms
 from ui.url_settings import UrlSettings
 
 NS = "gallery"
 
-st.title("Class gallery")
-st.markdown(
-    "Every machine visitors chose to share, measured on **the same sweep**: "
-    f"{plain(GALLERY_SWEEP.describe(), limit=300)}. Each line below is one machine's GPU speed-up over its own "
-    "CPU, so you can see where your GPU starts to win beside your class's machines and the shipped H200 and H100."
-)
+top = scaffold.answer_first("Class gallery")
 url = UrlSettings(NS)
 try:
     gallery = open_gallery()
 except GalleryUnavailable as err:
-    st.error(plain(str(err), limit=500), icon=":material/database:")
+    top.answer.error(plain(str(err), limit=500), icon=":material/database:")
     st.stop()
 
 course, course_note = course_filter(gallery)
 if course_note:
     st.warning(plain(course_note, limit=300), icon=":material/link:")
 if course is None:
+    top.answer.markdown("The course code below is not one this gallery knows, so there is nothing to show yet.")
     st.stop()
 
-# -- add a machine ---------------------------------------------------------------------------------
-with st.expander("Add your machine", expanded=True):
-    add_form(gallery, course, app_base_url())
-
-# -- the machines ----------------------------------------------------------------------------------
+# -- the machines: the answer and the chart first ---------------------------------------------------------
 entries = gallery.entries(course=course or None)
 shipped = shipped_machines(shipped_gallery_packs())
 shared = entry_machines(entries, gallery.packs(e.id for e in entries))
 machines = shipped + shared
 comparison = gallery_comparison(machines)
+top.answer.markdown(gallery_answer(machines, comparison))
+frame = speedup_frame(comparison)
+scaffold.chart_or_why(
+    top.chart, speedups_chart(frame, crossover_points(comparison), plot_height=160 if scaffold.embedded() else 220)
+    if not frame.empty else None,
+    "No machine here has both CPU and GPU results yet, so there is no speed-up line to draw.", key=f"{NS}.chart")
+if not frame.empty:
+    cpu_only = [m.line for m in machines if m.line not in set(frame["machine"])]
+    top.note.caption("One line per machine: its CPU time divided by its GPU time at each batch size (above 1× the GPU "
+                     "is faster); a diamond marks where it catches up."
+                     + (f" CPU only, so no line: {plain('; '.join(cpu_only), limit=600)}." if cpu_only else ""))
 
+with scaffold.why("What the gallery is"):
+    st.markdown(
+        "Every machine visitors chose to share, measured on **the same sweep**: "
+        f"{plain(GALLERY_SWEEP.describe(), limit=300)}. Each line is one machine's GPU speed-up over its own CPU, "
+        "so you can see where your GPU starts to win beside your class's machines and the shipped H200 and H100.")
+
+# -- add a machine ---------------------------------------------------------------------------------
+with st.expander("Add your machine", expanded=False):
+    add_form(gallery, course, app_base_url())
+
+# -- the machines ----------------------------------------------------------------------------------
 st.header(f"The machines of course {plain(course)}" if course else "Every machine")
 st.caption(f"{len(shared)} shared {'entry' if len(shared) == 1 else 'entries'}"
            + (f" in course {plain(course)}" if course else "")
@@ -77,16 +95,6 @@ st.dataframe(table, hide_index=True, width="stretch", column_order=[c for c in t
              column_config={"GPU catches up at batch size": st.column_config.NumberColumn(format="%.0f")})
 st.caption("Click a column's header to sort by it. 'GPU catches up at batch size' compares each machine's GPU "
            "with its own CPU, interpolated between the two measured batch sizes around the crossing.")
-
-frame = speedup_frame(comparison)
-if frame.empty:
-    st.info("No machine here has both CPU and GPU results yet, so there is no speed-up line to draw.")
-else:
-    st.altair_chart(speedups_chart(frame, crossover_points(comparison)), width="stretch", key=f"{NS}.chart")
-    cpu_only = [m.line for m in machines if m.line not in set(frame["machine"])]
-    st.caption("One line per machine: its CPU time divided by its GPU time at each batch size (above 1× the GPU "
-               "is faster); a diamond marks where it catches up."
-               + (f" CPU only, so no line: {plain('; '.join(cpu_only), limit=600)}." if cpu_only else ""))
 
 # -- compare two -----------------------------------------------------------------------------------
 st.header("Compare two machines")

@@ -1,10 +1,12 @@
 """Jacobian (seed 004): the method, not the device, is the real cost.
 
-The val slider picks the batch size explained below; the sweep always covers the decades 1 to
-1000 plus that value. The GPU side is live when this server has CUDA, else recorded with the
-project's CLI (scripts/record_packs.py, topic "jacobian"). Numbers in the words come from the rows
-on screen (lib/lessons/jacobian.py computes them; ui/scaffold.py lays out the parts every lesson
-page shares).
+Answer first: the title, one sentence read from the rows at the chosen val, the time chart; the
+controls below it; the longer words, the memory chart and the rows behind closed expanders. The
+val slider picks the batch size explained; the sweep always covers the decades 1 to 1000 plus that
+value. The GPU side is live when this server has CUDA, else recorded with the project's CLI
+(scripts/record_packs.py, topic "jacobian"). Numbers in the words come from the rows on screen
+(lib/lessons/jacobian.py and lib/lessons/answers.py compute them; ui/scaffold.py lays out the parts
+every lesson page shares).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import streamlit as st
 
 from lib.charts.variants import memory_chart, variant_chart
 from lib.core.fmt import fmt_value
+from lib.core.rows import is_ok
 from lib.core.sweep import default_memory_cap_gb
+from lib.lessons import answers, onscreen
 from lib.lessons import jacobian as lesson
-from lib.lessons import onscreen
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
@@ -26,20 +29,17 @@ from ui.url_settings import UrlSettings
 
 NS = "jacobian"
 WORKLOAD = lesson.WORKLOAD
+X_TITLE = "inputs in the batch (val)"
 
-st.title("Jacobian: when the algorithm beats the hardware")
-st.markdown(
-    "Seed 004 computed the Jacobian of a small tanh network (1 input → 20 → 20 → 400 outputs) over a batch "
-    "of `val` inputs with `torch.autograd.functional.jacobian`, on the CPU and on the GPU. It reported "
-    f"{lesson.SEED_REPORTED}: the GPU won only at the larger batch. Here the same Jacobian is computed four "
-    "ways and timed on both devices. Both axes of the time chart are logarithmic."
-)
+top = scaffold.answer_first("Jacobian: when the algorithm beats the hardware")
+
+# -- controls (below the answer and the chart) ------------------------------------------------------
 notes_box = st.container()
 url = UrlSettings(NS)
-val = url.select_slider("val", "val — inputs in the batch (the point explained below)", lesson.VALS,
-                        lesson.DEFAULT_VAL, help="The seed ran 100 and 1000. The curves always cover 1, 10, 100 "
-                                                 "and 1,000, plus this value.")
-methods = url.multiselect("methods", "Methods", METHODS, list(METHODS), format_func=lesson.LONG.get,
+val = url.select_slider("val", "Inputs in the batch (val; the point explained)", lesson.VALS, lesson.DEFAULT_VAL,
+                        help="The seed ran 100 and 1000. The curves always cover 1, 10, 100 and 1,000, plus this "
+                             "value.")
+methods = url.multiselect("methods", "Ways to compute it", METHODS, list(METHODS), format_func=lesson.LONG.get,
                           help="All four give the same numbers on the diagonal blocks (the workload checks it).")
 source, switched = source_for(WORKLOAD)
 pack = recorded_pack(source)
@@ -48,14 +48,9 @@ url.show_notes(container=notes_box)
 url.sync_url()
 methods = lesson.ordered(methods)
 
-# -- where the numbers come from -------------------------------------------------------------------
+# -- measure ------------------------------------------------------------------------------------------
 devices = live_devices(source)
 grid = lesson.sweep_grid(val)
-scaffold.source_caption(source, DEFAULT_CPU_THREADS)
-scaffold.notice(switched, icon=scaffold.SWITCHED)
-if not methods:
-    scaffold.notice("Pick at least one method above to see its curve.")
-
 budget = lesson.point_budget(live_point_budget_s())
 cap_gb = default_memory_cap_gb()
 live: list[dict] = []
@@ -72,56 +67,66 @@ found = onscreen.recorded_views(pack, source.label, WORKLOAD, "val", lesson.view
                                 with_cpu=show_recorded_cpu)
 rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
 order = onscreen.series_order(rows, source.label)
-scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU))
+
+# -- the first screen: the answer and the chart ---------------------------------------------------------
+top.answer.markdown(answers.jacobian_answer(rows, val, methods))
+timed = [r for r in rows if is_ok(r)]
+scaffold.chart_or_why(
+    top.chart,
+    variant_chart(pd.DataFrame(lesson.time_rows(timed)), "val", "median_s", color="series", dash="method_label",
+                  iqr="iqr_s", x_title=X_TITLE, y_title="time per Jacobian", color_order=order,
+                  dash_order=[lesson.LABEL[m] for m in METHODS], dash_columns=2,
+                  plot_height=scaffold.plot_height()) if timed else None,
+    "No method is chosen, so there is no curve to draw." if not methods else
+    "Nothing was timed at these settings, so there is no curve to draw; the points not measured (below) say why.")
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note)
+scaffold.notice(switched, icon=scaffold.SWITCHED, box=top.note)
+scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
+
+with scaffold.why("What this page measures (seed 004)"):
+    st.markdown(
+        "Seed 004 computed the Jacobian (every output's derivative with respect to every input) of a small tanh "
+        "network (1 input → 20 → 20 → 400 outputs) over a batch of `val` inputs with "
+        f"`torch.autograd.functional.jacobian`, on the CPU and on the GPU. It reported {lesson.SEED_REPORTED}: the "
+        "GPU won only at the larger batch. Here the same Jacobian is computed four ways and timed on both devices. "
+        "Both axes of the time chart are logarithmic.")
 
 if methods:
-    # -- words at the chosen val -----------------------------------------------------------------------
-    st.subheader(f"What the measurements say at val = {fmt_value(val)}")
-    for sentence in lesson.at_val_sentences(rows, val, order):
-        st.markdown(sentence)
+    with scaffold.why(f"What the measurements say at val = {fmt_value(val)}"):
+        for sentence in lesson.at_val_sentences(rows, val, order):
+            st.markdown(sentence)
+        repeats = onscreen.repeats_span(rows)
+        if repeats:
+            st.caption(f"Each point: the median time of one full Jacobian over {repeats} timed repeats (bars: "
+                       "interquartile range); the warm-up calls are not counted. Colour is where it was measured, "
+                       "the line style the method. Points not timed are marked × on the memory chart.")
 
-    st.altair_chart(
-        variant_chart(pd.DataFrame(lesson.time_rows(rows)), "val", "median_s", color="method_label", dash="series",
-                      iqr="iqr_s", x_title="val (inputs in the batch)", y_title="time per Jacobian",
-                      color_title="method", dash_title="measured on", color_order=[lesson.LABEL[m] for m in METHODS],
-                      dash_order=order),
-        width="stretch",
-    )
-    repeats = onscreen.repeats_span(rows)
-    if repeats:
-        st.caption(f"Each point: the median time of one full Jacobian over {repeats} timed "
-                   "repeats (bars: interquartile range); the warm-up calls are not counted. Colour is the method, the "
-                   "line style where it was measured. Points not timed are marked × on the memory chart below.")
+    with scaffold.why("Where the GPU starts to win, method by method"):
+        for line in lesson.crossover_lines(rows, methods, source.label, pack["machine"] if pack else None):
+            st.markdown(line)
 
-    # -- where the GPU starts to win, per method ------------------------------------------------------
-    st.subheader("Where the GPU starts to win, method by method")
-    for line in lesson.crossover_lines(rows, methods, source.label, pack["machine"] if pack else None):
-        st.markdown(line)
+    with scaffold.why("Why the method matters more than the device"):
+        for sentence in lesson.why_sentences(rows, val, methods, order):
+            st.markdown(sentence)
 
-    # -- why -------------------------------------------------------------------------------------------
-    st.subheader("Why the method matters more than the device")
-    for sentence in lesson.why_sentences(rows, val, methods, order):
-        st.markdown(sentence)
-
-    # -- memory ----------------------------------------------------------------------------------------
-    st.subheader("The memory each method needs")
-    gpu_on_screen = onscreen.gpu_series(rows) is not None
-    st.altair_chart(
-        memory_chart(pd.DataFrame(lesson.memory_estimates(methods, lesson.VALS, gpu=gpu_on_screen)),
-                     pd.DataFrame(lesson.memory_marks(rows)), x="val", x_title="val (inputs in the batch)",
-                     caps=[lesson.memory_cap_rule(cap_gb)], color_order=[lesson.LABEL[m] for m in METHODS]),
-        width="stretch",
-    )
-    st.caption("Lines: the workload's own estimate of peak memory (lib/workloads/jacobian.py), checked before "
-               "anything is allocated. Circles: points timed; crosses (×): points not timed. On the CPU the loop's "
-               "estimate includes the per-pass temporaries the C allocator cannot reuse.")
-    refused = lesson.not_measured(rows)
-    if refused:
-        st.markdown(f"**Points not measured** ({fmt_value(len(refused))}), each with the reason:")
-        st.dataframe(pd.DataFrame(refused), hide_index=True, width="stretch",
-                     column_config={"why": st.column_config.TextColumn("why", width="large")})
-    else:
-        st.caption("Every point on screen was timed.")
+    with scaffold.why("The memory each method needs"):
+        gpu_on_screen = onscreen.gpu_series(rows) is not None
+        st.altair_chart(
+            memory_chart(pd.DataFrame(lesson.memory_estimates(methods, lesson.VALS, gpu=gpu_on_screen)),
+                         pd.DataFrame(lesson.memory_marks(rows)), x="val", x_title=X_TITLE,
+                         caps=[lesson.memory_cap_rule(cap_gb)], color_order=[lesson.LABEL[m] for m in METHODS]),
+            width="stretch",
+        )
+        st.caption("Lines: the workload's own estimate of peak memory, checked before anything is allocated. "
+                   "Circles: points timed; crosses (×): points not timed. On the CPU the loop's estimate includes the "
+                   "per-pass temporaries the C allocator cannot reuse.")
+        refused = lesson.not_measured(rows)
+        if refused:
+            st.markdown(f"**Points not measured** ({fmt_value(len(refused))}), each with the reason:")
+            st.dataframe(pd.DataFrame(refused), hide_index=True, width="stretch",
+                         column_config={"why": st.column_config.TextColumn("why", width="large")})
+        else:
+            st.caption("Every point on screen was timed.")
 
     # -- the rows themselves, recording ------------------------------------------------------------------
     scaffold.results_on_screen(

@@ -5,7 +5,9 @@ Measured here: the GPU (and that machine's CPU) from a recorded seeds pack (scri
 cut-down size. Loss curves: live on this server's CPU; the GPU's from the curves file that
 `scripts/seed_experiments.py --curves` writes next to the pack. Layout and words only: the numbers
 in the words are read from those rows and curves by lib/lessons/seed_cases.py; ui/scaffold.py lays
-out the parts every lesson page shares.
+out the parts every lesson page shares. Answer first: the title, the seed's ratio beside the one
+measured here in one sentence, the ratio bars; the experiment picker below; the rest behind closed
+expanders.
 """
 
 from __future__ import annotations
@@ -56,32 +58,20 @@ LESSONS = {
 }
 
 
-# -- setup and the one control ------------------------------------------------------------------------
-st.title("Seed case studies")
-st.markdown(
-    "This app grew from a handful of write-ups (the *seeds*) that timed PyTorch on a CPU and a GPU and were "
-    "surprised. Each experiment below is rebuilt with this project's workloads at the seed's sizes. Beside what "
-    "the seed reported: what was measured on a recorded GPU machine with the same code, and this server's CPU, "
-    "live. The ratio that matters is **GPU time ÷ CPU time**: above 1 the GPU was slower."
-)
+top = scaffold.answer_first("Seed case studies")
+
+# -- the one control (below the answer and the chart) --------------------------------------------------------
 notes_box = st.container()
 url = UrlSettings(NS)
 case = url.radio("case", "Experiment", list(CASES), CASES[0], format_func=cases.label, horizontal=False)
 url.show_notes(container=notes_box)
 url.sync_url()
-
 preset = get_preset(case)
-st.subheader(cases.label(case))
-st.markdown(screen.seed_line(preset))
-st.markdown(LESSONS.get(case, ""))
 
 # -- recorded: the seeds pack, found by the preset's name; live: this server at the cut-down size ----------
 source = current_source()
 packs = load_recorded()[0]
 pack, rec_rows = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
-elsewhere = onscreen.elsewhere_sentence(source, pack, "no row of this experiment")
-if elsewhere:
-    st.caption(elsewhere)
 devices = live_devices(source)
 threads = DEFAULT_CPU_THREADS
 budget = live_point_budget_s()
@@ -92,50 +82,69 @@ live = cached_measurement(
 )
 experiment = screen.Case(preset, live, pack, rec_rows)
 
-# -- reported beside measured ---------------------------------------------------------------------------------
-st.subheader("Reported in the seed, measured here")
+# -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------
+verdicts = screen.verdict_sentences(experiment)
+top.answer.markdown(f"**{cases.label(case)}.** {verdicts[0]}")
 table, bars = screen.comparison(experiment)
-st.dataframe(pd.DataFrame(table), hide_index=True)
-if bars:
-    st.altair_chart(ratio_chart(pd.DataFrame(bars)), width="stretch")
-    st.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
-               "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
-for sentence in screen.verdict_sentences(experiment):
-    st.markdown(sentence)
-scaffold.notice(screen.missing_note(experiment))
-for sentence in (screen.cold_sentence(experiment), screen.live_cpu_sentence(experiment, threads)):
-    if sentence:
+scaffold.chart_or_why(
+    top.chart, ratio_chart(pd.DataFrame(bars)) if bars else None,
+    "Neither the seed nor this app timed both devices for this experiment, so there is no GPU ÷ CPU ratio to draw.")
+top.note.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
+                 "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
+elsewhere = onscreen.elsewhere_sentence(source, pack, "no row of this experiment")
+if elsewhere:
+    top.note.caption(elsewhere)
+scaffold.notice(screen.missing_note(experiment), box=top.note)
+
+with scaffold.why("What the seeds are"):
+    st.markdown(
+        "This app grew from a handful of write-ups (the *seeds*) that timed PyTorch on a CPU and a GPU and were "
+        "surprised. Each experiment is rebuilt with this project's workloads at the seed's sizes. Beside what "
+        "the seed reported: what was measured on a recorded GPU machine with the same code, and this server's CPU, "
+        "live. The ratio that matters is **GPU time ÷ CPU time**: above 1 the GPU was slower.")
+
+with scaffold.why(f"What this experiment teaches: {cases.label(case)}"):
+    st.markdown(screen.seed_line(preset))
+    st.markdown(LESSONS.get(case, ""))
+
+# -- reported beside measured ---------------------------------------------------------------------------------
+with scaffold.why("Reported in the seed, measured here"):
+    st.dataframe(pd.DataFrame(table), hide_index=True)
+    for sentence in verdicts[1:]:
         st.markdown(sentence)
-data_notes = screen.data_notes(experiment)
-for note, where in data_notes.items():
-    st.caption(f"Data ({where}): {note}")
+    for sentence in (screen.cold_sentence(experiment), screen.live_cpu_sentence(experiment, threads)):
+        if sentence:
+            st.markdown(sentence)
+    data_notes = screen.data_notes(experiment)
+    for note, where in data_notes.items():
+        st.caption(f"Data ({where}): {note}")
 
 # -- loss curves ---------------------------------------------------------------------------------------------
-st.subheader("Loss curves")
 curves = screen.curves_view(experiment, packs)
 curve_rows = screen.curve_rows(curves) if curves else []
-if curves is None:
-    st.caption("This experiment trains nothing, so it has no loss curve.")
-else:
-    for failure in curves.failures:
-        st.markdown(failure)
-    st.markdown(screen.epochs_sentence(curves, preset))
-    if curve_rows:
-        st.altair_chart(loss_chart(pd.DataFrame(curve_rows)), width="stretch")
-    for name, losses in curves.losses.items():
-        st.markdown(learn_sentence(losses, f"**{name}**"))
-    start = same_start_sentence(curves.losses)
-    if start:
-        st.markdown(start)
-    if curves.differing:
-        st.caption(f"Recorded at other settings than this page's curve: {', '.join(curves.differing)}.")
-    if not curves.recorded:
-        scaffold.notice(cases.MISSING_CURVE)
-    minibatch = screen.minibatch_sentence(curves, preset)
-    if minibatch:
-        st.markdown(minibatch)
-    for note in screen.curve_data_notes(experiment, curves, data_notes):
-        st.caption(note)
+with scaffold.why("Loss curves: does each model learn?"):
+    if curves is None:
+        st.caption("This experiment trains nothing, so it has no loss curve.")
+    else:
+        for failure in curves.failures:
+            st.markdown(failure)
+        st.markdown(screen.epochs_sentence(curves, preset))
+        scaffold.chart_or_why(st, loss_chart(pd.DataFrame(curve_rows)) if curve_rows else None,
+                              "No loss curve was measured or recorded for this experiment, so there is none to draw.")
+        for name, losses in curves.losses.items():
+            st.markdown(learn_sentence(losses, f"**{name}**"))
+        start = same_start_sentence(curves.losses)
+        if start:
+            st.markdown(start)
+        if curves.differing:
+            st.caption(f"Recorded at other settings than this page's curve: {', '.join(curves.differing)}.")
+        if not curves.recorded:
+            scaffold.notice(cases.MISSING_CURVE)
+        minibatch = screen.minibatch_sentence(curves, preset)
+        if minibatch:
+            st.markdown(minibatch)
+        for note in screen.curve_data_notes(experiment, curves, data_notes):
+            st.caption(note)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
 results = scaffold.results_on_screen(

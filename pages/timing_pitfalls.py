@@ -1,5 +1,8 @@
 """Timing pitfalls (seed 003): a matmul size sweep, timed honestly and the ways timing it can lie.
 
+Answer first: the title, one sentence read from the rows (what the timer reports, or where the GPU
+catches up), the time chart; the size slider and the switches below; the longer words and the
+FLOP/s chart behind closed expanders.
 Toggles: synchronise or not, the cold first call, TF32, the host-to-device copy. The view's
 timings are drawn beside the honest baseline (synchronised fp32, inputs already on the device)
 whenever a toggle differs from it. The GPU side is live when this server has CUDA, else recorded
@@ -14,7 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.variants import variant_chart
-from lib.lessons import onscreen
+from lib.core.rows import is_ok
+from lib.lessons import answers, onscreen
 from lib.lessons import timing_pitfalls as lesson
 from lib.lessons import timing_words as words
 from lib.lessons.live import DEFAULT_CPU_THREADS
@@ -31,23 +35,19 @@ TOGGLES = {
              "timer, which on a GPU measures only how long it takes to queue the work."),
     "cold": ("Show the cold first call", True,
              "The very first call of each point, timed on its own and never part of the median."),
-    "tf32": ("TF32 tensor cores", False,
+    "tf32": ("Faster, less precise arithmetic (TF32)", False,
              "fp32 matmuls computed in TF32 on NVIDIA tensor cores (fp32 range, 10-bit mantissa); the CPU runs fp32."),
     "transfer": ("Count the host → device copy", False,
                  "Copy both inputs from (pinned) host memory inside every timed call, as if they came from the CPU "
                  "each time. Nothing to copy on the CPU."),
 }
 
-st.title("Timing pitfalls: how a naive timer lies about a matmul")
-st.markdown(
-    f"Seed 003 timed {lesson.SEED_REPORTED}. CUDA calls are asynchronous: `a @ b` on the GPU returns as soon as "
-    "the work is queued, so a clock read right after it measures the queueing, not the arithmetic. Here the same "
-    "square matmul is timed over a range of sizes on both devices; each switch below shows one way the numbers "
-    "can mislead. Both axes are logarithmic."
-)
+top = scaffold.answer_first("Timing pitfalls: how a naive timer lies about a matmul")
+
+# -- controls (below the answer and the chart) ------------------------------------------------------
 notes_box = st.container()
 url = UrlSettings(NS)
-size = url.select_slider("size", "Matrix size (rows = columns; the point explained below)", lesson.SIZES,
+size = url.select_slider("size", "Matrix size (rows = columns; the point explained)", lesson.SIZES,
                          lesson.DEFAULT_SIZE, help="The curves always cover every size; seed 003 used 15,360.")
 left, right = st.columns(2)
 flags = {key: url.toggle(key, label, default, help=sentence, container=left if i < 2 else right)
@@ -61,8 +61,6 @@ variant = lesson.variant_of(flags["sync"], flags["tf32"], flags["transfer"])
 
 # -- measure ---------------------------------------------------------------------------------------
 devices = live_devices(source)
-scaffold.source_caption(source, DEFAULT_CPU_THREADS)
-scaffold.notice(switched, icon=scaffold.SWITCHED)
 budget = live_point_budget_s()
 
 
@@ -81,63 +79,76 @@ live = {name: measure(v) for name, v in views.items()}
 found = lesson.recorded(pack, source.label, variant, size, with_cpu=show_recorded_cpu)
 view = lesson.screen(variant, live, found, source.label)
 order = view.order
-scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU))
+
+# -- the first screen: the answer and the time chart -------------------------------------------------------
+top.answer.markdown(answers.timing_answer(view, size))
+crossover_x = onscreen.crossing_x(lesson.crossovers(view)[0])
+lines = lesson.time_lines(view, flags["cold"])
+scaffold.chart_or_why(
+    top.chart,
+    variant_chart(pd.DataFrame(lines), "size", "median_s", color="series", dash="line", iqr="iqr_s",
+                  x_title="matrix size (rows = columns)", y_title="time per matmul", color_order=order,
+                  dash_order=lesson.line_names(variant),
+                  crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
+                  plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
+    "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note)
+scaffold.notice(switched, icon=scaffold.SWITCHED, box=top.note)
+scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
+
+with scaffold.why("What this page measures (seed 003)"):
+    st.markdown(
+        f"Seed 003 timed {lesson.SEED_REPORTED}. Work on a GPU is queued, not waited for (CUDA calls are "
+        "asynchronous): `a @ b` on the GPU returns as soon as the work is queued, so a clock read right after it "
+        "measures the queueing, not the arithmetic. Here the same square matmul is timed over a range of sizes on "
+        "both devices; each switch shows one way the numbers can mislead. Both axes are logarithmic.")
 
 # -- what the timer reports ----------------------------------------------------------------------------
-st.subheader("What the timer reports")
-for sentence in words.sync_sentences(view.current, view.baseline, variant, size, order):
-    st.markdown(sentence)
-crossover_x = onscreen.crossing_x(lesson.crossovers(view)[0])
-st.altair_chart(
-    variant_chart(pd.DataFrame(lesson.time_lines(view, flags["cold"])), "size", "median_s", color="series",
-                  dash="line", iqr="iqr_s", x_title="matrix size (rows = columns)", y_title="time per matmul",
-                  color_title="measured on", dash_title="timing", color_order=order,
-                  dash_order=lesson.line_names(variant), crossover_x=crossover_x,
-                  crossover_label=onscreen.crossing_label(crossover_x)),
-    width="stretch",
-)
-repeats = onscreen.repeats_span(view.rows)
-if repeats:
-    st.caption(f"Warm points: the median of {repeats} timed repeats after warm-up (bars: "
-               "interquartile range). Colour is where it was measured, the line style how it was timed.")
-for sentence in lesson.crossover_sentences(view, pack["machine"] if pack else None):
-    st.markdown(sentence)
-
-st.subheader("Cold first call against warm")
-if flags["cold"]:
-    for sentence in words.cold_sentences(view.current, size, order):
+with scaffold.why("What the timer reports"):
+    for sentence in words.sync_sentences(view.current, view.baseline, variant, size, order):
         st.markdown(sentence)
-    st.caption("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
-               "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
-               "context). The warm median leaves it out; report it separately when it matters.")
-else:
-    st.caption("Switch on **Show the cold first call** to draw each point's first call beside the warm median.")
+    repeats = onscreen.repeats_span(view.rows)
+    if repeats:
+        st.caption(f"Warm points: the median of {repeats} timed repeats after warm-up (bars: "
+                   "interquartile range). Colour is where it was measured, the line style how it was timed.")
+    for sentence in lesson.crossover_sentences(view, pack["machine"] if pack else None):
+        st.markdown(sentence)
+
+with scaffold.why("Cold first call against warm"):
+    if flags["cold"]:
+        for sentence in words.cold_sentences(view.current, size, order):
+            st.markdown(sentence)
+        st.caption("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
+                   "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
+                   "context). The warm median leaves it out; report it separately when it matters.")
+    else:
+        st.caption("Switch on **Show the cold first call** to draw each point's first call beside the warm median.")
 
 if variant["dtype"] == "tf32":
-    st.subheader("TF32")
-    for sentence in lesson.tf32_sentences(view.current, view.baseline, variant, size, order):
-        st.markdown(sentence)
+    with scaffold.why("TF32"):
+        for sentence in words.tf32_sentences(view.current, view.baseline, variant, size, order):
+            st.markdown(sentence)
 if variant["transfer"]:
-    st.subheader("Counting the copy")
-    for sentence in words.transfer_sentences(view.current, view.baseline, variant, size, order):
-        st.markdown(sentence)
+    with scaffold.why("Counting the copy"):
+        for sentence in words.transfer_sentences(view.current, view.baseline, variant, size, order):
+            st.markdown(sentence)
 
 # -- achieved FLOP/s -----------------------------------------------------------------------------------
-st.subheader("Achieved FLOP/s against the best measured here")
-bests = pd.DataFrame(words.best_rates(view.rows, order))
-st.altair_chart(
-    variant_chart(pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
-                  color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
-                  color_title="measured on", dash_title="timing", color_order=order,
-                  dash_order=[lesson.variant_label(variant), lesson.baseline_line()],
-                  rules=bests if not bests.empty else None),
-    width="stretch",
-)
-for sentence in words.flops_sentences(view.current, view.rows, variant, size, order):
-    st.markdown(sentence)
-st.caption("Achieved FLOP/s = 2·size³ floating-point operations ÷ the time of one call. “Best measured here” "
-           "(dotted lines) is the highest among the synchronised points on screen for that device and number format: "
-           "a measurement from this sweep, not a datasheet number.")
+with scaffold.why("Operations per second (FLOP/s) against the best measured here"):
+    bests = pd.DataFrame(words.best_rates(view.rows, order))
+    st.altair_chart(
+        variant_chart(pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
+                      color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
+                      color_title="measured on", dash_title="timing", color_order=order,
+                      dash_order=[lesson.variant_label(variant), lesson.baseline_line()],
+                      rules=bests if not bests.empty else None),
+        width="stretch",
+    )
+    for sentence in words.flops_sentences(view.current, view.rows, variant, size, order):
+        st.markdown(sentence)
+    st.caption("Achieved floating-point operations per second (FLOP/s) = 2·size³ operations ÷ the time of one "
+               "call. “Best measured here” (dotted lines) is the highest among the synchronised points on screen "
+               "for that device and number format: a measurement from this sweep, not a datasheet number.")
 
 # -- what was not measured, the rows themselves, recording ---------------------------------------------
 scaffold.point_notes(view.rows, lesson.point_where, remarks=False)

@@ -3,6 +3,8 @@
 Layout and words only. Reading the files (data only: JSON or CSV, size-capped, validated field by
 field), labelling machines, merging and comparing live in lib.lessons.compare; the chart in lib.charts.machines.
 A file that does not validate gets one message naming the file and the field; the others are used.
+Answer first: the title, one sentence read from the first comparison, its chart; the uploader and
+the switch below; the other comparisons, the machines and the download after them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import streamlit as st
 from lib.charts.machines import machines_chart
 from lib.core.fmt import plural
 from lib.core.results import dumps_pack, pack_to_csv
+from lib.lessons.answers import machines_answer
 from lib.lessons.compare import (
     compare_machines,
     comparison_titles,
@@ -26,6 +29,7 @@ from lib.lessons.compare import (
     uncharted_rows,
 )
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, Source, combine, drop_duplicates, machine_table, plain, read_uploads
+from ui import scaffold
 from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
 
@@ -40,41 +44,29 @@ python -m lib sweep mlp --over batch_size=1,16,256,4096 --set hidden_width=256 -
 
 
 
-
-def draw(n: int, comp, title: str) -> None:
-    """One comparison: its title, what was held fixed, the chart, and the words computed from it."""
+def draw(n: int, comp, title: str, slots: scaffold.AnswerFirst | None = None) -> None:
+    """One comparison: its title, the chart, what was held fixed, and the words computed from it; the
+    first one in the page's first-screen slots (`slots`), under the answer."""
     name = setting_name(comp.setting)
-    st.subheader(plain(title))
-    st.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
-               f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
-    st.altair_chart(machines_chart(comp, x_title=name), width="stretch", key=f"{NS}.chart.{n}")
+    head, body = (slots.chart, slots.note) if slots else (st.container(), st.container())
+    if slots:
+        head.markdown(f"**{plain(title)}**")
+    else:
+        head.subheader(plain(title))
+    chart = (machines_chart(comp, x_title=name, plot_height=scaffold.plot_height()) if slots
+             else machines_chart(comp, x_title=name))
+    head.altair_chart(chart, width="stretch", key=f"{NS}.chart.{n}")
+    body.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
+                 f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
     for line in crossover_lines(comp):
-        st.markdown(f"- {line}")
+        body.markdown(f"- {line}")
     fastest = fastest_line(comp)
     if fastest:
-        st.markdown(fastest)
+        body.markdown(fastest)
 
 
-st.title("Your results")
-st.markdown(
-    "Bring result packs measured on other machines (your laptop, a cloud GPU, a cluster node) and compare them "
-    "here: one chart per workload and swept setting, a curve per machine and device, each machine's own "
-    "CPU-vs-GPU crossover, a table of the machines, and everything merged into one download."
-)
+top = scaffold.answer_first("Your results")
 url = UrlSettings(NS)
-
-with st.expander("How to record your own pack", expanded=False):
-    st.code(RECORD_COMMANDS, language="bash")
-    st.markdown(
-        "Run it from a copy of this project on the machine you want to measure. The pack is a JSON file: the "
-        "rows (median time, spread, repeats, status per point) and the machine's fingerprint (CPU, cores, threads, "
-        "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the "
-        "box below; it is held for your session only, never written to disk), or **ship it with your copy of the "
-        "app** by putting it in `lib/recorded/`: the sidebar then offers it as the source of every page's GPU "
-        "curves (when it holds GPU rows)."
-    )
-    st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
-
 uploaded = st.file_uploader(
     "Result packs (.json, or .csv of their rows)", type=["json", "csv"], accept_multiple_files=True,
     key=f"{NS}.files", max_upload_size=max(1, MAX_UPLOAD_BYTES // (1024 * 1024)),
@@ -83,11 +75,23 @@ uploaded = st.file_uploader(
 shipped_packs, _ = load_recorded()  # a shipped pack that fails to load is reported in the sidebar
 with_shipped = url.toggle(
     "shipped", f"Compare with the {plural(len(shipped_packs), 'pack')} shipped with the app", False,
-    help="Packs recorded on real GPUs with this project's CLI (lib/recorded/)." if shipped_packs else
+    help="Packs recorded on real GPUs with this project's command line." if shipped_packs else
          "No packs are shipped with this copy of the app yet.",
 )
 url.show_notes()
 url.sync_url()
+
+with scaffold.why("How to record your own pack"):
+    st.code(RECORD_COMMANDS, language="bash")
+    st.markdown(
+        "Run it from a copy of this project on the machine you want to measure. The pack is a JSON file: the "
+        "rows (median time, spread, repeats, status per point) and the machine's fingerprint (CPU, cores, threads, "
+        "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the "
+        "box above; it is held for your session only, never written to disk), or **ship it with your copy of the "
+        "app** by putting it in `lib/recorded/`: the sidebar then offers it as the source of every page's GPU "
+        "curves (when it holds GPU rows)."
+    )
+    st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
 
 # -- read, check, merge ------------------------------------------------------------------------------
 sources: list[Source] = read_uploads((f.name, f.getvalue()) for f in uploaded or [])
@@ -115,25 +119,29 @@ if used:
 
 combined = combine(used)
 if combined is None:
-    st.info("Nothing to compare yet: upload a result pack above"
-            + (", or switch on the shipped packs." if shipped_packs else ".")
-            + " The box **How to record your own pack** says how to make one.", icon=":material/upload_file:")
+    top.answer.markdown("Nothing to compare yet: upload a result pack below"
+                        + (", or switch on the shipped packs." if shipped_packs else ".")
+                        + " **How to record your own pack** says how to make one.")
     st.stop()
 
 rows = combined.pack["rows"]
 uploaded_machines = [m["label"] for m in combined.machines if any(not s.startswith("shipped: ") for s in m["sources"])]
 comparisons = order_comparisons(compare_machines(rows), first=uploaded_machines)
 
-# -- one chart per workload and swept setting ---------------------------------------------------------
-st.header("Machines compared")
-if not comparisons:
-    st.info("None of these rows is a measured point of a sweep (a setting varied over several values), "
-            "so there is no curve to draw; the table and the download below still hold them.")
-
+# -- one chart per workload and swept setting: the first on the first screen -------------------------------
 drawn = list(zip(range(MAX_CHARTS), comparisons, comparison_titles(comparisons)))
 shared = [d for d in drawn if len(d[1].machines) > 1]
 alone = [d for d in drawn if len(d[1].machines) == 1]
-for n, comp, title in shared if alone and shared else drawn:
+main = shared if alone and shared else drawn
+if not comparisons:
+    top.answer.markdown("None of these rows is a measured point of a sweep (a setting varied over several values), "
+                        "so there is no curve to draw; the table and the download below still hold them.")
+else:
+    top.answer.markdown(machines_answer(main[0][1]))
+    draw(*main[0], slots=top)
+if main[1:]:
+    st.header("More sweeps compared")
+for n, comp, title in main[1:]:
     draw(n, comp, title)
 if alone and shared:
     with st.expander(f"{plural(len(alone), 'more sweep')} measured on one machine only", expanded=False):
@@ -142,9 +150,10 @@ if alone and shared:
 if len(comparisons) > MAX_CHARTS:
     st.caption(f"{len(comparisons) - MAX_CHARTS} more sweeps are not drawn here; they are in the download.")
 if comparisons:
-    st.caption("Each point: the median time of one step (one call of the workload) over its timed repeats; bars "
-               "span the interquartile range. Colour is the machine, dash and point shape the device. A crossover "
-               "compares a machine's GPU with its own CPU, from its measured points only.")
+    top.note.caption("Each point: the median time of one step (one call of the workload) over its timed repeats; "
+                     "bars span the interquartile range. Colour says what a curve is (CPU blue or purple, GPU orange "
+                     "then red), dash which machine. A crossover compares a machine's GPU with its own CPU, from its "
+                     "measured points only.")
 
 skipped = uncharted_rows(rows)
 if skipped:

@@ -99,10 +99,12 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None):
 
 
 def page_text(at) -> str:
-    """Every piece of text on the page (markdown, captions, notes, headers), one string."""
+    """Every piece of text on the page (markdown, captions, notes, headers, the labels of the 'Why?'
+    expanders that hold the longer words), one string."""
     parts = []
     for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
         parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [str(e.label) for e in at.expander]
     return "\n".join(parts)
 
 

@@ -66,7 +66,7 @@ def test_the_empty_gallery_shows_the_shipped_gpus_and_how_to_record():
     assert any(c.value.startswith("python3 scripts/record_for_gallery.py --app-url ") for c in at.code)
     assert [b.label for b in at.get("download_button")] == ["record_your_machine.ipynb"]
     text = page_text(at)
-    assert "0 shared entries, and 2 shipped with the app. Stored in SQLite (gallery.sqlite)." in text
+    assert "0 shared entries, and 2 shipped with the app. Stored in SQLite." in text
 
 
 def test_a_machine_added_is_listed_charted_kept_and_its_name_shown_as_text(tmp_path):
@@ -170,7 +170,8 @@ def test_two_picked_machines_open_together_on_your_results():
     at = add(open_page(PAGE), "Ada", fixture_bytes(1))
     at.multiselect(key="gallery.picks").set_value(["1", "shipped:h200_training"]).run()
     links = [link.proto for link in at.get("page_link")]
-    assert [(link.page, link.query_string) for link in links] == [("your_results", "gallery=1%2Cshipped%3Ah200_training")]
+    assert [(link.page, link.query_string) for link in links] == [
+        ("your_results", "gallery=1%2Cshipped%3Ah200_training")]
 
     results = open_page("pages/your_results.py", {"gallery": "1,shipped:h200_training,99"})
     assert not results.exception, [e.value for e in results.exception]

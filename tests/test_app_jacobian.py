@@ -110,7 +110,7 @@ def test_every_control_moves_and_the_url_follows(no_pack):
 
     at.multiselect(key=NS + "methods").set_value([]).run()
     assert not at.exception
-    assert "Pick at least one method above" in page_text(at)
+    assert "Pick at least one method below" in page_text(at)
     assert not chart_specs(at)
 
     at.multiselect(key=NS + "methods").set_value(["loop", "vmap_jacfwd"]).run()
@@ -227,7 +227,8 @@ def test_crossover_and_loop_sentences_read_the_numbers():
     assert "the CPU is faster at every val timed on both devices (1, 10, 100)" in text
     cpu_line, gpu_line = lesson.at_val_sentences(rows, 100, [cpu, gpu])
     assert "not timed: loop" in cpu_line
-    assert "at val = 10, the largest val where it was, the fastest method, vmap(jacfwd) (1.2 ms), is **417× faster**" in cpu_line
+    assert ("at val = 10, the largest val where it was, the fastest method, vmap(jacfwd) (1.2 ms), is **417× "
+            "faster**") in cpu_line
     assert "vmap(jacfwd) (2 ms), is **10,000× faster** than the seed's loop (20 s)" in gpu_line
     why = "\n".join(lesson.why_sentences(rows, 100, ["loop", "vmap_jacfwd"], [cpu, gpu]))
     assert "On cuda:0 (recorded on X) it took 20 s at val = 100 for 40,000 passes: 500 µs per pass." in why

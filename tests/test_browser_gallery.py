@@ -35,7 +35,7 @@ def browser():
 def open_gallery(browser, url: str):
     page = browser.new_page(viewport={"width": 1200, "height": 2400})
     page.goto(f"{url}/gallery")
-    page.get_by_text("shipped with the app. Stored in SQLite (gallery.sqlite)", exact=False).wait_for(timeout=90_000)
+    page.get_by_text("shipped with the app. Stored in SQLite.", exact=False).wait_for(timeout=90_000)
     page.wait_for_function(IDLE, timeout=90_000)
     return page
 
@@ -45,6 +45,7 @@ def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
     with streamlit_server(env) as url:
         page = open_gallery(browser, url)
         assert "0 shared entries, and 2 shipped" in page.inner_text("body")
+        page.get_by_text("Add your machine", exact=True).click()  # closed by default: the chart comes first
         page.set_input_files("[data-testid='stFileUploaderDropzoneInput']", files=[
             {"name": "my_machine.json", "mimeType": "application/json", "buffer": fixture_bytes(1)}])
         page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
