@@ -1,0 +1,106 @@
+"""How the pages look to a reader, in a real browser against `streamlit run` with the shipped packs:
+the dark theme follows the reader's system, and a page embedded in course material (?embed=true in
+an 800 × 600 iframe) shows no sidebar and has its chart and its one-sentence answer in the frame.
+
+Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GPUWIN_REQUIRE_BROWSER=1).
+benchmarks/screenshots.py makes the same checks on every page and screen size, with pictures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, streamlit_server
+
+pytestmark = pytest.mark.browser
+CHART = "[data-testid='stVegaLiteChart']"
+IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+SETTLED = "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
+TIMEOUT_MS = 120_000
+IFRAME = '<!doctype html><body style="margin:0"><iframe src="{src}" width="800" height="600" style="border:0"></iframe>'
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    """One `streamlit run` with the shipped packs (the GPU side recorded), short live budgets."""
+    if CHROMIUM is None:
+        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _unavailable("the playwright package is not installed")
+    with streamlit_server({"GPUWIN_LIVE_POINT_BUDGET_S": "0.05", "GPUWIN_NO_WARM_UP": "1"}) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(app_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def settle(frame) -> None:
+    """The script run finished and its chart is drawn (not a loading placeholder)."""
+    frame.wait_for_selector("h1", timeout=TIMEOUT_MS)
+    frame.wait_for_timeout(300)
+    frame.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+    frame.wait_for_function(SETTLED, timeout=TIMEOUT_MS)
+    frame.wait_for_selector(f"{CHART} canvas, {CHART} svg", timeout=TIMEOUT_MS)
+
+
+def luminance(css_color: str) -> float:
+    """0 (black) to 1 (white), from 'rgb(r, g, b)' or 'rgba(r, g, b, a)'."""
+    r, g, b = (float(v) for v in css_color[css_color.index("(") + 1:css_color.index(")")].split(",")[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_the_theme_follows_the_readers_system(browser, app_url, scheme):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1366, "height": 768})
+    try:
+        page = context.new_page()
+        page.goto(f"{app_url}/timing_pitfalls")
+        settle(page)
+        background = page.evaluate(
+            "() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
+        title = page.evaluate("() => getComputedStyle(document.querySelector('h1')).color")
+        if scheme == "dark":
+            assert luminance(background) < 0.2 and luminance(title) > 0.7, (background, title)
+        else:
+            assert luminance(background) > 0.9 and luminance(title) < 0.3, (background, title)
+        assert not page.query_selector("[data-testid='stException']")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", ["", "jacobian", "timing_pitfalls", "data_pipeline", "seed_cases", "gallery",
+                                  "your_results?shipped=true"])
+def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
+    context = browser.new_context(viewport={"width": 800, "height": 600})
+    try:
+        page = context.new_page()
+        sep = "&" if "?" in path else "?"
+        page.set_content(IFRAME.format(src=f"{app_url}/{path}{sep}embed=true"))
+        page.wait_for_selector("iframe", timeout=TIMEOUT_MS)
+        page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
+        frame = next(f for f in page.frames if f is not page.main_frame)
+        settle(frame)
+        assert not frame.query_selector("[data-testid='stSidebar']"), "no sidebar in an embedded page"
+        assert not frame.query_selector("[data-testid='stSidebarNav']"), "no page menu in an embedded page"
+        assert not frame.query_selector("[data-testid='stException']")
+        answer = frame.locator(".st-key-answer [data-testid='stMarkdown']").first.bounding_box()
+        chart = frame.locator(CHART).first.bounding_box()
+        for name, box in (("answer", answer), ("chart", chart)):
+            assert box is not None, f"no {name}"
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 600, (name, box)
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 800, (name, box)
+        assert answer["y"] < chart["y"], "the answer comes before the chart"
+    finally:
+        context.close()
