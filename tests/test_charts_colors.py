@@ -121,3 +121,11 @@ def test_log_axes_tick_the_values_drawn_up_to_the_last_point():
     memory = memory_chart(pd.DataFrame({"val": XS, "bytes": [1e6 * x for x in XS], "color": "loop", "dash": "CPU"}),
                           pd.DataFrame(columns=["val", "bytes", "color", "status", "detail"]), x="val")
     assert "8192" in json.dumps(memory.to_dict())
+
+
+def test_a_crossover_label_near_the_right_edge_goes_left_of_its_rule():
+    def align(x: float) -> str:
+        layers = time_chart(frame(CPU, GPU), "x", crossover_x=x).to_dict()["layer"]
+        return next(layer["mark"]["align"] for layer in layers if layer["mark"].get("type") == "text")
+
+    assert align(4000.0) == "right" and align(10.0) == "left"

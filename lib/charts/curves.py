@@ -12,6 +12,7 @@ the charts to st.altair_chart.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
@@ -127,7 +128,7 @@ def time_chart(
     # Same colour encoding as the lines (one shared legend: legend=None here would hide it).
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
-    layers += crossover_layers(crossover_x, crossover_label)
+    layers += crossover_layers(crossover_x, crossover_label, list(plot["x"]) if log_x else ())
     if plot_height is not None:
         height = fitted_height(plot_height, len(order)) + (30 if title else 0)
     chart = alt.layer(*layers).properties(height=height)
@@ -140,16 +141,22 @@ def _x_axis(xs: pd.Series, log: bool) -> alt.Axis:
         format=AXIS_TICK_FORMAT)
 
 
-def crossover_layers(crossover_x: float | None, label: str | None = None) -> list[alt.Chart]:
-    """The crossover as a dashed red vertical rule with its label (nothing when there is none)."""
+def crossover_layers(crossover_x: float | None, label: str | None = None,
+                     xs: Sequence[float] = ()) -> list[alt.Chart]:
+    """The crossover as a dashed red vertical rule with its label (nothing when there is none). With the
+    x values drawn (`xs`, a log axis), the label goes left of a rule in the right part of the plot, so
+    a narrow chart does not cut it off."""
     if crossover_x is None or not math.isfinite(crossover_x):
         return []
     label = label or f"crossover ≈ {likely(crossover_x)}"  # the two significant digits of the sentences
+    drawn = [float(x) for x in xs if x is not None and float(x) > 0]
+    right = bool(drawn) and crossover_x > 0 and max(drawn) > min(drawn) and (
+        math.log(crossover_x / min(drawn)) / math.log(max(drawn) / min(drawn)) > 0.6)
     mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
     return [
         mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
-        mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
-            x="x:Q", y=alt.value(12), text="label:N"),
+        mark.mark_text(align="right" if right else "left", dx=-6 if right else 6, dy=-6, color="#d62728",
+                       fontWeight="bold").encode(x="x:Q", y=alt.value(12), text="label:N"),
     ]
 
 

@@ -86,7 +86,7 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
     x_enc = alt.X("x:Q", title=f"{x_title or comparison.setting} (log scale)",
                   scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
-    y_enc = alt.Y("t:Q", title=f"{y_title} ({unit}, log scale)", scale=alt.Scale(type="log"))
+    y_enc = alt.Y("t:Q", title=f"{y_title} ({unit}, log)", scale=alt.Scale(type="log"))  # short: a small plot cuts it
     tooltip = [
         alt.Tooltip("machine:N"), alt.Tooltip("device:N"),
         alt.Tooltip("x:Q", title=x_title or comparison.setting, format=",.4~g"),

@@ -138,7 +138,7 @@ def variant_chart(
         layers.append(rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
             x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
     if crossover_x is not None and math.isfinite(crossover_x):
-        layers += crossover_layers(crossover_x, crossover_label)
+        layers += crossover_layers(crossover_x, crossover_label, list(plot["x"]))
     if plot_height is not None:
         rows = (len(colors) + bool(color_title) + -(-len(dashes) // (dash_columns or 1)) + bool(dash_title))
         height = fitted_height(plot_height, rows)

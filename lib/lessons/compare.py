@@ -140,8 +140,13 @@ def device_word(device: str) -> str:
     return device
 
 
+# Settings whose key, read as words, is still code: what people call them.
+SETTING_WORDS = {"num_workers": "DataLoader workers", "pin_memory": "pinned memory", "source": "fed by"}
+
+
 def setting_name(key: str) -> str:
-    return key.replace("_", " ")
+    """A setting as people say it: 'batch size', 'DataLoader workers' (not num_workers)."""
+    return SETTING_WORDS.get(key, key.replace("_", " "))
 
 
 def workload_title(name: str) -> str:
