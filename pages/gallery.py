@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.gallery import speedups_chart
+from lib.core.fmt import fmt_value, plural
 from lib.lessons.answers import gallery_answer
 from lib.lessons.gallery import (
     SORTS,
@@ -81,9 +82,9 @@ with st.expander("Add your machine", expanded=False):
 
 # -- the machines ----------------------------------------------------------------------------------
 st.header(f"The machines of course {plain(course)}" if course else "Every machine")
-st.caption(f"{len(shared)} shared {'entry' if len(shared) == 1 else 'entries'}"
+st.caption(plural(len(shared), "shared entry", "shared entries")
            + (f" in course {plain(course)}" if course else "")
-           + f", and {len(shipped)} shipped with the app. Stored in {where_stored(gallery)}.")
+           + f", and {fmt_value(len(shipped))} shipped with the app. Stored in {where_stored(gallery)}.")
 SORT_NAMES = {"crossover": "where the GPU catches up (smallest first)", "newest": "newest first",
               "name": "who named it", "machine": "GPU or CPU name"}
 order = url.selectbox("sort", "Sort by", list(SORTS), "crossover", format_func=SORT_NAMES.get)

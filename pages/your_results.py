@@ -148,7 +148,9 @@ if alone and shared:
         for n, comp, title in alone:
             draw(n, comp, title)
 if len(comparisons) > MAX_CHARTS:
-    st.caption(f"{len(comparisons) - MAX_CHARTS} more sweeps are not drawn here; they are in the download.")
+    extra = len(comparisons) - MAX_CHARTS
+    st.caption(f"{plural(extra, 'more sweep')} {'is' if extra == 1 else 'are'} not drawn here; "
+               "they are in the download.")
 if comparisons:
     top.note.caption("Each point: the median time of one step (one call of the workload) over its timed repeats; "
                      "bars span the interquartile range. Colour says what a curve is (CPU blue or purple, GPU orange "

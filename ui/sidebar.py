@@ -23,7 +23,8 @@ def device_lines() -> list[str]:
     else:
         lines.append("**No GPU on this server**: PyTorch finds no NVIDIA GPU here (CUDA is not available), "
                      "so only the CPU is timed live.")
-    lines.append(f"**CPU:** {cpu_model()}, {os.cpu_count() or '?'} cores. PyTorch would use "
+    cores = plural(os.cpu_count(), "core") if os.cpu_count() else "? cores"
+    lines.append(f"**CPU:** {cpu_model()}, {cores}. PyTorch would use "
                  f"{plural(TORCH_DEFAULT_THREADS, 'thread')}; live measurements here use "
                  f"{plural(DEFAULT_CPU_THREADS, 'thread')} unless a page says otherwise"
                  + (" (one core is left for the web server)." if DEFAULT_CPU_THREADS < TORCH_DEFAULT_THREADS else "."))
