@@ -82,7 +82,7 @@ def slug(text: str) -> str:
 
 def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each recorded GPU machine, fewest GPUs
-    first. A machine is its hardware; recordings of the same hardware on different days are told
+    first and then the most recorded. A machine is its hardware; recordings of the same hardware on different days are told
     apart by their date (in the label, and in the key only when needed)."""
     sources = [GpuSource("live", "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
@@ -90,12 +90,14 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         if any(is_cuda(r["device"]) for r in pack["rows"]):
             machines.setdefault(machine_text(pack["machine"]), []).append(pack)
     hardware = [hardware_text(group[0]["machine"]) for group in machines.values()]
-    recorded = []
+    recorded, rows = [], {}
     for (label, group), name in zip(machines.items(), hardware):
         key = slug(name) if hardware.count(name) == 1 else slug(label)
+        rows[key] = sum(len(p["rows"]) for p in group)
         recorded.append(GpuSource("recorded", key, label, pack_paths=tuple(p["path"] for p in group),
                                   gpus=len(group[0]["machine"].get("gpus") or []) or 1))
-    return sources + sorted(recorded, key=lambda s: (s.gpus, s.label))
+    # fewest GPUs first, then the machine with the most recordings: the default is the best covered
+    return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
 
 
 def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
