@@ -115,7 +115,7 @@ else:
 
 if variant["dtype"] == "tf32":
     st.subheader("TF32")
-    for sentence in lesson.tf32_sentences(view.current, view.baseline, variant, size, order):
+    for sentence in words.tf32_sentences(view.current, view.baseline, variant, size, order):
         st.markdown(sentence)
 if variant["transfer"]:
     st.subheader("Counting the copy")

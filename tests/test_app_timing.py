@@ -208,7 +208,6 @@ def test_naive_gpu_timer_sentences_read_the_numbers():
 
 
 def test_copy_and_tf32_sentences_read_the_numbers():
-    from lib.lessons import timing_pitfalls as lesson
     from lib.lessons import timing_words as words
 
     gpu = "cuda:0 (recorded on X)"
@@ -218,5 +217,5 @@ def test_copy_and_tf32_sentences_read_the_numbers():
     assert "one call takes 40 µs against 10 µs" in text and "the copy adds 30 µs, 75% of the call" in text
     assert "Its share is 75% at size 256 and 50% at 4,096" in text
     tf32 = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 2.5e-4}, dtype="tf32")
-    (text,) = lesson.tf32_sentences(tf32, base, {"dtype": "tf32", "sync": True, "transfer": False}, 4096, [gpu])
+    (text,) = words.tf32_sentences(tf32, base, {"dtype": "tf32", "sync": True, "transfer": False}, 4096, [gpu])
     assert "550 TFLOP/s with TF32 against 137 TFLOP/s in fp32 (4.00×)" in text

@@ -82,7 +82,7 @@ def test_sorting(machines):
     x = {m.key: r["GPU catches up at batch size"] for m, r in zip(machines, table_rows(machines, comparison))}
     assert by["crossover"][:2] == sorted(["shipped:h200_training", "shipped:h100_training"], key=x.get)
     assert by["newest"] == ["9", "7", "shipped:h100_training", "shipped:h200_training"]
-    assert by["name"] == ["7", "9", "shipped:h200_training", "shipped:h100_training"]  # '<b>Ada</b>' < 'Bob'
+    assert by["name"] == ["7", "9", "shipped:h100_training", "shipped:h200_training"]  # '<b>Ada</b>' < 'Bob'
     assert by["machine"][-2:] == ["shipped:h100_training", "shipped:h200_training"]  # NVIDIA H100 < NVIDIA H200
     with pytest.raises(ValueError, match="sort by one of"):
         sort_machines(machines, comparison, "price")

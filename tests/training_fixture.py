@@ -22,8 +22,8 @@ GPU_STEP = (1e-3, 5e12)
 # the other execution modes remove launch overhead: (fixed cost per step, one-off compile seconds)
 MODE_STEP = {"cuda_graph": (1e-4, None), "compile": (4e-4, 30.0)}
 CPU_STEP = (5e-5, 2e10)
-WIDTHS = (16, 64, 256)
-DEPTHS = (1, 3, 8)
+WIDTHS = (4, 64, 1024, 8192)  # the slider's ends and two between: other widths are predicted
+DEPTHS = (1, 3, 16)
 
 
 def step_time(settings: dict, kind: str) -> float:
