@@ -160,3 +160,39 @@ def test_broken_packs_are_named_and_the_page_keeps_serving(fixture_dir, tmp_path
     assert "future.json" in sidebar and "schema_version: this app reads version 1, got 2" in sidebar
     assert GPU_LABEL in series_in_chart(at)
     assert "predicted" in page_text(at)  # the hole in the small server's grid is filled by its model, said so
+
+
+@pytest.mark.cpu_view
+def test_a_visitor_behind_a_long_line_keeps_the_recorded_answer_and_is_told_why(with_pack, monkeypatch):
+    import threading
+    import time
+
+    from lib.core.measure_lock import MEASURE_LOCK
+
+    monkeypatch.setenv("GPUWIN_MAX_WAIT_S", "0.5")
+    held, release = threading.Event(), threading.Event()
+
+    def another_visitor():
+        with MEASURE_LOCK.hold("another visitor's view"):
+            held.set()
+            release.wait(60)
+
+    thread = threading.Thread(target=another_visitor)
+    thread.start()
+    held.wait(10)
+    try:
+        at = open_page(PAGE, {"hidden_width": "256", "depth": "4"})  # a view nobody measured yet
+        text = assert_ran(at)
+        answer = at.markdown[0].value
+        assert "**" + GPU_LABEL + "**" in answer and SMALL_LABEL in answer  # the recorded answer stands
+        assert "not measured live now: the recorded answer stands" in text
+        assert LIVE_LABEL not in series_in_chart(at)
+    finally:
+        release.set()
+        thread.join()
+    # once the line is free (and the wait allowed again), the same view is measured live
+    monkeypatch.setenv("GPUWIN_MAX_WAIT_S", "120")
+    time.sleep(0.1)
+    at = open_page(PAGE, {"hidden_width": "256", "depth": "4"})
+    assert_ran(at)
+    assert LIVE_LABEL in series_in_chart(at)
