@@ -142,15 +142,16 @@ class StepTable:
         return self.steps.get(config, {}).get((rows, width, depth))
 
     def covers(self, config: tuple, rows: int, width: int, depth: int) -> bool:
-        """Whether the recordings span this step well enough to predict it: its width and depth within
-        the recorded ones (a model cannot learn the cost of what never varied), its rows within the
-        recorded ones or up to EXTRAPOLATE times beyond them."""
+        """Whether the recordings span this step well enough to predict it: a model cannot learn the
+        cost of what never varied, so the width must lie within the recorded widths (or one doubling
+        beyond them), the depth within the recorded depths, the rows within the recorded ones or up to
+        EXTRAPOLATE times beyond them."""
         steps = self.steps.get(config, {})
         if not steps:
             return False
         r, w, d = zip(*steps)
-        return (min(w) <= width <= max(w) and min(d) <= depth <= max(d)
-                and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE)
+        return (len(set(w)) > 1 and len(set(d)) > 1 and min(w) / 2 <= width <= max(w) * 2
+                and min(d) <= depth <= max(d) and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE)
 
     def count(self, config: tuple) -> int:
         return len(self.steps.get(config, {}))

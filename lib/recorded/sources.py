@@ -147,6 +147,13 @@ def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, Any] | No
     return values
 
 
+def sweeps_over(row: Mapping[str, Any], over: str) -> bool:
+    """Whether a row belongs to a sweep over `over`: a one-setting sweep of it, a grid that varied it
+    among others (swept='a,b,c'), or a row that names no sweep."""
+    swept = str(row.get("swept") or "")
+    return over in row and (not swept or over in swept.split(","))
+
+
 def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: Mapping[str, Any],
                   device_prefix: str = "cuda") -> list[dict]:
     """Rows of `workload` on matching devices from a sweep over `over`, whose other settings all
@@ -156,7 +163,7 @@ def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: M
     for row in rows:
         if row.get("workload") != workload.name or not str(row.get("device", "")).startswith(device_prefix):
             continue
-        if row.get("swept") not in (None, "", over) or over not in row:
+        if not sweeps_over(row, over):
             continue
         values = canonical(workload, row)
         if values is not None and all(values[k] == wanted[k] for k in wanted if k != over):
@@ -193,8 +200,8 @@ def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str
             continue
         over = row.get("swept")
         values = canonical(workload, row)
-        if not over or values is None or over not in values:
-            continue
+        if not over or "," in over or values is None or over not in values:
+            continue  # a grid holds every combination: nothing to offer as one sweep
         fixed = {k: v for k, v in values.items() if k != over}
         key = (over, tuple(sorted((k, str(v)) for k, v in fixed.items())))
         group = groups.setdefault(key, {"over": over, "params": {**fixed, over: values[over]}, "points": 0})
