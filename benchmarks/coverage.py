@@ -67,6 +67,52 @@ def training_coverage(table: T.StepTable, machine: str) -> dict[str, Counter]:
     return counts
 
 
+def other_pages(pack: dict, label: str) -> dict[str, Counter]:
+    """Timing pitfalls, Jacobian and Data pipeline: a view has a GPU curve when the machine recorded
+    the sweep it draws (these pages draw recorded points only; nothing is predicted there)."""
+    from lib.lessons import jacobian, pipeline_screen, timing_pitfalls
+    from lib.workloads.jacobian import METHODS
+
+    counts = {"Timing": Counter(), "Jacobian": Counter(), "Pipeline": Counter()}
+    for size in timing_pitfalls.SIZES:
+        for sync, tf32, transfer in itertools.product((True, False), repeat=3):
+            variant = timing_pitfalls.variant_of(sync, tf32, transfer)
+            found = timing_pitfalls.recorded(pack, label, variant, size, with_cpu=False)
+            name = timing_pitfalls.variant_label(variant)
+            counts["Timing"]["recorded" if len(found.gpu_rows(name)) >= 2 else "no GPU curve"] += 1
+    for val in jacobian.VALS:
+        for r in range(1, len(METHODS) + 1):
+            for methods in itertools.combinations(METHODS, r):
+                found = onscreen_views(pack, label, jacobian.WORKLOAD, "val", jacobian.views(methods, val))
+                ok = all(len(found.gpu_rows(m)) >= 2 for m in methods)
+                counts["Jacobian"]["recorded" if ok else "no GPU curve"] += 1
+    axes = pipeline_screen.AXES
+    for over in axes:
+        for values in itertools.product(*(axes[k][1] for k in axes if k != over)):
+            for model, workers, pin in itertools.product(pipeline_screen.MODELS, pipeline_screen.WORKERS, (False, True)):
+                settings = {**dict(zip([k for k in axes if k != over], values)), over: axes[over][2],
+                            "model": model, "num_workers": workers, "pin_memory": pin}
+                view = pipeline_screen.View(settings, over, gpu_live=False)
+                _, rows = pipeline_screen.find_recorded([pack], [pack["path"]], view)
+                gpu = [r for feed in rows.values() for r in feed if r["device"] != "cpu"]
+                counts["Pipeline"]["recorded" if len(gpu) >= 2 else "no GPU curve"] += 1
+    return counts
+
+
+def onscreen_views(pack, label, workload, over, views):
+    from lib.lessons.onscreen import recorded_views
+
+    return recorded_views(pack, label, workload, over, views)
+
+
+def row(page: str, machine: str, which: str, c: Counter) -> str:
+    total = sum(c.values())
+    curve = total - c["no GPU curve"]
+    recorded = c["recorded or derived"] + c["recorded"]
+    return (f"{page:10} {machine[:30]:30} {which:18} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
+            f"{c['predicted'] / total:10.1%} {c['no GPU curve'] / total:8.1%}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packs", default=None)
@@ -79,13 +125,11 @@ def main() -> int:
         pack = source_pack(source, packs)
         table = T.tables(pack, machine_text(pack["machine"])).get("cuda")
         if table is None or not len(table):
-            continue
+            continue  # e.g. the multi-GPU machine: its page draws its own recorded pack
         for which, c in training_coverage(table, source.label).items():
-            total = sum(c.values())
-            curve = total - c["no GPU curve"]
-            lines.append(f"{'Training':10} {source.label[:30]:30} {which:18} {total:9,} {curve / total:10.1%} "
-                         f"{c['recorded or derived'] / total:17.1%} {c['predicted'] / total:10.1%} "
-                         f"{c['no GPU curve'] / total:8.1%}")
+            lines.append(row("Training", source.label, which, c))
+        for page, c in other_pages(pack, source.label).items():
+            lines.append(row(page, source.label, "every control", c))
     print("\n".join(lines))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

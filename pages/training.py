@@ -85,9 +85,12 @@ gpu = S.Machine(gpu_tables, hardware_text(pack["machine"]), machine) if pack els
 
 def draw(screen: S.Screen) -> None:
     rows = screen.rows()
-    chart_box.altair_chart(
-        curve_chart(pd.DataFrame(rows), over, x_title=view.axis.label, ticks=view.axis.steps[::4],
-                    crossover=screen.crossover) if rows else None, width="stretch")
+    if not rows:
+        chart_box.info("Nothing to draw yet: no recording covers this view, and this server's CPU has not been "
+                       "measured for it.", icon=":material/info:")
+        return
+    chart_box.altair_chart(curve_chart(pd.DataFrame(rows), over, x_title=view.axis.label, ticks=view.axis.steps[::4],
+                                       crossover=screen.crossover), width="stretch")
 
 
 recorded = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, threads=threads)
@@ -149,6 +152,11 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
     if recorded_line is None:
         st.caption("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
                    "and 65,536, widths 64 and 1,024.")
+
+if lines := S.modes_lines(view, gpu, screen.curves.get(screen.cpu_label or "", [])):
+    with st.expander("How each way of running the step moves the crossover", expanded=False):
+        for line in lines:
+            st.markdown(f"- {line}")
 
 if screen.gpu_label and screen.cpu_label:
     with st.expander("Speed-up: CPU time ÷ GPU time", expanded=False):

@@ -19,7 +19,6 @@ Runs on a GPU machine's plain python3 (torch, torchvision, scikit-learn; no Stre
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
+from lib.core.fmt import fmt_num, fmt_s  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
 from lib.core.rows import Status, is_ok, new_row  # noqa: E402
 from lib.core.sweep import measure_point  # noqa: E402
@@ -49,22 +49,8 @@ def measure(preset: Preset, params: dict[str, Any], device: str, *, budget_s: fl
     return row
 
 
-def _fmt_s(seconds: float | None) -> str:
-    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
-        return "-"
-    if seconds >= 100:
-        return f"{seconds:.0f} s"
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds * 1e6:.0f} us"
-
-
-def _fmt_ratio(ratio: float | None) -> str:
-    if ratio is None:
-        return "-"
-    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.2g}"
+def _ratio(ratio: float | None) -> str:
+    return "-" if ratio is None else fmt_num(ratio)
 
 
 def verdict(expected: str | None, ratio: float | None) -> str:
@@ -95,8 +81,8 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
         c, g = ours(cpu), ours(gpu)
         ratio = g / c if c and g else None
         table.append([
-            preset.name, preset.seed, _fmt_s(preset.reported_cpu_s), _fmt_s(preset.reported_gpu_s),
-            _fmt_ratio(preset.reported_ratio), _fmt_s(c), _fmt_s(g), _fmt_ratio(ratio),
+            preset.name, preset.seed, fmt_s(preset.reported_cpu_s), fmt_s(preset.reported_gpu_s),
+            _ratio(preset.reported_ratio), fmt_s(c), fmt_s(g), _ratio(ratio),
             preset.reported_what, verdict(preset.expected, ratio),
         ])
         for device, row in rows.items():
@@ -118,7 +104,27 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
             print("- " + note)
 
 
-def main(argv: list[str] | None = None) -> int:
+def run_preset(preset: Preset, devices: list[str], args: argparse.Namespace, budget: float
+               ) -> tuple[Preset, dict[str, Any], dict[str, dict]]:
+    """One experiment on every device: its rows by device (a slow one left out unless asked for)."""
+    params = preset.params(quick=args.quick)
+    rows: dict[str, dict] = {}
+    for device in devices:
+        if preset.slow and not args.quick and not args.include_slow:
+            row = new_row(preset.workload, params, device)
+            row.update(variant=preset.name, origin=SOURCE, status="skipped",
+                       message="minutes per call: run with --include-slow (or --quick for a cut-down size)")
+        else:
+            t0 = time.perf_counter()
+            print(f"{preset.name} on {device} ...", end=" ", flush=True)
+            row = measure(preset, params, device, budget_s=budget, single_call_s=args.single_call_s,
+                          memory_cap_gb=args.memory_cap_gb, threads=args.threads, check=not args.no_check)
+            print(f"{row['status']} {fmt_s(row.get('median_s'))} per call ({time.perf_counter() - t0:.0f} s)", flush=True)
+        rows[device] = row
+    return preset, params, rows
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the presets' cut-down sizes (a CPU-only smoke run)")
     parser.add_argument("--only", default="", help="comma-separated preset names (default: all)")
@@ -134,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curves", action="store_true",
                         help="with --out X.json, also write X_curves.json: each training preset's loss per epoch on "
                              "every device, at the Seed case studies page's curve settings (lib/seed_cases.py)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.curves and not args.out:
         print("error: --curves needs --out (the curves go next to the pack)", file=sys.stderr)
         return 2
@@ -155,27 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     if gpu is None:
         print("CUDA is not available here: only the CPU side is measured.")
 
-    all_rows: list[dict[str, Any]] = []
-    results = []
     started = time.perf_counter()
-    for preset in presets:
-        params = preset.params(quick=args.quick)
-        rows: dict[str, dict] = {}
-        for device in devices:
-            if preset.slow and not args.quick and not args.include_slow:
-                row = new_row(preset.workload, params, device)
-                row.update(variant=preset.name, origin=SOURCE, status="skipped",
-                           message="minutes per call: run with --include-slow (or --quick for a cut-down size)")
-            else:
-                t0 = time.perf_counter()
-                print(f"{preset.name} on {device} ...", end=" ", flush=True)
-                row = measure(preset, params, device, budget_s=budget, single_call_s=args.single_call_s,
-                              memory_cap_gb=args.memory_cap_gb, threads=args.threads, check=not args.no_check)
-                print(f"{row['status']} {_fmt_s(row.get('median_s'))} per call ({time.perf_counter() - t0:.0f} s)",
-                      flush=True)
-            rows[device] = row
-            all_rows.append(row)
-        results.append((preset, params, rows))
+    results = [run_preset(p, devices, args, budget) for p in presets]
+    all_rows = [row for _, _, rows in results for row in rows.values()]
 
     print(f"\nall done in {time.perf_counter() - started:.0f} s. 'ours' = time per call x the calls the seed's "
           "time covers; GPU/CPU below 1 means the GPU was faster.\n")

@@ -3,7 +3,7 @@
 The CPU pack is measured for real on this machine (the gallery sweep, short budget, one thread).
 Packs with other machine labels are TEST FIXTURES: a real pack whose fingerprint label says it is a
 fixture copy, so the gallery sees different content. The GPU pack is the shipped H100 pack
-(lib/recorded/gallery/h100_gallery.json, measured on an H100) under a fixture label, since the
+(lib/recorded/h100_training.json, measured on an H100) under a fixture label, since the
 shipped one itself is refused as a duplicate of what the gallery already shows.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-H100_PACK = ROOT / "lib" / "recorded" / "gallery" / "h100_gallery.json"
+H100_PACK = ROOT / "lib" / "recorded" / "h100_training.json"
 H200_PACK = ROOT / "lib" / "recorded" / "h200_training.json"
 
 

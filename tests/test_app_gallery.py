@@ -13,7 +13,7 @@ from app_support import chart_specs, open_page, page_text
 from gallery_support import H200_PACK, fixture_bytes, gpu_fixture_bytes
 
 PAGE = "pages/gallery.py"
-SHIPPED = 2  # the H200 (lib/recorded/h200_training.json) and the H100 (lib/recorded/gallery/h100_gallery.json)
+SHIPPED = 2  # the H200 (lib/recorded/h200_training.json) and the H100 (lib/recorded/h100_training.json)
 HTML_NAME = "<b onclick=alert(1)>Ada</b> **[x](js:1)"  # 38 characters: the box takes 40
 
 

@@ -13,6 +13,8 @@ import pytest
 from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, page_text
 from lesson_support import chart_frames, fixture_dir
 
+from lib.recorded.sources import slug
+
 PAGE = "pages/jacobian.py"
 NS = "jacobian."
 CPU_LABEL = "cpu (live, this server)"
@@ -186,7 +188,7 @@ def test_pack_without_jacobian_rows_says_so(monkeypatch):
 
 @pytest.mark.cpu_view
 def test_a_machine_without_jacobian_rows_hands_over_to_one_with_them(tmp_path, monkeypatch):
-    """The sidebar's first machine holds only matmul rows; the page uses the machine that has
+    """The machine chosen in the sidebar holds only matmul rows; the page uses the machine that has
     jacobian rows and says so."""
     timing = json.loads(next(fixture_dir("matmul64").glob("*.json")).read_text())
     jacobian = json.loads(next(fixture_dir("jacobian").glob("*.json")).read_text())
@@ -197,7 +199,9 @@ def test_a_machine_without_jacobian_rows_hands_over_to_one_with_them(tmp_path, m
     (tmp_path / "b_jacobian.json").write_text(json.dumps(jacobian))
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    chosen = slug("TEST FIXTURE (CPU rows renamed cuda:0)")  # the machine without jacobian rows, by link
     at = open_page(PAGE, {"methods": "vmap_jacfwd"})
+    at.selectbox(key="app.gpu").set_value(chosen).run()  # picked in the sidebar
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info)
     assert "hold no results for this lesson, so this page shows the ones recorded on TEST FIXTURE B" in infos

@@ -134,3 +134,65 @@ def test_threads_are_offered_only_where_a_core_stays_free_for_the_server(no_pack
         assert "measured with 1 thread, so the web server keeps a core" in page_text(at)
     else:
         assert max(at.select_slider(key=NS + "threads").options) == str((os.cpu_count() or 1) - 1)
+
+
+@pytest.mark.cpu_view
+def test_broken_packs_are_named_and_the_page_keeps_serving(fixture_dir, tmp_path, monkeypatch):
+    import gzip
+    import shutil
+
+    for pack in fixture_dir.glob("*.json"):
+        shutil.copy(pack, tmp_path / pack.name)
+    whole = gzip.compress((fixture_dir / "fixture_gpu_training.json").read_bytes())
+    (tmp_path / "truncated.json.gz").write_bytes(whole[: len(whole) // 2])
+    other = json.loads((fixture_dir / "fixture_gpu_training.json").read_text())
+    (tmp_path / "future.json").write_text(json.dumps({**other, "schema_version": 2}))
+    # a grid with a hole: the default point's step is missing, so that point is predicted
+    holed = json.loads((fixture_dir / "fixture_small_cpu_training.json").read_text())
+    holed["rows"] = [r for r in holed["rows"] if not (r["batch_size"] == 64 and r["hidden_width"] == 64)]
+    (tmp_path / "fixture_small_cpu_training.json").write_text(json.dumps(holed))
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    at = open_page(PAGE)
+    assert_ran(at)
+    sidebar = "\n".join(str(w.value) for w in at.sidebar.warning)
+    assert "truncated.json.gz" in sidebar and "not a readable gzip file" in sidebar
+    assert "future.json" in sidebar and "schema_version: this app reads version 1, got 2" in sidebar
+    assert GPU_LABEL in series_in_chart(at)
+    assert "predicted" in page_text(at)  # the hole in the small server's grid is filled by its model, said so
+
+
+@pytest.mark.cpu_view
+def test_a_visitor_behind_a_long_line_keeps_the_recorded_answer_and_is_told_why(with_pack, monkeypatch):
+    import threading
+    import time
+
+    from lib.core.measure_lock import MEASURE_LOCK
+
+    monkeypatch.setenv("GPUWIN_MAX_WAIT_S", "0.5")
+    held, release = threading.Event(), threading.Event()
+
+    def another_visitor():
+        with MEASURE_LOCK.hold("another visitor's view"):
+            held.set()
+            release.wait(60)
+
+    thread = threading.Thread(target=another_visitor)
+    thread.start()
+    held.wait(10)
+    try:
+        at = open_page(PAGE, {"hidden_width": "256", "depth": "4"})  # a view nobody measured yet
+        text = assert_ran(at)
+        answer = at.markdown[0].value
+        assert "**" + GPU_LABEL + "**" in answer and SMALL_LABEL in answer  # the recorded answer stands
+        assert "not measured live now: the recorded answer stands" in text
+        assert LIVE_LABEL not in series_in_chart(at)
+    finally:
+        release.set()
+        thread.join()
+    # once the line is free (and the wait allowed again), the same view is measured live
+    monkeypatch.setenv("GPUWIN_MAX_WAIT_S", "120")
+    time.sleep(0.1)
+    at = open_page(PAGE, {"hidden_width": "256", "depth": "4"})
+    assert_ran(at)
+    assert LIVE_LABEL in series_in_chart(at)

@@ -236,3 +236,15 @@ def test_labels_say_where_numbers_come_from():
     machine = {"gpus": ["NVIDIA H200", "NVIDIA H200"], "date": "2026-11-20T10:00:00+00:00"}
     assert machine_text(machine) == "2 × NVIDIA H200, 2026-11-20"
     assert series_label("cuda:0", "recorded", machine_text(machine)) == "cuda:0 (recorded on 2 × NVIDIA H200, 2026-11-20)"
+
+
+def test_grid_rows_serve_a_sweep_over_any_of_their_settings():
+    from lib.recorded.sources import sweeps_over
+
+    grid = {"swept": "hidden_width,depth,batch_size", "batch_size": 4, "depth": 2, "hidden_width": 8}
+    assert sweeps_over(grid, "depth") and sweeps_over(grid, "batch_size") and not sweeps_over(grid, "dataset_size")
+    assert sweeps_over({"swept": "", "depth": 1}, "depth") and not sweeps_over({"swept": "depth"}, "depth")
+    rows = [{**grid, "workload": "mlp", "device": "cuda:0", "batch_size": b, "status": "ok", "median_s": 1e-3,
+             "iqr_s": 0.0, "repeats": 3, "message": ""} for b in (1, 2, 4)]
+    assert len(matching_rows(rows, MLP, "batch_size", {"depth": 2, "hidden_width": 8})) == 3
+    assert recorded_groups(rows, MLP) == []  # a grid offers no single sweep to jump to

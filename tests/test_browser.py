@@ -109,27 +109,29 @@ def test_training_page_from_a_link_in_a_real_browser(app_url):
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 1600})
             page.goto(f"{url}/training?{query}")
-            wait_for_run(page, "Where one step's time went at depth = 4")
+            wait_for_run(page, "Where one step's time went at depth 4")
             body = page.inner_text("body")
             # the settings shown came from the URL
             assert page.get_by_role("radio", name="depth").is_checked()
-            assert "copying one batch from host memory took" in body  # data_resident=false was used
+            page.get_by_text("Pitfalls: the habits of the seed experiments").first.click()  # closed by default
             assert not page.get_by_role("switch", name="Data already on the device").is_checked()
             sliders = {s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
                        for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")}
             assert sliders["Hidden width"] == "32" and sliders["Batch size"] == "64", sliders
-            assert sliders["Depth — x-axis; the slider picks the point explained below"] == "4", sliders
+            assert sliders["Depth (the point explained below)"] == "4", sliders
             assert "No GPU on this server" in body and "per epoch" in body
+            assert "There is no GPU curve for this view" in body  # no packs: said, not a blank chart
             assert not page.query_selector("[data-testid='stException']")
             # the URL now holds every setting, so copying it reopens this view
             params = {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
             assert params["over"] == "depth" and params["depth"] == "4" and params["hidden_width"] == "32"
-            assert params["data_resident"] == "false" and "batch_size" in params and "threads" in params
+            assert params["data_resident"] == "false" and "batch_size" in params
 
             # embedded, as course material would show it
             embedded = browser.new_page(viewport={"width": 800, "height": 1400})
             embedded.goto(f"{url}/training?{query}&embed=true")
-            wait_for_run(embedded, "Where one step's time went at depth = 4")
+            wait_for_run(embedded, "Where one step's time went at depth 4")
+            assert not embedded.query_selector("[data-testid='stSidebar']")  # no sidebar when embedded
             assert not embedded.query_selector("[data-testid='stException']")
             assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
             assert "embed=true" in embedded.url
@@ -153,11 +155,11 @@ def test_three_visitors_at_once_in_real_browsers(app_url):
             waited = 0
             for key, value in views.items():
                 page = pages[key]
-                wait_for_run(page, "Where one step's time went at batch size = 64", timeout_ms=150_000)
+                wait_for_run(page, "Where one step's time went at batch size 64", timeout_ms=150_000)
                 body = page.inner_text("body")
                 assert not page.query_selector("[data-testid='stException']")
                 assert f"{key}={value}" in page.url
-                waited += "waited" in body and "for another measurement on this server" in body
+                waited += "in line (number" in body and "for other measurements on this server" in body
             print(f"{waited} of 3 visitors waited")
             assert waited >= 1, "nobody was told to wait: the three measurements did not overlap in time"
         finally:

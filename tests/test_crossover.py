@@ -1,4 +1,5 @@
 import math
+import random
 
 import pytest
 
@@ -11,6 +12,7 @@ from lib.core.crossover import (
     predicted_crossover_work,
     work_to_x,
 )
+from lib.core.fmt import fmt_value
 from lib.lessons.explain import crossover_sentence
 
 
@@ -147,3 +149,38 @@ def test_gpu_ahead_from_the_first_point_says_the_crossover_is_below_the_range():
     assert c.kind == CrossKind.GPU_WINS and c.span == (16, 32)
     text = crossover_sentence(c, "batch size", "c", "g")
     assert "from 16 to 32: no crossover in this range" in text and "within the spread" in text
+
+
+def _claims_hold(xs, cpu, gpu, cpu_iqr, gpu_iqr, sentence: str, found) -> None:
+    """What the sentence says about who leads where must be what the rows say."""
+    leaders = ["gpu" if g <= c else "cpu" for c, g in zip(cpu, gpu)]
+    changes = [(xs[i - 1], xs[i], leaders[i]) for i in range(1, len(xs)) if leaders[i] != leaders[i - 1]]
+    if "at every" in sentence:
+        assert not changes and (("**g**" in sentence.split(" is faster")[0]) == (leaders[0] == "gpu"))
+    elif "catches up with" in sentence:
+        assert len(changes) == 1 and changes[0][2] == "gpu"
+        low, high = found.sure
+        assert low <= changes[0][0] and high >= changes[0][1] and low <= found.x <= high
+        assert f"between size {fmt_value(low)} and {fmt_value(high)}" in sentence
+    elif "faster at the smaller values" in sentence:
+        assert len(changes) == 1 and changes[0][2] == "cpu"
+    else:
+        assert "trade the lead" in sentence and len(changes) == len(found.crossings) >= 2
+
+
+def test_every_sentence_agrees_with_its_rows_over_many_generated_sweeps():
+    """200 random sweeps (no crossover, a crossover at the first point, one crossing, crossing back,
+    several crossings, noisy and clean): the one sentence builder never contradicts the rows."""
+    rng = random.Random(11)
+    kinds = set()
+    for _ in range(200):
+        xs = sorted(rng.sample([2**i for i in range(16)], rng.randint(2, 10)))
+        cpu = [rng.uniform(0.5, 2.0) * x ** rng.uniform(0, 1) for x in xs]
+        gpu = [c * math.exp(rng.gauss(0, 1)) for c in cpu]
+        cpu_iqr = [c * rng.choice((0.0, 0.05, 0.5)) for c in cpu]
+        gpu_iqr = [g * rng.choice((0.0, 0.05)) for g in gpu]
+        found = find_crossover(xs, cpu, gpu, cpu_iqr, gpu_iqr)
+        sentence = crossover_sentence(found, "size", "c", "g")
+        _claims_hold(xs, cpu, gpu, cpu_iqr, gpu_iqr, sentence, found)
+        kinds.add(found.kind)
+    assert {CrossKind.CROSSES, CrossKind.CROSSES_BACK, CrossKind.MIXED, CrossKind.GPU_WINS, CrossKind.CPU_WINS} <= kinds

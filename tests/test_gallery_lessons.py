@@ -34,7 +34,7 @@ def entry(entry_id: int, name: str, pack: dict, added: float, course: str = "") 
 @pytest.fixture(scope="module")
 def machines():
     shipped = shipped_gallery_packs()
-    assert [stem for stem, _ in shipped] == ["h200_training", "h100_gallery"]
+    assert [stem for stem, _ in shipped] == ["h100_training", "h200_training"]
     mine = prepare_pack(cpu_pack()).pack
     entries = [entry(7, "<b>Ada</b>", mine, 2000.0, "ML101"), entry(9, "Bob", mine, 3000.0)]
     return shipped_machines(shipped) + entry_machines(entries, {7: mine, 9: mine})
@@ -42,7 +42,7 @@ def machines():
 
 def test_each_machine_gets_its_own_line_even_on_the_same_hardware(machines):
     lines = [m.line for m in machines]
-    assert lines[:2] == ["NVIDIA H200 · shipped", "NVIDIA H100 80GB HBM3 · shipped"]
+    assert lines[:2] == ["NVIDIA H100 80GB HBM3 · shipped", "NVIDIA H200 · shipped"]
     assert lines[2].startswith("<b>Ada</b> · ") and lines[2].endswith("(#7)") and lines[3].endswith("(#9)")
     assert len(set(lines)) == 4
     comparison = gallery_comparison(machines)
@@ -52,7 +52,7 @@ def test_each_machine_gets_its_own_line_even_on_the_same_hardware(machines):
 def test_the_crossover_of_each_machine_is_the_one_the_cli_reads_from_its_rows(machines):
     comparison = gallery_comparison(machines)
     rows = {r["key"]: r for r in table_rows(machines, comparison)}
-    for key, stem in (("shipped:h200_training", "h200_training"), ("shipped:h100_gallery", "h100_gallery")):
+    for key, stem in (("shipped:h200_training", "h200_training"), ("shipped:h100_training", "h100_training")):
         pack = dict(shipped_gallery_packs())[stem]
         expected = analyse_rows(pack["rows"], "batch_size").measured
         assert expected.kind == "crosses"
@@ -80,10 +80,10 @@ def test_sorting(machines):
     comparison = gallery_comparison(machines)
     by = {key: [m.key for m in sort_machines(machines, comparison, key)] for key in ("crossover", "newest", "name", "machine")}
     x = {m.key: r["GPU catches up at batch size"] for m, r in zip(machines, table_rows(machines, comparison))}
-    assert by["crossover"][:2] == sorted(["shipped:h200_training", "shipped:h100_gallery"], key=x.get)
-    assert by["newest"] == ["9", "7", "shipped:h200_training", "shipped:h100_gallery"]
-    assert by["name"] == ["7", "9", "shipped:h200_training", "shipped:h100_gallery"]  # '<b>Ada</b>' < 'Bob'
-    assert by["machine"][-2:] == ["shipped:h100_gallery", "shipped:h200_training"]  # NVIDIA H100 < NVIDIA H200
+    assert by["crossover"][:2] == sorted(["shipped:h200_training", "shipped:h100_training"], key=x.get)
+    assert by["newest"] == ["9", "7", "shipped:h100_training", "shipped:h200_training"]
+    assert by["name"] == ["7", "9", "shipped:h100_training", "shipped:h200_training"]  # '<b>Ada</b>' < 'Bob'
+    assert by["machine"][-2:] == ["shipped:h100_training", "shipped:h200_training"]  # NVIDIA H100 < NVIDIA H200
     with pytest.raises(ValueError, match="sort by one of"):
         sort_machines(machines, comparison, "price")
 

@@ -6,7 +6,7 @@ The pieces under them (compare_sentence, find_seed_pack, ...) are tested in test
 from __future__ import annotations
 
 from lib.lessons import seed_cases as cases
-from lib.lessons import seed_curves as curves
+from lib.lessons import seed_curves
 from lib.lessons import seed_screen as screen
 from lib.recorded.sources import GpuSource
 from lib.workloads.presets import get_preset
@@ -27,7 +27,7 @@ def pack(rows, path="/p/h200_seeds.json"):
 
 def entry(device, losses, status="ok", **extra):
     return {"preset": "mnist_minibatch", "device": device, "status": status, "message": "" if status == "ok" else "x",
-            "losses": losses, "epochs": curves.CURVE_EPOCHS["mnist_minibatch"],
+            "losses": losses, "epochs": seed_curves.CURVE_EPOCHS["mnist_minibatch"],
             "settings": cases.live_params(MINIBATCH), "data_note": "", **extra}
 
 
@@ -128,7 +128,7 @@ def test_loss_curves_live_and_recorded_with_their_words():
         "own optimizer and learns: 2.3 → 0.1 in 3 epochs.")
     assert screen.minibatch_sentence(curves, BOSTON) is None
     assert screen.curves_view(screen.Case(MATMUL, {"rows": [], "curves": {}}, None, []), []) is None
-    assert curves.pct_lower(0.995) == "more than 99%" and curves.pct_lower(0.004) == "under 1%"
+    assert seed_curves.pct_lower(0.995) == "more than 99%" and seed_curves.pct_lower(0.004) == "under 1%"
 
 
 def test_elsewhere_is_said_when_the_pack_is_not_the_sidebars():

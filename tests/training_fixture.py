@@ -19,13 +19,17 @@ from lib.lessons.training import AXES, MLP
 
 GPU_NAME = "TEST FIXTURE GPU"
 GPU_STEP = (1e-3, 5e12)
+# the other execution modes remove launch overhead: (fixed cost per step, one-off compile seconds)
+MODE_STEP = {"cuda_graph": (1e-4, None), "compile": (4e-4, 30.0)}
 CPU_STEP = (5e-5, 2e10)
-WIDTHS = (16, 64, 256)
-DEPTHS = (1, 3, 8)
+WIDTHS = (4, 64, 1024, 8192)  # the slider's ends and two between: other widths are predicted
+DEPTHS = (1, 3, 16)
 
 
 def step_time(settings: dict, kind: str) -> float:
     fixed, rate = GPU_STEP if kind == "gpu" else CPU_STEP
+    if kind == "gpu" and settings.get("mode", "eager") in MODE_STEP:
+        fixed = MODE_STEP[settings["mode"]][0]
     return fixed + MLP.flops(MLP.resolve(settings)) / rate
 
 
@@ -44,7 +48,9 @@ def _row(settings: dict, device: str, kind: str, machine: str) -> dict:
     resolved = MLP.resolve(settings)
     t = step_time(settings, kind)
     steps = math.ceil(resolved["dataset_size"] / min(resolved["batch_size"], resolved["dataset_size"]))
+    compile_s = MODE_STEP.get(settings.get("mode"), (0, None))[1] if kind == "gpu" else None
     return {**resolved, "workload": "mlp", "device": device, "median_s": t, "iqr_s": 0.02 * t, "repeats": 20,
+            "cold_s": (compile_s or 0.0) + 2 * t,
             "status": "ok", "message": "", "steps_per_epoch": steps, "epoch_s": t * steps,
             "flops": MLP.flops(resolved), "num_threads": 1, "swept": "batch_size,hidden_width,depth", "machine": machine}
 
@@ -60,6 +66,8 @@ def write_packs(directory: Path) -> Path:
     small_machine = {"cpu_model": "TEST FIXTURE small server", "cpu_cores": 2, "torch": "fixture",
                      "date": "2026-01-03T00:00:00", "gpus": [], "label": "TEST FIXTURE small server"}
     gpu_rows = [_row(s, "cuda:0", "gpu", gpu_machine["label"]) for s in grid]
+    gpu_rows += [_row({**s, "mode": mode}, "cuda:0", "gpu", gpu_machine["label"])
+                 for mode in MODE_STEP for s in grid if s["depth"] == 3]
     gpu_rows += [_row(s, "cpu", "cpu", gpu_machine["label"]) for s in grid]
     small_rows = [_row(s, "cpu", "cpu", small_machine["label"]) for s in grid]
     for name, machine, rows in (("fixture_gpu_training.json", gpu_machine, gpu_rows),

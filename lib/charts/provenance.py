@@ -75,7 +75,7 @@ def curve_chart(
     names = sorted(dict.fromkeys(plot["series"]), key=lambda n: (not n.upper().startswith("CPU"), n))
     color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=series_colors(names)),
                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300))
-    axis = alt.Axis(format="~s", values=list(ticks)) if ticks else alt.Axis(format="~s")
+    axis = alt.Axis(format=",d", values=list(ticks)) if ticks else alt.Axis(format="~s")  # 4,096 not 4.096k
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
     y_enc = alt.Y("t:Q", title=f"{y_title} ({unit})", scale=alt.Scale(type="log"))
     tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),

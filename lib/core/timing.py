@@ -121,45 +121,52 @@ def time_step(
     warmup_s = budget_s / 5 if warmup_s is None else warmup_s
     with cpu_threads(num_threads) as threads:
         cold = _timed_calls(step, device, 1, sync=True, clock=clock) if measure_cold or slow_call_s or single_call_s else None
-        once = None
-        if single_call_s is not None and cold >= single_call_s:
-            once = cold, f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
-        elif slow_call_s is not None and cold >= slow_call_s:
-            once = _timed_calls(step, device, 1, sync=True, clock=clock), "one warm call, timed after the cold one"
+        once = _timed_once(step, device, cold, slow_call_s, single_call_s, clock)
         if once is not None:
             return Measurement(device=device, median_s=once[0], iqr_s=0.0, repeats=1, calls_per_repeat=1,
                                cold_s=cold, num_threads=threads, times_s=[once[0]], note=once[1])
-
-        warm_calls, warm_time = 0, 0.0
-        while warm_calls < 2 or warm_time < warmup_s:
-            warm_time += _timed_calls(step, device, 1, sync=True, clock=clock)
-            warm_calls += 1
-            if warm_calls >= 2 and warm_time / warm_calls > warmup_s:
-                break  # slow step: two warm calls are enough
-        estimate = warm_time / warm_calls
-
+        estimate = _warm_up(step, device, warmup_s, clock)
         calls = 1 if not synchronized else max(1, math.ceil(MIN_BLOCK_S / max(estimate, 1e-9)))
-        times: list[float] = []
-        spent = 0.0
-        while len(times) < max_repeats and (len(times) < min_repeats or spent < budget_s):
-            block = _timed_calls(step, device, calls, sync=synchronized, clock=clock)
-            spent += block
-            times.append(block / calls)
-        if not synchronized:
-            synchronize(device)  # drain the queue so the next measurement starts clean
-
+        times = _blocks(step, device, calls, synchronized, budget_s, min_repeats, max_repeats, clock)
     median, iqr = median_and_iqr(times)
-    return Measurement(
-        device=device,
-        median_s=median,
-        iqr_s=iqr,
-        repeats=len(times),
-        calls_per_repeat=calls,
-        cold_s=cold,
-        num_threads=threads,
-        synchronized=synchronized,
-        times_s=times,
-    )
+    return Measurement(device=device, median_s=median, iqr_s=iqr, repeats=len(times), calls_per_repeat=calls,
+                       cold_s=cold, num_threads=threads, synchronized=synchronized, times_s=times)
+
+
+def _timed_once(step: Callable[[], object], device: str, cold: float | None, slow_call_s: float | None,
+                single_call_s: float | None, clock: Clock) -> tuple[float, str] | None:
+    """For steps of seconds or minutes: the cold call itself, or one warm call after it, or None."""
+    if single_call_s is not None and cold >= single_call_s:
+        return cold, f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
+    if slow_call_s is not None and cold >= slow_call_s:
+        return _timed_calls(step, device, 1, sync=True, clock=clock), "one warm call, timed after the cold one"
+    return None
+
+
+def _warm_up(step: Callable[[], object], device: str, warmup_s: float, clock: Clock) -> float:
+    """At least two calls and warmup_s of them; returns the time one call takes (the estimate that
+    sizes the timed blocks)."""
+    calls, spent = 0, 0.0
+    while calls < 2 or spent < warmup_s:
+        spent += _timed_calls(step, device, 1, sync=True, clock=clock)
+        calls += 1
+        if calls >= 2 and spent / calls > warmup_s:
+            break  # slow step: two warm calls are enough
+    return spent / calls
+
+
+def _blocks(step: Callable[[], object], device: str, calls: int, synchronized: bool, budget_s: float,
+            min_repeats: int, max_repeats: int, clock: Clock) -> list[float]:
+    """The timed blocks: per-call time of each, until the budget is spent (at least min_repeats)."""
+    times: list[float] = []
+    spent = 0.0
+    while len(times) < max_repeats and (len(times) < min_repeats or spent < budget_s):
+        block = _timed_calls(step, device, calls, sync=synchronized, clock=clock)
+        spent += block
+        times.append(block / calls)
+    if not synchronized:
+        synchronize(device)  # drain the queue so the next measurement starts clean
+    return times
 
 
 def time_phases(

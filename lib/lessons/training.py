@@ -56,6 +56,7 @@ PITFALLS = {
                    "On: batches copied per step come from page-locked memory with non_blocking copies, which lets "
                    "the copy overlap the GPU's work (no effect on the CPU, or when the data is resident)."),
 }
+EXTRAPOLATE = 8  # a prediction may reach this many times beyond the recorded batch rows, no further
 # Everything else stays at the workload's defaults on this page; recorded rows must match them.
 PAGE_DEFAULTS = {k: v for k, v in MLP.defaults().items() if k not in AXES and k not in PITFALLS and k != "mode"}
 
@@ -140,6 +141,18 @@ class StepTable:
     def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
         return self.steps.get(config, {}).get((rows, width, depth))
 
+    def covers(self, config: tuple, rows: int, width: int, depth: int) -> bool:
+        """Whether the recordings span this step well enough to predict it: a model cannot learn the
+        cost of what never varied, so the width must lie within the recorded widths (or one doubling
+        beyond them), the depth within the recorded depths, the rows within the recorded ones or up to
+        EXTRAPOLATE times beyond them."""
+        steps = self.steps.get(config, {})
+        if not steps:
+            return False
+        r, w, d = zip(*steps)
+        return (len(set(w)) > 1 and len(set(d)) > 1 and min(w) / 2 <= width <= max(w) * 2
+                and min(d) <= depth <= max(d) and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE)
+
     def count(self, config: tuple) -> int:
         return len(self.steps.get(config, {}))
 
@@ -196,7 +209,7 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
                 "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
                 "origin": "recorded" if exact else "derived", "origin_note": how}
-    model = table.model(config)
+    model = table.model(config) if table.covers(config, view.rows, view.hidden_width, view.depth) else None
     if model is None:
         return None
     launch, work = MLP.cost_terms(MLP.resolve({**PAGE_DEFAULTS, **view.settings()}))

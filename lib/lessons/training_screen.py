@@ -102,8 +102,10 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
         if live_name and live_name != primary:
             screen.live_line = "Measured live on this server just now: " + W.headline(
                 screen.curves[live_name], gpu, view, live_name, screen.gpu_label)
-    elif primary:
+    elif not gpu:
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
+    else:
+        screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
     at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
     screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
     live_name = next((n for n in cpu_names if "(live)" in n), None)
@@ -116,3 +118,21 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
 def split_lines(screen: Screen) -> list[str]:
     """Where one step's time went at the slider's point, per curve that can say."""
     return [s for r in screen.here if (s := split_sentence(r, r["series"]))]
+
+
+def modes_lines(view: T.View, gpu: Machine | None, cpu_rows: Sequence[Row]) -> list[str]:
+    """How each recorded execution mode moves the crossover against the same CPU curve, what one
+    CUDA graph removes at the slider's point, and when a compile pays for itself."""
+    table = gpu.tables.get("cuda") if gpu else None
+    modes = T.modes_recorded(table)
+    if len(modes) < 2 or not cpu_rows:
+        return []
+    curves = {m: T.curve(T.View(**{**view.__dict__, "mode": m}), table, "cuda:0", gpu.words) for m in modes}
+    lines = W.mode_lines({m: (cpu_rows, rows) for m, rows in curves.items() if rows}, view)
+    here = {m: next((r for r in rows if r.get(view.over) == view.current), None) for m, rows in curves.items()}
+    if saving := W.graph_saving(here.get("eager"), here.get("cuda_graph")):
+        lines.append(saving)
+    for mode in ("compile", "compile_reduce_overhead", "compile_max_autotune"):
+        if payback := W.compile_payback(here.get("eager"), here.get(mode)):
+            lines.append(f"{T.mode_label(mode)}: {payback}")
+    return lines

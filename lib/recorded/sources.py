@@ -82,7 +82,7 @@ def slug(text: str) -> str:
 
 def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each recorded GPU machine, fewest GPUs
-    first. A machine is its hardware; recordings of the same hardware on different days are told
+    first and then the most recorded. A machine is its hardware; recordings of the same hardware on different days are told
     apart by their date (in the label, and in the key only when needed)."""
     sources = [GpuSource("live", "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
@@ -90,12 +90,14 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         if any(is_cuda(r["device"]) for r in pack["rows"]):
             machines.setdefault(machine_text(pack["machine"]), []).append(pack)
     hardware = [hardware_text(group[0]["machine"]) for group in machines.values()]
-    recorded = []
+    recorded, rows = [], {}
     for (label, group), name in zip(machines.items(), hardware):
         key = slug(name) if hardware.count(name) == 1 else slug(label)
+        rows[key] = sum(len(p["rows"]) for p in group)
         recorded.append(GpuSource("recorded", key, label, pack_paths=tuple(p["path"] for p in group),
                                   gpus=len(group[0]["machine"].get("gpus") or []) or 1))
-    return sources + sorted(recorded, key=lambda s: (s.gpus, s.label))
+    # fewest GPUs first, then the machine with the most recordings: the default is the best covered
+    return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
 
 
 def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -145,6 +147,13 @@ def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, Any] | No
     return values
 
 
+def sweeps_over(row: Mapping[str, Any], over: str) -> bool:
+    """Whether a row belongs to a sweep over `over`: a one-setting sweep of it, a grid that varied it
+    among others (swept='a,b,c'), or a row that names no sweep."""
+    swept = str(row.get("swept") or "")
+    return over in row and (not swept or over in swept.split(","))
+
+
 def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: Mapping[str, Any],
                   device_prefix: str = "cuda") -> list[dict]:
     """Rows of `workload` on matching devices from a sweep over `over`, whose other settings all
@@ -154,7 +163,7 @@ def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: M
     for row in rows:
         if row.get("workload") != workload.name or not str(row.get("device", "")).startswith(device_prefix):
             continue
-        if row.get("swept") not in (None, "", over) or over not in row:
+        if not sweeps_over(row, over):
             continue
         values = canonical(workload, row)
         if values is not None and all(values[k] == wanted[k] for k in wanted if k != over):
@@ -191,8 +200,8 @@ def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str
             continue
         over = row.get("swept")
         values = canonical(workload, row)
-        if not over or values is None or over not in values:
-            continue
+        if not over or "," in over or values is None or over not in values:
+            continue  # a grid holds every combination: nothing to offer as one sweep
         fixed = {k: v for k, v in values.items() if k != over}
         key = (over, tuple(sorted((k, str(v)) for k, v in fixed.items())))
         group = groups.setdefault(key, {"over": over, "params": {**fixed, over: values[over]}, "points": 0})

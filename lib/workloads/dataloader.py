@@ -21,7 +21,7 @@ random generator and converts it on access (more work per item than MNIST); 'mni
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import torch
@@ -195,26 +195,12 @@ class DataLoading(Workload):
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
         dev = torch.device(device)
-        cuda = is_cuda(device)
-        pin = bool(params["pin_memory"]) and cuda
-        rows, batch_size = int(params["dataset_size"]), int(params["batch_size"])
-        n_batches = self.batches_per_epoch(params)
-
         dataset, x_host, y_host, note = image_dataset(params)
-        x_dev, y_dev = x_host.to(dev), y_host.to(dev)
-
+        feed = EpochBatches(params, dev, dataset, x_host, y_host, self.batches_per_epoch(params))
         model = build_model(params).to(dev)
         optimizer = make_optimizer(model, params)
         loss_fn = nn.CrossEntropyLoss()
         epoch_losses: list[float] = []
-
-        workers = int(params["num_workers"])
-        loader = DataLoader(
-            dataset, batch_size=batch_size, shuffle=bool(params["shuffle"]), num_workers=workers,
-            pin_memory=pin, persistent_workers=workers > 0 and bool(params["persistent_workers"]),
-            generator=torch.Generator().manual_seed(int(params["seed"])),
-        )
-        order = torch.Generator().manual_seed(int(params["seed"]) + 1)
 
         def train_batch(xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
             optimizer.zero_grad(set_to_none=True)
@@ -223,72 +209,87 @@ class DataLoading(Workload):
             optimizer.step()
             return loss.detach()
 
-        def image_batches():
-            for xb, yb in loader:
-                yield xb.reshape(xb.shape[0], -1).to(dev, non_blocking=pin), yb.to(dev, non_blocking=pin)
-
-        def tensor_batches():
-            if params["shuffle"]:
-                perm = torch.randperm(rows, generator=order).to(dev, non_blocking=cuda)
-                for i in range(n_batches):
-                    idx = perm[i * batch_size:(i + 1) * batch_size]
-                    yield x_dev[idx], y_dev[idx]
-            else:
-                for i in range(n_batches):
-                    yield x_dev[i * batch_size:(i + 1) * batch_size], y_dev[i * batch_size:(i + 1) * batch_size]
-
-        batches = image_batches if params["source"] == "images" else tensor_batches
-
         def run_epoch() -> None:
             total = None
-            for xb, yb in batches():
+            for xb, yb in feed():
                 loss = train_batch(xb, yb)
                 total = loss if total is None else total + loss
-            epoch_losses.append(total.item() / n_batches)  # one synchronise per epoch
+            epoch_losses.append(total.item() / feed.n_batches)  # one synchronise per epoch
 
         def loading() -> None:
-            for _xb, _yb in batches():
+            for _xb, _yb in feed():
                 pass
 
-        resident = [
-            (x_dev[i * batch_size:(i + 1) * batch_size], y_dev[i * batch_size:(i + 1) * batch_size])
-            for i in range(n_batches)
-        ]
-
         def compute() -> None:
-            for xb, yb in resident:
+            for xb, yb in feed.resident:
                 train_batch(xb, yb)
 
         def check() -> None:
             # The two sources hold the same numbers: the per-item PIL pipeline == the preload.
-            for i in range(min(rows, 4)):
+            for i in range(min(int(params["dataset_size"]), 4)):
                 img, label = dataset[i]
                 assert int(label) == int(y_host[i]), f"row {i}: label {label} != {int(y_host[i])}"
                 assert torch.allclose(img.reshape(-1), x_host[i], atol=1e-5), f"row {i}: image pipeline != preloaded tensor"
             training.assert_holds_own_parameters(optimizer, model)
             training.assert_learns(lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn,
-                                   resident[0])
+                                   feed.resident[0])
 
         # Scalar extras become row columns: only data_note and note (reserved in lib.core.results).
         extras: dict[str, Any] = {"epoch_losses": epoch_losses}
         if note:
             extras["data_note"] = note
-        remarks = []
-        if params["pin_memory"] and not cuda:
-            remarks.append("pin_memory only matters for copies to a GPU; it is off on the CPU")
-        if params["source"] == "tensors" and workers > 0:
-            remarks.append("num_workers only matters for source=images; tensors are indexed on the device")
-        if remarks:
-            extras["note"] = "; ".join(remarks)
+        if remarks := setting_remarks(params, dev.type == "cuda"):
+            extras["note"] = remarks
+        return Step(run=run_epoch, phases={"loading": loading, "compute": compute},
+                    units={"batches_per_epoch": feed.n_batches}, check=check, extras=extras,
+                    close=lambda: shutdown_workers(feed.loader))
 
-        return Step(
-            run=run_epoch,
-            phases={"loading": loading, "compute": compute},
-            units={"batches_per_epoch": n_batches},
-            check=check,
-            extras=extras,
-            close=lambda: shutdown_workers(loader),
+
+def setting_remarks(params: Settings, cuda: bool) -> str:
+    """Settings that change nothing at this point, said so (they are kept in the row as asked)."""
+    remarks = []
+    if params["pin_memory"] and not cuda:
+        remarks.append("pinned memory only matters for copies to a GPU; it is off on the CPU")
+    if params["source"] == "tensors" and int(params["num_workers"]) > 0:
+        remarks.append("workers only matter for the DataLoader over images; tensors are indexed on the device")
+    return "; ".join(remarks)
+
+
+class EpochBatches:
+    """The batches of one epoch, from the DataLoader over images or from tensors already on the
+    device (both hold the same numbers), and the same batches resident on the device."""
+
+    def __init__(self, params: Settings, dev: torch.device, dataset: Dataset, x_host: torch.Tensor,
+                 y_host: torch.Tensor, n_batches: int) -> None:
+        self.dev, self.n_batches = dev, n_batches
+        self.pin = bool(params["pin_memory"]) and dev.type == "cuda"
+        self.rows, self.batch_size = int(params["dataset_size"]), int(params["batch_size"])
+        self.images, self.shuffle = params["source"] == "images", bool(params["shuffle"])
+        self.x, self.y = x_host.to(dev), y_host.to(dev)
+        workers = int(params["num_workers"])
+        self.loader = DataLoader(
+            dataset, batch_size=self.batch_size, shuffle=self.shuffle, num_workers=workers, pin_memory=self.pin,
+            persistent_workers=workers > 0 and bool(params["persistent_workers"]),
+            generator=torch.Generator().manual_seed(int(params["seed"])),
         )
+        self.order = torch.Generator().manual_seed(int(params["seed"]) + 1)
+        self.resident = [self._slice(i) for i in range(n_batches)]
+
+    def _slice(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        lo, hi = i * self.batch_size, (i + 1) * self.batch_size
+        return self.x[lo:hi], self.y[lo:hi]
+
+    def __call__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        if self.images:
+            for xb, yb in self.loader:
+                yield xb.reshape(xb.shape[0], -1).to(self.dev, non_blocking=self.pin), yb.to(self.dev, non_blocking=self.pin)
+        elif self.shuffle:
+            perm = torch.randperm(self.rows, generator=self.order).to(self.dev, non_blocking=self.dev.type == "cuda")
+            for i in range(self.n_batches):
+                idx = perm[i * self.batch_size:(i + 1) * self.batch_size]
+                yield self.x[idx], self.y[idx]
+        else:
+            yield from (self._slice(i) for i in range(self.n_batches))
 
 
 WORKLOAD = DataLoading()

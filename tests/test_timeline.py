@@ -1,0 +1,89 @@
+"""Step timelines (lib/core/timeline.py and `python -m lib timeline`): events that make sense, and
+the figures read from them. The CUDA test runs on the GPU machine (python3 -m pytest -m cuda)."""
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lib.core.timeline import figures, reduce_trace, timeline_point, union_length, validate_timelines
+from lib.workloads import get_workload
+
+ROOT = Path(__file__).resolve().parents[1]
+MLP = get_workload("mlp")
+
+
+def assert_sane(entry: dict) -> None:
+    assert entry["status"] == "ok", entry["message"]
+    for step in entry["steps"]:
+        assert step["events"], "a step with no events"
+        for e in step["events"]:
+            assert e["end_us"] >= e["start_us"] >= 0
+            assert e["end_us"] <= step["figures"]["step_us"] + 1  # inside the step
+    f = entry["figures"]
+    fraction = f.get("gpu_busy_fraction", f.get("cpu_busy_fraction"))
+    assert 0 < fraction <= 1
+
+
+def test_a_cpu_step_timeline_has_its_operators_and_a_busy_share():
+    entry = timeline_point(MLP, MLP.resolve({"batch_size": 64, "dataset_size": 256}), "cpu", num_threads=1)
+    assert_sane(entry)
+    assert len(entry["steps"]) == 3 and entry["figures"]["operators"] > 20
+    assert {e["lane"] for s in entry["steps"] for e in s["events"]} == {"CPU: Python thread"}
+    assert "gpu_busy_fraction" not in entry["figures"]  # no GPU lane on the CPU
+
+
+def test_the_cli_writes_a_timelines_file_the_app_reads(tmp_path):
+    out = tmp_path / "t.json.gz"
+    done = subprocess.run([sys.executable, "-m", "lib", "timeline", "mlp", "--set", "batch_size=16", "--set",
+                           "dataset_size=64", "--devices", "cpu", "--threads", "1", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "cpu: ok" in done.stdout and "cpu_busy_fraction" in done.stdout
+    timelines = validate_timelines(json.loads(gzip.decompress(out.read_bytes())))
+    assert_sane(timelines["timelines"][0])
+    assert timelines["machine"]["cpu_model"]
+
+
+def test_a_trace_is_reduced_to_lanes_and_gpu_figures():
+    """A hand-made Chrome trace: two kernels launched in one step, a gap between them."""
+    trace = [
+        {"ph": "X", "cat": "user_annotation", "name": "gpuwin step 0", "ts": 100, "dur": 100, "tid": 1},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 110, "dur": 20, "tid": 1},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "ts": 112, "dur": 2, "tid": 1},  # inside aten::mm
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 120, "dur": 5, "tid": 1,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 160, "dur": 5, "tid": 1,
+         "args": {"correlation": 2}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "ts": 170, "dur": 25, "tid": 1},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 130, "dur": 10, "tid": 7, "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "relu", "ts": 170, "dur": 20, "tid": 7, "args": {"correlation": 2}},
+    ]
+    (step,) = reduce_trace(trace)
+    lanes = {e["lane"] for e in step["events"]}
+    assert lanes == {"CPU: Python thread", "CPU: CUDA runtime", "GPU: stream 7"}
+    assert [e["name"] for e in step["events"] if e["lane"] == "CPU: Python thread"] == ["aten::mm"]
+    f = step["figures"]
+    assert f["kernels"] == 2 and f["launches"] == 2 and f["syncs"] == 1
+    assert f["gpu_busy_us"] == 30 and f["gpu_idle_between_us"] == 30  # 130-140 and 170-190: 30 busy, 30 idle
+    assert f["gpu_busy_fraction"] == pytest.approx(0.3) and f["launch_delay_us"] == pytest.approx(10)
+
+
+def test_union_counts_overlaps_once_and_cpu_figures_have_no_gpu():
+    assert union_length([(0, 10), (5, 15), (20, 25)]) == 20
+    f = figures([{"lane": "CPU: Python thread", "kind": "operator", "start_us": 0, "end_us": 40}], 100, [])
+    assert f["cpu_busy_fraction"] == 0.4 and "kernels" not in f
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("mode", ["eager", "cuda_graph"])
+def test_a_cuda_step_timeline_has_kernels_inside_the_step(mode):
+    entry = timeline_point(MLP, MLP.resolve({"batch_size": 64, "mode": mode}), "cuda:0")
+    assert_sane(entry)
+    f = entry["figures"]
+    assert f["kernels"] > 10 and 0 < f["gpu_busy_fraction"] < 1
+    lanes = {e["lane"] for s in entry["steps"] for e in s["events"]}
+    assert any(lane.startswith("GPU") for lane in lanes) and "CPU: CUDA runtime" in lanes
