@@ -11,6 +11,7 @@ import pytest
 from lib.charts import loss_chart, time_chart
 from lib.charts.gallery import speedups_chart
 from lib.charts.machines import machines_chart
+from lib.charts.provenance import curve_chart
 from lib.charts.scaling import throughput_chart
 from lib.charts.theme import (
     CPU_HOST,
@@ -121,6 +122,16 @@ def test_log_axes_tick_the_values_drawn_up_to_the_last_point():
     memory = memory_chart(pd.DataFrame({"val": XS, "bytes": [1e6 * x for x in XS], "color": "loop", "dash": "CPU"}),
                           pd.DataFrame(columns=["val", "bytes", "color", "status", "detail"]), x="val")
     assert "8192" in json.dumps(memory.to_dict())
+
+
+def test_the_training_chart_ticks_plain_numbers_and_fits_its_legend_to_a_phone():
+    rows = frame("CPU · this server (live)", "GPU · NVIDIA H200 (recorded)").rename(
+        columns={"x": "batch_size", "median_s": "epoch_s"})
+    given = json.dumps(curve_chart(rows, "batch_size", ticks=[1, 64, 4096]).to_dict())
+    assert '"format": ",.7~g"' in given and f'"labelLimit": {LEGEND_LABEL_LIMIT}' in given
+    assert '"values": [1, 64, 4096]' in given
+    drawn = json.dumps(curve_chart(rows, "batch_size").to_dict())
+    assert '"values": [1.0, 8.0, 64.0, 512.0, 4096.0, 8192.0]' in drawn and '"format": ",.7~g"' in drawn
 
 
 def test_a_crossover_label_near_the_right_edge_goes_left_of_its_rule():

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import series_colors, time_unit
+from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, log_ticks, series_colors, time_unit
 from lib.lessons.explain import likely
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
@@ -74,8 +74,9 @@ def curve_chart(
         columns=["x", "t", "series", "origin", "note", "noisy", "lo", "hi", "band_lo", "band_hi"])
     names = sorted(dict.fromkeys(plot["series"]), key=lambda n: (not n.upper().startswith("CPU"), n))
     color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=series_colors(names)),
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300))
-    axis = alt.Axis(format=",d", values=list(ticks)) if ticks else alt.Axis(format="~s")  # 4,096 not 4.096k
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
+    # plain numbers (4,096 and 65,536, not 4.096k), at the values given or at those drawn up to the last point
+    axis = alt.Axis(format=AXIS_TICK_FORMAT, values=list(ticks) if ticks else log_ticks(plot["x"]))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
     y_enc = alt.Y("t:Q", title=f"{y_title} ({unit})", scale=alt.Scale(type="log"))
     tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
@@ -94,7 +95,8 @@ def curve_chart(
     styles = [s for s in DASH if s in set(segments["style"])] or ["measured"]
     layers.append(alt.Chart(segments).mark_line(strokeWidth=2).encode(
         x=x_enc, y=y_enc, color=color, detail="seg:N",
-        strokeDash=alt.StrokeDash("style:N", title=None, scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
+        strokeDash=alt.StrokeDash("style:N", title=None,
+                                  scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
                                   legend=alt.Legend(orient="bottom", labelExpr="datum.label == 'predicted' ? "
                                                     "'predicted (band: its error)' : 'measured or recorded'"))))
     solid = plot[(plot["origin"] != "predicted") & ~plot["noisy"]]
