@@ -26,6 +26,7 @@ from lib.lessons.explain import SPLIT_PARTS, time_split
 from lib.lessons.live import DEFAULT_CPU_THREADS, log_grid
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from lib.recorded.timelines import find_timeline, load_timelines
+from ui import scaffold
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, measure_sweep
 from ui.sources import current_source, load_recorded, recorded_pack
@@ -34,11 +35,14 @@ from ui.url_settings import UrlSettings
 NS = "training"
 REDRAW_S = 1.0  # while measuring, redraw the growing live curve at most this often
 LIVE_POINTS = 6
+CHART_HEIGHT = 360  # smaller inside an 800 × 600 iframe (?embed=true), so the chart fits the frame
 # Threads that leave a core to the web server: more would fight it and report nonsense.
 THREAD_CHOICES = list(range(1, max(1, (os.cpu_count() or 1) - 1) + 1))
 
 st.title("Training: from what size does the GPU win?")
-headline_box, answer_box, chart_box, live_box = st.empty(), st.container(), st.empty(), st.container()
+# the answer in the same slot as on the other pages (ui.scaffold.answer_first), which embed tests look for
+headline_box = st.container(key="answer").empty()
+answer_box, chart_box, live_box = st.container(), st.empty(), st.container()
 
 # -- controls (below the answer) -------------------------------------------------------------------
 url = UrlSettings(NS)
@@ -89,8 +93,9 @@ def draw(screen: S.Screen) -> None:
         chart_box.info("Nothing to draw yet: no recording covers this view, and this server's CPU has not been "
                        "measured for it.", icon=":material/info:")
         return
-    chart_box.altair_chart(curve_chart(pd.DataFrame(rows), over, x_title=view.axis.label, ticks=view.axis.steps[::4],
-                                       crossover=screen.crossover), width="stretch")
+    chart = curve_chart(pd.DataFrame(rows), over, x_title=view.axis.label, ticks=view.axis.steps[::4],
+                        crossover=screen.crossover, height=scaffold.chart_height(CHART_HEIGHT, first=False))
+    chart_box.altair_chart(chart, width="stretch")
 
 
 recorded = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, threads=threads)

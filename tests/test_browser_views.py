@@ -80,8 +80,8 @@ def test_the_theme_follows_the_readers_system(browser, app_url, scheme):
         context.close()
 
 
-@pytest.mark.parametrize("path", ["", "jacobian", "timing_pitfalls", "data_pipeline", "seed_cases", "gallery",
-                                  "your_results?shipped=true"])
+@pytest.mark.parametrize("path", ["", "training", "jacobian", "timing_pitfalls", "data_pipeline", "seed_cases",
+                                  "gallery", "your_results?shipped=true"])
 def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
     context = browser.new_context(viewport={"width": 800, "height": 600})
     try:
