@@ -149,6 +149,8 @@ def main() -> int:
     parser.add_argument("--prefix", default=None, help="file name prefix (default: from the machine)")
     parser.add_argument("--minutes", type=float, default=None, help="start no job after this many minutes")
     parser.add_argument("--small-server", action="store_true", help="only the jobs a small CPU-only server records")
+    parser.add_argument("--training-depths", default="",
+                        help="depths of the eager Training grids, e.g. 1,3 (default: every depth on the slider)")
     parser.add_argument("--list", action="store_true", help="print the jobs and their commands, run nothing")
     args = parser.parse_args()
 
@@ -170,6 +172,9 @@ def main() -> int:
         if job.gpu_only and not cuda:
             continue
         command = job.command(out, prefix, devices)
+        if args.training_depths and job.name in ("training_gpu", "training_cpu", "training_cpu1"):
+            # a shorter device call: fewer depths (the page predicts between recorded ones and says so)
+            command = [f"depth={args.training_depths}" if a.startswith("depth=") else a for a in command]
         if args.small_server and "--threads" not in command:
             command += ["--threads", "1"]  # as the live page measures on a small server: a core stays free
         shown = "python -m lib " + " ".join(command[3:])

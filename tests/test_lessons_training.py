@@ -162,3 +162,28 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
                         f"a step: it pays off after about {steps:,} steps.")
     graphed = S.compose(T.View(mode="cuda_graph"), gpu=gpu, small_cpu=small)
     assert "**GPU · TEST FIXTURE GPU (recorded)** catches up" in graphed.headline and "8 and 32" in graphed.headline
+
+
+def test_a_setting_recorded_at_one_value_is_predicted_only_there():
+    # like the execution modes and pitfall switches: every batch and every other width, at depth 3 alone
+    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
+             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
+            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+    table = T.StepTable(rows, "cuda", "m")
+    config = next(iter(table.steps))
+    assert table.covers(config, 64, 32, 3)  # a width between recorded ones, at the recorded depth
+    assert not table.covers(config, 64, 32, 4) and not table.covers(config, 64, 64, 2)  # depth never varied
+    assert not table.covers(config, 64, 4096, 3)  # far beyond the widths recorded
+
+
+def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
+    from lib.lessons.home import modes_sentence
+
+    gpu, _ = machines
+    pack = {"rows": [r for t in gpu.tables.values() for table in t.steps.values() for r in table.values()]}
+    text = modes_sentence(pack, gpu.words)
+    eager = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536}, "gpu")
+    graphed = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536,
+                         "mode": "cuda_graph"}, "gpu")
+    assert f"takes {fmt_s(graphed)} instead of {fmt_s(eager)}" in text and fmt_ratio(eager / graphed) in text
+    assert modes_sentence({"rows": [r for r in pack["rows"] if r.get("mode") != "cuda_graph"]}, "x") is None

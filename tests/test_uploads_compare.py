@@ -11,6 +11,8 @@ import json
 
 import pytest
 
+pytest.importorskip("altair")  # the GPU machine has no Altair; its `pytest -m cuda` must still collect
+
 from lib.charts.machines import machines_chart, machines_frame
 from lib.core.results import SCHEMA_VERSION, pack_to_csv, validate_pack
 from lib.lessons.compare import (

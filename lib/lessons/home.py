@@ -18,6 +18,7 @@ from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
 from lib.core.rows import is_ok
 from lib.core.workload import Workload
 from lib.lessons import onscreen
+from lib.lessons import training as T
 from lib.recorded.sources import best_recorded_sweep, machine_text
 
 
@@ -116,3 +117,18 @@ def ends_sentence(chart: OneChart) -> str | None:
     lo, hi = both[0], both[-1]
     return (f"At {chart.setting} {fmt_value(lo)}, {verdict(by_x[lo]['cpu'], by_x[lo][gpu])}; "
             f"at {fmt_value(hi)}, {verdict(by_x[hi]['cpu'], by_x[hi][gpu])}.")
+
+
+def modes_sentence(pack: dict[str, Any] | None, machine: str) -> str | None:
+    """What one CUDA graph of the whole step does to the Training page's default step on the recorded
+    machine, read from its recordings (None unless both modes were recorded there)."""
+    table = T.tables(pack, machine).get("cuda")
+    eager, graphed = (T.point(T.View(mode=mode), table, "cuda:0", machine) for mode in ("eager", "cuda_graph"))
+    if not (eager and graphed and eager["origin"] != "predicted" and graphed["origin"] != "predicted"):
+        return None
+    e, g = float(eager["median_s"]), float(graphed["median_s"])
+    view = T.View()
+    return (f"That is eager PyTorch, launching every kernel from Python. Captured in one CUDA graph, the same step "
+            f"(batch {view.batch_size}, width {view.hidden_width}, depth {view.depth}) takes {fmt_s(g)} instead of "
+            f"{fmt_s(e)} on {machine}: {fmt_ratio(e / g)} as fast, which moves the crossover far to the left. "
+            "The Training page's “How the step runs” shows each mode's crossover.")

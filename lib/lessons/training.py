@@ -143,15 +143,18 @@ class StepTable:
 
     def covers(self, config: tuple, rows: int, width: int, depth: int) -> bool:
         """Whether the recordings span this step well enough to predict it: a model cannot learn the
-        cost of what never varied, so the width must lie within the recorded widths (or one doubling
-        beyond them), the depth within the recorded depths, the rows within the recorded ones or up to
-        EXTRAPOLATE times beyond them."""
+        cost of what never varied, so the width must be a recorded one or lie within the recorded widths
+        (or one doubling beyond them), the depth a recorded one or within the recorded depths, the rows
+        within the recorded ones or up to EXTRAPOLATE times beyond them."""
         steps = self.steps.get(config, {})
         if not steps:
             return False
         r, w, d = zip(*steps)
-        return (len(set(w)) > 1 and len(set(d)) > 1 and min(w) / 2 <= width <= max(w) * 2
-                and min(d) <= depth <= max(d) and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE)
+        # a setting that never varied can be predicted only at its one recorded value (the execution
+        # modes and the pitfall switches are recorded at depth 3 alone)
+        widths_ok = width in w or (len(set(w)) > 1 and min(w) / 2 <= width <= max(w) * 2)
+        depths_ok = depth in d or (len(set(d)) > 1 and min(d) <= depth <= max(d))
+        return widths_ok and depths_ok and len(set(r)) > 1 and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE
 
     def count(self, config: tuple) -> int:
         return len(self.steps.get(config, {}))

@@ -98,10 +98,11 @@ def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
         return None
     e, g = float(eager["median_s"]), float(graphed["median_s"])
     kernels = eager.get("kernels")
-    launches = f" The eager step launches {int(kernels)} kernels one by one from Python;" if kernels else ""
+    launches = (f"The eager step launches {int(kernels)} kernels one by one from Python; the graph launches them "
+                "all at once" if kernels else "The graph launches all the step's kernels at once")
     return (f"One CUDA graph of the whole step takes {fmt_s(g)} where eager PyTorch takes {fmt_s(e)}: "
-            f"{fmt_ratio(e / g)} as fast.{launches} the graph launches them all at once, so what it saves "
-            f"({fmt_s(max(0.0, e - g))} a step) was launch overhead, not arithmetic.")
+            f"{fmt_ratio(e / g)} as fast. {launches}, so what it saves ({fmt_s(max(0.0, e - g))} a step) was "
+            "launch overhead, not arithmetic.")
 
 
 def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
@@ -118,6 +119,9 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
             f"{plural(round(steps), 'step')}.")
 
 
+GRAPHED_MODES = ("cuda_graph", "compile_reduce_overhead")  # the step's kernels replay from a CUDA graph
+
+
 def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None:
     """One sentence read from a step's timeline figures: how busy the device was, and why not more."""
     figures = (entry or {}).get("figures") or {}
@@ -126,6 +130,11 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None
     step = fmt_s(figures["step_us"] / 1e6)
     if "gpu_busy_fraction" in figures:
         kernels = int(figures.get("kernels", 0))
+        if (entry.get("settings") or {}).get("mode") in GRAPHED_MODES:
+            return (f"**{label}**: the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; its "
+                    f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
+                    f"the CPU no longer paces them: the gaps between them add up to "
+                    f"{fmt_s(figures['gpu_idle_between_us'] / 1e6)}.")
         return (f"**{label}**: the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; between its "
                 f"{plural(kernels, 'kernel')} it sat idle for {fmt_s(figures['gpu_idle_between_us'] / 1e6)} in all, "
                 f"waiting for the CPU to launch the next one (each started {fmt_s(figures['launch_delay_us'] / 1e6)} "

@@ -20,6 +20,7 @@ from lib.core.devices import is_cuda
 from lib.core.fmt import plural
 from lib.core.rows import is_ok
 from lib.core.workload import SettingError, Workload
+from lib.workloads import WORKLOADS
 
 
 @dataclass(frozen=True)
@@ -82,34 +83,57 @@ def slug(text: str) -> str:
 
 def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each recorded GPU machine, fewest GPUs
-    first and then the most recorded. A machine is its hardware; recordings of the same hardware on different days are told
-    apart by their date (in the label, and in the key only when needed)."""
+    first and then the most recorded. A machine is its hardware: recordings of it on different days
+    are one source (its label names every day), whose newer rows replace older ones of the same
+    settings (source_pack)."""
     sources = [GpuSource("live", "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
     for pack in packs:
         if any(is_cuda(r["device"]) for r in pack["rows"]):
-            machines.setdefault(machine_text(pack["machine"]), []).append(pack)
-    hardware = [hardware_text(group[0]["machine"]) for group in machines.values()]
+            machines.setdefault(hardware_text(pack["machine"]), []).append(pack)
     recorded, rows = [], {}
-    for (label, group), name in zip(machines.items(), hardware):
-        key = slug(name) if hardware.count(name) == 1 else slug(label)
+    for name, group in machines.items():
+        group.sort(key=pack_date, reverse=True)  # newest first: source_pack keeps the newest of a repeated row
+        days = sorted({pack_date(p)[:10] for p in group if pack_date(p)})
+        key = slug(name)
         rows[key] = sum(len(p["rows"]) for p in group)
-        recorded.append(GpuSource("recorded", key, label, pack_paths=tuple(p["path"] for p in group),
+        recorded.append(GpuSource("recorded", key, f"{name}, {' and '.join(days)}" if days else name,
+                                  pack_paths=tuple(p["path"] for p in group),
                                   gpus=len(group[0]["machine"].get("gpus") or []) or 1))
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
     return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
 
 
+def pack_date(pack: Mapping[str, Any]) -> str:
+    return str(pack["machine"].get("date") or "")
+
+
 def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """All rows of the source's packs as one pack (the machine of the first), or None."""
+    """All rows of the source's packs as one pack (the machine of the newest), or None. A point
+    recorded on two days (the same workload, device and settings) is kept once: the newest ok row."""
     if not source.recorded:
         return None
-    mine = [p for p in packs if p["path"] in source.pack_paths]
+    mine = sorted((p for p in packs if p["path"] in source.pack_paths), key=pack_date, reverse=True)
     if not mine:
         return None
     if len(mine) == 1:
         return mine[0]
-    return {**mine[0], "rows": [r for p in mine for r in p["rows"]], "path": source.files}
+    return {**mine[0], "rows": newest_rows(mine), "path": source.files}
+
+
+def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
+    seen: set[tuple] = set()
+    out = []
+    for row in (r for p in packs_newest_first for r in p["rows"]):
+        workload = WORKLOADS.get(str(row.get("workload")))
+        values = canonical(workload, row) if workload else None
+        key = (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
+        if key in seen:
+            continue
+        if is_ok(row):
+            seen.add(key)
+        out.append(row)
+    return out
 
 
 def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:

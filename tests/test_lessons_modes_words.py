@@ -1,0 +1,51 @@
+"""The words of the execution modes and of the step timeline, read from hand-written rows."""
+
+from lib.lessons.training_words import compile_payback, graph_saving, timeline_sentence
+
+EAGER = {"status": "ok", "median_s": 1.0e-3, "kernels": 44}
+GRAPH = {"status": "ok", "median_s": 0.175e-3}
+
+
+def test_graph_saving_names_the_launches_and_the_ratio():
+    text = graph_saving(EAGER, GRAPH)
+    assert "175 µs" in text and "5.7" in text and "44 kernels one by one" in text
+    assert ". The eager step" in text  # a sentence starts with a capital letter
+    assert "825 µs a step" in text
+
+
+def test_graph_saving_without_a_kernel_count_still_reads():
+    text = graph_saving({"status": "ok", "median_s": 1.0e-3}, GRAPH)
+    assert ". The graph launches all the step's kernels at once" in text
+
+
+def test_graph_saving_needs_both_rows_ok():
+    assert graph_saving(EAGER, {"status": "skipped"}) is None and graph_saving(None, GRAPH) is None
+
+
+def test_compile_payback_counts_the_steps_to_earn_back_the_compile():
+    compiled = {"status": "ok", "median_s": 0.8e-3, "cold_s": 40.0008}
+    assert "pays off after about 200,000 steps" in compile_payback(EAGER, compiled)
+    slower = {"status": "ok", "median_s": 1.2e-3, "cold_s": 30.0}
+    assert "never pays off" in compile_payback(EAGER, slower)
+
+
+def timeline(mode, **figures):
+    return {"settings": {"mode": mode}, "figures": {"step_us": 2000.0, **figures}}
+
+
+def test_the_eager_timeline_blames_the_launches():
+    text = timeline_sentence(timeline("eager", gpu_busy_fraction=0.05, kernels=44, gpu_idle_between_us=1900.0,
+                                      launch_delay_us=9.4), "GPU")
+    assert "busy 5%" in text and "44 kernels" in text and "waiting for the CPU to launch" in text
+
+
+def test_a_graphed_timeline_does_not_blame_the_cpu_launches():
+    text = timeline_sentence(timeline("cuda_graph", gpu_busy_fraction=0.64, kernels=68, gpu_idle_between_us=68.2,
+                                      launch_delay_us=130.0), "GPU")
+    assert "one CUDA graph" in text and "waiting for the CPU" not in text and "68.2 µs" in text
+
+
+def test_a_cpu_timeline_speaks_of_operators():
+    text = timeline_sentence(timeline("eager", cpu_busy_fraction=0.53, operators=106), "CPU")
+    assert "106 operators" in text and "53%" in text
+    assert timeline_sentence(None, "CPU") is None
