@@ -184,3 +184,11 @@ def test_every_sentence_agrees_with_its_rows_over_many_generated_sweeps():
         _claims_hold(xs, cpu, gpu, cpu_iqr, gpu_iqr, sentence, found)
         kinds.add(found.kind)
     assert {CrossKind.CROSSES, CrossKind.CROSSES_BACK, CrossKind.MIXED, CrossKind.GPU_WINS, CrossKind.CPU_WINS} <= kinds
+
+
+def test_many_changes_of_lead_name_the_first_and_the_last():
+    xs = [1, 2, 4, 8, 16, 32, 64]
+    mixed = find_crossover(xs, [1.0] * 7, [0.5, 2, 0.5, 2, 0.5, 2, 0.5])
+    text = crossover_sentence(mixed, "size", "c", "g")
+    assert "trade the lead 6 times" in text
+    assert "the CPU leads from 2 (after 1); after 4 more changes, the GPU leads from 64 (after 32)" in text

@@ -155,6 +155,16 @@ def _time_into(row: dict[str, Any], step, device: str, *, budget_s: float, num_t
         row["message"] = f"noisy: the spread (IQR) is {m.spread_ratio:.0%} of the median"
 
 
+def profile_point(row: dict[str, Any], workload: Workload, settings: Settings, device: str,
+                  num_threads: int | None) -> None:
+    """Add the kernel count and busy time of one warm step to a measured row (the step is built again)."""
+    try:
+        with built_step(workload, settings, device) as step:
+            _profile_into(row, step, device, num_threads)
+    except Exception as err:
+        row["message"] = (row.get("message") or "") + f" (profile failed: {type(err).__name__})"
+
+
 def _profile_into(row: dict[str, Any], step, device: str, num_threads: int | None) -> None:
     """Kernels (CUDA) or operator calls (CPU) in one warm step, and how long the device was busy.
     On CUDA the busy time comes from the GPU's own clock; on the CPU the profiler slows every op,
@@ -208,6 +218,9 @@ def run_points(
     total = max(1, len(points) * len(devices))
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
+    # Profiles come after every timing: once torch.profiler has traced CUDA, CUPTI stays attached to
+    # the process and slows each later kernel launch (up to 2x on launch-bound steps: docs/profiler_after_effect.txt)
+    to_profile: list[tuple[dict[str, Any], Settings, str]] = []
     for point in points:
         for device in devices:
             if progress:
@@ -215,8 +228,9 @@ def run_points(
                 progress(len(rows) / total, f"measuring {what} on {device} ({len(rows) + 1}/{total})")
             row = _one(workload, point, device, cap=cap, refuse=refuse, started=started,
                        total_budget_s=total_budget_s, point_budget_s=point_budget_s, num_threads=num_threads,
-                       phases_at=phases_at, profile_at=profile_at, slow_call_s=slow_call_s,
-                       single_call_s=single_call_s)
+                       phases_at=phases_at, slow_call_s=slow_call_s, single_call_s=single_call_s)
+            if row.get("status") == Status.OK and isinstance(point, Settings) and profile_at(point):
+                to_profile.append((row, point, device))
             if swept:
                 row["swept"] = swept
             if origin:
@@ -224,6 +238,10 @@ def run_points(
             rows.append(row)
             if on_row is not None:
                 on_row(row)
+    for i, (row, point, device) in enumerate(to_profile):
+        if progress:
+            progress(len(rows) / total, f"profiling {describe(point)} on {device} ({i + 1}/{len(to_profile)})")
+        profile_point(row, workload, point, device, num_threads)
     if progress:
         progress(1.0, f"done: {len(rows)} points in {time.perf_counter() - started:.1f} s")
     return rows
@@ -231,7 +249,7 @@ def run_points(
 
 def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, cap: float | None,
          refuse: RefuseFn | None, started: float, total_budget_s: float | None, point_budget_s: float,
-         num_threads: int | None, phases_at: AtFn, profile_at: AtFn, slow_call_s: float | None,
+         num_threads: int | None, phases_at: AtFn, slow_call_s: float | None,
          single_call_s: float | None) -> dict[str, Any]:
     if not isinstance(point, Settings):  # an error row made where the settings were resolved
         return {**point, "device": device}
@@ -242,8 +260,7 @@ def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, c
     if reason:
         return refused(estimated_row(workload, point, device), Status.SKIPPED, reason)
     return measure_point(workload, point, device, budget_s=point_budget_s, memory_cap_gb=cap, num_threads=num_threads,
-                         with_phases=phases_at(point), with_profile=profile_at(point), slow_call_s=slow_call_s,
-                         single_call_s=single_call_s)
+                         with_phases=phases_at(point), slow_call_s=slow_call_s, single_call_s=single_call_s)
 
 
 def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> list[Settings | dict[str, Any]]:

@@ -68,8 +68,10 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, cp
         if found.kind == CrossKind.CROSSES:
             return f"{gpu} catches up with {cpu} {where}; most likely at about {likely(found.x)}."
         return f"{gpu} is faster at the smaller values and {cpu} catches up {where}; most likely at about {likely(found.x)}."
-    changes = "; ".join(f"{'the GPU' if who == 'gpu' else 'the CPU'} leads from {fmt_value(hi)} (after {fmt_value(lo)})"
-                        for lo, hi, who in found.crossings)
+    named = [f"{'the GPU' if who == 'gpu' else 'the CPU'} leads from {fmt_value(hi)} (after {fmt_value(lo)})"
+             for lo, hi, who in found.crossings]
+    # more than three changes would fill a phone's first screen: the first and the last say where it settles
+    changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
     return (f"{gpu} and {cpu} trade the lead {len(found.crossings)} times between {setting} {first} and {last}: "
             f"{changes}. Where they are this close, the spread of the repeats decides more than the device.")
 

@@ -110,10 +110,13 @@ def live_sweep(
     def refuse_live(settings: Settings, device: str) -> str | None:
         return (refuse(settings, device) if refuse else None) or work_refusal(workload, settings, device, max_flops)
 
+    # Not on a live GPU: after a CUDA trace the profiler stays attached to the server process and slows
+    # every later launch, so each visitor's next live timing would be too slow (recorded rows carry the profile).
+    profile = profile_current and not any(str(d).startswith("cuda") for d in devices)
     return run_sweep(
         workload, over, values, fixed, devices, point_budget_s=point_budget_s, total_budget_s=total_budget_s,
         num_threads=num_threads, with_phases=lambda s: s[over] == current,
-        with_profile=lambda s: profile_current and s[over] == current, refuse=refuse_live, origin="live",
+        with_profile=lambda s: profile and s[over] == current, refuse=refuse_live, origin="live",
         describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", **options,
     )
 

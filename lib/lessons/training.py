@@ -135,7 +135,7 @@ class StepTable:
                 continue
             key = (min(int(row["batch_size"]), int(row["dataset_size"])), int(row["hidden_width"]), int(row["depth"]))
             table = self.steps.setdefault(step_config(row, kind), {})
-            if key not in table or int(row.get("repeats", 0)) > int(table[key].get("repeats", 0)):
+            if key not in table or _preference(row) > _preference(table[key]):
                 table[key] = row
 
     def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
@@ -169,6 +169,12 @@ class StepTable:
 
     def __len__(self) -> int:
         return sum(len(t) for t in self.steps.values())
+
+
+def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
+    """Of one step recorded twice, the later recording ('NVIDIA H200 (2026-11-23)' names its day), so
+    that modes compared at a point come from one session; then the one with more repeats."""
+    return str(row.get("machine") or ""), int(row.get("repeats", 0))
 
 
 def _settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
