@@ -13,7 +13,7 @@ import streamlit as st
 from lib.charts import time_chart
 from lib.lessons.answers import capital, who
 from lib.lessons.explain import crossover_sentence
-from lib.lessons.home import ends_sentence, one_chart
+from lib.lessons.home import ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
 from ui import scaffold
 from ui.pages import lesson_pages
@@ -37,6 +37,8 @@ if chart:
     ends = ends_sentence(chart)
     if ends:
         st.markdown(ends)
+    if source.recorded and (modes := modes_sentence(recorded_pack(source), source.label)):
+        st.markdown(modes)
 else:
     top.answer.markdown("This copy of the app has no GPU results yet, so there is no GPU curve to answer with here.")
     scaffold.notice("No recorded GPU results shipped yet. The Training page measures the CPU live on this server; "
