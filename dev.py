@@ -23,7 +23,7 @@ PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
 def ensure_venv(requirement_file: str) -> None:
-    if sys.version_info < (3, 10):
+    if sys.version_info < (3, 10):  # noqa: UP036 - a clear message on an older python3
         sys.exit("Python 3.10 or newer is needed.")
     if not PY.exists():
         print(f"creating {VENV} ...", flush=True)

@@ -74,7 +74,7 @@ def run_class(url: str, visitors: int) -> dict:
             try:
                 page.wait_for_selector(CHART, timeout=180_000)
                 firsts.append(time.perf_counter() - start)
-            except Exception as err:  # noqa: BLE001 - a visitor without a chart is counted, not fatal
+            except Exception as err:  # a visitor without a chart is counted, not fatal
                 errors.append(f"no chart: {type(err).__name__}")
         for page in pages:
             try:
@@ -85,7 +85,7 @@ def run_class(url: str, visitors: int) -> dict:
                 done.append("Measured live on this server just now" in text)
                 if "Traceback" in text or "StreamlitAPIException" in text:
                     errors.append("an error on the page")
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 errors.append(f"never finished: {type(err).__name__}")
         browser.close()
     return {"firsts": firsts, "live": sum(done), "kept_recorded": len(done) - sum(done), "errors": errors}

@@ -20,13 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
-import torch.utils.benchmark as benchmark  # noqa: E402
+import torch
+import torch.utils.benchmark as benchmark
 
-from lib.core.devices import resolve_devices  # noqa: E402
-from lib.core.timing import median_and_iqr, time_step  # noqa: E402
-from lib.core.workload import built_step  # noqa: E402
-from lib.workloads.mlp import WORKLOAD as MLP  # noqa: E402
+from lib.core.devices import resolve_devices
+from lib.core.timing import median_and_iqr, time_step
+from lib.core.workload import built_step
+from lib.workloads.mlp import WORKLOAD as MLP
 
 
 def cases(device: str, stack) -> list[tuple[str, object]]:

@@ -59,10 +59,9 @@ def server(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
     try:
         deadline = time.monotonic() + 90
         while True:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError("streamlit did not become healthy")
             time.sleep(0.05)

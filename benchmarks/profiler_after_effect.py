@@ -23,7 +23,8 @@ from pathlib import Path
 
 
 def steps(path: Path) -> dict[tuple, float]:
-    rows = json.load(gzip.open(path) if path.suffix == ".gz" else path.open())["rows"]
+    with gzip.open(path) if path.suffix == ".gz" else path.open() as f:
+        rows = json.load(f)["rows"]
     return {(r["hidden_width"], r["depth"], r["batch_size"]): r["median_s"] for r in rows
             if r.get("status") == "ok" and str(r["device"]).startswith("cuda")}
 
@@ -36,7 +37,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     grid = steps(args.profiled)
-    first = json.load(gzip.open(args.profiled))["rows"][:4]
+    with gzip.open(args.profiled) as f:
+        first = json.load(f)["rows"][:4]
     lines = [f"profiled grid: {args.profiled.name} ({len(grid)} ok CUDA points)",
              "first points in order (the first was timed before any profile in the process):"]
     lines += [f"  width {r['hidden_width']}, depth {r['depth']}, batch {r['batch_size']}: {r['median_s'] * 1e3:.3f} ms"

@@ -71,7 +71,7 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
     table = []
     notes: list[str] = []
     data_notes: dict[str, list[str]] = {}  # the same fallback note once, with every experiment it hit
-    for preset, params, rows in results:
+    for preset, _params, rows in results:
         def ours(device: str | None) -> float | None:
             row = rows.get(device) if device else None
             if not is_ok(row):

@@ -47,10 +47,9 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> Non
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"streamlit exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            if response.status == 200:
+                return
         time.sleep(0.3)
     raise TimeoutError(f"{url}/_stcore/health did not answer within {timeout_s} s")
 

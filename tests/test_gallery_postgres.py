@@ -15,8 +15,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import sqlalchemy
@@ -65,7 +65,7 @@ def server() -> Iterator[str]:
         shutil.chown(base, "postgres", "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     port, data = free_port(), base / "data"
-    run = lambda *args: subprocess.run([*as_user, *map(str, args)], check=True, capture_output=True, text=True,  # noqa: E731
+    run = lambda *args: subprocess.run([*as_user, *map(str, args)], check=True, capture_output=True, text=True,
                                        timeout=120)
     try:
         run(bin_dir / "initdb", "-D", data, "-U", "gallery", "-A", "trust", "-E", "UTF8", "--no-sync")

@@ -110,7 +110,7 @@ def test_two_threads_on_one_engine_both_land(url):
             start.wait()
             for i in range(5):
                 gallery.add("p.json", fixture_bytes(100 + 10 * w + i), name=f"t{w}", session=f"t{w}")
-        except BaseException as err:  # noqa: BLE001 -- reported below
+        except BaseException as err:
             errors.append(err)
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in range(2)]

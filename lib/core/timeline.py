@@ -180,7 +180,7 @@ def timeline_point(workload, settings, device: str, *, steps: int = 3, num_threa
         entry["device_name"] = device_name(device)
         with built_step(workload, settings, device) as step, cpu_threads(num_threads) as threads:
             entry.update(record_timeline(step.run, device, steps=steps), num_threads=threads)
-    except Exception as err:  # noqa: BLE001 - a failed point is kept with its reason; the others go on
+    except Exception as err:  # a failed point is kept with its reason; the others go on
         entry.update(status="error", message=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
     return entry
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from sqlalchemy import (
     Boolean,
@@ -121,8 +121,8 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")
 
 
-_prepared: "weakref.WeakSet[Engine]" = weakref.WeakSet()
-_ready: "weakref.WeakSet[Engine]" = weakref.WeakSet()
+_prepared: weakref.WeakSet[Engine] = weakref.WeakSet()
+_ready: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
 def prepare_engine(engine: Engine) -> Engine:

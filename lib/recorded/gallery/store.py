@@ -21,8 +21,9 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any, Iterable
+from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -58,7 +59,7 @@ class Limits:
     window_s: float = 3600.0
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> "Limits":
+    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
         environ = dict(os.environ if environ is None else environ)
         values: dict[str, Any] = {}
         if environ.get("GPUWIN_GALLERY_MAX_PACK_KB"):

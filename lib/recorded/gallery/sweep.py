@@ -10,8 +10,9 @@ shipped or uploaded, is measured on identical work. Needs torch only (no SQLAlch
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 WORKLOAD = "mlp"
 OVER = "batch_size"
