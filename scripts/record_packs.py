@@ -95,7 +95,8 @@ JOBS: list[Job] = [
                              ("item", {"item_every_step": True}))],
     # Timelines of the Training page's main points (the step's CPU thread against its GPU stream).
     *[Job(f"timeline_{mode}_b{b}_w{w}", ["timeline", "mlp", *sets(batch_size=b, hidden_width=w, dataset_size=GRID_DATASET,
-                                                                  mode=mode)], "cpu,cuda" if mode == "eager" else "cuda",
+                                                                  mode=mode), "--memory-cap-gb", "60"],
+          "cpu,cuda" if mode == "eager" else "cuda",
           gpu_only=True) for mode in ("eager", "cuda_graph") for b in (1, 64, 4096, 65536) for w in (64, 1024)],
     # Data pipeline: every batch x dataset x model x workers x pinned memory, images and tensors.
     Job("pipeline_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 1, 2, 4]),
