@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from lib.core.crossover import CrossKind
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
 from lib.lessons import scaling
 from lib.workloads import get_workload
@@ -175,7 +176,8 @@ def test_crossover_and_explanation_read_the_rows(recorded):
     for n in sorted({d["gpus"] for d in records} - {1}):
         for axis in scaling.X_AXES:
             c = scaling.crossover(records, n, axis)
-            assert c.kind in ("crosses", "gpu_wins", "cpu_wins", "too_few_points")
+            # rows measured live on a loaded 2-core box may cross back or trade the lead: every kind is worded
+            assert c.kind in tuple(CrossKind)
             assert "2 processes" in scaling.crossover_sentence(c, n, axis, cpu=True)
         lines = scaling.explanation(records, n, cpu=True)
         grad_mb = records[0]["grad_mb"]
