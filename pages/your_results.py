@@ -34,7 +34,7 @@ from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
 
 NS = "your_results"
-MAX_CHARTS = 24  # a pack may hold hundreds of sweeps; the rest stay in the table and the download
+MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
 RECORD_COMMANDS = """\
 # on the machine to measure (it needs torch, pandas and scikit-learn, not Streamlit):
 python3 scripts/record_packs.py --out mypacks        # the app's standard sweeps, CPU and CUDA: mypacks/*.json
@@ -128,29 +128,29 @@ rows = combined.pack["rows"]
 uploaded_machines = [m["label"] for m in combined.machines if any(not s.startswith("shipped: ") for s in m["sources"])]
 comparisons = order_comparisons(compare_machines(rows), first=uploaded_machines)
 
-# -- one chart per workload and swept setting: the first on the first screen -------------------------------
-drawn = list(zip(range(MAX_CHARTS), comparisons, comparison_titles(comparisons)))
-shared = [d for d in drawn if len(d[1].machines) > 1]
-alone = [d for d in drawn if len(d[1].machines) == 1]
-main = shared if alone and shared else drawn
+# -- one chart per workload and swept setting: the first on the first screen, a few more below, any other on request
+shared = [c for c in comparisons if len(c.machines) > 1]
+alone = [c for c in comparisons if len(c.machines) == 1]
+ordered = shared + alone if shared else comparisons  # comparisons of several machines first
+drawn = list(zip(range(len(ordered)), ordered, comparison_titles(ordered)))
 if not comparisons:
     top.answer.markdown("None of these rows is a measured point of a sweep (a setting varied over several values), "
                         "so there is no curve to draw; the table and the download below still hold them.")
 else:
-    top.answer.markdown(machines_answer(main[0][1]))
-    draw(*main[0], slots=top)
-if main[1:]:
+    top.answer.markdown(machines_answer(drawn[0][1]))
+    draw(*drawn[0], slots=top)
+if drawn[1:]:
     st.header("More sweeps compared")
-for n, comp, title in main[1:]:
+for n, comp, title in drawn[1:1 + MORE_CHARTS]:
     draw(n, comp, title)
-if alone and shared:
-    with st.expander(f"{plural(len(alone), 'more sweep')} measured on one machine only", expanded=False):
-        for n, comp, title in alone:
-            draw(n, comp, title)
-if len(comparisons) > MAX_CHARTS:
-    extra = len(comparisons) - MAX_CHARTS
-    st.caption(f"{plural(extra, 'more sweep')} {'is' if extra == 1 else 'are'} not drawn here; "
-               "they are in the download.")
+if drawn[1 + MORE_CHARTS:]:
+    rest = drawn[1 + MORE_CHARTS:]
+    picked = st.selectbox(
+        f"{plural(len(rest), 'more sweep')}: pick one to draw", range(len(rest)), index=None,
+        format_func=lambda i: f"{plain(rest[i][2])} ({plural(len(rest[i][1].machines), 'machine')})",
+        key=f"{NS}.more", placeholder="choose a sweep", help="Every sweep is also in the download below.")
+    if picked is not None:
+        draw(*rest[picked])
 if comparisons:
     top.note.caption("Each point: the median time of one step (one call of the workload) over its timed repeats; "
                      "bars span the interquartile range. Colour says what a curve is (CPU blue or purple, GPU orange "

@@ -26,6 +26,7 @@ from lib.recorded.uploads import MAX_UPLOAD_BYTES
 from lib.workloads import get_workload
 
 PAGE = "pages/your_results.py"
+MORE_CHARTS = 5  # drawn below the first one (pages/your_results.py)
 VALUES = [2, 16, 128]
 SECOND = "TEST FIXTURE second machine (this CPU, re-measured)"
 FIXTURE_GPU = "TEST FIXTURE GPU (CPU rows renamed cuda:0)"
@@ -206,3 +207,19 @@ def test_shipped_packs_join_the_comparison_and_a_repeat_upload_counts_once(tmp_p
         at.toggle(key="your_results.shipped").set_value(False).run()
         assert_page_works(at, 1, [SECOND, FIXTURE_GPU])
         assert "shipped:" not in unescaped(page_text(at))
+
+
+@pytest.mark.cpu_view
+def test_the_real_shipped_packs_draw_a_few_sweeps_and_any_other_on_request():
+    """The packs in lib/recorded/ hold dozens of sweeps: drawing them all took seconds on a 2-core server
+    (benchmarks/page_speed.py); a few are drawn, every other one can be picked."""
+    at = open_page(PAGE, {"shipped": "true"})
+    assert not at.exception, [e.value for e in at.exception]
+    more = at.selectbox(key="your_results.more")
+    assert len(chart_specs(at)) == 1 + MORE_CHARTS and more.value is None
+    assert len(more.options) >= 1
+    last = len(more.options) - 1
+    more.set_value(last).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(chart_specs(at)) == 2 + MORE_CHARTS
+    assert at.selectbox(key="your_results.more").value == last

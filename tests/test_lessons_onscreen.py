@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lib.core.crossover import analyse_rows
 from lib.lessons import onscreen
-from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, view_rows
+from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, gpu_sources, source_pack, view_rows
 from lib.workloads import get_workload
 
 MATMUL = get_workload("matmul")
@@ -99,3 +99,18 @@ def test_point_notes_say_what_became_of_each_point_in_words():
     assert onscreen.notes_title(2, remarks=False) == "Points not measured (2)"
     assert onscreen.status_words({"status": "error", "message": "bad"}) == "failed — bad"
     assert onscreen.cli_value(True) == "true" and onscreen.cli_value(64) == "64"
+
+
+def test_a_machine_recorded_on_two_days_is_one_pack_merged_once():
+    older = {**pack(row("cuda:0", 256, 2e-3), row("cuda:0", 512, 3e-3)), "path": "old.json"}
+    newer = {**pack(row("cuda:0", 256, 1e-3)), "path": "new.json"}
+    older["machine"] = {**older["machine"], "gpus": ["H200"], "date": "2026-11-21T10:00:00+00:00"}
+    newer["machine"] = {**newer["machine"], "gpus": ["H200"], "date": "2026-11-23T10:00:00+00:00"}
+    [source] = gpu_sources([older, newer])
+    assert source.label.endswith("2026-11-21 and 2026-11-23")
+    merged = source_pack(source, [older, newer])
+    assert sorted((r["size"], r["median_s"]) for r in merged["rows"]) == [(256, 1e-3), (512, 3e-3)]  # newest kept
+    # the same object on every page run, so what is built from it (step tables, cost models) is built once
+    assert source_pack(source, [older, newer]) is merged
+    newer = {**newer, "rows": [row("cuda:0", 256, 5e-4)]}  # new rows (a new upload): merged again
+    assert [r["median_s"] for r in source_pack(source, [older, newer])["rows"] if r["size"] == 256] == [5e-4]
