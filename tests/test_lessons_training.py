@@ -187,3 +187,17 @@ def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
                          "mode": "cuda_graph"}, "gpu")
     assert f"takes {fmt_s(graphed)} instead of {fmt_s(eager)}" in text and fmt_ratio(eager / graphed) in text
     assert modes_sentence({"rows": [r for r in pack["rows"] if r.get("mode") != "cuda_graph"]}, "x") is None
+
+
+def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
+    """The server's warm-up builds the step tables and cost models the Training page then finds built."""
+    packs, _ = load_recorded(write_packs(tmp_path))
+    fitted = T.prepare(packs)
+    gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
+    small_pack = small_server_pack(packs, T.MLP)
+    prepared = [T.tables(gpu_pack, machine_text(gpu_pack["machine"])),
+                T.tables(small_pack, machine_text(small_pack["machine"]))]
+    held = [t for tables in prepared for t in tables.values() if t.steps]
+    assert held and fitted == sum(m is not None for t in held for m in t._models.values()) > 0
+    assert all(set(t._models) == set(t.steps) for t in held)  # every configuration fitted already
+    assert T.prepare(packs) == fitted  # the second call finds everything built

@@ -23,6 +23,7 @@ from typing import Any
 
 from lib.core import costmodel
 from lib.core.rows import is_ok
+from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import get_workload
 from lib.workloads.execution import LABEL as MODE_LABEL
 from lib.workloads.execution import MODES
@@ -197,6 +198,22 @@ def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]
         while len(_TABLES) > 32:
             _TABLES.pop(next(iter(_TABLES)))
     return held[1]
+
+
+def prepare(packs: Sequence[dict[str, Any]]) -> int:
+    """Build every recorded machine's step tables and fit each configuration's cost model, as the
+    Training page will (same packs, same keys, so the page finds them built): a server does this once
+    in the background at start, instead of its first Training visitor waiting seconds for it.
+    Returns how many models were fitted."""
+    machines = [(p, machine_text(p["machine"])) for p in (source_pack(s, packs) for s in gpu_sources(packs)) if p]
+    small = small_server_pack(packs, MLP)
+    if small:
+        machines.append((small, machine_text(small["machine"])))
+    fitted = 0
+    for pack, machine in machines:
+        for table in tables(pack, machine).values():
+            fitted += sum(table.model(config) is not None for config in table.steps)
+    return fitted
 
 
 def point(view: View, table: StepTable | None, device: str, machine_words: str) -> dict[str, Any] | None:
