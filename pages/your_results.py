@@ -131,7 +131,7 @@ comparisons = order_comparisons(compare_machines(rows), first=uploaded_machines)
 # -- one chart per workload and swept setting: the first on the first screen, a few more below, any other on request
 shared = [c for c in comparisons if len(c.machines) > 1]
 alone = [c for c in comparisons if len(c.machines) == 1]
-ordered = shared + alone if shared else comparisons  # comparisons of several machines first
+ordered = shared + alone  # comparisons of several machines first
 drawn = list(zip(range(len(ordered)), ordered, comparison_titles(ordered)))
 if not comparisons:
     top.answer.markdown("None of these rows is a measured point of a sweep (a setting varied over several values), "

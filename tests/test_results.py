@@ -104,3 +104,16 @@ def test_merging_packs_from_two_machines_labels_every_row(real_rows):
     assert merge_packs([a])["machine"] == a["machine"]
     with pytest.raises(PackError):
         merge_packs([])
+
+
+def test_identity_memo_builds_once_per_objects_and_again_for_new_ones():
+    from lib.core.memo import IdentityMemo
+
+    memo, built = IdentityMemo(2), []
+    rows = [{"a": 1}]
+    first = memo.get([rows], lambda: built.append(1) or {"n": len(built)})
+    assert memo.get([rows], lambda: built.append(1) or {"n": len(built)}) is first and len(built) == 1
+    equal_copy = [{"a": 1}]  # equal but not the same list: a new upload is built anew
+    assert memo.get([equal_copy], lambda: {"n": 2}) == {"n": 2}
+    assert memo.get([rows], lambda: {"n": 3}, extra="other machine") == {"n": 3}
+    assert memo.get([rows], lambda: {"n": 4}) == {"n": 4}  # size 2: the oldest was dropped

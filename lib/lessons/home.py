@@ -122,7 +122,9 @@ def ends_sentence(chart: OneChart) -> str | None:
 def modes_sentence(pack: dict[str, Any] | None, machine: str) -> str | None:
     """What one CUDA graph of the whole step does to the Training page's default step on the recorded
     machine, read from its recordings (None unless both modes were recorded there)."""
-    table = T.tables(pack, machine).get("cuda")
+    if not pack:
+        return None
+    table = T.tables(pack, machine_text(pack.get("machine") or {})).get("cuda")  # the Training page's tables, built once
     eager, graphed = (T.point(T.View(mode=mode), table, "cuda:0", machine) for mode in ("eager", "cuda_graph"))
     if not (eager and graphed and eager["origin"] != "predicted" and graphed["origin"] != "predicted"):
         return None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lib.core import costmodel
+from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import get_workload
@@ -182,7 +183,7 @@ def _settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: row[k] for k in MLP.defaults() if k in row and row[k] is not None}
 
 
-_TABLES: dict[tuple[int, str], tuple[Any, dict[str, StepTable]]] = {}
+_TABLES: IdentityMemo[dict[str, StepTable]] = IdentityMemo(32)
 
 
 def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]:
@@ -190,14 +191,8 @@ def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]
     pack objects come from lib.recorded's cache, so the same rows come back on every page run)."""
     if pack is None:
         return {}
-    key = (id(pack["rows"]), machine)
-    held = _TABLES.get(key)
-    if held is None or held[0] is not pack["rows"]:  # new rows, or an id reused by another list
-        held = (pack["rows"], {kind: StepTable(pack["rows"], kind, machine) for kind in ("cpu", "cuda")})
-        _TABLES[key] = held
-        while len(_TABLES) > 32:
-            _TABLES.pop(next(iter(_TABLES)))
-    return held[1]
+    return _TABLES.get([pack["rows"]], lambda: {kind: StepTable(pack["rows"], kind, machine) for kind in ("cpu", "cuda")},
+                       extra=machine)
 
 
 def prepare(packs: Sequence[dict[str, Any]]) -> int:

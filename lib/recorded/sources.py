@@ -18,6 +18,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import plural
+from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.core.workload import SettingError, Workload
 from lib.workloads import WORKLOADS
@@ -120,17 +121,10 @@ def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str,
         return mine[0]
     # merged once per set of packs per process: the same merged object comes back on every page run,
     # so what is built from it (the Training page's step tables and cost models) is built once too
-    key = tuple(id(p["rows"]) for p in mine)
-    held = _MERGED.get(key)
-    if held is None or any(a is not p["rows"] for a, p in zip(held[0], mine)):  # an id reused by other rows
-        held = (tuple(p["rows"] for p in mine), {**mine[0], "rows": newest_rows(mine), "path": source.files})
-        _MERGED[key] = held
-        while len(_MERGED) > 16:
-            _MERGED.pop(next(iter(_MERGED)))
-    return held[1]
+    return _MERGED.get([p["rows"] for p in mine], lambda: {**mine[0], "rows": newest_rows(mine), "path": source.files})
 
 
-_MERGED: dict[tuple[int, ...], tuple[tuple[list, ...], dict[str, Any]]] = {}
+_MERGED: IdentityMemo[dict[str, Any]] = IdentityMemo(16)
 
 
 def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
