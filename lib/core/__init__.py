@@ -9,7 +9,8 @@
 Modules: devices (what can be timed, sync, memory, fingerprint), timing (the harness),
 profiling (kernels per step), workload (Setting, Settings, Step, Workload), rows (Status, is_ok),
 sweep, crossover, results, fmt (numbers as people read them), measure_lock and gc_scope (one live
-measurement at a time, cheap collections meanwhile).
+measurement at a time, cheap collections meanwhile), memo (what is built from the shipped packs,
+built once per process).
 
 Imports only torch and the standard library: never lib.workloads, lessons, charts, recorded or Streamlit.
 """
