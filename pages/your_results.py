@@ -28,7 +28,16 @@ from lib.lessons.compare import (
     setting_name,
     uncharted_rows,
 )
-from lib.recorded.uploads import MAX_UPLOAD_BYTES, Source, combine, drop_duplicates, machine_table, plain, read_uploads
+from lib.recorded.uploads import (
+    MAX_UPLOAD_BYTES,
+    Source,
+    combine,
+    drop_duplicates,
+    machine_table,
+    one_line,
+    plain,
+    read_uploads,
+)
 from ui import scaffold
 from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
@@ -147,7 +156,7 @@ if drawn[1 + MORE_CHARTS:]:
     rest = drawn[1 + MORE_CHARTS:]
     picked = st.selectbox(
         f"{plural(len(rest), 'more sweep')}: pick one to draw", range(len(rest)), index=None,
-        format_func=lambda i: f"{plain(rest[i][2])} ({plural(len(rest[i][1].machines), 'machine')})",
+        format_func=lambda i: f"{one_line(rest[i][2])} ({plural(len(rest[i][1].machines), 'machine')})",
         key=f"{NS}.more", placeholder="choose a sweep", help="Every sweep is also in the download below.")
     if picked is not None:
         draw(*rest[picked])

@@ -218,6 +218,7 @@ def test_the_real_shipped_packs_draw_a_few_sweeps_and_any_other_on_request():
     more = at.selectbox(key="your_results.more")
     assert len(chart_specs(at)) == 1 + MORE_CHARTS and more.value is None
     assert len(more.options) >= 1
+    assert not any("\\" in o for o in more.options)  # options are plain text: no markdown escapes shown
     last = len(more.options) - 1
     more.set_value(last).run()
     assert not at.exception, [e.value for e in at.exception]

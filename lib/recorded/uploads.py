@@ -205,10 +205,14 @@ def machine_table(machines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 _MARKDOWN = set("\\`*_[]<>$|~:#")
 
 
+def one_line(text: Any, limit: int = 200) -> str:
+    """Text from a file as one line of at most `limit` characters: for places Streamlit shows as plain
+    text (a select box's options), where markdown escapes would show as backslashes."""
+    text = " ".join(str(text).split())
+    return text[: limit - 1] + "…" if len(text) > limit else text
+
+
 def plain(text: Any, limit: int = 200) -> str:
     """Text from a file, made safe to put inside Streamlit markdown: one line, at most `limit`
     characters, markdown's special characters escaped (so a name cannot become a link or a formula)."""
-    text = " ".join(str(text).split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return "".join("\\" + ch if ch in _MARKDOWN else ch for ch in text)
+    return "".join("\\" + ch if ch in _MARKDOWN else ch for ch in one_line(text, limit))
