@@ -100,6 +100,10 @@ def test_crossover_sentence_reads_the_measured_points_only():
     slow_gpu = rows_for("cuda:0", {1: 1.0, 10: 1.0, 100: 1.0, 1000: 1.0}, "g")
     assert "does not catch up" in crossover_sentence(analyse_rows(CPU + slow_gpu, "batch_size"), "batch size", "cpu", "gpu")
     assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
+    one_shared = rows_for("cuda:0", {10: 1e-6}, "g")  # a live curve may share a single x with the other
+    assert crossover_sentence(analyse_rows(CPU + one_shared, "batch_size"), "batch size", "cpu", "gpu") == (
+        "**gpu** is faster than **cpu** at every batch size on the chart where both were timed, which is only 10: "
+        "one point cannot place a crossover.")
 
 
 def test_one_split_of_the_step_feeds_the_bars_and_the_words():

@@ -55,6 +55,11 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, cp
         return "Too few points were measured on both devices to locate a crossover."
     cpu, gpu = f"**{cpu_label}**", f"**{gpu_label}**"
     first, last = (fmt_value(v) for v in found.span)
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
+        ahead, behind = (gpu, cpu) if found.kind == CrossKind.GPU_WINS else (cpu, gpu)
+        there = "" if found.kind == CrossKind.GPU_WINS else "there the GPU does not catch up, and "
+        return (f"{ahead} is faster than {behind} at every {setting} on the chart where both were timed, which is only "
+                f"{first}: {there}one point cannot place a crossover.")
     if found.kind == CrossKind.GPU_WINS:
         text = f"{gpu} is faster than {cpu} at every {setting} on the chart, from {first} to {last}: no crossover in this range."
         return text + (f" At {setting} {first} the two are within the spread of the repeats."
