@@ -12,51 +12,65 @@ range with its most likely value. Colours come from the shared device scale (cha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import altair as alt
 import pandas as pd
 
+from lib.charts.compiled import FilledChart, compiled
 from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, log_ticks, series_colors, time_unit
 from lib.lessons.explain import likely
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
 
 
-def _plot_frame(frame: pd.DataFrame, x: str, y: str, scale: float) -> pd.DataFrame:
-    data = frame[frame[y].notna() & (frame[y].astype(float) > 0)].copy()
-    plot = pd.DataFrame({
-        "x": data[x].astype(float),
-        "t": data[y].astype(float) / scale,
-        "series": data["series"].astype(str),
-        "origin": data.get("origin", pd.Series("recorded", index=data.index)).fillna("recorded").astype(str),
-        "note": data.get("origin_note", pd.Series("", index=data.index)).fillna("").astype(str),
-        "noisy": data.get("noisy", pd.Series(False, index=data.index)).fillna(False).astype(bool),
-    })
-    iqr = data["iqr_s"].fillna(0).astype(float) * data.get("steps_per_epoch", 1) if y == "epoch_s" else data.get(
-        "iqr_s", pd.Series(0.0, index=data.index)).fillna(0).astype(float)
-    half = iqr / 2 / scale
-    plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3)
-    plot["hi"] = plot["t"] + half
-    plot["band_lo"] = data.get(f"{y}_low", pd.Series(float("nan"), index=data.index)).astype(float) / scale
-    plot["band_hi"] = data.get(f"{y}_high", pd.Series(float("nan"), index=data.index)).astype(float) / scale
-    return plot.sort_values(["series", "x"]).reset_index(drop=True)
+def _number(value: Any, default: float | None = None) -> float | None:
+    """A float, or `default` for a missing value (None or NaN)."""
+    if value is None:
+        return default
+    value = float(value)
+    return default if math.isnan(value) else value
 
 
-def _segments(plot: pd.DataFrame) -> pd.DataFrame:
+def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> list[dict[str, Any]]:
+    """One row per drawable point: x, time t (seconds), its IQR bar (lo, hi) and band, how it was
+    drawn; sorted by curve and x. Plain Python: a few dozen rows, drawn for every visitor."""
+    plot = []
+    for row in rows:
+        t = _number(row.get(y))
+        if t is None or t <= 0:
+            continue
+        iqr = _number(row.get("iqr_s"), 0.0) * (_number(row.get("steps_per_epoch"), 0.0) if y == "epoch_s" else 1.0)
+        noisy = row.get("noisy")
+        plot.append({
+            "x": float(row[x]), "t": t, "series": str(row["series"]),
+            "origin": str(row.get("origin") or "recorded") if row.get("origin") == row.get("origin") else "recorded",
+            "note": str(row.get("origin_note") or "") if row.get("origin_note") == row.get("origin_note") else "",
+            "noisy": bool(noisy) if noisy == noisy and noisy is not None else False,
+            "lo": max(t - iqr / 2, t * 1e-3), "hi": t + iqr / 2,
+            "band_lo": _number(row.get(f"{y}_low")), "band_hi": _number(row.get(f"{y}_high")),
+        })
+    return sorted(plot, key=lambda p: (p["series"], p["x"]))
+
+
+def _segments(plot: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One two-point segment per neighbouring pair of a curve: dashed where either end is predicted."""
     rows = []
-    for name, group in plot.groupby("series", sort=False):
-        pts = group.to_dict("records")
+    by_series: dict[str, list[dict[str, Any]]] = {}
+    for p in plot:
+        by_series.setdefault(p["series"], []).append(p)
+    for name, pts in by_series.items():
         for i, (a, b) in enumerate(zip(pts, pts[1:])):
             style = "predicted" if "predicted" in (a["origin"], b["origin"]) else "measured"
-            for p in (a, b):
-                rows.append({"seg": f"{name}#{i}", "series": name, "x": p["x"], "t": p["t"], "style": style})
-    return pd.DataFrame(rows, columns=["seg", "series", "x", "t", "style"])
+            rows += [{"seg": f"{name}#{i}", "series": name, "x": p["x"], "t": p["t"], "style": style} for p in (a, b)]
+    return rows
 
 
 def curve_chart(
-    frame: pd.DataFrame,
+    rows: Iterable[dict[str, Any]] | pd.DataFrame,
     x: str,
     *,
     y: str = "epoch_s",
@@ -65,64 +79,99 @@ def curve_chart(
     ticks: Sequence[float] | None = None,
     crossover: tuple[float | None, float | None, float | None] | None = None,
     height: int = 360,
-) -> alt.LayerChart:
+) -> FilledChart:
     """Time (log) against a setting (log), a curve per series, every point drawn by its origin.
-    crossover: (low, high, likely) of the range where the curves cross, any of them None."""
-    plot = _plot_frame(frame, x, y, 1.0) if not frame.empty else pd.DataFrame()
-    scale, unit = time_unit(plot["t"]) if not plot.empty else (1.0, "s")
-    plot = _plot_frame(frame, x, y, scale) if not frame.empty else pd.DataFrame(
-        columns=["x", "t", "series", "origin", "note", "noisy", "lo", "hi", "band_lo", "band_hi"])
-    names = sorted(dict.fromkeys(plot["series"]), key=lambda n: (not n.upper().startswith("CPU"), n))
+    crossover: (low, high, likely) of the range where the curves cross, any of them None.
+    The Altair chart is compiled once per shape (lib.charts.compiled); this call adds the rows."""
+    if isinstance(rows, pd.DataFrame):
+        rows = rows.to_dict("records")
+    plot = _plot_rows(rows, x, y)
+    scale, unit = time_unit([p["t"] for p in plot])
+    for p in plot:
+        for key in ("t", "lo", "hi", "band_lo", "band_hi"):
+            p[key] = p[key] / scale if p[key] is not None else None
+    names = tuple(sorted(dict.fromkeys(p["series"] for p in plot), key=lambda n: (not n.upper().startswith("CPU"), n)))
+    segments = _segments(plot)
+    low, high, x_likely = crossover or (None, None, None)
+    data = {
+        "band": [p for p in plot if p["band_lo"] is not None],
+        "measured": [p for p in plot if p["origin"] != "predicted" and p["hi"] > p["lo"]],
+        "segments": segments,
+        "solid": [p for p in plot if p["origin"] != "predicted" and not p["noisy"]],
+        "hollow": [p for p in plot if p["origin"] == "predicted" or p["noisy"]],
+    }
+    if low is not None and high is not None and high > low:
+        data["crossover_range"] = [{"a": float(low), "b": float(high)}]
+    if x_likely is not None:
+        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {likely(x_likely)}"}]
+    shape = _CurveShape(
+        x_title=x_title or x, y_title=f"{y_title} ({unit})", names=names,
+        ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),
+        styles=tuple(s for s in DASH if s in {seg["style"] for seg in segments}) or ("measured",),
+        layers=tuple(name for name, rows in data.items() if name in _ALWAYS or rows), height=height)
+    return FilledChart(_curve_spec(shape), {name: data[name] for name in shape.layers})
+
+
+_ALWAYS = ("segments", "solid", "hollow")  # drawn even when empty, so the legend and scales stay put
+
+
+@dataclass(frozen=True)
+class _CurveShape:
+    """Everything a curve chart's spec depends on besides its rows."""
+
+    x_title: str
+    y_title: str
+    names: tuple[str, ...]
+    ticks: tuple[float, ...]
+    styles: tuple[str, ...]
+    layers: tuple[str, ...]  # the named datasets drawn, in drawing order
+    height: int
+
+
+@compiled
+def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
+    names = list(shape.names)
     color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=series_colors(names)),
                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
     # plain numbers (4,096 and 65,536, not 4.096k), at the values given or at those drawn up to the last point
-    axis = alt.Axis(format=AXIS_TICK_FORMAT, values=list(ticks) if ticks else log_ticks(plot["x"]))
-    x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
-    y_enc = alt.Y("t:Q", title=f"{y_title} ({unit})", scale=alt.Scale(type="log"))
-    tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
-               alt.Tooltip("t:Q", title=f"{y_title} ({unit})", format=".3~g"),
+    axis = alt.Axis(format=AXIS_TICK_FORMAT, values=list(shape.ticks))
+    x_enc = alt.X("x:Q", title=shape.x_title, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
+    y_enc = alt.Y("t:Q", title=shape.y_title, scale=alt.Scale(type="log"))
+    tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=shape.x_title, format=",.4~g"),
+               alt.Tooltip("t:Q", title=shape.y_title, format=".3~g"),
                alt.Tooltip("origin:N", title="where it came from"), alt.Tooltip("note:N", title="how")]
-    layers: list[alt.Chart] = []
-    band = plot[plot["band_lo"].notna()]
-    if not band.empty:
-        layers.append(alt.Chart(band).mark_area(opacity=0.15).encode(x="x:Q", y="band_lo:Q", y2="band_hi:Q",
-                                                                     color=color, detail="series:N"))
-    measured = plot[(plot["origin"] != "predicted") & (plot["hi"] > plot["lo"])]
-    if not measured.empty:
-        layers.append(alt.Chart(measured).mark_rule(strokeWidth=2, opacity=0.5).encode(
-            x="x:Q", y="lo:Q", y2="hi:Q", color=color))
-    segments = _segments(plot)
-    styles = [s for s in DASH if s in set(segments["style"])] or ["measured"]
-    layers.append(alt.Chart(segments).mark_line(strokeWidth=2).encode(
-        x=x_enc, y=y_enc, color=color, detail="seg:N",
-        strokeDash=alt.StrokeDash("style:N", title=None,
-                                  scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
-                                  legend=alt.Legend(orient="bottom", labelExpr="datum.label == 'predicted' ? "
-                                                    "'predicted (band: its error)' : 'measured or recorded'"))))
-    solid = plot[(plot["origin"] != "predicted") & ~plot["noisy"]]
-    hollow = plot[(plot["origin"] == "predicted") | plot["noisy"]]
-    layers.append(alt.Chart(solid).mark_point(size=55, filled=True, opacity=1).encode(
-        x="x:Q", y="t:Q", color=color, tooltip=tooltip))
-    layers.append(alt.Chart(hollow).mark_point(size=55, filled=False, strokeWidth=2).encode(
-        x="x:Q", y="t:Q", color=color, tooltip=tooltip))
-    layers += crossover_layers(crossover)
-    return alt.layer(*layers).properties(height=height)
+    styles = list(shape.styles)
+
+    def chart(name: str) -> alt.Chart:
+        return alt.Chart(alt.NamedData(name=name))
+
+    build = {
+        "band": lambda: chart("band").mark_area(opacity=0.15).encode(
+            x="x:Q", y="band_lo:Q", y2="band_hi:Q", color=color, detail="series:N"),
+        "measured": lambda: chart("measured").mark_rule(strokeWidth=2, opacity=0.5).encode(
+            x="x:Q", y="lo:Q", y2="hi:Q", color=color),
+        "segments": lambda: chart("segments").mark_line(strokeWidth=2).encode(
+            x=x_enc, y=y_enc, color=color, detail="seg:N",
+            strokeDash=alt.StrokeDash("style:N", title=None, scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
+                                      legend=alt.Legend(orient="bottom", labelExpr="datum.label == 'predicted' ? "
+                                                        "'predicted (band: its error)' : 'measured or recorded'"))),
+        "solid": lambda: chart("solid").mark_point(size=55, filled=True, opacity=1).encode(
+            x="x:Q", y="t:Q", color=color, tooltip=tooltip),
+        "hollow": lambda: chart("hollow").mark_point(size=55, filled=False, strokeWidth=2).encode(
+            x="x:Q", y="t:Q", color=color, tooltip=tooltip),
+        "crossover_range": lambda: _range_layer(chart("crossover_range")),
+    }
+    layers = [build[name]() for name in shape.layers if name in build]
+    if "crossover" in shape.layers:
+        layers += _likely_layers(chart("crossover"))
+    return alt.layer(*layers).properties(height=shape.height)
 
 
-def crossover_layers(crossover: tuple[float | None, float | None, float | None] | None) -> list[alt.Chart]:
-    """The crossover as a shaded range (where neither device is surely faster) and a dashed rule at
-    its most likely value, labelled with the same two significant digits as the words."""
-    if not crossover:
-        return []
-    low, high, x_likely = crossover
-    layers: list[alt.Chart] = []
-    if low is not None and high is not None and high > low:
-        layers.append(alt.Chart(pd.DataFrame({"a": [float(low)], "b": [float(high)]})).mark_rect(
-            opacity=0.12, color="#d62728").encode(x="a:Q", x2="b:Q"))
-    if x_likely is not None:
-        label = f"crossover ≈ {likely(x_likely)}"
-        mark = alt.Chart(pd.DataFrame({"x": [float(x_likely)], "label": [label]}))
-        layers.append(mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"))
-        layers.append(mark.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
-            x="x:Q", y=alt.value(12), text="label:N"))
-    return layers
+def _range_layer(chart: alt.Chart) -> alt.Chart:
+    return chart.mark_rect(opacity=0.12, color="#d62728").encode(x="a:Q", x2="b:Q")
+
+
+def _likely_layers(chart: alt.Chart) -> list[alt.Chart]:
+    return [chart.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
+            chart.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
+                x="x:Q", y=alt.value(12), text="label:N")]

@@ -1,0 +1,91 @@
+"""Charts compiled once per shape (lib.charts.compiled) draw what Altair itself would write."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import altair as alt
+import pandas as pd
+import pyarrow as pa
+
+from lib.charts.compiled import FilledChart, compiled
+from lib.charts.provenance import _curve_spec, curve_chart
+
+
+@dataclass(frozen=True)
+class Shape:
+    title: str
+
+
+@compiled
+def line_spec(shape: Shape) -> alt.Chart:
+    return alt.Chart(alt.NamedData(name="points")).mark_line().encode(x="x:Q", y=alt.Y("t:Q", title=shape.title))
+
+
+def without_data(spec: dict) -> dict:
+    """The spec with its data references and datasets left out."""
+    spec = {k: v for k, v in spec.items() if k != "datasets"}
+    spec.pop("data", None)
+    return spec
+
+
+def test_a_compiled_chart_is_the_spec_altair_writes_for_the_same_chart_and_rows():
+    rows = [{"x": 1.0, "t": 2.0}, {"x": 4.0, "t": 3.5}]
+    inline = alt.Chart(pd.DataFrame(rows)).mark_line().encode(x="x:Q", y=alt.Y("t:Q", title="time (ms)")).to_dict()
+    filled = FilledChart(line_spec(Shape("time (ms)")), {"points": rows}).to_dict()
+    assert without_data(filled) == without_data(inline)
+    assert filled["datasets"]["points"] == next(iter(inline["datasets"].values()))
+    alt.Chart.from_dict(filled, validate=True)  # a valid Vega-Lite spec
+
+
+def test_a_shape_is_built_once_and_each_call_gets_its_own_copy():
+    before = line_spec.cache_info()
+    first = FilledChart(line_spec(Shape("s")), {"points": [{"x": 1, "t": 1}]})
+    second = FilledChart(line_spec(Shape("s")), {"points": [{"x": 2, "t": 5}]})
+    after = line_spec.cache_info()
+    assert after.misses - before.misses <= 1 and after.hits - before.hits >= 1
+    drawn = first.to_dict()
+    drawn["encoding"]["y"]["title"] = "changed by a caller"
+    assert second.to_dict()["encoding"]["y"]["title"] == "s" and second.to_dict()["datasets"]["points"][0]["x"] == 2
+
+
+def test_the_arrow_spec_carries_the_same_rows_as_tables():
+    rows = [{"x": 1.0, "t": 2.0, "band": None}, {"x": 4.0, "t": 3.5, "band": 1.5}]
+    chart = FilledChart(line_spec(Shape("t")), {"points": rows})
+    arrow = chart.to_arrow_spec()["datasets"]["points"]
+    assert isinstance(arrow, pa.Table) and arrow.to_pylist() == rows
+
+
+def curve_rows() -> list[dict]:
+    cpu = [{"series": "CPU · this server (live)", "batch_size": b, "epoch_s": 0.001 * b, "iqr_s": 1e-5,
+            "steps_per_epoch": 4, "origin": "live"} for b in (1, 8, 64)]
+    gpu = [{"series": "GPU · H200 (recorded)", "batch_size": b, "epoch_s": 0.02 + 0.0001 * b, "iqr_s": float("nan"),
+            "steps_per_epoch": 4, "origin": origin, "epoch_s_low": 0.01, "epoch_s_high": 0.05}
+           for b, origin in ((1, "recorded"), (8, "predicted"), (64, "predicted"))]
+    return cpu + gpu
+
+
+def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
+    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 64.0, 20.0)).to_dict()
+    names = {layer["data"]["name"] for layer in chart["layer"]}
+    assert names == set(chart["datasets"]) == {"band", "measured", "segments", "solid", "hollow", "crossover_range",
+                                               "crossover"}
+    assert len(chart["datasets"]["hollow"]) == 2 and len(chart["datasets"]["solid"]) == 4  # predicted are hollow
+    assert len(chart["datasets"]["measured"]) == 3  # IQR bars only where a spread was measured
+    assert chart["datasets"]["crossover"] == [{"x": 20.0, "label": "crossover ≈ 20"}]
+    assert "NaN" not in json.dumps(chart)
+    alt.LayerChart.from_dict(chart, validate=True)
+
+
+def test_views_of_one_shape_share_a_spec_and_a_new_unit_is_a_new_shape():
+    before = _curve_spec.cache_info()
+    curve_chart(curve_rows(), "batch_size", ticks=[1, 8, 64])
+    slower = [{**r, "epoch_s": r["epoch_s"] * 1.5} for r in curve_rows()]  # same unit (ms), other numbers
+    curve_chart(slower, "batch_size", ticks=[1, 8, 64])
+    mid = _curve_spec.cache_info()
+    assert mid.misses - before.misses <= 1 and mid.hits - before.hits >= 1
+    in_seconds = [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()]
+    spec = curve_chart(in_seconds, "batch_size", ticks=[1, 8, 64]).to_dict()
+    assert _curve_spec.cache_info().misses == mid.misses + 1
+    assert any(layer["encoding"].get("y", {}).get("title") == "time per epoch (s)" for layer in spec["layer"])
