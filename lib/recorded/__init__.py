@@ -4,8 +4,8 @@ one loader that reads them.
     packs, problems = load_recorded()      # every pack here (or in $GPUWIN_RECORDED_DIR), parsed once
 
 A pack that does not validate is left out and named in `problems`; the others are still used.
-Each pack gets a 'path' key. The folder is read again only when a file in it changes, so a pack
-dropped in while the server runs is picked up without a restart.
+Each pack gets a 'path' key. The folder is listed at most once a second and read again only when
+a file in it changes, so a pack dropped in while the server runs is picked up without a restart.
 
 May import lib.core and lib.workloads; never lessons, charts or Streamlit.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,20 @@ def recorded_dir() -> Path:
     return Path(os.environ.get("GPUWIN_RECORDED_DIR") or RECORDED_DIR)
 
 
+RESCAN_S = 1.0  # a pack dropped in is seen within this long; every page run asks, often several times
+_scanned: dict[Path, tuple[float, tuple]] = {}
+
+
 def _stamp(directory: Path) -> tuple:
+    """The folder's pack files with their times and sizes, listed again at most every RESCAN_S."""
+    now = time.monotonic()
+    seen = _scanned.get(directory)
+    if seen is not None and now - seen[0] < RESCAN_S:
+        return seen[1]
     files = sorted([*directory.glob("*.json"), *directory.glob("*.json.gz")]) if directory.is_dir() else []
-    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    _scanned[directory] = (now, stamp)
+    return stamp
 
 
 @functools.lru_cache(maxsize=8)
