@@ -12,6 +12,8 @@ the parts every lesson page shares.
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -68,9 +70,8 @@ view = feeds.View(settings, over, gpu_live=len(devices) > 1)
 budget = live_point_budget_s()
 live = cached_measurement(
     feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS),
-    lambda progress: lesson.live_rows(over, view.grid, view.fixed(), devices, current=view.current,
-                                      point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2,
-                                      num_threads=DEFAULT_CPU_THREADS, progress=progress),
+    functools.partial(lesson.live_rows, over, view.grid, view.fixed(), devices, current=view.current,
+                      point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=DEFAULT_CPU_THREADS),
     label=feeds.measure_label(view, devices),
 )
 packs = load_recorded()[0]

@@ -11,6 +11,8 @@ every lesson page shares).
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -58,8 +60,8 @@ for method in methods:
     live += cached_measurement(
         lesson.live_request(method, grid, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS,
                             memory_cap_gb=cap_gb),
-        lambda progress, method=method: lesson.live_rows(method, grid, devices, current=None, point_budget_s=budget,
-                                                         num_threads=DEFAULT_CPU_THREADS, progress=progress),
+        functools.partial(lesson.live_rows, method, grid, devices, current=None, point_budget_s=budget,
+                          num_threads=DEFAULT_CPU_THREADS),
         label=lesson.measure_label(method, grid, devices),
     )
 

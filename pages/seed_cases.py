@@ -12,6 +12,8 @@ expanders.
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -77,7 +79,7 @@ threads = DEFAULT_CPU_THREADS
 budget = live_point_budget_s()
 live = cached_measurement(
     screen.live_request(preset, devices, threads=threads, budget_s=budget),
-    lambda progress: cases.measure_live(preset, devices, budget_s=budget, num_threads=threads, progress=progress),
+    functools.partial(cases.measure_live, preset, devices, budget_s=budget, num_threads=threads),
     label=screen.measure_label(preset, devices),
 )
 experiment = screen.Case(preset, live, pack, rec_rows)

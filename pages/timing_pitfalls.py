@@ -13,6 +13,8 @@ every lesson page shares).
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -68,8 +70,8 @@ def measure(v: dict) -> list[dict]:
     request = lesson.live_request(v, devices, size=size, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
     return cached_measurement(
         request,
-        lambda progress: lesson.live_rows(v, devices, current=request["current"], point_budget_s=budget,
-                                          num_threads=DEFAULT_CPU_THREADS, progress=progress),
+        functools.partial(lesson.live_rows, v, devices, current=request["current"], point_budget_s=budget,
+                          num_threads=DEFAULT_CPU_THREADS),
         label=lesson.measure_label(v, devices),
     )
 

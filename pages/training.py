@@ -8,6 +8,7 @@ read from the curves on the chart (lib/lessons/training_words.py).
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -93,9 +94,9 @@ def draw(screen: S.Screen) -> None:
         chart_box.info("Nothing to draw yet: no recording covers this view, and this server's CPU has not been "
                        "measured for it.", icon=":material/info:")
         return
-    chart = curve_chart(pd.DataFrame(rows), over, x_title=view.axis.label, ticks=view.axis.steps[::4],
+    chart = curve_chart(rows, over, x_title=view.axis.label, ticks=view.axis.steps[::4],
                         crossover=screen.crossover, height=scaffold.chart_height(CHART_HEIGHT, first=False))
-    chart_box.altair_chart(chart, width="stretch")
+    chart_box.vega_lite_chart(chart.to_arrow_spec(), width="stretch")  # an Altair chart compiled once per shape
 
 
 recorded = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, threads=threads)
@@ -145,7 +146,8 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
     step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})
     cpu_line = cached_measurement(
         {"kind": "timeline", "settings": step_settings, "threads": threads},
-        lambda progress: timeline_point(T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
+        functools.partial(timeline_point, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline",
+        reports_progress=False)
     recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
                                   hardware=gpu.name if gpu else None,
                                   keys=("batch_size", "hidden_width", "depth", "mode")) if not source.live else None

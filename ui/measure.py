@@ -4,17 +4,21 @@
 
 or, for any other measurement a lesson needs:
 
-    result = cached_measurement({"what": "jacobian", ...}, lambda progress: compute(progress), label="jacobian val=100")
+    result = cached_measurement({"what": "jacobian", ...}, functools.partial(lesson.live_rows, method, grid),
+                                label="jacobian val=100")
 
-`compute` gets a progress(fraction, message) callback. Results are stored with st.cache_data
-(shared by every visitor of this server process), keyed by everything that changes the answer.
-While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is told it
-waits, and gets its result when the first is done (or the first's result, if they asked for
+The job runs in the measuring process (lib.core.worker), away from the visitors' scripts, called with
+progress=(fraction, message) callback (unless reports_progress=False). So it must be picklable: a
+functools.partial of a module-level function with plain arguments. Results are stored with
+st.cache_data (shared by every visitor of this server process), keyed by everything that changes the
+answer. While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is
+told it waits, and gets its result when the first is done (or the first's result, if they asked for
 the same thing).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -26,13 +30,12 @@ import streamlit as st
 
 from lib import APP_VERSION
 from lib.core.fmt import fmt_s, plural
-from lib.core.gc_scope import frozen_heap
 from lib.core.measure_lock import MEASURE_LOCK, Holding
+from lib.core.worker import MEASURE_WORKER, WorkerStopped
 from lib.core.workload import Workload
 from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
 
 T = TypeVar("T")
-ProgressFn = Callable[[float, str], None]
 
 DEFAULT_POINT_BUDGET_S = 0.1  # seconds of timed repeats per point: a page must answer in seconds
 DEFAULT_TOTAL_BUDGET_S = 60.0
@@ -76,11 +79,14 @@ def max_wait_s() -> float:
         return 60.0
 
 
-def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label: str) -> T | None:
-    """compute(progress) once per distinct `parts` per server, one at a time, first come first served.
+def cached_measurement(parts: Any, job: Callable[..., T], *, label: str, reports_progress: bool = True,
+                       on_row: Callable[[dict[str, Any]], None] | None = None) -> T | None:
+    """job(progress=...) once per distinct `parts` per server, in the measuring process, one at a time,
+    first come first served; on_row, if given, gets each row the job reports as it comes.
 
     Returns None when the measurement was skipped: the line ahead is longer than max_wait_s(), or
-    this visitor waited that long. The page then keeps its recorded answer, and a note says why.
+    this visitor waited that long, or the measuring process died (out of memory). The page then keeps
+    its recorded answer, and a note says why.
     While waiting, the visitor sees their place in line; leaving or changing the view gives it up
     (Streamlit stops the waiting script at the next update of the note)."""
     key = cache_key(parts)
@@ -108,7 +114,12 @@ def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label:
     try:
         with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
             note.empty()
-            result = _measure_once(key, compute, label)
+            result = _measure_once(key, job, label, reports_progress, on_row)
+    except WorkerStopped as err:
+        note.warning(f"This server's measuring process stopped before it finished ({err}), so this view is not "
+                     "measured live now: the recorded answer stands. Smaller settings may fit.",
+                     icon=":material/error:")
+        return None
     except _GaveUp:
         note.info(f"This view waited {fmt_s(limit)} in line without its turn, so it is not measured live now: the "
                   "recorded answer stands. Reload to try again.", icon=":material/hourglass_disabled:")
@@ -119,7 +130,8 @@ def cached_measurement(parts: Any, compute: Callable[[ProgressFn], T], *, label:
     return result
 
 
-def _measure_once(key: str, compute: Callable[[ProgressFn], T], label: str) -> T:
+def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress: bool,
+                  on_row: Callable[[dict[str, Any]], None] | None) -> T:
     """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
     try:
         return _store(key)
@@ -132,8 +144,7 @@ def _measure_once(key: str, compute: Callable[[ProgressFn], T], label: str) -> T
 
     started = time.perf_counter()
     try:
-        with frozen_heap():
-            result = compute(progress)
+        result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_row=on_row)
     finally:
         bar.empty()
     _store(key, _value=result)
@@ -174,14 +185,9 @@ def measure_sweep(
         if on_rows is not None:
             on_rows(list(so_far))
 
-    rows = cached_measurement(
-        parts,
-        lambda progress: live_sweep(
-            workload, over, values, fixed, devices, current=current, point_budget_s=point_budget_s,
-            total_budget_s=total_budget_s, num_threads=num_threads, progress=progress, on_row=row_done,
-        ),
-        label=label,
-    )
+    job = functools.partial(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
+                            point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads)
+    rows = cached_measurement(parts, job, label=label, on_row=row_done)
     return rows if rows is not None else []
 
 
@@ -190,10 +196,10 @@ _warm_up_started = threading.Event()
 
 
 def start_warm_up() -> None:
-    """Once per server process, in the background: parse the shipped packs, fit the Training page's
-    cost models and run a few MLP steps on the CPU (under the measurement lock, so it never overlaps
-    a measurement), so that the first visitors do not pay these one-off costs. The router calls
-    this on every run."""
+    """Once per server process, in the background: start the measuring process and run a few MLP
+    steps in it, parse the shipped packs and fit the Training page's cost models (under the
+    measurement lock, so it never overlaps a measurement), so that the first visitors do not pay
+    these one-off costs. The router calls this on every run."""
     if _warm_up_started.is_set() or os.environ.get("GPUWIN_NO_WARM_UP") == "1":
         return
     _warm_up_started.set()
@@ -205,9 +211,10 @@ def start_warm_up() -> None:
 
         try:
             with MEASURE_LOCK.hold(WARM_UP_LABEL):
+                MEASURE_WORKER.start()  # its imports (seconds) overlap the fitting below
                 # the shipped packs parsed and the Training page's cost models fitted (seconds on 2 cores)
                 training.prepare(lib.recorded.load_recorded()[0])
-                warm_up(get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS)
+                MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
         except Exception:
             pass
 

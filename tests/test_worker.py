@@ -1,0 +1,82 @@
+"""The measuring process (lib.core.worker): jobs run there, their progress, rows, results and errors
+come back, a caller that gives up cancels its job, and a worker that dies is replaced."""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from lib.core.worker import MeasureWorker, WorkerStopped
+from lib.lessons.live import live_sweep
+from lib.workloads import get_workload
+
+MLP = get_workload("mlp")
+SMALL = {"hidden_width": 16, "depth": 1, "dataset_size": 256}
+
+
+def tiny_sweep(**budget) -> functools.partial:
+    return functools.partial(live_sweep, MLP, "batch_size", [1, 8, 64], SMALL, ["cpu"], current=8,
+                             point_budget_s=0.02, num_threads=1, **budget)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    started = MeasureWorker()
+    yield started
+    started.stop()
+
+
+def test_a_sweep_runs_in_another_process_and_reports_as_it_goes(worker):
+    progress, rows = [], []
+    result = worker.run(tiny_sweep(), progress=lambda f, m: progress.append((f, m)), on_row=rows.append)
+    assert worker.pid() not in (None, os.getpid())
+    assert [r["batch_size"] for r in result] == [1, 8, 64] and all(r["status"] == "ok" for r in result)
+    # every row came back as soon as it was timed, in order (the point explained is profiled after every timing)
+    assert [r["batch_size"] for r in rows] == [1, 8, 64]
+    assert all(relayed.items() <= final.items() for relayed, final in zip(rows, result))
+    fractions = [f for f, _ in progress]
+    assert fractions == sorted(fractions) and any("batch size 64" in m for _, m in progress)
+    assert worker.run(functools.partial(sum, [1, 2, 3])) == 6  # no callbacks asked, none passed
+
+
+def test_a_jobs_exception_is_raised_here_with_its_type(worker):
+    with pytest.raises(Exception) as here:
+        get_workload("no such workload")
+    with pytest.raises(type(here.value), match="no such workload"):
+        worker.run(functools.partial(get_workload, "no such workload"))
+    assert worker.run(functools.partial(sum, [4, 5])) == 9  # still serving
+
+
+class VisitorLeft(Exception):
+    """What Streamlit raises in a script whose visitor left, at its next update."""
+
+
+def test_a_caller_that_gives_up_cancels_its_job_and_the_next_answer_is_its_own(worker):
+    calls = []
+
+    def leave(fraction, message):
+        calls.append(message)
+        raise VisitorLeft
+
+    with pytest.raises(VisitorLeft):
+        worker.run(tiny_sweep(), progress=leave)
+    assert len(calls) == 1  # cancelled at its next report, not run to the end
+    rows = worker.run(functools.partial(live_sweep, MLP, "batch_size", [4], SMALL, ["cpu"], point_budget_s=0.02,
+                                        num_threads=1))
+    assert [r["batch_size"] for r in rows] == [4]
+
+
+def test_a_worker_that_dies_is_reported_and_replaced(worker):
+    worker.start()
+    pid = worker.pid()
+    threading.Timer(0.5, lambda: os.kill(pid, signal.SIGKILL)).start()
+    started = time.perf_counter()
+    with pytest.raises(WorkerStopped, match="lack of memory"):
+        worker.run(functools.partial(time.sleep, 30))
+    assert time.perf_counter() - started < 10
+    assert worker.run(functools.partial(sum, [1, 1])) == 2 and worker.pid() not in (None, pid)
