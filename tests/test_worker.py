@@ -80,3 +80,12 @@ def test_a_worker_that_dies_is_reported_and_replaced(worker):
         worker.run(functools.partial(time.sleep, 30))
     assert time.perf_counter() - started < 10
     assert worker.run(functools.partial(sum, [1, 1])) == 2 and worker.pid() not in (None, pid)
+
+
+def test_a_job_runs_under_the_callers_settings_of_the_moment(worker, monkeypatch):
+    from lib.core.sweep import default_memory_cap_gb
+
+    monkeypatch.setenv("GPUWIN_MEMORY_CAP_GB", "1.25")
+    assert worker.run(functools.partial(default_memory_cap_gb)) == 1.25
+    monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB")
+    assert worker.run(functools.partial(default_memory_cap_gb)) == default_memory_cap_gb() != 1.25

@@ -11,15 +11,19 @@ keeps a core for itself; the worker times with the threads the job asks for.
 
 A job is a picklable callable (a functools.partial of a module-level function); when the caller
 wants progress reports or rows as they come, it is called with `progress=` or `on_row=`, relayed back
-through a pipe. `cancel()` (the visitor left) stops the job at its next progress report. If the worker dies
-(killed for memory, a crash), `run` raises WorkerStopped and the next job starts a new one.
+through a pipe; it runs under the caller's $GPUWIN_* settings of the moment. When a callback raises
+here (Streamlit stops the script of a visitor who left), the job is cancelled at its next report. If
+the worker dies (killed for memory, a crash), `run` raises WorkerStopped and the next job starts a
+new one.
 
 Standard library only (and lib.core.gc_scope); the worker imports what the job's function needs.
 """
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
+import os
 import pickle
 import threading
 import traceback
@@ -29,6 +33,7 @@ from typing import Any
 ProgressFn = Callable[[float, str], None]
 RowFn = Callable[[dict[str, Any]], None]
 POLL_S = 0.1
+ENV_PREFIX = "GPUWIN_"
 
 
 class WorkerStopped(RuntimeError):
@@ -55,9 +60,10 @@ def _serve(conn, cancel) -> None:
 
     while True:
         try:
-            job, wants_progress, wants_rows = conn.recv()
+            job, wants_progress, wants_rows, environment = conn.recv()
         except EOFError:  # the server went away
             return
+        _adopt(environment)
         callbacks = {**({"progress": progress} if wants_progress else {}), **({"on_row": on_row} if wants_rows else {})}
         try:
             with frozen_heap():  # each collection walks only the job's own objects, not the imports
@@ -73,6 +79,18 @@ def _serve(conn, cancel) -> None:
             conn.send(("error", err, traceback.format_exc()))
 
 
+def _app_environment() -> dict[str, str]:
+    """The app's settings from the environment ($GPUWIN_*: memory cap, data folder, ...), as the caller has them now."""
+    return {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
+
+
+def _adopt(environment: dict[str, str]) -> None:
+    """Run the next job under the caller's $GPUWIN_* settings, not those the worker started with."""
+    for key in [k for k in os.environ if k.startswith(ENV_PREFIX) and k not in environment]:
+        del os.environ[key]
+    os.environ.update(environment)
+
+
 class MeasureWorker:
     def __init__(self) -> None:
         self._context = multiprocessing.get_context("spawn")  # fork would copy the server's threads and CUDA state
@@ -80,6 +98,7 @@ class MeasureWorker:
         self._conn = None
         self._cancel = self._context.Event()
         self._start_lock = threading.Lock()
+        self._stop_at_exit = False
 
     def start(self) -> None:
         """Start the process (imports take seconds) unless it runs; the server's warm-up calls this."""
@@ -87,9 +106,13 @@ class MeasureWorker:
             if self._process is not None and self._process.is_alive():
                 return
             parent, child = self._context.Pipe()
-            process = self._context.Process(target=_serve, args=(child, self._cancel), name="gpuwin-measure",
-                                            daemon=True)
+            # not a daemon: a job may start processes of its own (DataLoader workers); stopped at exit instead,
+            # and a worker whose server is gone ends when its pipe closes
+            process = self._context.Process(target=_serve, args=(child, self._cancel), name="gpuwin-measure")
             process.start()
+            if self._process is None and self._conn is None and not self._stop_at_exit:
+                atexit.register(self.stop)
+                self._stop_at_exit = True
             child.close()
             self._process, self._conn = process, parent
 
@@ -111,7 +134,7 @@ class MeasureWorker:
         self.start()
         conn = self._conn
         self._cancel.clear()
-        conn.send((job, progress is not None, on_row is not None))
+        conn.send((job, progress is not None, on_row is not None, _app_environment()))
         try:
             while True:
                 message = self._receive(conn)
