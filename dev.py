@@ -61,13 +61,36 @@ def ensure_postgresql() -> None:
                    env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
 
+def local_url(streamlit_args: list[str]) -> str:
+    """Where `streamlit run ... <streamlit_args>` answers on this machine."""
+    def option(name: str, default: str) -> str:
+        for i, arg in enumerate(streamlit_args):
+            if arg == name and i + 1 < len(streamlit_args):
+                return streamlit_args[i + 1]
+            if arg.startswith(name + "="):
+                return arg.split("=", 1)[1]
+        return default
+
+    address = option("--server.address", "127.0.0.1")
+    base = option("--server.baseUrlPath", "").strip("/")
+    host = "127.0.0.1" if address in ("", "0.0.0.0", "::") else address
+    return f"http://{host}:{option('--server.port', '8501')}" + (f"/{base}" if base else "")
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
     os.chdir(ROOT)
     if command == "app":
         ensure_venv("requirements.txt")
-        return subprocess.call([str(PY), "-m", "streamlit", "run", "streamlit_app.py", *rest])
+        server = subprocess.Popen([str(PY), "-m", "streamlit", "run", "streamlit_app.py", *rest])
+        # the first visit, made now: the app's warm-up starts before any visitor comes
+        subprocess.Popen([str(PY), "scripts/warm_server.py", local_url(rest)])
+        try:
+            return server.wait()
+        except KeyboardInterrupt:
+            server.terminate()
+            return server.wait()
     if command == "test":
         ensure_venv("requirements-dev.txt")
         ensure_chromium()
