@@ -17,6 +17,10 @@ cold server to the Home page drawn <= 3 s. Needs Debian's chromium and playwrigh
 
 Every visitor is a new browser context (no cache): it loads and starts Streamlit's frontend before any
 page can draw, so the floor line first times a bare Streamlit page with one small chart the same way.
+
+Then the server's share alone (--server-only for just that): on a fresh server, after its first visit,
+a Streamlit session (scripts/st_session.py, the messages a browser would get) opens each page: seconds
+to the first chart and to the end of the run, then again from a new session (measurements cached).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -137,15 +142,43 @@ def measure(paths: list[str]) -> list[str]:
     return lines
 
 
+def server_share(paths: list[str]) -> list[str]:
+    """Per page, what the server takes for a new view and for a cached one, timed from a session."""
+    import asyncio
+
+    from st_session import open_session
+
+    async def visit(url: str, path: str):
+        page, _, query = LINKS.get(path, path).partition("?")
+        async with open_session(url) as session:
+            return await session.visit(page, query, timeout_s=TIMEOUT_MS / 1000)
+
+    lines = [f"{'server share':16} {'first chart':>12} {'complete':>9} {'cached revisit':>15}"
+             f"  (a session, no browser; the same goals)"]
+    with server() as (url, _):
+        asyncio.run(visit(url, "home"))  # the server's first visit: imports, packs, warm-up
+        time.sleep(5)  # the warm-up (measuring process, cost models) finishes in the background
+        for path in paths:
+            new = asyncio.run(visit(url, path))
+            cached = asyncio.run(visit(url, path))
+            first = f"{new.first_chart_s:11.2f}s" if new.first_chart_s is not None else f"{'no chart':>12}"
+            lines.append(f"{path:16} {first} {new.finished_s or float('nan'):8.2f}s "
+                         f"{cached.finished_s or float('nan'):14.2f}s")
+            print(lines[-1], flush=True)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="*", help="url paths (default: every page)")
     parser.add_argument("--out", default=None, help="also write the table here")
+    parser.add_argument("--server-only", action="store_true", help="only the server's share, no browser")
     args = parser.parse_args(argv)
     from ui.pages import PAGES
 
     paths = args.pages or [Path(p.path).stem for p in PAGES]
-    lines = [f"page speed on {os.cpu_count()} cores, chromium {CHROMIUM}", *measure(paths)]
+    lines = [f"page speed on {os.cpu_count()} cores, chromium {CHROMIUM}",
+             *([] if args.server_only else measure(paths)), *server_share(paths)]
     print("\n".join(lines))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

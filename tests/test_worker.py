@@ -89,3 +89,24 @@ def test_a_job_runs_under_the_callers_settings_of_the_moment(worker, monkeypatch
     assert worker.run(functools.partial(default_memory_cap_gb)) == 1.25
     monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB")
     assert worker.run(functools.partial(default_memory_cap_gb)) == default_memory_cap_gb() != 1.25
+
+
+def test_a_main_script_without_a_guard_stops_at_one_worker(tmp_path):
+    """Spawn re-runs the parent's main script in the worker: without `if __name__ == '__main__'` that
+    would start a worker from the worker, without end. The worker refuses, and the caller hears of it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "no_guard.py"
+    script.write_text(
+        "import functools, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
+        "from lib.core.worker import MeasureWorker, WorkerStopped\n"
+        "try:\n"
+        "    print(MeasureWorker().run(functools.partial(sum, [1, 2])))\n"
+        "except WorkerStopped as err:\n"
+        "    print('stopped:', err)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert "stopped: the measuring process stopped" in done.stdout
+    assert "cannot start another" in done.stderr

@@ -34,6 +34,7 @@ ProgressFn = Callable[[float, str], None]
 RowFn = Callable[[dict[str, Any]], None]
 POLL_S = 0.1
 ENV_PREFIX = "GPUWIN_"
+PROCESS_NAME = "gpuwin-measure"
 
 
 class WorkerStopped(RuntimeError):
@@ -102,13 +103,18 @@ class MeasureWorker:
 
     def start(self) -> None:
         """Start the process (imports take seconds) unless it runs; the server's warm-up calls this."""
+        if multiprocessing.current_process().name == PROCESS_NAME:
+            # a spawned worker re-runs its parent's main script first: one without a __main__ guard that
+            # measures would start a worker from the worker, and so on without end
+            raise RuntimeError("the measuring process cannot start another: is the main script missing "
+                               "`if __name__ == '__main__':`?")
         with self._start_lock:
             if self._process is not None and self._process.is_alive():
                 return
             parent, child = self._context.Pipe()
             # not a daemon: a job may start processes of its own (DataLoader workers); stopped at exit instead,
             # and a worker whose server is gone ends when its pipe closes
-            process = self._context.Process(target=_serve, args=(child, self._cancel), name="gpuwin-measure")
+            process = self._context.Process(target=_serve, args=(child, self._cancel), name=PROCESS_NAME)
             process.start()
             if self._process is None and self._conn is None and not self._stop_at_exit:
                 atexit.register(self.stop)
