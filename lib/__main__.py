@@ -159,10 +159,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> list[dict]:
     """One setting (a sweep) or several (a grid, every combination), through lib.core.sweep's one
     loop. With --resume, points already in --out are kept and not measured again (a cut-off
-    recording goes on where it stopped); rows are saved every --save-every points."""
+    recording goes on where it stopped); rows are saved every --save-every points.
+
+    With --profile, every point is profiled after the last point is timed, never in between: once
+    torch.profiler has traced CUDA, CUPTI stays attached to the process and slows every later launch
+    (docs/profiler_after_effect.txt). run_points is called one point at a time here, so its own
+    profile-after-timing order would not hold across the grid. A resumed grid profiles the kept rows
+    that have no kernel count yet (a call cut off during the profiling pass)."""
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status, refused
-    from lib.core.sweep import estimated_row, grid_points, point_key, run_points
+    from lib.core.sweep import estimated_row, grid_points, point_key, profile_point, run_points
     from lib.core.workload import Settings
 
     names = [name for name, _ in axes]
@@ -183,11 +189,18 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
             return f"about {flops / 1e9:.3g} GFLOP per step, above the {cap / 1e9:g} GFLOP this recording allows"
         return None
 
+    to_profile: list[tuple[dict, Settings, str]] = []  # (row, point, device), profiled after every timing
+
+    def profile_later(row: dict, point, device: str) -> None:
+        if args.profile and isinstance(point, Settings) and row.get("status") == Status.OK and "kernels" not in row:
+            to_profile.append((row, point, device))
+
     for point in points:
         for device in devices:
             key = point_key({**point, "device": device}, names) if isinstance(point, dict) else None
             if key in kept:
                 rows.append(kept[key])
+                profile_later(kept[key], point, device)
                 continue
             if args.total_budget is not None and time.perf_counter() - started >= args.total_budget \
                     and isinstance(point, Settings):
@@ -198,13 +211,20 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
             rows += run_points(workload, [point], [device], point_budget_s=args.budget,
                                memory_cap_gb=args.memory_cap_gb,
                                num_threads=args.threads, refuse=refuse if caps else None, swept=swept,
-                               with_phases=not args.no_phases, with_profile=args.profile,
+                               with_phases=not args.no_phases, with_profile=False,
                                slow_call_s=args.slow_call_s, single_call_s=args.single_call_s)
+            profile_later(rows[-1], point, device)
             if args.out and args.save_every and len(rows) % args.save_every == 0:
                 save_pack(build_pack(rows), args.out)
             if progress:
                 shown = ", ".join(f"{n}={rows[-1].get(n)}" for n in names)
                 progress(len(rows) / total, f"{shown} on {device}: {rows[-1]['status']}")
+    for i, (row, point, device) in enumerate(to_profile, 1):
+        profile_point(row, workload, point, device, args.threads)
+        if args.out and args.save_every and i % args.save_every == 0:
+            save_pack(build_pack(rows), args.out)
+        if progress:
+            progress(i / len(to_profile), f"profiled {i}/{len(to_profile)} points")
     if progress:
         progress(1.0, f"done: {len(rows)} points")
     return rows
