@@ -24,7 +24,7 @@ from lib.lessons import pipeline as lesson
 from lib.lessons import pipeline_screen as feeds
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from ui import scaffold
-from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, live_point_budget_s
+from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s
 from ui.sources import current_source, live_devices, load_recorded
 from ui.url_settings import UrlSettings
 
@@ -63,27 +63,38 @@ with st.expander("How the images are loaded (DataLoader settings)", expanded=Fal
 url.show_notes(container=notes_box)
 url.sync_url()
 
-# -- measure ------------------------------------------------------------------------------------------
+# -- the first screen, recorded first: the answer and where one epoch's time went, redrawn once measured ------
 source = current_source()
 devices = live_devices(source)
 view = feeds.View(settings, over, gpu_live=len(devices) > 1)
 budget = live_point_budget_s()
+packs = load_recorded()[0]
+pack, recorded = feeds.find_recorded(packs, source.pack_paths, view)
+chart_box = top.chart.empty()
+
+
+def first_screen(live: list[dict]) -> feeds.Screen:
+    on = feeds.screen(view, live, pack, recorded)
+    top.answer.markdown(answers.pipeline_answer(on))
+    bars = feeds.phase_bars(on)
+    scaffold.chart_or_why(
+        chart_box, phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
+        f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below "
+        "say why.")
+    return on
+
+
+request = feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
+if any(recorded.values()) and not is_cached(request):
+    first_screen([])  # the recorded answer at once, while this server's CPU is measured below
 live = cached_measurement(
-    feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS),
+    request,
     functools.partial(lesson.live_rows, over, view.grid, view.fixed(), devices, current=view.current,
                       point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=DEFAULT_CPU_THREADS),
     label=feeds.measure_label(view, devices),
-)
-packs = load_recorded()[0]
-pack, recorded = feeds.find_recorded(packs, source.pack_paths, view)
-on = feeds.screen(view, live, pack, recorded)
-
-# -- the first screen: the answer, and where one epoch's time went ------------------------------------------
-top.answer.markdown(answers.pipeline_answer(on))
+) or []
+on = first_screen(live)
 bars = feeds.phase_bars(on)
-scaffold.chart_or_why(
-    top.chart, phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
-    f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below say why.")
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
                         not_live="from a pack recorded on a GPU machine (named in each legend), when one holds "
                                  "these settings")

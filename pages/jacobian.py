@@ -25,7 +25,7 @@ from lib.lessons import jacobian as lesson
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
-from ui.measure import cached_measurement, live_point_budget_s
+from ui.measure import cached_measurement, is_cached, live_point_budget_s
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for
 from ui.url_settings import UrlSettings
 
@@ -50,37 +50,45 @@ url.show_notes(container=notes_box)
 url.sync_url()
 methods = lesson.ordered(methods)
 
-# -- measure ------------------------------------------------------------------------------------------
+# -- the first screen, recorded first: the answer and the chart, redrawn once this server is measured -----
 devices = live_devices(source)
 grid = lesson.sweep_grid(val)
 budget = lesson.point_budget(live_point_budget_s())
 cap_gb = default_memory_cap_gb()
+found = onscreen.recorded_views(pack, source.label, WORKLOAD, "val", lesson.views(methods, val),
+                                with_cpu=show_recorded_cpu)
+chart_box = top.chart.empty()
+
+
+def first_screen(live: list[dict]) -> tuple[list[dict], list[str]]:
+    rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
+    order = onscreen.series_order(rows, source.label)
+    top.answer.markdown(answers.jacobian_answer(rows, val, methods))
+    timed = [r for r in rows if is_ok(r)]
+    scaffold.chart_or_why(
+        chart_box,
+        variant_chart(pd.DataFrame(lesson.time_rows(timed)), "val", "median_s", color="series", dash="method_label",
+                      iqr="iqr_s", x_title=X_TITLE, y_title="time per Jacobian", color_order=order,
+                      dash_order=[lesson.LABEL[m] for m in METHODS], dash_columns=2,
+                      plot_height=scaffold.plot_height()) if timed else None,
+        "No method is chosen, so there is no curve to draw." if not methods else
+        "Nothing was timed at these settings, so there is no curve to draw; the points not measured (below) say why.")
+    return rows, order
+
+
+requests = {m: lesson.live_request(m, grid, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS,
+                                   memory_cap_gb=cap_gb) for m in methods}
+if found.gpu_rows() and not all(is_cached(r) for r in requests.values()):
+    first_screen([])  # the recorded curves at once, while this server's CPU is measured below
 live: list[dict] = []
 for method in methods:
     live += cached_measurement(
-        lesson.live_request(method, grid, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS,
-                            memory_cap_gb=cap_gb),
+        requests[method],
         functools.partial(lesson.live_rows, method, grid, devices, current=None, point_budget_s=budget,
                           num_threads=DEFAULT_CPU_THREADS),
         label=lesson.measure_label(method, grid, devices),
-    )
-
-found = onscreen.recorded_views(pack, source.label, WORKLOAD, "val", lesson.views(methods, val),
-                                with_cpu=show_recorded_cpu)
-rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
-order = onscreen.series_order(rows, source.label)
-
-# -- the first screen: the answer and the chart ---------------------------------------------------------
-top.answer.markdown(answers.jacobian_answer(rows, val, methods))
-timed = [r for r in rows if is_ok(r)]
-scaffold.chart_or_why(
-    top.chart,
-    variant_chart(pd.DataFrame(lesson.time_rows(timed)), "val", "median_s", color="series", dash="method_label",
-                  iqr="iqr_s", x_title=X_TITLE, y_title="time per Jacobian", color_order=order,
-                  dash_order=[lesson.LABEL[m] for m in METHODS], dash_columns=2,
-                  plot_height=scaffold.plot_height()) if timed else None,
-    "No method is chosen, so there is no curve to draw." if not methods else
-    "Nothing was timed at these settings, so there is no curve to draw; the points not measured (below) say why.")
+    ) or []
+rows, order = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note)
 scaffold.notice(switched, icon=scaffold.SWITCHED, box=top.note)
 scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)

@@ -81,7 +81,7 @@ live = cached_measurement(
     screen.live_request(preset, devices, threads=threads, budget_s=budget),
     functools.partial(cases.measure_live, preset, devices, budget_s=budget, num_threads=threads),
     label=screen.measure_label(preset, devices),
-)
+) or {"rows": [], "curves": {}}  # not measured now (a long queue): the recorded side alone
 experiment = screen.Case(preset, live, pack, rec_rows)
 
 # -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------

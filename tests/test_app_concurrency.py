@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from lib.core.measure_lock import MEASURE_LOCK, overlapping
 from lib.workloads import get_workload
 from ui.measure import WARM_UP_LABEL, measure_sweep
@@ -61,3 +63,29 @@ def test_three_visitors_measure_one_at_a_time():
                          point_budget_s=0.03, num_threads=1) == results[0]
     assert time.perf_counter() - again < 0.5
     assert len([h for h in MEASURE_LOCK.record() if h.start >= again]) == 0  # no measurement, no lock
+
+
+@pytest.mark.cpu_view
+@pytest.mark.parametrize("page", ["pages/training.py", "pages/jacobian.py", "pages/timing_pitfalls.py",
+                                  "pages/data_pipeline.py", "pages/seed_cases.py"])
+def test_a_page_behind_a_long_queue_keeps_its_recorded_answer_and_says_so(page):
+    # another visitor's measurement holds the line; this one may not wait at all ($GPUWIN_MAX_WAIT_S=0)
+    from app_support import env, open_page, page_text
+
+    held, release = threading.Event(), threading.Event()
+
+    def other_visitor():
+        with MEASURE_LOCK.hold("another visitor's view"):
+            held.set()
+            release.wait(120)
+
+    threading.Thread(target=other_visitor, daemon=True).start()
+    assert held.wait(30)
+    try:
+        with env(GPUWIN_MAX_WAIT_S="0", GPUWIN_NO_WARM_UP="1"):
+            at = open_page(page, {"over": "hidden_width", "val": "300"})  # settings nobody measured yet
+    finally:
+        release.set()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "not measured live now" in page_text(at)
+    assert at.get("vega_lite_chart"), "the recorded chart is drawn"

@@ -39,6 +39,7 @@ T = TypeVar("T")
 
 DEFAULT_POINT_BUDGET_S = 0.1  # seconds of timed repeats per point: a page must answer in seconds
 DEFAULT_TOTAL_BUDGET_S = 60.0
+NOTE_REFRESH_S = 1.0  # the queue note is sent again at least this often (a visitor who left is noticed then)
 
 
 def live_point_budget_s() -> float:
@@ -65,6 +66,15 @@ def _store(key: str, _value: Any = None) -> Any:
 def cache_key(parts: Any) -> str:
     return json.dumps({"app": APP_VERSION, **(parts if isinstance(parts, dict) else {"parts": parts})},
                       sort_keys=True, default=str)
+
+
+def is_cached(parts: Any) -> bool:
+    """Whether cached_measurement(parts, ...) would answer at once (someone measured this view already)."""
+    try:
+        _store(cache_key(parts))
+        return True
+    except _NotCached:
+        return False
 
 
 class _GaveUp(Exception):
@@ -103,13 +113,19 @@ def cached_measurement(parts: Any, job: Callable[..., T], *, label: str, reports
                   icon=":material/hourglass_disabled:")
         return None
 
+    shown = {"text": "", "at": 0.0}
+
     def on_wait(holder: Holding | None, place: int, waited_s: float) -> None:
         if waited_s > limit:
             raise _GaveUp
-        eta = max(0.0, place * MEASURE_LOCK.typical_hold_s() - waited_s)
-        note.info(f"The recorded answer is shown. This server measures one view at a time, and yours is number "
-                  f"{place} in line (about {fmt_s(eta)} to go). Leaving the page gives up your place.",
-                  icon=":material/hourglass_top:")
+        eta = max(1.0, round(place * MEASURE_LOCK.typical_hold_s() - waited_s))
+        text = (f"The recorded answer is shown. This server measures one view at a time, and yours is number "
+                f"{place} in line (about {fmt_s(eta)} to go). Leaving the page gives up your place.")
+        # sent when it reads differently, or every NOTE_REFRESH_S: a note redrawn four times a second in thirty
+        # browsers costs them more than the page. Each send is where Streamlit stops a script whose visitor left.
+        if text != shown["text"] or waited_s - shown["at"] >= NOTE_REFRESH_S:
+            note.info(text, icon=":material/hourglass_top:")
+            shown.update(text=text, at=waited_s)
 
     try:
         with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
