@@ -11,7 +11,8 @@ Two kinds of visitor, both against the same kind of server:
              share, what the goal is about: thirty chromium tabs on the same 2 cores would each spend
              seconds starting Streamlit's frontend, and the benchmark would mostly time the browsers.
   browsers   browser contexts of one headless Debian chromium (Playwright): what a visitor sees, on
-             the same 2 cores as the server (so for large N, mostly chromium's own start).
+             the same 2 cores as the server (so for large N, mostly chromium's own start); each N is
+             followed by the same browsers opening a bare Streamlit page with one chart (the floor).
 The server is warm (its first visitor has come and gone: a hosted demo after its first minute) unless
 --cold. Printed per N: time from opening the link to the visitor's first chart (median and worst),
 how many live measurements ran (the others shared a cached one or kept the recorded answer after the
@@ -102,6 +103,10 @@ def run_sessions(url: str, visitors: int) -> dict:
 
 
 def run_browsers(url: str, visitors: int) -> dict:
+    return run_browsers_at(url, "/training", visitors, done_texts=[LIVE, KEPT])
+
+
+def run_browsers_at(url: str, path: str, visitors: int, done_texts: list[str] | None = None) -> dict:
     from playwright.sync_api import sync_playwright
 
     firsts, done, errors = [], [], []
@@ -111,17 +116,17 @@ def run_browsers(url: str, visitors: int) -> dict:
         opened = []
         for i, page in enumerate(pages):  # open every link first, then wait: they load at once
             opened.append(time.perf_counter())
-            page.goto(f"{url}/training?{settings_for(i)}", wait_until="commit")
+            page.goto(f"{url}{path}?{settings_for(i)}" if done_texts else f"{url}{path}", wait_until="commit")
         for page, start in zip(pages, opened):
             try:
                 page.wait_for_selector(CHART, timeout=180_000)
                 firsts.append(time.perf_counter() - start)
             except Exception as err:  # a visitor without a chart is counted, not fatal
                 errors.append(f"no chart: {type(err).__name__}")
-        for page in pages:
+        for page in pages if done_texts else []:
             try:
                 page.wait_for_function("texts => texts.some(t => document.body.innerText.includes(t))",
-                                       arg=[LIVE, KEPT], timeout=600_000)
+                                       arg=done_texts, timeout=600_000)
                 text = page.inner_text("body")
                 done.append(LIVE in text)
                 if any(e in text for e in ERRORS):
@@ -130,6 +135,14 @@ def run_browsers(url: str, visitors: int) -> dict:
                 errors.append(f"never finished: {type(err).__name__}")
         browser.close()
     return {"firsts": firsts, "live": sum(done), "kept_recorded": len(done) - sum(done), "errors": errors}
+
+
+def run_floor(visitors: int) -> dict:
+    """The same browsers opening a bare Streamlit page with one small chart (benchmarks/floor_app.py) at
+    once: what chromium itself takes on these cores, whatever the page."""
+    with server(script="benchmarks/floor_app.py") as (url, _):
+        run_browsers_at(url, "", 1)  # the floor server's first run imports Altair and pandas
+        return run_browsers_at(url, "", visitors)
 
 
 def warm(url: str) -> None:
@@ -172,6 +185,11 @@ def main() -> int:
                          f"{result['kept_recorded']:14d} {len(result['errors']):7d} {memory:10.2f} GB  "
                          f"{'met' if met else 'MISSED'}")
             print(lines[-1], *sorted(set(result["errors"]))[:3], sep="\n  " if result["errors"] else "", flush=True)
+            if client == "browsers":
+                floor = run_floor(n)["firsts"] or [float("nan")]
+                lines.append(f"{'bare page':10} {n:3d} {statistics.median(floor):18.2f}s {max(floor):6.2f}s"
+                             f"  (the same browsers opening a bare Streamlit page with one chart: chromium's floor)")
+                print(lines[-1], flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return 0
