@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import venv
@@ -86,6 +87,7 @@ def main(argv: list[str]) -> int:
         server = subprocess.Popen([str(PY), "-m", "streamlit", "run", "streamlit_app.py", *rest])
         # the first visit, made now: the app's warm-up starts before any visitor comes
         subprocess.Popen([str(PY), "scripts/warm_server.py", local_url(rest)])
+        signal.signal(signal.SIGTERM, lambda *_: server.terminate())  # a host stopping dev.py stops the server
         try:
             return server.wait()
         except KeyboardInterrupt:
