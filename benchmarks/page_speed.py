@@ -33,13 +33,14 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
+
+from warm_server import wait_healthy  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -68,14 +69,8 @@ def server(env: dict[str, str] | None = None, script: str = "streamlit_app.py") 
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("streamlit did not become healthy")
-            time.sleep(0.05)
+        if not wait_healthy(url, 90, starting=lambda: proc.poll() is None):
+            raise RuntimeError("streamlit did not become healthy")
         yield url, proc.pid
     finally:
         proc.terminate()

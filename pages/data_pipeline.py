@@ -73,7 +73,7 @@ pack, recorded = feeds.find_recorded(packs, source.pack_paths, view)
 chart_box = top.chart.empty()
 
 
-def first_screen(live: list[dict]) -> feeds.Screen:
+def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
     on = feeds.screen(view, live, pack, recorded)
     top.answer.markdown(answers.pipeline_answer(on))
     bars = feeds.phase_bars(on)
@@ -81,7 +81,7 @@ def first_screen(live: list[dict]) -> feeds.Screen:
         chart_box, phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
         f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below "
         "say why.")
-    return on
+    return on, bars
 
 
 request = feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
@@ -93,8 +93,7 @@ live = cached_measurement(
                       point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=DEFAULT_CPU_THREADS),
     label=feeds.measure_label(view, devices),
 ) or []
-on = first_screen(live)
-bars = feeds.phase_bars(on)
+on, bars = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
                         not_live="from a pack recorded on a GPU machine (named in each legend), when one holds "
                                  "these settings")

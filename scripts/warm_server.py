@@ -16,6 +16,7 @@ import contextlib
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -23,13 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from st_session import open_session
 
 
-def wait_healthy(url: str, timeout_s: float = 120.0) -> bool:
+def wait_healthy(url: str, timeout_s: float = 120.0, starting: Callable[[], bool] = lambda: True) -> bool:
+    """Whether the server at `url` answers its health check within timeout_s (False at once when
+    `starting()` says the server process has ended)."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and starting():
         with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
             if reply.status == 200:
                 return True
-        time.sleep(0.2)
+        time.sleep(0.05)
     return False
 
 

@@ -43,6 +43,20 @@ def _default_memory_cap(monkeypatch):
 
 
 @pytest.fixture
+def timing_events(monkeypatch):
+    """'time' and 'profile' in the order lib.core.sweep times and profiles points (the real ones run)."""
+    import lib.core.sweep as sweep_module
+
+    events = []
+    real_time_into, real_profile_into = sweep_module._time_into, sweep_module._profile_into
+    monkeypatch.setattr(sweep_module, "_time_into", lambda row, *a, **k: (events.append("time"),
+                                                                           real_time_into(row, *a, **k)))
+    monkeypatch.setattr(sweep_module, "_profile_into", lambda row, *a, **k: (events.append("profile"),
+                                                                             real_profile_into(row, *a, **k)))
+    return events
+
+
+@pytest.fixture
 def mlp():
     from lib.workloads import get_workload
 

@@ -102,20 +102,13 @@ def test_cuda_sweep_through_the_cli_finds_devices(tmp_path):
     assert machine_fingerprint()["gpus"]
 
 
-def test_a_profiled_grid_is_profiled_after_every_point_is_timed(tmp_path, monkeypatch):
+def test_a_profiled_grid_is_profiled_after_every_point_is_timed(tmp_path, timing_events):
     # the CLI times a grid one point at a time; a CUDA trace between two timings would slow the later ones
     import lib.__main__ as cli
-    import lib.core.sweep as sweep_module
 
-    events = []
-    real_time_into, real_profile_into = sweep_module._time_into, sweep_module._profile_into
-    monkeypatch.setattr(sweep_module, "_time_into", lambda row, *a, **k: (events.append("time"),
-                                                                           real_time_into(row, *a, **k)))
-    monkeypatch.setattr(sweep_module, "_profile_into", lambda row, *a, **k: (events.append("profile"),
-                                                                             real_profile_into(row, *a, **k)))
     out = tmp_path / "grid.json"
     assert cli.main(["sweep", "matmul", "--over", "size=64,128", "--over", "dtype=fp32,bf16",
                      "--devices", "cpu", "--budget", "0.02", "--no-phases", "--profile", "--out", str(out)]) == 0
-    assert events == ["time"] * 4 + ["profile"] * 4
+    assert timing_events == ["time"] * 4 + ["profile"] * 4
     rows = json.loads(out.read_text())["rows"]
     assert len(rows) == 4 and all(r["status"] == "ok" and r["kernels"] > 0 for r in rows)

@@ -149,19 +149,12 @@ def test_on_row_sees_every_row_as_it_is_made():
     assert [r["batch_size"] for r in seen] == [4, 8] and seen == rows
 
 
-def test_profiles_come_after_every_timing_of_a_sweep(monkeypatch):
+def test_profiles_come_after_every_timing_of_a_sweep(timing_events):
     # a CUDA trace leaves the profiler attached and slows later launches: no timing may follow a profile
     import lib.core.sweep as sweep_module
-
-    events = []
-    real_time_into, real_profile_into = sweep_module._time_into, sweep_module._profile_into
-    monkeypatch.setattr(sweep_module, "_time_into", lambda row, *a, **k: (events.append("time"),
-                                                                           real_time_into(row, *a, **k)))
-    monkeypatch.setattr(sweep_module, "_profile_into", lambda row, *a, **k: (events.append("profile"),
-                                                                             real_profile_into(row, *a, **k)))
     from lib.workloads import get_workload
 
     rows = sweep_module.run_sweep(get_workload("matmul"), "size", [64, 128, 256], {}, ["cpu"], point_budget_s=0.02,
                                   with_phases=False, with_profile=True)
-    assert events == ["time"] * 3 + ["profile"] * 3
+    assert timing_events == ["time"] * 3 + ["profile"] * 3
     assert all(r["status"] == "ok" and r["kernels"] > 0 for r in rows)

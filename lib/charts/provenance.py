@@ -27,12 +27,14 @@ from lib.lessons.explain import likely
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
 
 
+def _present(value: Any) -> Any:
+    """The value, or None where a row has none (missing, None, or NaN as a DataFrame gives it)."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
 def _number(value: Any, default: float | None = None) -> float | None:
-    """A float, or `default` for a missing value (None or NaN)."""
-    if value is None:
-        return default
-    value = float(value)
-    return default if math.isnan(value) else value
+    value = _present(value)
+    return default if value is None else float(value)
 
 
 def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> list[dict[str, Any]]:
@@ -44,12 +46,11 @@ def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> list[dict[str,
         if t is None or t <= 0:
             continue
         iqr = _number(row.get("iqr_s"), 0.0) * (_number(row.get("steps_per_epoch"), 0.0) if y == "epoch_s" else 1.0)
-        noisy = row.get("noisy")
+        origin, note = _present(row.get("origin")), _present(row.get("origin_note"))
         plot.append({
             "x": float(row[x]), "t": t, "series": str(row["series"]),
-            "origin": str(row.get("origin") or "recorded") if row.get("origin") == row.get("origin") else "recorded",
-            "note": str(row.get("origin_note") or "") if row.get("origin_note") == row.get("origin_note") else "",
-            "noisy": bool(noisy) if noisy == noisy and noisy is not None else False,
+            "origin": "recorded" if origin is None else str(origin), "note": "" if note is None else str(note),
+            "noisy": bool(_present(row.get("noisy"))),
             "lo": max(t - iqr / 2, t * 1e-3), "hi": t + iqr / 2,
             "band_lo": _number(row.get(f"{y}_low")), "band_hi": _number(row.get(f"{y}_high")),
         })

@@ -1,7 +1,7 @@
 """Cheap garbage collection during a live measurement.
 
 lib.core.sweep.free_memory() runs a full gc.collect() after every point, so that a step's tensors
-(and CUDA blocks) are freed before the next point. In a web server with torch, pandas and
+(and CUDA blocks) are freed before the next point. In a process with torch, pandas and
 Streamlit loaded, a full collection walks every tracked object: 0.15-0.3 s per point on the
 2-core host, more than the timing of most points on the lesson pages. Inside `frozen_heap()`
 the objects that existed before the measurement are frozen (gc.freeze), so each collection walks
@@ -12,8 +12,8 @@ and the next collection after it.
     with frozen_heap():
         rows = live_sweep(...)
 
-Process-wide, like the thread count: use it only while holding lib.core.measure_lock.MEASURE_LOCK
-(ui.measure.cached_measurement does). It does nothing if something else has already frozen objects.
+Process-wide, like the thread count: the measuring process (lib.core.worker) wraps each job in it,
+one job at a time. It does nothing if something else has already frozen objects.
 """
 
 from __future__ import annotations

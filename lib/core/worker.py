@@ -116,7 +116,7 @@ class MeasureWorker:
             # and a worker whose server is gone ends when its pipe closes
             process = self._context.Process(target=_serve, args=(child, self._cancel), name=PROCESS_NAME)
             process.start()
-            if self._process is None and self._conn is None and not self._stop_at_exit:
+            if not self._stop_at_exit:
                 atexit.register(self.stop)
                 self._stop_at_exit = True
             child.close()

@@ -20,7 +20,6 @@ from typing import Any
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value
-from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons import onscreen
@@ -91,10 +90,9 @@ def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cur
         if progress:
             progress(fraction, f"{LABEL[method]}: {message}")
 
-    with frozen_heap():
-        rows = live_sweep(WORKLOAD, "val", values, {"method": method}, devices, current=current,
-                          point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
-                          memory_cap_gb=cap, refuse=loop_refusal, progress=sub)
+    rows = live_sweep(WORKLOAD, "val", values, {"method": method}, devices, current=current,
+                      point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
+                      memory_cap_gb=cap, refuse=loop_refusal, progress=sub)
     order = {d: i for i, d in enumerate(devices)}
     return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_times, fmt_value, pct
-from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.lessons.live import live_sweep
 from lib.workloads import get_workload
@@ -194,20 +193,17 @@ def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, An
               current: Any, point_budget_s: float, total_budget_s: float | None, num_threads: int | None,
               progress: Callable[[float, str], None] | None = None) -> list[dict[str, Any]]:
     """Live rows of the dataloader workload over `over` for each feed in `fixed_of` ({'images': {...},
-    'tensors': {...}}), phases at `current`. Call it holding lib.core.measure_lock.MEASURE_LOCK (the heap is
-    frozen meanwhile, so the collection after every point walks only the new objects)."""
+    'tensors': {...}}), phases at `current`."""
     rows: list[dict[str, Any]] = []
     feeds = list(fixed_of)
-    with frozen_heap():
-        for i, feed in enumerate(feeds):
-            def part(fraction: float, message: str, i: int = i, feed: str = feed) -> None:
-                if progress:
-                    progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
+    for i, feed in enumerate(feeds):
+        def part(fraction: float, message: str, i: int = i, feed: str = feed) -> None:
+            if progress:
+                progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
-            swept = live_sweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current,
-                               point_budget_s=point_budget_s, total_budget_s=total_budget_s,
-                               num_threads=num_threads, profile_current=False, progress=part)
-            rows += swept
+        rows += live_sweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current,
+                           point_budget_s=point_budget_s, total_budget_s=total_budget_s,
+                           num_threads=num_threads, profile_current=False, progress=part)
     return rows
 
 

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, plural
-from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.lessons.seed_curves import curve_setting, run_curve
 from lib.workloads.presets import PRESETS, Preset
@@ -107,8 +106,7 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
 def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num_threads: int | None,
                  progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
     """What the page measures live: one call of the preset at live_params on each device, and its loss
-    curve there. {'rows': [...], 'curves': {device: entry}}. Call it holding MEASURE_LOCK (the heap is
-    frozen meanwhile, so the collections after each run walk only the new objects)."""
+    curve there. {'rows': [...], 'curves': {device: entry}}."""
     curve = curve_setting(preset)
     steps = len(devices) * (2 if curve else 1)
     done = 0
@@ -118,15 +116,14 @@ def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num
         if progress:
             progress(done / steps, message)
 
-    with frozen_heap():
-        for device in devices:
-            report(f"timing one call of {label(preset.name)} on {device}")
-            rows.append(time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads))
+    for device in devices:
+        report(f"timing one call of {label(preset.name)} on {device}")
+        rows.append(time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads))
+        done += 1
+        if curve:
+            report(f"training {plural(curve[1], 'epoch')} of {label(preset.name)} on {device} for the loss curve")
+            curves[device] = run_curve(preset, device, num_threads=num_threads)
             done += 1
-            if curve:
-                report(f"training {plural(curve[1], 'epoch')} of {label(preset.name)} on {device} for the loss curve")
-                curves[device] = run_curve(preset, device, num_threads=num_threads)
-                done += 1
     if progress:
         progress(1.0, "done")
     return {"rows": rows, "curves": curves}

@@ -17,7 +17,6 @@ from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import fmt_value
-from lib.core.gc_scope import frozen_heap
 from lib.core.rows import is_ok
 from lib.lessons import onscreen
 from lib.lessons.explain import crossover_sentence
@@ -135,10 +134,9 @@ def live_rows(variant: dict[str, Any], devices: Sequence[str], *, current: int |
               ) -> list[dict[str, Any]]:
     """The size sweep of one variant, timed live (lib.lessons.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
-    with frozen_heap():
-        return live_sweep(WORKLOAD, "size", list(SIZES), variant, devices, current=current,
-                          point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
-                          progress=progress)
+    return live_sweep(WORKLOAD, "size", list(SIZES), variant, devices, current=current,
+                      point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
+                      progress=progress)
 
 
 # -- the rows on screen ------------------------------------------------------------------------------
