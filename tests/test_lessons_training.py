@@ -201,3 +201,15 @@ def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     assert held and fitted == sum(m is not None for t in held for m in t._models.values()) > 0
     assert all(set(t._models) == set(t.steps) for t in held)  # every configuration fitted already
     assert T.prepare(packs) == fitted  # the second call finds everything built
+
+
+def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one(machines):
+    gpu, small = machines
+    graphed = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu, small_cpu=small)
+    assert GPU_LABEL not in graphed.curves
+    assert graphed.headline.endswith(f"The {GPU_NAME} was recorded this way at depth 3 only: set Depth to 3 to see "
+                                     "its curve, or choose eager PyTorch.")
+    pitfall = S.compose(T.View(item_every_step=True, depth=3), gpu=gpu, small_cpu=small)
+    assert GPU_LABEL not in pitfall.curves
+    assert pitfall.headline.endswith(f"The {GPU_NAME} was not recorded with these switches and this way of running "
+                                     "the step.")

@@ -158,6 +158,10 @@ class StepTable:
         depths_ok = depth in d or (len(set(d)) > 1 and min(d) <= depth <= max(d))
         return widths_ok and depths_ok and len(set(r)) > 1 and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE
 
+    def recorded_depths(self, config: tuple) -> list[int]:
+        """The depths recorded for this configuration (the execution modes and pitfalls: depth 3 alone)."""
+        return sorted({depth for _, _, depth in self.steps.get(config, {})})
+
     def count(self, config: tuple) -> int:
         return len(self.steps.get(config, {}))
 

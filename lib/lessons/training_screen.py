@@ -83,7 +83,23 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
     _answer(screen, view, small_cpu, live_cpu)
+    if not gpu_rows and gpu is not None and not live_gpu:
+        screen.headline += _where_recorded(view, gpu)
     return screen
+
+
+def _where_recorded(view: T.View, gpu: Machine) -> str:
+    """Where this GPU has a curve when this view has none: ' The H200 was recorded this way at depth 3 only: …'."""
+    depths = gpu.tables["cuda"].recorded_depths(view.config("cuda")) if gpu.tables.get("cuda") else []
+    name = gpu_name(gpu.words)
+    if not depths:
+        return f" The {name} was not recorded with these switches and this way of running the step."
+    if view.depth in depths:
+        return f" The {name}'s recordings this way do not reach these sizes."
+    at = (f"depth {depths[0]} only: set Depth to {depths[0]}" if len(depths) == 1 else
+          f"depths {', '.join(map(str, depths[:-1]))} and {depths[-1]} only: set Depth to one of them")
+    return f" The {name} was recorded this way at {at} to see its curve" + (
+        ", or choose eager PyTorch." if view.mode != "eager" else ".")
 
 
 def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row]) -> None:
