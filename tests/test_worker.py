@@ -110,3 +110,12 @@ def test_a_main_script_without_a_guard_stops_at_one_worker(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert "stopped: the measuring process stopped" in done.stdout
     assert "cannot start another" in done.stderr
+
+
+@pytest.mark.cuda
+def test_a_live_gpu_sweep_runs_in_the_measuring_process(worker):
+    # a server with a GPU times both devices live through the worker (spawned, so CUDA starts there)
+    rows = worker.run(functools.partial(live_sweep, MLP, "batch_size", [1, 64], SMALL, ["cpu", "cuda:0"], current=64,
+                                        point_budget_s=0.05, num_threads=1))
+    assert {(r["batch_size"], r["device"]) for r in rows} == {(1, "cpu"), (1, "cuda:0"), (64, "cpu"), (64, "cuda:0")}
+    assert all(r["status"] == "ok" and r["median_s"] > 0 for r in rows)
