@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -26,6 +27,8 @@ CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/ch
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 CHART = "[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg"
+# where a failing browser test leaves a picture of its page (GPUWIN_BROWSER_SHOTS, else the temp folder)
+SHOTS = Path(os.environ.get("GPUWIN_BROWSER_SHOTS") or Path(tempfile.gettempdir()) / "gpuwin_browser_shots")
 
 pytestmark = pytest.mark.browser
 
@@ -75,6 +78,21 @@ def streamlit_server(env: dict[str, str]) -> Iterator[str]:
             proc.wait(timeout=5)
 
 
+@contextlib.contextmanager
+def screenshot_on_failure(page, name: str) -> Iterator[None]:
+    """A failing step leaves a full-page screenshot and the page's URL, so a failure on a machine
+    nobody watched can still be seen."""
+    try:
+        yield
+    except Exception:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(path), full_page=True)
+            print(f"screenshot of the failing page ({page.url}): {path}")
+        raise
+
+
 def wait_for_run(page, text: str, timeout_ms: int = 90_000) -> None:
     """The script run finished: the given words are on the page and a chart is drawn."""
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout_ms)
@@ -107,13 +125,14 @@ def test_training_page_from_a_link_in_a_real_browser(app_url):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 1600})
+            page.set_default_timeout(90_000)  # clicks and reads too: a loaded 2-core box takes its time
             page.goto(f"{url}/training?{query}")
             wait_for_run(page, "Where one step's time went at depth 4")
             body = page.inner_text("body")
             # the settings shown came from the URL
-            assert page.get_by_role("radio", name="depth").is_checked()
+            assert page.get_by_role("radio", name="depth", exact=True).is_checked()
             page.get_by_text("Pitfalls: the habits of the seed experiments").first.click()  # closed by default
-            assert not page.get_by_role("switch", name="Data already on the device").is_checked()
+            assert not page.get_by_role("switch", name="Data already on the device", exact=True).is_checked()
             sliders = {s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
                        for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")}
             assert sliders["Hidden width"] == "32" and sliders["Batch size"] == "64", sliders

@@ -7,9 +7,11 @@ Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GP
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from gallery_support import fixture_bytes
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, streamlit_server
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, screenshot_on_failure, streamlit_server
 
 pytestmark = pytest.mark.browser
 NAME = "<b onclick=alert(1)>Ada</b> **[x](js:1)"
@@ -34,10 +36,30 @@ def browser():
 
 def open_gallery(browser, url: str):
     page = browser.new_page(viewport={"width": 1200, "height": 2400})
+    page.set_default_timeout(90_000)  # every click and wait: a loaded 2-core box takes its time
     page.goto(f"{url}/gallery")
     page.get_by_text("shipped with the app. Stored in SQLite.", exact=False).wait_for(timeout=90_000)
     page.wait_for_function(IDLE, timeout=90_000)
     return page
+
+
+def literal(text: str) -> str:
+    """`text` as a regular expression that Playwright can pass to the page ('/' escaped too)."""
+    return re.escape(text).replace("/", "\\/")
+
+
+def pick(page, label: str, name: str | re.Pattern) -> str:
+    """Choose the option called `name` (the whole name, or a pattern) in the multiselect `label`, as a
+    reader would: open the list, click it, close the list; then wait until the box shows it chosen.
+    Returns the option's text."""
+    page.get_by_label(label).click()
+    option = page.get_by_role("option", name=name, exact=True)
+    text = option.inner_text()
+    option.click()
+    page.keyboard.press("Escape")
+    page.get_by_test_id("stMultiSelect").filter(has=page.get_by_label(label)).get_by_text(text, exact=True).wait_for()
+    page.wait_for_function(IDLE)
+    return text
 
 
 def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
@@ -62,20 +84,21 @@ def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
 
     with streamlit_server(env) as url:  # a new server process on the same file
         page = open_gallery(browser, url)
-        assert "1 shared entry, and 2 shipped with the app" in page.inner_text("body")
-        picks = page.get_by_label("Pick two machines")  # its options name every machine listed
-        picks.click()
-        mine = page.get_by_role("option", name=f"{NAME} · ", exact=False)
-        mine.wait_for(timeout=30_000)
-        assert mine.inner_text().endswith("(#1)")
-        mine.click()
-        picks.click()
-        page.get_by_role("option", name="NVIDIA H200 · shipped").click()
-        page.keyboard.press("Escape")
-        page.get_by_text("Compare them on Your results", exact=False).click()
-        page.get_by_text("Using: gallery: NVIDIA H200 · shipped", exact=False).wait_for(timeout=90_000)
-        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=90_000)
-        assert "gallery=1%2Cshipped%3Ah200_training" in page.url or "gallery=1,shipped:h200_training" in page.url
-        body = page.inner_text("body")
-        assert f"gallery #1: {NAME}" in body
-        assert not page.query_selector("[onclick]") and not page.query_selector("[data-testid='stException']")
+        with screenshot_on_failure(page, "gallery_compare"):
+            assert "1 shared entry, and 2 shipped with the app" in page.inner_text("body")
+            # by exact names: the list also offers 'Select all' once the picks left fit, so no position means a machine
+            mine = pick(page, "Pick two machines", re.compile(f"^{literal(NAME + ' · ')}.+ \\(#1\\)$"))
+            pick(page, "Pick two machines", "NVIDIA H200 · shipped")
+            assert mine.endswith("(#1)")
+            # the link is drawn by the run that saw both picks; click it as a reader would, once that run is over
+            link = page.get_by_role("link", name=re.compile("^Compare them on Your results"))
+            link.wait_for()
+            page.wait_for_function(IDLE)
+            link.click()
+            page.wait_for_url(re.compile(r"/your_results\?"))
+            page.get_by_text("Using: gallery: NVIDIA H200 · shipped", exact=False).wait_for()
+            page.wait_for_selector("[data-testid='stVegaLiteChart']")
+            assert "gallery=1%2Cshipped%3Ah200_training" in page.url or "gallery=1,shipped:h200_training" in page.url
+            body = page.inner_text("body")
+            assert f"gallery #1: {NAME}" in body
+            assert not page.query_selector("[onclick]") and not page.query_selector("[data-testid='stException']")

@@ -13,7 +13,10 @@ pytestmark = pytest.mark.browser
 def test_a_second_visitor_sees_the_recorded_answer_and_their_place_in_line(tmp_path):
     if CHROMIUM is None:
         _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed")
 
     # each live point takes about a second here, so the first visitor's measurement lasts several
     env = {"GPUWIN_RECORDED_DIR": str(write_packs(tmp_path / "packs")), "GPUWIN_LIVE_POINT_BUDGET_S": "1.0",
