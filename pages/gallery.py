@@ -100,7 +100,8 @@ st.caption("Click a column's header to sort by it. 'GPU catches up at batch size
 # -- compare two -----------------------------------------------------------------------------------
 st.header("Compare two machines")
 lines = {m.key: m.line for m in machines}
-picks = st.multiselect("Pick two machines", list(lines), key=f"{NS}.picks", max_selections=2,
+# no 'Select all' entry: on a box that takes two it would pick the first two in the table's order
+picks = st.multiselect("Pick two machines", list(lines), key=f"{NS}.picks", max_selections=2, select_all=False,
                        format_func=lambda k: lines.get(k, k))
 if len(picks) == 2:
     st.page_link("pages/your_results.py", label="Compare them on Your results: both machines' CPU and GPU "
