@@ -17,17 +17,13 @@ from functools import partial
 from pathlib import Path
 
 from lib import APP_VERSION
+from lib.core import args as args_
 from lib.core.fmt import fmt_s
 
 
-def _parse_sets(pairs: list[str]) -> dict[str, str]:
-    settings = {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise SystemExit(f"error: --set expects KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
-        settings[key.strip()] = value.strip()
-    return settings
+def _parse_sets(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
+    """--set pairs (checked by lib.core.args.key_value, none repeated) as a dict."""
+    return dict(pairs or [])
 
 
 class TerminalProgress:
@@ -109,23 +105,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
 
 
-def _axes(specs: list[str]) -> list[tuple[str, list[str]]]:
-    axes = []
-    for spec in specs:
-        if "=" not in spec:
-            raise SystemExit("error: --over expects KEY=V1,V2,..., e.g. --over batch_size=1,16,256")
-        key, raw = spec.split("=", 1)
-        axes.append((key.strip(), [v for v in raw.split(",") if v.strip()]))
-    return axes
-
-
-def _work_caps(specs: list[str] | None) -> dict[str, float]:
-    """--max-gflop cpu=20 -> {'cpu': 2e10}: points above are skipped rows (recorded later, or predicted)."""
-    caps = {}
-    for spec in specs or []:
-        kind, _, value = spec.partition("=")
-        caps[kind.strip()] = float(value) * 1e9
-    return caps
+def _check_settings(workload, fixed: dict[str, str], axes: list[tuple[str, list[str]]]) -> None:
+    """Every --set and --over key is a setting of the workload and every --set value parses, before
+    anything is measured: a typo is exit 2 with the reason (as `run` gives), not a pack of error rows."""
+    for key, value in fixed.items():
+        workload.setting(key).parse(value)
+    for key, _ in axes:
+        workload.setting(key)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -134,8 +120,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.lessons.explain import crossover_sentence
 
     workload, devices = _common(args)
-    axes = _axes(args.over)
+    axes = args.over
     fixed = _parse_sets(args.set)
+    _check_settings(workload, fixed, axes)
     if getattr(workload, "launches_processes", False):  # ddp: torchrun measures its own points
         if len(axes) != 1:
             raise SystemExit("error: this workload sweeps one setting at a time")
@@ -176,7 +163,7 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     # measured points are kept; refused ones are asked again (cheap), in case the limits changed
     kept = {point_key(r, names): r for r in done if r.get("status") in (Status.OK, Status.OOM) and r.get("swept") == swept}
     points = grid_points(workload, axes, fixed)
-    caps = _work_caps(args.max_gflop)
+    caps = dict(args.max_gflop or [])  # {'cpu': 2e10}: points above are skipped rows (recorded later, or predicted)
     rows: list[dict] = []
     started = time.perf_counter()
     total = len(points) * len(devices)
@@ -305,11 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     def timing_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("workload", help="workload name, e.g. mlp")
-        p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting (repeatable)")
+        p.add_argument("--set", action="append", type=args_.key_value, metavar="KEY=VALUE", help="a setting (repeatable)")
         p.add_argument("--devices", default="cpu", help="comma-separated: cpu, cuda, cuda:1 (default cpu)")
-        p.add_argument("--budget", type=float, default=1.0, help="seconds of timed repeats per point (default 1)")
-        p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own)")
-        p.add_argument("--memory-cap-gb", type=float, default=None,
+        p.add_argument("--budget", type=args_.positive_number, default=1.0, help="seconds of timed repeats per point (default 1)")
+        p.add_argument("--threads", type=args_.positive_whole, default=None, help="CPU threads (default: torch's own)")
+        p.add_argument("--memory-cap-gb", type=args_.positive_number, default=None,
                        help="refuse points estimated above this (default: $GPUWIN_MEMORY_CAP_GB or 2.7)")
         p.add_argument("--out", help="write a result pack (JSON) here")
 
@@ -320,23 +307,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="sweep settings over values (several --over: every combination), write a pack")
     timing_options(p)
-    p.add_argument("--over", required=True, action="append", metavar="KEY=V1,V2,...",
+    p.add_argument("--over", required=True, action="append", type=args_.axis, metavar="KEY=V1,V2,...",
                    help="a setting to vary and its values; repeat it for a grid of every combination")
-    p.add_argument("--total-budget", type=float, default=None, help="seconds for the whole sweep; later points are skipped")
+    p.add_argument("--total-budget", type=args_.positive_number, default=None, help="seconds for the whole sweep; later points are skipped")
     p.add_argument("--resume", action="store_true", help="keep the points already in --out; measure only the rest")
-    p.add_argument("--save-every", type=int, default=0, metavar="N", help="write --out every N points (with --resume)")
-    p.add_argument("--max-gflop", action="append", metavar="DEVICE=G",
+    p.add_argument("--save-every", type=args_.whole, default=0, metavar="N", help="write --out every N points (with --resume)")
+    p.add_argument("--max-gflop", action="append", type=args_.work_cap, metavar="DEVICE=G",
                    help="skip points above G GFLOP per step on cpu or cuda (repeatable)")
     p.add_argument("--no-phases", action="store_true", help="do not time the phases at every point")
     p.add_argument("--profile", action="store_true", help="count kernels and device-busy time at every point")
-    p.add_argument("--slow-call-s", type=float, default=None, help="a first call this slow: time one warm call only")
-    p.add_argument("--single-call-s", type=float, default=None, help="a first call this slow is the result itself")
+    p.add_argument("--slow-call-s", type=args_.positive_number, default=None, help="a first call this slow: time one warm call only")
+    p.add_argument("--single-call-s", type=args_.positive_number, default=None, help="a first call this slow is the result itself")
     p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("timeline", help="record the timeline of a few warm steps (CPU thread and GPU stream)")
     timing_options(p)
-    p.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
+    p.add_argument("--steps", type=args_.positive_whole, default=3, help="profiled steps (default 3)")
     p.set_defaults(func=cmd_timeline)
 
     p = sub.add_parser("crossover", help="print the crossover and cost models of a result pack")
@@ -345,10 +332,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting", help="the swept setting, if the rows do not say")
     p.set_defaults(func=cmd_crossover)
 
-    p = sub.add_parser("merge", help="merge packs recorded one after another on one machine "
-                                     "(ddp: scaling efficiency across them)")
+    p = sub.add_parser("merge", help="merge packs (ddp: scaling efficiency across one machine's runs)")
     p.add_argument("out", help="the merged pack to write (JSON)")
-    p.add_argument("inputs", nargs="+", help="the packs to merge; the first one's machine is kept")
+    p.add_argument("inputs", nargs="+", help="the packs to merge; rows keep their own machine and date "
+                                             "(packs of several machines keep every machine)")
     p.set_defaults(func=cmd_merge)
     return parser
 
@@ -359,13 +346,25 @@ def main(argv: list[str] | None = None) -> int:
     from lib.core.sweep import default_memory_cap_gb
     from lib.core.workload import SettingError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for option in ("set", "over", "max_gflop"):
+        key = args_.repeated_key(getattr(args, option, None))
+        if key is not None:  # the later value would silently replace the earlier one
+            parser.error(f"--{option.replace('_', '-')} {key} is given twice; give it once")
+    problem = args_.output_problem(args.out) if getattr(args, "out", None) is not None else None
+    if problem:  # asked before measuring: a result that cannot be written is a result lost
+        parser.error(f"--out: {problem}" if args.command != "merge" else problem)
     if getattr(args, "memory_cap_gb", None) is None and hasattr(args, "memory_cap_gb"):
         args.memory_cap_gb = default_memory_cap_gb()
     try:
         return args.func(args)
-    except (DeviceUnavailable, SettingError, PackError, FileNotFoundError) as err:
+    except (DeviceUnavailable, SettingError, PackError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a file that cannot be read or written: its name and why, not a traceback
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"error: {where}{err.strerror or err}", file=sys.stderr)
         return 2
 
 

@@ -8,6 +8,13 @@
                "message": "", "machine": "NVIDIA H200 (2026-11-21)",
                "phase_transfer_s": ..., "epoch_s": ...}, ...]}
 
+Every row names its own machine and day in `machine`: the `label` of the fingerprint it was
+measured on ('NVIDIA H200 (2026-11-21)'). A pack merged from several machines (merge_packs,
+`python -m lib merge` of different machines' packs) keeps each source's full fingerprint, date
+included, in `machines` (a row's `machine` is one of their labels), and its `machine` only sums
+them up ('several', the newest date, 'merged: A; B'). Packs without `machines` (every pack of one
+machine, and every pack written before merging kept them) read as before.
+
 A row's settings are its keys that are not reserved fields (ROW_FIELDS, OPTIONAL_NUMBER_FIELDS,
 and anything starting with 'phase_').
 """
@@ -19,6 +26,7 @@ import gzip
 import io
 import json
 import math
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -43,6 +51,8 @@ OPTIONAL_NUMBER_FIELDS = (
 OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "origin", "origin_note", "swept", "data_note", "note")
 RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIELDS)
 REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
+# The most JSON one pack file may hold, compressed or not (the largest shipped pack is ~1.5 MB).
+MAX_PACK_BYTES = 64_000_000
 
 
 class PackError(ValueError):
@@ -147,8 +157,12 @@ def save_pack(pack: dict[str, Any], path: str | Path) -> Path:
     else:
         data = dumps_pack(pack).encode("utf-8")
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
+    try:
+        partial.write_bytes(data)
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)  # a failed write leaves nothing behind, not a stray .partial
+        raise
     return path
 
 
@@ -161,14 +175,27 @@ def loads_pack(text: str | bytes) -> dict[str, Any]:
     return validate_pack(obj)
 
 
-def load_pack(path: str | Path) -> dict[str, Any]:
-    data = Path(path).read_bytes()
+def load_pack(path: str | Path, max_bytes: int = MAX_PACK_BYTES) -> dict[str, Any]:
+    """A validated pack from a .json or .json.gz file. At most `max_bytes` of JSON are read: a few
+    megabytes of gzip can expand to gigabytes (a 'gzip bomb'), so expansion stops past the cap."""
+    path = Path(path)
+    if path.stat().st_size > max_bytes:
+        raise PackError(f"{path.name}: {path.stat().st_size / 1e6:.0f} MB is more than a pack may hold "
+                        f"({max_bytes / 1e6:.0f} MB); not read")
+    data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the name
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as err:
-            raise PackError(f"not a readable gzip file: {err}") from None
-    return loads_pack(data)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+                data = unzipped.read(max_bytes + 1)
+        except (OSError, EOFError, zlib.error) as err:
+            raise PackError(f"{path.name}: not a readable gzip file: {err}") from None
+        if len(data) > max_bytes:
+            raise PackError(f"{path.name}: expands to more than {max_bytes / 1e6:.0f} MB, more than a pack may "
+                            "hold; not read")
+    try:
+        return loads_pack(data)
+    except PackError as err:
+        raise PackError(f"{path.name}: {err}") from None  # the file's name, not the server's folders
 
 
 def rows_to_csv(rows: Iterable[dict[str, Any]]) -> str:
@@ -234,9 +261,14 @@ def csv_to_pack(text: str | bytes, source: str = "CSV upload") -> dict[str, Any]
 _IDENTITY_FIELDS = ("cpu_model", "cpu_cores", "torch_threads", "gpus", "driver", "torch", "cuda", "python")
 
 
+def same_hardware(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two fingerprints of one machine and software stack, recorded on any day."""
+    return all(a.get(k) == b.get(k) for k in _IDENTITY_FIELDS)
+
+
 def same_machine(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Two fingerprints of one machine and software stack (runs minutes apart share a label)."""
-    return all(a.get(k) == b.get(k) for k in _IDENTITY_FIELDS) and a.get("label") == b.get("label")
+    return same_hardware(a, b) and a.get("label") == b.get("label")
 
 
 def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -50,8 +50,10 @@ def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
     for path, _, _ in stamp:
         try:
             packs.append({**load_pack(path), "path": path})
-        except (PackError, OSError) as err:
-            problems.append(f"{Path(path).name}: {err}")
+        except PackError as err:
+            problems.append(str(err))  # load_pack's message starts with the file's name
+        except OSError as err:
+            problems.append(f"{Path(path).name}: {err.strerror or err}")
     return tuple(packs), tuple(problems)
 
 

@@ -64,11 +64,19 @@ def add_scaling_efficiency(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any
 def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Packs recorded one after another on one machine -> one pack (the first pack's machine),
     every row labelled with that machine unless it names its own, scaling efficiency computed
-    across all of them."""
+    across all of them. Packs of different machines (an H200's and an H100's) keep every machine:
+    each row its own pack's label (machine and day) and the pack every fingerprint in `machines`
+    (lib.core.results.merge_packs), so no machine's details are lost; efficiency is then only
+    computed between rows of one machine (experiment_key holds the label)."""
     if not packs:
         raise _results.PackError("nothing to merge")
+    for p in packs:
+        _results.validate_pack(p)
     machine = packs[0]["machine"]
-    rows = [dict(r) for p in packs for r in _results.validate_pack(p)["rows"]]
+    if any(p.get("machines") or not _results.same_hardware(p["machine"], machine) for p in packs):
+        merged = _results.merge_packs(list(packs))
+        return _results.validate_pack({**merged, "rows": add_scaling_efficiency(merged["rows"])})
+    rows = [dict(r) for p in packs for r in p["rows"]]
     for row in rows:
         row.setdefault("machine", machine.get("label", ""))
     return _results.validate_pack({"schema_version": _results.SCHEMA_VERSION, "machine": machine,
