@@ -17,6 +17,7 @@ from lib.lessons import answers, scaling
 from lib.workloads.ddp import demo
 from ui import scaffold
 from ui.router import ensure_router
+from ui.url_settings import UrlSettings
 
 ensure_router()  # a first direct visit on a fresh server still gets the shared sidebar
 
@@ -37,25 +38,35 @@ FORMATS = {"step (ms)": "%.3g", "IQR (ms)": "%.2g", "samples/s": "%.4g", "scalin
            "all-reduce alone (ms)": "%.3g", "all-reduce (GB/s)": "%.3g", "peak GPU memory (GB)": "%.3g"}
 
 top = scaffold.answer_first("Multi-GPU: when do more GPUs pay off?")
+notes_box = st.container()
+# The recorded view's machine, model and axis and the demo's model live in the URL (a link to the CNN at
+# the same global batch opens that view); the live demo's own pickers do not: its rows live in one session.
+url = UrlSettings("multi_gpu")
+
+
+def _pick(key: str, label: str, options: list, linked: bool, **kw):
+    """A horizontal radio: URL-bound for the recorded view ('model', 'axis'), plain for the live demo's rows."""
+    if linked:
+        return url.radio(key, label, options, options[0], **kw)
+    return st.radio(label, options, horizontal=True, key=f"live_{key}", **kw)
 
 
 def show_results(rows: list[dict], source: str, key: str, slots: scaffold.AnswerFirst | None = None) -> None:
     """The answer and the throughput chart (in `slots` when given, else here), then the efficiency chart,
-    crossovers, explanation and table for ddp rows from one machine."""
+    crossovers, explanation and table for ddp rows from one machine (key 'recorded': its pickers in the URL)."""
     answer_box, chart_box = (slots.answer, slots.chart) if slots else (st.container(), st.container())
     models = scaling.models_in(rows)
     if not models:
         answer_box.info("These results hold no multi-GPU (ddp) rows.")
         return
-    model = st.radio("Model", models, horizontal=True, key=f"{key}_model", format_func=lambda m: MODEL_NAMES.get(m, m))
+    model = _pick("model", "Model", models, key == "recorded", format_func=lambda m: MODEL_NAMES.get(m, m))
     records = scaling.table(rows, model)
     ok = scaling.ok_points(records)
     cpu = scaling.on_cpu(records)
     if not ok:
         answer_box.warning(f"No successful measurement of the {model} in these results ({source}); see the table.")
     else:
-        axis = st.radio("Compare at the same", list(scaling.X_AXES), horizontal=True, key=f"{key}_axis",
-                        format_func=AXIS_NAMES.get)
+        axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == "recorded", format_func=AXIS_NAMES.get)
         answer_box.markdown(answers.scaling_answer(records, axis, cpu))
         chart_box.altair_chart(scaling_charts.throughput_chart(ok, axis).properties(
             height=scaffold.chart_height(340, first=slots is not None)), width="stretch")
@@ -89,9 +100,10 @@ for problem in problems:
     st.warning(f"A recorded pack could not be read and is left out: {problem}")
 live = st.session_state.get(LIVE_KEY)
 if packs:
-    index = st.selectbox("Recorded on", range(len(packs)), format_func=lambda i: scaling.pack_label(packs[i]),
-                         key="multi_gpu_pack")
-    pack = packs[index]
+    by_name = {scaling.pack_name(p): p for p in packs}
+    name = url.selectbox("machine", "Recorded on", list(by_name), next(iter(by_name)),
+                         format_func=lambda n: scaling.pack_label(by_name[n]))
+    pack = by_name[name]
     show_results(scaling.ddp_rows(pack), scaling.recorded_source(pack), "recorded", slots=top)
 elif not live:
     top.answer.markdown("No multi-GPU results have been recorded yet, so there is no answer to draw here: the live "
@@ -109,8 +121,9 @@ with scaffold.why("What this page measures (seed 002)"):
 
 # -- live demo --------------------------------------------------------------------------------------
 st.subheader("Live demo on this server")
-demo_model = st.selectbox("Model for the demo", ["mlp", "cnn"], key="multi_gpu_demo_model",
-                          format_func=lambda m: MODEL_NAMES[m])
+demo_model = url.selectbox("demo_model", "Model for the demo", ["mlp", "cnn"], "mlp", format_func=lambda m: MODEL_NAMES[m])
+url.show_notes(container=notes_box)
+url.sync_url()
 st.write(scaling.demo_sentence(demo.demo_plan(demo_model)))
 if st.button("Run the live demo", key="multi_gpu_run"):
     bar = st.progress(0.0, text="starting torchrun…")

@@ -54,15 +54,38 @@ def test_page_shows_a_recorded_pack_for_every_choice(monkeypatch, tmp_path, reco
     text = _text(at)
     assert "could not be read" in text and "broken.json" in text
     label = json.loads(recorded.read_text())["machine"]["label"]
-    assert label in at.selectbox(key="multi_gpu_pack").options[0]
+    assert label in at.selectbox(key="multi_gpu.machine").options[0]
     table = at.dataframe[0].value
     assert len(table) == len(json.loads(recorded.read_text())["rows"])
     if available_cores() >= 2:
         assert "2 processes" in text and "every step all-reduces" in text
     for axis in scaling.X_AXES:
-        at.radio(key="recorded_axis").set_value(axis).run()
+        at.radio(key="multi_gpu.axis").set_value(axis).run()
         assert not at.exception
-    at.selectbox(key="multi_gpu_demo_model").set_value("cnn").run()
+        assert at.query_params["axis"] == axis
+    at.selectbox(key="multi_gpu.demo_model").set_value("cnn").run()
     assert not at.exception
+    assert at.query_params["demo_model"] == "cnn" and at.query_params["machine"] == recorded.name.split(".")[0]
+
+
+def test_a_link_opens_the_model_and_axis_it_names(monkeypatch, tmp_path, recorded):  # noqa: F811
+    """A link to the CNN at the same global batch opens that view, not the first model per GPU (issue 26)."""
+    pack = json.loads(recorded.read_text())
+    pack["rows"] += [{**r, "model": "cnn"} for r in pack["rows"]]  # a second model, as the shipped pack has
+    (tmp_path / "two_models_ddp.json").write_text(json.dumps(pack))
+    at = _page(monkeypatch, tmp_path)
+    at.query_params.update({"machine": "two_models_ddp", "model": "cnn", "axis": "global", "demo_model": "cnn"})
+    at.run()
+    assert not at.exception
+    assert at.radio(key="multi_gpu.model").value == "cnn"
+    assert at.radio(key="multi_gpu.axis").value == "global"
+    assert at.selectbox(key="multi_gpu.demo_model").value == "cnn"
+    assert "global batch" in _text(at)
+    assert not at.warning or all("adjusted" not in w.value for w in at.warning)
+    at = _page(monkeypatch, tmp_path)
+    at.query_params.update({"model": "gpt", "axis": "global"})
+    at.run()
+    assert at.radio(key="multi_gpu.model").value == "mlp"  # unknown: the default, and a note says so
+    assert any("model='gpt' is not one of mlp, cnn" in w.value for w in at.warning)
 
 

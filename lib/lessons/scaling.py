@@ -225,6 +225,11 @@ def pack_label(pack: dict[str, Any]) -> str:
     return f"{label}, {date}" if date and date not in label else label
 
 
+def pack_name(pack: dict[str, Any]) -> str:
+    """The pack's file name without folder or suffixes ('h200x4_ddp'): how a link names the machine picked."""
+    return Path(str(pack.get("path") or machine_label(pack))).name.removesuffix(".gz").removesuffix(".json")
+
+
 def machine_label(pack: dict[str, Any]) -> str:
     return str(pack.get("machine", {}).get("label", "unknown machine"))
 
