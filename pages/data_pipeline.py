@@ -25,7 +25,7 @@ from lib.lessons import pipeline_screen as feeds
 from lib.lessons.live import DEFAULT_CPU_THREADS
 from ui import scaffold
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s
-from ui.sources import current_source, live_devices, load_recorded
+from ui.sources import live_devices, load_recorded, source_for
 from ui.url_settings import UrlSettings
 
 NS = "data_pipeline"
@@ -64,12 +64,12 @@ url.show_notes(container=notes_box)
 url.sync_url()
 
 # -- the first screen, recorded first: the answer and where one epoch's time went, redrawn once measured ------
-source = current_source()
+source, cannot = source_for(lesson.WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 devices = live_devices(source)
 view = feeds.View(settings, over, gpu_live=len(devices) > 1)
 budget = live_point_budget_s()
 packs = load_recorded()[0]
-pack, recorded = feeds.find_recorded(packs, source.pack_paths, view)
+pack, recorded = feeds.find_recorded([] if cannot else packs, source.pack_paths, view)
 chart_box = top.chart.empty()
 
 
@@ -95,12 +95,12 @@ live = cached_measurement(
 ) or []
 on, bars = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
-                        not_live="from a pack recorded on a GPU machine (named in each legend), when one holds "
-                                 "these settings")
+                        not_live=onscreen.NONE_DRAWN if cannot else "from a pack recorded on a GPU machine (named in "
+                                 "each legend), when one holds these settings")
 elsewhere = feeds.elsewhere_sentence(source, pack)
 if elsewhere:
     top.note.caption(elsewhere)
-scaffold.notice(feeds.missing_note(on, packs), box=top.note)
+scaffold.notice(cannot or feeds.missing_note(on, packs), box=top.note)
 if on.missing:
     scaffold.sweep_offers(NS, feeds.recorded_offers(packs, view))
 

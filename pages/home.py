@@ -17,16 +17,20 @@ from lib.lessons.home import ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
 from ui import scaffold
 from ui.pages import lesson_pages
-from ui.sources import current_source, load_recorded, recorded_pack
+from ui.sources import current_source, load_recorded, recorded_pack, unanswered
 
 WORKLOAD = get_workload("mlp")
 
 top = scaffold.answer_first("When does the GPU win?")
 
 # The one chart: a recorded sweep with both devices from the same GPU machine.
+# The sidebar's recorded machine only: another machine's chart is never drawn under its name.
 source = current_source()
-chart = one_chart([recorded_pack(source), *load_recorded()[0]], WORKLOAD)
-if chart:
+chart = one_chart([recorded_pack(source)] if source.recorded else load_recorded()[0], WORKLOAD)
+cannot = None if chart else unanswered(lambda pack: one_chart([pack], WORKLOAD) is not None)[1]
+if cannot:
+    top.answer.markdown(cannot)
+elif chart:
     top.answer.markdown(capital(crossover_sentence(chart.analysis, chart.setting, who(chart.cpu_label),
                                                    who(chart.gpu_label))))
     scaffold.chart_or_why(top.chart, time_chart(

@@ -43,7 +43,7 @@ val = url.select_slider("val", "Inputs in the batch (val; the point explained)",
                              "value.")
 methods = url.multiselect("methods", "Ways to compute it", METHODS, list(METHODS), format_func=lesson.LONG.get,
                           help="All four give the same numbers on the diagonal blocks (the workload checks it).")
-source, switched = source_for(WORKLOAD)
+source, cannot = source_for(WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
@@ -89,9 +89,8 @@ for method in methods:
         label=lesson.measure_label(method, grid, devices),
     ) or []
 rows, order = first_screen(live)
-scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note)
-scaffold.notice(switched, icon=scaffold.SWITCHED, box=top.note)
-scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None)
+scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 004)"):
     st.markdown(

@@ -27,7 +27,7 @@ from lib.lessons.seed_curves import learn_sentence, same_start_sentence
 from lib.workloads.presets import get_preset
 from ui import scaffold
 from ui.measure import cached_measurement, live_point_budget_s
-from ui.sources import current_source, live_devices, load_recorded
+from ui.sources import live_devices, load_recorded, unanswered
 from ui.url_settings import UrlSettings
 
 NS = "seed_cases"
@@ -71,8 +71,9 @@ url.sync_url()
 preset = get_preset(case)
 
 # -- recorded: the seeds pack, found by the preset's name; live: this server at the cut-down size ----------
-source = current_source()
-packs = load_recorded()[0]
+# cannot: the sidebar's machine holds no seed experiment at all (then no other machine's rows either)
+source, cannot = unanswered(lambda p: bool(p) and any(cases.find_seed_pack([p], c)[0] for c in CASES))
+packs = [] if cannot else load_recorded()[0]
 pack, rec_rows = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
 devices = live_devices(source)
 threads = DEFAULT_CPU_THREADS
@@ -96,7 +97,7 @@ top.note.caption("GPU time ÷ CPU time of the same work: above the 1× line the 
 elsewhere = onscreen.elsewhere_sentence(source, pack, "no row of this experiment")
 if elsewhere:
     top.note.caption(elsewhere)
-scaffold.notice(screen.missing_note(experiment), box=top.note)
+scaffold.notice(cannot or screen.missing_note(experiment), box=top.note)
 
 with scaffold.why("What the seeds are"):
     st.markdown(

@@ -54,7 +54,7 @@ size = url.select_slider("size", "Matrix size (rows = columns; the point explain
 left, right = st.columns(2)
 flags = {key: url.toggle(key, label, default, help=sentence, container=left if i < 2 else right)
          for i, (key, (label, default, sentence)) in enumerate(TOGGLES.items())}
-source, switched = source_for(WORKLOAD)
+source, cannot = source_for(WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
 url.show_notes(container=notes_box)
@@ -94,9 +94,8 @@ scaffold.chart_or_why(
                   crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
                   plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
-scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note)
-scaffold.notice(switched, icon=scaffold.SWITCHED, box=top.note)
-scaffold.notice(onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None)
+scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 003)"):
     st.markdown(

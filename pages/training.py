@@ -30,7 +30,7 @@ from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, measure_sweep
-from ui.sources import current_source, load_recorded, recorded_pack
+from ui.sources import load_recorded, recorded_pack, source_for
 from ui.url_settings import UrlSettings
 
 NS = "training"
@@ -55,8 +55,9 @@ for i, (key, axis) in enumerate(T.AXES.items()):
     shown = axis.label.capitalize() + (" (the point explained below)" if key == over else "")
     values[key] = url.select_slider(key, shown, list(axis.steps), T.MLP.setting(key).default, help=axis.sentence,
                                     container=left if i % 2 == 0 else right)
-source = current_source()
-pack = recorded_pack(source)
+source, cannot = source_for(T.MLP)  # cannot: the sidebar's machine holds no Training rows (the 4-GPU one)
+pack = None if cannot else recorded_pack(source)
+scaffold.notice(cannot, box=answer_box)
 machine = machine_text(pack["machine"]) if pack else ""
 gpu_tables = T.tables(pack, machine) if pack else {}
 modes = T.modes_recorded(gpu_tables.get("cuda")) if not source.live else ["eager", "fused", "cuda_graph"]

@@ -182,14 +182,15 @@ def test_pack_without_jacobian_rows_says_so(monkeypatch):
     at = open_page(PAGE, {"methods": "vmap_jacfwd"})
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info)
-    assert "hold nothing for this lesson, so there is no GPU curve here" in infos
+    assert "was recorded for the Timing pitfalls lesson only, so this page shows no GPU curve" in infos
+    assert "No other recorded GPU has results for this page." in infos
     assert GPU_LABEL not in chart_specs(at)[0]
 
 
 @pytest.mark.cpu_view
-def test_a_machine_without_jacobian_rows_hands_over_to_one_with_them(tmp_path, monkeypatch):
-    """The machine chosen in the sidebar holds only matmul rows; the page uses the machine that has
-    jacobian rows and says so."""
+def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_drawn(tmp_path, monkeypatch):
+    """The machine chosen in the sidebar holds only matmul rows; the page says so, names the machine
+    that has jacobian rows, and never draws that machine's curve in the chosen one's place (issue 26)."""
     timing = json.loads(next(fixture_dir("matmul64").glob("*.json")).read_text())
     jacobian = json.loads(next(fixture_dir("jacobian").glob("*.json")).read_text())
     other = "TEST FIXTURE B (CPU rows renamed cuda:0)"
@@ -204,8 +205,9 @@ def test_a_machine_without_jacobian_rows_hands_over_to_one_with_them(tmp_path, m
     at.selectbox(key="app.gpu").set_value(chosen).run()  # picked in the sidebar
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info)
-    assert "hold no results for this lesson, so this page shows the ones recorded on TEST FIXTURE B" in infos
-    assert "cuda:0 (recorded on TEST FIXTURE B" in chart_specs(at)[0]
+    assert "was recorded for the Timing pitfalls lesson only, so this page shows no GPU curve" in infos
+    assert "pick “TEST FIXTURE B (CPU rows renamed cuda:0), " in infos and "under “GPU results from”" in infos
+    assert "recorded on" not in chart_specs(at)[0]
     assert Path(tmp_path / "b_jacobian.json").exists()
 
 

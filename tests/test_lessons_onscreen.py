@@ -114,3 +114,29 @@ def test_a_machine_recorded_on_two_days_is_one_pack_merged_once():
     assert source_pack(source, [older, newer]) is merged
     newer = {**newer, "rows": [row("cuda:0", 256, 5e-4)]}  # new rows (a new upload): merged again
     assert [r["median_s"] for r in source_pack(source, [older, newer])["rows"] if r["size"] == 256] == [5e-4]
+
+
+# -- a sidebar choice the page cannot answer (issue 26) ------------------------------------------------------
+def test_an_unanswered_choice_names_what_it_was_recorded_for_and_what_to_pick():
+    from lib.recorded.sources import GpuSource, unanswered
+
+    def row(workload, device="cuda:0"):
+        return {"workload": workload, "device": device}
+
+    four = GpuSource("recorded", "four", "4 × GPU X, 2026-11-21", pack_paths=("four.json",), gpus=4)
+    one = GpuSource("recorded", "one", "GPU X, 2026-11-21", pack_paths=("one.json",))
+    bare = GpuSource("recorded", "bare", "GPU Y", pack_paths=("bare.json",))
+    packs = {"four": {"rows": [row("ddp")]}, "one": {"rows": [row("mlp"), row("jacobian")]},
+             "bare": {"rows": [row("mlp", "cpu")]}}
+    pack_of = lambda s: packs.get(s.key)  # noqa: E731
+    holds = lambda p: any(r["workload"] == "mlp" and r["device"] != "cpu" for r in p["rows"])  # noqa: E731
+    sources = [one, four, bare]
+    assert unanswered(one, sources, pack_of, holds) is None
+    assert unanswered(GpuSource("live", "live", "live"), sources, pack_of, holds) is None
+    assert unanswered(four, sources, pack_of, holds) == (
+        "The GPU chosen in the sidebar (4 × GPU X, 2026-11-21) was recorded for the Multi-GPU lesson only, so this "
+        "page shows no GPU curve. To see this page's GPU curve, pick “GPU X, 2026-11-21” under “GPU results from” in "
+        "the sidebar.")
+    assert unanswered(bare, [bare], pack_of, holds) == (
+        "The GPU chosen in the sidebar (GPU Y) holds no GPU results for this page, so this page shows no GPU curve. "
+        "No other recorded GPU has results for this page.")

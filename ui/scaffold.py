@@ -49,7 +49,6 @@ STYLE = """<style>
 .streamlit-embedded [data-testid="stHeading"] h1 { font-size: 1.9rem; padding-top: 0; }
 .streamlit-embedded [data-testid="stMainBlockContainer"] { padding-top: 1.5rem; }
 </style>"""
-SWITCHED = ":material/swap_horiz:"
 RECORD_TITLE = "Record this view on a GPU machine"
 
 

@@ -56,9 +56,16 @@ def current_source() -> GpuSource:
 
 
 def source_for(workload: Workload) -> tuple[GpuSource, str | None]:
-    """The sidebar's source, or another recorded machine when the chosen one holds nothing for
-    this workload (with a sentence saying so)."""
-    return lib_sources.source_for_workload(current_source(), gpu_sources(), all_packs(), workload)
+    """The sidebar's source, and when it is a recorded machine without GPU rows of `workload`, the
+    sentence saying so (never another machine in its place: the sidebar names what is drawn)."""
+    return unanswered(lambda pack: lib_sources.has_gpu_rows(pack, workload))
+
+
+def unanswered(holds) -> tuple[GpuSource, str | None]:
+    """The sidebar's source, and the plain sentence for a page that cannot answer with it (`holds`
+    of the source's pack is false: e.g. the 4-GPU machine, recorded for Multi-GPU only), else None."""
+    source = current_source()
+    return source, lib_sources.unanswered(source, gpu_sources(), recorded_pack, holds)
 
 
 def recorded_pack(source: GpuSource) -> dict | None:

@@ -32,6 +32,8 @@ from lib.recorded.sources import (
 
 LIVE_CPU = series_label("cpu", "live")
 NO_GPU_YET = "none here, and no recorded GPU results shipped yet, so only the CPU is shown"
+# The GPU side when the machine chosen in the sidebar was not recorded for this page (ui.sources.unanswered)
+NONE_DRAWN = "none drawn, because the GPU chosen in the sidebar has no results for this page (see the note below)"
 
 # A row's status as a visitor reads it.
 STATUS_WORDS = {Status.OK.value: "measured", Status.OOM.value: "out of memory", Status.SKIPPED.value: "not run",

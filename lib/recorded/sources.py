@@ -11,7 +11,7 @@ chart legends, always say where a curve came from: 'cpu (live, this server)',
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,18 +147,34 @@ def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
                               for r in pack["rows"])
 
 
-def source_for_workload(source: GpuSource, sources: Sequence[GpuSource], packs: Sequence[dict[str, Any]],
-                        workload: Workload) -> tuple[GpuSource, str | None]:
-    """The chosen source, unless it is recorded without GPU rows of `workload` while another
-    recorded source has them (a machine recorded for one lesson only, e.g. the 4-GPU one): then
-    that one, and a sentence saying so."""
-    if not source.recorded or has_gpu_rows(source_pack(source, packs), workload):
-        return source, None
-    for other in sources:
-        if other.recorded and other.key != source.key and has_gpu_rows(source_pack(other, packs), workload):
-            return other, (f"The GPU results chosen in the sidebar ({source.label}) hold no results for this "
-                           f"lesson, so this page shows the ones recorded on {other.label}.")
-    return source, None
+# The lesson each workload's GPU rows feed (how a sentence names what a machine was recorded for).
+LESSON_OF = {"mlp": "Training", "jacobian": "Jacobian", "matmul": "Timing pitfalls", "dataloader": "Data pipeline",
+             "ddp": "Multi-GPU"}
+
+
+def recorded_lessons(pack: Mapping[str, Any] | None) -> list[str]:
+    """The lessons a recorded machine has GPU rows for, in the app's order ('Multi-GPU' for the 4-GPU one)."""
+    found = {str(r.get("workload")) for r in (pack or {}).get("rows", []) if is_cuda(str(r.get("device", "")))}
+    return [lesson for workload, lesson in LESSON_OF.items() if workload in found]
+
+
+def unanswered(source: GpuSource, sources: Sequence[GpuSource], pack_of: Callable[[GpuSource], Any],
+               holds: Callable[[Any], bool]) -> str | None:
+    """When the recorded machine chosen in the sidebar holds nothing this page can draw (`holds` of its
+    pack is false), the plain sentence saying so and which machines to pick instead; None otherwise.
+    The page then draws no GPU curve: another machine's curve is never put in the chosen one's place."""
+    if not source.recorded:
+        return None
+    mine = pack_of(source)
+    if holds(mine):
+        return None
+    lessons = recorded_lessons(mine)
+    what = (f"was recorded for the {' and '.join(lessons)} {'lesson' if len(lessons) == 1 else 'lessons'} only"
+            if lessons else "holds no GPU results for this page")
+    others = [s.label for s in sources if s.recorded and s.key != source.key and holds(pack_of(s))]
+    pick = (f"To see this page's GPU curve, pick {' or '.join(f'“{o}”' for o in others)} under “GPU results from” in the sidebar."
+            if others else "No other recorded GPU has results for this page.")
+    return f"The GPU chosen in the sidebar ({source.label}) {what}, so this page shows no GPU curve. {pick}"
 
 
 # -- rows that match a view -------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+"""A sidebar choice a page cannot answer is said plainly on that page, never replaced by another
+machine (issue 26 item 4): with the shipped packs, "4 × NVIDIA H200" (recorded for Multi-GPU only)
+chosen in the sidebar, every lesson that draws a GPU curve says so, names the machines to pick
+instead, and draws no recorded GPU curve at all."""
+
+from __future__ import annotations
+
+import pytest
+from app_support import chart_specs, open_page, page_text
+
+from lib.recorded import load_recorded
+from lib.recorded.sources import gpu_sources, slug
+
+FOUR = slug("4 × NVIDIA H200")
+PAGES = ["pages/home.py", "pages/training.py", "pages/jacobian.py", "pages/timing_pitfalls.py",
+         "pages/data_pipeline.py", "pages/seed_cases.py"]
+
+
+@pytest.fixture
+def shipped(monkeypatch):
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs that ship with the app
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    keys = [s.key for s in gpu_sources(load_recorded()[0])]
+    assert FOUR in keys and "nvidia-h200" in keys, keys
+
+
+@pytest.mark.cpu_view
+@pytest.mark.parametrize("page", PAGES)
+def test_the_four_gpu_machine_chosen_in_the_sidebar_is_said_plainly_on_every_page(shipped, page):
+    at = open_page()
+    at.selectbox(key="app.gpu").set_value(FOUR).run()  # picked in the sidebar, then the page opened
+    if page != "pages/home.py":
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = page_text(at)
+    assert "The GPU chosen in the sidebar (4 × NVIDIA H200" in text
+    assert "was recorded for the Multi-GPU lesson only, so this page shows no GPU curve" in text
+    assert "pick “NVIDIA H200, " in text and "under “GPU results from” in the sidebar" in text
+    assert "not recorded with these switches" not in text
+    for spec in chart_specs(at):  # only this server's CPU: no machine's recorded GPU curve
+        assert "recorded on" not in spec and "H100" not in spec and "H200" not in spec, spec[:300]
+    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert "recorded on 4 × NVIDIA H200" in sidebar
