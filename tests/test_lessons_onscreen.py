@@ -128,8 +128,8 @@ def test_an_unanswered_choice_names_what_it_was_recorded_for_and_what_to_pick():
     bare = GpuSource("recorded", "bare", "GPU Y", pack_paths=("bare.json",))
     packs = {"four": {"rows": [row("ddp")]}, "one": {"rows": [row("mlp"), row("jacobian")]},
              "bare": {"rows": [row("mlp", "cpu")]}}
-    pack_of = lambda s: packs.get(s.key)  # noqa: E731
-    holds = lambda p: any(r["workload"] == "mlp" and r["device"] != "cpu" for r in p["rows"])  # noqa: E731
+    pack_of = lambda s: packs.get(s.key)
+    holds = lambda p: any(r["workload"] == "mlp" and r["device"] != "cpu" for r in p["rows"])
     sources = [one, four, bare]
     assert unanswered(one, sources, pack_of, holds) is None
     assert unanswered(GpuSource("live", "live", "live"), sources, pack_of, holds) is None
