@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import phase_chart, time_chart
+from lib.core.devices import usable_cores
 from lib.core.fmt import pct
 from lib.lessons import answers, onscreen
 from lib.lessons import pipeline as lesson
@@ -52,23 +53,27 @@ for i, (key, (label, steps, default, sentence)) in enumerate(AXES.items()):
 settings["model"] = url.radio("model", "Model trained", list(MODELS), "linear", format_func=MODELS.get,
                               help="Seed 001 trained a single linear layer; seed 000 a four-layer MLP. More "
                                    "compute per batch gives the device more to do.")
+source, cannot = source_for(lesson.WORKLOAD)  # cannot: the sidebar's machine holds nothing here
+devices = live_devices(source)
+packs = load_recorded()[0]
+cores = usable_cores()
+# No more workers than cores live; more only where a recording holds them (shown from it, never run here)
+workers = lesson.worker_choices(cores, () if cannot or len(devices) > 1 else lesson.recorded_workers(packs))
 with st.expander("How the images are loaded (DataLoader settings)", expanded=False):
     c1, c2 = st.columns(2)
-    settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", lesson.WORKERS, 0,
+    settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", workers, 0,
                                                 help=WORKERS_SENTENCE, container=c1)
     settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)", False, help=PIN_SENTENCE,
                                         container=c2)
-    st.caption(WORKERS_SENTENCE)
+    st.caption(WORKERS_SENTENCE + " " + lesson.workers_caption(cores, workers))
     st.caption(PIN_SENTENCE)
 url.show_notes(container=notes_box)
 url.sync_url()
 
 # -- the first screen, recorded first: the answer and where one epoch's time went, redrawn once measured ------
-source, cannot = source_for(lesson.WORKLOAD)  # cannot: the sidebar's machine holds nothing here
-devices = live_devices(source)
 view = feeds.View(settings, over, gpu_live=len(devices) > 1)
 budget = live_point_budget_s()
-packs = load_recorded()[0]
+too_many = lesson.workers_note(settings["num_workers"], cores)
 pack, recorded = feeds.find_recorded([] if cannot else packs, source.pack_paths, view)
 chart_box = top.chart.empty()
 
@@ -85,9 +90,9 @@ def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
 
 
 request = feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
-if any(recorded.values()) and not is_cached(request):
+if any(recorded.values()) and not is_cached(request) and not too_many:
     first_screen([])  # the recorded answer at once, while this server's CPU is measured below
-live = cached_measurement(
+live = [] if too_many else cached_measurement(
     request,
     functools.partial(lesson.live_rows, over, view.grid, view.fixed(), devices, current=view.current,
                       point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=DEFAULT_CPU_THREADS),
@@ -100,6 +105,7 @@ scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
 elsewhere = feeds.elsewhere_sentence(source, pack)
 if elsewhere:
     top.note.caption(elsewhere)
+scaffold.notice(too_many, box=top.note)
 scaffold.notice(cannot or feeds.missing_note(on, packs), box=top.note)
 if on.missing:
     scaffold.sweep_offers(NS, feeds.recorded_offers(packs, view))

@@ -244,3 +244,48 @@ def test_live_gpu_is_the_gpu_side(no_pack):
     specs = chart_specs(at)
     assert "cuda:0 (live, this server)" in specs[0] and "cuda:0 (live, this server)" in specs[1]
     assert "the device does not matter" in text or "the device matters" in text
+
+
+# -- the workers slider offers what this server can run (issue 26 item 4) ------------------------------------
+def test_worker_choices_stop_at_the_cores_unless_a_recording_holds_more():
+    from lib.lessons.pipeline import worker_choices, workers_caption, workers_note
+
+    assert worker_choices(2) == [0, 1, 2]
+    assert worker_choices(1, recorded={0, 2}) == [0, 1, 2]
+    assert worker_choices(2, recorded={0, 2, 4}) == [0, 1, 2, 4]
+    assert worker_choices(64) == [0, 1, 2, 4]
+    assert workers_note(2, 2) is None
+    assert "This server has 2 CPU cores, so it does not run 4 workers live" in workers_note(4, 2)
+    assert workers_caption(2, [0, 1, 2, 4]).endswith("at most 2 workers live; 4 workers are shown from a GPU "
+                                                     "machine's recording only.")
+
+
+@pytest.mark.cpu_view
+def test_a_two_core_server_offers_no_more_workers_than_cores(tmp_path, monkeypatch):
+    import lib.core.devices
+
+    monkeypatch.setattr(lib.core.devices, "usable_cores", lambda: 2)
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))  # nothing recorded: every choice runs live
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    at = open_page(PAGE, {"num_workers": "4"})
+    assert not at.exception
+    assert at.select_slider(key=NS + "num_workers").options == ["0", "1", "2"]
+    assert at.select_slider(key=NS + "num_workers").value == 2
+    assert "num_workers=4 is outside this slider's range (0 to 2); using 2" in page_text(at)
+
+
+@pytest.mark.cpu_view
+def test_recorded_workers_beyond_the_cores_are_shown_from_the_recording_only(monkeypatch):
+    import lib.core.devices
+
+    monkeypatch.setattr(lib.core.devices, "usable_cores", lambda: 2)
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the shipped H200 pack holds 4 workers
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    at = open_page(PAGE, {"num_workers": "4"})
+    assert not at.exception
+    assert at.select_slider(key=NS + "num_workers").options == ["0", "1", "2", "4"]
+    text = page_text(at)
+    assert "This server has 2 CPU cores, so it does not run 4 workers live" in text
+    assert "4 workers are shown from a GPU machine's recording only" in text
+    assert all(CPU_LABEL not in spec for spec in chart_specs(at))  # nothing measured live with 4 workers
+    assert any("NVIDIA H200" in spec for spec in chart_specs(at))

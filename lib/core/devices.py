@@ -118,6 +118,14 @@ def _nvidia_driver() -> str | None:
         return None
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity, which a container may narrow), else all."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def machine_fingerprint() -> dict:
     """What a result was measured on: enough to tell two machines apart and to reproduce."""
     gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda_available() else []

@@ -13,10 +13,11 @@ on the device). No Streamlit here; every number in a sentence comes from a row p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_times, fmt_value, pct
+from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_ratio, fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.rows import is_ok
 from lib.lessons.live import live_sweep
 from lib.workloads import get_workload
@@ -46,6 +47,38 @@ NOT_ON_PAGE = ("data", "normalize", "optimizer", "lr", "shuffle", "seed", "persi
 SAME_WITHIN = 0.20
 # Loading is "most of the epoch" from this share on.
 MOSTLY = 0.5
+
+
+def worker_choices(cores: int, recorded: Iterable[int] = ()) -> list[int]:
+    """The workers the slider offers: what this server can run live (no more DataLoader workers than
+    cores: PyTorch warns that more may freeze it), plus counts a recording holds (shown from it only)."""
+    shown = set(recorded)
+    return [w for w in WORKERS if w <= cores or w in shown]
+
+
+def recorded_workers(packs: Iterable[dict[str, Any]]) -> set[int]:
+    """The worker counts the packs' GPU rows of this lesson were recorded with."""
+    return {r["num_workers"] for p in packs for r in p["rows"] if r.get("workload") == WORKLOAD.name
+            and is_cuda(str(r.get("device", ""))) and isinstance(r.get("num_workers"), int)}
+
+
+def workers_caption(cores: int, choices: Sequence[int]) -> str:
+    """What the workers slider offers on this server, and why."""
+    recorded = [w for w in choices if w > cores]
+    text = (f"This server has {plural(cores, 'CPU core')}, so it runs at most "
+            f"{plural(min(cores, max(WORKERS)), 'worker')} live")
+    if recorded:
+        text += f"; {' and '.join(map(str, recorded))} workers are shown from a GPU machine's recording only"
+    return text + "."
+
+
+def workers_note(workers: int, cores: int) -> str | None:
+    """Why a worker count is not run live here (more workers than this server's cores), or None."""
+    if workers <= cores:
+        return None
+    return (f"This server has {plural(cores, 'CPU core')}, so it does not run {plural(workers, 'worker')} live "
+            "(PyTorch warns that more DataLoader workers than cores may freeze it): the numbers with "
+            f"{plural(workers, 'worker')} are the ones recorded on a GPU machine, where they were recorded.")
 
 
 def _num(row: dict[str, Any] | None, key: str) -> float | None:
