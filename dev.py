@@ -95,7 +95,8 @@ def main(argv: list[str]) -> int:
     os.chdir(ROOT)
     if command == "app":
         ensure_venv("requirements.txt")
-        server = subprocess.Popen([str(PY), "-m", "streamlit", "run", "streamlit_app.py", *rest])
+        # serve.py: streamlit_app.py behind the app's own "no such page" for paths Streamlit cannot route
+        server = subprocess.Popen([str(PY), "-m", "streamlit", "run", "serve.py", *rest])
         # the first visit, made now: the app's warm-up starts before any visitor comes
         subprocess.Popen([str(PY), "scripts/warm_server.py", local_url(rest)])
         signal.signal(signal.SIGTERM, lambda *_: server.terminate())  # a host stopping dev.py stops the server

@@ -58,10 +58,10 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> Non
 
 
 @contextlib.contextmanager
-def streamlit_server(env: dict[str, str]) -> Iterator[str]:
+def streamlit_server(env: dict[str, str], script: str = "streamlit_app.py") -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
