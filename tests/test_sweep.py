@@ -158,3 +158,17 @@ def test_profiles_come_after_every_timing_of_a_sweep(timing_events):
                                   with_phases=False, with_profile=True)
     assert timing_events == ["time"] * 3 + ["profile"] * 3
     assert all(r["status"] == "ok" and r["kernels"] > 0 for r in rows)
+
+
+def test_a_memory_refusal_never_reads_as_equal_numbers():
+    """'needs about 2.7 GB, more than the 2.7 GB memory cap' (issue 26, finding 10): enough decimals to differ."""
+    from lib.core.fmt import gb_apart
+
+    assert gb_apart(2.74e9, 2.7e9) == ("2.74", "2.70")
+    assert gb_apart(4.5e9, 2.7e9) == ("4.5", "2.7")
+    assert gb_apart(2.7000001e9, 2.7e9) == ("2.700000", "2.700000")  # within a kB: about the cap itself
+    big = MLP.resolve({"batch_size": 512, "hidden_width": 256, "dataset_size": 512})
+    cap_gb = MLP.peak_memory_bytes(big, "cpu") / 1e9 * 0.99  # 1% under the estimate: equal at one decimal
+    message = measure_point(MLP, big, "cpu", memory_cap_gb=cap_gb)["message"]
+    needs, cap = message.split("needs about ")[1].split(" GB, more than the ")
+    assert float(needs) > float(cap.split(" GB")[0]), message

@@ -85,6 +85,16 @@ def fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
+def gb_apart(larger: float, smaller: float) -> tuple[str, str]:
+    """Two byte counts in GB with just enough decimals to read as different ('2.74', '2.70', not
+    '2.7' and '2.7' in "needs about 2.7 GB, more than the 2.7 GB cap")."""
+    for digits in range(1, 7):
+        a, b = f"{larger / 1e9:.{digits}f}", f"{smaller / 1e9:.{digits}f}"
+        if a != b:
+            return a, b
+    return a, b
+
+
 def pct(fraction: float) -> str:
     """A share: 42%, or 'under 1%' for a small one that is not zero."""
     return f"{fraction:.0%}" if fraction >= 0.01 or fraction == 0 else "under 1%"

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from lib.core.devices import device_name, memory_info
+from lib.core.fmt import gb_apart
 from lib.core.profiling import count_kernels
 from lib.core.rows import Status, new_row, refused
 from lib.core.timing import cpu_threads, time_phases, time_step
@@ -63,11 +64,12 @@ def memory_refusal(workload: Workload, settings: Settings, device: str, cap_gb: 
     """Why a point must not be allocated (estimate above free memory or the cap), or None."""
     estimate = workload.peak_memory_bytes(settings, device)
     free, _ = memory_info(device)
-    limit, what = free, f"the {free / 1e9:.1f} GB free on {device}"
+    limit, what = free, "free on " + device
     if cap_gb is not None and cap_gb * 1e9 < limit:
-        limit, what = cap_gb * 1e9, f"the {cap_gb:g} GB memory cap"
+        limit, what = cap_gb * 1e9, "memory cap"
     if estimate > limit:
-        return f"needs about {estimate / 1e9:.1f} GB, more than {what}; not run"
+        needs, allowed = gb_apart(estimate, limit)  # never 'about 2.7 GB, more than the 2.7 GB cap'
+        return f"needs about {needs} GB, more than the {allowed} GB {what}; not run"
     return None
 
 
