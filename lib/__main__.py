@@ -125,7 +125,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     _check_settings(workload, fixed, axes)
     if getattr(workload, "launches_processes", False):  # ddp: torchrun measures its own points
         if len(axes) != 1:
-            raise SystemExit("error: this workload sweeps one setting at a time")
+            print("error: this workload sweeps one setting at a time (one --over)", file=sys.stderr)
+            return 2
         rows = workload.run_sweep(axes[0][0], axes[0][1], fixed, devices, point_budget_s=args.budget,
                                   total_budget_s=args.total_budget, memory_cap_gb=args.memory_cap_gb,
                                   num_threads=args.threads, progress=None if args.quiet else TerminalProgress())

@@ -10,7 +10,8 @@ Modules: devices (what can be timed, sync, memory, fingerprint), timing (the har
 profiling (kernels per step), workload (Setting, Settings, Step, Workload), rows (Status, is_ok),
 sweep, crossover, results, fmt (numbers as people read them), measure_lock and gc_scope (one live
 measurement at a time, cheap collections meanwhile), memo (what is built from the shipped packs,
-built once per process), worker (the process live measurements run in, apart from the web server).
+built once per process), worker (the process live measurements run in, apart from the web server),
+args (the command line's values, checked before anything is measured).
 
 Imports only torch and the standard library: never lib.workloads, lessons, charts, recorded or Streamlit.
 """
