@@ -13,7 +13,13 @@ from lib.core.crossover import (
     work_to_x,
 )
 from lib.core.fmt import fmt_value
-from lib.lessons.explain import crossover_sentence
+from lib.lessons import voice
+
+
+def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:
+    """The one voice's words for a CPU curve and a GPU curve named by their legends, as a page shows them."""
+    return voice.crossover_sentence(found, setting, voice.legend_side(voice.Unit.CPU, cpu),
+                                    voice.legend_side(voice.Unit.GPU, gpu)).markdown()
 
 
 def test_crossover_interpolates_in_log_log_space():

@@ -22,7 +22,7 @@ import pandas as pd
 
 from lib.charts.compiled import FilledChart, compiled
 from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, log_ticks, series_colors, time_unit
-from lib.lessons.explain import likely
+from lib.core.fmt import fmt_about
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
 
@@ -104,7 +104,7 @@ def curve_chart(
     if low is not None and high is not None and high > low:
         data["crossover_range"] = [{"a": float(low), "b": float(high)}]
     if x_likely is not None:
-        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {likely(x_likely)}"}]
+        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {fmt_about(x_likely)}"}]
     shape = _CurveShape(
         x_title=x_title or x, y_title=f"{y_title} ({unit})", names=names,
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),

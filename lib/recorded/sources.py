@@ -19,7 +19,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import plural
 from lib.core.memo import IdentityMemo
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
 from lib.workloads import WORKLOADS
 
@@ -71,11 +71,32 @@ def cpu_text(machine: Mapping[str, Any]) -> str:
     return f"{machine.get('cpu_model') or '?'}, {count}"
 
 
-def series_label(device: str, source: str, machine: str | None = None) -> str:
+class SeriesName(str):
+    """A curve's legend name that knows what it names. The text is for the legend only; code reads
+    the typed fields (device, origin, machine) and never parses the text back. A str, so it goes
+    into rows, DataFrames and Altair as the legend string it is."""
+
+    device: str
+    origin: Origin
+    machine: str | None
+
+    def __new__(cls, device: str, origin: Origin | str, machine: str | None = None) -> SeriesName:
+        origin = Origin(origin)
+        if origin == Origin.LIVE:
+            text = f"{device} (live, this server)"
+        else:
+            text = f"{device} (recorded on {machine})" if machine else f"{device} (recorded)"
+        self = super().__new__(cls, text)
+        self.device, self.origin, self.machine = device, origin, machine
+        return self
+
+    def __reduce__(self) -> tuple:  # pickled (st.cache_data) as what it is, not as its text
+        return SeriesName, (self.device, self.origin.value, self.machine)
+
+
+def series_label(device: str, source: Origin | str, machine: str | None = None) -> SeriesName:
     """Legend name of one curve: the device and where its numbers came from."""
-    if source == "live":
-        return f"{device} (live, this server)"
-    return f"{device} (recorded on {machine})" if machine else f"{device} (recorded)"
+    return SeriesName(device, source, machine)
 
 
 def slug(text: str) -> str:
