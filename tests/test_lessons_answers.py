@@ -5,25 +5,30 @@ from __future__ import annotations
 
 import pytest
 
+from lib.core.crossover import CrossKind
+from lib.core.fmt import Strong, say
+from lib.core.rows import Origin
 from lib.lessons import answers, onscreen, scaling
 from lib.lessons import pipeline_screen as feeds
 from lib.lessons import timing_pitfalls as timing
 from lib.lessons.compare import compare_machines
 from lib.lessons.gallery import gallery_comparison, shipped_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
+from lib.recorded.sources import series_label
 
-CPU = "cpu (live, this server)"
-GPU = "cuda:0 (recorded on X)"
+CPU = series_label("cpu", Origin.LIVE)
+GPU = series_label("cuda:0", Origin.RECORDED, "X")
 
 
 def test_curves_are_named_in_plain_words_in_a_sentence():
     assert answers.who(CPU) == "this server's CPU"
-    assert answers.who("cuda:0 (recorded on NVIDIA H200, 2026-11-21)") == "the NVIDIA H200 GPU"
-    assert answers.who("cpu (recorded on NVIDIA H200, 2026-11-21)") == "the NVIDIA H200 machine's CPU"
-    assert answers.who("cuda:0 (recorded on TEST (CPU rows renamed cuda:0), 2026-11-21)") == (
+    h200 = "NVIDIA H200, 2026-11-21"
+    assert answers.who(series_label("cuda:0", Origin.RECORDED, h200)) == "the NVIDIA H200 GPU"
+    assert answers.who(series_label("cpu", Origin.RECORDED, h200)) == "the NVIDIA H200 machine's CPU"
+    assert answers.who(series_label("cuda:0", Origin.RECORDED, "TEST (CPU rows renamed cuda:0), 2026-11-21")) == (
         "the TEST (CPU rows renamed cuda:0) GPU")
-    assert answers.who("cuda:0 (live, this server)") == "this server's GPU"
-    assert answers.capital("**the X GPU** wins") == "**The X GPU** wins" and answers.capital("a") == "A"
+    assert answers.who(series_label("cuda:0", Origin.LIVE)) == "this server's GPU"
+    assert say(Strong("the X GPU"), " wins").capitalised().markdown() == "**The X GPU** wins"
 
 
 def test_rates_are_plain_words_first_and_the_unit_after():
@@ -153,7 +158,8 @@ def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
     rows += [ddp(2, b, 4e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
     records = scaling.table(rows, "mlp")
     text = answers.scaling_answer(records, "per_gpu")
-    assert text.startswith("2 GPUs overtake 1 GPU at a per-GPU batch size of about ")
+    assert text.startswith("2 GPUs catch up with 1 GPU between per-GPU batch size ")
+    assert scaling.crossover_lines(records, "per_gpu")[-1].about.kind == CrossKind.CROSSES
     assert answers.scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
         "These results do not hold both 1 GPU and more")
 
@@ -173,7 +179,7 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     box = machine_rows("box", [1e-4, 1e-3, 1e-2, 1e-1], [1e-3, 3e-3, 3e-3, 4e-3])
     [comp] = compare_machines(laptop + box)
     text = answers.machines_answer(comp)
-    assert text.startswith("**box**: its GPU catches up with its CPU at batch size ≈ ")
+    assert text.startswith("**box**: its GPU catches up with its CPU between batch size ")
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
     assert answers.machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, CPU**")
 
@@ -191,6 +197,6 @@ def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
         "2 machines in all.")
     one = [m for m in shipped if m.line == "NVIDIA H200 · shipped"]  # whatever the order of the shipped files
     assert answers.gallery_answer(one, gallery_comparison(one)).startswith(
-        "On **NVIDIA H200 · shipped** the GPU catches up with its own CPU at batch size ≈ ")
+        "On **NVIDIA H200 · shipped**, its GPU catches up with its own CPU between batch size ")
     assert answers.gallery_answer([], None) == (
         "No machine here has both CPU and GPU results yet, so there is no speed-up to compare.")

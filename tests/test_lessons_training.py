@@ -7,10 +7,9 @@ import re
 import pytest
 from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step_time, write_packs
 
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.core.fmt import fmt_about, fmt_ratio, fmt_s, fmt_value
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
-from lib.lessons.explain import likely
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text, small_server_pack
 
@@ -34,8 +33,8 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
     lo, hi, x = crossover_by_hand()
     assert screen.headline == (f"**{GPU_LABEL}** catches up with **{SMALL_LABEL}** between batch size "
-                               f"{fmt_value(lo)} and {fmt_value(hi)}; most likely at about {likely(x)}.")
-    assert (lo, hi) == (256, 512) and likely(x) == "290"
+                               f"{fmt_value(lo)} and {fmt_value(hi)}; most likely at about {fmt_about(x)}.")
+    assert (lo, hi) == (256, 512) and fmt_about(x) == "290"
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
     assert T.origins(screen.curves[GPU_LABEL]) == {"derived": len(T.AXES["batch_size"].steps)}

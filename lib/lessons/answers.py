@@ -41,12 +41,6 @@ def who(series: SeriesName) -> str:
     return series_side(series).text
 
 
-def capital(text: str) -> str:
-    """The sentence with its first letter capitalised (after a leading '**')."""
-    i = 2 if text.startswith("**") else 0
-    return text[:i] + text[i:i + 1].upper() + text[i + 1:]
-
-
 def rate_words(rate: float) -> str:
     """'45.1 billion operations per second (45.1 GFLOP/s)': the plain words first, the unit after."""
     scale, word = next(((s, w) for s, w in _SCALES if rate >= s), (1.0, ""))
