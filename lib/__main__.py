@@ -233,6 +233,7 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
 
 def cmd_timeline(args: argparse.Namespace) -> int:
     from lib.core.devices import machine_fingerprint
+    from lib.core.rows import Status
     from lib.core.timeline import timeline_point, timelines_file
 
     workload, devices = _common(args)
@@ -244,7 +245,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     if args.out:
         save_json(timelines_file(entries, machine_fingerprint()), args.out)
         print(f"wrote {args.out}")
-    return 0 if all(e["status"] == "ok" for e in entries) else 1
+    return 0 if all(e["status"] == Status.OK for e in entries) else 1
 
 
 def save_json(obj: dict, path: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.core.workload import Workload
 from lib.lessons import onscreen
 from lib.lessons import training as T
@@ -126,7 +126,7 @@ def modes_sentence(pack: dict[str, Any] | None, machine: str) -> str | None:
         return None
     table = T.tables(pack, machine_text(pack.get("machine") or {})).get("cuda")  # the Training page's tables, built once
     eager, graphed = (T.point(T.View(mode=mode), table, "cuda:0", machine) for mode in ("eager", "cuda_graph"))
-    if not (eager and graphed and eager["origin"] != "predicted" and graphed["origin"] != "predicted"):
+    if not (eager and graphed and eager["origin"] != Origin.PREDICTED and graphed["origin"] != Origin.PREDICTED):
         return None
     e, g = float(eager["median_s"]), float(graphed["median_s"])
     view = T.View()

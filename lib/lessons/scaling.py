@@ -257,7 +257,7 @@ def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
 
 def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]:
     """What was written, then one line per ddp row: throughput, scaling efficiency, status."""
-    ok = [r for r in pack["rows"] if r.get("status") == "ok"]
+    ok = [r for r in pack["rows"] if r.get("status") == Status.OK]
     lines = [f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {runs} run(s)"]
     for r in table(pack["rows"]):
         eff = f"{r['scaling_efficiency']:.2f}" if r["scaling_efficiency"] is not None else "-"

@@ -28,27 +28,31 @@ from lib.workloads import WORKLOADS
 class GpuSource:
     """Live on this server, or one recorded GPU machine and all its packs."""
 
-    kind: str  # 'live', 'recorded' or 'none'
+    kind: Origin | None  # live on this server, recorded, or None: no GPU side ('live', 'recorded', 'none' in)
     key: str  # its value in the URL: 'live', a slug of the machine ('nvidia-h200'), or 'none'
     label: str  # for people: 'live on this server', 'NVIDIA H200, 2026-11-23'
-    device: str | None = None  # the live GPU ('cuda:0') when kind == 'live'
+    device: str | None = None  # the live GPU ('cuda:0') when it is live
     pack_paths: tuple[str, ...] = ()
     gpus: int = 1  # how many GPUs the machine has
 
+    def __post_init__(self) -> None:
+        kind = None if self.kind in (None, "none") else Origin(self.kind)
+        object.__setattr__(self, "kind", kind)
+
     @property
     def live(self) -> bool:
-        return self.kind == "live"
+        return self.kind == Origin.LIVE
 
     @property
     def recorded(self) -> bool:
-        return self.kind == "recorded"
+        return self.kind == Origin.RECORDED
 
     @property
     def files(self) -> str:
         return ", ".join(Path(p).name for p in self.pack_paths)
 
 
-NO_GPU = GpuSource("none", "none", "no GPU results")
+NO_GPU = GpuSource(None, "none", "no GPU results")
 
 
 def machine_text(machine: Mapping[str, Any]) -> str:
@@ -108,7 +112,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
     first and then the most recorded. A machine is its hardware: recordings of it on different days
     are one source (its label names every day), whose newer rows replace older ones of the same
     settings (source_pack)."""
-    sources = [GpuSource("live", "live", "live on this server", device=live_device)] if live_device else []
+    sources = [GpuSource(Origin.LIVE, "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
     for pack in packs:
         if any(is_cuda(r["device"]) for r in pack["rows"]):
@@ -119,7 +123,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         days = sorted({pack_date(p)[:10] for p in group if pack_date(p)})
         key = slug(name)
         rows[key] = sum(len(p["rows"]) for p in group)
-        recorded.append(GpuSource("recorded", key, f"{name}, {' and '.join(days)}" if days else name,
+        recorded.append(GpuSource(Origin.RECORDED, key, f"{name}, {' and '.join(days)}" if days else name,
                                   pack_paths=tuple(p["path"] for p in group),
                                   gpus=len(group[0]["machine"].get("gpus") or []) or 1))
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
