@@ -7,9 +7,11 @@ import re
 import pytest
 from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step_time, write_packs
 
+from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about, fmt_ratio, fmt_s, fmt_value
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
+from lib.lessons.voice import Unit
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text, small_server_pack
 
@@ -96,25 +98,26 @@ def check_words_against_rows(screen: S.Screen, view: T.View) -> None:
         return
     leaders = _leaders(screen, view.over)
     changes = [(a[0], b[0], b[1]) for a, b in zip(leaders, leaders[1:]) if a[1] != b[1]]
-    head = screen.headline
-    if "at every" in head and "is faster than" in head:
+    found = screen.answer  # what the headline says, typed: no English parsed
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):
         assert not changes
-        who = "gpu" if head.startswith("**GPU") else "cpu"
-        assert all(w == who for _, w in leaders), head
-    elif "catches up with" in head:
-        assert len(changes) == 1 and changes[0][2] == "gpu", (head, leaders)
-        low, high, at = _numbers(head.split("between", 1)[1])[:3]
-        assert low <= changes[0][0] and high >= changes[0][1] and low <= at <= high, (head, changes)
-    elif "faster at the smaller values" in head:
+        who = "gpu" if found.kind == CrossKind.GPU_WINS else "cpu"
+        assert all(w == who for _, w in leaders), screen.headline
+    elif found.kind == CrossKind.CROSSES:
+        assert len(changes) == 1 and changes[0][2] == "gpu", (screen.headline, leaders)
+        low, high = found.sure
+        assert low <= changes[0][0] and high >= changes[0][1] and low <= found.x <= high, (screen.headline, changes)
+        assert f"between {view.axis.label} {fmt_value(low)} and {fmt_value(high)}" in screen.headline
+    elif found.kind == CrossKind.CROSSES_BACK:
         assert len(changes) == 1 and changes[0][2] == "cpu"
-    elif "trade the lead" in head:
-        assert len(changes) >= 2
     else:
-        raise AssertionError(f"unexpected answer: {head}")
+        assert found.kind == CrossKind.MIXED and len(changes) >= 2, screen.headline
     here = dict(leaders).get(view.current)
-    if here is not None and "is faster," in screen.at_point and "tie" not in screen.at_point:
-        named = "gpu" if "**GPU" in screen.at_point.split("is faster")[0] else "cpu"
+    v = screen.at_point_result
+    if here is not None and v is not None and not v.tie:
+        named = "gpu" if v.fast.unit == Unit.GPU else "cpu"
         assert named == here, (screen.at_point, here)
+        assert screen.at_point.split(" is faster")[0].endswith(f"**{v.fast.name}**")
 
 
 def test_the_answer_agrees_with_the_chart_over_many_views(machines):

@@ -35,6 +35,11 @@ def test_every_kind_has_its_own_words_and_says_what_it_is():
         assert sentence.about.kind == kind  # the typed result rides with the words
         words[kind] = sentence.plain()
     assert len(set(words.values())) == len(words)
+    same = find_crossover([1, 2, 4], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0])  # one device recorded twice
+    assert same.kind == CrossKind.GPU_WINS and same.ties == same.shared == (1.0, 2.0, 4.0)
+    assert crossover_sentence(same, "size", CPU, GPU).plain() == (
+        "gpu there and cpu here take the same time within the spread of the repeats at every size on the chart, "
+        "from 1 to 4: neither is surely faster, so there is no crossover to place.")
     one_point = crossover_sentence(find_crossover([3], [1], [2]), "size", CPU, GPU)
     assert one_point.plain().endswith("which is only 3: there the GPU does not catch up, and one point cannot place "
                                       "a crossover.")

@@ -61,6 +61,7 @@ class Crossover:
     crossings: tuple[tuple[float, float, Lead], ...] = ()
     span: tuple[float, float] | None = None
     ties: tuple[float, ...] = ()  # values where the gap is within the spread of the repeats
+    shared: tuple[float, ...] = ()  # every value measured on both
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
@@ -95,20 +96,21 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     judged = [(x, *_leader(c, g, a, b), math.log(g / c)) for x, c, g, a, b in points]
     span = (points[0][0], points[-1][0])
     ties = tuple(x for x, _, sure, _ in judged if not sure)
+    shared = tuple(x for x, *_ in judged)
     changes = [i for i in range(1, len(judged)) if judged[i][1] != judged[i - 1][1]]
     crossings = tuple((judged[i - 1][0], judged[i][0], judged[i][1]) for i in changes)
     if not changes:
         kind = CrossKind.GPU_WINS if judged[0][1] == Lead.GPU else CrossKind.CPU_WINS
-        return Crossover(kind, None, span=span, ties=ties)
+        return Crossover(kind, None, span=span, ties=ties, shared=shared)
     if len(changes) > 1:
-        return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties)
+        return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties, shared=shared)
     i = changes[0]
     x = _interp_x(judged[i - 1][0], judged[i][0], judged[i - 1][3], judged[i][3])
     # with no sure point on a side, the range runs to the end of what was measured
     low = next((judged[j][0] for j in range(i - 1, -1, -1) if judged[j][2]), span[0])
     high = next((judged[j][0] for j in range(i, len(judged)) if judged[j][2]), span[1])
     kind = CrossKind.CROSSES if judged[i][1] == Lead.GPU else CrossKind.CROSSES_BACK
-    return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties)
+    return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties, shared)
 
 
 @dataclass(frozen=True)

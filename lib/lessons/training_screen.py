@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.core.crossover import Crossover
 from lib.core.rows import Origin
 from lib.lessons import training as T
 from lib.lessons import training_words as W
 from lib.lessons.explain import split_sentence
+from lib.lessons.voice import Versus
 
 Row = dict[str, Any]
 
@@ -37,8 +39,10 @@ class Screen:
     cpu_label: CurveName | None = None  # the curve the answer compares with the GPU
     gpu_label: CurveName | None = None
     headline: str = ""
+    answer: Crossover | None = None  # what the headline says, typed
     live_line: str | None = None  # the same answer read from this server's live CPU
     at_point: str = ""
+    at_point_result: Versus | None = None  # what at_point says, typed (None when a side has no time)
     here: list[Row] = field(default_factory=list)  # every curve's row at the slider's point
     provenance: list[str] = field(default_factory=list)
     crossover: tuple | None = None  # (low, high, likely) for the chart
@@ -132,8 +136,9 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     gpu = screen.curves.get(screen.gpu_label or "", [])
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
-        screen.headline = W.headline(cpu, gpu, view, primary, screen.gpu_label).markdown()
-        found = W.crossover_of(cpu, gpu, view.over)
+        said = W.headline(cpu, gpu, view, primary, screen.gpu_label)
+        screen.headline, screen.answer = said.markdown(), said.about
+        found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
             screen.live_line = ("Measured live on this server just now: " + W.headline(
@@ -145,8 +150,9 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
     screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
     here_cpu = at.get(live_name) or at.get(primary or "")
-    screen.at_point = W.at_point(here_cpu, at.get(screen.gpu_label or ""), view,
-                                 live_name if at.get(live_name) else primary or "the CPU", screen.gpu_label or "the GPU")
+    said = W.at_point(here_cpu, at.get(screen.gpu_label or ""), view,
+                      live_name if at.get(live_name) else primary or "the CPU", screen.gpu_label or "the GPU")
+    screen.at_point, screen.at_point_result = said.markdown(), said.about
     screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lib.core.crossover import CrossKind, Crossover, find_crossover, spread
-from lib.core.fmt import Sentence, fmt_ratio, fmt_s, fmt_value, plural
+from lib.core.fmt import Sentence, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training import View, mode_label, origins
 from lib.lessons.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
@@ -53,22 +53,24 @@ def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str,
     return text
 
 
-def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> str:
-    """Who is faster at the slider's point, by how much, or why it cannot be said."""
+def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:
+    """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus)."""
     at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
+    cpu_side, gpu_side = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
-        return f"{at} neither device has a time."
+        return say(f"{at} neither device has a time.")
     if not is_ok(gpu, "epoch_s"):
-        return f"{at}: **{cpu_label}** takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at this point."
+        return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at "
+                   "this point.")
     if not is_ok(cpu, "epoch_s"):
         why = (cpu or {}).get("message") or "not measured"
-        return f"{at}: **{gpu_label}** takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here ({why})."
+        return say(f"{at}: ", gpu_side.called, f" takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here "
+                   f"({why}).")
     c, g = float(cpu["epoch_s"]), float(gpu["epoch_s"])
     tie = noisy(cpu) or noisy(gpu) or spread(cpu, "epoch_s") + spread(gpu, "epoch_s") > 2 * abs(c - g)
-    # the GPU wins an exact tie only when it is strictly faster, as the chart's colours say
-    v = versus(legend_side(Unit.GPU, gpu_label), g, legend_side(Unit.CPU, cpu_label), c, tie=tie) if g < c else \
-        versus(legend_side(Unit.CPU, cpu_label), c, legend_side(Unit.GPU, gpu_label), g, tie=tie)
-    return (f"{at}: " + faster_sentence(v, "per epoch", at="")).markdown()
+    # the CPU takes an exact tie: only a strictly shorter epoch makes the GPU the faster
+    v = versus(cpu_side, c, gpu_side, g, tie=tie)
+    return f"{at}: " + faster_sentence(v, "per epoch", at="")
 
 
 def provenance(rows: Sequence[Row], label: str) -> str | None:

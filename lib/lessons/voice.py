@@ -143,6 +143,11 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
                    f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
                    "cannot place a crossover.", about=found)
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
+        # the same time within the spread everywhere (e.g. two recordings of one device): nobody leads
+        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
+                   f"the chart, from {first} to {last}: neither is surely faster, so there is no crossover to place.",
+                   about=found)
     if found.kind == CrossKind.GPU_WINS:
         tie = (f" At {setting} {first} the two are within the spread of the repeats."
                if found.ties and found.ties[0] == found.span[0] else "")
