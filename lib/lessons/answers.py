@@ -21,7 +21,7 @@ from typing import Any
 from lib.core.crossover import CrossKind
 from lib.core.fmt import Strong, fmt_about, fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import is_ok
-from lib.lessons import compare, onscreen, scaling
+from lib.lessons import compare, onscreen, scaling, voice
 from lib.lessons.gallery import OWN_CPU, OWN_GPU, GalleryMachine, crossover_words
 from lib.lessons.jacobian import LABEL as METHOD_LABEL
 from lib.lessons.pipeline import SAME_WITHIN, epoch_gap
@@ -133,9 +133,9 @@ def pipeline_answer(on: PipelineScreen) -> str:
         if epoch_gap(c, g) < SAME_WITHIN:
             return (f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
                     f"{fmt_s(c)} on the CPU and {fmt_s(g)} on the GPU of the same machine.")
-        faster = "GPU" if g < c else "CPU"
-        return (f"With images fed by a DataLoader, at {at} the {faster}'s epoch is {fmt_ratio(max(c, g) / min(c, g))} "
-                f"as fast: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU of the same machine.")
+        lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
+        return (f"With images fed by a DataLoader, at {at} {lead}: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU of the "
+                "same machine.")
     row = on.at_point("images")
     loading = row.get("phase_loading_s") if is_ok(row) else None
     if isinstance(loading, (int, float)) and loading > 0:

@@ -8,7 +8,8 @@ the result it says in `.about`) that a page renders as markdown and the CLI as p
     crossover_sentence(found, "batch size", Side(Unit.CPU), Side(Unit.GPU))   who is faster where
     crossover_brief(found)                                                      the same in a table cell
     versus(Side(Unit.CPU), 2e-3, Side(Unit.GPU), 1e-3)                          which of two times wins
-    faster_sentence(v, "per epoch"), ratio_words(v)                             ... said two ways
+    faster_sentence(v, "per epoch"), lead_words(v, "epoch")                     ... said two ways
+    ratio_words(GPU, CPU, 2.43)                                                 'the GPU takes 2.43× as long as the CPU'
 
 Reword one kind of crossover: change one branch of `crossover_sentence` (tests/test_voice.py
 holds every kind).
@@ -234,8 +235,18 @@ def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = Fals
     """challenger's time ÷ base's time in words: 'the GPU takes 1.98× as long as the CPU', 'the GPU is
     3.25× as fast as the CPU', or within `even` of 1 either way 'the two are about even'."""
     take, be = ("took", "was") if past else ("takes", "is")
+    if ratio == even == 1.0:
+        return f"{challenger.noun} and {base.noun} {'took' if past else 'take'} the same time"
     if ratio > even:
         return f"{challenger.noun} {take} {fmt_times(ratio)} as long as {base.noun}"
     if ratio < 1 / even:
         return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"
     return f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} time = {fmt_times(ratio)})"
+
+
+def lead_words(v: Versus, what: str) -> str:
+    """'the GPU's epoch is 4.00× as fast': the faster side's `what` against the slower's."""
+    return f"{v.fast.noun}'s {what} is {fmt_ratio(v.ratio)} as fast"
+
+
+CPU, GPU = Side(Unit.CPU), Side(Unit.GPU)  # 'the CPU', 'the GPU': one machine's two devices
