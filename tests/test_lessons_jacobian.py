@@ -46,7 +46,7 @@ def test_crossover_lines_per_method_and_on_the_recording_machine():
     rows = (jac_rows(CPU, "cpu", "loop", {1: 0.02, 10: 0.5}) + jac_rows(GPU, "cuda:0", "loop", {1: 0.05, 10: 0.25})
             + jac_rows(SAME, "cpu", "loop", {1: 0.01, 10: 0.1}))
     lines = lesson.crossover_lines(rows, ["loop"], "X", {"cpu_model": "Xeon", "torch_threads": 8})
-    assert lines[0].about.kind == CrossKind.CROSSES and lines[0].markdown().startswith("**loop**: the GPU catches up")
+    assert lines[0].about.kind == CrossKind.CROSSES and lines[0].markdown().startswith("**loop**: the GPU ")
     assert lines[1].plain() == "On the recording machine itself (Xeon, 8 threads), the comparison the seed made:"
     assert lines[2].about.kind == CrossKind.CPU_WINS and lines[2].markdown().startswith(
         "- **loop**: the CPU is faster than the GPU at every val")

@@ -11,6 +11,7 @@ from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about, fmt_ratio, fmt_s, fmt_value
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
+from lib.lessons import voice
 from lib.lessons.voice import Unit
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text, small_server_pack
@@ -34,8 +35,10 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     gpu, small = machines
     screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
     lo, hi, x = crossover_by_hand()
-    assert screen.headline == (f"**{GPU_LABEL}** catches up with **{SMALL_LABEL}** between batch size "
-                               f"{fmt_value(lo)} and {fmt_value(hi)}; most likely at about {fmt_about(x)}.")
+    assert screen.answer.kind == CrossKind.CROSSES and screen.answer.sure == (lo, hi)
+    assert fmt_about(screen.answer.x) == fmt_about(x)
+    assert screen.headline == voice.crossover_sentence(screen.answer, "batch size", voice.legend_side(Unit.CPU, SMALL_LABEL),
+                                                       voice.legend_side(Unit.GPU, GPU_LABEL)).markdown()
     assert (lo, hi) == (256, 512) and fmt_about(x) == "290"
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
@@ -154,8 +157,8 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     assert T.modes_recorded(gpu.tables["cuda"]) == ["eager", "cuda_graph", "compile"]
     screen = S.compose(view, gpu=gpu, small_cpu=small)
     lines = S.modes_lines(view, gpu, screen.curves[SMALL_LABEL])
-    assert lines[0].startswith("eager PyTorch: the GPU catches up with the CPU between batch size 256 and 512")
-    assert lines[1].startswith("one CUDA graph: the GPU catches up with the CPU between batch size 8 and 32")
+    assert lines[0].startswith("eager PyTorch: the GPU ") and "the CPU between batch size 256 and 512" in lines[0]
+    assert lines[1].startswith("one CUDA graph: the GPU ") and "the CPU between batch size 8 and 32" in lines[1]
     eager, graph = (step_time({"batch_size": 64, "dataset_size": 65536, "mode": m}, "gpu") for m in ("eager", "cuda_graph"))
     assert f"takes {fmt_s(graph)} where eager PyTorch takes {fmt_s(eager)}: {fmt_ratio(eager / graph)} as fast" in lines[3]
     compiled = step_time({"batch_size": 64, "dataset_size": 65536, "mode": "compile"}, "gpu")
@@ -163,7 +166,8 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     assert lines[4] == (f"torch.compile: Compiling costs {fmt_s(30.0 + compiled)} once and saves {fmt_s(eager - compiled)} "
                         f"a step: it pays off after about {steps:,} steps.")
     graphed = S.compose(T.View(mode="cuda_graph"), gpu=gpu, small_cpu=small)
-    assert "**GPU · TEST FIXTURE GPU (recorded)** catches up" in graphed.headline and "8 and 32" in graphed.headline
+    assert graphed.answer.kind == CrossKind.CROSSES and graphed.answer.sure == (8, 32)
+    assert graphed.headline.startswith("**GPU · TEST FIXTURE GPU (recorded)** ")
 
 
 def test_a_setting_recorded_at_one_value_is_predicted_only_there():
