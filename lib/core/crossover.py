@@ -52,7 +52,8 @@ class Crossover:
     the spread of both curves leaves no doubt who is faster (low = the last value where the trailing
     side was surely slower, high = the first value where the leading side surely leads, the ends of
     the measured range where no such value was measured); crossings: every change of lead as (x below,
-    x above, who leads above); span: the first and last values measured on both."""
+    x above, who leads above); span: the first and last values measured on both; ties: the values where
+    the gap is within the spread of the repeats; shared: every value measured on both."""
 
     kind: CrossKind
     x: float | None
@@ -60,8 +61,8 @@ class Crossover:
     sure: tuple[float | None, float | None] | None = None
     crossings: tuple[tuple[float, float, Lead], ...] = ()
     span: tuple[float, float] | None = None
-    ties: tuple[float, ...] = ()  # values where the gap is within the spread of the repeats
-    shared: tuple[float, ...] = ()  # every value measured on both
+    ties: tuple[float, ...] = ()
+    shared: tuple[float, ...] = ()
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
