@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
-from lib.core.crossover import analyse_rows
+from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
 from lib.lessons import voice
@@ -107,7 +107,8 @@ def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:
 
 def test_crossover_sentence_reads_the_measured_points_only():
     both = analyse_rows(CPU + GPU, "batch_size")
-    assert "catches up" in crossover_sentence(both, "batch size", "cpu", "gpu")
+    assert both.measured.kind == CrossKind.CROSSES
+    assert "between batch size" in crossover_sentence(both, "batch size", "cpu", "gpu")
     slow_gpu = rows_for("cuda:0", {1: 1.0, 10: 1.0, 100: 1.0, 1000: 1.0}, "g")
     assert "does not catch up" in crossover_sentence(analyse_rows(CPU + slow_gpu, "batch_size"), "batch size", "cpu", "gpu")
     assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
