@@ -117,7 +117,7 @@ def _check_settings(workload, fixed: dict[str, str], axes: list[tuple[str, list[
 def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
     from lib.core.results import build_pack, load_pack, save_pack
-    from lib.lessons.explain import crossover_sentence
+    from lib.lessons.voice import crossover_sentence, device_side
 
     workload, devices = _common(args)
     axes = args.over
@@ -140,7 +140,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         save_pack(build_pack(rows), args.out)
         print(f"wrote {args.out} ({len(rows)} rows)")
     if len(devices) > 1 and len(axes) == 1:
-        print(crossover_sentence(analyse_rows(rows, names[0]), names[0], "cpu", devices[1]).replace("**", ""))
+        print(crossover_sentence(analyse_rows(rows, names[0]), names[0], device_side("cpu"),
+                                 device_side(devices[1])).plain())
     return 0
 
 
@@ -220,6 +221,7 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
 
 def cmd_timeline(args: argparse.Namespace) -> int:
     from lib.core.devices import machine_fingerprint
+    from lib.core.rows import Status
     from lib.core.timeline import timeline_point, timelines_file
 
     workload, devices = _common(args)
@@ -231,7 +233,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     if args.out:
         save_json(timelines_file(entries, machine_fingerprint()), args.out)
         print(f"wrote {args.out}")
-    return 0 if all(e["status"] == "ok" for e in entries) else 1
+    return 0 if all(e["status"] == Status.OK for e in entries) else 1
 
 
 def save_json(obj: dict, path: str) -> None:
@@ -243,8 +245,9 @@ def save_json(obj: dict, path: str) -> None:
 
 def cmd_crossover(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
+    from lib.core.fmt import fmt_about
     from lib.core.results import load_pack
-    from lib.lessons.explain import crossover_sentence
+    from lib.lessons.voice import crossover_sentence, device_side
 
     pack = load_pack(args.pack)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -261,13 +264,13 @@ def cmd_crossover(args: argparse.Namespace) -> int:
         devices = sorted({r['device'] for r in rows})
         print(f"{workload} over {swept} ({', '.join(devices)}):")
         gpu = analysis.gpu_device or "gpu"
-        print("  measured: " + crossover_sentence(analysis, swept, "cpu", gpu).replace("**", ""))
+        print("  measured: " + crossover_sentence(analysis, swept, device_side("cpu"), device_side(gpu)).plain())
         for name, model in (("cpu", analysis.cpu_model), (analysis.gpu_device or "gpu", analysis.gpu_model)):
             if model is not None:
                 print(f"  cost model {name}: {model.overhead_s * 1e6:.1f} us fixed + work at "
                       f"{model.throughput / 1e9:.3g} GFLOP/s")
         if analysis.gpu_model is not None:
-            predicted = f"{analysis.predicted_x:.3g}" if analysis.predicted_x else "none"
+            predicted = fmt_about(analysis.predicted_x) if analysis.predicted_x else "none"
             print(f"  cost models predict the crossover at {swept} ≈ {predicted}")
         for device, regimes in analysis.regimes.items():
             print(f"  regimes on {device}: " + ", ".join(f"{x:g}: {r}" for x, r in regimes))

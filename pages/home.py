@@ -11,9 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import time_chart
-from lib.lessons.answers import capital, who
-from lib.lessons.explain import crossover_sentence
 from lib.lessons.home import ends_sentence, modes_sentence, one_chart
+from lib.lessons.voice import crossover_sentence, series_side
 from lib.workloads import get_workload
 from ui import scaffold
 from ui.pages import lesson_pages
@@ -31,8 +30,8 @@ cannot = None if chart else unanswered(lambda pack: one_chart([pack], WORKLOAD) 
 if cannot:
     top.answer.markdown(cannot)
 elif chart:
-    top.answer.markdown(capital(crossover_sentence(chart.analysis, chart.setting, who(chart.cpu_label),
-                                                   who(chart.gpu_label))))
+    top.answer.markdown(crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
+                                           series_side(chart.gpu_label)).capitalised().markdown())
     scaffold.chart_or_why(top.chart, time_chart(
         pd.DataFrame(chart.rows), chart.over, y=chart.y, iqr=chart.iqr, crossover_x=chart.crossover_x,
         x_title=chart.setting, y_title=chart.y_title, plot_height=scaffold.plot_height()), "")

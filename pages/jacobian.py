@@ -112,7 +112,7 @@ if methods:
 
     with scaffold.why("Where the GPU starts to win, method by method"):
         for line in lesson.crossover_lines(rows, methods, source.label, pack["machine"] if pack else None):
-            st.markdown(line)
+            st.markdown(line.markdown())
 
     with scaffold.why("Why the method matters more than the device"):
         for sentence in lesson.why_sentences(rows, val, methods, order):

@@ -79,7 +79,7 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
                 st.altair_chart(scaling_charts.efficiency_chart(efficiency, axis), width="stretch")
         with scaffold.why("Where more GPUs start to win"):
             for line in scaling.crossover_lines(records, axis, cpu):
-                st.write(line)
+                st.markdown(line.markdown())
         with scaffold.why("Why: communication against compute"):
             for line in scaling.why_lines(records, cpu):
                 st.write(line)

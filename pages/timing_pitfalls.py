@@ -113,7 +113,7 @@ with scaffold.why("What the timer reports"):
         st.caption(f"Warm points: the median of {repeats} timed repeats after warm-up (bars: "
                    "interquartile range). Colour is where it was measured, the line style how it was timed.")
     for sentence in lesson.crossover_sentences(view, pack["machine"] if pack else None):
-        st.markdown(sentence)
+        st.markdown(sentence.markdown())
 
 with scaffold.why("Cold first call against warm"):
     if flags["cold"]:

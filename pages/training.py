@@ -19,6 +19,7 @@ from lib.charts import phase_chart, speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.charts.timeline import timeline_chart
 from lib.core.fmt import plural
+from lib.core.rows import Origin, Status
 from lib.core.timeline import timeline_point
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
@@ -174,7 +175,7 @@ if screen.gpu_label and screen.cpu_label:
             st.altair_chart(speedup_chart(speed, over, x_title=view.axis.label), width="stretch")
             st.caption("Above the 1× line the GPU is faster.")
 
-problems = [r for r in live if r.get("status") != "ok" or r.get("message")]
+problems = [r for r in live if r.get("status") != Status.OK or r.get("message")]
 if problems:
     with st.expander(f"Notes on {plural(len(problems), 'live point')}", expanded=False):
         for r in problems:
@@ -186,6 +187,6 @@ with st.expander("Results on screen", expanded=False):
         columns = [c for c in ("series", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
                                "steps_per_epoch", "repeats", "origin", "origin_note") if c in table]
         st.dataframe(table[columns], hide_index=True)
-    measured = [r for rows in screen.curves.values() for r in rows if r.get("origin") in ("recorded",)]
+    measured = [r for rows in screen.curves.values() for r in rows if r.get("origin") == Origin.RECORDED]
     download_buttons(live, [(pack, [r for r in measured if r.get("device") != "cpu"])] if pack else [],
                      file_stem=f"training_{over}")

@@ -68,7 +68,7 @@ def draw(n: int, comp, title: str, slots: scaffold.AnswerFirst | None = None) ->
     body.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
                  f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
     for line in crossover_lines(comp):
-        body.markdown(f"- {line}")
+        body.markdown(f"- {line.markdown()}")
     fastest = fastest_line(comp)
     if fastest:
         body.markdown(fastest)

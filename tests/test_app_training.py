@@ -12,8 +12,9 @@ import pytest
 from app_support import chart_specs, open_page, page_text
 from training_fixture import GPU_NAME, crossover_by_hand, write_packs
 
-from lib.core.fmt import fmt_value
-from lib.lessons.explain import likely
+from lib.core.crossover import CrossKind, Crossover
+from lib.core.fmt import fmt_about, fmt_value
+from lib.lessons import voice
 from lib.lessons.training import AXES
 
 PAGE = "pages/training.py"
@@ -68,8 +69,11 @@ def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
     at = open_page(PAGE)
     text = assert_ran(at)
     lo, hi, x = crossover_by_hand()
-    answer = (f"**{GPU_LABEL}** catches up with **{SMALL_LABEL}** between batch size {fmt_value(lo)} and "
-              f"{fmt_value(hi)}; most likely at about {likely(x)}.")
+    # the crossover worked out by hand, in the one voice's words for the page's two curves
+    answer = voice.crossover_sentence(Crossover(CrossKind.CROSSES, x, (lo, hi), (lo, hi), span=(lo, hi)), "batch size",
+                                      voice.legend_side(voice.Unit.CPU, SMALL_LABEL),
+                                      voice.legend_side(voice.Unit.GPU, GPU_LABEL)).markdown()
+    assert f"between batch size {fmt_value(lo)} and {fmt_value(hi)}; most likely at about {fmt_about(x)}." in answer
     assert at.markdown[0].value == answer  # the first thing on the page, before any control
     assert {GPU_LABEL, SMALL_LABEL, LIVE_LABEL} <= series_in_chart(at)
     assert "Measured live on this server just now:" in text

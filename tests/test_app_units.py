@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 
 from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
-from lib.core.crossover import analyse_rows
+from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
-from lib.lessons.explain import compare_sentence, crossover_sentence, regime, split_sentence, time_split
+from lib.lessons import voice
+from lib.lessons.explain import regime, split_sentence, time_split
 from lib.lessons.live import live_sweep, log_grid, work_refusal
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
@@ -88,15 +89,26 @@ def test_number_words():
     assert fmt_value(16384.0) == "16,384" and fmt_value(True) == "on"
 
 
-def test_compare_sentence_names_the_winner_and_a_tie_within_the_spread():
-    text = compare_sentence("cpu", 2e-3, "gpu", 1e-3)
-    assert text.startswith("**gpu** is faster") and "2.00×" in text and "tie" not in text
-    assert "tie" in compare_sentence("cpu", 1.00e-3, "gpu", 1.05e-3, a_iqr=2e-4)
+def test_versus_names_the_winner_and_a_tie_within_the_spread():
+    cpu, gpu = voice.legend_side(voice.Unit.CPU, "cpu"), voice.legend_side(voice.Unit.GPU, "gpu")
+    v = voice.versus(cpu, 2e-3, gpu, 1e-3)
+    assert v.fast == gpu and v.ratio == 2.0 and not v.tie
+    text = voice.faster_sentence(v)
+    assert text.about is v and text.markdown().startswith("**gpu** is faster") and "2.00×" in text.markdown()
+    assert text.plain().startswith("gpu is faster")  # the CLI's form: no markdown
+    tie = voice.versus(cpu, 1.00e-3, gpu, 1.05e-3, spread_s=2e-4)
+    assert tie.tie and "tie" in voice.faster_sentence(tie).plain()
+
+
+def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:
+    return voice.crossover_sentence(found, setting, voice.legend_side(voice.Unit.CPU, cpu),
+                                    voice.legend_side(voice.Unit.GPU, gpu)).markdown()
 
 
 def test_crossover_sentence_reads_the_measured_points_only():
     both = analyse_rows(CPU + GPU, "batch_size")
-    assert "catches up" in crossover_sentence(both, "batch size", "cpu", "gpu")
+    assert both.measured.kind == CrossKind.CROSSES
+    assert "between batch size" in crossover_sentence(both, "batch size", "cpu", "gpu")
     slow_gpu = rows_for("cuda:0", {1: 1.0, 10: 1.0, 100: 1.0, 1000: 1.0}, "g")
     assert "does not catch up" in crossover_sentence(analyse_rows(CPU + slow_gpu, "batch_size"), "batch size", "cpu", "gpu")
     assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
@@ -209,14 +221,23 @@ def test_the_line_is_first_come_first_served_and_a_visitor_who_leaves_frees_the_
 
 
 def test_lock_timeout():
+    """A second holder gives up after its timeout. The outcome is carried out of the thread and
+    asserted here: pytest.raises inside the thread would fail only that thread, and the test pass."""
     lock = MeasureLock()
+    outcome: list[BaseException | str] = []
+
+    def other():
+        try:
+            with lock.hold("b", timeout_s=0.05):
+                outcome.append("held")
+        except BaseException as exc:
+            outcome.append(exc)
+
     with lock.hold("a"):
-        def other():
-            with pytest.raises(TimeoutError), lock.hold("b", timeout_s=0.05):
-                pass
         t = threading.Thread(target=other)
         t.start()
-        t.join()
+        t.join(timeout=5)
+    assert not t.is_alive() and len(outcome) == 1 and isinstance(outcome[0], TimeoutError)
 
 
 def test_url_value_helpers():

@@ -178,7 +178,7 @@ def test_crossover_and_explanation_read_the_rows(recorded):
             c = scaling.crossover(records, n, axis)
             # rows measured live on a loaded 2-core box may cross back or trade the lead: every kind is worded
             assert c.kind in tuple(CrossKind)
-            assert "2 processes" in scaling.crossover_sentence(c, n, axis, cpu=True)
+            assert "2 processes" in scaling.crossover_sentence(c, n, axis, cpu=True).plain()
         lines = scaling.explanation(records, n, cpu=True)
         grad_mb = records[0]["grad_mb"]
         assert f"{grad_mb:.3g} MB" in lines[0]

@@ -3,6 +3,7 @@ and what the multi-GPU lesson computes from rows (lib.lessons.scaling), on hand-
 
 import pytest
 
+from lib.core.crossover import CrossKind
 from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
 from lib.lessons import scaling
 from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
@@ -127,12 +128,12 @@ def measured(gpus, batch, device="cuda"):
 def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
     records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
     c = scaling.crossover(records, 2, "per_gpu")
-    assert c.kind == "crosses" and c.bracket == (256, 4096)
-    assert "2 GPUs overtake 1 GPU" in scaling.crossover_sentence(c, 2, "per_gpu")
+    assert c.kind == CrossKind.CROSSES and c.bracket == (256, 4096)
+    assert scaling.crossover_sentence(c, 2, "per_gpu").plain().startswith("2 GPUs ")
     effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
     assert effs[16] < effs[256] < effs[4096] < 1.0
     # At the same global batch, 2 GPUs each get half of it: they never catch up here.
-    assert scaling.crossover(records, 2, "global").kind in ("cpu_wins", "too_few_points")
+    assert scaling.crossover(records, 2, "global").kind in (CrossKind.CPU_WINS, CrossKind.TOO_FEW_POINTS)
     lines = scaling.explanation(records, 2)
     assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
     assert ("batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: "
@@ -157,11 +158,11 @@ def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
     records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
     lines = scaling.crossover_lines(records, "per_gpu")
     assert lines == [scaling.crossover_sentence(scaling.crossover(records, 2, "per_gpu"), 2, "per_gpu")]
-    assert lines[0].startswith("2 GPUs overtake 1 GPU at a per-GPU batch size of about")
+    assert lines[0].about.kind == CrossKind.CROSSES and lines[0].about.bracket == (256, 4096)
     only_one = [d for d in records if d["gpus"] == 1]
     no_one = [d for d in records if d["gpus"] == 2]
     for subset in (only_one, no_one):
-        assert scaling.crossover_lines(subset, "global", cpu=True) == [
+        assert [line.plain() for line in scaling.crossover_lines(subset, "global", cpu=True)] == [
             "These results do not hold both 1 process and more for this model, so there is nothing to compare."]
 
 
@@ -176,13 +177,11 @@ def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
     assert "in a group of one process took 2 ms" in lines[-1]
 
 
-def test_sources_and_captions_name_the_machine_not_the_file():
+def test_sources_name_the_machine_not_the_file():
     recorded = {**pack([measured(1, 16)], machine={**MACHINE, "gpus": ["H200"] * 4}), "path": "/x/h200x4_ddp.json"}
-    assert scaling.recorded_caption(recorded) == "Recorded on box with 2 GPUs (4 GPUs)."
     assert scaling.recorded_source(recorded) == "recorded on box with 2 GPUs"
     assert scaling.pack_label(recorded) == "box with 2 GPUs, 2026-01-01"
     bare = {"machine": {}}
-    assert scaling.recorded_caption(bare) == "Recorded on unknown machine."
     assert scaling.pack_label(bare) == "unknown machine"
     assert scaling.live_source([measured(1, 16, device="cpu")]) == "live on this server, CPU, 1 process"
     assert scaling.live_source([measured(1, 16), measured(2, 16)]) == "live on this server, GPUs"

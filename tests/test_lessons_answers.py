@@ -5,25 +5,30 @@ from __future__ import annotations
 
 import pytest
 
-from lib.lessons import answers, onscreen, scaling
+from lib.core.crossover import CrossKind
+from lib.core.fmt import Strong, say
+from lib.core.rows import Origin
+from lib.lessons import answers, compare, onscreen, scaling, voice
 from lib.lessons import pipeline_screen as feeds
 from lib.lessons import timing_pitfalls as timing
 from lib.lessons.compare import compare_machines
-from lib.lessons.gallery import gallery_comparison, shipped_machines
+from lib.lessons.gallery import OWN_CPU, OWN_GPU, gallery_comparison, shipped_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
+from lib.recorded.sources import series_label
 
-CPU = "cpu (live, this server)"
-GPU = "cuda:0 (recorded on X)"
+CPU = series_label("cpu", Origin.LIVE)
+GPU = series_label("cuda:0", Origin.RECORDED, "X")
 
 
 def test_curves_are_named_in_plain_words_in_a_sentence():
     assert answers.who(CPU) == "this server's CPU"
-    assert answers.who("cuda:0 (recorded on NVIDIA H200, 2026-11-21)") == "the NVIDIA H200 GPU"
-    assert answers.who("cpu (recorded on NVIDIA H200, 2026-11-21)") == "the NVIDIA H200 machine's CPU"
-    assert answers.who("cuda:0 (recorded on TEST (CPU rows renamed cuda:0), 2026-11-21)") == (
+    h200 = "NVIDIA H200, 2026-11-21"
+    assert answers.who(series_label("cuda:0", Origin.RECORDED, h200)) == "the NVIDIA H200 GPU"
+    assert answers.who(series_label("cpu", Origin.RECORDED, h200)) == "the NVIDIA H200 machine's CPU"
+    assert answers.who(series_label("cuda:0", Origin.RECORDED, "TEST (CPU rows renamed cuda:0), 2026-11-21")) == (
         "the TEST (CPU rows renamed cuda:0) GPU")
-    assert answers.who("cuda:0 (live, this server)") == "this server's GPU"
-    assert answers.capital("**the X GPU** wins") == "**The X GPU** wins" and answers.capital("a") == "A"
+    assert answers.who(series_label("cuda:0", Origin.LIVE)) == "this server's GPU"
+    assert say(Strong("the X GPU"), " wins").capitalised().markdown() == "**The X GPU** wins"
 
 
 def test_rates_are_plain_words_first_and_the_unit_after():
@@ -102,7 +107,10 @@ def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_or_where_t
     honest = timing.screen(HONEST, {"synchronised, fp32": live["synchronised, fp32"]},
                            found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
     text = answers.timing_answer(honest, 1024)
-    assert text.startswith("**The X GPU** catches up with **this server's CPU** between matrix size 256 and 1,024")
+    analysis, _ = timing.crossovers(honest)
+    assert analysis.measured.kind == CrossKind.CROSSES and analysis.measured.sure == (256, 1024)
+    assert text.startswith(voice.crossover_sentence(analysis, "matrix size", voice.series_side(CPU), voice.series_side(GPU))
+                           .capitalised().markdown())
     assert text.endswith(" Switch off **Synchronise** below to see what a naive timer reports instead.")
 
 
@@ -153,7 +161,8 @@ def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
     rows += [ddp(2, b, 4e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
     records = scaling.table(rows, "mlp")
     text = answers.scaling_answer(records, "per_gpu")
-    assert text.startswith("2 GPUs overtake 1 GPU at a per-GPU batch size of about ")
+    last = scaling.crossover_lines(records, "per_gpu")[-1]
+    assert last.about.kind == CrossKind.CROSSES and text == last.markdown() and text.startswith("2 GPUs ")
     assert answers.scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
         "These results do not hold both 1 GPU and more")
 
@@ -173,7 +182,8 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     box = machine_rows("box", [1e-4, 1e-3, 1e-2, 1e-1], [1e-3, 3e-3, 3e-3, 4e-3])
     [comp] = compare_machines(laptop + box)
     text = answers.machines_answer(comp)
-    assert text.startswith("**box**: its GPU catches up with its CPU at batch size ≈ ")
+    assert comp.crossovers["box"].kind == CrossKind.CROSSES
+    assert text == next(line for line in compare.crossover_lines(comp) if line.about is comp.crossovers["box"]).markdown()
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
     assert answers.machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, CPU**")
 
@@ -190,7 +200,9 @@ def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
     assert "NVIDIA H200 · shipped" in text and "NVIDIA H100 80GB HBM3 · shipped" in text and text.endswith(
         "2 machines in all.")
     one = [m for m in shipped if m.line == "NVIDIA H200 · shipped"]  # whatever the order of the shipped files
-    assert answers.gallery_answer(one, gallery_comparison(one)).startswith(
-        "On **NVIDIA H200 · shipped** the GPU catches up with its own CPU at batch size ≈ ")
+    only = gallery_comparison(one)
+    assert only.crossovers["NVIDIA H200 · shipped"].kind == CrossKind.CROSSES
+    assert answers.gallery_answer(one, only) == "On **NVIDIA H200 · shipped**, " + voice.crossover_sentence(
+        only.crossovers["NVIDIA H200 · shipped"], "batch size", OWN_CPU, OWN_GPU).markdown()
     assert answers.gallery_answer([], None) == (
         "No machine here has both CPU and GPU results yet, so there is no speed-up to compare.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lib.core.crossover import CrossKind
 from lib.lessons import jacobian as lesson
 from lib.lessons import onscreen
 
@@ -45,12 +46,14 @@ def test_crossover_lines_per_method_and_on_the_recording_machine():
     rows = (jac_rows(CPU, "cpu", "loop", {1: 0.02, 10: 0.5}) + jac_rows(GPU, "cuda:0", "loop", {1: 0.05, 10: 0.25})
             + jac_rows(SAME, "cpu", "loop", {1: 0.01, 10: 0.1}))
     lines = lesson.crossover_lines(rows, ["loop"], "X", {"cpu_model": "Xeon", "torch_threads": 8})
-    assert lines[0].startswith("**loop**: the GPU catches up at val")
-    assert lines[1] == "On the recording machine itself (Xeon, 8 threads), the comparison the seed made:"
-    assert lines[2].startswith("- **loop**: the CPU is faster at every val")
+    assert lines[0].about.kind == CrossKind.CROSSES and lines[0].markdown().startswith("**loop**: the GPU ")
+    assert lines[1].plain() == "On the recording machine itself (Xeon, 8 threads), the comparison the seed made:"
+    assert lines[2].about.kind == CrossKind.CPU_WINS and lines[2].markdown().startswith(
+        "- **loop**: the CPU is faster than the GPU at every val")
     assert len(lesson.crossover_lines(rows[:4], ["loop"], "X", {"cpu_model": "Xeon"})) == 1
-    assert lesson.crossover_lines(rows[:2], ["loop"], "X", None) == [
-        "There is no GPU curve on screen, so there is no crossover to show."]
+    [none] = lesson.crossover_lines(rows[:2], ["loop"], "X", None)
+    assert none.about.kind == CrossKind.ONE_DEVICE
+    assert none.plain() == "There is no GPU curve on screen, so there is no crossover to show."
 
 
 def test_why_sentences_split_by_method_read_counts_and_times():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lib.core.crossover import CrossKind
 from lib.lessons import onscreen
 from lib.lessons import timing_pitfalls as lesson
 from lib.lessons import timing_words as words
@@ -75,10 +76,11 @@ def test_crossover_sentences_read_the_synchronised_timings():
                      {"synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})})
     view = lesson.screen(NAIVE, live, recorded, "X")
     analysis, same_machine = lesson.crossovers(view)
-    assert analysis.measured.kind == "crosses" and same_machine.measured.kind == "crosses"
+    assert analysis.measured.kind == CrossKind.CROSSES and same_machine.measured.kind == CrossKind.CROSSES
     first, second = lesson.crossover_sentences(view, {"cpu_model": "Xeon", "torch_threads": 8})
-    assert first.startswith("From the synchronised timings: ") and "catches up" in first
-    assert second.startswith("On the recording machine itself (Xeon, 8 threads): ")
+    assert first.plain().startswith("From the synchronised timings: ") and first.about == analysis.measured
+    assert second.plain().startswith("On the recording machine itself (Xeon, 8 threads): ")
+    assert second.about == same_machine.measured
     no_gpu = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-5})}, found({}), None)
     assert lesson.crossovers(no_gpu) == (None, None) and lesson.crossover_sentences(no_gpu, None) == []
 

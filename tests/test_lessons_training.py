@@ -7,10 +7,12 @@ import re
 import pytest
 from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step_time, write_packs
 
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
+from lib.core.crossover import CrossKind
+from lib.core.fmt import fmt_about, fmt_ratio, fmt_s, fmt_value
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
-from lib.lessons.explain import likely
+from lib.lessons import voice
+from lib.lessons.voice import Unit
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text, small_server_pack
 
@@ -33,9 +35,11 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     gpu, small = machines
     screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
     lo, hi, x = crossover_by_hand()
-    assert screen.headline == (f"**{GPU_LABEL}** catches up with **{SMALL_LABEL}** between batch size "
-                               f"{fmt_value(lo)} and {fmt_value(hi)}; most likely at about {likely(x)}.")
-    assert (lo, hi) == (256, 512) and likely(x) == "290"
+    assert screen.answer.kind == CrossKind.CROSSES and screen.answer.sure == (lo, hi)
+    assert fmt_about(screen.answer.x) == fmt_about(x)
+    assert screen.headline == voice.crossover_sentence(screen.answer, "batch size", voice.legend_side(Unit.CPU, SMALL_LABEL),
+                                                       voice.legend_side(Unit.GPU, GPU_LABEL)).markdown()
+    assert (lo, hi) == (256, 512) and fmt_about(x) == "290"
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
     assert T.origins(screen.curves[GPU_LABEL]) == {"derived": len(T.AXES["batch_size"].steps)}
@@ -97,25 +101,26 @@ def check_words_against_rows(screen: S.Screen, view: T.View) -> None:
         return
     leaders = _leaders(screen, view.over)
     changes = [(a[0], b[0], b[1]) for a, b in zip(leaders, leaders[1:]) if a[1] != b[1]]
-    head = screen.headline
-    if "at every" in head and "is faster than" in head:
+    found = screen.answer  # what the headline says, typed: no English parsed
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):
         assert not changes
-        who = "gpu" if head.startswith("**GPU") else "cpu"
-        assert all(w == who for _, w in leaders), head
-    elif "catches up with" in head:
-        assert len(changes) == 1 and changes[0][2] == "gpu", (head, leaders)
-        low, high, at = _numbers(head.split("between", 1)[1])[:3]
-        assert low <= changes[0][0] and high >= changes[0][1] and low <= at <= high, (head, changes)
-    elif "faster at the smaller values" in head:
+        who = "gpu" if found.kind == CrossKind.GPU_WINS else "cpu"
+        assert all(w == who for _, w in leaders), screen.headline
+    elif found.kind == CrossKind.CROSSES:
+        assert len(changes) == 1 and changes[0][2] == "gpu", (screen.headline, leaders)
+        low, high = found.sure
+        assert low <= changes[0][0] and high >= changes[0][1] and low <= found.x <= high, (screen.headline, changes)
+        assert f"between {view.axis.label} {fmt_value(low)} and {fmt_value(high)}" in screen.headline
+    elif found.kind == CrossKind.CROSSES_BACK:
         assert len(changes) == 1 and changes[0][2] == "cpu"
-    elif "trade the lead" in head:
-        assert len(changes) >= 2
     else:
-        raise AssertionError(f"unexpected answer: {head}")
+        assert found.kind == CrossKind.MIXED and len(changes) >= 2, screen.headline
     here = dict(leaders).get(view.current)
-    if here is not None and "is faster," in screen.at_point and "tie" not in screen.at_point:
-        named = "gpu" if "**GPU" in screen.at_point.split("is faster")[0] else "cpu"
+    v = screen.at_point_result
+    if here is not None and v is not None and not v.tie:
+        named = "gpu" if v.fast.unit == Unit.GPU else "cpu"
         assert named == here, (screen.at_point, here)
+        assert screen.at_point.split(" is faster")[0].endswith(f"**{v.fast.name}**")
 
 
 def test_the_answer_agrees_with_the_chart_over_many_views(machines):
@@ -152,8 +157,8 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     assert T.modes_recorded(gpu.tables["cuda"]) == ["eager", "cuda_graph", "compile"]
     screen = S.compose(view, gpu=gpu, small_cpu=small)
     lines = S.modes_lines(view, gpu, screen.curves[SMALL_LABEL])
-    assert lines[0].startswith("eager PyTorch: the GPU catches up with the CPU between batch size 256 and 512")
-    assert lines[1].startswith("one CUDA graph: the GPU catches up with the CPU between batch size 8 and 32")
+    assert lines[0].startswith("eager PyTorch: the GPU ") and "the CPU between batch size 256 and 512" in lines[0]
+    assert lines[1].startswith("one CUDA graph: the GPU ") and "the CPU between batch size 8 and 32" in lines[1]
     eager, graph = (step_time({"batch_size": 64, "dataset_size": 65536, "mode": m}, "gpu") for m in ("eager", "cuda_graph"))
     assert f"takes {fmt_s(graph)} where eager PyTorch takes {fmt_s(eager)}: {fmt_ratio(eager / graph)} as fast" in lines[3]
     compiled = step_time({"batch_size": 64, "dataset_size": 65536, "mode": "compile"}, "gpu")
@@ -161,7 +166,8 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     assert lines[4] == (f"torch.compile: Compiling costs {fmt_s(30.0 + compiled)} once and saves {fmt_s(eager - compiled)} "
                         f"a step: it pays off after about {steps:,} steps.")
     graphed = S.compose(T.View(mode="cuda_graph"), gpu=gpu, small_cpu=small)
-    assert "**GPU · TEST FIXTURE GPU (recorded)** catches up" in graphed.headline and "8 and 32" in graphed.headline
+    assert graphed.answer.kind == CrossKind.CROSSES and graphed.answer.sure == (8, 32)
+    assert graphed.headline.startswith("**GPU · TEST FIXTURE GPU (recorded)** ")
 
 
 def test_a_setting_recorded_at_one_value_is_predicted_only_there():

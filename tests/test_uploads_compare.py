@@ -11,6 +11,8 @@ import json
 
 import pytest
 
+from lib.core.crossover import CrossKind
+
 pytest.importorskip("altair")  # the GPU machine has no Altair; its `pytest -m cuda` must still collect
 
 from lib.charts.machines import machines_chart, machines_frame
@@ -54,10 +56,10 @@ GPU = [1e-3, 3e-3, 3e-3, 4e-3]  # nearly flat (launch overhead)
 def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_chart():
     combined = combine([Source("a.json", pack(machine("box A", gpus=["GPU A"]), CPU, GPU))])
     [comp] = compare_machines(combined.pack["rows"])
-    assert comp.crossovers["box A"].kind == "crosses"
+    assert comp.crossovers["box A"].kind == CrossKind.CROSSES
     [line] = crossover_lines(comp)
-    assert line.startswith("**box A**: its GPU catches up with its CPU at batch size ≈ ")
-    assert "between the measured 10 and 100." in line
+    assert line.about is comp.crossovers["box A"]
+    assert line.markdown().startswith("**box A**: its GPU ") and "its CPU between batch size 10 and 100" in line.plain()
     spec = json.dumps(machines_chart(comp, x_title="batch size").to_dict(), ensure_ascii=False)
     assert "crossover ≈ 30" in spec and '"type": "log"' in spec
     frame = machines_frame(comp)
@@ -68,13 +70,13 @@ def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_c
 
 
 @pytest.mark.parametrize("gpu, words", [
-    ([1e-5] * 4, "is at least as fast as its CPU from the first value measured"),
-    ([1.0] * 4, "its CPU is faster at every value measured; its GPU never catches up"),
+    ([1e-5] * 4, CrossKind.GPU_WINS),
+    ([1.0] * 4, CrossKind.CPU_WINS),
 ])
 def test_no_crossover_is_said_plainly(gpu, words):
     combined = combine([Source("a.json", pack(machine("box A", gpus=["GPU A"]), CPU, gpu))])
     [comp] = compare_machines(combined.pack["rows"])
-    assert words in crossover_lines(comp)[0]
+    assert crossover_lines(comp)[0].about.kind == words
     assert "crossover ≈" not in json.dumps(machines_chart(comp).to_dict(), ensure_ascii=False)
 
 

@@ -19,12 +19,6 @@ class PageInfo:
     blurb: str  # the one line the Home page shows next to the link
     default: bool = False
 
-    @property
-    def url_path(self) -> str:
-        """The page's URL: st.Page derives it from the file name, as the pages/ directory mode does,
-        so a page keeps the same identity in both modes (see ui.router)."""
-        return "" if self.default else Path(self.path).stem
-
     def exists(self, root: Path = ROOT) -> bool:
         return (root / self.path).is_file()
 

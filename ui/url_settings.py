@@ -91,9 +91,6 @@ class UrlSettings:
     def value(self, key: str) -> Any:
         return st.session_state[self.widget_key(key)]
 
-    def values(self) -> dict[str, Any]:
-        return {key: self.value(key) for key in self._bound}
-
     # -- widgets -------------------------------------------------------------------------------
     def select_slider(self, key: str, label: str, options: Sequence[Any], default: Any, *,
                       help: str | None = None, format_func: Callable[[Any], str] = fmt_value,
@@ -211,7 +208,3 @@ class UrlSettings:
             text = serialize(self.value(key))
             if st.query_params.get(key) != text or len(st.query_params.get_all(key)) > 1:
                 st.query_params[key] = text
-
-    def query(self) -> dict[str, str]:
-        """The URL parameters of the current view (for links)."""
-        return {key: serialize(self.value(key)) for key in self._bound}

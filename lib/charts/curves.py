@@ -30,8 +30,8 @@ from lib.charts.theme import (
     series_colors,
     time_unit,
 )
+from lib.core.fmt import fmt_about
 from lib.core.rows import Status
-from lib.lessons.explain import likely
 
 # Horizontal bars carry their names above them, inside the plot (not left of it): a phone keeps the
 # plot's whole width for the bars and a name as long as 'cuda:0 (recorded on NVIDIA H200, …)'.
@@ -148,7 +148,7 @@ def crossover_layers(crossover_x: float | None, label: str | None = None,
     a narrow chart does not cut it off."""
     if crossover_x is None or not math.isfinite(crossover_x):
         return []
-    label = label or f"crossover ≈ {likely(crossover_x)}"  # the two significant digits of the sentences
+    label = label or f"crossover ≈ {fmt_about(crossover_x)}"  # the two significant digits of the sentences
     drawn = [float(x) for x in xs if x is not None and float(x) > 0]
     right = bool(drawn) and crossover_x > 0 and max(drawn) > min(drawn) and (
         math.log(crossover_x / min(drawn)) / math.log(max(drawn) / min(drawn)) > 0.6)

@@ -18,7 +18,8 @@ import altair as alt
 import pandas as pd
 
 from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, fitted_height, kind_colors, log_ticks, time_unit
-from lib.core.fmt import fmt_num
+from lib.core.crossover import CrossKind
+from lib.core.fmt import fmt_about
 from lib.lessons.compare import Comparison, device_word
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
@@ -103,11 +104,11 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
     machines = list(dict.fromkeys(plot["machine"]))
     for i, machine in enumerate(m for m in machines if m in comparison.crossovers):
         cross = comparison.crossovers[machine]
-        if cross.kind != "crosses" or cross.x is None or not math.isfinite(cross.x):
+        if cross.kind != CrossKind.CROSSES or cross.x is None or not math.isfinite(cross.x):
             continue
         gpu = next((c for c in curves if c.endswith(f" · {machine}") and not c.startswith("CPU")), None)
         hue = colour_of.get(gpu, "#d62728")
-        label = f"crossover ≈ {fmt_num(cross.x)}"
+        label = f"crossover ≈ {fmt_about(cross.x)}"
         mark = alt.Chart(pd.DataFrame({"machine": [machine], "x": [float(cross.x)], "label": [label]}))
         layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color=hue).encode(
             x="x:Q", tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))

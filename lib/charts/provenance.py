@@ -22,7 +22,8 @@ import pandas as pd
 
 from lib.charts.compiled import FilledChart, compiled
 from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, log_ticks, series_colors, time_unit
-from lib.lessons.explain import likely
+from lib.core.fmt import fmt_about
+from lib.core.rows import Origin
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
 
@@ -96,15 +97,15 @@ def curve_chart(
     low, high, x_likely = crossover or (None, None, None)
     data = {
         "band": [p for p in plot if p["band_lo"] is not None],
-        "measured": [p for p in plot if p["origin"] != "predicted" and p["hi"] > p["lo"]],
+        "measured": [p for p in plot if p["origin"] != Origin.PREDICTED and p["hi"] > p["lo"]],
         "segments": segments,
-        "solid": [p for p in plot if p["origin"] != "predicted" and not p["noisy"]],
-        "hollow": [p for p in plot if p["origin"] == "predicted" or p["noisy"]],
+        "solid": [p for p in plot if p["origin"] != Origin.PREDICTED and not p["noisy"]],
+        "hollow": [p for p in plot if p["origin"] == Origin.PREDICTED or p["noisy"]],
     }
     if low is not None and high is not None and high > low:
         data["crossover_range"] = [{"a": float(low), "b": float(high)}]
     if x_likely is not None:
-        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {likely(x_likely)}"}]
+        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {fmt_about(x_likely)}"}]
     shape = _CurveShape(
         x_title=x_title or x, y_title=f"{y_title} ({unit})", names=names,
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),

@@ -19,7 +19,7 @@ from lib.core.rows import is_ok
 
 
 class CrossKind(str, enum.Enum):
-    """How the two curves of a sweep relate. A str, so `kind == "crosses"` reads as before."""
+    """How the two curves of a sweep relate. A str only so it reaches JSON as its value; code compares members."""
 
     CROSSES = "crosses"  # the CPU is faster at small values, the GPU from some value on
     CROSSES_BACK = "crosses_back"  # the GPU is faster at small values, the CPU from some value on
@@ -33,6 +33,16 @@ class CrossKind(str, enum.Enum):
         return self.value
 
 
+class Lead(str, enum.Enum):
+    """Who is faster at a point: the second curve given to find_crossover (GPU) or the first (CPU)."""
+
+    GPU = "gpu"
+    CPU = "cpu"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class Crossover:
     """Where the curves cross, with how sure that is.
@@ -41,16 +51,18 @@ class Crossover:
     CROSSES_BACK; bracket: the measured values on either side of it; sure: the range outside which
     the spread of both curves leaves no doubt who is faster (low = the last value where the trailing
     side was surely slower, high = the first value where the leading side surely leads, the ends of
-    the measured range where no such value was measured); crossings: every change of lead as (x below, x above, who leads
-    above: 'gpu' or 'cpu'); span: the first and last values measured on both."""
+    the measured range where no such value was measured); crossings: every change of lead as (x below,
+    x above, who leads above); span: the first and last values measured on both; ties: the values where
+    the gap is within the spread of the repeats; shared: every value measured on both."""
 
-    kind: str
+    kind: CrossKind
     x: float | None
     bracket: tuple[float, float] | None = None
     sure: tuple[float | None, float | None] | None = None
-    crossings: tuple[tuple[float, float, str], ...] = ()
+    crossings: tuple[tuple[float, float, Lead], ...] = ()
     span: tuple[float, float] | None = None
-    ties: tuple[float, ...] = ()  # values where the gap is within the spread of the repeats
+    ties: tuple[float, ...] = ()
+    shared: tuple[float, ...] = ()
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
@@ -61,10 +73,10 @@ def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
     return x0 + frac * (x1 - x0)
 
 
-def _leader(c: float, g: float, c_spread: float, g_spread: float) -> tuple[str, bool]:
-    """Who is faster at one point ('gpu' when at least as fast), and whether the IQRs agree."""
-    leader = "gpu" if g <= c else "cpu"
-    sure = (g + g_spread / 2 < c - c_spread / 2) if leader == "gpu" else (c + c_spread / 2 < g - g_spread / 2)
+def _leader(c: float, g: float, c_spread: float, g_spread: float) -> tuple[Lead, bool]:
+    """Who is faster at one point (the GPU when at least as fast), and whether the IQRs agree."""
+    leader = Lead.GPU if g <= c else Lead.CPU
+    sure = (g + g_spread / 2 < c - c_spread / 2) if leader == Lead.GPU else (c + c_spread / 2 < g - g_spread / 2)
     return leader, sure
 
 
@@ -85,20 +97,21 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     judged = [(x, *_leader(c, g, a, b), math.log(g / c)) for x, c, g, a, b in points]
     span = (points[0][0], points[-1][0])
     ties = tuple(x for x, _, sure, _ in judged if not sure)
+    shared = tuple(x for x, *_ in judged)
     changes = [i for i in range(1, len(judged)) if judged[i][1] != judged[i - 1][1]]
     crossings = tuple((judged[i - 1][0], judged[i][0], judged[i][1]) for i in changes)
     if not changes:
-        kind = CrossKind.GPU_WINS if judged[0][1] == "gpu" else CrossKind.CPU_WINS
-        return Crossover(kind, None, span=span, ties=ties)
+        kind = CrossKind.GPU_WINS if judged[0][1] == Lead.GPU else CrossKind.CPU_WINS
+        return Crossover(kind, None, span=span, ties=ties, shared=shared)
     if len(changes) > 1:
-        return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties)
+        return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties, shared=shared)
     i = changes[0]
     x = _interp_x(judged[i - 1][0], judged[i][0], judged[i - 1][3], judged[i][3])
     # with no sure point on a side, the range runs to the end of what was measured
     low = next((judged[j][0] for j in range(i - 1, -1, -1) if judged[j][2]), span[0])
     high = next((judged[j][0] for j in range(i, len(judged)) if judged[j][2]), span[1])
-    kind = CrossKind.CROSSES if judged[i][1] == "gpu" else CrossKind.CROSSES_BACK
-    return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties)
+    kind = CrossKind.CROSSES if judged[i][1] == Lead.GPU else CrossKind.CROSSES_BACK
+    return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties, shared)
 
 
 @dataclass(frozen=True)

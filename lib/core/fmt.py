@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -104,3 +105,57 @@ def plural(n: float, word: str, words: str | None = None) -> str:
     """'1 step', '3 steps', '1,024 steps' (words: the plural when it is not word + 's')."""
     count = fmt_value(n)
     return f"{count} {word}" if n == 1 else f"{count} {words or word + 's'}"
+
+
+# -- significant digits, chosen once -------------------------------------------------------------------
+ABOUT_DIGITS = 2  # a break-even value, and any value read off where two curves meet
+
+
+def fmt_about(x: float) -> str:
+    """A value read off between measured points: two significant digits (about 700, not 683.4), so
+    the same recorded data always reads the same and no false precision is claimed. Every crossover
+    x on a page, a chart's rule and the CLI goes through here."""
+    x = float(x)
+    return fmt_num(float(f"{x:.{ABOUT_DIGITS}g}"), ABOUT_DIGITS) if x >= 1 else fmt_num(x, ABOUT_DIGITS)
+
+
+# -- a sentence, typed until it meets its edge -----------------------------------------------------------
+class Strong(str):
+    """A part of a sentence shown in bold on a page (a curve's legend name, the verdict); plain in the CLI."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """Words made of plain and strong parts, with the typed result they say (`about`), so code and
+    tests read the result, never the English. Rendered only at the edge: `markdown()` for a page,
+    `plain()` for the command line."""
+
+    parts: tuple[str, ...] = ()
+    about: Any = None  # what the words say, typed (a Crossover, a Versus, ...)
+
+    def markdown(self) -> str:
+        return "".join(f"**{p}**" if isinstance(p, Strong) and p else p for p in self.parts)
+
+    def plain(self) -> str:
+        return "".join(str(p) for p in self.parts)
+
+    def __add__(self, other: Sentence | str) -> Sentence:
+        if isinstance(other, Sentence):  # the words joined say what either said (the first, when both do)
+            return Sentence(self.parts + other.parts, self.about if self.about is not None else other.about)
+        return Sentence((*self.parts, other), self.about)
+
+    def __radd__(self, other: str) -> Sentence:
+        return Sentence((other, *self.parts), self.about)
+
+    def capitalised(self) -> Sentence:
+        """The sentence with its first letter capitalised (a strong part stays strong)."""
+        if not self.parts or not self.parts[0]:
+            return self
+        first = self.parts[0]
+        up = first[:1].upper() + first[1:]
+        return Sentence((Strong(up) if isinstance(first, Strong) else up, *self.parts[1:]), self.about)
+
+
+def say(*parts: str, about: Any = None) -> Sentence:
+    """Sentence(parts): `say("On ", Strong("H200"), " the GPU wins.")`."""
+    return Sentence(tuple(p for p in parts if p), about)

@@ -1,8 +1,10 @@
 """One result row per (workload, settings, device): its fields, its status, and the one test of
 whether it holds a usable time.
 
-Rows stay plain dicts (they go to JSON, CSV and DataFrames unchanged); `Row` names their fields
-for readers and type checkers, the way torch.utils.benchmark's Measurement names its own.
+Rows stay plain dicts (they go to JSON, CSV and DataFrames unchanged). Every row has: workload,
+device, one key per setting, median_s and iqr_s (null unless ok), repeats, status (a Status value),
+message (why not ok, or a remark); often origin (an Origin value; absent for recorded rows), swept
+(the setting varied), cold_s (the first call, never in the median) and epoch_s.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any
 
 
 class Status(str, enum.Enum):
@@ -25,20 +27,16 @@ class Status(str, enum.Enum):
         return self.value
 
 
-class Row(TypedDict, total=False):
-    """The fields every row has (settings are further keys, one per setting of the workload)."""
+class Origin(str, enum.Enum):
+    """Where a point's time came from. A str, so rows loaded from JSON ('live') compare equal to it."""
 
-    workload: str
-    device: str
-    median_s: float | None  # steady-state time of one call (null unless ok)
-    iqr_s: float | None  # its interquartile range
-    repeats: int  # timed blocks behind the median
-    status: str  # a Status value
-    message: str  # why a point is not ok, or a remark (noisy, timed once)
-    origin: str  # 'live' (this server), or absent for recorded rows
-    swept: str  # the setting(s) varied: 'batch_size', or 'batch_size,hidden_width,depth' for a grid
-    cold_s: float | None  # the first call, never part of the median
-    epoch_s: float | None  # median_s x steps_per_epoch, where the workload has epochs
+    LIVE = "live"  # measured on this server just now
+    RECORDED = "recorded"  # measured on a recording machine, shipped in a pack
+    DERIVED = "derived"  # a recorded step times the steps of an epoch
+    PREDICTED = "predicted"  # the machine's cost model, for a point nobody recorded
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def is_ok(row: Mapping[str, Any] | None, key: str = "median_s") -> bool:

@@ -82,22 +82,6 @@ class Setting:
             raise SettingError(f"{self.name}: {value} is above the maximum {self.maximum:g}")
         return value
 
-    def clamp(self, raw: Any) -> tuple[Any, str | None]:
-        """Like parse, but bring an out-of-range number back into range (for URL parameters).
-        Returns (value, note); the note says what was changed, or is None."""
-        try:
-            return self.parse(raw), None
-        except SettingError as err:
-            if self.kind in (int, float) and self.choices is None:
-                try:
-                    number = self.kind(float(raw))
-                except (TypeError, ValueError):
-                    return self.default, f"{err}; using the default {self.default}"
-                low = self.minimum if self.minimum is not None else number
-                high = self.maximum if self.maximum is not None else number
-                value = self.kind(min(max(number, low), high))
-                return value, f"{self.name}={raw} is out of range; using {value}"
-            return self.default, f"{err}; using the default {self.default}"
 
 
 class Settings(dict):
@@ -143,9 +127,6 @@ class Settings(dict):
     def replace(self, **changes: Any) -> Settings:
         """These settings with some values changed, resolved (and so checked) again."""
         return self.workload.resolve({**self, **changes})
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self)
 
 
 @dataclass
@@ -231,10 +212,6 @@ class Workload:
         """What a step's time is made of, for lib.core.costmodel: terms of issuing the work (a fixed
         cost, plus per-launch-like counts where the workload has them) and of doing it."""
         return {"1": 1.0}, {"flops": float(self.flops(params)), "bytes": float(self.bytes_moved(params))}
-
-    def work(self, params: Settings) -> float:
-        """The 'work' axis of the cost model time = overhead + work / throughput (FLOPs)."""
-        return self.flops(params)
 
 
 def free_memory() -> None:

@@ -4,7 +4,7 @@ Every page opens with its chart and one sentence that answers the page's questio
 screen; the longer explanations sit below, behind 'Why?'. Each function here takes what its page
 already computed (rows, a lesson's screen) and returns that sentence. No Streamlit.
 
-    who("cuda:0 (recorded on NVIDIA H200, 2026-11-21)")     'the NVIDIA H200 GPU': a curve in a sentence
+    who(series_label("cuda:0", Origin.RECORDED, "NVIDIA H200, 2026-11-21"))   'the NVIDIA H200 GPU'
     jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])      the method against the device
     timing_answer(view, 1024)                                 what the timer reports, or where the GPU catches up
     pipeline_answer(on)                                       does the device matter with a DataLoader over images
@@ -18,39 +18,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lib.core.fmt import fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct, plural
+from lib.core.crossover import CrossKind
+from lib.core.fmt import Strong, fmt_about, fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import is_ok
-from lib.lessons import compare, onscreen, scaling
-from lib.lessons.explain import crossover_sentence
-from lib.lessons.gallery import GalleryMachine, crossover_words
+from lib.lessons import compare, onscreen, scaling, voice
+from lib.lessons.gallery import OWN_CPU, OWN_GPU, GalleryMachine, crossover_words
 from lib.lessons.jacobian import LABEL as METHOD_LABEL
 from lib.lessons.pipeline import SAME_WITHIN, epoch_gap
 from lib.lessons.pipeline_screen import Screen as PipelineScreen
 from lib.lessons.timing_pitfalls import Screen as TimingScreen
 from lib.lessons.timing_pitfalls import by_size, crossovers, nearest
+from lib.lessons.voice import crossover_sentence, series_side
+from lib.recorded.sources import SeriesName
 from lib.recorded.uploads import plain
 
 _SCALES = ((1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
 
 
-def who(series: str) -> str:
-    """A curve's legend name as a sentence says it: 'cpu (live, this server)' is this server's CPU,
-    'cuda:0 (recorded on NVIDIA H200, 2026-11-21)' the NVIDIA H200 GPU, 'cpu (recorded on …)' the
-    NVIDIA H200 machine's CPU. The legend beside the chart keeps the full name."""
-    device, _, rest = series.partition(" (")
-    rest = rest[:-1] if rest.endswith(")") else rest
-    if rest.startswith("live"):
-        return "this server's CPU" if device == "cpu" else "this server's GPU"
-    machine = rest.removeprefix("recorded on ").rsplit(", ", 1)[0] if rest.startswith("recorded on ") else ""
-    if device == "cpu":
-        return f"the {machine} machine's CPU" if machine else "the recorded CPU"
-    return f"the {machine} GPU" if machine else "the recorded GPU"
-
-
-def capital(text: str) -> str:
-    """The sentence with its first letter capitalised (after a leading '**')."""
-    i = 2 if text.startswith("**") else 0
-    return text[:i] + text[i:i + 1].upper() + text[i + 1:]
+def who(series: SeriesName) -> str:
+    """A curve as a sentence names it, read from its typed name (lib.lessons.voice.series_side):
+    this server's CPU, the NVIDIA H200 GPU, the NVIDIA H200 machine's CPU."""
+    return series_side(series).text
 
 
 def rate_words(rate: float) -> str:
@@ -118,7 +106,8 @@ def timing_answer(view: TimingScreen, size: int) -> str:
                     "at this size the difference is small.")
     if gpu:
         analysis, _ = crossovers(view)
-        text = capital(crossover_sentence(analysis, "matrix size", who(onscreen.LIVE_CPU), who(gpu)))
+        text = crossover_sentence(analysis, "matrix size", series_side(onscreen.LIVE_CPU), series_side(gpu)
+                                  ).capitalised().markdown()
         if view.variant["sync"]:
             text += " Switch off **Synchronise** below to see what a naive timer reports instead."
         return text
@@ -144,9 +133,9 @@ def pipeline_answer(on: PipelineScreen) -> str:
         if epoch_gap(c, g) < SAME_WITHIN:
             return (f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
                     f"{fmt_s(c)} on the CPU and {fmt_s(g)} on the GPU of the same machine.")
-        faster = "GPU" if g < c else "CPU"
-        return (f"With images fed by a DataLoader, at {at} the {faster}'s epoch is {fmt_ratio(max(c, g) / min(c, g))} "
-                f"as fast: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU of the same machine.")
+        lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
+        return (f"With images fed by a DataLoader, at {at} {lead}: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU of the "
+                "same machine.")
     row = on.at_point("images")
     loading = row.get("phase_loading_s") if is_ok(row) else None
     if isinstance(loading, (int, float)) and loading > 0:
@@ -160,7 +149,7 @@ def pipeline_answer(on: PipelineScreen) -> str:
 # -- Multi-GPU ---------------------------------------------------------------------------------------------
 def scaling_answer(records: Sequence[dict[str, Any]], axis: str, cpu: bool = False) -> str:
     """Where the most GPUs measured start to pay off against one (the last of scaling.crossover_lines)."""
-    return scaling.crossover_lines(records, axis, cpu)[-1]
+    return scaling.crossover_lines(records, axis, cpu)[-1].markdown()
 
 
 # -- Your results ------------------------------------------------------------------------------------------
@@ -168,15 +157,17 @@ def machines_answer(comparison: compare.Comparison) -> str:
     """The first chart in one sentence: a machine whose GPU catches up with its CPU on it, else which
     curve is fastest, else what each machine has."""
     lines = compare.crossover_lines(comparison)
-    crossing = next((line for line in lines if "catches up with its CPU at" in line), None)
-    return crossing or compare.fastest_line(comparison) or (lines[0] if lines else "One curve, nothing to compare.")
+    crossing = next((line for line in lines if line.about is not None and line.about.kind == CrossKind.CROSSES), None)
+    if crossing is not None:
+        return crossing.markdown()
+    return compare.fastest_line(comparison) or (lines[0].markdown() if lines else "One curve, nothing to compare.")
 
 
 # -- Class gallery -----------------------------------------------------------------------------------------
 def gallery_answer(machines: Sequence[GalleryMachine], comparison: compare.Comparison | None) -> str:
     """Where the machines' GPUs catch up with their own CPUs: the earliest and the latest."""
     found = [(x, m) for m in machines for x, _ in [crossover_words(comparison, m)] if x is not None]
-    with_gpu = [m for m in machines if any(r.get("device") != "cpu" and r.get("status") == "ok" for r in m.rows)]
+    with_gpu = [m for m in machines if any(r.get("device") != "cpu" and is_ok(r) for r in m.rows)]
     if not found:
         if not with_gpu:
             return "No machine here has both CPU and GPU results yet, so there is no speed-up to compare."
@@ -185,6 +176,7 @@ def gallery_answer(machines: Sequence[GalleryMachine], comparison: compare.Compa
     found.sort(key=lambda xm: xm[0])
     (lo, first), (hi, last) = found[0], found[-1]
     if len(found) == 1:
-        return f"On **{plain(first.line)}** the GPU catches up with its own CPU at batch size ≈ {fmt_num(lo)}."
-    return (f"The GPUs here catch up with their own CPUs between batch size ≈ {fmt_num(lo)} "
-            f"(**{plain(first.line)}**) and ≈ {fmt_num(hi)} (**{plain(last.line)}**), {len(found)} machines in all.")
+        return (say("On ", Strong(plain(first.line)), ", ")
+                + crossover_sentence(comparison.crossovers[first.line], "batch size", OWN_CPU, OWN_GPU)).markdown()
+    return (f"The GPUs here catch up with their own CPUs between batch size ≈ {fmt_about(lo)} "
+            f"(**{plain(first.line)}**) and ≈ {fmt_about(hi)} (**{plain(last.line)}**), {len(found)} machines in all.")

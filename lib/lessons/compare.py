@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
-from lib.core.fmt import fmt_num, fmt_s, fmt_value
+from lib.core.fmt import Sentence, Strong, fmt_s, fmt_value, say
 from lib.core.results import setting_keys
 from lib.core.rows import is_ok
+from lib.lessons.voice import Side, Unit, crossover_sentence
 from lib.recorded.uploads import plain
 
 
@@ -188,41 +189,26 @@ def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
     return "; ".join(shown) or "no other settings"
 
 
-def crossover_lines(comparison: Comparison) -> list[str]:
-    """One sentence per machine: where its GPU catches up with its CPU, read from its own curves."""
+def crossover_lines(comparison: Comparison) -> list[Sentence]:
+    """One sentence per machine: where its GPU catches up with its CPU, read from its own curves
+    (lib.lessons.voice words it; `.about` holds the Crossover)."""
 
     name = setting_name(comparison.setting)
     lines = []
     for machine in comparison.machines:
         devices = [c.device for c in comparison.curves if c.machine == machine]
-        who = f"**{plain(machine)}**"
+        who = say(Strong(plain(machine)), ": ")
         cross = comparison.crossovers.get(machine)
         if cross is None:
             if devices == ["cpu"]:
-                lines.append(f"{who}: CPU only, so no crossover.")
+                lines.append(who + "CPU only, so no crossover.")
             elif "cpu" not in devices:
-                lines.append(f"{who}: {', '.join(plain(device_word(d)) for d in devices)} only, no CPU curve "
-                             "from this machine, "
-                             "so no crossover.")
+                lines.append(who + f"{', '.join(plain(device_word(d)) for d in devices)} only, no CPU curve "
+                             "from this machine, so no crossover.")
             continue
         gpu = next(d for d in devices if d != "cpu")
-        gpu_word = plain(device_word(gpu))
-        cpu_curve = next(c for c in comparison.curves if c.machine == machine and c.device == "cpu")
-        gpu_curve = next(c for c in comparison.curves if c.machine == machine and c.device == gpu)
-        both = len(set(cpu_curve.xs) & set(gpu_curve.xs))
-        over = f" ({both} value{'s' if both != 1 else ''} of {name} measured on both)"
-        if cross.kind == "crosses":
-            lo, hi = cross.bracket
-            lines.append(f"{who}: its {gpu_word} catches up with its CPU at {name} ≈ {fmt_num(cross.x)}, "
-                         f"between the measured {fmt_value(lo)} and {fmt_value(hi)}.")
-        elif cross.kind == "gpu_wins":
-            lines.append(f"{who}: its {gpu_word} is at least as fast as its CPU from the first value measured: "
-                         f"no crossover in this range{over}.")
-        elif cross.kind == "cpu_wins":
-            lines.append(f"{who}: its CPU is faster at every value measured; its {gpu_word} never catches up "
-                         f"in this range{over}.")
-        else:
-            lines.append(f"{who}: no {name} was measured on both its CPU and its {gpu_word}, so no crossover.")
+        its_gpu = Side(Unit.GPU, f"its {plain(device_word(gpu))}")
+        lines.append(who + crossover_sentence(cross, name, Side(Unit.CPU, "its CPU"), its_gpu))
     return lines
 
 

@@ -20,13 +20,16 @@ from typing import Any
 
 import pandas as pd
 
-from lib.core.fmt import fmt_num
+from lib.core.crossover import CrossKind
 from lib.core.results import ROW_FIELDS
+from lib.core.rows import is_ok
 from lib.lessons.compare import Comparison, compare_machines
+from lib.lessons.voice import Side, Unit, crossover_brief
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 
 SHIPPED_PREFIX = "shipped:"
 SORTS = ("crossover", "newest", "name", "machine")
+OWN_CPU, OWN_GPU = Side(Unit.CPU, "its own CPU"), Side(Unit.GPU, "its GPU")  # one machine's two curves
 
 
 @dataclass
@@ -85,18 +88,13 @@ def gallery_comparison(machines: Sequence[GalleryMachine]) -> Comparison | None:
 
 
 def crossover_words(comparison: Comparison | None, machine: GalleryMachine) -> tuple[float | None, str]:
-    """(the batch size where its GPU catches its own CPU, or None; the same in words)."""
-    devices = {r["device"] for r in machine.rows if r.get("status") == "ok"}
+    """(the batch size where its GPU catches its own CPU, or None; the same in words, from lib.lessons.voice)."""
+    devices = {r["device"] for r in machine.rows if is_ok(r)}
     if devices == {"cpu"}:
         return None, "CPU only"
     cross = comparison.crossovers.get(machine.line) if comparison else None
-    if cross is None or cross.kind in ("one_device", "too_few_points"):
-        return None, "not enough points on both devices"
-    if cross.kind == "crosses":
-        return float(cross.x), f"≈ {fmt_num(cross.x)}"
-    if cross.kind == "gpu_wins":
-        return None, "GPU faster from the smallest batch"
-    return None, "CPU faster at every batch size measured"
+    x = float(cross.x) if cross is not None and cross.kind == CrossKind.CROSSES else None
+    return x, crossover_brief(cross, "batch size", OWN_CPU, OWN_GPU)
 
 
 def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None) -> list[dict[str, Any]]:
@@ -158,7 +156,7 @@ def speedup_frame(comparison: Comparison | None) -> pd.DataFrame:
 def crossover_points(comparison: Comparison | None) -> pd.DataFrame:
     """Where each machine's speed-up line crosses 1 (machine, x)."""
     points = [{"machine": m, "x": float(c.x)} for m, c in (comparison.crossovers.items() if comparison else [])
-              if c.kind == "crosses" and c.x is not None and math.isfinite(c.x)]
+              if c.kind == CrossKind.CROSSES and c.x is not None and math.isfinite(c.x)]
     return pd.DataFrame(points, columns=["machine", "x"])
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.core.workload import Workload
-from lib.lessons import onscreen
+from lib.lessons import onscreen, voice
 from lib.lessons import training as T
 from lib.recorded.sources import best_recorded_sweep, machine_text
 
@@ -97,11 +97,9 @@ def one_chart(packs: Iterable[dict[str, Any] | None], workload: Workload) -> One
 
 def verdict(cpu_s: float, gpu_s: float) -> str:
     """'the GPU takes 1.98× as long as the CPU (7.82 s against 3.96 s)' / '… is 3.25× as fast …' / 'both take …'."""
-    if gpu_s > cpu_s:
-        return f"the GPU takes {fmt_ratio(gpu_s / cpu_s)} as long as the CPU ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
-    if gpu_s < cpu_s:
-        return f"the GPU is {fmt_ratio(cpu_s / gpu_s)} as fast as the CPU ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
-    return f"both take {fmt_s(gpu_s)}"
+    if gpu_s == cpu_s:
+        return f"both take {fmt_s(gpu_s)}"
+    return f"{voice.ratio_words(voice.GPU, voice.CPU, gpu_s / cpu_s)} ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
 
 
 def ends_sentence(chart: OneChart) -> str | None:
@@ -126,7 +124,7 @@ def modes_sentence(pack: dict[str, Any] | None, machine: str) -> str | None:
         return None
     table = T.tables(pack, machine_text(pack.get("machine") or {})).get("cuda")  # the Training page's tables, built once
     eager, graphed = (T.point(T.View(mode=mode), table, "cuda:0", machine) for mode in ("eager", "cuda_graph"))
-    if not (eager and graphed and eager["origin"] != "predicted" and graphed["origin"] != "predicted"):
+    if not (eager and graphed and eager["origin"] != Origin.PREDICTED and graphed["origin"] != Origin.PREDICTED):
         return None
     e, g = float(eager["median_s"]), float(graphed["median_s"])
     view = T.View()

@@ -8,7 +8,8 @@ Every number in a sentence is read from those rows, or computed from the setting
 
     rows = live_rows("loop", [1, 10, 100], ["cpu"], current=100, point_budget_s=0.05)
     at_val_sentences(rows, 100, ["cpu (live, this server)"])
-    crossover_sentence(rows, "loop", "cpu (live, this server)", "cuda:0 (recorded on ...)")
+    crossover_sentence(rows, "loop", LIVE_CPU, gpu_series).markdown()   # '**loop**: the GPU catches up …'
+
 """
 
 from __future__ import annotations
@@ -19,15 +20,18 @@ from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value
-from lib.core.rows import is_ok
+from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
+from lib.core.rows import Origin, Status, is_ok
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons import onscreen
 from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
+from lib.lessons.voice import Side, Unit
+from lib.lessons.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded.sources import series_label
 from lib.workloads import get_workload
 from lib.workloads.jacobian import METHODS
 
+CPU, GPU = Side(Unit.CPU), Side(Unit.GPU)  # the sentences say 'the CPU', 'the GPU': the legend says which
 ProgressFn = Callable[[float, str], None]
 
 WORKLOAD = get_workload("jacobian")
@@ -183,7 +187,7 @@ def memory_marks(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def not_measured(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The points on screen that were not timed, each with the reason (for a table)."""
     return [{"measured on": r.get("series", r["device"]), "method": LABEL[r["method"]], "val": int(r["val"]),
-             "status": "refused" if r.get("status") == "skipped" else r.get("status"),
+             "status": "refused" if r.get("status") == Status.SKIPPED else r.get("status"),
              "why": r.get("message") or ""}
             for r in rows if not is_ok(r)]
 
@@ -264,40 +268,30 @@ def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: st
     return find_crossover(common, [cpu[v] for v in common], [gpu[v] for v in common]), common
 
 
-def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> str:
-    """Where the GPU starts to win for one method, from the vals timed on both devices only."""
+def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> Sentence:
+    """Where the GPU starts to win for one method, from the vals timed on both devices only (the
+    words are lib.lessons.voice's; `.about` holds the Crossover)."""
     found, common = method_crossover(rows, method, cpu_series, gpu_series)
-    name = f"**{LABEL[method]}**"
-    both = ", ".join(fmt_value(v) for v in common)
     cpu_max = max(_times(rows, method, cpu_series), default=None)
     gpu_max = max(_times(rows, method, gpu_series), default=None)
     limit = ""
     if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
         limit = (f" The CPU was not timed beyond val = {fmt_value(cpu_max)} (see the points not measured), "
                  f"so the comparison stops there.")
-    if found.kind == "crosses":
-        lo, hi = found.bracket
-        return (f"{name}: the GPU catches up at val ≈ {fmt_num(found.x)} (between the measured {fmt_value(lo)} "
-                f"and {fmt_value(hi)}); above it the GPU is faster.")
-    if found.kind == "gpu_wins":
-        return f"{name}: the GPU is at least as fast at every val timed on both devices ({both}).{limit}"
-    if found.kind == "cpu_wins":
-        return (f"{name}: the CPU is faster at every val timed on both devices ({both}): the GPU never catches up "
-                f"there.{limit}")
-    return f"{name}: no val was timed on both devices, so there is no crossover to locate."
+    return say(Strong(LABEL[method]), ": ") + crossover_sentence_of(found, "val", CPU, GPU) + limit
 
 
 def crossover_lines(rows: Sequence[dict[str, Any]], methods: Sequence[str], machine_label: str | None,
-                    machine: dict[str, Any] | None) -> list[str]:
+                    machine: dict[str, Any] | None) -> list[Sentence]:
     """Where the GPU starts to win, method by method; then on the recording machine itself, when its
     CPU is on screen (the comparison the seed made)."""
     gpu = onscreen.gpu_series(rows)
     if not gpu:
-        return ["There is no GPU curve on screen, so there is no crossover to show."]
+        return [crossover_sentence_of(None, "val", CPU, GPU)]
     out = [crossover_sentence(rows, m, onscreen.LIVE_CPU, gpu) for m in methods]
-    same = series_label("cpu", "recorded", machine_label)
+    same = series_label("cpu", Origin.RECORDED, machine_label)
     if machine is not None and any(r.get("series") == same for r in rows):
-        out.append(f"{onscreen.same_machine_intro(machine)}, the comparison the seed made:")
+        out.append(say(f"{onscreen.same_machine_intro(machine)}, the comparison the seed made:"))
         out += ["- " + crossover_sentence(rows, m, same, gpu) for m in methods]
     return out
 
@@ -350,8 +344,8 @@ def vectorize_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequen
             f"{fmt_bytes(basis * 4)} in fp32 at val = {fmt_value(val)}.")
     for series in series_order:
         refused = sorted((r for r in rows if r.get("series") == series and r["method"] == "vectorize"
-                          and r.get("status") in ("skipped", "oom")), key=lambda r: int(r["val"]))
-        memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == "oom"]
+                          and r.get("status") in (Status.SKIPPED, Status.OOM)), key=lambda r: int(r["val"]))
+        memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == Status.OOM]
         if memory:
             first = memory[0]
             text += (f" On {series} it was not run from val = {fmt_value(first['val'])} on: "

@@ -15,11 +15,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.core.crossover import SweepAnalysis
-from lib.core.fmt import fmt_value, plural
+from lib.core.crossover import CrossKind, SweepAnalysis
+from lib.core.fmt import fmt_about, fmt_value, plural
 from lib.core.rows import Status, is_ok
 from lib.core.workload import Workload
-from lib.lessons.explain import likely
 from lib.recorded.sources import (
     GpuSource,
     cpu_text,
@@ -143,12 +142,12 @@ def series_order(rows: Sequence[dict], machine: str | None) -> list[str]:
 
 def crossing_x(analysis: SweepAnalysis | None) -> float | None:
     """Where the measured curves cross (for the chart's rule), or None when they do not."""
-    return analysis.measured.x if analysis is not None and analysis.measured.kind == "crosses" else None
+    return analysis.measured.x if analysis is not None and analysis.measured.kind == CrossKind.CROSSES else None
 
 
 def crossing_label(x: float | None) -> str | None:
     """The rule's label, with the same two significant digits as the sentences: 'crossover ≈ 1,200'."""
-    return f"crossover ≈ {likely(x)}" if x is not None else None
+    return f"crossover ≈ {fmt_about(x)}" if x is not None else None
 
 
 def repeats_span(rows: Iterable[dict]) -> str | None:

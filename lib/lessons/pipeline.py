@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_times, fmt_value, pct, plural
+from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.rows import is_ok
+from lib.lessons import voice
 from lib.lessons.live import live_sweep
 from lib.workloads import get_workload
 
@@ -129,9 +130,8 @@ def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_
                     f"({times}).")
         return (f"With the {source}, the two epochs differ {how} ({times}){'; ' + shares if shares else ''}: "
                 "**the device does not matter** here.")
-    faster = "GPU" if g < c else "CPU"
-    ratio = max(c, g) / min(c, g)
-    text = f"With the {source}, **the device matters**: the {faster}'s epoch is {fmt_ratio(ratio)} as fast ({times})"
+    lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
+    text = f"With the {source}, **the device matters**: {lead} ({times})"
     cl, gl = _num(cpu, "phase_loading_s"), _num(gpu, "phase_loading_s")
     cc, gc = _num(cpu, "phase_compute_s"), _num(gpu, "phase_compute_s")
     if None not in (cl, gl, cc, gc):

@@ -15,8 +15,10 @@ from typing import Any
 
 from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
-from lib.core.fmt import fmt_s
+from lib.core.fmt import Sentence, fmt_s, say
 from lib.core.rows import Status, is_ok
+from lib.lessons.voice import Side, Unit
+from lib.lessons.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, throughput
 
@@ -34,9 +36,7 @@ def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 def gpu_label(n: int, cpu: bool = False) -> str:
     """'1 GPU', '2 GPUs'; on the CPU, where each 'GPU' is a process: '1 process', '2 processes'."""
-    if cpu:
-        return f"{n} process" if n == 1 else f"{n} processes"
-    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+    return Side(Unit.PROCESS if cpu else Unit.GPU, count=n).noun
 
 
 def on_cpu(records: Sequence[dict[str, Any]]) -> bool:
@@ -113,29 +113,26 @@ def crossover(records: Sequence[dict[str, Any]], n: int, x: str = "per_gpu") -> 
     return find_crossover(xs, [one[v] for v in xs], [many[v] for v in xs])
 
 
-def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = False) -> str:
+def sides(n: int, cpu: bool = False) -> tuple[Side, Side]:
+    """(one, n): one GPU (or CPU process) against n of them."""
+    unit = Unit.PROCESS if cpu else Unit.GPU
+    return Side(unit, count=1), Side(unit, count=n)
+
+
+def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = False) -> Sentence:
+    """Where n GPUs start to get through more samples per second than one, in lib.lessons.voice's words."""
     what = X_AXES[x][1] if not cpu else X_AXES[x][1].replace("GPU", "process")
-    many, one = gpu_label(n, cpu), gpu_label(1, cpu)
-    if c.kind == "crosses":
-        lo, hi = c.bracket
-        return (f"{many} overtake {one} at a {what} of about {c.x:.3g} "
-                f"(between the measured {lo:g} and {hi:g}); below that, {one} gets through more samples per second.")
-    if c.kind == "gpu_wins":
-        return f"{many} get through more samples per second than {one} at every {what} measured."
-    if c.kind == "cpu_wins":
-        return (f"{one} gets through at least as many samples per second as {many} at every {what} measured: "
-                f"{many} never pay off here.")
-    return f"Not enough points measured on both {one} and {many} at the same {what} to compare them."
+    return crossover_sentence_of(c, what, *sides(n, cpu))
 
 
-def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> list[str]:
+def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> list[Sentence]:
     """Where more GPUs start to win: one sentence for each measured N > 1, or why there is nothing
     to compare (no gpus=1 point, or nothing but gpus=1)."""
     counts = _counts(records)
     many = [n for n in counts if n > 1]
     if not many or 1 not in counts:
-        return [f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
-                "so there is nothing to compare."]
+        return [say(f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
+                    "so there is nothing to compare.")]
     return [crossover_sentence(crossover(records, n, x), n, x, cpu) for n in many]
 
 
@@ -239,12 +236,6 @@ def recorded_source(pack: dict[str, Any]) -> str:
     return f"recorded on {machine_label(pack)}"
 
 
-def recorded_caption(pack: dict[str, Any]) -> str:
-    """'Recorded on <machine> (<N> GPUs).'"""
-    gpus = pack.get("machine", {}).get("gpus") or []
-    return f"Recorded on {machine_label(pack)}" + (f" ({len(gpus)} GPUs)" if gpus else "") + "."
-
-
 def live_source(rows: Sequence[dict[str, Any]]) -> str:
     return "live on this server, " + ("CPU, 1 process" if all(r.get("device") == "cpu" for r in rows) else "GPUs")
 
@@ -271,7 +262,7 @@ def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
 
 def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]:
     """What was written, then one line per ddp row: throughput, scaling efficiency, status."""
-    ok = [r for r in pack["rows"] if r.get("status") == "ok"]
+    ok = [r for r in pack["rows"] if r.get("status") == Status.OK]
     lines = [f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {runs} run(s)"]
     for r in table(pack["rows"]):
         eff = f"{r['scaling_efficiency']:.2f}" if r["scaling_efficiency"] is not None else "-"

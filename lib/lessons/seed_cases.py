@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from lib.core.fmt import fmt_s, fmt_times, fmt_value, plural
+from lib.core.fmt import fmt_s, fmt_value, plural
 from lib.core.rows import is_ok
+from lib.lessons import voice
 from lib.lessons.seed_curves import curve_setting, run_curve
 from lib.workloads.presets import PRESETS, Preset
 
@@ -189,13 +190,8 @@ def direction(ratio: float | None) -> str | None:
 
 
 def ratio_words(ratio: float) -> str:
-    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even'."""
-    kind = direction(ratio)
-    if kind == "gpu_slower":
-        return f"the GPU took {fmt_times(ratio)} as long as the CPU"
-    if kind == "gpu_faster":
-        return f"the GPU was {fmt_times(1 / ratio)} as fast as the CPU"
-    return f"the two were about even (GPU time ÷ CPU time = {fmt_times(ratio)})"
+    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even' (within 1.1×)."""
+    return voice.ratio_words(voice.GPU, voice.CPU, ratio, past=True, even=1.1)
 
 
 def compare_sentence(preset: Preset, measured_ratio: float | None, where: str) -> str:

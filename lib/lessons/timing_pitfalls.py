@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
-from lib.core.fmt import fmt_value
-from lib.core.rows import is_ok
+from lib.core.fmt import Sentence, fmt_value
+from lib.core.rows import Origin, is_ok
 from lib.lessons import onscreen
-from lib.lessons.explain import crossover_sentence
 from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
+from lib.lessons.voice import Unit, crossover_sentence, legend_side
 from lib.recorded.sources import series_label
 from lib.workloads import get_workload
 
@@ -171,7 +171,7 @@ class Screen:
 
     @property
     def recorded_cpu_series(self) -> str:
-        return series_label("cpu", "recorded", self.machine)
+        return series_label("cpu", Origin.RECORDED, self.machine)
 
 
 def screen(variant: dict[str, Any], live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews,
@@ -234,17 +234,19 @@ def crossovers(view: Screen) -> tuple[SweepAnalysis | None, SweepAnalysis | None
     return analysis, same_machine
 
 
-def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[str]:
+def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Sentence]:
     """Where the GPU catches up, from the synchronised timings; and on the recording machine itself."""
     gpu = view.gpu_series
     if not gpu:
         return []
     analysis, same_machine = crossovers(view)
     which = "" if view.variant["sync"] else "From the synchronised timings: "
-    out = [which + crossover_sentence(analysis, "size", onscreen.LIVE_CPU, gpu)]
+    out = [which + crossover_sentence(analysis, "size", legend_side(Unit.CPU, onscreen.LIVE_CPU),
+                                         legend_side(Unit.GPU, gpu))]
     if same_machine is not None and machine is not None:
         out.append(f"{onscreen.same_machine_intro(machine)}: "
-                   + crossover_sentence(same_machine, "size", view.recorded_cpu_series, gpu))
+                   + crossover_sentence(same_machine, "size", legend_side(Unit.CPU, view.recorded_cpu_series),
+                                        legend_side(Unit.GPU, gpu)))
     return out
 
 

@@ -14,9 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.core.crossover import Crossover
+from lib.core.rows import Origin
 from lib.lessons import training as T
 from lib.lessons import training_words as W
 from lib.lessons.explain import split_sentence
+from lib.lessons.voice import Versus
 
 Row = dict[str, Any]
 
@@ -32,12 +35,14 @@ class Machine:
 
 @dataclass
 class Screen:
-    curves: dict[str, list[Row]] = field(default_factory=dict)  # legend name -> rows
-    cpu_label: str | None = None  # the curve the answer compares with the GPU
-    gpu_label: str | None = None
+    curves: dict[CurveName, list[Row]] = field(default_factory=dict)  # legend name -> rows
+    cpu_label: CurveName | None = None  # the curve the answer compares with the GPU
+    gpu_label: CurveName | None = None
     headline: str = ""
+    answer: Crossover | None = None  # what the headline says, typed
     live_line: str | None = None  # the same answer read from this server's live CPU
     at_point: str = ""
+    at_point_result: Versus | None = None  # what at_point says, typed (None when a side has no time)
     here: list[Row] = field(default_factory=list)  # every curve's row at the slider's point
     provenance: list[str] = field(default_factory=list)
     crossover: tuple | None = None  # (low, high, likely) for the chart
@@ -52,8 +57,26 @@ def gpu_name(words: str) -> str:
     return name.split(" ")[0] if name.startswith(("H1", "H2", "A1", "L4", "T4", "V1")) else name
 
 
-def label(kind: str, where: str, origin: str) -> str:
-    return f"{kind} · {where} ({origin})"
+class CurveName(str):
+    """A Training curve's legend name ('CPU · this server (live)') that knows what it names: the
+    device kind, whose it is and where its numbers came from. Code reads the fields, never the text."""
+
+    kind: str
+    where: str
+    origin: Origin
+
+    def __new__(cls, kind: str, where: str, origin: Origin | str) -> CurveName:
+        origin = Origin(origin)
+        self = super().__new__(cls, f"{kind} · {where} ({origin.value})")
+        self.kind, self.where, self.origin = kind, where, origin
+        return self
+
+    def __reduce__(self) -> tuple:
+        return CurveName, (self.kind, self.where, self.origin.value)
+
+
+def label(kind: str, where: str, origin: Origin | str) -> CurveName:
+    return CurveName(kind, where, origin)
 
 
 def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = None, host_cpu: bool = False,
@@ -64,22 +87,22 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
     live_cpu = [r for r in live if r.get("device") == "cpu"]
     if live_gpu:
         gpu_rows = [r for r in live if r.get("device") != "cpu"]
-        screen.gpu_label = label("GPU", "this server", "live")
+        screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
         gpu_rows = T.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
-        screen.gpu_label = label("GPU", gpu_name(gpu.words), "recorded")
+        screen.gpu_label = label("GPU", gpu_name(gpu.words), Origin.RECORDED)
     else:
         gpu_rows = []
     small = (T.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
              if small_cpu is not None and threads == 1 else [])
     if small:
-        screen.curves[label("CPU", small_cpu.name, "recorded")] = small
+        screen.curves[label("CPU", small_cpu.name, Origin.RECORDED)] = small
     if live_cpu:
-        screen.curves[label("CPU", "this server", "live")] = [dict(r, origin="live") for r in live_cpu]
+        screen.curves[label("CPU", "this server", Origin.LIVE)] = [dict(r, origin=Origin.LIVE.value) for r in live_cpu]
     if host_cpu and gpu is not None and not live_gpu:
         host = T.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
         if host:
-            screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", "recorded")] = host
+            screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", Origin.RECORDED)] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
     _answer(screen, view, small_cpu, live_cpu)
@@ -104,30 +127,32 @@ def _where_recorded(view: T.View, gpu: Machine) -> str:
 
 def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row]) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
-    cpu_names = [n for n in screen.curves if n.startswith("CPU")]
-    recorded_cpu = next((n for n in cpu_names if "(recorded)" in n and small_cpu and small_cpu.name in n), None)
-    primary = recorded_cpu or next((n for n in cpu_names if "(live)" in n), None) or (cpu_names[0] if cpu_names else None)
+    cpu_names = [n for n in screen.curves if n.kind == "CPU"]
+    live_name = next((n for n in cpu_names if n.origin == Origin.LIVE), None)
+    recorded_cpu = next((n for n in cpu_names if n.origin == Origin.RECORDED and small_cpu and n.where == small_cpu.name),
+                        None)
+    primary = recorded_cpu or live_name or (cpu_names[0] if cpu_names else None)
     screen.cpu_label = primary
     gpu = screen.curves.get(screen.gpu_label or "", [])
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
-        screen.headline = W.headline(cpu, gpu, view, primary, screen.gpu_label)
-        found = W.crossover_of(cpu, gpu, view.over)
+        said = W.headline(cpu, gpu, view, primary, screen.gpu_label)
+        screen.headline, screen.answer = said.markdown(), said.about
+        found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
-        live_name = next((n for n in cpu_names if "(live)" in n), None)
         if live_name and live_name != primary:
-            screen.live_line = "Measured live on this server just now: " + W.headline(
-                screen.curves[live_name], gpu, view, live_name, screen.gpu_label)
+            screen.live_line = ("Measured live on this server just now: " + W.headline(
+                screen.curves[live_name], gpu, view, live_name, screen.gpu_label)).markdown()
     elif not gpu:
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
     else:
         screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
     at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
     screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
-    live_name = next((n for n in cpu_names if "(live)" in n), None)
     here_cpu = at.get(live_name) or at.get(primary or "")
-    screen.at_point = W.at_point(here_cpu, at.get(screen.gpu_label or ""), view,
-                                 live_name if at.get(live_name) else primary or "the CPU", screen.gpu_label or "the GPU")
+    said = W.at_point(here_cpu, at.get(screen.gpu_label or ""), view,
+                      live_name if at.get(live_name) else primary or "the CPU", screen.gpu_label or "the GPU")
+    screen.at_point, screen.at_point_result = said.markdown(), said.about
     screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
 
 
@@ -144,7 +169,7 @@ def modes_lines(view: T.View, gpu: Machine | None, cpu_rows: Sequence[Row]) -> l
     if len(modes) < 2 or not cpu_rows:
         return []
     curves = {m: T.curve(T.View(**{**view.__dict__, "mode": m}), table, "cuda:0", gpu.words) for m in modes}
-    lines = W.mode_lines({m: (cpu_rows, rows) for m, rows in curves.items() if rows}, view)
+    lines = [line.markdown() for line in W.mode_lines({m: (cpu_rows, rows) for m, rows in curves.items() if rows}, view)]
     here = {m: next((r for r in rows if r.get(view.over) == view.current), None) for m, rows in curves.items()}
     if saving := W.graph_saving(here.get("eager"), here.get("cuda_graph")):
         lines.append(saving)

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lib.core.crossover import CrossKind, Crossover, find_crossover, spread
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, plural
-from lib.core.rows import is_ok
-from lib.lessons.explain import crossover_sentence
+from lib.core.fmt import Sentence, fmt_ratio, fmt_s, fmt_value, plural, say
+from lib.core.rows import Origin, is_ok
 from lib.lessons.training import View, mode_label, origins
+from lib.lessons.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 
 NOISY = 0.5  # a point whose spread (IQR) exceeds half its median is drawn hollow and left out of the words
 
@@ -28,7 +28,7 @@ def trusted(rows: Sequence[Row], key: str = "epoch_s") -> list[Row]:
 
 def noisy(row: Row) -> bool:
     t, iqr = row.get("median_s"), row.get("iqr_s")
-    return bool(t) and row.get("origin") != "predicted" and (iqr or 0.0) > NOISY * float(t)
+    return bool(t) and row.get("origin") != Origin.PREDICTED and (iqr or 0.0) > NOISY * float(t)
 
 
 def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s") -> Crossover:
@@ -42,34 +42,35 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
                           [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs])
 
 
-def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> str:
+def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> Sentence:
     """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart."""
     found = crossover_of(cpu, gpu, view.over)
-    text = crossover_sentence(found, view.axis.label, cpu_label, gpu_label)
+    text = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label))
     if found.bracket:
         near = [r for r in [*cpu, *gpu] if r.get(view.over) in found.bracket]
-        if any(r.get("origin") == "predicted" for r in near):
+        if any(r.get("origin") == Origin.PREDICTED for r in near):
             text += " That range rests on predicted points (dashed): read it as an estimate."
     return text
 
 
-def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> str:
-    """Who is faster at the slider's point, by how much, or why it cannot be said."""
+def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:
+    """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus)."""
     at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
+    cpu_side, gpu_side = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
-        return f"{at} neither device has a time."
+        return say(f"{at} neither device has a time.")
     if not is_ok(gpu, "epoch_s"):
-        return f"{at}: **{cpu_label}** takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at this point."
+        return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at "
+                   "this point.")
     if not is_ok(cpu, "epoch_s"):
         why = (cpu or {}).get("message") or "not measured"
-        return f"{at}: **{gpu_label}** takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here ({why})."
+        return say(f"{at}: ", gpu_side.called, f" takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here "
+                   f"({why}).")
     c, g = float(cpu["epoch_s"]), float(gpu["epoch_s"])
-    fast, slow = ((gpu_label, g), (cpu_label, c)) if g < c else ((cpu_label, c), (gpu_label, g))
-    text = (f"{at}: **{fast[0]}** is faster, {fmt_s(fast[1])} per epoch against {fmt_s(slow[1])}: "
-            f"{fmt_ratio(slow[1] / fast[1])} as fast.")
-    if noisy(cpu) or noisy(gpu) or spread(cpu, "epoch_s") + spread(gpu, "epoch_s") > 2 * abs(c - g):
-        text += " The gap is within the spread of the numbers here: call it a tie."
-    return text
+    tie = noisy(cpu) or noisy(gpu) or spread(cpu, "epoch_s") + spread(gpu, "epoch_s") > 2 * abs(c - g)
+    # the CPU takes an exact tie: only a strictly shorter epoch makes the GPU the faster
+    v = versus(cpu_side, c, gpu_side, g, tie=tie)
+    return f"{at}: " + faster_sentence(v, "per epoch", at="")
 
 
 def provenance(rows: Sequence[Row], label: str) -> str | None:
@@ -77,19 +78,17 @@ def provenance(rows: Sequence[Row], label: str) -> str | None:
     counts = origins(rows)
     if not counts:
         return None
-    words = {"live": "measured live", "recorded": "recorded", "derived": "derived from a recorded step",
-             "predicted": "predicted (dashed, with its band)"}
+    words = {Origin.LIVE: "measured live", Origin.RECORDED: "recorded", Origin.DERIVED: "derived from a recorded step",
+             Origin.PREDICTED: "predicted (dashed, with its band)"}
     parts = [f"{n} {words.get(k, k)}" for k, n in counts.items()]
     return f"{label}: {plural(len(rows), 'point')}, " + ", ".join(parts) + "."
 
 
-def mode_lines(per_mode: Mapping[str, tuple[Sequence[Row], Sequence[Row]]], view: View) -> list[str]:
+def mode_lines(per_mode: Mapping[str, tuple[Sequence[Row], Sequence[Row]]], view: View) -> list[Sentence]:
     """For each recorded execution mode: where its GPU curve crosses the CPU's."""
-    lines = []
-    for mode, (cpu, gpu) in per_mode.items():
-        found = crossover_of(cpu, gpu, view.over)
-        lines.append(f"{mode_label(mode)}: " + crossover_sentence(found, view.axis.label, "the CPU", "the GPU").replace("**", ""))
-    return lines
+    return [f"{mode_label(mode)}: " + crossover_sentence(crossover_of(cpu, gpu, view.over), view.axis.label,
+                                                           Side(Unit.CPU), Side(Unit.GPU))
+            for mode, (cpu, gpu) in per_mode.items()]
 
 
 def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:

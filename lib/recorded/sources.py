@@ -19,7 +19,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import plural
 from lib.core.memo import IdentityMemo
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
 from lib.workloads import WORKLOADS
 
@@ -28,27 +28,31 @@ from lib.workloads import WORKLOADS
 class GpuSource:
     """Live on this server, or one recorded GPU machine and all its packs."""
 
-    kind: str  # 'live', 'recorded' or 'none'
+    kind: Origin | None  # live on this server, recorded, or None: no GPU side ('live', 'recorded', 'none' in)
     key: str  # its value in the URL: 'live', a slug of the machine ('nvidia-h200'), or 'none'
     label: str  # for people: 'live on this server', 'NVIDIA H200, 2026-11-23'
-    device: str | None = None  # the live GPU ('cuda:0') when kind == 'live'
+    device: str | None = None  # the live GPU ('cuda:0') when it is live
     pack_paths: tuple[str, ...] = ()
     gpus: int = 1  # how many GPUs the machine has
 
+    def __post_init__(self) -> None:
+        kind = None if self.kind in (None, "none") else Origin(self.kind)
+        object.__setattr__(self, "kind", kind)
+
     @property
     def live(self) -> bool:
-        return self.kind == "live"
+        return self.kind == Origin.LIVE
 
     @property
     def recorded(self) -> bool:
-        return self.kind == "recorded"
+        return self.kind == Origin.RECORDED
 
     @property
     def files(self) -> str:
         return ", ".join(Path(p).name for p in self.pack_paths)
 
 
-NO_GPU = GpuSource("none", "none", "no GPU results")
+NO_GPU = GpuSource(None, "none", "no GPU results")
 
 
 def machine_text(machine: Mapping[str, Any]) -> str:
@@ -71,11 +75,32 @@ def cpu_text(machine: Mapping[str, Any]) -> str:
     return f"{machine.get('cpu_model') or '?'}, {count}"
 
 
-def series_label(device: str, source: str, machine: str | None = None) -> str:
+class SeriesName(str):
+    """A curve's legend name that knows what it names. The text is for the legend only; code reads
+    the typed fields (device, origin, machine) and never parses the text back. A str, so it goes
+    into rows, DataFrames and Altair as the legend string it is."""
+
+    device: str
+    origin: Origin
+    machine: str | None
+
+    def __new__(cls, device: str, origin: Origin | str, machine: str | None = None) -> SeriesName:
+        origin = Origin(origin)
+        if origin == Origin.LIVE:
+            text = f"{device} (live, this server)"
+        else:
+            text = f"{device} (recorded on {machine})" if machine else f"{device} (recorded)"
+        self = super().__new__(cls, text)
+        self.device, self.origin, self.machine = device, origin, machine
+        return self
+
+    def __reduce__(self) -> tuple:  # pickled (st.cache_data) as what it is, not as its text
+        return SeriesName, (self.device, self.origin.value, self.machine)
+
+
+def series_label(device: str, source: Origin | str, machine: str | None = None) -> SeriesName:
     """Legend name of one curve: the device and where its numbers came from."""
-    if source == "live":
-        return f"{device} (live, this server)"
-    return f"{device} (recorded on {machine})" if machine else f"{device} (recorded)"
+    return SeriesName(device, source, machine)
 
 
 def slug(text: str) -> str:
@@ -87,7 +112,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
     first and then the most recorded. A machine is its hardware: recordings of it on different days
     are one source (its label names every day), whose newer rows replace older ones of the same
     settings (source_pack)."""
-    sources = [GpuSource("live", "live", "live on this server", device=live_device)] if live_device else []
+    sources = [GpuSource(Origin.LIVE, "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
     for pack in packs:
         if any(is_cuda(r["device"]) for r in pack["rows"]):
@@ -98,7 +123,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         days = sorted({pack_date(p)[:10] for p in group if pack_date(p)})
         key = slug(name)
         rows[key] = sum(len(p["rows"]) for p in group)
-        recorded.append(GpuSource("recorded", key, f"{name}, {' and '.join(days)}" if days else name,
+        recorded.append(GpuSource(Origin.RECORDED, key, f"{name}, {' and '.join(days)}" if days else name,
                                   pack_paths=tuple(p["path"] for p in group),
                                   gpus=len(group[0]["machine"].get("gpus") or []) or 1))
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lib.core.rows import Status
 from lib.core.timeline import TimelineError, validate_timelines
 from lib.recorded import recorded_dir
 from lib.recorded.sources import hardware_text
@@ -56,7 +57,7 @@ def find_timeline(files: Sequence[Mapping[str, Any]], workload: str, settings: M
             continue
         for entry in f.get("timelines", []):
             kind = "cpu" if entry.get("device") == "cpu" else "cuda"
-            if entry.get("workload") != workload or kind != device_kind or entry.get("status") != "ok":
+            if entry.get("workload") != workload or kind != device_kind or entry.get("status") != Status.OK:
                 continue
             if all(entry["settings"].get(k) == settings.get(k) for k in keys):
                 return {**entry, "machine": f["machine"]}

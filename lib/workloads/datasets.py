@@ -71,12 +71,6 @@ IMAGE_NORMALIZE = {"mnist": (0.1307, 0.3081), "fashion_mnist": (0.2860, 0.3530)}
 
 DATA_CHOICES = ("synthetic", *TABLES, *IMAGES)
 
-BOSTON_NOTE = (
-    "Boston housing (seed 000) is not available: scikit-learn removed load_boston in version 1.2. "
-    "'diabetes' (442 rows, 10 features, regression) is the bundled stand-in; the boston_like preset "
-    "uses synthetic rows of Boston's exact shape (13 features)."
-)
-
 
 class DataUnavailable(RuntimeError):
     """A data set that needs a download could not be had; the message says why."""

@@ -40,7 +40,6 @@ LABEL = {
 WARMUP_STEPS = 3  # before capture, on a side stream: lazy init and allocator state settle there
 
 Train = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-OptimizerFor = Callable[..., torch.optim.Optimizer]  # (model, **options) -> optimizer
 
 
 def mode_refusal(mode: str, device: str) -> str | None:

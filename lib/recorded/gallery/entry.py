@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.results import SCHEMA_VERSION, validate_pack
+from lib.core.rows import Status
 from lib.recorded import load_recorded, recorded_dir
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
 from lib.recorded.uploads import parse_upload
@@ -111,7 +112,7 @@ def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
         raise GalleryError("no_fingerprint", "A CSV has no machine fingerprint (CPU, GPU, torch, date); upload the "
                                              "JSON result pack instead.")
     rows = gallery_rows(pack["rows"])
-    measured = {r[GALLERY_SWEEP.over] for r in rows if r["status"] == "ok"}
+    measured = {r[GALLERY_SWEEP.over] for r in rows if r["status"] == Status.OK}
     if len(measured) < 2:
         raise GalleryError("not_gallery_sweep",
                            f"This pack has {len(measured)} measured point(s) of the gallery's sweep ({GALLERY_SWEEP.describe()}); "

@@ -258,7 +258,7 @@ class DDPTraining(Workload):
                 row.update(status="error", message="backend nccl needs CUDA GPUs; use gloo (or auto) on the CPU")
             elif gpus > available_cores():
                 row.update(status="skipped", message=f"gpus={gpus} processes on the CPU need {gpus} cores, this machine has {available_cores()}; not run")
-        if row["status"] != "ok":
+        if row["status"] != Status.OK:
             return row, params
         estimate = self.peak_memory_bytes(params, kind) * (gpus if kind == "cpu" else 1)
         where = "in all processes together" if kind == "cpu" else "per GPU"
@@ -276,7 +276,7 @@ class DDPTraining(Workload):
         for key, value in result.items():
             if key == "status" or value is not None:
                 row[key] = value
-        if row["status"] != "ok":
+        if row["status"] != Status.OK:
             row.update(median_s=None, iqr_s=None, repeats=0)
             return
         median = row["median_s"]

@@ -1,0 +1,252 @@
+"""The one voice: every sentence that says where two curves cross, or which of two times wins.
+
+Every page, lesson and the CLI calls these, so a kind of result is worded once and fixed once.
+The two things compared are typed `Side`s (a CPU against a GPU, 1 GPU against 2, one machine's
+CPU against its GPU), never display strings parsed back; the words are a typed `Sentence` (with
+the result it says in `.about`) that a page renders as markdown and the CLI as plain text.
+
+    crossover_sentence(found, "batch size", Side(Unit.CPU), Side(Unit.GPU))   who is faster where
+    crossover_brief(found)                                                      the same in a table cell
+    versus(Side(Unit.CPU), 2e-3, Side(Unit.GPU), 1e-3)                          which of two times wins
+    faster_sentence(v, "per epoch"), lead_words(v, "epoch")                     ... said two ways
+    ratio_words(GPU, CPU, 2.43)                                                 'the GPU takes 2.43× as long as the CPU'
+
+Reword one kind of crossover: change one branch of `crossover_sentence` (tests/test_voice.py
+holds every kind).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from lib.core.crossover import CrossKind, Crossover, Lead, SweepAnalysis
+from lib.core.fmt import Sentence, Strong, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
+from lib.core.rows import Origin
+from lib.recorded.sources import SeriesName
+
+
+class Unit(enum.Enum):
+    """What runs the work on one side."""
+
+    CPU = "CPU"
+    GPU = "GPU"
+    PROCESS = "process"
+    MACHINE = "machine"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison. unit: what it is; count: how many of the unit, when the sides
+    differ by that (1 GPU against 2 GPUs); name: what a sentence calls it ('this server's CPU',
+    'its GPU'; default 'the CPU', '2 GPUs'); legend: the name is the curve's name in the chart's
+    legend, shown in bold so the words point at the curve."""
+
+    unit: Unit
+    name: str = ""
+    legend: bool = False
+    count: int | None = None
+
+    @property
+    def noun(self) -> str:
+        """What a sentence calls the side when it is not pointing at the legend: 'the GPU', '2 GPUs'."""
+        if self.count is not None:
+            return plural(self.count, self.unit.value, "processes" if self.unit == Unit.PROCESS else None)
+        return self.name if self.name and not self.legend else f"the {self.unit.value}"
+
+    @property
+    def text(self) -> str:
+        """The side's name without bold: 'this server's CPU', 'the GPU'."""
+        return self.name or self.noun
+
+    @property
+    def called(self) -> str:
+        """The side's name in a sentence (a str that is Strong where it is a legend name)."""
+        return Strong(self.name) if self.legend and self.name else (self.name or self.noun)
+
+    @property
+    def many(self) -> bool:
+        return (self.count or 1) > 1
+
+    def verb(self, one: str, many: str) -> str:
+        """'is' / 'are': the verb agreeing with the side."""
+        return many if self.many else one
+
+
+def legend_side(unit: Unit, name: str) -> Side:
+    """A side named by its curve's legend name (bold on a page)."""
+    return Side(unit, name, legend=True)
+
+
+def gpu_or_cpu(device: str) -> Unit:
+    return Unit.CPU if device == "cpu" or device.startswith("cpu") else Unit.GPU
+
+
+def device_side(device: str) -> Side:
+    """A device named as the command line writes it ('cpu', 'cuda:0'), bold on a page."""
+    return Side(gpu_or_cpu(device), device, legend=True)
+
+
+def series_side(series: SeriesName) -> Side:
+    """A curve as a sentence names it, from its typed name: this server's CPU, the NVIDIA H200 GPU,
+    the NVIDIA H200 machine's CPU (the legend beside the chart keeps the full name and date)."""
+    unit = gpu_or_cpu(series.device)
+    if series.origin == Origin.LIVE:
+        return Side(unit, f"this server's {unit.value}", legend=True)
+    machine = (series.machine or "").rsplit(", ", 1)[0]  # the machine without the day it was recorded
+    if not machine:
+        return Side(unit, f"the recorded {unit.value}", legend=True)
+    return Side(unit, f"the {machine} machine's CPU" if unit == Unit.CPU else f"the {machine} GPU", legend=True)
+
+
+
+# -- where two curves cross ---------------------------------------------------------------------------
+def _between(low: float | None, high: float | None, setting: str) -> str:
+    if low is not None and high is not None:
+        return f"between {setting} {fmt_value(low)} and {fmt_value(high)}"
+    if high is not None:
+        return f"at or below {setting} {fmt_value(high)}"
+    return f"above {setting} {fmt_value(low)}" if low is not None else f"somewhere in the measured range of {setting}"
+
+
+def _decider(base: Side, challenger: Side) -> str:
+    """What the comparison is about, for 'the spread decides more than …'."""
+    if base.unit == challenger.unit == Unit.MACHINE:
+        return "the machine"
+    if base.unit == challenger.unit:
+        return f"the number of {plural(2, base.unit.value, 'processes').split(' ', 1)[1]}"
+    return "the device"
+
+
+def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side
+                       ) -> Sentence:
+    """Who is faster where, read from the points both curves have (never from an extrapolated fit).
+    `base` is the first curve given to find_crossover (the CPU, 1 GPU), `challenger` the second. A
+    range comes from the spread of both curves (where neither is surely faster), the likely value
+    from the medians. Every kind of Crossover has its words here, and only here."""
+    if isinstance(found, SweepAnalysis):
+        found = found.measured if found.gpu_device else None
+    if found is None or found.kind == CrossKind.ONE_DEVICE:
+        curve = (f"{challenger.unit.value} curve" if challenger.count is None
+                 else f"curve for {challenger.noun}")
+        return say(f"There is no {curve} on screen, so there is no crossover to show.",
+                   about=found or Crossover(CrossKind.ONE_DEVICE, None))
+    if found.kind == CrossKind.TOO_FEW_POINTS:
+        both = ("both devices" if base.count is None and base.unit != challenger.unit
+                else f"both {base.noun} and {challenger.noun}")
+        return say(f"Too few points were measured on {both} to locate a crossover.", about=found)
+    cpu, gpu = base.called, challenger.called
+    first, last = (fmt_value(v) for v in found.span)
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
+        ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)
+        there = ("" if found.kind == CrossKind.GPU_WINS
+                 else f"there {challenger.noun} {challenger.verb('does', 'do')} not catch up, and ")
+        return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
+                   f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
+                   "cannot place a crossover.", about=found)
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
+        # the same time within the spread everywhere (e.g. two recordings of one device): nobody leads
+        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
+                   f"the chart, from {first} to {last}: neither is surely faster, so there is no crossover to place.",
+                   about=found)
+    if found.kind == CrossKind.GPU_WINS:
+        tie = (f" At {setting} {first} the two are within the spread of the repeats."
+               if found.ties and found.ties[0] == found.span[0] else "")
+        return say(gpu, f" {challenger.verb('is', 'are')} faster than ", cpu, f" at every {setting} on the chart, "
+                   f"from {first} to {last}: no crossover in this range.{tie}", about=found)
+    if found.kind == CrossKind.CPU_WINS:
+        return say(cpu, f" {base.verb('is', 'are')} faster than ", gpu, f" at every {setting} on the chart, from "
+                   f"{first} to {last}: {challenger.noun} {challenger.verb('does', 'do')} not catch up in this range.",
+                   about=found)
+    if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
+        low, high = found.sure or found.bracket
+        where = _between(low, high, setting)
+        likely = f"; most likely at about {fmt_about(found.x)}."
+        if found.kind == CrossKind.CROSSES:
+            return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {where}{likely}", about=found)
+        return say(gpu, f" {challenger.verb('is', 'are')} faster at the smaller values and ", cpu,
+                   f" {base.verb('catches', 'catch')} up {where}{likely}", about=found)
+    named = []
+    for lo, hi, who in found.crossings:
+        leader = challenger if who == Lead.GPU else base
+        named.append(f"{leader.noun} {leader.verb('leads', 'lead')} from {fmt_value(hi)} (after {fmt_value(lo)})")
+    # more than three changes would fill a phone's first screen: the first and the last say where it settles
+    changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
+    return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
+               f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
+               f"{_decider(base, challenger)}.", about=found)
+
+
+def crossover_brief(found: Crossover | None, setting: str, base: Side, challenger: Side) -> str:
+    """The same result in a table cell: '≈ 1,200', 'GPU faster from the smallest batch size', …"""
+    kind = found.kind if found is not None else CrossKind.TOO_FEW_POINTS
+    if kind in (CrossKind.ONE_DEVICE, CrossKind.TOO_FEW_POINTS):
+        return "not enough points on both devices"
+    if kind == CrossKind.CROSSES:
+        return f"≈ {fmt_about(found.x)}"
+    if kind == CrossKind.CROSSES_BACK:
+        return f"{base.unit.value} catches up ≈ {fmt_about(found.x)}"
+    if kind == CrossKind.GPU_WINS:
+        return f"{challenger.unit.value} faster from the smallest {setting}"
+    if kind == CrossKind.CPU_WINS:
+        return f"{base.unit.value} faster at every {setting} measured"
+    return f"the lead changes {plural(len(found.crossings), 'time')}"
+
+
+# -- which of two times wins ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Versus:
+    """Two times of the same work set side by side: the faster, the slower, and whether the gap is
+    within the spread of the repeats (a tie)."""
+
+    fast: Side
+    fast_s: float
+    slow: Side
+    slow_s: float
+    spread_s: float = 0.0
+    tie: bool = False
+
+    @property
+    def ratio(self) -> float:
+        """How many times as fast the faster is (>= 1)."""
+        return self.slow_s / self.fast_s
+
+
+def versus(a: Side, a_s: float, b: Side, b_s: float, *, spread_s: float = 0.0, tie: bool | None = None) -> Versus:
+    """a against b (a wins an exact tie). A tie: the gap is smaller than `spread_s`, unless the caller
+    decided it (`tie`) by its own rule."""
+    fast, fast_s, slow, slow_s = (a, a_s, b, b_s) if a_s <= b_s else (b, b_s, a, a_s)
+    return Versus(fast, fast_s, slow, slow_s, spread_s,
+                  tie if tie is not None else spread_s > 0 and slow_s - fast_s < spread_s)
+
+
+def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these settings") -> Sentence:
+    """'**the GPU** is faster at these settings: 1 ms per epoch against 2 ms on the CPU, 2.00× as fast.'"""
+    text = say(v.fast.called, f" {v.fast.verb('is', 'are')} faster{at}: {fmt_s(v.fast_s)} {what} against "
+               f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.",
+               about=v)
+    if v.tie and v.spread_s > 0:
+        return text + (f" But the gap ({fmt_s(v.slow_s - v.fast_s)}) is smaller than the spread of the repeats "
+                       f"(IQR up to {fmt_s(v.spread_s)}): call it a tie.")
+    return text + " The gap is within the spread of the numbers here: call it a tie." if v.tie else text
+
+
+def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, even: float = 1.0) -> str:
+    """challenger's time ÷ base's time in words: 'the GPU takes 1.98× as long as the CPU', 'the GPU is
+    3.25× as fast as the CPU', or within `even` of 1 either way 'the two are about even'."""
+    take, be = ("took", "was") if past else ("takes", "is")
+    if ratio == even == 1.0:
+        return f"{challenger.noun} and {base.noun} {'took' if past else 'take'} the same time"
+    if ratio > even:
+        return f"{challenger.noun} {take} {fmt_times(ratio)} as long as {base.noun}"
+    if ratio < 1 / even:
+        return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"
+    return f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} time = {fmt_times(ratio)})"
+
+
+def lead_words(v: Versus, what: str) -> str:
+    """'the GPU's epoch is 4.00× as fast': the faster side's `what` against the slower's."""
+    return f"{v.fast.noun}'s {what} is {fmt_ratio(v.ratio)} as fast"
+
+
+CPU, GPU = Side(Unit.CPU), Side(Unit.GPU)  # 'the CPU', 'the GPU': one machine's two devices
