@@ -42,6 +42,7 @@ notes_box = st.container()
 # The recorded view's machine, model and axis and the demo's model live in the URL (a link to the CNN at
 # the same global batch opens that view); the live demo's own pickers do not: its rows live in one session.
 url = UrlSettings("multi_gpu")
+LINKED = "recorded"  # the widget key of the view whose pickers live in the URL
 
 
 def _pick(key: str, label: str, options: list, linked: bool, **kw):
@@ -59,14 +60,14 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
     if not models:
         answer_box.info("These results hold no multi-GPU (ddp) rows.")
         return
-    model = _pick("model", "Model", models, key == "recorded", format_func=lambda m: MODEL_NAMES.get(m, m))
+    model = _pick("model", "Model", models, key == LINKED, format_func=lambda m: MODEL_NAMES.get(m, m))
     records = scaling.table(rows, model)
     ok = scaling.ok_points(records)
     cpu = scaling.on_cpu(records)
     if not ok:
         answer_box.warning(f"No successful measurement of the {model} in these results ({source}); see the table.")
     else:
-        axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == "recorded", format_func=AXIS_NAMES.get)
+        axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == LINKED, format_func=AXIS_NAMES.get)
         answer_box.markdown(answers.scaling_answer(records, axis, cpu))
         chart_box.altair_chart(scaling_charts.throughput_chart(ok, axis).properties(
             height=scaffold.chart_height(340, first=slots is not None)), width="stretch")
