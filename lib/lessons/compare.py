@@ -58,7 +58,10 @@ def sweep_x(row: dict[str, Any]) -> float | None:
     value = row.get(swept)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float (validation refuses it; a hand-made row may not)
+        return None
     return value if math.isfinite(value) and value > 0 else None
 
 

@@ -21,6 +21,7 @@ from lib.core.fmt import plural
 from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.core.workload import SettingError, Workload
+from lib.recorded.uploads import gpu_names
 from lib.workloads import WORKLOADS
 
 
@@ -59,7 +60,7 @@ def machine_text(machine: Mapping[str, Any]) -> str:
 
 def hardware_text(machine: Mapping[str, Any]) -> str:
     """'NVIDIA H200' or '4 × NVIDIA H200' (the CPU model when there is no GPU)."""
-    gpus = list(machine.get("gpus") or [])
+    gpus = gpu_names(dict(machine))
     names = [f"{gpus.count(n)} × {n}" if gpus.count(n) > 1 else n for n in dict.fromkeys(gpus)]
     return ", ".join(names) or str(machine.get("label") or machine.get("cpu_model") or "unknown machine")
 
@@ -100,7 +101,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         rows[key] = sum(len(p["rows"]) for p in group)
         recorded.append(GpuSource("recorded", key, f"{name}, {' and '.join(days)}" if days else name,
                                   pack_paths=tuple(p["path"] for p in group),
-                                  gpus=len(group[0]["machine"].get("gpus") or []) or 1))
+                                  gpus=len(gpu_names(group[0]["machine"])) or 1))
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
     return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
 
@@ -262,6 +263,6 @@ def best_recorded_sweep(pack: Mapping[str, Any], workload: Workload, prefer: str
 def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:
     """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding rows
     of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
-    mine = [p for p in packs if not (p["machine"].get("gpus") or [])
+    mine = [p for p in packs if not gpu_names(p["machine"])
             and any(r.get("workload") == workload.name for r in p["rows"])]
     return min(mine, key=lambda p: p["machine"].get("cpu_cores") or 99) if mine else None

@@ -104,8 +104,17 @@ def _fingerprint_key(machine: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in machine.items() if k not in ("label", "date")}, sort_keys=True, default=str)
 
 
+def gpu_names(machine: dict[str, Any]) -> list[str]:
+    """The GPU names of a fingerprint as text, whatever the file held there (a pack validated by
+    lib.core.results has a list of text; a pack from elsewhere may not, and must not break a page)."""
+    gpus = machine.get("gpus") if isinstance(machine, dict) else None
+    if isinstance(gpus, str):
+        gpus = [gpus]
+    return [str(g) for g in gpus if g] if isinstance(gpus, (list, tuple)) else []
+
+
 def _fallback_label(machine: dict[str, Any], source: str) -> str:
-    gpus = [str(g) for g in machine.get("gpus") or [] if g]
+    gpus = gpu_names(machine)
     hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "")
     if not hardware or hardware == CSV_MACHINE:
         return source
@@ -166,8 +175,8 @@ def combine(sources: Sequence[Source]) -> Combined | None:
     return Combined(merge_packs(packs), list(machines.values()))
 
 
-def _gpus_text(gpus: Any) -> str:
-    names = [str(g) for g in gpus or []]
+def _gpus_text(machine: dict[str, Any]) -> str:
+    names = gpu_names(machine)
     return ", ".join(f"{names.count(n)}× {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names)) or "none"
 
 
@@ -191,7 +200,7 @@ def machine_table(machines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "cores": get("cpu_cores"),
             "torch threads": get("torch_threads"),
             "threads in CPU rows": ", ".join(map(str, threads)) or "–",
-            "GPU": _gpus_text(m.get("gpus")) if m else unknown,
+            "GPU": _gpus_text(m) if m else unknown,
             "driver": get("driver"),
             "torch": get("torch"),
             "CUDA": get("cuda"),

@@ -22,7 +22,7 @@ from typing import Any
 from lib.core.results import SCHEMA_VERSION, validate_pack
 from lib.recorded import load_recorded, recorded_dir
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
-from lib.recorded.uploads import parse_upload
+from lib.recorded.uploads import gpu_names, parse_upload
 
 MAX_NAME_CHARS = 40
 COURSE_CODE = re.compile(r"^[A-Z0-9][A-Z0-9-]{2,23}$")
@@ -88,7 +88,7 @@ class Candidate:
 
     @property
     def gpus(self) -> list[str]:
-        return [clean_text(g, 100) for g in self.machine.get("gpus") or [] if g]
+        return [clean_text(g, 100) for g in gpu_names(self.machine)]
 
     @property
     def hardware(self) -> str:
@@ -138,7 +138,14 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
         raise GalleryError("malformed", f"Not a result pack: {err}") from None
     except (RecursionError, ValueError, TypeError) as err:  # an untrusted file must never break the page
         raise GalleryError("malformed", f"{shown}: could not be read as a result pack ({type(err).__name__})") from None
-    return prepare_pack(pack, max_rows)
+    try:
+        return prepare_pack(pack, max_rows)
+    except GalleryError:
+        raise
+    except (PackError, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+        # validation should have caught it; if a field still surprises the reduction, say which file
+        raise GalleryError("malformed", f"{shown}: could not be read as a result pack ({type(err).__name__}: "
+                                        f"{clean_text(err, 200)})") from None
 
 
 def shipped_gallery_packs() -> list[tuple[str, dict[str, Any]]]:
