@@ -21,7 +21,7 @@ from lib.core.fmt import plural
 from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.core.workload import SettingError, Workload
-from lib.recorded.uploads import gpu_names
+from lib.recorded.uploads import gpu_names, plain
 from lib.workloads import WORKLOADS
 
 
@@ -157,8 +157,8 @@ def source_for_workload(source: GpuSource, sources: Sequence[GpuSource], packs: 
         return source, None
     for other in sources:
         if other.recorded and other.key != source.key and has_gpu_rows(source_pack(other, packs), workload):
-            return other, (f"The GPU results chosen in the sidebar ({source.label}) hold no results for this "
-                           f"lesson, so this page shows the ones recorded on {other.label}.")
+            return other, (f"The GPU results chosen in the sidebar ({plain(source.label)}) hold no results for this "
+                           f"lesson, so this page shows the ones recorded on {plain(other.label)}.")
     return source, None
 
 
@@ -213,8 +213,8 @@ def view_rows(pack: Mapping[str, Any] | None, label: str, workload: Workload, ov
     if rows:
         return rows, None
     if not holds_workload(pack, workload):
-        return [], f"The recorded results ({label}) hold nothing for this lesson, so there is no GPU curve here."
-    return [], (f"The recorded results ({label}) have no sweep with these settings, so there is no GPU "
+        return [], f"The recorded results ({plain(label)}) hold nothing for this lesson, so there is no GPU curve here."
+    return [], (f"The recorded results ({plain(label)}) have no sweep with these settings, so there is no GPU "
                 "curve for this view: only the live CPU is shown.")
 
 
