@@ -293,3 +293,19 @@ def test_machine_strings_from_a_pack_are_shown_as_text():
     assert_clean(at)
     assert "(\\<i onmouseover=alert(1)\\>Evil\\</i\\> GPU \\[x\\](js\\:1)) as entry #1" in said(at, "success")[0]
     assert "<i onmouseover=alert(1)>Evil</i> GPU [x](js:1)" in list(table(at)["GPU or CPU"])
+
+
+def test_a_view_reads_one_page_of_entries_and_the_page_is_in_the_link(monkeypatch):
+    """Issue 26, finding 1: every /gallery view loaded every visible entry's pack of every course."""
+    monkeypatch.setenv("GPUWIN_GALLERY_PAGE_SIZE", "2")
+    at = open_page(PAGE)
+    for n in range(3):
+        at = add(at, f"n{n}", fixture_bytes(n))
+    first = open_page(PAGE)
+    assert sorted(n for n in table(first)["named by"] if n != "shipped with the app") == ["n1", "n2"]
+    assert "3 shared entries (page 1 of 2: 2 of them here)" in page_text(first)
+    first.slider(key="gallery.page").set_value(2).run()
+    assert first.query_params["page"] == "2"
+    assert [n for n in table(first)["named by"] if n != "shipped with the app"] == ["n0"]
+    again = open_page(PAGE, {"page": "2"})
+    assert [n for n in table(again)["named by"] if n != "shipped with the app"] == ["n0"]

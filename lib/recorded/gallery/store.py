@@ -158,6 +158,9 @@ class Gallery:
         raise GalleryError("course_exists", "Could not find a free course code; try again.")
 
     def _check_course_cap(self, conn: Connection) -> None:
+        # PostgreSQL: the public course's row locked, so two servers creating courses at once take
+        # turns and the cap holds (SQLite's BEGIN IMMEDIATE already serialises every writer)
+        conn.execute(select(courses.c.code).where(courses.c.code == PUBLIC).with_for_update())
         made = conn.execute(select(func.count()).select_from(courses).where(courses.c.code != PUBLIC)).scalar_one()
         if made >= self.limits.max_courses:
             raise GalleryError("too_many_courses", f"The gallery holds its maximum of {self.limits.max_courses} courses; "
