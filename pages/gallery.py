@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
 
 from lib.charts.gallery import speedups_chart
 from lib.core.fmt import fmt_value, plural
@@ -31,7 +32,7 @@ from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 from lib.recorded.uploads import plain
 from ui import scaffold
-from ui.gallery import GalleryUnavailable, app_base_url, open_gallery, where_stored
+from ui.gallery import GalleryUnavailable, app_base_url, open_gallery, unavailable, where_stored
 from ui.gallery_forms import add_form, course_filter, instructor_forms
 from ui.url_settings import UrlSettings
 
@@ -39,23 +40,29 @@ NS = "gallery"
 
 top = scaffold.answer_first("Class gallery")
 url = UrlSettings(NS)
-try:
+try:  # a database that is down, or went away under a pooled connection, is a note, never a traceback
     gallery = open_gallery()
-except GalleryUnavailable as err:
-    top.answer.error(plain(str(err), limit=500), icon=":material/database:")
-    st.stop()
-
-course, course_note = course_filter(gallery)
-if course_note:
-    st.warning(plain(course_note, limit=300), icon=":material/link:")
-if course is None:
-    top.answer.markdown("The course code below is not one this gallery knows, so there is nothing to show yet.")
+    course, course_note = course_filter(gallery)
+    if course_note:
+        st.warning(plain(course_note, limit=300), icon=":material/link:")
+    if course is None:
+        top.answer.markdown("The course code below is not one this gallery knows, so there is nothing to show yet.")
+        st.stop()
+    total = gallery.count(course=course or None)
+    size = gallery.limits.page_size
+    pages = max(1, -(-total // size))
+    # one page of entries (and only their packs) per view, however many the gallery holds
+    page = url.slider("page", f"Page of entries ({size} a page, newest first)", 1, pages, 1) if pages > 1 else 1
+    entries = gallery.entries(course=course or None, limit=size, offset=(page - 1) * size)
+    packs = gallery.packs(e.id for e in entries)
+except (GalleryUnavailable, SQLAlchemyError) as err:
+    shown = err if isinstance(err, GalleryUnavailable) else unavailable(err)
+    top.answer.error(plain(str(shown), limit=500), icon=":material/database:")
     st.stop()
 
 # -- the machines: the answer and the chart first ---------------------------------------------------------
-entries = gallery.entries(course=course or None)
 shipped = shipped_machines(shipped_gallery_packs())
-shared = entry_machines(entries, gallery.packs(e.id for e in entries))
+shared = entry_machines(entries, packs)
 machines = shipped + shared
 comparison = gallery_comparison(machines)
 top.answer.markdown(gallery_answer(machines, comparison))
@@ -82,8 +89,9 @@ with st.expander("Add your machine", expanded=False):
 
 # -- the machines ----------------------------------------------------------------------------------
 st.header(f"The machines of course {plain(course)}" if course else "Every machine")
-st.caption(plural(len(shared), "shared entry", "shared entries")
+st.caption(plural(total, "shared entry", "shared entries")
            + (f" in course {plain(course)}" if course else "")
+           + (f" (page {page} of {pages}: {len(shared)} of them here)" if pages > 1 else "")
            + f", and {fmt_value(len(shipped))} shipped with the app. Stored in {where_stored(gallery)}.")
 SORT_NAMES = {"crossover": "where the GPU catches up (smallest first)", "newest": "newest first",
               "name": "who named it", "machine": "GPU or CPU name"}

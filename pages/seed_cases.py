@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import loss_chart, ratio_chart
+from lib.core.results import spreadsheet_csv
 from lib.lessons import onscreen
 from lib.lessons import seed_cases as cases
 from lib.lessons import seed_screen as screen
@@ -155,7 +156,7 @@ results = scaffold.results_on_screen(
                               "dataset_size", "batch_size", "size", "val", "num_threads", "status", "message"),
     live["rows"], pack, rec_rows, file_stem=f"seed_{case}")
 if curve_rows:
-    results.download_button("Download the loss curves (CSV)", pd.DataFrame(curve_rows).to_csv(index=False),
+    results.download_button("Download the loss curves (CSV)", spreadsheet_csv(curve_rows),
                             file_name=f"seed_{case}_loss_curves.csv", mime="text/csv", icon=":material/show_chart:",
                             on_click="ignore")
 scaffold.record_view([screen.record_command(preset)],

@@ -149,21 +149,52 @@ def test_the_course_cap_and_the_session_rate_limit(monkeypatch):
     assert_clean(at)
 
 
+def unlock(at, code: str):
+    at.text_input(key="gallery.admin_code").set_value(code)
+    at.button(key="gallery.unlock").click()
+    return at.run()
+
+
 def test_an_instructor_hides_an_entry_with_the_admin_code():
     code, admin = create_course(open_page(PAGE), "HIDE-2")
     at = add(open_page(PAGE, {"course": code}), "spam", fixture_bytes(1))
-    assert "spam" in list(table(at)["named by"])
-    at.selectbox(key="gallery.hide_pick").set_value(1)
-    at.text_input(key="gallery.admin_code").set_value("guess")
-    at.button(key="gallery.hide_apply").click().run()
+    at = add(at, "keep", fixture_bytes(2))
+    assert {"spam", "keep"} <= set(table(at)["named by"])
+    at = unlock(at, "guess")
     assert "That admin code does not open course HIDE-2" in said(at, "error")[0]
-    assert "spam" in list(table(at)["named by"])
-    at.text_input(key="gallery.admin_code").set_value(admin)
+    assert not [w for w in at.multiselect if w.key == "gallery.hide_pick"] and "spam" in list(table(at)["named by"])
+    at = unlock(at, admin)
+    at.multiselect(key="gallery.hide_pick").set_value([1])
     at.button(key="gallery.hide_apply").click().run()
     assert_clean(at)
-    assert "Entry #1 (spam) is hidden." in said(at, "success")
+    assert "1 of 1 entries (#1) hidden." in said(at, "success")
     assert "spam" not in list(table(at)["named by"])
     assert "spam" not in list(table(open_page(PAGE))["named by"])  # gone for every visitor
+    at.button(key="gallery.delete_hidden").click().run()
+    assert "1 hidden entry deleted for good." in said(at, "success")
+    assert [e.label for e in at.button if e.key == "gallery.delete_hidden"] == []
+
+
+def test_hidden_entries_and_the_admin_form_stay_with_whoever_has_the_code(monkeypatch):
+    """Issue 26, finding 8: a visitor of ?course=CODE saw the hidden entries' names in the hide box,
+    and with a site admin code set the public gallery showed that form to everyone."""
+    code, admin = create_course(open_page(PAGE), "SEEN-1")
+    at = add(open_page(PAGE, {"course": code}), "secret spam name", fixture_bytes(1))
+    at = unlock(at, admin)
+    at.multiselect(key="gallery.hide_pick").set_value([1])
+    at.button(key="gallery.hide_apply").click().run()
+    visitor = open_page(PAGE, {"course": code})
+    options = [o for w in visitor.multiselect for o in w.options] + [o for w in visitor.selectbox for o in w.options]
+    assert not any("secret spam name" in str(o) for o in options)
+    assert [t.key for t in visitor.text_input if t.key == "gallery.admin_code"] == ["gallery.admin_code"]
+    monkeypatch.setenv("GPUWIN_GALLERY_ADMIN_CODE", "sïte-cöde")  # not ASCII: compared as bytes
+    public = add(open_page(PAGE), "public entry", fixture_bytes(2))
+    assert not [t for t in public.text_input if t.key == "gallery.admin_code"]
+    site = unlock(open_page(PAGE, {"admin": "1"}), "sïte-cöde")
+    assert not site.exception and not said(site, "error")
+    assert any("public entry" in str(o) for o in site.multiselect(key="gallery.hide_pick").options)
+    wrong = unlock(open_page(PAGE, {"admin": "1"}), "wrong-ü")
+    assert "does not open the public gallery" in said(wrong, "error")[0] and not wrong.exception
 
 
 def test_two_picked_machines_open_together_on_your_results():
@@ -262,3 +293,19 @@ def test_machine_strings_from_a_pack_are_shown_as_text():
     assert_clean(at)
     assert "(\\<i onmouseover=alert(1)\\>Evil\\</i\\> GPU \\[x\\](js\\:1)) as entry #1" in said(at, "success")[0]
     assert "<i onmouseover=alert(1)>Evil</i> GPU [x](js:1)" in list(table(at)["GPU or CPU"])
+
+
+def test_a_view_reads_one_page_of_entries_and_the_page_is_in_the_link(monkeypatch):
+    """Issue 26, finding 1: every /gallery view loaded every visible entry's pack of every course."""
+    monkeypatch.setenv("GPUWIN_GALLERY_PAGE_SIZE", "2")
+    at = open_page(PAGE)
+    for n in range(3):
+        at = add(at, f"n{n}", fixture_bytes(n))
+    first = open_page(PAGE)
+    assert sorted(n for n in table(first)["named by"] if n != "shipped with the app") == ["n1", "n2"]
+    assert "3 shared entries (page 1 of 2: 2 of them here)" in page_text(first)
+    first.slider(key="gallery.page").set_value(2).run()
+    assert first.query_params["page"] == "2"
+    assert [n for n in table(first)["named by"] if n != "shipped with the app"] == ["n0"]
+    again = open_page(PAGE, {"page": "2"})
+    assert [n for n in table(again)["named by"] if n != "shipped with the app"] == ["n0"]

@@ -130,7 +130,7 @@ def test_every_control_moves_and_the_url_follows(no_pack):
 def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
     at = open_page(PAGE, {"size": "1000", "sync": "maybe", "tf32": "2", "cold": "", "transfer": "yes"})
     assert not at.exception, [e.value for e in at.exception]
-    note = "\n".join(str(w.value) for w in at.warning)
+    note = "\n".join(str(w.value) for w in at.warning).replace("\\", "")  # as read: markdown escapes gone
     assert "Some settings in the link were adjusted" in note
     for fragment in ("size=1000 is not one of this slider's steps; using the nearest, 1,024",
                      "sync='maybe' is not true or false; using the default, on",

@@ -74,6 +74,11 @@ def server() -> Iterator[str]:
     except subprocess.CalledProcessError as err:
         shutil.rmtree(base, ignore_errors=True)
         pytest.fail(f"could not start PostgreSQL: {err.stderr or err.stdout}")
+    ctl = lambda *args: subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), *args],
+                                       capture_output=True, timeout=120)
+    _CONTROL.update(stop=lambda: ctl("-m", "immediate", "-w", "stop"),  # as if killed: no goodbye to clients
+                    start=lambda: ctl("-l", str(base / "server.log"), "-w", "-t", "60", "-o",
+                                      f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start"))
     try:
         yield f"postgresql+psycopg://gallery@127.0.0.1:{port}"
     finally:
@@ -83,6 +88,7 @@ def server() -> Iterator[str]:
 
 
 _numbers = itertools.count()
+_CONTROL: dict = {}  # stop() and start() of the module's server (the outage test)
 
 
 @pytest.fixture
@@ -148,3 +154,29 @@ def test_the_app_uses_postgresql_when_given_its_url(pg_url, monkeypatch):
     assert "Stored in PostgreSQL." in page_text(at)
     with sqlalchemy.create_engine(pg_url).connect() as conn:
         assert conn.execute(text("SELECT name FROM gallery_entries")).scalars().all() == ["on postgres"]
+
+
+def test_an_outage_is_the_apps_note_and_the_first_visitor_after_it_gets_the_gallery(pg_url, monkeypatch):
+    """Issue 26, finding 5: with PostgreSQL killed, /gallery and /your_results?gallery=1,2 showed
+    sqlalchemy.exc.OperationalError; after it came back the first visitor of the idle server got the
+    same error from a pooled connection that had died with the server."""
+    monkeypatch.setenv("GPUWIN_GALLERY_URL", pg_url)
+    at = open_page("pages/gallery.py")
+    at.file_uploader(key="gallery.file").set_value([("mine.json", fixture_bytes(1), "application/json")])
+    at.text_input(key="gallery.name").set_value("before the outage")
+    at.button(key="gallery.add").click().run()
+    assert "as entry #1" in at.success[0].value  # the app's engine now holds a pooled connection
+    assert _CONTROL["stop"]().returncode == 0 and _CONTROL["start"]().returncode == 0  # nobody visits meanwhile
+    back = open_page("pages/gallery.py")  # the first visitor after the restart
+    assert not back.exception and not back.error, [e.value for e in back.exception] + [e.value for e in back.error]
+    assert "before the outage" in page_text(back)
+    assert _CONTROL["stop"]().returncode == 0
+    try:
+        down = open_page("pages/gallery.py")
+        assert not down.exception, [e.value for e in down.exception]
+        assert "The gallery's database could not be opened (OperationalError" in down.error[0].value
+        picked = open_page("pages/your_results.py", {"gallery": "1,2"})
+        assert not picked.exception, [e.value for e in picked.exception]
+        assert "could not be opened (OperationalError" in " ".join(w.value for w in picked.warning).replace("\\", "")
+    finally:
+        assert _CONTROL["start"]().returncode == 0

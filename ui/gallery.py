@@ -2,6 +2,7 @@
 
     gallery = open_gallery()          # lib.recorded.gallery.store.Gallery on the connection's engine
     token = session_token()           # this browser session's random token (for the rate limit)
+    client = client_address()         # the visitor's address key (the rate limit a new session does not reset)
     sources, notes = gallery_sources(st.query_params.get("gallery"))   # picks for Your results
 
 Where the gallery lives, first match wins:
@@ -19,9 +20,11 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from lib.lessons.gallery import entry_machines, labelled_pack, parse_picks, shipped_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
+from lib.recorded.gallery.limits import client_key
 from lib.recorded.gallery.schema import default_url
 from lib.recorded.gallery.store import Gallery, Limits
 from lib.recorded.uploads import Source
@@ -48,7 +51,9 @@ def connection_kwargs() -> dict[str, Any]:
         url = _secrets_section().get("url")  # None: Streamlit builds it from dialect, host, ...
     else:
         url = default_url()
-    kwargs: dict[str, Any] = {"url": url} if url else {}
+    # pool_pre_ping: a pooled connection that died with the database (a restart, an idle timeout)
+    # is replaced before use, instead of failing the first visitor after the outage.
+    kwargs: dict[str, Any] = {"url": url, "pool_pre_ping": True} if url else {"pool_pre_ping": True}
     if url and make_url(url).get_backend_name() == "sqlite":
         kwargs["connect_args"] = {"timeout": 30}  # sqlite3's own wait for a lock, before our PRAGMAs run
     return kwargs
@@ -65,14 +70,32 @@ def open_gallery() -> Gallery:
         conn = st.connection("gallery", type="sql", **connection_kwargs())
         return Gallery(conn.engine, Limits.from_env(), os.environ.get("GPUWIN_GALLERY_ADMIN_CODE") or None)
     except Exception as err:  # a page says the gallery is unavailable, never a traceback
-        raise GalleryUnavailable(f"The gallery's database could not be opened ({type(err).__name__}: "
-                                 f"{str(err).splitlines()[0][:300] if str(err) else 'no details'}).") from err
+        raise unavailable(err) from err
+
+
+def unavailable(err: Exception) -> GalleryUnavailable:
+    """A database error as the note pages show (its kind and first line; SQLAlchemy's own messages
+    carry no password)."""
+    return GalleryUnavailable(f"The gallery's database could not be opened ({type(err).__name__}: "
+                              f"{str(err).splitlines()[0][:300] if str(err) else 'no details'}).")
 
 
 def session_token() -> str:
     if SESSION_KEY not in st.session_state:
         st.session_state[SESSION_KEY] = secrets.token_hex(16)
     return st.session_state[SESSION_KEY]
+
+
+def client_address() -> str:
+    """The address this visitor's gallery actions count under: Streamlit's own view of the
+    connection, or, behind $GPUWIN_PROXY_HOPS trusted proxies (a hosting platform's), the client
+    that many entries from the right of X-Forwarded-For. '' for a local visitor."""
+    try:
+        hops = int(os.environ.get("GPUWIN_PROXY_HOPS") or 0)
+    except ValueError:
+        hops = 0
+    headers = getattr(st.context, "headers", None) or {}
+    return client_key(getattr(st.context, "ip_address", None), headers.get("X-Forwarded-For"), hops)
 
 
 def app_base_url() -> str:
@@ -102,10 +125,12 @@ def gallery_sources(raw: str | None) -> tuple[list[Source], list[str]]:
     if ids:
         try:
             gallery = open_gallery()
+            found = {e.id: e for e in gallery.entries_by_id(ids)}
+            packs = gallery.packs(found)
         except GalleryUnavailable as err:
             return sources, notes + [str(err)]
-        found = {e.id: e for e in gallery.entries() if e.id in ids}
-        packs = gallery.packs(found)
+        except SQLAlchemyError as err:  # the database went away under an open connection
+            return sources, notes + [str(unavailable(err))]
         for entry_id in ids:
             if entry_id not in found or entry_id not in packs:
                 notes.append(f"gallery: entry #{entry_id} is not in the gallery (or was hidden)")

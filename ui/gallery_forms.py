@@ -15,8 +15,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from lib.recorded.gallery.entry import MAX_NAME_CHARS, GalleryError, normalize_course
 from lib.recorded.gallery.store import Gallery
-from lib.recorded.uploads import plain
-from ui.gallery import session_token
+from lib.recorded.uploads import one_line, plain
+from ui.gallery import client_address, session_token
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "record_your_machine.ipynb"
@@ -32,7 +32,14 @@ def _refusal(err: Exception) -> str:
     """What a visitor reads when the store refuses, or when the database fails under it."""
     if isinstance(err, GalleryError):
         return plain(str(err), limit=500)
-    return f"The gallery's database failed ({type(err).__name__}); nothing was changed. Please try again later."
+    if isinstance(err, SQLAlchemyError):
+        return f"The gallery's database failed ({type(err).__name__}); nothing was changed. Please try again later."
+    # anything else a strange file made the store raise: the page keeps serving and says so
+    return plain(f"That file could not be added ({type(err).__name__}: {err}); nothing was changed.", limit=500)
+
+
+def _who() -> dict[str, str]:
+    return {"session": session_token(), "client": client_address()}
 
 
 def _said(form: str) -> dict | None:
@@ -86,8 +93,8 @@ def _add(gallery: Gallery, course: str, where: str) -> None:
         return
     try:
         entry = gallery.add(upload.name, upload.getvalue(), name=st.session_state.get(f"{NS}.name", ""),
-                            course=course, session=session_token())
-    except (GalleryError, SQLAlchemyError) as err:
+                            course=course, **_who())
+    except Exception as err:  # a refusal, the database, or a file that surprised the store: a message
         _say("add", "error", _refusal(err))
     else:
         _say("add", "success", f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}.")
@@ -108,7 +115,7 @@ def add_form(gallery: Gallery, course: str, base_url: str) -> None:
 
 def _create(gallery: Gallery) -> None:
     try:
-        code, admin = gallery.create_course(st.session_state.get(f"{NS}.new_course"), session=session_token())
+        code, admin = gallery.create_course(st.session_state.get(f"{NS}.new_course"), **_who())
     except (GalleryError, SQLAlchemyError) as err:
         _say("create", "error", _refusal(err))
     else:
@@ -128,27 +135,65 @@ def _create_course(gallery: Gallery, base_url: str) -> None:
                      icon=":material/open_in_new:")
 
 
-def _hide(gallery: Gallery, course: str) -> None:
-    state = st.session_state
+def _unlocked(course: str) -> str | None:
+    """The admin code this session opened the course with (kept in its server-side state only)."""
+    return st.session_state.get(f"{NS}.admin_ok.{course}")
+
+
+def _unlock(gallery: Gallery, course: str) -> None:
+    code = st.session_state.get(f"{NS}.admin_code") or ""
     try:
-        entry = gallery.set_hidden(state.get(f"{NS}.hide_pick"), course, state.get(f"{NS}.admin_code") or "",
-                                   hidden=state.get(f"{NS}.hide_action") == "Hide", session=session_token())
+        gallery.check_admin(course, code, **_who())
     except (GalleryError, SQLAlchemyError) as err:
         _say("hide", "error", _refusal(err))
     else:
-        _say("hide", "success", f"Entry #{entry.id} ({plain(entry.name)}) is {'hidden' if entry.hidden else 'shown again'}.")
+        st.session_state[f"{NS}.admin_ok.{course}"] = code
+    st.session_state[f"{NS}.admin_code"] = ""
 
 
-def _hide_entry(gallery: Gallery, course: str) -> None:
-    every = gallery.entries(course=course, include_hidden=True)
+def _hide(gallery: Gallery, course: str) -> None:
+    state = st.session_state
+    picks = list(state.get(f"{NS}.hide_pick") or [])
+    hide = state.get(f"{NS}.hide_action") == "Hide"
+    try:
+        done = gallery.hide_entries(picks, course, _unlocked(course) or "", hidden=hide, **_who())
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("hide", "error", _refusal(err))
+    else:
+        numbers = ", ".join(f"#{i}" for i in picks)
+        _say("hide", "success", f"{done} of {len(picks)} entries ({numbers}) {'hidden' if hide else 'shown again'}.")
+        state[f"{NS}.hide_pick"] = []
+
+
+def _delete_hidden(gallery: Gallery, course: str) -> None:
+    try:
+        done = gallery.delete_hidden(course, _unlocked(course) or "", **_who())
+    except (GalleryError, SQLAlchemyError) as err:
+        _say("hide", "error", _refusal(err))
+    else:
+        _say("hide", "success", f"{done} hidden {'entry' if done == 1 else 'entries'} deleted for good.")
+
+
+def _hide_entries(gallery: Gallery, course: str) -> None:
+    """The admin code first; only a session that gave it sees the entries, hidden ones included."""
+    where = f"course {course}" if course else "the gallery"
+    if not _unlocked(course):
+        st.text_input(f"Admin code of {where}", type="password", key=f"{NS}.admin_code")
+        st.button("Open", key=f"{NS}.unlock", on_click=_unlock, args=(gallery, course))
+        _said("hide")
+        return
+    every = gallery.entries(course=course, include_hidden=True, limit=500)
     if every:
         by_id = {e.id: e for e in every}
-        st.selectbox("Entry", list(by_id), key=f"{NS}.hide_pick", format_func=lambda i: (
+        st.multiselect("Entries (newest first)", list(by_id), key=f"{NS}.hide_pick", format_func=lambda i: one_line(
             f"#{i} {by_id[i].name} · {by_id[i].hardware}" + (" (hidden)" if by_id[i].hidden else "")))
-        st.text_input(f"Admin code of {'course ' + course if course else 'the gallery'}", type="password",
-                      key=f"{NS}.admin_code")
         st.radio("Action", ["Hide", "Show again"], horizontal=True, key=f"{NS}.hide_action")
         st.button("Apply", key=f"{NS}.hide_apply", on_click=_hide, args=(gallery, course))
+        hidden = sum(e.hidden for e in every)
+        if hidden:
+            st.button(f"Delete the {hidden} hidden {'entry' if hidden == 1 else 'entries'} for good",
+                      key=f"{NS}.delete_hidden", on_click=_delete_hidden, args=(gallery, course),
+                      icon=":material/delete:")
     else:
         st.caption("No entries to hide yet.")
     _said("hide")
@@ -158,8 +203,10 @@ def instructor_forms(gallery: Gallery, course: str, base_url: str) -> None:
     st.header("For instructors")
     with st.expander("Create a course code for your class"):
         _create_course(gallery, base_url)
-    if course or gallery.site_admin_code:
-        with st.expander(f"Hide an entry of {'course ' + course if course else 'the public gallery'}"):
-            _hide_entry(gallery, course)
+    # The public gallery's form is the site administrator's: shown only on a link that asks for it
+    # (?admin=1), and, like a course's, it lists nothing before the code is given.
+    if course or (gallery.site_admin_code and st.query_params.get("admin") == "1"):
+        with st.expander(f"Hide entries of {'course ' + course if course else 'the public gallery'}"):
+            _hide_entries(gallery, course)
     else:
-        st.caption("Open your course's link (?course=CODE) to hide an entry of it with the course's admin code.")
+        st.caption("Open your course's link (?course=CODE) to hide entries of it with the course's admin code.")

@@ -10,6 +10,7 @@ from lib.core.devices import available_devices, cpu_model, cuda_available, devic
 from lib.core.fmt import plural
 from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 from lib.recorded.sources import NO_GPU, GpuSource
+from lib.recorded.uploads import plain
 from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded
 from ui.url_settings import UrlSettings
 
@@ -36,7 +37,7 @@ def source_line(source: GpuSource) -> str:
         return f"**GPU results:** measured live on this server ({source.device})."
     if source.recorded:
         how = "uploaded by you" if source.files.startswith("uploaded") else "shipped with the app"
-        return f"**GPU results:** recorded on {source.label}, {how}; the CPU is measured live here."
+        return f"**GPU results:** recorded on {plain(source.label)}, {how}; the CPU is measured live here."
     return "**GPU results:** no recorded GPU results shipped yet, so the pages show the CPU only."
 
 

@@ -18,6 +18,7 @@ from lib.core.devices import available_devices, cuda_available
 from lib.core.workload import Workload
 from lib.recorded import sources as lib_sources
 from lib.recorded.sources import NO_GPU, GpuSource
+from lib.recorded.uploads import session_pack, text_only
 from ui.router import ensure_router
 
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
@@ -31,7 +32,8 @@ def load_recorded() -> tuple[list[dict], list[str]]:
 
 def remember_uploads(packs: list[dict], names: list[str]) -> None:
     """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page."""
-    st.session_state[UPLOADS_STATE_KEY] = [{**p, "path": f"uploaded: {n}"} for p, n in zip(packs, names)]
+    st.session_state[UPLOADS_STATE_KEY] = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"}
+                                           for p, n in zip(packs, names)]
 
 
 def all_packs() -> list[dict]:

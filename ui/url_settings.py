@@ -26,8 +26,11 @@ from typing import Any
 import streamlit as st
 
 from lib.core.fmt import fmt_value
+from lib.recorded.uploads import plain
 from ui.router import ensure_router
 
+MAX_RAW_CHARS = 200  # longer than any value a widget takes: such a value is not read, nor echoed in full
+NOTE_CHARS = 400
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -80,7 +83,11 @@ class UrlSettings:
         value = default
         if raw_values:
             raw = raw_values[-1]
-            value, note = parse(raw)
+            if len(raw) > MAX_RAW_CHARS:
+                value, note = default, (f"{key} was {len(raw):,} characters long, longer than any value of it; "
+                                        "using the default")
+            else:
+                value, note = parse(raw)
             if len(raw_values) > 1:
                 note = (note + "; " if note else "") + f"{key} was given {len(raw_values)} times, the last one counts"
             if note:
@@ -194,10 +201,12 @@ class UrlSettings:
 
     # -- after the widgets -----------------------------------------------------------------------
     def show_notes(self, container: Any = None) -> None:
-        """One visible note per link setting that was clamped or ignored."""
+        """One visible note per link setting that was clamped or ignored. A note quotes what the link
+        said, which anyone may have written: it goes through plain() (no link, image, style or
+        formula; truncated), so it reads as text inside the app's own warning."""
         if self.notes:
             (container or st).warning(
-                "Some settings in the link were adjusted:\n\n" + "\n".join(f"- {n}" for n in self.notes),
+                "Some settings in the link were adjusted:\n\n" + "\n".join(f"- {plain(n, NOTE_CHARS)}" for n in self.notes),
                 icon=":material/link:",
             )
 

@@ -53,6 +53,16 @@ RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIE
 REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
 # The most JSON one pack file may hold, compressed or not (the largest shipped pack is ~1.5 MB).
 MAX_PACK_BYTES = 64_000_000
+# A machine's fingerprint (lib.core.devices.machine_fingerprint): each field's type is checked, so a
+# page never meets `"gpus": 5`. Other fields (a later app's) must be plain values.
+MACHINE_TEXT_FIELDS = ("cpu_model", "torch", "date", "label", "driver", "cuda", "python", "platform",
+                       "app_version", "path")
+MACHINE_COUNT_FIELDS = ("cpu_cores", "torch_threads")
+MACHINE_NUMBER_FIELDS = ("host_memory_gb",)
+MAX_GPUS = 64
+# The largest magnitude any number in a pack may have: far above any time, size or FLOP count a
+# machine records, and small enough to be a float without overflow (a 400-digit int is not).
+MAX_NUMBER = 10**18
 
 
 class PackError(ValueError):
@@ -68,7 +78,12 @@ def phase_keys(row: dict[str, Any]) -> list[str]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float no larger than MAX_NUMBER (a huge int would overflow float())."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):
+        return -MAX_NUMBER <= value <= MAX_NUMBER
+    return math.isfinite(value) and abs(value) <= MAX_NUMBER
 
 
 def validate_row(row: Any, where: str) -> dict[str, Any]:
@@ -99,10 +114,29 @@ def validate_row(row: Any, where: str) -> dict[str, Any]:
     for key in list(OPTIONAL_NUMBER_FIELDS) + phase_keys(row):
         if key in row and row[key] is not None and not _is_number(row[key]):
             raise PackError(f"{where}.{key}: must be a number or null, got {row[key]!r}")
+    for key in OPTIONAL_TEXT_FIELDS:
+        if key in row and row[key] is not None and not isinstance(row[key], str):
+            raise PackError(f"{where}.{key}: must be text or null, got {type(row[key]).__name__}")
     for key in setting_keys(row):
-        if not (row[key] is None or isinstance(row[key], (str, int, float, bool))):
-            raise PackError(f"{where}.{key}: a setting must be a plain value, got {type(row[key]).__name__}")
+        _check_plain(row[key], f"{where}.{key}", "a setting")
     return row
+
+
+def _check_plain(value: Any, where: str, what: str) -> None:
+    """A setting (or an unknown machine field): null, text, true/false or a number in range."""
+    if value is None or isinstance(value, (str, bool)):
+        return
+    if isinstance(value, (int, float)):
+        if not _is_number(value):
+            raise PackError(f"{where}: {what} must be a finite number of at most {MAX_NUMBER:.0e} in size, "
+                            f"got {_short(value)}")
+        return
+    raise PackError(f"{where}: {what} must be a plain value, got {type(value).__name__}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}… ({len(text)} characters)"
 
 
 def validate_machine(machine: Any, where: str = "machine") -> dict[str, Any]:
@@ -111,6 +145,27 @@ def validate_machine(machine: Any, where: str = "machine") -> dict[str, Any]:
     for key in REQUIRED_MACHINE_FIELDS:
         if key not in machine:
             raise PackError(f"{where}.{key}: missing")
+    for key, value in machine.items():
+        at = f"{where}.{key}"
+        if key in MACHINE_TEXT_FIELDS:
+            if not (isinstance(value, str) or (value is None and key not in REQUIRED_MACHINE_FIELDS)):
+                raise PackError(f"{at}: must be text, got {_short(value)}")
+        elif key in MACHINE_COUNT_FIELDS:
+            if value is not None and not (isinstance(value, int) and _is_number(value) and value >= 0):
+                raise PackError(f"{at}: must be a whole number >= 0 or null, got {_short(value)}")
+        elif key in MACHINE_NUMBER_FIELDS:
+            if value is not None and not (_is_number(value) and value >= 0):
+                raise PackError(f"{at}: must be a number >= 0 or null, got {_short(value)}")
+        elif key == "gpus":
+            if value is None:
+                continue
+            if not isinstance(value, list) or len(value) > MAX_GPUS:
+                raise PackError(f"{at}: must be a list of at most {MAX_GPUS} GPU names, got {_short(value)}")
+            for i, name in enumerate(value):
+                if not isinstance(name, str):
+                    raise PackError(f"{at}[{i}]: a GPU name must be text, got {_short(name)}")
+        else:
+            _check_plain(value, at, "a machine field")
     return machine
 
 
@@ -198,21 +253,50 @@ def load_pack(path: str | Path, max_bytes: int = MAX_PACK_BYTES) -> dict[str, An
         raise PackError(f"{path.name}: {err}") from None  # the file's name, not the server's folders
 
 
-def rows_to_csv(rows: Iterable[dict[str, Any]]) -> str:
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """A value as a CSV cell a spreadsheet shows as data: text starting with = + - @, a tab or a
+    carriage return would run as a formula (=HYPERLINK(...), +cmd|...), so it gets a leading single
+    quote, as spreadsheets themselves write it; numbers (a negative one too) and text that reads as
+    a number stay as they are. Text whose quotes are followed by such a character gets one more
+    quote too, so csv_to_pack takes exactly one away again."""
+    if not isinstance(value, str) or not value:
+        return value
+    if not value.lstrip("'").startswith(FORMULA_STARTS):
+        return value
+    try:
+        if math.isfinite(float(value)):
+            return value
+    except ValueError:
+        pass
+    return "'" + value
+
+
+def spreadsheet_csv(rows: Iterable[dict[str, Any]], first: Iterable[str] = ()) -> str:
+    """The one writer of every CSV the app offers: a column per key (`first` ones first), None as
+    an empty cell, every cell through spreadsheet_cell."""
     rows = list(rows)
-    columns: list[str] = []
-    for key in ROW_FIELDS:
-        columns.append(key)
+    columns: list[str] = list(first)
     for row in rows:
         for key in row:
             if key not in columns:
                 columns.append(key)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    # Lines end in CRLF (RFC 4180): Python's writer quotes a cell holding the line terminator's
+    # characters only, so with a bare LF a CR inside a cell would end the row in a reader.
+    writer = csv.DictWriter(out, fieldnames=[spreadsheet_cell(c) for c in columns], extrasaction="ignore",
+                            lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in columns})
+        writer.writerow({spreadsheet_cell(k): ("" if row.get(k) is None else spreadsheet_cell(row.get(k)))
+                         for k in columns})
     return out.getvalue()
+
+
+def rows_to_csv(rows: Iterable[dict[str, Any]]) -> str:
+    return spreadsheet_csv(rows, ROW_FIELDS)
 
 
 def pack_to_csv(pack: dict[str, Any]) -> str:
@@ -222,6 +306,8 @@ def pack_to_csv(pack: dict[str, Any]) -> str:
 def _from_csv_cell(text: str) -> Any:
     if text == "":
         return None
+    if text[:1] == "'" and text.lstrip("'").startswith(FORMULA_STARTS):
+        return text[1:]  # written by spreadsheet_cell: one quote added
     lowered = text.lower()
     if lowered in ("true", "false"):
         return lowered == "true"
@@ -239,7 +325,7 @@ def csv_to_pack(text: str | bytes, source: str = "CSV upload") -> dict[str, Any]
             text = text.decode("utf-8")
         except UnicodeDecodeError as err:
             raise PackError(f"CSV is not UTF-8 text: {err}") from None
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
     missing = [c for c in ROW_FIELDS if c not in header]
     if missing:
@@ -250,6 +336,9 @@ def csv_to_pack(text: str | bytes, source: str = "CSV upload") -> dict[str, Any]
         row["message"] = "" if row.get("message") is None else str(row["message"])
         for key in ("workload", "device", "status"):
             row[key] = "" if row.get(key) is None else str(row[key])
+        for key in OPTIONAL_TEXT_FIELDS:  # a label '2' is text, not the number 2
+            if row.get(key) is not None:
+                row[key] = str(row[key])
         rows.append(validate_row(row, f"CSV line {i + 2}"))
     if not rows:
         raise PackError("CSV: no rows")

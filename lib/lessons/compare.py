@@ -59,7 +59,10 @@ def sweep_x(row: dict[str, Any]) -> float | None:
     value = row.get(swept)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float (validation refuses it; a hand-made row may not)
+        return None
     return value if math.isfinite(value) and value > 0 else None
 
 
@@ -193,7 +196,7 @@ def crossover_lines(comparison: Comparison) -> list[Sentence]:
     """One sentence per machine: where its GPU catches up with its CPU, read from its own curves
     (lib.lessons.voice words it; `.about` holds the Crossover)."""
 
-    name = setting_name(comparison.setting)
+    name = plain(setting_name(comparison.setting))  # a pack's own setting name: text from a file
     lines = []
     for machine in comparison.machines:
         devices = [c.device for c in comparison.curves if c.machine == machine]
@@ -226,7 +229,7 @@ def fastest_line(comparison: Comparison) -> str | None:
         times = [(dict(zip(c.xs, c.times_s))[x], c) for c in comparison.curves if x in c.xs]
         best_t, best = min(times, key=lambda tc: tc[0])
         slowest_t = max(t for t, _ in times)
-        parts.append(f"at {setting_name(comparison.setting)} {fmt_value(x)} the fastest of {len(times)} curves is "
+        parts.append(f"at {plain(setting_name(comparison.setting))} {fmt_value(x)} the fastest of {len(times)} curves is "
                      f"**{plain(best.machine)}, {plain(device_word(best.device))}** ({fmt_s(best_t)} a step; the "
                      "slowest takes "
                      f"{fmt_s(slowest_t)})")

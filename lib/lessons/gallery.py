@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from lib.core.rows import is_ok
 from lib.lessons.compare import Comparison, compare_machines
 from lib.lessons.voice import Side, Unit, crossover_brief
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
+from lib.recorded.uploads import gpu_names
 
 SHIPPED_PREFIX = "shipped:"
 SORTS = ("crossover", "newest", "name", "machine")
@@ -58,7 +60,7 @@ def shipped_machines(shipped: Sequence[tuple[str, dict[str, Any]]]) -> list[Gall
     out = []
     for stem, pack in shipped:
         machine = pack["machine"]
-        gpus = [str(g) for g in machine.get("gpus") or []]
+        gpus = gpu_names(machine)
         hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "?")
         line = f"{hardware} · shipped"
         out.append(GalleryMachine(SHIPPED_PREFIX + stem, line, "shipped with the app", hardware,
@@ -172,7 +174,7 @@ def parse_picks(raw: str | None, limit: int = 4) -> tuple[list[int], list[str], 
     for item in [t.strip() for t in str(raw or "").split(",") if t.strip()][:limit]:
         if item.startswith(SHIPPED_PREFIX) and item[len(SHIPPED_PREFIX):]:
             stems.append(item[len(SHIPPED_PREFIX):])
-        elif item.lstrip("#").isdigit():
+        elif re.fullmatch(r"#?[0-9]{1,12}", item):  # ASCII digits: '²' and '١' are digits to str.isdigit()
             ids.append(int(item.lstrip("#")))
         else:
             notes.append(f"gallery: {item[:40]!r} names no gallery entry")

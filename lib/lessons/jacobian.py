@@ -28,6 +28,7 @@ from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
 from lib.lessons.voice import Side, Unit
 from lib.lessons.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded.sources import series_label
+from lib.recorded.uploads import plain
 from lib.workloads import get_workload
 from lib.workloads.jacobian import METHODS
 
@@ -141,7 +142,7 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
         return None
     if not found.holds_workload:
         return found.note
-    return (f"The recorded pack ({label}) has no jacobian sweep over val for "
+    return (f"The recorded pack ({plain(label)}) has no jacobian sweep over val for "
             f"{and_list([LABEL[m] for m in found.missing])} with the seed's network (20 hidden, 400 outputs), "
             f"so there is no GPU curve for {'it' if len(found.missing) == 1 else 'them'}: only the live CPU is "
             "shown there.")

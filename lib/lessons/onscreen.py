@@ -28,6 +28,7 @@ from lib.recorded.sources import (
     series_label,
     view_rows,
 )
+from lib.recorded.uploads import plain
 
 LIVE_CPU = series_label("cpu", "live")
 NO_GPU_YET = "none here, and no recorded GPU results shipped yet, so only the CPU is shown"
@@ -48,7 +49,7 @@ def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = N
         return cpu + "GPU: measured live on this server."
     if not_live:
         return cpu + f"GPU: {not_live}."
-    return cpu + (f"GPU: recorded on {source.label}." if source.recorded else f"GPU: {NO_GPU_YET}.")
+    return cpu + (f"GPU: recorded on {plain(source.label)}." if source.recorded else f"GPU: {NO_GPU_YET}.")
 
 
 def gpu_side_note(source: GpuSource, recorded_note: str | None, no_gpu: str) -> str | None:
@@ -64,7 +65,7 @@ def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, lacks:
     saying so: '… (NVIDIA H200, …) hold {lacks}, so the recorded side comes from …'. None otherwise."""
     if not pack or not source.recorded or pack.get("path") in source.pack_paths:
         return None
-    return (f"The GPU results chosen in the sidebar ({source.label}) hold {lacks}, so the recorded side comes "
+    return (f"The GPU results chosen in the sidebar ({plain(source.label)}) hold {lacks}, so the recorded side comes "
             f"from {machine_text(pack['machine'])}.")
 
 

@@ -22,6 +22,7 @@ from lib.lessons import onscreen
 from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
 from lib.lessons.voice import Unit, crossover_sentence, legend_side
 from lib.recorded.sources import series_label
+from lib.recorded.uploads import plain
 from lib.workloads import get_workload
 
 WORKLOAD = get_workload("matmul")
@@ -190,7 +191,7 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
         return None
     if not found.holds_workload:
         return found.note
-    return (f"The recorded pack ({label}) has no matmul sweep over size for "
+    return (f"The recorded pack ({plain(label)}) has no matmul sweep over size for "
             + " or ".join(f"“{n}”" for n in found.missing)
             + ", so there is no GPU curve for it: only the live CPU is shown there. The pack holds the honest "
             "baseline and one toggle at a time; combinations are not recorded.")

@@ -135,7 +135,11 @@ class StepTable:
             kind = "cpu" if row.get("device") == "cpu" else "cuda"
             if kind != device_kind or not is_ok(row) or not page_model(row):
                 continue
-            key = (min(int(row["batch_size"]), int(row["dataset_size"])), int(row["hidden_width"]), int(row["depth"]))
+            try:
+                key = (min(int(row["batch_size"]), int(row["dataset_size"])), int(row["hidden_width"]),
+                       int(row["depth"]))
+            except (KeyError, TypeError, ValueError):  # an uploaded row without this page's sizes: not a step here
+                continue
             table = self.steps.setdefault(step_config(row, kind), {})
             if key not in table or _preference(row) > _preference(table[key]):
                 table[key] = row

@@ -21,6 +21,7 @@ from lib.core.fmt import plural
 from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
+from lib.recorded.uploads import gpu_names, plain
 from lib.workloads import WORKLOADS
 
 
@@ -63,7 +64,7 @@ def machine_text(machine: Mapping[str, Any]) -> str:
 
 def hardware_text(machine: Mapping[str, Any]) -> str:
     """'NVIDIA H200' or '4 × NVIDIA H200' (the CPU model when there is no GPU)."""
-    gpus = list(machine.get("gpus") or [])
+    gpus = gpu_names(dict(machine))
     names = [f"{gpus.count(n)} × {n}" if gpus.count(n) > 1 else n for n in dict.fromkeys(gpus)]
     return ", ".join(names) or str(machine.get("label") or machine.get("cpu_model") or "unknown machine")
 
@@ -125,7 +126,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         rows[key] = sum(len(p["rows"]) for p in group)
         recorded.append(GpuSource(Origin.RECORDED, key, f"{name}, {' and '.join(days)}" if days else name,
                                   pack_paths=tuple(p["path"] for p in group),
-                                  gpus=len(group[0]["machine"].get("gpus") or []) or 1))
+                                  gpus=len(gpu_names(group[0]["machine"])) or 1))
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
     return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
 
@@ -197,9 +198,9 @@ def unanswered(source: GpuSource, sources: Sequence[GpuSource], pack_of: Callabl
     what = (f"was recorded for the {' and '.join(lessons)} {'lesson' if len(lessons) == 1 else 'lessons'} only"
             if lessons else "holds no GPU results for this page")
     others = [s.label for s in sources if s.recorded and s.key != source.key and holds(pack_of(s))]
-    pick = (f"To see this page's GPU curve, pick {' or '.join(f'“{o}”' for o in others)} under “GPU results from” in the sidebar."
+    pick = (f"To see this page's GPU curve, pick {' or '.join(f'“{plain(o)}”' for o in others)} under “GPU results from” in the sidebar."
             if others else "No other recorded GPU has results for this page.")
-    return f"The GPU chosen in the sidebar ({source.label}) {what}, so this page shows no GPU curve. {pick}"
+    return f"The GPU chosen in the sidebar ({plain(source.label)}) {what}, so this page shows no GPU curve. {pick}"
 
 
 # -- rows that match a view -------------------------------------------------------------------------
@@ -253,8 +254,8 @@ def view_rows(pack: Mapping[str, Any] | None, label: str, workload: Workload, ov
     if rows:
         return rows, None
     if not holds_workload(pack, workload):
-        return [], f"The recorded results ({label}) hold nothing for this lesson, so there is no GPU curve here."
-    return [], (f"The recorded results ({label}) have no sweep with these settings, so there is no GPU "
+        return [], f"The recorded results ({plain(label)}) hold nothing for this lesson, so there is no GPU curve here."
+    return [], (f"The recorded results ({plain(label)}) have no sweep with these settings, so there is no GPU "
                 "curve for this view: only the live CPU is shown.")
 
 
@@ -303,6 +304,6 @@ def best_recorded_sweep(pack: Mapping[str, Any], workload: Workload, prefer: str
 def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:
     """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding rows
     of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
-    mine = [p for p in packs if not (p["machine"].get("gpus") or [])
+    mine = [p for p in packs if not gpu_names(p["machine"])
             and any(r.get("workload") == workload.name for r in p["rows"])]
     return min(mine, key=lambda p: p["machine"].get("cpu_cores") or 99) if mine else None

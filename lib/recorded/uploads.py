@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -104,8 +105,17 @@ def _fingerprint_key(machine: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in machine.items() if k not in ("label", "date")}, sort_keys=True, default=str)
 
 
+def gpu_names(machine: dict[str, Any]) -> list[str]:
+    """The GPU names of a fingerprint as text, whatever the file held there (a pack validated by
+    lib.core.results has a list of text; a pack from elsewhere may not, and must not break a page)."""
+    gpus = machine.get("gpus") if isinstance(machine, dict) else None
+    if isinstance(gpus, str):
+        gpus = [gpus]
+    return [str(g) for g in gpus if g] if isinstance(gpus, (list, tuple)) else []
+
+
 def _fallback_label(machine: dict[str, Any], source: str) -> str:
-    gpus = [str(g) for g in machine.get("gpus") or [] if g]
+    gpus = gpu_names(machine)
     hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "")
     if not hardware or hardware == CSV_MACHINE:
         return source
@@ -166,8 +176,8 @@ def combine(sources: Sequence[Source]) -> Combined | None:
     return Combined(merge_packs(packs), list(machines.values()))
 
 
-def _gpus_text(gpus: Any) -> str:
-    names = [str(g) for g in gpus or []]
+def _gpus_text(machine: dict[str, Any]) -> str:
+    names = gpu_names(machine)
     return ", ".join(f"{names.count(n)}× {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names)) or "none"
 
 
@@ -191,7 +201,7 @@ def machine_table(machines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "cores": get("cpu_cores"),
             "torch threads": get("torch_threads"),
             "threads in CPU rows": ", ".join(map(str, threads)) or "–",
-            "GPU": _gpus_text(m.get("gpus")) if m else unknown,
+            "GPU": _gpus_text(m) if m else unknown,
             "driver": get("driver"),
             "torch": get("torch"),
             "CUDA": get("cuda"),
@@ -203,6 +213,13 @@ def machine_table(machines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 _MARKDOWN = set("\\`*_[]<>$|~:#")
+# Where markdown would make a link of bare text (GFM autolinks: http://, https://, www., mailto:, an
+# address with @): a word joiner (U+2060, invisible, no line break) after ':' / before '.' / after
+# '@' breaks the pattern, so the text is still read as it was written but nothing becomes a link.
+WORD_JOINER = "\u2060"
+_AUTOLINKS = ((re.compile(r"(?i)\b(https?|ftp|mailto|xmpp|file|javascript|data)(\\?:)"), "\\1\\2" + WORD_JOINER),
+              (re.compile(r"(?i)\b(www)(\\?\.)"), "\\1" + WORD_JOINER + "\\2"),
+              (re.compile("@"), "@" + WORD_JOINER))
 
 
 def one_line(text: Any, limit: int = 200) -> str:
@@ -213,6 +230,42 @@ def one_line(text: Any, limit: int = 200) -> str:
 
 
 def plain(text: Any, limit: int = 200) -> str:
-    """Text from a file, made safe to put inside Streamlit markdown: one line, at most `limit`
-    characters, markdown's special characters escaped (so a name cannot become a link or a formula)."""
-    return "".join("\\" + ch if ch in _MARKDOWN else ch for ch in one_line(text, limit))
+    """The one way text that is not the app's own (an uploaded file's names and settings, a link's
+    values, a visitor's name) enters Streamlit markdown: one line, at most `limit` characters, every
+    character markdown, its directives (:red[…]) or LaTeX ($…$) would act on escaped, and autolinks
+    broken, so it reads as written and can neither link, load an image, style nor typeset."""
+    escaped = "".join("\\" + ch if ch in _MARKDOWN else ch for ch in one_line(text, limit))
+    for pattern, replacement in _AUTOLINKS:
+        escaped = pattern.sub(replacement, escaped)
+    return escaped
+
+
+def text_only(text: Any, limit: int = 200) -> str:
+    """A name for places that are text in one spot and markdown in another (a machine's name is a
+    chart legend and a sentence): one line with the characters markdown acts on left out and
+    autolinks broken, so it needs no escape anywhere. GPU and CPU names never hold those characters."""
+    kept = "".join(ch for ch in one_line(text, limit) if ch not in _MARKDOWN)
+    for pattern, replacement in _AUTOLINKS:
+        kept = pattern.sub(replacement, kept)
+    return kept
+
+
+_NAME_FIELDS = ("label", "cpu_model", "driver", "torch", "cuda", "python", "platform", "date", "app_version")
+
+
+def session_pack(pack: dict[str, Any]) -> dict[str, Any]:
+    """An uploaded pack as every lesson page of the session reads it (the sidebar offers its GPU):
+    its machine's names and its rows' machine labels through text_only, since those pages put them
+    into sentences and legends alike. Your results shows the file itself, escaped with plain()."""
+    def machine(m: dict[str, Any]) -> dict[str, Any]:
+        out = {**m, **{k: text_only(m[k]) for k in _NAME_FIELDS if isinstance(m.get(k), str)}}
+        if isinstance(m.get("gpus"), list):
+            out["gpus"] = [text_only(g, 100) for g in m["gpus"]]
+        return out
+
+    out = {**pack, "machine": machine(pack["machine"]),
+           "rows": [{**r, **{k: text_only(r[k]) for k in ("machine", "device_name") if isinstance(r.get(k), str)}}
+                    for r in pack["rows"]]}
+    if isinstance(pack.get("machines"), list):
+        out["machines"] = [machine(m) for m in pack["machines"]]
+    return out

@@ -19,13 +19,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lib.core.results import SCHEMA_VERSION, validate_pack
+from lib.core.results import (
+    MACHINE_COUNT_FIELDS,
+    MACHINE_NUMBER_FIELDS,
+    MACHINE_TEXT_FIELDS,
+    OPTIONAL_NUMBER_FIELDS,
+    ROW_FIELDS,
+    SCHEMA_VERSION,
+    PackError,
+    validate_pack,
+)
 from lib.core.rows import Status
 from lib.recorded import load_recorded, recorded_dir
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
-from lib.recorded.uploads import parse_upload
+from lib.recorded.uploads import gpu_names, parse_upload
 
 MAX_NAME_CHARS = 40
+# What an entry keeps of a row: its numbers and settings, nothing a file may pad it with.
+ROW_TEXT_KEPT = ("swept", "machine", "device_name", "variant", "origin")
+PHASES_KEPT = ("phase_transfer_s", "phase_compute_s", "phase_overhead_s", "phase_loading_s", "phase_comm_s")
+MACHINE_KEPT = tuple(k for k in MACHINE_TEXT_FIELDS if k != "path") + MACHINE_COUNT_FIELDS + MACHINE_NUMBER_FIELDS + ("gpus",)
 COURSE_CODE = re.compile(r"^[A-Z0-9][A-Z0-9-]{2,23}$")
 REFERENCE_DIR = "gallery"  # lib/recorded/gallery/*.json: packs shown in the gallery only (not in the sidebar)
 
@@ -89,7 +102,7 @@ class Candidate:
 
     @property
     def gpus(self) -> list[str]:
-        return [clean_text(g, 100) for g in self.machine.get("gpus") or [] if g]
+        return [clean_text(g, 100) for g in gpu_names(self.machine)]
 
     @property
     def hardware(self) -> str:
@@ -103,6 +116,31 @@ def _one_machine(pack: dict[str, Any]) -> None:
     if len(pack.get("machines") or []) > 1 or len(labels) > 1:
         raise GalleryError("several_machines", "This pack holds several machines (a merged download?). The gallery "
                                                "takes one machine per entry: upload each machine's own pack.")
+
+
+def _slim_machine(machine: dict[str, Any]) -> dict[str, Any]:
+    """The fingerprint's known fields, text capped: an entry is small whatever the file carried."""
+    out = {k: machine[k] for k in MACHINE_KEPT if k in machine}
+    for key in MACHINE_TEXT_FIELDS:
+        if isinstance(out.get(key), str):
+            out[key] = clean_text(out[key], 200)
+    if isinstance(out.get("gpus"), list):
+        out["gpus"] = [clean_text(g, 100) for g in out["gpus"][:16]]
+    return out
+
+
+def _slim_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A gallery row as its numbers and its workload's settings only (the sweep's workload knows
+    them): padding keys, unknown phases and long messages are left out."""
+    from lib.workloads import get_workload
+
+    settings = [s.name for s in get_workload(GALLERY_SWEEP.workload).settings]
+    out = {k: row[k] for k in (*ROW_FIELDS, *OPTIONAL_NUMBER_FIELDS, *PHASES_KEPT, *settings) if k in row}
+    for key in ROW_TEXT_KEPT:
+        if isinstance(row.get(key), str):
+            out[key] = clean_text(row[key], 200)
+    out["message"] = clean_text(row.get("message"), 300)
+    return out
 
 
 def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
@@ -119,7 +157,8 @@ def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
                            "it needs at least two. Record it with scripts/record_for_gallery.py or the notebook.")
     if len(rows) > max_rows:
         raise GalleryError("too_big", f"This pack has {len(rows)} rows of the gallery sweep; at most {max_rows}.")
-    machine = {k: v for k, v in pack["machine"].items() if k != "path"}
+    machine = _slim_machine(pack["machine"])
+    rows = [_slim_row(r) for r in rows]
     kept = validate_pack({"schema_version": SCHEMA_VERSION, "machine": machine, "rows": rows})
     text = json.dumps(kept, sort_keys=True, separators=(",", ":"))
     return Candidate(kept, text, content_key(machine, rows), len(pack["rows"]) - len(rows))
@@ -127,8 +166,6 @@ def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
 
 def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 200) -> Candidate:
     """An uploaded file read as data only (lib.recorded.uploads.parse_upload), then prepare_pack."""
-    from lib.core.results import PackError
-
     shown = clean_text(file_name, 80) or "the file"
     if len(data) > max_bytes:
         raise GalleryError("too_big", f"{shown}: {len(data) / 1e6:.2f} MB is larger than the gallery's "
@@ -139,7 +176,14 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
         raise GalleryError("malformed", f"Not a result pack: {err}") from None
     except (RecursionError, ValueError, TypeError) as err:  # an untrusted file must never break the page
         raise GalleryError("malformed", f"{shown}: could not be read as a result pack ({type(err).__name__})") from None
-    return prepare_pack(pack, max_rows)
+    try:
+        return prepare_pack(pack, max_rows)
+    except GalleryError:
+        raise
+    except (PackError, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+        # validation should have caught it; if a field still surprises the reduction, say which file
+        raise GalleryError("malformed", f"{shown}: could not be read as a result pack ({type(err).__name__}: "
+                                        f"{clean_text(err, 200)})") from None
 
 
 def shipped_gallery_packs() -> list[tuple[str, dict[str, Any]]]:

@@ -10,7 +10,8 @@
 Every write is one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: the course's row locked), so
 two visitors adding at once both land and a cap cannot be overrun. Every refusal is a GalleryError
 whose message a page can show as it is. `session` is a random token the page keeps per browser
-session; only its sha256 is stored.
+session and `client` the visitor's address key (lib.recorded.gallery.limits: the rate limits count
+both, and the whole site); only their sha256 digests are stored.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import time
 from collections.abc import Iterable
@@ -40,37 +40,13 @@ from lib.recorded.gallery.entry import (
     prepare_upload,
     shipped_gallery_packs,
 )
-from lib.recorded.gallery.schema import PUBLIC, courses, ensure_schema, entries, events, write_transaction
+from lib.recorded.gallery.limits import Limits, Visitor, admin_failures, check_rate, record_event
+from lib.recorded.gallery.schema import PUBLIC, courses, ensure_schema, entries, write_transaction
+
+__all__ = ["Entry", "Gallery", "Limits", "Visitor"]
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud in a classroom
 HASH_ITERATIONS = 100_000
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Caps that keep one visitor from filling the database. Environment variables override them."""
-
-    max_pack_bytes: int = 1_000_000  # GPUWIN_GALLERY_MAX_PACK_KB
-    max_rows: int = 200  # rows of the gallery sweep in one entry
-    max_per_course: int = 300  # visible entries in one course (the public gallery is one too): GPUWIN_GALLERY_COURSE_CAP
-    max_total: int = 20_000  # entries in the whole database, hidden included
-    max_actions: int = 10  # adds and course creations per session per window: GPUWIN_GALLERY_RATE ('10/3600')
-    max_admin_failures: int = 5  # wrong admin codes per session per window
-    window_s: float = 3600.0
-
-    @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
-        environ = dict(os.environ if environ is None else environ)
-        values: dict[str, Any] = {}
-        if environ.get("GPUWIN_GALLERY_MAX_PACK_KB"):
-            values["max_pack_bytes"] = int(float(environ["GPUWIN_GALLERY_MAX_PACK_KB"]) * 1000)
-        if environ.get("GPUWIN_GALLERY_COURSE_CAP"):
-            values["max_per_course"] = int(environ["GPUWIN_GALLERY_COURSE_CAP"])
-        if environ.get("GPUWIN_GALLERY_RATE"):
-            count, _, window = environ["GPUWIN_GALLERY_RATE"].partition("/")
-            values["max_actions"] = int(count)
-            values["window_s"] = float(window or cls.window_s)
-        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -91,10 +67,6 @@ class Entry:
 
 
 _ENTRY_COLUMNS = [entries.c[f.name] for f in fields(Entry)]
-
-
-def _hash_session(session: str) -> str:
-    return hashlib.sha256(f"gpuwin-gallery-session:{session}".encode()).hexdigest()
 
 
 def hash_admin_code(code: str, salt: str | None = None) -> str:
@@ -119,22 +91,40 @@ class Gallery:
         self.site_admin_code = site_admin_code or None  # may hide entries of any course
         ensure_schema(engine)
 
-    # -- the rate limit ----------------------------------------------------------------------------
-    def _count_events(self, conn: Connection, session: str, kinds: Iterable[str]) -> int:
-        since = time.time() - self.limits.window_s
-        return conn.execute(select(func.count()).select_from(events).where(
-            events.c.session == _hash_session(session), events.c.kind.in_(list(kinds)), events.c.at >= since)).scalar_one()
+    # -- admin codes ---------------------------------------------------------------------------------
+    def _admin_ok(self, conn: Connection, course: str, admin_code: str, who: Visitor) -> None:
+        """Nothing when `admin_code` opens `course` (its own code, or the site's); else the failure
+        is recorded and GalleryError says so. Codes are compared as bytes: hmac.compare_digest
+        refuses text that is not ASCII."""
+        if admin_failures(conn, self.limits, who) >= self.limits.max_admin_failures:
+            raise GalleryError("rate_limited", "Too many wrong admin codes from this session; wait a while.")
+        code = str(admin_code or "")
+        stored = conn.execute(select(courses.c.admin_hash).where(courses.c.code == course)).scalar()
+        site = self.site_admin_code is not None and hmac.compare_digest(code.encode(), self.site_admin_code.encode())
+        if not site and (not stored or not admin_code_matches(code, stored)):
+            record_event(conn, self.limits, who, "admin_fail")
+            raise _WrongCode(course)
 
-    def _check_rate(self, conn: Connection, session: str) -> None:
-        if self._count_events(conn, session, ("add", "course")) >= self.limits.max_actions:
-            minutes = max(1, round(self.limits.window_s / 60))
-            raise GalleryError("rate_limited", f"This session has already added {self.limits.max_actions} things in "
-                                               f"the last {minutes} minutes; please wait a while before adding more.")
+    def _as_admin(self, course: str, admin_code: str, who: Visitor, action) -> Any:
+        """Run action(conn) in one write transaction once the admin code opens the course. A wrong
+        code is committed as a failure (so it counts) and raised after the transaction."""
+        result = None
+        with write_transaction(self.engine) as conn:
+            try:
+                self._admin_ok(conn, course, admin_code, who)
+            except _WrongCode:
+                failed = True
+            else:
+                failed = False
+                result = action(conn)
+        if failed:
+            where = f"course {course}" if course else "the public gallery"
+            raise GalleryError("bad_admin_code", f"That admin code does not open {where}.")
+        return result
 
-    def _record_event(self, conn: Connection, session: str, kind: str) -> None:
-        now = time.time()
-        conn.execute(delete(events).where(events.c.at < now - max(self.limits.window_s, 86_400)))
-        conn.execute(insert(events).values(session=_hash_session(session), kind=kind, at=now))
+    def check_admin(self, course: str, admin_code: str, *, session: str, client: str = "") -> None:
+        """GalleryError unless the code opens the course (a form asks before it lists hidden entries)."""
+        self._as_admin(normalize_course(course), admin_code, Visitor(session, client), lambda conn: None)
 
     # -- courses -----------------------------------------------------------------------------------
     def course_exists(self, code: str) -> bool:
@@ -142,21 +132,23 @@ class Gallery:
         with self.engine.connect() as conn:
             return conn.execute(select(courses.c.code).where(courses.c.code == code)).first() is not None
 
-    def create_course(self, code: str | None = None, *, session: str) -> tuple[str, str]:
+    def create_course(self, code: str | None = None, *, session: str, client: str = "") -> tuple[str, str]:
         """A new course: (its code, its admin code). The admin code is returned once and stored
         only as a salted hash. Without a code, a free six-character one is made up."""
         wanted = normalize_course(code) if code and str(code).strip() else None
         admin = secrets.token_urlsafe(9)
+        who = Visitor(session, client)
         for _ in range(20):
             new = wanted or "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
             try:
                 with write_transaction(self.engine) as conn:
-                    self._check_rate(conn, session)
+                    check_rate(conn, self.limits, who, "course")
                     taken = conn.execute(select(courses.c.code).where(courses.c.code == new)).first() is not None
                     if not taken:
+                        self._check_course_cap(conn)
                         conn.execute(insert(courses).values(code=new, admin_hash=hash_admin_code(admin),
                                                             created_at=time.time()))
-                        self._record_event(conn, session, "course")
+                        record_event(conn, self.limits, who, "course")
             except IntegrityError:  # another server created it between our check and our insert
                 taken = True
             if not taken:
@@ -165,12 +157,22 @@ class Gallery:
                 raise GalleryError("course_exists", f"The course code {wanted} is taken; pick another.")
         raise GalleryError("course_exists", "Could not find a free course code; try again.")
 
+    def _check_course_cap(self, conn: Connection) -> None:
+        # PostgreSQL: the public course's row locked, so two servers creating courses at once take
+        # turns and the cap holds (SQLite's BEGIN IMMEDIATE already serialises every writer)
+        conn.execute(select(courses.c.code).where(courses.c.code == PUBLIC).with_for_update())
+        made = conn.execute(select(func.count()).select_from(courses).where(courses.c.code != PUBLIC)).scalar_one()
+        if made >= self.limits.max_courses:
+            raise GalleryError("too_many_courses", f"The gallery holds its maximum of {self.limits.max_courses} courses; "
+                                                   "ask the site's administrator to remove old ones.")
+
     # -- entries -----------------------------------------------------------------------------------
     def prepare(self, file_name: str, data: bytes) -> Candidate:
         """Check an upload without storing it (GalleryError says what is wrong)."""
         return prepare_upload(file_name, data, self.limits.max_pack_bytes, self.limits.max_rows)
 
-    def add(self, file_name: str, data: bytes, *, name: str, course: str = PUBLIC, session: str) -> Entry:
+    def add(self, file_name: str, data: bytes, *, name: str, course: str = PUBLIC, session: str,
+            client: str = "") -> Entry:
         """Store an upload as a new entry, or GalleryError (malformed, too big, a duplicate, the
         course full or unknown, the session over its rate)."""
         display = clean_name(name)
@@ -182,7 +184,7 @@ class Gallery:
                                                 "shows them already.")
         try:
             with write_transaction(self.engine) as conn:
-                self._check_rate(conn, session)
+                check_rate(conn, self.limits, Visitor(session, client))
                 row = conn.execute(select(courses.c.code).where(courses.c.code == course).with_for_update()).first()
                 if row is None:
                     raise GalleryError("no_course", f"There is no course {course} here: check the code, or ask your "
@@ -197,7 +199,7 @@ class Gallery:
                     devices=clean_text(", ".join(candidate.devices), 200), rows=len(candidate.pack["rows"]),
                     content_key=candidate.content_key, pack_json=candidate.pack_json, hidden=False,
                 ).returning(entries.c.id)).scalar_one()
-                self._record_event(conn, session, "add")
+                record_event(conn, self.limits, Visitor(session, client), "add")
         except IntegrityError:  # the unique (course, content) constraint: another visitor was faster
             raise GalleryError("duplicate", "The same results are already in this gallery.") from None
         return self.entry(new_id)
@@ -220,9 +222,13 @@ class Gallery:
             raise GalleryError("course_full", f"{where} is full (at most {most} visible "
                                               f"{'entry' if most == 1 else 'entries'}); ask the instructor for a new "
                                               "course code.")
-        total = conn.execute(select(func.count()).select_from(entries)).scalar_one()
-        if total >= self.limits.max_total:
+        shown = conn.execute(select(func.count()).select_from(entries).where(entries.c.hidden.is_(False))).scalar_one()
+        if shown >= self.limits.max_total:
             raise GalleryError("gallery_full", f"The gallery holds its maximum of {self.limits.max_total} entries.")
+        kept = conn.execute(select(func.count()).select_from(entries)).scalar_one()
+        if kept >= self.limits.max_stored:
+            raise GalleryError("gallery_full", f"The gallery keeps at most {self.limits.max_stored} entries, hidden ones "
+                                               "included; an instructor can delete hidden entries for good.")
 
     def entry(self, entry_id: int) -> Entry:
         with self.engine.connect() as conn:
@@ -231,13 +237,36 @@ class Gallery:
             raise GalleryError("no_entry", f"There is no entry #{entry_id}.")
         return Entry(**row._asdict())
 
-    def entries(self, course: str | None = None, include_hidden: bool = False) -> list[Entry]:
-        """Entries newest first: every course's when `course` is None, else that course's only."""
-        query = select(*_ENTRY_COLUMNS).order_by(entries.c.added_at.desc(), entries.c.id.desc())
+    def _listing(self, query, course: str | None, include_hidden: bool):
         if course is not None:
             query = query.where(entries.c.course == normalize_course(course))
         if not include_hidden:
             query = query.where(entries.c.hidden.is_(False))
+        return query
+
+    def entries(self, course: str | None = None, include_hidden: bool = False, *, limit: int | None = None,
+                offset: int = 0) -> list[Entry]:
+        """Entries newest first: every course's when `course` is None, else that course's only;
+        `limit` entries from `offset` on (a page of them), or all."""
+        query = self._listing(select(*_ENTRY_COLUMNS), course, include_hidden)
+        query = query.order_by(entries.c.added_at.desc(), entries.c.id.desc()).offset(max(0, int(offset)))
+        if limit is not None:
+            query = query.limit(max(0, int(limit)))
+        with self.engine.connect() as conn:
+            return [Entry(**row._asdict()) for row in conn.execute(query)]
+
+    def count(self, course: str | None = None, include_hidden: bool = False) -> int:
+        """How many entries entries() would list without a limit."""
+        with self.engine.connect() as conn:
+            return conn.execute(self._listing(select(func.count()).select_from(entries), course,
+                                              include_hidden)).scalar_one()
+
+    def entries_by_id(self, ids: Iterable[int]) -> list[Entry]:
+        """The visible entries among these ids (a link names at most a few)."""
+        ids = [int(i) for i in ids]
+        if not ids:
+            return []
+        query = select(*_ENTRY_COLUMNS).where(entries.c.id.in_(ids), entries.c.hidden.is_(False))
         with self.engine.connect() as conn:
             return [Entry(**row._asdict()) for row in conn.execute(query)]
 
@@ -257,25 +286,31 @@ class Gallery:
                 continue
         return out
 
-    def set_hidden(self, entry_id: int, course: str, admin_code: str, *, hidden: bool = True, session: str) -> Entry:
+    def set_hidden(self, entry_id: int, course: str, admin_code: str, *, hidden: bool = True, session: str,
+                   client: str = "") -> Entry:
         """Hide (or show again) an entry of `course`, given that course's admin code."""
-        course = normalize_course(course)
-        with write_transaction(self.engine) as conn:
-            if self._count_events(conn, session, ("admin_fail",)) >= self.limits.max_admin_failures:
-                raise GalleryError("rate_limited", "Too many wrong admin codes from this session; wait a while.")
-            stored = conn.execute(select(courses.c.admin_hash).where(courses.c.code == course)).scalar()
-            site = self.site_admin_code is not None and hmac.compare_digest(admin_code, self.site_admin_code)
-            if not site and (not stored or not admin_code_matches(admin_code, stored)):
-                self._record_event(conn, session, "admin_fail")
-                failure = True
-            else:
-                failure = False
-                done = conn.execute(update(entries).where(entries.c.id == int(entry_id), entries.c.course == course)
-                                    .values(hidden=hidden))
-        if failure:  # outside the block, so the failure is committed and counts
-            where = f"course {course}" if course else "the public gallery"
-            raise GalleryError("bad_admin_code", f"That admin code does not open {where}.")
-        if done.rowcount != 1:
-            raise GalleryError("no_entry", f"Entry #{entry_id} is not in course {course}.")
+        if self.hide_entries([entry_id], course, admin_code, hidden=hidden, session=session, client=client) != 1:
+            raise GalleryError("no_entry", f"Entry #{entry_id} is not in course {normalize_course(course)}.")
         return self.entry(entry_id)
 
+    def hide_entries(self, ids: Iterable[int], course: str, admin_code: str, *, hidden: bool = True, session: str,
+                     client: str = "") -> int:
+        """Hide (or show again) several entries of `course` at once; how many it changed."""
+        course, ids = normalize_course(course), [int(i) for i in ids]
+
+        def act(conn: Connection) -> int:
+            if not ids:
+                return 0
+            return conn.execute(update(entries).where(entries.c.id.in_(ids), entries.c.course == course)
+                                .values(hidden=hidden)).rowcount
+        return self._as_admin(course, admin_code, Visitor(session, client), act)
+
+    def delete_hidden(self, course: str, admin_code: str, *, session: str, client: str = "") -> int:
+        """Delete the course's hidden entries for good (after a flood); how many went."""
+        course = normalize_course(course)
+        return self._as_admin(course, admin_code, Visitor(session, client), lambda conn: conn.execute(
+            delete(entries).where(entries.c.course == course, entries.c.hidden.is_(True))).rowcount)
+
+
+class _WrongCode(Exception):
+    """Inside a transaction: the admin code was wrong (recorded; raised as GalleryError after it)."""
