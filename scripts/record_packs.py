@@ -185,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "lib" / "recorded"))
     parser.add_argument("--jobs", default="", help="comma-separated job names or prefixes (default: all)")
+    parser.add_argument("--exclude", default="", help="comma-separated job names or prefixes to leave out")
     parser.add_argument("--prefix", default=None, help="file name prefix (default: from the machine)")
     parser.add_argument("--minutes", type=float, default=None, help="start no job after this many minutes")
     parser.add_argument("--small-server", action="store_true", help="only the jobs a small CPU-only server records")
@@ -202,10 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     wanted = [w for w in args.jobs.split(",") if w]
+    unwanted = [w for w in args.exclude.split(",") if w]
     started = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUWIN_REUSE_INIT": "1", "PYTHONUNBUFFERED": "1"}
     for job in JOBS:
-        if wanted and not any(job.name.startswith(w) for w in wanted):
+        if wanted and not any(job.name.startswith(w) for w in wanted) or any(job.name.startswith(w) for w in unwanted):
             continue
         if args.small_server and not job.small_server:
             continue
