@@ -260,6 +260,11 @@ def cmd_crossover(args: argparse.Namespace) -> int:
             continue
         if args.workload and workload != args.workload:
             continue
+        if "," in swept:  # a grid (every combination): a crossover reads one setting at a time
+            ok = sum(1 for r in rows if r.get("status") == "ok")
+            print(f"{workload}: a grid over {swept.replace(',', ', ')} on {', '.join(sorted({r['device'] for r in rows}))}"
+                  f" ({len(rows)} rows, {ok} ok); no crossover printed: it reads a sweep over one setting")
+            continue
         analysis = analyse_rows(rows, swept)
         devices = sorted({r['device'] for r in rows})
         print(f"{workload} over {swept} ({', '.join(devices)}):")

@@ -31,6 +31,9 @@ BATCHES = [2**i for i in range(17)]  # the Training page's batch sizes, 1 .. 65,
 WIDTHS = [2**i for i in range(2, 14)]  # 4 .. 8,192
 DEPTHS = [1, 2, 3, 4, 6, 8, 12, 16]
 GRID_DATASET = 65536  # at least every batch: each batch size is its own step; other dataset sizes are derived
+DEFAULTS = {"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 8192}  # the Training page's
+DEFAULT_SWEEPS = {"batch_size": [1, 4, 16, 64, 256, 1024, 4096, 8192], "hidden_width": [8, 32, 128, 512, 2048, 8192],
+                  "dataset_size": [256, 1024, 8192, 65536, 262144], "depth": [1, 2, 3, 4, 8, 16]}
 
 
 def over(name: str, values) -> list[str]:
@@ -52,6 +55,7 @@ class Job:
     gpu_only: bool = False  # skipped on a machine without CUDA
     small_server: bool = False  # also recorded on a small CPU-only box
     extra: list[str] = field(default_factory=list)
+    save_every: int = 50  # points between saves: 1 where each point takes long (a compile), so a cut-off call keeps it
 
     def command(self, out: Path, prefix: str, devices: str) -> list[str]:
         kind = self.args[0]
@@ -60,8 +64,25 @@ class Job:
         path.parent.mkdir(parents=True, exist_ok=True)
         tail = ["--devices", devices, "--out", str(path)]
         if kind == "sweep":
-            tail += ["--resume", "--save-every", "50", "--quiet"]
+            tail += ["--resume", "--save-every", str(self.save_every), "--quiet"]
         return [sys.executable, "-m", "lib", *self.args, *tail, *self.extra]
+
+
+def with_memory_cap(command: list[str], cap_gb: float | None) -> list[str]:
+    """The command with `--memory-cap-gb cap_gb` (replacing a job's own): one cap that fits the GPU for
+    every job, since the CLI's 2.7 GB default is the small server's and refuses a GPU's large points."""
+    if cap_gb is None:
+        return command
+    out: list[str] = []
+    skip = False
+    for a in command:
+        if skip:
+            skip = False
+        elif a == "--memory-cap-gb":
+            skip = True
+        else:
+            out.append(a)
+    return [*out, "--memory-cap-gb", f"{cap_gb:g}"]
 
 
 def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60, **switches) -> list[str]:
@@ -83,10 +104,21 @@ JOBS: list[Job] = [
     # Execution modes: every batch x width at depth 3; compile on a subgrid (each point compiles afresh).
     Job("training_fused", training_grid("fused", [3], WIDTHS, BATCHES), "cuda", gpu_only=True),
     Job("training_graph", training_grid("cuda_graph", [3], WIDTHS, BATCHES) + ["--profile"], "cuda", gpu_only=True),
-    *[Job(f"training_{mode}", training_grid(mode, [3], [64, 1024], [1, 64, 4096, 65536]), "cuda", gpu_only=True)
-      for mode in ("compile", "compile_reduce_overhead")],
+    *[Job(f"training_{mode}", training_grid(mode, [3], [64, 1024], [1, 64, 4096, 65536]), "cuda", gpu_only=True,
+          save_every=1) for mode in ("compile", "compile_reduce_overhead")],
     Job("training_compile_max_autotune", training_grid("compile_max_autotune", [3], [64, 1024], [64, 4096]), "cuda",
-        gpu_only=True),
+        gpu_only=True, save_every=1),
+    # Fused and CUDA graph at two more depths, coarse (every other width and batch): checks that the cost
+    # model's depth terms, fitted at depth 3 for these modes, hold at depths 1 and 12.
+    Job("training_fused_d1_12", training_grid("fused", [1, 12], WIDTHS[::2], BATCHES[::2]), "cuda", gpu_only=True),
+    Job("training_graph_d1_12", training_grid("cuda_graph", [1, 12], WIDTHS[::2], BATCHES[::2]) + ["--profile"],
+        "cuda", gpu_only=True),
+    # The Training page's default 1-D sweeps (batch, width, dataset, depth through batch 64, width 64,
+    # depth 3, dataset 8,192; phases timed), as the shipped <gpu>_training.json packs hold them: recorded
+    # again on another lease, they show how far one day's curve moves from another's.
+    *[Job(f"defaults_{name}", ["sweep", "mlp", *over(name, values),
+                               *sets(**{k: v for k, v in DEFAULTS.items() if k != name}), "--budget", "0.5"],
+          "cpu,cuda", gpu_only=True) for name, values in DEFAULT_SWEEPS.items()],
     # Pitfall switches on a coarser subgrid: every batch x every other width, depth 3, phases timed.
     *[Job(f"training_{name}", [a for a in training_grid("eager", [3], WIDTHS[::2], BATCHES, **switches)
                                if a != "--no-phases"], "cuda", gpu_only=True)
@@ -107,6 +139,11 @@ JOBS: list[Job] = [
                              *over("dataset_size", [256, 512, 1024, 2048]),
                              *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="tensors"),
                              "--budget", "0.2"], "cpu,cuda", small_server=True),
+    # ... a coarse subset of the images grid (a first pass on a GPU with none of it: 2 of each switch)
+    Job("pipeline_coarse_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 2]),
+                                   *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 2048]),
+                                   *over("batch_size", [8, 64, 512]), *sets(source="images"), "--budget", "0.2"],
+        "cpu,cuda", gpu_only=True),
     # Jacobian (seed 004): every method x val; the loop stops where one call takes minutes.
     Job("jacobian", ["sweep", "jacobian", *over("method", ["vectorize", "vmap_jacrev", "vmap_jacfwd"]),
                      *over("val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]), "--budget", "0.3",
@@ -124,7 +161,8 @@ JOBS: list[Job] = [
 # The order jobs run in on a GPU machine: what the Training page needs most first, so a call cut short
 # (or a device budget spent) still leaves the most-visited views covered; the slow data pipeline last.
 RUN_ORDER = ["training_gpu", "training_graph", "training_fused", "timeline_", "training_copied", "training_item",
-             "timing", "jacobian", "training_compile", "training_cpu", "pipeline_tensors", "pipeline_images"]
+             "timing", "jacobian", "training_compile", "defaults_", "training_cpu", "pipeline_tensors",
+             "pipeline_coarse", "pipeline_images"]
 
 
 def run_order(job: Job) -> int:
@@ -143,17 +181,20 @@ def machine_prefix(cuda: bool) -> str:
     return f"cpu{os.cpu_count() or 1}"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "lib" / "recorded"))
     parser.add_argument("--jobs", default="", help="comma-separated job names or prefixes (default: all)")
+    parser.add_argument("--exclude", default="", help="comma-separated job names or prefixes to leave out")
     parser.add_argument("--prefix", default=None, help="file name prefix (default: from the machine)")
     parser.add_argument("--minutes", type=float, default=None, help="start no job after this many minutes")
     parser.add_argument("--small-server", action="store_true", help="only the jobs a small CPU-only server records")
     parser.add_argument("--training-depths", default="",
                         help="depths of the eager Training grids, e.g. 1,3 (default: every depth on the slider)")
+    parser.add_argument("--memory-cap-gb", type=float, default=None,
+                        help="one memory cap for every job, replacing each job's own (e.g. 60 on an 80 GB GPU)")
     parser.add_argument("--list", action="store_true", help="print the jobs and their commands, run nothing")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     import torch
 
@@ -162,10 +203,11 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     wanted = [w for w in args.jobs.split(",") if w]
+    unwanted = [w for w in args.exclude.split(",") if w]
     started = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUWIN_REUSE_INIT": "1", "PYTHONUNBUFFERED": "1"}
     for job in JOBS:
-        if wanted and not any(job.name.startswith(w) for w in wanted):
+        if wanted and not any(job.name.startswith(w) for w in wanted) or any(job.name.startswith(w) for w in unwanted):
             continue
         if args.small_server and not job.small_server:
             continue
@@ -176,6 +218,7 @@ def main() -> int:
         if args.training_depths and job.name in ("training_gpu", "training_cpu", "training_cpu1"):
             # a shorter device call: fewer depths (the page predicts between recorded ones and says so)
             command = [f"depth={args.training_depths}" if a.startswith("depth=") else a for a in command]
+        command = with_memory_cap(command, args.memory_cap_gb)
         if args.small_server and "--threads" not in command:
             command += ["--threads", "1"]  # as the live page measures on a small server: a core stays free
         shown = "python -m lib " + " ".join(command[3:])

@@ -48,6 +48,16 @@ def test_sweep_writes_a_pack_that_crossover_reads(tmp_path):
     assert "cost model cpu" in out.stdout
 
 
+def test_crossover_of_a_grid_pack_says_what_it_holds_instead_of_a_traceback(tmp_path):
+    pack = tmp_path / "grid.json"
+    out = cli("sweep", "mlp", "--over", "batch_size=1,16", "--over", "hidden_width=8,64", "--set", "dataset_size=64",
+              "--devices", "cpu", "--out", str(pack), "--budget", "0.02", "--no-phases")
+    assert out.returncode == 0, out.stderr
+    out = cli("crossover", str(pack))
+    assert out.returncode == 0, out.stderr
+    assert "mlp: a grid over batch_size, hidden_width on cpu (4 rows, 4 ok)" in out.stdout
+
+
 def test_run_checks_the_result_and_prints_a_row():
     out = cli("run", "mlp", "--set", "batch_size=8", "--set", "dataset_size=64", "--budget", "0.05")
     assert out.returncode == 0, out.stderr

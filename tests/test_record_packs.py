@@ -1,0 +1,59 @@
+"""scripts/record_packs.py: the jobs a GPU machine records and the one memory cap they share."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+import torch
+from conftest import ROOT
+
+
+@pytest.fixture
+def record_packs(monkeypatch):
+    spec = importlib.util.spec_from_file_location("record_packs", ROOT / "scripts" / "record_packs.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "record_packs", module)  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def listed(record_packs, monkeypatch, capsys, *argv) -> list[str]:
+    """The commands --list prints as on a GPU machine (CUDA faked: only the listing runs)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(record_packs, "machine_prefix", lambda cuda: "h200")
+    assert record_packs.main(["--list", "--out", "unused_out", *argv]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_one_memory_cap_replaces_each_jobs_own_and_reaches_every_job(record_packs, monkeypatch, capsys):
+    lines = listed(record_packs, monkeypatch, capsys, "--memory-cap-gb", "60")
+    assert lines and all(line.count("--memory-cap-gb") == 1 and line.endswith("--memory-cap-gb 60") for line in lines)
+    timing = next(line for line in lines if "h200_timing.json.gz" in line)
+    assert "size=64,128,256,512,1024,2048,4096,8192,16384" in timing  # the H200's 16,384 is no longer refused
+    assert record_packs.with_memory_cap(["x", "--memory-cap-gb", "2.7", "y"], None) == ["x", "--memory-cap-gb", "2.7", "y"]
+
+
+def test_the_default_sweeps_are_the_shipped_packs_one_dimensional_sweeps(record_packs, monkeypatch, capsys):
+    import json
+
+    lines = [line for line in listed(record_packs, monkeypatch, capsys) if "_defaults_" in line]
+    assert len(lines) == 4
+    shipped = json.loads((ROOT / "lib" / "recorded" / "h200_training.json").read_text())["rows"]
+    for line in lines:
+        swept = line.split("--over ")[1].split("=")[0]
+        values = sorted({r[swept] for r in shipped if r["swept"] == swept})
+        assert f"--over {swept}={','.join(map(str, values))}" in line and "--devices cpu,cuda" in line
+        # every other setting at the value the shipped sweeps hold fixed
+        for key, value in record_packs.DEFAULTS.items():
+            if key != swept:
+                assert f"--set {key}={value}" in line and {r[key] for r in shipped if r["swept"] == swept} == {value}
+
+
+def test_a_compile_job_saves_every_point(record_packs, monkeypatch, capsys):
+    lines = listed(record_packs, monkeypatch, capsys, "--jobs", "training_compile")
+    assert len(lines) == 3 and all("--save-every 1 " in line for line in lines)
+    lines = listed(record_packs, monkeypatch, capsys, "--jobs", "training_compile", "--exclude", "training_compile_max")
+    assert [line.split("mode=")[1].split()[0] for line in lines] == ["compile", "compile_reduce_overhead"]
+    assert all("--save-every 50 " in line for line in listed(record_packs, monkeypatch, capsys, "--jobs", "training_gpu"))
