@@ -29,6 +29,7 @@ from lib.charts.machines import machines_chart
 from lib.core.results import dumps_pack, pack_to_csv
 from lib.lessons.compare import Comparison, compare_machines, comparison_titles, order_comparisons, setting_name
 from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table, read_uploads
+from ui.specs import frozen_spec
 
 
 @dataclass
@@ -44,8 +45,8 @@ class ComparedView:
         with self._lock:
             if (n, plot_height) not in self._charts:
                 comp = self.drawn[n][1]
-                self._charts[n, plot_height] = machines_chart(comp, x_title=setting_name(comp.setting),
-                                                              plot_height=plot_height).to_dict()
+                self._charts[n, plot_height] = frozen_spec(machines_chart(comp, x_title=setting_name(comp.setting),
+                                                                          plot_height=plot_height))
             return self._charts[n, plot_height]
 
     @functools.cached_property
