@@ -52,6 +52,26 @@ RATIO_GOAL, FIRST_GOAL_S, COMPLETE_GOAL_S, CACHED_GOAL_S, MEMORY_GB = 1.3, 1.0, 
 WARM_UP_WAIT_S = 10.0  # after Home's first visit: the measuring process starts and warms up in the background
 
 
+def in_thread(fn, *args):
+    """fn(*args) in a thread of its own: Playwright's sync API keeps an event loop running in this one,
+    and the sessions need asyncio.run."""
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append((True, fn(*args)))
+        except BaseException as err:  # handed back to the caller
+            result.append((False, err))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    ok, value = result[0]
+    if not ok:
+        raise value
+    return value
+
+
 class RssWatch:
     """Peak RSS of a process and its children, summed, sampled every 0.2 s (no cgroup needed)."""
 
@@ -133,18 +153,19 @@ def _browser_first(browser, url: str, started: float) -> float:
 def one_run(cpus: str | None, paths: list[str], browser) -> dict:
     out: dict = {"pages": {}, "browser_pages": {}}
     with host("benchmarks/floor_app.py", cpus) as (url, started, _):
-        out["floor_cold"] = cold_start(url, started)
+        out["floor_cold"] = in_thread(cold_start, url, started)
         if browser is not None:
             out["floor_browser_first"] = statistics.median(open_and_time(browser, url)[0] for _ in range(3))
     with host("streamlit_app.py", cpus) as (url, started, watch):
-        out["app_cold"] = cold_start(url, started)
+        out["app_cold"] = in_thread(cold_start, url, started)
         time.sleep(WARM_UP_WAIT_S)
         for path in paths:
-            new, again = asyncio.run(_visit(url, path)), asyncio.run(_visit(url, path))
+            new = in_thread(lambda: asyncio.run(_visit(url, path)))
+            again = in_thread(lambda: asyncio.run(_visit(url, path)))
             out["pages"][path] = (new.first_chart_s, new.finished_s, again.finished_s)
             if browser is not None:
                 out["browser_pages"][path] = open_and_time(browser, f"{url}/{LINKS.get(path, path)}")[0]
-        crowd = run_sessions(url, 10)
+        crowd = in_thread(run_sessions, url, 10)
         out["crowd_worst"] = max(crowd["firsts"]) if crowd["firsts"] else float("nan")
         out["crowd_median"] = statistics.median(crowd["firsts"]) if crowd["firsts"] else float("nan")
         out["crowd_errors"] = len(crowd["errors"])
