@@ -85,3 +85,35 @@ def test_training_models_come_back_the_same_from_disk(cache):
     loaded = memo.DiskMemo("costmodel-fit", code=[costmodel]).get(points, lambda: pytest.fail("fitted again"))
     assert repr(loaded) == repr(fitted)  # whatever the model is: the same coefficients
     assert list(cache.glob("costmodel-fit-*.pkl"))
+
+
+def test_shipped_packs_parse_once_and_again_when_a_file_changes(cache, tmp_path, monkeypatch):
+    import json
+
+    import lib.recorded as recorded
+    from lib.core.memo import DiskMemo
+
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    pack = json.loads((recorded.RECORDED_DIR / "h100_training.json").read_text())
+    (folder / "p.json").write_text(json.dumps(pack))
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(folder))
+    monkeypatch.setattr(recorded, "RESCAN_S", 0.0)
+    first, problems = recorded.load_recorded()
+    assert not problems and len(first[0]["rows"]) == len(pack["rows"])
+
+    # a cold process: nothing in memory, and parsing would fail: the pack comes from the cache folder
+    monkeypatch.setattr(recorded, "_PARSED", DiskMemo("pack", code=[recorded.results]))
+    recorded._load.cache_clear()
+    monkeypatch.setattr(recorded, "load_pack", lambda path: pytest.fail("parsed again"))
+    again, _ = recorded.load_recorded()
+    assert again[0]["rows"] == first[0]["rows"]
+
+    # an edited pack is parsed again
+    monkeypatch.undo()
+    monkeypatch.setenv("GPUWIN_CACHE_DIR", str(cache))
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(folder))
+    monkeypatch.setattr(recorded, "RESCAN_S", 0.0)
+    (folder / "p.json").write_text(json.dumps({**pack, "rows": pack["rows"][:3]}))
+    edited, _ = recorded.load_recorded()
+    assert len(edited[0]["rows"]) == 3
