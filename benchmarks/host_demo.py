@@ -154,6 +154,9 @@ def one_run(cpus: str | None, paths: list[str], browser, browser_paths: list[str
     out: dict = {"pages": {}, "browser_pages": {}}
     with host("benchmarks/floor_app.py", cpus) as (url, started, _):
         out["floor_cold"] = in_thread(cold_start, url, started)
+        # the floor under every page's server share: a new session on the warm bare app, start to end
+        out["floor_session"] = statistics.median(in_thread(lambda: asyncio.run(_visit(url, "")).finished_s)
+                                                 for _ in range(3))
         if browser is not None:
             out["floor_browser_first"] = statistics.median(open_and_time(browser, url)[0] for _ in range(3))
     with host("streamlit_app.py", cpus) as (url, started, watch):
@@ -215,6 +218,8 @@ def report(label: str, runs: list[dict], paths: list[str]) -> list[str]:
             b = statistics.median(r["browser_pages"][path] / r["floor_browser_first"] for r in runs)
             line += f"   {med(runs, 'browser_pages', path):.2f} s = {b:.2f}x ({verdict(b <= RATIO_GOAL)})"
         lines.append(line)
+    lines.append(f"bare one-chart app, a new session on the warm server, start to end: {med(runs, 'floor_session'):.2f} s "
+                 "(the floor under every page's server share)")
     if runs[0]["browser_pages"]:
         lines.append(f"bare page, a new visitor's first chart in chromium: {med(runs, 'floor_browser_first'):.2f} s")
     lines.append(f"10 visitors at once on Training (sessions): first chart median {med(runs, 'crowd_median'):.2f} s, "
