@@ -36,6 +36,8 @@ page = st.navigation(pages, position="hidden" if embedded else "sidebar")
 page_style()  # smaller headings on a phone and in an iframe, so a page's chart and answer fit its first screen
 if not embedded:
     render_sidebar()
-start_warm_up()
 with routed():
     page.run()
+# after the page, not before: on a one-CPU host the measuring process's torch import and the cost
+# models' fitting would otherwise share the core with the first visitor's first chart
+start_warm_up()

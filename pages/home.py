@@ -17,30 +17,48 @@ from lib.workloads import get_workload
 from ui import scaffold
 from ui.pages import lesson_pages
 from ui.sources import current_source, load_recorded, recorded_pack, unanswered
+from ui.specs import frozen_spec
 
 WORKLOAD = get_workload("mlp")
 
 top = scaffold.answer_first("When does the GPU win?")
 
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def home_answer(key: tuple, plot_height: int, _packs: tuple, _source) -> tuple:
+    """The answer, the chart's spec and the words under it: the same for every visitor of these packs,
+    so built once per process (a revisit is a lookup). `key` names the packs by the identity of their
+    parsed objects, which the cached value keeps alive (lib.recorded parses each file version once)."""
+    chart = one_chart(_packs, WORKLOAD)
+    if not chart:
+        return None, None, None, None, None, _packs
+    answer = crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
+                                series_side(chart.gpu_label)).capitalised().markdown()
+    spec = frozen_spec(time_chart(
+        pd.DataFrame(chart.rows), chart.over, y=chart.y, iqr=chart.iqr, crossover_x=chart.crossover_x,
+        x_title=chart.setting, y_title=chart.y_title, plot_height=plot_height))
+    modes = modes_sentence(_packs[0], _source.label) if _source.recorded else None
+    return chart, answer, spec, ends_sentence(chart), modes, _packs
+
+
 # The one chart: a recorded sweep with both devices from the same GPU machine.
 # The sidebar's recorded machine only: another machine's chart is never drawn under its name.
 source = current_source()
-chart = one_chart([recorded_pack(source)] if source.recorded else load_recorded()[0], WORKLOAD)
+packs = (recorded_pack(source),) if source.recorded else tuple(load_recorded()[0])
+chart, answer, spec, ends, modes, _ = home_answer(
+    (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)), scaffold.plot_height(), packs, source)
 cannot = None if chart else unanswered(lambda pack: one_chart([pack], WORKLOAD) is not None)[1]
 if cannot:
     top.answer.markdown(cannot)
 elif chart:
-    top.answer.markdown(crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
-                                           series_side(chart.gpu_label)).capitalised().markdown())
-    scaffold.chart_or_why(top.chart, time_chart(
-        pd.DataFrame(chart.rows), chart.over, y=chart.y, iqr=chart.iqr, crossover_x=chart.crossover_x,
-        x_title=chart.setting, y_title=chart.y_title, plot_height=scaffold.plot_height()), "")
+    top.answer.markdown(answer)
+    top.chart.vega_lite_chart(spec, width="stretch")
     top.note.caption(f"Training a small neural network (an MLP), recorded on {chart.machine}: both curves come from "
                      "that machine. The Training page puts this server's CPU beside it.")
-    ends = ends_sentence(chart)
     if ends:
         st.markdown(ends)
-    if source.recorded and (modes := modes_sentence(recorded_pack(source), source.label)):
+    if modes:
         st.markdown(modes)
 else:
     top.answer.markdown("This copy of the app has no GPU results yet, so there is no GPU curve to answer with here.")

@@ -9,36 +9,14 @@ the switch below; the other comparisons, the machines and the download after the
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pandas as pd
 import streamlit as st
 
-from lib.charts.machines import machines_chart
 from lib.core.fmt import plural
-from lib.core.results import dumps_pack, pack_to_csv
 from lib.lessons.answers import machines_answer
-from lib.lessons.compare import (
-    compare_machines,
-    comparison_titles,
-    crossover_lines,
-    describe_fixed,
-    fastest_line,
-    order_comparisons,
-    setting_name,
-    uncharted_rows,
-)
-from lib.recorded.uploads import (
-    MAX_UPLOAD_BYTES,
-    Source,
-    combine,
-    drop_duplicates,
-    machine_table,
-    one_line,
-    plain,
-    read_uploads,
-)
+from lib.lessons.compare import crossover_lines, describe_fixed, fastest_line, uncharted_rows
+from lib.recorded.uploads import MAX_UPLOAD_BYTES, one_line, plain
 from ui import scaffold
+from ui.compare_view import compared_view
 from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
 
@@ -56,15 +34,14 @@ python -m lib sweep mlp --over batch_size=1,16,256,4096 --set hidden_width=256 -
 def draw(n: int, comp, title: str, slots: scaffold.AnswerFirst | None = None) -> None:
     """One comparison: its title, the chart, what was held fixed, and the words computed from it; the
     first one in the page's first-screen slots (`slots`), under the answer."""
-    name = setting_name(comp.setting)
     head, body = (slots.chart, slots.note) if slots else (st.container(), st.container())
     if slots:
         head.markdown(f"**{plain(title)}**")
     else:
         head.subheader(plain(title))
-    chart = (machines_chart(comp, x_title=name, plot_height=scaffold.plot_height()) if slots
-             else machines_chart(comp, x_title=name))
-    head.altair_chart(chart, width="stretch", key=f"{NS}.chart.{n}")
+    # the spec is built once per process (ui.compare_view): a revisit only sends it
+    head.vega_lite_chart(view.chart(n, scaffold.plot_height() if slots else None), width="stretch",
+                         key=f"{NS}.chart.{n}")
     body.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
                  f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
     for line in crossover_lines(comp):
@@ -103,18 +80,16 @@ with scaffold.why("How to record your own pack"):
     st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
 
 # -- read, check, merge ------------------------------------------------------------------------------
-sources: list[Source] = read_uploads((f.name, f.getvalue()) for f in uploaded or [])
+from_gallery = []
 if st.query_params.get("gallery"):  # machines picked on the Class gallery page (?gallery=12,shipped:h200_training)
     from ui.gallery import gallery_sources  # the database is opened only for such a link
 
-    picked, gallery_notes = gallery_sources(st.query_params.get("gallery"))
-    sources = picked + sources
+    from_gallery, gallery_notes = gallery_sources(st.query_params.get("gallery"))
     for note in gallery_notes:
         st.warning(plain(note, limit=400), icon=":material/groups:")
-if with_shipped:
-    sources += [Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"},
-                       shipped=True) for p in shipped_packs]
-sources = drop_duplicates(sources)
+# read, validated, merged and compared once per set of packs (a revisit is a lookup)
+view = compared_view([(f.name, f.getvalue()) for f in uploaded or []], from_gallery, shipped_packs if with_shipped else ())
+sources = view.sources
 
 for src in sources:
     if src.error:
@@ -126,7 +101,7 @@ remember_uploads([s.pack for s in used if not s.shipped], [s.name for s in used 
 if used:
     st.caption("Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used))
 
-combined = combine(used)
+combined = view.combined
 if combined is None:
     top.answer.markdown("Nothing to compare yet: upload a result pack below"
                         + (", or switch on the shipped packs." if shipped_packs else ".")
@@ -134,15 +109,10 @@ if combined is None:
     st.stop()
 
 rows = combined.pack["rows"]
-uploaded_machines = [m["label"] for m in combined.machines if any(not s.startswith("shipped: ") for s in m["sources"])]
-comparisons = order_comparisons(compare_machines(rows), first=uploaded_machines)
 
 # -- one chart per workload and swept setting: the first on the first screen, a few more below, any other on request
-shared = [c for c in comparisons if len(c.machines) > 1]
-alone = [c for c in comparisons if len(c.machines) == 1]
-ordered = shared + alone  # comparisons of several machines first
-drawn = list(zip(range(len(ordered)), ordered, comparison_titles(ordered)))
-if not comparisons:
+drawn = view.drawn  # comparisons of several machines first
+if not drawn:
     top.answer.markdown("None of these rows is a measured point of a sweep (a setting varied over several values), "
                         "so there is no curve to draw; the table and the download below still hold them.")
 else:
@@ -160,7 +130,7 @@ if drawn[1 + MORE_CHARTS:]:
         key=f"{NS}.more", placeholder="choose a sweep", help="Every sweep is also in the download below.")
     if picked is not None:
         draw(*rest[picked])
-if comparisons:
+if drawn:
     top.note.caption("Each point: the median time of one step (one call of the workload) over its timed repeats; "
                      "bars span the interquartile range. Colour says what a curve is (CPU blue or purple, GPU orange "
                      "then red), dash which machine. A crossover compares a machine's GPU with its own CPU, from its "
@@ -173,16 +143,17 @@ if skipped:
 
 # -- the machines -----------------------------------------------------------------------------------
 st.header("The machines")
-st.dataframe(pd.DataFrame(machine_table(combined.machines)), hide_index=True, width="stretch")
+st.dataframe(view.machines, hide_index=True, width="stretch")
 st.caption("From each pack's fingerprint, as recorded by the machine itself. 'threads in CPU rows' is what the "
            "CPU measurements really used; 'torch threads' is PyTorch's default there.")
 
 # -- download ---------------------------------------------------------------------------------------
 st.header("Download everything on this page")
 left, right = st.columns(2)
-left.download_button("Merged result pack (JSON)", dumps_pack(combined.pack), file_name="your_results.json",
+merged_json, merged_csv = view.downloads
+left.download_button("Merged result pack (JSON)", merged_json, file_name="your_results.json",
                      mime="application/json", icon=":material/download:", on_click="ignore")
-right.download_button("Merged rows (CSV)", pack_to_csv(combined.pack), file_name="your_results.csv",
+right.download_button("Merged rows (CSV)", merged_csv, file_name="your_results.csv",
                       mime="text/csv", icon=":material/table:", on_click="ignore")
 st.caption(f"{plural(len(rows), 'row')} from {plural(len(combined.machines), 'machine')}; every row names its "
            "machine, and the JSON keeps every machine's fingerprint. Upload it here again to see this page.")

@@ -3,9 +3,10 @@
 
     python scripts/warm_server.py http://127.0.0.1:8501      # dev.py app starts this beside the server
 
-Streamlit runs no app code before the first session. That first run imports torch, Altair and
-pandas and starts the app's warm-up (ui.measure.start_warm_up: the measuring process, the shipped
-packs parsed, the Training page's cost models fitted). This opens the Home page once over the
+Streamlit runs no app code before the first session. That first run imports Altair and pandas
+(torch only in the measuring process), draws Home, then starts the app's warm-up
+(ui.measure.start_warm_up: the measuring process, the shipped packs parsed, the Training page's cost
+models fitted or loaded from .cache/). This opens the Home page once over the
 session websocket and leaves; the warm-up goes on in the server.
 """
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as _dt
+import importlib.metadata
 import os
 import platform
 import subprocess
-
-import torch
+import sys
+from pathlib import Path
+from typing import Any
 
 from lib import APP_VERSION
 
@@ -17,11 +19,43 @@ class DeviceUnavailable(ValueError):
 
 
 def cuda_available() -> bool:
+    """Whether PyTorch can use a GPU here. Without an NVIDIA driver it cannot, and saying so needs no
+    torch: a server that only draws recorded rows (a GPU-less host) never imports it."""
+    if "torch" not in sys.modules and not nvidia_driver_present():
+        return False
+    import torch
     return torch.cuda.is_available()
+
+
+def nvidia_driver_present() -> bool:
+    """An NVIDIA kernel driver is loaded (Linux: /proc/driver/nvidia, /dev/nvidia0). Elsewhere we
+    cannot tell without torch, so say yes and let torch decide."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
+
+
+def torch_default_threads() -> int:
+    """PyTorch's default intra-op CPU threads, without importing torch when it is not loaded yet:
+    one per physical core this process may run on (the cores of its CPU affinity, taskset's too).
+    tests/test_cold_start.py checks it against torch.get_num_threads() in fresh processes."""
+    if "torch" in sys.modules:
+        return sys.modules["torch"].get_num_threads()
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    cores = set()
+    for cpu in allowed:
+        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology"
+        try:
+            with open(f"{topology}/physical_package_id") as package, open(f"{topology}/core_id") as core:
+                cores.add((package.read().strip(), core.read().strip()))
+        except OSError:
+            cores.add(("?", str(cpu)))  # no topology to read: count the logical CPU
+    return max(1, len(cores))
 
 
 def available_devices() -> list[str]:
     """'cpu' plus 'cuda:N' for every GPU present."""
+    import torch
     devices = ["cpu"]
     if cuda_available():
         devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
@@ -30,6 +64,7 @@ def available_devices() -> list[str]:
 
 def resolve_devices(spec: str | list[str]) -> list[str]:
     """Turn 'cpu,cuda' into ['cpu', 'cuda:0']; refuse what is absent, saying so plainly."""
+    import torch
     names = spec.split(",") if isinstance(spec, str) else list(spec)
     resolved = []
     for raw in (n.strip().lower() for n in names):
@@ -64,6 +99,7 @@ def is_cuda(device: str) -> bool:
 
 def synchronize(device: str) -> None:
     """Wait until all work queued on the device has finished (a no-op on the CPU)."""
+    import torch
     if is_cuda(device):
         torch.cuda.synchronize(device)
 
@@ -80,6 +116,7 @@ def cpu_model() -> str:
 
 
 def device_name(device: str) -> str:
+    import torch
     if is_cuda(device):
         return torch.cuda.get_device_name(torch.device(device))
     return f"{cpu_model()} ({torch.get_num_threads()} threads)"
@@ -101,6 +138,7 @@ def _host_memory() -> tuple[int, int]:
 
 def memory_info(device: str) -> tuple[int, int]:
     """(free, total) bytes on the device; host RAM for the CPU."""
+    import torch
     if is_cuda(device):
         free, total = torch.cuda.mem_get_info(torch.device(device))
         return int(free), int(total)
@@ -128,17 +166,22 @@ def usable_cores() -> int:
 
 def machine_fingerprint() -> dict:
     """What a result was measured on: enough to tell two machines apart and to reproduce."""
-    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda_available() else []
+    if cuda_available():  # torch is loaded by now
+        import torch
+        gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    else:
+        gpus = []
+    torch_version, cuda_version = torch_versions()
     _, host_total = _host_memory()
     fingerprint = {
         "cpu_model": cpu_model(),
         "cpu_cores": os.cpu_count() or 0,
-        "torch_threads": torch.get_num_threads(),
+        "torch_threads": torch_default_threads(),
         "host_memory_gb": round(host_total / 1e9, 1),
         "gpus": gpus,
         "driver": _nvidia_driver() if gpus else None,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
+        "torch": torch_version,
+        "cuda": cuda_version,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -146,6 +189,21 @@ def machine_fingerprint() -> dict:
     }
     fingerprint["label"] = machine_label(fingerprint)
     return fingerprint
+
+
+def torch_versions() -> tuple[str, str | None]:
+    """torch.__version__ and torch.version.cuda. A server that has not measured yet has no torch
+    loaded: they are read from the installed torch/version.py (plain assignments) instead."""
+    if "torch" not in sys.modules:
+        try:
+            namespace: dict[str, Any] = {}
+            source = Path(importlib.metadata.distribution("torch").locate_file("torch/version.py")).read_text()
+            exec(source, namespace)  # torch's own generated file: a few plain assignments
+            return str(namespace["__version__"]), namespace.get("cuda")
+        except (OSError, TypeError, KeyError, SyntaxError, ImportError, importlib.metadata.PackageNotFoundError):
+            pass
+    import torch
+    return torch.__version__, torch.version.cuda
 
 
 def machine_label(fingerprint: dict) -> str:

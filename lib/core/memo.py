@@ -6,11 +6,22 @@ those very objects come back, compared by identity: a new upload is a new list a
 
     _TABLES = IdentityMemo(32)
     tables = _TABLES.get([pack["rows"]], lambda: build(pack), extra=machine)
+
+What takes seconds to build (a fitted cost model) is also kept on disk between processes (DiskMemo).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import inspect
+import os
+import pickle
+import sys
+import tempfile
 from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -33,3 +44,85 @@ class IdentityMemo(Generic[T]):
             while len(self._held) > self.size:
                 self._held.pop(next(iter(self._held)))
         return held[1]
+
+
+class DiskMemo(Generic[T]):
+    """Values that take seconds to build from shipped data (a cost model fitted to a dense grid), kept
+    on disk so that a cold process loads them instead of building them again.
+
+        _FITS = DiskMemo("costmodel-fit", code=[costmodel])
+        model = _FITS.get(points, lambda: costmodel.fit(points))
+
+    The key is the inputs themselves (pickled, hashed: a changed pack gives other inputs) and the
+    source of the modules in `code` (a changed fitting rule rebuilds), so it works whatever the
+    value is, as long as it pickles. The folder is $GPUWIN_CACHE_DIR or the repository's .cache/
+    (git-ignored); where it cannot be written, values are kept in memory only."""
+
+    def __init__(self, name: str, code: Sequence[ModuleType]) -> None:
+        self.name, self.code = name, tuple(code)
+        self._held: dict[str, T] = {}
+        self._code_hash: str | None = None
+
+    def key(self, inputs: Any) -> str:
+        if self._code_hash is None:
+            sources = [inspect.getsource(module) for module in self.code]
+            self._code_hash = hashlib.sha256("\0".join([sys.version, *sources]).encode()).hexdigest()
+        digest = hashlib.sha256(self._code_hash.encode())
+        digest.update(pickle.dumps(inputs, protocol=4))
+        return digest.hexdigest()[:40]
+
+    def get(self, inputs: Any, build: Callable[[], T]) -> T:
+        key = self.key(inputs)
+        if key in self._held:
+            return self._held[key]
+        folder = cache_dir()
+        path = folder / f"{self.name}-{key}.pkl" if folder is not None else None
+        value = _read(path) if path is not None else _MISSING
+        if value is _MISSING:
+            value = build()
+            if path is not None:
+                _write(path, value)
+        self._held[key] = value
+        while len(self._held) > MAX_HELD:
+            self._held.pop(next(iter(self._held)))
+        return value
+
+
+MAX_HELD = 256
+_MISSING = object()
+CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache"
+MAX_FILES = 500  # a folder of stale fits (old packs, old code) is trimmed, oldest first
+
+
+def cache_dir() -> Path | None:
+    """Where DiskMemo keeps values: $GPUWIN_CACHE_DIR, else .cache/ in the repository; None when it
+    cannot be made (a read-only checkout: memory only)."""
+    folder = Path(os.environ.get("GPUWIN_CACHE_DIR") or CACHE_DIR)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK | os.R_OK) else None
+
+
+def _read(path: Path) -> Any:
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except FileNotFoundError:
+        return _MISSING
+    except Exception:  # a torn or foreign file: build again and overwrite it
+        return _MISSING
+
+
+def _write(path: Path, value: Any) -> None:
+    try:
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=".tmp-", delete=False) as f:
+            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(f.name, path)  # atomic: a reader sees the old file or the whole new one
+        files = sorted(path.parent.glob("*.pkl"), key=lambda p: p.stat().st_mtime)
+        for stale in files[:-MAX_FILES]:
+            stale.unlink(missing_ok=True)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        with contextlib.suppress(OSError, NameError):
+            os.unlink(f.name)

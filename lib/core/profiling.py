@@ -6,8 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import torch
-
 from lib.core.devices import synchronize
 
 
@@ -16,6 +14,7 @@ def count_kernels(step: Callable[[], object], device: str) -> dict[str, float]:
     how long the device was busy running them, and what fraction of the call that was.
     Used to explain launch overhead: on CUDA, wall time minus busy time is launch, Python and
     synchronisation overhead."""
+    import torch
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU]

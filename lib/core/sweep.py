@@ -19,8 +19,6 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import torch
-
 from lib.core.devices import device_name, memory_info
 from lib.core.fmt import gb_apart
 from lib.core.profiling import count_kernels
@@ -51,6 +49,7 @@ def _cap(memory_cap_gb: Any) -> float | None:
 
 
 def is_out_of_memory(err: BaseException) -> bool:
+    import torch
     if isinstance(err, MemoryError):
         return True
     oom_type = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)

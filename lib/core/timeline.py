@@ -24,9 +24,10 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from torch.profiler import ProfilerActivity, profile, record_function
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    from torch.profiler import profile
 
 from lib.core.devices import is_cuda, synchronize
 
@@ -38,6 +39,7 @@ SYNC_NAMES = ("Synchronize", "cudaMemcpy", "cudaEventSynchronize")  # runtime ca
 def record_timeline(run: Callable[[], object], device: str, *, steps: int = 3, warmup: int = 3) -> dict[str, Any]:
     """Profile `steps` warm calls of `run` on `device`; the events of each step and the figures
     of the middle one."""
+    from torch.profiler import ProfilerActivity, profile, record_function
     for _ in range(warmup):
         run()
     synchronize(device)

@@ -17,8 +17,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-import torch
-
 from lib.core.devices import synchronize
 
 # Shortest stretch between two clock reads: long enough that the ~0.1 us clock read and the
@@ -51,6 +49,7 @@ class Measurement:
 @contextlib.contextmanager
 def cpu_threads(num_threads: int | None) -> Iterator[int]:
     """Run with `num_threads` intra-op CPU threads (None: leave as is), restoring afterwards."""
+    import torch
     before = torch.get_num_threads()
     if num_threads is not None and num_threads != before:
         torch.set_num_threads(max(1, int(num_threads)))

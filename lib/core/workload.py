@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
 
 class SettingError(ValueError):
     """A setting's value is missing, malformed or out of range; the message says which."""
@@ -216,6 +214,7 @@ class Workload:
 
 def free_memory() -> None:
     """Collect what the last step left behind, and hand cached CUDA blocks back to the driver."""
+    import torch
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()

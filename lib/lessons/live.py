@@ -18,9 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import torch
-
-from lib.core.devices import is_cuda
+from lib.core.devices import is_cuda, torch_default_threads
 from lib.core.fmt import fmt_flops, fmt_value
 from lib.core.profiling import count_kernels
 from lib.core.sweep import run_sweep
@@ -30,7 +28,7 @@ from lib.core.workload import Settings, Workload, built_step
 ProgressFn = Callable[[float, str], None]
 
 # PyTorch's CPU thread count when the app started (a measurement may change it for a while).
-TORCH_DEFAULT_THREADS = torch.get_num_threads()
+TORCH_DEFAULT_THREADS = torch_default_threads()
 
 
 def default_live_threads() -> int:

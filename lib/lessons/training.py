@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lib.core import costmodel
-from lib.core.memo import IdentityMemo
+from lib.core.memo import DiskMemo, IdentityMemo
 from lib.core.rows import is_ok
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import get_workload
@@ -174,7 +174,8 @@ class StepTable:
         if config not in self._models:
             rows = list(self.steps.get(config, {}).values())
             points = [(*MLP.cost_terms(MLP.resolve(_settings_of(r))), float(r["median_s"])) for r in rows]
-            self._models[config] = costmodel.fit(points) if len(points) >= costmodel.MIN_POINTS else None
+            self._models[config] = (_FITS.get(points, lambda: costmodel.fit(points))
+                                    if len(points) >= costmodel.MIN_POINTS else None)
         return self._models[config]
 
     def __len__(self) -> int:
@@ -192,6 +193,9 @@ def _settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _TABLES: IdentityMemo[dict[str, StepTable]] = IdentityMemo(32)
+# fits take seconds on the dense grids: a cold process loads them, keyed by the recorded points and
+# the fitting code, and fits again only when a pack or lib.core.costmodel changed
+_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-fit", code=[costmodel])
 
 
 def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]:

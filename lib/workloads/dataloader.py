@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
-from torch.utils.data import DataLoader, Dataset
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, Dataset
 
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, SettingError, Settings, Step, Workload
@@ -40,8 +41,10 @@ MLP_HIDDEN = (400, 200, 100)  # seed 000's 784-400-200-100-10
 BYTES_PER_FLOAT = 4
 
 
-class PixelImages(Dataset):
-    """uint8 images [n, 28, 28] served like torchvision's MNIST: PIL image -> transform, per item."""
+class PixelImages:
+    """uint8 images [n, 28, 28] served like torchvision's MNIST: PIL image -> transform, per item.
+    A map-style dataset (DataLoader needs only __len__ and __getitem__), without torch's Dataset as
+    its base so that declaring the workload imports no torch."""
 
     def __init__(self, images: torch.Tensor, targets: torch.Tensor, transform: Any):
         self.images = images
@@ -60,6 +63,7 @@ class PixelImages(Dataset):
 
 def synthetic_images(rows: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """MNIST-shaped uint8 images whose class can be learnt: a per-class pattern plus noise."""
+    import torch
     gen = torch.Generator().manual_seed(seed + 7)
     patterns = torch.rand(CLASSES, 28, 28, generator=gen) * 160
     labels = torch.randint(0, CLASSES, (rows,), generator=gen)
@@ -80,6 +84,7 @@ def make_transform(data: str, normalize: bool):
 
 def image_dataset(params: Settings) -> tuple[Dataset, torch.Tensor, torch.Tensor, str]:
     """(dataset of PIL items, the same rows as float tensors [n, 784], labels [n], note)."""
+    import torch
     data, rows, seed = params["data"], int(params["dataset_size"]), int(params["seed"])
     normalize = bool(params["normalize"])
     transform = make_transform(data, normalize)
@@ -108,6 +113,8 @@ def image_dataset(params: Settings) -> tuple[Dataset, torch.Tensor, torch.Tensor
 
 def build_model(params: Settings) -> nn.Module:
     """Linear 784->10 (seed 001) or the 784-400-200-100-10 MLP (seed 000), seeded on the CPU."""
+    import torch
+    from torch import nn
     state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
     if params["model"] == "linear":
@@ -119,6 +126,7 @@ def build_model(params: Settings) -> nn.Module:
 
 
 def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
+    import torch
     if params["optimizer"] == "adam":
         return torch.optim.Adam(model.parameters(), lr=float(params["lr"]))
     return torch.optim.SGD(model.parameters(), lr=float(params["lr"]))
@@ -194,6 +202,8 @@ class DataLoading(Workload):
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
+        import torch
+        from torch import nn
         dev = torch.device(device)
         dataset, x_host, y_host, note = image_dataset(params)
         feed = EpochBatches(params, dev, dataset, x_host, y_host, self.batches_per_epoch(params))
@@ -261,6 +271,8 @@ class EpochBatches:
 
     def __init__(self, params: Settings, dev: torch.device, dataset: Dataset, x_host: torch.Tensor,
                  y_host: torch.Tensor, n_batches: int) -> None:
+        import torch
+        from torch.utils.data import DataLoader
         self.dev, self.n_batches = dev, n_batches
         self.pin = bool(params["pin_memory"]) and dev.type == "cuda"
         self.rows, self.batch_size = int(params["dataset_size"]), int(params["batch_size"])
@@ -280,6 +292,7 @@ class EpochBatches:
         return self.x[lo:hi], self.y[lo:hi]
 
     def __call__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        import torch
         if self.images:
             for xb, yb in self.loader:
                 yield xb.reshape(xb.shape[0], -1).to(self.dev, non_blocking=self.pin), yb.to(self.dev, non_blocking=self.pin)

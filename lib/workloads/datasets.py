@@ -21,9 +21,10 @@ import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
 
 # Per network operation, and for the whole download attempt (name look-ups are not covered by
 # socket timeouts, so the attempt runs in a thread that is abandoned at the deadline).
@@ -101,6 +102,7 @@ def load_table(name: str, standardize: bool = True) -> tuple[torch.Tensor, torch
     `standardize`, features (and a regression target) are shifted and scaled to mean 0 and
     standard deviation 1 -- the seeds fed raw values, which trains worse but times the same.
     """
+    import torch
     key = (name, bool(standardize))
     if key not in _TABLE_CACHE:
         if name not in TABLES:
@@ -151,6 +153,7 @@ def load_images(name: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _fetch_images(name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    import torch
     try:
         from torchvision import datasets
     except ImportError as err:  # pragma: no cover - torchvision is a requirement
@@ -196,6 +199,7 @@ def _download(cls: Any, root: Path, name: str) -> Any:
 
 def images_to_rows(images: torch.Tensor, name: str, standardize: bool = True) -> torch.Tensor:
     """uint8 images -> float32 rows [n, 784], exactly what ToTensor() (and Normalize) give per image."""
+    import torch
     x = images.reshape(images.shape[0], -1).to(torch.float32).div(255)
     if standardize:
         mean, std = IMAGE_NORMALIZE.get(name, IMAGE_NORMALIZE["mnist"])
@@ -207,6 +211,7 @@ def images_to_rows(images: torch.Tensor, name: str, standardize: bool = True) ->
 
 def fit_rows(x: torch.Tensor, y: torch.Tensor, rows: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """`rows` rows of (x, y): a seeded random subset when there are more, repeated when fewer."""
+    import torch
     have = x.shape[0]
     if rows == have:
         return x, y

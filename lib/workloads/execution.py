@@ -19,9 +19,11 @@ Every mode computes the same function from the same initial weights (tests compa
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import torch
-from torch import nn
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
+    from torch import nn
 
 MODES = ("eager", "fused", "cuda_graph", "compile", "compile_reduce_overhead", "compile_max_autotune")
 TORCH_COMPILE_MODE = {
@@ -39,7 +41,7 @@ LABEL = {
 }
 WARMUP_STEPS = 3  # before capture, on a side stream: lazy init and allocator state settle there
 
-Train = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+Train = Callable[["torch.Tensor", "torch.Tensor"], "torch.Tensor"]  # strings: torch is imported where it runs
 
 
 def mode_refusal(mode: str, device: str) -> str | None:
@@ -86,6 +88,7 @@ def eager_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: n
 def compiled_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, torch_mode: str) -> Train:
     # A fresh compiler state per built step: each point pays (and reports) its own compile, and
     # many points in one process never reach Dynamo's recompile limit and fall back to eager.
+    import torch
     torch._dynamo.reset()
     forward = torch.compile(lambda x, y: loss_fn(model(x), y), mode=torch_mode)
     update = torch.compile(optimizer.step, mode=torch_mode)
@@ -107,6 +110,7 @@ def graph_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: n
                   example: tuple[torch.Tensor, torch.Tensor]) -> Train:
     """Capture forward, backward and update once; each call copies the batch into the static
     inputs (nothing to copy when it already is them) and replays the graph."""
+    import torch
     static_x, static_y = example
     initial = [p.detach().clone() for p in model.parameters()]
     side = torch.cuda.Stream(static_x.device)
@@ -136,13 +140,14 @@ def graph_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: n
     return train
 
 
-@torch.no_grad()
 def restore_initial_state(model: nn.Module, optimizer: torch.optim.Optimizer, initial: list[torch.Tensor]) -> None:
     """Undo the warm-up steps in place (the graph holds these very tensors): the initial weights
     and an empty optimizer state, so the first replay is the same step as eager's first."""
-    for p, p0 in zip(model.parameters(), initial):
-        p.copy_(p0)
-    for state in optimizer.state.values():
-        for value in state.values():
-            if torch.is_tensor(value):
-                value.zero_()
+    import torch
+    with torch.no_grad():
+        for p, p0 in zip(model.parameters(), initial):
+            p.copy_(p0)
+        for state in optimizer.state.values():
+            for value in state.values():
+                if torch.is_tensor(value):
+                    value.zero_()

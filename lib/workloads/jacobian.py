@@ -22,10 +22,11 @@ the full Jacobian and that its off-diagonal blocks are zero.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
+    from torch import nn
 
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, Settings, Step, Workload
@@ -44,6 +45,8 @@ BASE_BYTES = 64e6  # autograd / functorch bookkeeping beyond the tensors counted
 
 def build_net(params: Settings) -> nn.Sequential:
     """The seed's 1-20-20-400 tanh network, seeded on the CPU so every device gets the same one."""
+    import torch
+    from torch import nn
     hidden, outputs = int(params["hidden"]), int(params["outputs"])
     state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
@@ -55,6 +58,7 @@ def build_net(params: Settings) -> nn.Sequential:
 
 
 def make_input(params: Settings, rows: int | None = None) -> torch.Tensor:
+    import torch
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
     t = torch.rand(int(params["val"]), 1, generator=gen)
     return t if rows is None else t[:rows]
@@ -63,6 +67,7 @@ def make_input(params: Settings, rows: int | None = None) -> torch.Tensor:
 def jacobian_fn(method: str, net: nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
     """t (val, 1) -> the Jacobian by `method`: full (val, outputs, val, 1) for loop / vectorize,
     per-sample (val, outputs, 1) for the vmap methods."""
+    import torch
     if method == "loop":
         return lambda t: torch.autograd.functional.jacobian(net, t)
     if method == "vectorize":
@@ -77,6 +82,7 @@ def jacobian_fn(method: str, net: nn.Module) -> Callable[[torch.Tensor], torch.T
 
 def diagonal_blocks(full: torch.Tensor) -> torch.Tensor:
     """(val, outputs, val, 1) -> (val, outputs, 1): the blocks d out[i] / d t[i]."""
+    import torch
     rows = full.shape[0]
     index = torch.arange(rows, device=full.device)
     return full[index, :, index, :]
@@ -149,6 +155,7 @@ class Jacobian(Workload):
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
+        import torch
         dev = torch.device(device)
         net = build_net(params).to(dev)
         t = make_input(params).to(dev)

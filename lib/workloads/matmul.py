@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
 
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, Settings, Step, Workload
 
-DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16}
+DTYPES = {"fp32": "float32", "tf32": "float32", "bf16": "bfloat16"}  # names of torch dtypes: declaring the workload imports no torch
 ITEMSIZE = {"fp32": 4, "tf32": 4, "bf16": 2}
 # Largest relative (Frobenius) error of C against a float64 reference of the fp32 inputs.
 TOLERANCE = {"fp32": 1e-4, "tf32": 1e-2, "bf16": 5e-2}
@@ -41,6 +42,7 @@ def cuda_fp32_matmul(tf32: bool) -> Iterator[None]:
     raises if it is mixed with the legacy allow_tf32 flag, so use the new one where it exists.
     For plain fp32 nothing is touched unless TF32 is currently on.
     """
+    import torch
     matmul = torch.backends.cuda.matmul
     if hasattr(matmul, "fp32_precision"):
         previous = matmul.fp32_precision
@@ -67,6 +69,7 @@ def cuda_fp32_matmul(tf32: bool) -> Iterator[None]:
 
 def make_inputs(size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """A, B as float32 on the host, the same on every device."""
+    import torch
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(size, size, generator=gen), torch.randn(size, size, generator=gen)
 
@@ -114,8 +117,9 @@ class MatMul(Workload):
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
+        import torch
         n, seed, name = int(params["size"]), int(params["seed"]), params["dtype"]
-        dtype = DTYPES[name]
+        dtype = getattr(torch, DTYPES[name])
         dev = torch.device(device)
         cuda = is_cuda(device)
         transfer = bool(params["transfer"]) and cuda

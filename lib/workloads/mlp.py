@@ -20,10 +20,11 @@ import copy
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
+    from torch import nn
 
 from lib.core.devices import is_cuda
 from lib.core.workload import Setting, SettingError, Settings, Step, Workload
@@ -56,6 +57,7 @@ def build_model(params: Settings) -> nn.Sequential:
     With $GPUWIN_REUSE_INIT=1 (the recording script sets it) the last shape's initial weights are
     kept and copied for the next point of the same shape: a grid builds each shape once per batch
     size, and initialising a 16 x 8,192 x 8,192 model on the CPU takes seconds. Same weights either way."""
+    import torch
     sizes = layer_sizes(params)
     key = (tuple(sizes), int(params["seed"]))
     if os.environ.get("GPUWIN_REUSE_INIT") == "1" and _LAST_INIT.get("key") == key:
@@ -74,6 +76,7 @@ _LAST_INIT: dict[str, Any] = {}
 
 def relu_mlp(sizes: list[int]) -> nn.Sequential:
     """Linear layers of the given widths with ReLU between them (initialised from torch's RNG)."""
+    from torch import nn
     layers: list[nn.Module] = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers.append(nn.Linear(fan_in, fan_out))
@@ -84,6 +87,7 @@ def relu_mlp(sizes: list[int]) -> nn.Sequential:
 
 def synthetic_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows of random features and a learnable target (a fixed random linear teacher)."""
+    import torch
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
     rows, features, outputs = int(params["dataset_size"]), int(params["input_features"]), int(params["outputs"])
     x = torch.randn(rows, features, generator=gen)
@@ -98,6 +102,7 @@ def synthetic_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor]:
 
 def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     """The optimizer the settings name, with the implementation the execution mode needs."""
+    import torch
     impl = params["optimizer_impl"]
     kwargs: dict[str, Any] = {"lr": float(params["lr"])}
     if impl == "foreach":
@@ -246,6 +251,8 @@ def build_training_step(
 ) -> Step:
     """A training step over (x_host, y_host) for `device`, run in the settings' execution mode,
     with the seeds' habits as switches (data copied per batch, pinned memory, item() every step)."""
+    import torch
+    from torch import nn
     dev = torch.device(device)
     model = build_model(params)
     checksum = float(sum(p.detach().abs().sum() for p in model.parameters()))
@@ -321,6 +328,7 @@ class EpochLosses:
     """The mean loss of each epoch, summed on the device (one add per step, one read per epoch)."""
 
     def __init__(self, steps_per_epoch: int, dev: torch.device) -> None:
+        import torch
         self.steps_per_epoch = steps_per_epoch
         self.step = 0
         self.running = torch.zeros((), device=dev)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
+    from torch import nn
 
 from lib.core.devices import synchronize
 from lib.core.workload import Workload, built_step
@@ -20,6 +21,7 @@ def assert_learns(make_model: Callable[[], nn.Module], make_optimizer: Callable[
                   loss_fn: nn.Module, batch: tuple[torch.Tensor, torch.Tensor], steps: int = LEARN_STEPS) -> None:
     """A fresh model (the initial weights: a trained one may sit at its minimum) trained `steps`
     steps on one batch must end with a lower, finite loss."""
+    import torch
     model = make_model()
     optimizer = make_optimizer(model)
     xb, yb = batch

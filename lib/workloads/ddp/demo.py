@@ -13,8 +13,7 @@ import contextlib
 import os
 from typing import Any
 
-import torch
-
+from lib.core.devices import cuda_available
 from lib.workloads.ddp.efficiency import add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores
 from lib.workloads.ddp.workload import WORKLOAD, ProgressFn
@@ -35,7 +34,10 @@ DEMO_CUDA = {
 
 def demo_plan(model: str) -> dict[str, Any]:
     """What the live demo runs here: CPU with one gloo process unless this server has 2+ GPUs."""
-    gpus_here = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    gpus_here = 0
+    if cuda_available():  # needs no torch where there is no NVIDIA driver
+        import torch
+        gpus_here = torch.cuda.device_count()
     if gpus_here >= 2:
         plan = DEMO_CUDA[model]
         return {"device": "cuda", "gpus": [n for n in (1, 2, 4) if n <= gpus_here], **plan}

@@ -11,10 +11,11 @@ the input pipeline is not part of this lesson.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
+    from torch import nn
 
 from lib.workloads import mlp
 
@@ -45,6 +46,8 @@ def cnn_stages(params: dict[str, Any]) -> list[tuple[int, int, int]]:
 
 
 def build_cnn(params: dict[str, Any]) -> nn.Sequential:
+    import torch
+    from torch import nn
     generator_state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
     layers: list[nn.Module] = []
@@ -69,6 +72,7 @@ def build_model(params: dict[str, Any]) -> nn.Module:
 
 def synthetic_batch(params: dict[str, Any], rank: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """One batch of random inputs and labels for process `rank` (each rank gets its own data)."""
+    import torch
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1 + rank)
     rows = int(params["batch_size"])
     shape = IMAGE_SHAPE if params["model"] == "cnn" else (int(params["input_features"]),)
@@ -78,4 +82,5 @@ def synthetic_batch(params: dict[str, Any], rank: int, device: str) -> tuple[tor
 
 
 def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
+    import torch
     return torch.optim.SGD(model.parameters(), lr=float(params["lr"]), momentum=0.9)

@@ -24,10 +24,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
+if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
+    import torch
 
 from lib.core.devices import is_cuda
 from lib.core.rows import Status
@@ -129,6 +129,8 @@ class DDPTraining(Workload):
     def build(self, params: dict[str, Any], device: str) -> Step:
         """The same step in this process without DistributedDataParallel (one device, no
         exchange): what generic code gets; the CLI and the page use measure_point instead."""
+        import torch
+        from torch import nn
         params = self.resolve(params)
         dev = torch.device(device)
         model = build_model(params).to(dev)
@@ -232,6 +234,7 @@ class DDPTraining(Workload):
         return rows
 
     def _base_row(self, given: dict[str, Any], kind: str, memory_cap_gb: float | None) -> tuple[dict[str, Any], dict | None]:
+        import torch
         row: dict[str, Any] = {"workload": self.name, **given, "device": kind}
         row.update(median_s=None, iqr_s=None, repeats=0, status="ok", message="")
         try:
