@@ -85,19 +85,21 @@ def _common(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from lib.core.gate import recording_gate
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status
     from lib.core.sweep import measure_point
 
     workload, devices = _common(args)
     # A workload that starts its own processes (ddp: torchrun) measures itself.
-    measure = workload.measure_point if getattr(workload, "launches_processes", False) else partial(measure_point, workload)
+    if getattr(workload, "launches_processes", False):
+        measure = workload.measure_point
+    else:  # the one gate (lib.core.gate) with the limits given here
+        measure = partial(measure_point, workload, gate=recording_gate(
+            memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
     settings = workload.resolve(_parse_sets(args.set))
-    rows = [
-        measure(settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb,
-                      num_threads=args.threads, check=not args.no_check)
-        for d in devices
-    ]
+    rows = [measure(settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb, num_threads=args.threads,
+                    check=not args.no_check) for d in devices]
     _print_rows(rows, [k for k in _parse_sets(args.set)])
     if args.out:
         save_pack(build_pack(rows), args.out)
@@ -155,9 +157,10 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     (docs/profiler_after_effect.txt). run_points is called one point at a time here, so its own
     profile-after-timing order would not hold across the grid. A resumed grid profiles the kept rows
     that have no kernel count yet (a call cut off during the profiling pass)."""
+    from lib.core.gate import recording_gate
     from lib.core.results import build_pack, save_pack
-    from lib.core.rows import Status, refused
-    from lib.core.sweep import estimated_row, grid_points, point_key, profile_point, run_points
+    from lib.core.rows import Status
+    from lib.core.sweep import grid_points, point_key, profile_point, run_points
     from lib.core.workload import Settings
 
     names = [name for name, _ in axes]
@@ -165,18 +168,12 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     # measured points are kept; refused ones are asked again (cheap), in case the limits changed
     kept = {point_key(r, names): r for r in done if r.get("status") in (Status.OK, Status.OOM) and r.get("swept") == swept}
     points = grid_points(workload, axes, fixed)
-    caps = dict(args.max_gflop or [])  # {'cpu': 2e10}: points above are skipped rows (recorded later, or predicted)
+    # one gate for the whole recording (lib.core.gate): the limits given here, the app's questions and words
+    gate = recording_gate(memory_cap_gb=args.memory_cap_gb, budget_s=args.total_budget,
+                          max_flops=dict(args.max_gflop or []))
     rows: list[dict] = []
-    started = time.perf_counter()
     total = len(points) * len(devices)
     progress = None if args.quiet else TerminalProgress()
-
-    def refuse(settings, device):
-        cap = caps.get("cuda" if device.startswith("cuda") else "cpu")
-        flops = workload.flops(settings)
-        if cap is not None and flops > cap:
-            return f"about {flops / 1e9:.3g} GFLOP per step, above the {cap / 1e9:g} GFLOP this recording allows"
-        return None
 
     to_profile: list[tuple[dict, Settings, str]] = []  # (row, point, device), profiled after every timing
 
@@ -191,15 +188,8 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
                 rows.append(kept[key])
                 profile_later(kept[key], point, device)
                 continue
-            if args.total_budget is not None and time.perf_counter() - started >= args.total_budget \
-                    and isinstance(point, Settings):
-                row = refused(estimated_row(workload, point, device), Status.SKIPPED,
-                              f"time budget of {args.total_budget:g} s used up before this point")
-                rows.append({**row, "swept": swept})
-                continue
-            rows += run_points(workload, [point], [device], point_budget_s=args.budget,
-                               memory_cap_gb=args.memory_cap_gb,
-                               num_threads=args.threads, refuse=refuse if caps else None, swept=swept,
+            rows += run_points(workload, [point], [device], point_budget_s=args.budget, gate=gate,
+                               num_threads=args.threads, swept=swept,
                                with_phases=not args.no_phases, with_profile=False,
                                slow_call_s=args.slow_call_s, single_call_s=args.single_call_s)
             profile_later(rows[-1], point, device)
@@ -221,12 +211,15 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
 
 def cmd_timeline(args: argparse.Namespace) -> int:
     from lib.core.devices import machine_fingerprint
+    from lib.core.gate import recording_gate
     from lib.core.rows import Status
     from lib.core.timeline import timeline_point, timelines_file
 
     workload, devices = _common(args)
     settings = workload.resolve(_parse_sets(args.set))
-    entries = [timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads) for d in devices]
+    gate = recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or []))
+    entries = [timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate)
+               for d in devices]
     for e in entries:
         figures = ", ".join(f"{k} {v:.4g}" for k, v in e.get("figures", {}).items())
         print(f"{e['device']}: {e['status']} {e['message']} {figures}")
@@ -307,6 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--threads", type=args_.positive_whole, default=None, help="CPU threads (default: torch's own)")
         p.add_argument("--memory-cap-gb", type=args_.positive_number, default=None,
                        help="refuse points estimated above this (default: $GPUWIN_MEMORY_CAP_GB or 2.7)")
+        p.add_argument("--max-gflop", action="append", type=args_.work_cap, metavar="DEVICE=G",
+                       help="skip points above G GFLOP per step on cpu or cuda (repeatable)")
         p.add_argument("--out", help="write a result pack (JSON) here")
 
     p = sub.add_parser("run", help="time one workload at given settings")
@@ -321,8 +316,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--total-budget", type=args_.positive_number, default=None, help="seconds for the whole sweep; later points are skipped")
     p.add_argument("--resume", action="store_true", help="keep the points already in --out; measure only the rest")
     p.add_argument("--save-every", type=args_.whole, default=0, metavar="N", help="write --out every N points (with --resume)")
-    p.add_argument("--max-gflop", action="append", type=args_.work_cap, metavar="DEVICE=G",
-                   help="skip points above G GFLOP per step on cpu or cuda (repeatable)")
     p.add_argument("--no-phases", action="store_true", help="do not time the phases at every point")
     p.add_argument("--profile", action="store_true", help="count kernels and device-busy time at every point")
     p.add_argument("--slow-call-s", type=args_.positive_number, default=None, help="a first call this slow: time one warm call only")
@@ -351,8 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from lib.core.devices import DeviceUnavailable
+    from lib.core.gate import default_memory_cap_gb
     from lib.core.results import PackError
-    from lib.core.sweep import default_memory_cap_gb
     from lib.core.workload import SettingError
 
     parser = build_parser()

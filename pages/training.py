@@ -20,12 +20,11 @@ from lib.charts.provenance import curve_chart
 from lib.charts.timeline import timeline_chart
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
-from lib.core.timeline import timeline_point
 from lib.lessons import training as T
 from lib.lessons import training_screen as S
 from lib.lessons import training_words as W
 from lib.lessons.explain import SPLIT_PARTS, time_split
-from lib.lessons.live import DEFAULT_CPU_THREADS, log_grid
+from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_timeline, log_grid
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
@@ -146,10 +145,9 @@ with st.expander(f"Where one step's time went at {view.axis.label} {view.current
 
 with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
     step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})
-    cpu_line = cached_measurement(
-        {"kind": "timeline", "settings": step_settings, "threads": threads},
-        functools.partial(timeline_point, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline",
-        reports_progress=False)
+    cpu_line = cached_measurement(  # behind the live gate, as the sweep: the same caps, budget and cancel
+        {"kind": "timeline", "settings": step_settings, "threads": threads, "caps": LIVE_MAX_FLOPS},
+        functools.partial(live_timeline, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
     recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
                                   hardware=gpu.name if gpu else None,
                                   keys=("batch_size", "hidden_width", "depth", "mode")) if not source.live else None
@@ -158,6 +156,8 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
             st.altair_chart(timeline_chart(entry["steps"][len(entry["steps"]) // 2]["events"], title=name),
                             width="stretch")
             st.markdown(W.timeline_sentence(entry, name))
+        elif entry and entry.get("message"):
+            st.caption(f"{name}: {entry['message']}")
     if recorded_line is None:
         st.caption("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
                    "and 65,536, widths 64 and 1,024.")

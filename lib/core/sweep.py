@@ -6,21 +6,20 @@
 
 Every point asked for ends up as a row: `ok`, `oom`, `skipped` (the device cannot run it, over
 the memory limit, refused by a hook such as a live work cap, or past the time budget) or
-`error`, each with a message. Nothing is dropped silently. Before a point is allocated the
-refusals are asked in this order: the workload (can this device run it at all), memory, the
-caller's hook, the time budget.
+`error`, each with a message. Nothing is dropped silently. Before a point is allocated one gate
+(lib.core.gate) is asked, in this order: the workload (can this device run it at all), memory,
+the work cap, the caller's hook, the time budget.
 """
 
 from __future__ import annotations
 
-import os
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from lib.core.devices import device_name, memory_info
-from lib.core.fmt import gb_apart
+from lib.core.devices import device_name
+from lib.core.gate import Gate, default_memory_cap_gb, recording_gate
 from lib.core.profiling import count_kernels
 from lib.core.rows import Status, new_row, refused
 from lib.core.timing import cpu_threads, time_phases, time_step
@@ -31,17 +30,7 @@ RowFn = Callable[[dict[str, Any]], None]
 RefuseFn = Callable[[Settings, str], "str | None"]
 AtFn = Callable[[Settings], bool]
 
-# A hosted demo box has about 2.7 GB; refuse points estimated above this (per device).
-FALLBACK_MEMORY_CAP_GB = 2.7
 _FROM_ENV = object()  # memory_cap_gb default: read $GPUWIN_MEMORY_CAP_GB when the call is made
-
-
-def default_memory_cap_gb() -> float:
-    """$GPUWIN_MEMORY_CAP_GB, read at every call (so a test or a server can change it), else 2.7."""
-    try:
-        return float(os.environ.get("GPUWIN_MEMORY_CAP_GB") or FALLBACK_MEMORY_CAP_GB)
-    except ValueError:
-        return FALLBACK_MEMORY_CAP_GB
 
 
 def _cap(memory_cap_gb: Any) -> float | None:
@@ -60,16 +49,10 @@ def is_out_of_memory(err: BaseException) -> bool:
 
 
 def memory_refusal(workload: Workload, settings: Settings, device: str, cap_gb: float | None) -> str | None:
-    """Why a point must not be allocated (estimate above free memory or the cap), or None."""
-    estimate = workload.peak_memory_bytes(settings, device)
-    free, _ = memory_info(device)
-    limit, what = free, "free on " + device
-    if cap_gb is not None and cap_gb * 1e9 < limit:
-        limit, what = cap_gb * 1e9, "memory cap"
-    if estimate > limit:
-        needs, allowed = gb_apart(estimate, limit)  # never 'about 2.7 GB, more than the 2.7 GB cap'
-        return f"needs about {needs} GB, more than the {allowed} GB {what}; not run"
-    return None
+    """Why a point must not be allocated (this process's memory plus the estimate above the cap, or
+    the estimate above free memory), or None: the gate's memory question alone."""
+    refusal = recording_gate(memory_cap_gb=cap_gb).memory(workload, settings, device)
+    return refusal.message if refusal else None
 
 
 def estimated_row(workload: Workload, settings: Settings, device: str) -> dict[str, Any]:
@@ -94,8 +77,12 @@ def measure_point(
     check: bool = False,
     slow_call_s: float | None = None,
     single_call_s: float | None = None,
+    gate: Gate | None = None,
 ) -> dict[str, Any]:
     """Time one point on one device and return its row (never raises for the work itself).
+
+    `gate` (lib.core.gate) decides whether the point may be built; without one, a recording's gate
+    with `memory_cap_gb` only.
 
     `settings` should be the workload's resolved Settings; a plain dict is resolved here, as an
     entry point (bad settings become an error row). with_profile adds the kernel count and
@@ -105,10 +92,19 @@ def measure_point(
         settings = workload.resolve(settings)
     except SettingError as err:
         return refused(new_row(workload.name, settings, device), Status.ERROR, str(err))
+    gate = gate or recording_gate(memory_cap_gb=_cap(memory_cap_gb))
+    refusal = gate.check(workload, settings, device)
+    if refusal:
+        return refused(estimated_row(workload, settings, device), Status.SKIPPED, refusal.message)
+    return _measure(workload, settings, device, budget_s=budget_s, num_threads=num_threads, with_phases=with_phases,
+                    with_profile=with_profile, check=check, slow_call_s=slow_call_s, single_call_s=single_call_s)
+
+
+def _measure(workload: Workload, settings: Settings, device: str, *, budget_s: float, num_threads: int | None,
+             with_phases: bool, with_profile: bool, check: bool, slow_call_s: float | None,
+             single_call_s: float | None) -> dict[str, Any]:
+    """Build, time and close a point the gate let through."""
     row = estimated_row(workload, settings, device)
-    reason = workload.refusal(settings, device) or memory_refusal(workload, settings, device, _cap(memory_cap_gb))
-    if reason:
-        return refused(row, Status.SKIPPED, reason)
     try:
         row["device_name"] = device_name(device)
         with built_step(workload, settings, device) as step:
@@ -204,8 +200,12 @@ def run_points(
     on_row: RowFn | None = None,
     slow_call_s: float | None = None,
     single_call_s: float | None = None,
+    gate: Gate | None = None,
 ) -> list[dict[str, Any]]:
     """Measure every point on every device, one row per (point, device), in that order.
+
+    `gate` (lib.core.gate) is asked before each point is built; without one, a recording's gate with
+    `memory_cap_gb` and `total_budget_s`.
 
     A point is a resolved Settings, or an error row already made (settings that did not resolve).
     Hooks: `refuse(settings, device)` may refuse a point before it is allocated (e.g. a live work
@@ -215,7 +215,7 @@ def run_points(
     points = list(points)
     phases_at, profile_at = _at(with_phases), _at(with_profile)
     describe = describe or (lambda s: workload.name)
-    cap = _cap(memory_cap_gb)
+    gate = gate or recording_gate(memory_cap_gb=_cap(memory_cap_gb), budget_s=total_budget_s)
     total = max(1, len(points) * len(devices))
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
@@ -227,9 +227,9 @@ def run_points(
             if progress:
                 what = describe(point) if isinstance(point, Settings) else "bad settings"
                 progress(len(rows) / total, f"measuring {what} on {device} ({len(rows) + 1}/{total})")
-            row = _one(workload, point, device, cap=cap, refuse=refuse, started=started,
-                       total_budget_s=total_budget_s, point_budget_s=point_budget_s, num_threads=num_threads,
-                       phases_at=phases_at, slow_call_s=slow_call_s, single_call_s=single_call_s)
+            row = _one(workload, point, device, gate=gate, refuse=refuse, point_budget_s=point_budget_s,
+                       num_threads=num_threads, phases_at=phases_at, slow_call_s=slow_call_s,
+                       single_call_s=single_call_s)
             if row.get("status") == Status.OK and isinstance(point, Settings) and profile_at(point):
                 to_profile.append((row, point, device))
             if swept:
@@ -248,20 +248,17 @@ def run_points(
     return rows
 
 
-def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, cap: float | None,
-         refuse: RefuseFn | None, started: float, total_budget_s: float | None, point_budget_s: float,
-         num_threads: int | None, phases_at: AtFn, slow_call_s: float | None,
-         single_call_s: float | None) -> dict[str, Any]:
+def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, gate: Gate,
+         refuse: RefuseFn | None, point_budget_s: float, num_threads: int | None, phases_at: AtFn,
+         slow_call_s: float | None, single_call_s: float | None) -> dict[str, Any]:
     if not isinstance(point, Settings):  # an error row made where the settings were resolved
         return {**point, "device": device}
-    reason = (workload.refusal(point, device) or memory_refusal(workload, point, device, cap)
-              or (refuse(point, device) if refuse else None))
-    if not reason and total_budget_s is not None and time.perf_counter() - started >= total_budget_s:
-        reason = f"time budget of {total_budget_s:g} s used up before this point"
-    if reason:
-        return refused(estimated_row(workload, point, device), Status.SKIPPED, reason)
-    return measure_point(workload, point, device, budget_s=point_budget_s, memory_cap_gb=cap, num_threads=num_threads,
-                         with_phases=phases_at(point), slow_call_s=slow_call_s, single_call_s=single_call_s)
+    refusal = gate.check(workload, point, device, rule=refuse)
+    if refusal:
+        return refused(estimated_row(workload, point, device), Status.SKIPPED, refusal.message)
+    return _measure(workload, point, device, budget_s=point_budget_s, num_threads=num_threads,
+                    with_phases=phases_at(point), with_profile=False, check=False, slow_call_s=slow_call_s,
+                    single_call_s=single_call_s)
 
 
 def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> list[Settings | dict[str, Any]]:

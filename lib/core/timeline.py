@@ -36,17 +36,25 @@ GPU_KINDS = {"kernel": "kernel", "gpu_memcpy": "copy", "gpu_memset": "memset"}
 SYNC_NAMES = ("Synchronize", "cudaMemcpy", "cudaEventSynchronize")  # runtime calls that wait for the GPU
 
 
-def record_timeline(run: Callable[[], object], device: str, *, steps: int = 3, warmup: int = 3) -> dict[str, Any]:
+def record_timeline(run: Callable[[], object], device: str, *, steps: int = 3, warmup: int = 3,
+                    before_step: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Profile `steps` warm calls of `run` on `device`; the events of each step and the figures
-    of the middle one."""
+    of the middle one. before_step(i, of), if given, is called before every call (warm-up ones too):
+    it may raise to stop (a time budget used up, a visitor who left)."""
     from torch.profiler import ProfilerActivity, profile, record_function
-    for _ in range(warmup):
+
+    total = warmup + steps
+    for i in range(warmup):
+        if before_step:
+            before_step(i, total)
         run()
     synchronize(device)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if is_cuda(device) else [])
     walls = []
     with profile(activities=activities) as prof:
         for i in range(steps):
+            if before_step:
+                before_step(warmup + i, total)
             start = time.perf_counter()
             with record_function(f"{STEP_LABEL} {i}"):
                 run()
@@ -164,24 +172,56 @@ TIMELINES_KIND = "gpuwin-timelines"
 TIMELINES_VERSION = 1
 
 
-def timeline_point(workload, settings, device: str, *, steps: int = 3, num_threads: int | None = None
-                   ) -> dict[str, Any]:
+class _Stopped(Exception):
+    def __init__(self, refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
+
+
+class _CallerGone(Exception):
+    def __init__(self, original: Exception) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+def timeline_point(workload, settings, device: str, *, steps: int = 3, num_threads: int | None = None,
+                   gate=None, progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
     """The timeline of `steps` warm steps of one point: its settings, device and events; or the
-    reason it was not recorded (status skipped / error, as for a result row)."""
+    reason it was not recorded (status skipped / error, as for a result row).
+
+    `gate` (lib.core.gate.Gate) is asked before the step is built (memory, work) and before every
+    call (its time budget); without one, a recording's gate with the memory cap only. progress, if
+    given, hears of each call: the measuring process cancels a job there when its visitor left."""
     from lib.core.devices import device_name
-    from lib.core.sweep import default_memory_cap_gb, memory_refusal
+    from lib.core.gate import default_memory_cap_gb, recording_gate
     from lib.core.timing import cpu_threads
     from lib.core.workload import built_step
 
+    gate = gate or recording_gate(memory_cap_gb=default_memory_cap_gb())
     entry: dict[str, Any] = {"workload": workload.name, "settings": dict(settings), "device": device,
                              "status": "ok", "message": ""}
-    reason = workload.refusal(settings, device) or memory_refusal(workload, settings, device, default_memory_cap_gb())
-    if reason:
-        return {**entry, "status": "skipped", "message": reason}
+    refusal = gate.check(workload, settings, device)
+    if refusal:
+        return {**entry, "status": "skipped", "message": refusal.message, "refused": refusal.limit.value}
+
+    def before_step(i: int, total: int) -> None:
+        if progress:
+            try:
+                progress(i / total, f"step {i + 1} of {total} on {device}")
+            except Exception as err:  # the caller gave up (lib.core.worker.Cancelled): not a failed point
+                raise _CallerGone(err) from err
+        refusal = gate.time(f"step {i + 1} of {total}")
+        if refusal:
+            raise _Stopped(refusal)
+
     try:
         entry["device_name"] = device_name(device)
         with built_step(workload, settings, device) as step, cpu_threads(num_threads) as threads:
-            entry.update(record_timeline(step.run, device, steps=steps), num_threads=threads)
+            entry.update(record_timeline(step.run, device, steps=steps, before_step=before_step), num_threads=threads)
+    except _CallerGone as gone:
+        raise gone.original from None
+    except _Stopped as stop:
+        entry.update(status="skipped", message=stop.refusal.message, refused=stop.refusal.limit.value)
     except Exception as err:  # a failed point is kept with its reason; the others go on
         entry.update(status="error", message=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
     return entry

@@ -4,9 +4,9 @@ live_sweep is lib.core.sweep.run_sweep with these hooks, all for a page that mus
 seconds on a small shared server:
 - phases (transfer / compute / overhead) and a kernel count are measured only at the point
   the user is looking at (`current`), not at every point of the curve;
-- a per-device cap on the work of one step (FLOPs): points above it become `skipped` rows
-  that say so, instead of holding the server for minutes;
-- a total time budget, after which the remaining points are `skipped` rows.
+- the live gate (lib.core.gate): the memory cap, a per-device cap on the work of one step
+  (FLOPs) and a total time budget; points it refuses become `skipped` rows that say so, instead
+  of holding the server for minutes. The page's timeline (live_timeline) asks the same gate.
 
 Every row is a normal result row (lib.core.results schema), with swept=<setting> and origin='live'.
 """
@@ -18,10 +18,12 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lib.core.devices import is_cuda, torch_default_threads
-from lib.core.fmt import fmt_flops, fmt_value
+from lib.core.devices import torch_default_threads
+from lib.core.fmt import fmt_value
+from lib.core.gate import Gate, live_gate, live_max_flops
 from lib.core.profiling import count_kernels
 from lib.core.sweep import run_sweep
+from lib.core.timeline import timeline_point
 from lib.core.timing import cpu_threads
 from lib.core.workload import Settings, Workload, built_step
 
@@ -44,13 +46,11 @@ def default_live_threads() -> int:
 
 
 DEFAULT_CPU_THREADS = default_live_threads()
+LIVE_TIMELINE_BUDGET_S = 20.0  # one step's timeline on a page: a few warm steps, each under the work cap
 
-# Most floating-point work one step may take in a live CPU run (a 2-core host does a few tens
-# of GFLOP/s, so about 0.1 s per step at the cap). GPUs get a much larger allowance.
-LIVE_MAX_FLOPS = {
-    "cpu": float(os.environ.get("GPUWIN_LIVE_MAX_GFLOP_CPU", "3")) * 1e9,
-    "cuda": float(os.environ.get("GPUWIN_LIVE_MAX_GFLOP_CUDA", "2000")) * 1e9,
-}
+# Most floating-point work one step may take in a live run, per device kind (lib.core.gate): part of
+# every live measurement's cache key, so a server started with other caps measures again.
+LIVE_MAX_FLOPS = live_max_flops()
 
 
 def log_grid(choices: Sequence[Any], n: int = 6, include: Sequence[Any] = ()) -> list[Any]:
@@ -65,21 +65,10 @@ def log_grid(choices: Sequence[Any], n: int = 6, include: Sequence[Any] = ()) ->
     return [choices[i] for i in sorted(picked)]
 
 
-def device_cap(device: str, caps: dict[str, float] | None) -> float | None:
-    caps = LIVE_MAX_FLOPS if caps is None else caps
-    return caps.get("cuda" if is_cuda(device) else "cpu")
-
-
 def work_refusal(workload: Workload, settings: Settings, device: str, caps: dict[str, float] | None) -> str | None:
-    """Why a point is too much work to time live on this device, or None."""
-    cap = device_cap(device, caps)
-    if cap is None:
-        return None
-    flops = float(workload.flops(settings))
-    if flops > cap:
-        return (f"about {fmt_flops(flops)} per step, more than the {fmt_flops(cap)} a live "
-                f"run on {device} may take here; not run (see the recorded results, or run it with the CLI)")
-    return None
+    """Why a point is too much work to time live on this device, or None (the gate's work question)."""
+    refusal = Gate(max_flops=LIVE_MAX_FLOPS if caps is None else caps).work(workload, settings, device)
+    return refusal.message if refusal else None
 
 
 def live_sweep(
@@ -96,27 +85,36 @@ def live_sweep(
     max_flops: dict[str, float] | None = None,
     profile_current: bool = True,
     refuse: Callable[[Settings, str], str | None] | None = None,
+    memory_cap_gb: float | None = None,
     **options: Any,
 ) -> list[dict[str, Any]]:
     """Sweep `over` through `values` (others `fixed`) on every device, one row per (value, device),
     marked origin='live'. Phases and the kernel profile are measured only where value == current;
-    points over the live work cap (or refused by `refuse`) are skipped rows. Other options
-    (progress, on_row, memory_cap_gb) are run_points'."""
+    points the live gate refuses (lib.core.gate: memory, work, `refuse`, time budget) are skipped rows.
+    Other options (progress, on_row) are run_points'."""
     if current is not None:
         current = workload.setting(over).parse(current)
-
-    def refuse_live(settings: Settings, device: str) -> str | None:
-        return (refuse(settings, device) if refuse else None) or work_refusal(workload, settings, device, max_flops)
+    gate = live_gate(budget_s=total_budget_s, memory_cap_gb=memory_cap_gb, max_flops=max_flops)
 
     # Not on a live GPU: after a CUDA trace the profiler stays attached to the server process and slows
     # every later launch, so each visitor's next live timing would be too slow (recorded rows carry the profile).
     profile = profile_current and not any(str(d).startswith("cuda") for d in devices)
     return run_sweep(
-        workload, over, values, fixed, devices, point_budget_s=point_budget_s, total_budget_s=total_budget_s,
+        workload, over, values, fixed, devices, point_budget_s=point_budget_s, gate=gate,
         num_threads=num_threads, with_phases=lambda s: s[over] == current,
-        with_profile=lambda s: profile and s[over] == current, refuse=refuse_live, origin="live",
+        with_profile=lambda s: profile and s[over] == current, refuse=refuse, origin="live",
         describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", **options,
     )
+
+
+def live_timeline(workload: Workload, settings: Settings, device: str, *, steps: int = 3, num_threads: int | None = None,
+                  budget_s: float | None = LIVE_TIMELINE_BUDGET_S, progress: ProgressFn | None = None) -> dict[str, Any]:
+    """The timeline of one point for a page (lib.core.timeline.timeline_point) behind the live gate:
+    the work and memory caps, a time budget, and a report between steps where a visitor who left
+    cancels it (lib.core.worker)."""
+    gate = live_gate(budget_s=budget_s)
+    return timeline_point(workload, settings, device, steps=steps, num_threads=num_threads, gate=gate,
+                          progress=progress)
 
 
 def warm_up(workload: Workload, params: dict[str, Any] | None = None, device: str = "cpu",

@@ -54,6 +54,7 @@ SEED_HARDWARE = {"000": "an Intel Core i7-9700K CPU and an RTX 2070 SUPER GPU"}
 # SINGLE_CALL_S only once (its first-call costs are small beside it), as the seed script does.
 SLOW_CALL_S = 0.2
 SINGLE_CALL_S = 1.0
+LIVE_BUDGET_S = 60.0  # the whole live job of one case (its calls and loss curves), as a page's sweep
 
 
 def label(name: str) -> str:
@@ -92,13 +93,15 @@ def same_settings(a: dict[str, Any], b: dict[str, Any]) -> bool:
 # -- timing one call live -------------------------------------------------------------------------------
 
 def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float = 0.1,
-                num_threads: int | None = None, memory_cap_gb: float | None = None) -> dict[str, Any]:
+                num_threads: int | None = None, memory_cap_gb: float | None = None, gate=None) -> dict[str, Any]:
     """One result row for one call of the preset's step on `device` (never raises for the work).
-    A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness."""
-    from lib.core.sweep import default_memory_cap_gb, measure_point
+    A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness.
+    `gate` (lib.core.gate) decides whether it runs; without one, the live gate."""
+    from lib.core.gate import live_gate
+    from lib.core.sweep import measure_point
 
     row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
-                        memory_cap_gb=default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb,
+                        gate=gate or live_gate(memory_cap_gb=memory_cap_gb),
                         with_phases=False, slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S)
     row.update(variant=preset.name, origin="live")
     return row
@@ -107,7 +110,11 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
 def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num_threads: int | None,
                  progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
     """What the page measures live: one call of the preset at live_params on each device, and its loss
-    curve there. {'rows': [...], 'curves': {device: entry}}."""
+    curve there. {'rows': [...], 'curves': {device: entry}}. Every run asks the live gate first
+    (lib.core.gate: memory, work, and LIVE_BUDGET_S for the whole job)."""
+    from lib.core.gate import live_gate
+
+    gate = live_gate(budget_s=LIVE_BUDGET_S)
     curve = curve_setting(preset)
     steps = len(devices) * (2 if curve else 1)
     done = 0
@@ -119,11 +126,12 @@ def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num
 
     for device in devices:
         report(f"timing one call of {label(preset.name)} on {device}")
-        rows.append(time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads))
+        rows.append(time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads,
+                                gate=gate))
         done += 1
         if curve:
             report(f"training {plural(curve[1], 'epoch')} of {label(preset.name)} on {device} for the loss curve")
-            curves[device] = run_curve(preset, device, num_threads=num_threads)
+            curves[device] = run_curve(preset, device, num_threads=num_threads, gate=gate)
             done += 1
     if progress:
         progress(1.0, "done")

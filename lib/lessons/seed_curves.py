@@ -49,8 +49,9 @@ def data_note(params: dict[str, Any]) -> str:
     return ""
 
 
-def run_curve(preset: Preset | str, device: str, num_threads: int | None = None) -> dict[str, Any]:
-    """The loss per epoch of one training preset on `device`, at curve_setting (never raises)."""
+def run_curve(preset: Preset | str, device: str, num_threads: int | None = None, gate=None) -> dict[str, Any]:
+    """The loss per epoch of one training preset on `device`, at curve_setting (never raises).
+    With a `gate` (lib.core.gate), a step it refuses is not built: the entry says why."""
     from lib.core.devices import device_name
     from lib.core.timing import cpu_threads
 
@@ -63,6 +64,11 @@ def run_curve(preset: Preset | str, device: str, num_threads: int | None = None)
         return entry
     params, epochs = found
     entry.update(settings=params, epochs=epochs)
+    workload = preset.workload_obj()
+    refusal = gate.check(workload, workload.resolve(params), device) if gate else None
+    if refusal:
+        entry.update(status="skipped", message=refusal.message)
+        return entry
     try:
         entry["device_name"] = device_name(device)
         entry["data_note"] = data_note(params)
