@@ -58,6 +58,14 @@ def live_max_flops() -> dict[str, float]:
     return {"cpu": gflop("GPUWIN_LIVE_MAX_GFLOP_CPU", "3"), "cuda": gflop("GPUWIN_LIVE_MAX_GFLOP_CUDA", "2000")}
 
 
+def live_budget_s() -> float:
+    """Seconds one live job may take at most, whatever asks for it ($GPUWIN_LIVE_BUDGET_S, default 60)."""
+    try:
+        return float(os.environ.get("GPUWIN_LIVE_BUDGET_S") or 60.0)
+    except ValueError:
+        return 60.0
+
+
 def process_rss_bytes() -> float:
     """This process's resident memory now (Linux /proc; 0 where it cannot be read)."""
     try:
@@ -92,12 +100,13 @@ class Refusal:
 
 
 def over(amount: float, limit: float, unit: float = 1e9, suffix: str = " GB") -> tuple[str, str] | None:
-    """`amount` and `limit` (amount > limit) as text with just enough decimals that they read apart:
-    ('2.74 GB', '2.7 GB'); None when they agree to three decimals (then say 'just over')."""
+    """`amount` and `limit` (amount > limit) as text that reads apart: the amount with just enough
+    decimals, the limit to three at most ('2.74 GB', '2.7 GB'); None when they agree to three
+    decimals (then say 'just over')."""
     for digits in (1, 2, 3):
         a, b = round(amount / unit, digits), round(limit / unit, digits)
         if a > b:
-            return f"{a:.{digits}f}{suffix}", f"{b:g}{suffix}"
+            return f"{a:.{digits}f}{suffix}", f"{round(limit / unit, 3):g}{suffix}"
     return None
 
 
@@ -150,7 +159,8 @@ class Gate:
             if estimate + held <= cap:
                 return None
             if held > 0:
-                what = f"needs {_gb(estimate)} on top of the {_gb(held)} this process already holds, in all"
+                # what the process holds moves by megabytes between calls: one decimal keeps the sentence the same
+                what = f"needs {_gb(estimate)} on top of the {held / 1e9:.1f} GB this process already holds, in all"
                 return Refusal(Limit.MEMORY, _more_than(what, estimate + held, cap, "memory cap") + "; not run")
             return Refusal(Limit.MEMORY, _more_than("needs", estimate, cap, "memory cap") + "; not run")
         if estimate <= free:
@@ -186,10 +196,12 @@ def _gb(n: float) -> str:
 def live_gate(*, budget_s: float | None = None, memory_cap_gb: float | None = None,
               max_flops: Mapping[str, float] | None = None) -> Gate:
     """The gate of a live run in the app, made where the job runs (its baseline is that process's
-    memory now): the live work caps, the memory cap, and the job's time budget."""
+    memory now): the live work caps, the memory cap, and the job's time budget (at most the
+    server's live_budget_s())."""
+    budget = live_budget_s() if budget_s is None else min(budget_s, live_budget_s())
     return Gate(max_flops=dict(live_max_flops() if max_flops is None else max_flops),
                 memory_cap_gb=default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb,
-                budget_s=budget_s, baseline_bytes=process_rss_bytes())
+                budget_s=budget, baseline_bytes=process_rss_bytes())
 
 
 def recording_gate(*, memory_cap_gb: float | None, budget_s: float | None = None,

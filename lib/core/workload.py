@@ -212,6 +212,13 @@ class Workload:
         return {"1": 1.0}, {"flops": float(self.flops(params)), "bytes": float(self.bytes_moved(params))}
 
 
+# What a timed, phased and profiled point holds on the host beside its own tensors: the allocator's
+# freed blocks not yet returned (glibc keeps tensors under 32 MiB in its heap), the profiler's events,
+# autograd's bookkeeping; 2-65 MB measured on the CPU (docs/memory_estimates.txt). Workloads add it
+# to their peak memory estimate.
+RUNTIME_BYTES = 96e6
+
+
 def free_memory() -> None:
     """Collect what the last step left behind, and hand cached CUDA blocks back to the driver."""
     import torch

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
     from torch.utils.data import DataLoader, Dataset
 
 from lib.core.devices import is_cuda
-from lib.core.workload import Setting, SettingError, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
 from lib.workloads import datasets, training
 from lib.workloads.mlp import relu_mlp
 
@@ -198,7 +198,7 @@ class DataLoading(Workload):
             return float(rows_bytes + params_bytes + batch)
         # On the host: uint8 images, the float rows, the rows again while converting, workers' batches.
         prefetch = max(1, int(params["num_workers"])) * 2 * int(params["batch_size"]) * FEATURES * BYTES_PER_FLOAT
-        return float(rows * FEATURES + 2 * rows_bytes + params_bytes + batch + prefetch)
+        return float(RUNTIME_BYTES + rows * FEATURES + 2 * rows_bytes + params_bytes + batch + prefetch)
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
     import torch
 
 from lib.core.devices import is_cuda
-from lib.core.workload import Setting, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Setting, Settings, Step, Workload
 
 DTYPES = {"fp32": "float32", "tf32": "float32", "bf16": "bfloat16"}  # names of torch dtypes: declaring the workload imports no torch
 ITEMSIZE = {"fp32": 4, "tf32": 4, "bf16": 2}
@@ -113,7 +113,7 @@ class MatMul(Workload):
             return float(3 * n * n * item + 32e6)  # A, B, C on the GPU (+ cuBLAS workspace)
         # On the host: the fp32 originals, their converted copies (bf16), and C.
         converted = 2 * n * n * item if params["dtype"] == "bf16" else 0
-        return float(2 * n * n * 4 + converted + n * n * item)
+        return float(RUNTIME_BYTES + 2 * n * n * 4 + converted + n * n * item)
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:

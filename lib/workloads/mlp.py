@@ -27,10 +27,11 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
     from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.core.workload import Setting, SettingError, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
 from lib.workloads import datasets, execution, training
 
 BYTES_PER_FLOAT = 4
+HEAP_TENSOR_BYTES = 32 * 2**20  # glibc's largest mmap threshold: smaller blocks come from (and stay in) its heap
 
 
 def hidden_widths(params: Mapping[str, Any]) -> list[int]:
@@ -208,15 +209,25 @@ class MLPTraining(Workload):
         return float(weights + activations + copied)
 
     def peak_memory_bytes(self, params: Settings, device: str) -> float:
+        """A bound on what one point adds to its process at its peak (measured against it:
+        tests/test_memory_estimates.py, docs/memory_estimates.txt)."""
         sizes = layer_sizes(params)
-        states = 4 if params["optimizer"] == "adam" else 2  # weights, grads (+ two Adam moments)
+        # weights and gradients; Adam adds its two moments and, in its multi-tensor (foreach) update,
+        # one more weight-sized temporary (the square root of the second moment). On the host, tensors
+        # under glibc's mmap threshold (32 MiB) come from its heap, which keeps freed temporaries: up
+        # to two more weight-sized copies measured (width 2,800: docs/memory_estimates.txt).
+        states = 5 if params["optimizer"] == "adam" else 2
+        largest = max(i * o for i, o in zip(sizes[:-1], sizes[1:])) * BYTES_PER_FLOAT
+        if not is_cuda(device) and largest < HEAP_TENSOR_BYTES:
+            states += 2
         weights = self.parameter_count(params) * BYTES_PER_FLOAT * states
         activations = self.batch_rows(params) * sum(sizes) * BYTES_PER_FLOAT * 4
         dataset = int(params["dataset_size"]) * (sizes[0] + sizes[-1]) * BYTES_PER_FLOAT
         info = datasets.IMAGES.get(params.get("data", "synthetic"))
         cached = info.rows * (info.features + 8) if info else 0  # MNIST's uint8 images kept on the host
         # The dataset lives in host memory always, and on the device too when resident.
-        return float(cached + weights + activations + dataset * (2 if is_cuda(device) and params["data_resident"] else 1))
+        return float(RUNTIME_BYTES + cached + weights + activations
+                     + dataset * (2 if is_cuda(device) and params["data_resident"] else 1))
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:

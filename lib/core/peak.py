@@ -1,0 +1,63 @@
+"""How much memory one live point really takes: its peak resident memory above the process's own.
+
+    measured = peak_growth("mlp", {"hidden_width": 4096})   # {'estimate_bytes', 'growth_bytes', ...}
+
+The gate (lib.core.gate) refuses a point when the process's memory plus the workload's estimate is
+over the cap, so the estimate must bound what the point really adds. This measures that in a fresh
+process, the way the measuring process runs a live point: a small point first (the one-off costs a
+warm server has already paid), then the peak resident memory (Linux VmHWM, reset just before)
+above the resident memory just before, while the point is timed with its phases, profiled, and
+its timeline recorded. Linux only (it reads /proc); used by a test and benchmarks/memory_estimates.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_CHILD = r"""
+import json, sys
+import torch
+from lib.core.gate import process_rss_bytes
+from lib.core.sweep import measure_point
+from lib.core.timeline import timeline_point
+from lib.workloads import get_workload
+
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return float(line.split()[1]) * 1024
+
+name, params, device, threads, profiled = json.loads(sys.argv[1])
+torch.set_num_threads(threads)
+workload = get_workload(name)
+settings = workload.resolve(params)
+measure_point(workload, workload.resolve({}), device, budget_s=0.02, memory_cap_gb=None, with_profile=True)
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # the peak (VmHWM) starts again from the memory held now
+before = process_rss_bytes()
+row = measure_point(workload, settings, device, budget_s=0.05, memory_cap_gb=None, with_phases=True,
+                    with_profile=profiled)
+timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and row["status"] == "ok" else {}
+print(json.dumps({"status": str(row["status"]), "message": row.get("message", ""), "baseline_bytes": before,
+                  "growth_bytes": hwm() - before, "estimate_bytes": workload.peak_memory_bytes(settings, device),
+                  "timeline": timeline.get("status", "")}))
+"""
+
+
+def peak_growth(workload: str, params: dict[str, Any], device: str = "cpu", *, threads: int = 1,
+                profiled: bool = True, timeout_s: float = 600) -> dict[str, Any]:
+    """The estimate of one point and the peak memory it really added, measured in a fresh process.
+    profiled: also its kernel profile and timeline, as the Training page does (the Jacobian and
+    Data pipeline pages do neither, and a profiled Jacobian loop takes minutes)."""
+    env_memory = {"GPUWIN_MEMORY_CAP_GB": "1000"}  # the timeline's own gate must not refuse what is measured
+    out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([workload, params, device, threads, profiled])],
+                         cwd=ROOT, capture_output=True, text=True, timeout=timeout_s, check=True,
+                         env={**os.environ, **env_memory, "PYTHONPATH": str(ROOT)})
+    return json.loads(out.stdout.strip().splitlines()[-1])
