@@ -13,7 +13,7 @@ import pytest
 
 from lib.core.peak import peak_growth
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 
 POINTS = [
     ("mlp", {"hidden_width": 2048}),
