@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, open_page, page_text
 
-from lib.core.results import load_pack, validate_pack
 from lib.core.gate import live_gate
+from lib.core.results import load_pack, validate_pack
 from lib.lessons.seed_cases import CASES, compare_sentence, find_seed_pack, live_params, size_differences
 from lib.lessons.seed_curves import (
     CURVE_EPOCHS,

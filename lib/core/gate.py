@@ -16,8 +16,8 @@ questions, in this order, before anything is allocated:
 
 Each refusal is a typed Refusal whose message is written here and only here, so a point refused
 by a sweep reads exactly as the same point refused by a timeline. Numbers in it are rounded so that
-the two compared never read the same ("2.74 GB, more than the 2.7 GB cap"; "just over" when they
-agree to the megabyte). The CLI asks the same gate with the limits given on its command line.
+the two compared never read the same ("2.74 GB, more than the 2.70 GB cap"; "just over" when they
+agree to the kilobyte). The CLI asks the same gate with the limits given on its command line.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.devices import is_cuda, memory_info
-from lib.core.fmt import fmt_flops
+from lib.core.fmt import fmt_flops, gb_apart
 
 # A hosted demo box has about 2.7 GB; refuse points whose process would go above this.
 FALLBACK_MEMORY_CAP_GB = 2.7
@@ -99,23 +99,13 @@ class Refusal:
         return self.message
 
 
-def over(amount: float, limit: float, unit: float = 1e9, suffix: str = " GB") -> tuple[str, str] | None:
-    """`amount` and `limit` (amount > limit) as text that reads apart: the amount with just enough
-    decimals, the limit to three at most ('2.74 GB', '2.7 GB'); None when they agree to three
-    decimals (then say 'just over')."""
-    for digits in (1, 2, 3):
-        a, b = round(amount / unit, digits), round(limit / unit, digits)
-        if a > b:
-            return f"{a:.{digits}f}{suffix}", f"{round(limit / unit, 3):g}{suffix}"
-    return None
-
-
 def _more_than(what: str, amount: float, limit: float, limit_words: str) -> str:
-    """'needs about 2.74 GB, more than the 2.7 GB memory cap' with honest rounding."""
-    pair = over(amount, limit)
-    if pair is None:
-        return f"{what} just over the {round(limit / 1e9, 3):g} GB {limit_words}"
-    return f"{what} about {pair[0]}, more than the {pair[1]} {limit_words}"
+    """'needs about 2.74 GB, more than the 2.70 GB memory cap': decimals enough to read apart
+    (lib.core.fmt.gb_apart); 'just over' when they agree to the kilobyte."""
+    a, b = gb_apart(amount, limit)
+    if a == b:
+        return f"{what} just over the {b} GB {limit_words}"
+    return f"{what} about {a} GB, more than the {b} GB {limit_words}"
 
 
 RefuseFn = Callable[[Any, str], "str | None"]
