@@ -168,8 +168,8 @@ def test_refusal_numbers_never_read_the_same():
     assert gate.check(Sized(3.4e9), {}, "cpu").message == "needs about 3.4 GB, more than the 2.7 GB memory cap; not run"
     assert gate.check(Sized(2.7000001e9), {}, "cpu").message == "needs just over the 2.700000 GB memory cap; not run"
     held = Gate(memory_cap_gb=2.7, baseline_bytes=0.8e9).check(Sized(1.92e9), {}, "cpu").message
-    assert held == ("needs 1.92 GB on top of the 0.8 GB this process already holds, in all about 2.72 GB, "
-                    "more than the 2.70 GB memory cap; not run")
+    assert held == ("needs about 2.72 GB, more than the 2.70 GB memory cap (1.92 GB for this point on top of the "
+                    "0.8 GB this process already holds); not run")
 
 
 def test_the_memory_cap_counts_what_the_process_already_holds():

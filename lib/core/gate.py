@@ -148,10 +148,10 @@ class Gate:
             cap = self.memory_cap_gb * 1e9
             if estimate + held <= cap:
                 return None
-            if held > 0:
-                # what the process holds moves by megabytes between calls: one decimal keeps the sentence the same
-                what = f"needs {_gb(estimate)} on top of the {held / 1e9:.1f} GB this process already holds, in all"
-                return Refusal(Limit.MEMORY, _more_than(what, estimate + held, cap, "memory cap") + "; not run")
+            if held > 0:  # what the process holds moves by megabytes between calls: one decimal keeps it the same
+                held_words = f" ({_gb(estimate)} for this point on top of the {held / 1e9:.1f} GB this process already holds)"
+                return Refusal(Limit.MEMORY, _more_than("needs", estimate + held, cap, "memory cap") + held_words
+                               + "; not run")
             return Refusal(Limit.MEMORY, _more_than("needs", estimate, cap, "memory cap") + "; not run")
         if estimate <= free:
             return None
