@@ -64,7 +64,7 @@ def test_dataset_size_is_derived_and_the_recorded_size_is_recorded(machines):
 def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     gpu, small = machines
     screen = S.compose(T.View(hidden_width=128), gpu=gpu, small_cpu=small)
-    rows = screen.curves[GPU_LABEL]
+    rows = screen.curves[f"GPU · {GPU_NAME} (predicted)"]
     assert rows and all(r["origin"] == "predicted" for r in rows)
     r = next(r for r in rows if r["batch_size"] == 64)
     assert r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"]
@@ -76,7 +76,7 @@ def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     narrow = S.Machine({"cuda": T.StepTable([r for t in gpu.tables["cuda"].steps.values() for r in t.values()
                                              if r["hidden_width"] <= 64], "cuda", "narrow")}, "narrow", "narrow")
     beyond = S.compose(T.View(hidden_width=1024), gpu=narrow, small_cpu=small)
-    assert "GPU · narrow (recorded)" not in beyond.curves and "no GPU curve for this view" in beyond.headline
+    assert not any(n.startswith("GPU") for n in beyond.curves) and "no GPU curve for this view" in beyond.headline
 
 
 def test_the_same_recorded_data_always_reads_the_same(machines):
@@ -170,16 +170,20 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     assert graphed.headline.startswith("**GPU · TEST FIXTURE GPU (recorded)** ")
 
 
-def test_a_setting_recorded_at_one_value_is_predicted_only_there():
-    # like the execution modes and pitfall switches: every batch and every other width, at depth 3 alone
-    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
-             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
-            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded_at():
+    # eager at depths 1, 3 and 8, a CUDA graph at depth 3 alone: the machine's one model prices the
+    # graph at depth 12 from its counted terms; a machine recorded at one depth predicts no other
+    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": d,
+             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10, "mode": mode}
+            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)
+            for mode, depths in (("eager", (1, 3, 8)), ("cuda_graph", (3,))) for d in depths]
     table = T.StepTable(rows, "cuda", "m")
-    config = next(iter(table.steps))
-    assert table.covers(config, 64, 32, 3)  # a width between recorded ones, at the recorded depth
-    assert not table.covers(config, 64, 32, 4) and not table.covers(config, 64, 64, 2)  # depth never varied
-    assert not table.covers(config, 64, 4096, 3)  # far beyond the widths recorded
+    graph = ("cuda_graph", True, False, False)
+    assert table.covers(graph, 64, 32, 12) and table.covers(graph, 64, 32, 3)
+    assert not table.covers(graph, 64, 4096, 3)  # far beyond the widths recorded
+    one_depth = T.StepTable([r for r in rows if r["depth"] == 3], "cuda", "m")
+    assert one_depth.covers(graph, 64, 32, 3) and not one_depth.covers(graph, 64, 32, 4)
+    assert T.modes_answered(table) == list(T.MODES) and T.modes_recorded(table) == ["eager", "cuda_graph"]
 
 
 def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
@@ -204,18 +208,29 @@ def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     prepared = [T.tables(gpu_pack, machine_text(gpu_pack["machine"])),
                 T.tables(small_pack, machine_text(small_pack["machine"]))]
     held = [t for tables in prepared for t in tables.values() if t.steps]
-    assert held and fitted == sum(m is not None for t in held for m in t._models.values()) > 0
-    assert all(set(t._models) == set(t.steps) for t in held)  # every configuration fitted already
+    assert held and fitted == sum(t._model[0] is not None for t in held if t._model) > 0
+    assert all(t._model for t in held)  # every machine's model fitted already, one per device
     assert T.prepare(packs) == fitted  # the second call finds everything built
 
 
-def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one(machines):
+def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
     gpu, small = machines
-    graphed = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu, small_cpu=small)
-    assert GPU_LABEL not in graphed.curves
-    assert graphed.headline.endswith(f"The {GPU_NAME} was recorded this way at depth 3 only: set Depth to 3 to see "
-                                     "its curve, or choose eager PyTorch.")
-    pitfall = S.compose(T.View(item_every_step=True, depth=3), gpu=gpu, small_cpu=small)
-    assert GPU_LABEL not in pitfall.curves
-    assert pitfall.headline.endswith(f"The {GPU_NAME} was not recorded with these switches and this way of running "
-                                     "the step.")
+    # the fixture's CUDA graph is recorded at depth 3 only, item() every step never: both predicted
+    for view in (T.View(mode="cuda_graph", depth=6), T.View(item_every_step=True), T.View(mode="compile_max_autotune")):
+        screen = S.compose(view, gpu=gpu, small_cpu=small)
+        name = f"GPU · {GPU_NAME} (predicted)"
+        assert screen.gpu_label == name and T.origins(screen.curves[name]) == {"predicted": 17}
+        assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] for r in screen.curves[name])
+        assert f"**{name}**" in screen.headline
+
+
+def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
+    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
+             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
+            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+    gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    deeper = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu)
+    assert not deeper.curves and deeper.headline.endswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
+                                                          "see its curve.")
+    wide = S.compose(T.View(over="batch_size", hidden_width=8192), gpu=gpu)
+    assert wide.headline.endswith("The H0's recordings do not reach these sizes.")

@@ -1,0 +1,141 @@
+"""The Training page's cost model: one per recorded machine and device, fitted to every step that
+machine recorded (every mode, switch, depth and recording day), predicting any view of the page.
+
+    model = MachineModel.of(steps_by_config, "cuda")
+    seconds, low, high = model.predict(settings)       # settings: View.settings() with the page defaults
+    model.kernels(settings)                             # kernels per step, structural and calibrated
+
+Kernels per step come from the recorded profiles where a step was profiled; elsewhere from the
+workload's structure (lib.workloads.mlp_terms), calibrated against the profiles of the same shape:
+a shape where cuBLAS splits a matmul into more kernels has more in every mode (a profiled step's
+count minus its structural count, at the nearest profiled depth, scaled by depth).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lib.core import costmodel
+from lib.workloads import get_workload
+from lib.workloads.mlp_terms import step_terms, structural_kernels
+
+MLP = get_workload("mlp")
+Steps = Mapping[tuple, Mapping[tuple[int, int, int], Mapping[str, Any]]]  # config -> (rows, width, depth) -> row
+
+
+def settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: row[k] for k in MLP.defaults() if k in row and row[k] is not None}
+
+
+class KernelCounts:
+    """Kernels per step: profiled where recorded, else structural plus the profiles' excess at this shape."""
+
+    def __init__(self, steps: Steps) -> None:
+        self.excess: dict[tuple[int, int], dict[int, list[float]]] = {}
+        self.profiled: dict[tuple, float] = {}
+        for config, table in steps.items():
+            for (rows, width, depth), row in table.items():
+                if row.get("kernels") is None:
+                    continue
+                kernels = float(row["kernels"])
+                self.profiled[(config, rows, width, depth)] = kernels
+                extra = kernels - structural_kernels({**settings_of(row), "depth": depth})
+                self.excess.setdefault((rows, width), {}).setdefault(depth, []).append(extra)
+
+    def __call__(self, config: tuple, settings: Mapping[str, Any], rows: int) -> float:
+        width, depth = int(settings["hidden_width"]), int(settings["depth"])
+        if (config, rows, width, depth) in self.profiled:
+            return self.profiled[(config, rows, width, depth)]
+        base = structural_kernels(settings)
+        by_depth = self.excess.get((rows, width))
+        if not by_depth:
+            return base
+        nearest = min(by_depth, key=lambda d: (abs(math.log(d / depth)), d))
+        extras = sorted(by_depth[nearest])
+        return base + max(0.0, extras[len(extras) // 2] * depth / nearest)
+
+
+def where(rows: int, width: int, depth: int) -> tuple[float, float, float]:
+    """A step's place for the neighbour correction."""
+    return math.log(rows), math.log(width), math.log(depth + 1)
+
+
+def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None) -> dict[str, float]:
+    resolved = MLP.resolve(settings)
+    rows = MLP.batch_rows(resolved)
+    bytes_moved = MLP.bytes_moved(resolved.replace(data_resident=True))
+    return step_terms(resolved, device_kind, flops=MLP.flops(resolved), bytes_moved=bytes_moved, rows=rows,
+                      kernels=kernels)
+
+
+def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None
+                 ) -> list[costmodel.Observation]:
+    """One observation per recorded step and per recording of it (a step recorded on two days is
+    two observations: the model's band then holds the day-to-day spread)."""
+    kernels = kernels or KernelCounts(steps)
+    out = []
+    for config, table in steps.items():
+        for (rows, width, depth), row in table.items():
+            settings = settings_of(row)
+            terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None)
+            busy = row.get("device_busy_s")
+            for seconds in recordings(row):
+                out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
+                                                 where(rows, width, depth)))
+    return out
+
+
+def recordings(row: Mapping[str, Any]) -> list[float]:
+    """The step's time on each recording of it (the kept row's, and the other days' when merged)."""
+    others = [float(s) for _, s in row.get("other_recordings") or ()]
+    return [float(row["median_s"]), *others]
+
+
+class MachineModel:
+    """One machine's cost model on one kind of device, and how to feed it a page's settings."""
+
+    def __init__(self, model: costmodel.CostModel, kernels: KernelCounts, device_kind: str) -> None:
+        self.model, self.kernels, self.device_kind = model, kernels, device_kind
+
+    @classmethod
+    def of(cls, steps: Steps, device_kind: str, *, validated: bool = True) -> MachineModel | None:
+        kernels = KernelCounts(steps)
+        obs = observations(steps, device_kind, kernels)
+        if len(obs) < costmodel.MIN_POINTS:
+            return None
+        fit = costmodel.validate if validated else costmodel.fit
+        return cls(fit(obs, device_kind), kernels, device_kind)
+
+    def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:
+        rows = MLP.batch_rows(MLP.resolve(settings))
+        count = self.kernels(config, settings, rows) if self.device_kind != "cpu" else None
+        return terms_of(settings, self.device_kind, count)
+
+    def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float, float]:
+        rows = min(int(settings["batch_size"]), int(settings["dataset_size"]))
+        return self.model.predict(config, self.terms(config, settings),
+                                  where(rows, int(settings["hidden_width"]), int(settings["depth"])))
+
+    def launch_share(self, config: tuple, settings: Mapping[str, Any]) -> float:
+        """The part of a predicted step the model puts on issuing the work rather than doing it."""
+        a, b = self.model.parts(self.terms(config, settings))
+        return a / (a + b) if a + b > 0 else 0.0
+
+    def describe(self, config: tuple) -> str:
+        """How a prediction for this configuration was made and tested, for a point's note."""
+        error = self.model.error_for(config)
+        how = ("" if self.model.recorded(config) else
+               "; this way of running was never recorded on this machine: its terms are counted from the step's "
+               "structure, priced by the ways that were (tested by leaving each recorded way out)")
+        return (f"(tested on held-out recordings: half within ×{error.median_factor:.2f}, nine in ten within "
+                f"×{error.p90_factor:.2f}{how})")
+
+
+def fit_all(steps: Steps, device_kind: str) -> MachineModel | None:
+    return MachineModel.of(steps, device_kind)
+
+
+def pooled(errors: Sequence[float]) -> costmodel.Error:
+    return costmodel.Error.of(list(errors))
