@@ -1,6 +1,7 @@
 """The Training lesson on hand-made packs with known crossovers: where every point comes from, the
 exact answer, and that the words agree with the rows the chart draws over many views."""
 
+import math
 import random
 import re
 
@@ -234,3 +235,42 @@ def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
                                                           "see its curve.")
     wide = S.compose(T.View(over="batch_size", hidden_width=8192), gpu=gpu)
     assert wide.headline.endswith("The H0's recordings do not reach these sizes.")
+
+
+def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_catches_up(tmp_path):
+    """A second lease re-timed the GPU 1.5 times slower: both days are kept, the recorded curve's band
+    is their range, and the answer gives the crossover of each day's curve against the same CPU."""
+    import json
+
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    folder = write_packs(tmp_path)
+    first = json.loads((folder / "fixture_gpu_training.json").read_text())
+    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
+              "rows": [{**r, "median_s": 1.5 * r["median_s"], "epoch_s": 1.5 * r["epoch_s"]}
+                       for r in first["rows"] if r["device"] != "cpu"]}
+    (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
+    packs, _ = load_recorded(folder)
+    source = next(s for s in gpu_sources(packs) if s.recorded)
+    assert source.label.endswith("2026-01-02 and 2026-01-09")
+    pack = source_pack(source, packs)
+    gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), GPU_NAME, machine_text(pack["machine"]))
+    small_pack = small_server_pack(packs, T.MLP)
+    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
+    row = next(r for r in screen.curves[GPU_LABEL] if r["batch_size"] == 64)
+    newest = 128 * 1.5 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu")
+    assert row["epoch_s"] == pytest.approx(newest)  # the newest day is the curve, the other day its band
+    assert (row["epoch_s_low"], row["epoch_s_high"]) == pytest.approx((newest / 1.5, newest))
+    assert "recorded 2 times" in row["origin_note"]
+
+    def crossing(scale: float) -> float:
+        xs = list(T.AXES["batch_size"].steps)
+        ratio = [math.log(scale * step_time({"batch_size": b, "dataset_size": 65536}, "gpu")
+                          / step_time({"batch_size": b, "dataset_size": 65536}, "cpu")) for b in xs]
+        i = next(i for i in range(1, len(xs)) if ratio[i] <= 0 < ratio[i - 1])
+        frac = ratio[i - 1] / (ratio[i - 1] - ratio[i])
+        return math.exp(math.log(xs[i - 1]) + frac * math.log(xs[i] / xs[i - 1]))
+
+    assert (f"On the 2 recorded days of **{GPU_LABEL}**, it catches up between batch size ~{likely(crossing(1.0))} "
+            f"and ~{likely(crossing(1.5))}") in screen.headline

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lib.core.fmt import fmt_s
 from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.lessons.training_model import MachineModel, settings_of
@@ -235,6 +236,13 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
                f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
                f"{machine_words}")
         extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
+        days = recordings(recorded)
+        if len(days) > 1:  # the band of a recorded point: its range over the days it was recorded
+            times = [t for _, t in days]
+            extra.update(recordings=len(days), epoch_s_low=min(times) * steps, epoch_s_high=max(times) * steps,
+                         epoch_s_by_recording={d: t * steps for d, t in days})
+            how += (f"; recorded {len(days)} times ({', '.join(d for d, _ in days)}): from {fmt_s(min(times))} to "
+                    f"{fmt_s(max(times))} a step, the band")
         return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
                 "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
                 "origin": "recorded" if exact else "derived", "origin_note": how}
@@ -247,6 +255,12 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
             "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
             "launch_share": model.launch_share(config, settings)}
+
+
+def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """(recording, step seconds) of each time a step was recorded: the kept row's, then the others'."""
+    own = (str(row.get("machine") or "newest recording"), float(row["median_s"]))
+    return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 
 def curve(view: View, table: StepTable | None, device: str, machine_words: str,

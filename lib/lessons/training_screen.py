@@ -147,6 +147,8 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
         said = W.headline(cpu, gpu, view, primary, screen.gpu_label)
+        if days := W.days_sentence(cpu, gpu, view, screen.gpu_label):
+            said = said + " " + days
         screen.headline, screen.answer = said.markdown(), said.about
         found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
