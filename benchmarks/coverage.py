@@ -114,7 +114,7 @@ def row(page: str, machine: str, which: str, c: Counter) -> str:
     total = sum(c.values())
     curve = total - c["no GPU curve"]
     recorded = c["recorded or derived"] + c["recorded"]
-    return (f"{page:10} {machine[:44]:44} {which:30} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
+    return (f"{page:10} {machine[:44]:44} {which:42} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
             f"{c['predicted'] / total:10.1%} {c['no GPU curve'] / total:8.1%}")
 
 
@@ -124,7 +124,7 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     packs, _ = load_recorded(Path(args.packs) if args.packs else None)
-    lines = [f"{'page':10} {'GPU machine':44} {'views':30} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
+    lines = [f"{'page':10} {'GPU machine':44} {'views':42} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
              f"{'predicted':>10} {'none':>8}"]
     for source in gpu_sources(packs):
         pack = source_pack(source, packs)
