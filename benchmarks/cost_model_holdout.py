@@ -33,7 +33,7 @@ from lib.core import costmodel  # noqa: E402
 from lib.lessons import training as T  # noqa: E402
 from lib.lessons import training_model as M  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, source_pack, small_server_pack  # noqa: E402
+from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
