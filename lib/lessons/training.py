@@ -251,7 +251,7 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         return None
     settings = {**PAGE_DEFAULTS, **view.settings()}
     seconds, low, high = model.predict(config, settings)
-    note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config)}"
+    note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, view.depth)}"
     return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
             "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
             "launch_share": model.launch_share(config, settings)}

@@ -14,7 +14,7 @@ count minus its structural count, at the nearest profiled depth, scaled by depth
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from lib.core import costmodel
@@ -96,8 +96,10 @@ def recordings(row: Mapping[str, Any]) -> list[float]:
 class MachineModel:
     """One machine's cost model on one kind of device, and how to feed it a page's settings."""
 
-    def __init__(self, model: costmodel.CostModel, kernels: KernelCounts, device_kind: str) -> None:
+    def __init__(self, model: costmodel.CostModel, kernels: KernelCounts, device_kind: str,
+                 depths: Mapping[tuple, set[int]] | None = None) -> None:
         self.model, self.kernels, self.device_kind = model, kernels, device_kind
+        self.depths = depths or {}  # the depths each configuration was recorded at
 
     @classmethod
     def of(cls, steps: Steps, device_kind: str, *, validated: bool = True) -> MachineModel | None:
@@ -106,7 +108,8 @@ class MachineModel:
         if len(obs) < costmodel.MIN_POINTS:
             return None
         fit = costmodel.validate if validated else costmodel.fit
-        return cls(fit(obs, device_kind), kernels, device_kind)
+        depths = {config: {d for _, _, d in table} for config, table in steps.items()}
+        return cls(fit(obs, device_kind), kernels, device_kind, depths)
 
     def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:
         rows = MLP.batch_rows(MLP.resolve(settings))
@@ -114,28 +117,40 @@ class MachineModel:
         return terms_of(settings, self.device_kind, count)
 
     def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float, float]:
+        """(seconds, low, high), the band from error()."""
         rows = min(int(settings["batch_size"]), int(settings["dataset_size"]))
-        return self.model.predict(config, self.terms(config, settings),
-                                  where(rows, int(settings["hidden_width"]), int(settings["depth"])))
+        seconds, _, _ = self.model.predict(config, self.terms(config, settings),
+                                           where(rows, int(settings["hidden_width"]), int(settings["depth"])))
+        spread = math.exp(self.error(config, int(settings["depth"])).p90)
+        return seconds, seconds / spread, seconds * spread
+
+    def error(self, config: tuple, depth: int) -> costmodel.Error:
+        """The held-out error that applies here: the configuration's own (k-fold) at a depth it was
+        recorded at; elsewhere (a depth or a configuration never recorded) the larger of that and the
+        error of configurations left out whole, which is what such a prediction is."""
+        own = self.model.errors.get(config)
+        if own is not None and depth in self.depths.get(config, ()):
+            return own
+        known = [e for e in (own, self.model.unseen) if e is not None]
+        return max(known, key=lambda e: e.p90) if known else costmodel.Error(0.0, 0.0, 0)
 
     def launch_share(self, config: tuple, settings: Mapping[str, Any]) -> float:
         """The part of a predicted step the model puts on issuing the work rather than doing it."""
         a, b = self.model.parts(self.terms(config, settings))
         return a / (a + b) if a + b > 0 else 0.0
 
-    def describe(self, config: tuple) -> str:
+    def describe(self, config: tuple, depth: int) -> str:
         """How a prediction for this configuration was made and tested, for a point's note."""
-        error = self.model.error_for(config)
-        how = ("" if self.model.recorded(config) else
-               "; this way of running was never recorded on this machine: its terms are counted from the step's "
-               "structure, priced by the ways that were (tested by leaving each recorded way out)")
+        error = self.error(config, depth)
+        depths = sorted(self.depths.get(config, ()))
+        if not self.model.recorded(config):
+            how = ("; this way of running was never recorded on this machine: its terms are counted from the "
+                   "step's structure, priced by the ways that were (tested by leaving each recorded way out)")
+        elif depth not in depths:
+            how = (f"; recorded this way at depth {', '.join(map(str, depths))} only: this depth's kernels and "
+                   "operations are counted from the step's structure (tested by leaving whole ways out)")
+        else:
+            how = ""
         return (f"(tested on held-out recordings: half within ×{error.median_factor:.2f}, nine in ten within "
                 f"×{error.p90_factor:.2f}{how})")
 
-
-def fit_all(steps: Steps, device_kind: str) -> MachineModel | None:
-    return MachineModel.of(steps, device_kind)
-
-
-def pooled(errors: Sequence[float]) -> costmodel.Error:
-    return costmodel.Error.of(list(errors))
