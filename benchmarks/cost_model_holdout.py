@@ -103,14 +103,44 @@ def cell(errors: list[float]) -> str:
     return f"{'—':>17}" if f is None else f"×{f[0]:5.2f} ×{f[1]:5.2f} {len(errors):4}"
 
 
-def verdict(*errors: list[float]) -> str:
-    """'met', or by how much the worst hold-out misses the goal."""
-    misses = []
-    for name, e in zip(("k-fold", "depth out", "config out"), errors):
+WAYS = ("k-fold", "depth out", "config out")
+
+
+def misses(*errors: list[float]) -> list[str]:
+    """Each hold-out that misses the goal, and by how much: 'config out p90 ×1.92 (20 % over ×1.6)'."""
+    out = []
+    for name, e in zip(WAYS, errors):
         f = factors(e)
-        if f and (f[0] > GOAL_MEDIAN or f[1] > GOAL_P90):
-            misses.append(f"{name} {f[0] / GOAL_MEDIAN:.2f}× / {f[1] / GOAL_P90:.2f}× the goal")
-    return "met" if not misses else "MISSED: " + "; ".join(misses)
+        for what, got, goal in (("median", f[0], GOAL_MEDIAN), ("p90", f[1], GOAL_P90)) if f else ():
+            if got > goal:
+                out.append(f"{name} {what} ×{got:.2f} ({got / goal - 1:.0%} over ×{goal})")
+    return out
+
+
+def verdict(*errors: list[float]) -> str:
+    found = misses(*errors)
+    return "met" if not found else "MISSED: " + "; ".join(found)
+
+
+def why(kind: str, config: tuple, steps: int, depths: int, errors: list[list[float]]) -> list[str]:
+    """What the misses of one configuration come from, as far as the recordings show it."""
+    out = []
+    missed = {m.split(" median")[0].split(" p90")[0] for m in misses(*errors)}
+    if not missed:
+        return out
+    if steps < 30:
+        out.append(f"only {steps} steps recorded: too few to hold out a fifth, or a depth, and fit the rest")
+    if "depth out" in missed and depths == 1:
+        out.append("recorded at one depth only: leaving that depth out leaves the whole configuration out")
+    if kind == "cuda" and config[0] == "cuda_graph" and ({"config out", "depth out"} & missed):
+        out.append("with no CUDA graph recorded, a graph's kernels are priced from eager's rows and a prior time per "
+                   "replayed kernel; the recorded graph steps are slower than that at mid sizes (predicted too fast, "
+                   "mostly at widths 128-1,024 on the 2026-11-23 recordings). Recorded graph steps in the fit "
+                   "bring it to the k-fold column")
+    elif "config out" in missed and config[0] == "eager" and config[1:] == (True, False, False):
+        out.append("leaving eager out leaves the model without its per-operation issue cost, the term every other "
+                   "recorded configuration prices from it")
+    return out
 
 
 def machines(packs: list[dict]) -> list[tuple[str, dict]]:
@@ -129,6 +159,7 @@ def main() -> int:
     packs, problems = load_recorded(Path(args.packs) if args.packs else None)
     head = f"{'machine':40} {'dev':4} {'configuration':38} {'steps':>5}"
     lines = [f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
+    notes: list[str] = []
     for label, pack in machines(packs):
         for kind, table in T.tables(pack, machine_text(pack["machine"])).items():
             if len(table) < costmodel.MIN_POINTS * 2:
@@ -141,8 +172,12 @@ def main() -> int:
                     p += e
                 lines.append(f"{label[:40]:40} {kind:4} {str(config)[:38]:38} {table.count(config):5} "
                              f"{cell(errors[0])} {cell(errors[1])} {cell(errors[2])}  {verdict(*errors)}")
+                notes += [f"{label} {kind} {config}: {n}" for n in
+                          why(kind, config, table.count(config), len(table.recorded_depths(config)), errors)]
             lines.append(f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
                          f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}")
+    if notes:
+        lines += ["", "Why it misses:", *[f"- {n}" for n in notes]]
     lines += [f"left out (could not be read): {p}" for p in problems]
     print("\n".join(lines))
     if args.out:
