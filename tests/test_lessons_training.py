@@ -274,3 +274,23 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
 
     assert (f"On the 2 recorded days of **{GPU_LABEL}**, it catches up between batch size ~{likely(crossing(1.0))} "
             f"and ~{likely(crossing(1.5))}") in screen.headline
+
+
+def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
+    """The days a point was recorded on are drawn and worded; the download holds the row shown."""
+    import json
+
+    from lib.core.results import validate_pack
+    from lib.recorded.sources import gpu_sources, source_pack
+    from ui.downloads import results_pack
+
+    folder = write_packs(tmp_path)
+    first = json.loads((folder / "fixture_gpu_training.json").read_text())
+    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"}}
+    (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
+    packs, _ = load_recorded(folder)
+    pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
+    assert any(r.get("other_recordings") for r in pack["rows"])
+    rows = T.curve(T.View(), T.tables(pack, "m")["cuda"], "cuda:0", "m")
+    assert all(r["recordings"] == 2 for r in rows)
+    validate_pack(results_pack([], [(pack, rows), (pack, pack["rows"][:5])]))
