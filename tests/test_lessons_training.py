@@ -247,8 +247,8 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
     second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
-              "rows": [{**r, "median_s": 1.5 * r["median_s"], "epoch_s": 1.5 * r["epoch_s"]}
-                       for r in first["rows"] if r["device"] != "cpu"]}
+              "rows": [{**r, "median_s": 1.5 * r["median_s"], "epoch_s": 1.5 * r["epoch_s"],
+                        "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"] if r["device"] != "cpu"]}
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
     packs, _ = load_recorded(folder)
     source = next(s for s in gpu_sources(packs) if s.recorded)
@@ -286,7 +286,8 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
 
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
-    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"}}
+    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
+              "rows": [{**r, "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"]]}
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
     packs, _ = load_recorded(folder)
     pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
@@ -294,3 +295,16 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
     rows = T.curve(T.View(), T.tables(pack, "m")["cuda"], "cuda:0", "m")
     assert all(r["recordings"] == 2 for r in rows)
     validate_pack(results_pack([], [(pack, rows), (pack, pack["rows"][:5])]))
+
+
+def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
+    """The 11-21 sweep (dataset 8,192) and the 11-23 grid (dataset 65,536) both hold the 64-row step:
+    one step, two recordings; the same step twice on one day stays one recording."""
+    def row(dataset, machine, t):
+        return {"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": 64, "hidden_width": 64, "depth": 3,
+                "dataset_size": dataset, "median_s": t, "repeats": 10, "machine": machine}
+
+    table = T.StepTable([row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3),
+                         row(4096, "H (2026-11-23)", 1.1e-3)], "cuda", "H")
+    kept = table.step(("eager", True, False, False), 64, 64, 3)
+    assert T.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]

@@ -143,8 +143,10 @@ class StepTable:
             except (KeyError, TypeError, ValueError):  # an uploaded row without this page's sizes: not a step here
                 continue
             table = self.steps.setdefault(step_config(row, kind), {})
-            if key not in table or _preference(row) > _preference(table[key]):
+            if key not in table:
                 table[key] = row
+            else:
+                table[key] = _same_step(table[key], row)
 
     def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
         return self.steps.get(config, {}).get((rows, width, depth))
@@ -181,6 +183,18 @@ class StepTable:
 
     def __len__(self) -> int:
         return sum(len(t) for t in self.steps.values())
+
+
+def _same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One step recorded twice (another dataset size, another pack): the preferred row, keeping the
+    other's time as one more recording when it comes from another recording (machine and day), so
+    the day-to-day spread is drawn and fitted."""
+    keep, other = (b, a) if _preference(b) > _preference(a) else (a, b)
+    known = {label for label, _ in recordings(keep)}
+    extra = [(label, t) for label, t in recordings(other) if label not in known]
+    if not extra:
+        return keep
+    return {**keep, "other_recordings": (*keep.get("other_recordings", ()), *extra)}
 
 
 def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
@@ -259,7 +273,7 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
 
 def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
     """(recording, step seconds) of each time a step was recorded: the kept row's, then the others'."""
-    own = (str(row.get("machine") or "newest recording"), float(row["median_s"]))
+    own = (str(row.get("machine") or "the newest recording"), float(row["median_s"]))
     return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 

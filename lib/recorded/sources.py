@@ -160,16 +160,18 @@ def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
     seen: dict[tuple, int] = {}
     out: list[dict] = []
     for pack in packs_newest_first:
-        recording = f"{hardware_text(pack['machine'])}, {pack_date(pack)[:16].replace('T', ' ')}"
+        recording = f"{hardware_text(pack['machine'])} ({pack_date(pack)[:10]})"
         for row in pack["rows"]:
             workload = WORKLOADS.get(str(row.get("workload")))
             values = canonical(workload, row) if workload else None
             key = (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
             if key in seen:
-                if is_ok(row):
-                    kept = out[seen[key]]
+                kept = out[seen[key]]
+                label = str(row.get("machine") or recording)  # the recording packs name it 'NVIDIA H200 (2026-11-23)'
+                known = {str(kept.get("machine") or "")} | {r for r, _ in kept.get("other_recordings", ())}
+                if is_ok(row) and label not in known:  # the same point twice in one recording is one recording
                     out[seen[key]] = {**kept, "other_recordings": (*kept.get("other_recordings", ()),
-                                                                   (recording, float(row["median_s"])))}
+                                                                   (label, float(row["median_s"])))}
                 continue
             if is_ok(row):
                 seen[key] = len(out)
