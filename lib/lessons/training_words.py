@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lib.core.crossover import CrossKind, Crossover, find_crossover, spread
+from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
 from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training import View, mode_label, origins
@@ -60,14 +60,20 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
     days = sorted({d for r in gpu for d in (r.get("epoch_s_by_recording") or {})})
     if len(days) < 2:
         return None
-    xs = []
+    xs, crossed = [], 0
     for day in days:
         own = [{**r, "epoch_s": r["epoch_s_by_recording"][day], "epoch_s_low": None, "epoch_s_high": None}
                for r in gpu if day in (r.get("epoch_s_by_recording") or {})]
         found = crossover_of(cpu, own, view.over)
-        if found.kind == CrossKind.CROSSES and found.x is not None and len(own) >= 2:
+        if len(own) < 2:
+            continue
+        if found.kind == CrossKind.CROSSES and found.x is not None:
             xs.append(found.x)
-    if len(xs) < 2:
+            crossed += 1
+        elif found.crossings and found.crossings[-1][2] == Lead.GPU:  # a tie first, then the GPU takes the lead
+            xs += [found.crossings[-1][0], found.crossings[-1][1]]  # between these two points, no closer
+            crossed += 1
+    if crossed < 2:
         return None
     return say(f"On the {len(days)} recorded days of ", legend_side(Unit.GPU, gpu_label).called,
                f", it catches up between {view.axis.label} ~{fmt_about(min(xs))} and ~{fmt_about(max(xs))} (each "

@@ -41,7 +41,10 @@ def _stamp(directory: Path) -> tuple:
     seen = _scanned.get(directory)
     if seen is not None and now - seen[0] < RESCAN_S:
         return seen[1]
-    files = sorted([*directory.glob("*.json"), *directory.glob("*.json.gz")]) if directory.is_dir() else []
+    # leases/: the same machine recorded again on another lease (day); each is its own recording,
+    # merged by lib.recorded.sources.newest_rows into one curve with the days' range as its band
+    patterns = ("*.json", "*.json.gz", "leases/*.json", "leases/*.json.gz")
+    files = sorted(f for p in patterns for f in directory.glob(p)) if directory.is_dir() else []
     stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
     _scanned[directory] = (now, stamp)
     return stamp
