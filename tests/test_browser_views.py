@@ -6,9 +6,9 @@ Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GP
 benchmarks/screenshots.py makes the same checks on every page and screen size, with pictures.
 
 Shared links to Training views nobody recorded draw the GPU curve from the machine's cost model,
-named as predicted: a CUDA graph at depth 12 on the H100 (recorded there at depth 3 only) and
-torch.compile on the H200 (until compile packs land, never recorded there: priced from eager's
-terms and the mode's counted ones).
+named recorded, predicted or both: a CUDA graph at depth 12 on the H100 and torch.compile on the
+H200 (without their packs, priced from eager's terms and the mode's counted ones; with them, the
+recorded points and the model between them).
 """
 
 from __future__ import annotations
