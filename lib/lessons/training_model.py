@@ -14,11 +14,13 @@ count minus its structural count, at the nearest profiled depth, scaled by depth
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from lib.core import costmodel
-from lib.workloads import get_workload
+from lib.core.memo import DiskMemo
+from lib.workloads import get_workload, mlp_terms
 from lib.workloads.mlp_terms import step_terms, structural_kernels
 
 MLP = get_workload("mlp")
@@ -93,6 +95,11 @@ def recordings(row: Mapping[str, Any]) -> list[float]:
     return [float(row["median_s"]), *others]
 
 
+# fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the
+# recorded steps and the fitting code, and fits again only when a pack or the model's code changed
+_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine", code=[costmodel, mlp_terms, sys.modules[__name__]])
+
+
 class MachineModel:
     """One machine's cost model on one kind of device, and how to feed it a page's settings."""
 
@@ -109,7 +116,8 @@ class MachineModel:
             return None
         fit = costmodel.validate if validated else costmodel.fit
         depths = {config: {d for _, _, d in table} for config, table in steps.items()}
-        return cls(fit(obs, device_kind), kernels, device_kind, depths)
+        model = _FITS.get((obs, device_kind, validated), lambda: fit(obs, device_kind))
+        return cls(model, kernels, device_kind, depths)
 
     def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:
         rows = MLP.batch_rows(MLP.resolve(settings))
