@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""How well the cost model predicts steps nobody recorded: fit on the recorded grid minus a random
-20 %, predict the held-out 20 %, and print the median and 90th percentile of |log(predicted /
-recorded)| per machine, device and configuration, as factors (×1.25 means 25 % off either way).
+"""How well each machine's one cost model predicts steps nobody recorded, held out three ways:
 
-    python3 benchmarks/cost_model_holdout.py [--packs lib/recorded] [--repeats 5] [--out docs/cost_model_holdout.txt]
+    k-fold      every recorded step predicted by a model fitted without its fifth of the steps
+    depth out   every depth left out in turn (the steps of every configuration at that depth)
+    config out  every configuration (mode and switches) left out whole: a way of running the step
+                that was never recorded, priced from its counted terms and the other configurations
 
-Goal (issue 11): median within ×1.25, 90th percentile within ×1.6. The split is repeated with
-different seeds and every held-out error is pooled.
+printed per machine, device and configuration as the median and 90th percentile of
+|log(predicted / recorded)|, as factors (×1.25: 25 % off either way), with where it misses.
+
+    python3 benchmarks/cost_model_holdout.py [--packs lib/recorded] [--out docs/cost_model_holdout.txt]
+
+Goal (issue 24): held-out median within ×1.25 and 90th percentile within ×1.6 for every
+configuration. Kernels per step of a held-out step come from the profiles of the steps the model
+was fitted to (as on the page, where the step was not recorded), never from its own profile.
+Reads whatever packs exist: run it again when new packs land.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import random
 import statistics
 import sys
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,55 +31,153 @@ sys.path.insert(0, str(ROOT))
 
 from lib.core import costmodel  # noqa: E402
 from lib.lessons import training as T  # noqa: E402
+from lib.lessons import training_model as M  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import machine_text  # noqa: E402
+from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
 
-def holdout(points: list, repeats: int, share: float = 0.2) -> list[float]:
-    errors = []
-    for seed in range(repeats):
-        order = list(range(len(points)))
-        random.Random(seed).shuffle(order)
-        cut = max(1, round(share * len(points)))
-        held, train = order[:cut], order[cut:]
-        model = costmodel.fit([points[i] for i in train], cross_validate=False)
-        for i in held:
-            launch, work, seconds = points[i]
-            errors.append(abs(math.log(model.predict(launch, work)[0] / seconds)))
-    return errors
+def split(steps: M.Steps, test) -> tuple[dict, dict]:
+    """(train, held) step tables: `test(config, key)` says which steps are held out."""
+    train, held = {}, {}
+    for config, table in steps.items():
+        for key, row in table.items():
+            (held if test(config, key) else train).setdefault(config, {})[key] = row
+    return train, held
+
+
+def held_errors(steps: M.Steps, kind: str, test) -> dict[tuple, list[float]]:
+    train, held = split(steps, test)
+    if not held or sum(len(t) for t in train.values()) < costmodel.MIN_POINTS:
+        return {}
+    kernels = M.KernelCounts(train)
+    model = costmodel.fit(M.observations(train, kind, kernels), kind)
+    out: dict[tuple, list[float]] = {}
+    for o in M.observations(held, kind, kernels):
+        out.setdefault(o.config, []).append(abs(math.log(model.predict(o.config, o.terms, o.where)[0] / o.seconds)))
+    return out
+
+
+def merge(into: dict[tuple, list[float]], more: dict[tuple, list[float]]) -> None:
+    for config, errors in more.items():
+        into.setdefault(config, []).extend(errors)
+
+
+def kfold(steps: M.Steps, kind: str, folds: int = 5) -> dict[tuple, list[float]]:
+    # a fold per step from a checksum of its key: the same split on every run
+    order = {(c, k): zlib.crc32(repr((c, k)).encode()) % folds for c, t in steps.items() for k in t}
+    out: dict[tuple, list[float]] = {}
+    for f in range(folds):
+        merge(out, held_errors(steps, kind, lambda c, k, f=f: order[(c, k)] == f))
+    return out
+
+
+def depth_out(steps: M.Steps, kind: str) -> dict[tuple, list[float]]:
+    depths = sorted({k[2] for t in steps.values() for k in t})
+    out: dict[tuple, list[float]] = {}
+    if len(depths) < 2:
+        return out
+    for d in depths:
+        merge(out, held_errors(steps, kind, lambda c, k, d=d: k[2] == d))
+    return out
+
+
+def config_out(steps: M.Steps, kind: str) -> dict[tuple, list[float]]:
+    out: dict[tuple, list[float]] = {}
+    if len(steps) < 2:
+        return out
+    for config in steps:
+        merge(out, held_errors(steps, kind, lambda c, k, config=config: c == config))
+    return out
+
+
+def factors(errors: list[float]) -> tuple[float, float] | None:
+    if len(errors) < 2:
+        return None
+    return math.exp(statistics.median(errors)), math.exp(statistics.quantiles(errors, n=10)[-1])
+
+
+def cell(errors: list[float]) -> str:
+    f = factors(errors)
+    return f"{'—':>17}" if f is None else f"×{f[0]:5.2f} ×{f[1]:5.2f} {len(errors):4}"
+
+
+WAYS = ("k-fold", "depth out", "config out")
+
+
+def misses(*errors: list[float]) -> list[str]:
+    """Each hold-out that misses the goal, and by how much: 'config out p90 ×1.92 (20 % over ×1.6)'."""
+    out = []
+    for name, e in zip(WAYS, errors):
+        f = factors(e)
+        for what, got, goal in (("median", f[0], GOAL_MEDIAN), ("p90", f[1], GOAL_P90)) if f else ():
+            if got > goal:
+                out.append(f"{name} {what} ×{got:.2f} ({got / goal - 1:.0%} over ×{goal})")
+    return out
+
+
+def verdict(*errors: list[float]) -> str:
+    found = misses(*errors)
+    return "met" if not found else "MISSED: " + "; ".join(found)
+
+
+def why(kind: str, config: tuple, steps: int, depths: int, errors: list[list[float]]) -> list[str]:
+    """What the misses of one configuration come from, as far as the recordings show it."""
+    out = []
+    missed = {m.split(" median")[0].split(" p90")[0] for m in misses(*errors)}
+    if not missed:
+        return out
+    if steps < 30:
+        out.append(f"only {steps} steps recorded: too few to hold out a fifth, or a depth, and fit the rest")
+    if "depth out" in missed and depths == 1:
+        out.append("recorded at one depth only: leaving that depth out leaves the whole configuration out")
+    if kind == "cuda" and config[0] == "cuda_graph" and ({"config out", "depth out"} & missed):
+        out.append("with no CUDA graph recorded, a graph's kernels are priced from eager's rows and a prior time per "
+                   "replayed kernel; the recorded graph steps are slower than that at mid sizes (predicted too fast, "
+                   "mostly at widths 128-1,024 on the 2026-11-23 recordings). Recorded graph steps in the fit "
+                   "bring it to the k-fold column")
+    elif "config out" in missed and config[0] == "eager" and config[1:] == (True, False, False):
+        out.append("leaving eager out leaves the model without its per-operation issue cost, the term every other "
+                   "recorded configuration prices from it")
+    return out
+
+
+def machines(packs: list[dict]) -> list[tuple[str, dict]]:
+    out = [(s.label, source_pack(s, packs)) for s in gpu_sources(packs)]
+    small = small_server_pack(packs, T.MLP)
+    if small:
+        out.append((machine_text(small["machine"]), small))
+    return [(label, pack) for label, pack in out if pack]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packs", default=None, help="a folder of packs (default: the shipped ones)")
-    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", default=None, help="also write the table here")
     args = parser.parse_args()
     packs, problems = load_recorded(Path(args.packs) if args.packs else None)
-    lines = [f"{'machine':34} {'device':5} {'configuration':34} {'points':>6} {'median':>8} {'p90':>8}  goal"]
-    pooled = []
-    for pack in packs:
-        machine = machine_text(pack["machine"])
-        for kind, table in T.tables(pack, machine).items():
-            for config, steps in table.steps.items():
-                rows = list(steps.values())
-                if len(rows) < 10:
-                    continue
-                points = [(*T.MLP.cost_terms(T.MLP.resolve(T._settings_of(r))), float(r["median_s"])) for r in rows]
-                errors = holdout(points, args.repeats)
-                pooled += errors
-                med, p90 = math.exp(statistics.median(errors)), math.exp(statistics.quantiles(errors, n=10)[-1])
-                ok = "met" if med <= GOAL_MEDIAN and p90 <= GOAL_P90 else "MISSED"
-                lines.append(f"{machine[:34]:34} {kind:5} {str(config)[:34]:34} {len(rows):6} ×{med:7.3f} ×{p90:7.3f}  {ok}")
-    if pooled:
-        med, p90 = math.exp(statistics.median(pooled)), math.exp(statistics.quantiles(pooled, n=10)[-1])
-        lines.append(f"{'all held-out points':75} {len(pooled):6} ×{med:7.3f} ×{p90:7.3f}  "
-                     f"{'met' if med <= GOAL_MEDIAN and p90 <= GOAL_P90 else 'MISSED'} "
-                     f"(goal ×{GOAL_MEDIAN} / ×{GOAL_P90})")
-    else:
-        lines.append("no recorded configuration with 10 or more steps: nothing to hold out")
+    head = f"{'machine':40} {'dev':4} {'configuration':38} {'steps':>5}"
+    lines = [f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
+    notes: list[str] = []
+    for label, pack in machines(packs):
+        for kind, table in T.tables(pack, machine_text(pack["machine"])).items():
+            if len(table) < costmodel.MIN_POINTS * 2:
+                continue
+            ways = kfold(table.steps, kind), depth_out(table.steps, kind), config_out(table.steps, kind)
+            pooled: list[list[float]] = [[], [], []]
+            for config in table.steps:
+                errors = [w.get(config, []) for w in ways]
+                for p, e in zip(pooled, errors):
+                    p += e
+                lines.append(f"{label[:40]:40} {kind:4} {str(config)[:38]:38} {table.count(config):5} "
+                             f"{cell(errors[0])} {cell(errors[1])} {cell(errors[2])}  {verdict(*errors)}")
+                notes += [f"{label} {kind} {config}: {n}" for n in
+                          why(kind, config, table.count(config), len(table.recorded_depths(config)), errors)]
+            lines.append(f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
+                         f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}")
+    if notes:
+        lines += ["", "Why it misses:", *[f"- {n}" for n in notes]]
     lines += [f"left out (could not be read): {p}" for p in problems]
     print("\n".join(lines))
     if args.out:

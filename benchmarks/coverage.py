@@ -11,8 +11,10 @@ one predicted point, and those with no GPU curve (fewer than two points). Each p
 worked out once and shared by the views that draw it.
 
 Goals (issue 11): every view has a GPU curve; with the pitfall switches at their defaults, every
-Training view is recorded or exactly derived. Counted per execution mode (issue 12): the modes other
-than eager are recorded at depth 3 only, so their views at other depths draw no GPU curve.
+Training view is recorded or exactly derived. Issue 24: one row per GPU over every mode × switch ×
+slider view (the page offers every mode its machine's cost model answers, recorded there or not);
+a curve's legend says what it is (recorded, predicted, or recorded + predicted: the page's
+training_screen.curve_origin of the same points).
 """
 
 from __future__ import annotations
@@ -55,14 +57,16 @@ def training_coverage(table: T.StepTable, machine: str) -> dict[str, Counter]:
             memo[key] = None if row is None else "predicted" if row["origin"] == "predicted" else "recorded"
         return memo[key]
 
-    modes = T.modes_recorded(table) or ["eager"]
+    modes = T.modes_answered(table) or ["eager"]
     counts = {f"{which}, {mode}": Counter() for mode in modes for which in ("default switches", "any switches")}
+    counts["every mode × switch × slider"] = Counter()
     for view in training_views(modes):
         kinds = [origin(view.at(x)) for x in view.axis.steps]
         drawn = [k for k in kinds if k]
         verdict = ("no GPU curve" if len(drawn) < 2 else "predicted" if "predicted" in drawn
                    else "recorded or derived")
         counts[f"any switches, {view.mode}"][verdict] += 1
+        counts["every mode × switch × slider"][verdict] += 1
         if all(getattr(view, k) == v for k, v in DEFAULT_SWITCHES.items()):
             counts[f"default switches, {view.mode}"][verdict] += 1
     return counts
@@ -110,7 +114,7 @@ def row(page: str, machine: str, which: str, c: Counter) -> str:
     total = sum(c.values())
     curve = total - c["no GPU curve"]
     recorded = c["recorded or derived"] + c["recorded"]
-    return (f"{page:10} {machine[:44]:44} {which:28} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
+    return (f"{page:10} {machine[:44]:44} {which:42} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
             f"{c['predicted'] / total:10.1%} {c['no GPU curve'] / total:8.1%}")
 
 
@@ -120,7 +124,7 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     packs, _ = load_recorded(Path(args.packs) if args.packs else None)
-    lines = [f"{'page':10} {'GPU machine':44} {'views':28} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
+    lines = [f"{'page':10} {'GPU machine':44} {'views':42} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
              f"{'predicted':>10} {'none':>8}"]
     for source in gpu_sources(packs):
         pack = source_pack(source, packs)

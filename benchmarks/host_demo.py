@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()
     lines = [f"host demo benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
              f"shared with other work (load average {load[0]:.1f} at start); shipped packs; cost-model cache "
-             f"{'warm' if any((ROOT / '.cache').glob('costmodel-fit-*.pkl')) else 'empty'} at start"]
+             f"{'warm' if any((ROOT / '.cache').glob('costmodel-*.pkl')) else 'empty'} at start"]
     print(lines[0], flush=True)
     for cpus in args.cpus.split(","):
         pin = None if cpus == "all" else cpus

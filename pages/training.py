@@ -60,8 +60,11 @@ pack = None if cannot else recorded_pack(source)
 scaffold.notice(cannot, box=answer_box)
 machine = machine_text(pack["machine"]) if pack else ""
 gpu_tables = T.tables(pack, machine) if pack else {}
-modes = T.modes_recorded(gpu_tables.get("cuda")) if not source.live else ["eager", "fused", "cuda_graph"]
-mode = url.radio("mode", "How the step runs", modes or ["eager"], "eager", format_func=T.mode_label,
+# every mode the recorded GPU's cost model answers, recorded there or not (the legend says which)
+modes = T.modes_answered(gpu_tables.get("cuda")) if not source.live else ["eager", "fused", "cuda_graph"]
+mode = url.radio("mode", "How the step runs", modes or ["eager"], "eager",
+                 format_func=lambda m: T.mode_label(m) + ("" if source.live or T.mode_origin(gpu_tables.get("cuda"), m)
+                                                          == "recorded" else " (predicted)"),
                  help="Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the "
                       "whole step, or torch.compile remove some of those launches.") if len(modes) > 1 else "eager"
 with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):

@@ -91,7 +91,8 @@ def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
 def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(with_pack, moves):
     at = open_page(PAGE, {k: str(v) for k, v in moves.items()})
     text = assert_ran(at)
-    assert GPU_LABEL in series_in_chart(at)
+    # recorded, or predicted by the machine's cost model where nobody recorded it: labelled either way
+    assert any(s.startswith(f"GPU · {GPU_NAME} (") for s in series_in_chart(at)), series_in_chart(at)
     assert at.markdown[0].value.count("**") >= 4, at.markdown[0].value  # the answer names both curves
     assert any(w in text for w in ("recorded", "derived", "predicted"))
 
@@ -188,7 +189,8 @@ def test_a_visitor_behind_a_long_line_keeps_the_recorded_answer_and_is_told_why(
         at = open_page(PAGE, {"hidden_width": "256", "depth": "4"})  # a view nobody measured yet
         text = assert_ran(at)
         answer = at.markdown[0].value
-        assert "**" + GPU_LABEL + "**" in answer and SMALL_LABEL in answer  # the recorded answer stands
+        # the answer from the recordings stands (a view they do not hold: the machines' models predict it)
+        assert f"**GPU · {GPU_NAME} (predicted)**" in answer and "**CPU · 2-core server (predicted)**" in answer
         assert "not measured live now: the recorded answer stands" in text
         assert LIVE_LABEL not in series_in_chart(at)
     finally:

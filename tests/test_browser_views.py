@@ -4,10 +4,16 @@ an 800 × 600 iframe) shows no sidebar and has its chart and its one-sentence an
 
 Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GPUWIN_REQUIRE_BROWSER=1).
 benchmarks/screenshots.py makes the same checks on every page and screen size, with pictures.
+
+Shared links to Training views nobody recorded draw the GPU curve from the machine's cost model,
+named recorded, predicted or both: a CUDA graph at depth 12 on the H100 and torch.compile on the
+H200 (without their packs, priced from eager's terms and the mode's counted ones; with them, the
+recorded points and the model between them).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -18,6 +24,7 @@ CHART = "[data-testid='stVegaLiteChart']"
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 SETTLED = "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
 TIMEOUT_MS = 120_000
+GPU_LABEL = re.compile(r"GPU · (H100|H200) \((recorded|predicted|recorded \+ predicted)\)")
 IFRAME = '<!doctype html><body style="margin:0"><iframe src="{src}" width="800" height="600" style="border:0"></iframe>'
 
 
@@ -102,5 +109,33 @@ def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
             assert box["y"] >= 0 and box["y"] + box["height"] <= 600, (name, box)
             assert box["x"] >= 0 and box["x"] + box["width"] <= 800, (name, box)
         assert answer["y"] < chart["y"], "the answer comes before the chart"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("query, gpu", [
+    ("gpu=nvidia-h100-80gb-hbm3&mode=cuda_graph&depth=12", "H100"),
+    ("gpu=nvidia-h200&mode=compile", "H200"),
+])
+def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser, app_url, query, gpu):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{app_url}/training?{query}")
+        settle(page)
+        assert not page.query_selector("[data-testid='stException']")
+        answer = page.locator(".st-key-answer").inner_text(timeout=TIMEOUT_MS)
+        assert "There is no GPU curve" not in answer, answer
+        found = GPU_LABEL.search(answer)
+        assert found and found.group(1) == gpu, answer  # the answer names the GPU curve and what it is
+        # where each point came from (written once the live CPU curve is in), and the chart's legend
+        page.get_by_text(re.compile(rf"GPU · {gpu} \([^)]*\): \d+ points")).wait_for(timeout=TIMEOUT_MS)
+        legend = page.locator("[data-testid='stVegaLiteChart']").first.inner_text(timeout=TIMEOUT_MS)
+        assert GPU_LABEL.search(legend), legend
+        # the link's mode was kept (not swapped for eager): the mode picker shows it
+        mode = {"cuda_graph": "one CUDA graph", "compile": "torch.compile"}[re.search(r"mode=(\w+)", query).group(1)]
+        checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
+            "els => els.map(e => e.closest('label').innerText)")
+        assert any(text.startswith(mode) for text in checked), checked
     finally:
         context.close()

@@ -1,6 +1,7 @@
 """The Training lesson on hand-made packs with known crossovers: where every point comes from, the
 exact answer, and that the words agree with the rows the chart draws over many views."""
 
+import math
 import random
 import re
 
@@ -64,7 +65,7 @@ def test_dataset_size_is_derived_and_the_recorded_size_is_recorded(machines):
 def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     gpu, small = machines
     screen = S.compose(T.View(hidden_width=128), gpu=gpu, small_cpu=small)
-    rows = screen.curves[GPU_LABEL]
+    rows = screen.curves[f"GPU · {GPU_NAME} (predicted)"]
     assert rows and all(r["origin"] == "predicted" for r in rows)
     r = next(r for r in rows if r["batch_size"] == 64)
     assert r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"]
@@ -76,7 +77,7 @@ def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     narrow = S.Machine({"cuda": T.StepTable([r for t in gpu.tables["cuda"].steps.values() for r in t.values()
                                              if r["hidden_width"] <= 64], "cuda", "narrow")}, "narrow", "narrow")
     beyond = S.compose(T.View(hidden_width=1024), gpu=narrow, small_cpu=small)
-    assert "GPU · narrow (recorded)" not in beyond.curves and "no GPU curve for this view" in beyond.headline
+    assert not any(n.startswith("GPU") for n in beyond.curves) and "no GPU curve for this view" in beyond.headline
 
 
 def test_the_same_recorded_data_always_reads_the_same(machines):
@@ -170,16 +171,20 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     assert graphed.headline.startswith("**GPU · TEST FIXTURE GPU (recorded)** ")
 
 
-def test_a_setting_recorded_at_one_value_is_predicted_only_there():
-    # like the execution modes and pitfall switches: every batch and every other width, at depth 3 alone
-    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
-             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
-            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded_at():
+    # eager at depths 1, 3 and 8, a CUDA graph at depth 3 alone: the machine's one model prices the
+    # graph at depth 12 from its counted terms; a machine recorded at one depth predicts no other
+    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": d,
+             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10, "mode": mode}
+            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)
+            for mode, depths in (("eager", (1, 3, 8)), ("cuda_graph", (3,))) for d in depths]
     table = T.StepTable(rows, "cuda", "m")
-    config = next(iter(table.steps))
-    assert table.covers(config, 64, 32, 3)  # a width between recorded ones, at the recorded depth
-    assert not table.covers(config, 64, 32, 4) and not table.covers(config, 64, 64, 2)  # depth never varied
-    assert not table.covers(config, 64, 4096, 3)  # far beyond the widths recorded
+    graph = ("cuda_graph", True, False, False)
+    assert table.covers(graph, 64, 32, 12) and table.covers(graph, 64, 32, 3)
+    assert not table.covers(graph, 64, 4096, 3)  # far beyond the widths recorded
+    one_depth = T.StepTable([r for r in rows if r["depth"] == 3], "cuda", "m")
+    assert one_depth.covers(graph, 64, 32, 3) and not one_depth.covers(graph, 64, 32, 4)
+    assert T.modes_answered(table) == list(T.MODES) and T.modes_recorded(table) == ["eager", "cuda_graph"]
 
 
 def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
@@ -204,18 +209,102 @@ def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     prepared = [T.tables(gpu_pack, machine_text(gpu_pack["machine"])),
                 T.tables(small_pack, machine_text(small_pack["machine"]))]
     held = [t for tables in prepared for t in tables.values() if t.steps]
-    assert held and fitted == sum(m is not None for t in held for m in t._models.values()) > 0
-    assert all(set(t._models) == set(t.steps) for t in held)  # every configuration fitted already
+    assert held and fitted == sum(t._model[0] is not None for t in held if t._model) > 0
+    assert all(t._model for t in held)  # every machine's model fitted already, one per device
     assert T.prepare(packs) == fitted  # the second call finds everything built
 
 
-def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one(machines):
+def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
     gpu, small = machines
-    graphed = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu, small_cpu=small)
-    assert GPU_LABEL not in graphed.curves
-    assert graphed.headline.endswith(f"The {GPU_NAME} was recorded this way at depth 3 only: set Depth to 3 to see "
-                                     "its curve, or choose eager PyTorch.")
-    pitfall = S.compose(T.View(item_every_step=True, depth=3), gpu=gpu, small_cpu=small)
-    assert GPU_LABEL not in pitfall.curves
-    assert pitfall.headline.endswith(f"The {GPU_NAME} was not recorded with these switches and this way of running "
-                                     "the step.")
+    # the fixture's CUDA graph is recorded at depth 3 only, item() every step never: both predicted
+    for view in (T.View(mode="cuda_graph", depth=6), T.View(item_every_step=True), T.View(mode="compile_max_autotune")):
+        screen = S.compose(view, gpu=gpu, small_cpu=small)
+        name = f"GPU · {GPU_NAME} (predicted)"
+        assert screen.gpu_label == name and T.origins(screen.curves[name]) == {"predicted": 17}
+        assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] for r in screen.curves[name])
+        assert f"**{name}**" in screen.headline
+
+
+def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
+    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
+             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
+            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+    gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    deeper = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu)
+    assert not deeper.curves and deeper.headline.endswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
+                                                          "see its curve.")
+    wide = S.compose(T.View(over="batch_size", hidden_width=8192), gpu=gpu)
+    assert wide.headline.endswith("The H0's recordings do not reach these sizes.")
+
+
+def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_catches_up(tmp_path):
+    """A second lease re-timed the GPU 1.5 times slower: both days are kept, the recorded curve's band
+    is their range, and the answer gives the crossover of each day's curve against the same CPU."""
+    import json
+
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    folder = write_packs(tmp_path)
+    first = json.loads((folder / "fixture_gpu_training.json").read_text())
+    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
+              "rows": [{**r, "median_s": 1.5 * r["median_s"], "epoch_s": 1.5 * r["epoch_s"],
+                        "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"] if r["device"] != "cpu"]}
+    (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
+    packs, _ = load_recorded(folder)
+    source = next(s for s in gpu_sources(packs) if s.recorded)
+    assert source.label.endswith("2026-01-02 and 2026-01-09")
+    pack = source_pack(source, packs)
+    gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), GPU_NAME, machine_text(pack["machine"]))
+    small_pack = small_server_pack(packs, T.MLP)
+    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
+    row = next(r for r in screen.curves[GPU_LABEL] if r["batch_size"] == 64)
+    newest = 128 * 1.5 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu")
+    assert row["epoch_s"] == pytest.approx(newest)  # the newest day is the curve, the other day its band
+    assert (row["epoch_s_low"], row["epoch_s_high"]) == pytest.approx((newest / 1.5, newest))
+    assert "recorded 2 times" in row["origin_note"]
+
+    def crossing(scale: float) -> float:
+        xs = list(T.AXES["batch_size"].steps)
+        ratio = [math.log(scale * step_time({"batch_size": b, "dataset_size": 65536}, "gpu")
+                          / step_time({"batch_size": b, "dataset_size": 65536}, "cpu")) for b in xs]
+        i = next(i for i in range(1, len(xs)) if ratio[i] <= 0 < ratio[i - 1])
+        frac = ratio[i - 1] / (ratio[i - 1] - ratio[i])
+        return math.exp(math.log(xs[i - 1]) + frac * math.log(xs[i] / xs[i - 1]))
+
+    assert (f"On the 2 recorded days of **{GPU_LABEL}**, it catches up between batch size ~{fmt_about(crossing(1.0))} "
+            f"and ~{fmt_about(crossing(1.5))}") in screen.headline
+
+
+def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
+    """The days a point was recorded on are drawn and worded; the download holds the row shown."""
+    import json
+
+    from lib.core.results import validate_pack
+    from lib.recorded.sources import gpu_sources, source_pack
+    from ui.downloads import results_pack
+
+    folder = write_packs(tmp_path)
+    first = json.loads((folder / "fixture_gpu_training.json").read_text())
+    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
+              "rows": [{**r, "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"]]}
+    (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
+    packs, _ = load_recorded(folder)
+    pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
+    assert any(r.get("other_recordings") for r in pack["rows"])
+    rows = T.curve(T.View(), T.tables(pack, "m")["cuda"], "cuda:0", "m")
+    assert all(r["recordings"] == 2 for r in rows)
+    validate_pack(results_pack([], [(pack, rows), (pack, pack["rows"][:5])]))
+
+
+def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
+    """The 11-21 sweep (dataset 8,192) and the 11-23 grid (dataset 65,536) both hold the 64-row step:
+    one step, two recordings; the same step twice on one day stays one recording."""
+    def row(dataset, machine, t):
+        return {"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": 64, "hidden_width": 64, "depth": 3,
+                "dataset_size": dataset, "median_s": t, "repeats": 10, "machine": machine}
+
+    table = T.StepTable([row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3),
+                         row(4096, "H (2026-11-23)", 1.1e-3)], "cuda", "H")
+    kept = table.step(("eager", True, False, False), 64, 64, 3)
+    assert T.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]

@@ -70,21 +70,25 @@ def test_a_folder_that_cannot_be_made_keeps_values_in_memory(tmp_path, monkeypat
 
 
 def test_training_models_come_back_the_same_from_disk(cache):
+    import sys
+
     from lib.core import costmodel
     from lib.lessons import training as T
+    from lib.lessons import training_model as M
     from lib.recorded import load_recorded
+    from lib.workloads import mlp_terms
 
     packs, _ = load_recorded()
     pack = next(p for p in packs if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp"
                                         for r in p["rows"]))
     table = T.StepTable(pack["rows"], "cuda", "m")
-    config = max(table.steps, key=table.count)
-    fitted = table.model(config)
-    points = [(*T.MLP.cost_terms(T.MLP.resolve(T._settings_of(r))), float(r["median_s"]))
-              for r in table.steps[config].values()]
-    loaded = memo.DiskMemo("costmodel-fit", code=[costmodel]).get(points, lambda: pytest.fail("fitted again"))
-    assert repr(loaded) == repr(fitted)  # whatever the model is: the same coefficients
-    assert list(cache.glob("costmodel-fit-*.pkl"))
+    fitted = table.model().model
+    obs = M.observations(table.steps, "cuda")
+    code = [costmodel, mlp_terms, sys.modules[M.__name__]]
+    loaded = memo.DiskMemo("costmodel-machine", code=code).get((obs, "cuda", True),
+                                                                lambda: pytest.fail("fitted again"))
+    assert repr(loaded.coef) == repr(fitted.coef) and loaded.errors == fitted.errors  # the same model
+    assert list(cache.glob("costmodel-machine-*.pkl"))
 
 
 def test_shipped_packs_parse_once_and_again_when_a_file_changes(cache, tmp_path, monkeypatch):

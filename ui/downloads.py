@@ -11,7 +11,9 @@ import streamlit as st
 from lib.core.results import SCHEMA_VERSION, PackError, build_pack, dumps_pack, merge_packs, rows_to_csv
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
-DISPLAY_ONLY = ("series", "epoch_iqr_s", "noisy")
+# drawn or worded, not part of the result schema: the other days a recorded point was recorded on
+# stay in its origin_note (a download holds the row shown, of the day drawn)
+DISPLAY_ONLY = ("series", "epoch_iqr_s", "noisy", "other_recordings", "recordings", "epoch_s_by_recording")
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,44 +1,92 @@
-"""A cost model of a step, fitted to recorded points, that predicts the points nobody recorded.
+"""One cost model per recorded machine and device: how a step spends its time, with the way it runs
+(mode, switches) carried as terms, fitted jointly to every recorded step of that machine.
 
-    model = fit(points)                    # points: [(launch terms, work terms, seconds)], one device and mode
-    seconds, low, high = model.predict(launch, work)
-    model.error                            # cross-validated: median and 90th percentile of |log(pred/true)|
+    obs = [Observation(config, terms, seconds, busy_s, where), ...]   # one per recorded step
+    model = fit(obs, "cuda")                                         # validate(obs, "cuda") adds its errors
+    seconds, low, high = model.predict(config, terms, where)
 
-The form follows how a step spends its time: issuing the work (a fixed cost plus a cost per
-launch-like term: layers, backward passes, batches) and doing it (FLOPs over a throughput plus
-bytes over a bandwidth). On a GPU the two overlap (the CPU queues kernels while the GPU runs
-earlier ones), so the step takes about the larger of the two; on a CPU they add up. A smooth
-maximum ((a^p + b^p)^(1/p)) covers both: p near 1 is a sum, a large p the larger term. Every
-coefficient is >= 0, fitted by least squares on log time (times span decades: each point counts
-alike). What the form misses is then taken from the nearest recorded points: each prediction is
-corrected by a distance-weighted mean of their residuals, shrunk to nothing far from any of them.
-The band is the cross-validated error (k-fold): the 90th percentile of |log error| either side.
+The form follows how a step spends its time. The CPU issues the work:
+
+    A = fixed + python_step × (the Python of an eager step: module calls, the optimizer's loop)
+        + ops × (one eager dispatch) + compiled_launches × (one launch from compiled code)
+        + calls × (a compiled call's guards) + replays × (one graph replay) + copies × (one copy call)
+        + staged_bytes / (the CPU's copy of pageable memory into a staging buffer)
+
+and the device does it:
+
+    B = kernels × (per-kernel latency) + graph_kernels × (the same, replayed from a graph)
+        + flops / throughput + bytes / bandwidth + copy_bytes / host link
+
+(a kernel replayed from a CUDA graph starts sooner after the previous one than one launched alone:
+the profiles give about 1.5 µs of GPU-busy time per graph kernel at the smallest steps, 8 µs eager).
+
+On a GPU the two overlap (the CPU queues kernels while the GPU runs earlier ones), so a step takes
+about the larger: a smooth maximum (A^p + B^p)^(1/p). A synchronisation every step (item(), or a
+copy from pageable memory, which waits for the stream first) ends the overlap: the step is A + B
+plus a round trip per synchronisation. On a CPU nothing overlaps (p near 1 is a sum).
+
+Which term each configuration adds (counted in lib.workloads.mlp_terms): eager adds its Python
+step and one op per kernel; fused fewer kernels and ops; a CUDA graph one replay instead of the ops, its kernels as
+graph kernels; torch.compile compiled launches and three guarded calls (reduce-overhead: three
+replays instead of the launches, graph kernels); data copied per batch two copies and their bytes (pageable: staged bytes and one
+synchronisation); item() every step a copy and a synchronisation.
+
+Every coefficient is positive, fitted by least squares on log time (times span decades) with a weak
+prior pulling it toward a physical value, so a term no recording varies (a mode never recorded on
+this machine) is priced by the prior and by the others, not left at an arbitrary number. Where a
+recording carries its GPU-busy time, the device side B is fitted to it too. What the form misses is
+taken from the nearest recorded steps: a distance-weighted mean of their residuals (steps of other
+configurations count less), shrunk to nothing far from all of them. The band is the held-out error:
+per configuration (k-fold), and for a configuration never recorded, its error when each recorded
+configuration is left out in turn.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-Terms = Mapping[str, float]
-Point = tuple[Terms, Terms, float]  # launch terms, work terms, measured seconds
-
+ISSUE = ("fixed", "python_step", "ops", "compiled_launches", "calls", "replays", "copies", "staged_bytes")
+WORK = ("kernels", "graph_kernels", "flops", "bytes", "copy_bytes")
+SYNC = "syncs"
+# seconds per unit of each term: where the fit starts, and what it is pulled toward (weakly)
+PRIOR = {
+    "cuda": {"fixed": 1e-5, "python_step": 8e-5, "ops": 6e-6, "compiled_launches": 4e-6, "calls": 3e-5, "replays": 1e-5, "copies": 6e-6,
+             "staged_bytes": 1 / 5e9, "kernels": 4e-6, "graph_kernels": 1.5e-6, "flops": 1 / 3e13, "bytes": 1 / 2e12, "copy_bytes": 1 / 2e10,
+             SYNC: 1.5e-5},
+    "cpu": {"fixed": 1e-5, "ops": 5e-6, "flops": 1 / 1e11, "bytes": 1 / 3e10},
+}
+PRIOR_WEIGHT = 0.05  # one prior counts like a twentieth of a recorded step
+BUSY_WEIGHT = 0.5  # a recorded GPU-busy time counts half as much as the step time it comes with
 MIN_POINTS = 4
 FOLDS = 5
-NEIGHBOUR_SCALE = 0.75  # kernel width of the residual correction, in standard deviations of the log terms
+NEIGHBOUR_SCALE = 0.75  # kernel width of the residual correction, in standard deviations of the coordinates
 SHRINK = 0.3  # weight of "no correction" against the neighbours' residuals
+OTHER_CONFIG = 0.3  # a neighbour recorded another way counts this much
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One recorded step: its configuration, its terms, its time (and GPU-busy time when profiled),
+    and where it lies for the neighbour correction (log rows, log width, log layers)."""
+
+    config: Hashable
+    terms: Mapping[str, float]
+    seconds: float
+    busy_s: float | None = None
+    where: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
 class Error:
-    """Cross-validated error of the model: |log(predicted / measured)| over held-out points."""
+    """Held-out error: |log(predicted / measured)| over held-out points."""
 
     median: float
     p90: float
-    points: int  # how many held-out predictions these come from
+    points: int
 
     @property
     def median_factor(self) -> float:
@@ -48,38 +96,60 @@ class Error:
     def p90_factor(self) -> float:
         return math.exp(self.p90)
 
+    @staticmethod
+    def of(errors: Sequence[float]) -> Error:
+        if not errors:
+            return Error(0.0, 0.0, 0)
+        return Error(float(np.median(errors)), float(np.quantile(errors, 0.9)), len(errors))
+
 
 @dataclass(frozen=True)
 class CostModel:
-    launch_names: tuple[str, ...]
-    work_names: tuple[str, ...]
-    launch_coef: tuple[float, ...]
-    work_coef: tuple[float, ...]
+    device_kind: str
+    coef: Mapping[str, float]  # seconds per unit of each term (SYNC: per synchronisation)
     sharpness: float  # p of the smooth maximum
-    coords: np.ndarray  # log terms of the fitted points (for the residual correction)
+    configs: tuple  # the configuration of each fitted point
+    coords: np.ndarray
     residuals: np.ndarray  # log(measured / form) at the fitted points
-    scale: np.ndarray  # standard deviation of each log term
-    error: Error
+    scale: np.ndarray
     points: int
+    errors: Mapping[Hashable, Error] = field(default_factory=dict)  # held out, per recorded configuration
+    unseen: Error | None = None  # held out, a configuration never recorded
 
-    def form(self, launch: Terms, work: Terms) -> float:
-        a = sum(c * float(launch.get(n, 0.0)) for n, c in zip(self.launch_names, self.launch_coef))
-        b = sum(c * float(work.get(n, 0.0)) for n, c in zip(self.work_names, self.work_coef))
+    def parts(self, terms: Mapping[str, float]) -> tuple[float, float]:
+        """(issue, device): the CPU's time to issue the step and the device's time to do it."""
+        a = sum(self.coef[n] * float(terms.get(n, 0.0)) for n in ISSUE if n in self.coef)
+        b = sum(self.coef[n] * float(terms.get(n, 0.0)) for n in WORK if n in self.coef)
+        return a, b
+
+    def form(self, terms: Mapping[str, float]) -> float:
+        a, b = self.parts(terms)
+        syncs = float(terms.get(SYNC, 0.0))
+        if syncs > 0:
+            return a + b + self.coef.get(SYNC, 0.0) * syncs
         return _smooth_max(a, b, self.sharpness)
 
-    def correction(self, launch: Terms, work: Terms) -> float:
-        """The log-residual the nearest recorded points suggest here (0 far from all of them)."""
-        if not len(self.residuals):
+    def correction(self, config: Hashable, where: Sequence[float]) -> float:
+        """The log-residual the nearest recorded steps suggest here (0 far from all of them)."""
+        if not len(self.residuals) or not len(where):
             return 0.0
-        x = _coords([launch], [work], self.launch_names, self.work_names)[0]
-        d2 = (((self.coords - x) / self.scale) ** 2).sum(axis=1)
-        w = np.exp(-d2 / (2 * NEIGHBOUR_SCALE**2))
+        d2 = (((self.coords - np.asarray(where, dtype=float)) / self.scale) ** 2).sum(axis=1)
+        same = np.array([c == config for c in self.configs])
+        w = np.exp(-d2 / (2 * NEIGHBOUR_SCALE**2)) * np.where(same, 1.0, OTHER_CONFIG)
         return float((w * self.residuals).sum() / (w.sum() + SHRINK))
 
-    def predict(self, launch: Terms, work: Terms) -> tuple[float, float, float]:
-        """(seconds, low, high): the prediction and its band."""
-        seconds = self.form(launch, work) * math.exp(self.correction(launch, work))
-        return seconds, seconds * math.exp(-self.error.p90), seconds * math.exp(self.error.p90)
+    def error_for(self, config: Hashable) -> Error:
+        return self.errors.get(config) or self.unseen or Error(0.0, 0.0, 0)
+
+    def recorded(self, config: Hashable) -> bool:
+        return config in set(self.configs)
+
+    def predict(self, config: Hashable, terms: Mapping[str, float], where: Sequence[float] = ()
+                ) -> tuple[float, float, float]:
+        """(seconds, low, high): the prediction and its band (the held-out 90th percentile)."""
+        seconds = self.form(terms) * math.exp(self.correction(config, where))
+        spread = self.error_for(config).p90
+        return seconds, seconds * math.exp(-spread), seconds * math.exp(spread)
 
 
 def _smooth_max(a: float, b: float, p: float) -> float:
@@ -89,72 +159,84 @@ def _smooth_max(a: float, b: float, p: float) -> float:
     return hi * ((a / hi) ** p + (b / hi) ** p) ** (1.0 / p)
 
 
-def _coords(launches: Sequence[Terms], works: Sequence[Terms], launch_names, work_names) -> np.ndarray:
-    rows = [[math.log(max(float(l.get(n, 0.0)), 1e-30)) for n in launch_names if n != "1"]
-            + [math.log(max(float(w.get(n, 0.0)), 1e-30)) for n in work_names if n != "1"]
-            for l, w in zip(launches, works)]
-    return np.asarray(rows, dtype=float).reshape(len(rows), -1)
-
-
-def _fit_form(points: Sequence[Point], launch_names: tuple[str, ...], work_names: tuple[str, ...]):
+def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
+    """The form fitted jointly to every observation, with the residuals kept for the correction
+    (no held-out errors: validate() adds them)."""
     from scipy.optimize import least_squares
 
-    L = np.array([[float(l.get(n, 0.0)) for n in launch_names] for l, _, _ in points])
-    W = np.array([[float(w.get(n, 0.0)) for n in work_names] for _, w, _ in points])
-    t = np.array([s for _, _, s in points])
-    # Coefficients in units that make every term about 1 at a typical point: well conditioned.
-    unit_l = np.where(L.max(axis=0) > 0, np.median(t) / np.maximum(L.max(axis=0), 1e-30), 1.0)
-    unit_w = np.where(W.max(axis=0) > 0, np.median(t) / np.maximum(W.max(axis=0), 1e-30), 1.0)
+    obs = [o for o in observations if o.seconds and o.seconds > 0 and math.isfinite(o.seconds)]
+    if len(obs) < MIN_POINTS:
+        raise ValueError(f"a cost model needs at least {MIN_POINTS} measured points, got {len(obs)}")
+    prior = PRIOR[device_kind]
+    issue = [n for n in ISSUE if n in prior]
+    work = [n for n in WORK if n in prior]
+    names = issue + work + ([SYNC] if SYNC in prior else [])
+    I = np.array([[float(o.terms.get(n, 0.0)) for n in issue] for o in obs])
+    W = np.array([[float(o.terms.get(n, 0.0)) for n in work] for o in obs])
+    S = np.array([float(o.terms.get(SYNC, 0.0)) for o in obs])
+    t = np.log(np.array([o.seconds for o in obs]))
+    busy_at = np.array([i for i, o in enumerate(obs) if o.busy_s and o.busy_s > 0], dtype=int)
+    busy = np.log(np.array([obs[i].busy_s for i in busy_at])) if len(busy_at) else np.zeros(0)
+    log_prior = np.log(np.array([prior[n] for n in names]))
 
-    def model(theta: np.ndarray) -> np.ndarray:
-        a = L @ (theta[: L.shape[1]] * unit_l)
-        b = W @ (theta[L.shape[1]: -1] * unit_w)
+    def parts(theta: np.ndarray):
+        c = np.exp(theta[: len(names)])
+        a = I @ c[: len(issue)]
+        b = W @ c[len(issue): len(issue) + len(work)]
+        sync = c[-1] * S if SYNC in prior else 0.0
+        return a, b, sync
+
+    def form(theta: np.ndarray) -> np.ndarray:
+        a, b, sync = parts(theta)
         p = theta[-1]
         hi = np.maximum(np.maximum(a, b), 1e-30)
-        return hi * ((a / hi) ** p + (b / hi) ** p) ** (1.0 / p)
+        smooth = hi * ((a / hi) ** p + (b / hi) ** p) ** (1.0 / p)
+        return np.where(S > 0, a + b + sync, smooth)
 
     def residual(theta: np.ndarray) -> np.ndarray:
-        return np.log(np.maximum(model(theta), 1e-30)) - np.log(t)
+        own = np.log(np.maximum(form(theta), 1e-30)) - t
+        _, b, _ = parts(theta)
+        devices = BUSY_WEIGHT * (np.log(np.maximum(b[busy_at], 1e-30)) - busy) if len(busy_at) else np.zeros(0)
+        return np.concatenate([own, devices, PRIOR_WEIGHT * (theta[: len(names)] - log_prior)])
 
-    start = np.concatenate([np.full(L.shape[1], 0.5), np.full(W.shape[1], 0.5), [2.0]])
-    lower = np.concatenate([np.zeros(L.shape[1] + W.shape[1]), [1.0]])
-    upper = np.concatenate([np.full(L.shape[1] + W.shape[1], np.inf), [16.0]])
-    fit = least_squares(residual, start, bounds=(lower, upper), loss="soft_l1", f_scale=0.2, max_nfev=400)
-    theta = fit.x
-    return (tuple(theta[: L.shape[1]] * unit_l), tuple(theta[L.shape[1]: -1] * unit_w), float(theta[-1]),
-            residual(theta))
-
-
-def fit(points: Sequence[Point], *, cross_validate: bool = True) -> CostModel:
-    """Fit the form, keep the residuals for the correction, and cross-validate (k-fold)."""
-    points = [p for p in points if p[2] and p[2] > 0 and math.isfinite(p[2])]
-    if len(points) < MIN_POINTS:
-        raise ValueError(f"a cost model needs at least {MIN_POINTS} measured points, got {len(points)}")
-    launch_names = tuple(sorted({n for l, _, _ in points for n in l}))
-    work_names = tuple(sorted({n for _, w, _ in points for n in w}))
-    lc, wc, p, res = _fit_form(points, launch_names, work_names)
-    coords = _coords([l for l, _, _ in points], [w for _, w, _ in points], launch_names, work_names)
+    start = np.concatenate([log_prior, [2.0]])
+    lower = np.concatenate([log_prior - 12, [1.0]])
+    upper = np.concatenate([log_prior + 12, [16.0]])
+    theta = least_squares(residual, start, bounds=(lower, upper), loss="soft_l1", f_scale=0.2, max_nfev=200,
+                          tr_solver="lsmr", x_scale="jac").x
+    coef = dict(zip(names, np.exp(theta[: len(names)]).tolist()))
+    coords = np.array([o.where for o in obs], dtype=float).reshape(len(obs), -1)
     scale = np.maximum(coords.std(axis=0), 0.25) if coords.size else np.ones(0)
-    model = CostModel(launch_names, work_names, lc, wc, p, coords, -res, scale, Error(0.0, 0.0, 0), len(points))
-    if not cross_validate:
-        return model
-    errors = holdout_errors(points)
-    error = Error(float(np.median(errors)), float(np.quantile(errors, 0.9)), len(errors)) if errors else Error(0, 0, 0)
-    return CostModel(launch_names, work_names, lc, wc, p, coords, -res, scale, error, len(points))
+    res = t - np.log(np.maximum(form(theta), 1e-30))
+    return CostModel(device_kind, coef, float(theta[-1]), tuple(o.config for o in obs), coords, res, scale, len(obs))
 
 
-def holdout_errors(points: Sequence[Point], folds: int = FOLDS, seed: int = 0) -> list[float]:
-    """|log(predicted / measured)| of every point, each predicted by a model fitted without its fold."""
-    order = np.random.default_rng(seed).permutation(len(points))
-    folds = min(folds, len(points))
-    errors = []
-    for k in range(folds):
+def held_out(train: Sequence[Observation], test: Sequence[Observation], device_kind: str) -> list[float]:
+    """|log(predicted / measured)| of every test step, from a model fitted to the train steps."""
+    if len(train) < MIN_POINTS or not test:
+        return []
+    model = fit(train, device_kind)
+    return [abs(math.log(model.predict(o.config, o.terms, o.where)[0] / o.seconds)) for o in test]
+
+
+def validate(observations: Sequence[Observation], device_kind: str, folds: int = FOLDS, seed: int = 0) -> CostModel:
+    """fit(), with held-out errors: per configuration from k-fold (each step predicted by a model
+    fitted without its fold), and for unrecorded configurations by leaving each one out whole."""
+    obs = [o for o in observations if o.seconds and o.seconds > 0 and math.isfinite(o.seconds)]
+    model = fit(obs, device_kind)
+    order = np.random.default_rng(seed).permutation(len(obs))
+    per_config: dict[Hashable, list[float]] = {}
+    for k in range(min(folds, len(obs))):
         held = set(order[k::folds].tolist())
-        train = [p for i, p in enumerate(points) if i not in held]
-        if len(train) < MIN_POINTS:
-            continue
-        model = fit(train, cross_validate=False)
-        for i in held:
-            launch, work, seconds = points[i]
-            errors.append(abs(math.log(model.predict(launch, work)[0] / seconds)))
-    return errors
+        test = [obs[i] for i in sorted(held)]
+        for o, e in zip(test, held_out([o for i, o in enumerate(obs) if i not in held], test, device_kind)):
+            per_config.setdefault(o.config, []).append(e)
+    unseen: list[float] = []
+    configs = list(dict.fromkeys(o.config for o in obs))
+    if len(configs) > 1:
+        for config in configs:
+            unseen += held_out([o for o in obs if o.config != config], [o for o in obs if o.config == config],
+                               device_kind)
+    return CostModel(model.device_kind, model.coef, model.sharpness, model.configs, model.coords, model.residuals,
+                     model.scale, model.points, {c: Error.of(e) for c, e in per_config.items()},
+                     Error.of(unseen) if unseen else None)

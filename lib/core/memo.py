@@ -50,8 +50,8 @@ class DiskMemo(Generic[T]):
     """Values that take seconds to build from shipped data (a cost model fitted to a dense grid), kept
     on disk so that a cold process loads them instead of building them again.
 
-        _FITS = DiskMemo("costmodel-fit", code=[costmodel])
-        model = _FITS.get(points, lambda: costmodel.fit(points))
+        _FITS = DiskMemo("costmodel-machine", code=[costmodel])
+        model = _FITS.get(observations, lambda: costmodel.fit(observations, "cuda"))
 
     The key is the inputs themselves (pickled, hashed: a changed pack gives other inputs) and the
     source of the modules in `code` (a changed fitting rule rebuilds), so it works whatever the

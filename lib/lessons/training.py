@@ -8,7 +8,8 @@ row says where its number came from (`origin`, with `origin_note` in words):
     derived    a recorded step at this batch, times the steps in this epoch: an epoch is
                ceil(dataset / batch) steps (one full-batch step when batch >= dataset), so the
                dataset size never needs measuring again
-    predicted  the recording machine's cost model (lib.core.costmodel), with its band in
+    predicted  the recording machine's cost model (lib.lessons.training_model: one model per
+               machine and device, the mode and switches as its terms), with its band in
                epoch_s_low / epoch_s_high; drawn dashed
 
 No Streamlit: pages/training.py lays these out; lib/lessons/training_words.py words them.
@@ -21,9 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lib.core import costmodel
-from lib.core.memo import DiskMemo, IdentityMemo
+from lib.core.fmt import fmt_s
+from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
+from lib.lessons.training_model import MachineModel, settings_of
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import get_workload
 from lib.workloads.execution import LABEL as MODE_LABEL
@@ -125,12 +127,12 @@ def page_model(row: Mapping[str, Any]) -> bool:
 
 class StepTable:
     """One machine's recorded steps on one kind of device, by configuration and (rows, width, depth),
-    and a cost model per configuration for the steps nobody recorded."""
+    and the machine's cost model for the steps nobody recorded (one model for every configuration)."""
 
     def __init__(self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str) -> None:
         self.device_kind, self.machine = device_kind, machine
         self.steps: dict[tuple, dict[tuple[int, int, int], Mapping[str, Any]]] = {}
-        self._models: dict[tuple, costmodel.CostModel | None] = {}
+        self._model: list[MachineModel | None] = []
         for row in rows:
             kind = "cpu" if row.get("device") == "cpu" else "cuda"
             if kind != device_kind or not is_ok(row) or not page_model(row):
@@ -141,45 +143,58 @@ class StepTable:
             except (KeyError, TypeError, ValueError):  # an uploaded row without this page's sizes: not a step here
                 continue
             table = self.steps.setdefault(step_config(row, kind), {})
-            if key not in table or _preference(row) > _preference(table[key]):
+            if key not in table:
                 table[key] = row
+            else:
+                table[key] = _same_step(table[key], row)
 
     def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
         return self.steps.get(config, {}).get((rows, width, depth))
 
     def covers(self, config: tuple, rows: int, width: int, depth: int) -> bool:
-        """Whether the recordings span this step well enough to predict it: a model cannot learn the
-        cost of what never varied, so the width must be a recorded one or lie within the recorded widths
-        (or one doubling beyond them), the depth a recorded one or within the recorded depths, the rows
-        within the recorded ones or up to EXTRAPOLATE times beyond them."""
-        steps = self.steps.get(config, {})
-        if not steps:
+        """Whether the machine's recordings span this step well enough to predict it. One model
+        prices every configuration, so the span is the machine's, over all of them: the width a
+        recorded one or within the recorded widths (or one doubling beyond them), the rows within the
+        recorded ones or up to EXTRAPOLATE times beyond them, and any depth of the slider once two
+        depths were recorded (depth enters as counted kernels and operations, not as a curve to
+        extrapolate). A CUDA graph or torch.compile on a CPU is never predicted: they run on CUDA."""
+        if self.device_kind == "cpu" and config[0] not in ("eager", "fused"):
             return False
-        r, w, d = zip(*steps)
-        # a setting that never varied can be predicted only at its one recorded value (the execution
-        # modes and the pitfall switches are recorded at depth 3 alone)
+        keys = [k for table in self.steps.values() for k in table]
+        if not keys:
+            return False
+        r, w, d = zip(*keys)
         widths_ok = width in w or (len(set(w)) > 1 and min(w) / 2 <= width <= max(w) * 2)
-        depths_ok = depth in d or (len(set(d)) > 1 and min(d) <= depth <= max(d))
+        depths_ok = depth in d or len(set(d)) > 1
         return widths_ok and depths_ok and len(set(r)) > 1 and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE
 
     def recorded_depths(self, config: tuple) -> list[int]:
-        """The depths recorded for this configuration (the execution modes and pitfalls: depth 3 alone)."""
+        """The depths recorded for this configuration."""
         return sorted({depth for _, _, depth in self.steps.get(config, {})})
 
     def count(self, config: tuple) -> int:
         return len(self.steps.get(config, {}))
 
-    def model(self, config: tuple) -> costmodel.CostModel | None:
-        """The configuration's cost model, fitted once (None with too few recorded steps)."""
-        if config not in self._models:
-            rows = list(self.steps.get(config, {}).values())
-            points = [(*MLP.cost_terms(MLP.resolve(_settings_of(r))), float(r["median_s"])) for r in rows]
-            self._models[config] = (_FITS.get(points, lambda: costmodel.fit(points))
-                                    if len(points) >= costmodel.MIN_POINTS else None)
-        return self._models[config]
+    def model(self) -> MachineModel | None:
+        """The machine's cost model on this device, fitted once (None with too few recorded steps)."""
+        if not self._model:
+            self._model.append(MachineModel.of(self.steps, self.device_kind))
+        return self._model[0]
 
     def __len__(self) -> int:
         return sum(len(t) for t in self.steps.values())
+
+
+def _same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One step recorded twice (another dataset size, another pack): the preferred row, keeping the
+    other's time as one more recording when it comes from another recording (machine and day), so
+    the day-to-day spread is drawn and fitted."""
+    keep, other = (b, a) if _preference(b) > _preference(a) else (a, b)
+    known = {label for label, _ in recordings(keep)}
+    extra = [(label, t) for label, t in recordings(other) if label not in known]
+    if not extra:
+        return keep
+    return {**keep, "other_recordings": (*keep.get("other_recordings", ()), *extra)}
 
 
 def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
@@ -188,14 +203,10 @@ def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
     return str(row.get("machine") or ""), int(row.get("repeats", 0))
 
 
-def _settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: row[k] for k in MLP.defaults() if k in row and row[k] is not None}
+_settings_of = settings_of
 
 
 _TABLES: IdentityMemo[dict[str, StepTable]] = IdentityMemo(32)
-# fits take seconds on the dense grids: a cold process loads them, keyed by the recorded points and
-# the fitting code, and fits again only when a pack or lib.core.costmodel changed
-_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-fit", code=[costmodel])
 
 
 def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]:
@@ -211,7 +222,7 @@ def prepare(packs: Sequence[dict[str, Any]]) -> int:
     """Build every recorded machine's step tables and fit each configuration's cost model, as the
     Training page will (same packs, same keys, so the page finds them built): a server does this once
     in the background at start, instead of its first Training visitor waiting seconds for it.
-    Returns how many models were fitted."""
+    Returns how many models were fitted (one per machine and device)."""
     machines = [(p, machine_text(p["machine"])) for p in (source_pack(s, packs) for s in gpu_sources(packs)) if p]
     small = small_server_pack(packs, MLP)
     if small:
@@ -219,7 +230,7 @@ def prepare(packs: Sequence[dict[str, Any]]) -> int:
     fitted = 0
     for pack, machine in machines:
         for table in tables(pack, machine).values():
-            fitted += sum(table.model(config) is not None for config in table.steps)
+            fitted += table.model() is not None
     return fitted
 
 
@@ -239,26 +250,31 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
                f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
                f"{machine_words}")
         extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
+        days = recordings(recorded)
+        if len(days) > 1:  # the band of a recorded point: its range over the days it was recorded
+            times = [t for _, t in days]
+            extra.update(recordings=len(days), epoch_s_low=min(times) * steps, epoch_s_high=max(times) * steps,
+                         epoch_s_by_recording={d: t * steps for d, t in days})
+            how += (f"; recorded {len(days)} times ({', '.join(d for d, _ in days)}): from {fmt_s(min(times))} to "
+                    f"{fmt_s(max(times))} a step, the band")
         return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
                 "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
                 "origin": "recorded" if exact else "derived", "origin_note": how}
-    model = table.model(config) if table.covers(config, view.rows, view.hidden_width, view.depth) else None
+    model = table.model() if table.covers(config, view.rows, view.hidden_width, view.depth) else None
     if model is None:
         return None
-    launch, work = MLP.cost_terms(MLP.resolve({**PAGE_DEFAULTS, **view.settings()}))
-    seconds, low, high = model.predict(launch, work)
-    note = (f"predicted from {model.points:,} steps recorded on {machine_words} (tested on held-out recordings: "
-            f"half within ×{model.error.median_factor:.2f}, nine in ten within ×{model.error.p90_factor:.2f})")
+    settings = {**PAGE_DEFAULTS, **view.settings()}
+    seconds, low, high = model.predict(config, settings)
+    note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, view.depth)}"
     return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
             "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
-            "launch_share": _launch_share(model, launch, work)}
+            "launch_share": model.launch_share(config, settings)}
 
 
-def _launch_share(model: costmodel.CostModel, launch: Mapping[str, float], work: Mapping[str, float]) -> float:
-    """The part of a predicted step the model puts on issuing the work rather than doing it."""
-    a = sum(c * launch.get(n, 0.0) for n, c in zip(model.launch_names, model.launch_coef))
-    b = sum(c * work.get(n, 0.0) for n, c in zip(model.work_names, model.work_coef))
-    return a / (a + b) if a + b > 0 else 0.0
+def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """(recording, step seconds) of each time a step was recorded: the kept row's, then the others'."""
+    own = (str(row.get("machine") or "the newest recording"), float(row["median_s"]))
+    return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 
 def curve(view: View, table: StepTable | None, device: str, machine_words: str,
@@ -282,6 +298,21 @@ def modes_recorded(table: StepTable | None) -> list[str]:
         return []
     have = {config[0] for config in table.steps}
     return [m for m in MODES if m in have]
+
+
+def modes_answered(table: StepTable | None) -> list[str]:
+    """Every mode the page can answer for a recorded GPU: recorded, or predicted by its cost model
+    (which prices a mode never recorded there from its counted terms), in the lesson's order."""
+    if table is None:
+        return []
+    if table.device_kind == "cuda" and len(table) >= 4:
+        return list(MODES)
+    return modes_recorded(table)
+
+
+def mode_origin(table: StepTable | None, mode: str) -> str:
+    """'recorded' when the machine recorded this mode at all, else 'predicted'."""
+    return "recorded" if mode in modes_recorded(table) else "predicted"
 
 
 def mode_label(mode: str) -> str:

@@ -59,24 +59,36 @@ def gpu_name(words: str) -> str:
 
 class CurveName(str):
     """A Training curve's legend name ('CPU · this server (live)') that knows what it names: the
-    device kind, whose it is and where its numbers came from. Code reads the fields, never the text."""
+    device kind, whose it is and where its numbers came from (`also`: a recorded curve some of whose
+    points are predicted, 'GPU · H200 (recorded + predicted)'). Code reads the fields, never the text."""
 
     kind: str
     where: str
     origin: Origin
+    also: Origin | None
 
-    def __new__(cls, kind: str, where: str, origin: Origin | str) -> CurveName:
-        origin = Origin(origin)
-        self = super().__new__(cls, f"{kind} · {where} ({origin.value})")
-        self.kind, self.where, self.origin = kind, where, origin
+    def __new__(cls, kind: str, where: str, origin: Origin | str, also: Origin | str | None = None) -> CurveName:
+        origin, also = Origin(origin), Origin(also) if also is not None else None
+        self = super().__new__(cls, f"{kind} · {where} ({origin.value}{f' + {also.value}' if also else ''})")
+        self.kind, self.where, self.origin, self.also = kind, where, origin, also
         return self
 
     def __reduce__(self) -> tuple:
-        return CurveName, (self.kind, self.where, self.origin.value)
+        return CurveName, (self.kind, self.where, self.origin.value, self.also.value if self.also else None)
 
 
-def label(kind: str, where: str, origin: Origin | str) -> CurveName:
-    return CurveName(kind, where, origin)
+def label(kind: str, where: str, origin: Origin | str, also: Origin | str | None = None) -> CurveName:
+    return CurveName(kind, where, origin, also)
+
+
+def curve_origin(rows: Sequence[Row]) -> tuple[Origin, Origin | None]:
+    """What a recorded machine's curve is, for its legend name (origin, also): recorded (recorded
+    steps, or epochs derived from them), predicted (every point from the cost model), or recorded
+    with some points predicted."""
+    predicted = [o == Origin.PREDICTED for o in T.origins(rows)]
+    if predicted and all(predicted):
+        return Origin.PREDICTED, None
+    return Origin.RECORDED, Origin.PREDICTED if any(predicted) else None
 
 
 def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = None, host_cpu: bool = False,
@@ -90,19 +102,19 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
         screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
         gpu_rows = T.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
-        screen.gpu_label = label("GPU", gpu_name(gpu.words), Origin.RECORDED)
+        screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
     small = (T.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
              if small_cpu is not None and threads == 1 else [])
     if small:
-        screen.curves[label("CPU", small_cpu.name, Origin.RECORDED)] = small
+        screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = small
     if live_cpu:
         screen.curves[label("CPU", "this server", Origin.LIVE)] = [dict(r, origin=Origin.LIVE.value) for r in live_cpu]
     if host_cpu and gpu is not None and not live_gpu:
         host = T.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
         if host:
-            screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", Origin.RECORDED)] = host
+            screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
     _answer(screen, view, small_cpu, live_cpu)
@@ -112,24 +124,22 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
 
 
 def _where_recorded(view: T.View, gpu: Machine) -> str:
-    """Where this GPU has a curve when this view has none: ' The H200 was recorded this way at depth 3 only: …'."""
-    depths = gpu.tables["cuda"].recorded_depths(view.config("cuda")) if gpu.tables.get("cuda") else []
+    """Why this GPU has no curve for this view, and what to move: ' The H200 was recorded at depth 3 only: …'."""
+    table = gpu.tables.get("cuda")
     name = gpu_name(gpu.words)
-    if not depths:
-        return f" The {name} was not recorded with these switches and this way of running the step."
-    if view.depth in depths:
-        return f" The {name}'s recordings this way do not reach these sizes."
-    at = (f"depth {depths[0]} only: set Depth to {depths[0]}" if len(depths) == 1 else
-          f"depths {', '.join(map(str, depths[:-1]))} and {depths[-1]} only: set Depth to one of them")
-    return f" The {name} was recorded this way at {at} to see its curve" + (
-        ", or choose eager PyTorch." if view.mode != "eager" else ".")
+    if table is None or not len(table):
+        return f" The {name} has no recordings of this page's training step."
+    depths = sorted({d for steps in table.steps.values() for _, _, d in steps})
+    if len(depths) == 1 and view.depth not in depths:
+        return f" The {name} was recorded at depth {depths[0]} only: set Depth to {depths[0]} to see its curve."
+    return f" The {name}'s recordings do not reach these sizes."
 
 
 def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row]) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
     cpu_names = [n for n in screen.curves if n.kind == "CPU"]
     live_name = next((n for n in cpu_names if n.origin == Origin.LIVE), None)
-    recorded_cpu = next((n for n in cpu_names if n.origin == Origin.RECORDED and small_cpu and n.where == small_cpu.name),
+    recorded_cpu = next((n for n in cpu_names if n.origin != Origin.LIVE and small_cpu and n.where == small_cpu.name),
                         None)
     primary = recorded_cpu or live_name or (cpu_names[0] if cpu_names else None)
     screen.cpu_label = primary
@@ -137,6 +147,8 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
         said = W.headline(cpu, gpu, view, primary, screen.gpu_label)
+        if days := W.days_sentence(cpu, gpu, view, screen.gpu_label):
+            said = said + " " + days
         screen.headline, screen.answer = said.markdown(), said.about
         found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lib.core.crossover import CrossKind, Crossover, find_crossover, spread
-from lib.core.fmt import Sentence, fmt_ratio, fmt_s, fmt_value, plural, say
+from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
+from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training import View, mode_label, origins
 from lib.lessons.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
@@ -51,6 +51,33 @@ def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str,
         if any(r.get("origin") == Origin.PREDICTED for r in near):
             text += " That range rests on predicted points (dashed): read it as an estimate."
     return text
+
+
+def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label: str) -> Sentence | None:
+    """Where the GPU catches up on each day it was recorded, as a range: 'On the 2 recorded days of
+    GPU · H200 (recorded) it catches up between batch size ~900 and ~1,500.' None unless the GPU
+    curve holds points recorded more than once and at least two days' curves cross the CPU's."""
+    days = sorted({d for r in gpu for d in (r.get("epoch_s_by_recording") or {})})
+    if len(days) < 2:
+        return None
+    xs, crossed = [], 0
+    for day in days:
+        own = [{**r, "epoch_s": r["epoch_s_by_recording"][day], "epoch_s_low": None, "epoch_s_high": None}
+               for r in gpu if day in (r.get("epoch_s_by_recording") or {})]
+        found = crossover_of(cpu, own, view.over)
+        if len(own) < 2:
+            continue
+        if found.kind == CrossKind.CROSSES and found.x is not None:
+            xs.append(found.x)
+            crossed += 1
+        elif found.crossings and found.crossings[-1][2] == Lead.GPU:  # a tie first, then the GPU takes the lead
+            xs += [found.crossings[-1][0], found.crossings[-1][1]]  # between these two points, no closer
+            crossed += 1
+    if crossed < 2:
+        return None
+    return say(f"On the {len(days)} recorded days of ", legend_side(Unit.GPU, gpu_label).called,
+               f", it catches up between {view.axis.label} ~{fmt_about(min(xs))} and ~{fmt_about(max(xs))} (each "
+               "day's curve against the same CPU curve).")
 
 
 def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:

@@ -31,6 +31,7 @@ def recorded_dir() -> Path:
     return Path(os.environ.get("GPUWIN_RECORDED_DIR") or RECORDED_DIR)
 
 
+LEASES_DIR = "leases"  # a machine recorded again on another lease: more days of the same recordings
 RESCAN_S = 1.0  # a pack dropped in is seen within this long; every page run asks, often several times
 _scanned: dict[Path, tuple[float, tuple]] = {}
 
@@ -41,7 +42,10 @@ def _stamp(directory: Path) -> tuple:
     seen = _scanned.get(directory)
     if seen is not None and now - seen[0] < RESCAN_S:
         return seen[1]
-    files = sorted([*directory.glob("*.json"), *directory.glob("*.json.gz")]) if directory.is_dir() else []
+    # leases/: the same machine recorded again on another lease (day); each is its own recording,
+    # merged by lib.recorded.sources.newest_rows into one curve with the days' range as its band
+    patterns = ("*.json", "*.json.gz", f"{LEASES_DIR}/*.json", f"{LEASES_DIR}/*.json.gz")
+    files = sorted(f for p in patterns for f in directory.glob(p)) if directory.is_dir() else []
     stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
     _scanned[directory] = (now, stamp)
     return stamp

@@ -154,17 +154,28 @@ _MERGED: IdentityMemo[dict[str, Any]] = IdentityMemo(16)
 
 
 def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
-    seen: set[tuple] = set()
-    out = []
-    for row in (r for p in packs_newest_first for r in p["rows"]):
-        workload = WORKLOADS.get(str(row.get("workload")))
-        values = canonical(workload, row) if workload else None
-        key = (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
-        if key in seen:
-            continue
-        if is_ok(row):
-            seen.add(key)
-        out.append(row)
+    """Every row once: of a point recorded on several days (or leases), the newest ok row, which
+    keeps the others' times as `other_recordings`: ((recording, median_s), ...), so the day-to-day
+    spread is drawn and fitted rather than dropped. A recording is the pack's machine and date."""
+    seen: dict[tuple, int] = {}
+    out: list[dict] = []
+    for pack in packs_newest_first:
+        recording = f"{hardware_text(pack['machine'])} ({pack_date(pack)[:10]})"
+        for row in pack["rows"]:
+            workload = WORKLOADS.get(str(row.get("workload")))
+            values = canonical(workload, row) if workload else None
+            key = (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
+            if key in seen:
+                kept = out[seen[key]]
+                label = str(row.get("machine") or recording)  # the recording packs name it 'NVIDIA H200 (2026-11-23)'
+                known = {str(kept.get("machine") or "")} | {r for r, _ in kept.get("other_recordings", ())}
+                if is_ok(row) and label not in known:  # the same point twice in one recording is one recording
+                    out[seen[key]] = {**kept, "other_recordings": (*kept.get("other_recordings", ()),
+                                                                   (label, float(row["median_s"])))}
+                continue
+            if is_ok(row):
+                seen[key] = len(out)
+            out.append(row)
     return out
 
 

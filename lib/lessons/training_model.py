@@ -1,0 +1,164 @@
+"""The Training page's cost model: one per recorded machine and device, fitted to every step that
+machine recorded (every mode, switch, depth and recording day), predicting any view of the page.
+
+    model = MachineModel.of(steps_by_config, "cuda")
+    seconds, low, high = model.predict(settings)       # settings: View.settings() with the page defaults
+    model.kernels(settings)                             # kernels per step, structural and calibrated
+
+Kernels per step come from the recorded profiles where a step was profiled; elsewhere from the
+workload's structure (lib.workloads.mlp_terms), calibrated against the profiles of the same shape:
+a shape where cuBLAS splits a matmul into more kernels has more in every mode (a profiled step's
+count minus its structural count, at the nearest profiled depth, scaled by depth).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from lib.core import costmodel
+from lib.core.memo import DiskMemo
+from lib.workloads import get_workload, mlp_terms
+from lib.workloads.mlp_terms import step_terms, structural_kernels
+
+MLP = get_workload("mlp")
+Steps = Mapping[tuple, Mapping[tuple[int, int, int], Mapping[str, Any]]]  # config -> (rows, width, depth) -> row
+
+
+def settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: row[k] for k in MLP.defaults() if k in row and row[k] is not None}
+
+
+class KernelCounts:
+    """Kernels per step: profiled where recorded, else structural plus the profiles' excess at this shape."""
+
+    def __init__(self, steps: Steps) -> None:
+        self.excess: dict[tuple[int, int], dict[int, list[float]]] = {}
+        self.profiled: dict[tuple, float] = {}
+        for config, table in steps.items():
+            for (rows, width, depth), row in table.items():
+                if row.get("kernels") is None:
+                    continue
+                kernels = float(row["kernels"])
+                self.profiled[(config, rows, width, depth)] = kernels
+                extra = kernels - structural_kernels({**settings_of(row), "depth": depth})
+                self.excess.setdefault((rows, width), {}).setdefault(depth, []).append(extra)
+
+    def __call__(self, config: tuple, settings: Mapping[str, Any], rows: int) -> float:
+        width, depth = int(settings["hidden_width"]), int(settings["depth"])
+        if (config, rows, width, depth) in self.profiled:
+            return self.profiled[(config, rows, width, depth)]
+        base = structural_kernels(settings)
+        by_depth = self.excess.get((rows, width))
+        if not by_depth:
+            return base
+        nearest = min(by_depth, key=lambda d: (abs(math.log(d / depth)), d))
+        extras = sorted(by_depth[nearest])
+        return base + max(0.0, extras[len(extras) // 2] * depth / nearest)
+
+
+def where(rows: int, width: int, depth: int) -> tuple[float, float, float]:
+    """A step's place for the neighbour correction."""
+    return math.log(rows), math.log(width), math.log(depth + 1)
+
+
+def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None) -> dict[str, float]:
+    resolved = MLP.resolve(settings)
+    rows = MLP.batch_rows(resolved)
+    bytes_moved = MLP.bytes_moved(resolved.replace(data_resident=True))
+    return step_terms(resolved, device_kind, flops=MLP.flops(resolved), bytes_moved=bytes_moved, rows=rows,
+                      kernels=kernels)
+
+
+def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None
+                 ) -> list[costmodel.Observation]:
+    """One observation per recorded step and per recording of it (a step recorded on two days is
+    two observations: the model's band then holds the day-to-day spread)."""
+    kernels = kernels or KernelCounts(steps)
+    out = []
+    for config, table in steps.items():
+        for (rows, width, depth), row in table.items():
+            settings = settings_of(row)
+            terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None)
+            busy = row.get("device_busy_s")
+            for seconds in recordings(row):
+                out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
+                                                 where(rows, width, depth)))
+    return out
+
+
+def recordings(row: Mapping[str, Any]) -> list[float]:
+    """The step's time on each recording of it (the kept row's, and the other days' when merged)."""
+    others = [float(s) for _, s in row.get("other_recordings") or ()]
+    return [float(row["median_s"]), *others]
+
+
+# fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the
+# recorded steps and the fitting code, and fits again only when a pack or the model's code changed
+_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine", code=[costmodel, mlp_terms, sys.modules[__name__]])
+
+
+class MachineModel:
+    """One machine's cost model on one kind of device, and how to feed it a page's settings."""
+
+    def __init__(self, model: costmodel.CostModel, kernels: KernelCounts, device_kind: str,
+                 depths: Mapping[tuple, set[int]] | None = None) -> None:
+        self.model, self.kernels, self.device_kind = model, kernels, device_kind
+        self.depths = depths or {}  # the depths each configuration was recorded at
+
+    @classmethod
+    def of(cls, steps: Steps, device_kind: str, *, validated: bool = True) -> MachineModel | None:
+        kernels = KernelCounts(steps)
+        obs = observations(steps, device_kind, kernels)
+        if len(obs) < costmodel.MIN_POINTS:
+            return None
+        fit = costmodel.validate if validated else costmodel.fit
+        depths = {config: {d for _, _, d in table} for config, table in steps.items()}
+        model = _FITS.get((obs, device_kind, validated), lambda: fit(obs, device_kind))
+        return cls(model, kernels, device_kind, depths)
+
+    def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:
+        rows = MLP.batch_rows(MLP.resolve(settings))
+        count = self.kernels(config, settings, rows) if self.device_kind != "cpu" else None
+        return terms_of(settings, self.device_kind, count)
+
+    def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float, float]:
+        """(seconds, low, high), the band from error()."""
+        rows = min(int(settings["batch_size"]), int(settings["dataset_size"]))
+        seconds, _, _ = self.model.predict(config, self.terms(config, settings),
+                                           where(rows, int(settings["hidden_width"]), int(settings["depth"])))
+        spread = math.exp(self.error(config, int(settings["depth"])).p90)
+        return seconds, seconds / spread, seconds * spread
+
+    def error(self, config: tuple, depth: int) -> costmodel.Error:
+        """The held-out error that applies here: the configuration's own (k-fold) at a depth it was
+        recorded at; elsewhere (a depth or a configuration never recorded) the larger of that and the
+        error of configurations left out whole, which is what such a prediction is."""
+        own = self.model.errors.get(config)
+        if own is not None and depth in self.depths.get(config, ()):
+            return own
+        known = [e for e in (own, self.model.unseen) if e is not None]
+        return max(known, key=lambda e: e.p90) if known else costmodel.Error(0.0, 0.0, 0)
+
+    def launch_share(self, config: tuple, settings: Mapping[str, Any]) -> float:
+        """The part of a predicted step the model puts on issuing the work rather than doing it."""
+        a, b = self.model.parts(self.terms(config, settings))
+        return a / (a + b) if a + b > 0 else 0.0
+
+    def describe(self, config: tuple, depth: int) -> str:
+        """How a prediction for this configuration was made and tested, for a point's note."""
+        error = self.error(config, depth)
+        depths = sorted(self.depths.get(config, ()))
+        if not self.model.recorded(config):
+            how = ("; this way of running was never recorded on this machine: its terms are counted from the "
+                   "step's structure, priced by the ways that were (tested by leaving each recorded way out)")
+        elif depth not in depths:
+            how = (f"; recorded this way at depth {', '.join(map(str, depths))} only: this depth's kernels and "
+                   "operations are counted from the step's structure (tested by leaving whole ways out)")
+        else:
+            how = ""
+        return (f"(tested on held-out recordings: half within ×{error.median_factor:.2f}, nine in ten within "
+                f"×{error.p90_factor:.2f}{how})")
+
