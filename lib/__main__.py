@@ -19,6 +19,7 @@ from pathlib import Path
 from lib import APP_VERSION
 from lib.core import args as args_
 from lib.core.fmt import fmt_s
+from lib.core.rows import is_ok
 
 
 def _parse_sets(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
@@ -254,7 +255,7 @@ def cmd_crossover(args: argparse.Namespace) -> int:
         if args.workload and workload != args.workload:
             continue
         if "," in swept:  # a grid (every combination): a crossover reads one setting at a time
-            ok = sum(1 for r in rows if r.get("status") == "ok")
+            ok = sum(1 for r in rows if is_ok(r))
             print(f"{workload}: a grid over {swept.replace(',', ', ')} on {', '.join(sorted({r['device'] for r in rows}))}"
                   f" ({len(rows)} rows, {ok} ok); no crossover printed: it reads a sweep over one setting")
             continue

@@ -64,7 +64,7 @@ gpu_tables = T.tables(pack, machine) if pack else {}
 modes = T.modes_answered(gpu_tables.get("cuda")) if not source.live else ["eager", "fused", "cuda_graph"]
 mode = url.radio("mode", "How the step runs", modes or ["eager"], "eager",
                  format_func=lambda m: T.mode_label(m) + ("" if source.live or T.mode_origin(gpu_tables.get("cuda"), m)
-                                                          == "recorded" else " (predicted)"),
+                                                          is Origin.RECORDED else " (predicted)"),
                  help="Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the "
                       "whole step, or torch.compile remove some of those launches.") if len(modes) > 1 else "eager"
 with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):

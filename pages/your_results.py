@@ -40,8 +40,8 @@ def draw(n: int, comp, title: str, slots: scaffold.AnswerFirst | None = None) ->
     else:
         head.subheader(plain(title))
     # the spec is built once per process (ui.compare_view): a revisit only sends it
-    head.vega_lite_chart(view.chart(n, scaffold.plot_height() if slots else None), width="stretch",
-                         key=f"{NS}.chart.{n}")
+    head.vega_lite_chart(view.chart(n, scaffold.plot_height() if slots else None, 2 if scaffold.embedded() else 1),
+                         width="stretch", key=f"{NS}.chart.{n}")
     body.caption(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
                  f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.")
     for line in crossover_lines(comp):

@@ -200,7 +200,7 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
     assert_view(at, "batch size = 128")
     assert at.query_params["dataset_size"] == "256" and at.query_params["model"] == "linear"
     big = open_page(PAGE, {"num_workers": "-3", "batch_size": "1e9"})
-    note = "\n".join(str(w.value) for w in big.warning)
+    note = "\n".join(str(w.value) for w in big.warning).replace("\\", "")  # as read: markdown escapes gone
     assert "num_workers=-3 is outside" in note and "using 0" in note and "using 512" in note
     assert_view(big, "batch size = 512")
 
@@ -271,7 +271,7 @@ def test_a_two_core_server_offers_no_more_workers_than_cores(tmp_path, monkeypat
     assert not at.exception
     assert at.select_slider(key=NS + "num_workers").options == ["0", "1", "2"]
     assert at.select_slider(key=NS + "num_workers").value == 2
-    assert "num_workers=4 is outside this slider's range (0 to 2); using 2" in page_text(at)
+    assert "num_workers=4 is outside this slider's range (0 to 2); using 2" in page_text(at).replace("\\", "")
 
 
 @pytest.mark.cpu_view

@@ -40,14 +40,15 @@ class ComparedView:
     _charts: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def chart(self, n: int, plot_height: int | None = None) -> dict[str, Any]:
-        """Comparison n's chart as a Vega-Lite spec, built once per height (visitors share it: read only)."""
+    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> dict[str, Any]:
+        """Comparison n's chart as a Vega-Lite spec, built once per shape (visitors share it: read only)."""
+        key = (n, plot_height, legend_columns)
         with self._lock:
-            if (n, plot_height) not in self._charts:
+            if key not in self._charts:
                 comp = self.drawn[n][1]
-                self._charts[n, plot_height] = frozen_spec(machines_chart(comp, x_title=setting_name(comp.setting),
-                                                                          plot_height=plot_height))
-            return self._charts[n, plot_height]
+                self._charts[key] = frozen_spec(machines_chart(comp, x_title=setting_name(comp.setting),
+                                                               plot_height=plot_height, legend_columns=legend_columns))
+            return self._charts[key]
 
     @functools.cached_property
     def downloads(self) -> tuple[str, str]:

@@ -19,6 +19,12 @@ class PageInfo:
     blurb: str  # the one line the Home page shows next to the link
     default: bool = False
 
+    @property
+    def url_path(self) -> str:
+        """The page's URL: st.Page derives it from the file name, as the pages/ directory mode does
+        (ui.not_found reads it to tell the app's own paths from unknown ones)."""
+        return "" if self.default else Path(self.path).stem
+
     def exists(self, root: Path = ROOT) -> bool:
         return (root / self.path).is_file()
 

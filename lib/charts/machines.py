@@ -60,8 +60,10 @@ def curve_styles(plot: pd.DataFrame) -> tuple[list[str], list[str], list[list[in
 
 
 def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_title: str = "time of one step",
-                   title: str | None = None, height: int = 400, plot_height: int | None = None) -> alt.LayerChart:
-    """The machines' curves of one sweep; `plot_height` keeps the plot that tall under the legend's rows."""
+                   title: str | None = None, height: int = 400, plot_height: int | None = None,
+                   legend_columns: int = 1) -> alt.LayerChart:
+    """The machines' curves of one sweep; `plot_height` keeps the plot that tall under the legend's rows
+    (`legend_columns` side by side: an embedded 800 x 600 frame has no room for one row per curve)."""
     frame = machines_frame(comparison)
     data = frame[frame["seconds"] > 0]
     scale, unit = time_unit(data["seconds"]) if not data.empty else (1.0, "s")
@@ -77,7 +79,8 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
     plot["hi"] = plot["t"] + half
     curves, colours, dashes, shapes = curve_styles(plot)
     domain = curves or [""]
-    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke")
+    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke",
+                        columns=legend_columns)
     color = alt.Color("curve:N", title=None, sort=domain, scale=alt.Scale(domain=domain, range=colours or ["#888"]),
                       legend=legend)
     dash = alt.StrokeDash("curve:N", title=None, sort=domain, legend=legend,
@@ -115,5 +118,6 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         layers.append(mark.mark_text(align="left", dx=5, fontWeight="bold", color=hue).encode(
             x="x:Q", y=alt.value(12 + 15 * i), text="label:N"))
     chart = alt.layer(*layers)
-    chart = chart.properties(height=fitted_height(plot_height, len(curves)) if plot_height is not None else height)
+    rows = -(-len(curves) // max(1, legend_columns))
+    chart = chart.properties(height=fitted_height(plot_height, rows) if plot_height is not None else height)
     return chart.properties(title=title) if title else chart

@@ -25,6 +25,7 @@ _CHILD = r"""
 import json, sys
 import torch
 from lib.core.gate import process_rss_bytes
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.core.timeline import timeline_point
 from lib.workloads import get_workload
@@ -44,7 +45,7 @@ with open("/proc/self/clear_refs", "w") as f:
 before = process_rss_bytes()
 row = measure_point(workload, settings, device, budget_s=0.05, memory_cap_gb=None, with_phases=True,
                     with_profile=profiled)
-timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and row["status"] == "ok" else {}
+timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and row["status"] == Status.OK else {}
 print(json.dumps({"status": str(row["status"]), "message": row.get("message", ""), "baseline_bytes": before,
                   "growth_bytes": hwm() - before, "estimate_bytes": workload.peak_memory_bytes(settings, device),
                   "timeline": timeline.get("status", "")}))

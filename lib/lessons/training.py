@@ -24,7 +24,7 @@ from typing import Any
 
 from lib.core.fmt import fmt_s
 from lib.core.memo import IdentityMemo
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.lessons.training_model import MachineModel, settings_of
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import get_workload
@@ -310,9 +310,9 @@ def modes_answered(table: StepTable | None) -> list[str]:
     return modes_recorded(table)
 
 
-def mode_origin(table: StepTable | None, mode: str) -> str:
-    """'recorded' when the machine recorded this mode at all, else 'predicted'."""
-    return "recorded" if mode in modes_recorded(table) else "predicted"
+def mode_origin(table: StepTable | None, mode: str) -> Origin:
+    """RECORDED when the machine recorded this mode at all, else PREDICTED."""
+    return Origin.RECORDED if mode in modes_recorded(table) else Origin.PREDICTED
 
 
 def mode_label(mode: str) -> str:
