@@ -106,7 +106,7 @@ with scaffold.why("What this page measures (seed 003)"):
 
 # -- what the timer reports ----------------------------------------------------------------------------
 with scaffold.why("What the timer reports"):
-    for sentence in words.sync_sentences(view.current, view.baseline, variant, size, order):
+    for sentence in words.sync_sentences(view.current, view.partner_rows("sync"), variant, size, order):
         st.markdown(sentence)
     repeats = onscreen.repeats_span(view.rows)
     if repeats:
@@ -127,11 +127,11 @@ with scaffold.why("Cold first call against warm"):
 
 if variant["dtype"] == "tf32":
     with scaffold.why("TF32"):
-        for sentence in words.tf32_sentences(view.current, view.baseline, variant, size, order):
+        for sentence in words.tf32_sentences(view.current, view.partner_rows("tf32"), variant, size, order):
             st.markdown(sentence)
 if variant["transfer"]:
     with scaffold.why("Counting the copy"):
-        for sentence in words.transfer_sentences(view.current, view.baseline, variant, size, order):
+        for sentence in words.transfer_sentences(view.current, view.partner_rows("transfer"), variant, size, order):
             st.markdown(sentence)
 
 # -- achieved FLOP/s -----------------------------------------------------------------------------------
@@ -141,7 +141,7 @@ with scaffold.why("Operations per second (FLOP/s) against the best measured here
         variant_chart(pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
                       color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
                       color_title="measured on", dash_title="timing", color_order=order,
-                      dash_order=[lesson.variant_label(variant), lesson.baseline_line()],
+                      dash_order=[lesson.variant_label(variant), *lesson.partner_lines(variant), lesson.baseline_line()],
                       rules=bests if not bests.empty else None),
         width="stretch",
     )

@@ -106,3 +106,38 @@ def test_points_are_placed_in_words_and_shares_are_percentages():
     assert lesson.point_where(point) == "cpu (live, this server), size 16,384, synchronised, fp32"
     assert words.copy_share({"median_s": 4.0}, {"median_s": 1.0}) == 0.75
     assert words.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0
+
+
+def shipped_screen(variant: dict, machine: str) -> lesson.Screen:
+    """The view as the page builds it from a shipped pack (no live rows): lib/recorded/ as it ships."""
+    from lib.recorded import RECORDED_DIR, load_recorded
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    packs, _ = load_recorded(RECORDED_DIR)
+    source = next(s for s in gpu_sources(packs) if machine in s.label)
+    pack = source_pack(source, packs)
+    return lesson.screen(variant, {}, lesson.recorded(pack, source.label, variant, 256, with_cpu=False), source.label)
+
+
+def test_tf32_and_the_copy_each_change_one_thing_on_the_shipped_packs():
+    """Issue 23: with TF32 and the copy both on, TF32 was read against fp32 *without* the copy (0.78×)
+    and the copy against fp32 without TF32 (5.17 µs). Each is now read against the view with only that
+    switch set back, and that partner is drawn."""
+    both = {"dtype": "tf32", "sync": True, "transfer": True}
+    assert lesson.partner(both, "tf32") == {**both, "dtype": "fp32"}
+    assert lesson.partner(both, "transfer") == {**both, "transfer": False}
+    assert lesson.partner_lines(both) == ["synchronised, fp32, copy counted", "synchronised, TF32"]
+    for machine in ("H200", "H100"):
+        view = shipped_screen(both, machine)
+        gpu = view.gpu_series
+        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_rows("tf32")))
+        (tf32_text,) = words.tf32_sentences(view.current, view.partner_rows("tf32"), both, 256, [gpu])
+        ratio = tf["achieved_flops_per_s"] / fp["achieved_flops_per_s"]
+        assert fp["transfer"] and fp["dtype"] == "fp32"
+        assert f"against {words.fmt_rate(fp['achieved_flops_per_s'])} in fp32 ({words.fmt_ratio(ratio)})" in tf32_text
+        (copy_text,) = words.transfer_sentences(view.current, view.partner_rows("transfer"), both, 256, [gpu])
+        without = lesson.by_size(view.partner_rows("transfer"), gpu)[256]
+        assert without["dtype"] == "tf32" and not without["transfer"]
+        assert f"the copy adds {words.fmt_s(tf['median_s'] - without['median_s'])}" in copy_text, copy_text
+        drawn = {ln["line"] for ln in lesson.time_lines(view, show_cold=False)}
+        assert set(lesson.partner_lines(both)) <= drawn

@@ -12,7 +12,7 @@ is read from the rows passed in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
@@ -67,11 +67,26 @@ def baseline_line() -> str:
     return f"honest baseline: {variant_label(BASELINE)}"
 
 
+SWITCH_KEY = {"sync": "sync", "tf32": "dtype", "transfer": "transfer"}
+
+
+def partner(variant: dict[str, Any], switch: str) -> dict[str, Any]:
+    """The variant with only `switch` ('sync', 'tf32', 'transfer') set back to the baseline: what one
+    switch does is read against it, so that each comparison changes one thing (TF32 with the copy
+    against fp32 with the copy, not against fp32 without it)."""
+    key = SWITCH_KEY[switch]
+    return {**variant, key: BASELINE[key]}
+
+
 def views(variant: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The timings a view needs, by name: its own, and the honest baseline when it differs."""
+    """The timings a view needs, by name: its own, the honest baseline when it differs, and for each
+    switch that differs the variant with only that switch set back (partner())."""
     out = {variant_label(variant): variant}
     if variant != BASELINE:
         out[variant_label(BASELINE)] = BASELINE
+    for switch in changes(variant):
+        other = partner(variant, switch)
+        out.setdefault(variant_label(other), other)
     return out
 
 
@@ -153,6 +168,11 @@ class Screen:
     current: list[dict[str, Any]]
     baseline: list[dict[str, Any]]  # the same rows as `current` when the view is the baseline
     machine: str | None  # the recorded machine's label
+    by_view: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every view's rows (views())
+
+    def partner_rows(self, switch: str) -> list[dict[str, Any]]:
+        """The rows of the variant with only `switch` set back (partner()): what that switch is read against."""
+        return self.by_view.get(variant_label(partner(self.variant, switch)), [])
 
     @property
     def differs(self) -> bool:
@@ -181,8 +201,9 @@ def screen(variant: dict[str, Any], live: dict[str, list[dict[str, Any]]], found
     def rows_of(name: str) -> list[dict[str, Any]]:
         return onscreen.labelled(live.get(name, []), found.gpu_rows(name), found.cpu_rows(name), machine)
 
-    current = rows_of(variant_label(variant))
-    return Screen(variant, current, rows_of(variant_label(BASELINE)) if variant != BASELINE else current, machine)
+    by_view = {name: rows_of(name) for name in views(variant)}
+    current = by_view[variant_label(variant)]
+    return Screen(variant, current, by_view[variant_label(BASELINE)], machine, by_view)
 
 
 def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
@@ -197,9 +218,16 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
             "baseline and one toggle at a time; combinations are not recorded.")
 
 
+def partner_lines(variant: dict[str, Any]) -> list[str]:
+    """The partners (partner()) drawn beside the view: those that are not the baseline, which is drawn
+    anyway. A view that changes two switches draws what each is read against, so the words' numbers are
+    on the chart."""
+    return [variant_label(partner(variant, s)) for s in changes(variant) if partner(variant, s) != BASELINE]
+
+
 def line_names(variant: dict[str, Any]) -> list[str]:
     """The line styles of the time chart, in legend order."""
-    return [variant_label(variant), cold_label(variant), baseline_line()]
+    return [variant_label(variant), cold_label(variant), *partner_lines(variant), baseline_line()]
 
 
 def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
@@ -211,14 +239,19 @@ def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
         lines.append({**r, "line": name})
         if show_cold and is_ok(r, "cold_s"):
             lines.append({**r, "line": cold_label(view.variant), "median_s": r["cold_s"], "iqr_s": None})
+    lines += _partner_points(view)
     if view.differs:
         lines += [{**r, "line": baseline_line()} for r in view.baseline]
     return lines
 
 
+def _partner_points(view: Screen) -> list[dict[str, Any]]:
+    return [{**r, "line": name} for name in partner_lines(view.variant) for r in view.by_view.get(name, [])]
+
+
 def rate_lines(view: Screen) -> list[dict[str, Any]]:
     """The FLOP/s chart's points: the view's, and the honest baseline's when it differs."""
-    lines = [{**r, "line": variant_label(view.variant)} for r in view.current]
+    lines = [{**r, "line": variant_label(view.variant)} for r in view.current] + _partner_points(view)
     return lines + ([{**r, "line": baseline_line()} for r in view.baseline] if view.differs else [])
 
 

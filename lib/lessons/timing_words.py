@@ -1,4 +1,7 @@
-"""Timing pitfalls (seed 003): the sentences read from the rows on screen, one group per switch (synchronise, the cold call, TF32, the copy) and for the achieved FLOP/s. No Streamlit."""
+"""Timing pitfalls (seed 003): the sentences read from the rows on screen, one group per switch (synchronise, the cold call, TF32, the copy) and for the achieved FLOP/s. No Streamlit.
+
+Each switch's sentences take `against`: the rows of the view with only that switch set back
+(lib.lessons.timing_pitfalls.partner(), Screen.partner_rows()), so each comparison changes one thing."""
 
 from __future__ import annotations
 
@@ -8,10 +11,10 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
 from lib.core.rows import is_ok
-from lib.lessons.timing_pitfalls import BASELINE, _at, by_size, changes, nearest
+from lib.lessons.timing_pitfalls import BASELINE, _at, by_size, nearest
 
 
-def sync_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], variant: dict[str, Any],
+def sync_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],
                    size: int, series_order: Sequence[str]) -> list[str]:
     """What the naive timer reports against the honest one, per series; on the CPU, that it is the same."""
     if variant["sync"]:
@@ -19,9 +22,8 @@ def sync_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[st
                 "Switch off **Synchronise** to see what a naive timer reports. (On the CPU it changes nothing: a CPU "
                 "matmul has finished when the call returns.)"]
     out = []
-    mixed = [c for c in changes(variant) if c != "sync"]
     for series in series_order:
-        naive, honest = by_size(current, series), by_size(baseline, series)
+        naive, honest = by_size(current, series), by_size(against, series)
         common = sorted(set(naive) & set(honest))
         if not common:
             continue
@@ -48,10 +50,6 @@ def sync_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[st
             text += (f"At size {fmt_value(at)} the naive number is {fmt_s(n)} against {fmt_s(h)} synchronised "
                      f"({fmt_ratio(h / n)}).")
         out.append(text)
-    if mixed:
-        out.append("(These curves also differ from the honest baseline in "
-                   + " and ".join({"tf32": "TF32", "transfer": "the copy"}[c] for c in mixed)
-                   + ", so each gap mixes those effects in.)")
     if not any(not s.startswith("cpu") for s in series_order):
         out.append("There is no GPU curve on screen, so the naive timer's lie itself cannot be shown here: on a GPU "
                    "the call returns as soon as the work is queued.")
@@ -77,13 +75,13 @@ def cold_sentences(current: Sequence[dict[str, Any]], size: int, series_order: S
     return out
 
 
-def tf32_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], variant: dict[str, Any],
+def tf32_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],
                    size: int, series_order: Sequence[str]) -> list[str]:
     if variant["dtype"] != "tf32":
         return []
     out = []
     for series in series_order:
-        tf, fp = by_size(current, series), by_size(baseline, series)
+        tf, fp = by_size(current, series), by_size(against, series)
         common = [s for s in sorted(set(tf) & set(fp))
                   if tf[s].get("achieved_flops_per_s") and fp[s].get("achieved_flops_per_s")]
         if not common:
@@ -98,13 +96,13 @@ def tf32_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[st
     return out
 
 
-def transfer_sentences(current: Sequence[dict[str, Any]], baseline: Sequence[dict[str, Any]], variant: dict[str, Any],
+def transfer_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],
                        size: int, series_order: Sequence[str]) -> list[str]:
     if not variant["transfer"]:
         return []
     out = []
     for series in series_order:
-        with_copy, without = by_size(current, series), by_size(baseline, series)
+        with_copy, without = by_size(current, series), by_size(against, series)
         common = sorted(set(with_copy) & set(without))
         if not common:
             continue
