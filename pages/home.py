@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import time_chart
-from lib.lessons.home import ends_sentence, modes_sentence, one_chart
+from lib.lessons.home import WHY, ends_sentence, modes_sentence, one_chart
 from lib.lessons.voice import crossover_sentence, series_side
 from lib.workloads import get_workload
 from ui import scaffold
@@ -67,13 +67,7 @@ else:
                     "one).", box=top.chart)
 
 with scaffold.why("Why is my model slower on the GPU?"):
-    st.markdown(
-        "Because a GPU does not run your step: it runs the small pieces of work your step is made of (kernels), "
-        "each launched from Python on the CPU. For a small model every kernel finishes almost at once, and the "
-        "step's time is the cost of launching them and of waiting for the GPU (synchronisation), which the CPU "
-        "does not pay. Give each kernel enough arithmetic and the GPU's throughput takes over. This app measures "
-        "where that happens."
-    )
+    st.markdown(WHY)
 
 st.markdown("### Lessons")
 for page in lesson_pages():

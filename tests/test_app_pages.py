@@ -66,6 +66,10 @@ def test_home_without_a_recorded_pack_says_so_and_links_every_lesson(no_pack):
     assert not at.exception
     text = page_text(at)
     assert "Why is my model slower on the GPU?" in text
+    # issue 23: the CPU pays per-operator overhead too (the Training page shows it); only the launch over
+    # the bus and the wait for the device are the GPU's own
+    assert "which the CPU does not pay" not in text
+    assert "Both devices pay the same per-operator cost on the CPU" in text and "no device to wait for" in text
     assert "No recorded GPU results shipped yet" in text
     assert not chart_specs(at)
     links = at.get("page_link")

@@ -58,6 +58,18 @@ class OneChart:
         return next(r["series"] for r in self.rows if r["device"] != "cpu")
 
 
+# Home's "Why?". Both devices pay per-operator overhead (Python, autograd, PyTorch's dispatch): the
+# Training page shows the CPU's. What only the GPU pays is a launch over the bus per kernel and the wait
+# for it to finish; the recorded packs hold no CPU profile, so no number is quoted here.
+WHY = ("Because a GPU does not run your step: it runs the small pieces of work your step is made of (kernels), "
+       "each launched from Python on the CPU. Both devices pay the same per-operator cost on the CPU (Python, "
+       "autograd, PyTorch's dispatch); the GPU pays more on top of it: launching every kernel over the bus to the "
+       "GPU, and waiting for the GPU to finish (synchronisation) whenever the CPU needs a result. The CPU runs each "
+       "operator itself, so it launches nothing across a bus and has no device to wait for. For a small model every "
+       "kernel finishes almost at once, and the GPU's step is mostly that extra cost. Give each kernel enough "
+       "arithmetic and the GPU's throughput takes over. This app measures where that happens.")
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
