@@ -195,3 +195,15 @@ def test_the_cli_asks_the_same_gate_with_its_own_limits(builds, capsys):
     assert rows[0]["message"].startswith("time budget of 0 s used up") and builds["n"] == 0
     row = measure_point(MLP, BIG, "cpu", memory_cap_gb=0.001)
     assert row["status"] == "skipped" and "memory cap" in row["message"] and builds["n"] == 0
+
+
+def test_the_data_pipelines_work_is_per_epoch_not_per_step():
+    """Issue 23: `/data_pipeline?over=dataset_size&model=mlp&batch_size=256&dataset_size=2048` refused the live
+    CPU with "about 5.09 GFLOP per step": one call of that workload is a whole epoch (2,048 rows, 8 steps)."""
+    workload = get_workload("dataloader")
+    settings = workload.resolve({"model": "mlp", "batch_size": 256, "dataset_size": 2048})
+    refusal = Gate(max_flops={"cpu": 3e9}).check(workload, settings, "cpu")
+    assert refusal is not None and refusal.limit == Limit.WORK
+    assert "about 5.09 GFLOP per epoch, more than the 3 GFLOP" in refusal.message, refusal.message
+    matmul = timing_lesson.WORKLOAD
+    assert "GFLOP per step" in Gate(max_flops={"cpu": 3e9}).check(matmul, matmul.resolve({"size": 4096}), "cpu").message

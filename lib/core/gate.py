@@ -166,7 +166,7 @@ class Gate:
         shown = fmt_flops(flops)
         if shown == fmt_flops(cap):
             shown = f"just over {shown}"
-        return Refusal(Limit.WORK, f"about {shown} per step, more than the {fmt_flops(cap)} "
+        return Refusal(Limit.WORK, f"about {shown} per {getattr(workload, 'call', 'step')}, more than the {fmt_flops(cap)} "
                                    f"{self.work_words.format(kind=device)}; not run{self.hint}")
 
     def time(self, what: str = "this point") -> Refusal | None:

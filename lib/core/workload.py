@@ -156,6 +156,7 @@ class Workload:
     title: str = ""
     description: str = ""
     settings: Sequence[Setting] = ()
+    call: str = "step"  # what one timed call is, in words ('epoch' for the data pipeline): '5 GFLOP per epoch'
 
     # -- settings --------------------------------------------------------------------------
     def setting(self, name: str) -> Setting:

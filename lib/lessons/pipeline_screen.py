@@ -25,6 +25,7 @@ from lib.lessons.pipeline import (
     loading_share,
     phase_note,
     sweep_summary,
+    with_rest,
 )
 from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorded_groups
 
@@ -280,7 +281,7 @@ def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tupl
 
 def phase_bars(on: Screen) -> list[dict[str, Any]]:
     """The phase chart's bars at the point explained: each timed row with phases, its series prefixed by its feed."""
-    return [{**r, "series": f"{feed} · {r['series']}"} for feed in SOURCES for r in on.here(feed)
+    return [with_rest({**r, "series": f"{feed} · {r['series']}"}) for feed in SOURCES for r in on.here(feed)
             if is_ok(r) and r.get("phase_loading_s") is not None]
 
 

@@ -148,6 +148,7 @@ def shutdown_workers(loader: DataLoader) -> None:
 
 class DataLoading(Workload):
     name = "dataloader"
+    call = "epoch"  # one call of the step is one epoch: its flops and refusals are per epoch
     title = "Data pipeline: DataLoader over images vs tensors on the device"
     description = (
         "One epoch of training a small model, fed either by a DataLoader that turns every row into a PIL "
