@@ -188,16 +188,20 @@ def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded
 
 
 def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
-    from lib.lessons.home import modes_sentence
+    from lib.lessons.home import modes_sentence, one_chart
 
     gpu, _ = machines
-    pack = {"rows": [r for t in gpu.tables.values() for table in t.steps.values() for r in table.values()]}
-    text = modes_sentence(pack, gpu.words)
+    rows = [{**r, "swept": "batch_size"} for t in gpu.tables.values() for table in t.steps.values()
+            for r in table.values() if r["hidden_width"] == 64 and r["depth"] == 3]
+    pack = {"machine": {"gpus": [GPU_NAME], "date": "2026-01-02T00:00:00"}, "rows": rows, "path": "x"}
+    chart = one_chart([pack], T.MLP)
+    text = modes_sentence(chart, pack)
     eager = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536}, "gpu")
     graphed = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536,
                          "mode": "cuda_graph"}, "gpu")
-    assert f"takes {fmt_s(graphed)} instead of {fmt_s(eager)}" in text and fmt_ratio(eager / graphed) in text
-    assert modes_sentence({"rows": [r for r in pack["rows"] if r.get("mode") != "cuda_graph"]}, "x") is None
+    assert f"takes {fmt_s(eager)} (recorded 2026-01-02)" in text and fmt_ratio(eager / graphed) in text
+    assert f"takes {fmt_s(graphed)} (recorded 2026-01-02) on {GPU_NAME}" in text
+    assert modes_sentence(chart, {**pack, "rows": [r for r in rows if r.get("mode") != "cuda_graph"]}) is None
 
 
 def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):

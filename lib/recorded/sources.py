@@ -175,8 +175,20 @@ def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
                 continue
             if is_ok(row):
                 seen[key] = len(out)
-            out.append(row)
+            out.append({**row, "recorded_on": pack_date(pack)[:10]})  # its own day, not the merged pack's newest
     return out
+
+
+def row_date(row: Mapping[str, Any], pack: Mapping[str, Any]) -> str:
+    """The day a row of `pack` was recorded: its own (a merged pack's rows keep theirs), else the pack's."""
+    return str(row.get("recorded_on") or pack_date(pack)[:10])
+
+
+def rows_machine(rows: Sequence[Mapping[str, Any]], pack: Mapping[str, Any]) -> str:
+    """'NVIDIA H200, 2026-11-24' naming exactly the days of `rows` (of `pack`), not the pack's newest file."""
+    days = sorted({d for d in (row_date(r, pack) for r in rows) if d})
+    hardware = hardware_text(pack["machine"])
+    return f"{hardware}, {' and '.join(days)}" if days else hardware
 
 
 def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
