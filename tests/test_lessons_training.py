@@ -312,3 +312,25 @@ def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
                          row(4096, "H (2026-11-23)", 1.1e-3)], "cuda", "H")
     kept = table.step(("eager", True, False, False), 64, 64, 3)
     assert T.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]
+
+
+def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
+    """Issue 23: `/training?batch_size=65536&hidden_width=8192&dataset_size=1048576` said 'GPU · H200
+    (recorded) takes 16.2 s per epoch' where the cost model predicted that point: a sentence naming a
+    point's time names the point's own origin, read from its row."""
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
+    pack = source_pack(source, packs)
+    gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), "H200", source.label)
+    small_pack = small_server_pack(packs, T.MLP)
+    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    view = T.View(batch_size=65536, hidden_width=8192, dataset_size=1048576)
+    screen = S.compose(view, gpu=gpu, small_cpu=small)
+    here = next(r for r in screen.here if r["series"] == screen.gpu_label)
+    assert here["origin"] == "predicted" and fmt_s(here["epoch_s"]) in screen.at_point
+    assert "predicted by its cost model" in screen.at_point
+    default = S.compose(T.View(), gpu=gpu, small_cpu=small)  # a recorded point says nothing more
+    assert "predicted" not in default.at_point
