@@ -334,3 +334,22 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     assert "predicted by its cost model" in screen.at_point
     default = S.compose(T.View(), gpu=gpu, small_cpu=small)  # a recorded point says nothing more
     assert "predicted" not in default.at_point
+
+
+def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
+    """Issue 23: at batch 65,536 / width 1,024 the page said 'No GPU timeline was recorded at this point'
+    while the shipped file holds that step, skipped at recording: the page says it was refused, and why."""
+    from lib.lessons.training_words import timeline_refused
+    from lib.recorded.timelines import find_timeline, load_timelines
+
+    files = load_timelines()[0]
+    settings = {"batch_size": 65536, "hidden_width": 1024, "depth": 3, "mode": "eager"}
+    assert find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200") is None  # none measured
+    entry = find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200", refused=True)
+    assert entry["status"] == "skipped" and entry["settings"]["batch_size"] == 65536
+    text = timeline_refused(entry, "GPU · H200 (recorded)")
+    assert "refused when it was recorded" in text and entry["message"] in text
+    ok = find_timeline(files, "mlp", {**settings, "batch_size": 64}, device_kind="cuda", refused=True)
+    assert ok["status"] == "ok"  # a measured timeline is still found first
+    assert timeline_refused({"message": "over the work cap"}, "CPU · this server (live)") == (
+        "CPU · this server (live): over the work cap")

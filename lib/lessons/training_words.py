@@ -12,7 +12,7 @@ from typing import Any
 
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
 from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
-from lib.core.rows import Origin, is_ok
+from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.training import View, mode_label, origins
 from lib.lessons.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 
@@ -165,6 +165,14 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
 
 
 GRAPHED_MODES = ("cuda_graph", "compile_reduce_overhead")  # the step's kernels replay from a CUDA graph
+
+
+def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
+    """Why a step has no timeline: a recorded one refused when it was recorded (its file holds it,
+    skipped), or a live one that was not run, each with its reason."""
+    if entry.get("machine") and entry.get("status") != Status.OK:
+        return f"{label}: this step's timeline was refused when it was recorded ({entry['status']}: {entry['message']})."
+    return f"{label}: {entry['message']}"
 
 
 def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None:
