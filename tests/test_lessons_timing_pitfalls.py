@@ -106,3 +106,25 @@ def test_points_are_placed_in_words_and_shares_are_percentages():
     assert lesson.point_where(point) == "cpu (live, this server), size 16,384, synchronised, fp32"
     assert words.copy_share({"median_s": 4.0}, {"median_s": 1.0}) == 0.75
     assert words.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0
+
+
+def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipped_packs():
+    """Issue 23: the H200 at size 16,384 read 'not run — needs about 3.3 GB, more than the 2.7 GB memory
+    cap' (the 2026-11-23 lease, capped) beside its measured time (2026-11-21): merged, a point keeps its
+    measured row, and a refusal only where no recording measured it."""
+    from lib.core.rows import is_ok
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import _point_key, gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    checked = 0
+    for source in gpu_sources(packs):
+        rows = source_pack(source, packs)["rows"]
+        keys = [_point_key(r) for r in rows]
+        assert len(keys) == len(set(keys)), source.label  # every point once
+        checked += len(rows)
+    h200 = source_pack(next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200")), packs)
+    big = [r for r in h200["rows"] if r.get("workload") == "matmul" and r.get("size") == 16384
+           and r["device"] == "cuda:0" and r.get("dtype") == "fp32" and r.get("sync") and not r.get("transfer")]
+    assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] == "2026-11-21"
+    assert checked > 1000
