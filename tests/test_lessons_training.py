@@ -353,3 +353,24 @@ def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
     assert ok["status"] == "ok"  # a measured timeline is still found first
     assert timeline_refused({"message": "over the work cap"}, "CPU · this server (live)") == (
         "CPU · this server (live): over the work cap")
+
+
+def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
+    """Issue 23: a recorded step's note named the machine's every day (or its newest file's), not the
+    day that step was recorded."""
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
+    pack = source_pack(source, packs)
+    table = T.tables(pack, machine_text(pack["machine"]))["cuda"]
+    days = set()
+    for mode in ("eager", "cuda_graph"):
+        row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
+        config = T.View(mode=mode).config("cuda")
+        step = table.step(config, 64, 64, 3)
+        assert row["origin"] != "predicted" and row["machine"] == step["machine"]
+        assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
+        days.add(step["recorded_on"])
+    assert len(days) == 2  # the eager step and the graphed one were recorded on different days
