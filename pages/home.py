@@ -38,7 +38,7 @@ def home_answer(key: tuple, plot_height: int, _packs: tuple, _source) -> tuple:
     spec = frozen_spec(time_chart(
         pd.DataFrame(chart.rows), chart.over, y=chart.y, iqr=chart.iqr, crossover_x=chart.crossover_x,
         x_title=chart.setting, y_title=chart.y_title, plot_height=plot_height))
-    modes = modes_sentence(_packs[0], _source.label) if _source.recorded else None
+    modes = modes_sentence(chart, _packs[0]) if _source.recorded else None
     return chart, answer, spec, ends_sentence(chart), modes, _packs
 
 

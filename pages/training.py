@@ -153,14 +153,14 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
         functools.partial(live_timeline, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
     recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
                                   hardware=gpu.name if gpu else None,
-                                  keys=("batch_size", "hidden_width", "depth", "mode")) if not source.live else None
+                                  keys=("batch_size", "hidden_width", "depth", "mode"), refused=True) if not source.live else None
     for entry, name in ((cpu_line, "CPU · this server (live)"), (recorded_line, screen.gpu_label or "GPU")):
         if entry and entry.get("steps"):
             st.altair_chart(timeline_chart(entry["steps"][len(entry["steps"]) // 2]["events"], title=name),
                             width="stretch")
             st.markdown(W.timeline_sentence(entry, name))
         elif entry and entry.get("message"):
-            st.caption(f"{name}: {entry['message']}")
+            st.caption(W.timeline_refused(entry, name))
     if recorded_line is None:
         st.caption("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
                    "and 65,536, widths 64 and 1,024.")

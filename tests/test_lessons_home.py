@@ -49,3 +49,45 @@ def test_ends_sentence_words_both_ends_of_the_curve():
     assert text == ("At batch size 1, the GPU takes 4.00× as long as the CPU (16 ms against 4 ms); "
                     "at 1,024, the GPU is 10.0× as fast as the CPU (400 ms against 4 s).")
     assert home.verdict(1.0, 1.0) == "both take 1 s"
+
+
+# -- on the shipped packs (issue 23, "Where a number came from") ------------------------------------
+def _shipped():
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    for source in gpu_sources(packs):
+        pack = source_pack(source, packs)
+        chart = home.one_chart([pack], MLP)
+        if chart:
+            yield source, pack, chart
+
+
+def _days(text):
+    import re
+
+    return set(re.findall(r"\d{4}-\d{2}-\d{2}", text))
+
+
+def test_home_names_exactly_the_days_of_the_rows_it_draws_and_its_numbers_are_the_charts():
+    seen = 0
+    for _source, pack, chart in _shipped():
+        drawn = {r.get("recorded_on") or pack["machine"]["date"][:10] for r in chart.rows}
+        assert _days(chart.machine) == drawn and all(_days(r["series"]) == drawn for r in chart.rows)
+        modes = home.modes_sentence(chart, pack)
+        if not modes:
+            continue
+        seen += 1
+        gpu = chart.analysis.gpu_device
+        point = next(r for r in chart.rows if r["device"] == gpu and r["batch_size"] == 64)
+        # the eager time named is the chart's own point (the same row, the same day), not another row's
+        assert f"takes {home.fmt_s(point['median_s'])} (recorded {point['recorded_on']}" in modes
+        # every day named is a day of a row the sentence reads (the eager point, its other recordings, the graph)
+        graphed = {r["recorded_on"] for r in pack["rows"] if r.get("mode") == "cuda_graph"}
+        assert _days(modes) <= drawn | _days(str(point.get("other_recordings"))) | graphed
+        assert " and " not in modes.split(" on ")[-1].split(":")[0]  # the machine, not a list of all its days
+        if point.get("other_recordings"):  # two recordings of one point that differ: the range is said
+            low = min(point["median_s"], *(t for _, t in point["other_recordings"]))
+            assert f"from {home.fmt_s(low)}" in modes
+    assert seen >= 2  # the H200 and the H100 both ship eager and graphed steps

@@ -141,3 +141,25 @@ def test_tf32_and_the_copy_each_change_one_thing_on_the_shipped_packs():
         assert f"the copy adds {words.fmt_s(tf['median_s'] - without['median_s'])}" in copy_text, copy_text
         drawn = {ln["line"] for ln in lesson.time_lines(view, show_cold=False)}
         assert set(lesson.partner_lines(both)) <= drawn
+
+
+def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipped_packs():
+    """Issue 23: the H200 at size 16,384 read 'not run — needs about 3.3 GB, more than the 2.7 GB memory
+    cap' (the 2026-11-23 lease, capped) beside its measured time (2026-11-21): merged, a point keeps its
+    measured row, and a refusal only where no recording measured it."""
+    from lib.core.rows import is_ok
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import _point_key, gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    checked = 0
+    for source in gpu_sources(packs):
+        rows = source_pack(source, packs)["rows"]
+        keys = [_point_key(r) for r in rows]
+        assert len(keys) == len(set(keys)), source.label  # every point once
+        checked += len(rows)
+    h200 = source_pack(next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200")), packs)
+    big = [r for r in h200["rows"] if r.get("workload") == "matmul" and r.get("size") == 16384
+           and r["device"] == "cuda:0" and r.get("dtype") == "fp32" and r.get("sync") and not r.get("transfer")]
+    assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] == "2026-11-21"
+    assert checked > 1000

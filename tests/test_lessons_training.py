@@ -188,16 +188,20 @@ def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded
 
 
 def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
-    from lib.lessons.home import modes_sentence
+    from lib.lessons.home import modes_sentence, one_chart
 
     gpu, _ = machines
-    pack = {"rows": [r for t in gpu.tables.values() for table in t.steps.values() for r in table.values()]}
-    text = modes_sentence(pack, gpu.words)
+    rows = [{**r, "swept": "batch_size"} for t in gpu.tables.values() for table in t.steps.values()
+            for r in table.values() if r["hidden_width"] == 64 and r["depth"] == 3]
+    pack = {"machine": {"gpus": [GPU_NAME], "date": "2026-01-02T00:00:00"}, "rows": rows, "path": "x"}
+    chart = one_chart([pack], T.MLP)
+    text = modes_sentence(chart, pack)
     eager = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536}, "gpu")
     graphed = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536,
                          "mode": "cuda_graph"}, "gpu")
-    assert f"takes {fmt_s(graphed)} instead of {fmt_s(eager)}" in text and fmt_ratio(eager / graphed) in text
-    assert modes_sentence({"rows": [r for r in pack["rows"] if r.get("mode") != "cuda_graph"]}, "x") is None
+    assert f"takes {fmt_s(eager)} (recorded 2026-01-02)" in text and fmt_ratio(eager / graphed) in text
+    assert f"takes {fmt_s(graphed)} (recorded 2026-01-02) on {GPU_NAME}" in text
+    assert modes_sentence(chart, {**pack, "rows": [r for r in rows if r.get("mode") != "cuda_graph"]}) is None
 
 
 def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
@@ -308,3 +312,65 @@ def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
                          row(4096, "H (2026-11-23)", 1.1e-3)], "cuda", "H")
     kept = table.step(("eager", True, False, False), 64, 64, 3)
     assert T.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]
+
+
+def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
+    """Issue 23: `/training?batch_size=65536&hidden_width=8192&dataset_size=1048576` said 'GPU · H200
+    (recorded) takes 16.2 s per epoch' where the cost model predicted that point: a sentence naming a
+    point's time names the point's own origin, read from its row."""
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
+    pack = source_pack(source, packs)
+    gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), "H200", source.label)
+    small_pack = small_server_pack(packs, T.MLP)
+    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    view = T.View(batch_size=65536, hidden_width=8192, dataset_size=1048576)
+    screen = S.compose(view, gpu=gpu, small_cpu=small)
+    here = next(r for r in screen.here if r["series"] == screen.gpu_label)
+    assert here["origin"] == "predicted" and fmt_s(here["epoch_s"]) in screen.at_point
+    assert "predicted by its cost model" in screen.at_point
+    default = S.compose(T.View(), gpu=gpu, small_cpu=small)  # a recorded point says nothing more
+    assert "predicted" not in default.at_point
+
+
+def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
+    """Issue 23: at batch 65,536 / width 1,024 the page said 'No GPU timeline was recorded at this point'
+    while the shipped file holds that step, skipped at recording: the page says it was refused, and why."""
+    from lib.lessons.training_words import timeline_refused
+    from lib.recorded.timelines import find_timeline, load_timelines
+
+    files = load_timelines()[0]
+    settings = {"batch_size": 65536, "hidden_width": 1024, "depth": 3, "mode": "eager"}
+    assert find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200") is None  # none measured
+    entry = find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200", refused=True)
+    assert entry["status"] == "skipped" and entry["settings"]["batch_size"] == 65536
+    text = timeline_refused(entry, "GPU · H200 (recorded)")
+    assert "refused when it was recorded" in text and entry["message"] in text
+    ok = find_timeline(files, "mlp", {**settings, "batch_size": 64}, device_kind="cuda", refused=True)
+    assert ok["status"] == "ok"  # a measured timeline is still found first
+    assert timeline_refused({"message": "over the work cap"}, "CPU · this server (live)") == (
+        "CPU · this server (live): over the work cap")
+
+
+def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
+    """Issue 23: a recorded step's note named the machine's every day (or its newest file's), not the
+    day that step was recorded."""
+    from lib.recorded import load_recorded
+    from lib.recorded.sources import gpu_sources, source_pack
+
+    packs = load_recorded()[0]
+    source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
+    pack = source_pack(source, packs)
+    table = T.tables(pack, machine_text(pack["machine"]))["cuda"]
+    days = set()
+    for mode in ("eager", "cuda_graph"):
+        row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
+        config = T.View(mode=mode).config("cuda")
+        step = table.step(config, 64, 64, 3)
+        assert row["origin"] != "predicted" and row["machine"] == step["machine"]
+        assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
+        days.add(step["recorded_on"])
+    assert len(days) == 2  # the eager step and the graphed one were recorded on different days

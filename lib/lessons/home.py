@@ -15,11 +15,11 @@ from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
-from lib.core.rows import Origin, is_ok
+from lib.core.rows import is_ok
 from lib.core.workload import Workload
 from lib.lessons import onscreen, voice
 from lib.lessons import training as T
-from lib.recorded.sources import best_recorded_sweep, machine_text
+from lib.recorded.sources import best_recorded_sweep, canonical, hardware_text, row_date, rows_machine
 
 
 @dataclass
@@ -98,7 +98,7 @@ def one_chart(packs: Iterable[dict[str, Any] | None], workload: Workload) -> One
         found = best_recorded_sweep(pack, workload)
         if found:
             over, rows = found
-            machine = machine_text(pack["machine"])
+            machine = rows_machine(rows, pack)  # the days of the rows drawn, not the merged pack's newest file
             # both devices of the recording machine: each row's series is its own device, recorded there
             labelled = with_epoch_spread(onscreen.labelled([], recorded_gpu=rows, machine=machine))
             y = time_key(labelled)
@@ -129,18 +129,50 @@ def ends_sentence(chart: OneChart) -> str | None:
             f"at {fmt_value(hi)}, {verdict(by_x[hi]['cpu'], by_x[hi][gpu])}.")
 
 
-def modes_sentence(pack: dict[str, Any] | None, machine: str) -> str | None:
-    """What one CUDA graph of the whole step does to the Training page's default step on the recorded
-    machine, read from its recordings (None unless both modes were recorded there)."""
-    if not pack:
+def _day(row: dict[str, Any], pack: dict[str, Any]) -> str:
+    """'1.48 ms (2026-11-24)', with the point's other recordings when it was recorded on several days."""
+    own = float(row["median_s"])
+    others = row.get("other_recordings", ())
+    if not others:
+        return f"{fmt_s(own)} (recorded {row_date(row, pack)})"
+    times = [own, *(t for _, t in others)]
+    each = ", ".join(f"{fmt_s(t)} on {label}" for label, t in others)
+    return (f"{fmt_s(own)} (recorded {row_date(row, pack)}; recorded {len(times)} times, from {fmt_s(min(times))} "
+            f"to {fmt_s(max(times))}: also {each})")
+
+
+def modes_sentence(chart: OneChart | None, pack: dict[str, Any] | None) -> str | None:
+    """What one CUDA graph of the whole step does to the chart's own GPU point at the Training page's
+    default step (batch 64), against the graphed step of the same settings in the same pack: each time
+    named with the day it was recorded (and every day, when a point was recorded on several). None unless
+    the chart draws that point and the pack holds the graphed one."""
+    if not (chart and pack and chart.over == "batch_size" and chart.analysis.gpu_device):
         return None
-    table = T.tables(pack, machine_text(pack.get("machine") or {})).get("cuda")  # the Training page's tables, built once
-    eager, graphed = (T.point(T.View(mode=mode), table, "cuda:0", machine) for mode in ("eager", "cuda_graph"))
-    if not (eager and graphed and eager["origin"] != Origin.PREDICTED and graphed["origin"] != Origin.PREDICTED):
+    default = T.View()
+    view = {"batch_size": default.batch_size, "hidden_width": default.hidden_width, "depth": default.depth}
+    eager = next((r for r in chart.rows if r["device"] == chart.analysis.gpu_device and is_ok(r)
+                  and r[chart.over] == view["batch_size"] and r.get("mode", "eager") == "eager"
+                  and all(r.get(k) == v for k, v in view.items())), None)
+    graphed = _graphed(eager, pack) if eager else None
+    if not graphed:
         return None
     e, g = float(eager["median_s"]), float(graphed["median_s"])
-    view = T.View()
-    return (f"That is eager PyTorch, launching every kernel from Python. Captured in one CUDA graph, the same step "
-            f"(batch {view.batch_size}, width {view.hidden_width}, depth {view.depth}) takes {fmt_s(g)} instead of "
-            f"{fmt_s(e)} on {machine}: {fmt_ratio(e / g)} as fast, which moves the crossover far to the left. "
+    return (f"That is eager PyTorch, launching every kernel from Python: the chart's step at batch {view['batch_size']} "
+            f"(width {view['hidden_width']}, depth {view['depth']}) takes {_day(eager, pack)}. Captured in one CUDA "
+            f"graph, a step of the same settings takes {_day(graphed, pack)} on {hardware_text(pack['machine'])}: "
+            f"{fmt_ratio(e / g)} as fast, which moves the crossover far to the left. "
             "The Training page's “How the step runs” shows each mode's crossover.")
+
+
+def _graphed(eager: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any] | None:
+    """The ok CUDA-graph row of the eager row's settings (any dataset size: a step is a step), the one
+    of the eager row's dataset size first."""
+    want = {k: v for k, v in (canonical(T.MLP, eager) or {}).items() if k not in ("mode", "dataset_size")}
+    found = []
+    for r in pack["rows"]:
+        if r.get("mode") != "cuda_graph" or r.get("device") != eager["device"] or not is_ok(r):
+            continue
+        values = canonical(T.MLP, r) or {}
+        if all(values.get(k) == v for k, v in want.items() if k != "optimizer_impl"):  # a graph needs its own
+            found.append(r)
+    return min(found, key=lambda r: r.get("dataset_size") != eager.get("dataset_size"), default=None)

@@ -245,6 +245,9 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     base = {"workload": MLP.name, **PAGE_DEFAULTS, **view.settings(), "device": device, "steps_per_epoch": steps,
             "status": "ok", "message": "", "machine": table.machine}
     if recorded is not None:
+        # the step's own recording ('NVIDIA H200 (2026-11-23)'), not every day of the machine nor its newest file
+        machine_words = str(recorded.get("machine") or machine_words)
+        base["machine"] = machine_words
         exact = int(recorded["batch_size"]) == view.batch_size and int(recorded["dataset_size"]) == view.dataset_size
         how = (f"recorded on {machine_words}" if exact else
                f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "

@@ -12,7 +12,7 @@ from typing import Any
 
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
 from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
-from lib.core.rows import Origin, is_ok
+from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.training import View, mode_label, origins
 from lib.lessons.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 
@@ -81,7 +81,26 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
 
 
 def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:
-    """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus)."""
+    """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus),
+    ending with the origin of each time named that is not what its curve's legend name says (a
+    '(recorded + predicted)' curve's point the cost model predicted is said to be predicted)."""
+    said = _at_point(cpu, gpu, view, cpu_label, gpu_label)
+    named = [(row, side) for row, side in ((cpu, legend_side(Unit.CPU, cpu_label)), (gpu, legend_side(Unit.GPU, gpu_label)))
+             if is_ok(row, "epoch_s")]
+    for row, side in named:
+        said = said + own_origin(row, side)
+    return said
+
+
+def own_origin(row: Row, side: Side) -> Sentence | str:
+    """' The GPU · H200 time here is predicted by its cost model: nobody recorded this point.' for a
+    predicted point ('' otherwise: recorded, derived and live points are what their legend says)."""
+    if row.get("origin") != Origin.PREDICTED:
+        return ""
+    return say(" The time of ", side.called, " here is predicted by its cost model: nobody recorded this point.")
+
+
+def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:
     at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
     cpu_side, gpu_side = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
@@ -146,6 +165,14 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
 
 
 GRAPHED_MODES = ("cuda_graph", "compile_reduce_overhead")  # the step's kernels replay from a CUDA graph
+
+
+def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
+    """Why a step has no timeline: a recorded one refused when it was recorded (its file holds it,
+    skipped), or a live one that was not run, each with its reason."""
+    if entry.get("machine") and entry.get("status") != Status.OK:
+        return f"{label}: this step's timeline was refused when it was recorded ({entry['status']}: {entry['message']})."
+    return f"{label}: {entry['message']}"
 
 
 def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None:

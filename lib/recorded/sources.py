@@ -156,27 +156,51 @@ _MERGED: IdentityMemo[dict[str, Any]] = IdentityMemo(16)
 def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
     """Every row once: of a point recorded on several days (or leases), the newest ok row, which
     keeps the others' times as `other_recordings`: ((recording, median_s), ...), so the day-to-day
-    spread is drawn and fitted rather than dropped. A recording is the pack's machine and date."""
+    spread is drawn and fitted rather than dropped. A recording is the pack's machine and date. A
+    point no recording measured keeps its newest refusal; a refusal never hides a measured row of the
+    same point (a newer lease skipped under a smaller memory cap, an older one measured it)."""
+    keyed = [(pack, row, _point_key(row)) for pack in packs_newest_first for row in pack["rows"]]
+    measured = {key for _, row, key in keyed if is_ok(row)}
     seen: dict[tuple, int] = {}
+    refused: set[tuple] = set()
     out: list[dict] = []
-    for pack in packs_newest_first:
+    for pack, row, key in keyed:
         recording = f"{hardware_text(pack['machine'])} ({pack_date(pack)[:10]})"
-        for row in pack["rows"]:
-            workload = WORKLOADS.get(str(row.get("workload")))
-            values = canonical(workload, row) if workload else None
-            key = (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
-            if key in seen:
-                kept = out[seen[key]]
-                label = str(row.get("machine") or recording)  # the recording packs name it 'NVIDIA H200 (2026-11-23)'
-                known = {str(kept.get("machine") or "")} | {r for r, _ in kept.get("other_recordings", ())}
-                if is_ok(row) and label not in known:  # the same point twice in one recording is one recording
-                    out[seen[key]] = {**kept, "other_recordings": (*kept.get("other_recordings", ()),
-                                                                   (label, float(row["median_s"])))}
-                continue
-            if is_ok(row):
-                seen[key] = len(out)
-            out.append(row)
+        if not is_ok(row):
+            if key not in measured and key not in refused:
+                refused.add(key)
+                out.append({**row, "recorded_on": pack_date(pack)[:10]})
+            continue
+        if key in seen:
+            kept = out[seen[key]]
+            label = str(row.get("machine") or recording)  # the recording packs name it 'NVIDIA H200 (2026-11-23)'
+            known = {str(kept.get("machine") or "")} | {r for r, _ in kept.get("other_recordings", ())}
+            if label not in known:  # the same point twice in one recording is one recording
+                out[seen[key]] = {**kept, "other_recordings": (*kept.get("other_recordings", ()),
+                                                               (label, float(row["median_s"])))}
+            continue
+        seen[key] = len(out)
+        out.append({**row, "recorded_on": pack_date(pack)[:10]})  # its own day, not the merged pack's newest
     return out
+
+
+def _point_key(row: Mapping[str, Any]) -> tuple:
+    """What makes two rows the same point: workload, device and every setting (parsed)."""
+    workload = WORKLOADS.get(str(row.get("workload")))
+    values = canonical(workload, row) if workload else None
+    return (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
+
+
+def row_date(row: Mapping[str, Any], pack: Mapping[str, Any]) -> str:
+    """The day a row of `pack` was recorded: its own (a merged pack's rows keep theirs), else the pack's."""
+    return str(row.get("recorded_on") or pack_date(pack)[:10])
+
+
+def rows_machine(rows: Sequence[Mapping[str, Any]], pack: Mapping[str, Any]) -> str:
+    """'NVIDIA H200, 2026-11-24' naming exactly the days of `rows` (of `pack`), not the pack's newest file."""
+    days = sorted({d for d in (row_date(r, pack) for r in rows) if d})
+    hardware = hardware_text(pack["machine"])
+    return f"{hardware}, {' and '.join(days)}" if days else hardware
 
 
 def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:

@@ -47,17 +47,27 @@ def load_timelines(directory: Path | None = None) -> tuple[list[dict[str, Any]],
 
 
 def find_timeline(files: Sequence[Mapping[str, Any]], workload: str, settings: Mapping[str, Any], *,
-                  device_kind: str, hardware: str | None = None, keys: Sequence[str] = ()) -> dict[str, Any] | None:
+                  device_kind: str, hardware: str | None = None, keys: Sequence[str] = (),
+                  refused: bool = False) -> dict[str, Any] | None:
     """The recorded timeline of `workload` on a device of `device_kind` ('cpu' or 'cuda') whose
     settings agree with `settings` on `keys` (all given settings when empty), on the named hardware
-    (any when None)."""
+    (any when None). With `refused`, when no such timeline was measured, the entry that was refused at
+    recording (its status and message say why), so a page says why rather than 'not recorded'."""
     keys = keys or list(settings)
+    found = _find(files, workload, settings, device_kind, hardware, keys, (Status.OK,))
+    if found is None and refused:
+        found = _find(files, workload, settings, device_kind, hardware, keys, tuple(s for s in Status if s != Status.OK))
+    return found
+
+
+def _find(files: Sequence[Mapping[str, Any]], workload: str, settings: Mapping[str, Any], device_kind: str,
+          hardware: str | None, keys: Sequence[str], statuses: tuple[Status, ...]) -> dict[str, Any] | None:
     for f in files:
         if hardware and hardware_text(f["machine"]) != hardware:
             continue
         for entry in f.get("timelines", []):
             kind = "cpu" if entry.get("device") == "cpu" else "cuda"
-            if entry.get("workload") != workload or kind != device_kind or entry.get("status") != Status.OK:
+            if entry.get("workload") != workload or kind != device_kind or entry.get("status") not in statuses:
                 continue
             if all(entry["settings"].get(k) == settings.get(k) for k in keys):
                 return {**entry, "machine": f["machine"]}
