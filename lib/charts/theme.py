@@ -102,3 +102,9 @@ X_AXIS_PX = 110
 def fitted_height(plot_height: int, legend_rows: int) -> int:
     """The height to give a chart so that its plot keeps `plot_height` pixels under `legend_rows` rows of legend."""
     return plot_height + LEGEND_ROW_PX * max(0, legend_rows) + X_AXIS_PX
+
+
+# A chart that fits only its width: its height is the plot's own, title, axis and legend added around
+# it (Streamlit's default "fit" takes them out of the height). With an alt.Step height Vega still
+# drops the fit with a console warning, so give such a chart a height in pixels.
+FIT_X = {"type": "fit-x", "contains": "padding"}

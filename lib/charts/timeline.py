@@ -14,11 +14,14 @@ from collections.abc import Mapping, Sequence
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import NOTE_COLOR
+from lib.charts.theme import FIT_X, NOTE_COLOR
 from lib.core.fmt import fmt_s
 
 KINDS = {"operator": "#1f77b4", "launch": "#9467bd", "runtime": "#bcbd22", "sync": "#d62728",
          "kernel": "#ff7f0e", "copy": "#2ca02c", "memset": "#17becf"}
+LABEL_LIMIT_PX = 160  # "CPU: autograd thread", "GPU: stream 7" at 11 px fit whole
+# drawn as SVG (a few hundred bars at most): each bar is an element a browser test can measure
+SVG = {"embedOptions": {"renderer": "svg"}}
 
 
 def lane_order(lane: str) -> tuple[int, str]:
@@ -38,30 +41,38 @@ def idle_gaps(events: Sequence[Mapping]) -> list[tuple[float, float]]:
     return gaps
 
 
-def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, height_per_lane: int = 34) -> alt.LayerChart:
+def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, height_per_lane: int = 28) -> alt.LayerChart:
+    """One row of `height_per_lane` px per lane. The plot's height is set in pixels and only the width
+    fits the page (FIT_X): under Streamlit's "fit" the title, axis and legend came out of a fixed
+    height and left the lanes 2 px; an alt.Step height makes Vega drop the fit with a console warning."""
     frame = pd.DataFrame([{**e, "duration_us": e["end_us"] - e["start_us"]} for e in events])
     lanes = sorted(set(frame["lane"]), key=lane_order) if not frame.empty else []
     kinds = [k for k in KINDS if not frame.empty and k in set(frame["kind"])]
-    y = alt.Y("lane:N", title=None, sort=lanes, axis=alt.Axis(labelLimit=200))
-    x = alt.X("start_us:Q", title="time within the step (µs)")
-    bars = alt.Chart(frame).mark_bar(height=alt.RelativeBandSize(0.7)).encode(
+    # bars fill their lane's band less its padding; long lane names keep their words on a phone too
+    y = alt.Y("lane:N", title=None, sort=lanes, scale=alt.Scale(paddingInner=0.25, paddingOuter=0.15),
+              axis=alt.Axis(labelLimit=LABEL_LIMIT_PX))
+    # the end labels inside the plot, not past the chart's edge on a phone
+    x = alt.X("start_us:Q", title="time within the step (µs)", axis=alt.Axis(labelFlush=True))
+    bars = alt.Chart(frame).mark_bar().encode(
         x=x, x2="end_us:Q", y=y,
         color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds, range=[KINDS[k] for k in kinds]),
-                        legend=alt.Legend(orient="bottom", columns=4)),
+                        legend=alt.Legend(orient="bottom", columns=2)),
         tooltip=[alt.Tooltip("name:N", title="what"), alt.Tooltip("kind:N"), alt.Tooltip("lane:N"),
                  alt.Tooltip("start_us:Q", title="starts (µs)", format=",.1f"),
                  alt.Tooltip("duration_us:Q", title="lasts (µs)", format=",.1f")])
     layers: list[alt.Chart] = []
-    gaps = idle_gaps(events)
-    if gaps:
+    note = None
+    if gaps := idle_gaps(events):
         total = sum(hi - lo for lo, hi in gaps)
         gap_frame = pd.DataFrame({"start_us": [lo for lo, _ in gaps], "end_us": [hi for _, hi in gaps],
                                   "lane": [next(n for n in lanes if n.startswith("GPU"))] * len(gaps)})
-        gap_bars = alt.Chart(gap_frame).mark_bar(color="#999", opacity=0.25, height=alt.RelativeBandSize(1.0))
-        layers.append(gap_bars.encode(x="start_us:Q", x2="end_us:Q", y=alt.Y("lane:N", sort=lanes)))
-        note = pd.DataFrame({"label": [f"GPU idle between kernels: {fmt_s(total / 1e6)} in all"]})
-        layers.append(alt.Chart(note).mark_text(align="left", dx=4, dy=-4, color=NOTE_COLOR).encode(
-            x=alt.value(0), y=alt.value(0), text="label:N"))
-    chart = alt.layer(*layers, bars).properties(height=max(1, len(lanes)) * height_per_lane + 40)
-    return chart.properties(title=title) if title else chart
-
+        gap_bars = alt.Chart(gap_frame).mark_bar(color="#999", opacity=0.25)
+        layers.append(gap_bars.encode(x="start_us:Q", x2="end_us:Q", y=y))
+        # under the title, not over the top lane's bars
+        note = f"GPU idle between kernels: {fmt_s(total / 1e6)} in all (grey)"
+    chart = alt.layer(*layers, bars).properties(height=max(1, len(lanes)) * height_per_lane, usermeta=SVG,
+                                                autosize=FIT_X)
+    if title or note:
+        chart = chart.properties(title=alt.TitleParams(title or "", subtitle=note or "", subtitleColor=NOTE_COLOR,
+                                                       anchor="start"))
+    return chart
