@@ -76,3 +76,21 @@ def _gallery_in_tmp(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GPUWIN_DATA_DIR", str(tmp_path_factory.mktemp("gallery_data")))
     monkeypatch.delenv("GPUWIN_GALLERY_URL", raising=False)
     yield
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """file name -> bytes of every download button a page makes (Streamlit's real storage still stores them);
+    shared by the page tests that read what a visitor downloads."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    seen: dict[str, bytes] = {}
+    real = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, path_or_data, mimetype, kind, filename=None):
+        if filename and isinstance(path_or_data, (bytes, str)):
+            seen[filename] = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
+        return real(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    return seen

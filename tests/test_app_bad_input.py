@@ -86,23 +86,6 @@ def hostile_pack() -> dict:
     return pack
 
 
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """file name -> bytes of every download button (Streamlit's real storage still stores them)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    seen: dict[str, bytes] = {}
-    real = MemoryMediaFileStorage.load_and_get_id
-
-    def keep(self, path_or_data, mimetype, kind, filename=None):
-        if filename and isinstance(path_or_data, (bytes, str)):
-            seen[filename] = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
-        return real(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
-    return seen
-
-
 def test_names_and_settings_from_an_upload_are_text_on_every_page_and_csv_cells_are_inert(tmp_path, monkeypatch,
                                                                                            downloads):
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))

@@ -47,23 +47,6 @@ def packs(tmp_path_factory) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """file name -> bytes of every download button the page makes (the real storage still stores them)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    seen: dict[str, bytes] = {}
-    real = MemoryMediaFileStorage.load_and_get_id
-
-    def keep(self, path_or_data, mimetype, kind, filename=None):
-        if filename and isinstance(path_or_data, (bytes, str)):
-            seen[filename] = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
-        return real(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
-    return seen
-
-
-@pytest.fixture
 def no_shipped(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
 
