@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lib.core import costmodel  # noqa: E402
-from lib.lessons import training as T  # noqa: E402
-from lib.lessons import training_model as M  # noqa: E402
+from lib.lessons.training import model as M  # noqa: E402
+from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
 

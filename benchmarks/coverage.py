@@ -5,7 +5,7 @@
 
 For every GPU machine among the packs and every view a visitor can pick on the Training page (the
 axis, every slider position, every pitfall switch, every recorded execution mode), it works out
-the GPU curve the page would draw (lib.lessons.training: the same functions the page calls) and
+the GPU curve the page would draw (lib.lessons.training.view: the same functions the page calls) and
 counts the views whose curve is recorded or exactly derived at every point, those with at least
 one predicted point, and those with no GPU curve (fewer than two points). Each point's origin is
 worked out once and shared by the views that draw it.
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lib.lessons import training as T  # noqa: E402
+from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
 from lib.recorded.sources import gpu_sources, machine_text, source_pack  # noqa: E402
 
@@ -75,7 +75,9 @@ def training_coverage(table: T.StepTable, machine: str) -> dict[str, Counter]:
 def other_pages(pack: dict, label: str) -> dict[str, Counter]:
     """Timing pitfalls, Jacobian and Data pipeline: a view has a GPU curve when the machine recorded
     the sweep it draws (these pages draw recorded points only; nothing is predicted there)."""
-    from lib.lessons import jacobian, pipeline_screen, timing_pitfalls
+    from lib.lessons.data_pipeline import screen as pipeline_screen
+    from lib.lessons.jacobian import view as jacobian
+    from lib.lessons.timing import view as timing_pitfalls
     from lib.workloads.jacobian import METHODS
 
     counts = {"Timing": Counter(), "Jacobian": Counter(), "Pipeline": Counter()}
@@ -105,7 +107,7 @@ def other_pages(pack: dict, label: str) -> dict[str, Counter]:
 
 
 def onscreen_views(pack, label, workload, over, views):
-    from lib.lessons.onscreen import recorded_views
+    from lib.lessons.common.onscreen import recorded_views
 
     return recorded_views(pack, label, workload, over, views)
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lib.core.worker import MeasureWorker  # noqa: E402
-from lib.lessons.live import live_sweep  # noqa: E402
+from lib.lessons.common.live import live_sweep  # noqa: E402
 from lib.workloads import get_workload  # noqa: E402
 
 FIXED = {"hidden_width": 64, "depth": 2, "dataset_size": 4096}

@@ -120,7 +120,7 @@ def _check_settings(workload, fixed: dict[str, str], axes: list[tuple[str, list[
 def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
     from lib.core.results import build_pack, load_pack, save_pack
-    from lib.lessons.voice import crossover_sentence, device_side
+    from lib.lessons.common.voice import crossover_sentence, device_side
 
     workload, devices = _common(args)
     axes = args.over
@@ -241,7 +241,7 @@ def cmd_crossover(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
     from lib.core.fmt import fmt_about
     from lib.core.results import load_pack
-    from lib.lessons.voice import crossover_sentence, device_side
+    from lib.lessons.common.voice import crossover_sentence, device_side
 
     pack = load_pack(args.pack)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -277,7 +277,7 @@ def cmd_crossover(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from lib.lessons.scaling import merge_files
+    from lib.lessons.multi_gpu.scaling import merge_files
 
     for line in merge_files(args.out, args.inputs):
         print(line)

@@ -6,7 +6,7 @@ device. The CPU is timed live; the GPU side is live on a GPU server, else a reco
 (recorded with scripts/record_packs.py, topic data_pipeline). Answer first: the title, one sentence
 read from the rows, the bars of where one epoch's time went; the controls below; the longer words
 and the sweep charts behind closed expanders. Layout and words only: every number
-in the words is read from the rows on screen by lib/lessons/pipeline.py; ui/scaffold.py lays out
+in the words is read from the rows on screen by lib/lessons/data_pipeline/view.py; ui/scaffold.py lays out
 the parts every lesson page shares.
 """
 
@@ -20,10 +20,10 @@ import streamlit as st
 from lib.charts import phase_chart, time_chart
 from lib.core.devices import usable_cores
 from lib.core.fmt import pct
-from lib.lessons import answers, onscreen
-from lib.lessons import pipeline as lesson
-from lib.lessons import pipeline_screen as feeds
-from lib.lessons.live import DEFAULT_CPU_THREADS
+from lib.lessons.common import answers, onscreen
+from lib.lessons.common.live import DEFAULT_CPU_THREADS
+from lib.lessons.data_pipeline import screen as feeds
+from lib.lessons.data_pipeline import view as lesson
 from ui import scaffold
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s
 from ui.sources import live_devices, load_recorded, source_for

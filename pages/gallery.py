@@ -1,7 +1,7 @@
 """Class gallery: every visitor's machine on the same sweep, kept in a database; filtered by course.
 
 Layout and words only. Storage (caps, duplicates, the rate limit, admin codes) is
-lib.recorded.gallery.store; the rows, crossovers and sorting lib.lessons.gallery; the chart
+lib.recorded.gallery.store; the rows, crossovers and sorting lib.lessons.gallery.view; the chart
 lib.charts.gallery; the connection ui.gallery. Names and machine strings come from visitors:
 they go through plain() in markdown and are shown as text in the table. Answer first: the title, one
 sentence (where the machines' GPUs catch up), the speed-up chart; below them the course box, the
@@ -16,8 +16,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from lib.charts.gallery import speedups_chart
 from lib.core.fmt import fmt_value, plural
-from lib.lessons.answers import gallery_answer
-from lib.lessons.gallery import (
+from lib.lessons.common.answers import gallery_answer
+from lib.lessons.gallery.view import (
     SORTS,
     compare_query,
     crossover_points,

@@ -1,7 +1,7 @@
 """Home: the question, the one-chart answer from a recorded pack, and a link to each lesson.
 
 Answer first: the title, the one sentence read from the chart, the chart; the explanation behind
-'Why?', the lessons below. Layout and words only: lib.lessons.home picks the sweep and words both
+'Why?', the lessons below. Layout and words only: lib.lessons.home.view picks the sweep and words both
 ends of it.
 """
 
@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import time_chart
-from lib.lessons.home import WHY, ends_sentence, modes_sentence, one_chart
-from lib.lessons.voice import crossover_sentence, series_side
+from lib.lessons.common.voice import crossover_sentence, series_side
+from lib.lessons.home.view import WHY, ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
 from ui import scaffold
 from ui.pages import lesson_pages

@@ -3,7 +3,7 @@
 Answer first: the title, one sentence (where more GPUs start to pay off), the throughput chart of the
 recorded machine (or of the live demo when nothing is recorded); the pickers below; the efficiency
 chart, the explanations and the table behind closed expanders. Layout and words only: the numbers
-and sentences come from lib.lessons.scaling and lib.lessons.answers, the charts from
+and sentences come from lib.lessons.multi_gpu.scaling and lib.lessons.common.answers, the charts from
 lib.charts.scaling, the live demo from lib.workloads.ddp.demo.
 """
 
@@ -13,7 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import scaling as scaling_charts
-from lib.lessons import answers, scaling
+from lib.lessons.common import answers
+from lib.lessons.multi_gpu import scaling
 from lib.workloads.ddp import demo
 from ui import scaffold
 from ui.router import ensure_router

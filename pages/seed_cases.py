@@ -4,7 +4,7 @@ Measured here: the GPU (and that machine's CPU) from a recorded seeds pack (scri
 --out lib/recorded/…json), rows found by the preset's name; this server's CPU live, at the preset's
 cut-down size. Loss curves: live on this server's CPU; the GPU's from the curves file that
 `scripts/seed_experiments.py --curves` writes next to the pack. Layout and words only: the numbers
-in the words are read from those rows and curves by lib/lessons/seed_cases.py; ui/scaffold.py lays
+in the words are read from those rows and curves by lib/lessons/seed_cases/view.py; ui/scaffold.py lays
 out the parts every lesson page shares. Answer first: the title, the seed's ratio beside the one
 measured here in one sentence, the ratio bars; the experiment picker below; the rest behind closed
 expanders.
@@ -19,12 +19,12 @@ import streamlit as st
 
 from lib.charts import loss_chart, ratio_chart
 from lib.core.results import spreadsheet_csv
-from lib.lessons import onscreen
-from lib.lessons import seed_cases as cases
-from lib.lessons import seed_screen as screen
-from lib.lessons.live import DEFAULT_CPU_THREADS
-from lib.lessons.seed_cases import CASES
-from lib.lessons.seed_curves import learn_sentence, same_start_sentence
+from lib.lessons.common import onscreen
+from lib.lessons.common.live import DEFAULT_CPU_THREADS
+from lib.lessons.seed_cases import screen
+from lib.lessons.seed_cases import view as cases
+from lib.lessons.seed_cases.curves import learn_sentence, same_start_sentence
+from lib.lessons.seed_cases.view import CASES
 from lib.workloads.presets import get_preset
 from ui import scaffold
 from ui.measure import cached_measurement, live_point_budget_s

@@ -7,7 +7,7 @@ Toggles: synchronise or not, the cold first call, TF32, the host-to-device copy.
 timings are drawn beside the honest baseline (synchronised fp32, inputs already on the device)
 whenever a toggle differs from it. The GPU side is live when this server has CUDA, else recorded
 with the project's CLI (scripts/record_packs.py, topic "timing"). Numbers in the words come from
-the rows on screen (lib/lessons/timing_pitfalls.py computes them; ui/scaffold.py lays out the parts
+the rows on screen (lib/lessons/timing/view.py computes them; ui/scaffold.py lays out the parts
 every lesson page shares).
 """
 
@@ -20,10 +20,10 @@ import streamlit as st
 
 from lib.charts.variants import variant_chart
 from lib.core.rows import is_ok
-from lib.lessons import answers, onscreen
-from lib.lessons import timing_pitfalls as lesson
-from lib.lessons import timing_words as words
-from lib.lessons.live import DEFAULT_CPU_THREADS
+from lib.lessons.common import answers, onscreen
+from lib.lessons.common.live import DEFAULT_CPU_THREADS
+from lib.lessons.timing import view as lesson
+from lib.lessons.timing import words
 from ui import scaffold
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for

@@ -2,8 +2,8 @@
 
 The chart and the one-sentence answer are drawn at once from recorded data (the GPU chosen in the
 sidebar, and a recording of a small server's CPU); this server's CPU is then measured live and
-drawn on top. Every point says where it came from (lib/lessons/training.py); every sentence is
-read from the curves on the chart (lib/lessons/training_words.py).
+drawn on top. Every point says where it came from (lib/lessons/training/view.py); every sentence is
+read from the curves on the chart (lib/lessons/training/words.py).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from lib.charts.provenance import curve_chart
 from lib.charts.timeline import timeline_chart
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
-from lib.lessons import training as T
-from lib.lessons import training_screen as S
-from lib.lessons import training_words as W
-from lib.lessons.explain import SPLIT_PARTS, time_split
-from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_timeline, log_grid
+from lib.lessons.common.explain import SPLIT_PARTS, time_split
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_timeline, log_grid
+from lib.lessons.training import screen as S
+from lib.lessons.training import view as T
+from lib.lessons.training import words as W
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold

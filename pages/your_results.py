@@ -1,7 +1,7 @@
 """Your results: upload result packs recorded elsewhere, compare machines, download them merged.
 
 Layout and words only. Reading the files (data only: JSON or CSV, size-capped, validated field by
-field), labelling machines, merging and comparing live in lib.lessons.compare; the chart in lib.charts.machines.
+field), labelling machines, merging and comparing live in lib.lessons.your_results.compare; the chart in lib.charts.machines.
 A file that does not validate gets one message naming the file and the field; the others are used.
 Answer first: the title, one sentence read from the first comparison, its chart; the uploader and
 the switch below; the other comparisons, the machines and the download after them.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.core.fmt import plural
-from lib.lessons.answers import machines_answer
-from lib.lessons.compare import crossover_lines, describe_fixed, fastest_line, uncharted_rows
+from lib.lessons.common.answers import machines_answer
+from lib.lessons.your_results.compare import crossover_lines, describe_fixed, fastest_line, uncharted_rows
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, one_line, plain
 from ui import scaffold
 from ui.compare_view import compared_view

@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         save_pack(build_pack(all_rows), args.out)
         print(f"\nwrote {args.out} ({len(all_rows)} rows)")
     if args.curves:
-        from lib.lessons.seed_curves import curves_pack, curves_path
+        from lib.lessons.seed_cases.curves import curves_pack, curves_path
 
         curves = curves_pack(presets, devices, num_threads=args.threads, progress=print)
         print(f"wrote {save_pack(curves, curves_path(args.out))} ({len(curves['curves'])} curves)")

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 FIXTURE_GPU_NAME = "TEST FIXTURE (CPU rows renamed cuda:0)"
 APP_TIMEOUT_S = 180
-# every way lib.lessons.voice words two curves: live CPU rows on a loaded 2-core box may land on any
+# every way lib.lessons.common.voice words two curves: live CPU rows on a loaded 2-core box may land on any
 # of them (cross, cross back, one device ahead throughout, trading the lead), so a page test accepts each
 CROSSOVER_WORDS = ("catches up", " on the chart", "trade the lead")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from app_support import make_fixture_pack
 
-from lib.lessons import jacobian as jacobian_lesson
-from lib.lessons import timing_pitfalls as timing_lesson
+from lib.lessons.jacobian import view as jacobian_lesson
+from lib.lessons.timing import view as timing_lesson
 
 # The CPU runs the fixtures at these values (the pages' real commands sweep further).
 JACOBIAN_VALS = {"loop": [1, 3], "vectorize": [1, 10], "vmap_jacrev": [1, 10, 100], "vmap_jacfwd": [1, 10, 100, 1000]}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, page_text
 
-from lib.lessons.pipeline import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
+from lib.lessons.data_pipeline.view import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
 
 PAGE = "pages/data_pipeline.py"
 NS = "data_pipeline."
@@ -248,7 +248,7 @@ def test_live_gpu_is_the_gpu_side(no_pack):
 
 # -- the workers slider offers what this server can run (issue 26 item 4) ------------------------------------
 def test_worker_choices_stop_at_the_cores_unless_a_recording_holds_more():
-    from lib.lessons.pipeline import worker_choices, workers_caption, workers_note
+    from lib.lessons.data_pipeline.view import worker_choices, workers_caption, workers_note
 
     assert worker_choices(2) == [0, 1, 2]
     assert worker_choices(1, recorded={0, 2}) == [0, 1, 2]

@@ -20,7 +20,7 @@ PAGE = "pages/jacobian.py"
 NS = "jacobian."
 CPU_LABEL = "cpu (live, this server)"
 GPU_LABEL = f"cuda:0 (recorded on {FIXTURE_GPU_NAME}"
-# lib.lessons.voice's words for each kind: live CPU rows on a loaded box may land on any of them
+# lib.lessons.common.voice's words for each kind: live CPU rows on a loaded box may land on any of them
 CROSSOVER_WORDS = ("catches up", "at every val on the chart", "trade the lead", "Too few points")
 
 
@@ -221,7 +221,7 @@ def jac_rows(series: str, device: str, method: str, times: dict[int, float | Non
 
 
 def test_crossover_and_loop_sentences_read_the_numbers():
-    from lib.lessons import jacobian as lesson
+    from lib.lessons.jacobian import view as lesson
 
     cpu, gpu = "cpu (live, this server)", "cuda:0 (recorded on X)"
     rows = (jac_rows(cpu, "cpu", "loop", {1: 0.02, 10: 0.5, 100: None})

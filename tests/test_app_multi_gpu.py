@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from app_support import chart_specs  # noqa: E402
 from test_ddp import recorded  # noqa: E402,F401 - the module-scoped fixture: a pack made by the real CLI
 
-from lib.lessons import scaling  # noqa: E402
+from lib.lessons.multi_gpu import scaling  # noqa: E402
 from lib.workloads.ddp.launch import available_cores  # noqa: E402
 
 

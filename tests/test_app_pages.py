@@ -9,7 +9,7 @@ from app_support import FIXTURE_GPU_NAME, ROOT, chart_specs, fixture_pack_dir, o
 
 from lib.core.fmt import fmt_value
 from lib.core.rows import is_ok
-from lib.lessons.home import one_chart
+from lib.lessons.home.view import one_chart
 from lib.workloads import get_workload
 from ui.pages import PAGES, existing_pages, lesson_pages
 

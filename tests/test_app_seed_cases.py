@@ -18,8 +18,7 @@ from app_support import FIXTURE_GPU_NAME, PY, ROOT, open_page, page_text
 
 from lib.core.gate import live_gate
 from lib.core.results import load_pack, validate_pack
-from lib.lessons.seed_cases import CASES, compare_sentence, find_seed_pack, live_params, size_differences
-from lib.lessons.seed_curves import (
+from lib.lessons.seed_cases.curves import (
     CURVE_EPOCHS,
     curve_setting,
     curves_path,
@@ -27,6 +26,7 @@ from lib.lessons.seed_curves import (
     learn_sentence,
     same_start_sentence,
 )
+from lib.lessons.seed_cases.view import CASES, compare_sentence, find_seed_pack, live_params, size_differences
 from lib.workloads.presets import PRESETS, get_preset
 
 PAGE = "pages/seed_cases.py"
@@ -214,7 +214,7 @@ def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
 
 @pytest.mark.cuda
 def test_live_gpu_curve_starts_and_learns_with_the_cpu_curve(no_pack):
-    from lib.lessons.seed_curves import run_curve
+    from lib.lessons.seed_cases.curves import run_curve
 
     cpu, gpu = run_curve("iris", "cpu"), run_curve("iris", "cuda:0")
     assert cpu["status"] == gpu["status"] == "ok", (cpu["message"], gpu["message"])

@@ -192,7 +192,7 @@ def matmul_rows(series: str, device: str, times: dict[int, float], **variant) ->
 
 
 def test_naive_gpu_timer_sentences_read_the_numbers():
-    from lib.lessons import timing_words as words
+    from lib.lessons.timing import words
 
     gpu = "cuda:0 (recorded on X)"
     honest = matmul_rows(gpu, "cuda:0", {64: 1e-5, 1024: 1e-4, 8192: 2e-2})
@@ -208,7 +208,7 @@ def test_naive_gpu_timer_sentences_read_the_numbers():
 
 
 def test_copy_and_tf32_sentences_read_the_numbers():
-    from lib.lessons import timing_words as words
+    from lib.lessons.timing import words
 
     gpu = "cuda:0 (recorded on X)"
     base = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 1e-3})

@@ -14,8 +14,8 @@ from training_fixture import GPU_NAME, crossover_by_hand, write_packs
 
 from lib.core.crossover import CrossKind, Crossover
 from lib.core.fmt import fmt_about, fmt_value
-from lib.lessons import voice
-from lib.lessons.training import AXES
+from lib.lessons.common import voice
+from lib.lessons.training.view import AXES
 
 PAGE = "pages/training.py"
 NS = "training."

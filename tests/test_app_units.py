@@ -14,9 +14,9 @@ from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, ti
 from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
-from lib.lessons import voice
-from lib.lessons.explain import regime, split_sentence, time_split
-from lib.lessons.live import live_sweep, log_grid, work_refusal
+from lib.lessons.common import voice
+from lib.lessons.common.explain import regime, split_sentence, time_split
+from lib.lessons.common.live import live_sweep, log_grid, work_refusal
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
 from ui.url_settings import nearest_choice, serialize

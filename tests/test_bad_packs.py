@@ -13,8 +13,8 @@ import pytest
 from gallery_support import H100_PACK
 
 from lib.core.results import PackError, csv_to_pack, rows_to_csv, spreadsheet_cell, validate_pack
-from lib.lessons.compare import compare_machines, sweep_x
-from lib.lessons.gallery import parse_picks
+from lib.lessons.gallery.view import parse_picks
+from lib.lessons.your_results.compare import compare_machines, sweep_x
 from lib.recorded.uploads import combine, machine_table, read_uploads
 
 

@@ -24,8 +24,8 @@ from lib.charts.theme import (
     series_colors,
 )
 from lib.charts.variants import memory_chart, variant_chart
-from lib.lessons import scaling
-from lib.lessons.compare import compare_machines
+from lib.lessons.multi_gpu import scaling
+from lib.lessons.your_results.compare import compare_machines
 
 CPU = "cpu (live, this server)"
 HOST = "cpu (recorded on NVIDIA H200, 2026-11-21)"

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from lib.charts.scaling import efficiency_chart, points_frame, throughput_chart
-from lib.lessons import scaling
+from lib.lessons.multi_gpu import scaling
 
 
 def record(gpus, batch, median_s):

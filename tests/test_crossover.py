@@ -13,7 +13,7 @@ from lib.core.crossover import (
     work_to_x,
 )
 from lib.core.fmt import fmt_value
-from lib.lessons import voice
+from lib.lessons.common import voice
 
 
 def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:

@@ -14,7 +14,7 @@ import torch
 
 from lib.core.crossover import CrossKind
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
-from lib.lessons import scaling
+from lib.lessons.multi_gpu import scaling
 from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD
 from lib.workloads.ddp.efficiency import add_scaling_efficiency

@@ -1,11 +1,11 @@
 """Scaling over GPUs without launching anything: efficiency and merging (lib.workloads.ddp.efficiency)
-and what the multi-GPU lesson computes from rows (lib.lessons.scaling), on hand-made rows."""
+and what the multi-GPU lesson computes from rows (lib.lessons.multi_gpu.scaling), on hand-made rows."""
 
 import pytest
 
 from lib.core.crossover import CrossKind
 from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
-from lib.lessons import scaling
+from lib.lessons.multi_gpu import scaling
 from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
 
 MACHINE = {"label": "box with 2 GPUs", "cpu_model": "test cpu", "torch": "2.11", "date": "2026-01-01"}

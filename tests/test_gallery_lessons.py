@@ -1,4 +1,4 @@
-"""What the Gallery page computes (lib.lessons.gallery) and draws (lib.charts.gallery), from the shipped
+"""What the Gallery page computes (lib.lessons.gallery.view) and draws (lib.charts.gallery), from the shipped
 H200 and H100 packs (real GPU recordings) and a CPU pack measured here."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from gallery_support import cpu_pack
 
 from lib.core.crossover import analyse_rows
-from lib.lessons.gallery import (
+from lib.lessons.gallery.view import (
     compare_query,
     crossover_points,
     entry_machines,

@@ -13,11 +13,11 @@ import pytest
 
 from lib.core.gate import Gate, Limit, live_gate, recording_gate
 from lib.core.sweep import measure_point, run_sweep
-from lib.lessons import jacobian as jacobian_lesson
-from lib.lessons import pipeline as pipeline_lesson
-from lib.lessons import seed_cases
-from lib.lessons import timing_pitfalls as timing_lesson
-from lib.lessons.live import live_sweep, live_timeline
+from lib.lessons.common.live import live_sweep, live_timeline
+from lib.lessons.data_pipeline import view as pipeline_lesson
+from lib.lessons.jacobian import view as jacobian_lesson
+from lib.lessons.seed_cases import view as seed_cases
+from lib.lessons.timing import view as timing_lesson
 from lib.workloads import WORKLOADS, get_workload
 from lib.workloads.presets import get_preset
 from tests.app_support import env

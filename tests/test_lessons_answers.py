@@ -1,4 +1,4 @@
-"""The one-sentence answers at the top of the pages (lib.lessons.answers), on hand-written rows: every
+"""The one-sentence answers at the top of the pages (lib.lessons.common.answers), on hand-written rows: every
 number in a sentence is read from the rows, and no sentence claims what the rows do not show. No Streamlit."""
 
 from __future__ import annotations
@@ -8,11 +8,13 @@ import pytest
 from lib.core.crossover import CrossKind
 from lib.core.fmt import Strong, say
 from lib.core.rows import Origin
-from lib.lessons import answers, compare, onscreen, scaling, voice
-from lib.lessons import pipeline_screen as feeds
-from lib.lessons import timing_pitfalls as timing
-from lib.lessons.compare import compare_machines
-from lib.lessons.gallery import OWN_CPU, OWN_GPU, gallery_comparison, shipped_machines
+from lib.lessons.common import answers, onscreen, voice
+from lib.lessons.data_pipeline import screen as feeds
+from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, gallery_comparison, shipped_machines
+from lib.lessons.multi_gpu import scaling
+from lib.lessons.timing import view as timing
+from lib.lessons.your_results import compare
+from lib.lessons.your_results.compare import compare_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.sources import series_label
 

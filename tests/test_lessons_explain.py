@@ -1,8 +1,8 @@
-"""Sentences shared by the lessons (lib.lessons.explain): counts and shares through lib.core.fmt. No Streamlit."""
+"""Sentences shared by the lessons (lib.lessons.common.explain): counts and shares through lib.core.fmt. No Streamlit."""
 
 from __future__ import annotations
 
-from lib.lessons.explain import split_sentence
+from lib.lessons.common.explain import split_sentence
 
 
 def test_one_kernel_is_singular_and_shares_are_percentages():

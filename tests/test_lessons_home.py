@@ -1,10 +1,10 @@
-"""What the Home page computes (lib.lessons.home): the one-chart sweep and its words, on a hand-made pack."""
+"""What the Home page computes (lib.lessons.home.view): the one-chart sweep and its words, on a hand-made pack."""
 
 from __future__ import annotations
 
 import math
 
-from lib.lessons import home
+from lib.lessons.home import view as home
 from lib.workloads import get_workload
 
 MLP = get_workload("mlp")

@@ -1,10 +1,10 @@
-"""What the Jacobian page computes (lib.lessons.jacobian), on hand-written rows: no Streamlit."""
+"""What the Jacobian page computes (lib.lessons.jacobian.view), on hand-written rows: no Streamlit."""
 
 from __future__ import annotations
 
 from lib.core.crossover import CrossKind
-from lib.lessons import jacobian as lesson
-from lib.lessons import onscreen
+from lib.lessons.common import onscreen
+from lib.lessons.jacobian import view as lesson
 
 CPU, GPU, SAME = "cpu (live, this server)", "cuda:0 (recorded on X)", "cpu (recorded on X)"
 

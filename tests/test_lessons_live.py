@@ -1,9 +1,9 @@
-"""The live-measurement policy's words (lib.lessons.live): what a visitor reads while a sweep runs and
+"""The live-measurement policy's words (lib.lessons.common.live): what a visitor reads while a sweep runs and
 when a point is refused. No Streamlit."""
 
 from __future__ import annotations
 
-from lib.lessons.live import live_sweep, work_refusal
+from lib.lessons.common.live import live_sweep, work_refusal
 from lib.workloads import get_workload
 
 MLP = get_workload("mlp")

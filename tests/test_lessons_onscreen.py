@@ -1,10 +1,10 @@
-"""What every lesson page shows around its charts (lib.lessons.onscreen), and the pack queries under it
+"""What every lesson page shows around its charts (lib.lessons.common.onscreen), and the pack queries under it
 (lib.recorded.sources.view_rows, cpu_text), on hand-made rows: no Streamlit."""
 
 from __future__ import annotations
 
 from lib.core.crossover import analyse_rows
-from lib.lessons import onscreen
+from lib.lessons.common import onscreen
 from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, gpu_sources, source_pack, view_rows
 from lib.workloads import get_workload
 

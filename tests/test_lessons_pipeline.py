@@ -1,11 +1,11 @@
-"""What the Data pipeline page computes (lib.lessons.pipeline): its view, the recorded side, the rows on
+"""What the Data pipeline page computes (lib.lessons.data_pipeline.view): its view, the recorded side, the rows on
 screen and the words read from them, on hand-made rows and packs: no Streamlit.
 
 The sentences themselves (device_sentence, ceiling_sentence, ...) are tested in test_app_data_pipeline.py."""
 
 from __future__ import annotations
 
-from lib.lessons import pipeline_screen as feeds
+from lib.lessons.data_pipeline import screen as feeds
 from lib.recorded.sources import GpuSource
 
 SETTINGS = {"batch_size": 64, "dataset_size": 256, "model": "linear", "num_workers": 0, "pin_memory": True}
@@ -165,7 +165,7 @@ def test_a_device_can_save_only_its_compute_not_the_epochs_bookkeeping_on_the_sh
     loss bookkeeping (in neither timed phase) as device time. The H200 pack's CPU at batch 8 with 4 workers:
     93.8 ms an epoch, loading 25.8 ms, compute 4.1 ms; no device saves more than the 4.1 ms."""
     from lib.core.fmt import pct
-    from lib.lessons import pipeline
+    from lib.lessons.data_pipeline import view as pipeline
 
     (cpu,) = shipped_rows(device="cpu", source="images", num_workers=4, batch_size=8)
     epoch, compute = cpu["median_s"], cpu["phase_compute_s"]
@@ -178,7 +178,7 @@ def test_a_device_can_save_only_its_compute_not_the_epochs_bookkeeping_on_the_sh
 def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pack():
     """Issue 23: the words said 19.5 / 18.9 ms per epoch where the bars of loading and compute ended at
     16.3 / 15.9 ms. The rest of the epoch is its own bar, so each bar ends at the epoch's median."""
-    from lib.lessons import pipeline
+    from lib.lessons.data_pipeline import view as pipeline
 
     longer = [r for r in shipped_rows() if r["median_s"] > r["phase_loading_s"] + r["phase_compute_s"]]
     assert longer

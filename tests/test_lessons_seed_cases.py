@@ -1,13 +1,13 @@
-"""What the Seed case studies page computes for one experiment (lib.lessons.seed_cases): the table beside
+"""What the Seed case studies page computes for one experiment (lib.lessons.seed_cases.view): the table beside
 the seed, the words, and the loss curves on screen, from hand-made rows and packs: no Streamlit.
 
 The pieces under them (compare_sentence, find_seed_pack, ...) are tested in test_app_seed_cases.py."""
 
 from __future__ import annotations
 
-from lib.lessons import seed_cases as cases
-from lib.lessons import seed_curves
-from lib.lessons import seed_screen as screen
+from lib.lessons.seed_cases import curves as seed_curves
+from lib.lessons.seed_cases import screen
+from lib.lessons.seed_cases import view as cases
 from lib.recorded.sources import GpuSource
 from lib.workloads.presets import get_preset
 
@@ -132,7 +132,7 @@ def test_loss_curves_live_and_recorded_with_their_words():
 
 
 def test_elsewhere_is_said_when_the_pack_is_not_the_sidebars():
-    from lib.lessons import onscreen
+    from lib.lessons.common import onscreen
 
     chosen = GpuSource("recorded", "other", "Other GPU", pack_paths=("/p/other.json",))
     assert onscreen.elsewhere_sentence(chosen, pack([]), "no row of this experiment") == (

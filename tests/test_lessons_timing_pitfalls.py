@@ -1,11 +1,11 @@
-"""What the Timing pitfalls page computes (lib.lessons.timing_pitfalls), on hand-written rows: no Streamlit."""
+"""What the Timing pitfalls page computes (lib.lessons.timing.view), on hand-written rows: no Streamlit."""
 
 from __future__ import annotations
 
 from lib.core.crossover import CrossKind
-from lib.lessons import onscreen
-from lib.lessons import timing_pitfalls as lesson
-from lib.lessons import timing_words as words
+from lib.lessons.common import onscreen
+from lib.lessons.timing import view as lesson
+from lib.lessons.timing import words
 
 HONEST = lesson.BASELINE
 NAIVE = {**HONEST, "sync": False}

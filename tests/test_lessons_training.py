@@ -10,10 +10,10 @@ from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step
 
 from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about, fmt_ratio, fmt_s, fmt_value
-from lib.lessons import training as T
-from lib.lessons import training_screen as S
-from lib.lessons import voice
-from lib.lessons.voice import Unit
+from lib.lessons.common import voice
+from lib.lessons.common.voice import Unit
+from lib.lessons.training import screen as S
+from lib.lessons.training import view as T
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text, small_server_pack
 
@@ -188,7 +188,7 @@ def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded
 
 
 def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
-    from lib.lessons.home import modes_sentence, one_chart
+    from lib.lessons.home.view import modes_sentence, one_chart
 
     gpu, _ = machines
     rows = [{**r, "swept": "batch_size"} for t in gpu.tables.values() for table in t.steps.values()
@@ -339,7 +339,7 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
 def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
     """Issue 23: at batch 65,536 / width 1,024 the page said 'No GPU timeline was recorded at this point'
     while the shipped file holds that step, skipped at recording: the page says it was refused, and why."""
-    from lib.lessons.training_words import timeline_refused
+    from lib.lessons.training.words import timeline_refused
     from lib.recorded.timelines import find_timeline, load_timelines
 
     files = load_timelines()[0]

@@ -73,8 +73,8 @@ def test_training_models_come_back_the_same_from_disk(cache):
     import sys
 
     from lib.core import costmodel
-    from lib.lessons import training as T
-    from lib.lessons import training_model as M
+    from lib.lessons.training import model as M
+    from lib.lessons.training import view as T
     from lib.recorded import load_recorded
     from lib.workloads import mlp_terms
 

@@ -5,7 +5,7 @@ import pytest
 from lib.core.devices import machine_fingerprint
 from lib.core.results import PackError, build_pack, dumps_pack, merge_packs, pack_to_csv
 from lib.core.sweep import run_sweep
-from lib.lessons.compare import compare_machines
+from lib.lessons.your_results.compare import compare_machines
 from lib.recorded.uploads import parse_upload
 from lib.workloads import get_workload
 

@@ -1,4 +1,4 @@
-"""lib.lessons.compare' multi-file helpers and lib.charts.machines, on small hand-written packs.
+"""lib.lessons.your_results.compare' multi-file helpers and lib.charts.machines, on small hand-written packs.
 
 The times here are made-up numbers chosen to cross (or not) at known points: these functions only
 read rows, so their words and labels can be checked exactly. The page itself is tested with
@@ -17,7 +17,7 @@ pytest.importorskip("altair")  # the GPU machine has no Altair; its `pytest -m c
 
 from lib.charts.machines import machines_chart, machines_frame
 from lib.core.results import SCHEMA_VERSION, pack_to_csv, validate_pack
-from lib.lessons.compare import (
+from lib.lessons.your_results.compare import (
     compare_machines,
     comparison_titles,
     crossover_lines,

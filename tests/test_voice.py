@@ -1,4 +1,4 @@
-"""The one voice (lib.lessons.voice): every kind of crossover worded for any two sides, the typed
+"""The one voice (lib.lessons.common.voice): every kind of crossover worded for any two sides, the typed
 sentence it returns, and the two copies it replaced that mis-said points trading the lead."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ import pytest
 from lib.core.crossover import CrossKind, Crossover, find_crossover
 from lib.core.fmt import Sentence, Strong, fmt_about, say
 from lib.core.rows import Origin
-from lib.lessons import scaling, voice
-from lib.lessons.compare import Comparison, compare_machines
-from lib.lessons.gallery import GalleryMachine, crossover_words
-from lib.lessons.voice import Side, Unit, crossover_sentence
+from lib.lessons.common import voice
+from lib.lessons.common.voice import Side, Unit, crossover_sentence
+from lib.lessons.gallery.view import GalleryMachine, crossover_words
+from lib.lessons.multi_gpu import scaling
+from lib.lessons.your_results.compare import Comparison, compare_machines
 from lib.recorded.sources import series_label
 
 CPU, GPU = voice.legend_side(Unit.CPU, "cpu here"), voice.legend_side(Unit.GPU, "gpu there")

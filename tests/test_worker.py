@@ -12,7 +12,7 @@ import time
 import pytest
 
 from lib.core.worker import MeasureWorker, WorkerStopped
-from lib.lessons.live import live_sweep
+from lib.lessons.common.live import live_sweep
 from lib.workloads import get_workload
 
 MLP = get_workload("mlp")

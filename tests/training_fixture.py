@@ -15,7 +15,7 @@ import json
 import math
 from pathlib import Path
 
-from lib.lessons.training import AXES, MLP
+from lib.lessons.training.view import AXES, MLP
 
 GPU_NAME = "TEST FIXTURE GPU"
 GPU_STEP = (1e-3, 5e12)

@@ -30,7 +30,7 @@ A lesson page, top to bottom:
 - ui.sources: live vs recorded GPU results, series labels, recorded rows matching a view.
 - ui.scaffold: what every lesson page lays out around its charts (source caption, info boxes, notes on
   points, results on screen with downloads, recording commands, buttons to recorded sweeps); the words
-  come from lib.lessons.onscreen.
+  come from lib.lessons.common.onscreen.
 - ui.downloads.download_buttons: the rows on screen as CSV and as a result pack.
 - ui.sidebar.render_sidebar: devices, GPU source, CPU threads (called by streamlit_app.py).
 - ui.pages: the page registry used by the router and the Home page.

@@ -27,7 +27,13 @@ import streamlit as st
 
 from lib.charts.machines import machines_chart
 from lib.core.results import dumps_pack, pack_to_csv
-from lib.lessons.compare import Comparison, compare_machines, comparison_titles, order_comparisons, setting_name
+from lib.lessons.your_results.compare import (
+    Comparison,
+    compare_machines,
+    comparison_titles,
+    order_comparisons,
+    setting_name,
+)
 from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table, read_uploads
 from ui.specs import frozen_spec
 

@@ -22,7 +22,7 @@ import streamlit as st
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from lib.lessons.gallery import entry_machines, labelled_pack, parse_picks, shipped_machines
+from lib.lessons.gallery.view import entry_machines, labelled_pack, parse_picks, shipped_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.gallery.limits import client_key
 from lib.recorded.gallery.schema import default_url

@@ -33,7 +33,7 @@ from lib.core.fmt import fmt_s, plural
 from lib.core.measure_lock import MEASURE_LOCK, Holding
 from lib.core.worker import MEASURE_WORKER, WorkerStopped
 from lib.core.workload import Workload
-from lib.lessons.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
 
 T = TypeVar("T")
 
@@ -181,7 +181,7 @@ def measure_sweep(
     num_threads: int | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Live rows of a sweep (lib.lessons.live.live_sweep), cached and locked, with a progress bar.
+    """Live rows of a sweep (lib.lessons.common.live.live_sweep), cached and locked, with a progress bar.
 
     While it measures (not when the rows come from the cache), on_rows(rows so far) is called after
     every point, e.g. to redraw a chart placeholder as the curve grows."""
@@ -223,7 +223,7 @@ def start_warm_up() -> None:
 
     def run() -> None:
         import lib.recorded
-        from lib.lessons import training
+        from lib.lessons.training import view as training
         from lib.workloads import get_workload
 
         try:

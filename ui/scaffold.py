@@ -15,7 +15,7 @@
     record_view(commands, caption)                          expander 'Record this view on a GPU machine'
     sweep_offers(namespace, offers)                         buttons that put a recorded sweep's settings in the widgets
 
-The words and numbers come from lib.lessons.onscreen (tested without Streamlit); this module only
+The words and numbers come from lib.lessons.common.onscreen (tested without Streamlit); this module only
 places them.
 """
 
@@ -28,8 +28,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lib.lessons import onscreen
-from lib.lessons.live import DEFAULT_CPU_THREADS
+from lib.lessons.common import onscreen
+from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.recorded.sources import GpuSource
 from ui.downloads import download_buttons
 
@@ -109,7 +109,7 @@ def why(label: str) -> Any:
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
                    box: Any = None) -> None:
     """'CPU: measured live on this server with 1 thread. GPU: recorded on NVIDIA H200, …' (see
-    lib.lessons.onscreen.source_sentence for `not_live`), in `box` (default: where the page is)."""
+    lib.lessons.common.onscreen.source_sentence for `not_live`), in `box` (default: where the page is)."""
     (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live))
 
 

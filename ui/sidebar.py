@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib.core.devices import available_devices, cpu_model, cuda_available, device_name
 from lib.core.fmt import plural
-from lib.lessons.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 from lib.recorded.sources import NO_GPU, GpuSource
 from lib.recorded.uploads import plain
 from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded

@@ -1,8 +1,8 @@
 """The Gallery's chart: every machine's GPU speed-up over its own CPU on the gallery sweep, one line
 per machine, the break-even line at 1x, and where each line crosses it.
 
-    frame = lib.lessons.gallery.speedup_frame(comparison)
-    speedups_chart(frame, lib.lessons.gallery.crossover_points(comparison), x_title="batch size")
+    frame = lib.lessons.gallery.view.speedup_frame(comparison)
+    speedups_chart(frame, lib.lessons.gallery.view.crossover_points(comparison), x_title="batch size")
 
 Pure function; no Streamlit. Names come from visitors: Vega draws them as text, never as markup.
 """

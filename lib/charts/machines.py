@@ -1,6 +1,6 @@
 """Altair chart of several machines' curves for one sweep (the Your results page).
 
-    comparisons = lib.lessons.compare.compare_machines(merged_pack["rows"])
+    comparisons = lib.lessons.your_results.compare.compare_machines(merged_pack["rows"])
     machines_chart(comparisons[0], x_title="batch size")
 
 One legend entry per curve ('GPU · NVIDIA H200'): its colour says what it is, the same on every page
@@ -20,7 +20,7 @@ import pandas as pd
 from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, fitted_height, kind_colors, log_ticks, time_unit
 from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about
-from lib.lessons.compare import Comparison, device_word
+from lib.lessons.your_results.compare import Comparison, device_word
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
 SHAPES = ("circle", "triangle-up", "square", "diamond", "cross", "triangle-down")

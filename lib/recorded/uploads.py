@@ -7,7 +7,7 @@ validated field by field.
     combined = combine(sources)                   # one merged pack; every machine labelled uniquely
     machine_table(combined.machines)              # fingerprints, one row per machine
 
-Comparing the machines' curves is lib.lessons.compare; the Your results page lays both out.
+Comparing the machines' curves is lib.lessons.your_results.compare; the Your results page lays both out.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ recorded profiles (torch.profiler's kernels per step on the H100 and the H200):
   CPU waits for the GPU once per step. item() every step is one synchronisation too.
 
 What the structure cannot know (a shape where cuBLAS splits a matmul into more kernels) is
-calibrated against the profiles by the caller (lib.lessons.training_model).
+calibrated against the profiles by the caller (lib.lessons.training.model).
 """
 
 from __future__ import annotations

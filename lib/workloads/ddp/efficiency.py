@@ -5,7 +5,7 @@ that has every other setting equal, on the same machine and device). 1.0 is perf
 at gpus=1 it is 1.0 by definition.
 
 Plain Python over result rows (no torch): the workload adds it to a sweep's rows, the live demo to
-its rows, `python -m lib merge` across separately recorded runs, and lib.lessons.scaling to the
+its rows, `python -m lib merge` across separately recorded runs, and lib.lessons.multi_gpu.scaling to the
 rows it shows.
 """
 

@@ -1,4 +1,4 @@
-"""The Data pipeline page's view and what it shows: the feeds it measures, the recorded side, the rows on screen and the words read from them (sentences of one point are lib.lessons.pipeline). No Streamlit."""
+"""The Data pipeline page's view and what it shows: the feeds it measures, the recorded side, the rows on screen and the words read from them (sentences of one point are lib.lessons.data_pipeline.view). No Streamlit."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
 from lib.core.rows import is_ok
-from lib.lessons import onscreen
-from lib.lessons.live import log_grid, rows_at
-from lib.lessons.pipeline import (
+from lib.lessons.common import onscreen
+from lib.lessons.common.live import log_grid, rows_at
+from lib.lessons.data_pipeline.view import (
     AXES,
     MODELS,
     MOSTLY,

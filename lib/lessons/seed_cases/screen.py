@@ -1,4 +1,4 @@
-"""Seed case studies on screen: one case's table beside the seed, its sentences and its loss curves, computed from the rows and curves found for it (lib.lessons.seed_cases). No Streamlit."""
+"""Seed case studies on screen: one case's table beside the seed, its sentences and its loss curves, computed from the rows and curves found for it (lib.lessons.seed_cases.view). No Streamlit."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import Any
 
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_times, fmt_value, plural
 from lib.core.rows import Status, is_ok
-from lib.lessons import onscreen
-from lib.lessons.seed_cases import (
+from lib.lessons.common import onscreen
+from lib.lessons.seed_cases.curves import curve_setting, find_curves
+from lib.lessons.seed_cases.view import (
     SEED_HARDWARE,
     SEED_SOURCE,
     compare_sentence,
@@ -22,7 +23,6 @@ from lib.lessons.seed_cases import (
     size_words,
     total_s,
 )
-from lib.lessons.seed_curves import curve_setting, find_curves
 from lib.recorded.sources import machine_text, series_label
 from lib.workloads.presets import Preset
 

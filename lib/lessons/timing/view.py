@@ -18,9 +18,9 @@ from typing import Any
 from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value
 from lib.core.rows import Origin, is_ok
-from lib.lessons import onscreen
-from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
-from lib.lessons.voice import Unit, crossover_sentence, legend_side
+from lib.lessons.common import onscreen
+from lib.lessons.common.live import LIVE_MAX_FLOPS, live_sweep
+from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
@@ -148,7 +148,7 @@ def measure_label(variant: dict[str, Any], devices: Sequence[str]) -> str:
 def live_rows(variant: dict[str, Any], devices: Sequence[str], *, current: int | None, point_budget_s: float,
               num_threads: int | None = None, progress: Callable[[float, str], None] | None = None
               ) -> list[dict[str, Any]]:
-    """The size sweep of one variant, timed live (lib.lessons.live.live_sweep: its work and memory caps
+    """The size sweep of one variant, timed live (lib.lessons.common.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
     return live_sweep(WORKLOAD, "size", list(SIZES), variant, devices, current=current,
                       point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,

@@ -16,10 +16,10 @@ from typing import Any
 
 from lib.core.crossover import Crossover
 from lib.core.rows import Origin
-from lib.lessons import training as T
-from lib.lessons import training_words as W
-from lib.lessons.explain import split_sentence
-from lib.lessons.voice import Versus
+from lib.lessons.common.explain import split_sentence
+from lib.lessons.common.voice import Versus
+from lib.lessons.training import view as T
+from lib.lessons.training import words as W
 
 Row = dict[str, Any]
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from lib.core.fmt import fmt_s, fmt_value, plural
 from lib.core.rows import is_ok
-from lib.lessons import voice
-from lib.lessons.seed_curves import curve_setting, run_curve
+from lib.lessons.common import voice
+from lib.lessons.seed_cases.curves import curve_setting, run_curve
 from lib.workloads.presets import PRESETS, Preset
 
 SEED_SOURCE = "scripts/seed_experiments.py"

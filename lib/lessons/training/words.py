@@ -1,4 +1,4 @@
-"""The Training page's sentences, each read from the curve rows the chart draws (lib.lessons.training).
+"""The Training page's sentences, each read from the curve rows the chart draws (lib.lessons.training.view).
 
 Nothing here states a number that is not in the rows passed in, and the crossover words come from
 lib.core.crossover over exactly the points on the chart, so a sentence cannot contradict its chart
@@ -13,8 +13,8 @@ from typing import Any
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
 from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, Status, is_ok
-from lib.lessons.training import View, mode_label, origins
-from lib.lessons.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
+from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
+from lib.lessons.training.view import View, mode_label, origins
 
 NOISY = 0.5  # a point whose spread (IQR) exceeds half its median is drawn hollow and left out of the words
 

@@ -17,8 +17,8 @@ from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.fmt import Sentence, fmt_s, say
 from lib.core.rows import Status, is_ok
-from lib.lessons.voice import Side, Unit
-from lib.lessons.voice import crossover_sentence as crossover_sentence_of
+from lib.lessons.common.voice import Side, Unit
+from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, throughput
 
@@ -122,7 +122,7 @@ def sides(n: int, cpu: bool = False) -> tuple[Side, Side]:
 
 
 def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = False) -> Sentence:
-    """Where n GPUs start to get through more samples per second than one, in lib.lessons.voice's words."""
+    """Where n GPUs start to get through more samples per second than one, in lib.lessons.common.voice's words."""
     what = X_AXES[x][1] if not cpu else X_AXES[x][1].replace("GPU", "process")
     return crossover_sentence_of(c, what, *sides(n, cpu))
 

@@ -1,7 +1,7 @@
 """Timing pitfalls (seed 003): the sentences read from the rows on screen, one group per switch (synchronise, the cold call, TF32, the copy) and for the achieved FLOP/s. No Streamlit.
 
 Each switch's sentences take `against`: the rows of the view with only that switch set back
-(lib.lessons.timing_pitfalls.partner(), Screen.partner_rows()), so each comparison changes one thing."""
+(lib.lessons.timing.view.partner(), Screen.partner_rows()), so each comparison changes one thing."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
 from lib.core.rows import is_ok
-from lib.lessons.timing_pitfalls import BASELINE, _at, by_size, nearest
+from lib.lessons.timing.view import BASELINE, _at, by_size, nearest
 
 
 def sync_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],

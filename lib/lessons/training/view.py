@@ -8,11 +8,11 @@ row says where its number came from (`origin`, with `origin_note` in words):
     derived    a recorded step at this batch, times the steps in this epoch: an epoch is
                ceil(dataset / batch) steps (one full-batch step when batch >= dataset), so the
                dataset size never needs measuring again
-    predicted  the recording machine's cost model (lib.lessons.training_model: one model per
+    predicted  the recording machine's cost model (lib.lessons.training.model: one model per
                machine and device, the mode and switches as its terms), with its band in
                epoch_s_low / epoch_s_high; drawn dashed
 
-No Streamlit: pages/training.py lays these out; lib/lessons/training_words.py words them.
+No Streamlit: pages/training.py lays these out; lib/lessons/training/words.py words them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from lib.core.fmt import fmt_s
 from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
-from lib.lessons.training_model import MachineModel, settings_of
+from lib.lessons.training.model import MachineModel, settings_of
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import get_workload
 from lib.workloads.execution import LABEL as MODE_LABEL

@@ -19,8 +19,8 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.rows import is_ok
-from lib.lessons import voice
-from lib.lessons.live import live_sweep
+from lib.lessons.common import voice
+from lib.lessons.common.live import live_sweep
 from lib.workloads import get_workload
 
 PHASES = {

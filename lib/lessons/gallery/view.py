@@ -24,8 +24,8 @@ import pandas as pd
 from lib.core.crossover import CrossKind
 from lib.core.results import ROW_FIELDS
 from lib.core.rows import is_ok
-from lib.lessons.compare import Comparison, compare_machines
-from lib.lessons.voice import Side, Unit, crossover_brief
+from lib.lessons.common.voice import Side, Unit, crossover_brief
+from lib.lessons.your_results.compare import Comparison, compare_machines
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 from lib.recorded.uploads import gpu_names
 
@@ -90,7 +90,7 @@ def gallery_comparison(machines: Sequence[GalleryMachine]) -> Comparison | None:
 
 
 def crossover_words(comparison: Comparison | None, machine: GalleryMachine) -> tuple[float | None, str]:
-    """(the batch size where its GPU catches its own CPU, or None; the same in words, from lib.lessons.voice)."""
+    """(the batch size where its GPU catches its own CPU, or None; the same in words, from lib.lessons.common.voice)."""
     devices = {r["device"] for r in machine.rows if is_ok(r)}
     if devices == {"cpu"}:
         return None, "CPU only"

@@ -23,10 +23,10 @@ from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.sweep import default_memory_cap_gb
-from lib.lessons import onscreen
-from lib.lessons.live import LIVE_MAX_FLOPS, live_sweep
-from lib.lessons.voice import Side, Unit
-from lib.lessons.voice import crossover_sentence as crossover_sentence_of
+from lib.lessons.common import onscreen
+from lib.lessons.common.live import LIVE_MAX_FLOPS, live_sweep
+from lib.lessons.common.voice import Side, Unit
+from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
@@ -86,7 +86,7 @@ def loop_refusal(params: dict[str, Any], device: str) -> str | None:
 def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
               point_budget_s: float, num_threads: int | None = None, memory_cap_gb: float | None = None,
               progress: ProgressFn | None = None) -> list[dict[str, Any]]:
-    """One row per (val, device) for one method: timed live (lib.lessons.live.live_sweep: its work and
+    """One row per (val, device) for one method: timed live (lib.lessons.common.live.live_sweep: its work and
     memory caps apply), or a `skipped` row saying why not: the memory estimate is checked first (the
     reason this lesson is about), then the loop's passes. No kernel profile (this page shows none)."""
     cap = default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb
@@ -271,7 +271,7 @@ def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: st
 
 def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> Sentence:
     """Where the GPU starts to win for one method, from the vals timed on both devices only (the
-    words are lib.lessons.voice's; `.about` holds the Crossover)."""
+    words are lib.lessons.common.voice's; `.about` holds the Crossover)."""
     found, common = method_crossover(rows, method, cpu_series, gpu_series)
     cpu_max = max(_times(rows, method, cpu_series), default=None)
     gpu_max = max(_times(rows, method, gpu_series), default=None)

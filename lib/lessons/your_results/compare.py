@@ -18,7 +18,7 @@ from lib.core.crossover import Crossover, find_crossover
 from lib.core.fmt import Sentence, Strong, fmt_s, fmt_value, say
 from lib.core.results import setting_keys
 from lib.core.rows import is_ok
-from lib.lessons.voice import Side, Unit, crossover_sentence
+from lib.lessons.common.voice import Side, Unit, crossover_sentence
 from lib.recorded.uploads import plain
 
 
@@ -194,7 +194,7 @@ def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
 
 def crossover_lines(comparison: Comparison) -> list[Sentence]:
     """One sentence per machine: where its GPU catches up with its CPU, read from its own curves
-    (lib.lessons.voice words it; `.about` holds the Crossover)."""
+    (lib.lessons.common.voice words it; `.about` holds the Crossover)."""
 
     name = plain(setting_name(comparison.setting))  # a pack's own setting name: text from a file
     lines = []

@@ -21,14 +21,16 @@ from typing import Any
 from lib.core.crossover import CrossKind
 from lib.core.fmt import Strong, fmt_about, fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import is_ok
-from lib.lessons import compare, onscreen, scaling, voice
-from lib.lessons.gallery import OWN_CPU, OWN_GPU, GalleryMachine, crossover_words
-from lib.lessons.jacobian import LABEL as METHOD_LABEL
-from lib.lessons.pipeline import SAME_WITHIN, epoch_gap
-from lib.lessons.pipeline_screen import Screen as PipelineScreen
-from lib.lessons.timing_pitfalls import Screen as TimingScreen
-from lib.lessons.timing_pitfalls import by_size, crossovers, nearest
-from lib.lessons.voice import crossover_sentence, series_side
+from lib.lessons.common import onscreen, voice
+from lib.lessons.common.voice import crossover_sentence, series_side
+from lib.lessons.data_pipeline.screen import Screen as PipelineScreen
+from lib.lessons.data_pipeline.view import SAME_WITHIN, epoch_gap
+from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, GalleryMachine, crossover_words
+from lib.lessons.jacobian.view import LABEL as METHOD_LABEL
+from lib.lessons.multi_gpu import scaling
+from lib.lessons.timing.view import Screen as TimingScreen
+from lib.lessons.timing.view import by_size, crossovers, nearest
+from lib.lessons.your_results import compare
 from lib.recorded.sources import SeriesName
 from lib.recorded.uploads import plain
 
@@ -36,7 +38,7 @@ _SCALES = ((1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "m
 
 
 def who(series: SeriesName) -> str:
-    """A curve as a sentence names it, read from its typed name (lib.lessons.voice.series_side):
+    """A curve as a sentence names it, read from its typed name (lib.lessons.common.voice.series_side):
     this server's CPU, the NVIDIA H200 GPU, the NVIDIA H200 machine's CPU."""
     return series_side(series).text
 

@@ -1,7 +1,7 @@
 """Where one step's time went, in bars and in words. Every number in them comes from a row.
 
 Used by the app's pages (no Streamlit here, so the words are unit-tested without a browser). The
-crossover and 'A against B' sentences live in lib.lessons.voice.
+crossover and 'A against B' sentences live in lib.lessons.common.voice.
 """
 
 from __future__ import annotations

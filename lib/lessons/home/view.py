@@ -17,8 +17,8 @@ from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
 from lib.core.rows import is_ok
 from lib.core.workload import Workload
-from lib.lessons import onscreen, voice
-from lib.lessons import training as T
+from lib.lessons.common import onscreen, voice
+from lib.lessons.training import view as T
 from lib.recorded.sources import best_recorded_sweep, canonical, hardware_text, row_date, rows_machine
 
 

@@ -1,0 +1,1 @@
+"""Class gallery: shared packs side by side."""

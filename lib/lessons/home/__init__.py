@@ -1,0 +1,1 @@
+"""Home: the one-minute answer from the shipped recordings."""

@@ -1,0 +1,1 @@
+"""Jacobian: seed 003, the vectorised Jacobian on CPU and GPU."""

@@ -1,0 +1,1 @@
+"""Multi-GPU: DDP scaling across GPUs and its words."""

@@ -1,0 +1,1 @@
+"""Seed cases: seeds 001/002/004 rebuilt, their cases (view), loss curves (curves) and screen (screen)."""

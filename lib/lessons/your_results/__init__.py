@@ -1,0 +1,1 @@
+"""Your results: uploaded packs compared with the shipped ones."""
