@@ -92,15 +92,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from lib.core.sweep import measure_point
 
     workload, devices = _common(args)
-    # A workload that starts its own processes (ddp: torchrun) measures itself.
-    if getattr(workload, "launches_processes", False):
-        measure = workload.measure_point
-    else:  # the one gate (lib.core.gate) with the limits given here
-        measure = partial(measure_point, workload, gate=recording_gate(
-            memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
+    # the one gate (lib.core.gate) with the limits given here
+    measure = partial(measure_point, workload, gate=recording_gate(
+        memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
     settings = workload.resolve(_parse_sets(args.set))
-    rows = [measure(settings, d, budget_s=args.budget, memory_cap_gb=args.memory_cap_gb, num_threads=args.threads,
-                    check=not args.no_check) for d in devices]
+    rows = [measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check)
+            for d in devices]
     _print_rows(rows, [k for k in _parse_sets(args.set)])
     if args.out:
         save_pack(build_pack(rows), args.out)
@@ -126,16 +123,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     axes = args.over
     fixed = _parse_sets(args.set)
     _check_settings(workload, fixed, axes)
-    if getattr(workload, "launches_processes", False):  # ddp: torchrun measures its own points
-        if len(axes) != 1:
-            print("error: this workload sweeps one setting at a time (one --over)", file=sys.stderr)
-            return 2
-        rows = workload.run_sweep(axes[0][0], axes[0][1], fixed, devices, point_budget_s=args.budget,
-                                  total_budget_s=args.total_budget, memory_cap_gb=args.memory_cap_gb,
-                                  num_threads=args.threads, progress=None if args.quiet else TerminalProgress())
-    else:
-        done = load_pack(args.out)["rows"] if args.resume and args.out and Path(args.out).exists() else []
-        rows = _sweep_points(workload, axes, fixed, devices, args, done)
+    done = load_pack(args.out)["rows"] if args.resume and args.out and Path(args.out).exists() else []
+    rows = _sweep_points(workload, axes, fixed, devices, args, done)
     names = [name for name, _ in axes]
     if len(rows) <= 200:
         _print_rows(rows, names)
@@ -155,9 +144,9 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
 
     With --profile, every point is profiled after the last point is timed, never in between: once
     torch.profiler has traced CUDA, CUPTI stays attached to the process and slows every later launch
-    (docs/profiler_after_effect.txt). run_points is called one point at a time here, so its own
-    profile-after-timing order would not hold across the grid. A resumed grid profiles the kept rows
-    that have no kernel count yet (a call cut off during the profiling pass)."""
+    (docs/profiler_after_effect.txt). The profiling pass is here rather than run_points' own so that
+    a resumed grid also profiles the kept rows that have no kernel count yet (a call cut off during
+    the profiling pass)."""
     from lib.core.gate import recording_gate
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status
@@ -172,33 +161,23 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     # one gate for the whole recording (lib.core.gate): the limits given here, the app's questions and words
     gate = recording_gate(memory_cap_gb=args.memory_cap_gb, budget_s=args.total_budget,
                           max_flops=dict(args.max_gflop or []))
-    rows: list[dict] = []
-    total = len(points) * len(devices)
     progress = None if args.quiet else TerminalProgress()
+    saved: list[dict] = []  # rows so far, for --save-every
 
-    to_profile: list[tuple[dict, Settings, str]] = []  # (row, point, device), profiled after every timing
+    def save_now(row: dict) -> None:
+        saved.append(row)
+        if args.out and args.save_every and len(saved) % args.save_every == 0:
+            save_pack(build_pack(saved), args.out)
 
-    def profile_later(row: dict, point, device: str) -> None:
-        if args.profile and isinstance(point, Settings) and row.get("status") == Status.OK and "kernels" not in row:
-            to_profile.append((row, point, device))
-
-    for point in points:
-        for device in devices:
-            key = point_key({**point, "device": device}, names) if isinstance(point, dict) else None
-            if key in kept:
-                rows.append(kept[key])
-                profile_later(kept[key], point, device)
-                continue
-            rows += run_points(workload, [point], [device], point_budget_s=args.budget, gate=gate,
-                               num_threads=args.threads, swept=swept,
-                               with_phases=not args.no_phases, with_profile=False,
-                               slow_call_s=args.slow_call_s, single_call_s=args.single_call_s)
-            profile_later(rows[-1], point, device)
-            if args.out and args.save_every and len(rows) % args.save_every == 0:
-                save_pack(build_pack(rows), args.out)
-            if progress:
-                shown = ", ".join(f"{n}={rows[-1].get(n)}" for n in names)
-                progress(len(rows) / total, f"{shown} on {device}: {rows[-1]['status']}")
+    rows = run_points(workload, points, devices, point_budget_s=args.budget, gate=gate, num_threads=args.threads,
+                      swept=swept, with_phases=not args.no_phases, with_profile=False, progress=progress,
+                      on_row=save_now, slow_call_s=args.slow_call_s, single_call_s=args.single_call_s,
+                      describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names),
+                      kept=lambda point, device: kept.get(point_key({**point, "device": device}, names)))
+    # (row, point, device) measured and not yet profiled: profiled after every timing
+    to_profile: list[tuple[dict, Settings, str]] = [
+        (row, point, device) for row, (point, device) in zip(rows, [(p, d) for p in points for d in devices])
+        if args.profile and isinstance(point, Settings) and row.get("status") == Status.OK and "kernels" not in row]
     for i, (row, point, device) in enumerate(to_profile, 1):
         profile_point(row, workload, point, device, args.threads)
         if args.out and args.save_every and i % args.save_every == 0:
@@ -207,7 +186,7 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
             progress(i / len(to_profile), f"profiled {i}/{len(to_profile)} points")
     if progress:
         progress(1.0, f"done: {len(rows)} points")
-    return rows
+    return workload.summarise(rows)
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:

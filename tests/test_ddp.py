@@ -13,7 +13,10 @@ import pytest
 import torch
 
 from lib.core.crossover import CrossKind
+from lib.core.gate import recording_gate
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
+from lib.core.sweep import measure_point, resolve_points, run_points
+from lib.core.workload import Launch
 from lib.lessons.multi_gpu import scaling
 from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD
@@ -54,9 +57,11 @@ def recorded(tmp_path_factory):
     return merged
 
 
-def test_ddp_is_registered_and_launches_its_own_processes():
+def test_ddp_is_registered_and_times_its_points_through_a_launch():
     assert get_workload("ddp") is WORKLOAD
-    assert WORKLOAD.launches_processes is True
+    assert isinstance(WORKLOAD.launch, Launch)
+    # one sweep engine: the workload keeps no loop of its own
+    assert not any(hasattr(WORKLOAD, name) for name in ("run_sweep", "measure_points", "measure_point"))
 
 
 def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
@@ -114,7 +119,7 @@ def test_cli_run_ddp_prints_a_row(tmp_path):
 
 def test_more_gpus_than_present_on_cuda_is_skipped_with_a_message():
     count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    row = WORKLOAD.measure_point({"gpus": count + 1}, "cuda")
+    row = measure_point(WORKLOAD, {"gpus": count + 1}, "cuda")
     validate_row(row, "row")
     assert row["status"] == "skipped" and row["repeats"] == 0 and row["median_s"] is None
     expected = "CUDA is not available" if count == 0 else f"this machine has {count} GPU(s)"
@@ -131,12 +136,41 @@ def test_children_always_run_with_nvlink_multicast_off(monkeypatch):
     assert "export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1" in script
 
 
-def test_bad_settings_become_error_rows_without_a_launch():
-    row = WORKLOAD.measure_point({"backend": "nccl"}, "cpu")
-    assert row["status"] == "error" and "nccl needs CUDA" in row["message"]
-    row = WORKLOAD.measure_point({"model": "transformer"}, "cpu")
+def test_bad_settings_become_rows_without_a_launch():
+    # NCCL on the CPU is a point this device cannot run: refused by the gate, like CUDA graphs on a CPU
+    row = measure_point(WORKLOAD, {"backend": "nccl"}, "cpu")
+    assert row["status"] == "skipped" and "nccl needs CUDA" in row["message"] and row["backend"] == "nccl"
+    validate_row(row, "row")
+    row = measure_point(WORKLOAD, {"model": "transformer"}, "cpu")
     assert row["status"] == "error" and "model" in row["message"]
     validate_row(row, "row")
+
+
+def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
+    """The engine hands the Launch one group per (device, processes, backend), in order; refused
+    points never reach it, and the time budget is handed on as the launch's deadline."""
+    import lib.workloads.ddp.workload as ddp_workload
+
+    calls = []
+
+    def fake_launch(points, kind, gpus, backend, **options):
+        calls.append(([p["batch_size"] for p in points], kind, gpus, backend, options["deadline_s"]))
+        return [{"status": "ok", "message": "", "median_s": 0.5, "iqr_s": 0.01, "repeats": 3} for _ in points]
+
+    monkeypatch.setattr(ddp_workload, "launch", fake_launch)
+    too_many = available_cores() + 1
+    points = resolve_points(WORKLOAD, [{"gpus": g, "batch_size": b} for g in (1, too_many) for b in (8, 16)])
+    rows = run_points(WORKLOAD, points, ["cpu"], point_budget_s=0.1, gate=recording_gate(memory_cap_gb=None, budget_s=60))
+    assert [(c[0], c[1], c[2], c[3]) for c in calls] == [([8, 16], "cpu", 1, "gloo")]
+    assert 0 < calls[0][4] <= 60
+    assert [r["status"] for r in rows] == ["ok", "ok", "skipped", "skipped"]
+    assert rows[0]["samples_per_s"] == pytest.approx(8 / 0.5) and rows[0]["scaling_efficiency"] == 1.0
+    assert rows[0]["achieved_flops_per_s"] == pytest.approx(rows[0]["flops"] / 0.5)
+    # a budget already used up launches nothing and says so in the gate's words
+    calls.clear()
+    spent = recording_gate(memory_cap_gb=None, budget_s=1e-9)
+    rows = run_points(WORKLOAD, points[:2], ["cpu"], gate=spent)
+    assert calls == [] and all(r["status"] == "skipped" and "time budget" in r["message"] for r in rows)
 
 
 def test_a_failing_child_gives_an_error_with_its_last_stderr_line():
@@ -192,7 +226,7 @@ def test_two_gpus_through_nccl():
     if torch.cuda.device_count() < 2:
         pytest.skip("needs 2 GPUs")
     points = [{"gpus": n, "batch_size": 256, "model": "mlp", "hidden_width": 1024, "depth": 4} for n in (1, 2)]
-    rows = add_scaling_efficiency(WORKLOAD.measure_points(points, "cuda", budget_s=0.3))
+    rows = run_points(WORKLOAD, resolve_points(WORKLOAD, points), ["cuda"], point_budget_s=0.3)
     for row in rows:
         validate_row(row, "row")
         assert row["status"] == "ok", row["message"]

@@ -9,6 +9,10 @@ the memory limit, refused by a hook such as a live work cap, or past the time bu
 `error`, each with a message. Nothing is dropped silently. Before a point is allocated one gate
 (lib.core.gate) is asked, in this order: the workload (can this device run it at all), memory,
 the work cap, the caller's hook, the time budget.
+
+A workload whose points run in processes of its own (ddp, through torchrun) goes through the same
+loop: its `Launch` (lib.core.workload) only times the points the gate let through, a group of points
+per launch.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ def estimated_row(workload: Workload, settings: Settings, device: str) -> dict[s
     row["flops"] = float(workload.flops(settings))
     row["bytes"] = float(workload.bytes_moved(settings))
     row["peak_memory_estimate_bytes"] = float(workload.peak_memory_bytes(settings, device))
+    row.update(workload.estimates(settings, device))
     return row
 
 
@@ -103,8 +108,12 @@ def measure_point(
 def _measure(workload: Workload, settings: Settings, device: str, *, budget_s: float, num_threads: int | None,
              with_phases: bool, with_profile: bool, check: bool, slow_call_s: float | None,
              single_call_s: float | None) -> dict[str, Any]:
-    """Build, time and close a point the gate let through."""
+    """Build, time and close a point the gate let through (or launch it, for a workload with a Launch)."""
     row = estimated_row(workload, settings, device)
+    if workload.launch is not None:
+        _launch_into(workload, [(row, settings)], device, budget_s=budget_s, num_threads=num_threads,
+                     with_phases=with_phases, deadline_s=None)
+        return row
     try:
         row["device_name"] = device_name(device)
         with built_step(workload, settings, device) as step:
@@ -155,6 +164,9 @@ def _time_into(row: dict[str, Any], step, device: str, *, budget_s: float, num_t
 def profile_point(row: dict[str, Any], workload: Workload, settings: Settings, device: str,
                   num_threads: int | None) -> None:
     """Add the kernel count and busy time of one warm step to a measured row (the step is built again)."""
+    if workload.launch is not None:  # build() here is not the step its processes timed
+        row["message"] = (row.get("message") or "") + " (no kernel count: this workload runs in processes of its own)"
+        return
     try:
         with built_step(workload, settings, device) as step:
             _profile_into(row, step, device, num_threads)
@@ -201,6 +213,7 @@ def run_points(
     slow_call_s: float | None = None,
     single_call_s: float | None = None,
     gate: Gate | None = None,
+    kept: Callable[[Settings | dict[str, Any], str], dict[str, Any] | None] | None = None,
 ) -> list[dict[str, Any]]:
     """Measure every point on every device, one row per (point, device), in that order.
 
@@ -211,7 +224,8 @@ def run_points(
     Hooks: `refuse(settings, device)` may refuse a point before it is allocated (e.g. a live work
     cap); `with_phases` / `with_profile` say where phases and kernel counts are measured (a bool,
     or a function of the settings); `on_row` gets each row as soon as it is complete; `progress`
-    gets (fraction done, message). slow_call_s / single_call_s: see lib.core.timing.time_step."""
+    gets (fraction done, message); `kept(point, device)` may give a row measured before (a resumed
+    recording), taken as it is. slow_call_s / single_call_s: see lib.core.timing.time_step."""
     points = list(points)
     phases_at, profile_at = _at(with_phases), _at(with_profile)
     describe = describe or (lambda s: workload.name)
@@ -222,43 +236,109 @@ def run_points(
     # Profiles come after every timing: once torch.profiler has traced CUDA, CUPTI stays attached to
     # the process and slows each later kernel launch (up to 2x on launch-bound steps: docs/profiler_after_effect.txt)
     to_profile: list[tuple[dict[str, Any], Settings, str]] = []
+    # Points of a workload with a Launch are gated here in order, then launched a group at a time.
+    to_launch: list[tuple[dict[str, Any], Settings, str]] = []
     for point in points:
         for device in devices:
-            if progress:
+            before = kept(point, device) if kept else None
+            if before is not None:
+                rows.append(before)
+                if on_row is not None:
+                    on_row(before)
+                continue
+            if progress and workload.launch is None:
                 what = describe(point) if isinstance(point, Settings) else "bad settings"
                 progress(len(rows) / total, f"measuring {what} on {device} ({len(rows) + 1}/{total})")
             row = _one(workload, point, device, gate=gate, refuse=refuse, point_budget_s=point_budget_s,
                        num_threads=num_threads, phases_at=phases_at, slow_call_s=slow_call_s,
-                       single_call_s=single_call_s)
-            if row.get("status") == Status.OK and isinstance(point, Settings) and profile_at(point):
-                to_profile.append((row, point, device))
+                       single_call_s=single_call_s, measure=workload.launch is None)
             if swept:
                 row["swept"] = swept
             if origin:
                 row["origin"] = origin
             rows.append(row)
+            if row.get("status") == Status.OK and isinstance(point, Settings):
+                if workload.launch is not None:
+                    to_launch.append((row, point, device))
+                    continue
+                if profile_at(point):
+                    to_profile.append((row, point, device))
             if on_row is not None:
                 on_row(row)
+    _launch_groups(workload, to_launch, gate=gate, point_budget_s=point_budget_s, num_threads=num_threads,
+                   phases_at=phases_at, progress=progress, on_row=on_row, total=total)
     for i, (row, point, device) in enumerate(to_profile):
         if progress:
             progress(len(rows) / total, f"profiling {describe(point)} on {device} ({i + 1}/{len(to_profile)})")
         profile_point(row, workload, point, device, num_threads)
     if progress:
         progress(1.0, f"done: {len(rows)} points in {time.perf_counter() - started:.1f} s")
-    return rows
+    return workload.summarise(rows)
 
 
 def _one(workload: Workload, point: Settings | dict[str, Any], device: str, *, gate: Gate,
          refuse: RefuseFn | None, point_budget_s: float, num_threads: int | None, phases_at: AtFn,
-         slow_call_s: float | None, single_call_s: float | None) -> dict[str, Any]:
+         slow_call_s: float | None, single_call_s: float | None, measure: bool = True) -> dict[str, Any]:
+    """The point's row: refused, or measured (measure=False: let through, to be launched later)."""
     if not isinstance(point, Settings):  # an error row made where the settings were resolved
         return {**point, "device": device}
     refusal = gate.check(workload, point, device, rule=refuse)
     if refusal:
         return refused(estimated_row(workload, point, device), Status.SKIPPED, refusal.message)
+    if not measure:
+        return estimated_row(workload, point, device)
     return _measure(workload, point, device, budget_s=point_budget_s, num_threads=num_threads,
                     with_phases=phases_at(point), with_profile=False, check=False, slow_call_s=slow_call_s,
                     single_call_s=single_call_s)
+
+
+def _launch_groups(workload: Workload, todo: Sequence[tuple[dict[str, Any], Settings, str]], *, gate: Gate,
+                   point_budget_s: float, num_threads: int | None, phases_at: AtFn, progress: ProgressFn | None,
+                   on_row: RowFn | None, total: int) -> None:
+    """Launch the points the gate let through, one launch per group (Launch.group), in order; a
+    group reached after the time budget is used up is skipped with the gate's words."""
+    if not todo or workload.launch is None:
+        return
+    launch = workload.launch
+    groups: dict[tuple, list[tuple[dict[str, Any], Settings]]] = {}
+    for row, point, device in todo:
+        groups.setdefault((device, launch.group(point, device), phases_at(point)), []).append((row, point))
+    done = total - len(todo)
+    for (device, _, with_phases), members in groups.items():
+        late = gate.time()
+        if late:
+            for row, _ in members:
+                refused(row, Status.SKIPPED, late.message)
+        else:
+            if progress:
+                progress(done / total, f"{launch.describe([p for _, p in members], device)} ({done + 1}/{total})")
+            left = None if gate.budget_s is None else gate.budget_s - gate.elapsed_s()
+            _launch_into(workload, members, device, budget_s=point_budget_s, num_threads=num_threads,
+                         with_phases=with_phases, deadline_s=left)
+        done += len(members)
+        for row, _ in members:
+            if on_row is not None:
+                on_row(row)
+
+
+def _launch_into(workload: Workload, members: Sequence[tuple[dict[str, Any], Settings]], device: str, *,
+                 budget_s: float, num_threads: int | None, with_phases: bool, deadline_s: float | None) -> None:
+    """One Launch.run over the members' points; each result goes into its row as _measure's would."""
+    assert workload.launch is not None
+    results = workload.launch.run([p for _, p in members], device, budget_s=budget_s, num_threads=num_threads,
+                                  with_phases=with_phases, deadline_s=deadline_s)
+    for (row, _), fields in zip(members, results):
+        status = Status(fields.get("status", Status.OK))
+        row.update({k: v for k, v in fields.items() if v is not None and k not in ("status", "message")})
+        if status != Status.OK:
+            refused(row, status, fields.get("message") or "")
+            continue
+        row["message"] = fields.get("message") or ""
+        median = row.get("median_s")
+        if median and median > 0:
+            row["achieved_flops_per_s"] = row["flops"] / median
+            if (row.get("iqr_s") or 0) / median > 0.5 and not row["message"]:
+                row["message"] = f"noisy: the spread (IQR) is {row['iqr_s'] / median:.0%} of the median"
 
 
 def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> list[Settings | dict[str, Any]]:

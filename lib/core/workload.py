@@ -149,6 +149,27 @@ class Step:
     close: Callable[[], None] | None = None
 
 
+class Launch:
+    """How a workload whose points run in processes of its own (ddp: one torchrun launch of `gpus`
+    processes) times them. The sweep engine (lib.core.sweep) still resolves, gates, orders, budgets
+    and records every point; only the timing is handed here, a group of points at a time, because
+    a launch costs seconds and points of one group share it."""
+
+    def group(self, settings: Settings, device: str) -> Any:
+        """What points must share to be measured in one launch (hashable)."""
+        raise NotImplementedError
+
+    def describe(self, points: Sequence[Settings], device: str) -> str:
+        """The progress line while a group runs."""
+        return f"{len(points)} point(s) on {device}"
+
+    def run(self, points: Sequence[Settings], device: str, *, budget_s: float, num_threads: int | None,
+            with_phases: bool, deadline_s: float | None) -> list[dict[str, Any]]:
+        """One dict of measured fields per point, in order, each with `status` and `message`; never
+        raises for the work itself. `deadline_s`: seconds left of the caller's time budget, or None."""
+        raise NotImplementedError
+
+
 class Workload:
     """Subclass per workload; pages and the CLI use only these members."""
 
@@ -157,6 +178,8 @@ class Workload:
     description: str = ""
     settings: Sequence[Setting] = ()
     call: str = "step"  # what one timed call is, in words ('epoch' for the data pipeline): '5 GFLOP per epoch'
+    # None: each point is built and timed in the sweep's own process (every workload but ddp)
+    launch: Launch | None = None
 
     # -- settings --------------------------------------------------------------------------
     def setting(self, name: str) -> Setting:
@@ -190,6 +213,15 @@ class Workload:
     def refusal(self, settings: Settings, device: str) -> str | None:
         """Why these settings cannot run on `device` at all (e.g. a CUDA graph on the CPU), or None."""
         return None
+
+    def estimates(self, settings: Settings, device: str) -> dict[str, Any]:
+        """Fields a row of this point has before it runs, beyond FLOPs, bytes and peak memory (none by default)."""
+        return {}
+
+    def summarise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Fields that need several rows of one run (ddp: scaling efficiency against the gpus=1
+        row), added when the run ends; the rows as they are by default."""
+        return rows
 
     # -- the work --------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:

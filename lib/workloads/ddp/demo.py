@@ -1,7 +1,7 @@
 """The multi-GPU page's live demo: what it runs on this server, and running it.
 
     plan = demo_plan("mlp")        device, process counts, settings and batch sizes
-    rows = run_demo("mlp")         one torchrun launch per process count, scaling efficiency added
+    rows = run_demo("mlp")         through lib.core.sweep: one torchrun launch per process count, scaling efficiency added
 
 On a server with fewer than two GPUs the demo is one gloo process on the CPU, small enough for a
 2-core host; with two or more GPUs, the recording's MLP over 1, 2 (and 4) GPUs.
@@ -14,7 +14,8 @@ import os
 from typing import Any
 
 from lib.core.devices import cuda_available
-from lib.workloads.ddp.efficiency import add_scaling_efficiency
+from lib.core.gate import recording_gate
+from lib.core.sweep import resolve_points, run_points
 from lib.workloads.ddp.launch import available_cores
 from lib.workloads.ddp.workload import WORKLOAD, ProgressFn
 
@@ -66,8 +67,7 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
         lock = contextlib.nullcontext()
     with lock:
         threads = demo_threads(max(plan["gpus"])) if plan["device"] == "cpu" else None
-        rows = WORKLOAD.measure_points(points, plan["device"], budget_s=budget_s, progress=progress,
-                                       num_threads=threads, total_budget_s=120.0)
-    for row in rows:
-        row.update(swept="batch_size", origin="live")
-    return add_scaling_efficiency(rows)
+        # the sweep engine every workload goes through: no memory cap beyond free memory, two minutes in all
+        return run_points(WORKLOAD, resolve_points(WORKLOAD, points), [plan["device"]], point_budget_s=budget_s,
+                          num_threads=threads, gate=recording_gate(memory_cap_gb=None, budget_s=120.0),
+                          swept="batch_size", origin="live", progress=progress)

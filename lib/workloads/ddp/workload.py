@@ -1,9 +1,10 @@
 """The ddp workload: its settings, FLOP/byte/memory estimates, and one result row per point.
 
 One measured point = one `torchrun` launch of `gpus` processes (one per GPU; on the CPU, one per
-core with the gloo backend), each running lib.workloads.ddp.worker. Several points that share a
-process count run in the same launch (the launch costs seconds; lib.workloads.ddp.launch). Rank 0
-writes a JSON file that this module turns into one result row per point:
+core with the gloo backend), each running lib.workloads.ddp.worker. The sweep engine
+(lib.core.sweep) gates and records the points as it does every workload's; TorchrunLaunch times the
+ones it lets through, points that share a process count in the same launch (the launch costs
+seconds; lib.workloads.ddp.launch). Rank 0 writes a JSON file whose fields go into each row:
 
     median_s, iqr_s, repeats   step time of the whole group (slowest rank per timed block)
     samples_per_s              global throughput: gpus x batch_size / median_s
@@ -22,7 +23,6 @@ writes a JSON file that this module turns into one result row per point:
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 from lib.core.devices import is_cuda
 from lib.core.rows import Status
-from lib.core.workload import Setting, SettingError, Step, Workload
+from lib.core.workload import Launch, Setting, Settings, Step, Workload
 from lib.workloads import mlp
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, launch
@@ -54,6 +54,30 @@ def resolve_backend(backend: str, device: str) -> str:
     return backend
 
 
+class TorchrunLaunch(Launch):
+    """Points sharing a device, a process count and a backend run in one torchrun launch (lib.workloads.ddp.launch)."""
+
+    def group(self, settings: Settings, device: str) -> tuple[int, str]:
+        return int(settings["gpus"]), resolve_backend(settings["backend"], device)
+
+    def describe(self, points: Sequence[Settings], device: str) -> str:
+        kind = "cuda" if is_cuda(device) else "cpu"
+        return f"torchrun: {int(points[0]['gpus'])} process(es) on {kind}, {len(points)} point(s)"
+
+    def run(self, points: Sequence[Settings], device: str, *, budget_s: float, num_threads: int | None,
+            with_phases: bool, deadline_s: float | None) -> list[dict[str, Any]]:
+        kind = "cuda" if is_cuda(device) else "cpu"
+        gpus, backend = self.group(points[0], device)
+        threads = num_threads or max(1, available_cores() // gpus)
+        results = launch([{**p, "backend": backend} for p in points], kind, gpus, backend, budget_s=budget_s,
+                         threads=threads, with_phases=with_phases, deadline_s=deadline_s)
+        for point, result in zip(points, results):
+            median = result.get("median_s")
+            if result.get("status") == Status.OK and median and median > 0:
+                result["samples_per_s"] = gpus * int(point["batch_size"]) / median
+        return results
+
+
 class DDPTraining(Workload):
     name = WORKLOAD_NAME  # "ddp", the name its rows carry
     title = "Multi-GPU training step (DistributedDataParallel)"
@@ -62,9 +86,9 @@ class DDPTraining(Workload):
         "launched through torchrun: each process computes gradients on its own batch of `batch_size` "
         "rows, then all processes average their gradients with an all-reduce."
     )
-    # The CLI and pages hand whole points or sweeps to measure_point / run_sweep below, which
-    # start their own processes, instead of timing build() in this process.
-    launches_processes = True
+    # Points are timed in torchrun launches, not by build() in this process; lib.core.sweep gates,
+    # orders and records them as it does every workload's.
+    launch = TorchrunLaunch()
 
     settings = (
         Setting("model", "mlp", "the model: an MLP (hidden_width x depth) or a 10-layer CNN on 3x32x32 images", choices=("mlp", "cnn")),
@@ -120,15 +144,17 @@ class DDPTraining(Workload):
         return float((per_process + exchange) * int(params["gpus"]))
 
     def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
-        """Per process: weights, gradients, momentum, DDP's gradient buckets, the all-reduce probe
+        """Per GPU on CUDA; on the CPU, all processes together (they share the host's memory). Each
+        process holds weights, gradients, momentum, DDP's gradient buckets, the all-reduce probe
         buffer, the batch and the activations (x2 for their gradients in the backward pass)."""
         states = self.parameter_count(params) * BYTES_PER_FLOAT * 5
-        return float(states + self.activation_floats(params) * BYTES_PER_FLOAT * 2)
+        per_process = float(states + self.activation_floats(params) * BYTES_PER_FLOAT * 2)
+        return per_process if is_cuda(device) else per_process * int(params["gpus"])
 
     # -- one process, no DDP (the interface every workload has) ------------------------------------
     def build(self, params: dict[str, Any], device: str) -> Step:
         """The same step in this process without DistributedDataParallel (one device, no
-        exchange): what generic code gets; the CLI and the page use measure_point instead."""
+        exchange): what generic code gets; the sweep engine times points through TorchrunLaunch."""
         import torch
         from torch import nn
         params = self.resolve(params)
@@ -154,140 +180,32 @@ class DDPTraining(Workload):
         return Step(run=run, check=check)
 
     # -- many processes, through torchrun ----------------------------------------------------------
-    def measure_point(
-        self, params: dict[str, Any], device: str = "cpu", *, budget_s: float = 1.0,
-        memory_cap_gb: float | None = None, num_threads: int | None = None, with_phases: bool = True,
-        check: bool = False, timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        """One row for one setting: same signature as lib.core.sweep.measure_point, minus the workload."""
-        rows = self.measure_points([params], device, budget_s=budget_s, memory_cap_gb=memory_cap_gb,
-                                   num_threads=num_threads, with_phases=with_phases, timeout_s=timeout_s)
-        return rows[0]
-
-    def run_sweep(
-        self, over: str, values: Sequence[Any], fixed: dict[str, Any] | None, devices: Sequence[str], *,
-        point_budget_s: float = 1.0, total_budget_s: float | None = None, memory_cap_gb: float | None = None,
-        num_threads: int | None = None, with_phases: bool = True, progress: ProgressFn | None = None,
-        timeout_s: float | None = None,
-    ) -> list[dict[str, Any]]:
-        """Same signature as lib.core.sweep.run_sweep, minus the workload: one row per (value, device),
-        points sharing a process count measured in one launch; scaling efficiency added where the
-        sweep holds the gpus=1 point."""
-        parsed = [self.setting(over).parse(v) for v in values]
-        fixed = {k: v for k, v in (fixed or {}).items() if k != over}
-        started = time.perf_counter()
-        rows: list[dict[str, Any]] = []
-        for device in devices:
-            remaining = None if total_budget_s is None else max(0.0, total_budget_s - (time.perf_counter() - started))
-            device_rows = self.measure_points(
-                [{**fixed, over: value} for value in parsed], device, budget_s=point_budget_s,
-                memory_cap_gb=memory_cap_gb, num_threads=num_threads, with_phases=with_phases,
-                total_budget_s=remaining, progress=progress, timeout_s=timeout_s,
-            )
-            rows.extend(device_rows)
-        # Same order as lib.core.sweep.run_sweep: by value, then device.
-        order = {id(r): (i % len(parsed), i // len(parsed)) for i, r in enumerate(rows)}
-        rows.sort(key=lambda r: order[id(r)])
-        for row in rows:
-            row["swept"] = over
-        if progress:
-            progress(1.0, f"done: {len(rows)} points in {time.perf_counter() - started:.1f} s")
-        return add_scaling_efficiency(rows)
-
-    def measure_points(
-        self, points: Sequence[dict[str, Any]], device: str, *, budget_s: float = 1.0,
-        memory_cap_gb: float | None = None, num_threads: int | None = None, with_phases: bool = True,
-        total_budget_s: float | None = None, progress: ProgressFn | None = None, timeout_s: float | None = None,
-    ) -> list[dict[str, Any]]:
-        """One row per point, in order; never raises for the work itself."""
-        kind = "cuda" if is_cuda(device) else "cpu"
-        rows: list[dict[str, Any]] = []
-        resolved: list[dict[str, Any] | None] = []
-        launchable: dict[tuple[int, str], list[int]] = {}
-        for given in points:
-            row, params = self._base_row(given, kind, memory_cap_gb)
-            rows.append(row)
-            resolved.append(params)
-            if row["status"] == Status.OK and params is not None:
-                launchable.setdefault((int(params["gpus"]), row["backend"]), []).append(len(rows) - 1)
-
-        started = time.perf_counter()
-        done = 0
-        for (gpus, backend), indices in launchable.items():
-            remaining = None if total_budget_s is None else total_budget_s - (time.perf_counter() - started)
-            if remaining is not None and remaining <= 0:
-                for i in indices:
-                    rows[i].update(status="skipped", message=f"time budget of {total_budget_s:g} s used up before this point")
-                continue
-            if progress:
-                progress(done / max(1, len(points)),
-                         f"torchrun: {gpus} process(es) on {kind}, {len(indices)} point(s) ({done + 1}/{len(points)})")
-            threads = num_threads or max(1, available_cores() // gpus)
-            results = launch(
-                [{**resolved[i], "backend": backend} for i in indices],
-                kind, gpus, backend, budget_s=budget_s, threads=threads, with_phases=with_phases,
-                deadline_s=remaining, timeout_s=timeout_s,
-            )
-            for i, result in zip(indices, results):
-                self._finish_row(rows[i], result)
-            done += len(indices)
-        return rows
-
-    def _base_row(self, given: dict[str, Any], kind: str, memory_cap_gb: float | None) -> tuple[dict[str, Any], dict | None]:
-        import torch
-        row: dict[str, Any] = {"workload": self.name, **given, "device": kind}
-        row.update(median_s=None, iqr_s=None, repeats=0, status="ok", message="")
-        try:
-            params = self.resolve(given)
-        except SettingError as err:
-            row.update(status="error", message=str(err))
-            return row, None
-        backend = resolve_backend(params["backend"], kind)
-        row = {"workload": self.name, **params, "backend": backend, "device": kind,
-               **{k: row[k] for k in ("median_s", "iqr_s", "repeats", "status", "message")}}
-        row["flops"] = float(self.flops(params))
-        row["bytes"] = float(self.bytes_moved(params))
-        row["grad_bytes"] = float(self.grad_bytes(params))
-        row["peak_memory_estimate_bytes"] = float(self.peak_memory_bytes(params, kind))
-        gpus = int(params["gpus"])
-        if kind == "cuda":
+    def refusal(self, settings: Settings, device: str) -> str | None:
+        """GPUs or cores this machine lacks, or NCCL without CUDA: asked by the gate before a launch."""
+        gpus = int(settings["gpus"])
+        if is_cuda(device):
+            import torch
             count = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if count == 0:
-                row.update(status="skipped", message=f"gpus={gpus} on CUDA asked for, but CUDA is not available on this machine; not run")
-            elif gpus > count:
-                row.update(status="skipped", message=f"gpus={gpus} asked for, but this machine has {count} GPU(s); not run")
-        else:
-            if backend == "nccl":
-                row.update(status="error", message="backend nccl needs CUDA GPUs; use gloo (or auto) on the CPU")
-            elif gpus > available_cores():
-                row.update(status="skipped", message=f"gpus={gpus} processes on the CPU need {gpus} cores, this machine has {available_cores()}; not run")
-        if row["status"] != Status.OK:
-            return row, params
-        estimate = self.peak_memory_bytes(params, kind) * (gpus if kind == "cpu" else 1)
-        where = "in all processes together" if kind == "cpu" else "per GPU"
-        if memory_cap_gb is not None and estimate > memory_cap_gb * 1e9:
-            row.update(status="skipped", message=f"needs about {estimate / 1e9:.1f} GB {where}, more than the {memory_cap_gb:g} GB memory cap; not run")
-        elif kind == "cpu":
-            from lib.core.devices import memory_info
+                return f"gpus={gpus} on CUDA asked for, but CUDA is not available on this machine; not run"
+            if gpus > count:
+                return f"gpus={gpus} asked for, but this machine has {count} GPU(s); not run"
+            return None
+        if resolve_backend(settings["backend"], device) == "nccl":
+            return "backend nccl needs CUDA GPUs; use gloo (or auto) on the CPU; not run"
+        if gpus > available_cores():
+            return f"gpus={gpus} processes on the CPU need {gpus} cores, this machine has {available_cores()}; not run"
+        return None
 
-            free, _ = memory_info("cpu")
-            if estimate > free:
-                row.update(status="skipped", message=f"needs about {estimate / 1e9:.1f} GB {where}, more than the {free / 1e9:.1f} GB free; not run")
-        return row, params
+    def estimates(self, settings: Settings, device: str) -> dict[str, Any]:
+        """The backend this device gets for `auto`, the bytes all-reduced every step, and the device
+        as a kind ('cuda', not 'cuda:0': a point of N processes uses GPUs 0 to N-1)."""
+        kind = "cuda" if is_cuda(device) else "cpu"
+        return {"backend": resolve_backend(settings["backend"], device), "grad_bytes": float(self.grad_bytes(settings)),
+                "device": kind}
 
-    def _finish_row(self, row: dict[str, Any], result: dict[str, Any]) -> None:
-        for key, value in result.items():
-            if key == "status" or value is not None:
-                row[key] = value
-        if row["status"] != Status.OK:
-            row.update(median_s=None, iqr_s=None, repeats=0)
-            return
-        median = row["median_s"]
-        if median and median > 0:
-            row["samples_per_s"] = int(row["gpus"]) * int(row["batch_size"]) / median
-            row["achieved_flops_per_s"] = row["flops"] / median
-            if row.get("iqr_s", 0) / median > 0.5 and not row.get("message"):
-                row["message"] = f"noisy: the spread (IQR) is {row['iqr_s'] / median:.0%} of the median"
+    def summarise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return add_scaling_efficiency(rows)
 
 
 WORKLOAD = DDPTraining()
