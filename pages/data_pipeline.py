@@ -20,10 +20,11 @@ import streamlit as st
 from lib.charts import phase_chart, time_chart
 from lib.core.devices import usable_cores
 from lib.core.fmt import pct
-from lib.lessons.common import answers, onscreen
+from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline import view as lesson
+from lib.lessons.data_pipeline.answer import pipeline_answer
 from ui import scaffold
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s
 from ui.sources import live_devices, load_recorded, source_for
@@ -80,7 +81,7 @@ chart_box = top.chart.empty()
 
 def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
     on = feeds.screen(view, live, pack, recorded)
-    top.answer.markdown(answers.pipeline_answer(on))
+    top.answer.markdown(pipeline_answer(on))
     bars = feeds.phase_bars(on)
     scaffold.chart_or_why(
         chart_box, phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,

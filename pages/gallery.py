@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from lib.charts.gallery import speedups_chart
 from lib.core.fmt import fmt_value, plural
-from lib.lessons.common.answers import gallery_answer
+from lib.lessons.gallery.answer import gallery_answer
 from lib.lessons.gallery.view import (
     SORTS,
     compare_query,

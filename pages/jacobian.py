@@ -5,7 +5,7 @@ controls below it; the longer words, the memory chart and the rows behind closed
 val slider picks the batch size explained; the sweep always covers the decades 1 to 1000 plus that
 value. The GPU side is live when this server has CUDA, else recorded with the project's CLI
 (scripts/record_packs.py, topic "jacobian"). Numbers in the words come from the rows on screen
-(lib/lessons/jacobian/view.py and lib/lessons/common/answers.py compute them; ui/scaffold.py lays out the parts
+(lib/lessons/jacobian/view.py and lib/lessons/jacobian/answer.py compute them; ui/scaffold.py lays out the parts
 every lesson page shares).
 """
 
@@ -20,9 +20,10 @@ from lib.charts.variants import memory_chart, variant_chart
 from lib.core.fmt import fmt_value
 from lib.core.rows import is_ok
 from lib.core.sweep import default_memory_cap_gb
-from lib.lessons.common import answers, onscreen
+from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.jacobian import view as lesson
+from lib.lessons.jacobian.answer import jacobian_answer
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
 from ui.measure import cached_measurement, is_cached, live_point_budget_s
@@ -63,7 +64,7 @@ chart_box = top.chart.empty()
 def first_screen(live: list[dict]) -> tuple[list[dict], list[str]]:
     rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
     order = onscreen.series_order(rows, source.label)
-    top.answer.markdown(answers.jacobian_answer(rows, val, methods))
+    top.answer.markdown(jacobian_answer(rows, val, methods))
     timed = [r for r in rows if is_ok(r)]
     scaffold.chart_or_why(
         chart_box,

@@ -3,7 +3,7 @@
 Answer first: the title, one sentence (where more GPUs start to pay off), the throughput chart of the
 recorded machine (or of the live demo when nothing is recorded); the pickers below; the efficiency
 chart, the explanations and the table behind closed expanders. Layout and words only: the numbers
-and sentences come from lib.lessons.multi_gpu.scaling and lib.lessons.common.answers, the charts from
+and sentences come from lib.lessons.multi_gpu.scaling and lib.lessons.multi_gpu.answer, the charts from
 lib.charts.scaling, the live demo from lib.workloads.ddp.demo.
 """
 
@@ -13,8 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import scaling as scaling_charts
-from lib.lessons.common import answers
 from lib.lessons.multi_gpu import scaling
+from lib.lessons.multi_gpu.answer import scaling_answer
 from lib.workloads.ddp import demo
 from ui import scaffold
 from ui.router import ensure_router
@@ -70,7 +70,7 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
         answer_box.warning(f"No successful measurement of the {model} in these results ({source}); see the table.")
     else:
         axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == LINKED, format_func=AXIS_NAMES.get)
-        answer_box.markdown(answers.scaling_answer(records, axis, cpu))
+        answer_box.markdown(scaling_answer(records, axis, cpu))
         chart_box.altair_chart(scaling_charts.throughput_chart(ok, axis).properties(
             height=scaffold.chart_height(340, first=slots is not None)), width="stretch")
         chart_box.caption(f"Samples per second of the whole group, {source}. Both axes logarithmic.")

@@ -20,10 +20,11 @@ import streamlit as st
 
 from lib.charts.variants import variant_chart
 from lib.core.rows import is_ok
-from lib.lessons.common import answers, onscreen
+from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
+from lib.lessons.timing.answer import timing_answer
 from ui import scaffold
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for
@@ -83,7 +84,7 @@ view = lesson.screen(variant, live, found, source.label)
 order = view.order
 
 # -- the first screen: the answer and the time chart -------------------------------------------------------
-top.answer.markdown(answers.timing_answer(view, size))
+top.answer.markdown(timing_answer(view, size))
 crossover_x = onscreen.crossing_x(lesson.crossovers(view)[0])
 lines = lesson.time_lines(view, flags["cold"])
 scaffold.chart_or_why(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.core.fmt import plural
-from lib.lessons.common.answers import machines_answer
+from lib.lessons.your_results.answer import machines_answer
 from lib.lessons.your_results.compare import crossover_lines, describe_fixed, fastest_line, uncharted_rows
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, one_line, plain
 from ui import scaffold

@@ -1,4 +1,4 @@
-"""The one-sentence answers at the top of the pages (lib.lessons.common.answers), on hand-written rows: every
+"""The one-sentence answers at the top of the pages (lib.lessons.<page>.answer), on hand-written rows: every
 number in a sentence is read from the rows, and no sentence claims what the rows do not show. No Streamlit."""
 
 from __future__ import annotations
@@ -10,10 +10,16 @@ from lib.core.fmt import Strong, say
 from lib.core.rows import Origin
 from lib.lessons.common import answers, onscreen, voice
 from lib.lessons.data_pipeline import screen as feeds
+from lib.lessons.data_pipeline.answer import pipeline_answer
+from lib.lessons.gallery.answer import gallery_answer
 from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, gallery_comparison, shipped_machines
+from lib.lessons.jacobian.answer import jacobian_answer
 from lib.lessons.multi_gpu import scaling
+from lib.lessons.multi_gpu.answer import scaling_answer
 from lib.lessons.timing import view as timing
+from lib.lessons.timing.answer import rate_words, timing_answer
 from lib.lessons.your_results import compare
+from lib.lessons.your_results.answer import machines_answer
 from lib.lessons.your_results.compare import compare_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.sources import series_label
@@ -34,9 +40,9 @@ def test_curves_are_named_in_plain_words_in_a_sentence():
 
 
 def test_rates_are_plain_words_first_and_the_unit_after():
-    assert answers.rate_words(45.1e9) == "45.1 billion operations per second (45.1 GFLOP/s)"
-    assert answers.rate_words(2.5e12) == "2.5 trillion operations per second (2.5 TFLOP/s)"
-    assert answers.rate_words(812.0) == "812 operations per second (812 FLOP/s)"
+    assert rate_words(45.1e9) == "45.1 billion operations per second (45.1 GFLOP/s)"
+    assert rate_words(2.5e12) == "2.5 trillion operations per second (2.5 TFLOP/s)"
+    assert rate_words(812.0) == "812 operations per second (812 FLOP/s)"
 
 
 # -- Jacobian ----------------------------------------------------------------------------------------------
@@ -50,27 +56,27 @@ def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
     rows = (jac(CPU, "cpu", "loop", {10: 0.5, 100: 2.0}) + jac(GPU, "cuda:0", "loop", {10: 0.4, 100: 1.0})
             + jac(CPU, "cpu", "vmap_jacfwd", {10: 1e-3, 100: 2e-3})
             + jac(GPU, "cuda:0", "vmap_jacfwd", {10: 2e-3, 100: 4e-3}))
-    text = answers.jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
+    text = jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
     # 500× between the methods, 2× at most between the devices
     assert text == ("With 100 inputs in the batch (val = 100), vmap(jacfwd) on this server's CPU takes 2 ms: **500× "
                     "faster** than the seed's loop at its best (1 s on the X GPU); the devices differ by 2.00× at "
                     "most: the method matters more than the device.")
     # one device only: nothing on screen compares the devices, so nothing is claimed about them
     cpu_only = [r for r in rows if r["device"] == "cpu"]
-    assert "the method matters more" not in answers.jacobian_answer(cpu_only, 100, ["loop", "vmap_jacfwd"])
+    assert "the method matters more" not in jacobian_answer(cpu_only, 100, ["loop", "vmap_jacfwd"])
 
 
 def test_jacobian_answer_says_why_the_loop_is_missing_and_what_to_pick():
     rows = jac(CPU, "cpu", "loop", {100: None}) + jac(CPU, "cpu", "vmap_jacrev", {100: 3e-3})
-    text = answers.jacobian_answer(rows, 100, ["loop", "vmap_jacrev"])
+    text = jacobian_answer(rows, 100, ["loop", "vmap_jacrev"])
     assert text == ("With 100 inputs in the batch (val = 100) the fastest method timed is vmap(jacrev) on this "
                     "server's CPU, 3 ms; the seed's loop was not timed at this size here (too many backward passes or "
                     "too much memory).")
-    assert "add the loop below" in answers.jacobian_answer(rows[1:], 100, ["vmap_jacrev"])
-    assert answers.jacobian_answer(rows, 100, []) == "Pick at least one method below to see its curve."
-    assert answers.jacobian_answer(rows, 1000, ["loop"]).startswith(
+    assert "add the loop below" in jacobian_answer(rows[1:], 100, ["vmap_jacrev"])
+    assert jacobian_answer(rows, 100, []) == "Pick at least one method below to see its curve."
+    assert jacobian_answer(rows, 1000, ["loop"]).startswith(
         "With 1,000 inputs in the batch (val = 1,000) nothing was timed here")
-    assert answers.jacobian_answer(rows, 1, ["loop"]).startswith("With 1 input in the batch (val = 1)")
+    assert jacobian_answer(rows, 1, ["loop"]).startswith("With 1 input in the batch (val = 1)")
 
 
 # -- Timing pitfalls ----------------------------------------------------------------------------------------
@@ -91,7 +97,7 @@ def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
 
 def test_timing_answer_on_the_cpu_alone_says_what_a_matmul_takes_and_what_cannot_be_shown():
     view = timing.screen(HONEST, {"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}, found({}), None)
-    text = answers.timing_answer(view, 1024)
+    text = timing_answer(view, 1024)
     assert text.startswith("On this server's CPU a 1,024 × 1,024 matmul takes 80 ms, 26.8 billion operations per "
                            "second (26.8 GFLOP/s)")
     assert text.endswith("so the GPU's timing traps cannot be shown.")
@@ -103,12 +109,12 @@ def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_or_where_t
     recorded = found({"naive timer (no synchronise), fp32": mm("cuda:0", {256: 1e-5, 1024: 1e-5}, sync=False),
                       "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3})})
     naive = timing.screen(NAIVE, live, recorded, "X")
-    assert answers.timing_answer(naive, 1024) == (
+    assert timing_answer(naive, 1024) == (
         "On the X GPU at size 1,024, a timer that does not wait for the GPU reports 10 µs per matmul, "
         "**400× too small**: the work itself takes 4 ms.")
     honest = timing.screen(HONEST, {"synchronised, fp32": live["synchronised, fp32"]},
                            found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
-    text = answers.timing_answer(honest, 1024)
+    text = timing_answer(honest, 1024)
     analysis, _ = timing.crossovers(honest)
     assert analysis.measured.kind == CrossKind.CROSSES and analysis.measured.sure == (256, 1024)
     assert text.startswith(voice.crossover_sentence(analysis, "matrix size", voice.series_side(CPU), voice.series_side(GPU))
@@ -131,7 +137,7 @@ def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
     on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
                       None, {"images": [], "tensors": []})
-    assert answers.pipeline_answer(on) == (
+    assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 loading alone takes 72 ms of this server's 80 ms epoch: "
         "a device that trained in no time at all would save at most 10%.")
 
@@ -142,12 +148,12 @@ def test_pipeline_answer_compares_both_devices_of_one_machine():
             "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)]}
     pack_found, recorded = feeds.find_recorded([pack], (), view)
     on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01)], pack_found, recorded)
-    assert answers.pipeline_answer(on) == (
+    assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 1 s on "
         "the CPU and 960 ms on the GPU of the same machine.")
     pack["rows"][1] = dl("cuda:0", "images", 0.25, 0.2, 0.01)
     pack_found, recorded = feeds.find_recorded([pack], (), view)
-    text = answers.pipeline_answer(feeds.screen(view, [], pack_found, recorded))
+    text = pipeline_answer(feeds.screen(view, [], pack_found, recorded))
     assert text.startswith("With images fed by a DataLoader, at batch size = 64 the GPU's epoch is 4.00× as fast")
 
 
@@ -162,10 +168,10 @@ def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
     rows = [ddp(1, b, 1e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
     rows += [ddp(2, b, 4e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
     records = scaling.table(rows, "mlp")
-    text = answers.scaling_answer(records, "per_gpu")
+    text = scaling_answer(records, "per_gpu")
     last = scaling.crossover_lines(records, "per_gpu")[-1]
     assert last.about.kind == CrossKind.CROSSES and text == last.markdown() and text.startswith("2 GPUs ")
-    assert answers.scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
+    assert scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
         "These results do not hold both 1 GPU and more")
 
 
@@ -183,11 +189,11 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     laptop = machine_rows("laptop", [2e-4, 2e-3, 2e-2, 2e-1])
     box = machine_rows("box", [1e-4, 1e-3, 1e-2, 1e-1], [1e-3, 3e-3, 3e-3, 4e-3])
     [comp] = compare_machines(laptop + box)
-    text = answers.machines_answer(comp)
+    text = machines_answer(comp)
     assert comp.crossovers["box"].kind == CrossKind.CROSSES
     assert text == next(line for line in compare.crossover_lines(comp) if line.about is comp.crossovers["box"]).markdown()
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
-    assert answers.machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, CPU**")
+    assert machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, CPU**")
 
 
 @pytest.fixture(scope="module")
@@ -197,14 +203,14 @@ def shipped():
 
 def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
     comparison = gallery_comparison(shipped)
-    text = answers.gallery_answer(shipped, comparison)
+    text = gallery_answer(shipped, comparison)
     assert text.startswith("The GPUs here catch up with their own CPUs between batch size ≈ ")
     assert "NVIDIA H200 · shipped" in text and "NVIDIA H100 80GB HBM3 · shipped" in text and text.endswith(
         "2 machines in all.")
     one = [m for m in shipped if m.line == "NVIDIA H200 · shipped"]  # whatever the order of the shipped files
     only = gallery_comparison(one)
     assert only.crossovers["NVIDIA H200 · shipped"].kind == CrossKind.CROSSES
-    assert answers.gallery_answer(one, only) == "On **NVIDIA H200 · shipped**, " + voice.crossover_sentence(
+    assert gallery_answer(one, only) == "On **NVIDIA H200 · shipped**, " + voice.crossover_sentence(
         only.crossovers["NVIDIA H200 · shipped"], "batch size", OWN_CPU, OWN_GPU).markdown()
-    assert answers.gallery_answer([], None) == (
+    assert gallery_answer([], None) == (
         "No machine here has both CPU and GPU results yet, so there is no speed-up to compare.")

@@ -1,0 +1,16 @@
+"""The Multi-GPU page's one-sentence answer, above its chart: where more GPUs start to pay off.
+
+    scaling_answer(records, "per_gpu", cpu=False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lib.lessons.multi_gpu import scaling
+
+
+def scaling_answer(records: Sequence[dict[str, Any]], axis: str, cpu: bool = False) -> str:
+    """Where the most GPUs measured start to pay off against one (the last of scaling.crossover_lines)."""
+    return scaling.crossover_lines(records, axis, cpu)[-1].markdown()
