@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from app_support import FIXTURE_GPU_NAME, ROOT, chart_specs, fixture_pack_dir, open_page, page_text
+from app_support import ROOT, chart_specs, open_page, page_text
+from training_fixture import GPU_NAME, HOME_BATCHES, HOME_DATASET, crossover_by_hand, step_time, write_home_pack
 
-from lib.core.fmt import fmt_value
-from lib.core.rows import is_ok
-from lib.lessons.home.view import one_chart
-from lib.workloads import get_workload
+from lib.core.fmt import fmt_about, fmt_ratio, fmt_value
 from ui.pages import PAGES, existing_pages, lesson_pages
 
 
@@ -21,8 +17,8 @@ def no_pack(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def with_pack(monkeypatch):
-    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(fixture_pack_dir()))
+def home_pack(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(write_home_pack(tmp_path / "recorded")))
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
 
 
@@ -79,23 +75,23 @@ def test_home_without_a_recorded_pack_says_so_and_links_every_lesson(no_pack):
 
 
 @pytest.mark.cpu_view
-def test_home_answers_with_one_chart_from_the_recorded_pack(with_pack):
+def test_home_answers_with_one_chart_from_the_recorded_pack(home_pack):
     at = open_page()
     assert not at.exception, [e.value for e in at.exception]
     specs = chart_specs(at)
     assert len(specs) == 1
-    assert f"cuda:0 (recorded on {FIXTURE_GPU_NAME}" in specs[0] and f"cpu (recorded on {FIXTURE_GPU_NAME}" in specs[0]
-    text = page_text(at)
-    # the fixture's "GPU" rows are its CPU rows renamed: the same time at every point, so the one right
-    # answer is that neither is surely faster (never that one device wins or catches up)
-    pack = json.loads(next(fixture_pack_dir().glob("*.json")).read_text())
-    chart = one_chart([pack], get_workload("mlp"))
-    xs = sorted({r[chart.over] for r in chart.rows if r["device"] == "cpu" and is_ok(r, chart.y)})
-    assert len(xs) > 1
-    answer = (f"**The {FIXTURE_GPU_NAME} GPU** and **the {FIXTURE_GPU_NAME} machine's CPU** take the same time "
-              f"within the spread of the repeats at every {chart.setting} on the chart, from {fmt_value(xs[0])} to "
-              f"{fmt_value(xs[-1])}: neither is surely faster, so there is no crossover to place.")
-    assert answer in [str(m.value) for m in at.markdown]
-    assert "At batch size 1," in text  # both ends of the curve, in numbers read from the pack
+    assert f"cuda:0 (recorded on {GPU_NAME}" in specs[0] and f"cpu (recorded on {GPU_NAME}" in specs[0]
+    # the pack's GPU and CPU rows follow two known formulas (tests/training_fixture.py): the one right
+    # answer is the crossover worked out by hand, between the two batch sizes that bracket it
+    lo, hi, x = crossover_by_hand(xs=HOME_BATCHES, dataset_size=HOME_DATASET)
+    answer = (f"**The {GPU_NAME} GPU** catches up with **the {GPU_NAME} machine's CPU** between batch size "
+              f"{fmt_value(lo)} and {fmt_value(hi)}; most likely at about {fmt_about(x)}.")
+    assert [str(m.value) for m in at.markdown].count(answer) == 1
+    # both ends of the curve, in numbers read from the pack: at batch size 1 the GPU is slower, at the end faster
+    small, large = (step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "gpu")
+                    / step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "cpu") for b in (1, HOME_BATCHES[-1]))
+    assert small > 1 > large
+    assert (f"At batch size 1, the GPU takes {fmt_ratio(small)} as long as the CPU" in page_text(at)
+            and f"at {fmt_value(HOME_BATCHES[-1])}, the GPU is {fmt_ratio(1 / large)} as fast as the CPU" in page_text(at))
     sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown).replace("\\", "")  # as read
-    assert "recorded on" in sidebar and FIXTURE_GPU_NAME in sidebar
+    assert "recorded on" in sidebar and GPU_NAME in sidebar

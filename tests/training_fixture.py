@@ -33,12 +33,12 @@ def step_time(settings: dict, kind: str) -> float:
     return fixed + MLP.flops(MLP.resolve(settings)) / rate
 
 
-def crossover_by_hand(width: int = 64, depth: int = 3) -> tuple[int, int, float]:
+def crossover_by_hand(width: int = 64, depth: int = 3, xs: tuple[int, ...] | None = None,
+                      dataset_size: int = 65536) -> tuple[int, int, float]:
     """The bracket and the log-log interpolated break-even batch size of the two formulas."""
-    xs = list(AXES["batch_size"].steps)
-    ratio = [math.log(step_time({"batch_size": b, "hidden_width": width, "depth": depth, "dataset_size": 65536}, "gpu")
-                      / step_time({"batch_size": b, "hidden_width": width, "depth": depth, "dataset_size": 65536}, "cpu"))
-             for b in xs]
+    xs = list(xs or AXES["batch_size"].steps)
+    at = {"hidden_width": width, "depth": depth, "dataset_size": dataset_size}
+    ratio = [math.log(step_time({"batch_size": b, **at}, "gpu") / step_time({"batch_size": b, **at}, "cpu")) for b in xs]
     i = next(i for i in range(1, len(xs)) if ratio[i] <= 0 < ratio[i - 1])
     frac = ratio[i - 1] / (ratio[i - 1] - ratio[i])
     return xs[i - 1], xs[i], math.exp(math.log(xs[i - 1]) + frac * math.log(xs[i] / xs[i - 1]))
@@ -73,4 +73,22 @@ def write_packs(directory: Path) -> Path:
     for name, machine, rows in (("fixture_gpu_training.json", gpu_machine, gpu_rows),
                                 ("fixture_small_cpu_training.json", small_machine, small_rows)):
         (directory / name).write_text(json.dumps({"schema_version": 1, "machine": machine, "rows": rows}))
+    return directory
+
+
+# Home's chart reads one sweep over one setting: the batch sizes the Training page's recording command sweeps
+HOME_BATCHES = (1, 16, 256, 4096)
+HOME_DATASET = 8192  # the MLP's default
+
+
+def write_home_pack(directory: Path) -> Path:
+    """A GPU machine's pack with one batch-size sweep at the MLP's defaults on its GPU and its CPU (the
+    recording Home draws), from the two formulas: the GPU catches up at crossover_by_hand(xs=HOME_BATCHES,
+    dataset_size=HOME_DATASET)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    machine = {"cpu_model": "TEST FIXTURE CPU", "cpu_cores": 16, "torch": "fixture", "date": "2026-01-02T00:00:00",
+               "gpus": [GPU_NAME], "label": f"{GPU_NAME} (2026-01-02)"}
+    rows = [{**_row({"batch_size": b, "dataset_size": HOME_DATASET}, device, kind, machine["label"]), "swept": "batch_size"}
+            for b in HOME_BATCHES for device, kind in (("cpu", "cpu"), ("cuda:0", "gpu"))]
+    (directory / "fixture_gpu_home.json").write_text(json.dumps({"schema_version": 1, "machine": machine, "rows": rows}))
     return directory
