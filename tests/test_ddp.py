@@ -149,7 +149,7 @@ def test_bad_settings_become_rows_without_a_launch():
 def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
     """The engine hands the Launch one group per (device, processes, backend), in order; refused
     points never reach it, and the time budget is handed on as the launch's deadline."""
-    import lib.workloads.ddp.workload as ddp_workload
+    import lib.workloads.ddp.launch as torchrun
 
     calls = []
 
@@ -157,7 +157,7 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
         calls.append(([p["batch_size"] for p in points], kind, gpus, backend, options["deadline_s"]))
         return [{"status": "ok", "message": "", "median_s": 0.5, "iqr_s": 0.01, "repeats": 3} for _ in points]
 
-    monkeypatch.setattr(ddp_workload, "launch", fake_launch)
+    monkeypatch.setattr(torchrun, "launch", fake_launch)
     too_many = available_cores() + 1
     points = resolve_points(WORKLOAD, [{"gpus": g, "batch_size": b} for g in (1, too_many) for b in (8, 16)])
     rows = run_points(WORKLOAD, points, ["cpu"], point_budget_s=0.1, gate=recording_gate(memory_cap_gb=None, budget_s=60))

@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
 
+import lib.workloads.ddp.launch as torchrun
 from lib.core.devices import is_cuda
 from lib.core.rows import Status
 from lib.core.workload import Launch, Setting, Settings, Step, Workload
 from lib.workloads import mlp
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency
-from lib.workloads.ddp.launch import available_cores, launch
+from lib.workloads.ddp.launch import available_cores
 from lib.workloads.ddp.models import (
     BYTES_PER_FLOAT,
     IMAGE_SHAPE,
@@ -69,7 +70,7 @@ class TorchrunLaunch(Launch):
         kind = "cuda" if is_cuda(device) else "cpu"
         gpus, backend = self.group(points[0], device)
         threads = num_threads or max(1, available_cores() // gpus)
-        results = launch([{**p, "backend": backend} for p in points], kind, gpus, backend, budget_s=budget_s,
+        results = torchrun.launch([{**p, "backend": backend} for p in points], kind, gpus, backend, budget_s=budget_s,
                          threads=threads, with_phases=with_phases, deadline_s=deadline_s)
         for point, result in zip(points, results):
             median = result.get("median_s")
