@@ -145,10 +145,10 @@ def test_live_rows_take_the_cpu_place_and_the_recorded_answer_stays_first(machin
     fast = CPU_STEP[0] / 10
     live = [{"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": fast, "iqr_s": 0.0, "repeats": 5,
              "status": "ok", "message": "", "epoch_s": fast * T.View(batch_size=b).steps_per_epoch,
-             "steps_per_epoch": T.View(batch_size=b).steps_per_epoch} for b in (1, 64, 4096)]
-    screen = S.compose(T.View(), gpu=gpu, small_cpu=small, live=live)
+             "steps_per_epoch": T.View(batch_size=b).steps_per_epoch, "measured_at": 1_000.0} for b in (1, 64, 4096)]
+    screen = S.compose(T.View(), gpu=gpu, small_cpu=small, live=live, now=1_000.0 + 185)
     assert screen.cpu_label == SMALL_LABEL and "CPU · this server (live)" in screen.curves
-    assert screen.live_line.startswith("Measured live on this server just now: ")
+    assert screen.live_line.startswith("Measured live on this server 3 min ago: ")
     assert "is faster than" in screen.live_line and "at every batch size" in screen.live_line  # the fast live CPU never loses
 
 

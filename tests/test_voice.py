@@ -16,7 +16,8 @@ from lib.lessons.your_results.compare import Comparison, compare_machines
 from lib.recorded.sources import series_label
 
 CPU, GPU = voice.legend_side(Unit.CPU, "cpu here"), voice.legend_side(Unit.GPU, "gpu there")
-TRADES = ([1, 2, 4, 8, 16], [1.0] * 5, [0.5, 2.0, 0.5, 2.0, 0.5])  # five shared points, four changes of lead
+# ten shared points, four changes of lead (each lead held over two points: a lone point sticking out is not believed)
+TRADES = ([2**i for i in range(10)], [1.0] * 10, [0.5, 0.5, 2.0, 2.0, 0.5, 0.5, 2.0, 2.0, 0.5, 0.5])
 
 
 def test_every_kind_has_its_own_words_and_says_what_it_is():
@@ -39,8 +40,8 @@ def test_every_kind_has_its_own_words_and_says_what_it_is():
     same = find_crossover([1, 2, 4], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0])  # one device recorded twice
     assert same.kind == CrossKind.GPU_WINS and same.ties == same.shared == (1.0, 2.0, 4.0)
     assert crossover_sentence(same, "size", CPU, GPU).plain() == (
-        "gpu there and cpu here take the same time within the spread of the repeats at every size on the chart, "
-        "from 1 to 4: neither is surely faster, so there is no crossover to place.")
+        "gpu there and cpu here take the same time within the spread of the repeats at every size on the chart "
+        "where both were timed, from 1 to 4: neither is surely faster, so there is no crossover to place.")
     one_point = crossover_sentence(find_crossover([3], [1], [2]), "size", CPU, GPU)
     assert one_point.plain().endswith("which is only 3: there the GPU does not catch up, and one point cannot place "
                                       "a crossover.")
@@ -77,7 +78,7 @@ def test_scaling_names_points_that_trade_the_lead():
                + [{"gpus": 2, "batch_size": x, "samples_per_s": 1 / t, "status": "ok"} for x, t in zip(xs, two_t)])
     [line] = scaling.crossover_lines(records, "per_gpu")
     assert line.about.kind == CrossKind.MIXED and len(line.about.crossings) == 4
-    assert line.plain().startswith("2 GPUs and 1 GPU trade the lead 4 times between per-GPU batch size 1 and 16")
+    assert line.plain().startswith("2 GPUs and 1 GPU trade the lead 4 times between per-GPU batch size 1 and 512")
     assert "Not enough points" not in line.plain()
 
 

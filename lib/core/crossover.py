@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from lib.core import noise
 from lib.core.rows import is_ok
 
 
@@ -53,7 +54,9 @@ class Crossover:
     side was surely slower, high = the first value where the leading side surely leads, the ends of
     the measured range where no such value was measured); crossings: every change of lead as (x below,
     x above, who leads above); span: the first and last values measured on both; ties: the values where
-    the gap is within the spread of the repeats; shared: every value measured on both."""
+    the two are too close to call (lib.core.noise.is_tie) or a point is doubtful; shared: every value measured on both;
+    doubtful: the values where a point of either curve is not believed (lib.core.noise.doubtful):
+    drawn hollow, counted among the ties."""
 
     kind: CrossKind
     x: float | None
@@ -63,6 +66,7 @@ class Crossover:
     span: tuple[float, float] | None = None
     ties: tuple[float, ...] = ()
     shared: tuple[float, ...] = ()
+    doubtful: tuple[float, ...] = ()
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
@@ -73,17 +77,17 @@ def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
     return x0 + frac * (x1 - x0)
 
 
-def _leader(c: float, g: float, c_spread: float, g_spread: float) -> tuple[Lead, bool]:
-    """Who is faster at one point (the GPU when at least as fast), and whether the IQRs agree."""
-    leader = Lead.GPU if g <= c else Lead.CPU
-    sure = (g + g_spread / 2 < c - c_spread / 2) if leader == Lead.GPU else (c + c_spread / 2 < g - g_spread / 2)
-    return leader, sure
-
-
 def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float],
-                   cpu_spread: Sequence[float] | None = None, gpu_spread: Sequence[float] | None = None) -> Crossover:
+                   cpu_spread: Sequence[float] | None = None, gpu_spread: Sequence[float] | None = None,
+                   doubtful: Iterable[float] | None = None) -> Crossover:
     """xs with the time (and optionally the IQR) at each on both devices; points missing or not
-    positive on either device are dropped. Never extrapolates: only the measured range speaks."""
+    positive on either device are dropped. Never extrapolates: only the measured range speaks.
+
+    The noise rule (lib.core.noise) decides: a point where the two are too close to call, or where
+    either curve's point is not believed (`doubtful`: x values; by default those lib.core.noise.doubtful
+    finds on the points given), leads nobody. The lead changes only between two points that each
+    have a clear leader; `sure` is that pair, and the most likely value `x` is where the medians
+    swap between them (None where they swap back and forth)."""
     n = len(xs)
     cs = list(cpu_spread) if cpu_spread is not None else [0.0] * n
     gs = list(gpu_spread) if gpu_spread is not None else [0.0] * n
@@ -94,24 +98,36 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     )
     if not points:
         return Crossover(CrossKind.TOO_FEW_POINTS, None)
-    judged = [(x, *_leader(c, g, a, b), math.log(g / c)) for x, c, g, a, b in points]
+    if doubtful is None:
+        doubtful = (noise.doubtful([p[0] for p in points], [p[1] for p in points], [p[3] for p in points])
+                    | noise.doubtful([p[0] for p in points], [p[2] for p in points], [p[4] for p in points]))
+    doubt = {float(x) for x in doubtful}
+    # (x, who leads by the medians, whether that lead is clear, log(gpu / cpu))
+    judged = [(x, Lead.GPU if g <= c else Lead.CPU, x not in doubt and not noise.is_tie(c, g, a, b), math.log(g / c))
+              for x, c, g, a, b in points]
     span = (points[0][0], points[-1][0])
-    ties = tuple(x for x, _, sure, _ in judged if not sure)
+    ties = tuple(x for x, _, clear, _ in judged if not clear)
     shared = tuple(x for x, *_ in judged)
-    changes = [i for i in range(1, len(judged)) if judged[i][1] != judged[i - 1][1]]
-    crossings = tuple((judged[i - 1][0], judged[i][0], judged[i][1]) for i in changes)
+    marked = tuple(x for x in shared if x in doubt)
+    clear = [i for i, j in enumerate(judged) if j[2]]
+    changes = [(a, b) for a, b in zip(clear, clear[1:]) if judged[a][1] != judged[b][1]]
+    crossings = tuple((judged[a][0], judged[b][0], judged[b][1]) for a, b in changes)
+    base = dict(span=span, ties=ties, shared=shared, doubtful=marked)
     if not changes:
-        kind = CrossKind.GPU_WINS if judged[0][1] == Lead.GPU else CrossKind.CPU_WINS
-        return Crossover(kind, None, span=span, ties=ties, shared=shared)
+        first = judged[clear[0]] if clear else judged[0]
+        return Crossover(CrossKind.GPU_WINS if first[1] == Lead.GPU else CrossKind.CPU_WINS, None, **base)
     if len(changes) > 1:
-        return Crossover(CrossKind.MIXED, None, crossings=crossings, span=span, ties=ties, shared=shared)
-    i = changes[0]
-    x = _interp_x(judged[i - 1][0], judged[i][0], judged[i - 1][3], judged[i][3])
-    # with no sure point on a side, the range runs to the end of what was measured
-    low = next((judged[j][0] for j in range(i - 1, -1, -1) if judged[j][2]), span[0])
-    high = next((judged[j][0] for j in range(i, len(judged)) if judged[j][2]), span[1])
-    kind = CrossKind.CROSSES if judged[i][1] == Lead.GPU else CrossKind.CROSSES_BACK
-    return Crossover(kind, x, (judged[i - 1][0], judged[i][0]), (low, high), crossings, span, ties, shared)
+        return Crossover(CrossKind.MIXED, None, crossings=crossings, **base)
+    lo, hi = changes[0]
+    kept = [i for i in range(lo, hi + 1) if judged[i][0] not in doubt]
+    swaps = [(a, b) for a, b in zip(kept, kept[1:]) if judged[a][1] != judged[b][1]]
+    kind = CrossKind.CROSSES if judged[hi][1] == Lead.GPU else CrossKind.CROSSES_BACK
+    sure = (judged[lo][0], judged[hi][0])
+    if len(swaps) != 1:  # the medians swap back and forth between the two clear points: no one value
+        return Crossover(kind, None, sure, sure, crossings, **base)
+    a, b = swaps[0]
+    x = _interp_x(judged[a][0], judged[b][0], judged[a][3], judged[b][3])
+    return Crossover(kind, x, (judged[a][0], judged[b][0]), sure, crossings, **base)
 
 
 @dataclass(frozen=True)
@@ -216,6 +232,13 @@ def spread(row: dict, time_key: str = "median_s") -> float:
     return float(iqr) * float(row.get("steps_per_epoch") or 1) if time_key == "epoch_s" else float(iqr)
 
 
+def curve_doubt(by_x: dict[float, dict], time_key: str = "median_s") -> set[float]:
+    """The x values of one curve (its rows by x) whose point the noise rule does not believe, each
+    judged against its own curve's neighbours (lib.core.noise.doubtful)."""
+    xs = sorted(by_x)
+    return noise.doubtful(xs, [by_x[x][time_key] for x in xs], [spread(by_x[x], time_key) for x in xs])
+
+
 def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "median_s") -> SweepAnalysis:
     """Crossover and cost models for the ok rows of one sweep (one workload, one swept setting).
 
@@ -249,7 +272,8 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
     common = sorted(set(by_dev[cpu]) & set(by_dev[gpu]))
     measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common],
                               [spread(by_dev[cpu][x], time_key) for x in common],
-                              [spread(by_dev[gpu][x], time_key) for x in common])
+                              [spread(by_dev[gpu][x], time_key) for x in common],
+                              doubtful=set().union(*(curve_doubt(by_dev[d], time_key) for d in (cpu, gpu))))
     predicted = None
     if cpu in models and gpu in models:
         work = predicted_crossover_work(models[cpu], models[gpu])

@@ -118,6 +118,37 @@ def _decider(base: Side, challenger: Side) -> str:
     return "the device"
 
 
+def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
+    """Values grouped into runs of neighbours on the chart: ['1', '16 to 128', '4,096 and 8,192']."""
+    pos = {x: i for i, x in enumerate(shared)}
+    runs: list[list[float]] = []
+    for x in values:
+        if runs and pos.get(x, -2) == pos.get(runs[-1][-1], -9) + 1:
+            runs[-1].append(x)
+        else:
+            runs.append([x])
+    return [fmt_value(r[0]) if len(r) == 1 else f"{fmt_value(r[0])} {'and' if len(r) == 2 else 'to'} {fmt_value(r[-1])}"
+            for r in runs]
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def close_words(found: Crossover, setting: str) -> str:
+    """' Too close to call at batch size 2 to 128 (the gap is within the spread of the repeats). The
+    point at batch size 1 is out of line with its curve (hollow): not believed.' ('' with neither)."""
+    said = ""
+    if close := tuple(x for x in found.ties if x not in found.doubtful):
+        said += f" Too close to call at {setting} {_and(_runs(close, found.shared))} (the gap is within the spread)."
+    if found.doubtful:
+        runs = _runs(found.doubtful, found.shared)
+        one = len(found.doubtful) == 1
+        said += (f" {'A point' if one else 'Points'} at {setting} {_and(runs)} (hollow) {'is' if one else 'are'} out "
+                 "of line with the curve's neighbours or too noisy: not believed.")
+    return said
+
+
 def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side
                        ) -> Sentence:
     """Who is faster where, read from the points both curves have (never from an extrapolated fit).
@@ -137,6 +168,13 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         return say(f"Too few points were measured on {both} to locate a crossover.", about=found)
     cpu, gpu = base.called, challenger.called
     first, last = (fmt_value(v) for v in found.span)
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
+        # the same time within the spread everywhere (e.g. two recordings of one device): nobody leads
+        span = f"from {first} to {last}" if first != last else f"which is only {first}"
+        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
+                   f"the chart where both were timed, {span}: neither is surely faster, so there is no crossover to place."
+                   f"{close_words(Crossover(found.kind, None, shared=found.shared, doubtful=found.doubtful), setting)}",
+                   about=found)
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
         ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)
         there = ("" if found.kind == CrossKind.GPU_WINS
@@ -144,28 +182,29 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
                    f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
                    "cannot place a crossover.", about=found)
-    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
-        # the same time within the spread everywhere (e.g. two recordings of one device): nobody leads
-        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
-                   f"the chart, from {first} to {last}: neither is surely faster, so there is no crossover to place.",
-                   about=found)
+    close = close_words(found, setting)
+    clear = [x for x in found.shared if x not in found.ties]
+    where = (f"at every {setting} on the chart, from {first} to {last}" if not found.ties
+             else f"at every {setting} on the chart where the gap is clear ({_and(_runs(tuple(clear), found.shared))})")
     if found.kind == CrossKind.GPU_WINS:
-        tie = (f" At {setting} {first} the two are within the spread of the repeats."
-               if found.ties and found.ties[0] == found.span[0] else "")
-        return say(gpu, f" {challenger.verb('is', 'are')} faster than ", cpu, f" at every {setting} on the chart, "
-                   f"from {first} to {last}: no crossover in this range.{tie}", about=found)
+        then = (": no crossover in this range." if not found.ties
+                else f": {base.noun} {base.verb('is', 'are')} never clearly faster.")
+        return say(gpu, f" {challenger.verb('is', 'are')} faster than ", cpu, f" {where}{then}{close}", about=found)
     if found.kind == CrossKind.CPU_WINS:
-        return say(cpu, f" {base.verb('is', 'are')} faster than ", gpu, f" at every {setting} on the chart, from "
-                   f"{first} to {last}: {challenger.noun} {challenger.verb('does', 'do')} not catch up in this range.",
+        then = (f"{challenger.verb('does', 'do')} not catch up in this range." if not found.ties
+                else f"never clearly {challenger.verb('catches', 'catch')} up.")
+        return say(cpu, f" {base.verb('is', 'are')} faster than ", gpu, f" {where}: {challenger.noun} {then}{close}",
                    about=found)
     if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
         low, high = found.sure or found.bracket
-        where = _between(low, high, setting)
-        likely = f"; most likely at about {fmt_about(found.x)}."
+        between = _between(low, high, setting)
+        likely = (f"; most likely at about {fmt_about(found.x)}." if found.x is not None
+                  else ": the medians swap back and forth in between, so no single value can be named.")
         if found.kind == CrossKind.CROSSES:
-            return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {where}{likely}", about=found)
+            return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {between}{likely}{close}",
+                       about=found)
         return say(gpu, f" {challenger.verb('is', 'are')} faster at the smaller values and ", cpu,
-                   f" {base.verb('catches', 'catch')} up {where}{likely}", about=found)
+                   f" {base.verb('catches', 'catch')} up {between}{likely}{close}", about=found)
     named = []
     for lo, hi, who in found.crossings:
         leader = challenger if who == Lead.GPU else base
@@ -174,7 +213,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
     return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
                f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
-               f"{_decider(base, challenger)}.", about=found)
+               f"{_decider(base, challenger)}.{close_words(found, setting)}", about=found)
 
 
 def crossover_brief(found: Crossover | None, setting: str, base: Side, challenger: Side) -> str:
@@ -227,8 +266,8 @@ def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these 
                about=v)
     if v.tie and v.spread_s > 0:
         return text + (f" But the gap ({fmt_s(v.slow_s - v.fast_s)}) is smaller than the spread of the repeats "
-                       f"(IQR up to {fmt_s(v.spread_s)}): call it a tie.")
-    return text + " The gap is within the spread of the numbers here: call it a tie." if v.tie else text
+                       f"(IQR up to {fmt_s(v.spread_s)}): too close to call.")
+    return text + " The gap is within the spread of the numbers here: too close to call." if v.tie else text
 
 
 def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, even: float = 1.0) -> str:

@@ -10,7 +10,8 @@ has been measured, its live curve takes that place and the answer says so.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,9 +47,15 @@ class Screen:
     here: list[Row] = field(default_factory=list)  # every curve's row at the slider's point
     provenance: list[str] = field(default_factory=list)
     crossover: tuple | None = None  # (low, high, likely) for the chart
+    live_answer: Crossover | None = None  # what live_line says, typed
+    over: str = "batch_size"
+    doubtful: dict[str, frozenset] = field(default_factory=dict)  # legend name -> x values not believed
 
     def rows(self) -> list[Row]:
-        return [{**r, "series": name, "noisy": W.noisy(r)} for name, rows in self.curves.items() for r in rows]
+        """Every curve's rows as the chart draws them: `noisy` marks a point the noise rule does not
+        believe (lib.core.noise), drawn hollow, the same points the words call doubtful."""
+        return [{**r, "series": name, "noisy": r.get(self.over) in self.doubtful.get(name, ())}
+                for name, rows in self.curves.items() for r in rows]
 
 
 def gpu_name(words: str) -> str:
@@ -92,9 +99,12 @@ def curve_origin(rows: Sequence[Row]) -> tuple[Origin, Origin | None]:
 
 
 def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = None, host_cpu: bool = False,
-            live: Sequence[Row] = (), live_gpu: bool = False, threads: int = 1) -> Screen:
-    """The curves of one view and the words read from them."""
-    screen = Screen()
+            live: Sequence[Row] = (), live_gpu: bool = False, threads: int = 1, grid: Collection[Any] | None = None,
+            now: float | None = None) -> Screen:
+    """The curves of one view and the words read from them. grid: the live curve's fixed points (its
+    crossover is read from them alone, the same at every slider position); now: the time the live
+    rows' age is counted to (default: the clock)."""
+    screen = Screen(over=view.over)
     cpu_mode = view if view.mode in ("eager", "fused") else T.View(**{**view.__dict__, "mode": "eager"})
     live_cpu = [r for r in live if r.get("device") == "cpu"]
     if live_gpu:
@@ -117,7 +127,8 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
-    _answer(screen, view, small_cpu, live_cpu)
+    screen.doubtful = {name: W.doubt(rows, view.over) for name, rows in screen.curves.items()}
+    _answer(screen, view, small_cpu, live_cpu, grid, time.time() if now is None else now)
     if not gpu_rows and gpu is not None and not live_gpu:
         screen.headline += _where_recorded(view, gpu)
     return screen
@@ -135,7 +146,8 @@ def _where_recorded(view: T.View, gpu: Machine) -> str:
     return f" The {name}'s recordings do not reach these sizes."
 
 
-def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row]) -> None:
+def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row],
+            grid: Collection[Any] | None, now: float) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
     cpu_names = [n for n in screen.curves if n.kind == "CPU"]
     live_name = next((n for n in cpu_names if n.origin == Origin.LIVE), None)
@@ -153,17 +165,19 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
         found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
-            screen.live_line = ("Measured live on this server just now: " + W.headline(
-                screen.curves[live_name], gpu, view, live_name, screen.gpu_label)).markdown()
+            live_said = W.live_headline(screen.curves[live_name], gpu, view, live_name, screen.gpu_label,
+                                        grid=grid, now=now)
+            screen.live_line, screen.live_answer = live_said.markdown(), live_said.about
     elif not gpu:
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
     else:
         screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
     at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
     screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
-    here_cpu = at.get(live_name) or at.get(primary or "")
-    said = W.at_point(here_cpu, at.get(screen.gpu_label or ""), view,
-                      live_name if at.get(live_name) else primary or "the CPU", screen.gpu_label or "the GPU")
+    cpu_here = live_name if at.get(live_name) else primary
+    said = W.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
+                      screen.gpu_label or "the GPU",
+                      doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)))
     screen.at_point, screen.at_point_result = said.markdown(), said.about
     screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
 

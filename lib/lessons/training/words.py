@@ -7,39 +7,93 @@ lib.core.crossover over exactly the points on the chart, so a sentence cannot co
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
 from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 from lib.lessons.training.view import View, mode_label, origins
 
-NOISY = 0.5  # a point whose spread (IQR) exceeds half its median is drawn hollow and left out of the words
-
 Row = Mapping[str, Any]
 
 
-def trusted(rows: Sequence[Row], key: str = "epoch_s") -> list[Row]:
-    """The rows the words may use: measured, recorded, derived or predicted, and not too noisy."""
-    return [r for r in rows if is_ok(r, key) and not noisy(r)]
+def doubt(rows: Sequence[Row], over: str) -> frozenset[float]:
+    """The x values of one curve whose point the noise rule does not believe (lib.core.noise.doubtful),
+    judged on the step time against the curve's own neighbours: a step of more work that takes far
+    less time, or a spread over half the median. Drawn hollow; decides nothing."""
+    ok = sorted((r for r in rows if is_ok(r) and r.get(over) is not None), key=lambda r: r[over])
+    return frozenset(noise.doubtful([r[over] for r in ok], [r["median_s"] for r in ok], [spread(r) for r in ok]))
 
 
-def noisy(row: Row) -> bool:
-    t, iqr = row.get("median_s"), row.get("iqr_s")
-    return bool(t) and row.get("origin") != Origin.PREDICTED and (iqr or 0.0) > NOISY * float(t)
-
-
-def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s") -> Crossover:
-    """The crossover of two curves over the points both have (noisy points left out)."""
-    by_cpu = {r[over]: r for r in trusted(cpu, key)}
-    by_gpu = {r[over]: r for r in trusted(gpu, key)}
+def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s",
+                 only: Collection[Any] | None = None) -> Crossover:
+    """The crossover of two curves over every point both have (`only`: just these x values, e.g. a
+    live curve's fixed grid), with the points the noise rule does not believe counted as too close."""
+    by_cpu = {r[over]: r for r in cpu if is_ok(r, key) and (only is None or r[over] in only)}
+    by_gpu = {r[over]: r for r in gpu if is_ok(r, key) and (only is None or r[over] in only)}
+    if not by_gpu:
+        return Crossover(CrossKind.ONE_DEVICE if by_cpu else CrossKind.TOO_FEW_POINTS, None)
     xs = sorted(set(by_cpu) & set(by_gpu))
-    if not by_cpu or not by_gpu:
-        return Crossover(CrossKind.ONE_DEVICE if by_cpu or by_gpu else CrossKind.TOO_FEW_POINTS, None)
     return find_crossover(xs, [by_cpu[x][key] for x in xs], [by_gpu[x][key] for x in xs],
-                          [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs])
+                          [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs],
+                          doubtful=doubt(cpu, over) | doubt(gpu, over))
+
+
+def age_words(seconds: float) -> str:
+    """How long ago a live result was measured, never 'just now' for an old one: 'less than a minute
+    ago', '3 min ago', '2 h 5 min ago'."""
+    minutes = int(max(0.0, seconds) // 60)
+    if minutes < 1:
+        return "less than a minute ago"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    return f"{minutes // 60} h {minutes % 60} min ago" if minutes % 60 else f"{minutes // 60} h ago"
+
+
+def measured_at(rows: Sequence[Row]) -> float | None:
+    """When the oldest of these live rows was measured (seconds since the epoch), if they say."""
+    stamps = [float(r["measured_at"]) for r in rows if r.get("measured_at")]
+    return min(stamps) if stamps else None
+
+
+def live_headline(live: Sequence[Row], gpu: Sequence[Row], view: View, live_label: str, gpu_label: str, *,
+                  grid: Collection[Any] | None, now: float) -> Sentence:
+    """'Measured live on this server 3 min ago: …' the crossover of the live CPU curve against the
+    GPU's, read from the live curve's fixed grid (the same at every slider position: the crossover is
+    the curves', not the selected point's); the slider's own point, when off that grid, is said
+    where it disagrees."""
+    when = measured_at(live)
+    age = age_words(now - when) if when is not None else "for this view"
+    found = crossover_of(live, gpu, view.over, only=grid)
+    said = say(f"Measured live on this server {age}: ") + crossover_sentence(
+        found, view.axis.label, legend_side(Unit.CPU, live_label), legend_side(Unit.GPU, gpu_label))
+    return said + _off_grid(found, live, gpu, view, grid)
+
+
+def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: View, grid: Collection[Any] | None) -> str:
+    """' At batch size 256, measured for this view only, the CPU is faster: …' where the slider's own
+    live point (off the grid) clearly disagrees with the side of the crossover it lies on."""
+    x = view.current
+    if grid is None or x in grid:
+        return ""
+    c = next((r for r in live if r.get(view.over) == x and is_ok(r, "epoch_s")), None)
+    g = next((r for r in gpu if r.get(view.over) == x and is_ok(r, "epoch_s")), None)
+    if c is None or g is None or x in doubt(live, view.over) | doubt(gpu, view.over):
+        return ""
+    if noise.is_tie(c["epoch_s"], g["epoch_s"], spread(c, "epoch_s"), spread(g, "epoch_s")):
+        return ""
+    here = Lead.GPU if g["epoch_s"] <= c["epoch_s"] else Lead.CPU
+    expected = {CrossKind.GPU_WINS: Lead.GPU, CrossKind.CPU_WINS: Lead.CPU}.get(found.kind)
+    if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK) and found.sure:
+        first, then = (Lead.CPU, Lead.GPU) if found.kind == CrossKind.CROSSES else (Lead.GPU, Lead.CPU)
+        expected = first if x < found.sure[0] else then if x > found.sure[1] else None
+    if expected is None or expected == here:
+        return ""
+    return (f" At {view.axis.label} {fmt_value(x)}, measured for this view between those points, the "
+            f"{here.name} is faster instead: the curves lie closer there than the other points show.")
 
 
 def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> Sentence:
@@ -80,11 +134,13 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
                "day's curve against the same CPU curve).")
 
 
-def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:
+def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
+             doubted: tuple[bool, bool] = (False, False)) -> Sentence:
     """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus),
     ending with the origin of each time named that is not what its curve's legend name says (a
-    '(recorded + predicted)' curve's point the cost model predicted is said to be predicted)."""
-    said = _at_point(cpu, gpu, view, cpu_label, gpu_label)
+    '(recorded + predicted)' curve's point the cost model predicted is said to be predicted).
+    doubted: whether the CPU's and the GPU's point here is one the noise rule does not believe."""
+    said = _at_point(cpu, gpu, view, cpu_label, gpu_label, doubted)
     named = [(row, side) for row, side in ((cpu, legend_side(Unit.CPU, cpu_label)), (gpu, legend_side(Unit.GPU, gpu_label)))
              if is_ok(row, "epoch_s")]
     for row, side in named:
@@ -100,7 +156,8 @@ def own_origin(row: Row, side: Side) -> Sentence | str:
     return say(" The time of ", side.called, " here is predicted by its cost model: nobody recorded this point.")
 
 
-def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str) -> Sentence:
+def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
+              doubted: tuple[bool, bool]) -> Sentence:
     at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
     cpu_side, gpu_side = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
@@ -113,9 +170,14 @@ def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_
         return say(f"{at}: ", gpu_side.called, f" takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here "
                    f"({why}).")
     c, g = float(cpu["epoch_s"]), float(gpu["epoch_s"])
-    tie = noisy(cpu) or noisy(gpu) or spread(cpu, "epoch_s") + spread(gpu, "epoch_s") > 2 * abs(c - g)
-    # the CPU takes an exact tie: only a strictly shorter epoch makes the GPU the faster
-    v = versus(cpu_side, c, gpu_side, g, tie=tie)
+    # the one noise rule (lib.core.noise): within the spread and under its ratio, or a point not believed
+    v = versus(cpu_side, c, gpu_side, g,  # the CPU takes an exact tie: only a shorter epoch makes the GPU faster
+               tie=any(doubted) or noise.is_tie(c, g, spread(cpu, "epoch_s"), spread(gpu, "epoch_s")))
+    if any(doubted):
+        whose = " and ".join(side.text for side, d in zip((cpu_side, gpu_side), doubted) if d)
+        return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(c)} per epoch and ", gpu_side.called,
+                   f" {fmt_s(g)}, but the point of {whose} here is out of line with its curve or too noisy "
+                   "(hollow): too close to call.", about=v)
     return f"{at}: " + faster_sentence(v, "per epoch", at="")
 
 

@@ -1,0 +1,76 @@
+"""The one rule for noise: when two times are too close to call, and when a point is not believed.
+
+Every crossover, tie and 'A is faster than B' in the app reads these, so a page never calls a
+2.2× gap a tie, and one stray point never makes a headline:
+
+    is_tie(1.0e-3, 1.1e-3, 0.2e-3, 0.1e-3)          True: the gap is within the repeats' spread
+    is_tie(1.0e-3, 2.2e-3, 1.0e-3, 1.0e-3)          False: beyond CLEAR_RATIO the medians decide
+    doubtful([1, 2, 4, 8], [13.9, 4.0, 2.1, 1.0])   {1.0}: out of line with both its neighbours' trend
+
+A doubtful point stays on the chart (drawn hollow, with its IQR bar); it is not believed: a
+comparison there counts as too close to call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+# Two times within 5 % are the same time to a reader: runs of one program in two processes, or on
+# two days, drift by about that much, whatever the repeats' own spread says.
+EVEN_RATIO = 1.05
+# Beyond 1.5× the medians decide even where the IQRs overlap: a quarter of the repeats of the slower
+# would have had to run 1.5× faster than its median, which no timing here ever showed.
+CLEAR_RATIO = 1.5
+# A point whose IQR is more than half its median is noisy: drawn hollow, and it decides nothing.
+NOISY = 0.5
+# A point 1.5× off the line through its neighbours (a spike, or a bent end) is out of line.
+OUT_OF_LINE = 1.5
+
+
+def is_noisy(t: float, spread: float) -> bool:
+    """Whether a time's spread (its IQR, or a prediction's band) is more than NOISY of it."""
+    return t > 0 and spread > NOISY * t
+
+
+def is_tie(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0) -> bool:
+    """Whether times a and b (seconds, with their IQRs) are too close to call: within EVEN_RATIO of
+    each other, or their IQRs overlap while they are less than CLEAR_RATIO apart."""
+    fast, slow = sorted((a, b))
+    if fast <= 0:
+        return False
+    ratio = slow / fast
+    if ratio >= CLEAR_RATIO:
+        return False
+    spread_fast, spread_slow = (a_spread, b_spread) if a <= b else (b_spread, a_spread)
+    return ratio < EVEN_RATIO or fast + spread_fast / 2 >= slow - spread_slow / 2
+
+
+def doubtful(xs: Sequence[float], ts: Sequence[float], spreads: Sequence[float] | None = None) -> set[float]:
+    """The x values of one curve whose point is not believed: noisy (is_noisy), or out of line: the
+    curve turns back at it (inside: both neighbours on the same side of it; at an end: the next
+    point's other neighbour on the same side as the end) and it lies more than OUT_OF_LINE off the
+    log-log line through those two neighbours. A curve that only bends (flat, then rising) never
+    turns back: the times of more work do not fall."""
+    spreads = list(spreads) if spreads is not None else [0.0] * len(xs)
+    pts = sorted((float(x), float(t), float(s or 0.0)) for x, t, s in zip(xs, ts, spreads) if t and t > 0 and x > 0)
+    out = {x for x, t, s in pts if is_noisy(t, s)}
+    if len(pts) < 3:
+        return out
+    logs = [(math.log(x), math.log(t)) for x, t, _ in pts]
+    limit = math.log(OUT_OF_LINE)
+
+    def off(i: int, j: int, k: int) -> float:
+        """How far (log) point i lies from the line through points j and k."""
+        (xj, tj), (xk, tk), (xi, ti) = logs[j], logs[k], logs[i]
+        return ti - (tj + (tk - tj) * (xi - xj) / (xk - xj))
+
+    def turns(i: int, j: int, k: int) -> bool:
+        """Whether the curve turns back at j on the way from i to k."""
+        return (logs[j][1] - logs[i][1]) * (logs[k][1] - logs[j][1]) < 0
+
+    last = len(pts) - 1
+    for i, j, k in [(0, 1, 2), *((i, i - 1, i + 1) for i in range(1, last)), (last, last - 1, last - 2)]:
+        if abs(off(i, j, k)) > limit and (turns(j, i, k) if 0 < i < last else turns(i, j, k)):
+            out.add(pts[i][0])
+    return out
