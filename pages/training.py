@@ -110,6 +110,7 @@ if recorded.curves:
 
 # -- live on top -------------------------------------------------------------------------------------
 devices = ["cpu", source.device] if source.live else ["cpu"]
+fixed_grid = log_grid(view.axis.steps, n=LIVE_POINTS)  # the live crossover is read from these, at any slider point
 grid = sorted(set(log_grid(view.axis.steps, n=LIVE_POINTS, include=[view.current])))
 fixed = {k: v for k, v in view.settings().items() if k != over}
 fixed["mode"] = view.mode if source.live or view.mode in ("eager", "fused") else "eager"
@@ -119,13 +120,14 @@ last = [time.perf_counter()]
 def grow(rows: list[dict]) -> None:
     if time.perf_counter() - last[0] >= REDRAW_S:
         draw(S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=rows, live_gpu=source.live,
-                       threads=threads))
+                       threads=threads, grid=fixed_grid))
         last[0] = time.perf_counter()
 
 
 with live_box:
     live = measure_sweep(T.MLP, over, grid, fixed, devices, current=view.current, num_threads=threads, on_rows=grow)
-screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live, live_gpu=source.live, threads=threads)
+screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live, live_gpu=source.live, threads=threads,
+                   grid=fixed_grid)
 draw(screen)
 headline_box.markdown(screen.headline)
 with answer_box:

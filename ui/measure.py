@@ -40,6 +40,10 @@ T = TypeVar("T")
 DEFAULT_POINT_BUDGET_S = 0.1  # seconds of timed repeats per point: a page must answer in seconds
 DEFAULT_TOTAL_BUDGET_S = 60.0
 NOTE_REFRESH_S = 1.0  # the queue note is sent again at least this often (a visitor who left is noticed then)
+# A live result describes this server as it was when measured (its load, other visitors, its clock speed):
+# after half an hour it is measured again rather than shown as today's. Streamlit's own expiry (ttl) does
+# it, not a hand-written one; each stored result keeps the time it was measured, so the words say its age.
+LIVE_TTL_S = 30 * 60
 
 
 def live_point_budget_s() -> float:
@@ -54,13 +58,21 @@ class _NotCached(Exception):
     """Raised inside the cached function to ask 'is it there?' without storing anything."""
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
+@st.cache_data(show_spinner=False, max_entries=500, ttl=LIVE_TTL_S)
 def _store(key: str, _value: Any = None) -> Any:
     # st.cache_data never caches an exception, so calling with only the key is a pure look-up;
-    # calling with _value (not hashed: leading underscore) stores it under the key.
+    # calling with _value (not hashed: leading underscore) stores it under the key. Stored: (when, result).
     if _value is None:
         raise _NotCached
     return _value
+
+
+def measured_at(parts: Any) -> float | None:
+    """When the live result stored for `parts` was measured (seconds since the epoch), None if none is."""
+    try:
+        return _store(cache_key(parts))[0]
+    except _NotCached:
+        return None
 
 
 def cache_key(parts: Any) -> str:
@@ -101,7 +113,7 @@ def cached_measurement(parts: Any, job: Callable[..., T], *, label: str, reports
     (Streamlit stops the waiting script at the next update of the note)."""
     key = cache_key(parts)
     try:
-        return _store(key)
+        return _store(key)[1]
     except _NotCached:
         pass
     note = st.empty()
@@ -150,7 +162,7 @@ def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress:
                   on_row: Callable[[dict[str, Any]], None] | None) -> T:
     """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
     try:
-        return _store(key)
+        return _store(key)[1]
     except _NotCached:
         pass
     bar = st.progress(0.0, text=f"Measuring {label} …")
@@ -163,7 +175,7 @@ def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress:
         result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_row=on_row)
     finally:
         bar.empty()
-    _store(key, _value=result)
+    _store(key, _value=(time.time(), result))
     st.session_state["_last_measure_s"] = time.perf_counter() - started
     return result
 
@@ -204,7 +216,9 @@ def measure_sweep(
     job = functools.partial(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
                             point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads)
     rows = cached_measurement(parts, job, label=label, on_row=row_done)
-    return rows if rows is not None else []
+    at = measured_at(parts) if rows else None
+    # each row carries when it was measured: the words say its age ('measured live 3 min ago')
+    return [dict(r, measured_at=at) for r in rows] if rows else []
 
 
 WARM_UP_LABEL = "server warm-up after start (once)"

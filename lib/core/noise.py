@@ -5,10 +5,11 @@ Every crossover, tie and 'A is faster than B' in the app reads these, so a page 
 
     is_tie(1.0e-3, 1.1e-3, 0.2e-3, 0.1e-3)          True: the gap is within the repeats' spread
     is_tie(1.0e-3, 2.2e-3, 1.0e-3, 1.0e-3)          False: beyond CLEAR_RATIO the medians decide
-    doubtful([1, 2, 4, 8], [13.9, 4.0, 2.1, 1.0])   {1.0}: out of line with both its neighbours' trend
+    doubtful([1, 2, 4], [1.7e-3, 0.97e-3, 1.0e-3])  {1.0}: more work took far less time: out of line
 
 A doubtful point stays on the chart (drawn hollow, with its IQR bar); it is not believed: a
-comparison there counts as too close to call.
+comparison there counts as too close to call, whatever the gap. A noisy point (is_noisy) is drawn
+hollow too; it ties whatever is within CLEAR_RATIO of it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def is_noisy(t: float, spread: float) -> bool:
 
 def is_tie(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0) -> bool:
     """Whether times a and b (seconds, with their IQRs) are too close to call: within EVEN_RATIO of
-    each other, or their IQRs overlap while they are less than CLEAR_RATIO apart."""
+    each other, or their IQRs overlap, or either is noisy, while they are less than CLEAR_RATIO apart."""
     fast, slow = sorted((a, b))
     if fast <= 0:
         return False
@@ -43,18 +44,19 @@ def is_tie(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0) -> 
     if ratio >= CLEAR_RATIO:
         return False
     spread_fast, spread_slow = (a_spread, b_spread) if a <= b else (b_spread, a_spread)
-    return ratio < EVEN_RATIO or fast + spread_fast / 2 >= slow - spread_slow / 2
+    return (ratio < EVEN_RATIO or fast + spread_fast / 2 >= slow - spread_slow / 2
+            or is_noisy(fast, spread_fast) or is_noisy(slow, spread_slow))
 
 
 def doubtful(xs: Sequence[float], ts: Sequence[float], spreads: Sequence[float] | None = None) -> set[float]:
-    """The x values of one curve whose point is not believed: noisy (is_noisy), or out of line: the
-    curve turns back at it (inside: both neighbours on the same side of it; at an end: the next
-    point's other neighbour on the same side as the end) and it lies more than OUT_OF_LINE off the
-    log-log line through those two neighbours. A curve that only bends (flat, then rising) never
+    """The x values of one curve whose point is not believed, because it is out of line: the curve
+    turns back at it (inside: both neighbours on the same side of it; at an end: the next point's
+    other neighbour on the same side as the end) and it lies more than OUT_OF_LINE off the log-log
+    line through those two neighbours. A curve that only bends (flat, then rising) never
     turns back: the times of more work do not fall."""
     spreads = list(spreads) if spreads is not None else [0.0] * len(xs)
     pts = sorted((float(x), float(t), float(s or 0.0)) for x, t, s in zip(xs, ts, spreads) if t and t > 0 and x > 0)
-    out = {x for x, t, s in pts if is_noisy(t, s)}
+    out: set[float] = set()
     if len(pts) < 3:
         return out
     logs = [(math.log(x), math.log(t)) for x, t, _ in pts]
@@ -69,8 +71,19 @@ def doubtful(xs: Sequence[float], ts: Sequence[float], spreads: Sequence[float] 
         """Whether the curve turns back at j on the way from i to k."""
         return (logs[j][1] - logs[i][1]) * (logs[k][1] - logs[j][1]) < 0
 
-    last = len(pts) - 1
-    for i, j, k in [(0, 1, 2), *((i, i - 1, i + 1) for i in range(1, last)), (last, last - 1, last - 2)]:
-        if abs(off(i, j, k)) > limit and (turns(j, i, k) if 0 < i < last else turns(i, j, k)):
-            out.add(pts[i][0])
+    # the worst point first (a spike inside before an end), then the rest judged without it: a spike
+    # makes its neighbours look bent; never more than a third of a curve is set aside
+    alive = list(range(len(pts)))
+    while len(alive) >= 3 and len(out) < len(pts) // 3 + 1:
+        found: list[tuple[bool, float, int]] = []
+        for n, i in enumerate(alive):
+            inside = 0 < n < len(alive) - 1
+            j, k = (alive[n - 1], alive[n + 1]) if inside else (alive[1], alive[2]) if n == 0 else (alive[-2], alive[-3])
+            if (turns(j, i, k) if inside else turns(i, j, k)) and abs(off(i, j, k)) > limit:
+                found.append((inside, abs(off(i, j, k)), i))
+        if not found:
+            break
+        worst = max(found)[2]
+        out.add(pts[worst][0])
+        alive.remove(worst)
     return out

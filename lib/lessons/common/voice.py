@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, SweepAnalysis
 from lib.core.fmt import Sentence, Strong, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
 from lib.core.rows import Origin
@@ -145,7 +146,7 @@ def close_words(found: Crossover, setting: str) -> str:
         runs = _runs(found.doubtful, found.shared)
         one = len(found.doubtful) == 1
         said += (f" {'A point' if one else 'Points'} at {setting} {_and(runs)} (hollow) {'is' if one else 'are'} out "
-                 "of line with the curve's neighbours or too noisy: not believed.")
+                 "of line with its curve's neighbours: not believed.")
     return said
 
 
@@ -252,11 +253,12 @@ class Versus:
 
 
 def versus(a: Side, a_s: float, b: Side, b_s: float, *, spread_s: float = 0.0, tie: bool | None = None) -> Versus:
-    """a against b (a wins an exact tie). A tie: the gap is smaller than `spread_s`, unless the caller
-    decided it (`tie`) by its own rule."""
+    """a against b (a wins an exact tie). A tie by the one noise rule (lib.core.noise.is_tie): the gap
+    is within `spread_s` (each side's IQR up to it) and under its ratio, unless the caller decided it
+    (`tie`, from the same rule with each side's own spread)."""
     fast, fast_s, slow, slow_s = (a, a_s, b, b_s) if a_s <= b_s else (b, b_s, a, a_s)
     return Versus(fast, fast_s, slow, slow_s, spread_s,
-                  tie if tie is not None else spread_s > 0 and slow_s - fast_s < spread_s)
+                  tie if tie is not None else spread_s > 0 and noise.is_tie(a_s, b_s, spread_s, spread_s))
 
 
 def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these settings") -> Sentence:

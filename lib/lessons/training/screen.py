@@ -52,9 +52,9 @@ class Screen:
     doubtful: dict[str, frozenset] = field(default_factory=dict)  # legend name -> x values not believed
 
     def rows(self) -> list[Row]:
-        """Every curve's rows as the chart draws them: `noisy` marks a point the noise rule does not
-        believe (lib.core.noise), drawn hollow, the same points the words call doubtful."""
-        return [{**r, "series": name, "noisy": r.get(self.over) in self.doubtful.get(name, ())}
+        """Every curve's rows as the chart draws them: `noisy` marks a point drawn hollow, one the noise
+        rule does not believe (the words call it so) or one whose spread is over half its time."""
+        return [{**r, "series": name, "noisy": W.hollow(r, self.doubtful.get(name, ()), self.over)}
                 for name, rows in self.curves.items() for r in rows]
 
 
@@ -158,7 +158,9 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     gpu = screen.curves.get(screen.gpu_label or "", [])
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
-        said = W.headline(cpu, gpu, view, primary, screen.gpu_label)
+        # a live curve's answer is read from its fixed grid, the same at every slider position
+        said = W.headline(cpu, gpu, view, primary, screen.gpu_label,
+                          only=grid if Origin.LIVE in (primary.origin, screen.gpu_label.origin) else None)
         if days := W.days_sentence(cpu, gpu, view, screen.gpu_label):
             said = said + " " + days
         screen.headline, screen.answer = said.markdown(), said.about

@@ -23,7 +23,7 @@ Row = Mapping[str, Any]
 def doubt(rows: Sequence[Row], over: str) -> frozenset[float]:
     """The x values of one curve whose point the noise rule does not believe (lib.core.noise.doubtful),
     judged on the step time against the curve's own neighbours: a step of more work that takes far
-    less time, or a spread over half the median. Drawn hollow; decides nothing."""
+    less time. Drawn hollow; decides nothing."""
     ok = sorted((r for r in rows if is_ok(r) and r.get(over) is not None), key=lambda r: r[over])
     return frozenset(noise.doubtful([r[over] for r in ok], [r["median_s"] for r in ok], [spread(r) for r in ok]))
 
@@ -42,9 +42,14 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
                           doubtful=doubt(cpu, over) | doubt(gpu, over))
 
 
+def hollow(row: Row, doubted: Collection[float], over: str) -> bool:
+    """Whether the chart draws a point hollow: not believed, or noisy (lib.core.noise.is_noisy)."""
+    return row.get(over) in doubted or (is_ok(row) and noise.is_noisy(float(row["median_s"]), spread(row)))
+
+
 def age_words(seconds: float) -> str:
-    """How long ago a live result was measured, never 'just now' for an old one: 'less than a minute
-    ago', '3 min ago', '2 h 5 min ago'."""
+    """How long ago a live result was measured, counted from its stored time (an old result never
+    reads as new): 'less than a minute ago', '3 min ago', '2 h 5 min ago'."""
     minutes = int(max(0.0, seconds) // 60)
     if minutes < 1:
         return "less than a minute ago"
@@ -96,9 +101,11 @@ def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: V
             f"{here.name} is faster instead: the curves lie closer there than the other points show.")
 
 
-def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> Sentence:
-    """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart."""
-    found = crossover_of(cpu, gpu, view.over)
+def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str,
+             only: Collection[Any] | None = None) -> Sentence:
+    """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart (`only`: read
+    from these x values alone, a live curve's fixed grid)."""
+    found = crossover_of(cpu, gpu, view.over, only=only)
     text = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label))
     if found.bracket:
         near = [r for r in [*cpu, *gpu] if r.get(view.over) in found.bracket]
@@ -176,8 +183,8 @@ def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_
     if any(doubted):
         whose = " and ".join(side.text for side, d in zip((cpu_side, gpu_side), doubted) if d)
         return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(c)} per epoch and ", gpu_side.called,
-                   f" {fmt_s(g)}, but the point of {whose} here is out of line with its curve or too noisy "
-                   "(hollow): too close to call.", about=v)
+                   f" {fmt_s(g)}, but the point of {whose} here is out of line with its curve's neighbours "
+                   "(hollow): not believed, so too close to call.", about=v)
     return f"{at}: " + faster_sentence(v, "per epoch", at="")
 
 
