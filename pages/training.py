@@ -110,8 +110,8 @@ if recorded.curves:
 
 # -- live on top -------------------------------------------------------------------------------------
 devices = ["cpu", source.device] if source.live else ["cpu"]
-fixed_grid = log_grid(view.axis.steps, n=LIVE_POINTS)  # the live crossover is read from these, at any slider point
-grid = sorted(set(log_grid(view.axis.steps, n=LIVE_POINTS, include=[view.current])))
+# the live grid is measured once for every slider position (its crossover is the curves'); a point off it, apart
+fixed_grid = log_grid(view.axis.steps, n=LIVE_POINTS)
 fixed = {k: v for k, v in view.settings().items() if k != over}
 fixed["mode"] = view.mode if source.live or view.mode in ("eager", "fused") else "eager"
 last = [time.perf_counter()]
@@ -125,7 +125,10 @@ def grow(rows: list[dict]) -> None:
 
 
 with live_box:
-    live = measure_sweep(T.MLP, over, grid, fixed, devices, current=view.current, num_threads=threads, on_rows=grow)
+    live = measure_sweep(T.MLP, over, fixed_grid, fixed, devices, num_threads=threads, on_rows=grow, profile_every=True)
+    if view.current not in fixed_grid:
+        live = S.with_point(live, measure_sweep(T.MLP, over, [view.current], fixed, devices, current=view.current,
+                                                num_threads=threads, on_rows=lambda r: grow(S.with_point(live, r, over))), over)
 screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live, live_gpu=source.live, threads=threads,
                    grid=fixed_grid)
 draw(screen)

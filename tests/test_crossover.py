@@ -168,7 +168,7 @@ def _claims_hold(xs, cpu, gpu, cpu_iqr, gpu_iqr, sentence: str, found) -> None:
     """What the sentence says about who leads where must be what the rows say."""
     # only points with a clear leader count (lib.core.noise): not too close to call, not out of line
     clear = [(x, "gpu" if g <= c else "cpu") for x, c, g, a, b in zip(xs, cpu, gpu, cpu_iqr, gpu_iqr)
-             if not noise.is_tie(c, g, a, b) and float(x) not in found.doubtful]
+             if not noise.is_tie(c, g, a, b) and float(x) not in found.doubtful + found.lone]
     leaders = [w for _, w in clear] or ["gpu" if gpu[0] <= cpu[0] else "cpu"]
     changes = [(clear[i - 1][0], clear[i][0], leaders[i]) for i in range(1, len(clear)) if leaders[i] != leaders[i - 1]]
     if "take the same time within the spread" in sentence:

@@ -192,6 +192,7 @@ def measure_sweep(
     total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
     num_threads: int | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
+    profile_every: bool = False,
 ) -> list[dict[str, Any]]:
     """Live rows of a sweep (lib.lessons.common.live.live_sweep), cached and locked, with a progress bar.
 
@@ -203,6 +204,7 @@ def measure_sweep(
         "kind": "sweep", "workload": workload.name, "over": over, "values": list(values), "fixed": fixed,
         "devices": list(devices), "current": current, "point_budget_s": point_budget_s,
         "total_budget_s": total_budget_s, "num_threads": num_threads, "caps": LIVE_MAX_FLOPS,
+        **({"profile_every": True} if profile_every else {}),
     }
     shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
     label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
@@ -214,7 +216,8 @@ def measure_sweep(
             on_rows(list(so_far))
 
     job = functools.partial(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
-                            point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads)
+                            point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads,
+                            profile_every=profile_every)
     rows = cached_measurement(parts, job, label=label, on_row=row_done)
     at = measured_at(parts) if rows else None
     # each row carries when it was measured: the words say its age ('measured live 3 min ago')

@@ -56,7 +56,8 @@ class Crossover:
     x above, who leads above); span: the first and last values measured on both; ties: the values where
     the two are too close to call (lib.core.noise.is_tie) or a point is doubtful; shared: every value measured on both;
     doubtful: the values where a point of either curve is not believed (lib.core.noise.doubtful):
-    drawn hollow, counted among the ties."""
+    drawn hollow, counted among the ties; lone: the values whose lead neither neighbour confirms, by
+    less than noise.CONFIRM_RATIO, counted among the ties."""
 
     kind: CrossKind
     x: float | None
@@ -67,6 +68,7 @@ class Crossover:
     ties: tuple[float, ...] = ()
     shared: tuple[float, ...] = ()
     doubtful: tuple[float, ...] = ()
+    lone: tuple[float, ...] = ()
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
@@ -75,6 +77,28 @@ def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
     if x0 > 0 and x1 > 0:
         return math.exp(math.log(x0) + frac * (math.log(x1) - math.log(x0)))
     return x0 + frac * (x1 - x0)
+
+
+def _unconfirmed(judged: list[tuple[float, Lead, bool, float]]) -> set[float]:
+    """The points inside the range whose clear lead differs from the clear point before or after it
+    while neither neighbour on the chart shows the same lead, by less than noise.CONFIRM_RATIO: one stray point
+    never makes a change of lead. Set aside one at a time, the smallest gap first."""
+    lone: set[float] = set()
+    while True:
+        clear = [i for i, j in enumerate(judged) if j[2] and j[0] not in lone]
+        mine = set(clear)
+        doubtful = []
+        for n, i in enumerate(clear):
+            sides = [clear[m] for m in (n - 1, n + 1) if 0 <= m < len(clear)]
+            if i in (0, len(judged) - 1) or not any(judged[j][1] != judged[i][1] for j in sides):
+                continue  # an end of the range has one neighbour to ask; or it changes nothing
+            if any(j in mine and judged[j][1] == judged[i][1] for j in (i - 1, i + 1)):
+                continue  # a neighbour confirms it
+            if math.exp(abs(judged[i][3])) < noise.CONFIRM_RATIO:
+                doubtful.append((abs(judged[i][3]), judged[i][0]))
+        if not doubtful:
+            return lone
+        lone.add(min(doubtful)[1])
 
 
 def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float],
@@ -105,6 +129,8 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     # (x, who leads by the medians, whether that lead is clear, log(gpu / cpu))
     judged = [(x, Lead.GPU if g <= c else Lead.CPU, x not in doubt and not noise.is_tie(c, g, a, b), math.log(g / c))
               for x, c, g, a, b in points]
+    lone = _unconfirmed(judged)
+    judged = [(x, who, clear and x not in lone, r) for x, who, clear, r in judged]
     span = (points[0][0], points[-1][0])
     ties = tuple(x for x, _, clear, _ in judged if not clear)
     shared = tuple(x for x, *_ in judged)
@@ -112,7 +138,7 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     clear = [i for i, j in enumerate(judged) if j[2]]
     changes = [(a, b) for a, b in zip(clear, clear[1:]) if judged[a][1] != judged[b][1]]
     crossings = tuple((judged[a][0], judged[b][0], judged[b][1]) for a, b in changes)
-    base = dict(span=span, ties=ties, shared=shared, doubtful=marked)
+    base = dict(span=span, ties=ties, shared=shared, doubtful=marked, lone=tuple(sorted(lone)))
     if not changes:
         first = judged[clear[0]] if clear else judged[0]
         return Crossover(CrossKind.GPU_WINS if first[1] == Lead.GPU else CrossKind.CPU_WINS, None, **base)

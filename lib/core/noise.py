@@ -27,6 +27,9 @@ CLEAR_RATIO = 1.5
 NOISY = 0.5
 # A point 1.5× off the line through its neighbours (a spike, or a bent end) is out of line.
 OUT_OF_LINE = 1.5
+# A lead that one point alone shows, which neither neighbour confirms, changes the lead only by a gap of 2×
+# or more: a smaller one is what one stray point of either curve makes.
+CONFIRM_RATIO = 2.0
 
 
 def is_noisy(t: float, spread: float) -> bool:

@@ -120,7 +120,8 @@ def _decider(base: Side, challenger: Side) -> str:
 
 
 def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
-    """Values grouped into runs of neighbours on the chart: ['1', '16 to 128', '4,096 and 8,192']."""
+    """Values grouped into runs of neighbours on the chart: ['1', '16 to 128', '4,096', '8,192'] (a run
+    of three or more as a range, shorter ones value by value)."""
     pos = {x: i for i, x in enumerate(shared)}
     runs: list[list[float]] = []
     for x in values:
@@ -128,8 +129,10 @@ def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
             runs[-1].append(x)
         else:
             runs.append([x])
-    return [fmt_value(r[0]) if len(r) == 1 else f"{fmt_value(r[0])} {'and' if len(r) == 2 else 'to'} {fmt_value(r[-1])}"
-            for r in runs]
+    said: list[str] = []
+    for r in runs:
+        said += [fmt_value(x) for x in r] if len(r) <= 2 else [f"{fmt_value(r[0])} to {fmt_value(r[-1])}"]
+    return said
 
 
 def _and(parts: list[str]) -> str:
@@ -140,13 +143,16 @@ def close_words(found: Crossover, setting: str) -> str:
     """' Too close to call at batch size 2 to 128 (the gap is within the spread of the repeats). The
     point at batch size 1 is out of line with its curve (hollow): not believed.' ('' with neither)."""
     said = ""
-    if close := tuple(x for x in found.ties if x not in found.doubtful):
+    if close := tuple(x for x in found.ties if x not in found.doubtful and x not in found.lone):
         said += f" Too close to call at {setting} {_and(_runs(close, found.shared))} (the gap is within the spread)."
+    if found.lone:
+        said += (f" The lead at {setting} {_and(_runs(found.lone, found.shared))} is not counted: no neighbouring "
+                 "point shows it too.")
     if found.doubtful:
         runs = _runs(found.doubtful, found.shared)
         one = len(found.doubtful) == 1
-        said += (f" {'A point' if one else 'Points'} at {setting} {_and(runs)} (hollow) {'is' if one else 'are'} out "
-                 "of line with its curve's neighbours: not believed.")
+        whose = "A point {} (hollow) is out of line with its curve's" if one else "Points {} (hollow) are out of line with their curves'"
+        said += " " + whose.format(f"at {setting} {_and(runs)}") + " neighbours: not believed."
     return said
 
 
@@ -174,7 +180,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         span = f"from {first} to {last}" if first != last else f"which is only {first}"
         return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
                    f"the chart where both were timed, {span}: neither is surely faster, so there is no crossover to place."
-                   f"{close_words(Crossover(found.kind, None, shared=found.shared, doubtful=found.doubtful), setting)}",
+                   f"{close_words(Crossover(found.kind, None, shared=found.shared, doubtful=found.doubtful, lone=found.lone), setting)}",
                    about=found)
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
         ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)

@@ -134,6 +134,15 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
     return screen
 
 
+def with_point(grid: Sequence[Row], point: Sequence[Row], over: str) -> list[Row]:
+    """A live curve: its grid's rows (measured once for every slider position) with the slider's own
+    point, measured apart with its profile, in place of the grid's row at that point (one row per
+    point and device: the chart, the split and the words read the same one)."""
+    mine = {(r.get(over), r.get("device")) for r in point}
+    return sorted([*(r for r in grid if (r.get(over), r.get("device")) not in mine), *point],
+                  key=lambda r: (str(r.get("device")), r.get(over) or 0))
+
+
 def _where_recorded(view: T.View, gpu: Machine) -> str:
     """Why this GPU has no curve for this view, and what to move: ' The H200 was recorded at depth 3 only: …'."""
     table = gpu.tables.get("cuda")
