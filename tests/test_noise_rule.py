@@ -213,3 +213,30 @@ def test_two_point_two_times_apart_the_point_words_never_call_it_a_tie(shipped):
     assert not said.about.tie and "too close to call" not in said.markdown()
     assert not find_crossover([64], [2.2e-3], [1e-3], [1.5e-3], [0.2e-3]).ties
     assert math.isclose(said.about.ratio, 2.2)
+
+
+def test_over_many_views_with_a_noisy_live_cpu_the_words_read_every_drawn_point(shipped):
+    """120 random views on the shipped packs with a seeded noisy live CPU: the live answer reads every
+    grid point both curves draw, never says a drawn curve is missing, names lead changes only between
+    clear points, and the slider's point is never 'too close to call' across a 1.5x gap it believes."""
+    small, gpus = shipped
+    rng = random.Random(2323)
+    for n in range(120):
+        view = T.View(over=rng.choice(list(T.AXES)), batch_size=rng.choice(T.AXES["batch_size"].steps),
+                      hidden_width=rng.choice(T.AXES["hidden_width"].steps), depth=rng.choice(T.AXES["depth"].steps))
+        grid = log_grid(view.axis.steps, n=6)
+        live = noisy_live(view, sorted({*grid, view.current}), seed=n)
+        screen = S.compose(view, gpu=gpus[rng.choice(sorted(gpus))], small_cpu=small, live=live, grid=grid,
+                           host_cpu=rng.random() < 0.3, now=1_000.0 + rng.uniform(0, 7200))
+        gpu = screen.curves.get(screen.gpu_label or "", [])
+        for text in (screen.headline, screen.live_line or ""):
+            assert not (gpu and "no GPU curve" in text), text
+        if screen.live_answer is None or not gpu:
+            continue
+        drawn = {float(r[view.over]) for r in gpu if r.get("epoch_s")} & {float(x) for x in grid}
+        assert set(screen.live_answer.shared) == drawn, (view, screen.live_line)
+        for lo, hi, _ in screen.live_answer.crossings:
+            assert lo not in screen.live_answer.ties and hi not in screen.live_answer.ties
+        v = screen.at_point_result
+        if v is not None and v.tie and v.ratio >= noise.CLEAR_RATIO:
+            assert "not believed" in screen.at_point, screen.at_point
