@@ -61,12 +61,12 @@ scaffold.notice(cannot, box=answer_box)
 machine = machine_text(pack["machine"]) if pack else ""
 gpu_tables = T.tables(pack, machine) if pack else {}
 # every mode the recorded GPU's cost model answers, recorded there or not (the legend says which)
-modes = T.modes_answered(gpu_tables.get("cuda")) if not source.live else ["eager", "fused", "cuda_graph"]
-mode = url.radio("mode", "How the step runs", modes or ["eager"], "eager",
+modes = T.modes_answered(gpu_tables.get("cuda")) if not source.live else list(T.LIVE_MODES)
+mode = url.radio("mode", "How the step runs", modes or [T.View.mode], T.View.mode,
                  format_func=lambda m: T.mode_label(m) + ("" if source.live or T.mode_origin(gpu_tables.get("cuda"), m)
                                                           is Origin.RECORDED else " (predicted)"),
                  help="Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the "
-                      "whole step, or torch.compile remove some of those launches.") if len(modes) > 1 else "eager"
+                      "whole step, or torch.compile remove some of those launches.") if len(modes) > 1 else T.View.mode
 with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):
     for key, (label, sentence) in T.PITFALLS.items():
         values[key] = url.toggle(key, label, T.MLP.setting(key).default, help=sentence)
@@ -113,7 +113,7 @@ devices = ["cpu", source.device] if source.live else ["cpu"]
 # the live grid is measured once for every slider position (its crossover is the curves'); a point off it, apart
 fixed_grid = log_grid(view.axis.steps, n=LIVE_POINTS)
 fixed = {k: v for k, v in view.settings().items() if k != over}
-fixed["mode"] = view.mode if source.live or view.mode in ("eager", "fused") else "eager"
+fixed["mode"] = view.mode if source.live else view.cpu_side().mode
 last = [time.perf_counter()]
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the execution modes' records (standard library only to import)
+from lib.workloads.execution import MODES, Recording  # noqa: E402
 
 BATCHES = [2**i for i in range(17)]  # the Training page's batch sizes, 1 .. 65,536
 WIDTHS = [2**i for i in range(2, 14)]  # 4 .. 8,192
@@ -92,6 +94,14 @@ def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | Non
             "--max-gflop", "cuda=10000", "--max-gflop", "cpu=20"]
 
 
+def mode_job(mode: str, recording: Recording) -> Job:
+    """The job of one grid a mode's record asks for, on the GPU."""
+    widths, batches = recording.widths or WIDTHS, recording.batches or BATCHES
+    args = training_grid(mode, list(recording.depths), list(widths)[::recording.every], list(batches)[::recording.every])
+    return Job(f"training_{recording.pack}", args + (["--profile"] if recording.profile else []), "cuda",
+               gpu_only=True, save_every=recording.save_every)
+
+
 JOBS: list[Job] = [
     # Training: every batch x width x depth, eager, data resident (the page's default switches).
     Job("training_gpu", training_grid("eager", DEPTHS, WIDTHS, BATCHES) + ["--profile"], "cuda", gpu_only=True),
@@ -101,18 +111,10 @@ JOBS: list[Job] = [
     # small hosted box this is the CPU curve drawn before its own CPU is measured live.
     Job("training_cpu1", training_grid("eager", DEPTHS, WIDTHS, BATCHES, memory_cap_gb=None)
         + ["--threads", "1", "--max-gflop", "cpu=3"], "cpu", small_server=True),
-    # Execution modes: every batch x width at depth 3; compile on a subgrid (each point compiles afresh).
-    Job("training_fused", training_grid("fused", [3], WIDTHS, BATCHES), "cuda", gpu_only=True),
-    Job("training_graph", training_grid("cuda_graph", [3], WIDTHS, BATCHES) + ["--profile"], "cuda", gpu_only=True),
-    *[Job(f"training_{mode}", training_grid(mode, [3], [64, 1024], [1, 64, 4096, 65536]), "cuda", gpu_only=True,
-          save_every=1) for mode in ("compile", "compile_reduce_overhead")],
-    Job("training_compile_max_autotune", training_grid("compile_max_autotune", [3], [64, 1024], [64, 4096]), "cuda",
-        gpu_only=True, save_every=1),
-    # Fused and CUDA graph at two more depths, coarse (every other width and batch): checks that the cost
-    # model's depth terms, fitted at depth 3 for these modes, hold at depths 1 and 12.
-    Job("training_fused_d1_12", training_grid("fused", [1, 12], WIDTHS[::2], BATCHES[::2]), "cuda", gpu_only=True),
-    Job("training_graph_d1_12", training_grid("cuda_graph", [1, 12], WIDTHS[::2], BATCHES[::2]) + ["--profile"],
-        "cuda", gpu_only=True),
+    # Execution modes: each mode's record names its grids (lib/workloads/execution.py): every batch x
+    # width at depth 3, compile on a subgrid (each point compiles afresh), fused and the CUDA graph also at
+    # depths 1 and 12, coarse (checks that the cost model's depth terms, fitted at depth 3, hold there).
+    *[mode_job(mode.value, r) for mode in MODES for r in mode.recordings],
     # The Training page's default 1-D sweeps (batch, width, dataset, depth through batch 64, width 64,
     # depth 3, dataset 8,192; phases timed), as the shipped <gpu>_training.json packs hold them: recorded
     # again on another lease, they show how far one day's curve moves from another's.
@@ -129,7 +131,8 @@ JOBS: list[Job] = [
     *[Job(f"timeline_{mode}_b{b}_w{w}", ["timeline", "mlp", *sets(batch_size=b, hidden_width=w, dataset_size=GRID_DATASET,
                                                                   mode=mode), "--memory-cap-gb", "60"],
           "cpu,cuda" if mode == "eager" else "cuda",
-          gpu_only=True) for mode in ("eager", "cuda_graph") for b in (1, 64, 4096, 65536) for w in (64, 1024)],
+          gpu_only=True) for mode in (m.value for m in MODES if m.timelines)
+      for b in (1, 64, 4096, 65536) for w in (64, 1024)],
     # Data pipeline: every batch x dataset x model x workers x pinned memory, images and tensors.
     Job("pipeline_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 1, 2, 4]),
                             *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 512, 1024, 2048]),

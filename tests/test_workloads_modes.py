@@ -7,6 +7,7 @@ import torch
 
 from lib.core.sweep import measure_point
 from lib.workloads import get_workload
+from lib.workloads.execution import DEFAULT, MODES
 from lib.workloads.mlp import loss_curve
 
 MLP = get_workload("mlp")
@@ -44,7 +45,8 @@ def test_a_mode_and_a_hand_picked_optimizer_implementation_do_not_mix():
 
 
 @pytest.mark.cuda
-@pytest.mark.parametrize("mode", ["fused", "cuda_graph", "compile", "compile_reduce_overhead"])
+# every mode's record but max-autotune's, which tunes each kernel for minutes and runs what compile's runs
+@pytest.mark.parametrize("mode", [m.value for m in MODES if m.value != DEFAULT and "autotune" not in (m.compile or "")])
 def test_every_mode_trains_like_eager_on_cuda(mode):
     eager = losses("eager", "cuda")
     assert losses(mode, "cuda") == pytest.approx(eager, rel=1e-4)

@@ -14,64 +14,176 @@ Every mode computes the same function from the same initial weights (tests compa
   step, in torch's modes default, reduce-overhead (which records CUDA graphs itself) and
   max-autotune-no-cudagraphs. Compiling happens in the first call: the harness reports it as the
   cold call, apart from the step time.
+
+Each mode is one `Mode` record in MODES, read by the workload's setting, the cost model's terms
+(lib.workloads.mlp_terms), the Training page and scripts/record_packs.py: adding a mode is one
+record here, plus its recording.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
     from torch import nn
 
-MODES = ("eager", "fused", "cuda_graph", "compile", "compile_reduce_overhead", "compile_max_autotune")
-TORCH_COMPILE_MODE = {
-    "compile": "default",
-    "compile_reduce_overhead": "reduce-overhead",
-    "compile_max_autotune": "max-autotune-no-cudagraphs",
-}
-LABEL = {
-    "eager": "eager PyTorch",
-    "fused": "fused optimizer",
-    "cuda_graph": "one CUDA graph",
-    "compile": "torch.compile",
-    "compile_reduce_overhead": "torch.compile (reduce-overhead)",
-    "compile_max_autotune": "torch.compile (max-autotune)",
-}
+
+class Kernels(Enum):
+    """Which kernels one step runs on the GPU (counted per layer in lib.workloads.mlp_terms)."""
+
+    EAGER = "eager"  # 6 per layer, the loss, foreach Adam
+    FUSED_ADAM = "fused_adam"  # the same, with fused Adam's 2 update kernels for foreach Adam's 11
+    CAPTURABLE = "capturable"  # eager's, plus the capturable optimizer's (its step count stays on the GPU)
+    INDUCTOR = "inductor"  # Inductor's fused kernels: about 5 per layer and a few for the update
+
+
+@dataclass(frozen=True)
+class Issue:
+    """How the CPU issues one step's kernels on a GPU: the cost model's counted terms (lib.core.costmodel)."""
+
+    python_step: float = 0.0  # an eager step's Python: module calls, the optimizer's loop
+    ops_per_kernel: float = 0.0  # eager dispatches, one per kernel
+    compiled_launches_per_kernel: float = 0.0  # launches from Inductor's generated Python
+    calls: float = 0.0  # compiled calls, each checking its guards
+    replays: float = 0.0  # CUDA graph replays
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One grid scripts/record_packs.py records a mode on, into <machine>_training_<pack>.json.gz,
+    at the page's defaults otherwise. None: every value of the page's slider (every `every`-th one)."""
+
+    pack: str
+    depths: tuple[int, ...] = (3,)
+    widths: tuple[int, ...] | None = None
+    batches: tuple[int, ...] | None = None
+    every: int = 1
+    profile: bool = False  # kernels per step from torch.profiler (the cost model's calibration)
+    save_every: int = 50  # points between saves: 1 where each point compiles for long
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way to run the training step, declared once: the setting's value and the words for it,
+    how it is built, what the cost model counts for it, where it may run and what records it."""
+
+    value: str  # the `mode` setting's value, in URLs, rows and the CLI
+    label: str  # on the page: 'one CUDA graph'
+    how: str  # the setting's help, one clause
+    kernels: Kernels
+    issue: Issue
+    graphed: bool = False  # its kernels replay from a CUDA graph
+    compile: str | None = None  # torch.compile's mode, when it compiles
+    optimizer: tuple[tuple[str, bool], ...] = ()  # what it asks of the optimizer's implementation
+    cpu_refusal: str | None = None  # why a CPU cannot run it (None: it can)
+    cpu_curve: bool = False  # the page's CPU curve runs it too (it changes the CPU's work); else eager beside it
+    live: bool = False  # offered for a live GPU: a compile at every point is too slow for a visitor's sweep
+    recordings: tuple[Recording, ...] = ()  # eager: the Training grid itself (record_packs.py's training_* jobs)
+    timelines: bool = False  # one step's timeline recorded at the page's main points
+
+    def refusal(self, device: str) -> str | None:
+        """Why this mode cannot run on `device`, or None."""
+        return None if str(device).startswith("cuda") else self.cpu_refusal
+
+    @property
+    def on_cpu(self) -> str:
+        """The mode of the CPU curve drawn beside this one."""
+        return self.value if self.cpu_curve else DEFAULT
+
+
+DEFAULT = "eager"
+COMPILED_CALLS = 3.0  # forward, backward and update each enter compiled code through their guards
+_COMPILE_RECORDING = {"widths": (64, 1024), "batches": (1, 64, 4096, 65536), "save_every": 1}
+MODES = (
+    Mode("eager", "eager PyTorch", "eager PyTorch", Kernels.EAGER, Issue(python_step=1.0, ops_per_kernel=1.0),
+         cpu_curve=True, live=True, timelines=True),
+    Mode("fused", "fused optimizer", "Adam(fused=True)", Kernels.FUSED_ADAM, Issue(python_step=1.0, ops_per_kernel=1.0),
+         optimizer=(("fused", True),), cpu_curve=True, live=True,
+         recordings=(Recording("fused"), Recording("fused_d1_12", depths=(1, 12), every=2))),
+    Mode("cuda_graph", "one CUDA graph", "the whole step captured once in a CUDA graph and replayed; CUDA only",
+         Kernels.CAPTURABLE, Issue(replays=1.0), graphed=True,
+         optimizer=(("capturable", True),),  # its step counter stays on the GPU, so the update can be replayed
+         cpu_refusal=("a CUDA graph records the GPU's kernel launches so they can be replayed at once; the CPU runs "
+                      "its operations directly and has no launches to record, so this mode runs on CUDA only"),
+         live=True, timelines=True,
+         recordings=(Recording("graph", profile=True),
+                     Recording("graph_d1_12", depths=(1, 12), every=2, profile=True))),
+    Mode("compile", "torch.compile", "torch.compile in its default mode; the compile is paid in the first call",
+         Kernels.INDUCTOR, Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS), compile="default",
+         recordings=(Recording("compile", **_COMPILE_RECORDING),)),
+    Mode("compile_reduce_overhead", "torch.compile (reduce-overhead)",
+         "torch.compile's reduce-overhead mode, which replays its kernels from CUDA graphs", Kernels.INDUCTOR,
+         Issue(calls=COMPILED_CALLS, replays=COMPILED_CALLS), graphed=True, compile="reduce-overhead",
+         recordings=(Recording("compile_reduce_overhead", **_COMPILE_RECORDING),)),
+    Mode("compile_max_autotune", "torch.compile (max-autotune)",
+         "torch.compile's max-autotune-no-cudagraphs mode", Kernels.INDUCTOR,
+         Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS), compile="max-autotune-no-cudagraphs",
+         recordings=(Recording("compile_max_autotune", widths=(64, 1024), batches=(64, 4096), save_every=1),)),
+)
+BY_VALUE = {m.value: m for m in MODES}
+VALUES = tuple(BY_VALUE)
 WARMUP_STEPS = 3  # before capture, on a side stream: lazy init and allocator state settle there
 
 Train = Callable[["torch.Tensor", "torch.Tensor"], "torch.Tensor"]  # strings: torch is imported where it runs
 
 
-def mode_refusal(mode: str, device: str) -> str | None:
-    """Why `mode` cannot run on `device`, or None."""
-    if mode == "cuda_graph" and not str(device).startswith("cuda"):
-        return ("a CUDA graph records the GPU's kernel launches so they can be replayed at once; the CPU runs "
-                "its operations directly and has no launches to record, so this mode runs on CUDA only")
-    return None
+def mode(value: Any) -> Mode:
+    """The record of a mode's value ('cuda_graph'); KeyError names the known ones."""
+    try:
+        return BY_VALUE[str(value)]
+    except KeyError:
+        raise KeyError(f"unknown mode {value!r} (known: {', '.join(VALUES)})") from None
 
 
-def optimizer_options(mode: str) -> dict[str, bool]:
+def label(value: Any) -> str:
+    """A mode's words on the page; an unknown value (an uploaded row's) as it is."""
+    found = BY_VALUE.get(str(value))
+    return found.label if found else str(value)
+
+
+def graphed(value: Any) -> bool:
+    """Whether a mode's kernels replay from a CUDA graph (False for a value no record names)."""
+    found = BY_VALUE.get(str(value))
+    return bool(found and found.graphed)
+
+
+def on_cpu(value: Any) -> str:
+    """The mode the CPU curve beside `value` runs (eager beside a mode that only changes the GPU's side)."""
+    found = BY_VALUE.get(str(value))
+    return found.on_cpu if found else DEFAULT
+
+
+def setting_help() -> str:
+    """The `mode` setting's help, from the records."""
+    return "how the step runs: " + "; ".join(f"{m.value} ({m.how})" for m in MODES)
+
+
+def mode_refusal(value: str, device: str) -> str | None:
+    """Why `value` cannot run on `device`, or None."""
+    return mode(value).refusal(device)
+
+
+def optimizer_options(value: str) -> dict[str, bool]:
     """What the mode asks of the optimizer's implementation."""
-    if mode == "fused":
-        return {"fused": True}
-    if mode == "cuda_graph":
-        return {"capturable": True}  # its step counter stays on the GPU, so the update can be replayed
-    return {}
+    return dict(mode(value).optimizer)
 
 
 def make_trainer(mode: str, model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module,
                  example: tuple[torch.Tensor, torch.Tensor]) -> Train:
     """One optimizer step on a batch, run the way `mode` says. `example` is a batch of the shape
     every later batch has (the CUDA graph's static inputs are shaped from it)."""
-    if mode in ("eager", "fused"):
-        return eager_trainer(model, optimizer, loss_fn)
-    if mode == "cuda_graph":
+    how = BY_VALUE.get(mode)
+    if how is None:
+        raise ValueError(f"unknown mode {mode!r}")
+    if how.compile:
+        return compiled_trainer(model, optimizer, loss_fn, how.compile, graphs=how.graphed)
+    if how.graphed:
         return graph_trainer(model, optimizer, loss_fn, example)
-    if mode in TORCH_COMPILE_MODE:
-        return compiled_trainer(model, optimizer, loss_fn, TORCH_COMPILE_MODE[mode])
-    raise ValueError(f"unknown mode {mode!r}")
+    return eager_trainer(model, optimizer, loss_fn)
 
 
 def eager_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module) -> Train:
@@ -85,14 +197,14 @@ def eager_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: n
     return train
 
 
-def compiled_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, torch_mode: str) -> Train:
+def compiled_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, torch_mode: str, *,
+                     graphs: bool = False) -> Train:
     # A fresh compiler state per built step: each point pays (and reports) its own compile, and
     # many points in one process never reach Dynamo's recompile limit and fall back to eager.
     import torch
     torch._dynamo.reset()
     forward = torch.compile(lambda x, y: loss_fn(model(x), y), mode=torch_mode)
     update = torch.compile(optimizer.step, mode=torch_mode)
-    graphs = torch_mode == "reduce-overhead"
 
     def train(xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
         if graphs:

@@ -144,14 +144,7 @@ class MLPTraining(Workload):
         Setting("task", "classification", "loss: cross-entropy or mean squared error (follows the data set unless data=synthetic)", choices=("classification", "regression")),
         Setting("optimizer", "adam", "optimizer", choices=("adam", "sgd")),
         Setting("optimizer_impl", "default", "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused", choices=("default", "for-loop", "foreach", "fused")),
-        Setting(
-            "mode", "eager",
-            "how the step runs: eager PyTorch; fused (Adam(fused=True)); cuda_graph (the whole step captured once "
-            "in a CUDA graph and replayed; CUDA only); compile, compile_reduce_overhead, compile_max_autotune "
-            "(torch.compile in its modes default, reduce-overhead, max-autotune-no-cudagraphs; the compile is paid "
-            "in the first call)",
-            choices=execution.MODES,
-        ),
+        Setting("mode", execution.DEFAULT, execution.setting_help(), choices=execution.VALUES),
         Setting("lr", 0.01, "learning rate", 1e-6, 10.0, log=True),
         Setting("data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"),
         Setting("pin_memory", False, "page-locked host memory and non_blocking copies (when data is copied per batch)"),
@@ -170,7 +163,7 @@ class MLPTraining(Workload):
         hidden_widths(params)
         if params["task"] == "classification" and int(params["outputs"]) < 2:
             raise SettingError("outputs: classification needs at least 2 classes")
-        if params["mode"] != "eager" and params["optimizer_impl"] != "default":
+        if params["mode"] != execution.DEFAULT and params["optimizer_impl"] != "default":
             raise SettingError(f"optimizer_impl: mode {params['mode']} sets how the optimizer runs; leave "
                                "optimizer_impl at default with it")
 
@@ -291,7 +284,7 @@ def build_training_step(
         assert all(p.device.type == dev.type and dev.index in (None, p.device.index) for p in model.parameters()), (
             f"model parameters are not all on {dev}"
         )
-        eager = params.replace(mode="eager")
+        eager = params.replace(mode=execution.DEFAULT)
         training.assert_learns(lambda: build_model(eager).to(dev), lambda m: make_optimizer(m, eager), loss_fn, resident)
 
     return Step(run=run, phases=phases, units={"steps_per_epoch": steps_per_epoch}, check=check,

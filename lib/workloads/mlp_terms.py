@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lib.workloads.execution import DEFAULT, Kernels, mode
+
 BYTES_PER_FLOAT = 4
 KERNELS_PER_LAYER = 6
 EAGER_BASE_KERNELS = 12  # loss forward/backward, foreach Adam, less the first layer's missing input grad
@@ -38,7 +40,6 @@ FUSED_ADAM_KERNELS = 2
 CAPTURABLE_EXTRA_KERNELS = 25
 COMPILED_KERNELS_PER_LAYER = 5
 COMPILED_BASE_KERNELS = 6
-COMPILED_CALLS = 3  # forward, backward and update each enter compiled code through their guards
 
 
 def layers(settings: Mapping[str, Any]) -> int:
@@ -54,13 +55,13 @@ def eager_kernels(settings: Mapping[str, Any]) -> float:
 
 def structural_kernels(settings: Mapping[str, Any]) -> float:
     """Kernels per step the mode runs on the GPU, from the structure alone."""
-    mode = settings.get("mode", "eager")
+    kind = mode(settings.get("mode", DEFAULT)).kernels
     eager = eager_kernels(settings)
-    if mode == "fused":
+    if kind is Kernels.FUSED_ADAM:
         return eager - FOREACH_ADAM_KERNELS + FUSED_ADAM_KERNELS
-    if mode == "cuda_graph":
+    if kind is Kernels.CAPTURABLE:
         return eager + CAPTURABLE_EXTRA_KERNELS
-    if str(mode).startswith("compile"):
+    if kind is Kernels.INDUCTOR:
         return float(COMPILED_BASE_KERNELS + COMPILED_KERNELS_PER_LAYER * layers(settings))
     return eager
 
@@ -75,25 +76,20 @@ def step_terms(settings: Mapping[str, Any], device_kind: str, *, flops: float, b
                kernels: float | None = None) -> dict[str, float]:
     """The terms of one step on a 'cpu' or 'cuda' device. `bytes_moved` is the step's memory
     traffic without host copies; `kernels` the calibrated count when the caller has one."""
-    mode = settings.get("mode", "eager")
+    how = mode(settings.get("mode", DEFAULT))
     kernels = structural_kernels(settings) if kernels is None else float(kernels)
     terms = {"fixed": 1.0, "flops": float(flops), "bytes": float(bytes_moved)}
     if device_kind == "cpu":
         # no launches, copies or synchronisations on the CPU: every operation runs where it is issued
-        terms["ops"] = structural_kernels({**settings, "mode": "fused" if mode == "fused" else "eager"})
+        terms["ops"] = structural_kernels({**settings, "mode": how.on_cpu})
         return terms
-    graphed = mode in ("cuda_graph", "compile_reduce_overhead")
-    terms["graph_kernels" if graphed else "kernels"] = kernels
-    if mode in ("eager", "fused"):
-        terms["python_step"] = 1.0
-        terms["ops"] = kernels
-    elif mode == "cuda_graph":
-        terms["replays"] = 1.0
-    else:
-        terms["compiled_launches"] = kernels if mode != "compile_reduce_overhead" else 0.0
-        terms["calls"] = float(COMPILED_CALLS)
-        if mode == "compile_reduce_overhead":
-            terms["replays"] = float(COMPILED_CALLS)
+    terms["graph_kernels" if how.graphed else "kernels"] = kernels
+    issue = how.issue  # what the mode's record says the CPU does to issue the kernels
+    for name, count in (("python_step", issue.python_step), ("ops", issue.ops_per_kernel * kernels),
+                        ("compiled_launches", issue.compiled_launches_per_kernel * kernels),
+                        ("calls", issue.calls), ("replays", issue.replays)):
+        if count:
+            terms[name] = count
     syncs = 0.0
     if not settings.get("data_resident", True):
         pinned = bool(settings.get("pin_memory", False))

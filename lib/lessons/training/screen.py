@@ -105,7 +105,7 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
     crossover is read from them alone, the same at every slider position); now: the time the live
     rows' age is counted to (default: the clock)."""
     screen = Screen(over=view.over)
-    cpu_mode = view if view.mode in ("eager", "fused") else T.View(**{**view.__dict__, "mode": "eager"})
+    cpu_mode = view.cpu_side()
     live_cpu = [r for r in live if r.get("device") == "cpu"]
     if live_gpu:
         gpu_rows = [r for r in live if r.get("device") != "cpu"]
@@ -210,7 +210,7 @@ def modes_lines(view: T.View, gpu: Machine | None, cpu_rows: Sequence[Row]) -> l
     here = {m: next((r for r in rows if r.get(view.over) == view.current), None) for m, rows in curves.items()}
     if saving := W.graph_saving(here.get("eager"), here.get("cuda_graph")):
         lines.append(saving)
-    for mode in ("compile", "compile_reduce_overhead", "compile_max_autotune"):
+    for mode in T.COMPILED_MODES:
         if payback := W.compile_payback(here.get("eager"), here.get(mode)):
             lines.append(f"{T.mode_label(mode)}: {payback}")
     return lines

@@ -27,11 +27,12 @@ from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training.model import MachineModel, settings_of
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
-from lib.workloads import get_workload
-from lib.workloads.execution import LABEL as MODE_LABEL
-from lib.workloads.execution import MODES
+from lib.workloads import execution, get_workload
 
 MLP = get_workload("mlp")
+MODES = execution.VALUES  # in the lesson's order: the records' (lib.workloads.execution.MODES)
+LIVE_MODES = tuple(m.value for m in execution.MODES if m.live)  # what a live GPU on this server runs
+COMPILED_MODES = tuple(m.value for m in execution.MODES if m.compile)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class View:
     data_resident: bool = True
     item_every_step: bool = False
     pin_memory: bool = False
-    mode: str = "eager"
+    mode: str = execution.DEFAULT
 
     @property
     def current(self) -> int:
@@ -89,6 +90,11 @@ class View:
 
     def at(self, x: int) -> View:
         return replace(self, **{self.over: int(x)})
+
+    def cpu_side(self) -> View:
+        """The view of the CPU curve drawn beside this one: the mode itself where it changes the CPU's
+        work (a fused optimizer), else eager (a CUDA graph or a compile only changes the GPU's side here)."""
+        return replace(self, mode=execution.on_cpu(self.mode))
 
     def settings(self) -> dict[str, Any]:
         return {"batch_size": self.batch_size, "hidden_width": self.hidden_width, "dataset_size": self.dataset_size,
@@ -158,7 +164,7 @@ class StepTable:
         recorded ones or up to EXTRAPOLATE times beyond them, and any depth of the slider once two
         depths were recorded (depth enters as counted kernels and operations, not as a curve to
         extrapolate). A CUDA graph or torch.compile on a CPU is never predicted: they run on CUDA."""
-        if self.device_kind == "cpu" and config[0] not in ("eager", "fused"):
+        if self.device_kind == "cpu" and execution.on_cpu(config[0]) != config[0]:
             return False
         keys = [k for table in self.steps.values() for k in table]
         if not keys:
@@ -319,4 +325,4 @@ def mode_origin(table: StepTable | None, mode: str) -> Origin:
 
 
 def mode_label(mode: str) -> str:
-    return MODE_LABEL.get(mode, mode)
+    return execution.label(mode)

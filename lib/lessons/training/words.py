@@ -16,6 +16,7 @@ from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plura
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 from lib.lessons.training.view import View, mode_label, origins
+from lib.workloads.execution import graphed
 
 Row = Mapping[str, Any]
 
@@ -233,9 +234,6 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
             f"{plural(round(steps), 'step')}.")
 
 
-GRAPHED_MODES = ("cuda_graph", "compile_reduce_overhead")  # the step's kernels replay from a CUDA graph
-
-
 def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
     """Why a step has no timeline: a recorded one refused when it was recorded (its file holds it,
     skipped), or a live one that was not run, each with its reason."""
@@ -252,7 +250,7 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None
     step = fmt_s(figures["step_us"] / 1e6)
     if "gpu_busy_fraction" in figures:
         kernels = int(figures.get("kernels", 0))
-        if (entry.get("settings") or {}).get("mode") in GRAPHED_MODES:
+        if graphed((entry.get("settings") or {}).get("mode")):  # its kernels replay from a CUDA graph
             return (f"**{label}**: the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; its "
                     f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
                     f"the CPU no longer paces them: the gaps between them add up to "
