@@ -12,8 +12,6 @@ the parts every lesson page shares.
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import streamlit as st
 
@@ -90,15 +88,11 @@ def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
     return on, bars
 
 
-request = feeds.live_request(view, devices, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
+request = feeds.live_request(view, devices, point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2,
+                             threads=DEFAULT_CPU_THREADS)
 if any(recorded.values()) and not is_cached(request) and not too_many:
     first_screen([])  # the recorded answer at once, while this server's CPU is measured below
-live = [] if too_many else cached_measurement(
-    request,
-    functools.partial(lesson.live_rows, over, view.grid, view.fixed(), devices, current=view.current,
-                      point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, num_threads=DEFAULT_CPU_THREADS),
-    label=feeds.measure_label(view, devices),
-) or []
+live = [] if too_many else cached_measurement(request, label=feeds.measure_label(view, devices)) or []
 on, bars = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
                         not_live=onscreen.NONE_DRAWN if cannot else "from a pack recorded on a GPU machine (named in "

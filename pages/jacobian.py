@@ -11,8 +11,6 @@ every lesson page shares).
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import streamlit as st
 
@@ -83,12 +81,7 @@ if found.gpu_rows() and not all(is_cached(r) for r in requests.values()):
     first_screen([])  # the recorded curves at once, while this server's CPU is measured below
 live: list[dict] = []
 for method in methods:
-    live += cached_measurement(
-        requests[method],
-        functools.partial(lesson.live_rows, method, grid, devices, current=None, point_budget_s=budget,
-                          num_threads=DEFAULT_CPU_THREADS),
-        label=lesson.measure_label(method, grid, devices),
-    ) or []
+    live += cached_measurement(requests[method], label=lesson.measure_label(method, grid, devices)) or []
 rows, order = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)

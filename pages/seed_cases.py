@@ -12,8 +12,6 @@ expanders.
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import streamlit as st
 
@@ -79,11 +77,8 @@ pack, rec_rows = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
 devices = live_devices(source)
 threads = DEFAULT_CPU_THREADS
 budget = live_point_budget_s()
-live = cached_measurement(
-    screen.live_request(preset, devices, threads=threads, budget_s=budget),
-    functools.partial(cases.measure_live, preset, devices, budget_s=budget, num_threads=threads),
-    label=screen.measure_label(preset, devices),
-) or {"rows": [], "curves": {}}  # not measured now (a long queue): the recorded side alone
+live = cached_measurement(screen.live_request(preset, devices, threads=threads, budget_s=budget),
+                          label=screen.measure_label(preset, devices)) or {"rows": [], "curves": {}}  # not measured now (a long queue): the recorded side alone
 experiment = screen.Case(preset, live, pack, rec_rows)
 
 # -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------

@@ -13,8 +13,6 @@ every lesson page shares).
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import streamlit as st
 
@@ -69,12 +67,8 @@ budget = live_point_budget_s()
 
 def measure(v: dict) -> list[dict]:
     request = lesson.live_request(v, devices, size=size, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
-    return cached_measurement(
-        request,
-        functools.partial(lesson.live_rows, v, devices, current=request["current"], point_budget_s=budget,
-                          num_threads=DEFAULT_CPU_THREADS),
-        label=lesson.measure_label(v, devices),
-    ) or []  # not measured now (a long queue): the recorded side alone
+    # not measured now (a long queue): the recorded side alone
+    return cached_measurement(request, label=lesson.measure_label(v, devices)) or []
 
 
 views = lesson.views(variant)

@@ -8,7 +8,6 @@ read from the curves on the chart (lib/lessons/training/words.py).
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 
@@ -19,9 +18,10 @@ from lib.charts import phase_chart, speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.charts.timeline import timeline_chart
 from lib.core.fmt import plural
+from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
-from lib.lessons.common.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_timeline, log_grid
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, live_timeline, log_grid
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
@@ -154,8 +154,7 @@ with st.expander(f"Where one step's time went at {view.axis.label} {view.current
 with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
     step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})
     cpu_line = cached_measurement(  # behind the live gate, as the sweep: the same caps, budget and cancel
-        {"kind": "timeline", "settings": step_settings, "threads": threads, "caps": LIVE_MAX_FLOPS},
-        functools.partial(live_timeline, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
+        LiveRequest.of(live_timeline, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
     recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
                                   hardware=gpu.name if gpu else None,
                                   keys=("batch_size", "hidden_width", "depth", "mode"), refused=True) if not source.live else None

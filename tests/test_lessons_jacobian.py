@@ -20,8 +20,9 @@ def test_methods_budget_and_the_live_request():
     assert lesson.ordered(["vmap_jacfwd", "bogus", "loop"]) == ["loop", "vmap_jacfwd"]
     assert lesson.point_budget(0.1) == lesson.POINT_BUDGET_S and lesson.point_budget(0.01) == 0.01
     request = lesson.live_request("loop", [1, 10], ["cpu"], point_budget_s=0.03, threads=1, memory_cap_gb=2.7)
-    assert request["method"] == "loop" and request["values"] == [1, 10] and request["memory_cap_gb"] == 2.7
-    assert "current" not in request  # the decades' views share one measurement
+    assert request.job is lesson.live_rows and request.args == ("loop", [1, 10], ["cpu"])
+    assert request.kwargs["memory_cap_gb"] == 2.7 and request.kwargs["num_threads"] == 1
+    assert request.kwargs["current"] is None  # the decades' views share one measurement
     assert lesson.measure_label("vmap_jacfwd", [1, 10], ["cpu"]) == "jacobian vmap(jacfwd) over val=1,10 on cpu"
     assert lesson.views(["loop"], 100) == {"loop": {"method": "loop", "val": 100}}
 

@@ -49,8 +49,11 @@ def test_view_settings_per_feed_and_the_live_request():
     assert params["tensors"] == {"batch_size": 64, "dataset_size": 256, "model": "linear", "source": "tensors",
                                  "num_workers": 0, "pin_memory": False}
     assert "batch_size" not in VIEW.fixed()["images"]
-    request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, threads=1)
-    assert request["values"] == VIEW.grid and request["current"] == 64 and request["fixed"] == VIEW.fixed()
+    request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=30.0, threads=1)
+    assert request.args == ("batch_size", VIEW.grid, VIEW.fixed(), ["cpu"]) and request.kwargs["current"] == 64
+    # the job's total budget is in its key: a shorter budget measures fewer points, so it is another answer
+    other = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=60.0, threads=1)
+    assert other != request and other.key != request.key
     label = feeds.measure_label(VIEW, ["cpu"])
     assert label == ("data pipeline over batch size on cpu; Linear 784→10 (seed 001), dataset size 256, 0 workers, "
                      "pinned memory off")

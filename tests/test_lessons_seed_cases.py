@@ -41,7 +41,8 @@ def test_the_case_line_request_and_recording_command():
     assert screen.seed_line(BOSTON).startswith("**Seed 000** (run on an Intel Core i7-9700K CPU")
     assert "(hardware not stated in the seed)" in screen.seed_line(MATMUL)
     request = screen.live_request(MINIBATCH, ["cpu"], threads=1, budget_s=0.1)
-    assert request["case"] == "mnist_minibatch" and request["params"]["dataset_size"] == 3000
+    assert request.args[0] is MINIBATCH and request.kwargs == {"budget_s": 0.1, "num_threads": 1}
+    assert cases.live_params(request.args[0])["dataset_size"] == 3000
     assert screen.measure_label(MINIBATCH, ["cpu"]) == "seed case MNIST MLP, DataLoader batch 100 (seed 000) on cpu"
     assert screen.record_command(BOSTON) == ("python3 scripts/seed_experiments.py --only boston_like --curves "
                                              "--out lib/recorded/seeds_boston_like.json")

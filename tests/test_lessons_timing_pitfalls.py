@@ -36,7 +36,8 @@ def test_live_request_times_the_copy_only_at_the_slider():
     assert lesson.live_current(HONEST, 256) is None
     assert lesson.live_current({**HONEST, "transfer": True}, 256) == 256
     request = lesson.live_request({**HONEST, "transfer": True}, ["cpu"], size=256, point_budget_s=0.1, threads=1)
-    assert request["current"] == 256 and request["values"] == list(lesson.SIZES) and request["devices"] == ["cpu"]
+    assert request.job is lesson.live_rows and request.args == ({**HONEST, "transfer": True}, ["cpu"])
+    assert request.kwargs["current"] == 256 and request.kwargs["point_budget_s"] == 0.1
     assert lesson.measure_label(HONEST, ["cpu", "cuda:0"]) == "matmul over size (synchronised, fp32) on cpu, cuda:0"
 
 

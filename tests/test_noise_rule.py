@@ -195,7 +195,9 @@ def test_the_live_cache_expires_and_keeps_when_each_result_was_measured():
     from ui import measure
 
     assert 0 < measure.LIVE_TTL_S <= 3600
-    parts = {"kind": "test", "seed": random.random()}
+    from lib.core.request import LiveRequest
+
+    parts = LiveRequest.of(sorted, [random.random()])
     assert measure.measured_at(parts) is None
     measure._store(measure.cache_key(parts), _value=(1_234.0, [{"x": 1}]))
     assert measure.measured_at(parts) == 1_234.0

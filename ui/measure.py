@@ -4,14 +4,13 @@
 
 or, for any other measurement a lesson needs:
 
-    result = cached_measurement({"what": "jacobian", ...}, functools.partial(lesson.live_rows, method, grid),
-                                label="jacobian val=100")
+    result = cached_measurement(LiveRequest.of(lesson.live_rows, method, grid, ...), label="jacobian val=100")
 
-The job runs in the measuring process (lib.core.worker), away from the visitors' scripts, called with
-progress=(fraction, message) callback (unless reports_progress=False). So it must be picklable: a
-functools.partial of a module-level function with plain arguments. Results are stored with
-st.cache_data (shared by every visitor of this server process), keyed by everything that changes the
-answer. While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is
+The request (lib.core.request.LiveRequest) is both the job and its cache key: it runs in the
+measuring process (lib.core.worker), away from the visitors' scripts, called with a
+progress=(fraction, message) callback (unless reports_progress=False). Results are stored with
+st.cache_data (shared by every visitor of this server process) under the request's key, made from
+every argument the job gets. While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is
 told it waits, and gets its result when the first is done (or the first's result, if they asked for
 the same thing).
 """
@@ -19,7 +18,6 @@ the same thing).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import threading
 import time
@@ -31,9 +29,10 @@ import streamlit as st
 from lib import APP_VERSION
 from lib.core.fmt import fmt_s, plural
 from lib.core.measure_lock import MEASURE_LOCK, Holding
+from lib.core.request import LiveRequest
 from lib.core.worker import MEASURE_WORKER, WorkerStopped
 from lib.core.workload import Workload
-from lib.lessons.common.live import DEFAULT_CPU_THREADS, LIVE_MAX_FLOPS, live_sweep, warm_up
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, live_sweep, warm_up
 
 T = TypeVar("T")
 
@@ -67,23 +66,22 @@ def _store(key: str, _value: Any = None) -> Any:
     return _value
 
 
-def measured_at(parts: Any) -> float | None:
-    """When the live result stored for `parts` was measured (seconds since the epoch), None if none is."""
+def measured_at(request: LiveRequest) -> float | None:
+    """When the live result stored for `request` was measured (seconds since the epoch), None if none is."""
     try:
-        return _store(cache_key(parts))[0]
+        return _store(cache_key(request))[0]
     except _NotCached:
         return None
 
 
-def cache_key(parts: Any) -> str:
-    return json.dumps({"app": APP_VERSION, **(parts if isinstance(parts, dict) else {"parts": parts})},
-                      sort_keys=True, default=str)
+def cache_key(request: LiveRequest) -> str:
+    return f"{APP_VERSION} {request.key}"
 
 
-def is_cached(parts: Any) -> bool:
-    """Whether cached_measurement(parts, ...) would answer at once (someone measured this view already)."""
+def is_cached(request: LiveRequest) -> bool:
+    """Whether cached_measurement(request, ...) would answer at once (someone measured this view already)."""
     try:
-        _store(cache_key(parts))
+        _store(cache_key(request))
         return True
     except _NotCached:
         return False
@@ -101,9 +99,9 @@ def max_wait_s() -> float:
         return 60.0
 
 
-def cached_measurement(parts: Any, job: Callable[..., T], *, label: str, reports_progress: bool = True,
-                       on_row: Callable[[dict[str, Any]], None] | None = None) -> T | None:
-    """job(progress=...) once per distinct `parts` per server, in the measuring process, one at a time,
+def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bool = True,
+                       on_row: Callable[[dict[str, Any]], None] | None = None) -> Any | None:
+    """request(progress=...) once per distinct request per server, in the measuring process, one at a time,
     first come first served; on_row, if given, gets each row the job reports as it comes.
 
     Returns None when the measurement was skipped: the line ahead is longer than max_wait_s(), or
@@ -111,7 +109,7 @@ def cached_measurement(parts: Any, job: Callable[..., T], *, label: str, reports
     its recorded answer, and a note says why.
     While waiting, the visitor sees their place in line; leaving or changing the view gives it up
     (Streamlit stops the waiting script at the next update of the note)."""
-    key = cache_key(parts)
+    key = cache_key(request)
     try:
         return _store(key)[1]
     except _NotCached:
@@ -142,7 +140,7 @@ def cached_measurement(parts: Any, job: Callable[..., T], *, label: str, reports
     try:
         with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
             note.empty()
-            result = _measure_once(key, job, label, reports_progress, on_row)
+            result = _measure_once(key, request, label, reports_progress, on_row)
     except WorkerStopped as err:
         note.warning(f"This server's measuring process stopped before it finished ({err}), so this view is not "
                      "measured live now: the recorded answer stands. Smaller settings may fit.",
@@ -200,12 +198,6 @@ def measure_sweep(
     every point, e.g. to redraw a chart placeholder as the curve grows."""
     point_budget_s = point_budget_s if point_budget_s is not None else live_point_budget_s()
     fixed = {k: v for k, v in fixed.items() if k != over}
-    parts = {
-        "kind": "sweep", "workload": workload.name, "over": over, "values": list(values), "fixed": fixed,
-        "devices": list(devices), "current": current, "point_budget_s": point_budget_s,
-        "total_budget_s": total_budget_s, "num_threads": num_threads, "caps": LIVE_MAX_FLOPS,
-        **({"profile_every": True} if profile_every else {}),
-    }
     shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
     label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
     so_far: list[dict[str, Any]] = []
@@ -215,11 +207,11 @@ def measure_sweep(
         if on_rows is not None:
             on_rows(list(so_far))
 
-    job = functools.partial(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
-                            point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads,
-                            profile_every=profile_every)
-    rows = cached_measurement(parts, job, label=label, on_row=row_done)
-    at = measured_at(parts) if rows else None
+    request = LiveRequest.of(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
+                             point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads,
+                             profile_every=profile_every)
+    rows = cached_measurement(request, label=label, on_row=row_done)
+    at = measured_at(request) if rows else None
     # each row carries when it was measured: the words say its age ('measured live 3 min ago')
     return [dict(r, measured_at=at) for r in rows] if rows else []
 

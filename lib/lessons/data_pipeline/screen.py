@@ -8,6 +8,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
+from lib.core.request import LiveRequest
 from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import log_grid, rows_at
@@ -22,6 +23,7 @@ from lib.lessons.data_pipeline.view import (
     WORKLOAD,
     ceiling_sentence,
     device_sentence,
+    live_rows,
     loading_share,
     phase_note,
     sweep_summary,
@@ -86,10 +88,11 @@ def settings_words(settings: Mapping[str, Any], skip: Iterable[str] = ()) -> str
     return ", ".join(words)
 
 
-def live_request(view: View, devices: Sequence[str], *, point_budget_s: float, threads: int) -> dict[str, Any]:
-    """Everything that changes the page's live measurement: its cache key."""
-    return {"kind": "data_pipeline", "over": view.over, "values": view.grid, "fixed": view.fixed(),
-            "devices": list(devices), "current": view.current, "point_budget_s": point_budget_s, "threads": threads}
+def live_request(view: View, devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None,
+                 threads: int) -> LiveRequest:
+    """The page's live measurement, which is also its cache key (the total budget with the rest)."""
+    return LiveRequest.of(live_rows, view.over, view.grid, view.fixed(), list(devices), current=view.current,
+                          point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=threads)
 
 
 def measure_label(view: View, devices: Sequence[str]) -> str:

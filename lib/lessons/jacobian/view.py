@@ -21,10 +21,11 @@ from typing import Any
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
+from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons.common import onscreen
-from lib.lessons.common.live import LIVE_MAX_FLOPS, live_sweep
+from lib.lessons.common.live import live_sweep
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded.sources import series_label
@@ -113,13 +114,12 @@ def ordered(methods: Sequence[str]) -> list[str]:
 
 
 def live_request(method: str, grid: Sequence[int], devices: Sequence[str], *, point_budget_s: float, threads: int,
-                 memory_cap_gb: float) -> dict[str, Any]:
-    """Everything that changes a live measurement of one method: its cache key. No `current`: the
-    Jacobian has no phases to time at one point, so the slider's value matters only through the
-    grid, and the decades' views share one measurement."""
-    return {"kind": "jacobian_lesson", "method": method, "values": list(grid), "devices": list(devices),
-            "point_budget_s": point_budget_s, "threads": threads, "caps": LIVE_MAX_FLOPS,
-            "loop_cap": LIVE_MAX_LOOP_PASSES, "memory_cap_gb": memory_cap_gb}
+                 memory_cap_gb: float) -> LiveRequest:
+    """The live measurement of one method, which is also its cache key. No `current`: the Jacobian
+    has no phases to time at one point, so the slider's value matters only through the grid, and the
+    decades' views share one measurement."""
+    return LiveRequest.of(live_rows, method, list(grid), list(devices), current=None, point_budget_s=point_budget_s,
+                          num_threads=threads, memory_cap_gb=memory_cap_gb)
 
 
 def measure_label(method: str, grid: Sequence[int], devices: Sequence[str]) -> str:

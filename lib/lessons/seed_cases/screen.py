@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_times, fmt_value, plural
+from lib.core.request import LiveRequest
 from lib.core.rows import Status, is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.seed_cases.curves import curve_setting, find_curves
@@ -17,6 +18,7 @@ from lib.lessons.seed_cases.view import (
     compare_sentence,
     label,
     live_params,
+    measure_live,
     pick,
     same_settings,
     size_differences,
@@ -34,10 +36,9 @@ def seed_line(preset: Preset) -> str:
             f"{preset.description}.")
 
 
-def live_request(preset: Preset, devices: Sequence[str], *, threads: int, budget_s: float) -> dict[str, Any]:
-    """Everything that changes the page's live measurement of a case: its cache key."""
-    return {"kind": "seed_case", "case": preset.name, "params": live_params(preset), "devices": list(devices),
-            "threads": threads, "budget": budget_s, "curve": curve_setting(preset)}
+def live_request(preset: Preset, devices: Sequence[str], *, threads: int, budget_s: float) -> LiveRequest:
+    """The page's live measurement of a case, which is also its cache key."""
+    return LiveRequest.of(measure_live, preset, list(devices), budget_s=budget_s, num_threads=threads)
 
 
 def measure_label(preset: Preset, devices: Sequence[str]) -> str:

@@ -17,9 +17,10 @@ from typing import Any
 
 from lib.core.crossover import SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value
+from lib.core.request import LiveRequest
 from lib.core.rows import Origin, is_ok
 from lib.lessons.common import onscreen
-from lib.lessons.common.live import LIVE_MAX_FLOPS, live_sweep
+from lib.lessons.common.live import live_sweep
 from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
@@ -134,11 +135,10 @@ def live_current(variant: dict[str, Any], size: int) -> int | None:
 
 
 def live_request(variant: dict[str, Any], devices: Sequence[str], *, size: int, point_budget_s: float,
-                 threads: int) -> dict[str, Any]:
-    """Everything that changes a live measurement of one variant: its cache key."""
-    return {"kind": "timing_lesson", "variant": variant, "values": list(SIZES), "devices": list(devices),
-            "current": live_current(variant, size), "point_budget_s": point_budget_s, "threads": threads,
-            "caps": LIVE_MAX_FLOPS}
+                 threads: int) -> LiveRequest:
+    """The live measurement of one variant, which is also its cache key."""
+    return LiveRequest.of(live_rows, variant, list(devices), current=live_current(variant, size),
+                          point_budget_s=point_budget_s, num_threads=threads)
 
 
 def measure_label(variant: dict[str, Any], devices: Sequence[str]) -> str:
