@@ -374,3 +374,22 @@ def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
         assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
         days.add(step["recorded_on"])
     assert len(days) == 2  # the eager step and the graphed one were recorded on different days
+
+
+def test_the_view_is_the_workloads_settings_at_their_defaults():
+    # declared once, in the workload: a field the workload has not, or a default typed again, fails here
+    settings = T.View().settings()
+    assert settings == {k: T.MLP.setting(k).default for k in settings}
+    assert set(settings) == {*T.AXES, *T.PITFALLS, "mode"} and not set(settings) & set(T.PAGE_DEFAULTS)
+    assert T.View(mode="cuda_graph").cpu_side().mode == "eager" and T.View(mode="fused").cpu_side().mode == "fused"
+
+
+def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
+    from lib.workloads import execution
+    from lib.workloads.mlp_terms import step_terms
+
+    assert T.MODES == tuple(m.value for m in execution.MODES) and set(T.LIVE_MODES) <= set(T.MODES)
+    for mode in execution.MODES:
+        terms = step_terms(T.MLP.resolve({"mode": mode.value}), "cuda", flops=1.0, bytes_moved=1.0, rows=64)
+        assert terms["graph_kernels" if mode.graphed else "kernels"] > 0 and T.mode_label(mode.value) == mode.label
+        assert (mode.refusal("cpu") is None) == (mode.cpu_refusal is None) and mode.refusal("cuda:0") is None

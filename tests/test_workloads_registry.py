@@ -59,3 +59,11 @@ def test_a_sweep_keeps_its_rows_comparable():
 
     fixed = {tuple(sorted((k, r[k]) for k in setting_keys(r) if k != "val")) for r in rows}
     assert len(fixed) == 1
+
+
+def test_one_reading_of_a_switch_for_settings_and_url_widgets():
+    from lib.core.workload import parse_bool
+
+    assert [parse_bool(v) for v in (True, "on", " TRUE ", "1", "yes", False, "off", "0", "no")] == [True] * 5 + [False] * 4
+    with pytest.raises(ValueError):
+        parse_bool("maybe")

@@ -26,13 +26,12 @@ from typing import Any
 import streamlit as st
 
 from lib.core.fmt import fmt_value
+from lib.core.workload import parse_bool
 from lib.recorded.uploads import plain
 from ui.router import ensure_router
 
 MAX_RAW_CHARS = 200  # longer than any value a widget takes: such a value is not read, nor echoed in full
 NOTE_CHARS = 400
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
 
 
 def _number(raw: str) -> float:
@@ -139,12 +138,10 @@ class UrlSettings:
 
     def toggle(self, key: str, label: str, default: bool, *, help: str | None = None, container: Any = None) -> bool:
         def parse(raw: str) -> tuple[Any, str | None]:
-            text = str(raw).strip().lower()
-            if text in _TRUE:
-                return True, None
-            if text in _FALSE:
-                return False, None
-            return default, f"{key}={raw!r} is not true or false; using the default, {'on' if default else 'off'}"
+            try:
+                return parse_bool(raw), None
+            except ValueError:
+                return default, f"{key}={raw!r} is not true or false; using the default, {'on' if default else 'off'}"
 
         wkey = self._seed(key, default, parse, lambda v: isinstance(v, bool))
         return (container or st).toggle(label, key=wkey, help=help)

@@ -30,6 +30,19 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
+def parse_bool(raw: Any) -> bool:
+    """True or False from a bool or its words in a URL or on a command line ('on', 'false', '1');
+    ValueError for anything else. The one reading of a switch, for settings and URL widgets alike."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(raw)
+
+
 @dataclass(frozen=True)
 class Setting:
     """One knob of a workload. `choices` for a fixed set; `minimum`/`maximum` for numbers.
@@ -52,14 +65,7 @@ class Setting:
         kind = self.kind
         try:
             if kind is bool:
-                if isinstance(raw, bool):
-                    value = raw
-                elif str(raw).strip().lower() in _TRUE:
-                    value = True
-                elif str(raw).strip().lower() in _FALSE:
-                    value = False
-                else:
-                    raise ValueError
+                value = parse_bool(raw)
             elif kind is int:
                 as_float = float(raw)
                 if not as_float.is_integer():

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from lib.core.fmt import fmt_s
@@ -62,23 +62,27 @@ PITFALLS = {
                    "the copy overlap the GPU's work (no effect on the CPU, or when the data is resident)."),
 }
 EXTRAPOLATE = 8  # a prediction may reach this many times beyond the recorded batch rows, no further
-# Everything else stays at the workload's defaults on this page; recorded rows must match them.
-PAGE_DEFAULTS = {k: v for k, v in MLP.defaults().items() if k not in AXES and k not in PITFALLS and k != "mode"}
+
+
+def _default(name: str) -> Any:
+    """A setting's default as the workload declares it (the page never types one again)."""
+    return MLP.setting(name).default
 
 
 @dataclass(frozen=True)
 class View:
-    """What the sliders, switches and mode say."""
+    """What the sliders, switches and mode say; every field but `over` is the workload's setting of
+    that name, starting at its default."""
 
     over: str = "batch_size"
-    batch_size: int = 64
-    hidden_width: int = 64
-    dataset_size: int = 8192
-    depth: int = 3
-    data_resident: bool = True
-    item_every_step: bool = False
-    pin_memory: bool = False
-    mode: str = execution.DEFAULT
+    batch_size: int = _default("batch_size")
+    hidden_width: int = _default("hidden_width")
+    dataset_size: int = _default("dataset_size")
+    depth: int = _default("depth")
+    data_resident: bool = _default("data_resident")
+    item_every_step: bool = _default("item_every_step")
+    pin_memory: bool = _default("pin_memory")
+    mode: str = _default("mode")
 
     @property
     def current(self) -> int:
@@ -97,9 +101,8 @@ class View:
         return replace(self, mode=execution.on_cpu(self.mode))
 
     def settings(self) -> dict[str, Any]:
-        return {"batch_size": self.batch_size, "hidden_width": self.hidden_width, "dataset_size": self.dataset_size,
-                "depth": self.depth, "data_resident": self.data_resident, "item_every_step": self.item_every_step,
-                "pin_memory": self.pin_memory, "mode": self.mode}
+        """The workload's settings this view sets (every field but `over`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "over"}
 
     @property
     def rows(self) -> int:
@@ -112,6 +115,10 @@ class View:
 
     def config(self, device_kind: str) -> tuple:
         return step_config(self.settings(), device_kind)
+
+
+# Everything else stays at the workload's defaults on this page; recorded rows must match them.
+PAGE_DEFAULTS = {k: v for k, v in MLP.defaults().items() if k not in View().settings()}
 
 
 def step_config(settings: Mapping[str, Any], device_kind: str) -> tuple:
