@@ -382,6 +382,9 @@ def test_the_view_is_the_workloads_settings_at_their_defaults():
     assert settings == {k: T.MLP.setting(k).default for k in settings}
     assert set(settings) == {*T.AXES, *T.PITFALLS, "mode"} and not set(settings) & set(T.PAGE_DEFAULTS)
     assert T.View(mode="cuda_graph").cpu_side().mode == "eager" and T.View(mode="fused").cpu_side().mode == "fused"
+    for key, axis in T.AXES.items():  # every slider step is a value the workload takes (Setting.parse checks its range)
+        assert [T.MLP.setting(key).parse(str(x)) for x in axis.steps] == list(axis.steps)
+        assert T.MLP.setting(key).default in axis.steps
 
 
 def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
