@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 
 from lib.core.request import LiveRequest
+from lib.core.worker import MeasureWorker
 from lib.lessons.common.live import live_sweep
 from lib.workloads import get_workload
 
@@ -47,11 +48,15 @@ def test_a_callers_dict_changed_later_changes_neither_the_job_nor_the_key():
     assert request.key == key and request.args[3] == {"hidden_width": 16}
 
 
-def test_a_request_pickles_into_the_measuring_process_and_runs_there_as_its_job():
+def test_a_request_is_the_job_the_measuring_process_runs():
     request = sweep(point_budget_s=0.01, total_budget_s=20.0)
-    again = pickle.loads(pickle.dumps(request))
+    again = pickle.loads(pickle.dumps(request))  # how it reaches the measuring process
     assert again == request and again.key == request.key
-    seen = []
-    rows = again(progress=lambda f, m: seen.append(f))
+    worker = MeasureWorker()
+    try:
+        seen: list[float] = []
+        rows = worker.run(request, progress=lambda f, m: seen.append(f))
+    finally:
+        worker.stop()
     assert [r["batch_size"] for r in rows] == [8, 32] and all(r["status"] == "ok" for r in rows) and seen
-    assert {r["hidden_width"] for r in rows} == {16}
+    assert {r["hidden_width"] for r in rows} == {16} and {r["num_threads"] for r in rows} == {1}

@@ -9,7 +9,8 @@ is mostly Python, comes out slower than it is. So every live measurement runs he
 its own that does nothing else, fed one job at a time (the caller holds MEASURE_LOCK). The server
 keeps a core for itself; the worker times with the threads the job asks for.
 
-A job is a picklable callable (a functools.partial of a module-level function); when the caller
+A job is a picklable callable (the pages send a lib.core.request.LiveRequest, which is also its
+cache key; a functools.partial of a module-level function does too); when the caller
 wants progress reports or rows as they come, it is called with `progress=` or `on_row=`, relayed back
 through a pipe; it runs under the caller's $GPUWIN_* settings of the moment. When a callback raises
 here (Streamlit stops the script of a visitor who left), the job is cancelled at its next report. If
