@@ -27,7 +27,7 @@ def in_process(tmp_path, monkeypatch):
     jobs, built = [], {"n": 0, "settings": []}
 
     def run(job, *, progress=None, on_row=None):
-        jobs.append(getattr(job, "func", job).__name__)
+        jobs.append(getattr(job, "job", getattr(job, "func", job)).__name__)  # a LiveRequest, or a partial
         callbacks = {k: v for k, v in (("progress", progress), ("on_row", on_row)) if v is not None}
         return job(**callbacks)
 
