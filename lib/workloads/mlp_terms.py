@@ -4,7 +4,8 @@ and switch: the terms lib.core.costmodel prices.
     terms = step_terms(settings, "cuda")   # {'fixed': 1, 'ops': 36, 'kernels': 36, 'flops': ..., ...}
 
 Counts come from how the step is built (lib.workloads.mlp and .execution), checked against the
-recorded profiles (torch.profiler's kernels per step on the H100 and the H200):
+recorded profiles (torch.profiler's kernels per step on the H100 and the H200). Which kernels a mode
+runs and how the CPU issues them is its record's (execution.Mode: `kernels`, `issue`, `graphed`):
 
 - eager: every operation is dispatched from Python and launches its kernels. Each Linear layer
   costs 6 kernels (forward: addmm, ReLU; backward: two matmuls, the bias reduction, ReLU's
