@@ -396,3 +396,11 @@ def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
         terms = step_terms(T.MLP.resolve({"mode": mode.value}), "cuda", flops=1.0, bytes_moved=1.0, rows=64)
         assert terms["graph_kernels" if mode.graphed else "kernels"] > 0 and T.mode_label(mode.value) == mode.label
         assert (mode.refusal("cpu") is None) == (mode.cpu_refusal is None) and mode.refusal("cuda:0") is None
+
+
+def test_a_changed_mode_record_fits_the_cost_models_again():
+    # a mode's counted terms are declared in its record: the fits kept on disk must be keyed by that code too
+    from lib.lessons.training import model
+    from lib.workloads import execution, mlp_terms
+
+    assert {execution, mlp_terms} <= set(model._FITS.code)

@@ -20,7 +20,7 @@ from typing import Any
 
 from lib.core import costmodel
 from lib.core.memo import DiskMemo
-from lib.workloads import get_workload, mlp_terms
+from lib.workloads import execution, get_workload, mlp_terms
 from lib.workloads.mlp_terms import step_terms, structural_kernels
 
 MLP = get_workload("mlp")
@@ -96,8 +96,10 @@ def recordings(row: Mapping[str, Any]) -> list[float]:
 
 
 # fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the
-# recorded steps and the fitting code, and fits again only when a pack or the model's code changed
-_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine", code=[costmodel, mlp_terms, sys.modules[__name__]])
+# recorded steps and the fitting code, and fits again only when a pack or the model's code changed (the
+# mode records among it: a mode's counted terms are declared there)
+_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine",
+                                                code=[costmodel, mlp_terms, execution, sys.modules[__name__]])
 
 
 class MachineModel:
