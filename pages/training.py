@@ -14,23 +14,24 @@ import time
 import pandas as pd
 import streamlit as st
 
-from lib.charts import phase_chart, speedup_chart, speedup_frame
+from lib.charts import speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.charts.timeline import timeline_chart
 from lib.core.fmt import plural
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
-from lib.lessons.common.explain import SPLIT_PARTS, time_split
 from lib.lessons.common.live import DEFAULT_CPU_THREADS, live_timeline, log_grid
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
+from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, measure_sweep
 from ui.sources import load_recorded, recorded_pack, source_for
+from ui.step_story import where_time_went
 from ui.url_settings import UrlSettings
 
 NS = "training"
@@ -89,7 +90,8 @@ small_pack = small_server_pack(packs, T.MLP)
 small = (S.Machine(T.tables(small_pack, machine_text(small_pack["machine"])),
                    f"{small_pack['machine'].get('cpu_cores', '?')}-core server", machine_text(small_pack["machine"]))
          if small_pack else None)
-gpu = S.Machine(gpu_tables, hardware_text(pack["machine"]), machine) if pack else None
+gpu = (S.Machine(gpu_tables, hardware_text(pack["machine"]), machine, ceilings_for(hardware_text(pack["machine"]), packs))
+       if pack else None)
 
 
 def draw(screen: S.Screen) -> None:
@@ -140,16 +142,7 @@ with answer_box:
     st.caption(" ".join(screen.provenance))
 
 # -- why ----------------------------------------------------------------------------------------------
-with st.expander(f"Where one step's time went at {view.axis.label} {view.current:,}", expanded=False):
-    splits = [(r["series"], time_split(r)) for r in screen.here]
-    bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}} for name, s in splits if s]
-    if bars:
-        st.altair_chart(phase_chart(pd.DataFrame(bars), phases={f"part_{k}": v for k, v in SPLIT_PARTS.items()}),
-                        width="stretch")
-    for line in S.split_lines(screen):
-        st.markdown(line)
-    if not bars:
-        st.caption("No curve at this point carries a profile of its step or a cost model to split it.")
+where_time_went(screen, view, gpu_name=gpu.name if gpu else None)
 
 with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
     step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})
@@ -158,11 +151,12 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
     recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
                                   hardware=gpu.name if gpu else None,
                                   keys=("batch_size", "hidden_width", "depth", "mode"), refused=True) if not source.live else None
-    for entry, name in ((cpu_line, "CPU · this server (live)"), (recorded_line, screen.gpu_label or "GPU")):
+    for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
+                               (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
         if entry and entry.get("steps"):
             st.altair_chart(timeline_chart(entry["steps"][len(entry["steps"]) // 2]["events"], title=name),
                             width="stretch")
-            st.markdown(W.timeline_sentence(entry, name))
+            st.markdown(W.timeline_sentence(entry, name, timed))
         elif entry and entry.get("message"):
             st.caption(W.timeline_refused(entry, name))
     if recorded_line is None:

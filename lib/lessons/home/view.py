@@ -66,8 +66,10 @@ WHY = ("Because a GPU does not run your step: it runs the small pieces of work y
        "autograd, PyTorch's dispatch); the GPU pays more on top of it: launching every kernel over the bus to the "
        "GPU, and waiting for the GPU to finish (synchronisation) whenever the CPU needs a result. The CPU runs each "
        "operator itself, so it launches nothing across a bus and has no device to wait for. For a small model every "
-       "kernel finishes almost at once, and the GPU's step is mostly that extra cost. Give each kernel enough "
-       "arithmetic and the GPU's throughput takes over. This app measures where that happens.")
+       "kernel finishes almost at once, and the GPU's step is mostly that extra cost (launch-bound); even kernels "
+       "queued back to back each take a few microseconds however little they do (kernel latency). Give each kernel "
+       "enough work and the GPU's memory bandwidth, then its arithmetic, take over: there it is many times faster. "
+       "This app measures where that happens, and the Training page says which of the four holds each step.")
 
 
 def _number(value: Any) -> bool:

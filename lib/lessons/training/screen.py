@@ -17,10 +17,11 @@ from typing import Any
 
 from lib.core.crossover import Crossover
 from lib.core.rows import Origin
-from lib.lessons.common.explain import split_sentence
+from lib.lessons.common.verdict import roofline_rows, split_sentence
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
+from lib.recorded.ceilings import Ceilings
 
 Row = dict[str, Any]
 
@@ -32,6 +33,7 @@ class Machine:
     tables: Mapping[str, T.StepTable]
     name: str  # 'H200', 'a 2-core server'
     words: str  # for notes: 'NVIDIA H200, 2026-11-21'
+    ceilings: Ceilings | None = None  # its GPU's measured roofline (lib.recorded.ceilings), for the verdicts
 
 
 @dataclass
@@ -50,6 +52,7 @@ class Screen:
     live_answer: Crossover | None = None  # what live_line says, typed
     over: str = "batch_size"
     doubtful: dict[str, frozenset] = field(default_factory=dict)  # legend name -> x values not believed
+    ceilings: Ceilings | None = None  # the recorded GPU's roofline, where the GPU curve is that machine's
 
     def rows(self) -> list[Row]:
         """Every curve's rows as the chart draws them: `noisy` marks a point drawn hollow, one the noise
@@ -112,6 +115,7 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
         screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
         gpu_rows = T.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
+        screen.ceilings = gpu.ceilings
         screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
@@ -194,8 +198,26 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
 
 
 def split_lines(screen: Screen) -> list[str]:
-    """Where one step's time went at the slider's point, per curve that can say."""
-    return [s for r in screen.here if (s := split_sentence(r, r["series"]))]
+    """Where one step's time went at the slider's point, per curve that can say: what holds it back and
+    what would move it (the GPU's against its recorded ceilings)."""
+    return [s for r in screen.here
+            if (s := split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None))]
+
+
+def here_row(screen: Screen, kind: str, origin: Origin | None = None) -> Row | None:
+    """The row at the slider's point of the answer's curve of `kind` ('GPU', 'CPU'), or of the curve of
+    that kind and origin: the timed step a profiled one of the same point is compared with."""
+    name = screen.gpu_label if kind == "GPU" else screen.cpu_label
+    if origin is not None:
+        name = next((n for n in screen.curves if n.kind == kind and n.origin == origin), None)
+    return next((r for r in screen.here if name and r["series"] == name), None)
+
+
+def roofline(screen: Screen, view: T.View) -> list[Row]:
+    """The GPU curve's steps on its roofline (empty without a recorded GPU's ceilings)."""
+    if screen.ceilings is None or not screen.gpu_label:
+        return []
+    return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current)
 
 
 def modes_lines(view: T.View, gpu: Machine | None, cpu_rows: Sequence[Row]) -> list[str]:

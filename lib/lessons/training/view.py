@@ -265,7 +265,8 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         how = (f"recorded on {machine_words}" if exact else
                f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
                f"{machine_words}")
-        extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
+        extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads", "flops", "bytes")
+                 if k in recorded}
         days = recordings(recorded)
         if len(days) > 1:  # the band of a recorded point: its range over the days it was recorded
             times = [t for _, t in days]
@@ -284,7 +285,9 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, view.depth)}"
     return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
             "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
-            "launch_share": model.launch_share(config, settings)}
+            "launch_share": model.launch_share(config, settings),
+            # the step's work, counted (not timed), for its place on the roofline
+            "flops": MLP.flops(settings), "bytes": MLP.bytes_moved(settings)}
 
 
 def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:

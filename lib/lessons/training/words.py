@@ -12,8 +12,9 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, plural, say
+from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import Origin, Status, is_ok
+from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 from lib.lessons.training.view import View, mode_label, origins
 from lib.workloads.execution import graphed
@@ -242,23 +243,57 @@ def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
     return f"{label}: {entry['message']}"
 
 
-def timeline_sentence(entry: Mapping[str, Any] | None, label: str) -> str | None:
-    """One sentence read from a step's timeline figures: how busy the device was, and why not more."""
+STEP_KEYS = ("batch_size", "hidden_width", "depth", "mode", "data_resident", "item_every_step")
+
+
+def _same_step(entry: Mapping[str, Any], timed: Row | None) -> bool:
+    """Whether a timed row is the step the timeline profiled: timed (not predicted), same settings,
+    and a batch that is the step's rows (a batch past the dataset size is a smaller step)."""
+    if not is_ok(timed) or timed.get("origin") == Origin.PREDICTED:
+        return False
+    settings = entry.get("settings") or {}
+    rows_ok = int(timed.get("batch_size", 0)) <= int(timed.get("dataset_size", 0) or 0)
+    return rows_ok and all(timed.get(k) == settings.get(k) for k in STEP_KEYS if k in settings)
+
+
+PROFILER_SLOWER = 1.3  # a profiled step this much slower than the timed one tells a different story: say so
+QUEUED_US = 30.0  # kernels starting this long after their launch call waited behind earlier work (eager: ~10 µs)
+
+
+def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | None = None) -> str | None:
+    """One sentence read from a step's timeline figures: how busy the device was, and why not more.
+    `timed`: the same step's row on the chart (its median timed without the profiler); where the
+    profiled step is much slower, the sentence says by how much, and that the chart's times are the
+    timed ones, so the split, the timeline and the headline tell one story of one step."""
     figures = (entry or {}).get("figures") or {}
     if not figures:
         return None
-    step = fmt_s(figures["step_us"] / 1e6)
+    profiled = figures["step_us"] / 1e6
+    step = fmt_s(profiled)
+    t = float(timed["median_s"]) if _same_step(entry, timed) else None
+    slower = profiled / t if t and profiled / t >= PROFILER_SLOWER else None
+    lead = (f"**{label}**: the profiler made this step {fmt_ratio(slower)} slower ({step} against {fmt_s(t)} timed "
+            "without it); the times above are the unprofiled ones. Profiled, " if slower else f"**{label}**: ")
     if "gpu_busy_fraction" in figures:
         kernels = int(figures.get("kernels", 0))
+        idle = fmt_s(figures["gpu_idle_between_us"] / 1e6)
         if graphed((entry.get("settings") or {}).get("mode")):  # its kernels replay from a CUDA graph
-            return (f"**{label}**: the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; its "
+            return (f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; its "
                     f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
-                    f"the CPU no longer paces them: the gaps between them add up to "
-                    f"{fmt_s(figures['gpu_idle_between_us'] / 1e6)}.")
-        return (f"**{label}**: the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; between its "
-                f"{plural(kernels, 'kernel')} it sat idle for {fmt_s(figures['gpu_idle_between_us'] / 1e6)} in all, "
-                f"waiting for the CPU to launch the next one (each started {fmt_s(figures['launch_delay_us'] / 1e6)} "
-                "after its launch call, on average).")
-    return (f"**{label}**: the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
+                    f"the CPU no longer paces them: the gaps between them add up to {idle}.")
+        head = f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step"
+        delay = fmt_s(figures["launch_delay_us"] / 1e6)
+        if figures["launch_delay_us"] >= QUEUED_US:
+            split = time_split(dict(timed)) if slower else None
+            after = (f"; the {idle} of gaps between them is the profiler slowing the CPU: timed without it, the GPU "
+                     f"is busy {pct(split['busy'] / split['step_s'])} of the step" if split else
+                     f"; between them it sat idle for {idle} in all")
+            return (f"{head}. Its {plural(kernels, 'kernel')} started {delay} after their launch calls on average: "
+                    f"they waited in a queue behind earlier work, so the GPU, not the CPU, set the pace{after}.")
+        return (f"{head}; between its {plural(kernels, 'kernel')} it sat idle for {idle} in all, waiting for the CPU "
+                f"to launch the next one (each started {delay} after its launch call, on average: nothing was "
+                "queued).")
+    cost = "" if slower else " The profiler itself adds to every operator, so a profiled step runs slower than a timed one."
+    return (f"{lead}the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
             f"({plural(int(figures['operators']), 'operator')}); the gaps between the bars are Python, autograd and "
-            "dispatch deciding what runs next. The profiler itself adds a little to every operator.")
+            f"dispatch deciding what runs next.{cost}")

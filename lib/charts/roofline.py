@@ -1,0 +1,78 @@
+"""A GPU's roofline with a curve's steps on it, log-log: each step's arithmetic intensity (flop per
+byte) against the arithmetic it achieved per second of the step, under the GPU's two measured
+ceilings (lib.recorded.ceilings), labelled with where they came from.
+
+    roofline_chart(points, ceilings, x_title="batch size")   # points: lib.lessons.common.verdict.roofline_rows
+
+A step far below the roof is held by something the ceilings do not count (launches, tiny kernels);
+one on the slanted roof by memory; one on the flat roof by arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from lib.charts.theme import FIT_X, LEGEND_LABEL_LIMIT, NOTE_COLOR
+from lib.core.fmt import fmt_bytes, fmt_rate
+from lib.recorded.ceilings import Ceilings
+
+REGIME_COLORS = {"launch-bound": "#d62728", "kernel-latency-bound": "#9467bd", "memory-bound": "#2ca02c",
+                 "compute-bound": "#ff7f0e", "not decided": "#7f7f7f"}
+SVG = {"embedOptions": {"renderer": "svg"}}
+
+
+def roof_frame(ceilings: Ceilings, lo: float, hi: float) -> pd.DataFrame:
+    """The ceilings as line points over intensities lo..hi: the flat arithmetic roof, and the slanted
+    bandwidth roof up to the ridge where it was recorded."""
+    rows = []
+    if ceilings.bytes_per_s and ceilings.ridge:
+        ridge = ceilings.ridge
+        start = min(lo, ridge / 10)
+        rows += [{"intensity": start, "rate": ceilings.bytes_per_s * start, "roof": "memory bandwidth"},
+                 {"intensity": ridge, "rate": ceilings.flops_per_s, "roof": "memory bandwidth"}]
+        lo = min(lo, ridge)
+    rows += [{"intensity": lo, "rate": ceilings.flops_per_s, "roof": "fp32 arithmetic"},
+             {"intensity": max(hi, lo * 10), "rate": ceilings.flops_per_s, "roof": "fp32 arithmetic"}]
+    return pd.DataFrame(rows)
+
+
+def ceilings_note(ceilings: Ceilings) -> list[str]:
+    """The subtitle, a line each: both ceilings, their numbers and where they came from (or that one is
+    missing). Short lines: a phone's chart is about 340 px wide."""
+    memory = (f"bandwidth {fmt_bytes(ceilings.bytes_per_s)}/s: {ceilings.bytes_from}" if ceilings.bytes_per_s
+              else "bandwidth: not recorded on this GPU")
+    return [f"{ceilings.machine}, fp32 {fmt_rate(ceilings.flops_per_s)}:", ceilings.flops_from, memory]
+
+
+def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x_title: str,
+                   height: int = 260) -> alt.LayerChart:
+    """Log-log: x flop per byte, y FLOP/s achieved over the whole step; the point the slider picks
+    drawn larger; colour = the step's regime."""
+    frame = pd.DataFrame([p for p in points if p.get("intensity") and p.get("rate")])
+    if frame.empty:
+        frame = pd.DataFrame(columns=["intensity", "rate", "regime", "x", "current"])
+    lo = float(frame["intensity"].min()) / 2 if len(frame) else 0.1
+    hi = float(frame["intensity"].max()) * 2 if len(frame) else 100.0
+    roofs = roof_frame(ceilings, lo, hi)
+    x = alt.X("intensity:Q", title="arithmetic intensity (flop per byte counted)", scale=alt.Scale(type="log"),
+              axis=alt.Axis(format="~g"))
+    y = alt.Y("rate:Q", title="achieved FLOP/s (whole step)", scale=alt.Scale(type="log"),
+              axis=alt.Axis(format="~s"))
+    roof = alt.Chart(roofs).mark_line(color=NOTE_COLOR, strokeDash=[6, 3]).encode(
+        x=x, y=y, detail="roof:N", tooltip=[alt.Tooltip("roof:N", title="ceiling")])
+    regimes = [r for r in REGIME_COLORS if len(frame) and r in set(frame["regime"])]
+    dots = alt.Chart(frame).mark_point(filled=True, opacity=0.9).encode(
+        x=x, y=y,
+        color=alt.Color("regime:N", title=None, scale=alt.Scale(domain=regimes, range=[REGIME_COLORS[r] for r in regimes]),
+                        legend=alt.Legend(orient="bottom", labelLimit=LEGEND_LABEL_LIMIT)),
+        size=alt.Size("current:N", scale=alt.Scale(domain=[False, True], range=[40, 180]), legend=None),
+        tooltip=[alt.Tooltip("x:Q", title=x_title, format=","), alt.Tooltip("regime:N"),
+                 alt.Tooltip("intensity:Q", title="flop per byte", format=".3~g"),
+                 alt.Tooltip("rate:Q", title="FLOP/s", format=".3~s")])
+    title = alt.TitleParams("Where each step sits under this GPU's ceilings", subtitle=ceilings_note(ceilings),
+                            subtitleColor=NOTE_COLOR, anchor="start", subtitleFontSize=11)
+    return alt.layer(roof, dots).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)

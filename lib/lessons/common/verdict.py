@@ -1,0 +1,277 @@
+"""What holds one step back, one of four answers, and the one change that would move it.
+
+    v = verdict(row, ceilings)          # Verdict: regime, numbers, fix (None: the row has no split)
+    verdict_sentence(v, "GPU · H200")   # the words, the only place they are written
+
+The four regimes, from the step's own numbers (lib.lessons.common.explain.time_split: busy time,
+kernels; the row's flops and bytes) against the recording GPU's roofline (lib.recorded.ceilings,
+measured with this project's CLI, never a vendor's figure):
+
+    LAUNCH_BOUND     the device waits for the host more than it works: issuing kernels, Python,
+                     autograd, copies, synchronising (on a CPU: dispatch between its operators)
+    KERNEL_LATENCY   the GPU is busy, but with many tiny kernels, each at its latency floor: the
+                     ceilings would do the same work in a fraction of the time
+    MEMORY_BOUND     busy with kernels whose flop per byte is below the ridge (peak flop rate ÷
+                     bandwidth): the bytes hold it
+    COMPUTE_BOUND    busy, above the ridge: the arithmetic holds it
+
+Where a ceiling is not recorded the verdict says what it can (regime None where it cannot tell
+memory from arithmetic) and the sentence says which ceiling is missing. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, plural
+from lib.core.rows import is_ok
+from lib.lessons.common.explain import time_split
+from lib.recorded.ceilings import Ceilings
+
+# A kernel busy this long or less on average does about no work: a launch's fixed cost on the GPU
+# (scheduling, a wave of blocks, writing back) is a few µs; the recorded CUDA graphs at batch 1
+# average 1.5-4 µs a kernel.
+LATENCY_FLOOR_S = 10e-6
+# ... and the step is latency-bound when the ceilings would run its flops and bytes this many
+# times faster than the GPU was busy.
+LATENCY_SLACK = 2.0
+# With no bandwidth ceiling, a step this close to the measured arithmetic peak is arithmetic-bound
+# whatever its bytes; below it the page cannot tell memory from arithmetic.
+NEAR_PEAK = 0.5
+GRAPHED = ("cuda_graph", "compile_reduce_overhead")
+
+
+class Regime(enum.Enum):
+    LAUNCH_BOUND = "launch-bound"
+    KERNEL_LATENCY = "kernel-latency-bound"
+    MEMORY_BOUND = "memory-bound"
+    COMPUTE_BOUND = "compute-bound"
+
+
+class Fix(enum.Enum):
+    """The one change that would move a verdict (each one is a switch or setting a reader has)."""
+
+    NO_ITEM = "no loss.item() every step"
+    DATA_ON_DEVICE = "keep the data on the device"
+    CUDA_GRAPH = "a CUDA graph or torch.compile"
+    BIGGER_BATCH = "a bigger batch"
+    FUSE = "fewer, fused kernels"
+    LOWER_PRECISION = "lower precision"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    regime: Regime | None  # None: busy with work, but no recorded ceiling tells memory from arithmetic
+    gpu: bool
+    step_s: float
+    busy_s: float
+    transfer_s: float
+    overhead_s: float
+    kernels: int
+    flops: float | None
+    bytes: float | None
+    ceilings: Ceilings | None
+    source: str  # 'profile' or 'cost model'
+    fix: Fix | None
+
+    @property
+    def intensity(self) -> float | None:
+        """Flop per byte of the step (its x on a roofline)."""
+        return self.flops / self.bytes if self.flops and self.bytes else None
+
+    @property
+    def achieved_flops_per_s(self) -> float | None:
+        """Arithmetic done per second of the step (its y on a roofline)."""
+        return self.flops / self.step_s if self.flops and self.step_s else None
+
+    @property
+    def roof_s(self) -> float | None:
+        """How long the ceilings say the step's work needs at the least (None: not known)."""
+        c = self.ceilings
+        if c is None or not self.flops:
+            return None
+        memory = self.bytes / c.bytes_per_s if self.bytes and c.bytes_per_s else 0.0
+        return max(self.flops / c.flops_per_s, memory)
+
+
+def verdict(row: Mapping[str, Any], ceilings: Ceilings | None = None) -> Verdict | None:
+    """The regime of the step in `row` (a timed row: its median, never a profiled step's wall time)
+    and the fix read from the row's own settings. Ceilings only count for a GPU row."""
+    split = time_split(dict(row))
+    if split is None:
+        return None
+    gpu = is_cuda(str(row.get("device", "")))
+    ceilings = ceilings if gpu else None
+    kernels = int(split["kernels"] or 0)
+    flops, nbytes = (float(row[k]) if row.get(k) else None for k in ("flops", "bytes"))
+    base = dict(gpu=gpu, step_s=split["step_s"], busy_s=split["busy"], transfer_s=split["transfer"],
+                overhead_s=split["overhead"], kernels=kernels, flops=flops, bytes=nbytes, ceilings=ceilings,
+                source=split["source"])
+    draft = Verdict(regime=_regime(split, kernels, flops, nbytes, ceilings, gpu), fix=None, **base)
+    return Verdict(regime=draft.regime, fix=_fix(draft, row), **base)
+
+
+def _regime(split: Mapping[str, Any], kernels: int, flops: float | None, nbytes: float | None,
+            c: Ceilings | None, gpu: bool) -> Regime | None:
+    busy = split["busy"]
+    if split["overhead"] + split["transfer"] > busy:
+        return Regime.LAUNCH_BOUND
+    if not gpu or c is None or not flops:
+        return None
+    memory_s = nbytes / c.bytes_per_s if nbytes and c.bytes_per_s else 0.0
+    roof = max(flops / c.flops_per_s, memory_s)
+    if kernels and busy / kernels <= LATENCY_FLOOR_S and roof * LATENCY_SLACK < busy:
+        return Regime.KERNEL_LATENCY
+    if c.ridge is not None and nbytes:
+        return Regime.MEMORY_BOUND if flops / nbytes < c.ridge else Regime.COMPUTE_BOUND
+    return Regime.COMPUTE_BOUND if flops / busy >= NEAR_PEAK * c.flops_per_s else None
+
+
+def _can_grow(row: Mapping[str, Any]) -> bool:
+    """Whether a bigger batch is a change this step can take: it is not already the whole dataset."""
+    try:
+        return int(row["batch_size"]) < int(row["dataset_size"])
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def _fix(v: Verdict, row: Mapping[str, Any]) -> Fix | None:
+    """The one change that moves this verdict, never one already on in the row's settings."""
+    mode = str(row.get("mode") or "eager")
+    grow = _can_grow(row)
+    if v.regime == Regime.LAUNCH_BOUND:
+        if v.gpu and row.get("item_every_step"):
+            return Fix.NO_ITEM
+        if v.gpu and v.transfer_s > v.overhead_s and row.get("data_resident") is False:
+            return Fix.DATA_ON_DEVICE
+        if v.gpu and mode not in GRAPHED:
+            return Fix.CUDA_GRAPH
+        return Fix.BIGGER_BATCH if grow else None
+    if v.regime in (Regime.KERNEL_LATENCY, Regime.MEMORY_BOUND):
+        if grow:
+            return Fix.BIGGER_BATCH
+        return Fix.FUSE if not mode.startswith("compile") else None
+    if v.regime == Regime.COMPUTE_BOUND:
+        return Fix.LOWER_PRECISION
+    return None
+
+
+def split_sentence(row: Mapping[str, Any], label: str, ceilings: Ceilings | None = None) -> str | None:
+    """The words for the bars of time_split: where one step's time went, what holds it, what would move it."""
+    v = verdict(row, ceilings)
+    return verdict_sentence(v, label) if v else None
+
+
+def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, over: str,
+                  current: Any = None) -> list[dict[str, Any]]:
+    """A curve's steps as roofline points: flop per byte (x), FLOP/s over the whole timed step (y),
+    the regime (its name, 'not decided' where the ceilings cannot tell) and the point the slider picks."""
+    out = []
+    for row in rows:
+        if not (is_ok(row) and row.get("flops") and row.get("bytes")):
+            continue
+        v = verdict(row, ceilings)
+        out.append({"x": row.get(over), "intensity": float(row["flops"]) / float(row["bytes"]),
+                    "rate": float(row["flops"]) / float(row["median_s"]),
+                    "regime": v.regime.value if v and v.regime else "not decided", "current": row.get(over) == current})
+    return out
+
+
+# -- the words ----------------------------------------------------------------------------------------------
+def _rate_bytes(rate: float) -> str:
+    return f"{fmt_bytes(rate)}/s"
+
+
+def verdict_sentence(v: Verdict, label: str) -> str:
+    """'**GPU · H200**: one step takes …; the GPU is busy … This step is memory-bound: … What would
+    move it: …' Every number is on the verdict (and its ceilings, which name their recordings)."""
+    unit = "kernel" if v.gpu else "operator"
+    device = "GPU" if v.gpu else "CPU"
+    count = f" and issues {plural(v.kernels, unit)}" if v.kernels else ""
+    how = "measured with the profiler" if v.source == "profile" else "as the cost model splits it"
+    rest = v.overhead_s + v.transfer_s
+    them = "them" if v.kernels else f"its {unit}s"
+    head = (f"**{label}**: one step takes {fmt_s(v.step_s)}{count}; the {device} is busy running {them} for "
+            f"{fmt_s(v.busy_s)} ({pct(v.busy_s / v.step_s)}), {how}.")
+    body = _regime_words(v, rest)
+    if v.transfer_s > 0:
+        body += f" Copying the batch in took {fmt_s(v.transfer_s)} of the step."
+    return f"{head} {body}{_fix_words(v)}"
+
+
+def _regime_words(v: Verdict, rest: float) -> str:
+    c = v.ceilings
+    if v.regime == Regime.LAUNCH_BOUND:
+        if not v.gpu:
+            return (f"The other {fmt_s(rest)} is overhead between operators (Python, autograd, PyTorch's dispatch): "
+                    "the CPU pays it too, per operator, as the GPU's step does before its launches. This step is "
+                    "overhead-bound: more work per step would cost little extra time.")
+        per = f", about {fmt_s(rest / v.kernels)} per kernel launched" if v.kernels else ""
+        return (f"The other {fmt_s(rest)} the GPU waits for the CPU to issue the work (Python, autograd, one launch "
+                f"per kernel{per}). This step is launch-bound: more work per step would cost little extra time.")
+    if v.regime == Regime.KERNEL_LATENCY:
+        return (f"This step is kernel-latency-bound: its {plural(v.kernels, 'kernel')} last "
+                f"{fmt_s(v.busy_s / v.kernels)} each on average, each at its latency floor; the whole step's "
+                f"{fmt_flops(v.flops or 0)} and {fmt_bytes(v.bytes or 0)} would take {_short(v.roof_s)} at this "
+                f"GPU's ceilings{_missing(c)}.")
+    if v.regime == Regime.MEMORY_BOUND:
+        return (f"This step is memory-bound: {fmt_flops(v.flops or 0)} over {fmt_bytes(v.bytes or 0)} is "
+                f"{fmt_num(v.intensity or 0)} flop per byte, below this GPU's ridge of {fmt_num(c.ridge)} (its "
+                f"measured {fmt_rate(c.flops_per_s)} ÷ {_rate_bytes(c.bytes_per_s)}); while busy it moved at least "
+                f"{_rate_bytes((v.bytes or 0) / v.busy_s)} (the bytes this app counts are the least the step must "
+                f"touch), {pct((v.bytes or 0) / v.busy_s / c.bytes_per_s)} of that bandwidth.")
+    achieved = (v.flops or 0) / v.busy_s if v.busy_s else 0.0
+    if v.regime == Regime.COMPUTE_BOUND:
+        where = (f" ({fmt_num(v.intensity)} flop per byte, above the ridge of {fmt_num(c.ridge)})"
+                 if c.ridge and v.intensity else "")
+        return (f"This step is compute-bound{where}: while busy it ran {fmt_rate(achieved)}, "
+                f"{pct(achieved / c.flops_per_s)} of this GPU's measured fp32 peak ({fmt_rate(c.flops_per_s)}).")
+    if v.gpu and c is not None and v.flops:
+        return (f"The GPU is busy most of the step, at {pct(achieved / c.flops_per_s)} of its measured fp32 peak, "
+                "so arithmetic is not what holds it; this GPU's memory bandwidth was not recorded, so this page "
+                "cannot say whether the bytes do.")
+    own = f"Most of the step is the {'kernels' if v.gpu else 'operators'}' own work ({fmt_s(rest)} is overhead)"
+    if v.gpu:
+        return (f"{own}; no ceiling of this GPU is recorded with the step's flops and bytes, so this page cannot "
+                "say whether memory or arithmetic holds it.")
+    return f"{own}: time grows with the work, and the device with more throughput wins."
+
+
+def _short(seconds: float | None) -> str:
+    return "under 1 µs" if seconds is not None and seconds < 1e-6 else fmt_s(seconds)
+
+
+def _missing(c: Ceilings | None) -> str:
+    return "" if c is None or c.bytes_per_s else " (its arithmetic ceiling; its bandwidth was not recorded)"
+
+
+FIX_WORDS = {
+    Fix.NO_ITEM: "drop the loss.item() from every step (read the loss once an epoch): each one makes the CPU wait "
+                 "for the GPU before it can queue the next step.",
+    Fix.DATA_ON_DEVICE: "keep the data on the device (copy it once, not every batch; pinned memory only hides part "
+                        "of the copy).",
+    Fix.CUDA_GRAPH: "capture the step in one CUDA graph (or torch.compile with mode='reduce-overhead'): all its "
+                    "kernels go in one launch instead of one each.",
+    Fix.BIGGER_BATCH: "a bigger batch: as many kernels (on a CPU, operators) as now, each with more rows to work on, "
+                      "for little more time.",
+    Fix.FUSE: "fewer, bigger kernels: a fused optimizer, or torch.compile, which fuses the small element-wise ones.",
+}
+
+
+def _fix_words(v: Verdict) -> str:
+    if v.fix is None:
+        return ""
+    if v.fix == Fix.BIGGER_BATCH and v.regime == Regime.MEMORY_BOUND:
+        return (" What would move it: a bigger batch, which reads each weight and optimizer state once for more "
+                "rows, so more arithmetic per byte.")
+    if v.fix == Fix.LOWER_PRECISION:
+        c = v.ceilings
+        tf32 = (f" (this GPU's TF32 matmul measured {fmt_rate(c.tf32_flops_per_s)} against "
+                f"{fmt_rate(c.flops_per_s)} in fp32)") if c and c.tf32_flops_per_s else ""
+        return (" No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. TF32 or "
+                f"bf16 matmuls{tf32}.")
+    return " What would move it: " + FIX_WORDS[v.fix]

@@ -1,0 +1,106 @@
+"""A recorded GPU's two ceilings, its roofline: the best arithmetic rate and the best memory
+bandwidth this project's CLI measured on it, never a vendor's number.
+
+    ceilings = ceilings_for("NVIDIA H200", packs)     # None when that GPU has no matmul recorded
+    ceilings.flops_per_s, ceilings.bytes_per_s        # bytes_per_s None: no stream workload recorded
+
+Peak arithmetic: the fastest fp32 matmul row (flops / median_s) on that GPU, and separately the
+fastest TF32 one. Only rows timed with a synchronise and without the copy count: an unsynchronised
+row times the launch, not the work (it reads as hundreds of PFLOP/s), and a copied one times the bus.
+Bandwidth: the fastest row of the 'stream' workload (bytes read + written per call / median_s).
+Every number says which row it came from (machine, date, size), so a page can label its roofline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lib.core.devices import is_cuda
+from lib.core.rows import is_ok
+from lib.recorded.sources import hardware_text
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """What one GPU was measured to reach: fp32 arithmetic (and TF32 where recorded) and memory
+    bandwidth (None where not recorded). `*_from` say which recorded row, in words."""
+
+    machine: str  # 'NVIDIA H200'
+    date: str  # the day of the arithmetic ceiling's recording, '2026-11-23'
+    flops_per_s: float  # fp32
+    bytes_per_s: float | None
+    flops_from: str
+    bytes_from: str | None
+    tf32_flops_per_s: float | None = None
+    tf32_from: str | None = None
+
+    @property
+    def ridge(self) -> float | None:
+        """The arithmetic intensity (flop per byte) where the two ceilings meet: below it a step with
+        its work on the GPU is held by memory, above it by arithmetic."""
+        return self.flops_per_s / self.bytes_per_s if self.bytes_per_s else None
+
+    def label(self) -> str:
+        """'NVIDIA H200, fp32 matmul recorded 2026-11-23; bandwidth: not recorded'."""
+        bandwidth = self.bytes_from or "not recorded"
+        return f"{self.machine}: arithmetic {self.flops_from}; bandwidth {bandwidth}"
+
+
+def _date(pack: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+    """The row's own day ('NVIDIA H200 (2026-11-23)' names it), else its pack's."""
+    label = str(row.get("machine") or "")
+    if label.endswith(")") and "(" in label:
+        return label.rsplit("(", 1)[1][:-1]
+    return str(pack.get("machine", {}).get("date") or "")[:10]
+
+
+def _on(machine: str, pack: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+    name = str(row.get("device_name") or hardware_text(pack.get("machine", {})))
+    return is_cuda(str(row.get("device", ""))) and name == machine and is_ok(row)
+
+
+def _best(machine: str, packs: Sequence[Mapping[str, Any]], keep, work: str):
+    """(rate, pack, row) of the fastest kept row on `machine`: rate = row[work] / median_s."""
+    best = None
+    for pack in packs:
+        for row in pack.get("rows", []):
+            if not (_on(machine, pack, row) and keep(row) and row.get(work) and row.get("median_s")):
+                continue
+            rate = float(row[work]) / float(row["median_s"])
+            if best is None or rate > best[0]:
+                best = (rate, pack, row)
+    return best
+
+
+def _matmul(dtype: str):
+    return lambda r: (r.get("workload") == "matmul" and r.get("dtype") == dtype and r.get("sync") is True
+                      and not r.get("transfer"))
+
+
+def _stream(row: Mapping[str, Any]) -> bool:
+    return row.get("workload") == "stream" and row.get("sync", True) is not False and not row.get("transfer")
+
+
+def _from(what: str, pack: Mapping[str, Any], row: Mapping[str, Any]) -> str:
+    size = f" at size {int(row['size']):,}" if row.get("size") else ""
+    return f"{what}{size}, recorded {_date(pack, row)} ({Path(str(pack.get('path', '?'))).name})"
+
+
+def ceilings_for(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings | None:
+    """The ceilings of the GPU named `machine` ('NVIDIA H200'; a 'NVIDIA H200, 2026-11-23' is read
+    as its hardware) from the recorded packs; None when no fp32 matmul was recorded on it."""
+    machine = machine.split(",")[0].strip()
+    fp32 = _best(machine, packs, _matmul("fp32"), "flops")
+    if fp32 is None:
+        return None
+    tf32 = _best(machine, packs, _matmul("tf32"), "flops")
+    stream = _best(machine, packs, _stream, "bytes")
+    return Ceilings(
+        machine=machine, date=_date(fp32[1], fp32[2]), flops_per_s=fp32[0],
+        bytes_per_s=stream[0] if stream else None,
+        flops_from=_from("fp32 matmul", fp32[1], fp32[2]),
+        bytes_from=_from("stream (read + write)", stream[1], stream[2]) if stream else None,
+        tf32_flops_per_s=tf32[0] if tf32 else None, tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None)

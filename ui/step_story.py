@@ -1,0 +1,38 @@
+"""The Training page's "Where one step's time went": the split of the step at the slider's point (bars),
+what holds each curve's step back and what would move it (lib.lessons.common.verdict), and the GPU
+curve's steps on its measured roofline (lib.charts.roofline). Layout only: every number comes from
+the screen the page composed.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from lib.charts import phase_chart
+from lib.charts.roofline import roofline_chart
+from lib.lessons.common.explain import SPLIT_PARTS, time_split
+from lib.lessons.training import screen as S
+from lib.lessons.training import view as T
+
+
+def where_time_went(screen: S.Screen, view: T.View, *, gpu_name: str | None) -> None:
+    """The expander: bars, one verdict per curve, the roofline (or why there is none)."""
+    with st.expander(f"Where one step's time went at {view.axis.label} {view.current:,}", expanded=False):
+        splits = [(r["series"], time_split(r)) for r in screen.here]
+        bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}} for name, s in splits if s]
+        if bars:
+            st.altair_chart(phase_chart(pd.DataFrame(bars), phases={f"part_{k}": v for k, v in SPLIT_PARTS.items()}),
+                            width="stretch")
+        for line in S.split_lines(screen):
+            st.markdown(line)
+        if not bars:
+            st.caption("No curve at this point carries a profile of its step or a cost model to split it.")
+        points = S.roofline(screen, view)
+        if points and screen.ceilings is not None:
+            st.altair_chart(roofline_chart(points, screen.ceilings, x_title=view.axis.label), width="stretch")
+            st.caption("Each dot is one step of the GPU curve (the larger one: this point). Below the dashed "
+                       "ceilings, something other than arithmetic or memory holds the step: launches, or kernels "
+                       "too small to fill the GPU.")
+        elif gpu_name and screen.ceilings is None and screen.gpu_label:
+            st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu_name}, so its ceilings are unknown.")
