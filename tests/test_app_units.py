@@ -15,8 +15,9 @@ from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
 from lib.lessons.common import voice
-from lib.lessons.common.explain import regime, split_sentence, time_split
+from lib.lessons.common.explain import time_split
 from lib.lessons.common.live import live_sweep, log_grid, work_refusal
+from lib.lessons.common.verdict import Regime, split_sentence, verdict
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
 from ui.url_settings import nearest_choice, serialize
@@ -122,11 +123,13 @@ def test_one_split_of_the_step_feeds_the_bars_and_the_words():
     busy = {"device": "cuda:0", "median_s": 1e-3, "kernels": 40, "device_busy_s": 1e-4}
     split = time_split(busy)
     assert split["busy"] == 1e-4 and split["overhead"] == pytest.approx(9e-4) and split["source"] == "profile"
-    assert regime(busy) == "overhead-bound"
+    assert verdict(busy).regime == Regime.LAUNCH_BOUND
     text = split_sentence(busy, "cuda:0")
-    assert "40 kernels" in text and "100 µs (10%)" in text and "900 µs is overhead" in text and "22.5 µs per kernel" in text
-    assert regime({**busy, "device_busy_s": 9e-4}) == "throughput-bound"
-    assert "Most of the step is arithmetic" in split_sentence({**busy, "device_busy_s": 9e-4}, "cuda:0")
+    assert "40 kernels" in text and "100 µs (10%)" in text and "other 900 µs the GPU waits" in text
+    assert "22.5 µs per kernel" in text
+    # busy most of the step, but no ceiling recorded: neither arithmetic nor memory is claimed
+    assert verdict({**busy, "device_busy_s": 9e-4}).regime is None
+    assert "cannot say whether memory or arithmetic" in split_sentence({**busy, "device_busy_s": 9e-4}, "cuda:0")
     predicted = {"device": "cuda:0", "median_s": 2e-3, "launch_share": 0.75}
     assert time_split(predicted)["overhead"] == pytest.approx(1.5e-3) and "cost model" in split_sentence(predicted, "g")
     copied = {"device": "cuda:0", "median_s": 1e-3, "kernels": 10, "device_busy_s": 5e-4, "phase_transfer_s": 3e-4}

@@ -1,8 +1,9 @@
-"""Sentences shared by the lessons (lib.lessons.common.explain): counts and shares through lib.core.fmt. No Streamlit."""
+"""Sentences shared by the lessons (lib.lessons.common.verdict, the words for explain's split): counts and
+shares through lib.core.fmt. No Streamlit."""
 
 from __future__ import annotations
 
-from lib.lessons.common.explain import split_sentence
+from lib.lessons.common.verdict import split_sentence
 
 
 def test_one_kernel_is_singular_and_shares_are_percentages():
@@ -12,4 +13,4 @@ def test_one_kernel_is_singular_and_shares_are_percentages():
     assert "issues 1,200 operators" in text and "(50%)" in text
     copied = split_sentence({"device": "cuda:0", "median_s": 1e-3, "kernels": 4, "device_busy_s": 5e-4,
                              "phase_transfer_s": 2.5e-4}, "gpu")
-    assert "Copying the batch in took 250 µs of it." in copied
+    assert "Copying the batch in took 250 µs of the step." in copied

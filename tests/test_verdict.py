@@ -1,0 +1,202 @@
+"""Four regimes, one story per point, and what to do about it (issue 23, items 3, 4 and 7).
+
+Read from the shipped packs and timelines (lib/recorded/), with a hand-made 'stream' pack standing in
+for the bandwidth ceiling where none is shipped. The defects the issue lists are the cases:
+- batch 2 x width 4,096 (matrix-vector products, Adam over 34 M parameters) was called arithmetic;
+- the H100's CUDA graph at batch 1 (61 tiny kernels, 86 % busy) was called arithmetic;
+- at batch 4,096 / width 1,024 the split said busy 94 % and the timeline busy 38 %, waiting for the CPU,
+  while its kernels started 89 µs after their launch calls (a queue) and the profiled step was 2.2x
+  the timed one.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lib.charts.roofline import roofline_chart
+from lib.lessons.common.verdict import GRAPHED, Fix, Regime, roofline_rows, split_sentence, verdict
+from lib.lessons.training.words import timeline_sentence
+from lib.recorded import RECORDED_DIR, load_recorded
+from lib.recorded.ceilings import ceilings_for
+from lib.recorded.timelines import find_timeline, load_timelines
+
+H200, H100 = "NVIDIA H200", "NVIDIA H100 80GB HBM3"
+TB = 1e12
+
+
+@pytest.fixture(scope="module")
+def packs():
+    return load_recorded(RECORDED_DIR)[0]
+
+
+def stream_pack(machine: str, rate: float, date: str = "2099-01-01") -> dict:
+    """A hand-made pack of one 'stream' row (rec's workload: bytes read + written per call)."""
+    row = {"workload": "stream", "device": "cuda:0", "device_name": machine, "status": "ok", "bytes": 2e9,
+           "median_s": 2e9 / rate, "machine": f"{machine} ({date})"}
+    return {"path": "fixture/stream.json", "machine": {"gpus": [machine], "date": date}, "rows": [row]}
+
+
+def step(packs, machine: str, mode: str, batch: int, width: int, **switches) -> dict:
+    """The profiled recorded row of one step (depth 3, the page's other settings)."""
+    want = {"data_resident": True, "item_every_step": False, **switches}
+    for pack in packs:
+        for r in pack["rows"]:
+            if (r.get("workload") == "mlp" and r.get("device_name") == machine and r.get("mode") == mode
+                    and r.get("batch_size") == batch and r.get("hidden_width") == width and r.get("depth") == 3
+                    and r.get("kernels") and r.get("status") == "ok"
+                    and all(r.get(k, v) == v for k, v in want.items())):
+                return r
+    raise LookupError((machine, mode, batch, width))
+
+
+def test_ceilings_are_the_best_synchronised_matmul_never_a_launch_timed_alone(packs):
+    for machine in (H200, H100):
+        c = ceilings_for(machine, packs)
+        # the unsynchronised rows of the same packs read hundreds of PFLOP/s: they time the launch
+        assert 45 * TB < c.flops_per_s < 60 * TB, c
+        assert c.tf32_flops_per_s > 5 * c.flops_per_s and "TF32 matmul" in c.tf32_from
+        assert "fp32 matmul at size 16,384" in c.flops_from and c.date[:4] == "2026"
+    assert ceilings_for("NVIDIA B200", packs) is None  # nothing recorded there: no guessed vendor number
+    assert ceilings_for(f"{H200}, 2026-11-23", packs).machine == H200
+
+
+def test_bandwidth_comes_from_the_stream_rows_only(packs):
+    shipped = ceilings_for(H200, packs)
+    assert shipped.bytes_per_s is None or "stream" in shipped.bytes_from
+    with_stream = ceilings_for(H200, [*packs, stream_pack(H200, 9.9 * TB)])
+    assert with_stream.bytes_per_s == pytest.approx(9.9 * TB) and "recorded 2099-01-01" in with_stream.bytes_from
+    assert with_stream.ridge == pytest.approx(with_stream.flops_per_s / (9.9 * TB))
+    not_ok = stream_pack(H200, 99 * TB)
+    not_ok["rows"][0]["status"] = "skipped"
+    assert ceilings_for(H200, [*packs, not_ok]).bytes_per_s == shipped.bytes_per_s
+
+
+def test_batch_2_width_4096_is_memory_bound_not_arithmetic(packs):
+    row = step(packs, H200, "eager", 2, 4096)
+    without = verdict(row, ceilings_for(H200, [p for p in packs if not any(
+        r.get("workload") == "stream" for r in p["rows"])]))
+    assert without.regime is None  # no bandwidth recorded: it cannot say memory, and it never says arithmetic
+    words = split_sentence(row, "GPU", without.ceilings)
+    assert "bandwidth was not recorded" in words and "compute-bound" not in words and "arithmetic)" not in words
+    c = ceilings_for(H200, [*packs, stream_pack(H200, 4.2 * TB)])
+    v = verdict(row, c)
+    assert v.regime == Regime.MEMORY_BOUND and v.intensity < c.ridge and v.fix == Fix.BIGGER_BATCH
+    words = split_sentence(row, "GPU", c)
+    assert "memory-bound" in words and "flop per byte" in words and "bigger batch" in words
+
+
+def test_a_cuda_graph_at_batch_1_is_kernel_latency(packs):
+    for machine in (H100, H200):
+        row = step(packs, machine, "cuda_graph", 1, 64)
+        for c in (ceilings_for(machine, packs), ceilings_for(machine, [*packs, stream_pack(machine, 3 * TB)])):
+            v = verdict(row, c)
+            assert v.regime == Regime.KERNEL_LATENCY, (machine, v)
+            assert v.fix == Fix.BIGGER_BATCH  # never 'a CUDA graph': it is one already
+            assert "kernel-latency-bound" in split_sentence(row, "GPU", c)
+
+
+def test_eager_batch_1_is_launch_bound_and_big_steps_are_compute_bound(packs):
+    for machine in (H100, H200):
+        c = ceilings_for(machine, packs)
+        small = verdict(step(packs, machine, "eager", 1, 64), c)
+        assert small.regime == Regime.LAUNCH_BOUND and small.fix == Fix.CUDA_GRAPH
+        big = verdict(step(packs, machine, "eager", 65536, 1024), c)
+        assert big.regime == Regime.COMPUTE_BOUND and big.fix == Fix.LOWER_PRECISION
+
+
+def test_the_fix_is_never_a_change_already_on(packs):
+    c = {m: ceilings_for(m, [*packs, stream_pack(m, 3 * TB)]) for m in (H100, H200)}
+    seen = set()
+    for pack in packs:
+        for r in pack["rows"]:
+            if r.get("workload") != "mlp" or r.get("status") != "ok":
+                continue
+            v = verdict(r, c.get(r.get("device_name")))
+            if v is None or v.fix is None:
+                continue
+            seen.add(v.fix)
+            already_on = {Fix.CUDA_GRAPH: r.get("mode") in GRAPHED, Fix.NO_ITEM: not r.get("item_every_step"),
+                          Fix.DATA_ON_DEVICE: r.get("data_resident", True),
+                          Fix.BIGGER_BATCH: r["batch_size"] >= r["dataset_size"],
+                          Fix.FUSE: str(r.get("mode", "")).startswith("compile")}
+            assert not already_on.get(v.fix), (v.fix, r)
+    assert {Fix.CUDA_GRAPH, Fix.BIGGER_BATCH, Fix.LOWER_PRECISION} <= seen  # item() rows carry no profile
+
+
+def test_item_every_step_and_copied_batches_name_their_own_fix():
+    base = {"device": "cuda:0", "median_s": 1e-3, "kernels": 40, "device_busy_s": 1e-4, "batch_size": 64,
+            "dataset_size": 8192, "mode": "eager"}
+    assert verdict({**base, "item_every_step": True}).fix == Fix.NO_ITEM
+    copied = {**base, "data_resident": False, "phase_transfer_s": 6e-4}
+    assert verdict(copied).fix == Fix.DATA_ON_DEVICE
+    assert verdict({**base, "mode": "cuda_graph"}).fix == Fix.BIGGER_BATCH
+    assert verdict({**base, "mode": "cuda_graph", "batch_size": 8192}).fix is None
+    cpu = verdict({**base, "device": "cpu"})
+    assert cpu.regime == Regime.LAUNCH_BOUND and "the CPU pays it too" in split_sentence({**base, "device": "cpu"}, "C")
+
+
+def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
+    row = step(packs, H200, "eager", 4096, 1024)
+    entry = find_timeline(load_timelines()[0], "mlp", {**row, "mode": "eager"}, device_kind="cuda", hardware=H200,
+                          keys=("batch_size", "hidden_width", "depth", "mode"))
+    timed = {**row, "origin": "recorded", "dataset_size": 65536}
+    text = timeline_sentence(entry, "GPU", timed)
+    split = split_sentence(timed, "GPU", ceilings_for(H200, packs))
+    assert "the profiler made this step 2.19× slower" in text and "the times above are the unprofiled ones" in text
+    assert "waited in a queue" in text and "the GPU, not the CPU, set the pace" in text
+    assert "waiting for the CPU" not in text
+    assert "busy 94% of the step" in text and "(94%)" in split  # the same share in both
+    assert "the profiler adds a little" not in text.lower()
+    # a predicted point is not the step the profiler ran: no ratio against it
+    assert "slower" not in timeline_sentence(entry, "GPU", {**timed, "origin": "predicted"})
+    # nor a step with other switches on
+    assert "slower" not in timeline_sentence(entry, "GPU", {**timed, "item_every_step": True})
+
+
+def test_an_eager_step_with_nothing_queued_waits_for_the_cpu(packs):
+    entry = find_timeline(load_timelines()[0], "mlp", {"batch_size": 64, "hidden_width": 64, "depth": 3,
+                                                       "mode": "eager"}, device_kind="cuda", hardware=H200)
+    text = timeline_sentence(entry, "GPU")
+    assert "waiting for the CPU to launch the next one" in text and "nothing was queued" in text
+
+
+def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(packs):
+    rows = [{**step(packs, H200, m, b, w), "origin": "recorded"}
+            for m, b, w in (("eager", 1, 64), ("eager", 2, 4096), ("eager", 4096, 1024), ("cuda_graph", 1, 64))]
+    for with_stream in (False, True):
+        c = ceilings_for(H200, [*packs, stream_pack(H200, 4.2 * TB)] if with_stream else packs)
+        points = roofline_rows(rows, c, "batch_size", current=4096)
+        assert len(points) == 4 and sum(p["current"] for p in points) == 1
+        assert {p["regime"] for p in points} >= {"launch-bound", "kernel-latency-bound", "compute-bound"}
+        spec = json.loads(json.dumps(roofline_chart(points, c, x_title="batch size").to_dict()))
+        scales = [layer["encoding"][axis]["scale"]["type"] for layer in spec["layer"] for axis in ("x", "y")]
+        assert set(scales) == {"log"}
+        roofs = {d["roof"] for d in spec["datasets"][spec["layer"][0]["data"]["name"]]}
+        assert roofs == ({"fp32 arithmetic", "memory bandwidth"} if with_stream else {"fp32 arithmetic"})
+        subtitle = " ".join(spec["title"]["subtitle"])
+        assert H200 in subtitle and c.flops_from in subtitle
+        assert ("recorded 2099-01-01" in subtitle) if with_stream else ("bandwidth: not recorded" in subtitle)
+
+
+@pytest.mark.cpu_view
+def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
+    """On the shipped packs: the split, the timeline and the roofline of batch 4,096 / width 1,024 on the
+    H200 agree; batch 2 / width 4,096 is not called arithmetic."""
+    from app_support import open_page, page_text
+
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    at = open_page("pages/training.py", {"gpu": "nvidia-h200", "batch_size": "4096", "hidden_width": "1024"})
+    assert not at.exception, [e.value for e in at.exception]
+    text = page_text(at)
+    gpu = [line for line in text.splitlines() if line.startswith("**GPU · H200")]
+    assert any("(94%)" in line and "compute-bound" in line for line in gpu), gpu
+    assert any("2.19× slower" in line and "busy 94% of the step" in line and "queue" in line for line in gpu), gpu
+    assert not any("waiting for the CPU" in line for line in gpu)
+    specs = [e.proto.spec for e in at.get("vega_lite_chart")]
+    assert any("Where each step sits under this GPU" in s for s in specs)
+    at = open_page("pages/training.py", {"gpu": "nvidia-h200", "batch_size": "2", "hidden_width": "4096"})
+    gpu = [line for line in page_text(at).splitlines() if line.startswith("**GPU · H200")]
+    assert gpu and not any("arithmetic (" in line or "compute-bound" in line for line in gpu), gpu
