@@ -10,7 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts import phase_chart
+from lib.charts.curves import BAR_STEP
 from lib.charts.roofline import roofline_chart
+from lib.charts.theme import FIT_X
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
@@ -22,8 +24,10 @@ def where_time_went(screen: S.Screen, view: T.View, *, gpu_name: str | None) -> 
         splits = [(r["series"], time_split(r)) for r in screen.here]
         bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}} for name, s in splits if s]
         if bars:
-            st.altair_chart(phase_chart(pd.DataFrame(bars), phases={f"part_{k}": v for k, v in SPLIT_PARTS.items()}),
-                            width="stretch")
+            chart = phase_chart(pd.DataFrame(bars), phases={f"part_{k}": v for k, v in SPLIT_PARTS.items()})
+            # a height in pixels, fitted in width only: a Step height under Streamlit's fit makes Vega drop the
+            # fit with a console warning (lib.charts.theme.FIT_X)
+            st.altair_chart(chart.properties(height=BAR_STEP * len(bars), autosize=FIT_X), width="stretch")
         for line in S.split_lines(screen):
             st.markdown(line)
         if not bars:
@@ -31,8 +35,9 @@ def where_time_went(screen: S.Screen, view: T.View, *, gpu_name: str | None) -> 
         points = S.roofline(screen, view)
         if points and screen.ceilings is not None:
             st.altair_chart(roofline_chart(points, screen.ceilings, x_title=view.axis.label), width="stretch")
-            st.caption("Each dot is one step of the GPU curve (the larger one: this point). Below the dashed "
-                       "ceilings, something other than arithmetic or memory holds the step: launches, or kernels "
-                       "too small to fill the GPU.")
+            c = screen.ceilings
+            st.caption("Each dot is one step of the GPU curve (ringed: this point). Below the dashed ceilings, "
+                       "something other than arithmetic or memory holds the step: launches, or kernels too small to "
+                       f"fill the GPU. Ceilings: {c.flops_from}; bandwidth: {c.bytes_from or 'not recorded'}.")
         elif gpu_name and screen.ceilings is None and screen.gpu_label:
             st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu_name}, so its ceilings are unknown.")

@@ -41,11 +41,12 @@ def roof_frame(ceilings: Ceilings, lo: float, hi: float) -> pd.DataFrame:
 
 
 def ceilings_note(ceilings: Ceilings) -> list[str]:
-    """The subtitle, a line each: both ceilings, their numbers and where they came from (or that one is
-    missing). Short lines: a phone's chart is about 340 px wide."""
-    memory = (f"bandwidth {fmt_bytes(ceilings.bytes_per_s)}/s: {ceilings.bytes_from}" if ceilings.bytes_per_s
-              else "bandwidth: not recorded on this GPU")
-    return [f"{ceilings.machine}, fp32 {fmt_rate(ceilings.flops_per_s)}:", ceilings.flops_from, memory]
+    """The subtitle, a short line each (a phone's chart is about 340 px wide): the GPU, and each ceiling
+    with its number and the day it was measured, or that it was not. The rows' files are in
+    Ceilings.flops_from / bytes_from, which the page prints under the chart."""
+    memory = (f"bandwidth {fmt_bytes(ceilings.bytes_per_s)}/s: stream, {ceilings.bytes_date}" if ceilings.bytes_per_s
+              else "bandwidth: not recorded")
+    return [f"{ceilings.machine}, measured:", f"fp32 {fmt_rate(ceilings.flops_per_s)}: matmul, {ceilings.date}", memory]
 
 
 def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x_title: str,
@@ -65,14 +66,16 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     roof = alt.Chart(roofs).mark_line(color=NOTE_COLOR, strokeDash=[6, 3]).encode(
         x=x, y=y, detail="roof:N", tooltip=[alt.Tooltip("roof:N", title="ceiling")])
     regimes = [r for r in REGIME_COLORS if len(frame) and r in set(frame["regime"])]
-    dots = alt.Chart(frame).mark_point(filled=True, opacity=0.9).encode(
-        x=x, y=y,
-        color=alt.Color("regime:N", title=None, scale=alt.Scale(domain=regimes, range=[REGIME_COLORS[r] for r in regimes]),
-                        legend=alt.Legend(orient="bottom", labelLimit=LEGEND_LABEL_LIMIT)),
-        size=alt.Size("current:N", scale=alt.Scale(domain=[False, True], range=[40, 180]), legend=None),
-        tooltip=[alt.Tooltip("x:Q", title=x_title, format=","), alt.Tooltip("regime:N"),
-                 alt.Tooltip("intensity:Q", title="flop per byte", format=".3~g"),
-                 alt.Tooltip("rate:Q", title="FLOP/s", format=".3~s")])
+    color = alt.Color("regime:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=LEGEND_LABEL_LIMIT),
+                      scale=alt.Scale(domain=regimes, range=[REGIME_COLORS[r] for r in regimes]))
+    tooltip = [alt.Tooltip("x:Q", title=x_title, format=","), alt.Tooltip("regime:N"),
+               alt.Tooltip("intensity:Q", title="flop per byte", format=".3~g"),
+               alt.Tooltip("rate:Q", title="FLOP/s", format=".3~s")]
+    dots = alt.Chart(frame).mark_point(filled=True, opacity=0.9, size=40).encode(x=x, y=y, color=color, tooltip=tooltip)
+    # the slider's point: the same dot, larger and ringed (a size channel on a yes/no field warns in Vega)
+    here = alt.Chart(frame[frame["current"].astype(bool)] if len(frame) else frame).mark_point(
+        filled=False, size=260, strokeWidth=2).encode(x=x, y=y, color=alt.Color("regime:N", legend=None),
+                                                      tooltip=tooltip)
     title = alt.TitleParams("Where each step sits under this GPU's ceilings", subtitle=ceilings_note(ceilings),
                             subtitleColor=NOTE_COLOR, anchor="start", subtitleFontSize=11)
-    return alt.layer(roof, dots).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)
+    return alt.layer(roof, dots, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)

@@ -36,6 +36,7 @@ class Ceilings:
     bytes_from: str | None
     tf32_flops_per_s: float | None = None
     tf32_from: str | None = None
+    bytes_date: str | None = None  # the day of the bandwidth ceiling's recording
 
     @property
     def ridge(self) -> float | None:
@@ -103,4 +104,5 @@ def ceilings_for(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings |
         bytes_per_s=stream[0] if stream else None,
         flops_from=_from("fp32 matmul", fp32[1], fp32[2]),
         bytes_from=_from("stream (read + write)", stream[1], stream[2]) if stream else None,
-        tf32_flops_per_s=tf32[0] if tf32 else None, tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None)
+        tf32_flops_per_s=tf32[0] if tf32 else None, tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None,
+        bytes_date=_date(stream[1], stream[2]) if stream else None)

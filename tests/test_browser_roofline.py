@@ -1,0 +1,50 @@
+"""The Training page's roofline ("Where one step's time went") in real Chromium: opening the expander
+draws the GPU curve's steps (one dot each) under its ceilings, with the ceilings' origin in the
+subtitle, and prints no Vega warning (a log scale fed a zero, or a fit dropped, says so in the console).
+Desktop and phone; uses tests/test_browser_views.py's server and browser fixtures.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_browser_timeline import EXPANDER, quiet
+from test_browser_views import CHART, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+VIEW = "training?gpu=nvidia-h200&batch_size=4096&hidden_width=1024"
+# the roofline's dots (SVG symbols) and its subtitle's lines
+MEASURE = """el => ({
+    dots: el.querySelectorAll('svg g.mark-symbol path').length,
+    texts: [...el.querySelectorAll('svg text')].map(t => t.textContent),
+    overflow: Math.max(0, ...[...el.querySelectorAll('svg text')].map(
+        t => t.getBoundingClientRect().right - el.getBoundingClientRect().right)),
+    widest: [...el.querySelectorAll('svg text')].map(
+        t => [t.getBoundingClientRect().right - el.getBoundingClientRect().right, t.textContent]).sort(
+        (a, b) => b[0] - a[0])[0],
+})"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_warning(browser, app_url, size):  # noqa: F811
+    width, height = {"desktop": (1366, 768), "phone": (390, 844)}[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    warnings: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
+        page.goto(f"{app_url}/{VIEW}")
+        settle(page)
+        before = quiet(page, warnings)  # the page's other charts' warnings are not this test's
+        expander = page.locator(EXPANDER).filter(has_text="Where one step's time went")
+        expander.locator("summary").click()
+        roofline = expander.locator(CHART).filter(has_text="Where each step sits")
+        roofline.locator("svg g.mark-symbol path").first.wait_for(timeout=TIMEOUT_MS)
+        quiet(page, warnings)
+        drawn = roofline.evaluate(MEASURE)
+        assert drawn["dots"] >= 10, drawn  # the H200's curve over the batch sizes
+        assert any("NVIDIA H200" in t for t in drawn["texts"]) and any("matmul" in t for t in drawn["texts"])
+        assert drawn["overflow"] <= 4, drawn  # the subtitle's lines fit a phone
+        vega = [w for w in warnings[before:] if "Dropping" in w or "WARN" in w or "Infinite" in w]
+        assert not vega, vega
+    finally:
+        context.close()
