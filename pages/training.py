@@ -142,7 +142,7 @@ with answer_box:
     st.caption(" ".join(screen.provenance))
 
 # -- why ----------------------------------------------------------------------------------------------
-where_time_went(screen, view, gpu_name=gpu.name if gpu else None)
+where_time_went(screen, view, gpu)
 
 with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
     step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})

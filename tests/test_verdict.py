@@ -16,7 +16,7 @@ import json
 import pytest
 
 from lib.charts.roofline import roofline_chart
-from lib.lessons.common.verdict import GRAPHED, Fix, Regime, roofline_rows, split_sentence, verdict
+from lib.lessons.common.verdict import GRAPHED, Fix, Regime, roofline_rows, split_sentence, switch_sentence, verdict
 from lib.lessons.training.words import timeline_sentence
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
@@ -200,3 +200,16 @@ def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
     at = open_page("pages/training.py", {"gpu": "nvidia-h200", "batch_size": "2", "hidden_width": "4096"})
     gpu = [line for line in page_text(at).splitlines() if line.startswith("**GPU · H200")]
     assert gpu and not any("arithmetic (" in line or "compute-bound" in line for line in gpu), gpu
+
+
+def test_a_switch_without_a_profile_is_priced_against_the_same_step_without_it():
+    plain = {"status": "ok", "device": "cuda:0", "median_s": 1.0e-3, "iqr_s": 2e-5}
+    item = {**plain, "median_s": 1.5e-3, "item_every_step": True}
+    text = switch_sentence(item, plain, "GPU")
+    assert "1.5 ms with loss.item() every step, against 1 ms" in text and "500 µs it adds" in text
+    assert "What would move it: drop the loss.item()" in text
+    copied = {**plain, "median_s": 1.2e-3, "data_resident": False, "pin_memory": True}
+    assert "keep the data on the device" in switch_sentence(copied, plain, "GPU")
+    assert "costs about nothing" in switch_sentence({**item, "median_s": 1.03e-3}, plain, "GPU")  # inside the spread
+    assert switch_sentence(plain, plain, "GPU") is None  # no switch on: nothing to price
+    assert switch_sentence(item, None, "GPU") is None

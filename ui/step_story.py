@@ -18,7 +18,7 @@ from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 
 
-def where_time_went(screen: S.Screen, view: T.View, *, gpu_name: str | None) -> None:
+def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> None:
     """The expander: bars, one verdict per curve, the roofline (or why there is none)."""
     with st.expander(f"Where one step's time went at {view.axis.label} {view.current:,}", expanded=False):
         splits = [(r["series"], time_split(r)) for r in screen.here]
@@ -28,7 +28,7 @@ def where_time_went(screen: S.Screen, view: T.View, *, gpu_name: str | None) -> 
             # a height in pixels, fitted in width only: a Step height under Streamlit's fit makes Vega drop the
             # fit with a console warning (lib.charts.theme.FIT_X)
             st.altair_chart(chart.properties(height=BAR_STEP * len(bars), autosize=FIT_X), width="stretch")
-        for line in S.split_lines(screen):
+        for line in S.split_lines(screen, view, gpu):
             st.markdown(line)
         if not bars:
             st.caption("No curve at this point carries a profile of its step or a cost model to split it.")
@@ -39,5 +39,5 @@ def where_time_went(screen: S.Screen, view: T.View, *, gpu_name: str | None) -> 
             st.caption("Each dot is one step of the GPU curve (ringed: this point). Below the dashed ceilings, "
                        "something other than arithmetic or memory holds the step: launches, or kernels too small to "
                        f"fill the GPU. Ceilings: {c.flops_from}; bandwidth: {c.bytes_from or 'not recorded'}.")
-        elif gpu_name and screen.ceilings is None and screen.gpu_label:
-            st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu_name}, so its ceilings are unknown.")
+        elif gpu and screen.ceilings is None and screen.gpu_label:
+            st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu.name}, so its ceilings are unknown.")

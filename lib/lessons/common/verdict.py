@@ -181,6 +181,28 @@ def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, 
     return out
 
 
+def switch_sentence(row: Mapping[str, Any], plain: Mapping[str, Any] | None, label: str) -> str | None:
+    """For a step with loss.item() every step or its batches copied in, which carries no profile to split:
+    what the switch costs, read from the same step recorded without it, and the change that removes it."""
+    if not (is_ok(row) and is_ok(plain) and is_cuda(str(row.get("device", "")))):
+        return None
+    if row.get("item_every_step"):
+        fix, what, why = (Fix.NO_ITEM, "loss.item() every step",
+                          "the CPU waiting for the GPU to finish before it can queue the next step")
+    elif row.get("data_resident") is False:
+        fix, what, why = (Fix.DATA_ON_DEVICE, "every batch copied in from host memory",
+                          "the copy over the bus" + ("" if row.get("pin_memory") else " and its staging on the CPU"))
+    else:
+        return None
+    t, base = float(row["median_s"]), float(plain["median_s"])
+    head = f"**{label}**: one step takes {fmt_s(t)} with {what}, against {fmt_s(base)} for the same step without it"
+    if abs(t - base) <= float(row.get("iqr_s") or 0) + float(plain.get("iqr_s") or 0):
+        return f"{head}: within their spread, so here the switch costs about nothing."
+    if t < base:
+        return f"{head}: faster with it, so here the switch costs nothing."
+    return f"{head}: the {fmt_s(t - base)} it adds is {why}. What would move it: {FIX_WORDS[fix]}"
+
+
 # -- the words ----------------------------------------------------------------------------------------------
 def _rate_bytes(rate: float) -> str:
     return f"{fmt_bytes(rate)}/s"

@@ -17,7 +17,7 @@ from typing import Any
 
 from lib.core.crossover import Crossover
 from lib.core.rows import Origin
-from lib.lessons.common.verdict import roofline_rows, split_sentence
+from lib.lessons.common.verdict import roofline_rows, split_sentence, switch_sentence
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
@@ -197,11 +197,19 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
 
 
-def split_lines(screen: Screen) -> list[str]:
+def split_lines(screen: Screen, view: T.View | None = None, gpu: Machine | None = None) -> list[str]:
     """Where one step's time went at the slider's point, per curve that can say: what holds it back and
-    what would move it (the GPU's against its recorded ceilings)."""
-    return [s for r in screen.here
-            if (s := split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None))]
+    what would move it (the GPU's against its recorded ceilings). A recorded GPU step with item() every
+    step or copied batches carries no profile: its line compares it with the same step without them."""
+    lines = []
+    for r in screen.here:
+        said = split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None)
+        if said is None and r["series"] == screen.gpu_label and view is not None and gpu is not None:
+            plain = T.View(**{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False})
+            said = switch_sentence(r, T.point(plain, gpu.tables.get("cuda"), "cuda:0", gpu.words), r["series"])
+        if said:
+            lines.append(said)
+    return lines
 
 
 def here_row(screen: Screen, kind: str, origin: Origin | None = None) -> Row | None:
