@@ -213,3 +213,11 @@ def test_a_switch_without_a_profile_is_priced_against_the_same_step_without_it()
     assert "costs about nothing" in switch_sentence({**item, "median_s": 1.03e-3}, plain, "GPU")  # inside the spread
     assert switch_sentence(plain, plain, "GPU") is None  # no switch on: nothing to price
     assert switch_sentence(item, None, "GPU") is None
+
+
+def test_a_step_held_by_its_copy_is_not_called_launch_bound_in_words():
+    row = {"device": "cuda:0", "median_s": 1e-3, "kernels": 10, "device_busy_s": 2e-4, "phase_transfer_s": 6e-4,
+           "data_resident": False, "batch_size": 64, "dataset_size": 8192, "mode": "eager"}
+    text = split_sentence(row, "GPU")
+    assert "600 µs is copying the batch in" in text and "launch-bound" not in text
+    assert "keep the data on the device" in text and text.count("copying the batch in") == 1

@@ -220,7 +220,7 @@ def verdict_sentence(v: Verdict, label: str) -> str:
     head = (f"**{label}**: one step takes {fmt_s(v.step_s)}{count}; the {device} is busy running {them} for "
             f"{fmt_s(v.busy_s)} ({pct(v.busy_s / v.step_s)}), {how}.")
     body = _regime_words(v, rest)
-    if v.transfer_s > 0:
+    if v.transfer_s > 0 and not (v.gpu and v.regime == Regime.LAUNCH_BOUND and v.transfer_s > v.overhead_s):
         body += f" Copying the batch in took {fmt_s(v.transfer_s)} of the step."
     return f"{head} {body}{_fix_words(v)}"
 
@@ -232,6 +232,10 @@ def _regime_words(v: Verdict, rest: float) -> str:
             return (f"The other {fmt_s(rest)} is overhead between operators (Python, autograd, PyTorch's dispatch): "
                     "the CPU pays it too, per operator, as the GPU's step does before its launches. This step is "
                     "overhead-bound: more work per step would cost little extra time.")
+        if v.transfer_s > v.overhead_s:  # the host's copy, more than its launches
+            return (f"Of the other {fmt_s(rest)}, {fmt_s(v.transfer_s)} is copying the batch in and "
+                    f"{fmt_s(v.overhead_s)} issuing the work: this step is bound by the host, the copy first, not by "
+                    "the GPU's work.")
         per = f", about {fmt_s(rest / v.kernels)} per kernel launched" if v.kernels else ""
         return (f"The other {fmt_s(rest)} the GPU waits for the CPU to issue the work (Python, autograd, one launch "
                 f"per kernel{per}). This step is launch-bound: more work per step would cost little extra time.")
