@@ -111,6 +111,10 @@ def test_the_words_say_whether_the_device_matters():
     text = feeds.machines_sentence(screen())
     assert "This server's CPU takes 80 ms for the same epoch over images that the recording machine's CPU took " \
            "20 ms for (4.00× as long). Loading is 95% of the timed phases on the recorded GPU too" in text
+    # issue 23, item 7: what would move it, never a change already on (these rows ran without workers)
+    assert "What would move it: DataLoader workers" in text
+    assert "What would move it: decode once" in feeds._loading_fix({"num_workers": 4})
+    assert "DataLoader workers" not in feeds._loading_fix({"num_workers": 4})
     assert feeds.machines_sentence(screen(rows=[])) is None
     (images, tensors) = feeds.summaries(screen())
     assert "within 20% of each other at every one of the 2 batch size values" in images

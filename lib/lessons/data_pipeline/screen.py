@@ -219,9 +219,18 @@ def machines_sentence(on: Screen) -> str | None:
     how = f"{fmt_ratio(ratio)} as long" if ratio >= 1 else f"{fmt_ratio(1 / ratio)} as fast"
     share = loading_share(gpu)
     paced = (f" Loading is {pct(share)} of the timed phases on the recorded GPU too: with images, the CPU that "
-             "decodes them sets the GPU's pace." if share is not None and share >= MOSTLY else "")
+             "decodes them sets the GPU's pace." + _loading_fix(gpu) if share is not None and share >= MOSTLY else "")
     return (f"This server's CPU takes {fmt_s(here['median_s'])} for the same epoch over images that the recording "
             f"machine's CPU took {fmt_s(cpu['median_s'])} for ({how}).{paced}")
+
+
+def _loading_fix(row: Mapping[str, Any]) -> str:
+    """The one change that moves a GPU paced by its loading, never one already on (issue 23, item 7)."""
+    if not int(row.get("num_workers") or 0):
+        return (" What would move it: DataLoader workers (num_workers above 0), which decode the next batches "
+                "while the GPU trains on this one.")
+    return (" What would move it: decode once and keep the images as tensors in memory (the tensors curve), "
+            f"since {plural(int(row['num_workers']), 'worker')} already decode in parallel.")
 
 
 def summaries(on: Screen) -> list[str]:
