@@ -67,7 +67,11 @@ def test_bandwidth_comes_from_the_stream_rows_only(packs):
     assert shipped.bytes_per_s is None or "stream" in shipped.bytes_from
     with_stream = ceilings_for(H200, [*packs, stream_pack(H200, 9.9 * TB)])
     assert with_stream.bytes_per_s == pytest.approx(9.9 * TB) and "recorded 2099-01-01" in with_stream.bytes_from
+    assert "stream (read + write) of 2 GB a call" in with_stream.bytes_from
     assert with_stream.ridge == pytest.approx(with_stream.flops_per_s / (9.9 * TB))
+    cached = stream_pack(H200, 20 * TB)
+    cached["rows"][0].update(bytes=16e6, median_s=16e6 / (20 * TB))  # 16 MB a call fits the L2 cache: not memory
+    assert ceilings_for(H200, [*packs, cached]).bytes_per_s == shipped.bytes_per_s
     not_ok = stream_pack(H200, 99 * TB)
     not_ok["rows"][0]["status"] = "skipped"
     assert ceilings_for(H200, [*packs, not_ok]).bytes_per_s == shipped.bytes_per_s

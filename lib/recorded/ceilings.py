@@ -7,7 +7,8 @@ bandwidth this project's CLI measured on it, never a vendor's number.
 Peak arithmetic: the fastest fp32 matmul row (flops / median_s) on that GPU, and separately the
 fastest TF32 one. Only rows timed with a synchronise and without the copy count: an unsynchronised
 row times the launch, not the work (it reads as hundreds of PFLOP/s), and a copied one times the bus.
-Bandwidth: the fastest row of the 'stream' workload (bytes read + written per call / median_s).
+Bandwidth: the fastest row of the 'stream' workload (bytes read + written per call / median_s) that
+moves at least STREAM_MIN_BYTES a call (smaller ones may be served from the GPU's L2 cache).
 Every number says which row it came from (machine, date, size), so a page can label its roofline.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.devices import is_cuda
+from lib.core.fmt import fmt_bytes
 from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.recorded.sources import hardware_text
@@ -82,12 +84,21 @@ def _matmul(dtype: str):
                       and not r.get("transfer"))
 
 
+# A call that moves less than this may run out of the GPU's L2 cache (50 MB on an H100 or H200, more on
+# later GPUs), repeated call after call: that is the cache's bandwidth, not the memory's.
+STREAM_MIN_BYTES = 512e6
+
+
 def _stream(row: Mapping[str, Any]) -> bool:
-    return row.get("workload") == "stream" and row.get("sync", True) is not False and not row.get("transfer")
+    return (row.get("workload") == "stream" and row.get("sync", True) is not False and not row.get("transfer")
+            and float(row.get("bytes") or 0) >= STREAM_MIN_BYTES)
 
 
 def _from(what: str, pack: Mapping[str, Any], row: Mapping[str, Any]) -> str:
-    size = f" at size {int(row['size']):,}" if row.get("size") else ""
+    if row.get("workload") == "stream":  # its size counts elements: say the bytes a call moves
+        size = f" of {fmt_bytes(float(row['bytes']))} a call"
+    else:
+        size = f" at size {int(row['size']):,}" if row.get("size") else ""
     return f"{what}{size}, recorded {_date(pack, row)} ({Path(str(pack.get('path', '?'))).name})"
 
 
