@@ -7,6 +7,7 @@ Desktop and phone; uses tests/test_browser_views.py's server and browser fixture
 from __future__ import annotations
 
 import pytest
+from test_browser import SHOTS
 from test_browser_timeline import EXPANDER, quiet
 from test_browser_views import CHART, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
 
@@ -18,9 +19,6 @@ MEASURE = """el => ({
     texts: [...el.querySelectorAll('svg text')].map(t => t.textContent),
     overflow: Math.max(0, ...[...el.querySelectorAll('svg text')].map(
         t => t.getBoundingClientRect().right - el.getBoundingClientRect().right)),
-    widest: [...el.querySelectorAll('svg text')].map(
-        t => [t.getBoundingClientRect().right - el.getBoundingClientRect().right, t.textContent]).sort(
-        (a, b) => b[0] - a[0])[0],
 })"""
 
 
@@ -37,13 +35,16 @@ def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_wa
         before = quiet(page, warnings)  # the page's other charts' warnings are not this test's
         expander = page.locator(EXPANDER).filter(has_text="Where one step's time went")
         expander.locator("summary").click()
-        roofline = expander.locator(CHART).filter(has_text="Where each step sits")
+        roofline = expander.locator(CHART).filter(has_text="Each step under the GPU")
         roofline.locator("svg g.mark-symbol path").first.wait_for(timeout=TIMEOUT_MS)
         quiet(page, warnings)
         drawn = roofline.evaluate(MEASURE)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        roofline.screenshot(path=str(SHOTS / f"roofline_{size}.png"))
         assert drawn["dots"] >= 10, drawn  # the H200's curve over the batch sizes
         assert any("NVIDIA H200" in t for t in drawn["texts"]) and any("matmul" in t for t in drawn["texts"])
         assert drawn["overflow"] <= 4, drawn  # the subtitle's lines fit a phone
+        assert not [t for t in drawn["texts"] if t.endswith("…")], drawn["texts"]  # nor is the title cut
         vega = [w for w in warnings[before:] if "Dropping" in w or "WARN" in w or "Infinite" in w]
         assert not vega, vega
     finally:

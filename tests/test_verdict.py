@@ -200,7 +200,7 @@ def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
     assert any("2.19× slower" in line and "busy 94% of the step" in line and "queue" in line for line in gpu), gpu
     assert not any("waiting for the CPU" in line for line in gpu)
     specs = [e.proto.spec for e in at.get("vega_lite_chart")]
-    assert any("Where each step sits under this GPU" in s for s in specs)
+    assert any("Each step under the GPU" in s for s in specs)
     at = open_page("pages/training.py", {"gpu": "nvidia-h200", "batch_size": "2", "hidden_width": "4096"})
     gpu = [line for line in page_text(at).splitlines() if line.startswith("**GPU · H200")]
     assert gpu and not any("arithmetic (" in line or "compute-bound" in line for line in gpu), gpu

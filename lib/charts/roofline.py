@@ -76,6 +76,6 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     here = alt.Chart(frame[frame["current"].astype(bool)] if len(frame) else frame).mark_point(
         filled=False, size=260, strokeWidth=2).encode(x=x, y=y, color=alt.Color("regime:N", legend=None),
                                                       tooltip=tooltip)
-    title = alt.TitleParams("Where each step sits under this GPU's ceilings", subtitle=ceilings_note(ceilings),
+    title = alt.TitleParams("Each step under the GPU's ceilings", subtitle=ceilings_note(ceilings),
                             subtitleColor=NOTE_COLOR, anchor="start", subtitleFontSize=11)
     return alt.layer(roof, dots, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)
