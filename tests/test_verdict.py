@@ -225,3 +225,13 @@ def test_a_step_held_by_its_copy_is_not_called_launch_bound_in_words():
     text = split_sentence(row, "GPU")
     assert "600 µs is copying the batch in" in text and "launch-bound" not in text
     assert "keep the data on the device" in text and text.count("copying the batch in") == 1
+
+
+def test_a_timeline_that_missed_most_kernels_says_its_picture_is_incomplete():
+    entry = {"settings": {"mode": "cuda_graph", "batch_size": 8192, "hidden_width": 64, "depth": 3},
+             "figures": {"step_us": 250.0, "gpu_busy_fraction": 0.01, "kernels": 2.0, "gpu_idle_between_us": 26.0,
+                         "launch_delay_us": 247.0}}
+    timed = {"status": "ok", "median_s": 2.1e-4, "kernels": 68, "batch_size": 8192, "dataset_size": 65536,
+             "hidden_width": 64, "depth": 3, "mode": "cuda_graph", "origin": "recorded"}
+    assert "saw only 2 kernels of the 68 counted when this step was timed" in timeline_sentence(entry, "GPU", timed)
+    assert "saw only" not in timeline_sentence(entry, "GPU", {**timed, "kernels": 3})

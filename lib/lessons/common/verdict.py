@@ -284,7 +284,7 @@ FIX_WORDS = {
                     "kernels go in one launch instead of one each.",
     Fix.BIGGER_BATCH: "a bigger batch: as many kernels (on a CPU, operators) as now, each with more rows to work on, "
                       "for little more time.",
-    Fix.FUSE: "fewer, bigger kernels: a fused optimizer, or torch.compile, which fuses the small element-wise ones.",
+    Fix.FUSE: "fewer, bigger kernels: torch.compile, which fuses the many small element-wise ones.",
 }
 
 

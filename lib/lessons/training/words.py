@@ -277,11 +277,14 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | 
     if "gpu_busy_fraction" in figures:
         kernels = int(figures.get("kernels", 0))
         idle = fmt_s(figures["gpu_idle_between_us"] / 1e6)
+        seen = (f" (the profiler saw only {plural(kernels, 'kernel')} of the {int(timed['kernels'])} counted when "
+                "this step was timed: the picture is incomplete)" if t and timed.get("kernels")
+                and kernels < 0.5 * float(timed["kernels"]) else "")
         if graphed((entry.get("settings") or {}).get("mode")):  # its kernels replay from a CUDA graph
-            return (f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step; its "
+            return (f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}; its "
                     f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
                     f"the CPU no longer paces them: the gaps between them add up to {idle}.")
-        head = f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step"
+        head = f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}"
         delay = fmt_s(figures["launch_delay_us"] / 1e6)
         if figures["launch_delay_us"] >= QUEUED_US:
             split = time_split(dict(timed)) if slower else None
