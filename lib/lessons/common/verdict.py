@@ -282,8 +282,7 @@ FIX_WORDS = {
                         "of the copy).",
     Fix.CUDA_GRAPH: "capture the step in one CUDA graph (or torch.compile with mode='reduce-overhead'): all its "
                     "kernels go in one launch instead of one each.",
-    Fix.BIGGER_BATCH: "a bigger batch: as many kernels (on a CPU, operators) as now, each with more rows to work on, "
-                      "for little more time.",
+    Fix.BIGGER_BATCH: "a bigger batch: as many {unit} as now, each with more rows to work on, for little more time.",
     Fix.FUSE: "fewer, bigger kernels: torch.compile, which fuses the many small element-wise ones.",
 }
 
@@ -300,4 +299,4 @@ def _fix_words(v: Verdict) -> str:
                 f"{fmt_rate(c.flops_per_s)} in fp32)") if c and c.tf32_flops_per_s else ""
         return (" No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. TF32 or "
                 f"bf16 matmuls{tf32}.")
-    return " What would move it: " + FIX_WORDS[v.fix]
+    return " What would move it: " + FIX_WORDS[v.fix].format(unit="kernels" if v.gpu else "operators")
