@@ -14,6 +14,7 @@ from lib.charts.curves import BAR_STEP
 from lib.charts.roofline import roofline_chart
 from lib.charts.theme import FIT_X
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
+from lib.lessons.common.verdict import UNDECIDED
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 
@@ -38,6 +39,9 @@ def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> No
             c = screen.ceilings
             st.caption("Each dot is one step of the GPU curve (ringed: this point). Below the dashed ceilings, "
                        "something other than arithmetic or memory holds the step: launches, or kernels too small to "
-                       f"fill the GPU. Ceilings: {c.flops_from}; bandwidth: {c.bytes_from or 'not recorded'}.")
+                       f"fill the GPU. Ceilings: {c.flops_from}; bandwidth: {c.bytes_from or 'not recorded'}."
+                       + (" Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling "
+                          "the page cannot tell whether memory holds it." if any(p["regime"] == UNDECIDED
+                                                                                 for p in points) else ""))
         elif gpu and screen.ceilings is None and screen.gpu_label:
             st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu.name}, so its ceilings are unknown.")

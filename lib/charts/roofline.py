@@ -18,10 +18,11 @@ import pandas as pd
 
 from lib.charts.theme import FIT_X, LEGEND_LABEL_LIMIT, NOTE_COLOR
 from lib.core.fmt import fmt_bytes, fmt_rate
+from lib.lessons.common.verdict import UNDECIDED, Regime
 from lib.recorded.ceilings import Ceilings
 
-REGIME_COLORS = {"launch-bound": "#d62728", "kernel-latency-bound": "#9467bd", "memory-bound": "#2ca02c",
-                 "compute-bound": "#ff7f0e", "not decided": "#7f7f7f"}
+REGIME_COLORS = {Regime.LAUNCH_BOUND.value: "#d62728", Regime.KERNEL_LATENCY.value: "#9467bd",
+                 Regime.MEMORY_BOUND.value: "#2ca02c", Regime.COMPUTE_BOUND.value: "#ff7f0e", UNDECIDED: "#7f7f7f"}
 SVG = {"embedOptions": {"renderer": "svg"}}
 
 

@@ -43,6 +43,7 @@ LATENCY_SLACK = 2.0
 # whatever its bytes; below it the page cannot tell memory from arithmetic.
 NEAR_PEAK = 0.5
 GRAPHED = ("cuda_graph", "compile_reduce_overhead")
+UNDECIDED = "not decided"  # a roofline point's regime where the recorded ceilings cannot tell
 
 
 class Regime(enum.Enum):
@@ -177,7 +178,7 @@ def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, 
         v = verdict(row, ceilings)
         out.append({"x": row.get(over), "intensity": float(row["flops"]) / float(row["bytes"]),
                     "rate": float(row["flops"]) / float(row["median_s"]),
-                    "regime": v.regime.value if v and v.regime else "not decided", "current": row.get(over) == current})
+                    "regime": v.regime.value if v and v.regime else UNDECIDED, "current": row.get(over) == current})
     return out
 
 
