@@ -239,3 +239,16 @@ def test_a_timeline_that_missed_most_kernels_says_its_picture_is_incomplete():
              "hidden_width": 64, "depth": 3, "mode": "cuda_graph", "origin": "recorded"}
     assert "saw only 2 kernels of the 68 counted when this step was timed" in timeline_sentence(entry, "GPU", timed)
     assert "saw only" not in timeline_sentence(entry, "GPU", {**timed, "kernels": 3})
+
+
+def test_the_profiled_step_is_compared_with_the_timed_step_of_its_own_day(packs):
+    row = step(packs, H200, "eager", 4096, 1024)
+    entry = find_timeline(load_timelines()[0], "mlp", {**row, "mode": "eager"}, device_kind="cuda", hardware=H200,
+                          keys=("batch_size", "hidden_width", "depth", "mode"))
+    day = entry["machine"]["date"][:10]
+    timed = {**row, "origin": "recorded", "dataset_size": 65536, "steps_per_epoch": 16, "median_s": 1e-3,
+             "machine": "NVIDIA H200 (2099-01-01)"}
+    other_day = timeline_sentence(entry, "GPU", timed)
+    assert "against 1 ms timed without it, on NVIDIA H200 (2099-01-01): another day" in other_day
+    both = {**timed, "epoch_s_by_recording": {f"NVIDIA H200 ({day})": 16 * 1.7e-3, "NVIDIA H200 (2099-01-01)": 16e-3}}
+    assert "against 1.7 ms timed without it)" in timeline_sentence(entry, "GPU", both)

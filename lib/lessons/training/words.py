@@ -256,6 +256,18 @@ def _same_step(entry: Mapping[str, Any], timed: Row | None) -> bool:
     return rows_ok and all(timed.get(k) == settings.get(k) for k in STEP_KEYS if k in settings)
 
 
+def _timed_s(entry: Mapping[str, Any], timed: Row) -> tuple[float, str]:
+    """The timed step of the timeline's own recording day where the point holds it (a point recorded on
+    several days keeps each day's time), else the point's time and ', on <recording>: another day'."""
+    day = str((entry.get("machine") or {}).get("date") or "")[:10]
+    steps = float(timed.get("steps_per_epoch") or 1)
+    same = [t / steps for name, t in (timed.get("epoch_s_by_recording") or {}).items() if day and day in str(name)]
+    if same:
+        return same[0], ""
+    own = str(timed.get("machine") or "")
+    return float(timed["median_s"]), (f", on {own}: another day" if day and own and day not in own else "")
+
+
 PROFILER_SLOWER = 1.3  # a profiled step this much slower than the timed one tells a different story: say so
 QUEUED_US = 30.0  # kernels starting this long after their launch call waited behind earlier work (eager: ~10 µs)
 
@@ -270,10 +282,10 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | 
         return None
     profiled = figures["step_us"] / 1e6
     step = fmt_s(profiled)
-    t = float(timed["median_s"]) if _same_step(entry, timed) else None
+    t, when = _timed_s(entry, timed) if _same_step(entry, timed) else (None, "")
     slower = profiled / t if t and profiled / t >= PROFILER_SLOWER else None
     lead = (f"**{label}**: the profiler made this step {fmt_ratio(slower)} slower ({step} against {fmt_s(t)} timed "
-            "without it); the times above are the unprofiled ones. Profiled, " if slower else f"**{label}**: ")
+            f"without it{when}); the times above are the unprofiled ones. Profiled, " if slower else f"**{label}**: ")
     if "gpu_busy_fraction" in figures:
         kernels = int(figures.get("kernels", 0))
         idle = fmt_s(figures["gpu_idle_between_us"] / 1e6)
