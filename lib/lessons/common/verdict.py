@@ -31,6 +31,7 @@ from lib.core.fmt import fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, pl
 from lib.core.rows import is_ok
 from lib.lessons.common.explain import time_split
 from lib.recorded.ceilings import Ceilings
+from lib.workloads import execution
 
 # A kernel busy this long or less on average does about no work: a launch's fixed cost on the GPU
 # (scheduling, a wave of blocks, writing back) is a few µs; the recorded CUDA graphs at batch 1
@@ -42,7 +43,6 @@ LATENCY_SLACK = 2.0
 # With no bandwidth ceiling, a step this close to the measured arithmetic peak is arithmetic-bound
 # whatever its bytes; below it the page cannot tell memory from arithmetic.
 NEAR_PEAK = 0.5
-GRAPHED = ("cuda_graph", "compile_reduce_overhead")
 UNDECIDED = "not decided"  # a roofline point's regime where the recorded ceilings cannot tell
 
 
@@ -142,20 +142,20 @@ def _can_grow(row: Mapping[str, Any]) -> bool:
 
 def _fix(v: Verdict, row: Mapping[str, Any]) -> Fix | None:
     """The one change that moves this verdict, never one already on in the row's settings."""
-    mode = str(row.get("mode") or "eager")
+    found = execution.BY_VALUE.get(str(row.get("mode") or "eager"))  # the mode's record: graphed? compiled?
     grow = _can_grow(row)
     if v.regime == Regime.LAUNCH_BOUND:
         if v.gpu and row.get("item_every_step"):
             return Fix.NO_ITEM
         if v.gpu and v.transfer_s > v.overhead_s and row.get("data_resident") is False:
             return Fix.DATA_ON_DEVICE
-        if v.gpu and mode not in GRAPHED:
+        if v.gpu and not (found and found.graphed):
             return Fix.CUDA_GRAPH
         return Fix.BIGGER_BATCH if grow else None
     if v.regime in (Regime.KERNEL_LATENCY, Regime.MEMORY_BOUND):
         if grow:
             return Fix.BIGGER_BATCH
-        return Fix.FUSE if not mode.startswith("compile") else None
+        return Fix.FUSE if not (found and found.compile) else None
     if v.regime == Regime.COMPUTE_BOUND:
         return Fix.LOWER_PRECISION
     return None
