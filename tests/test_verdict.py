@@ -16,11 +16,12 @@ import json
 import pytest
 
 from lib.charts.roofline import roofline_chart
-from lib.lessons.common.verdict import GRAPHED, Fix, Regime, roofline_rows, split_sentence, switch_sentence, verdict
+from lib.lessons.common.verdict import Fix, Regime, roofline_rows, split_sentence, switch_sentence, verdict
 from lib.lessons.training.words import timeline_sentence
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.timelines import find_timeline, load_timelines
+from lib.workloads.execution import graphed
 
 H200, H100 = "NVIDIA H200", "NVIDIA H100 80GB HBM3"
 TB = 1e12
@@ -125,7 +126,7 @@ def test_the_fix_is_never_a_change_already_on(packs):
             if v is None or v.fix is None:
                 continue
             seen.add(v.fix)
-            already_on = {Fix.CUDA_GRAPH: r.get("mode") in GRAPHED, Fix.NO_ITEM: not r.get("item_every_step"),
+            already_on = {Fix.CUDA_GRAPH: graphed(r.get("mode")), Fix.NO_ITEM: not r.get("item_every_step"),
                           Fix.DATA_ON_DEVICE: r.get("data_resident", True),
                           Fix.BIGGER_BATCH: r["batch_size"] >= r["dataset_size"],
                           Fix.FUSE: str(r.get("mode", "")).startswith("compile")}
