@@ -98,7 +98,7 @@ def test_versus_names_the_winner_and_a_tie_within_the_spread():
     assert text.about is v and text.markdown().startswith("**gpu** is faster") and "2.00×" in text.markdown()
     assert text.plain().startswith("gpu is faster")  # the CLI's form: no markdown
     tie = voice.versus(cpu, 1.00e-3, gpu, 1.05e-3, spread_s=2e-4)
-    assert tie.tie and "tie" in voice.faster_sentence(tie).plain()
+    assert tie.tie and "too close to call" in voice.faster_sentence(tie).plain()
 
 
 def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:
