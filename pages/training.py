@@ -37,7 +37,7 @@ from ui.url_settings import UrlSettings
 NS = "training"
 REDRAW_S = 1.0  # while measuring, redraw the growing live curve at most this often
 LIVE_POINTS = 6
-CHART_HEIGHT = 360  # smaller inside an 800 × 600 iframe (?embed=true), so the chart fits the frame
+CHART_HEIGHT = 300  # the plot's own (its axis and legend add to it); 280 inside an 800 × 600 iframe (?embed=true)
 # Threads that leave a core to the web server: more would fight it and report nonsense.
 THREAD_CHOICES = list(range(1, max(1, (os.cpu_count() or 1) - 1) + 1))
 
@@ -101,7 +101,8 @@ def draw(screen: S.Screen) -> None:
                        "measured for it.", icon=":material/info:")
         return
     chart = curve_chart(rows, over, x_title=view.axis.label, ticks=view.axis.steps[::4],
-                        crossover=screen.crossover, height=scaffold.chart_height(CHART_HEIGHT, first=False))
+                        crossover=screen.crossover, height=scaffold.chart_height(CHART_HEIGHT, first=False),
+                        legend_beside=scaffold.embedded())
     chart_box.vega_lite_chart(chart.to_arrow_spec(), width="stretch")  # an Altair chart compiled once per shape
 
 

@@ -20,14 +20,16 @@ import pandas as pd
 from lib.charts.theme import (
     AXIS_TICK_FORMAT,
     CPU_LIVE,
+    FIT_X,
     GPU_COLORS,
     LEGEND_LABEL_LIMIT,
     NOTE_COLOR,
     PHASE_COLORS,
     SERIES_COLORS,
-    fitted_height,
+    legend,
     log_ticks,
     series_colors,
+    sized,
     time_unit,
 )
 from lib.core.fmt import fmt_about
@@ -94,7 +96,7 @@ def time_chart(
     """Time against a setting, a line per series, IQR error bars, the crossover as a labelled rule.
 
     Heights include the legend (Streamlit fits the whole chart into them); `plot_height` instead keeps
-    the plot that tall and adds the legend's rows.
+    the plot that tall and adds the axis and the legend below it.
 
     The error bars span the interquartile range centred on the median (the rows carry only
     the IQR's width, not its ends)."""
@@ -113,7 +115,7 @@ def time_chart(
     y_title_full = f"{y_title} ({unit}, log scale)" if log_y else f"{y_title} ({unit})"
     color = alt.Color("series:N", title=None, sort=order,
                       scale=alt.Scale(domain=order, range=series_colors(order) if order else [SERIES_COLORS[0]]),
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
+                      legend=legend(order))
     tooltip = [
         alt.Tooltip("series:N", title="curve"),
         alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
@@ -129,9 +131,7 @@ def time_chart(
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
     layers += crossover_layers(crossover_x, crossover_label, list(plot["x"]) if log_x else ())
-    if plot_height is not None:
-        height = fitted_height(plot_height, len(order)) + (30 if title else 0)
-    chart = alt.layer(*layers).properties(height=height)
+    chart = sized(alt.layer(*layers), height, plot_height)
     return chart.properties(title=title) if title else chart
 
 
@@ -254,11 +254,12 @@ def phase_chart(
         x=alt.X("t:Q", title=f"{x_title} ({unit})", stack="zero"),
         color=alt.Color("phase:N", title=None,
                         scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
-                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT)),
+                        legend=legend(domain)),
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
                  alt.Tooltip("t:Q", title=unit, format=".4~g")],
-    ).properties(height=alt.Step(BAR_STEP))  # a band per bar; a fixed total height squeezes bars under the legend
+    ).properties(height=BAR_STEP * max(1, len(set(plot["series"]))), autosize=FIT_X)  # a band per bar: a
+    # fixed total height squeezed the bars under the legend, and an alt.Step one makes Vega drop its fit-y
     return chart.properties(title=title) if title else chart
 
 
@@ -296,7 +297,8 @@ def ratio_chart(
     plot["at"] = [max(r, 1.0) for r in plot["ratio"]]
     text = alt.Chart(plot).mark_text(align="left", dx=5, color=NOTE_COLOR).encode(x="at:Q", y=y_enc, text="text:N")
     one = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(strokeDash=[4, 4], color=NOTE_COLOR).encode(x="ratio:Q")
-    chart = alt.layer(bars, one, text).properties(height=alt.Step(BAR_STEP))
+    chart = alt.layer(bars, one, text).properties(height=BAR_STEP * max(1, len(order)), autosize=FIT_X)  # as
+    # phase_chart: a band per bar
     return chart.properties(title=title) if title else chart
 
 
@@ -318,17 +320,18 @@ def loss_chart(
         "series": data[series].astype(str) if not data.empty else [],
     })
     order = _series_sort(plot, "series") if not plot.empty else []
-    dashed = [n for n in order if "recorded" in n]
+    # dashed where recorded: on a field of its own (on the series, as the colour is, Vega-Lite would merge
+    # this legend-less dash into the colour's legend and warn 'Conflicting legend property "disable"')
+    plot["how"] = ["recorded" if "recorded" in n else "measured" for n in plot["series"]]
     chart = alt.Chart(plot).mark_line(strokeWidth=2).encode(
         x=alt.X("x:Q", title=x, axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("y:Q", title=f"{y} (log scale)" if log_y else y,
                 scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
         color=alt.Color("series:N", title=None, sort=order,
                         scale=alt.Scale(domain=order, range=series_colors(order) if order else [SERIES_COLORS[0]]),
-                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT)),
-        strokeDash=alt.StrokeDash("series:N", sort=order, legend=None,
-                                  scale=alt.Scale(domain=order,
-                                                  range=[[6, 3] if n in dashed else [1, 0] for n in order])),
+                        legend=legend(order)),
+        strokeDash=alt.StrokeDash("how:N", legend=None, scale=alt.Scale(domain=["measured", "recorded"],
+                                                                        range=[[1, 0], [6, 3]])),
         tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=x),
                  alt.Tooltip("y:Q", title=y, format=".4~g")],
     ).properties(height=height)

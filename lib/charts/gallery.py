@@ -12,7 +12,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import AXIS_TICK_FORMAT, GPU_COLORS, LEGEND_LABEL_LIMIT, NOTE_COLOR, kind_colors, log_ticks
+from lib.charts.theme import AXIS_TICK_FORMAT, GPU_COLORS, NOTE_COLOR, kind_colors, legend, log_ticks, sized
 
 
 def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str = "batch size",
@@ -23,7 +23,7 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
     scheme = alt.Scale(domain=machines, range=kind_colors(["gpu"] * len(machines))) \
         if len(machines) <= len(GPU_COLORS) else alt.Scale(domain=machines, scheme="tableau20")
     color = alt.Color("machine:N", title="machine", sort=machines, scale=scheme,
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
+                      legend=legend(machines))
     x_enc = alt.X("x:Q", title=f"{x_title} (log scale)", scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(frame["x"]), format=AXIS_TICK_FORMAT) if len(frame)
                   else alt.Axis(format=AXIS_TICK_FORMAT))
@@ -44,4 +44,4 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
         tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("x:Q", title=f"GPU catches up at {x_title}", format=",.4~g")])
     # The legend lists every machine below the plot: grow the chart with it, or a class of thirty
     # machines would squeeze the plot to nothing (Streamlit fits the whole chart into its height).
-    return alt.layer(rule, text, lines, points, marks).properties(height=plot_height + 100 + 22 * len(machines))
+    return sized(alt.layer(rule, text, lines, points, marks), plot_height, plot_height)

@@ -17,7 +17,7 @@ import math
 import altair as alt
 import pandas as pd
 
-from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, fitted_height, kind_colors, log_ticks, time_unit
+from lib.charts.theme import AXIS_TICK_FORMAT, kind_colors, legend, log_ticks, sized, time_unit
 from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about
 from lib.lessons.your_results.compare import Comparison, device_word
@@ -28,6 +28,11 @@ SHAPES = ("circle", "triangle-up", "square", "diamond", "cross", "triangle-down"
 
 def curve_name(machine: str, device: str) -> str:
     return f"{device_word(device)} · {machine}"
+
+
+def device_shape(device: str, devices: list[str]) -> str:
+    """A CPU's points are circles; each GPU of the list its own shape."""
+    return "circle" if device == "cpu" else SHAPES[1 + devices.index(device) % (len(SHAPES) - 1)]
 
 
 def machines_frame(comparison: Comparison) -> pd.DataFrame:
@@ -54,7 +59,7 @@ def curve_styles(plot: pd.DataFrame) -> tuple[list[str], list[str], list[list[in
             curves.append(curve_name(machine, device))
             kinds.append("gpu" if device != "cpu" else "host" if has_gpu else "small")
             dashes.append(DASHES[i % len(DASHES)])
-            shapes.append("circle" if device == "cpu" else SHAPES[1 + devices.index(device) % (len(SHAPES) - 1)])
+            shapes.append(device_shape(device, devices))
     colours = kind_colors(kinds)
     return curves, colours, dashes, shapes
 
@@ -62,7 +67,7 @@ def curve_styles(plot: pd.DataFrame) -> tuple[list[str], list[str], list[list[in
 def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_title: str = "time of one step",
                    title: str | None = None, height: int = 400, plot_height: int | None = None,
                    legend_columns: int = 1) -> alt.LayerChart:
-    """The machines' curves of one sweep; `plot_height` keeps the plot that tall under the legend's rows
+    """The machines' curves of one sweep; `plot_height` keeps the plot that tall above the legend
     (`legend_columns` side by side: an embedded 800 x 600 frame has no room for one row per curve)."""
     frame = machines_frame(comparison)
     data = frame[frame["seconds"] > 0]
@@ -77,16 +82,18 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
     half = data["iqr"].fillna(0).astype(float) / 2 / scale
     plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3)
     plot["hi"] = plot["t"] + half
-    curves, colours, dashes, shapes = curve_styles(plot)
+    curves, colours, dashes, _ = curve_styles(plot)
     domain = curves or [""]
-    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke",
-                        columns=legend_columns)
+    key = legend(domain, symbolType="stroke", columns=legend_columns)
     color = alt.Color("curve:N", title=None, sort=domain, scale=alt.Scale(domain=domain, range=colours or ["#888"]),
-                      legend=legend)
-    dash = alt.StrokeDash("curve:N", title=None, sort=domain, legend=legend,
+                      legend=key)
+    dash = alt.StrokeDash("curve:N", title=None, sort=domain, legend=key,
                           scale=alt.Scale(domain=domain, range=dashes or [[1, 0]]))
-    shape = alt.Shape("curve:N", title=None, sort=domain, legend=None,
-                      scale=alt.Scale(domain=domain, range=shapes or ["circle"]))
+    # the point's shape says the device: a scale of its own (on the curve's name, as colour and dash are,
+    # Vega-Lite would merge it into their legend and warn 'Conflicting legend property "disable"')
+    devices = sorted(dict.fromkeys(plot["device"]), key=lambda d: d != "cpu") or ["cpu"]
+    shape = alt.Shape("device:N", title=None, legend=None,
+                      scale=alt.Scale(domain=devices, range=[device_shape(d, devices) for d in devices]))
     x_enc = alt.X("x:Q", title=f"{x_title or comparison.setting} (log scale)",
                   scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
@@ -118,6 +125,5 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         layers.append(mark.mark_text(align="left", dx=5, fontWeight="bold", color=hue).encode(
             x="x:Q", y=alt.value(12 + 15 * i), text="label:N"))
     chart = alt.layer(*layers)
-    rows = -(-len(curves) // max(1, legend_columns))
-    chart = chart.properties(height=fitted_height(plot_height, rows) if plot_height is not None else height)
+    chart = sized(chart, height, plot_height)
     return chart.properties(title=title) if title else chart

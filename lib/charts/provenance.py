@@ -21,7 +21,7 @@ import altair as alt
 import pandas as pd
 
 from lib.charts.compiled import FilledChart, compiled
-from lib.charts.theme import AXIS_TICK_FORMAT, LEGEND_LABEL_LIMIT, log_ticks, series_colors, time_unit
+from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit
 from lib.core.fmt import fmt_about
 from lib.core.rows import Origin
 
@@ -80,10 +80,14 @@ def curve_chart(
     y_title: str = "time per epoch",
     ticks: Sequence[float] | None = None,
     crossover: tuple[float | None, float | None, float | None] | None = None,
-    height: int = 360,
+    height: int = 300,
+    legend_beside: bool = False,
 ) -> FilledChart:
     """Time (log) against a setting (log), a curve per series, every point drawn by its origin.
     crossover: (low, high, likely) of the range where the curves cross, any of them None.
+    height: the plot's own; the axis and the legend below it add to the chart (an 800 × 600 iframe
+    kept a 75 px plot when they came out of one fixed height). legend_beside: the legends right of the
+    plot, level with its top (an 800 × 600 iframe, whose first screen ends inside the plot).
     The Altair chart is compiled once per shape (lib.charts.compiled); this call adds the rows."""
     if isinstance(rows, pd.DataFrame):
         rows = rows.to_dict("records")
@@ -110,11 +114,9 @@ def curve_chart(
         x_title=x_title or x, y_title=f"{y_title} ({unit})", names=names,
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),
         styles=tuple(s for s in DASH if s in {seg["style"] for seg in segments}) or ("measured",),
-        layers=tuple(name for name, rows in data.items() if name in _ALWAYS or rows), height=height)
+        layers=tuple(name for name, rows in data.items() if rows) or ("solid",), height=height,
+        legend="right" if legend_beside else "bottom")
     return FilledChart(_curve_spec(shape), {name: data[name] for name in shape.layers})
-
-
-_ALWAYS = ("segments", "solid", "hollow")  # drawn even when empty, so the legend and scales stay put
 
 
 @dataclass(frozen=True)
@@ -128,45 +130,55 @@ class _CurveShape:
     styles: tuple[str, ...]
     layers: tuple[str, ...]  # the named datasets drawn, in drawing order
     height: int
+    legend: str  # where the legends go: "bottom" or "right"
 
 
 @compiled
 def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
     names = list(shape.names)
     color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=series_colors(names)),
-                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
+                      legend=legend(names, orient=shape.legend))
     # plain numbers (4,096 and 65,536, not 4.096k), at the values given or at those drawn up to the last point
     axis = alt.Axis(format=AXIS_TICK_FORMAT, values=list(shape.ticks))
-    x_enc = alt.X("x:Q", title=shape.x_title, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
-    y_enc = alt.Y("t:Q", title=shape.y_title, scale=alt.Scale(type="log"))
+    # Only layers with rows are drawn (an empty one makes Vega warn "Infinite extent"), so each one
+    # carries the axes' titles and scales: any of them may be the only one.
+    def x_enc(field: str = "x") -> alt.X:
+        return alt.X(f"{field}:Q", title=shape.x_title, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
+
+    def y_enc(field: str = "t") -> alt.Y:
+        return alt.Y(f"{field}:Q", title=shape.y_title, scale=alt.Scale(type="log"))
+
     tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=shape.x_title, format=",.4~g"),
                alt.Tooltip("t:Q", title=shape.y_title, format=".3~g"),
                alt.Tooltip("origin:N", title="where it came from"), alt.Tooltip("note:N", title="how")]
     styles = list(shape.styles)
+    # Vega sets two legends below a plot side by side, past a phone's edge: the line styles go above it
+    dash_orient = "top" if shape.legend == "bottom" else shape.legend
 
     def chart(name: str) -> alt.Chart:
         return alt.Chart(alt.NamedData(name=name))
 
     build = {
         "band": lambda: chart("band").mark_area(opacity=0.15).encode(
-            x="x:Q", y="band_lo:Q", y2="band_hi:Q", color=color, detail="series:N"),
+            x=x_enc(), y=y_enc("band_lo"), y2="band_hi:Q", color=color, detail="series:N"),
         "measured": lambda: chart("measured").mark_rule(strokeWidth=2, opacity=0.5).encode(
-            x="x:Q", y="lo:Q", y2="hi:Q", color=color),
+            x=x_enc(), y=y_enc("lo"), y2="hi:Q", color=color),
         "segments": lambda: chart("segments").mark_line(strokeWidth=2).encode(
-            x=x_enc, y=y_enc, color=color, detail="seg:N",
+            x=x_enc(), y=y_enc(), color=color, detail="seg:N",
             strokeDash=alt.StrokeDash("style:N", title=None, scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
-                                      legend=alt.Legend(orient="bottom", labelExpr="datum.label == 'predicted' ? "
+                                      legend=alt.Legend(orient=dash_orient, direction="vertical",
+                                                        labelExpr="datum.label == 'predicted' ? "
                                                         "'predicted (band: its error)' : 'measured or recorded'"))),
         "solid": lambda: chart("solid").mark_point(size=55, filled=True, opacity=1).encode(
-            x="x:Q", y="t:Q", color=color, tooltip=tooltip),
+            x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
         "hollow": lambda: chart("hollow").mark_point(size=55, filled=False, strokeWidth=2).encode(
-            x="x:Q", y="t:Q", color=color, tooltip=tooltip),
+            x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
         "crossover_range": lambda: _range_layer(chart("crossover_range")),
     }
     layers = [build[name]() for name in shape.layers if name in build]
     if "crossover" in shape.layers:
         layers += _likely_layers(chart("crossover"))
-    return alt.layer(*layers).properties(height=shape.height)
+    return alt.layer(*layers).properties(height=shape.height, autosize=FIT_X)
 
 
 def _range_layer(chart: alt.Chart) -> alt.Chart:

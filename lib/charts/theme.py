@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+import altair as alt
 import pandas as pd
 
 SERIES_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
@@ -65,9 +68,12 @@ NOTE_COLOR = "#8a8f98"
 # Colours for what is not a device (the Jacobian's methods): none of them a device's colour.
 METHOD_COLORS = ("#2ca02c", "#17becf", "#7f7f7f", "#e7ba52", "#393b79", "#ad494a")
 
-# A legend's labels must fit a phone (a chart about 340 px wide, the legend starting under the plot):
-# longer labels are cut with an ellipsis, and the whole name is still in the tooltip.
+# A legend's labels must fit a phone: a legend below the plot starts at the plot's left edge, and a
+# phone's plot is about 260 px wide. A long name ('cuda:0 (recorded on NVIDIA H200, 2026-11-24)') is
+# drawn whole on two lines of at most LEGEND_LINE_CHARS characters (about 6.7 px each at the legend's
+# font), never cut mid-date; the limit only guards against a line of one unbroken word.
 LEGEND_LABEL_LIMIT = 240
+LEGEND_LINE_CHARS = 34
 AXIS_TICK_FORMAT = ",.7~g"  # 8,192 and 65,536 (not 8.192k), 0.01, 1,000,000
 
 
@@ -93,18 +99,45 @@ def log_ticks(values: Iterable[float], limit: int = 7) -> list[float]:
     return sorted(picked)
 
 
-# Streamlit fits a whole chart, legends included, into the height it is given: a chart that should
-# keep a plot of a given height gets that plus its legends' rows and its x axis.
-LEGEND_ROW_PX = 30
-X_AXIS_PX = 110
-
-
-def fitted_height(plot_height: int, legend_rows: int) -> int:
-    """The height to give a chart so that its plot keeps `plot_height` pixels under `legend_rows` rows of legend."""
-    return plot_height + LEGEND_ROW_PX * max(0, legend_rows) + X_AXIS_PX
-
-
 # A chart that fits only its width: its height is the plot's own, title, axis and legend added around
-# it (Streamlit's default "fit" takes them out of the height). With an alt.Step height Vega still
-# drops the fit with a console warning, so give such a chart a height in pixels.
+# it (Streamlit's default "fit" takes them out of the height, and a legend of long names, wrapped on
+# two lines, left the plot a few pixels). With an alt.Step height Vega still drops the fit with a
+# console warning ('Dropping "fit-y"'), so give such a chart a height in pixels.
 FIT_X = {"type": "fit-x", "contains": "padding"}
+
+
+def sized(chart: Any, height: int, plot_height: int | None = None) -> Any:
+    """The chart `height` pixels tall in all, or, given `plot_height`, its plot that tall and its axis,
+    title and legends added below (however many lines the legend's names take)."""
+    if plot_height is None:
+        return chart.properties(height=height)
+    return chart.properties(height=plot_height, autosize=FIT_X)
+
+
+def label_lines(label: str, width: int = LEGEND_LINE_CHARS) -> list[str]:
+    """The label's words in lines of at most `width` characters (a longer word keeps a line of its own)."""
+    lines: list[str] = []
+    for word in label.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def wrap_expr(names: Iterable[str], width: int = LEGEND_LINE_CHARS) -> str:
+    """A Vega labelExpr that draws each name longer than `width` characters as lines (Vega draws an
+    array of strings as one line each, and sizes the legend's rows to them); shorter names as they are."""
+    expr = "datum.label"
+    for name in reversed(list(dict.fromkeys(str(n) for n in names))):
+        if len(name) > width:
+            quoted = json.dumps(name, ensure_ascii=False)
+            expr = f"datum.label === {quoted} ? {json.dumps(label_lines(name, width), ensure_ascii=False)} : {expr}"
+    return expr
+
+
+def legend(names: Iterable[str], **options: Any) -> alt.Legend:
+    """The legend below a plot, one entry per row, each name whole (long ones on two lines), its symbols
+    opaque (a shaded band's or an error bar's opacity made a curve's colour too pale to tell apart)."""
+    return alt.Legend(**{"orient": "bottom", "direction": "vertical", "labelLimit": LEGEND_LABEL_LIMIT,
+                         "labelExpr": wrap_expr(names), "symbolOpacity": 1, **options})

@@ -22,12 +22,12 @@ import pandas as pd
 from lib.charts.curves import crossover_layers, ok_rows
 from lib.charts.theme import (
     AXIS_TICK_FORMAT,
-    LEGEND_LABEL_LIMIT,
     METHOD_COLORS,
     NOTE_COLOR,
-    fitted_height,
+    legend,
     log_ticks,
     series_colors,
+    sized,
     time_unit,
 )
 
@@ -87,7 +87,7 @@ def variant_chart(
     kind: 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. rules: optional horizontal lines, a frame
     with columns value (in y's units), label and the colour column (e.g. 'best measured here').
     dash_columns: lay the dash legend out in that many columns (short names), instead of one per row.
-    plot_height: keep the plot that tall and add the legends' rows (instead of a total `height`)."""
+    plot_height: keep the plot that tall and add the axis and legends around it (instead of a total `height`)."""
     data = ok_rows(frame, y)
     values = list(data[y]) if not data.empty else []
     if rules is not None and not rules.empty:
@@ -109,12 +109,12 @@ def variant_chart(
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
                           scale=alt.Scale(domain=colors or [""], range=series_colors(colors or [""])),
-                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
+                          legend=legend(colors))
     dash_enc = alt.StrokeDash("d:N", title=dash_title, sort=dashes,
                               scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                              legend=alt.Legend(orient="top", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT,
-                                                symbolType="stroke", symbolStrokeWidth=2, symbolSize=400,
-                                                symbolStrokeColor=NOTE_COLOR, columns=dash_columns or alt.Undefined))
+                              legend=legend(dashes, orient="top", symbolType="stroke", symbolStrokeWidth=2,
+                                            symbolSize=400, symbolStrokeColor=NOTE_COLOR,
+                                            columns=dash_columns or alt.Undefined))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
     y_full = f"{y_title} ({unit}, log scale)"
@@ -139,10 +139,7 @@ def variant_chart(
             x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
     if crossover_x is not None and math.isfinite(crossover_x):
         layers += crossover_layers(crossover_x, crossover_label, list(plot["x"]))
-    if plot_height is not None:
-        rows = (len(colors) + bool(color_title) + -(-len(dashes) // (dash_columns or 1)) + bool(dash_title))
-        height = fitted_height(plot_height, rows)
-    chart = alt.layer(*layers).properties(height=height)
+    chart = sized(alt.layer(*layers), height, plot_height)
     return chart.properties(title=title) if title else chart
 
 
@@ -180,7 +177,7 @@ def memory_chart(
     dashes = _order(est["d"], None)
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
                           scale=alt.Scale(domain=colors, range=list((METHOD_COLORS * 2)[:max(1, len(colors))])),
-                          legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=LEGEND_LABEL_LIMIT))
+                          legend=legend(colors))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(list(est["x"]) + list(pts["x"])), format=AXIS_TICK_FORMAT))
     y_enc = alt.Y("v:Q", title="estimated peak memory (bytes, log scale)", scale=alt.Scale(type="log"),
@@ -190,10 +187,9 @@ def memory_chart(
             x=x_enc, y=y_enc, color=color_enc,
             strokeDash=alt.StrokeDash("d:N", title=dash_title, sort=dashes,
                                       scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                                      legend=alt.Legend(orient="top", direction="vertical",
-                                                        labelLimit=LEGEND_LABEL_LIMIT, symbolType="stroke",
-                                                        symbolStrokeWidth=2, symbolSize=400,
-                                                        symbolStrokeColor=NOTE_COLOR)),
+                                      legend=legend(dashes, orient="top", symbolType="stroke",
+                                                    symbolStrokeWidth=2, symbolSize=400,
+                                                    symbolStrokeColor=NOTE_COLOR)),
             tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("d:N", title=dash_title),
                      alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
                      alt.Tooltip("v:Q", title="estimate (bytes)", format=".3~s")]),
