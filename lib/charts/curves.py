@@ -149,15 +149,21 @@ def crossover_layers(crossover_x: float | None, label: str | None = None,
     if crossover_x is None or not math.isfinite(crossover_x):
         return []
     label = label or f"crossover ≈ {fmt_about(crossover_x)}"  # the two significant digits of the sentences
-    drawn = [float(x) for x in xs if x is not None and float(x) > 0]
-    right = bool(drawn) and crossover_x > 0 and max(drawn) > min(drawn) and (
-        math.log(crossover_x / min(drawn)) / math.log(max(drawn) / min(drawn)) > 0.6)
+    right = in_right_part(crossover_x, xs)
     mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
     return [
         mark.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
         mark.mark_text(align="right" if right else "left", dx=-6 if right else 6, dy=-6, color="#d62728",
                        fontWeight="bold").encode(x="x:Q", y=alt.value(12), text="label:N"),
     ]
+
+
+def in_right_part(x: float, xs: Sequence[float]) -> bool:
+    """Whether x lies in the right 40 % of the drawn values on a log axis: a label there goes left of its
+    rule, or a narrow chart cuts it off."""
+    drawn = [float(v) for v in xs if v is not None and float(v) > 0]
+    return bool(drawn) and x > 0 and max(drawn) > min(drawn) and (
+        math.log(x / min(drawn)) / math.log(max(drawn) / min(drawn)) > 0.6)
 
 
 def speedup_frame(

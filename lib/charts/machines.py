@@ -17,6 +17,7 @@ import math
 import altair as alt
 import pandas as pd
 
+from lib.charts.curves import in_right_part
 from lib.charts.theme import AXIS_TICK_FORMAT, kind_colors, legend, log_ticks, sized, time_unit
 from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about
@@ -122,7 +123,9 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         mark = alt.Chart(pd.DataFrame({"machine": [machine], "x": [float(cross.x)], "label": [label]}))
         layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color=hue).encode(
             x="x:Q", tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))
-        layers.append(mark.mark_text(align="left", dx=5, fontWeight="bold", color=hue).encode(
+        right = in_right_part(float(cross.x), list(plot["x"]))  # a phone cut the label at the chart's edge
+        layers.append(mark.mark_text(align="right" if right else "left", dx=-5 if right else 5, fontWeight="bold",
+                                     color=hue).encode(
             x="x:Q", y=alt.value(12 + 15 * i), text="label:N"))
     chart = alt.layer(*layers)
     chart = sized(chart, height, plot_height)

@@ -1,0 +1,61 @@
+"""Legends and sizes of the chart builders, read from their Vega-Lite specs (tests/test_browser_pictures.py
+checks the same in Chromium): long names wrapped whole, no empty layer, no legend-less channel on a
+legend's field, no band height, plots that keep the height they are given."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from lib.charts import loss_chart, phase_chart, ratio_chart, time_chart
+from lib.charts.provenance import curve_chart
+from lib.charts.theme import LEGEND_LINE_CHARS, label_lines, wrap_expr
+
+LONG = "cuda:0 (recorded on NVIDIA H200, 2026-11-21 and 2026-11-24)"
+
+
+def test_a_long_name_is_wrapped_into_whole_lines_and_a_short_one_left_as_it_is():
+    lines = label_lines(LONG)
+    assert " ".join(lines) == LONG and all(len(line) <= LEGEND_LINE_CHARS for line in lines) and len(lines) == 2
+    expr = wrap_expr(["cpu (live, this server)", LONG])
+    assert json.dumps(lines, ensure_ascii=False) in expr and "cpu (live" not in expr
+    assert wrap_expr(["GPU · H200 (recorded)"]) == "datum.label"
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame([{"x": x, "median_s": t * x, "iqr_s": 0.0, "series": s, "status": "ok"}
+                         for s, t in (("cpu (live, this server)", 1e-3), (LONG, 1e-5)) for x in (1, 8, 64)])
+
+
+def test_a_chart_given_a_plot_height_keeps_it_and_wraps_its_long_legend_names():
+    spec = time_chart(frame(), "x", plot_height=220).to_dict()
+    assert spec["height"] == 220 and spec["autosize"]["type"] == "fit-x"  # the legend adds below the plot
+    expr = spec["layer"][0]["encoding"]["color"]["legend"]["labelExpr"]
+    assert json.dumps(label_lines(LONG), ensure_ascii=False) in expr
+
+
+def training_rows(hollow: bool) -> list[dict]:
+    return [{"series": s, "batch_size": b, "epoch_s": t * b, "iqr_s": 1e-5, "steps_per_epoch": 4,
+             "origin": "live" if s.startswith("CPU") else "recorded", "noisy": hollow and b == 8}
+            for s, t in (("CPU · this server (live)", 1e-3), ("GPU · H200 (recorded)", 1e-5)) for b in (1, 8, 64)]
+
+
+def test_the_training_chart_draws_no_empty_layer_and_keeps_its_plot_height():
+    spec = curve_chart(training_rows(hollow=False), "batch_size", height=280).to_dict()
+    assert all(spec["datasets"][layer["data"]["name"]] for layer in spec["layer"])  # "Infinite extent" otherwise
+    assert spec["height"] == 280 and spec["autosize"]["type"] == "fit-x"
+    titled = [layer["encoding"]["x"].get("title") for layer in spec["layer"]]
+    assert set(titled) == {"batch_size"}  # every layer names the axes: any one may be drawn alone
+    beside = curve_chart(training_rows(hollow=True), "batch_size", legend_beside=True).to_dict()
+    assert "hollow" in beside["datasets"] and '"orient": "right"' in json.dumps(beside)
+
+
+def test_bar_charts_have_pixel_heights_and_no_channel_disables_a_merged_legend():
+    bars = pd.DataFrame([{"series": "cpu", "phase_compute_s": 1e-3}, {"series": "gpu", "phase_compute_s": 1e-4}])
+    for chart in (phase_chart(bars), ratio_chart(pd.DataFrame({"comparison": ["a", "b"], "ratio": [0.5, 2.0]}))):
+        spec = chart.to_dict()
+        assert isinstance(spec["height"], int) and spec["autosize"]["type"] == "fit-x"  # 'Dropping "fit-y"' otherwise
+    loss = loss_chart(pd.DataFrame({"epoch": [1, 2, 1, 2], "loss": [1.0, 0.5, 1.0, 0.4],
+                                    "series": ["cpu (live)"] * 2 + ["cuda (recorded on x)"] * 2})).to_dict()
+    assert loss["encoding"]["strokeDash"]["field"] != loss["encoding"]["color"]["field"]
