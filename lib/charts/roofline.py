@@ -75,8 +75,8 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     dots = alt.Chart(frame).mark_point(filled=True, opacity=0.9, size=40).encode(x=x, y=y, color=color, tooltip=tooltip)
     # the slider's point: the same dot, larger and ringed (a size channel on a yes/no field warns in Vega)
     here = alt.Chart(frame[frame["current"].astype(bool)] if len(frame) else frame).mark_point(
-        filled=False, size=260, strokeWidth=2).encode(x=x, y=y, color=alt.Color("regime:N", legend=None),
-                                                      tooltip=tooltip)
+        filled=False, size=260, strokeWidth=2).encode(x=x, y=y, color=color, tooltip=tooltip)  # the dots' own colour
+    # encoding: a legend-less copy would make Vega warn 'Conflicting legend property "disable"'
     title = alt.TitleParams("Each step under the GPU's ceilings", subtitle=ceilings_note(ceilings),
                             subtitleColor=NOTE_COLOR, anchor="start", subtitleFontSize=11)
     return alt.layer(roof, dots, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)
