@@ -8,12 +8,13 @@ from lib.core.timing import cpu_threads
 from lib.core.workload import SettingError
 from lib.workloads import REGISTERED, WORKLOADS, get_workload
 
-OURS = ("mlp", "dataloader", "jacobian", "matmul")
+OURS = ("mlp", "dataloader", "jacobian", "matmul", "stream")
 SMALL = {
     "mlp": {"hidden_width": 8, "dataset_size": 128, "data": "iris", "pin_memory": True},
     "dataloader": {"dataset_size": 64, "batch_size": 32, "pin_memory": True},
     "jacobian": {"val": 2},
     "matmul": {"size": 32, "dtype": "tf32", "sync": False, "transfer": True},
+    "stream": {"size": 1000},
 }
 
 

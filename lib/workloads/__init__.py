@@ -7,13 +7,14 @@ and listed in REGISTERED (one line each).
 from __future__ import annotations
 
 from lib.core.workload import Setting, SettingError, Step, Workload
-from lib.workloads import dataloader, ddp, jacobian, matmul, mlp
+from lib.workloads import dataloader, ddp, jacobian, matmul, mlp, stream
 
 REGISTERED: tuple[Workload, ...] = (
     mlp.WORKLOAD,
     dataloader.WORKLOAD,
     jacobian.WORKLOAD,
     matmul.WORKLOAD,
+    stream.WORKLOAD,
     ddp.WORKLOAD,
 )
 
