@@ -60,3 +60,17 @@ def test_a_compile_job_saves_every_point(record_packs, monkeypatch, capsys):
     lines = listed(record_packs, monkeypatch, capsys, "--jobs", "training_compile", "--exclude", "training_compile_max")
     assert [line.split("mode=")[1].split()[0] for line in lines] == [m for m in compiled if "max" not in m]
     assert all("--save-every 50 " in line for line in listed(record_packs, monkeypatch, capsys, "--jobs", "training_gpu"))
+
+
+def test_the_stream_job_reaches_the_bandwidth_plateau_on_both_devices(record_packs, monkeypatch, capsys):
+    (line,) = listed(record_packs, monkeypatch, capsys, "--jobs", "stream", "--memory-cap-gb", "60")
+    sizes = [int(s) for s in line.split("--over size=")[1].split()[0].split(",")]
+    assert min(sizes) * 4 <= 1 << 20 and max(sizes) * 4 >= 4 << 30  # tensors of 1 MB to 4 GB
+    assert "sweep stream" in line and "--devices cpu,cuda" in line and line.endswith("--memory-cap-gb 60")
+    workload = __import__("lib.workloads", fromlist=["get_workload"]).get_workload("stream")
+    assert workload.peak_memory_bytes(workload.resolve({"size": max(sizes)}), "cuda:0") < 60e9  # under that cap
+
+
+def test_the_large_matmuls_are_synced_only(record_packs, monkeypatch, capsys):
+    (line,) = listed(record_packs, monkeypatch, capsys, "--jobs", "timing_large")
+    assert "--set sync=true" in line and "size=8192,16384" in line and "dtype=fp32,tf32" in line
