@@ -35,12 +35,37 @@ METHODS = ("loop", "vectorize", "vmap_jacrev", "vmap_jacfwd")
 BYTES_PER_FLOAT = 4
 CHECK_ROWS = 3  # check() works on the first few rows: the full Jacobian there is small
 
-# On the CPU, glibc's malloc strands the loop's per-pass temporaries (each backward pass
-# allocates a zero-filled (val, outputs) gradient of the output), so resident memory grows
-# with every pass. Measured on torch 2.11 / glibc: val=50: 1.5 GB, val=100: 3.5 GB, val=200:
-# 22 GB -- about this fraction of one temporary per pass. CUDA's caching allocator reuses blocks.
+# On the CPU, glibc 2.36's malloc strands the loop's per-pass temporaries (each backward pass
+# allocates a zero-filled (val, outputs) gradient of the output; the kept gradient lands in the freed
+# chunk and the next temporary no longer fits), so resident memory grows with every pass. Measured
+# on torch 2.11 / glibc 2.36 (docs/jacobian_loop_memory.txt): val=50: 0.8 GB, val=100: 3.4 GB, val=200:
+# 22 GB -- about this fraction of one temporary per pass. glibc 2.39 (the GPU machines' hosts) reuses
+# the chunk: 5 kB a pass at val = 1,000 over 60,000 passes, the kept gradient alone, so the seed's
+# val = 1,000 needs a few GB there, not 387. CUDA's caching allocator reuses blocks.
 CPU_LOOP_STRANDED_FRACTION = 0.6
+REUSING_GLIBC = (2, 39)  # the oldest glibc measured not to strand them
+KEPT_TENSOR_BYTES = 1000  # each pass's kept gradient: a tensor object beside its val floats
 BASE_BYTES = 64e6  # autograd / functorch bookkeeping beyond the tensors counted below
+
+
+def glibc_strands(version: str | None = None) -> bool:
+    """Does this process's C library strand the loop's temporaries? Yes unless it is a glibc at least
+    REUSING_GLIBC; other C libraries (musl) and an unknown version count as stranding: the estimate
+    must bound the peak, and a refusal says how much it needs."""
+    import os
+    if version is None:
+        try:
+            version = os.confstr("CS_GNU_LIBC_VERSION")
+        except (AttributeError, ValueError, OSError):
+            version = None
+    parts = (version or "").split()
+    if len(parts) != 2 or parts[0] != "glibc":
+        return True
+    try:
+        major, minor = (int(x) for x in parts[1].split(".")[:2])
+    except ValueError:
+        return True
+    return (major, minor) < REUSING_GLIBC
 
 
 def build_net(params: Settings) -> nn.Sequential:
@@ -138,8 +163,8 @@ class Jacobian(Workload):
         full = float(val) * o * val * BYTES_PER_FLOAT  # the (val, outputs, val, 1) result
         if method == "loop":
             # per-pass gradients kept in a list, then stacked into the result: twice the result
-            peak = graph + 2 * full + val * o * BYTES_PER_FLOAT
-            if not is_cuda(device):
+            peak = graph + 2 * full + val * o * (BYTES_PER_FLOAT + KEPT_TENSOR_BYTES)
+            if not is_cuda(device) and glibc_strands():
                 peak += CPU_LOOP_STRANDED_FRACTION * val * o * (val * o * BYTES_PER_FLOAT)
             return float(BASE_BYTES + peak)
         if method == "vectorize":
@@ -197,7 +222,7 @@ class Jacobian(Workload):
                 "backward_passes": {"loop": val * o, "vectorize": 1, "vmap_jacrev": 1, "vmap_jacfwd": 0}[method],
             }
         }
-        if method == "loop" and not is_cuda(device):
+        if method == "loop" and not is_cuda(device) and glibc_strands():
             extras["note"] = (
                 "on the CPU the loop's resident memory grows with every backward pass: the C allocator "
                 "cannot reuse the freed per-pass temporaries"
