@@ -57,7 +57,7 @@ def main() -> int:
     kept = []
     lines = [f"# seed 004's loop on the CPU, val = {args.val:,} ({total:,} passes in a full call, a {temp / 1e3:,.0f} kB "
              f"temporary each), {datetime.date.today()} on {platform.node() or 'this machine'} ({os.cpu_count()} cores, "
-             f"{args.threads} torch thread(s), torch {torch.__version__})",
+             f"{args.threads} torch thread(s), torch {torch.__version__}, {os.confstr('CS_GNU_LIBC_VERSION')})",
              f"{'passes':>8} {'growth GB':>10} {'kB/pass':>8} {'temps/pass':>10} {'s/pass':>9}"]
     print("\n".join(lines), flush=True)
     before, started = rss_bytes(), time.perf_counter()
