@@ -24,6 +24,7 @@ from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline import view as lesson
 from lib.lessons.data_pipeline.answer import pipeline_answer
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s
 from ui.sources import live_devices, load_recorded, source_for
 from ui.url_settings import UrlSettings
@@ -82,7 +83,8 @@ def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
     top.answer.markdown(pipeline_answer(on))
     bars = feeds.phase_bars(on)
     scaffold.chart_or_why(
-        chart_box, phase_chart(pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
+        chart_box,
+        chart_spec(phase_chart, pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
         f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below "
         "say why.")
     return on, bars
@@ -137,7 +139,7 @@ with scaffold.why(f"Where one epoch's time went at {view.at}"):
 with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}"):
     for feed in lesson.SOURCES:
         scaffold.chart_or_why(
-            st, time_chart(pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
+            st, chart_spec(time_chart, pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
                            x_title=feeds.axis_label(over), y_title="time per epoch", title=feeds.feed_title(feed),
                            height=400) if on.rows_of[feed] else None,
             f"{feeds.feed_title(feed)}: nothing was timed, so there is no curve to draw.")

@@ -32,6 +32,7 @@ from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 from lib.recorded.uploads import plain
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.gallery import GalleryUnavailable, app_base_url, open_gallery, unavailable, where_stored
 from ui.gallery_forms import add_form, course_filter, instructor_forms
 from ui.url_settings import UrlSettings
@@ -68,7 +69,8 @@ comparison = gallery_comparison(machines)
 top.answer.markdown(gallery_answer(machines, comparison))
 frame = speedup_frame(comparison)
 scaffold.chart_or_why(
-    top.chart, speedups_chart(frame, crossover_points(comparison), plot_height=160 if scaffold.embedded() else 220)
+    top.chart,
+    chart_spec(speedups_chart, frame, crossover_points(comparison), plot_height=160 if scaffold.embedded() else 220)
     if not frame.empty else None,
     "No machine here has both CPU and GPU results yet, so there is no speed-up line to draw.", key=f"{NS}.chart")
 if not frame.empty:

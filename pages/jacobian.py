@@ -24,6 +24,7 @@ from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.measure import cached_measurement, is_cached, live_point_budget_s
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for
 from ui.url_settings import UrlSettings
@@ -66,10 +67,10 @@ def first_screen(live: list[dict]) -> tuple[list[dict], list[str]]:
     timed = [r for r in rows if is_ok(r)]
     scaffold.chart_or_why(
         chart_box,
-        variant_chart(pd.DataFrame(lesson.time_rows(timed)), "val", "median_s", color="series", dash="method_label",
-                      iqr="iqr_s", x_title=X_TITLE, y_title="time per Jacobian", color_order=order,
-                      dash_order=[lesson.LABEL[m] for m in METHODS], dash_columns=2,
-                      plot_height=scaffold.plot_height()) if timed else None,
+        chart_spec(variant_chart, pd.DataFrame(lesson.time_rows(timed)), "val", "median_s", color="series",
+                   dash="method_label", iqr="iqr_s", x_title=X_TITLE, y_title="time per Jacobian", color_order=order,
+                   dash_order=[lesson.LABEL[m] for m in METHODS], dash_columns=2,
+                   plot_height=scaffold.plot_height()) if timed else None,
         "No method is chosen, so there is no curve to draw." if not methods else
         "Nothing was timed at these settings, so there is no curve to draw; the points not measured (below) say why.")
     return rows, order
@@ -114,10 +115,10 @@ if methods:
 
     with scaffold.why("The memory each method needs"):
         gpu_on_screen = onscreen.gpu_series(rows) is not None
-        st.altair_chart(
-            memory_chart(pd.DataFrame(lesson.memory_estimates(methods, lesson.VALS, gpu=gpu_on_screen)),
-                         pd.DataFrame(lesson.memory_marks(rows)), x="val", x_title=X_TITLE,
-                         caps=[lesson.memory_cap_rule(cap_gb)], color_order=[lesson.LABEL[m] for m in METHODS]),
+        st.vega_lite_chart(
+            chart_spec(memory_chart, pd.DataFrame(lesson.memory_estimates(methods, lesson.VALS, gpu=gpu_on_screen)),
+                       pd.DataFrame(lesson.memory_marks(rows)), x="val", x_title=X_TITLE,
+                       caps=[lesson.memory_cap_rule(cap_gb)], color_order=[lesson.LABEL[m] for m in METHODS]),
             width="stretch",
         )
         st.caption("Lines: the workload's own estimate of peak memory, checked before anything is allocated. "

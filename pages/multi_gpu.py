@@ -17,6 +17,7 @@ from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu.answer import scaling_answer
 from lib.workloads.ddp import demo
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.router import ensure_router
 from ui.url_settings import UrlSettings
 
@@ -54,6 +55,10 @@ def _pick(key: str, label: str, options: list, linked: bool, **kw):
     return st.radio(label, options, horizontal=True, key=f"live_{key}", **kw)
 
 
+def _throughput_chart(ok: list[dict], axis: str, height: int):
+    return scaling_charts.throughput_chart(ok, axis).properties(height=height)
+
+
 def show_results(rows: list[dict], source: str, key: str, slots: scaffold.AnswerFirst | None = None) -> None:
     """The answer and the throughput chart (in `slots` when given, else here), then the efficiency chart,
     crossovers, explanation and table for ddp rows from one machine (key 'recorded': its pickers in the URL)."""
@@ -71,15 +76,15 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
     else:
         axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == LINKED, format_func=AXIS_NAMES.get)
         answer_box.markdown(scaling_answer(records, axis, cpu))
-        chart_box.altair_chart(scaling_charts.throughput_chart(ok, axis).properties(
-            height=scaffold.chart_height(340, first=slots is not None)), width="stretch")
+        chart_box.vega_lite_chart(chart_spec(_throughput_chart, ok, axis, scaffold.chart_height(340, first=slots is not None)),
+                                  width="stretch")
         chart_box.caption(f"Samples per second of the whole group, {source}. Both axes logarithmic.")
         efficiency = scaling.efficiency_points(records)
         if efficiency:
             with scaffold.why("Scaling efficiency: how close to N times one GPU"):
                 st.caption("Throughput with N GPUs ÷ (N × throughput with 1 GPU at the same per-GPU batch); "
                            "the dashed line is perfect scaling.")
-                st.altair_chart(scaling_charts.efficiency_chart(efficiency, axis), width="stretch")
+                st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, efficiency, axis), width="stretch")
         with scaffold.why("Where more GPUs start to win"):
             for line in scaling.crossover_lines(records, axis, cpu):
                 st.markdown(line.markdown())

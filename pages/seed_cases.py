@@ -25,6 +25,7 @@ from lib.lessons.seed_cases.curves import learn_sentence, same_start_sentence
 from lib.lessons.seed_cases.view import CASES
 from lib.workloads.presets import get_preset
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.sources import live_devices, load_recorded, unanswered
 from ui.url_settings import UrlSettings
@@ -86,7 +87,7 @@ verdicts = screen.verdict_sentences(experiment)
 top.answer.markdown(f"**{cases.label(case)}.** {verdicts[0]}")
 table, bars = screen.comparison(experiment)
 scaffold.chart_or_why(
-    top.chart, ratio_chart(pd.DataFrame(bars)) if bars else None,
+    top.chart, chart_spec(ratio_chart, pd.DataFrame(bars)) if bars else None,
     "Neither the seed nor this app timed both devices for this experiment, so there is no GPU ÷ CPU ratio to draw.")
 top.note.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
                  "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
@@ -128,7 +129,7 @@ with scaffold.why("Loss curves: does each model learn?"):
         for failure in curves.failures:
             st.markdown(failure)
         st.markdown(screen.epochs_sentence(curves, preset))
-        scaffold.chart_or_why(st, loss_chart(pd.DataFrame(curve_rows)) if curve_rows else None,
+        scaffold.chart_or_why(st, chart_spec(loss_chart, pd.DataFrame(curve_rows)) if curve_rows else None,
                               "No loss curve was measured or recorded for this experiment, so there is none to draw.")
         for name, losses in curves.losses.items():
             st.markdown(learn_sentence(losses, f"**{name}**"))

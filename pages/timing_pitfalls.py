@@ -24,6 +24,7 @@ from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for
 from ui.url_settings import UrlSettings
@@ -83,11 +84,11 @@ crossover_x = onscreen.crossing_x(lesson.crossovers(view)[0])
 lines = lesson.time_lines(view, flags["cold"])
 scaffold.chart_or_why(
     top.chart,
-    variant_chart(pd.DataFrame(lines), "size", "median_s", color="series", dash="line", iqr="iqr_s",
-                  x_title="matrix size (rows = columns)", y_title="time per matmul", color_order=order,
-                  dash_order=lesson.line_names(variant),
-                  crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
-                  plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
+    chart_spec(variant_chart, pd.DataFrame(lines), "size", "median_s", color="series", dash="line", iqr="iqr_s",
+               x_title="matrix size (rows = columns)", y_title="time per matmul", color_order=order,
+               dash_order=lesson.line_names(variant),
+               crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
+               plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
@@ -132,12 +133,12 @@ if variant["transfer"]:
 # -- achieved FLOP/s -----------------------------------------------------------------------------------
 with scaffold.why("Operations per second (FLOP/s) against the best measured here"):
     bests = pd.DataFrame(words.best_rates(view.rows, order))
-    st.altair_chart(
-        variant_chart(pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
-                      color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
-                      color_title="measured on", dash_title="timing", color_order=order,
-                      dash_order=[lesson.variant_label(variant), *lesson.partner_lines(variant), lesson.baseline_line()],
-                      rules=bests if not bests.empty else None),
+    st.vega_lite_chart(
+        chart_spec(variant_chart, pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
+                   color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
+                   color_title="measured on", dash_title="timing", color_order=order,
+                   dash_order=[lesson.variant_label(variant), *lesson.partner_lines(variant), lesson.baseline_line()],
+                   rules=bests if not bests.empty else None),
         width="stretch",
     )
     for sentence in words.flops_sentences(view.current, view.rows, variant, size, order):

@@ -94,9 +94,12 @@ def chart_height(height: int, *, first: bool = True) -> int:
 
 
 def chart_or_why(box: Any, chart: Any, why_none: str, **kwargs: Any) -> None:
-    """Draw the chart in `box`, or, where it would be empty axes, a sentence saying why there is none."""
+    """Draw the chart (an Altair chart, or a finished spec from ui.chart_cache) in `box`, or, where it would
+    be empty axes, a sentence saying why there is none."""
     if chart is None:
         box.markdown(f"{NO_CHART} {why_none}")
+    elif isinstance(chart, dict):
+        box.vega_lite_chart(chart, width="stretch", **kwargs)
     else:
         box.altair_chart(chart, width="stretch", **kwargs)
 
