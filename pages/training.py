@@ -28,6 +28,7 @@ from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
+from ui.chart_cache import chart_spec
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, measure_sweep
 from ui.sources import load_recorded, recorded_pack, source_for
@@ -155,8 +156,8 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
     for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
                                (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
         if entry and entry.get("steps"):
-            st.altair_chart(timeline_chart(entry["steps"][len(entry["steps"]) // 2]["events"], title=name),
-                            width="stretch")
+            st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
+                                          title=name), width="stretch")
             st.markdown(W.timeline_sentence(entry, name, timed))
         elif entry and entry.get("message"):
             st.caption(W.timeline_refused(entry, name))
@@ -174,7 +175,7 @@ if screen.gpu_label and screen.cpu_label:
         frame = pd.DataFrame(screen.rows())
         speed = speedup_frame(frame, over, baseline=screen.cpu_label, other=screen.gpu_label, y="epoch_s")
         if not speed.empty:
-            st.altair_chart(speedup_chart(speed, over, x_title=view.axis.label), width="stretch")
+            st.vega_lite_chart(chart_spec(speedup_chart, speed, over, x_title=view.axis.label), width="stretch")
             st.caption("Above the 1× line the GPU is faster.")
 
 problems = [r for r in live if r.get("status") != Status.OK or r.get("message")]

@@ -14,6 +14,7 @@ from ui import chart_cache
 
 # page -> its link's query (the view); each draws at least one chart from the shipped packs
 VIEWS = {
+    "training": {},  # its main chart is lib.charts.compiled's; the charts behind 'Why?' come from ui.chart_cache
     "jacobian": {},
     "data_pipeline": {},
     "timing_pitfalls": {},
