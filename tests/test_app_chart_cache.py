@@ -7,9 +7,13 @@ measured live on a short budget; the second visitor's live rows come from ui.mea
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 from app_support import chart_specs, open_page
 
+from lib.recorded import RECORDED_DIR, RESCAN_S
 from ui import chart_cache
 
 # page -> its link's query (the view); each draws at least one chart from the shipped packs
@@ -42,3 +46,25 @@ def test_a_second_visit_of_the_same_view_builds_no_chart(shipped, page):
     assert not second.exception, [e.value for e in second.exception]
     assert sum(chart_cache.BUILDS.values()) == built, dict(chart_cache.BUILDS)
     assert chart_specs(second) == chart_specs(first)
+
+
+def test_a_pack_changed_while_the_server_runs_gives_a_new_chart(tmp_path, monkeypatch):
+    """The cache is keyed by what the chart draws, so a pack replaced under a running server is drawn
+    anew (lib.recorded notices the file within RESCAN_S), never served from the old chart."""
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
+    monkeypatch.setenv("GPUWIN_NO_WARM_UP", "1")
+    pack = json.loads((RECORDED_DIR / "h200x4_ddp.json").read_text())
+    path = tmp_path / "ddp.json"
+    path.write_text(json.dumps(pack))
+    first = open_page("pages/multi_gpu.py")
+    assert not first.exception, [e.value for e in first.exception]
+    built = sum(chart_cache.BUILDS.values())
+    # the same machine recorded again without its largest batch: fewer points on the same chart
+    largest = max(r["batch_size"] for r in pack["rows"])
+    pack["rows"] = [r for r in pack["rows"] if r["batch_size"] != largest]
+    path.write_text(json.dumps(pack))
+    time.sleep(RESCAN_S + 0.1)
+    second = open_page("pages/multi_gpu.py")
+    assert not second.exception, [e.value for e in second.exception]
+    assert sum(chart_cache.BUILDS.values()) > built
+    assert chart_specs(second)[0] != chart_specs(first)[0]
