@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/page_speed.py                 # every page
     .venv/bin/python benchmarks/page_speed.py training home --out docs/page_speed.txt
+    .venv/bin/python benchmarks/page_speed.py --against /tmp/before   # cached revisits: that checkout vs this
 
 For every page (its URL path), on a server started for the measurement (lib/recorded/ as shipped):
 
@@ -61,13 +62,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(env: dict[str, str] | None = None, script: str = "streamlit_app.py") -> Iterator[tuple[str, int]]:
+def server(env: dict[str, str] | None = None, script: str = "streamlit_app.py",
+           root: Path = ROOT) -> Iterator[tuple[str, int]]:
     """A fresh `streamlit run` on a free port; yields (url, pid) once it answers its health check."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -171,15 +173,61 @@ def server_share(paths: list[str]) -> list[str]:
     return lines
 
 
+def against(paths: list[str], other: Path, visits: int = 5) -> list[str]:
+    """The cached revisit per page on `other` (another checkout, e.g. the commit before a change) and on
+    this one, both servers running side by side and their sessions taken in turn, so that both see the
+    same load: on a shared box two runs one after the other differ by more than most changes do."""
+    import asyncio
+
+    from st_session import open_session
+
+    async def visit(url: str, path: str):
+        page, _, query = LINKS.get(path, path).partition("?")
+        async with open_session(url) as session:
+            return await session.visit(page, query, timeout_s=TIMEOUT_MS / 1000)
+
+    lines = [f"cached revisit, server share, median of {visits} new sessions taken in turn on two servers side by side",
+             f"{'page':16} {'before':>8} {'after':>8}  (before: {other})"]
+    with server(root=other) as (before, _), server() as (after, _), \
+            server(script="benchmarks/floor_app.py") as (floor, _):
+        for url in (before, after, floor):
+            asyncio.run(visit(url, "home"))  # each server's first visit: imports, packs, warm-up
+        time.sleep(10)  # both warm-ups (measuring process, cost models) finish in the background
+        for path in [*paths, "floor"]:
+            urls = (floor, floor) if path == "floor" else (before, after)
+            for url in urls:
+                asyncio.run(visit(url, "home" if path == "floor" else path))  # a new view: measured live, once
+            times: dict[int, list[float]] = {0: [], 1: []}
+            for _ in range(visits):
+                for i, url in enumerate(urls):
+                    times[i].append(asyncio.run(visit(url, "home" if path == "floor" else path)).finished_s
+                                    or float("nan"))
+            b, a = (statistics.median(times[i]) for i in (0, 1))
+            name = "bare app" if path == "floor" else path
+            lines.append(f"{name:16} {b:7.2f}s {a:7.2f}s" + ("  (benchmarks/floor_app.py: the floor)"
+                                                              if path == "floor" else ""))
+            print(lines[-1], flush=True)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="*", help="url paths (default: every page)")
     parser.add_argument("--out", default=None, help="also write the table here")
     parser.add_argument("--server-only", action="store_true", help="only the server's share, no browser")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="another checkout (e.g. `git worktree add /tmp/before HEAD~1`): only the cached revisit, "
+                             "before and after side by side")
     args = parser.parse_args(argv)
     from ui.pages import PAGES
 
     paths = args.pages or [Path(p.path).stem for p in PAGES]
+    if args.against:
+        lines = [f"page speed on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start",
+                 *against(paths, args.against.resolve())]
+        if args.out:
+            Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return 0
     lines = [f"page speed on {os.cpu_count()} cores, chromium {CHROMIUM}",
              *([] if args.server_only else measure(paths)), *server_share(paths)]
     print("\n".join(lines))
