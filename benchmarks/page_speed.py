@@ -223,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = args.pages or [Path(p.path).stem for p in PAGES]
     if args.against:
-        lines = [f"page speed on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start",
+        lines = [f"page speed on {len(os.sched_getaffinity(0))} of this box's {os.cpu_count()} cores (the servers and the "
+                 f"sessions), load average {os.getloadavg()[0]:.1f} at start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
                  *against(paths, args.against.resolve())]
         if args.out:
             Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
