@@ -1,0 +1,366 @@
+"""Support for tests/test_random_views.py: random views of every page, read back as a visitor sees them.
+
+Three parts, each usable alone:
+
+- `NoisyCpu` (with `stand_in_timeline` for the one-step timeline): the live CPU replaced by a seeded, noisy stand-in at the seam every live measurement
+  goes through (lib.core.sweep's `_time_into` / `_profile_into`, with `light_step` for the build: the
+  step's phases and units from the workload's own arithmetic; the gate's refusals are real). Each point's time is a smooth function of its
+  FLOPs and bytes times a factor drawn from a generator seeded by (seed, point): most points within
+  ±5 %, some (NOISY_SHARE) anywhere within ±50 % with an IQR to match. The measuring process is
+  replaced by an in-process runner of the same interface, so the stand-in is what the job calls.
+- `Declared`: each page's own settings, as the page declares them to ui.url_settings.UrlSettings
+  (every select_slider, slider, toggle, radio, selectbox and multiselect, with their options, the
+  sidebar's GPU included), and `draw_view` which picks one value of each with a seeded RNG.
+- `Reading`: what an opened page says (its sentences) and draws (every row of every Vega-Lite
+  dataset of every chart), which the checkers in tests/view_checks.py compare.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+NOISY_SHARE = 0.25  # points whose time is off by up to ±50 %
+WILD = 0.5
+CALM = 0.05
+
+
+def _unit_draw(seed: int, *parts: Any) -> random.Random:
+    digest = hashlib.sha256(json.dumps([seed, *parts], sort_keys=True, default=str).encode()).hexdigest()
+    return random.Random(int(digest[:16], 16))
+
+
+def stand_in_seconds(row: dict[str, Any], seed: int) -> tuple[float, float]:
+    """(median, IQR) of one point: launch-ish overhead + FLOPs at 20 GFLOP/s + bytes at 5 GB/s, times noise."""
+    base = 30e-6 + float(row.get("flops") or 0.0) / 20e9 + float(row.get("bytes") or 0.0) / 5e9
+    point = {k: v for k, v in row.items() if k not in ("median_s", "iqr_s", "repeats", "status", "message",
+                                                         "flops", "bytes", "peak_memory_estimate_bytes")}
+    rng = _unit_draw(seed, point)
+    if rng.random() < NOISY_SHARE:
+        factor, spread = 1.0 + rng.uniform(-WILD, WILD), rng.uniform(0.1, WILD)
+    else:
+        factor, spread = 1.0 + rng.uniform(-CALM, CALM), rng.uniform(0.005, CALM)
+    median = base * factor
+    return median, median * spread
+
+
+class NoisyCpu:
+    """The seeded stand-in for lib.core.sweep's timing and profiling of one built step."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.points = 0
+
+    def time_into(self, row: dict[str, Any], step, device: str, *, budget_s: float, num_threads: int | None,
+                  with_phases: bool, slow_call_s: float | None, single_call_s: float | None) -> None:
+        # the same fields, in the same way, as lib.core.sweep._time_into writes them
+        self.points += 1
+        median, iqr = stand_in_seconds(row, self.seed)
+        row.update(median_s=median, iqr_s=iqr, repeats=5, cold_s=median * 3, calls_per_repeat=1,
+                   num_threads=num_threads or 1)
+        if median > 0:
+            row["achieved_flops_per_s"] = row["flops"] / median
+        row.update(step.units)
+        if "steps_per_epoch" in step.units:
+            row["epoch_s"] = median * step.units["steps_per_epoch"]
+        if with_phases and step.phases:
+            share = 0.8 / len(step.phases)
+            for name in step.phases:
+                row[f"phase_{name}_s"] = median * share
+            row["phase_overhead_s"] = median * 0.2
+        for key, value in step.extras.items():
+            if isinstance(value, (int, float, str, bool)) and key not in row:
+                row[key] = value
+        if iqr / median > 0.5:
+            row["message"] = f"noisy: the spread (IQR) is {iqr / median:.0%} of the median"
+
+    def profile_into(self, row: dict[str, Any], step, device: str, num_threads: int | None) -> None:
+        rng = _unit_draw(self.seed, "profile", row.get("workload"), row.get("device"), row.get("median_s"))
+        row.update(kernels=float(rng.randint(20, 200)), device_busy_s=float(row["median_s"] * rng.uniform(0.3, 0.9)))
+
+
+def stand_in_timeline(seed: int):
+    """lib.core.timeline.record_timeline's stand-in: a seeded CPU thread of operators and gaps, reduced by
+    the real lib.core.timeline.figures (so the page's words about it come from the real code)."""
+    from lib.core.timeline import figures
+
+    def record(run, device: str, *, steps: int = 3, warmup: int = 3, before_step=None) -> dict[str, Any]:
+        reduced = []
+        for i in range(steps):
+            if before_step:
+                before_step(warmup + i, warmup + steps)
+            rng = _unit_draw(seed, "timeline", device, i)
+            events, at = [], 0.0
+            for n in range(rng.randint(20, 120)):
+                at += rng.uniform(0.5, 8.0)
+                length = rng.uniform(1.0, 30.0)
+                events.append({"lane": "CPU: thread", "name": f"aten::op{n % 7}", "kind": "operator",
+                               "start_us": at, "end_us": at + length})
+                at += length
+            reduced.append({"events": events, "figures": figures(events, at + 2.0, []), "wall_us": at + 2.0})
+        return {"device": device, "steps": reduced, "figures": reduced[len(reduced) // 2]["figures"]}
+
+    return record
+
+
+def _noop() -> None:
+    pass
+
+
+@contextmanager
+def light_step(workload, settings, device: str):
+    """lib.core.workload.built_step's stand-in: the step's shape (its phases and units, as each workload's
+    build gives them, from the workload's own arithmetic) without its tensors, which the stand-in never runs.
+    Building real steps (matrices of 8,192², datasets of a million rows) made a view take seconds here."""
+    from lib.core.workload import Step
+
+    phases: dict[str, Any] = {}
+    units: dict[str, float] = {}
+    if workload.name == "mlp":
+        units["steps_per_epoch"] = workload.steps_per_epoch(settings)
+        phases = {"compute": _noop} if settings["data_resident"] else {"transfer": _noop, "compute": _noop}
+    elif workload.name == "dataloader":
+        units["batches_per_epoch"] = workload.batches_per_epoch(settings)
+        phases = {"loading": _noop, "compute": _noop}
+    elif workload.name == "matmul" and settings["transfer"] and str(device).startswith("cuda"):
+        phases = {"transfer": _noop, "compute": _noop}
+    yield Step(run=_noop, phases=phases, units=units)
+
+
+class InProcessWorker:
+    """lib.core.worker.MeasureWorker's interface, running the job here (so the stand-in above is what it times)."""
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def run(self, job, progress=None, on_row=None):
+        return job(**({"progress": progress} if progress else {}), **({"on_row": on_row} if on_row else {}))
+
+
+@contextmanager
+def noisy_live_cpu(seed: int) -> Iterator[NoisyCpu]:
+    """Every live measurement in the body is timed by NoisyCpu(seed), in this process."""
+    import pytest
+
+    import lib.core.sweep as sweep
+    import lib.core.timeline as timeline
+    import lib.core.workload as workload
+    import ui.measure
+
+    cpu = NoisyCpu(seed)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sweep, "_time_into", cpu.time_into)
+        mp.setattr(sweep, "_profile_into", cpu.profile_into)
+        mp.setattr(timeline, "record_timeline", stand_in_timeline(seed))
+        mp.setattr(sweep, "built_step", light_step)
+        mp.setattr(workload, "built_step", light_step)
+        mp.setattr(ui.measure, "MEASURE_WORKER", InProcessWorker())
+        mp.setenv("GPUWIN_NO_WARM_UP", "1")
+        yield cpu
+
+
+# -- the settings each page declares -------------------------------------------------------------------------
+
+
+@dataclass
+class Setting:
+    """One URL-bound widget as a page declared it: its URL key and every value it offers, as URL text."""
+
+    key: str
+    kind: str  # select_slider, slider, toggle, radio, selectbox, multiselect
+    choices: list[str]
+
+
+@dataclass
+class Declared:
+    """URL key -> Setting, per widget namespace ('training', 'app' for the sidebar), as pages declared them."""
+
+    by_namespace: dict[str, dict[str, Setting]] = field(default_factory=dict)
+
+    def add(self, namespace: str, setting: Setting) -> None:
+        self.by_namespace.setdefault(namespace, {})[setting.key] = setting
+
+    def settings(self, namespaces: Sequence[str]) -> list[Setting]:
+        return [s for ns in namespaces for s in self.by_namespace.get(ns, {}).values()]
+
+
+@contextmanager
+def declared_settings() -> Iterator[Declared]:
+    """Record every UrlSettings widget pages make in the body (the pages' own declarations)."""
+    import pytest
+
+    from ui.url_settings import UrlSettings, serialize
+
+    declared = Declared()
+
+    def wrap(kind: str, choices_of):
+        real = getattr(UrlSettings, kind)
+
+        def recording(self, key, *args, **kwargs):
+            declared.add(self.namespace, Setting(key, kind, choices_of(*args, **kwargs)))
+            return real(self, key, *args, **kwargs)
+
+        return recording
+
+    def options(label, options, default, **_):
+        return [serialize(o) for o in options]
+
+    def integers(label, min_value, max_value, default, *, step=1, **_):
+        return [str(v) for v in range(min_value, max_value + 1, step)]
+
+    with pytest.MonkeyPatch.context() as mp:
+        for kind, choices_of in (("select_slider", options), ("radio", options), ("selectbox", options),
+                                 ("multiselect", options), ("slider", integers),
+                                 ("toggle", lambda label, default, **_: ["true", "false"])):
+            mp.setattr(UrlSettings, kind, wrap(kind, choices_of))
+        yield declared
+
+
+def draw_view(rng: random.Random, settings: Sequence[Setting]) -> dict[str, str]:
+    """One value of every setting: sliders, switches, modes and the GPU, each drawn evenly from what it offers."""
+    query = {}
+    for s in settings:
+        if not s.choices:
+            continue
+        if s.kind == "multiselect":
+            picked = rng.sample(s.choices, rng.randint(1, len(s.choices)))
+            query[s.key] = ",".join(c for c in s.choices if c in picked)
+        else:
+            query[s.key] = rng.choice(s.choices)
+    return query
+
+
+# -- what a page says and draws --------------------------------------------------------------------------------
+
+TEXT_KINDS = ("markdown", "caption", "info", "warning", "error", "success")
+
+
+@dataclass
+class Chart:
+    """One chart's rows (every dataset of its spec) and the names of its series (its colour domain)."""
+
+    rows: list[dict[str, Any]]
+    series: list[str]
+
+
+@dataclass
+class Reading:
+    """An opened view: its URL, its sentences, its charts and its settings."""
+
+    page: str
+    query: dict[str, str]
+    texts: list[str]
+    charts: list[Chart]
+
+    @property
+    def url(self) -> str:
+        return "/" + self.page.removeprefix("pages/").removesuffix(".py") + "?" + "&".join(
+            f"{k}={v}" for k, v in self.query.items())
+
+    def numbers_drawn(self) -> list[float]:
+        return [v for c in self.charts for r in c.rows for v in _numbers_in(r.values())]
+
+    def words_drawn(self) -> set[str]:
+        return {v for c in self.charts for r in c.rows for v in r.values() if isinstance(v, str)} | {
+            s for c in self.charts for s in c.series}
+
+
+def _numbers_in(values) -> Iterator[float]:
+    for v in values:
+        if isinstance(v, bool) or v is None:
+            continue
+        if isinstance(v, (int, float)) and math.isfinite(v):
+            yield float(v)
+
+
+def _series_of(spec: dict[str, Any]) -> list[str]:
+    names: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            enc = node.get("encoding")
+            if isinstance(enc, dict):
+                for channel in ("color", "strokeDash", "shape"):
+                    domain = (enc.get(channel) or {}).get("scale", {}).get("domain") if isinstance(
+                        enc.get(channel), dict) else None
+                    if isinstance(domain, list):
+                        names.extend(str(d) for d in domain)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return list(dict.fromkeys(names))
+
+
+def chart_of(element) -> Chart:
+    """A Vega-Lite chart element's rows: the spec's inline datasets and the element's Arrow datasets."""
+    spec = json.loads(element.proto.spec)
+    rows: list[dict[str, Any]] = []
+    for values in (spec.get("datasets") or {}).values():
+        rows += [r for r in values if isinstance(r, dict)]
+
+    def inline(node: Any) -> None:
+        if isinstance(node, dict):
+            data = node.get("data")
+            if isinstance(data, dict) and isinstance(data.get("values"), list):
+                rows.extend(r for r in data["values"] if isinstance(r, dict))
+            for value in node.values():
+                inline(value)
+        elif isinstance(node, list):
+            for value in node:
+                inline(value)
+
+    inline({k: v for k, v in spec.items() if k != "datasets"})
+    for named in getattr(element.proto, "datasets", []):
+        try:
+            from streamlit.elements.lib.arrow_utils import convert_arrow_bytes_to_pandas_df  # type: ignore
+        except ImportError:
+            from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+        rows += convert_arrow_bytes_to_pandas_df(named.data.data).to_dict("records")
+    if element.proto.HasField("data") and element.proto.data.data:
+        from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+        rows += convert_arrow_bytes_to_pandas_df(element.proto.data.data).to_dict("records")
+    return Chart(rows, _series_of(spec))
+
+
+def read_view(at, page: str, query: dict[str, str]) -> Reading:
+    """The main area's words (the sidebar speaks of this server, not of the view) and every chart."""
+    texts = [str(e.value) for kind in TEXT_KINDS for e in getattr(at.main, kind)]
+    charts = [chart_of(e) for e in at.get("vega_lite_chart")]
+    return Reading(page, dict(query), texts, charts)
+
+
+# -- opening views -------------------------------------------------------------------------------------------
+
+
+def open_view(page: str, query: dict[str, str]):
+    """The app opened at `page` with `query` in its URL (tests/app_support.open_page)."""
+    from app_support import open_page
+
+    return open_page(page, query)
+
+
+def page_settings(page: str) -> list[Setting]:
+    """The settings a page declares when opened at its defaults (its own and the sidebar's GPU)."""
+    with declared_settings() as declared:
+        at = open_view(page, {})
+        assert not at.exception, [e.value for e in at.exception]
+    return declared.settings(list(declared.by_namespace))
+
+
+def drawn_views(page: str, settings: Sequence[Setting], n: int, seed: int) -> list[dict[str, str]]:
+    rng = random.Random(f"{seed}:{page}")
+    return [draw_view(rng, settings) for _ in range(n)]

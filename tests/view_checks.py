@@ -1,0 +1,360 @@
+"""Checkers for tests/test_random_views.py: does what a page says hold on what its charts draw?
+
+Each checker takes a random_views.Reading and returns a list of Finding (empty: the page passes).
+
+- numbers_on_chart: every time, ratio, percentage and plain number in a sentence is a value of a chart's rows
+  (any unit of 10^3 steps for a time), a ratio or difference of two values of one row or of two rows at the
+  same x, a setting of the view, or a number the code itself writes (a literal in the page's source: the
+  seeds' reported times, thresholds). Small whole numbers (counts: "2 times", "5 of the 7") are not checked.
+- dates_and_machines_on_chart: every date (YYYY-MM-DD) and every GPU named is on a chart's rows or series;
+  every curve named in bold with its origin ("(recorded)", "(live, this server)") is a series drawn.
+- crossovers_between_swaps: every "between <axis> A and B" names two plotted x values where the two named
+  curves really swap order, with its "about X" between them; every "leads from A (after B)" likewise.
+- no_contradictions: no sentence says there is no GPU curve while one is drawn; no curve is "faster at every"
+  point while another sentence of the page has the other curve faster, or the two catching up.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from random_views import Reading
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_COUNT = 20  # whole numbers up to this are counts of things, not values read off a chart
+REL_SLACK = 0.006  # on top of the printed rounding: fmt's three significant digits, a mean of two rounded times
+
+DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")
+CODE = re.compile(r"`[^`]*`")
+LINK = re.compile(r"\]\([^)]*\)")
+NUMBER = re.compile(
+    r"(?<![\w.\-/·])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|GB|MB|KB|GFLOP/s|TFLOP/s|GFLOP|TFLOP|MFLOP))?(?![\w])")
+TIME_UNITS = {"µs", "ms", "ns", "s", "min"}
+SCALED = TIME_UNITS | {"GB/s", "GFLOP/s", "TFLOP/s"}
+# a workload's own estimate of the memory or the work of a point (why it was not run), never a drawn value
+ESTIMATES = {"GB", "MB", "KB", "GFLOP", "TFLOP", "MFLOP"}
+ABOUT = re.compile(r"(?:about|≈|~)\s?[\d,.]+$")
+GPU_NAME = re.compile(r"\b(?:NVIDIA )?(?:H100|H200|A100|A10G|L4|T4|V100|RTX \d{4})(?: 80GB HBM3)?\b")
+BOLD = re.compile(r"\*\*([^*]+)\*\*")
+
+
+@dataclass(frozen=True)
+class Finding:
+    checker: str
+    sentence: str
+    why: str
+
+    def line(self, url: str) -> str:
+        return f"{url}\n    {self.checker}: {self.why}\n    sentence: {self.sentence[:300]}"
+
+
+def sentences(reading: Reading) -> Iterator[str]:
+    """The page's words, one paragraph or bullet at a time, without headings, code and link targets."""
+    for text in reading.texts:
+        for part in re.split(r"\n+", text):
+            part = part.strip()
+            if part and not part.startswith("#"):
+                yield LINK.sub("]", CODE.sub("", part))
+
+
+def _value(token: str) -> float:
+    return float(token.replace(",", ""))
+
+
+def _tolerance(token: str, value: float) -> float:
+    decimals = len(token.split(".")[1]) if "." in token else 0
+    return 0.5 * 10 ** -decimals + REL_SLACK * abs(value)
+
+
+# -- (a) numbers ---------------------------------------------------------------------------------------------
+
+
+@cache
+def source_literals() -> frozenset[str]:
+    """Numbers the code itself writes into a page's prose: those inside its string literals (not docstrings)
+    and its number constants (a threshold, a seed's reported time), in pages, ui, lib/lessons and the seeds'
+    presets."""
+    import ast
+
+    found: set[str] = set()
+    files = [*ROOT.glob("pages/*.py"), *ROOT.glob("ui/*.py"), *ROOT.glob("lib/lessons/**/*.py"),
+             ROOT / "lib/workloads/presets.py"]
+    for path in files:
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Constant) or id(node) in docstrings:
+                continue
+            if isinstance(node.value, str):
+                for match in re.finditer(r"\d[\d,]*(?:\.\d+)?", node.value):
+                    found |= {match.group(0), match.group(0).replace(",", "")}
+            elif isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+                found |= {repr(node.value), f"{node.value:,}", f"{node.value * 100:g}"}
+    return frozenset(found)
+
+
+class Drawn:
+    """Sorted values a sentence's number may be read from: the charts' numbers, their ratios and differences
+    within a row and between rows at the same x, the view's settings."""
+
+    def __init__(self, reading: Reading) -> None:
+        direct: set[float] = set(reading.numbers_drawn())
+        derived: set[float] = set()
+        for chart in reading.charts:
+            by_x: dict[float, list[float]] = {}
+            for row in chart.rows:
+                values = [float(v) for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                          and math.isfinite(v) and v != 0]
+                derived |= _pairs(values)
+                x = row.get("x")
+                if isinstance(x, (int, float)):
+                    by_x.setdefault(float(x), []).extend(values)
+            for values in by_x.values():
+                derived |= _pairs(values)
+            derived |= _aggregates(chart.rows)
+        settings = [_value(v) for v in reading.query.values() if re.fullmatch(r"\d+(\.\d+)?", v)]
+        direct |= set(settings) | {a / b for a in settings for b in settings if b}
+        self.direct = sorted(v for v in direct if v > 0)
+        self.any = sorted(v for v in direct | derived if v > 0)
+
+    @staticmethod
+    def _near(values: list[float], target: float, tol: float) -> bool:
+        i = bisect.bisect_left(values, target - tol)
+        return i < len(values) and values[i] <= target + tol
+
+    def holds(self, token: str, unit: str | None) -> bool:
+        value = _value(token)
+        tol = _tolerance(token, value)
+        scales = [10.0 ** k for k in range(-12, 13, 3)] if unit in SCALED else [1.0]
+        if unit == "%":
+            scales = [1.0, 100.0]
+        # a value v on the chart reads as token when v * scale rounds to it
+        return any(self._near(self.any, value / scale, tol / scale) for scale in scales)
+
+
+def _aggregates(rows: list[dict]) -> set[float]:
+    """Per group of rows (all of them; those sharing a categorical value: a series, a lane, a kind): each
+    numeric field's sum and span (largest less smallest), the row count, and the ratios between these
+    (a stacked bar's total, a timeline's busy time, its length and its share)."""
+    kinds: dict[str, set[str]] = {}
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, str):
+                kinds.setdefault(key, set()).add(value)
+    groups: dict[tuple[str, str], list[dict]] = {("", ""): rows}
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, str) and len(kinds[key]) <= 20:
+                groups.setdefault((key, value), []).append(row)
+    out: set[float] = set()
+    for members in groups.values():
+        figures = {float(len(members))}
+        fields = {k for r in members for k, v in r.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        for k in fields:
+            column = [float(r[k]) for r in members if isinstance(r.get(k), (int, float)) and math.isfinite(r[k])]
+            if column:
+                figures |= {sum(column), max(column) - min(column)}
+        if {"start_us", "end_us"} <= fields:
+            figures.add(sum(float(r["end_us"]) - float(r["start_us"]) for r in members))
+            figures.add(max(float(r["end_us"]) for r in members))
+        out |= figures | _pairs(sorted(v for v in figures if v))
+    return out
+
+
+def _pairs(values: list[float]) -> set[float]:
+    out: set[float] = set()
+    for a in values:
+        for b in values:
+            if a is not b:
+                out.add(abs(a / b))
+                if a > b:
+                    out.add(a - b)
+    return out
+
+
+PRODUCT = re.compile(r"\(?(\d[\d,]*(?:\.\d+)?)\s?×\s?(\d[\d,]*(?:\.\d+)?)(?:\s?×\s?(\d[\d,]*(?:\.\d+)?))?\)?(²)?")
+
+
+def _worked_out(value: float, sentence: str) -> bool:
+    """The number is worked out in the sentence: 'outputs × val = 400 × 300 = 120,000', '(400 × 300)²'."""
+    made = set()
+    for m in PRODUCT.finditer(sentence):
+        product = math.prod(_value(g) for g in m.groups()[:3] if g)
+        made |= {product, product ** 2}
+    return any(math.isclose(value, m, rel_tol=REL_SLACK) for m in made)
+
+
+def numbers_on_chart(reading: Reading) -> list[Finding]:
+    drawn = Drawn(reading)
+    literals = source_literals()
+    found = []
+    for sentence in sentences(reading):
+        plain = GPU_NAME.sub("", DATE.sub("", sentence))
+        for match in NUMBER.finditer(plain):
+            token, unit = match.group(1), match.group(2)
+            value = _value(token)
+            if unit is None and value.is_integer() and value <= SMALL_COUNT:
+                continue
+            if unit in (None, "×", "%") and value.is_integer() and value <= SMALL_COUNT and unit != "%":
+                continue
+            if unit in ESTIMATES or ABOUT.search(plain[:match.end(1)]):
+                continue  # an estimate of memory or work; a crossover's "about", which (c) checks
+            if token in literals or token.replace(",", "") in literals:
+                continue
+            if _worked_out(value, plain):
+                continue
+            if not drawn.holds(token, unit):
+                found.append(Finding("numbers", sentence, f"{token}{(' ' + unit) if unit else ''} is on no chart "
+                                                          "of the page, nor a ratio of two of its values, nor a setting"))
+    return found
+
+
+# -- (b) dates, machines, origins ----------------------------------------------------------------------------
+
+
+def dates_and_machines_on_chart(reading: Reading) -> list[Finding]:
+    words = " | ".join(reading.words_drawn())
+    series = {s for c in reading.charts for s in c.series}
+    found = []
+    for sentence in sentences(reading):
+        for date in DATE.findall(sentence):
+            if date not in words:
+                found.append(Finding("dates", sentence, f"the date {date} is on no chart of the page"))
+        for gpu in GPU_NAME.findall(sentence):
+            short = gpu.removeprefix("NVIDIA ").removesuffix(" 80GB HBM3")
+            if short not in words:
+                found.append(Finding("machines", sentence, f"the machine {gpu} is on no chart of the page"))
+        for name in BOLD.findall(sentence):
+            if _names_a_curve(name) and name not in series:
+                found.append(Finding("origins", sentence, f"the curve **{name}** is not a series the chart draws"))
+    return found
+
+
+def _names_a_curve(name: str) -> bool:
+    """A bold name that is a legend entry: a device with its origin ('GPU · H200 (recorded)', 'cpu (live, ...)')."""
+    return bool(re.search(r"\((recorded|live|predicted|derived)\b", name)) and bool(
+        re.match(r"(CPU|GPU|cpu|cuda:\d)\b", name))
+
+
+# -- (c) crossovers ------------------------------------------------------------------------------------------
+
+NUM = r"(\d[\d,]*(?:\.\d+)?)"
+BETWEEN = re.compile(rf"between [a-z ]+?(?: =)? ~?{NUM} and ~?{NUM}(?:; most likely at about {NUM})?")
+LEADS = re.compile(rf"the (CPU|GPU) leads from {NUM} \(after {NUM}\)")
+
+
+def curve(reading: Reading, name: str) -> dict[float, float]:
+    """x -> value of the named series on the first chart that draws it (its 'x' and its time field)."""
+    for chart in reading.charts:
+        points = {}
+        for row in chart.rows:
+            if name in [v for v in row.values() if isinstance(v, str)] and isinstance(row.get("x"), (int, float)):
+                value = next((row[k] for k in ("t", "v", "y", "median", "time") if isinstance(row.get(k), (int, float))),
+                             None)
+                if value is not None and math.isfinite(value):
+                    points[float(row["x"])] = float(value)
+        if points:
+            return points
+    return {}
+
+
+def _two_curves(reading: Reading, sentence: str) -> tuple[dict[float, float], dict[float, float]] | None:
+    names = [n for n in BOLD.findall(sentence) if n in {s for c in reading.charts for s in c.series}]
+    if len(names) < 2:
+        return None
+    a, b = curve(reading, names[0]), curve(reading, names[1])
+    return (a, b) if a and b else None
+
+
+def _order(a: dict[float, float], b: dict[float, float], x: float) -> int | None:
+    if x not in a or x not in b or a[x] == b[x]:
+        return None
+    return 1 if a[x] > b[x] else -1
+
+
+def crossovers_between_swaps(reading: Reading) -> list[Finding]:
+    found = []
+    for sentence in sentences(reading):
+        pair = _two_curves(reading, sentence)
+        if pair is None:
+            continue
+        a, b = pair
+        spans = []
+        for match in BETWEEN.finditer(sentence):
+            if "~" in match.group(0) or "trade the lead" in sentence[:match.start()]:
+                continue  # a range over several days' curves, or the trading span: not one crossing
+            lo, hi = _value(match.group(1)), _value(match.group(2))
+            about = _value(match.group(3)) if match.group(3) else None
+            spans.append((lo, hi, about, match.group(0)))
+        for match in LEADS.finditer(sentence):
+            spans.append((_value(match.group(3)), _value(match.group(2)), None, match.group(0)))
+        for lo, hi, about, words in spans:
+            if lo not in a or lo not in b or hi not in a or hi not in b:
+                found.append(Finding("crossovers", sentence, f"'{words}': {lo:g} and {hi:g} are not points both "
+                                                             "curves draw"))
+                continue
+            before, after = _order(a, b, lo), _order(a, b, hi)
+            if before is None or after is None or before == after:
+                found.append(Finding("crossovers", sentence, f"'{words}': the curves do not swap order between "
+                                                             f"{lo:g} and {hi:g}"))
+            if about is not None and not (min(lo, hi) * 0.99 <= about <= max(lo, hi) * 1.01):
+                found.append(Finding("crossovers", sentence, f"'{words}': about {about:g} is outside its span"))
+    return found
+
+
+# -- (d) contradictions ----------------------------------------------------------------------------------------
+
+EVERY = re.compile(r"\*\*([^*]+)\*\* is faster than \*\*([^*]+)\*\* at every")
+FASTER_AT = re.compile(r"\*\*([^*]+)\*\* is faster: [^;]*? against [^;]*? on ([^,;(]+\([^)]*\))")
+CATCHES = re.compile(r"\*\*([^*]+)\*\* catches up with \*\*([^*]+)\*\* between")
+NO_GPU_CURVE = re.compile(r"[Tt]here is no GPU curve|no GPU curve on screen")
+
+
+def _gpu_drawn(reading: Reading) -> bool:
+    return any(re.match(r"(GPU|cuda)", s) for c in reading.charts for s in c.series)
+
+
+def no_contradictions(reading: Reading) -> list[Finding]:
+    said = list(sentences(reading))
+    found = []
+    every: dict[frozenset[str], tuple[str, str]] = {}  # pair -> (winner, sentence)
+    for sentence in said:
+        for winner, loser in EVERY.findall(sentence):
+            every[frozenset((winner, loser))] = (winner, sentence)
+        if NO_GPU_CURVE.search(sentence) and _gpu_drawn(reading):
+            found.append(Finding("contradictions", sentence, "says there is no GPU curve, while the chart draws one"))
+    for sentence in said:
+        for winner, loser in FASTER_AT.findall(sentence):
+            held = every.get(frozenset((winner, loser.strip())))
+            if held and held[0] != winner:
+                found.append(Finding("contradictions", sentence, f"{winner} faster here, yet: {held[1][:160]}"))
+        for one, other in CATCHES.findall(sentence):
+            held = every.get(frozenset((one, other)))
+            if held:
+                found.append(Finding("contradictions", sentence, f"the two catch up here, yet: {held[1][:160]}"))
+    return found
+
+
+CHECKERS = {"numbers": numbers_on_chart, "dates and machines": dates_and_machines_on_chart,
+            "crossovers": crossovers_between_swaps, "contradictions": no_contradictions}
+
+
+def check_all(reading: Reading) -> dict[str, list[Finding]]:
+    return {name: check(reading) for name, check in CHECKERS.items()}
+
+
+def findings_of(readings: Iterable[Reading]) -> Iterator[tuple[Reading, Finding]]:
+    for reading in readings:
+        for findings in check_all(reading).values():
+            for finding in findings:
+                yield reading, finding
