@@ -35,11 +35,13 @@ CODE = re.compile(r"`[^`]*`")
 LINK = re.compile(r"\]\([^)]*\)")
 NUMBER = re.compile(
     r"(?<![\w.\-/·])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|GB|MB|KB|GFLOP/s|TFLOP/s|GFLOP|TFLOP|MFLOP))?(?![\w])")
+    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|TB|GB|MB|KB|kB|GFLOP/s|TFLOP/s|PFLOP/s|GFLOP|TFLOP|MFLOP))?(?![\w])")
 TIME_UNITS = {"µs", "ms", "ns", "s", "min"}
-SCALED = TIME_UNITS | {"GB/s", "GFLOP/s", "TFLOP/s"}
+SCALED = TIME_UNITS | {"GB/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"}
 # a workload's own estimate of the memory or the work of a point (why it was not run), never a drawn value
-ESTIMATES = {"GB", "MB", "KB", "GFLOP", "TFLOP", "MFLOP"}
+ESTIMATES = {"TB", "GB", "MB", "KB", "kB", "GFLOP", "TFLOP", "MFLOP"}
+CURVE_FIELDS = {"t", "v", "y"}  # the value a time chart draws for its x (lib.charts: 't' or 'v')
+UNIT_SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 ABOUT = re.compile(r"(?:about|≈|~)\s?[\d,.]+$")
 # a machine a result came from is named as its pack names it ("NVIDIA H200"); the seeds' own GPUs and a
 # notebook's T4 are prose about other machines
@@ -105,57 +107,98 @@ def source_literals() -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def seed_reports() -> frozenset[float]:
+    """The numbers the seeds reported (lib/workloads/presets.py), which a page quotes rounded, in any unit."""
+    text = (ROOT / "lib/workloads/presets.py").read_text()
+    return frozenset(float(m.group(0)) for m in re.finditer(r"(?<![\w.])\d+\.\d+(?![\w.])", text))
+
+
+class Pool:
+    """Two sorted pools a sentence's number is read from.
+
+    amounts: what a time (or a rate) can be: the charts' values; within a row, differences and the row's
+    total (a stacked bar); between rows at the same x, differences of one field; per series, lane or kind,
+    each field's sum and span, and the row count (_groups).
+    ratios: what a 'N×' or 'N%' can be: within a row, one value against another; between rows at the same x,
+    the curves' values against each other; within a series, its curve's values against each other; the group
+    figures against each other."""
+
+    def __init__(self) -> None:
+        self.amounts: set[float] = set()
+        self.ratios: set[float] = set()
+
+    def add_pairs(self, values: Iterable[float], ratios: bool = True) -> None:
+        values = sorted({v for v in values if v > 0})
+        for i, a in enumerate(values):
+            for b in values[:i]:
+                self.amounts.add(a - b)
+                if ratios:
+                    self.ratios |= {a / b, b / a}
+
+
+def _numeric(row: dict) -> dict[str, float]:
+    return {k: float(v) for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v) and v > 0}
+
+
 class Drawn:
-    """Sorted values a sentence's number may be read from: the charts' numbers; within a row, their ratios,
-    differences and the row's total (a stacked bar); between rows at the same x on any chart of the page, the
-    same; per series, lane or kind, the aggregates of _aggregates; the view's settings and their ratios; the
-    numbers the code writes (source_literals)."""
+    """What a page's numbers may be read from (Pool), with the view's settings, the plotted x values and the
+    numbers the code itself writes (source_literals)."""
 
     def __init__(self, reading: Reading) -> None:
-        direct: set[float] = set(reading.numbers_drawn())
-        derived: set[float] = set()
-        by_x: dict[float, list[float]] = {}
+        pool = Pool()
+        by_x_field: dict[tuple[float, str], list[float]] = {}
         for chart in reading.charts:
             for row in chart.rows:
-                values = [float(v) for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-                          and math.isfinite(v) and v != 0 and k != "x"]
-                values.append(sum(values))
-                derived |= _pairs(values)
-                x = row.get("x")
-                if isinstance(x, (int, float)):
-                    by_x.setdefault(float(x), []).extend(values)
-            derived |= _aggregates(chart.rows)
-        for values in by_x.values():
-            derived |= _pairs(values)
-        settings = [_value(v) for v in reading.query.values() if re.fullmatch(r"\d+(\.\d+)?", v)]
+                values = _numeric(row)
+                x = values.pop("x", None)
+                pool.amounts |= set(values.values()) | ({x} if x else set())
+                pool.amounts.add(sum(values.values()))
+                pool.add_pairs(values.values())
+                if x is not None:
+                    for k, v in values.items():
+                        if k in CURVE_FIELDS:
+                            by_x_field.setdefault((x, k), []).append(v)
+            _groups(chart.rows, pool)
+        for values in by_x_field.values():
+            pool.add_pairs(values)
+        self.settings = [_value(v) for v in reading.query.values() if re.fullmatch(r"\d+(\.\d+)?", v)]
         self.xs = sorted({float(r["x"]) for c in reading.charts for r in c.rows if isinstance(r.get("x"), (int, float))})
-        direct |= set(settings) | {a / b for a in settings for b in settings if b}
-        direct |= {float(t.replace(",", "")) for t in source_literals()}
-        self.settings = settings
-        self.any = sorted(v for v in direct | derived if v > 0)
+        literals = seed_reports()
+        self.amounts = sorted(pool.amounts | literals)
+        self.ratios = sorted(pool.ratios | literals | {a / b for a in self.settings for b in self.settings if b})
+        self.plain = sorted(pool.amounts | literals | set(self.settings) |
+                            {a / b for a in self.settings for b in self.settings if b})
 
     @staticmethod
     def _near(values: list[float], target: float, tol: float) -> bool:
         i = bisect.bisect_left(values, target - tol)
         return i < len(values) and values[i] <= target + tol
 
-    def holds(self, token: str, unit: str | None) -> bool:
-        value = _value(token)
-        tol = _tolerance(token, value)
-        scales = [10.0 ** k for k in range(-12, 13, 3)] if unit in SCALED else [1.0]
+    def holds(self, token: str, unit: str | None, per: float = 1.0) -> bool:
+        """Whether the number reads as a drawn value; `per`: the sentence divided that value by a count."""
+        value = _value(token) * per
+        tol = _tolerance(token, value) * per
+        if unit in TIME_UNITS:
+            # a time against a chart in seconds, milliseconds or microseconds
+            return any(self._near(self.amounts, value * UNIT_SCALE[unit] * f, tol * UNIT_SCALE[unit] * f)
+                       for f in (1.0, 1e3, 1e6))
+        if unit in SCALED:  # a rate: its chart's unit unknown
+            return any(self._near(self.amounts, value * 10.0 ** k, tol * 10.0 ** k) for k in range(-12, 13, 3))
+        if unit == "×":
+            return self._near(self.ratios, value, tol)
         if unit == "%":
-            scales = [1.0, 100.0]
-            # "82% lower": one minus a ratio
-            if self._near(self.any, 1 - value / 100, tol / 100):
-                return True
-        # a value v on the chart reads as token when v * scale rounds to it
-        return any(self._near(self.any, value / scale, tol / scale) for scale in scales)
+            # a share (a ratio) or "82% lower" (one minus a ratio)
+            return self._near(self.ratios, value / 100, tol / 100) or self._near(self.ratios, 1 - value / 100, tol / 100)
+        return self._near(self.plain, value, tol)
 
 
-def _aggregates(rows: list[dict]) -> set[float]:
-    """Per group of rows (all of them; those sharing a categorical value: a series, a lane, a kind): each
-    numeric field's sum and span (largest less smallest), the row count, and the ratios between these
-    (a stacked bar's total, a timeline's busy time, its length and its share)."""
+def _groups(rows: list[dict], pool: Pool) -> None:
+    """Per group of rows sharing a categorical value (a series, a lane, a kind; and all rows): each numeric
+    field's sum and span (largest less smallest), the row count, a few bars' own values; their differences
+    and ratios (a stacked bar's total, a timeline's busy time, its length and its share); and within the
+    group, each field's values against each other (a series' spread, its ends)."""
     kinds: dict[str, set[str]] = {}
     for row in rows:
         for key, value in row.items():
@@ -166,35 +209,21 @@ def _aggregates(rows: list[dict]) -> set[float]:
         for key, value in row.items():
             if isinstance(value, str) and len(kinds[key]) <= 20:
                 groups.setdefault((key, value), []).append(row)
-    out: set[float] = set()
     for members in groups.values():
         figures = {float(len(members))}
-        if len(members) <= 6:  # a few bars: each one's value, to be set against their total
-            figures |= {float(v) for r in members for v in r.values()
-                        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
-        fields = {k for r in members for k, v in r.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        for k in fields:
-            column = [float(r[k]) for r in members if isinstance(r.get(k), (int, float)) and math.isfinite(r[k])]
-            if column:
-                figures |= {sum(column), max(column) - min(column)}
-                if len(members) < len(rows):  # one series' own values: its spread, its ends against each other
-                    out |= _pairs(sorted(set(column)))
+        if len(members) <= 6:
+            figures |= {v for r in members for v in _numeric(r).values()}
+        fields = {k for r in members for k in _numeric(r)}
+        for k in fields - {"x"}:
+            column = [_numeric(r)[k] for r in members if k in _numeric(r)]
+            figures |= {sum(column), max(column) - min(column)}
+            if len(members) < len(rows) and k in CURVE_FIELDS:
+                pool.add_pairs(column)
         if {"start_us", "end_us"} <= fields:
             figures.add(sum(float(r["end_us"]) - float(r["start_us"]) for r in members))
             figures.add(max(float(r["end_us"]) for r in members))
-        out |= figures | _pairs(sorted(v for v in figures if v))
-    return out
-
-
-def _pairs(values: list[float]) -> set[float]:
-    out: set[float] = set()
-    for a in values:
-        for b in values:
-            if a is not b and b:
-                out.add(abs(a / b))
-                if a > b:
-                    out.add(a - b)
-    return out
+        pool.amounts |= figures
+        pool.add_pairs(figures)
 
 
 PRODUCT = re.compile(r"\(?(\d[\d,]*(?:\.\d+)?)\s?×\s?(\d[\d,]*(?:\.\d+)?)(?:\s?×\s?(\d[\d,]*(?:\.\d+)?))?\)?(²)?")
@@ -207,6 +236,14 @@ def _worked_out(value: float, sentence: str) -> bool:
         product = math.prod(_value(g) for g in m.groups()[:3] if g)
         made |= {product, product ** 2}
     return any(math.isclose(value, m, rel_tol=REL_SLACK) for m in made)
+
+
+COUNT_OF = re.compile(r"(?<![\w.,])(\d[\d,]*) (?:backward )?(?:passes|steps|calls|epochs|batches)\b")
+
+
+def sentence_counts(sentence: str) -> list[float]:
+    """What the sentence says a time was divided by ('for 400 passes', '128 steps per epoch')."""
+    return [_value(m.group(1)) for m in COUNT_OF.finditer(sentence)]
 
 
 def _times_settings(value: float, numbers: set[float], settings: list[float]) -> bool:
@@ -235,7 +272,8 @@ def numbers_on_chart(reading: Reading) -> list[Finding]:
                 continue
             if _worked_out(value, plain) or _times_settings(value, page_numbers, drawn.settings + drawn.xs):
                 continue
-            if not drawn.holds(token, unit):
+            counts = sentence_counts(plain) if unit in TIME_UNITS else []
+            if not any(drawn.holds(token, unit, per) for per in [1.0, *counts]):  # '3.44 ms for 400 passes: 8.6 µs per pass'
                 found.append(Finding("numbers", sentence, f"{token}{(' ' + unit) if unit else ''} is on no chart "
                                                           "of the page, nor a ratio of two of its values, nor a setting"))
     return found
