@@ -99,6 +99,11 @@ def variant_chart(
         "c": data[color].astype(str) if not data.empty else [],
         "d": data[dash].astype(str) if not data.empty else [],
     })
+    tooltip_extra = []
+    if kind == "time" and not data.empty and "phase_transfer_s" in data and data["phase_transfer_s"].notna().any():
+        # the copy timed on its own, which the words quote beside the line's time (lib.lessons.timing.words)
+        plot["copy"] = data["phase_transfer_s"].astype(float) / scale
+        tooltip_extra = [alt.Tooltip("copy:Q", title=f"the copy alone ({unit})", format=".4~g")]
     if iqr and not data.empty and iqr in data:
         half = data[iqr].fillna(0).astype(float) / 2 / scale
         plot["lo"] = (plot["v"] - half).clip(lower=plot["v"] * 1e-3)
@@ -120,7 +125,7 @@ def variant_chart(
     y_full = f"{y_title} ({unit}, log scale)"
     tooltip = [alt.Tooltip("c:N", title=color_title or color), alt.Tooltip("d:N", title=dash_title or dash),
                alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
-               alt.Tooltip("v:Q", title=f"{y_title} ({unit})", format=".4~g")]
+               alt.Tooltip("v:Q", title=f"{y_title} ({unit})", format=".4~g"), *tooltip_extra]
     base = alt.Chart(plot)
     layers: list[alt.Chart] = []
     if "lo" in plot:

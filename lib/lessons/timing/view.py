@@ -238,7 +238,8 @@ def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
     for r in view.current:
         lines.append({**r, "line": name})
         if show_cold and is_ok(r, "cold_s"):
-            lines.append({**r, "line": cold_label(view.variant), "median_s": r["cold_s"], "iqr_s": None})
+            lines.append({**r, "line": cold_label(view.variant), "median_s": r["cold_s"], "iqr_s": None,
+                          "phase_transfer_s": None})  # the copy was timed warm, not in the first call
     lines += _partner_points(view)
     if view.differs:
         lines += [{**r, "line": baseline_line()} for r in view.baseline]
