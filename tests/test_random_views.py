@@ -38,16 +38,12 @@ HOME_GRAPH = ("Home's 'That is eager PyTorch' sentence quotes a CUDA-graph step 
               "other recordings (2026-11-21, 2026-11-23) that Home's chart does not draw (lib/lessons/home)")
 TRAINING_MODES = ("Training's 'How the step runs' bullets quote other modes' steps (one CUDA graph against eager, "
                   "what it saves) that the chart does not draw (Training words: the noise helper)")
-NO_GPU_CURVE = ("Training's live sentence says 'There is no GPU curve on screen' while the chart draws one "
-                "(issue 23, live sentences: the noise helper)")
 SEED_FIRST_CALL = ("Seed cases: the recorded first and warm call times (e.g. 143 ms / 142 ms) are on no chart "
                    "(lib/lessons/seed_cases)")
 SEED_LIVE_CALL = ("Seed cases: 'This server's CPU takes 7.83 ms per call at a cut size' is on no chart "
                   "(lib/lessons/seed_cases)")
 SPLIT_OPERATORS = ("Training's split sentence quotes the profile's operator count, which no chart draws "
                    "(lib/lessons/common/explain.py: the verdict helper)")
-TIMING_COPY = ("Timing pitfalls: 'Timed on its own, the copy took …' is a phase time no chart draws "
-               "(lib/lessons/timing)")
 
 # view id -> the defects it shows (made by running the checkers over this module's views)
 KNOWN: dict[str, tuple[str, ...]] = {
@@ -71,29 +67,26 @@ KNOWN: dict[str, tuple[str, ...]] = {
     "training-002": (TRAINING_MODES,),
     "training-004": (TRAINING_MODES,),
     "training-010": (TRAINING_MODES,),
-    "training-011": (NO_GPU_CURVE,),
-    "training-012": (TRAINING_MODES, NO_GPU_CURVE,),
+    "training-012": (TRAINING_MODES,),
     "training-013": (TRAINING_MODES,),
     "training-014": (TRAINING_MODES,),
     "training-015": (TRAINING_MODES,),
     "training-018": (TRAINING_MODES,),
-    "training-019": (TRAINING_MODES, NO_GPU_CURVE,),
+    "training-019": (TRAINING_MODES,),
     "training-020": (TRAINING_MODES,),
     "training-025": (TRAINING_MODES,),
-    "training-028": (NO_GPU_CURVE,),
     "training-029": (TRAINING_MODES,),
     "training-030": (TRAINING_MODES,),
-    "training-031": (TRAINING_MODES, NO_GPU_CURVE,),
+    "training-031": (TRAINING_MODES,),
     "training-032": (TRAINING_MODES,),
     "training-034": (TRAINING_MODES,),
-    "training-036": (TRAINING_MODES, NO_GPU_CURVE,),
+    "training-036": (TRAINING_MODES,),
     "training-037": (TRAINING_MODES,),
     "training-039": (TRAINING_MODES,),
     "training-040": (TRAINING_MODES,),
-    "training-041": (TRAINING_MODES, NO_GPU_CURVE,),
+    "training-041": (TRAINING_MODES,),
     "training-044": (TRAINING_MODES,),
     "training-045": (TRAINING_MODES,),
-    "training-046": (NO_GPU_CURVE,),
     "training-047": (TRAINING_MODES,),
     "training-048": (TRAINING_MODES,),
     "training-049": (TRAINING_MODES,),
@@ -107,7 +100,7 @@ KNOWN: dict[str, tuple[str, ...]] = {
     "training-063": (SPLIT_OPERATORS,),
     "training-064": (TRAINING_MODES,),
     "training-065": (TRAINING_MODES,),
-    "training-066": (TRAINING_MODES, NO_GPU_CURVE,),
+    "training-066": (TRAINING_MODES,),
     "training-067": (TRAINING_MODES,),
     "training-071": (TRAINING_MODES,),
     "training-072": (TRAINING_MODES,),
@@ -115,8 +108,6 @@ KNOWN: dict[str, tuple[str, ...]] = {
     "training-075": (TRAINING_MODES,),
     "training-078": (TRAINING_MODES,),
     "training-079": (TRAINING_MODES,),
-    "timing_pitfalls-008": (TIMING_COPY,),
-    "timing_pitfalls-015": (TIMING_COPY,),
     "seed_cases-000": (SEED_LIVE_CALL,),
     "seed_cases-001": (SEED_LIVE_CALL,),
     "seed_cases-002": (SEED_FIRST_CALL,),
