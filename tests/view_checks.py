@@ -44,11 +44,11 @@ CODE = re.compile(r"`[^`]*`")
 LINK = re.compile(r"\]\([^)]*\)")
 NUMBER = re.compile(
     r"(?<![\w.\-/·])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|TB|GB|MB|KB|kB|GFLOP/s|TFLOP/s|PFLOP/s|GFLOP|TFLOP|MFLOP))?(?![\w])")
+    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|TB|GB|MB|KB|kB|GFLOP/s|TFLOP/s|PFLOP/s|kFLOP|GFLOP|TFLOP|MFLOP))?(?![\w])")
 TIME_UNITS = {"µs", "ms", "ns", "s", "min"}
 SCALED = TIME_UNITS | {"GB/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"}
 # a workload's own estimate of the memory or the work of a point (why it was not run), never a drawn value
-ESTIMATES = {"TB", "GB", "MB", "KB", "kB", "GFLOP", "TFLOP", "MFLOP"}
+ESTIMATES = {"TB", "GB", "MB", "KB", "kB", "kFLOP", "GFLOP", "TFLOP", "MFLOP"}
 CURVE_FIELDS = {"t", "v", "y"}  # the value a time chart draws for its x (lib.charts: 't' or 'v')
 UNIT_SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
 ABOUT = re.compile(r"(?:about|≈|~)\s?[\d,.]+$")
