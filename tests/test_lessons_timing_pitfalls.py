@@ -162,5 +162,6 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
     h200 = source_pack(next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200")), packs)
     big = [r for r in h200["rows"] if r.get("workload") == "matmul" and r.get("size") == 16384
            and r["device"] == "cuda:0" and r.get("dtype") == "fp32" and r.get("sync") and not r.get("transfer")]
-    assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] == "2026-11-21"
+    # measured on 2026-11-21 and again (timing_large, a cap that fits the GPU) on 2026-11-24: never the capped lease's refusal
+    assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] in ("2026-11-21", "2026-11-24")
     assert checked > 1000
