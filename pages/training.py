@@ -45,7 +45,8 @@ THREAD_CHOICES = list(range(1, max(1, (os.cpu_count() or 1) - 1) + 1))
 st.title("Training: from what size does the GPU win?")
 # the answer in the same slot as on the other pages (ui.scaffold.answer_first), which embed tests look for
 headline_box = st.container(key="answer").empty()
-answer_box, chart_box, live_box = st.container(), st.empty(), st.container()
+# the other sentences go under the chart: above it they pushed it off an 800 × 600 iframe and a phone's first screen
+answer_box, chart_box, words_box, live_box = st.container(), st.empty(), st.container(), st.container()
 
 # -- controls (below the answer) -------------------------------------------------------------------
 url = UrlSettings(NS)
@@ -137,7 +138,7 @@ screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live,
                    grid=fixed_grid)
 draw(screen)
 headline_box.markdown(screen.headline)
-with answer_box:
+with words_box:
     if screen.live_line:
         st.markdown(screen.live_line)
     st.markdown(screen.at_point)

@@ -111,3 +111,40 @@ def embedded_training(frame) -> list[str]:
     if plot and legends and min(g["top"] for g in legends) > plot["top"] + 10:
         found.append("training: embedded legend below the plot's top (off the first screen when the plot starts low)")
     return found
+
+
+POINT_LINE = re.compile(r"^At batch size [\d,]+ \(")  # the point's sentence (the headline says "at batch size" too)
+# the first screen's boxes, in the frame's coordinates (unscrolled): the answer slot and the first chart
+FIRST_SCREEN = """() => {
+    const box = e => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom}; };
+    const chart = document.querySelector("[data-testid='stVegaLiteChart']");
+    return {scrolled: window.scrollY, answer: box(document.querySelector('.st-key-answer')), chart: box(chart),
+            svg: box(chart.querySelector('svg'))};
+}"""
+
+
+def test_embedded_training_shows_the_answer_and_the_whole_chart_on_its_first_screen(browser, app_url):  # noqa: F811
+    """It was: the headline, the live line, the point line and the provenance above the chart pushed it
+    to about 390 px in an 800 × 600 iframe, so a reader saw only its top. Now the answer and the whole
+    first chart (plot and legend) are in the frame as it opens, the other sentences below."""
+    context = browser.new_context(viewport={"width": 800, "height": 600})
+    try:
+        page = context.new_page()
+        frame = open_page(page, app_url, "training", "embedded")
+        # the live words are written last (after the live sweep): measure only once they are on the page
+        point_line = frame.get_by_text(POINT_LINE).first
+        point_line.wait_for(timeout=TIMEOUT_MS)
+        quiet(frame)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "first_screen_training_embedded.png"))
+        seen = frame.evaluate(FIRST_SCREEN)
+        answer, chart = seen["answer"], seen["chart"]
+        bottom = max(chart["bottom"], seen["svg"]["bottom"])
+        assert seen["scrolled"] == 0, seen
+        assert answer["bottom"] > answer["top"] >= 0, f"no answer drawn: {seen}"
+        assert answer["bottom"] <= chart["top"], f"the answer is not above the chart: {seen}"
+        assert bottom <= 600, f"the chart ends {bottom:.0f} px down an 800 × 600 frame: {seen}"
+        assert point_line.bounding_box()["y"] >= bottom, \
+            "the point's sentence should come under the chart, not push it down"
+    finally:
+        context.close()
