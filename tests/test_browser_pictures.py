@@ -113,38 +113,42 @@ def embedded_training(frame) -> list[str]:
     return found
 
 
-POINT_LINE = re.compile(r"^At batch size [\d,]+ \(")  # the point's sentence (the headline says "at batch size" too)
-# the first screen's boxes, in the frame's coordinates (unscrolled): the answer slot and the first chart
+POINT_LINE = re.compile(r"^At batch size [\d,]+ \(")  # Training's point sentence (its headline says "at batch size" too)
+# as the frame opens (unscrolled): the answer slot, and the first chart's drawn parts (plot, axes, legends;
+# not the SVG's empty padding)
 FIRST_SCREEN = """() => {
-    const box = e => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom}; };
     const chart = document.querySelector("[data-testid='stVegaLiteChart']");
-    return {scrolled: window.scrollY, answer: box(document.querySelector('.st-key-answer')), chart: box(chart),
-            svg: box(chart.querySelector('svg'))};
+    const drawn = [...chart.querySelectorAll(
+        'svg g.role-frame.root path.background, svg g.role-axis, svg g.role-legend')].map(e => e.getBoundingClientRect());
+    const answer = document.querySelector('.st-key-answer').getBoundingClientRect();
+    return {scrolled: window.scrollY, answer: {top: answer.top, bottom: answer.bottom}, parts: drawn.length,
+            top: Math.min(...drawn.map(b => b.top)), bottom: Math.max(...drawn.map(b => b.bottom))};
 }"""
 
 
-def test_embedded_training_shows_the_answer_and_the_whole_chart_on_its_first_screen(browser, app_url):  # noqa: F811
-    """It was: the headline, the live line, the point line and the provenance above the chart pushed it
-    to about 390 px in an 800 × 600 iframe, so a reader saw only its top. Now the answer and the whole
-    first chart (plot and legend) are in the frame as it opens, the other sentences below."""
+@pytest.mark.parametrize("path", ["training", "", "timing_pitfalls"])
+def test_embedded_first_screen_shows_the_answer_and_the_whole_first_chart(browser, app_url, path):  # noqa: F811
+    """It was: on embedded Training the headline, the live line, the point line and the provenance above
+    the chart pushed it to 441 px of an 800 × 600 iframe, so a reader saw only its top; Timing pitfalls'
+    colour legend ended under the frame. Now the answer and the whole first chart (plot, axes and
+    legends) are in the frame as it opens, the other sentences below the chart."""
+    name = path or "home"
     context = browser.new_context(viewport={"width": 800, "height": 600})
     try:
         page = context.new_page()
-        frame = open_page(page, app_url, "training", "embedded")
-        # the live words are written last (after the live sweep): measure only once they are on the page
+        frame = open_page(page, app_url, path, "embedded")
         point_line = frame.get_by_text(POINT_LINE).first
-        point_line.wait_for(timeout=TIMEOUT_MS)
-        quiet(frame)
+        if name == "training":  # its live words are written last, after the live sweep: measure once they are in
+            point_line.wait_for(timeout=TIMEOUT_MS)
+            quiet(frame)
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / "first_screen_training_embedded.png"))
+        page.screenshot(path=str(SHOTS / f"first_screen_{name}_embedded.png"))
         seen = frame.evaluate(FIRST_SCREEN)
-        answer, chart = seen["answer"], seen["chart"]
-        bottom = max(chart["bottom"], seen["svg"]["bottom"])
-        assert seen["scrolled"] == 0, seen
-        assert answer["bottom"] > answer["top"] >= 0, f"no answer drawn: {seen}"
-        assert answer["bottom"] <= chart["top"], f"the answer is not above the chart: {seen}"
-        assert bottom <= 600, f"the chart ends {bottom:.0f} px down an 800 × 600 frame: {seen}"
-        assert point_line.bounding_box()["y"] >= bottom, \
-            "the point's sentence should come under the chart, not push it down"
+        assert seen["scrolled"] == 0 and seen["parts"] >= 3, seen
+        assert seen["answer"]["bottom"] > seen["answer"]["top"] >= 0, f"{name}: no answer drawn: {seen}"
+        assert seen["answer"]["bottom"] <= seen["top"], f"{name}: the answer is not above the chart: {seen}"
+        assert seen["bottom"] <= 600, f"{name}: the chart ends {seen['bottom']:.0f} px down an 800 × 600 frame: {seen}"
+        if name == "training":
+            assert point_line.bounding_box()["y"] >= seen["bottom"], "the point's sentence goes under the chart"
     finally:
         context.close()
