@@ -87,7 +87,7 @@ scaffold.chart_or_why(
     chart_spec(variant_chart, pd.DataFrame(lines), "size", "median_s", color="series", dash="line", iqr="iqr_s",
                x_title="matrix size (rows = columns)", y_title="time per matmul", color_order=order,
                dash_order=lesson.line_names(variant),
-               dash_columns=2 if scaffold.embedded() else None,  # one row of names: the legend fits 800 × 600
+               legend_beside=scaffold.embedded(),  # an 800 × 600 frame has width to spare, not height
                crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
                plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")

@@ -79,6 +79,7 @@ def variant_chart(
     height: int = 480,
     dash_columns: int | None = None,
     plot_height: int | None = None,
+    legend_beside: bool = False,
 ) -> alt.LayerChart:
     """A line per (colour, dash) pair of y against x, log-log, with IQR bars when `iqr` is given.
 
@@ -87,7 +88,8 @@ def variant_chart(
     kind: 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. rules: optional horizontal lines, a frame
     with columns value (in y's units), label and the colour column (e.g. 'best measured here').
     dash_columns: lay the dash legend out in that many columns (short names), instead of one per row.
-    plot_height: keep the plot that tall and add the axis and legends around it (instead of a total `height`)."""
+    plot_height: keep the plot that tall and add the axis and legends around it (instead of a total `height`).
+    legend_beside: both legends right of the plot (an 800 × 600 iframe has width to spare, not height)."""
     data = ok_rows(frame, y)
     values = list(data[y]) if not data.empty else []
     if rules is not None and not rules.empty:
@@ -114,10 +116,10 @@ def variant_chart(
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
                           scale=alt.Scale(domain=colors or [""], range=series_colors(colors or [""])),
-                          legend=legend(colors))
+                          legend=legend(colors, orient="right") if legend_beside else legend(colors))
     dash_enc = alt.StrokeDash("d:N", title=dash_title, sort=dashes,
                               scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                              legend=legend(dashes, orient="top", symbolType="stroke", symbolStrokeWidth=2,
+                              legend=legend(dashes, orient="right" if legend_beside else "top", symbolType="stroke", symbolStrokeWidth=2,
                                             symbolSize=400, symbolStrokeColor=NOTE_COLOR,
                                             columns=dash_columns or alt.Undefined))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
