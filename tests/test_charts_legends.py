@@ -11,6 +11,7 @@ import pandas as pd
 from lib.charts import loss_chart, phase_chart, ratio_chart, time_chart
 from lib.charts.provenance import curve_chart
 from lib.charts.theme import LEGEND_LINE_CHARS, label_lines, wrap_expr
+from lib.charts.variants import variant_chart
 
 LONG = "cuda:0 (recorded on NVIDIA H200, 2026-11-21 and 2026-11-24)"
 
@@ -59,3 +60,17 @@ def test_bar_charts_have_pixel_heights_and_no_channel_disables_a_merged_legend()
     loss = loss_chart(pd.DataFrame({"epoch": [1, 2, 1, 2], "loss": [1.0, 0.5, 1.0, 0.4],
                                     "series": ["cpu (live)"] * 2 + ["cuda (recorded on x)"] * 2})).to_dict()
     assert loss["encoding"]["strokeDash"]["field"] != loss["encoding"]["color"]["field"]
+
+
+def test_a_variant_chart_puts_both_legends_beside_its_plot_when_asked():
+    """Embedded Timing pitfalls: a dash legend above and a colour legend below its plot ended under an
+    800 × 600 frame; beside the plot, they take width, which the frame has."""
+    lines = frame().assign(line=lambda f: ["synchronised, fp32", "first call (cold), synchronised, fp32"] * 3)
+
+    def orients(**kwargs) -> tuple:
+        spec = variant_chart(lines, "x", "median_s", color="series", dash="line", plot_height=140, **kwargs).to_dict()
+        layer = next(layer["encoding"] for layer in spec["layer"] if "strokeDash" in layer["encoding"])
+        return layer["color"]["legend"]["orient"], layer["strokeDash"]["legend"]["orient"]
+
+    assert orients() == ("bottom", "top")
+    assert orients(legend_beside=True) == ("right", "right")
