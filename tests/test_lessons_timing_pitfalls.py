@@ -165,3 +165,20 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
     # measured on 2026-11-21 and again (timing_large, a cap that fits the GPU) on 2026-11-24: never the capped lease's refusal
     assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] in ("2026-11-21", "2026-11-24")
     assert checked > 1000
+
+
+def test_the_smallest_size_is_said_to_lack_work_only_where_it_is_clearly_below_the_best():
+    """Seen on /timing_pitfalls with a noisy live CPU: 'the best measured here (fp32) is 70.1 GFLOP/s, at
+    size 64. … At size 64 only 100%: too little work per call to keep the device busy.'"""
+    def rows(rates):
+        return [{"series": "cpu", "dtype": "fp32", "sync": True, "transfer": False, "status": "ok", "size": size,
+                 "device": "cpu", "median_s": 2 * size**3 / rate, "achieved_flops_per_s": rate}
+                for size, rate in rates.items()]
+
+    variant = lesson.variant_of(True, False, False)
+    peaked_small = rows({64: 70e9, 256: 60e9, 1024: 25e9})
+    (text,) = words.flops_sentences(peaked_small, peaked_small, variant, 1024, ["cpu"])
+    assert "at size 64" in text and "too little work" not in text, text
+    rising = rows({64: 5e9, 256: 40e9, 1024: 60e9})
+    (text,) = words.flops_sentences(rising, rising, variant, 1024, ["cpu"])
+    assert "At size 64 only 8%: too little work per call" in text, text
