@@ -1,0 +1,134 @@
+"""Issue 23's URLs, opened as a visitor opens them (streamlit.testing's AppTest on the shipped packs).
+
+Each defect the issue saw on screen has a lesson-level test (tests/test_noise_rule.py, test_verdict.py,
+test_lessons_*.py; docs/truth_regressions.md maps them); these open the issue's own links through the
+router and read the page's words, so a page that stops passing the lesson's words along fails here too.
+The live CPU is refused by the work gate ($GPUWIN_LIVE_MAX_GFLOP_CPU tiny): every sentence read here is
+about the recorded packs, the same on every machine.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from app_support import APP_TIMEOUT_S, ROOT, page_text
+
+
+@pytest.fixture(autouse=True)
+def _shipped_packs_no_live(monkeypatch):
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs shipped in lib/recorded
+    monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")
+
+
+def visit(page: str, query: dict[str, str]):
+    """Open `page` with `query` as a fresh browser session would: the sidebar's GPU read from the link on
+    the session's first run (open_page's first run has no query, so its sidebar keeps the first GPU)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+    at.query_params.update(query)
+    at.run()
+    at.query_params.clear()
+    at.query_params.update(query)
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_default_headline_is_not_one_noisy_point_at_batch_1():
+    """'trade the lead 2 times … the CPU leads from 2 (after 1)': one recorded outlier made the headline."""
+    at = visit("pages/training.py", {})
+    headline = at.markdown[0].value
+    assert "trade the lead" not in headline and "(after 1)" not in headline, headline
+    assert "catches up" in headline and "between batch size" in headline, headline
+
+
+def test_the_h100_depth_curve_at_batch_1_never_says_the_gpu_catches_up_with_depth():
+    """`/training?gpu=nvidia-h100-80gb-hbm3&over=depth&batch_size=1` said the GPU 'catches up between depth
+    2 and 3': each extra layer adds launches, so more depth never favours the GPU at batch 1."""
+    at = visit("pages/training.py", {"gpu": "nvidia-h100-80gb-hbm3", "over": "depth", "batch_size": "1"})
+    headline = at.markdown[0].value
+    assert "GPU · H100 (recorded" in headline, headline  # the link's GPU, not the sidebar's first
+    assert not re.search(r"GPU · H100 \(recorded[^)]*\)\*\* catches up", headline), headline
+
+
+def test_a_drawn_gpu_curve_is_never_called_missing():
+    """`…over=hidden_width&batch_size=4096&hidden_width=1024&recorded_cpu=true`: 'There is no GPU curve on
+    screen' beside a 12-point GPU curve."""
+    at = visit("pages/training.py", {"over": "hidden_width", "batch_size": "4096", "hidden_width": "1024",
+                                     "recorded_cpu": "true"})
+    text = page_text(at)
+    assert "GPU · H200 (recorded)" in at.markdown[0].value
+    assert "no GPU curve" not in text
+
+
+def test_a_predicted_time_is_never_called_recorded():
+    """`/training?batch_size=65536&hidden_width=8192&dataset_size=1048576` said 'GPU · H200 (recorded) takes
+    16.2 s per epoch' of a time the cost model predicted."""
+    at = visit("pages/training.py", {"batch_size": "65536", "hidden_width": "8192", "dataset_size": "1048576"})
+    point = next(m.value for m in at.markdown if m.value.startswith("At batch size 65,536"))
+    assert "**GPU · H200 (recorded)** takes" not in point, point
+    assert "predicted by its cost model" in point, point
+
+
+def test_a_timeline_refused_at_recording_is_not_called_not_recorded():
+    """A timeline at batch 65,536 / width 1,024 read 'not recorded' while its file holds the step, refused."""
+    at = visit("pages/training.py", {"batch_size": "65536", "hidden_width": "1024"})
+    text = page_text(at)
+    assert "timeline was refused when it was recorded" in text
+    assert "No GPU timeline was recorded at this point" not in text
+
+
+def test_home_with_the_shipped_packs_never_says_the_cpu_pays_no_overhead():
+    """Home's 'Why?' said the CPU pays no launch or synchronisation overhead; the Training page shows the
+    CPU's. (tests/test_app_pages.py checks Home without packs; this is Home as shipped.)"""
+    at = visit("pages/home.py", {})
+    text = page_text(at)
+    assert "which the CPU does not pay" not in text
+    assert "Both devices pay the same per-operator cost on the CPU" in text
+
+
+def test_timing_pitfalls_never_lists_a_refused_gpu_point_it_quotes_as_measured():
+    """`/timing_pitfalls` listed the H200 at 16,384 as 'not run — needs about 3.3 GB' beside 'the best
+    measured here (fp32) is 54 TFLOP/s, at size 16,384'."""
+    at = visit("pages/timing_pitfalls.py", {})
+    text = page_text(at)
+    best = re.search(r"\*\*(cuda:0 \([^*]+\))\*\*: the best measured here \(fp32\) is [^,]+, at size ([\d,]+)", text)
+    assert best, text
+    series, size = best.groups()
+    assert f"- {series}, size {size}, synchronised, fp32: not run" not in text
+
+
+def test_tf32_with_the_copy_on_is_compared_with_fp32_with_the_copy_on():
+    """`?size=256&tf32=true&transfer=true` read '1.4 TFLOP/s with TF32 against 1.79 TFLOP/s in fp32 (0.78×)':
+    fp32 without the copy. Read against fp32 with the copy, TF32 is never slower on the H200 here."""
+    at = visit("pages/timing_pitfalls.py", {"size": "256", "tf32": "true", "transfer": "true"})
+    text = page_text(at)
+    said = re.search(r"\*\*cuda:0 [^*]+\*\* at size 256: ([\d.]+) TFLOP/s with TF32 against ([\d.]+) TFLOP/s in "
+                     r"fp32 \(([\d.]+)×\)", text)
+    assert said, text
+    tf32, fp32, ratio = map(float, said.groups())
+    assert ratio >= 1 and tf32 >= fp32, said.group(0)
+
+
+def test_multi_gpu_never_calls_more_than_the_whole_all_reduce_communication():
+    """'700 µs of communication could not be hidden' beside 'all-reduce alone 588 µs'."""
+    at = visit("pages/multi_gpu.py", {})
+    text = page_text(at)
+    told = re.findall(r"the all-reduce alone ([\d.]+) µs.*?(?:at most ([\d.]+) µs of it is communication|"
+                      r"([\d.]+) µs of communication)", text)
+    assert told, text
+    for whole, at_most, hidden in told:
+        assert not hidden, "communication stated without the all-reduce's bound"
+        assert float(at_most) <= float(whole)
+
+
+def test_the_data_pipelines_work_is_said_per_epoch(monkeypatch):
+    """`/data_pipeline?over=dataset_size&model=mlp&batch_size=256&dataset_size=2048` said '5.09 GFLOP per
+    step': one call of that workload is an epoch."""
+    monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "3")  # the server's own cap: the refusal the issue saw
+    at = visit("pages/data_pipeline.py", {"over": "dataset_size", "model": "mlp", "batch_size": "256",
+                                          "dataset_size": "2048"})
+    text = page_text(at)
+    assert "GFLOP per epoch" in text and "GFLOP per step" not in text
