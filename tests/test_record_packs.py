@@ -74,3 +74,29 @@ def test_the_stream_job_reaches_the_bandwidth_plateau_on_both_devices(record_pac
 def test_the_large_matmuls_are_synced_only(record_packs, monkeypatch, capsys):
     (line,) = listed(record_packs, monkeypatch, capsys, "--jobs", "timing_large")
     assert "--set sync=true" in line and "size=8192,16384" in line and "dtype=fp32,tf32" in line
+
+
+SMALL_SERVER_CAP_GB = 2.7  # the small server's default cap (lib.core.gate), which no GPU recording should run under
+
+
+@pytest.mark.xfail(strict=True, reason="issue 23, still open: the H200 timing pack of 2026-11-23 holds 8 points at "
+                   "size 16,384 refused under the small server's 2.7 GB cap (all 8 variants; the baseline is drawn from the 11-21 recording, "
+                   "the 7 others say 'not run'); "
+                   "they need re-recording with scripts/record_packs.py --topics timing on a GPU machine")
+def test_no_shipped_gpu_row_was_refused_under_the_small_servers_memory_cap():
+    """Issue 23: 'GPU machines were recorded under the small server's 2.7 GB cap': /timing_pitfalls says an
+    H200 did not run a 3.3 GB matmul. A GPU recording's cap fits the GPU (record_packs passes one)."""
+    import re
+
+    from lib.core.devices import is_cuda
+    from lib.core.rows import Status
+    from lib.recorded import load_recorded
+
+    refused = []
+    for pack in load_recorded()[0]:
+        for row in pack["rows"]:
+            cap = re.search(r"more than the ([\d.]+) GB memory cap", str(row.get("message", "")))
+            if is_cuda(str(row.get("device", ""))) and row.get("status") == Status.SKIPPED and cap \
+                    and float(cap.group(1)) <= SMALL_SERVER_CAP_GB:
+                refused.append((pack["machine"].get("label"), row.get("workload"), row.get("size"), row["message"]))
+    assert not refused, refused
