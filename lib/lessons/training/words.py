@@ -22,12 +22,19 @@ from lib.workloads.execution import graphed
 Row = Mapping[str, Any]
 
 
-def doubt(rows: Sequence[Row], over: str) -> frozenset[float]:
+def doubt(rows: Sequence[Row], over: str, grid: Collection[Any] | None = None) -> frozenset[float]:
     """The x values of one curve whose point the noise rule does not believe (lib.core.noise.doubtful),
     judged on the step time against the curve's own neighbours: a step of more work that takes far
-    less time. Drawn hollow; decides nothing."""
+    less time. Drawn hollow; decides nothing. grid: a live curve's fixed points, judged against each
+    other alone, so the slider's own point (measured apart, off the grid) never changes which of them
+    are believed; that point is judged against the whole curve."""
     ok = sorted((r for r in rows if is_ok(r) and r.get(over) is not None), key=lambda r: r[over])
-    return frozenset(noise.doubtful([r[over] for r in ok], [r["median_s"] for r in ok], [spread(r) for r in ok]))
+    judged = noise.doubtful([r[over] for r in ok], [r["median_s"] for r in ok], [spread(r) for r in ok])
+    if grid is None or not any(r.get("origin") == Origin.LIVE for r in ok):
+        return frozenset(judged)
+    on = [r for r in ok if r[over] in grid]
+    return frozenset({x for x in judged if x not in grid}
+                     | noise.doubtful([r[over] for r in on], [r["median_s"] for r in on], [spread(r) for r in on]))
 
 
 def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s",
@@ -41,7 +48,7 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
     xs = sorted(set(by_cpu) & set(by_gpu))
     return find_crossover(xs, [by_cpu[x][key] for x in xs], [by_gpu[x][key] for x in xs],
                           [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs],
-                          doubtful=doubt(cpu, over) | doubt(gpu, over))
+                          doubtful=doubt(cpu, over, only) | doubt(gpu, over, only))
 
 
 def hollow(row: Row, doubted: Collection[float], over: str) -> bool:
