@@ -7,6 +7,8 @@ honest baseline and each toggle on its own, as scripts/record_packs.py records t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_page, page_text
 from lesson_support import chart_frames, fixture_dir
@@ -63,7 +65,11 @@ def test_default_view_without_a_gpu(no_pack):
     md = markdown(at)
     assert "Every time on the chart below is honest" in md
     assert f"On **{CPU_LABEL}** at size 1,024 the first call took" in md and "the warm median" in md
-    assert "At size 1,024 it reaches" in md and "At size 64 only" in md
+    assert "At size 1,024 it reaches" in md
+    # 'too little work' at the smallest size only where it is clearly below the best (the live CPU here may
+    # peak at 64: 'only 100%' contradicted 'the best … at size 64')
+    for share in re.findall(r"At size 64 only (\d+)%: too little work", md):
+        assert int(share) * 1.5 <= 100, md
     assert lines_of(at, 0) == {HONEST, f"first call (cold), {HONEST}"}
     assert "not a datasheet number" in text
     assert "No GPU on this server and no recorded GPU results shipped yet" in text
