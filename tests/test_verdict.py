@@ -182,8 +182,13 @@ def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(pac
         spec = json.loads(json.dumps(roofline_chart(points, c, x_title="batch size").to_dict()))
         scales = [layer["encoding"][axis]["scale"]["type"] for layer in spec["layer"] for axis in ("x", "y")]
         assert set(scales) == {"log"}
-        roofs = {d["roof"] for d in spec["datasets"][spec["layer"][0]["data"]["name"]]}
-        assert roofs == ({"fp32 arithmetic", "memory bandwidth"} if with_stream else {"fp32 arithmetic"})
+        roof_rows = spec["datasets"][spec["layer"][0]["data"]["name"]]
+        roofs = {d["roof"] for d in roof_rows}
+        assert roofs == ({"fp32 arithmetic", "TF32 arithmetic", "memory bandwidth"} if with_stream
+                         else {"fp32 arithmetic", "TF32 arithmetic"})
+        # each roof names its own recording's day on the chart itself (the words quote it)
+        days = {d["roof"]: d["recorded"] for d in roof_rows}
+        assert days["fp32 arithmetic"] == f"{H200}, {c.date}" and days["TF32 arithmetic"] == f"{H200}, {c.tf32_date}"
         subtitle = " ".join(spec["title"]["subtitle"])
         assert H200 in subtitle and f"matmul, {c.date}" in subtitle
         assert ("stream, 2099-01-01" in subtitle) if with_stream else ("bandwidth: not recorded" in subtitle)

@@ -40,6 +40,7 @@ class Ceilings:
     tf32_flops_per_s: float | None = None
     tf32_from: str | None = None
     bytes_date: str | None = None  # the day of the bandwidth ceiling's recording
+    tf32_date: str | None = None  # the day of the TF32 ceiling's recording
 
     @property
     def ridge(self) -> float | None:
@@ -126,4 +127,4 @@ def _ceilings(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings | No
         flops_from=_from("fp32 matmul", fp32[1], fp32[2]),
         bytes_from=_from("stream (read + write)", stream[1], stream[2]) if stream else None,
         tf32_flops_per_s=tf32[0] if tf32 else None, tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None,
-        bytes_date=_date(stream[1], stream[2]) if stream else None)
+        bytes_date=_date(stream[1], stream[2]) if stream else None, tf32_date=_date(tf32[1], tf32[2]) if tf32 else None)
