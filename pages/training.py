@@ -1,4 +1,5 @@
-"""Training crossover: the same MLP training step timed on the CPU and the GPU, answer first.
+"""Training crossover: the same training step (an MLP's, or another model family of
+lib.workloads.family) timed on the CPU and the GPU, answer first.
 
 The chart and the one-sentence answer are drawn at once from recorded data (the GPU chosen in the
 sidebar, and a recording of a small server's CPU); this server's CPU is then measured live and
@@ -51,18 +52,21 @@ answer_box, chart_box, words_box, live_box = st.container(), st.empty(), st.cont
 # -- controls (below the answer) -------------------------------------------------------------------
 url = UrlSettings(NS)
 notes_box = st.container()
-over = url.radio("over", "On the x-axis", list(T.AXES), "batch_size", format_func=lambda k: T.AXES[k].label)
+family = T.BY_NAME[url.radio("model", "Model trained", list(T.BY_NAME), T.MLP.name,
+                             format_func=lambda n: T.BY_NAME[n].label)] if len(T.FAMILIES) > 1 else T.MLP_FAMILY
+work, axes = family.workload, family.axes  # the family's workload and sliders (lib.workloads.family)
+over = url.radio("over", "On the x-axis", list(axes), "batch_size", format_func=lambda k: axes[k].label)
 left, right = st.columns(2)
 values = {}
-for i, (key, axis) in enumerate(T.AXES.items()):
+for i, (key, axis) in enumerate(axes.items()):
     shown = axis.label.capitalize() + (" (the point explained below)" if key == over else "")
-    values[key] = url.select_slider(key, shown, list(axis.steps), T.MLP.setting(key).default, help=axis.sentence,
+    values[key] = url.select_slider(key, shown, list(axis.steps), family.default(key), help=axis.sentence,
                                     container=left if i % 2 == 0 else right)
-source, cannot = source_for(T.MLP)  # cannot: the sidebar's machine holds no Training rows (the 4-GPU one)
+source, cannot = source_for(work)  # cannot: the sidebar's machine holds no Training rows (the 4-GPU one)
 pack = None if cannot else recorded_pack(source)
 scaffold.notice(cannot, box=answer_box)
 machine = machine_text(pack["machine"]) if pack else ""
-gpu_tables = T.tables(pack, machine) if pack else {}
+gpu_tables = T.tables(pack, machine, family) if pack else {}
 # every mode the recorded GPU's cost model answers, recorded there or not (the legend says which)
 modes = T.modes_answered(gpu_tables.get("cuda")) if not source.live else list(T.LIVE_MODES)
 mode = url.radio("mode", "How the step runs", modes or [T.View.mode], T.View.mode,
@@ -72,7 +76,7 @@ mode = url.radio("mode", "How the step runs", modes or [T.View.mode], T.View.mod
                       "whole step, or torch.compile remove some of those launches.") if len(modes) > 1 else T.View.mode
 with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):
     for key, (label, sentence) in T.PITFALLS.items():
-        values[key] = url.toggle(key, label, T.MLP.setting(key).default, help=sentence)
+        values[key] = url.toggle(key, label, family.default(key), help=sentence)
     if len(THREAD_CHOICES) > 1:
         threads = url.select_slider("threads", "CPU threads for the live measurement", THREAD_CHOICES,
                                     min(DEFAULT_CPU_THREADS, THREAD_CHOICES[-1]),
@@ -85,11 +89,11 @@ host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine'
                                      help="The CPU of the machine the GPU results come from: the comparison its owner sees.")
 url.show_notes(container=notes_box)
 url.sync_url()
-view = T.View(over=over, mode=mode, **values)
+view = T.View(over=over, family=family, mode=mode, **values)
 
 packs = load_recorded()[0]
-small_pack = small_server_pack(packs, T.MLP)
-small = (S.Machine(T.tables(small_pack, machine_text(small_pack["machine"])),
+small_pack = small_server_pack(packs, work)
+small = (S.Machine(T.tables(small_pack, machine_text(small_pack["machine"]), family),
                    f"{small_pack['machine'].get('cpu_cores', '?')}-core server", machine_text(small_pack["machine"]))
          if small_pack else None)
 gpu = (S.Machine(gpu_tables, hardware_text(pack["machine"]), machine, ceilings_for(hardware_text(pack["machine"]), packs))
@@ -130,9 +134,9 @@ def grow(rows: list[dict]) -> None:
 
 
 with live_box:
-    live = measure_sweep(T.MLP, over, fixed_grid, fixed, devices, num_threads=threads, on_rows=grow, profile_every=True)
+    live = measure_sweep(work, over, fixed_grid, fixed, devices, num_threads=threads, on_rows=grow, profile_every=True)
     if view.current not in fixed_grid:
-        live = S.with_point(live, measure_sweep(T.MLP, over, [view.current], fixed, devices, current=view.current,
+        live = S.with_point(live, measure_sweep(work, over, [view.current], fixed, devices, current=view.current,
                                                 num_threads=threads, on_rows=lambda r: grow(S.with_point(live, r, over))), over)
 screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live, live_gpu=source.live, threads=threads,
                    grid=fixed_grid)
@@ -148,12 +152,12 @@ with words_box:
 where_time_went(screen, view, gpu)
 
 with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
-    step_settings = T.MLP.resolve({**view.settings(), "mode": fixed["mode"]})
+    step_settings = work.resolve({**view.settings(), "mode": fixed["mode"]})
     cpu_line = cached_measurement(  # behind the live gate, as the sweep: the same caps, budget and cancel
-        LiveRequest.of(live_timeline, T.MLP, step_settings, "cpu", num_threads=threads), label="one step's timeline")
-    recorded_line = find_timeline(load_timelines()[0], "mlp", view.settings(), device_kind="cuda",
+        LiveRequest.of(live_timeline, work, step_settings, "cpu", num_threads=threads), label="one step's timeline")
+    recorded_line = find_timeline(load_timelines()[0], work.name, view.settings(), device_kind="cuda",
                                   hardware=gpu.name if gpu else None,
-                                  keys=("batch_size", "hidden_width", "depth", "mode"), refused=True) if not source.live else None
+                                  keys=("batch_size", family.width, family.depth, "mode"), refused=True) if not source.live else None
     for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
                                (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
         if entry and entry.get("steps"):
@@ -163,8 +167,7 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
         elif entry and entry.get("message"):
             st.caption(W.timeline_refused(entry, name))
     if recorded_line is None:
-        st.caption("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
-                   "and 65,536, widths 64 and 1,024.")
+        st.caption(W.no_timeline(family))
 
 if lines := S.modes_lines(view, gpu, screen.curves.get(screen.cpu_label or "", [])):
     with st.expander("How each way of running the step moves the crossover", expanded=False):

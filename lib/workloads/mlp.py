@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 from lib.core.devices import is_cuda
 from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
-from lib.workloads import datasets, execution, training
+from lib.workloads import datasets, execution, mlp_terms, training
+from lib.workloads.family import Axis, TrainingFamily
 
 BYTES_PER_FLOAT = 4
 HEAP_TENSOR_BYTES = 32 * 2**20  # glibc's largest mmap threshold: smaller blocks come from (and stay in) its heap
@@ -347,3 +348,19 @@ class EpochLosses:
 
 
 WORKLOAD = MLPTraining()
+
+# The Training page's model family: its sliders (their steps and meanings), the two settings that key
+# a recorded step, and the cost model's counted terms (lib.workloads.mlp_terms).
+FAMILY = TrainingFamily(
+    WORKLOAD, "MLP",
+    axes={
+        "batch_size": Axis("batch size", tuple(2**i for i in range(17)),
+                           "Rows per optimizer step (one full-batch step when at least the dataset size)."),
+        "hidden_width": Axis("hidden width", tuple(2**i for i in range(2, 14)), "Units in each hidden layer."),
+        "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 21)),
+                             "Rows in one epoch: more rows, more steps per epoch."),
+        "depth": Axis("depth", (1, 2, 3, 4, 6, 8, 12, 16), "Hidden layers: each adds kernels to every step."),
+    },
+    width="hidden_width", depth="depth",
+    step_terms=mlp_terms.step_terms, structural_kernels=mlp_terms.structural_kernels,
+)

@@ -5,8 +5,10 @@ machine recorded (every mode, switch, depth and recording day), predicting any v
     seconds, low, high = model.predict(settings)       # settings: View.settings() with the page defaults
     model.kernels(settings)                             # kernels per step, structural and calibrated
 
-Kernels per step come from the recorded profiles where a step was profiled; elsewhere from the
-workload's structure (lib.workloads.mlp_terms), calibrated against the profiles of the same shape:
+Everything about the model family (an MLP: lib.workloads.mlp.FAMILY) comes from its record: which
+settings key a step, and the counted terms (the MLP's: lib.workloads.mlp_terms). Kernels per step
+come from the recorded profiles where a step was profiled; elsewhere from the family's structural
+count, calibrated against the profiles of the same shape:
 a shape where cuBLAS splits a matmul into more kernels has more in every mode (a profiled step's
 count minus its structural count, at the nearest profiled depth, scaled by depth).
 """
@@ -20,21 +22,21 @@ from typing import Any
 
 from lib.core import costmodel
 from lib.core.memo import DiskMemo
-from lib.workloads import execution, get_workload, mlp_terms
-from lib.workloads.mlp_terms import step_terms, structural_kernels
+from lib.workloads import FAMILIES, execution
+from lib.workloads.family import TrainingFamily
 
-MLP = get_workload("mlp")
 Steps = Mapping[tuple, Mapping[tuple[int, int, int], Mapping[str, Any]]]  # config -> (rows, width, depth) -> row
 
 
-def settings_of(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: row[k] for k in MLP.defaults() if k in row and row[k] is not None}
+def settings_of(row: Mapping[str, Any], family: TrainingFamily = FAMILIES[0]) -> dict[str, Any]:
+    return {k: row[k] for k in family.workload.defaults() if k in row and row[k] is not None}
 
 
 class KernelCounts:
     """Kernels per step: profiled where recorded, else structural plus the profiles' excess at this shape."""
 
-    def __init__(self, steps: Steps) -> None:
+    def __init__(self, steps: Steps, family: TrainingFamily = FAMILIES[0]) -> None:
+        self.family = family
         self.excess: dict[tuple[int, int], dict[int, list[float]]] = {}
         self.profiled: dict[tuple, float] = {}
         for config, table in steps.items():
@@ -43,14 +45,14 @@ class KernelCounts:
                     continue
                 kernels = float(row["kernels"])
                 self.profiled[(config, rows, width, depth)] = kernels
-                extra = kernels - structural_kernels({**settings_of(row), "depth": depth})
+                extra = kernels - family.structural_kernels({**settings_of(row, family), family.depth: depth})
                 self.excess.setdefault((rows, width), {}).setdefault(depth, []).append(extra)
 
     def __call__(self, config: tuple, settings: Mapping[str, Any], rows: int) -> float:
-        width, depth = int(settings["hidden_width"]), int(settings["depth"])
+        width, depth = int(settings[self.family.width]), int(settings[self.family.depth])
         if (config, rows, width, depth) in self.profiled:
             return self.profiled[(config, rows, width, depth)]
-        base = structural_kernels(settings)
+        base = self.family.structural_kernels(settings)
         by_depth = self.excess.get((rows, width))
         if not by_depth:
             return base
@@ -64,24 +66,27 @@ def where(rows: int, width: int, depth: int) -> tuple[float, float, float]:
     return math.log(rows), math.log(width), math.log(depth + 1)
 
 
-def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None) -> dict[str, float]:
-    resolved = MLP.resolve(settings)
-    rows = MLP.batch_rows(resolved)
-    bytes_moved = MLP.bytes_moved(resolved.replace(data_resident=True))
-    return step_terms(resolved, device_kind, flops=MLP.flops(resolved), bytes_moved=bytes_moved, rows=rows,
-                      kernels=kernels)
+def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None,
+             family: TrainingFamily = FAMILIES[0]) -> dict[str, float]:
+    work = family.workload
+    resolved = work.resolve(settings)
+    rows = work.batch_rows(resolved)
+    bytes_moved = work.bytes_moved(resolved.replace(data_resident=True))
+    return family.step_terms(resolved, device_kind, flops=work.flops(resolved), bytes_moved=bytes_moved, rows=rows,
+                             kernels=kernels)
 
 
-def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None
-                 ) -> list[costmodel.Observation]:
+def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None,
+                 family: TrainingFamily = FAMILIES[0]) -> list[costmodel.Observation]:
     """One observation per recorded step and per recording of it (a step recorded on two days is
     two observations: the model's band then holds the day-to-day spread)."""
-    kernels = kernels or KernelCounts(steps)
+    kernels = kernels or KernelCounts(steps, family)
     out = []
     for config, table in steps.items():
         for (rows, width, depth), row in table.items():
-            settings = settings_of(row)
-            terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None)
+            settings = settings_of(row, family)
+            terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None,
+                             family)
             busy = row.get("device_busy_s")
             for seconds in recordings(row):
                 out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
@@ -97,9 +102,9 @@ def recordings(row: Mapping[str, Any]) -> list[float]:
 
 # fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the
 # recorded steps and the fitting code, and fits again only when a pack or the model's code changed (the
-# mode records among it: a mode's counted terms are declared there)
-_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine",
-                                                code=[costmodel, mlp_terms, execution, sys.modules[__name__]])
+# mode records among it: a mode's counted terms are declared there; and each family's terms)
+_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine", code=[
+    costmodel, execution, sys.modules[__name__], *dict.fromkeys(sys.modules[f.step_terms.__module__] for f in FAMILIES)])
 
 
 class MachineModel:
@@ -108,30 +113,31 @@ class MachineModel:
     def __init__(self, model: costmodel.CostModel, kernels: KernelCounts, device_kind: str,
                  depths: Mapping[tuple, set[int]] | None = None) -> None:
         self.model, self.kernels, self.device_kind = model, kernels, device_kind
+        self.family = kernels.family
         self.depths = depths or {}  # the depths each configuration was recorded at
 
     @classmethod
-    def of(cls, steps: Steps, device_kind: str, *, validated: bool = True) -> MachineModel | None:
-        kernels = KernelCounts(steps)
-        obs = observations(steps, device_kind, kernels)
+    def of(cls, steps: Steps, device_kind: str, *, validated: bool = True,
+           family: TrainingFamily = FAMILIES[0]) -> MachineModel | None:
+        kernels = KernelCounts(steps, family)
+        obs = observations(steps, device_kind, kernels, family)
         if len(obs) < costmodel.MIN_POINTS:
             return None
         fit = costmodel.validate if validated else costmodel.fit
         depths = {config: {d for _, _, d in table} for config, table in steps.items()}
-        model = _FITS.get((obs, device_kind, validated), lambda: fit(obs, device_kind))
+        model = _FITS.get((family.name, obs, device_kind, validated), lambda: fit(obs, device_kind))
         return cls(model, kernels, device_kind, depths)
 
     def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:
-        rows = MLP.batch_rows(MLP.resolve(settings))
+        rows = self.family.workload.batch_rows(self.family.workload.resolve(settings))
         count = self.kernels(config, settings, rows) if self.device_kind != "cpu" else None
-        return terms_of(settings, self.device_kind, count)
+        return terms_of(settings, self.device_kind, count, self.family)
 
     def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float, float]:
         """(seconds, low, high), the band from error()."""
-        rows = min(int(settings["batch_size"]), int(settings["dataset_size"]))
-        seconds, _, _ = self.model.predict(config, self.terms(config, settings),
-                                           where(rows, int(settings["hidden_width"]), int(settings["depth"])))
-        spread = math.exp(self.error(config, int(settings["depth"])).p90)
+        rows, width, depth = self.family.step_key(settings)
+        seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth))
+        spread = math.exp(self.error(config, depth).p90)
         return seconds, seconds / spread, seconds * spread
 
     def error(self, config: tuple, depth: int) -> costmodel.Error:
@@ -157,7 +163,9 @@ class MachineModel:
             how = ("; this way of running was never recorded on this machine: its terms are counted from the "
                    "step's structure, priced by the ways that were (tested by leaving each recorded way out)")
         elif depth not in depths:
-            how = (f"; recorded this way at depth {', '.join(map(str, depths))} only: this depth's kernels and "
+            depth_label = self.family.axes[self.family.depth].label  # 'depth' for the MLP
+            how = (f"; recorded this way at {depth_label} {', '.join(map(str, depths))} only: this {depth_label}'s "
+                   "kernels and "
                    "operations are counted from the step's structure (tested by leaving whole ways out)")
         else:
             how = ""

@@ -151,11 +151,14 @@ def _where_recorded(view: T.View, gpu: Machine) -> str:
     """Why this GPU has no curve for this view, and what to move: ' The H200 was recorded at depth 3 only: …'."""
     table = gpu.tables.get("cuda")
     name = gpu_name(gpu.words)
+    family = view.family
     if table is None or not len(table):
-        return f" The {name} has no recordings of this page's training step."
+        return f" The {name} has no recordings of this page's {family.label} training step."
     depths = sorted({d for steps in table.steps.values() for _, _, d in steps})
-    if len(depths) == 1 and view.depth not in depths:
-        return f" The {name} was recorded at depth {depths[0]} only: set Depth to {depths[0]} to see its curve."
+    depth = family.axes[family.depth].label  # 'depth' for the MLP
+    if len(depths) == 1 and getattr(view, family.depth) not in depths:
+        return (f" The {name} was recorded at {depth} {depths[0]} only: set {depth.capitalize()} to {depths[0]} "
+                "to see its curve.")
     return f" The {name}'s recordings do not reach these sizes."
 
 

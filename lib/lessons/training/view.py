@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lib.core.fmt import fmt_s
@@ -27,29 +27,19 @@ from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training.model import MachineModel, settings_of
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
-from lib.workloads import execution, get_workload
+from lib.workloads import FAMILIES as _FAMILIES
+from lib.workloads import execution
+from lib.workloads.family import SWITCHES, Axis, TrainingFamily
 
-MLP = get_workload("mlp")
+FAMILIES = _FAMILIES  # the model families the page switches between (lib.workloads.family)
+MLP_FAMILY = FAMILIES[0]  # the default family
+BY_NAME = {f.name: f for f in FAMILIES}  # a family by its workload's name (the page's URL says it)
+MLP = MLP_FAMILY.workload
 MODES = execution.VALUES  # in the lesson's order: the records' (lib.workloads.execution.MODES)
 LIVE_MODES = tuple(m.value for m in execution.MODES if m.live)  # what a live GPU on this server runs
 COMPILED_MODES = tuple(m.value for m in execution.MODES if m.compile)
 
-
-@dataclass(frozen=True)
-class Axis:
-    label: str
-    steps: tuple[int, ...]
-    sentence: str
-
-
-AXES = {
-    "batch_size": Axis("batch size", tuple(2**i for i in range(17)),
-                       "Rows per optimizer step (one full-batch step when at least the dataset size)."),
-    "hidden_width": Axis("hidden width", tuple(2**i for i in range(2, 14)), "Units in each hidden layer."),
-    "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 21)),
-                         "Rows in one epoch: more rows, more steps per epoch."),
-    "depth": Axis("depth", (1, 2, 3, 4, 6, 8, 12, 16), "Hidden layers: each adds kernels to every step."),
-}
+AXES = MLP_FAMILY.axes  # the default family's sliders (a view's own: view.family.axes)
 PITFALLS = {
     "data_resident": ("Data already on the device",
                       "On: the dataset is copied to the device once; off: every batch is copied from host memory "
@@ -65,24 +55,46 @@ EXTRAPOLATE = 8  # a prediction may reach this many times beyond the recorded ba
 
 
 def _default(name: str) -> Any:
-    """A setting's default as the workload declares it (the page never types one again)."""
-    return MLP.setting(name).default
+    """A setting's default as the default family's workload declares it (the page never types one again)."""
+    return MLP_FAMILY.default(name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class View:
-    """What the sliders, switches and mode say; every field but `over` is the workload's setting of
-    that name, starting at its default."""
+    """What the family, the sliders, switches and mode say; every setting starts at the family's
+    workload's default. The sliders are the family's axes, read as attributes (view.batch_size,
+    view.hidden_width): `View(over="depth", batch_size=4, depth=8)` for the MLP."""
 
     over: str = "batch_size"
-    batch_size: int = _default("batch_size")
-    hidden_width: int = _default("hidden_width")
-    dataset_size: int = _default("dataset_size")
-    depth: int = _default("depth")
+    family: TrainingFamily = MLP_FAMILY
+    sizes: tuple[tuple[str, int], ...] = ()  # (axis, value) of each of the family's axes, in its order
     data_resident: bool = _default("data_resident")
     item_every_step: bool = _default("item_every_step")
     pin_memory: bool = _default("pin_memory")
     mode: str = _default("mode")
+
+    def __init__(self, over: str = "batch_size", family: TrainingFamily = MLP_FAMILY,
+                 sizes: Sequence[tuple[str, int]] = (), data_resident: bool | None = None,
+                 item_every_step: bool | None = None, pin_memory: bool | None = None, mode: str | None = None,
+                 **axes: int) -> None:
+        given = {**dict(sizes), **axes}
+        unknown = sorted(set(given) - set(family.axes))
+        if unknown or over not in family.axes:
+            raise TypeError(f"View of {family.label}: no axis {', '.join(unknown) or over} "
+                            f"(its axes: {', '.join(family.axes)})")
+        values = {"over": over, "family": family,
+                  "sizes": tuple((k, int(given.get(k, family.default(k)))) for k in family.axes),
+                  "data_resident": data_resident, "item_every_step": item_every_step, "pin_memory": pin_memory,
+                  "mode": mode}
+        for name, value in values.items():
+            object.__setattr__(self, name, family.default(name) if value is None else value)
+
+    def __getattr__(self, name: str) -> int:
+        """An axis's value (only called when no field has that name)."""
+        for key, value in self.__dict__.get("sizes", ()):
+            if key == name:
+                return value
+        raise AttributeError(name)
 
     @property
     def current(self) -> int:
@@ -90,7 +102,7 @@ class View:
 
     @property
     def axis(self) -> Axis:
-        return AXES[self.over]
+        return self.family.axes[self.over]
 
     def at(self, x: int) -> View:
         return replace(self, **{self.over: int(x)})
@@ -101,8 +113,18 @@ class View:
         return replace(self, mode=execution.on_cpu(self.mode))
 
     def settings(self) -> dict[str, Any]:
-        """The workload's settings this view sets (every field but `over`)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "over"}
+        """The workload's settings this view sets (its axes, switches and mode)."""
+        return {**dict(self.sizes), **{k: getattr(self, k) for k in SWITCHES}, "mode": self.mode}
+
+    @property
+    def page_defaults(self) -> dict[str, Any]:
+        """Every other setting of the family's workload, at its default on this page."""
+        return self.family.page_defaults()
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """The step's (rows, width, depth): what a StepTable looks it up by."""
+        return self.family.step_key(self.settings())
 
     @property
     def rows(self) -> int:
@@ -118,7 +140,7 @@ class View:
 
 
 # Everything else stays at the workload's defaults on this page; recorded rows must match them.
-PAGE_DEFAULTS = {k: v for k, v in MLP.defaults().items() if k not in View().settings()}
+PAGE_DEFAULTS = MLP_FAMILY.page_defaults()
 
 
 def step_config(settings: Mapping[str, Any], device_kind: str) -> tuple:
@@ -133,26 +155,28 @@ def step_config(settings: Mapping[str, Any], device_kind: str) -> tuple:
     return (mode, resident, pinned, bool(settings.get("item_every_step", False)))
 
 
-def page_model(row: Mapping[str, Any]) -> bool:
-    """A row of the model this page trains: every setting but the sliders, switches and mode at its default."""
-    return row.get("workload") == MLP.name and all(row.get(k, v) == v for k, v in PAGE_DEFAULTS.items())
+def page_model(row: Mapping[str, Any], family: TrainingFamily = MLP_FAMILY) -> bool:
+    """A row of the family's model as this page trains it: every setting but the sliders, switches and
+    mode at its default."""
+    return row.get("workload") == family.name and all(row.get(k, v) == v for k, v in family.page_defaults().items())
 
 
 class StepTable:
-    """One machine's recorded steps on one kind of device, by configuration and (rows, width, depth),
-    and the machine's cost model for the steps nobody recorded (one model for every configuration)."""
+    """One machine's recorded steps of one model family on one kind of device, by configuration and
+    (rows, width, depth) (the family's width and depth settings: lib.workloads.family), and the
+    machine's cost model for the steps nobody recorded (one model for every configuration)."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str) -> None:
-        self.device_kind, self.machine = device_kind, machine
+    def __init__(self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str,
+                 family: TrainingFamily = MLP_FAMILY) -> None:
+        self.device_kind, self.machine, self.family = device_kind, machine, family
         self.steps: dict[tuple, dict[tuple[int, int, int], Mapping[str, Any]]] = {}
         self._model: list[MachineModel | None] = []
         for row in rows:
             kind = "cpu" if row.get("device") == "cpu" else "cuda"
-            if kind != device_kind or not is_ok(row) or not page_model(row):
+            if kind != device_kind or not is_ok(row) or not page_model(row, family):
                 continue
             try:
-                key = (min(int(row["batch_size"]), int(row["dataset_size"])), int(row["hidden_width"]),
-                       int(row["depth"]))
+                key = family.step_key(row)
             except (KeyError, TypeError, ValueError):  # an uploaded row without this page's sizes: not a step here
                 continue
             table = self.steps.setdefault(step_config(row, kind), {})
@@ -191,7 +215,7 @@ class StepTable:
     def model(self) -> MachineModel | None:
         """The machine's cost model on this device, fitted once (None with too few recorded steps)."""
         if not self._model:
-            self._model.append(MachineModel.of(self.steps, self.device_kind))
+            self._model.append(MachineModel.of(self.steps, self.device_kind, family=self.family))
         return self._model[0]
 
     def __len__(self) -> int:
@@ -222,13 +246,13 @@ _settings_of = settings_of
 _TABLES: IdentityMemo[dict[str, StepTable]] = IdentityMemo(32)
 
 
-def tables(pack: Mapping[str, Any] | None, machine: str) -> dict[str, StepTable]:
-    """The pack's step tables by device kind ('cpu', 'cuda'), built once per pack per process (the
-    pack objects come from lib.recorded's cache, so the same rows come back on every page run)."""
+def tables(pack: Mapping[str, Any] | None, machine: str, family: TrainingFamily = MLP_FAMILY) -> dict[str, StepTable]:
+    """The pack's step tables of one family by device kind ('cpu', 'cuda'), built once per pack per
+    process (the pack objects come from lib.recorded's cache, so the same rows come back on every page run)."""
     if pack is None:
         return {}
-    return _TABLES.get([pack["rows"]], lambda: {kind: StepTable(pack["rows"], kind, machine) for kind in ("cpu", "cuda")},
-                       extra=machine)
+    return _TABLES.get([pack["rows"]], lambda: {kind: StepTable(pack["rows"], kind, machine, family)
+                                                for kind in ("cpu", "cuda")}, extra=(machine, family.name))
 
 
 def prepare(packs: Sequence[dict[str, Any]]) -> int:
@@ -237,13 +261,12 @@ def prepare(packs: Sequence[dict[str, Any]]) -> int:
     in the background at start, instead of its first Training visitor waiting seconds for it.
     Returns how many models were fitted (one per machine and device)."""
     machines = [(p, machine_text(p["machine"])) for p in (source_pack(s, packs) for s in gpu_sources(packs)) if p]
-    small = small_server_pack(packs, MLP)
-    if small:
-        machines.append((small, machine_text(small["machine"])))
     fitted = 0
-    for pack, machine in machines:
-        for table in tables(pack, machine).values():
-            fitted += table.model() is not None
+    for family in FAMILIES:
+        small = small_server_pack(packs, family.workload)
+        for pack, machine in [*machines, *([(small, machine_text(small["machine"]))] if small else [])]:
+            for table in tables(pack, machine, family).values():
+                fitted += table.model() is not None
     return fitted
 
 
@@ -253,9 +276,9 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     if table is None:
         return None
     config = view.config(table.device_kind)
-    recorded = table.step(config, view.rows, view.hidden_width, view.depth)
+    recorded = table.step(config, *view.key)
     steps = view.steps_per_epoch
-    base = {"workload": MLP.name, **PAGE_DEFAULTS, **view.settings(), "device": device, "steps_per_epoch": steps,
+    base = {"workload": view.family.name, **view.page_defaults, **view.settings(), "device": device, "steps_per_epoch": steps,
             "status": "ok", "message": "", "machine": table.machine}
     if recorded is not None:
         # the step's own recording ('NVIDIA H200 (2026-11-23)'), not every day of the machine nor its newest file
@@ -277,17 +300,18 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
                 "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
                 "origin": "recorded" if exact else "derived", "origin_note": how}
-    model = table.model() if table.covers(config, view.rows, view.hidden_width, view.depth) else None
+    rows, width, depth = view.key
+    model = table.model() if table.covers(config, rows, width, depth) else None
     if model is None:
         return None
-    settings = {**PAGE_DEFAULTS, **view.settings()}
+    settings = {**view.page_defaults, **view.settings()}
     seconds, low, high = model.predict(config, settings)
-    note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, view.depth)}"
+    note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, depth)}"
     return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
             "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
             "launch_share": model.launch_share(config, settings),
             # the step's work, counted (not timed), for its place on the roofline
-            "flops": MLP.flops(settings), "bytes": MLP.bytes_moved(settings)}
+            "flops": view.family.workload.flops(settings), "bytes": view.family.workload.bytes_moved(settings)}
 
 
 def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:

@@ -16,8 +16,9 @@ from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, 
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
-from lib.lessons.training.view import View, mode_label, origins
+from lib.lessons.training.view import FAMILIES, MLP_FAMILY, View, mode_label, origins
 from lib.workloads.execution import graphed
+from lib.workloads.family import TrainingFamily
 
 Row = Mapping[str, Any]
 
@@ -250,7 +251,17 @@ def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
     return f"{label}: {entry['message']}"
 
 
-STEP_KEYS = ("batch_size", "hidden_width", "depth", "mode", "data_resident", "item_every_step")
+def no_timeline(family: TrainingFamily) -> str:
+    """Why no GPU timeline is drawn: where the recorded ones are (the MLP's), or that the family has none."""
+    if family is not MLP_FAMILY:
+        return f"No GPU timeline was recorded for the {family.label}."
+    return ("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
+            "and 65,536, widths 64 and 1,024.")
+
+
+# the settings a timeline's step is matched by: every family's sliders but the dataset size, the mode, two switches
+STEP_KEYS = (*dict.fromkeys(k for f in FAMILIES for k in f.axes if k != "dataset_size"),
+             "mode", "data_resident", "item_every_step")
 
 
 def _same_step(entry: Mapping[str, Any], timed: Row | None) -> bool:
