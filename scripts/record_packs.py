@@ -27,15 +27,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the execution modes' records (standard library only to import)
+from lib.workloads import FAMILIES  # noqa: E402  (the Training page's model families: lib.workloads.family)
 from lib.workloads.execution import MODES, Recording  # noqa: E402
+from lib.workloads.family import TrainingFamily  # noqa: E402
 
-BATCHES = [2**i for i in range(17)]  # the Training page's batch sizes, 1 .. 65,536
-WIDTHS = [2**i for i in range(2, 14)]  # 4 .. 8,192
-DEPTHS = [1, 2, 3, 4, 6, 8, 12, 16]
+MLP = FAMILIES[0]  # the default family: the execution modes' grids, timelines and pitfalls are recorded on it
+BATCHES = list(MLP.axes["batch_size"].steps)  # the Training page's batch sizes, 1 .. 65,536
+WIDTHS = list(MLP.axes[MLP.width].steps)  # 4 .. 8,192
+DEPTHS = list(MLP.axes[MLP.depth].steps)
 GRID_DATASET = 65536  # at least every batch: each batch size is its own step; other dataset sizes are derived
-DEFAULTS = {"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 8192}  # the Training page's
-DEFAULT_SWEEPS = {"batch_size": [1, 4, 16, 64, 256, 1024, 4096, 8192], "hidden_width": [8, 32, 128, 512, 2048, 8192],
-                  "dataset_size": [256, 1024, 8192, 65536, 262144], "depth": [1, 2, 3, 4, 8, 16]}
+DEFAULTS = {k: MLP.default(k) for k in MLP.axes}  # the Training page's
+DEFAULT_SWEEPS = {k: list(v) for k, v in MLP.recorded_sweeps.items()}
 
 
 def over(name: str, values) -> list[str]:
@@ -87,9 +89,10 @@ def with_memory_cap(command: list[str], cap_gb: float | None) -> list[str]:
     return [*out, "--memory-cap-gb", f"{cap_gb:g}"]
 
 
-def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60, **switches) -> list[str]:
+def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60,
+                  family: TrainingFamily = MLP, **switches) -> list[str]:
     cap = ["--memory-cap-gb", str(memory_cap_gb)] if memory_cap_gb else []
-    return ["sweep", "mlp", *over("hidden_width", widths), *over("depth", depths), *over("batch_size", batches),
+    return ["sweep", family.name, *over(family.width, widths), *over(family.depth, depths), *over("batch_size", batches),
             *sets(dataset_size=GRID_DATASET, mode=mode, **switches), "--budget", "0.05", "--no-phases", *cap,
             "--max-gflop", "cuda=10000", "--max-gflop", "cpu=20"]
 
@@ -102,25 +105,38 @@ def mode_job(mode: str, recording: Recording) -> Job:
                gpu_only=True, save_every=recording.save_every)
 
 
+def family_jobs(family: TrainingFamily) -> list[Job]:
+    """A model family's Training recordings, from its record: its step on the page's grid (every batch x
+    width x depth, eager, data resident: the page's default switches) and its default 1-D sweeps. The
+    MLP's jobs keep their names (the shipped packs'); another family's are named after it."""
+    name = "" if family is MLP else f"{family.name}_"
+    batches, widths, depths = (list(family.axes[k].steps) for k in ("batch_size", family.width, family.depth))
+    defaults = {k: family.default(k) for k in family.axes}
+    return [
+        Job(f"{name}training_gpu", training_grid("eager", depths, widths, batches, family=family) + ["--profile"],
+            "cuda", gpu_only=True),
+        # The host CPU at its own threads, and at 1 thread (the 'recording machine's CPU' curve).
+        Job(f"{name}training_cpu", training_grid("eager", depths, widths, batches, family=family), "cpu"),
+        # ... and at 1 thread within the live page's limits (3 GFLOP a step, the default memory cap): on a
+        # small hosted box this is the CPU curve drawn before its own CPU is measured live.
+        Job(f"{name}training_cpu1", training_grid("eager", depths, widths, batches, memory_cap_gb=None, family=family)
+            + ["--threads", "1", "--max-gflop", "cpu=3"], "cpu", small_server=True),
+        # The Training page's default 1-D sweeps (for the MLP: batch, width, dataset, depth through batch 64,
+        # width 64, depth 3, dataset 8,192; phases timed), as the shipped <gpu>_training.json packs hold
+        # them: recorded again on another lease, they show how far one day's curve moves from another's.
+        *[Job(f"{name}defaults_{swept}", ["sweep", family.name, *over(swept, values),
+                                          *sets(**{k: v for k, v in defaults.items() if k != swept}), "--budget", "0.5"],
+              "cpu,cuda", gpu_only=True) for swept, values in family.recorded_sweeps.items()],
+    ]
+
+
 JOBS: list[Job] = [
-    # Training: every batch x width x depth, eager, data resident (the page's default switches).
-    Job("training_gpu", training_grid("eager", DEPTHS, WIDTHS, BATCHES) + ["--profile"], "cuda", gpu_only=True),
-    # The host CPU at its own threads, and at 1 thread (the 'recording machine's CPU' curve).
-    Job("training_cpu", training_grid("eager", DEPTHS, WIDTHS, BATCHES), "cpu"),
-    # ... and at 1 thread within the live page's limits (3 GFLOP a step, the default memory cap): on a
-    # small hosted box this is the CPU curve drawn before its own CPU is measured live.
-    Job("training_cpu1", training_grid("eager", DEPTHS, WIDTHS, BATCHES, memory_cap_gb=None)
-        + ["--threads", "1", "--max-gflop", "cpu=3"], "cpu", small_server=True),
+    # Training, for every model family: its grids and default sweeps.
+    *[job for family in FAMILIES for job in family_jobs(family)],
     # Execution modes: each mode's record names its grids (lib/workloads/execution.py): every batch x
     # width at depth 3, compile on a subgrid (each point compiles afresh), fused and the CUDA graph also at
     # depths 1 and 12, coarse (checks that the cost model's depth terms, fitted at depth 3, hold there).
     *[mode_job(mode.value, r) for mode in MODES for r in mode.recordings],
-    # The Training page's default 1-D sweeps (batch, width, dataset, depth through batch 64, width 64,
-    # depth 3, dataset 8,192; phases timed), as the shipped <gpu>_training.json packs hold them: recorded
-    # again on another lease, they show how far one day's curve moves from another's.
-    *[Job(f"defaults_{name}", ["sweep", "mlp", *over(name, values),
-                               *sets(**{k: v for k, v in DEFAULTS.items() if k != name}), "--budget", "0.5"],
-          "cpu,cuda", gpu_only=True) for name, values in DEFAULT_SWEEPS.items()],
     # Pitfall switches on a coarser subgrid: every batch x every other width, depth 3, phases timed.
     *[Job(f"training_{name}", [a for a in training_grid("eager", [3], WIDTHS[::2], BATCHES, **switches)
                                if a != "--no-phases"], "cuda", gpu_only=True)
