@@ -404,3 +404,46 @@ def test_a_changed_mode_record_fits_the_cost_models_again():
     from lib.workloads import execution, mlp_terms
 
     assert {execution, mlp_terms} <= set(model._FITS.code)
+
+
+def _wide_family():
+    """A second model family made in the test (issue 22): the MLP's step under another workload name,
+    wider and shallower by default, with its own sliders, as a family module would declare it."""
+    from dataclasses import replace
+
+    from lib.workloads.family import Axis
+    from lib.workloads.mlp import MLPTraining
+
+    class Wide(MLPTraining):
+        name = "mlp_wide"
+        settings = tuple(replace(s, default={"hidden_width": 512, "depth": 1}.get(s.name, s.default))
+                         for s in MLPTraining.settings)
+
+    axes = {**T.MLP_FAMILY.axes, "depth": Axis("layers", (1, 2, 3), "Hidden layers.")}
+    return replace(T.MLP_FAMILY, workload=Wide(), label="wide MLP", axes=axes)
+
+
+def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(tmp_path):
+    wide = _wide_family()
+    view = T.View(family=wide)
+    assert (view.hidden_width, view.depth, view.settings()["depth"]) == (512, 1, 1)  # its workload's defaults
+    assert view.axis is wide.axes["batch_size"] and T.View(family=wide, over="depth").axis.label == "layers"
+    with pytest.raises(TypeError):
+        T.View(family=wide, channels=3)  # no such slider in this family
+    packs, _ = load_recorded(write_packs(tmp_path))
+    pack = next(p for p in packs if p["machine"].get("gpus"))
+    # only MLP rows recorded: the wide family has no step there, and the headline says so plainly
+    tables = T.tables(pack, "m", wide)
+    assert len(tables["cuda"]) == 0 and len(T.tables(pack, "m")["cuda"]) > 0
+    screen = S.compose(view, gpu=S.Machine(tables, GPU_NAME, machine_text(pack["machine"])))
+    assert not screen.curves.get(GPU_LABEL) and screen.headline.startswith("There is no GPU curve for this view")
+    assert f"The {GPU_NAME} has no recordings of this page's wide MLP training step." in screen.headline
+    # its own rows (the same steps recorded under its name) are keyed by its settings and drawn
+    mine = {**pack, "rows": [{**r, "workload": "mlp_wide"} for r in pack["rows"]]}
+    table = T.tables(mine, "m", wide)["cuda"]
+    assert len(table) == len(T.tables(pack, "m")["cuda"]) and not T.tables(mine, "m")["cuda"]
+    rows = T.curve(T.View(family=wide, hidden_width=64, depth=3), table, "cuda:0", "m")
+    assert rows and all(r["workload"] == "mlp_wide" for r in rows)
+    same = T.curve(T.View(hidden_width=64, depth=3), T.tables(pack, "m")["cuda"], "cuda:0", "m")  # the MLP's
+    assert [(r["batch_size"], r["median_s"], r["origin"]) for r in rows] == [
+        (r["batch_size"], r["median_s"], r["origin"]) for r in same]
