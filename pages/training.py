@@ -62,7 +62,8 @@ for i, (key, axis) in enumerate(axes.items()):
     shown = axis.label.capitalize() + (" (the point explained below)" if key == over else "")
     values[key] = url.select_slider(key, shown, list(axis.steps), family.default(key), help=axis.sentence,
                                     container=left if i % 2 == 0 else right)
-source, cannot = source_for(work)  # cannot: the sidebar's machine holds no Training rows (the 4-GPU one)
+# cannot: the sidebar's machine holds no Training rows of any family (the 4-GPU one); one family's missing
+source, cannot = source_for(*(f.workload for f in T.FAMILIES))  # recording is said by the lesson's headline
 pack = None if cannot else recorded_pack(source)
 scaffold.notice(cannot, box=answer_box)
 machine = machine_text(pack["machine"]) if pack else ""

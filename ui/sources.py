@@ -57,10 +57,11 @@ def current_source() -> GpuSource:
     return next((s for s in sources if s.key == chosen), sources[0] if sources else NO_GPU)
 
 
-def source_for(workload: Workload) -> tuple[GpuSource, str | None]:
-    """The sidebar's source, and when it is a recorded machine without GPU rows of `workload`, the
-    sentence saying so (never another machine in its place: the sidebar names what is drawn)."""
-    return unanswered(lambda pack: lib_sources.has_gpu_rows(pack, workload))
+def source_for(*workloads: Workload) -> tuple[GpuSource, str | None]:
+    """The sidebar's source, and when it is a recorded machine without GPU rows of any of `workloads`
+    (the Training page: any of its model families), the sentence saying so (never another machine
+    in its place: the sidebar names what is drawn)."""
+    return unanswered(lambda pack: any(lib_sources.has_gpu_rows(pack, w) for w in workloads))
 
 
 def unanswered(holds) -> tuple[GpuSource, str | None]:
