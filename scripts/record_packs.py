@@ -144,11 +144,12 @@ JOBS: list[Job] = [
                              ("copied_pinned", {"data_resident": False, "pin_memory": True}),
                              ("item", {"item_every_step": True}))],
     # Timelines of the Training page's main points (the step's CPU thread against its GPU stream).
-    *[Job(f"timeline_{mode}_b{b}_w{w}", ["timeline", "mlp", *sets(batch_size=b, hidden_width=w, dataset_size=GRID_DATASET,
-                                                                  mode=mode), "--memory-cap-gb", "60"],
+    *[Job(f"{'' if f is MLP else f.name + '_'}timeline_{mode}_b{b}_w{w}",
+          ["timeline", f.name, *sets(batch_size=b, **{f.width: w}, dataset_size=GRID_DATASET, mode=mode),
+           "--memory-cap-gb", "60"],
           "cpu,cuda" if mode == "eager" else "cuda",
-          gpu_only=True) for mode in (m.value for m in MODES if m.timelines)
-      for b in (1, 64, 4096, 65536) for w in (64, 1024)],
+          gpu_only=True) for f in FAMILIES for mode in (m.value for m in MODES if m.timelines)
+      for b in f.timeline_batches for w in f.timeline_widths],
     # Data pipeline: every batch x dataset x model x workers x pinned memory, images and tensors.
     Job("pipeline_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 1, 2, 4]),
                             *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 512, 1024, 2048]),

@@ -45,6 +45,9 @@ class TrainingFamily:
     structural_kernels: Callable[[Mapping[str, Any]], float]  # kernels per step, from the structure alone
     # the shipped recordings' Training grids (scripts/record_packs.py): swept setting -> values
     recorded_sweeps: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    # where its GPU timelines are recorded (one step's CPU thread against its GPU stream): batches x widths
+    timeline_batches: tuple[int, ...] = ()
+    timeline_widths: tuple[int, ...] = ()
 
     def __repr__(self) -> str:  # a view's repr names its family, not every slider step
         return f"TrainingFamily({self.name})"

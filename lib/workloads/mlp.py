@@ -365,4 +365,5 @@ FAMILY = TrainingFamily(
     step_terms=mlp_terms.step_terms, structural_kernels=mlp_terms.structural_kernels,
     recorded_sweeps={"batch_size": (1, 4, 16, 64, 256, 1024, 4096, 8192), "hidden_width": (8, 32, 128, 512, 2048, 8192),
                      "dataset_size": (256, 1024, 8192, 65536, 262144), "depth": (1, 2, 3, 4, 8, 16)},
+    timeline_batches=(1, 64, 4096, 65536), timeline_widths=(64, 1024),
 )

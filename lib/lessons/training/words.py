@@ -16,7 +16,7 @@ from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, 
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
-from lib.lessons.training.view import FAMILIES, MLP_FAMILY, View, mode_label, origins
+from lib.lessons.training.view import FAMILIES, View, mode_label, origins
 from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
 
@@ -252,11 +252,13 @@ def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
 
 
 def no_timeline(family: TrainingFamily) -> str:
-    """Why no GPU timeline is drawn: where the recorded ones are (the MLP's), or that the family has none."""
-    if family is not MLP_FAMILY:
+    """Why no GPU timeline is drawn: where the family's recorded ones are, or that it has none."""
+    if not (family.timeline_batches and family.timeline_widths):
         return f"No GPU timeline was recorded for the {family.label}."
-    return ("No GPU timeline was recorded at this point: the recorded ones are at batch sizes 1, 64, 4,096 "
-            "and 65,536, widths 64 and 1,024.")
+    batches = " and ".join([", ".join(f"{b:,}" for b in family.timeline_batches[:-1]), f"{family.timeline_batches[-1]:,}"])
+    widths = " and ".join([", ".join(f"{w:,}" for w in family.timeline_widths[:-1]), f"{family.timeline_widths[-1]:,}"])
+    width = family.axes[family.width].label.split()[-1]  # 'width' of 'hidden width'
+    return f"No GPU timeline was recorded at this point: the recorded ones are at batch sizes {batches}, {width}s {widths}."
 
 
 # the settings a timeline's step is matched by: every family's sliders but the dataset size, the mode, two switches
