@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from lib.core.workload import Workload
@@ -58,7 +59,11 @@ class TrainingFamily:
 
     def default(self, name: str) -> Any:
         """A setting's default as the workload declares it (the page never types one again)."""
-        return self.workload.setting(name).default
+        return self._defaults[name]
+
+    @cached_property
+    def _defaults(self) -> dict[str, Any]:  # read for every view the page builds: looked up once
+        return self.workload.defaults()
 
     def page_settings(self) -> tuple[str, ...]:
         """The settings the page moves: its axes, the switches and the mode."""

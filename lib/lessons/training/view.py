@@ -78,23 +78,16 @@ class View:
                  item_every_step: bool | None = None, pin_memory: bool | None = None, mode: str | None = None,
                  **axes: int) -> None:
         given = {**dict(sizes), **axes}
-        unknown = sorted(set(given) - set(family.axes))
-        if unknown or over not in family.axes:
-            raise TypeError(f"View of {family.label}: no axis {', '.join(unknown) or over} "
-                            f"(its axes: {', '.join(family.axes)})")
-        values = {"over": over, "family": family,
-                  "sizes": tuple((k, int(given.get(k, family.default(k)))) for k in family.axes),
-                  "data_resident": data_resident, "item_every_step": item_every_step, "pin_memory": pin_memory,
-                  "mode": mode}
-        for name, value in values.items():
+        if over not in family.axes or not given.keys() <= family.axes.keys():
+            unknown = sorted(set(given) - set(family.axes)) or [over]
+            raise TypeError(f"View of {family.label}: no axis {', '.join(unknown)} (its axes: {', '.join(family.axes)})")
+        values = {k: int(given[k]) if k in given else family.default(k) for k in family.axes}
+        for name, value in (("over", over), ("family", family), ("sizes", tuple(values.items())),
+                            ("data_resident", data_resident), ("item_every_step", item_every_step),
+                            ("pin_memory", pin_memory), ("mode", mode)):
             object.__setattr__(self, name, family.default(name) if value is None else value)
-
-    def __getattr__(self, name: str) -> int:
-        """An axis's value (only called when no field has that name)."""
-        for key, value in self.__dict__.get("sizes", ()):
-            if key == name:
-                return value
-        raise AttributeError(name)
+        for name, value in values.items():  # each axis also an attribute (view.batch_size), as a field reads
+            object.__setattr__(self, name, value)
 
     @property
     def current(self) -> int:
