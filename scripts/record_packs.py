@@ -182,7 +182,7 @@ JOBS: list[Job] = [
                          *over("size", [8192, 16384]), *sets(sync=True), "--budget", "0.3"], "cuda", gpu_only=True),
     # ... and the unsynchronised ones at 16,384 (35-45 s a point): the H200's timing grid holds them only as
     # refusals under the small server's 2.7 GB cap, which the Timing page showed (issue 23)
-    Job("timing_large_nosync", ["sweep", "matmul", *over("dtype", ["fp32", "tf32"]), *over("transfer", ["false", "true"]),
+    Job("matmul_nosync_16384", ["sweep", "matmul", *over("dtype", ["fp32", "tf32"]), *over("transfer", ["false", "true"]),
                                 *over("size", [16384]), *sets(sync=False), "--budget", "0.3"], "cuda", gpu_only=True),
     # Memory bandwidth: y = x + 1 from 256 kB to 8 GB of traffic a call (1 MB to 4 GB tensors), so the
     # largest sizes sit on the bandwidth plateau (bytes / median_s, the roofline's sloped roof).

@@ -132,3 +132,18 @@ def test_the_data_pipelines_work_is_said_per_epoch(monkeypatch):
                                           "dataset_size": "2048"})
     text = page_text(at)
     assert "GFLOP per epoch" in text and "GFLOP per step" not in text
+
+
+def test_the_default_headline_crossover_lies_within_the_recorded_days_range():
+    """At the defaults the headline said 'most likely at about 170' while the next sentence gave each
+    recorded day's crossover as ~310 to ~460: the drawn H200 curve took batch 256 from the 2026-11-24
+    lease and 128 and 512 from the 2026-11-23 grid, so the day-to-day gap read as a bend. A curve is
+    drawn from one recording; the other days are its band and the days sentence's range."""
+    at = visit("pages/training.py", {})
+    said = " ".join(m.value for m in at.markdown)
+    likely = re.search(r"most likely at about ([\d,]+)", at.markdown[0].value)
+    days = re.search(r"recorded days of .*? between batch size ~([\d,]+) and ~([\d,]+)", said)
+    assert likely and days, said
+    # the headline's value within the recorded days' range (each rounded to two digits)
+    x, lo, hi = (float(v.replace(",", "")) for v in (likely.group(1), *days.groups()))
+    assert lo * 0.9 <= x <= hi * 1.1, (at.markdown[0].value, days.group(0))

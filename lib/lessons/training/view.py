@@ -17,8 +17,9 @@ No Streamlit: pages/training.py lays these out; lib/lessons/training/words.py wo
 
 from __future__ import annotations
 
+import collections
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -164,6 +165,7 @@ class StepTable:
         self.device_kind, self.machine, self.family = device_kind, machine, family
         self.steps: dict[tuple, dict[tuple[int, int, int], Mapping[str, Any]]] = {}
         self._model: list[MachineModel | None] = []
+        found: list[tuple[tuple, tuple[int, int, int], Mapping[str, Any]]] = []
         for row in rows:
             kind = "cpu" if row.get("device") == "cpu" else "cuda"
             if kind != device_kind or not is_ok(row) or not page_model(row, family):
@@ -172,11 +174,18 @@ class StepTable:
                 key = family.step_key(row)
             except (KeyError, TypeError, ValueError):  # an uploaded row without this page's sizes: not a step here
                 continue
-            table = self.steps.setdefault(step_config(row, kind), {})
+            found.append((step_config(row, kind), key, row))
+        # A curve is drawn from one recording where one holds its points: of a step recorded twice, the
+        # recording with more steps of that configuration (the full grid, not a later lease's few points)
+        # keeps it, the other's time becomes the day-to-day band. Picking per point the newer row mixed
+        # two days along one curve, and their day-to-day gap read as a bend (issue 23).
+        sizes = collections.Counter((config, _recording(row)) for config, _, row in found)
+        for config, key, row in found:
+            table = self.steps.setdefault(config, {})
             if key not in table:
                 table[key] = row
             else:
-                table[key] = _same_step(table[key], row)
+                table[key] = _same_step(table[key], row, lambda r, c=config: sizes[(c, _recording(r))])
 
     def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
         return self.steps.get(config, {}).get((rows, width, depth))
@@ -215,16 +224,23 @@ class StepTable:
         return sum(len(t) for t in self.steps.values())
 
 
-def _same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> Mapping[str, Any]:
+def _same_step(a: Mapping[str, Any], b: Mapping[str, Any], size: Callable[[Mapping[str, Any]], int] = lambda r: 0
+               ) -> Mapping[str, Any]:
     """One step recorded twice (another dataset size, another pack): the preferred row, keeping the
     other's time as one more recording when it comes from another recording (machine and day), so
-    the day-to-day spread is drawn and fitted."""
-    keep, other = (b, a) if _preference(b) > _preference(a) else (a, b)
+    the day-to-day spread is drawn and fitted. size: how many steps of this configuration the row's
+    recording holds (the larger grid keeps the point)."""
+    keep, other = (b, a) if (size(b), *_preference(b)) > (size(a), *_preference(a)) else (a, b)
     known = {label for label, _ in recordings(keep)}
     extra = [(label, t) for label, t in recordings(other) if label not in known]
     if not extra:
         return keep
     return {**keep, "other_recordings": (*keep.get("other_recordings", ()), *extra)}
+
+
+def _recording(row: Mapping[str, Any]) -> str:
+    """The recording a row came from: its machine and day ('NVIDIA H200 (2026-11-23)')."""
+    return str(row.get("machine") or "")
 
 
 def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
