@@ -79,9 +79,6 @@ def test_the_large_matmuls_are_synced_only(record_packs, monkeypatch, capsys):
 SMALL_SERVER_CAP_GB = 2.7  # the small server's default cap (lib.core.gate), which no GPU recording should run under
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23, still open: the H200's unsynchronised matmuls at 16,384 (fp32 and "
-                   "TF32, copy counted or not) are still the 2026-11-23 lease's refusals under the small server's 2.7 GB "
-                   "cap (the synchronised four were re-recorded on 2026-11-24); re-record them on a GPU machine")
 def test_no_gpu_point_on_screen_was_refused_under_the_small_servers_memory_cap():
     """Issue 23: 'GPU machines were recorded under the small server's 2.7 GB cap': /timing_pitfalls said an
     H200 did not run a 3.3 GB matmul. A GPU recording's cap fits the GPU (record_packs passes one); read
