@@ -7,12 +7,11 @@ ends of it.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from lib.charts import time_chart
+from lib.charts.provenance import curve_chart
 from lib.lessons.common.voice import crossover_sentence, series_side
-from lib.lessons.home.view import WHY, ends_sentence, modes_sentence, one_chart
+from lib.lessons.home.view import WHY, caption, crossover_range, drawn, ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
 from ui import scaffold
 from ui.pages import lesson_pages
@@ -26,7 +25,7 @@ top = scaffold.answer_first("When does the GPU win?")
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def home_answer(key: tuple, plot_height: int, _packs: tuple, _source) -> tuple:
+def home_answer(key: tuple, plot_height: int, beside: bool, _packs: tuple) -> tuple:
     """The answer, the chart's spec and the words under it: the same for every visitor of these packs,
     so built once per process (a revisit is a lookup). `key` names the packs by the identity of their
     parsed objects, which the cached value keeps alive (lib.recorded parses each file version once)."""
@@ -35,11 +34,11 @@ def home_answer(key: tuple, plot_height: int, _packs: tuple, _source) -> tuple:
         return None, None, None, None, None, _packs
     answer = crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
                                 series_side(chart.gpu_label)).capitalised().markdown()
-    spec = frozen_spec(time_chart(
-        pd.DataFrame(chart.rows), chart.over, y=chart.y, iqr=chart.iqr, crossover_x=chart.crossover_x,
-        x_title=chart.setting, y_title=chart.y_title, plot_height=plot_height))
-    modes = modes_sentence(chart, _packs[0]) if _source.recorded else None
-    return chart, answer, spec, ends_sentence(chart), modes, _packs
+    # the chart draws drawn(chart), the rows every sentence below reads (each curve one recording, its band the others)
+    spec = frozen_spec(curve_chart(drawn(chart), chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title,
+                                   crossover=crossover_range(chart), height=plot_height, legend_beside=beside))
+    modes = modes_sentence(chart)
+    return chart, answer, spec, ends_sentence(chart), modes and modes.markdown(), _packs
 
 
 # The one chart: a recorded sweep with both devices from the same GPU machine.
@@ -47,15 +46,15 @@ def home_answer(key: tuple, plot_height: int, _packs: tuple, _source) -> tuple:
 source = current_source()
 packs = (recorded_pack(source),) if source.recorded else tuple(load_recorded()[0])
 chart, answer, spec, ends, modes, _ = home_answer(
-    (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)), scaffold.plot_height(), packs, source)
+    (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)), scaffold.plot_height(), scaffold.embedded(),
+    packs)
 cannot = None if chart else unanswered(lambda pack: one_chart([pack], WORKLOAD) is not None)[1]
 if cannot:
     top.answer.markdown(cannot)
 elif chart:
     top.answer.markdown(answer)
     top.chart.vega_lite_chart(spec, width="stretch")
-    top.note.caption(f"Training a small neural network (an MLP), recorded on {chart.machine}: both curves come from "
-                     "that machine. The Training page puts this server's CPU beside it.")
+    top.note.caption(caption(chart))
     if ends:
         st.markdown(ends)
     if modes:

@@ -70,24 +70,69 @@ def _days(text):
     return set(re.findall(r"\d{4}-\d{2}-\d{2}", text))
 
 
+TIME = r"(\d[\d,.]*) (µs|ms|s)\b"
+
+
+def _said_times(text):
+    import re
+
+    return [f"{n} {u}" for n, u in re.findall(TIME, text)]
+
+
+def _drawn_words(rows):
+    return " ".join(f"{r['series']} {r['origin_note']}" for r in rows)
+
+
 def test_home_names_exactly_the_days_of_the_rows_it_draws_and_its_numbers_are_the_charts():
+    """Issue 23: Home said "the chart's step at batch 64 takes 1.48 ms (recorded 2026-11-24; … also 1 ms on
+    NVIDIA H200 (2026-11-21)). Captured in one CUDA graph, … 167 µs (recorded 2026-11-23)" while its chart drew
+    epochs, one day, and no graph. Now every time, ratio and day the words name is a point the chart draws
+    (drawn(chart), the rows the page hands to the chart)."""
     seen = 0
-    for _source, pack, chart in _shipped():
-        drawn = {r.get("recorded_on") or pack["machine"]["date"][:10] for r in chart.rows}
-        assert _days(chart.machine) == drawn and all(_days(r["series"]) == drawn for r in chart.rows)
-        modes = home.modes_sentence(chart, pack)
+    for _source, _pack, chart in _shipped():
+        days = {r["recorded_on"] for r in chart.rows}
+        assert _days(chart.machine) == days and all(_days(r["series"]) == days for r in chart.rows)
+        rows = home.drawn(chart)
+        words = _drawn_words(rows)
+        # the caption names each band's other recording, which the band's tooltip names too
+        assert _days(home.caption(chart)) <= _days(words)
+        modes = home.modes_sentence(chart)
         if not modes:
             continue
         seen += 1
-        gpu = chart.analysis.gpu_device
-        point = next(r for r in chart.rows if r["device"] == gpu and r["batch_size"] == 64)
-        # the eager time named is the chart's own point (the same row, the same day), not another row's
-        assert f"takes {home.fmt_s(point['median_s'])} (recorded {point['recorded_on']}" in modes
-        # every day named is a day of a row the sentence reads (the eager point, its other recordings, the graph)
-        graphed = {r["recorded_on"] for r in pack["rows"] if r.get("mode") == "cuda_graph"}
-        assert _days(modes) <= drawn | _days(str(point.get("other_recordings"))) | graphed
-        assert " and " not in modes.split(" on ")[-1].split(":")[0]  # the machine, not a list of all its days
-        if point.get("other_recordings"):  # two recordings of one point that differ: the range is said
-            low = min(point["median_s"], *(t for _, t in point["other_recordings"]))
-            assert f"from {home.fmt_s(low)}" in modes
+        text = modes.markdown()
+        graph = {r["batch_size"]: r for r in rows if r["series"] == chart.graph_label}
+        eager = {r["batch_size"]: r for r in rows if r["series"] == chart.gpu_label}
+        assert len(graph) >= 2 and set(graph) <= set(eager)  # a curve of its own, at the eager curve's x values
+        e, g = eager[64][chart.y], graph[64][chart.y]
+        # the times named are the two drawn points at batch 64 (per epoch, as drawn), their ratio the drawn one
+        assert _said_times(text) == [home.fmt_s(g), home.fmt_s(e)], text
+        assert f"{home.fmt_ratio(e / g)} as fast" in text
+        assert _days(text) <= _days(words) and _days(text) == {eager[64]["recorded_on"], graph[64]["recorded_on"]}
+        # where the CUDA graph stands against the CPU is read from the drawn graph curve, not said from elsewhere
+        assert modes.about.kind.name == "GPU_WINS" and "faster than" in text
+        # a step recorded on several days is drawn with its band, each day named in its tooltip
+        for r in rows:
+            for label, t in r.get("other_recordings") or ():
+                assert label in r["origin_note"] and r[f"{chart.y}_low"] <= t * r["steps_per_epoch"] + 1e-12
     assert seen >= 2  # the H200 and the H100 both ship eager and graphed steps
+
+
+def test_the_graph_curve_is_drawn_from_the_packs_graphed_steps_and_said_from_it():
+    """On a hand-made pack: the CUDA-graph curve is the pack's graphed steps (recorded on a bigger dataset:
+    derived per epoch of the chart's), drawn with its origin, and the sentence quotes its points."""
+    graph = [row("cuda:0", b, t, mode="cuda_graph", dataset_size=65536) for b, t in ((1, 1e-4), (1024, 2e-4), (64, 1.5e-4))]
+    chart = home.one_chart([pack(CROSSING["rows"] + [row("cpu", 64, 2e-3), row("cuda:0", 64, 3e-3)] + graph)], MLP)
+    rows = home.drawn(chart)
+    drawn_graph = sorted((r["batch_size"], r["epoch_s"], r["origin"]) for r in rows if r["series"] == chart.graph_label)
+    assert drawn_graph == [(1, 1e-4 * STEPS, "derived"), (64, 1.5e-4 * STEPS, "derived"), (1024, 2e-4 * STEPS, "derived")]
+    assert chart.graph_label == "cuda:0, one CUDA graph (recorded on NVIDIA H200, 2026-11-21)"
+    assert all(r["origin_note"].startswith("derived: 4 steps of the step recorded on") for r in rows
+               if r["series"] == chart.graph_label)
+    text = home.modes_sentence(chart).markdown()
+    assert "At batch size 64 it takes 600 µs per epoch against 12 ms eager: 20.0× as fast." in text, text
+    assert "**The NVIDIA H200 GPU in one CUDA graph** is faster than **the NVIDIA H200 machine's CPU**" in text, text
+    # no graphed steps in the pack: no curve and nothing said about one
+    plain = home.one_chart([CROSSING], MLP)
+    assert not plain.graphed and home.modes_sentence(plain) is None
+    assert {r["series"] for r in home.drawn(plain)} == {plain.cpu_label, plain.gpu_label}

@@ -34,8 +34,6 @@ VIEWS = {"pages/home.py": 15, "pages/training.py": 80, "pages/jacobian.py": 40, 
 
 # The defects the checkers find today, one line each (what the words say that the chart does not, and whose words
 # they are). Views that show one are xfail(strict=True) in KNOWN below: flip them once their owner fixes it.
-HOME_GRAPH = ("Home's 'That is eager PyTorch' sentence quotes a CUDA-graph step (167 µs, 8.85×) and the dates of "
-              "other recordings (2026-11-21, 2026-11-23) that Home's chart does not draw (lib/lessons/home)")
 REGIME_RATE = ("Training's regime sentence quotes a predicted step's arithmetic intensity (e.g. 1,430 flop per byte), "
                "which the roofline does not draw for a predicted point (regime words: lib/lessons/common/verdict.py)")
 DATA_FALLBACK = ("Data pipeline's note names the sidebar's GPU results and their dates, which hold no rows for the "
@@ -51,21 +49,6 @@ SPLIT_OPERATORS = ("Training's split sentence quotes the profile's operator coun
 
 # view id -> the defects it shows (made by running the checkers over this module's views)
 KNOWN: dict[str, tuple[str, ...]] = {
-    "home-000": (HOME_GRAPH,),
-    "home-001": (HOME_GRAPH,),
-    "home-002": (HOME_GRAPH,),
-    "home-003": (HOME_GRAPH,),
-    "home-004": (HOME_GRAPH,),
-    "home-005": (HOME_GRAPH,),
-    "home-006": (HOME_GRAPH,),
-    "home-007": (HOME_GRAPH,),
-    "home-008": (HOME_GRAPH,),
-    "home-009": (HOME_GRAPH,),
-    "home-010": (HOME_GRAPH,),
-    "home-011": (HOME_GRAPH,),
-    "home-012": (HOME_GRAPH,),
-    "home-013": (HOME_GRAPH,),
-    "home-014": (HOME_GRAPH,),
     "training-000": (TRAINING_MODES,),
     "training-001": (TRAINING_MODES,),
     "training-002": (TRAINING_MODES,),

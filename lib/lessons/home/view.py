@@ -1,25 +1,33 @@
 """The Home page's one-chart answer: a recorded sweep with both devices of one GPU machine, its
-crossover, and the two ends of the curve in words. No Streamlit; pages/home.py lays it out.
+crossover, the two ends of the curve in words, and the same GPU steps captured in one CUDA graph as a
+curve of their own. No Streamlit; pages/home.py lays it out.
 
     chart = one_chart([chosen_pack, *packs], get_workload("mlp"))   # the first pack that has a sweep
     crossover_sentence(chart.analysis, chart.setting, chart.cpu_label, chart.gpu_label)
+    curve_chart(drawn(chart), chart.over, y=chart.y, crossover=crossover_range(chart))   # what is drawn
     ends_sentence(chart)     # 'At batch size 1, the GPU takes 1.98× as long as the CPU (…); at 8,192, …'
+    modes_sentence(chart)    # the CUDA-graph curve against the CPU and the eager GPU, read from drawn(chart)
+
+Every number, date and origin the words name is a point of drawn(chart) (issue 23): a curve is the
+rows of one recording, a step recorded on other days keeps their times as its band (and its tooltip
+names each day), and the CUDA-graph comparison quotes the graph curve's own points.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from lib.core.crossover import SweepAnalysis, analyse_rows
-from lib.core.fmt import fmt_ratio, fmt_s, fmt_value
-from lib.core.rows import is_ok
+from lib.core.crossover import SweepAnalysis, analyse_rows, curve_doubt
+from lib.core.fmt import Sentence, fmt_ratio, fmt_s, fmt_value, plural
+from lib.core.rows import Origin, is_ok
 from lib.core.workload import Workload
 from lib.lessons.common import onscreen, voice
 from lib.lessons.training import view as T
 from lib.recorded.sources import best_recorded_sweep, canonical, hardware_text, row_date, rows_machine
+from lib.workloads import execution
 
 
 @dataclass
@@ -31,6 +39,8 @@ class OneChart:
     rows: list[dict[str, Any]]  # labelled with `series`, with epoch_iqr_s where the rows have epochs
     y: str  # 'epoch_s' when the rows have epochs, else 'median_s'
     analysis: SweepAnalysis
+    hardware: str = ""  # 'NVIDIA H200': the machine every curve was recorded on
+    graphed: list[dict[str, Any]] = field(default_factory=list)  # the GPU's same steps in one CUDA graph
 
     @property
     def setting(self) -> str:
@@ -56,6 +66,10 @@ class OneChart:
     @property
     def gpu_label(self) -> str:
         return next(r["series"] for r in self.rows if r["device"] != "cpu")
+
+    @property
+    def graph_label(self) -> str | None:
+        return self.graphed[0]["series"] if self.graphed else None
 
 
 # Home's "Why?". Both devices pay per-operator overhead (Python, autograd, PyTorch's dispatch): the
@@ -102,10 +116,13 @@ def one_chart(packs: Iterable[dict[str, Any] | None], workload: Workload) -> One
             over, rows = found
             machine = rows_machine(rows, pack)  # the days of the rows drawn, not the merged pack's newest file
             # both devices of the recording machine: each row's series is its own device, recorded there
-            labelled = with_epoch_spread(onscreen.labelled([], recorded_gpu=rows, machine=machine))
+            dated = [{**r, "recorded_on": row_date(r, pack)} for r in rows]  # each row's own day, said and drawn
+            labelled = with_epoch_spread(onscreen.labelled([], recorded_gpu=dated, machine=machine))
             y = time_key(labelled)
             analysis = analyse_rows([r for r in labelled if is_ok(r, y)], over, time_key=y)
-            return OneChart(over, machine, labelled, y, analysis)
+            hardware = hardware_text(pack["machine"])
+            graphed = graph_curve(labelled, over, y, pack) if over == "batch_size" else []
+            return OneChart(over, machine, labelled, y, analysis, hardware, graphed)
     return None
 
 
@@ -131,39 +148,110 @@ def ends_sentence(chart: OneChart) -> str | None:
             f"at {fmt_value(hi)}, {verdict(by_x[hi]['cpu'], by_x[hi][gpu])}.")
 
 
-def _day(row: dict[str, Any], pack: dict[str, Any]) -> str:
-    """'1.48 ms (2026-11-24)', with the point's other recordings when it was recorded on several days."""
-    own = float(row["median_s"])
-    others = row.get("other_recordings", ())
-    if not others:
-        return f"{fmt_s(own)} (recorded {row_date(row, pack)})"
-    times = [own, *(t for _, t in others)]
-    each = ", ".join(f"{fmt_s(t)} on {label}" for label, t in others)
-    return (f"{fmt_s(own)} (recorded {row_date(row, pack)}; recorded {len(times)} times, from {fmt_s(min(times))} "
-            f"to {fmt_s(max(times))}: also {each})")
+GRAPH = "cuda_graph"
 
 
-def modes_sentence(chart: OneChart | None, pack: dict[str, Any] | None) -> str | None:
-    """What one CUDA graph of the whole step does to the chart's own GPU point at the Training page's
-    default step (batch 64), against the graphed step of the same settings in the same pack: each time
-    named with the day it was recorded (and every day, when a point was recorded on several). None unless
-    the chart draws that point and the pack holds the graphed one."""
-    if not (chart and pack and chart.over == "batch_size" and chart.analysis.gpu_device):
+def graph_curve(rows: Sequence[dict[str, Any]], over: str, y: str, pack: dict[str, Any]) -> list[dict[str, Any]]:
+    """The eager GPU curve's steps captured in one CUDA graph, from the same pack: at each x of the eager
+    curve that the pack holds a graphed step of the same settings for (a step is a step: an epoch of the
+    chart's dataset is that step times the eager point's steps per epoch). Its own curve, labelled with
+    the mode and the days of its rows; none unless two points or more were recorded."""
+    eager = [r for r in rows if r["device"] != "cpu" and is_ok(r)]
+    found = []
+    for r in eager:
+        g = _graphed(r, pack)
+        if g is None:
+            continue
+        point = {**g, "recorded_on": row_date(g, pack), over: r[over], "dataset_size": r.get("dataset_size"), "steps_per_epoch": r.get("steps_per_epoch"),
+                 "recorded_dataset_size": g.get("dataset_size")}
+        if y == "epoch_s":
+            point["epoch_s"] = float(g["median_s"]) * float(r["steps_per_epoch"])
+        found.append(point)
+    if len(found) < 2:
+        return []
+    name = f"{eager[0]['device']}, {execution.label(GRAPH)} (recorded on {rows_machine(found, pack)})"
+    return with_epoch_spread({**p, "series": name} for p in found)
+
+
+def _recording(row: dict[str, Any]) -> str:
+    """The recording a row came from: 'NVIDIA H200 (2026-11-24)'."""
+    return str(row.get("machine") or f"recorded {row.get('recorded_on') or 'once'}")
+
+
+def drawn(chart: OneChart) -> list[dict[str, Any]]:
+    """Every point the chart draws (lib.charts.provenance.curve_chart): the CPU, the eager GPU and the
+    CUDA-graph curve, each point with where it came from (its tooltip), its band over the other days
+    the same step was recorded, hollow where the noise rule does not believe it. The band is drawn, not
+    read: the crossover is each curve's own recording against the other's (chart.analysis)."""
+    out = []
+    for curve in _curves(chart):
+        doubted = curve_doubt({float(r[chart.over]): r for r in curve}, chart.y)
+        for r in curve:
+            steps = float(r.get("steps_per_epoch") or 1) if chart.y == "epoch_s" else 1.0
+            others = tuple(r.get("other_recordings") or ())
+            exact = r.get("recorded_dataset_size", r.get("dataset_size")) == r.get("dataset_size")
+            how = (f"recorded on {_recording(r)}" if exact or chart.y != "epoch_s" else
+                   f"derived: {plural(int(steps), 'step')} of the step recorded on {_recording(r)}")
+            point = {**r, "origin": Origin.RECORDED if exact else Origin.DERIVED, "noisy": float(r[chart.over]) in doubted}
+            if others:
+                times = [float(r["median_s"]), *(float(t) for _, t in others)]
+                point[f"{chart.y}_low"], point[f"{chart.y}_high"] = min(times) * steps, max(times) * steps
+                how += (f"; also {', '.join(f'{fmt_s(float(t))} a step on {label}' for label, t in others)}: "
+                        f"from {fmt_s(min(times))} to {fmt_s(max(times))} a step, the band")
+            out.append({**point, "origin_note": how})
+    return out
+
+
+def _curves(chart: OneChart) -> list[list[dict[str, Any]]]:
+    ok = [r for r in [*chart.rows, *chart.graphed] if is_ok(r, chart.y)]
+    return [[r for r in ok if r["series"] == name] for name in dict.fromkeys(r["series"] for r in ok)]
+
+
+def crossover_range(chart: OneChart) -> tuple[float | None, float | None, float | None] | None:
+    """(low, high, likely) of the crossover the answer names, as the chart shades it (Training's way)."""
+    found = chart.analysis.measured
+    return (*found.sure, found.x) if chart.analysis.gpu_device and found.sure else None
+
+
+def band_days(chart: OneChart) -> list[str]:
+    """The other recordings the drawn bands span ('NVIDIA H200 (2026-11-21)'), each once."""
+    return list(dict.fromkeys(label for r in [*chart.rows, *chart.graphed] for label, _ in r.get("other_recordings") or ()))
+
+
+def caption(chart: OneChart) -> str:
+    """What the chart is and where each curve came from, under it."""
+    bands = band_days(chart)
+    band = (f" A shaded band spans the same steps' times as recorded on {' and '.join(bands)} too: compare curves "
+            "of the same day." if bands else "")
+    return (f"Training a small neural network (an MLP) on {chart.hardware or chart.machine}: every curve comes from "
+            f"that machine, recorded on the day its legend names.{band} The Training page puts this server's CPU "
+            "beside it.")
+
+
+def modes_sentence(chart: OneChart | None) -> Sentence | None:
+    """What one CUDA graph of the whole step does, read from the chart's own graph curve: where it
+    stands against the CPU curve, and against the eager GPU point at the Training page's default batch
+    (64) when both are drawn there. None without a graph curve."""
+    if not (chart and chart.graphed):
         return None
-    default = T.View()
-    view = {"batch_size": default.batch_size, "hidden_width": default.hidden_width, "depth": default.depth}
-    eager = next((r for r in chart.rows if r["device"] == chart.analysis.gpu_device and is_ok(r)
-                  and r[chart.over] == view["batch_size"] and r.get("mode", "eager") == "eager"
-                  and all(r.get(k) == v for k, v in view.items())), None)
-    graphed = _graphed(eager, pack) if eager else None
-    if not graphed:
-        return None
-    e, g = float(eager["median_s"]), float(graphed["median_s"])
-    return (f"That is eager PyTorch, launching every kernel from Python: the chart's step at batch {view['batch_size']} "
-            f"(width {view['hidden_width']}, depth {view['depth']}) takes {_day(eager, pack)}. Captured in one CUDA "
-            f"graph, a step of the same settings takes {_day(graphed, pack)} on {hardware_text(pack['machine'])}: "
-            f"{fmt_ratio(e / g)} as fast, which moves the crossover far to the left. "
-            "The Training page's “How the step runs” shows each mode's crossover.")
+    cpu = [r for r in chart.rows if r["device"] == "cpu" and is_ok(r, chart.y)]
+    graphed = [r for r in chart.graphed if is_ok(r, chart.y)]
+    found = analyse_rows([*cpu, *graphed], chart.over, time_key=chart.y)
+    graph_side = voice.legend_side(voice.Unit.GPU, f"the {chart.hardware} GPU in {execution.label(GRAPH)}")
+    said = "That is eager PyTorch, launching every kernel from Python. " + voice.crossover_sentence(
+        found, chart.setting, voice.series_side(chart.cpu_label), graph_side).capitalised()
+    batch = T.View().batch_size
+    eager = next((r for r in chart.rows if r["device"] == chart.analysis.gpu_device and r[chart.over] == batch
+                  and is_ok(r, chart.y)), None)
+    graph = next((r for r in graphed if r[chart.over] == batch), None)
+    if eager and graph:
+        e, g = float(eager[chart.y]), float(graph[chart.y])
+        each = "per epoch" if chart.y == "epoch_s" else "a step"
+        apart = (f" (the graph recorded {graph['recorded_on']}, eager {eager['recorded_on']})"
+                 if graph["recorded_on"] != eager["recorded_on"] else "")
+        said = said + (f" At {chart.setting} {fmt_value(batch)} it takes {fmt_s(g)} {each} against {fmt_s(e)} "
+                       f"eager{apart}: {fmt_ratio(e / g)} as fast.")
+    return said + " The Training page's “How the step runs” compares every mode."
 
 
 def _graphed(eager: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any] | None:
@@ -172,7 +260,7 @@ def _graphed(eager: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any] | No
     want = {k: v for k, v in (canonical(T.MLP, eager) or {}).items() if k not in ("mode", "dataset_size")}
     found = []
     for r in pack["rows"]:
-        if r.get("mode") != "cuda_graph" or r.get("device") != eager["device"] or not is_ok(r):
+        if r.get("mode") != GRAPH or r.get("device") != eager["device"] or not is_ok(r):
             continue
         values = canonical(T.MLP, r) or {}
         if all(values.get(k) == v for k, v in want.items() if k != "optimizer_impl"):  # a graph needs its own
