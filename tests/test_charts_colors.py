@@ -18,6 +18,7 @@ from lib.charts.theme import (
     CPU_LIVE,
     CPU_SMALL,
     GPU_COLORS,
+    GRAPH_COLOR,
     LEGEND_LABEL_LIMIT,
     METHOD_COLORS,
     log_ticks,
@@ -67,6 +68,14 @@ def test_series_colors_read_what_a_curve_is_from_its_name():
     assert series_colors(["CPU · 2-core server (recorded)", "GPU · NVIDIA H200 (recorded)"]) == [CPU_SMALL,
                                                                                                  GPU_COLORS[0]]
     assert not set(METHOD_COLORS) & {CPU_LIVE, CPU_SMALL, CPU_HOST, GPU_COLORS[0], GPU_COLORS[1]}
+
+
+def test_a_gpus_cuda_graph_curve_is_green_not_the_crossovers_red():
+    """Home draws the GPU's steps in one CUDA graph beside the eager GPU: as the second GPU curve it took red,
+    the colour of the crossover's rule and shaded range."""
+    graph = "cuda:0, one CUDA graph (recorded on NVIDIA H200, 2026-11-23)"
+    assert series_colors([HOST, GPU, graph]) == [CPU_HOST, GPU_COLORS[0], GRAPH_COLOR]
+    assert GRAPH_COLOR not in (CPU_LIVE, CPU_SMALL, CPU_HOST, *GPU_COLORS)
 
 
 @pytest.mark.parametrize("order", [[CPU, GPU], [GPU, CPU], [GPU, HOST, CPU]])

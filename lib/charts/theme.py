@@ -32,15 +32,18 @@ def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
 # this server's light blue, the CPU of a GPU machine purple, GPUs orange (then red, brown, pink).
 CPU_LIVE, CPU_SMALL, CPU_HOST = "#1f77b4", "#6baed6", "#9467bd"
 GPU_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#e377c2", "#bcbd22")
+# a GPU's steps in one CUDA graph: green, not the second GPU's red, the colour of the crossover's rule and range
+GRAPH_COLOR = "#2ca02c"
 
 
 def series_kind(name: str) -> str:
     """What a curve is, read from its legend name: 'live' (a CPU measured here), 'small' (a recorded
-    CPU of a small server), 'host' (the CPU of a GPU machine) or 'gpu'."""
+    CPU of a small server), 'host' (the CPU of a GPU machine), 'graph' (a GPU's steps replayed from one
+    CUDA graph: Home's third curve) or 'gpu'."""
     n = name.lower()
     if n.startswith("cpu"):
         return "live" if "live" in n else "small" if "server" in n else "host"
-    return "gpu"
+    return "graph" if "cuda graph" in n else "gpu"
 
 
 def kind_colors(kinds: Sequence[str]) -> list[str]:
@@ -51,7 +54,7 @@ def kind_colors(kinds: Sequence[str]) -> list[str]:
             out.append(GPU_COLORS[gpus % len(GPU_COLORS)])
             gpus += 1
         else:
-            out.append({"live": CPU_LIVE, "small": CPU_SMALL}.get(kind, CPU_HOST))
+            out.append({"live": CPU_LIVE, "small": CPU_SMALL, "graph": GRAPH_COLOR}.get(kind, CPU_HOST))
     return out
 
 
