@@ -94,6 +94,8 @@ def test_home_names_exactly_the_days_of_the_rows_it_draws_and_its_numbers_are_th
         assert _days(chart.machine) == days and all(_days(r["series"]) == days for r in chart.rows)
         rows = home.drawn(chart)
         words = _drawn_words(rows)
+        for name in {r["series"] for r in rows}:  # a curve is one recording; the others are its band, not its points
+            assert len({r["machine"] for r in rows if r["series"] == name}) == 1, name
         # the caption names each band's other recording, which the band's tooltip names too
         assert _days(home.caption(chart)) <= _days(words)
         modes = home.modes_sentence(chart)
