@@ -155,18 +155,20 @@ def graph_curve(rows: Sequence[dict[str, Any]], over: str, y: str, pack: dict[st
     """The eager GPU curve's steps captured in one CUDA graph, from the same pack: at each x of the eager
     curve that the pack holds a graphed step of the same settings for (a step is a step: an epoch of the
     chart's dataset is that step times the eager point's steps per epoch). Its own curve, labelled with
-    the mode and the days of its rows; none unless two points or more were recorded."""
+    the mode and the day of its rows; none unless two points or more were recorded. A curve is one
+    recording: the one holding the most of these steps (as Training draws its curves)."""
     eager = [r for r in rows if r["device"] != "cpu" and is_ok(r)]
-    found = []
+    by_recording: dict[str, list[dict[str, Any]]] = {}
     for r in eager:
         g = _graphed(r, pack)
         if g is None:
             continue
-        point = {**g, "recorded_on": row_date(g, pack), over: r[over], "dataset_size": r.get("dataset_size"), "steps_per_epoch": r.get("steps_per_epoch"),
-                 "recorded_dataset_size": g.get("dataset_size")}
+        point = {**g, "recorded_on": row_date(g, pack), over: r[over], "dataset_size": r.get("dataset_size"),
+                 "steps_per_epoch": r.get("steps_per_epoch"), "recorded_dataset_size": g.get("dataset_size")}
         if y == "epoch_s":
             point["epoch_s"] = float(g["median_s"]) * float(r["steps_per_epoch"])
-        found.append(point)
+        by_recording.setdefault(_recording(point), []).append(point)
+    found = max(by_recording.values(), key=len, default=[])
     if len(found) < 2:
         return []
     name = f"{eager[0]['device']}, {execution.label(GRAPH)} (recorded on {rows_machine(found, pack)})"
