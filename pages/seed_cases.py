@@ -15,11 +15,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib.charts import loss_chart, ratio_chart
+from lib.charts import loss_chart, ratio_chart, seed_times_chart
 from lib.core.results import spreadsheet_csv
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
-from lib.lessons.seed_cases import screen
+from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases import view as cases
 from lib.lessons.seed_cases.curves import learn_sentence, same_start_sentence
 from lib.lessons.seed_cases.view import CASES
@@ -91,7 +91,7 @@ scaffold.chart_or_why(
     "Neither the seed nor this app timed both devices for this experiment, so there is no GPU ÷ CPU ratio to draw.")
 top.note.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
                  "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
-elsewhere = onscreen.elsewhere_sentence(source, pack, "no row of this experiment")
+elsewhere = onscreen.elsewhere_sentence(source, pack, "a measured GPU time of this experiment")
 if elsewhere:
     top.note.caption(elsewhere)
 scaffold.notice(cannot or screen.missing_note(experiment), box=top.note)
@@ -112,7 +112,13 @@ with scaffold.why("Reported in the seed, measured here"):
     st.dataframe(pd.DataFrame(table), hide_index=True)
     for sentence in verdicts[1:]:
         st.markdown(sentence)
-    for sentence in (screen.cold_sentence(experiment), screen.live_cpu_sentence(experiment, threads)):
+    time_bars = times.time_bars(experiment)  # the times the sentences below quote, drawn
+    scaffold.chart_or_why(
+        st, chart_spec(seed_times_chart, pd.DataFrame([b.row() for b in time_bars]), title=times.times_title(
+            experiment)) if time_bars else None, "Nobody timed this experiment at the seed's sizes, so there is no "
+        "time to draw.")
+    for sentence in (times.cold_sentence(experiment, time_bars),
+                     times.live_cpu_sentence(experiment, time_bars, threads)):
         if sentence:
             st.markdown(sentence)
     data_notes = screen.data_notes(experiment)

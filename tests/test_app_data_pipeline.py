@@ -289,3 +289,24 @@ def test_recorded_workers_beyond_the_cores_are_shown_from_the_recording_only(mon
     assert "4 workers are shown from a GPU machine's recording only" in text
     assert all(CPU_LABEL not in spec for spec in chart_specs(at))  # nothing measured live with 4 workers
     assert any("NVIDIA H200" in spec for spec in chart_specs(at))
+
+
+def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkeypatch):
+    """Issue 23 (random views): with the H200 in the sidebar and a view only the H100 recorded, the note said
+    'The GPU results chosen in the sidebar (NVIDIA H200, 2026-11-21 and 2026-11-23 and 2026-11-24) hold no
+    data-pipeline rows for this view': dates and a machine of which no row is on the page."""
+    from random_views import read_view
+    from test_truth_urls import visit
+    from view_checks import dates_and_machines_on_chart
+
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs shipped in lib/recorded
+    monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")  # the recorded side alone
+    query = {"gpu": "nvidia-h200", "over": "dataset_size", "batch_size": "256", "dataset_size": "2048",
+             "model": "linear", "num_workers": "2", "pin_memory": "true"}
+    at = visit(PAGE, query)
+    text = page_text(at)
+    assert "No recording of the GPU chosen in the sidebar holds this view of the data pipeline, so the recorded " \
+           "side drawn comes from another machine: NVIDIA H100 80GB HBM3" in text
+    reading = read_view(at, PAGE, query)
+    found = dates_and_machines_on_chart(reading)
+    assert not found, "\n".join(f.line(reading.url) for f in found)

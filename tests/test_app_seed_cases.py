@@ -139,7 +139,7 @@ def assert_case(at, name: str) -> tuple[str, list[str]]:
         if name in TRAINS:
             assert f"{CPU_LABEL}: no curve (not run — {refusal.message})" in text
     else:
-        assert "This server's CPU (" in text and "per call" in text
+        assert "This server's CPU (" in text
     if refusal is not None:
         pass  # nothing timed, no live curve
     elif name in TRAINS:
@@ -160,7 +160,7 @@ def test_every_case_one_click_away_without_a_gpu(no_pack):
     text, _ = assert_case(at, "boston_like")
     assert at.query_params["case"] == "boston_like"
     assert "No recorded seeds pack holds this experiment's GPU row" in "\n".join(str(i.value) for i in at.info)
-    assert "the seed's CPU: 12 s" in text  # at the seed's own size, this server's CPU for 10 000 epochs
+    assert "for 10 000 epochs in total, against 12 s on the seed's CPU" in text  # at the seed's own size
     assert len(at.get("download_button")) == 3  # CSV, pack, loss curves
     for name in CASES[1:]:
         at.radio(key=KEY).set_value(name).run()
@@ -208,8 +208,9 @@ def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
             assert "No recorded GPU loss curve ships for this experiment" in infos
         if name == "mnist_minibatch" and live_refusal(get_preset(name)) is None:  # words read from the live curve
             assert "They start together" in text and gpu in [s for s in specs if "loss (log scale)" in s][0]
-        if name == "big_matmul":
-            assert "the GPU's first call of this experiment in the recording run took" in text
+        if name == "big_matmul":  # the fixture ran a cut size: its first call is not drawn, so not said (the
+            # shipped pack's is: test_every_time_the_page_quotes_is_drawn_on_the_shipped_packs)
+            assert "the GPU's first call of this experiment in the recording run took" not in text
 
 
 @pytest.mark.cuda
@@ -234,3 +235,30 @@ def test_seed_script_wants_a_pack_to_put_the_curves_beside(capsys):
     spec.loader.exec_module(script)
     assert script.main(["--curves", "--only", "iris"]) == 2
     assert "--curves needs --out" in capsys.readouterr().err
+
+
+# -- issue 23: a time in the words is a bar on the page (the shipped packs, the page's own live CPU) -------------
+
+@pytest.mark.parametrize("name", ["big_matmul", "linear_mnist_dataloader", "boston_like"])
+def test_every_time_the_page_quotes_is_drawn_on_the_shipped_packs(monkeypatch, name):
+    """The random views found big_matmul saying 'the GPU's first call … took 143 ms, a warm one 142 ms' and
+    linear_mnist_dataloader 'This server's CPU takes 7.83 ms per call at a cut size', neither on any chart.
+    The issue's checker (tests/view_checks.py), on the page as opened, with this server's CPU timed for real."""
+    from random_views import read_view
+    from view_checks import dates_and_machines_on_chart, numbers_on_chart
+
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs shipped in lib/recorded
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    at = open_page(PAGE, {"case": name})
+    assert not at.exception, [e.value for e in at.exception]
+    reading = read_view(at, PAGE, {"case": name})
+    found = [f for f in numbers_on_chart(reading) + dates_and_machines_on_chart(reading)
+             if " in line (number " not in f.sentence]  # the queue's wait (ui.measure): this server's, not the case's
+    assert not found, "\n".join(f.line(reading.url) for f in found)
+    text = page_text(at)
+    if name == "big_matmul":  # the recording's first and warm call, drawn beside the seed's 0.55 s / 0.46 s
+        assert "the GPU's first call of this experiment in the recording run took" in text
+        assert any("GPU, first call" in s and "seconds (log scale)" in s for s in chart_specs(at))
+    if name == "linear_mnist_dataloader" and live_refusal(get_preset(name)) is None:
+        assert "was timed at a cut size (dataset size 2,500 instead of the seed's 50,000): its time per call, in the " \
+               "table, is not comparable" in text

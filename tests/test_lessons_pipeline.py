@@ -79,8 +79,9 @@ def test_the_recorded_side_is_one_machine_the_sidebars_first():
     assert feeds.find_recorded([pack([r for r in machine_rows() if r["device"] == "cpu"])], (), VIEW)[0] is None
     assert feeds.elsewhere_sentence(H200, chosen) is None
     text = feeds.elsewhere_sentence(OTHER, chosen)
-    assert text == ("The GPU results chosen in the sidebar (Other GPU) hold no data-pipeline rows for this view, so "
-                    "the recorded side comes from NVIDIA H200, 2026-11-21.")
+    assert text == ("No recording of the GPU chosen in the sidebar holds this view of the data pipeline, so the "
+                    "recorded side drawn comes from another machine: NVIDIA H200, 2026-11-21.")
+    assert "Other GPU" not in text  # the sidebar's machine and its dates hold no row on the page (issue 23)
     assert feeds.has_recorded_sweeps([chosen]) and not feeds.has_recorded_sweeps([pack([])])
 
 

@@ -6,7 +6,7 @@ The pieces under them (compare_sentence, find_seed_pack, ...) are tested in test
 from __future__ import annotations
 
 from lib.lessons.seed_cases import curves as seed_curves
-from lib.lessons.seed_cases import screen
+from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases import view as cases
 from lib.recorded.sources import GpuSource
 from lib.workloads.presets import get_preset
@@ -80,23 +80,52 @@ def test_a_recorded_gpu_not_measured_is_said_in_words():
 
 def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
     assert "Measured on NVIDIA H200, 2026-11-21, the GPU took 2.00× as long" in screen.verdict_sentences(boston())[0]
-    assert screen.live_cpu_sentence(boston(), 1) == ("This server's CPU (1 thread) takes 1 ms per call, so 10 s for "
-                                                     "10 000 epochs in total (the seed's CPU: 12 s).")
+    case = boston()
+    assert times.live_cpu_sentence(case, times.time_bars(case), 1) == (
+        "This server's CPU (1 thread) takes 10 s for 10 000 epochs in total, against 12 s on the seed's CPU.")
     cut_rows = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
     cut = screen.Case(MINIBATCH, {"rows": [row(MINIBATCH, "cpu", 2.0)], "curves": {}}, pack(cut_rows), cut_rows)
     assert cut.rec_cut == {"dataset_size": (3000, 60000)}
     assert screen.verdict_sentences(cut)[1] == ("The recorded rows ran at a cut size (dataset size 3,000 instead of "
                                                 "the seed's 60,000), so their ratio is for that size.")
-    assert "at a cut size (dataset size 3,000 instead of the seed's 60,000): not comparable" in \
-           screen.live_cpu_sentence(cut, 2)
+    assert times.live_cpu_sentence(cut, times.time_bars(cut), 2) == (
+        "This server's CPU (2 threads) was timed at a cut size (dataset size 3,000 instead of the seed's 60,000): its "
+        "time per call, in the table, is not comparable with times for the seed's size, so it is not drawn.")
     failed = screen.Case(BOSTON, {"rows": [row(BOSTON, "cpu", None, status="error")], "curves": {}}, None, [])
-    assert screen.live_cpu_sentence(failed, 1) == "This server's CPU was not timed: failed — why."
-    gpu = row(MATMUL, "cuda:0", 0.46, cold_s=0.55)
+    assert times.live_cpu_sentence(failed, [], 1) == "This server's CPU was not timed: failed — why."
+    gpu = row(MATMUL, "cuda:0", 0.46, cold_s=0.55, size=15360)
     matmul = screen.Case(MATMUL, {"rows": [], "curves": {}}, pack([gpu]), [gpu])
-    assert screen.cold_sentence(matmul) == (f"On {matmul.machine} the GPU's first call of this experiment in the "
-                                            "recording run took 550 ms, a warm one 460 ms, 1.20× as long (the seed "
-                                            "saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
-    assert screen.cold_sentence(boston()) is None
+    assert times.cold_sentence(matmul, times.time_bars(matmul)) == (
+        f"On {matmul.machine} the GPU's first call of this experiment in the recording run took 550 ms, a warm one "
+        "460 ms, 1.20× as long (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
+    assert times.cold_sentence(boston(), times.time_bars(boston())) is None
+
+
+def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
+    """Issue 23: the recorded first and warm calls (143 ms / 142 ms on the H200) and this server's call at a cut
+    size (7.83 ms) were quoted and drawn nowhere. Now each quoted time is a bar, and the cut-size call is not
+    quoted."""
+    gpu = row(MATMUL, "cuda:0", 0.142, cold_s=0.143, size=15360)
+    matmul = screen.Case(MATMUL, {"rows": [], "curves": {}}, pack([gpu]), [gpu])
+    bars = times.time_bars(matmul)
+    drawn = {(b.where, b.call): b.seconds for b in bars}
+    assert drawn == {(times.Where.SEED, times.Call.CPU): 296.9, (times.Where.SEED, times.Call.GPU): 0.46,
+                     (times.Where.SEED, times.Call.FIRST): 0.55, (times.Where.RECORDED, times.Call.GPU): 0.142,
+                     (times.Where.RECORDED, times.Call.FIRST): 0.143}
+    assert [b.row()["label"] for b in bars][-1] == f"{REC} · GPU, first call"
+    assert "143 ms, a warm one 142 ms" in times.cold_sentence(matmul, bars)
+    assert times.cold_sentence(matmul, [b for b in bars if b.call != times.Call.FIRST]) is None  # not drawn: not said
+    linear = get_preset("linear_mnist_dataloader")
+    cut = screen.Case(linear, {"rows": [row(linear, "cpu", 7.83e-3, dataset_size=2500)], "curves": {}}, None, [])
+    bars = times.time_bars(cut)
+    assert all(b.where == times.Where.SEED for b in bars)  # a call at a cut size is no bar...
+    assert "7.83" not in times.live_cpu_sentence(cut, bars, 1)  # ...and no sentence quotes it
+    recorded_cut = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
+    cut = screen.Case(MINIBATCH, {"rows": [], "curves": {}}, pack(recorded_cut), recorded_cut)
+    assert {b.where for b in times.time_bars(cut)} == {times.Where.SEED}
+    assert times.times_title(boston()) == "Time for 10 000 epochs in total, at the seed's sizes"
+    linear = screen.Case(get_preset("linear_mnist_dataloader"), {"rows": [], "curves": {}}, None, [])
+    assert times.times_title(linear) == "Time per epoch, at the seed's sizes"
 
 
 def test_data_notes_say_once_where_each_was_seen():
@@ -136,7 +165,7 @@ def test_elsewhere_is_said_when_the_pack_is_not_the_sidebars():
     from lib.lessons.common import onscreen
 
     chosen = GpuSource("recorded", "other", "Other GPU", pack_paths=("/p/other.json",))
-    assert onscreen.elsewhere_sentence(chosen, pack([]), "no row of this experiment") == (
-        "The GPU results chosen in the sidebar (Other GPU) hold no row of this experiment, so the recorded side "
-        "comes from NVIDIA H200, 2026-11-21.")
+    assert onscreen.elsewhere_sentence(chosen, pack([]), "this experiment") == (
+        "No recording of the GPU chosen in the sidebar holds this experiment, so the recorded side drawn comes from "
+        "another machine: NVIDIA H200, 2026-11-21.")
     assert onscreen.elsewhere_sentence(chosen, pack([], "/p/other.json"), "x") is None

@@ -36,14 +36,8 @@ VIEWS = {"pages/home.py": 15, "pages/training.py": 80, "pages/jacobian.py": 40, 
 # they are). Views that show one are xfail(strict=True) in KNOWN below: flip them once their owner fixes it.
 REGIME_RATE = ("Training's regime sentence quotes a predicted step's arithmetic intensity (e.g. 1,430 flop per byte), "
                "which the roofline does not draw for a predicted point (regime words: lib/lessons/common/verdict.py)")
-DATA_FALLBACK = ("Data pipeline's note names the sidebar's GPU results and their dates, which hold no rows for the "
-                 "view and so are on no chart (a note about what is not drawn: fix the words or the checker)")
 TRAINING_MODES = ("Training's 'How the step runs' bullets quote other modes' steps (one CUDA graph against eager, "
                   "what it saves) that the chart does not draw (Training words: the noise helper)")
-SEED_FIRST_CALL = ("Seed cases: the recorded first and warm call times (e.g. 143 ms / 142 ms) are on no chart "
-                   "(lib/lessons/seed_cases)")
-SEED_LIVE_CALL = ("Seed cases: 'This server's CPU takes 7.83 ms per call at a cut size' is on no chart "
-                  "(lib/lessons/seed_cases)")
 SPLIT_OPERATORS = ("Training's split sentence quotes the profile's operator count, which no chart draws "
                    "(lib/lessons/common/explain.py: the verdict helper)")
 
@@ -86,21 +80,6 @@ KNOWN: dict[str, tuple[str, ...]] = {
     "training-073": (TRAINING_MODES,),
     "training-075": (TRAINING_MODES,),
     "training-079": (TRAINING_MODES,),
-    "data_pipeline-007": (DATA_FALLBACK,),
-    "data_pipeline-017": (DATA_FALLBACK,),
-    "data_pipeline-028": (DATA_FALLBACK,),
-    "data_pipeline-036": (DATA_FALLBACK,),
-    "seed_cases-000": (SEED_LIVE_CALL,),
-    "seed_cases-001": (SEED_LIVE_CALL,),
-    "seed_cases-002": (SEED_FIRST_CALL,),
-    "seed_cases-006": (SEED_LIVE_CALL,),
-    "seed_cases-008": (SEED_FIRST_CALL,),
-    "seed_cases-012": (SEED_FIRST_CALL,),
-    "seed_cases-017": (SEED_FIRST_CALL,),
-    "seed_cases-018": (SEED_FIRST_CALL,),
-    "seed_cases-022": (SEED_LIVE_CALL,),
-    "seed_cases-024": (SEED_FIRST_CALL,),
-    "seed_cases-026": (SEED_LIVE_CALL,),
 }
 
 

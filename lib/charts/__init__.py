@@ -7,6 +7,7 @@ May import lib.core and lib.lessons (to draw what a lesson computed); nothing im
     variants  several timing variants or methods of one sweep; memory estimates
     machines  several machines' curves of one sweep (Your results)
     scaling   throughput and scaling efficiency per GPU count (Multi-GPU)
+    seeds     the Seed cases' times behind their ratios
     theme     colours and time units every chart shares
 """
 
@@ -21,7 +22,8 @@ from lib.charts.curves import (
                                speedup_frame,
                                time_chart,
 )
+from lib.charts.seeds import seed_times_chart
 from lib.charts.theme import SERIES_COLORS, time_unit
 
-__all__ = ["crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "speedup_chart",
+__all__ = ["crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "seed_times_chart", "speedup_chart",
            "speedup_frame", "time_chart", "SERIES_COLORS", "time_unit"]

@@ -60,13 +60,15 @@ def gpu_side_note(source: GpuSource, recorded_note: str | None, no_gpu: str) -> 
     return None if source.live else no_gpu
 
 
-def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, lacks: str) -> str | None:
+def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, what: str) -> str | None:
     """When the recorded side comes from another pack than those of the machine chosen in the sidebar,
-    saying so: '… (NVIDIA H200, …) hold {lacks}, so the recorded side comes from …'. None otherwise."""
+    saying so: 'No recording of the GPU chosen in the sidebar holds {what}, so …'. None otherwise.
+    It names only the machine drawn (as the legend names it, from the same pack), never the sidebar's
+    machine or its dates: none of its rows is on the page (issue 23)."""
     if not pack or not source.recorded or pack.get("path") in source.pack_paths:
         return None
-    return (f"The GPU results chosen in the sidebar ({plain(source.label)}) hold {lacks}, so the recorded side comes "
-            f"from {machine_text(pack['machine'])}.")
+    return (f"No recording of the GPU chosen in the sidebar holds {what}, so the recorded side drawn comes from "
+            f"another machine: {machine_text(pack['machine'])}.")
 
 
 def same_machine_intro(machine: Mapping[str, Any]) -> str:

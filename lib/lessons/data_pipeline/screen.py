@@ -125,7 +125,7 @@ def cpu_and_first_gpu(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None) -> str | None:
     """When the recorded side comes from another machine than the one chosen in the sidebar, saying so."""
-    return onscreen.elsewhere_sentence(source, pack, "no data-pipeline rows for this view")
+    return onscreen.elsewhere_sentence(source, pack, "this view of the data pipeline")
 
 
 def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lib.core.fmt import fmt_num, fmt_ratio, fmt_s, fmt_times, fmt_value, plural
+from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
 from lib.core.request import LiveRequest
 from lib.core.rows import Status, is_ok
 from lib.lessons.common import onscreen
@@ -180,34 +180,6 @@ def verdict_sentences(case: Case) -> list[str]:
         out.append(f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for "
                    "that size.")
     return out
-
-
-def cold_sentence(case: Case) -> str | None:
-    """The big matmul's first GPU call in the recording run against a warm one (the seed saw 0.55 s vs 0.46 s)."""
-    gpu = case.rec_gpu
-    if case.preset.name != "big_matmul" or not is_ok(gpu) or not gpu.get("cold_s"):
-        return None
-    first = gpu["cold_s"] / gpu["median_s"]
-    return (f"On {case.machine} the GPU's first call of this experiment in the recording run took "
-            f"{fmt_s(gpu['cold_s'])}, a warm one {fmt_s(gpu['median_s'])}"
-            + (f", {fmt_ratio(first)} as long" if first >= 1.1 else "")
-            + " (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
-
-
-def live_cpu_sentence(case: Case, threads: int) -> str | None:
-    """This server's CPU: per call, and for what the seed's times cover when it ran the seed's sizes."""
-    cpu = case.live_cpu
-    if not cpu:
-        return None
-    if not is_ok(cpu):
-        return f"This server's CPU was not timed: {onscreen.status_words(cpu)}."
-    who = f"This server's CPU ({plural(threads, 'thread')})"
-    if case.live_total:
-        seed_cpu = f" (the seed's CPU: {fmt_s(case.preset.reported_cpu_s)})" if case.preset.reported_cpu_s else ""
-        return (f"{who} takes {fmt_s(cpu['median_s'])} per call, so {fmt_s(case.live_total)} for "
-                f"{case.covers}{seed_cpu}.")
-    return (f"{who} takes {fmt_s(cpu['median_s'])} per call at a cut size ({size_words(case.cut)}): "
-            "not comparable with times for the seed's size.")
 
 
 def missing_note(case: Case) -> str | None:
