@@ -221,8 +221,11 @@ def cmd_crossover(args: argparse.Namespace) -> int:
     from lib.core.fmt import fmt_about
     from lib.core.results import load_pack
     from lib.lessons.common.voice import crossover_sentence, device_side
+    from lib.recorded import load_recorded
 
-    pack = load_pack(args.pack)
+    pack = {**load_pack(args.pack), "path": args.pack}
+    # the GPU's ceilings: measured rows of this pack, of --ceilings packs, or of the shipped recordings
+    ceiling_packs = [pack, *({**load_pack(c), "path": c} for c in args.ceilings or ()), *load_recorded()[0]]
     groups: dict[tuple[str, str], list[dict]] = {}
     for row in pack["rows"]:
         groups.setdefault((row["workload"], row.get("swept") or args.setting or ""), []).append(row)
@@ -250,9 +253,32 @@ def cmd_crossover(args: argparse.Namespace) -> int:
         if analysis.gpu_model is not None:
             predicted = fmt_about(analysis.predicted_x) if analysis.predicted_x else "none"
             print(f"  cost models predict the crossover at {swept} ≈ {predicted}")
-        for device, regimes in analysis.regimes.items():
-            print(f"  regimes on {device}: " + ", ".join(f"{x:g}: {r}" for x, r in regimes))
+        _print_verdicts(rows, swept, ceiling_packs)
     return 0
+
+
+def _print_verdicts(rows: list[dict], swept: str, packs: list[dict]) -> None:
+    """What holds each step back, in the pages' words (lib.lessons.common.verdict: four regimes from
+    the step's profile against its GPU's measured ceilings, and the one change that would move it)."""
+    from lib.core.devices import is_cuda
+    from lib.core.fmt import fmt_value
+    from lib.lessons.common.verdict import verdict, verdict_words
+    from lib.recorded.ceilings import ceilings_for
+
+    ok = sorted((r for r in rows if is_ok(r)), key=lambda r: (r["device"], float(r[swept])))
+    ceilings = {name: ceilings_for(name, packs) for name in {str(r.get("device_name") or r["device"])
+                                                             for r in ok if is_cuda(r["device"])}}
+    for name, found in sorted(ceilings.items()):
+        print(f"  ceilings of {name}: " + (found.label() if found else "not recorded (record a matmul and a "
+              "stream sweep on it with this CLI and pass their packs with --ceilings)"))
+    said = [(r, verdict(r, ceilings.get(str(r.get("device_name") or r["device"])))) for r in ok]
+    unsplit = sorted({r["device"] for r, v in said if v is None})
+    if unsplit:
+        print(f"  what holds a step back is not said on {', '.join(unsplit)}: its rows carry no profile "
+              "(sweep with --profile to count kernels and busy time)")
+    for r, v in said:
+        if v is not None:
+            print("  " + verdict_words(v, f"{r['device']} at {swept} {fmt_value(r[swept])}").plain())
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -308,10 +334,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=args_.positive_whole, default=3, help="profiled steps (default 3)")
     p.set_defaults(func=cmd_timeline)
 
-    p = sub.add_parser("crossover", help="print the crossover and cost models of a result pack")
+    p = sub.add_parser("crossover", help="print the crossover, cost models and what holds each step back")
     p.add_argument("pack", help="a result pack (JSON)")
     p.add_argument("--workload", help="only this workload")
     p.add_argument("--setting", help="the swept setting, if the rows do not say")
+    p.add_argument("--ceilings", action="append", metavar="PACK",
+                   help="a pack with the GPU's matmul and stream rows, its measured roofline (repeatable; "
+                        "the shipped recordings are always read)")
     p.set_defaults(func=cmd_crossover)
 
     p = sub.add_parser("merge", help="merge packs (ddp: scaling efficiency across one machine's runs)")

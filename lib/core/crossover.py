@@ -4,8 +4,9 @@ Crossover: the smallest swept value at which the GPU is at least as fast as the 
 between the two grid points that bracket it by interpolating log(time ratio) against log(x).
 
 Cost model, per device: time = overhead + work / throughput, fitted by least squares on
-relative error (times span decades, so each point counts alike). A point is overhead-bound
-when the fixed term is larger than the work term, throughput-bound otherwise.
+relative error (times span decades, so each point counts alike). It predicts where the lines
+meet; what holds one step back (four regimes, from its profile and the GPU's measured ceilings) is
+lib.lessons.common.verdict's, never this fit's two terms.
 """
 
 from __future__ import annotations
@@ -168,9 +169,6 @@ class CostModel:
     def predict(self, work: float) -> float:
         return self.overhead_s + self.seconds_per_work * work
 
-    def regime(self, work: float) -> str:
-        return "overhead-bound" if self.overhead_s >= self.seconds_per_work * work else "throughput-bound"
-
 
 def fit_cost_model(work: Sequence[float], times_s: Sequence[float]) -> CostModel:
     """Least squares on relative error of t ≈ a + b·w with a, b >= 0."""
@@ -245,7 +243,6 @@ class SweepAnalysis:
     cpu_model: CostModel | None
     gpu_model: CostModel | None
     predicted_x: float | None
-    regimes: dict[str, list[tuple[float, str]]]  # device -> [(x, regime)]
 
 
 def spread(row: dict, time_key: str = "median_s") -> float:
@@ -282,7 +279,6 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
     for r in ok:
         by_dev.setdefault(r["device"], {})[float(r[setting])] = r
     models: dict[str, CostModel] = {}
-    regimes: dict[str, list[tuple[float, str]]] = {}
     for dev, pts in by_dev.items():
         xs = sorted(pts)
         try:
@@ -290,11 +286,10 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
         except ValueError:
             continue
         models[dev] = model
-        regimes[dev] = [(x, model.regime(pts[x].get("flops", x) or x)) for x in xs]
     if cpu is None or gpu is None:
         kind = CrossKind.ONE_DEVICE if len(devices) == 1 else CrossKind.TOO_FEW_POINTS
         return SweepAnalysis(setting, cpu or "", gpu or "", Crossover(kind, None),
-                             models.get(cpu), models.get(gpu), None, regimes)
+                             models.get(cpu), models.get(gpu), None)
     common = sorted(set(by_dev[cpu]) & set(by_dev[gpu]))
     measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common],
                               [spread(by_dev[cpu][x], time_key) for x in common],
@@ -306,4 +301,4 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
         if work is not None:
             xs = sorted(by_dev[gpu])
             predicted = work_to_x(work, xs, [by_dev[gpu][x].get("flops", x) or x for x in xs])
-    return SweepAnalysis(setting, cpu, gpu, measured, models.get(cpu), models.get(gpu), predicted, regimes)
+    return SweepAnalysis(setting, cpu, gpu, measured, models.get(cpu), models.get(gpu), predicted)

@@ -2,6 +2,7 @@
 
     v = verdict(row, ceilings)          # Verdict: regime, numbers, fix (None: the row has no split)
     verdict_sentence(v, "GPU · H200")   # the words, the only place they are written
+    verdict_words(v, "cuda:0 at batch_size 64").plain()   # the same words for the command line
 
 The four regimes, from the step's own numbers (lib.lessons.common.explain.time_split: busy time,
 kernels; the row's flops and bytes) against the recording GPU's roofline (lib.recorded.ceilings,
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.core.devices import is_cuda
-from lib.core.fmt import fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, plural
+from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, plural, say
 from lib.core.rows import is_ok
 from lib.lessons.common.explain import time_split
 from lib.recorded.ceilings import Ceilings
@@ -301,3 +302,12 @@ def _fix_words(v: Verdict) -> str:
         return (" No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. TF32 or "
                 f"bf16 matmuls{tf32}.")
     return " What would move it: " + FIX_WORDS[v.fix].format(unit="kernels" if v.gpu else "operators")
+
+
+def verdict_words(v: Verdict, label: str) -> Sentence:
+    """verdict_sentence's own words as a Sentence, its label the strong part: the command line prints
+    `.plain()` (`python -m lib crossover`), so the CLI and the pages say one verdict, written once."""
+    said, strong = verdict_sentence(v, label), f"**{label}**"
+    if not said.startswith(strong):
+        raise ValueError(f"a verdict sentence opens with its label: {said[:80]!r}")
+    return say(Strong(label), said[len(strong):], about=v)
