@@ -82,6 +82,65 @@ KNOWN: dict[str, tuple[str, ...]] = {
     "training-079": (TRAINING_MODES,),
 }
 
+# Found when numbers_on_chart became strict per named curve (view_checks: 'How strict (a) is'; a setting or x of 1
+# no longer lets every stated number hold itself): added to KNOWN's reasons, view by view, so each stays its own line.
+REGIME_BUSY_RATE = ("Training's regime sentence quotes the rate while busy (flops ÷ busy time: 'while busy it ran "
+                    "13.7 TFLOP/s', 'moved at least 6.62 GB/s'), which no chart draws: the roofline's dot is flops ÷ "
+                    "the whole step (regime words: lib/lessons/common/verdict.py)")
+STRICT_KNOWN: dict[str, tuple[str, ...]] = {
+    "training-000": (SPLIT_OPERATORS,),
+    "training-001": (REGIME_BUSY_RATE,),
+    "training-003": (TRAINING_MODES,),
+    "training-005": (REGIME_BUSY_RATE, REGIME_RATE,),
+    "training-006": (SPLIT_OPERATORS, TRAINING_MODES,),
+    "training-007": (SPLIT_OPERATORS,),
+    "training-009": (SPLIT_OPERATORS,),
+    "training-010": (REGIME_BUSY_RATE,),
+    "training-011": (REGIME_BUSY_RATE, TRAINING_MODES,),
+    "training-012": (REGIME_BUSY_RATE, REGIME_RATE,),
+    "training-013": (SPLIT_OPERATORS,),
+    "training-014": (SPLIT_OPERATORS,),
+    "training-015": (SPLIT_OPERATORS,),
+    "training-016": (SPLIT_OPERATORS, TRAINING_MODES,),
+    "training-019": (REGIME_BUSY_RATE,),
+    "training-022": (SPLIT_OPERATORS,),
+    "training-024": (REGIME_BUSY_RATE, SPLIT_OPERATORS,),
+    "training-025": (SPLIT_OPERATORS,),
+    "training-026": (SPLIT_OPERATORS,),
+    "training-027": (TRAINING_MODES,),
+    "training-029": (REGIME_RATE, TRAINING_MODES,),
+    "training-031": (TRAINING_MODES,),
+    "training-034": (SPLIT_OPERATORS,),
+    "training-035": (TRAINING_MODES,),
+    "training-038": (REGIME_BUSY_RATE,),
+    "training-040": (SPLIT_OPERATORS,),
+    "training-043": (REGIME_BUSY_RATE,),
+    "training-044": (SPLIT_OPERATORS,),
+    "training-045": (SPLIT_OPERATORS,),
+    "training-046": (SPLIT_OPERATORS,),
+    "training-047": (SPLIT_OPERATORS,),
+    "training-048": (REGIME_BUSY_RATE,),
+    "training-049": (REGIME_BUSY_RATE, REGIME_RATE,),
+    "training-051": (REGIME_BUSY_RATE, SPLIT_OPERATORS,),
+    "training-052": (SPLIT_OPERATORS,),
+    "training-053": (SPLIT_OPERATORS,),
+    "training-054": (REGIME_BUSY_RATE,),
+    "training-057": (REGIME_RATE,),
+    "training-059": (SPLIT_OPERATORS,),
+    "training-062": (REGIME_BUSY_RATE, REGIME_RATE,),
+    "training-064": (SPLIT_OPERATORS,),
+    "training-065": (SPLIT_OPERATORS,),
+    "training-066": (REGIME_BUSY_RATE,),
+    "training-068": (SPLIT_OPERATORS,),
+    "training-071": (REGIME_BUSY_RATE,),
+    "training-072": (REGIME_BUSY_RATE,),
+    "training-075": (REGIME_RATE,),
+    "training-076": (SPLIT_OPERATORS, TRAINING_MODES,),
+    "training-078": (SPLIT_OPERATORS,),
+}
+for _view, _reasons in STRICT_KNOWN.items():
+    KNOWN[_view] = (*KNOWN.get(_view, ()), *_reasons)
+
 
 
 # -- the checkers, on hand-made pages ------------------------------------------------------------------------
@@ -98,7 +157,7 @@ CURVES = [{"x": x, "t": t, "series": CPU, "note": "measured live"} for x, t in (
 
 
 def test_numbers_must_be_on_the_chart_a_ratio_of_it_or_a_setting():
-    good = page([f"At batch size 64: **{CPU}** takes 9.37 ms against 6.41 ms, 1.46× as long; at 8 it takes 2.27 ms "
+    good = page([f"At batch size 64: **{CPU}** takes 9.37 ms against 6.41 ms on **{GPU}**, 1.46× as long; at 8 it takes 2.27 ms "
                  "(16 steps per epoch of 1,024 rows).", "1 thread, 3 points."], CURVES, [CPU, GPU],
                 {"batch_size": "64", "dataset_size": "1024"})
     assert numbers_on_chart(good) == []
@@ -110,6 +169,40 @@ def test_numbers_must_be_on_the_chart_a_ratio_of_it_or_a_setting():
                   CURVES, [CPU, GPU])
     whys = [f.why.split(" is on")[0] for f in numbers_on_chart(stated)]
     assert "1.46 ms" in whys and not any(w.endswith("×") for w in whys)  # each time is checked, not their ratio
+
+
+def test_a_sentence_naming_a_curve_may_quote_only_that_curves_points_a_ratio_or_a_setting():
+    """The strict rule of numbers_on_chart (view_checks: 'How strict (a) is'): a value of the other curve is
+    rejected in a sentence that names only this one, and passes where the sentence names both."""
+    other = page([f"At batch size 64: **{GPU}** takes 9.37 ms."], CURVES, [CPU, GPU])  # 9.37 ms is the CPU's
+    assert [f.why for f in numbers_on_chart(other)] == [
+        f"9.37 ms is on no point of {GPU}, nor a ratio of two of the page's values, nor a setting"]
+    both = page([f"At batch size 64: **{GPU}** takes 6.41 ms against 9.37 ms on **{CPU}**: it saves 2.96 ms."],
+                CURVES, [CPU, GPU])
+    assert numbers_on_chart(both) == []
+    ratio = page([f"At batch size 64: **{GPU}** takes 6.41 ms, 5.67× the CPU's time at batch size 1 (batch 64)."],
+                 CURVES, [CPU, GPU])
+    assert numbers_on_chart(ratio) == []  # 6.41 / 1.13: a ratio of two values on the page; 64: a setting
+    unnamed = page(["At batch size 64 the GPU takes 9.37 ms."], CURVES, [CPU, GPU])
+    assert numbers_on_chart(unnamed) == []  # names no curve: read against the whole page, as before
+    # a curve named in bold anywhere on the page is named where it is written plainly
+    plainly = f"At batch size 64: **{GPU}** takes 6.41 ms against 9.37 ms on {CPU}."
+    assert numbers_on_chart(page([f"**{CPU}** is measured live.", plainly], CURVES, [CPU, GPU])) == []
+    assert [f.why.split(" is on")[0] for f in numbers_on_chart(page([plainly], CURVES, [CPU, GPU]))] == ["9.37 ms"]
+
+
+def test_a_chart_of_no_named_curve_is_read_whole_and_one_of_many_marks_by_its_totals():
+    events = [{"lane": "CPU: thread", "kind": "operator", "start_us": 10.0 * i + 3, "end_us": 10.0 * i + 9.5}
+              for i in range(30)]
+    speedup = [{"x": 64, "speedup": 1.46}]
+    reading = Reading("pages/hand_made.py", {"batch_size": "64"}, [
+        f"**{CPU}**: the profiled step lasts 299.5 µs, 195 µs of it running operators; at batch size 64 the GPU "
+        "is 1.46× as fast.",
+        f"**{CPU}**: one operator starts at 123 µs."], [Chart(CURVES, [CPU, GPU]), Chart(events, ["operator"]),
+                                                        Chart(speedup, [])])
+    assert [f.why.split(" is on")[0] for f in numbers_on_chart(reading)] == ["123 µs"]  # an event, not a total
+    lenient = Reading(reading.page, reading.query, ["One operator starts at 123 µs."], reading.charts)
+    assert numbers_on_chart(lenient) == []
 
 
 def test_dates_machines_and_named_curves_must_be_on_the_chart():
