@@ -193,7 +193,7 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     assert comp.crossovers["box"].kind == CrossKind.CROSSES
     assert text == next(line for line in compare.crossover_lines(comp) if line.about is comp.crossovers["box"]).markdown()
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
-    assert machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **desk, CPU**")
+    assert machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **CPU · desk**")
 
 
 @pytest.fixture(scope="module")

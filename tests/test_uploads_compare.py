@@ -64,9 +64,11 @@ def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_c
     assert "crossover ≈ 30" in spec and '"type": "log"' in spec
     frame = machines_frame(comp)
     assert len(frame) == 8 and set(frame["device"]) == {"cpu", "cuda:0"}
-    assert fastest_line(comp) == ("At batch size 1 the fastest of 2 curves is **box A, CPU** (100 µs a step; the "
-                                  "slowest takes 1 ms); at batch size 1,000 the fastest of 2 curves is **box A, "
-                                  "GPU** (4 ms a step; the slowest takes 100 ms).")
+    # each curve by its legend name: the reader finds both on the chart
+    assert fastest_line(comp) == ("At batch size 1 the fastest of 2 curves is **CPU · box A** (100 µs a step; the "
+                                  "slowest, **GPU · box A**, takes 1 ms); at batch size 1,000 the fastest of 2 curves "
+                                  "is **GPU · box A** (4 ms a step; the slowest, **CPU · box A**, takes 100 ms).")
+    assert '"CPU · box A"' in spec and '"GPU · box A"' in spec
 
 
 @pytest.mark.parametrize("gpu, words", [

@@ -21,14 +21,10 @@ from lib.charts.curves import in_right_part
 from lib.charts.theme import AXIS_TICK_FORMAT, kind_colors, legend, log_ticks, sized, time_unit
 from lib.core.crossover import CrossKind
 from lib.core.fmt import fmt_about
-from lib.lessons.your_results.compare import Comparison, device_word
+from lib.lessons.your_results.compare import Comparison, curve_name
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
 SHAPES = ("circle", "triangle-up", "square", "diamond", "cross", "triangle-down")
-
-
-def curve_name(machine: str, device: str) -> str:
-    return f"{device_word(device)} · {machine}"
 
 
 def device_shape(device: str, devices: list[str]) -> str:

@@ -144,6 +144,11 @@ def device_word(device: str) -> str:
     return device
 
 
+def curve_name(machine: str, device: str) -> str:
+    """A curve's legend name ('GPU · NVIDIA H200 (2026-11-21)'): the chart's and the words' one name for it."""
+    return f"{device_word(device)} · {machine}"
+
+
 # Settings whose key, read as words, is still code: what people call them.
 SETTING_WORDS = {"num_workers": "DataLoader workers", "pin_memory": "pinned memory", "source": "fed by"}
 
@@ -228,11 +233,11 @@ def fastest_line(comparison: Comparison) -> str | None:
     for x in dict.fromkeys([shared[0], shared[-1]]):
         times = [(dict(zip(c.xs, c.times_s))[x], c) for c in comparison.curves if x in c.xs]
         best_t, best = min(times, key=lambda tc: tc[0])
-        slowest_t = max(t for t, _ in times)
+        slowest_t, slowest = max(times, key=lambda tc: tc[0])
+        # each curve by its legend name, so a reader finds both on the chart (and a checker reads their points)
         parts.append(f"at {plain(setting_name(comparison.setting))} {fmt_value(x)} the fastest of {len(times)} curves is "
-                     f"**{plain(best.machine)}, {plain(device_word(best.device))}** ({fmt_s(best_t)} a step; the "
-                     "slowest takes "
-                     f"{fmt_s(slowest_t)})")
+                     f"**{plain(curve_name(best.machine, best.device))}** ({fmt_s(best_t)} a step; the slowest, "
+                     f"**{plain(curve_name(slowest.machine, slowest.device))}**, takes {fmt_s(slowest_t)})")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
 
