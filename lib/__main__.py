@@ -268,8 +268,8 @@ def _print_verdicts(rows: list[dict], swept: str, packs: list[dict]) -> None:
     ok = sorted((r for r in rows if is_ok(r)), key=lambda r: (r["device"], float(r[swept])))
     ceilings = {name: ceilings_for(name, packs) for name in {str(r.get("device_name") or r["device"])
                                                              for r in ok if is_cuda(r["device"])}}
-    for name, found in sorted(ceilings.items()):
-        print(f"  ceilings of {name}: " + (found.label() if found else "not recorded (record a matmul and a "
+    for name, found in sorted(ceilings.items()):  # the label names its machine and the rows it came from
+        print("  ceilings of " + (found.label() if found else f"{name}: not recorded (record a matmul and a "
               "stream sweep on it with this CLI and pass their packs with --ceilings)"))
     said = [(r, verdict(r, ceilings.get(str(r.get("device_name") or r["device"])))) for r in ok]
     unsplit = sorted({r["device"] for r, v in said if v is None})

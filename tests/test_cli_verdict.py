@@ -73,7 +73,7 @@ def test_crossover_prints_each_recorded_gpu_steps_verdict_and_its_fix(tmp_path, 
     out = cli("crossover", str(pack))
     assert out.returncode == 0, out.stderr
     ceilings = ceilings_for(machine, packs)
-    assert f"ceilings of {machine}: {ceilings.label()}" in out.stdout
+    assert f"ceilings of {ceilings.label()}\n" in out.stdout and ceilings.label().startswith(f"{machine}: ")
     for line in expected_lines(load_pack(pack)["rows"], ceilings):
         assert f"  {line}\n" in out.stdout
     said = {verdict(r, ceilings).regime for r in rows}
@@ -102,7 +102,7 @@ def test_the_ceilings_come_from_the_packs_given_when_none_are_shipped(tmp_path, 
     given = cli("crossover", str(sweep), "--ceilings", str(roof), GPUWIN_RECORDED_DIR=str(empty))
     assert given.returncode == 0, given.stderr
     ceilings = ceilings_for(H200, [{**load_pack(roof), "path": str(roof)}])
-    assert ceilings.bytes_per_s and f"ceilings of {H200}: {ceilings.label()}" in given.stdout
+    assert ceilings.bytes_per_s and f"ceilings of {ceilings.label()}\n" in given.stdout
     lines = expected_lines(load_pack(sweep)["rows"], ceilings)
     assert all(f"  {line}\n" in given.stdout for line in lines)
     assert "This step is memory-bound" in lines[0] and "This step is compute-bound" in lines[1]
