@@ -347,10 +347,19 @@ def read_view(at, page: str, query: dict[str, str]) -> Reading:
 
 
 def open_view(page: str, query: dict[str, str]):
-    """The app opened at `page` with `query` in its URL (tests/app_support.open_page)."""
-    from app_support import open_page
+    """The app opened at `page` with `query` in its URL, as a fresh browser session opens a shared link: the
+    query is in the URL on the session's first run too, so the sidebar's GPU is the link's (a first run at the
+    defaults would pin the sidebar to the first GPU, and every view would show that GPU whatever its link said)."""
+    from app_support import APP_TIMEOUT_S, ROOT
+    from streamlit.testing.v1 import AppTest
 
-    return open_page(page, query)
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.query_params.clear()
+    at.query_params.update(query)
+    return at.switch_page(page).run()
 
 
 def page_settings(page: str) -> list[Setting]:

@@ -134,9 +134,8 @@ def test_an_unanswered_choice_names_what_it_was_recorded_for_and_what_to_pick():
     assert unanswered(one, sources, pack_of, holds) is None
     assert unanswered(GpuSource("live", "live", "live"), sources, pack_of, holds) is None
     assert unanswered(four, sources, pack_of, holds) == (
-        "The GPU chosen in the sidebar (4 × GPU X, 2026-11-21) was recorded for the Multi-GPU lesson only, so this "
-        "page shows no GPU curve. To see this page's GPU curve, pick “GPU X, 2026-11-21” under “GPU results from” in "
-        "the sidebar.")
+        "The GPU results chosen in the sidebar were recorded for the Multi-GPU lesson only, so this page shows no "
+        "GPU curve. To see this page's GPU curve, pick another machine under “GPU results from” in the sidebar.")
     assert unanswered(bare, [bare], pack_of, holds) == (
-        "The GPU chosen in the sidebar (GPU Y) holds no GPU results for this page, so this page shows no GPU curve. "
+        "The GPU results chosen in the sidebar hold nothing this page can draw, so this page shows no GPU curve. "
         "No other recorded GPU has results for this page.")

@@ -230,12 +230,14 @@ def unanswered(source: GpuSource, sources: Sequence[GpuSource], pack_of: Callabl
     if holds(mine):
         return None
     lessons = recorded_lessons(mine)
-    what = (f"was recorded for the {' and '.join(lessons)} {'lesson' if len(lessons) == 1 else 'lessons'} only"
-            if lessons else "holds no GPU results for this page")
-    others = [s.label for s in sources if s.recorded and s.key != source.key and holds(pack_of(s))]
-    pick = (f"To see this page's GPU curve, pick {' or '.join(f'“{plain(o)}”' for o in others)} under “GPU results from” in the sidebar."
+    what = (f"were recorded for the {' and '.join(lessons)} {'lesson' if len(lessons) == 1 else 'lessons'} only"
+            if lessons else "hold nothing this page can draw")
+    # Neither the chosen machine nor the others are named: the note is about what is NOT drawn, and a name or a
+    # date in it would read as the provenance of a curve on screen (the sidebar's list names them all).
+    others = [s for s in sources if s.recorded and s.key != source.key and holds(pack_of(s))]
+    pick = ("To see this page's GPU curve, pick another machine under “GPU results from” in the sidebar."
             if others else "No other recorded GPU has results for this page.")
-    return f"The GPU chosen in the sidebar ({plain(source.label)}) {what}, so this page shows no GPU curve. {pick}"
+    return f"The GPU results chosen in the sidebar {what}, so this page shows no GPU curve. {pick}"
 
 
 # -- rows that match a view -------------------------------------------------------------------------
