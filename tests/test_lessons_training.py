@@ -399,7 +399,7 @@ def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
     assert tuple(m.value for m in execution.MODES) == T.MODES and set(T.LIVE_MODES) <= set(T.MODES)
     for mode in execution.MODES:
         terms = step_terms(T.MLP.resolve({"mode": mode.value}), "cuda", flops=1.0, bytes_moved=1.0, rows=64)
-        assert terms["graph_kernels" if mode.graphed else "kernels"] > 0 and T.mode_label(mode.value) == mode.label
+        assert terms["kernels"] > 0 and T.mode_label(mode.value) == mode.label
         assert (mode.refusal("cpu") is None) == (mode.cpu_refusal is None) and mode.refusal("cuda:0") is None
 
 

@@ -12,8 +12,11 @@ runs and how the CPU issues them is its record's (execution.Mode: `kernels`, `is
   backward), and the loss and foreach Adam about 12 more: 18 + 6 × depth, exactly the least count
   profiled at every depth 1-16. The CPU issues about one operation per kernel.
 - fused: Adam(fused=True) does the update in about 2 kernels instead of foreach Adam's 11.
-- cuda_graph: the CPU issues one replay; the GPU still runs every kernel, plus about 25 of the
-  capturable optimizer (its step count stays on the GPU): 61 profiled at depth 3, against 36.
+- cuda_graph: the CPU issues one replay; the GPU still runs every kernel, plus the capturable
+  optimizer's (its step counts stay on the GPU): 9 + 4 per layer, the difference profiled at depth 1
+  (17), 3 (25) and 12 (61) on the H200 and the H100 at most shapes: 61 at depth 3, against 36. They
+  run back to back: no launch term, so lib.core.costmodel takes their recorded busy time as it is,
+  where eager's, launched one at a time onto an idle GPU, is stretched (costmodel.stretched_busy).
 - compile, compile_max_autotune: Inductor fuses the pointwise work (about 5 kernels per layer and
   a few for the update), launched from generated Python (a 'compiled launch', cheaper than an
   eager dispatch); each of the three compiled calls (forward, backward, update) checks its guards.
@@ -38,7 +41,8 @@ KERNELS_PER_LAYER = 6
 EAGER_BASE_KERNELS = 12  # loss forward/backward, foreach Adam, less the first layer's missing input grad
 FOREACH_ADAM_KERNELS = 11
 FUSED_ADAM_KERNELS = 2
-CAPTURABLE_EXTRA_KERNELS = 25
+CAPTURABLE_BASE_KERNELS = 9  # the capturable optimizer's work on its step counts: 9 + 4 per layer
+CAPTURABLE_KERNELS_PER_LAYER = 4
 COMPILED_KERNELS_PER_LAYER = 5
 COMPILED_BASE_KERNELS = 6
 
@@ -61,7 +65,7 @@ def structural_kernels(settings: Mapping[str, Any]) -> float:
     if kind is Kernels.FUSED_ADAM:
         return eager - FOREACH_ADAM_KERNELS + FUSED_ADAM_KERNELS
     if kind is Kernels.CAPTURABLE:
-        return eager + CAPTURABLE_EXTRA_KERNELS
+        return eager + CAPTURABLE_BASE_KERNELS + CAPTURABLE_KERNELS_PER_LAYER * layers(settings)
     if kind is Kernels.INDUCTOR:
         return float(COMPILED_BASE_KERNELS + COMPILED_KERNELS_PER_LAYER * layers(settings))
     return eager
@@ -84,7 +88,7 @@ def step_terms(settings: Mapping[str, Any], device_kind: str, *, flops: float, b
         # no launches, copies or synchronisations on the CPU: every operation runs where it is issued
         terms["ops"] = structural_kernels({**settings, "mode": how.on_cpu})
         return terms
-    terms["graph_kernels" if how.graphed else "kernels"] = kernels
+    terms["kernels"] = kernels  # a graph's kernels cost the GPU what eager's do (lib.core.costmodel)
     issue = how.issue  # what the mode's record says the CPU does to issue the kernels
     for name, count in (("python_step", issue.python_step), ("ops", issue.ops_per_kernel * kernels),
                         ("compiled_launches", issue.compiled_launches_per_kernel * kernels),
