@@ -133,9 +133,10 @@ def why(kind: str, config: tuple, steps: int, depths: int, errors: list[list[flo
     if "depth out" in missed and depths == 1:
         out.append("recorded at one depth only: leaving that depth out leaves the whole configuration out")
     if kind == "cuda" and config[0] == "cuda_graph" and ({"config out", "depth out"} & missed):
-        out.append("with no CUDA graph recorded, a graph's kernels are priced from eager's rows and a prior time per "
-                   "replayed kernel; the recorded graph steps are slower than that at mid sizes (predicted too fast, "
-                   "mostly at widths 128-1,024 on the 2026-11-23 recordings). Recorded graph steps in the fit "
+        out.append("with no CUDA graph recorded, its kernels are priced at eager's price per kernel, read from eager's "
+                   "busy time as the square root of (back-to-back time × step time) (lib.core.costmodel.stretched_busy); "
+                   "where that price differs from the graph's own profiles, the smallest graph steps come out "
+                   "slow and the widest fast: one price per kernel cannot fit both. Recorded graph steps in the fit "
                    "bring it to the k-fold column")
     elif "config out" in missed and config[0] == "eager" and config[1:] == (True, False, False):
         out.append("leaving eager out leaves the model without its per-operation issue cost, the term every other "

@@ -404,11 +404,13 @@ def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
 
 
 def test_a_changed_mode_record_fits_the_cost_models_again():
-    # a mode's counted terms are declared in its record: the fits kept on disk must be keyed by that code too
+    # a mode's counted terms are declared in its record: the fits kept on disk must be keyed by that code too,
+    # and by the form's (lib.core.costmodel: how a graph's kernels and eager's stretched busy time are priced)
+    from lib.core import costmodel
     from lib.lessons.training import model
     from lib.workloads import execution, mlp_terms
 
-    assert {execution, mlp_terms} <= set(model._FITS.code)
+    assert {costmodel, execution, mlp_terms} <= set(model._FITS.code)
 
 
 def _wide_family():

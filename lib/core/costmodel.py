@@ -22,10 +22,11 @@ GPU-busy time a profile records. Kernels launched one at a time from the CPU (te
 a GPU that sits idle between them, and each takes longer on the GPU's own clock than the same kernel
 in a graph replayed back to back: on both recorded GPUs the same step's eager busy time is close to
 √(B × step time) (stretched_busy): B itself when the GPU is the bottleneck, three to five times B on
-a launch-bound step that leaves the GPU idle three quarters of the time (66 % of the eager and graphed
-steps recorded at the same shape on the H200 within ×1.5 of it, against ×2-3 taken as B). So the fit
-compares a launched step's recorded busy time with √(B × step), and B stays the back-to-back work a
-graph replays.
+a launch-bound step that leaves the GPU idle three quarters of the time. Of the steps recorded both
+ways at the same shape, the graph's busy time is within ×1.5 of eager's read this way for 56 % (H200)
+and 87 % (H100), of eager's as recorded for 28 % and 21 %. (An idle GPU runs slower: lower clocks,
+cold caches; the profiles do not say which.) So the fit compares a launched step's recorded busy
+time with √(B × step), and B stays the back-to-back work a graph replays.
 
 On a GPU the two overlap (the CPU queues kernels while the GPU runs earlier ones), so a step takes
 about the larger: a smooth maximum (A^p + B^p)^(1/p). A synchronisation every step (item(), or a
