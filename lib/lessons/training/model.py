@@ -151,8 +151,14 @@ class MachineModel:
         return max(known, key=lambda e: e.p90) if known else costmodel.Error(0.0, 0.0, 0)
 
     def launch_share(self, config: tuple, settings: Mapping[str, Any]) -> float:
-        """The part of a predicted step the model puts on issuing the work rather than doing it."""
-        a, b = self.model.parts(self.terms(config, settings))
+        """The part of a predicted step the model puts on issuing the work rather than doing it. The
+        device's part is what a profile of it would record: for kernels launched one at a time, the
+        back-to-back time stretched by the idle GPU between them (costmodel.stretched_busy), as on
+        the recorded steps beside it."""
+        terms = self.terms(config, settings)
+        a, b = self.model.parts(terms)
+        if costmodel.launched(terms):
+            b = costmodel.stretched_busy(b, self.model.form(terms))
         return a / (a + b) if a + b > 0 else 0.0
 
     def describe(self, config: tuple, depth: int) -> str:
