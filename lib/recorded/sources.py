@@ -108,6 +108,11 @@ def slug(text: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
+# whether a pack holds GPU rows, read once per pack per process: every page asks on every run, and a
+# CPU pack's thousands of rows were read to the end each time
+_HAS_GPU: IdentityMemo[bool] = IdentityMemo(256)
+
+
 def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each recorded GPU machine, fewest GPUs
     first and then the most recorded. A machine is its hardware: recordings of it on different days
@@ -116,7 +121,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
     sources = [GpuSource(Origin.LIVE, "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
     for pack in packs:
-        if any(is_cuda(r["device"]) for r in pack["rows"]):
+        if _HAS_GPU.get([pack["rows"]], lambda rows=pack["rows"]: any(is_cuda(r["device"]) for r in rows)):
             machines.setdefault(hardware_text(pack["machine"]), []).append(pack)
     recorded, rows = [], {}
     for name, group in machines.items():

@@ -186,6 +186,10 @@ class StepTable:
                 table[key] = row
             else:
                 table[key] = _same_step(table[key], row, lambda r, c=config: sizes[(c, _recording(r))])
+        # the recorded rows, widths and depths over every configuration, read once: covers() is asked for every
+        # predicted point of every curve on every page run, and the dense grids hold thousands of steps
+        keys = [k for table in self.steps.values() for k in table]
+        self.span = tuple(frozenset(axis) for axis in zip(*keys)) if keys else None
 
     def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
         return self.steps.get(config, {}).get((rows, width, depth))
@@ -199,13 +203,12 @@ class StepTable:
         extrapolate). A CUDA graph or torch.compile on a CPU is never predicted: they run on CUDA."""
         if self.device_kind == "cpu" and execution.on_cpu(config[0]) != config[0]:
             return False
-        keys = [k for table in self.steps.values() for k in table]
-        if not keys:
+        if self.span is None:
             return False
-        r, w, d = zip(*keys)
-        widths_ok = width in w or (len(set(w)) > 1 and min(w) / 2 <= width <= max(w) * 2)
-        depths_ok = depth in d or len(set(d)) > 1
-        return widths_ok and depths_ok and len(set(r)) > 1 and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE
+        r, w, d = self.span
+        widths_ok = width in w or (len(w) > 1 and min(w) / 2 <= width <= max(w) * 2)
+        depths_ok = depth in d or len(d) > 1
+        return widths_ok and depths_ok and len(r) > 1 and min(r) / EXTRAPOLATE <= rows <= max(r) * EXTRAPOLATE
 
     def recorded_depths(self, config: tuple) -> list[int]:
         """The depths recorded for this configuration."""
@@ -329,11 +332,21 @@ def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
     return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 
+# curves read from a table: a revisit, and the mode lines' ten curves on every run, look them up (issue 25)
+_CURVES: IdentityMemo[list[dict[str, Any]]] = IdentityMemo(2048)
+
+
 def curve(view: View, table: StepTable | None, device: str, machine_words: str,
           xs: Sequence[int] | None = None) -> list[dict[str, Any]]:
-    """One row per x on the axis (every slider step by default) that the recordings cover."""
-    rows = [point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps)]
-    return [r for r in rows if r is not None]
+    """One row per x on the axis (every slider step by default) that the recordings cover. Read once
+    per view and table per process (tables() gives the same table while its pack is the same); each
+    call gets rows of its own, which it may change."""
+    if table is None:
+        return []
+    rows = _CURVES.get([table], lambda: [r for r in (point(view.at(x), table, device, machine_words)
+                                                     for x in (xs or view.axis.steps)) if r is not None],
+                       extra=(view, device, machine_words, tuple(xs or ())))
+    return [dict(r) for r in rows]
 
 
 def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
