@@ -1,0 +1,69 @@
+"""A cached revisit is a lookup (issue 25): what a page run reads from the shipped packs is read once
+per process, and the server does no full garbage collection after every run. Counted, not timed
+(the seconds are benchmarks/host_demo.py's, in docs/host_demo.txt)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from training_fixture import write_packs
+
+import lib.recorded.sources as sources
+from lib.lessons.training import view as T
+from lib.recorded import load_recorded
+from lib.recorded.sources import machine_text
+from tests.app_support import ROOT
+
+
+@pytest.fixture(scope="module")
+def gpu_table(tmp_path_factory):
+    packs, problems = load_recorded(write_packs(tmp_path_factory.mktemp("revisit_packs")))
+    assert not problems
+    pack = next(p for p in packs if p["machine"].get("gpus"))
+    return T.tables(pack, machine_text(pack["machine"]))["cuda"]
+
+
+def test_streamlit_reads_no_gc_after_every_run_from_the_repo_config():
+    # a full gc.collect() after each run walks every object the server holds (0.05-0.15 s on one CPU);
+    # read as Streamlit reads it, from the repo's .streamlit/config.toml, so a misspelt key fails here
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    done = subprocess.run([sys.executable, "-c", "from streamlit import config; config.get_config_options(force_reparse=True); "
+                           "print(config.get_option('runner.postScriptGC'))"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stderr[-2000:]
+
+
+def test_a_curve_is_read_once_per_view_and_table_and_each_caller_gets_its_own_rows(gpu_table, monkeypatch):
+    calls = []
+    real_point = T.point
+    monkeypatch.setattr(T, "point", lambda *a, **k: (calls.append(a[0]), real_point(*a, **k))[1])
+    view = T.View(hidden_width=96)  # a view no other test of this process asked for
+    first = T.curve(view, gpu_table, "cuda:0", "m")
+    read = len(calls)
+    assert read == len(view.axis.steps) and first
+    first[0]["epoch_s"] = -1.0  # a caller changing its rows changes nobody else's
+    again = T.curve(view, gpu_table, "cuda:0", "m")
+    assert len(calls) == read  # looked up, not read again
+    assert again[0]["epoch_s"] > 0 and again == [real_point(view.at(r["batch_size"]), gpu_table, "cuda:0", "m")
+                                                  for r in again]
+    T.curve(T.View(hidden_width=96, mode="fused"), gpu_table, "cuda:0", "m")
+    assert len(calls) == 2 * read  # another view is read anew
+
+
+def test_a_tables_span_is_what_covers_read_from_every_step(gpu_table):
+    keys = [k for steps in gpu_table.steps.values() for k in steps]
+    assert gpu_table.span == tuple(frozenset(axis) for axis in zip(*keys))
+    assert T.StepTable([], "cuda", "m").span is None and not T.StepTable([], "cuda", "m").covers(("eager",), 64, 64, 3)
+
+
+def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch):
+    packs = load_recorded()[0]
+    seen = []
+    monkeypatch.setattr(sources, "is_cuda", lambda device: (seen.append(device), device.startswith("cuda"))[1])
+    monkeypatch.setattr(sources, "_HAS_GPU", sources.IdentityMemo(256))
+    first = sources.gpu_sources(packs)
+    read = len(seen)
+    assert read and sources.gpu_sources(packs) == first and len(seen) == read
