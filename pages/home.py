@@ -7,9 +7,13 @@ ends of it.
 
 from __future__ import annotations
 
+from importlib.metadata import version
+from pathlib import Path
+
 import streamlit as st
 
 from lib.charts.provenance import curve_chart
+from lib.core.memo import DiskMemo
 from lib.lessons.common.voice import crossover_sentence, series_side
 from lib.lessons.home.view import WHY, caption, crossover_range, drawn, ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
@@ -24,21 +28,32 @@ top = scaffold.answer_first("When does the GPU win?")
 
 
 
+# Home's answer kept on disk as well, keyed by the packs, every line of lib/, ui/ and this page, and the
+# libraries that draw it: a host woken from sleep draws Home's chart without building it (issue 25)
+_KEPT = DiskMemo("home-answer", code=[Path(__file__).resolve().parents[1] / "lib",
+                                      Path(__file__).resolve().parents[1] / "ui", Path(__file__).resolve()])
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def home_answer(key: tuple, plot_height: int, beside: bool, _packs: tuple) -> tuple:
     """The answer, the chart's spec and the words under it: the same for every visitor of these packs,
     so built once per process (a revisit is a lookup). `key` names the packs by the identity of their
     parsed objects, which the cached value keeps alive (lib.recorded parses each file version once)."""
-    chart = one_chart(_packs, WORKLOAD)
+    libraries = tuple(version(name) for name in ("streamlit", "altair", "pandas", "pyarrow"))
+    return (*_KEPT.get((plot_height, beside, _packs, libraries), lambda: built(plot_height, beside, _packs)), _packs)
+
+
+def built(plot_height: int, beside: bool, packs: tuple) -> tuple:
+    chart = one_chart(packs, WORKLOAD)
     if not chart:
-        return None, None, None, None, None, _packs
+        return None, None, None, None, None
     answer = crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
                                 series_side(chart.gpu_label)).capitalised().markdown()
     # the chart draws drawn(chart), the rows every sentence below reads (each curve one recording, its band the others)
     spec = frozen_spec(curve_chart(drawn(chart), chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title,
                                    crossover=crossover_range(chart), height=plot_height, legend_beside=beside))
     modes = modes_sentence(chart)
-    return chart, answer, spec, ends_sentence(chart), modes and modes.markdown(), _packs
+    return chart, answer, spec, ends_sentence(chart), modes and modes.markdown()
 
 
 # The one chart: a recorded sweep with both devices from the same GPU machine.

@@ -1,17 +1,21 @@
 """A cached revisit is a lookup (issue 25): what a page run reads from the shipped packs is read once
-per process, and the server does no full garbage collection after every run. Counted, not timed
-(the seconds are benchmarks/host_demo.py's, in docs/host_demo.txt)."""
+per process, and the server does no full garbage collection after every run; a server woken from
+sleep loads Home's answer from the disk. Counted, not timed (the seconds are benchmarks/host_demo.py's,
+in docs/host_demo.txt)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from training_fixture import write_packs
 
 import lib.recorded.sources as sources
+from lib.core import memo
 from lib.lessons.training import view as T
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text
@@ -67,3 +71,46 @@ def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch):
     first = sources.gpu_sources(packs)
     read = len(seen)
     assert read and sources.gpu_sources(packs) == first and len(seen) == read
+
+
+HOME_IN_A_FRESH_PROCESS = """
+import json, os, sys
+sys.path.insert(0, os.getcwd())
+os.environ["GPUWIN_NO_WARM_UP"] = "1"
+import lib.lessons.home.view as home
+if sys.argv[1] == "loaded":  # the answer must come from the disk: building it fails here
+    home.one_chart = lambda *a, **k: (_ for _ in ()).throw(AssertionError("Home's answer built again"))
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("streamlit_app.py", default_timeout=120).run()
+assert not at.exception, [e.value for e in at.exception]
+charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+print(json.dumps({"spec": charts[0].proto.spec, "text": [m.value for m in at.markdown]}))
+"""
+
+
+def home_in_a_fresh_process(cache: Path, how: str) -> dict:
+    env = {**os.environ, "GPUWIN_CACHE_DIR": str(cache)}
+    env.pop("GPUWIN_RECORDED_DIR", None)
+    done = subprocess.run([sys.executable, "-c", HOME_IN_A_FRESH_PROCESS, how], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_woken_server_draws_homes_answer_from_the_disk_and_draws_the_same(tmp_path):
+    built = home_in_a_fresh_process(tmp_path, "built")
+    assert list(tmp_path.glob("home-answer-*.pkl"))
+    assert home_in_a_fresh_process(tmp_path, "loaded") == built
+
+
+def test_a_value_keyed_by_a_folder_of_code_is_built_again_when_any_file_there_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUWIN_CACHE_DIR", str(tmp_path / "cache"))
+    code = tmp_path / "code"
+    (code / "deep").mkdir(parents=True)
+    (code / "deep" / "words.py").write_text("SAY = 'one'\n")
+    builds = []
+    assert memo.DiskMemo("t", code=[code]).get((1,), lambda: builds.append(1) or "one") == "one"
+    assert memo.DiskMemo("t", code=[code]).get((1,), lambda: builds.append(1) or "two") == "one"  # loaded
+    (code / "deep" / "words.py").write_text("SAY = 'two'\n")
+    assert memo.DiskMemo("t", code=[code]).get((1,), lambda: builds.append(1) or "two") == "two"
+    assert len(builds) == 2

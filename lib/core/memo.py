@@ -54,18 +54,18 @@ class DiskMemo(Generic[T]):
         model = _FITS.get(observations, lambda: costmodel.fit(observations, "cuda"))
 
     The key is the inputs themselves (pickled, hashed: a changed pack gives other inputs) and the
-    source of the modules in `code` (a changed fitting rule rebuilds), so it works whatever the
-    value is, as long as it pickles. The folder is $GPUWIN_CACHE_DIR or the repository's .cache/
+    source of the modules in `code` (a changed fitting rule rebuilds; a folder there: every .py file
+    under it), so it works whatever the value is, as long as it pickles. The folder is $GPUWIN_CACHE_DIR or the repository's .cache/
     (git-ignored); where it cannot be written, values are kept in memory only."""
 
-    def __init__(self, name: str, code: Sequence[ModuleType]) -> None:
+    def __init__(self, name: str, code: Sequence[ModuleType | Path]) -> None:
         self.name, self.code = name, tuple(code)
         self._held: dict[str, T] = {}
         self._code_hash: str | None = None
 
     def key(self, inputs: Any) -> str:
         if self._code_hash is None:
-            sources = [inspect.getsource(module) for module in self.code]
+            sources = [_source(item) for item in self.code]
             self._code_hash = hashlib.sha256("\0".join([sys.version, *sources]).encode()).hexdigest()
         digest = hashlib.sha256(self._code_hash.encode())
         digest.update(pickle.dumps(inputs, protocol=4))
@@ -86,6 +86,15 @@ class DiskMemo(Generic[T]):
         while len(self._held) > MAX_HELD:
             self._held.pop(next(iter(self._held)))
         return value
+
+
+def _source(code: ModuleType | Path) -> str:
+    """A module's source; a file's text; a folder's: every .py file under it, each named (a value built by
+    code spread over many modules is keyed by all of them, so no edit anywhere there leaves it stale)."""
+    if isinstance(code, ModuleType):
+        return inspect.getsource(code)
+    files = [code] if code.is_file() else sorted(code.rglob("*.py"))
+    return "\0".join(f"{f.relative_to(code.parent)}\0{f.read_text(encoding='utf-8')}" for f in files)
 
 
 MAX_HELD = 256
