@@ -41,8 +41,10 @@ class IdentityMemo(Generic[T]):
         if held is None or any(a is not b for a, b in zip(held[0], objects)):
             held = (tuple(objects), build())
             self._held[key] = held
-            while len(self._held) > self.size:
-                self._held.pop(next(iter(self._held)))
+            # visitors' scripts run in threads of their own: list() copies the keys at once and pop(k, None)
+            # never fails, where iterating a dict another thread changes, or popping what it popped, raised
+            for old in list(self._held)[:max(0, len(self._held) - self.size)]:
+                self._held.pop(old, None)
         return held[1]
 
 
