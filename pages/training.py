@@ -33,7 +33,7 @@ from ui.chart_cache import chart_spec
 from ui.downloads import download_buttons
 from ui.measure import cached_measurement, measure_sweep
 from ui.sources import load_recorded, recorded_pack, source_for
-from ui.step_story import where_time_went
+from ui.step_story import how_modes_move, where_time_went
 from ui.url_settings import UrlSettings
 
 NS = "training"
@@ -170,10 +170,7 @@ with st.expander("See the bubble: one step on a timeline, the CPU thread against
     if recorded_line is None:
         st.caption(W.no_timeline(family))
 
-if lines := S.modes_lines(view, gpu, screen.curves.get(screen.cpu_label or "", [])):
-    with st.expander("How each way of running the step moves the crossover", expanded=False):
-        for line in lines:
-            st.markdown(f"- {line}")
+how_modes_move(screen, view, gpu, scaffold.chart_height(CHART_HEIGHT, first=False))
 
 if screen.gpu_label and screen.cpu_label:
     with st.expander("Speed-up: CPU time ÷ GPU time", expanded=False):

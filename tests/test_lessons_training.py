@@ -153,19 +153,24 @@ def test_live_rows_take_the_cpu_place_and_the_recorded_answer_stays_first(machin
 
 
 def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_worded(machines):
+    from lib.lessons.training.modes import modes_view
+
     gpu, small = machines
     view = T.View()
     assert T.modes_recorded(gpu.tables["cuda"]) == ["eager", "cuda_graph", "compile"]
     screen = S.compose(view, gpu=gpu, small_cpu=small)
-    lines = S.modes_lines(view, gpu, screen.curves[SMALL_LABEL])
-    assert lines[0].startswith("eager PyTorch: the GPU ") and "the CPU between batch size 256 and 512" in lines[0]
-    assert lines[1].startswith("one CUDA graph: the GPU ") and "the CPU between batch size 8 and 32" in lines[1]
+    modes = modes_view(view, gpu, screen)
+    eager_name, graph_name = (f"**GPU · {T.mode_label(m)} (recorded)**" for m in ("eager", "cuda_graph"))
+    assert modes.lines[0].startswith(eager_name) and f"**{SMALL_LABEL}** between batch size 256 and 512" in modes.lines[0]
+    assert modes.lines[1].startswith(graph_name) and f"**{SMALL_LABEL}** between batch size 8 and 32" in modes.lines[1]
     eager, graph = (step_time({"batch_size": 64, "dataset_size": 65536, "mode": m}, "gpu") for m in ("eager", "cuda_graph"))
-    assert f"takes {fmt_s(graph)} where eager PyTorch takes {fmt_s(eager)}: {fmt_ratio(eager / graph)} as fast" in lines[3]
+    assert (f"takes {fmt_s(graph)} (derived from a recorded step) where eager PyTorch takes {fmt_s(eager)} (derived from a "
+            "recorded step): "
+            f"{fmt_ratio(eager / graph)} as fast") in modes.step_lines[0]
     compiled = step_time({"batch_size": 64, "dataset_size": 65536, "mode": "compile"}, "gpu")
     steps = round((30.0 + 2 * compiled - compiled) / (eager - compiled))
-    assert lines[4] == (f"torch.compile: Compiling costs {fmt_s(30.0 + compiled)} once and saves {fmt_s(eager - compiled)} "
-                        f"a step: it pays off after about {steps:,} steps.")
+    assert modes.step_lines[1] == (f"torch.compile: Compiling costs {fmt_s(30.0 + compiled)} once and saves "
+                                   f"{fmt_s(eager - compiled)} a step: it pays off after about {steps:,} steps.")
     graphed = S.compose(T.View(mode="cuda_graph"), gpu=gpu, small_cpu=small)
     assert graphed.answer.kind == CrossKind.CROSSES and graphed.answer.sure == (8, 32)
     assert graphed.headline.startswith("**GPU · TEST FIXTURE GPU (recorded)** ")

@@ -6,35 +6,33 @@ the screen the page composed.
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lib.charts import phase_chart
-from lib.charts.curves import BAR_STEP
+from lib.charts.provenance import curve_chart
 from lib.charts.roofline import roofline_chart
-from lib.charts.theme import FIT_X
+from lib.charts.steps import mode_steps_chart, split_chart
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
 from lib.lessons.common.verdict import UNDECIDED
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
+from lib.lessons.training.modes import modes_view
 from ui.chart_cache import chart_spec
 
-
-def _split_bars(bars: pd.DataFrame) -> alt.LayerChart:
-    chart = phase_chart(bars, phases={f"part_{k}": v for k, v in SPLIT_PARTS.items()})
-    return chart.properties(height=BAR_STEP * len(bars), autosize=FIT_X)
+PARTS = {f"part_{k}": v for k, v in SPLIT_PARTS.items()}
 
 
 def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> None:
     """The expander: bars, one verdict per curve, the roofline (or why there is none)."""
     with st.expander(f"Where one step's time went at {view.axis.label} {view.current:,}", expanded=False):
         splits = [(r["series"], time_split(r)) for r in screen.here]
-        bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}} for name, s in splits if s]
+        # each bar with the count of kernels (operators) its sentence quotes, written under it
+        bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}, "kernels": s["kernels"]}
+                for name, s in splits if s]
         if bars:
             # a height in pixels, fitted in width only: a Step height under Streamlit's fit makes Vega drop the
             # fit with a console warning (lib.charts.theme.FIT_X); built once per distinct bars (ui.chart_cache)
-            st.vega_lite_chart(chart_spec(_split_bars, pd.DataFrame(bars)), width="stretch")
+            st.vega_lite_chart(chart_spec(split_chart, pd.DataFrame(bars), PARTS), width="stretch")
         for line in S.split_lines(screen, view, gpu):
             st.markdown(line)
         if not bars:
@@ -44,7 +42,8 @@ def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> No
             st.vega_lite_chart(chart_spec(roofline_chart, points, screen.ceilings, x_title=view.axis.label),
                                width="stretch")
             c = screen.ceilings
-            st.caption("Each dot is one step of the GPU curve (ringed: this point). Below the dashed ceilings, "
+            st.caption("Each dot is one step of the GPU curve (ringed: this point; hollow: predicted by the cost model, "
+                       "nobody recorded it). Below the dashed ceilings, "
                        "something other than arithmetic or memory holds the step: launches, or kernels too small to "
                        f"fill the GPU. Ceilings: {c.flops_from}; bandwidth: {c.bytes_from or 'not recorded'}."
                        + (" Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling "
@@ -52,3 +51,21 @@ def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> No
                                                                                  for p in points) else ""))
         elif gpu and screen.ceilings is None and screen.gpu_label:
             st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu.name}, so its ceilings are unknown.")
+
+
+def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height: int) -> None:
+    """The expander: each recorded mode's GPU curve against the answer's CPU curve, the crossover of each,
+    and each mode's step at the slider's point (bars), the words read from those two charts alone."""
+    modes = modes_view(view, gpu, screen)
+    if modes is None:
+        return
+    with st.expander("How each way of running the step moves the crossover", expanded=False):
+        chart = curve_chart(modes.rows(), view.over, x_title=view.axis.label, ticks=view.axis.steps[::4], height=height)
+        st.vega_lite_chart(chart.to_arrow_spec(), width="stretch")
+        for line in modes.lines:
+            st.markdown(f"- {line}")
+        if modes.steps:
+            st.markdown(f"One step at {view.axis.label} {view.current:,}, each way of running it:")
+            st.vega_lite_chart(chart_spec(mode_steps_chart, modes.steps, list(modes.curves)), width="stretch")
+        for line in modes.step_lines:
+            st.markdown(f"- {line}")

@@ -61,7 +61,7 @@ def ceilings_note(ceilings: Ceilings) -> list[str]:
 def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x_title: str,
                    height: int = 260) -> alt.LayerChart:
     """Log-log: x flop per byte, y FLOP/s achieved over the whole step; the point the slider picks
-    drawn larger; colour = the step's regime."""
+    drawn larger; colour = the step's regime; a predicted step hollow."""
     frame = pd.DataFrame([p for p in points if p.get("intensity") and p.get("rate")])
     if frame.empty:
         frame = pd.DataFrame(columns=["intensity", "rate", "regime", "x", "current"])
@@ -81,11 +81,18 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     tooltip = [alt.Tooltip("x:Q", title=x_title, format=","), alt.Tooltip("regime:N"),
                alt.Tooltip("intensity:Q", title="flop per byte", format=".3~g"),
                alt.Tooltip("rate:Q", title="FLOP/s", format=".3~s")]
-    dots = alt.Chart(frame).mark_point(filled=True, opacity=0.9, size=40).encode(x=x, y=y, color=color, tooltip=tooltip)
+    # a step the cost model predicted is drawn hollow, as on the curve chart: nobody recorded it
+    predicted = frame["predicted"].fillna(False).astype(bool) if "predicted" in frame else pd.Series(False, index=frame.index)
+    dots = alt.Chart(frame[~predicted]).mark_point(filled=True, opacity=0.9, size=40).encode(
+        x=x, y=y, color=color, tooltip=tooltip)
+    hollow = alt.Chart(frame[predicted]).mark_point(filled=False, opacity=0.9, size=40, strokeWidth=1.5).encode(
+        x=x, y=y, color=color, tooltip=[*tooltip, alt.Tooltip("predicted:N", title="predicted")])
     # the slider's point: the same dot, larger and ringed (a size channel on a yes/no field warns in Vega)
     here = alt.Chart(frame[frame["current"].astype(bool)] if len(frame) else frame).mark_point(
         filled=False, size=260, strokeWidth=2).encode(x=x, y=y, color=color, tooltip=tooltip)  # the dots' own colour
     # encoding: a legend-less copy would make Vega warn 'Conflicting legend property "disable"'
     title = alt.TitleParams("Each step under the GPU's ceilings", subtitle=ceilings_note(ceilings),
                             subtitleColor=NOTE_COLOR, anchor="start", subtitleFontSize=11)
-    return alt.layer(roof, dots, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)
+    # an empty layer makes Vega warn 'Infinite extent' on the console: only the kinds of dot there are
+    shown = [layer for layer, n in ((dots, (~predicted).sum()), (hollow, predicted.sum())) if n] or [dots]
+    return alt.layer(roof, *shown, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)

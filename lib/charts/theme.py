@@ -31,7 +31,7 @@ def time_unit(seconds: Sequence[float]) -> tuple[float, str]:
 # One colour per kind of curve on every page: the CPU measured here is blue, a recorded CPU like
 # this server's light blue, the CPU of a GPU machine purple, GPUs orange (then red, brown, pink).
 CPU_LIVE, CPU_SMALL, CPU_HOST = "#1f77b4", "#6baed6", "#9467bd"
-GPU_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#e377c2", "#bcbd22")
+GPU_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#e377c2", "#bcbd22", "#8c6d31")  # six: one per execution mode
 # a GPU's steps in one CUDA graph: green, not the second GPU's red, the colour of the crossover's rule and range
 GRAPH_COLOR = "#2ca02c"
 

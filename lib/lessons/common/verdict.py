@@ -29,7 +29,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, plural, say
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.lessons.common.explain import time_split
 from lib.recorded.ceilings import Ceilings
 from lib.workloads import execution
@@ -171,7 +171,8 @@ def split_sentence(row: Mapping[str, Any], label: str, ceilings: Ceilings | None
 def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, over: str,
                   current: Any = None) -> list[dict[str, Any]]:
     """A curve's steps as roofline points: flop per byte (x), FLOP/s over the whole timed step (y),
-    the regime (its name, 'not decided' where the ceilings cannot tell) and the point the slider picks."""
+    the regime (its name, 'not decided' where the ceilings cannot tell), the point the slider picks and
+    whether the cost model predicted it."""
     out = []
     for row in rows:
         if not (is_ok(row) and row.get("flops") and row.get("bytes")):
@@ -179,7 +180,9 @@ def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, 
         v = verdict(row, ceilings)
         out.append({"x": row.get(over), "intensity": float(row["flops"]) / float(row["bytes"]),
                     "rate": float(row["flops"]) / float(row["median_s"]),
-                    "regime": v.regime.value if v and v.regime else UNDECIDED, "current": row.get(over) == current})
+                    "regime": v.regime.value if v and v.regime else UNDECIDED, "current": row.get(over) == current,
+                    # drawn hollow: a step nobody recorded, its place the cost model's (as on the curve chart)
+                    "predicted": row.get("origin") == Origin.PREDICTED})
     return out
 
 
@@ -248,25 +251,33 @@ def _regime_words(v: Verdict, rest: float) -> str:
                 f"GPU's ceilings{_missing(c)}.")
     if v.regime == Regime.MEMORY_BOUND:
         return (f"This step is memory-bound: {fmt_flops(v.flops or 0)} over {fmt_bytes(v.bytes or 0)} is "
-                f"{fmt_num(v.intensity or 0)} flop per byte, below this GPU's ridge of {fmt_num(c.ridge)} (its "
-                f"measured {fmt_rate(c.flops_per_s)} ÷ {_rate_bytes(c.bytes_per_s)}); while busy it moved at least "
-                f"{_rate_bytes((v.bytes or 0) / v.busy_s)} (the bytes this app counts are the least the step must "
-                f"touch), {pct((v.bytes or 0) / v.busy_s / c.bytes_per_s)} of that bandwidth.")
-    achieved = (v.flops or 0) / v.busy_s if v.busy_s else 0.0
+                f"{per_byte(v.intensity or 0)} flop per byte, below this GPU's ridge of {fmt_num(c.ridge)} (its "
+                f"measured {fmt_rate(c.flops_per_s)} ÷ {_rate_bytes(c.bytes_per_s)}): its dot on the roofline sits "
+                "under the slanted bandwidth roof, where the bytes, not the arithmetic, set the pace (the bytes this "
+                "app counts are the least the step must touch).")
+    # the step's height on the roofline (lib.charts.roofline: its flops over the whole timed step), never a
+    # rate over the busy time alone, which no chart draws
+    achieved = v.achieved_flops_per_s or 0.0
     if v.regime == Regime.COMPUTE_BOUND:
-        where = (f" ({fmt_num(v.intensity)} flop per byte, above the ridge of {fmt_num(c.ridge)})"
+        where = (f" ({per_byte(v.intensity)} flop per byte, above the ridge of {fmt_num(c.ridge)})"
                  if c.ridge and v.intensity else "")
-        return (f"This step is compute-bound{where}: while busy it ran {fmt_rate(achieved)}, "
-                f"{pct(achieved / c.flops_per_s)} of this GPU's measured fp32 peak ({fmt_rate(c.flops_per_s)}).")
+        return (f"This step is compute-bound{where}: over the whole step it ran {fmt_rate(achieved)} (its dot on the "
+                f"roofline), {pct(achieved / c.flops_per_s)} of this GPU's measured fp32 peak ({fmt_rate(c.flops_per_s)}).")
     if v.gpu and c is not None and v.flops:
-        return (f"The GPU is busy most of the step, at {pct(achieved / c.flops_per_s)} of its measured fp32 peak, "
-                "so arithmetic is not what holds it; this GPU's memory bandwidth was not recorded, so this page "
-                "cannot say whether the bytes do.")
+        return (f"The GPU is busy most of the step, yet over the whole step it reached {pct(achieved / c.flops_per_s)} "
+                "of its measured fp32 peak (its dot on the roofline), so arithmetic is not what holds it; this GPU's "
+                "memory bandwidth was not recorded, so this page cannot say whether the bytes do.")
     own = f"Most of the step is the {'kernels' if v.gpu else 'operators'}' own work ({fmt_s(rest)} is overhead)"
     if v.gpu:
         return (f"{own}; no ceiling of this GPU is recorded with the step's flops and bytes, so this page cannot "
                 "say whether memory or arithmetic holds it.")
     return f"{own}: time grows with the work, and the device with more throughput wins."
+
+
+def per_byte(intensity: float) -> str:
+    """A step's flop per byte as its dot on the roofline sits: whole above 100 ('1,434', where three
+    significant digits, '1,430', would name a point the chart does not draw)."""
+    return f"{intensity:,.0f}" if intensity >= 100 else fmt_num(intensity)
 
 
 def _short(seconds: float | None) -> str:

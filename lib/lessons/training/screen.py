@@ -230,20 +230,3 @@ def roofline(screen: Screen, view: T.View) -> list[Row]:
         return []
     return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current)
 
-
-def modes_lines(view: T.View, gpu: Machine | None, cpu_rows: Sequence[Row]) -> list[str]:
-    """How each recorded execution mode moves the crossover against the same CPU curve, what one
-    CUDA graph removes at the slider's point, and when a compile pays for itself."""
-    table = gpu.tables.get("cuda") if gpu else None
-    modes = T.modes_recorded(table)
-    if len(modes) < 2 or not cpu_rows:
-        return []
-    curves = {m: T.curve(T.View(**{**view.__dict__, "mode": m}), table, "cuda:0", gpu.words) for m in modes}
-    lines = [line.markdown() for line in W.mode_lines({m: (cpu_rows, rows) for m, rows in curves.items() if rows}, view)]
-    here = {m: next((r for r in rows if r.get(view.over) == view.current), None) for m, rows in curves.items()}
-    if saving := W.graph_saving(here.get("eager"), here.get("cuda_graph")):
-        lines.append(saving)
-    for mode in T.COMPILED_MODES:
-        if payback := W.compile_payback(here.get("eager"), here.get(mode)):
-            lines.append(f"{T.mode_label(mode)}: {payback}")
-    return lines

@@ -16,7 +16,7 @@ from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, 
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
-from lib.lessons.training.view import FAMILIES, View, mode_label, origins
+from lib.lessons.training.view import FAMILIES, View, origins
 from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
 
@@ -209,24 +209,39 @@ def provenance(rows: Sequence[Row], label: str) -> str | None:
     return f"{label}: {plural(len(rows), 'point')}, " + ", ".join(parts) + "."
 
 
-def mode_lines(per_mode: Mapping[str, tuple[Sequence[Row], Sequence[Row]]], view: View) -> list[Sentence]:
-    """For each recorded execution mode: where its GPU curve crosses the CPU's."""
-    return [f"{mode_label(mode)}: " + crossover_sentence(crossover_of(cpu, gpu, view.over), view.axis.label,
-                                                           Side(Unit.CPU), Side(Unit.GPU))
-            for mode, (cpu, gpu) in per_mode.items()]
+def mode_line(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> Sentence:
+    """Where one mode's GPU curve crosses the CPU curve, both named by their legend names on the modes'
+    chart (lib.lessons.training.modes), the range flagged where it rests on predicted points."""
+    found = crossover_of(cpu, gpu, view.over)
+    said = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label))
+    near = [r for r in [*cpu, *gpu] if found.bracket and r.get(view.over) in found.bracket]
+    if any(r.get("origin") == Origin.PREDICTED for r in near):
+        said += " That range rests on predicted points (dashed): read it as an estimate."
+    return said
+
+
+def origin_words(row: Row) -> str:
+    """'recorded', 'derived from a recorded step', 'predicted by the cost model': how a bar's time was had."""
+    return {Origin.DERIVED: "derived from a recorded step", Origin.PREDICTED: "predicted by the cost model"}.get(
+        row.get("origin"), "recorded")
 
 
 def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
-    """What capturing the step in one CUDA graph removed, from the two rows at the same point."""
+    """What capturing the step in one CUDA graph removed, from the two rows at the same point (the two
+    bars of the modes' step chart), each time with where it came from."""
     if not (is_ok(eager) and is_ok(graphed)):
         return None
     e, g = float(eager["median_s"]), float(graphed["median_s"])
     kernels = eager.get("kernels")
     launches = (f"The eager step launches {int(kernels)} kernels one by one from Python; the graph launches them "
                 "all at once" if kernels else "The graph launches all the step's kernels at once")
-    return (f"One CUDA graph of the whole step takes {fmt_s(g)} where eager PyTorch takes {fmt_s(e)}: "
-            f"{fmt_ratio(e / g)} as fast. {launches}, so what it saves ({fmt_s(max(0.0, e - g))} a step) was "
-            "launch overhead, not arithmetic.")
+    if g >= e:
+        return (f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
+                f"takes {fmt_s(e)} ({origin_words(eager)}): no faster here. {launches}, but at this size the "
+                "launches were not what the step waited on.")
+    return (f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
+            f"takes {fmt_s(e)} ({origin_words(eager)}): {fmt_ratio(e / g)} as fast. {launches}, so what it saves "
+            f"({fmt_s(e - g)} a step) was launch overhead, not arithmetic.")
 
 
 def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:

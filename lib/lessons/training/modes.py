@@ -1,0 +1,98 @@
+"""The Training page's "How each way of running the step moves the crossover": one GPU curve per
+recorded execution mode against the answer's CPU curve, and each mode's step at the slider's point.
+
+    modes = modes_view(view, gpu, screen)    # Modes, or None where fewer than two modes are recorded
+    modes.rows()        # the curves, as lib.charts.provenance.curve_chart draws them
+    modes.steps         # one bar per mode: its step here, with where the time came from
+    modes.lines         # each mode's crossover, read from exactly those curves
+    modes.step_lines    # what one CUDA graph saves, when a compile pays off: read from those bars
+
+The words name the curves by their legend names and quote only the rows the two charts draw, so a
+bullet never quotes a mode's step that no chart on the page shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lib.core.rows import Origin, is_ok
+from lib.lessons.training import view as T
+from lib.lessons.training import words as W
+from lib.lessons.training.screen import CurveName, Machine, Screen, curve_origin, label
+
+Row = dict[str, Any]
+
+
+@dataclass
+class Modes:
+    curves: dict[CurveName, list[Row]] = field(default_factory=dict)  # the CPU curve first, then a GPU curve per mode
+    cpu_label: CurveName | None = None
+    by_mode: dict[str, CurveName] = field(default_factory=dict)  # mode value -> its curve's legend name
+    over: str = "batch_size"
+    doubtful: dict[str, frozenset] = field(default_factory=dict)
+    steps: list[Row] = field(default_factory=list)  # each mode's step at the slider's point (the bars)
+    lines: list[str] = field(default_factory=list)
+    step_lines: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[Row]:
+        """The curves as the chart draws them (hollow: a point the noise rule does not believe, as on the main chart)."""
+        return [{**r, "series": name, "noisy": W.hollow(r, self.doubtful.get(name, ()), self.over)}
+                for name, rows in self.curves.items() for r in rows]
+
+
+def modes_view(view: T.View, gpu: Machine | None, screen: Screen) -> Modes | None:
+    """Each recorded mode's GPU curve against the answer's CPU curve (None: fewer than two modes
+    recorded on the sidebar's GPU, or no CPU curve to compare with)."""
+    table = gpu.tables.get("cuda") if gpu else None
+    cpu = screen.curves.get(screen.cpu_label or "", [])
+    modes = T.modes_recorded(table)
+    if len(modes) < 2 or not cpu or screen.cpu_label is None:
+        return None
+    out = Modes(over=view.over, cpu_label=screen.cpu_label)
+    out.curves[screen.cpu_label] = cpu
+    for mode in modes:
+        rows = T.curve(T.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        if rows:
+            name = label("GPU", T.mode_label(mode), *curve_origin(rows))
+            out.curves[name], out.by_mode[mode] = rows, name
+    out.doubtful = {name: W.doubt(rows, view.over) for name, rows in out.curves.items()}
+    out.lines = [W.mode_line(cpu, out.curves[name], view, screen.cpu_label, name).markdown()
+                 for name in out.by_mode.values()]
+    here = {mode: _at(out.curves[name], view) for mode, name in out.by_mode.items()}
+    out.steps = [step_bar(here[mode], name, view.current, mode in T.COMPILED_MODES)
+                 for mode, name in out.by_mode.items() if is_ok(here[mode])]
+    out.step_lines = _step_lines(here)
+    return out
+
+
+def _at(rows: list[Row], view: T.View) -> Row | None:
+    return next((r for r in rows if r.get(view.over) == view.current), None)
+
+
+def step_bar(row: Row, name: str, x: Any, compiled: bool = False) -> Row:
+    """One bar: a mode's step at the slider's point, with where its time came from and, for a
+    compiled mode recorded with it, its first (compiling) step, which the compile's payback quotes."""
+    origin = Origin(row.get("origin") or Origin.RECORDED)
+    note = str(row.get("origin_note") or W.origin_words(row))
+    # in short, under the bar: how the time was had, and the recording it came from (its note in full: the tooltip)
+    short = {Origin.PREDICTED: "predicted by the cost model",
+             Origin.DERIVED: f"derived from a step recorded on {row.get('machine')}"}.get(
+        origin, f"recorded on {row.get('machine')}")
+    bar = {"series": name, "x": x, "step_s": float(row["median_s"]), "origin": origin.value, "note": note,
+           "from": short, "predicted": origin == Origin.PREDICTED}
+    for key in ("kernels", "cold_s") if compiled else ("kernels",):
+        if row.get(key):
+            bar[key] = float(row[key])
+    return bar
+
+
+def _step_lines(here: dict[str, Row | None]) -> list[str]:
+    lines = []
+    if saving := W.graph_saving(here.get("eager"), here.get("cuda_graph")):
+        lines.append(saving)
+    for mode in T.COMPILED_MODES:
+        if payback := W.compile_payback(here.get("eager"), here.get(mode)):
+            lines.append(f"{T.mode_label(mode)}: {payback}")
+    return lines
+
