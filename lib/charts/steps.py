@@ -71,10 +71,9 @@ LINE_PX = 14
 
 def mode_steps_chart(bars: Sequence[Mapping[str, Any]], names: Sequence[str]) -> alt.LayerChart:
     """One bar per way of running the step: its step's time at the slider's point, a predicted one (its
-    'predicted' field) pale
-    with a dashed outline, and under it, in whole lines, where that time came from (and a compiled
-    mode's first, compiling step where it was recorded). names: every curve of the modes' curve chart,
-    so each bar takes its curve's colour there."""
+    'predicted' field) pale with a dashed outline, and under it, in whole lines, where that time came
+    from (and a compiled mode's first, compiling step where it was recorded). names: every curve of the
+    modes' curve chart, so each bar takes its curve's colour there."""
     rows = []
     for bar in bars:
         under = f"{_kept(bar['step_s'])} a step, {bar['from']}"
