@@ -1,0 +1,57 @@
+"""The Training page's 'How each way of running the step moves the crossover' in real Chromium: opening the
+expander draws each mode's curve and, at the slider's point, one bar per mode whose words under it (its time
+and where it came from) are whole lines inside the chart, the plot keeping its width on a phone (one long
+line of words once shrank a phone's plot to a few pixels), with no Vega warning on the console.
+Desktop and phone; uses tests/test_browser_views.py's server and browser fixtures.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_browser import SHOTS
+from test_browser_roofline import VIEW
+from test_browser_timeline import EXPANDER, quiet
+from test_browser_views import CHART, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+# the bars chart: its plot's width, its bars, the words under them, how far any text runs past the chart
+MEASURE = """el => ({
+    plot: (p => p ? p.getBoundingClientRect().width : 0)(el.querySelector('svg g.role-frame.root path.background')),
+    chart: el.getBoundingClientRect().width,
+    bars: el.querySelectorAll('svg g.mark-rect path').length,
+    texts: [...el.querySelectorAll('svg g.mark-text text')].map(t => t.querySelector('tspan')
+        ? [...t.querySelectorAll('tspan')].map(l => l.textContent).join(' ') : t.textContent),  // a line each
+    overflow: Math.max(0, ...[...el.querySelectorAll('svg text')].map(
+        t => t.getBoundingClientRect().right - el.getBoundingClientRect().right)),
+})"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_each_modes_bar_says_where_its_time_came_from_in_whole_lines(browser, app_url, size):  # noqa: F811
+    width, height = {"desktop": (1366, 768), "phone": (390, 844)}[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    warnings: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
+        page.goto(f"{app_url}/{VIEW}")
+        settle(page)
+        before = quiet(page, warnings)
+        expander = page.locator(EXPANDER).filter(has_text="How each way of running the step")
+        expander.locator("summary").click()
+        bars = expander.locator(CHART).nth(1)
+        bars.scroll_into_view_if_needed()
+        bars.locator("svg g.mark-rect path").first.wait_for(timeout=TIMEOUT_MS)
+        quiet(page, warnings)
+        drawn = bars.evaluate(MEASURE)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        bars.screenshot(path=str(SHOTS / f"modes_bars_{size}.png"))
+        assert drawn["bars"] >= 2, drawn  # the H200 recorded several modes at this point
+        assert drawn["plot"] >= 0.6 * drawn["chart"], drawn  # the words under the bars never squeeze the plot
+        assert drawn["overflow"] <= 4, drawn
+        assert any("recorded on NVIDIA H200 (20" in t for t in drawn["texts"]), drawn["texts"][-8:]
+        assert not [t for t in drawn["texts"] if t.endswith("…")], drawn["texts"]  # no line cut
+        vega = [w for w in warnings[before:] if "Dropping" in w or "WARN" in w or "Infinite" in w]
+        assert not vega, vega
+    finally:
+        context.close()
