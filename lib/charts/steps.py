@@ -21,6 +21,7 @@ from lib.core.fmt import fmt_s, plural
 
 # the words under a bar: below it, inside its band (its name is above it: lib.charts.curves.bar_axis)
 UNDER = {"align": "left", "baseline": "top", "dy": BAR_PX // 2 + 3, "fontSize": 11, "color": NOTE_COLOR}
+LINE_PX = 14  # one line of those words
 
 
 def _under(rows: list[dict[str, Any]], names: Sequence[str]) -> alt.Chart:
@@ -56,8 +57,11 @@ def split_chart(frame: pd.DataFrame, phases: Mapping[str, str]) -> alt.LayerChar
             what = "operator" if str(row["series"]).lower().startswith("cpu") else "kernel"
             counted.append({"series": str(row["series"]), "kernels": float(kernels),
                             "under": f"{plural(int(kernels), what)} a step"})
-    layers = [bars, _under(counted, names)] if counted else [bars]
-    return alt.layer(*layers).properties(height=BAR_STEP * max(1, len(names)), autosize=FIT_X)
+    if not counted:
+        return alt.layer(bars).properties(height=BAR_STEP * max(1, len(names)), autosize=FIT_X)
+    # a line more per band for the count, so it never meets the next bar's name
+    return alt.layer(bars, _under(counted, names)).properties(height=(BAR_STEP + LINE_PX) * max(1, len(names)),
+                                                              autosize=FIT_X)
 
 
 def _kept(seconds: float) -> str:
@@ -66,7 +70,6 @@ def _kept(seconds: float) -> str:
 
 
 UNDER_CHARS = 44  # a line of the words under a bar: about 250 px at 11 px, inside a phone's plot
-LINE_PX = 14
 
 
 def mode_steps_chart(bars: Sequence[Mapping[str, Any]], names: Sequence[str]) -> alt.LayerChart:
