@@ -95,7 +95,8 @@ def test_every_time_the_modes_bullets_quote_is_a_bar_of_the_modes_chart(shipped,
         assert {r["series"] for r in rows} == {b["series"] for b in modes.steps}
         for bar in modes.steps:  # the words under each bar: its time and where it came from
             under = next(r["under"] for r in rows if r["series"] == bar["series"] and "under" in r).replace("\n", " ").replace("\u00a0", " ")
-            assert under.startswith(f"{fmt_s(bar['step_s'])} a step, {bar['from']}"), under
+            kernels = f" of {int(bar['kernels']):,} kernels" if bar.get("kernels") else ""
+            assert under.startswith(f"{fmt_s(bar['step_s'])} a step{kernels}, {bar['from']}"), under
             if bar["origin"] != "predicted":  # the recording it came from, by name and day
                 assert re.search(r"recorded on NVIDIA H[12]00[^(]*\(20\d\d-\d\d-\d\d\)", under), under
     assert checked or settings, "the default view quotes a CUDA graph's saving on the shipped packs"
@@ -116,6 +117,7 @@ def test_a_predicted_mode_bar_is_drawn_pale_and_dashed():
     rows = spec["datasets"][bar_layer["data"]["name"]]
     assert [r["predicted"] for r in rows] == [False, True, False]
     unders = {r["series"]: r["under"] for r in rows}
+    assert unders["GPU · eager PyTorch (recorded)"].startswith("1.3\u00a0ms a step of 84 kernels, recorded on")
     assert unders["GPU · torch.compile (recorded)"] == ("900\u00a0µs a step, recorded on NVIDIA H200\n"
                                                         "(2026-11-23); first step 20\u00a0s (compiling)")  # whole lines
     assert all(len(line) <= 44 for lines in unders.values() for line in lines.split("\n"))

@@ -79,7 +79,8 @@ def mode_steps_chart(bars: Sequence[Mapping[str, Any]], names: Sequence[str]) ->
     modes' curve chart, so each bar takes its curve's colour there."""
     rows = []
     for bar in bars:
-        under = f"{_kept(bar['step_s'])} a step, {bar['from']}"
+        kernels = f" of {plural(int(bar['kernels']), 'kernel')}" if bar.get("kernels") else ""  # the saving quotes it
+        under = f"{_kept(bar['step_s'])} a step{kernels}, {bar['from']}"
         if bar.get("cold_s"):
             under += f"; first step {_kept(bar['cold_s'])} (compiling)"
         # whole lines (the text mark breaks at each newline): one long line would shrink the plot to fit it
