@@ -155,3 +155,29 @@ def test_a_predicted_steps_regime_words_quote_its_dot_on_the_roofline():
     spec = json.loads(json.dumps(roofline_chart([point], H200_CEILINGS, x_title="batch size").to_dict()))
     hollow = [layer for layer in spec["layer"] if layer["mark"].get("filled") is False and layer["mark"].get("size") == 40]
     assert hollow and spec["datasets"][hollow[0]["data"]["name"]][0]["intensity"] == point["intensity"]
+
+
+def test_a_memory_bound_steps_words_quote_no_rate_over_its_busy_time():
+    """'while busy it moved at least 6.62 GB/s … of that bandwidth': a rate over the busy time, which no chart
+    draws (the roofline's dot is FLOP/s over the whole step); the words point at the dot under the bandwidth roof."""
+    row = {"series": "GPU · H200 (predicted)", "device": "cuda:0", "status": "ok", "origin": "predicted",
+           "batch_size": 2, "dataset_size": 1024, "median_s": 249e-6, "launch_share": 0.04, "flops": 128e6,
+           "bytes": 43.5e6}
+    said = split_sentence(row, row["series"], H200_CEILINGS)
+    point = roofline_rows([row], H200_CEILINGS, "batch_size", current=2, series=row["series"])[0]
+    assert "memory-bound" in said and f"is {point['intensity']:.3g} flop per byte" in said, said
+    assert "while busy" not in said and "GB/s" not in said.split("flop per byte")[1].split(")")[1], said
+    assert "its dot on the roofline sits under the slanted bandwidth roof" in said
+
+
+def test_a_curves_roofline_names_the_curve_on_its_dots_and_its_ceilings():
+    """The regime words of a curve quote its dot and its GPU's ceilings (54 TFLOP/s, the ridge): the roofline
+    names that curve on both, so the words and the chart are read as one curve's."""
+    row = {"device": "cuda:0", "status": "ok", "origin": "recorded", "batch_size": 64, "median_s": 1e-3,
+           "device_busy_s": 9e-4, "kernels": 40, "flops": 5e10, "bytes": 1e9}
+    points = roofline_rows([row], H200_CEILINGS, "batch_size", current=64, series="GPU · H200 (recorded)")
+    spec = json.loads(json.dumps(roofline_chart(points, H200_CEILINGS, x_title="batch size").to_dict()))
+    rows = [r for values in spec["datasets"].values() for r in values]
+    roofs = [r for r in rows if "roof" in r]
+    assert roofs and all(r["curve"] == "GPU · H200 (recorded)" for r in roofs)
+    assert {r["series"] for r in rows if "regime" in r} == {"GPU · H200 (recorded)"}  # the dot (and its ring)

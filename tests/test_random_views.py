@@ -34,113 +34,15 @@ VIEWS = {"pages/home.py": 15, "pages/training.py": 80, "pages/jacobian.py": 40, 
 
 # The defects the checkers find today, one line each (what the words say that the chart does not, and whose words
 # they are). Views that show one are xfail(strict=True) in KNOWN below: flip them once their owner fixes it.
-REGIME_RATE = ("Training's regime sentence quotes a predicted step's arithmetic intensity (e.g. 1,430 flop per byte), "
-               "which the roofline does not draw for a predicted point (regime words: lib/lessons/common/verdict.py)")
-TRAINING_MODES = ("Training's 'How the step runs' bullets quote other modes' steps (one CUDA graph against eager, "
-                  "what it saves) that the chart does not draw (Training words: the noise helper)")
-SPLIT_OPERATORS = ("Training's split sentence quotes the profile's operator count, which no chart draws "
-                   "(lib/lessons/common/explain.py: the verdict helper)")
 
-# view id -> the defects it shows (made by running the checkers over this module's views)
-KNOWN: dict[str, tuple[str, ...]] = {
-    "training-000": (TRAINING_MODES,),
-    "training-001": (TRAINING_MODES,),
-    "training-002": (TRAINING_MODES,),
-    "training-010": (TRAINING_MODES,),
-    "training-012": (TRAINING_MODES,),
-    "training-015": (TRAINING_MODES,),
-    "training-018": (TRAINING_MODES,),
-    "training-019": (TRAINING_MODES,),
-    "training-020": (TRAINING_MODES,),
-    "training-028": (REGIME_RATE,),
-    "training-030": (TRAINING_MODES,),
-    "training-032": (TRAINING_MODES,),
-    "training-034": (TRAINING_MODES,),
-    "training-036": (TRAINING_MODES,),
-    "training-037": (TRAINING_MODES,),
-    "training-039": (TRAINING_MODES,),
-    "training-040": (TRAINING_MODES,),
-    "training-044": (TRAINING_MODES,),
-    "training-045": (TRAINING_MODES,),
-    "training-047": (TRAINING_MODES,),
-    "training-048": (TRAINING_MODES,),
-    "training-049": (TRAINING_MODES,),
-    "training-051": (TRAINING_MODES,),
-    "training-052": (TRAINING_MODES,),
-    "training-055": (TRAINING_MODES,),
-    "training-056": (SPLIT_OPERATORS, TRAINING_MODES,),
-    "training-060": (TRAINING_MODES,),
-    "training-063": (SPLIT_OPERATORS,),
-    "training-064": (TRAINING_MODES,),
-    "training-065": (TRAINING_MODES,),
-    "training-066": (TRAINING_MODES,),
-    "training-067": (TRAINING_MODES,),
-    "training-071": (TRAINING_MODES,),
-    "training-072": (TRAINING_MODES,),
-    "training-073": (TRAINING_MODES,),
-    "training-075": (TRAINING_MODES,),
-    "training-079": (TRAINING_MODES,),
-}
+# view id -> the defects it shows (made by running the checkers over this module's views): none today
+KNOWN: dict[str, tuple[str, ...]] = {}
 
 # Found when numbers_on_chart became strict per named curve (view_checks: 'How strict (a) is'; a setting or x of 1
 # no longer lets every stated number hold itself): added to KNOWN's reasons, view by view, so each stays its own line.
-REGIME_BUSY_RATE = ("Training's regime sentence quotes the rate while busy (flops ÷ busy time: 'while busy it ran "
-                    "13.7 TFLOP/s', 'moved at least 6.62 GB/s'), which no chart draws: the roofline's dot is flops ÷ "
-                    "the whole step (regime words: lib/lessons/common/verdict.py)")
-STRICT_KNOWN: dict[str, tuple[str, ...]] = {
-    "training-000": (SPLIT_OPERATORS,),
-    "training-001": (REGIME_BUSY_RATE,),
-    "training-003": (TRAINING_MODES,),
-    "training-005": (REGIME_BUSY_RATE, REGIME_RATE,),
-    "training-006": (SPLIT_OPERATORS, TRAINING_MODES,),
-    "training-007": (SPLIT_OPERATORS,),
-    "training-009": (SPLIT_OPERATORS,),
-    "training-010": (REGIME_BUSY_RATE,),
-    "training-011": (REGIME_BUSY_RATE, TRAINING_MODES,),
-    "training-012": (REGIME_BUSY_RATE, REGIME_RATE,),
-    "training-013": (SPLIT_OPERATORS,),
-    "training-014": (SPLIT_OPERATORS,),
-    "training-015": (SPLIT_OPERATORS,),
-    "training-016": (SPLIT_OPERATORS, TRAINING_MODES,),
-    "training-019": (REGIME_BUSY_RATE,),
-    "training-022": (SPLIT_OPERATORS,),
-    "training-024": (REGIME_BUSY_RATE, SPLIT_OPERATORS,),
-    "training-025": (SPLIT_OPERATORS,),
-    "training-026": (SPLIT_OPERATORS,),
-    "training-027": (TRAINING_MODES,),
-    "training-029": (REGIME_RATE, TRAINING_MODES,),
-    "training-031": (TRAINING_MODES,),
-    "training-034": (SPLIT_OPERATORS,),
-    "training-035": (TRAINING_MODES,),
-    "training-038": (REGIME_BUSY_RATE,),
-    "training-040": (SPLIT_OPERATORS,),
-    "training-043": (REGIME_BUSY_RATE,),
-    "training-044": (SPLIT_OPERATORS,),
-    "training-045": (SPLIT_OPERATORS,),
-    "training-046": (SPLIT_OPERATORS,),
-    "training-047": (SPLIT_OPERATORS,),
-    "training-048": (REGIME_BUSY_RATE,),
-    "training-049": (REGIME_BUSY_RATE, REGIME_RATE,),
-    "training-051": (REGIME_BUSY_RATE, SPLIT_OPERATORS,),
-    "training-052": (SPLIT_OPERATORS,),
-    "training-053": (SPLIT_OPERATORS,),
-    "training-054": (REGIME_BUSY_RATE,),
-    "training-057": (REGIME_RATE,),
-    "training-059": (SPLIT_OPERATORS,),
-    "training-062": (REGIME_BUSY_RATE, REGIME_RATE,),
-    "training-064": (SPLIT_OPERATORS,),
-    "training-065": (SPLIT_OPERATORS,),
-    "training-066": (REGIME_BUSY_RATE,),
-    "training-068": (SPLIT_OPERATORS,),
-    "training-071": (REGIME_BUSY_RATE,),
-    "training-072": (REGIME_BUSY_RATE,),
-    "training-075": (REGIME_RATE,),
-    "training-076": (SPLIT_OPERATORS, TRAINING_MODES,),
-    "training-078": (SPLIT_OPERATORS,),
-}
+STRICT_KNOWN: dict[str, tuple[str, ...]] = {}
 for _view, _reasons in STRICT_KNOWN.items():
     KNOWN[_view] = (*KNOWN.get(_view, ()), *_reasons)
-
 
 
 # -- the checkers, on hand-made pages ------------------------------------------------------------------------

@@ -68,6 +68,9 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     lo = float(frame["intensity"].min()) / 2 if len(frame) else 0.1
     hi = float(frame["intensity"].max()) * 2 if len(frame) else 100.0
     roofs = roof_frame(ceilings, lo, hi)
+    curves = {str(p["series"]) for p in points if p.get("series")}
+    if len(curves) == 1:  # one curve's roofline: its ceilings are the ones its steps, and its words, are read under
+        roofs["curve"] = curves.pop()
     x = alt.X("intensity:Q", title="arithmetic intensity (flop per byte counted)", scale=alt.Scale(type="log"),
               axis=alt.Axis(format="~g"))
     y = alt.Y("rate:Q", title="achieved FLOP/s (whole step)", scale=alt.Scale(type="log"),
@@ -78,7 +81,8 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     regimes = [r for r in REGIME_COLORS if len(frame) and r in set(frame["regime"])]
     color = alt.Color("regime:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=LEGEND_LABEL_LIMIT),
                       scale=alt.Scale(domain=regimes, range=[REGIME_COLORS[r] for r in regimes]))
-    tooltip = [alt.Tooltip("x:Q", title=x_title, format=","), alt.Tooltip("regime:N"),
+    named = [alt.Tooltip("series:N", title="curve")] if "series" in frame else []
+    tooltip = [*named, alt.Tooltip("x:Q", title=x_title, format=","), alt.Tooltip("regime:N"),
                alt.Tooltip("intensity:Q", title="flop per byte", format=".3~g"),
                alt.Tooltip("rate:Q", title="FLOP/s", format=".3~s")]
     # a step the cost model predicted is drawn hollow, as on the curve chart: nobody recorded it

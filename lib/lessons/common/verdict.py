@@ -169,10 +169,11 @@ def split_sentence(row: Mapping[str, Any], label: str, ceilings: Ceilings | None
 
 
 def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, over: str,
-                  current: Any = None) -> list[dict[str, Any]]:
+                  current: Any = None, series: str | None = None) -> list[dict[str, Any]]:
     """A curve's steps as roofline points: flop per byte (x), FLOP/s over the whole timed step (y),
-    the regime (its name, 'not decided' where the ceilings cannot tell), the point the slider picks and
-    whether the cost model predicted it."""
+    the regime (its name, 'not decided' where the ceilings cannot tell), the point the slider picks,
+    whether the cost model predicted it and (`series`) the curve's legend name, whose steps they are
+    (what the regime words of that curve quote)."""
     out = []
     for row in rows:
         if not (is_ok(row) and row.get("flops") and row.get("bytes")):
@@ -182,7 +183,7 @@ def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, 
                     "rate": float(row["flops"]) / float(row["median_s"]),
                     "regime": v.regime.value if v and v.regime else UNDECIDED, "current": row.get(over) == current,
                     # drawn hollow: a step nobody recorded, its place the cost model's (as on the curve chart)
-                    "predicted": row.get("origin") == Origin.PREDICTED})
+                    "predicted": row.get("origin") == Origin.PREDICTED, **({"series": series} if series else {})})
     return out
 
 

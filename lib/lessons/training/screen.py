@@ -228,5 +228,6 @@ def roofline(screen: Screen, view: T.View) -> list[Row]:
     """The GPU curve's steps on its roofline (empty without a recorded GPU's ceilings)."""
     if screen.ceilings is None or not screen.gpu_label:
         return []
-    return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current)
+    return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current,
+                         series=screen.gpu_label)
 
