@@ -38,6 +38,9 @@ DEPTHS = list(MLP.axes[MLP.depth].steps)
 GRID_DATASET = 65536  # at least every batch: each batch size is its own step; other dataset sizes are derived
 DEFAULTS = {k: MLP.default(k) for k in MLP.axes}  # the Training page's
 DEFAULT_SWEEPS = {k: list(v) for k, v in MLP.recorded_sweeps.items()}
+# A data pipeline row takes 2-3 s on a GPU host (an epoch per repeat, worker processes started): saved
+# every 10 rows, a call cut off by its time limit loses under half a minute, not the 2 minutes of 50.
+PIPELINE_SAVE_EVERY = 10
 
 
 def over(name: str, values) -> list[str]:
@@ -154,16 +157,16 @@ JOBS: list[Job] = [
     Job("pipeline_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 1, 2, 4]),
                             *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 512, 1024, 2048]),
                             *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="images"),
-                            "--budget", "0.2"], "cpu,cuda", small_server=True),
+                            "--budget", "0.2"], "cpu,cuda", small_server=True, save_every=PIPELINE_SAVE_EVERY),
     Job("pipeline_tensors", ["sweep", "dataloader", *over("model", ["linear", "mlp"]),
                              *over("dataset_size", [256, 512, 1024, 2048]),
                              *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="tensors"),
-                             "--budget", "0.2"], "cpu,cuda", small_server=True),
+                             "--budget", "0.2"], "cpu,cuda", small_server=True, save_every=PIPELINE_SAVE_EVERY),
     # ... a coarse subset of the images grid (a first pass on a GPU with none of it: 2 of each switch)
     Job("pipeline_coarse_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 2]),
                                    *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 2048]),
                                    *over("batch_size", [8, 64, 512]), *sets(source="images"), "--budget", "0.2"],
-        "cpu,cuda", gpu_only=True),
+        "cpu,cuda", gpu_only=True, save_every=PIPELINE_SAVE_EVERY),
     # Jacobian (seed 004): every method x val; the loop stops where one call takes minutes.
     Job("jacobian", ["sweep", "jacobian", *over("method", ["vectorize", "vmap_jacrev", "vmap_jacfwd"]),
                      *over("val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]), "--budget", "0.3",

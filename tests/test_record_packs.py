@@ -62,6 +62,12 @@ def test_a_compile_job_saves_every_point(record_packs, monkeypatch, capsys):
     assert all("--save-every 50 " in line for line in listed(record_packs, monkeypatch, capsys, "--jobs", "training_gpu"))
 
 
+def test_the_data_pipeline_jobs_save_often_so_a_cut_off_call_keeps_its_rows(record_packs, monkeypatch, capsys):
+    lines = listed(record_packs, monkeypatch, capsys, "--jobs", "pipeline_")
+    assert len(lines) == 3 and all(f"--save-every {record_packs.PIPELINE_SAVE_EVERY} " in line for line in lines)
+    assert record_packs.PIPELINE_SAVE_EVERY <= 10
+
+
 def test_the_stream_job_reaches_the_bandwidth_plateau_on_both_devices(record_packs, monkeypatch, capsys):
     (line,) = listed(record_packs, monkeypatch, capsys, "--jobs", "stream", "--memory-cap-gb", "60")
     sizes = [int(s) for s in line.split("--over size=")[1].split()[0].split(",")]
