@@ -98,6 +98,9 @@ class Mode:
 DEFAULT = "eager"
 COMPILED_CALLS = 3.0  # forward, backward and update each enter compiled code through their guards
 _COMPILE_RECORDING = {"widths": (64, 1024), "batches": (1, 64, 4096, 65536), "save_every": 1}
+# ... and at depths 1 and 12 on the same points: Inductor's kernels per layer are the cost model's guess
+# at other depths until a second depth is recorded (docs/cost_model_holdout.txt: depth-out missed ×3-7)
+_COMPILE_DEPTHS = {**_COMPILE_RECORDING, "depths": (1, 12)}
 MODES = (
     Mode("eager", "eager PyTorch", "eager PyTorch", Kernels.EAGER, Issue(python_step=1.0, ops_per_kernel=1.0),
          cpu_curve=True, live=True, timelines=True),
@@ -114,11 +117,12 @@ MODES = (
                      Recording("graph_d1_12", depths=(1, 12), every=2, profile=True))),
     Mode("compile", "torch.compile", "torch.compile in its default mode; the compile is paid in the first call",
          Kernels.INDUCTOR, Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS), compile="default",
-         recordings=(Recording("compile", **_COMPILE_RECORDING),)),
+         recordings=(Recording("compile", **_COMPILE_RECORDING), Recording("compile_d1_12", **_COMPILE_DEPTHS))),
     Mode("compile_reduce_overhead", "torch.compile (reduce-overhead)",
          "torch.compile's reduce-overhead mode, which replays its kernels from CUDA graphs", Kernels.INDUCTOR,
          Issue(calls=COMPILED_CALLS, replays=COMPILED_CALLS), graphed=True, compile="reduce-overhead",
-         recordings=(Recording("compile_reduce_overhead", **_COMPILE_RECORDING),)),
+         recordings=(Recording("compile_reduce_overhead", **_COMPILE_RECORDING),
+                     Recording("compile_reduce_overhead_d1_12", **_COMPILE_DEPTHS))),
     Mode("compile_max_autotune", "torch.compile (max-autotune)",
          "torch.compile's max-autotune-no-cudagraphs mode", Kernels.INDUCTOR,
          Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS), compile="max-autotune-no-cudagraphs",
