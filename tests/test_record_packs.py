@@ -54,9 +54,11 @@ def test_the_default_sweeps_are_the_shipped_packs_one_dimensional_sweeps(record_
 
 
 def test_a_compile_job_saves_every_point(record_packs, monkeypatch, capsys):
-    compiled = [m.value for m in MODES if m.compile]  # each compile mode's record: one grid, saved every point
+    # each compile mode's records (depth 3; the default and reduce-overhead also at depths 1 and 12), saved every point
+    compiled = [m.value for m in MODES if m.compile for _ in m.recordings]
     lines = listed(record_packs, monkeypatch, capsys, "--jobs", "training_compile")
-    assert len(lines) == len(compiled) >= 3 and all("--save-every 1 " in line for line in lines)
+    assert len(lines) == len(compiled) >= 5 and all("--save-every 1 " in line for line in lines)
+    assert sum("--over depth=1,12 " in line for line in lines) == 2
     lines = listed(record_packs, monkeypatch, capsys, "--jobs", "training_compile", "--exclude", "training_compile_max")
     assert [line.split("mode=")[1].split()[0] for line in lines] == [m for m in compiled if "max" not in m]
     assert all("--save-every 50 " in line for line in listed(record_packs, monkeypatch, capsys, "--jobs", "training_gpu"))
