@@ -44,13 +44,6 @@ STRICT_KNOWN: dict[str, tuple[str, ...]] = {}
 for _view, _reasons in STRICT_KNOWN.items():
     KNOWN[_view] = (*KNOWN.get(_view, ()), *_reasons)
 
-# Found when the H100's data pipeline grid was recorded to its end (2026-11-24): a view that had no GPU rows now
-# reaches the device sentence's 'less than the spread of the repeats' branch.
-PIPELINE_IQR = ("Data pipeline's device sentence quotes 'IQR up to 15.1 ms', the larger of the two rows' IQRs, which the "
-                "chart draws only as an error bar's length, not as a value (lib/lessons/data_pipeline/view.py "
-                "device_sentence: fix the words or the checker)")
-KNOWN["data_pipeline-014"] = (*KNOWN.get("data_pipeline-014", ()), PIPELINE_IQR)
-
 
 # -- the checkers, on hand-made pages ------------------------------------------------------------------------
 

@@ -153,7 +153,7 @@ def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_
     times = f"{fmt_s(c)} per epoch on the CPU, {fmt_s(g)} on the GPU"
     if gap < within or abs(c - g) <= spread:
         how = ("by under 1%" if gap < 0.01 else f"by only {pct(gap)}" if gap < within
-               else f"by {pct(gap)}, less than the spread of the repeats (IQR up to {fmt_s(spread)})")
+               else f"by {pct(gap)}, less than the spread of the repeats (the error bars)")
         if shares and min(c_share, g_share) >= MOSTLY:
             return (f"With the {source}, **the device does not matter**: {shares}, and the two epochs differ {how} "
                     f"({times}).")
