@@ -46,3 +46,14 @@ def test_homes_cuda_graph_words_quote_only_what_its_chart_draws(gpu):
     assert any(r.get("band_lo") is not None for r in chart.rows)
     caption = " ".join(str(c.value) for c in at.caption)
     assert all(day in strings for day in re.findall(r"\d{4}-\d{2}-\d{2}", caption)), caption
+
+
+def test_homes_pointer_to_the_training_page_names_an_expander_that_is_there():
+    """Home said "The Training page's “How the step runs” compares every mode": that is the mode radio's label,
+    and the comparison is in an expander of another name. The name Home quotes must be one the page shows."""
+    at = open_page("pages/home.py", {"gpu": "nvidia-h200"})
+    text = next(str(m.value) for m in at.markdown if "The Training page's “" in str(m.value))
+    named = re.search(r"The Training page's “([^”]+)”", text).group(1)
+    training = open_page("pages/training.py", {"gpu": "nvidia-h200"})
+    assert not training.exception, [e.value for e in training.exception]
+    assert named in [str(e.label) for e in training.expander], (named, [str(e.label) for e in training.expander])

@@ -59,7 +59,7 @@ def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height
     modes = modes_view(view, gpu, screen)
     if modes is None:
         return
-    with st.expander("How each way of running the step moves the crossover", expanded=False):
+    with st.expander(T.MODES_TITLE, expanded=False):
         chart = curve_chart(modes.rows(), view.over, x_title=view.axis.label, ticks=view.axis.steps[::4], height=height)
         st.vega_lite_chart(chart.to_arrow_spec(), width="stretch")
         for line in modes.lines:

@@ -253,7 +253,7 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
                  if graph["recorded_on"] != eager["recorded_on"] else "")
         said = said + (f" At {chart.setting} {fmt_value(batch)} it takes {fmt_s(g)} {each} against {fmt_s(e)} "
                        f"eager{apart}: {fmt_ratio(e / g)} as fast.")
-    return said + " The Training page's “How the step runs” compares every mode."
+    return said + f" The Training page's “{T.MODES_TITLE}” compares every mode."
 
 
 def _graphed(eager: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any] | None:

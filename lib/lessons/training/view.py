@@ -37,6 +37,8 @@ MLP_FAMILY = FAMILIES[0]  # the default family
 BY_NAME = {f.name: f for f in FAMILIES}  # a family by its workload's name (the page's URL says it)
 MLP = MLP_FAMILY.workload
 MODES = execution.VALUES  # in the lesson's order: the records' (lib.workloads.execution.MODES)
+# The expander that compares the modes (ui.step_story); Home points at it by this name
+MODES_TITLE = "How each way of running the step moves the crossover"
 LIVE_MODES = tuple(m.value for m in execution.MODES if m.live)  # what a live GPU on this server runs
 COMPILED_MODES = tuple(m.value for m in execution.MODES if m.compile)
 
