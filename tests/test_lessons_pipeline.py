@@ -85,6 +85,23 @@ def test_the_recorded_side_is_one_machine_the_sidebars_first():
     assert feeds.has_recorded_sweeps([chosen]) and not feeds.has_recorded_sweeps([pack([])])
 
 
+def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_with_that_packs_day():
+    """A server with no GPU, the H200 chosen, 4 workers: the H200's tensors sweep (2026-11-21) was found first, its
+    images feed was empty, and the page said 'DataLoader over images: nothing was timed' while the H200's images
+    grid of another day (2026-11-24) held the view. Each feed now comes from the machine's first pack holding it."""
+    tensors_only = pack([r for r in machine_rows() if r["source"] == "tensors"], "/p/h200.json")
+    images_grid = {**pack([r for r in machine_rows() if r["source"] == "images"], "/p/h200_images.json"),
+                   "machine": {**MACHINE, "date": "2026-11-24"}}
+    sidebar = ("/p/h200.json", "/p/h200_images.json")
+    found, recorded = feeds.find_recorded([tensors_only, images_grid], sidebar, VIEW)
+    assert found is images_grid  # the images feed's pack: the page's subject
+    assert recorded.packs == {"images": images_grid, "tensors": tensors_only}
+    assert {r["source"] for r in recorded["images"]} == {"images"} and recorded["tensors"]
+    on = feeds.screen(VIEW, [], found, recorded)
+    series = {feed: {r["series"] for r in on.rows_of[feed]} for feed in ("images", "tensors")}
+    assert all("2026-11-24" in s for s in series["images"]) and all("2026-11-21" in s for s in series["tensors"])
+
+
 def screen(rows=None, gpu_live=False):
     view = feeds.View(SETTINGS, "batch_size", gpu_live=gpu_live)
     found, recorded = feeds.find_recorded([pack(machine_rows() if rows is None else rows)], (), view)

@@ -101,21 +101,47 @@ def measure_label(view: View, devices: Sequence[str]) -> str:
             + settings_words(view.params()["images"], skip=(view.over,)))
 
 
+class FeedRows(dict):
+    """The recorded rows per feed ('images', 'tensors'), and `packs`: the pack each feed's rows came from. The two
+    feeds may come from two packs of the same machine (a grid over images recorded on another day than the
+    tensors), so each feed's curves carry their own pack's machine and date."""
+
+    def __init__(self, rows: Mapping[str, list[dict[str, Any]]], packs: Mapping[str, dict[str, Any] | None]):
+        super().__init__(rows)
+        self.packs = dict(packs)
+
+
 def find_recorded(packs: Sequence[dict[str, Any]], preferred: Iterable[str], view: View
-                  ) -> tuple[dict[str, Any] | None, dict[str, list[dict[str, Any]]]]:
-    """The pack whose CPU and GPU rows match this view (the sidebar's packs first, then any), and its
-    rows per feed: the CPU and the first GPU of that one machine. Nothing when the GPU is live."""
-    empty: dict[str, list[dict[str, Any]]] = {feed: [] for feed in SOURCES}
+                  ) -> tuple[dict[str, Any] | None, FeedRows]:
+    """The recorded side of this view, and its rows per feed: the CPU and the first GPU of one machine.
+    The sidebar's machine first, feed by feed over its packs (the first pack holding GPU rows of that feed:
+    the images grid of one day and the tensors sweep of another both count); where none of its packs holds
+    the view, the first other pack that does (one pack). The pack returned is the images feed's, else the
+    tensors'. Nothing when the GPU is live."""
+    empty = FeedRows({feed: [] for feed in SOURCES}, {feed: None for feed in SOURCES})
     if view.gpu_live:
         return None, empty
     preferred = set(preferred)
     params = view.params()
-    for pack in sorted(packs, key=lambda p: 0 if p["path"] in preferred else 1):
-        found = {feed: matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
-                 for feed in SOURCES}
-        if any(is_cuda(str(r["device"])) for rows in found.values() for r in rows):
-            return pack, {feed: cpu_and_first_gpu(rows) for feed, rows in found.items()}
-    return None, empty
+
+    def match(pack: dict[str, Any], feed: str) -> list[dict[str, Any]]:
+        return matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
+
+    def has_gpu(rows: Iterable[dict[str, Any]]) -> bool:
+        return any(is_cuda(str(r["device"])) for r in rows)
+
+    mine = {feed: next(((p, rows) for p in packs if p["path"] in preferred
+                        for rows in [match(p, feed)] if has_gpu(rows)), (None, [])) for feed in SOURCES}
+    if not any(pack for pack, _ in mine.values()):
+        other = next(((p, found) for p in packs if p["path"] not in preferred
+                      for found in [{feed: match(p, feed) for feed in SOURCES}]
+                      if any(has_gpu(rows) for rows in found.values())), None)
+        if other is None:
+            return None, empty
+        mine = {feed: (other[0], rows) for feed, rows in other[1].items()}
+    found = FeedRows({feed: cpu_and_first_gpu(rows) for feed, (_, rows) in mine.items()},
+                     {feed: pack for feed, (pack, _) in mine.items()})
+    return found.packs["images"] or found.packs["tensors"], found
 
 
 def cpu_and_first_gpu(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -172,7 +198,9 @@ class Screen:
 def screen(view: View, live: Sequence[dict[str, Any]], pack: dict[str, Any] | None,
            recorded: dict[str, list[dict[str, Any]]]) -> Screen:
     machine = machine_text(pack["machine"]) if pack else None
-    rows_of = {feed: onscreen.labelled([r for r in live if r.get("source") == feed], recorded[feed], (), machine)
+    packs = getattr(recorded, "packs", {})  # each feed labelled with its own pack's machine and date
+    rows_of = {feed: onscreen.labelled([r for r in live if r.get("source") == feed], recorded[feed], (),
+                                       machine_text(packs[feed]["machine"]) if packs.get(feed) else machine)
                for feed in SOURCES}
     return Screen(view, rows_of, pack, recorded)
 
