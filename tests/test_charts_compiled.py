@@ -89,3 +89,16 @@ def test_views_of_one_shape_share_a_spec_and_a_new_unit_is_a_new_shape():
     spec = curve_chart(in_seconds, "batch_size", ticks=[1, 8, 64]).to_dict()
     assert _curve_spec.cache_info().misses == mid.misses + 1
     assert any(layer["encoding"].get("y", {}).get("title") == "time per epoch (s)" for layer in spec["layer"])
+
+
+def test_the_line_style_legend_is_drawn_only_when_the_chart_mixes_styles():
+    """Home drew a one-line legend, "measured or recorded", above a chart of recorded curves only: it told
+    nothing. A chart with a predicted stretch keeps the legend that tells the dashed line apart."""
+    def dash_legend(spec):
+        return [layer["encoding"]["strokeDash"].get("legend") for layer in spec["layer"]
+                if "strokeDash" in layer.get("encoding", {})]
+
+    mixed = curve_chart(curve_rows(), "batch_size").to_dict()
+    assert [legend is not None and "predicted (band: its error)" in legend["labelExpr"] for legend in dash_legend(mixed)] == [True]
+    recorded = [r for r in curve_rows() if r["origin"] != "predicted"]
+    assert dash_legend(curve_chart(recorded, "batch_size").to_dict()) == [None]

@@ -154,6 +154,10 @@ def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
     styles = list(shape.styles)
     # Vega sets two legends below a plot side by side, past a phone's edge: the line styles go above it
     dash_orient = "top" if shape.legend == "bottom" else shape.legend
+    # A legend of one line style tells nothing (Home's curves are all recorded): only a mix of styles gets one
+    dash_legend = (alt.Legend(orient=dash_orient, direction="vertical",
+                              labelExpr="datum.label == 'predicted' ? 'predicted (band: its error)' : 'measured or recorded'")
+                   if len(styles) > 1 else None)
 
     def chart(name: str) -> alt.Chart:
         return alt.Chart(alt.NamedData(name=name))
@@ -166,9 +170,7 @@ def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
         "segments": lambda: chart("segments").mark_line(strokeWidth=2).encode(
             x=x_enc(), y=y_enc(), color=color, detail="seg:N",
             strokeDash=alt.StrokeDash("style:N", title=None, scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
-                                      legend=alt.Legend(orient=dash_orient, direction="vertical",
-                                                        labelExpr="datum.label == 'predicted' ? "
-                                                        "'predicted (band: its error)' : 'measured or recorded'"))),
+                                      legend=dash_legend)),
         "solid": lambda: chart("solid").mark_point(size=55, filled=True, opacity=1).encode(
             x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
         "hollow": lambda: chart("hollow").mark_point(size=55, filled=False, strokeWidth=2).encode(
