@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from test_browser import SHOTS
 from test_browser_roofline import VIEW
-from test_browser_timeline import EXPANDER, quiet
-from test_browser_views import CHART, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
+from test_browser_timeline import opened_expander, quiet
+from test_browser_views import CHART, TIMEOUT_MS, app_url, browser  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 # the bars chart: its plot's width, its bars, the words under them, how far any text runs past the chart
@@ -28,17 +28,8 @@ MEASURE = """el => ({
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_each_modes_bar_says_where_its_time_came_from_in_whole_lines(browser, app_url, size):  # noqa: F811
-    width, height = {"desktop": (1366, 768), "phone": (390, 844)}[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    warnings: list[str] = []
-    try:
-        page = context.new_page()
-        page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
-        page.goto(f"{app_url}/{VIEW}")
-        settle(page)
-        before = quiet(page, warnings)
-        expander = page.locator(EXPANDER).filter(has_text="How each way of running the step")
-        expander.locator("summary").click()
+    with opened_expander(browser, app_url, VIEW, size, "How each way of running the step") as (page, expander,
+                                                                                       warnings, before):
         bars = expander.locator(CHART).nth(1)
         bars.scroll_into_view_if_needed()
         bars.locator("svg g.mark-rect path").first.wait_for(timeout=TIMEOUT_MS)
@@ -53,5 +44,3 @@ def test_each_modes_bar_says_where_its_time_came_from_in_whole_lines(browser, ap
         assert not [t for t in drawn["texts"] if t.endswith("…")], drawn["texts"]  # no line cut
         vega = [w for w in warnings[before:] if "Dropping" in w or "WARN" in w or "Infinite" in w]
         assert not vega, vega
-    finally:
-        context.close()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 from test_browser import SHOTS
-from test_browser_timeline import EXPANDER, quiet
-from test_browser_views import CHART, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
+from test_browser_timeline import opened_expander, quiet
+from test_browser_views import CHART, TIMEOUT_MS, app_url, browser  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 VIEW = "training?gpu=nvidia-h200&batch_size=4096&hidden_width=1024"
@@ -24,17 +24,8 @@ MEASURE = """el => ({
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_warning(browser, app_url, size):  # noqa: F811
-    width, height = {"desktop": (1366, 768), "phone": (390, 844)}[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    warnings: list[str] = []
-    try:
-        page = context.new_page()
-        page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
-        page.goto(f"{app_url}/{VIEW}")
-        settle(page)
-        before = quiet(page, warnings)  # the page's other charts' warnings are not this test's
-        expander = page.locator(EXPANDER).filter(has_text="Where one step's time went")
-        expander.locator("summary").click()
+    with opened_expander(browser, app_url, VIEW, size, "Where one step's time went") as (page, expander,
+                                                                                  warnings, before):
         roofline = expander.locator(CHART).filter(has_text="Each step under the GPU")
         roofline.locator("svg g.mark-symbol path").first.wait_for(timeout=TIMEOUT_MS)
         quiet(page, warnings)
@@ -47,5 +38,3 @@ def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_wa
         assert not [t for t in drawn["texts"] if t.endswith("…")], drawn["texts"]  # nor is the title cut
         vega = [w for w in warnings[before:] if "Dropping" in w or "WARN" in w or "Infinite" in w]
         assert not vega, vega
-    finally:
-        context.close()

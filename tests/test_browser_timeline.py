@@ -11,6 +11,8 @@ Uses Debian's chromium like tests/test_browser_views.py (its server and browser 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from test_browser import SHOTS
 from test_browser_views import CHART, IFRAME, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
@@ -48,6 +50,27 @@ def quiet(frame, warnings: list[str]) -> int:
         seen = len(warnings)
         frame.wait_for_timeout(1500)
     return seen
+
+
+@contextmanager
+def opened_expander(browser, app_url: str, view: str, size: str, title: str):  # noqa: F811 (the fixtures, passed in)
+    """A fresh context at `size` ('desktop', 'phone') on `view`, the expander whose label holds `title` opened.
+    Yields (page, expander, warnings, before): the console's warnings and errors, and how many there were
+    before the expander opened (the page's other charts' warnings are not the caller's)."""
+    width, height = {"desktop": (1366, 768), "phone": (390, 844)}[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    warnings: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
+        page.goto(f"{app_url}/{view}")
+        settle(page)
+        before = quiet(page, warnings)
+        expander = page.locator(EXPANDER).filter(has_text=title)
+        expander.locator("summary").click()
+        yield page, expander, warnings, before
+    finally:
+        context.close()
 
 
 def rows(bars: list[dict]) -> list[tuple[float, float]]:

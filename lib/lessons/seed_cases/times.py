@@ -91,7 +91,7 @@ def times_title(case: Case) -> str:
 
 
 def cold_sentence(case: Case, bars: Sequence[TimeBar]) -> str | None:
-    """The recording's first GPU call against a warm one, as drawn (the seed saw 0.55 s against 0.46 s)."""
+    """The recording's first GPU call against a warm one, as drawn, beside the seed's own (SEED_FIRST_CALL_S)."""
     first, warm = bar_of(bars, Where.RECORDED, Call.FIRST), bar_of(bars, Where.RECORDED, Call.GPU)
     if not (first and warm) or case.preset.reported_calls != 1:
         return None
@@ -99,7 +99,8 @@ def cold_sentence(case: Case, bars: Sequence[TimeBar]) -> str | None:
     return (f"On {case.machine} the GPU's first call of this experiment in the recording run took "
             f"{fmt_s(first.seconds)}, a warm one {fmt_s(warm.seconds)}"
             + (f", {fmt_ratio(ratio)} as long" if ratio >= 1.1 else "")
-            + " (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
+            + f" (the seed saw {SEED_FIRST_CALL_S[case.preset.name]:g} s against {case.preset.reported_gpu_s:g} s)."
+            " Only warm calls count in the ratio.")
 
 
 def live_cpu_sentence(case: Case, bars: Sequence[TimeBar], threads: int) -> str | None:
