@@ -17,23 +17,19 @@ import streamlit as st
 
 from lib.charts import speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
-from lib.charts.timeline import timeline_chart
 from lib.core.fmt import plural
-from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
-from lib.lessons.common.live import DEFAULT_CPU_THREADS, live_timeline, log_grid
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, log_grid
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
-from lib.lessons.training import words as W
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
-from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
 from ui.chart_cache import chart_spec
 from ui.downloads import download_buttons
-from ui.measure import cached_measurement, measure_sweep
+from ui.measure import measure_sweep
 from ui.sources import load_recorded, recorded_pack, source_for
-from ui.step_story import how_modes_move, where_time_went
+from ui.step_story import how_modes_move, step_timeline, where_time_went
 from ui.url_settings import UrlSettings
 
 NS = "training"
@@ -152,23 +148,7 @@ with words_box:
 # -- why ----------------------------------------------------------------------------------------------
 where_time_went(screen, view, gpu)
 
-with st.expander("See the bubble: one step on a timeline, the CPU thread against the GPU stream", expanded=False):
-    step_settings = work.resolve({**view.settings(), "mode": fixed["mode"]})
-    cpu_line = cached_measurement(  # behind the live gate, as the sweep: the same caps, budget and cancel
-        LiveRequest.of(live_timeline, work, step_settings, "cpu", num_threads=threads), label="one step's timeline")
-    recorded_line = find_timeline(load_timelines()[0], work.name, view.settings(), device_kind="cuda",
-                                  hardware=gpu.name if gpu else None,
-                                  keys=("batch_size", family.width, family.depth, "mode"), refused=True) if not source.live else None
-    for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
-                               (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
-        if entry and entry.get("steps"):
-            st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
-                                          title=name), width="stretch")
-            st.markdown(W.timeline_sentence(entry, name, timed))
-        elif entry and entry.get("message"):
-            st.caption(W.timeline_refused(entry, name))
-    if recorded_line is None:
-        st.caption(W.no_timeline(family))
+step_timeline(screen, view, gpu, source, threads, fixed["mode"])
 
 how_modes_move(screen, view, gpu, scaffold.chart_height(CHART_HEIGHT, first=False))
 

@@ -42,8 +42,15 @@ def in_process(tmp_path, monkeypatch):
 
 
 def test_the_timeline_expander_refuses_what_the_sweep_refuses_and_builds_nothing_there(in_process):
+    from ui.step_story import TIMELINE_KEY
+
     jobs, built = in_process
     at = open_page(PAGE, BIG)
+    assert not at.exception, [e.value for e in at.exception]
+    # closed, the expander runs nothing (issue 25: its live timeline was measured on every visit, for the few who open it)
+    assert "live_timeline" not in jobs, jobs
+    at.session_state[TIMELINE_KEY] = True  # the visitor opens it
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert "live_timeline" in jobs  # the page asked for it: the gate, not the page, said no
     big = [s for s in built["settings"] if s["batch_size"] == 16384 and s["hidden_width"] == 4096]

@@ -74,7 +74,11 @@ def test_a_predicted_time_is_never_called_recorded():
 
 def test_a_timeline_refused_at_recording_is_not_called_not_recorded():
     """A timeline at batch 65,536 / width 1,024 read 'not recorded' while its file holds the step, refused."""
+    from ui.step_story import TIMELINE_KEY
+
     at = visit("pages/training.py", {"batch_size": "65536", "hidden_width": "1024"})
+    at.session_state[TIMELINE_KEY] = True  # the expander opened: it runs only while open
+    at.run()
     text = page_text(at)
     assert "timeline was refused when it was recorded" in text
     assert "No GPU timeline was recorded at this point" not in text

@@ -1,7 +1,7 @@
-"""The Training page's "Where one step's time went": the split of the step at the slider's point (bars),
-what holds each curve's step back and what would move it (lib.lessons.common.verdict), and the GPU
-curve's steps on its measured roofline (lib.charts.roofline). Layout only: every number comes from
-the screen the page composed.
+"""The Training page's expanders about one step: "Where one step's time went" (the split of the step at the
+slider's point as bars, what holds each curve's step back and what would move it, lib.lessons.common.verdict,
+and the GPU curve's steps on its measured roofline, lib.charts.roofline), how each way of running the step
+moves the crossover, and the step's timeline. Layout only: every number comes from the screen the page composed.
 """
 
 from __future__ import annotations
@@ -12,12 +12,23 @@ import streamlit as st
 from lib.charts.provenance import curve_chart
 from lib.charts.roofline import roofline_chart
 from lib.charts.steps import mode_steps_chart, split_chart
+from lib.charts.timeline import timeline_chart
+from lib.core.request import LiveRequest
+from lib.core.rows import Origin
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
+from lib.lessons.common.live import live_timeline
 from lib.lessons.common.verdict import UNDECIDED
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
+from lib.lessons.training import words as W
 from lib.lessons.training.modes import modes_view
+from lib.recorded.sources import GpuSource
+from lib.recorded.timelines import find_timeline, load_timelines
 from ui.chart_cache import chart_spec
+from ui.measure import cached_measurement
+
+TIMELINE_TITLE = "See the bubble: one step on a timeline, the CPU thread against the GPU stream"
+TIMELINE_KEY = "training.bubble"  # its open state (st.session_state): a test or a script opens it with True
 
 PARTS = {f"part_{k}": v for k, v in SPLIT_PARTS.items()}
 
@@ -69,3 +80,31 @@ def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height
             st.vega_lite_chart(chart_spec(mode_steps_chart, modes.steps, list(modes.curves)), width="stretch")
         for line in modes.step_lines:
             st.markdown(f"- {line}")
+
+
+def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source: GpuSource, threads: int,
+                  mode: str) -> None:
+    """The expander: one step of this server's CPU (measured live) and of the recorded GPU on a timeline.
+    Run only while it is open (Streamlit's lazy expander): its live timeline took 0.3-0.9 s of the measuring
+    process, and two charts of the browser, on every visit to the page, for the few visitors who open it."""
+    box = st.expander(TIMELINE_TITLE, expanded=False, key=TIMELINE_KEY, on_change="rerun")
+    with box:
+        if not box.open:
+            return
+        family, work = view.family, view.family.workload
+        step_settings = work.resolve({**view.settings(), "mode": mode})
+        cpu_line = cached_measurement(  # behind the live gate, as the sweep: the same caps, budget and cancel
+            LiveRequest.of(live_timeline, work, step_settings, "cpu", num_threads=threads), label="one step's timeline")
+        recorded_line = find_timeline(load_timelines()[0], work.name, view.settings(), device_kind="cuda",
+                                      hardware=gpu.name if gpu else None, refused=True,
+                                      keys=("batch_size", family.width, family.depth, "mode")) if not source.live else None
+        for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
+                                   (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
+            if entry and entry.get("steps"):
+                st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
+                                              title=name), width="stretch")
+                st.markdown(W.timeline_sentence(entry, name, timed))
+            elif entry and entry.get("message"):
+                st.caption(W.timeline_refused(entry, name))
+        if recorded_line is None:
+            st.caption(W.no_timeline(family))
