@@ -291,17 +291,27 @@ def test_recorded_workers_beyond_the_cores_are_shown_from_the_recording_only(mon
     assert any("NVIDIA H200" in spec for spec in chart_specs(at))
 
 
-def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkeypatch):
+def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkeypatch, tmp_path):
     """Issue 23 (random views): with the H200 in the sidebar and a view only the H100 recorded, the note said
     'The GPU results chosen in the sidebar (NVIDIA H200, 2026-11-21 and 2026-11-23 and 2026-11-24) hold no
-    data-pipeline rows for this view': dates and a machine of which no row is on the page."""
+    data-pipeline rows for this view': dates and a machine of which no row is on the page.
+
+    The shipped packs as they were before the H200's grid was finished: every pack but the H200's later
+    pipeline packs (h200_pipeline_images_<day>), so its 2026-11-24 grid (560 of 896 rows) lacks the MLP with
+    workers, which the H100's grid holds."""
+    import shutil
+
     from random_views import read_view
     from test_truth_urls import visit
     from view_checks import dates_and_machines_on_chart
 
-    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs shipped in lib/recorded
+    shipped = ROOT / "lib" / "recorded"
+    later = shutil.ignore_patterns("h200_pipeline_images_*", "__pycache__", "*.py")
+    shutil.copytree(shipped, tmp_path / "recorded", ignore=later)
+    assert (tmp_path / "recorded" / "h200_pipeline_images.json.gz").exists()
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path / "recorded"))
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")  # the recorded side alone
-    # the MLP with 4 workers: the H100's grid holds it, the H200's (530 of 896 rows, 2026-11-24) does not yet
+    # the MLP with 4 workers: the H100's grid holds it, the H200's 2026-11-24 grid does not
     query = {"gpu": "nvidia-h200", "over": "dataset_size", "batch_size": "256", "dataset_size": "2048",
              "model": "mlp", "num_workers": "4", "pin_memory": "true"}
     at = visit(PAGE, query)
@@ -326,3 +336,29 @@ def test_the_chosen_gpus_images_grid_is_drawn_when_another_of_its_packs_holds_on
     assert "nothing was timed" not in text and "Nothing was measured" not in text, text[:400]
     assert "images · cuda:0 (recorded on NVIDIA H200, 2026-11-24)" in text
     assert any("images · cuda:0 (recorded on NVIDIA H200, 2026-11-24)" in spec for spec in chart_specs(at))
+
+
+def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
+    """The H200's grid recorded on 2026-11-27 (the MLP with workers): the GPU's bar of loading + compute, each timed on
+    its own, ran past the epoch the answer quotes (workers load the next batches while the main process trains), and
+    no mark drew that epoch. Now a tick draws it, the caption says why the bar is longer, and the bars say their day."""
+    from test_lessons_pipeline import shipped_rows
+    from test_truth_urls import visit
+
+    from lib.core.fmt import fmt_s
+    from lib.lessons.data_pipeline.view import WHOLE_EPOCH
+
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
+    monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")  # the recorded side alone
+    where = {"model": "mlp", "num_workers": 4, "pin_memory": True, "dataset_size": 2048, "batch_size": 256,
+             "source": "images", "machine": "NVIDIA H200 (2026-11-27)"}
+    (gpu,) = [r for r in shipped_rows(**where) if r["device"] == "cuda:0" and r.get("swept")]
+    assert gpu["median_s"] < gpu["phase_loading_s"] + gpu["phase_compute_s"]  # the case: phases overlap in the epoch
+    at = visit(PAGE, {"gpu": "nvidia-h200", "over": "dataset_size", "batch_size": "256", "dataset_size": "2048",
+                      "model": "mlp", "num_workers": "4", "pin_memory": "true"})
+    first = chart_specs(at)[0]
+    assert WHOLE_EPOCH in first and "images · cuda:0 (recorded on NVIDIA H200, 2026-11-27)" in first
+    text = page_text(at)
+    assert f"{fmt_s(gpu['median_s'])} on the GPU" in text  # the answer quotes the epoch the tick draws
+    assert f"the whole epoch ({fmt_s(gpu['median_s'])}) took less than loading and compute timed apart" in text
+    assert "No recording of the GPU chosen in the sidebar holds this view" not in text  # the H200's own rows now
