@@ -82,11 +82,15 @@ def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
     on = feeds.screen(view, live, pack, recorded)
     top.answer.markdown(pipeline_answer(on))
     bars = feeds.phase_bars(on)
+    box = chart_box.container()  # the chart and, where a bar runs past its epoch's tick, why
     scaffold.chart_or_why(
-        chart_box,
-        chart_spec(phase_chart, pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch") if bars else None,
+        box,
+        chart_spec(phase_chart, pd.DataFrame(bars), phases=lesson.PHASES, x_title="time of one epoch",
+                   total="median_s", total_label=lesson.WHOLE_EPOCH) if bars else None,
         f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below "
         "say why.")
+    if bars and (overlap := lesson.overlap_caption(bars)):
+        box.caption(overlap)
     return on, bars
 
 

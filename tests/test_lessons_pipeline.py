@@ -16,8 +16,9 @@ OTHER = GpuSource("recorded", "other", "Other GPU", pack_paths=("/p/other.json",
 
 
 def row(device, feed, batch, median, loading=None, compute=None, **extra):
+    # recorded as SETTINGS asks: pinned memory on where the DataLoader copies images to a GPU (tensors never pin)
     r = {"workload": "dataloader", "device": device, "source": feed, "batch_size": batch, "dataset_size": 256,
-         "model": "linear", "num_workers": 0, "pin_memory": False, "swept": "batch_size", "median_s": median,
+         "model": "linear", "num_workers": 0, "pin_memory": feed == "images", "swept": "batch_size", "median_s": median,
          "iqr_s": median / 50, "repeats": 5, "status": "ok", "message": ""}
     if loading is not None:
         r.update(phase_loading_s=loading, phase_compute_s=compute)
@@ -152,10 +153,10 @@ def test_missing_note_and_the_recorded_sweeps_offered_instead():
     assert feeds.missing_note(screen(), packs) is None
     ((label, query),) = feeds.recorded_offers(packs, VIEW)
     assert label == ("Show the sweep over batch size (dataset size 256; Linear 784→10 (seed 001); 2 workers; "
-                     "pinned memory off)")
-    assert query == {"over": "batch_size", "model": "linear", "num_workers": 2, "pin_memory": False,
+                     "pinned memory on)")
+    assert query == {"over": "batch_size", "model": "linear", "num_workers": 2, "pin_memory": True,
                      "batch_size": 64, "dataset_size": 256}
-    now = feeds.View({**SETTINGS, "num_workers": 2, "pin_memory": False}, "batch_size", gpu_live=False)
+    now = feeds.View({**SETTINGS, "num_workers": 2, "pin_memory": True}, "batch_size", gpu_live=False)
     assert feeds.recorded_offers(packs, now) == []  # the view on screen is not offered
     assert feeds.recorded_offers([pack(machine_rows(dataset_size=999))], VIEW) == []  # not a slider step
 
@@ -213,3 +214,31 @@ def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pa
         assert abs(sum(bar[k] for k in pipeline.PHASES) - r["median_s"]) < 1e-12
     bars = feeds.phase_bars(screen())
     assert all("phase_rest_s" in b for b in bars)
+
+
+def test_the_overlap_caption_says_why_a_bar_runs_past_its_epoch():
+    from lib.lessons.data_pipeline.view import overlap_caption
+
+    cpu = {**row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013), "series": "images · cpu"}
+    gpu = {**row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4),
+           "series": "images · cuda:0"}
+    assert overlap_caption([cpu]) is None  # its bar ends at its epoch: nothing to explain
+    text = overlap_caption([cpu, gpu])
+    assert text.startswith("The dark tick on each bar is its whole epoch")
+    assert "images · cuda:0: the whole epoch (58.5 ms) took less than loading and compute timed apart (92.5 ms)" in text
+    assert "the worker processes decode the next batches" in text and "images · cpu" not in text
+
+
+def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
+    """On a server without a GPU the switch 'Page-locked memory' drew the unpinned recording whatever it said: the
+    recorded side was matched with the live CPU's settings, which drop pinning (there is no GPU here to copy to)."""
+    pinned = machine_rows()
+    unpinned = [{**r, "pin_memory": False, "median_s": r["median_s"] * 3} for r in pinned if r["source"] == "images"]
+    pack = {"schema_version": 1, "machine": MACHINE, "rows": pinned + unpinned, "path": "/p/h200.json"}
+    for pin, rows in ((True, pinned), (False, unpinned)):
+        view = feeds.View({**SETTINGS, "pin_memory": pin}, "batch_size", gpu_live=False)
+        assert view.params()["images"]["pin_memory"] is False  # the live CPU: still measured without pinning
+        _, found = feeds.find_recorded([pack], H200.pack_paths, view)
+        assert found["images"] and all(r["pin_memory"] is pin for r in found["images"])
+        assert sorted(r["median_s"] for r in found["images"]) == sorted(
+            r["median_s"] for r in rows if r["source"] == "images" and r["device"] in ("cpu", "cuda:0"))

@@ -38,6 +38,7 @@ from lib.core.rows import Status
 # Horizontal bars carry their names above them, inside the plot (not left of it): a phone keeps the
 # plot's whole width for the bars and a name as long as 'cuda:0 (recorded on NVIDIA H200, …)'.
 BAR_PX, BAR_STEP = 16, 46
+TOTAL_COLOR = "#222222"  # the tick of a phase bar's whole time: darker than every phase
 
 
 def bar_axis() -> alt.Axis:
@@ -239,10 +240,18 @@ def phase_chart(
     phases: dict[str, str] | None = None,
     title: str | None = None,
     x_title: str = "time of one step",
-) -> alt.Chart:
-    """Where one step's time went, a stacked horizontal bar per series."""
+    total: str | None = None,
+    total_label: str = "the whole, timed as one",
+) -> alt.Chart | alt.LayerChart:
+    """Where one step's time went, a stacked horizontal bar per series. With `total` (a column: the whole
+    step's own time), a dark tick marks it on each bar: phases timed apart can overlap in the whole (workers
+    loading the next batch while the main process trains), so a bar may end past the time its words quote,
+    and the tick draws that time."""
     long = phase_frame(frame, series=series, phases=phases)
-    scale, unit = time_unit(long.groupby(series)["seconds"].sum()) if not long.empty else (1.0, "s")
+    totals = (frame[[series, total]].dropna().rename(columns={series: "series", total: "t"})
+              if total and total in frame and not frame.empty else pd.DataFrame(columns=["series", "t"]))
+    sums = long.groupby(series)["seconds"].sum() if not long.empty else pd.Series(dtype=float)
+    scale, unit = time_unit(pd.concat([sums, totals["t"].astype(float)])) if len(sums) or len(totals) else (1.0, "s")
     plot = pd.DataFrame({
         "series": long[series].astype(str) if not long.empty else [],
         "phase": long["phase"] if not long.empty else [],
@@ -264,8 +273,23 @@ def phase_chart(
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
                  alt.Tooltip("t:Q", title=unit, format=".4~g")],
-    ).properties(height=BAR_STEP * max(1, len(set(plot["series"]))), autosize=FIT_X)  # a band per bar: a
-    # fixed total height squeezed the bars under the legend, and an alt.Step one makes Vega drop its fit-y
+    )
+    if not totals.empty and not plot.empty:
+        ticks = pd.DataFrame({"series": totals["series"].astype(str), "phase": total_label,
+                              "t": totals["t"].astype(float) / scale})
+        domain, colors = [*domain, total_label], [*colors, TOTAL_COLOR] if colors else None
+        scale_ = alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain)
+        chart = chart.encode(color=alt.Color("phase:N", title=None, scale=scale_, legend=legend(domain)))
+        tick = alt.Chart(ticks).mark_tick(thickness=3, size=BAR_PX + 10).encode(
+            y=alt.Y("series:N", title=None, sort=_series_sort(plot, "series")),
+            x=alt.X("t:Q", stack=None),
+            color=alt.Color("phase:N", title=None, scale=scale_, legend=legend(domain)),
+            tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
+                     alt.Tooltip("t:Q", title=unit, format=".4~g")])
+        chart = alt.layer(chart, tick)
+    # a band per bar: a fixed total height squeezed the bars under the legend, and an alt.Step one makes Vega
+    # drop its fit-y
+    chart = chart.properties(height=BAR_STEP * max(1, len(set(plot["series"]))), autosize=FIT_X)
     return chart.properties(title=title) if title else chart
 
 

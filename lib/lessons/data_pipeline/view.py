@@ -28,6 +28,8 @@ PHASES = {
     "phase_compute_s": "compute (forward, backward, update)",
     "phase_rest_s": "the rest of the epoch (in neither phase, e.g. adding up its loss)",
 }
+# the tick on each phase bar: the epoch the words quote, timed as one (its phases, timed apart, may overlap in it)
+WHOLE_EPOCH = "the whole epoch, timed as one"
 SOURCES = {
     "images": "DataLoader over images",
     "tensors": "tensors already on the device",
@@ -251,6 +253,20 @@ def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
                 f"compute timed apart ({fmt_s(parts)}): work that is in neither phase, such as adding up the "
                 "epoch's loss.")
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
+
+
+def overlap_caption(bars: Sequence[dict[str, Any]]) -> str | None:
+    """Under the phase chart, when a bar runs past its tick (the whole epoch the answer quotes): why a bar of
+    loading and compute, each timed on its own, can be longer than the epoch. None when no bar does."""
+    past = [r for r in bars if is_ok(r) and _num(r, "phase_loading_s") is not None
+            and _num(r, "phase_compute_s") is not None
+            and float(r["median_s"]) < (_num(r, "phase_loading_s") or 0) + (_num(r, "phase_compute_s") or 0)]
+    if not past:
+        return None
+    notes = [n for n in (phase_note(r, r["series"]) for r in past
+                         if float(r["median_s"]) < 0.9 * ((_num(r, "phase_loading_s") or 0) + (_num(r, "phase_compute_s") or 0))) if n]
+    return ("The dark tick on each bar is its whole epoch, timed as one; a bar runs past it where loading "
+            "and compute, each timed on its own, overlap in the epoch. " + " ".join(notes)).strip()
 
 
 def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, Any]], devices: Sequence[str], *,
