@@ -72,6 +72,13 @@ class View:
                            "pin_memory": self.settings["pin_memory"] if self.gpu_live else False},
                 "tensors": {**common, "source": "tensors", "num_workers": 0, "pin_memory": False}}
 
+    def recorded_params(self) -> dict[str, dict[str, Any]]:
+        """Each feed's settings in a recording: a GPU machine copied to its GPU, so its rows keep the pinned
+        memory the page's switch sets (params() drops it for the live CPU alone: the switch drew the unpinned
+        recording whatever it said)."""
+        params = self.params()
+        return {**params, "images": {**params["images"], "pin_memory": self.settings["pin_memory"]}}
+
     def fixed(self) -> dict[str, dict[str, Any]]:
         """Each feed's settings but the swept one."""
         return {feed: {k: v for k, v in p.items() if k != self.over} for feed, p in self.params().items()}
@@ -122,7 +129,7 @@ def find_recorded(packs: Sequence[dict[str, Any]], preferred: Iterable[str], vie
     if view.gpu_live:
         return None, empty
     preferred = set(preferred)
-    params = view.params()
+    params = view.recorded_params()
 
     def match(pack: dict[str, Any], feed: str) -> list[dict[str, Any]]:
         return matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
