@@ -263,30 +263,24 @@ def phase_chart(
     present = set(plot["phase"]) if not plot.empty else set(names)
     domain = [n for n in names if n in present]
     colors = [palette[names.index(n)] for n in domain] if palette else None
+    ticked = not totals.empty and not plot.empty
+    if ticked:  # the tick's colour in the phases' legend, darker than every phase
+        domain, colors = [*domain, total_label], ([*colors, TOTAL_COLOR] if colors else None)
+    color = alt.Color("phase:N", title=None, legend=legend(domain),
+                      scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain))
+    tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
+               alt.Tooltip("t:Q", title=unit, format=".4~g")]
+    sort = _series_sort(plot, "series") if not plot.empty else None
     chart = alt.Chart(plot).mark_bar(size=BAR_PX).encode(
-        y=alt.Y("series:N", title=None, sort=_series_sort(plot, "series") if not plot.empty else None,
-                axis=bar_axis()),
+        y=alt.Y("series:N", title=None, sort=sort, axis=bar_axis()),
         x=alt.X("t:Q", title=f"{x_title} ({unit})", stack="zero"),
-        color=alt.Color("phase:N", title=None,
-                        scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
-                        legend=legend(domain)),
-        order=alt.Order("order:Q"),
-        tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
-                 alt.Tooltip("t:Q", title=unit, format=".4~g")],
+        color=color, order=alt.Order("order:Q"), tooltip=tooltip,
     )
-    if not totals.empty and not plot.empty:
+    if ticked:
         ticks = pd.DataFrame({"series": totals["series"].astype(str), "phase": total_label,
                               "t": totals["t"].astype(float) / scale})
-        domain, colors = [*domain, total_label], [*colors, TOTAL_COLOR] if colors else None
-        scale_ = alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain)
-        chart = chart.encode(color=alt.Color("phase:N", title=None, scale=scale_, legend=legend(domain)))
-        tick = alt.Chart(ticks).mark_tick(thickness=3, size=BAR_PX + 10).encode(
-            y=alt.Y("series:N", title=None, sort=_series_sort(plot, "series")),
-            x=alt.X("t:Q", stack=None),
-            color=alt.Color("phase:N", title=None, scale=scale_, legend=legend(domain)),
-            tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
-                     alt.Tooltip("t:Q", title=unit, format=".4~g")])
-        chart = alt.layer(chart, tick)
+        chart = alt.layer(chart, alt.Chart(ticks).mark_tick(thickness=3, size=BAR_PX + 10).encode(
+            y=alt.Y("series:N", title=None, sort=sort), x=alt.X("t:Q", stack=None), color=color, tooltip=tooltip))
     # a band per bar: a fixed total height squeezed the bars under the legend, and an alt.Step one makes Vega
     # drop its fit-y
     chart = chart.properties(height=BAR_STEP * max(1, len(set(plot["series"]))), autosize=FIT_X)

@@ -348,9 +348,8 @@ def record_commands(view: View) -> list[str]:
     """The CLI sweeps that record this view on a GPU machine, one per feed, the CPU and the GPU each."""
     out = []
     values = ",".join(str(v) for v in AXES[view.over][1])
-    for feed, params in view.params().items():
-        fixed = {**params, "pin_memory": bool(view.settings["pin_memory"]) and feed == "images"}
-        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in fixed.items() if k != view.over)
+    for feed, params in view.recorded_params().items():  # a GPU machine records the pinned memory the switch sets
+        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in params.items() if k != view.over)
         out.append(f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "
                    f"--out lib/recorded/dataloader_{feed}_{view.over}.json")
     return out

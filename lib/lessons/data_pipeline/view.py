@@ -96,6 +96,12 @@ def _num(row: dict[str, Any] | None, key: str) -> float | None:
     return value if math.isfinite(value) and value >= 0 else None
 
 
+def phases_s(row: dict[str, Any] | None) -> float | None:
+    """Loading plus compute, each timed on its own (None when the row has no phases)."""
+    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
+    return None if loading is None or compute is None else loading + compute
+
+
 def loading_share(row: dict[str, Any] | None) -> float | None:
     """Loading's part of the two timed phases (None when the row has no phases)."""
     loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
@@ -107,12 +113,10 @@ def loading_share(row: dict[str, Any] | None) -> float | None:
 def rest_s(row: dict[str, Any] | None) -> float | None:
     """The part of the epoch in neither timed phase (adding up the loss, starting the workers): the
     epoch less loading and compute, None when the phases are missing or overlap (workers, a GPU)."""
-    if not is_ok(row):
+    parts = phases_s(row) if is_ok(row) else None
+    if parts is None:
         return None
-    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
-    if loading is None or compute is None:
-        return None
-    rest = float(row["median_s"]) - loading - compute
+    rest = float(row["median_s"]) - parts
     return rest if rest > 0 else None
 
 
@@ -230,13 +234,10 @@ def sweep_summary(rows: Sequence[dict[str, Any]], over: str, over_label: str, so
 
 def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
     """How the whole epoch compares with its two phases timed on their own (overlap or extra)."""
-    if not is_ok(row):
-        return None
-    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
-    if loading is None or compute is None:
+    parts = phases_s(row) if is_ok(row) else None
+    if parts is None:
         return None
     epoch = float(row["median_s"])
-    parts = loading + compute
     if parts <= 0:
         return None
     if epoch < parts * 0.9:
@@ -258,15 +259,13 @@ def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
 def overlap_caption(bars: Sequence[dict[str, Any]]) -> str | None:
     """Under the phase chart, when a bar runs past its tick (the whole epoch the answer quotes): why a bar of
     loading and compute, each timed on its own, can be longer than the epoch. None when no bar does."""
-    past = [r for r in bars if is_ok(r) and _num(r, "phase_loading_s") is not None
-            and _num(r, "phase_compute_s") is not None
-            and float(r["median_s"]) < (_num(r, "phase_loading_s") or 0) + (_num(r, "phase_compute_s") or 0)]
+    past = [r for r in bars if is_ok(r) and (phases_s(r) or 0.0) > float(r["median_s"])]
     if not past:
         return None
-    notes = [n for n in (phase_note(r, r["series"]) for r in past
-                         if float(r["median_s"]) < 0.9 * ((_num(r, "phase_loading_s") or 0) + (_num(r, "phase_compute_s") or 0))) if n]
+    # the bars well past their tick say by how much and why (phase_note's overlap case), not noise-sized ones
+    notes = [phase_note(r, r["series"]) for r in past if float(r["median_s"]) < 0.9 * (phases_s(r) or 0.0)]
     return ("The dark tick on each bar is its whole epoch, timed as one; a bar runs past it where loading "
-            "and compute, each timed on its own, overlap in the epoch. " + " ".join(notes)).strip()
+            "and compute, each timed on its own, overlap in the epoch. " + " ".join(n for n in notes if n)).strip()
 
 
 def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, Any]], devices: Sequence[str], *,
