@@ -157,7 +157,7 @@ scaffold.point_notes(on.rows, feeds.point_where(over))
 scaffold.results_on_screen(
     on.rows, ("series", "source", over, "median_s", "iqr_s", "phase_loading_s", "phase_compute_s",
               "batches_per_epoch", "num_workers", "pin_memory", "repeats", "num_threads", "status", "message"),
-    live, pack, on.recorded_rows(), file_stem=f"data_pipeline_{over}")
+    live, pack, on.recorded_rows(), file_stem=f"data_pipeline_{over}", key="data_pipeline.results")
 scaffold.record_view(feeds.record_commands(view),
                      "Both sweeps record the CPU and the GPU of that machine; the app then shows them beside the live "
                      "CPU. scripts/record_packs.py records this page's default views (topic data_pipeline).")

@@ -136,7 +136,7 @@ if methods:
     scaffold.results_on_screen(
         rows, ("series", "method", "val", "median_s", "iqr_s", "repeats", "flops", "peak_memory_estimate_bytes",
                "num_threads", "status", "message"),
-        live, pack, found.all_rows(), file_stem=f"jacobian_val{val}")
+        live, pack, found.all_rows(), file_stem=f"jacobian_val{val}", key="jacobian.results")
     scaffold.record_view(["\n".join(lesson.record_command(m, grid) for m in methods)],
                          "One sweep per method; the app then shows those GPU curves beside the live CPU. `python3 "
                          "scripts/record_packs.py --topics jacobian` records the page's default view and more.")

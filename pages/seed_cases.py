@@ -153,14 +153,13 @@ with scaffold.why("Loss curves: does each model learn?"):
             st.caption(note)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
-results = scaffold.results_on_screen(
+scaffold.results_on_screen(
     experiment.shown_rows(), ("series", "variant", "median_s", "iqr_s", "repeats", "cold_s", "steps_per_epoch",
                               "dataset_size", "batch_size", "size", "val", "num_threads", "status", "message"),
-    live["rows"], pack, rec_rows, file_stem=f"seed_{case}")
-if curve_rows:
-    results.download_button("Download the loss curves (CSV)", spreadsheet_csv(curve_rows),
-                            file_name=f"seed_{case}_loss_curves.csv", mime="text/csv", icon=":material/show_chart:",
-                            on_click="ignore")
+    live["rows"], pack, rec_rows, file_stem=f"seed_{case}", key="seed_cases.results",
+    more=(lambda: st.download_button("Download the loss curves (CSV)", spreadsheet_csv(curve_rows),
+                                     file_name=f"seed_{case}_loss_curves.csv", mime="text/csv",
+                                     icon=":material/show_chart:", on_click="ignore")) if curve_rows else None)
 scaffold.record_view([screen.record_command(preset)],
                      "It writes the CPU and GPU rows at the seed's sizes, and next to them "
                      f"seeds_{case}_curves.json with both devices' loss curves; this page finds them by the "

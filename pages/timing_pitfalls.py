@@ -153,7 +153,8 @@ scaffold.point_notes(view.rows, lesson.point_where, remarks=False)
 scaffold.results_on_screen(
     view.rows, ("series", "size", "dtype", "sync", "transfer", "median_s", "iqr_s", "cold_s", "achieved_flops_per_s",
                 "phase_transfer_s", "repeats", "num_threads", "status", "message", "note"),
-    [r for rows in live.values() for r in rows], pack, found.all_rows(), file_stem=lesson.file_stem(variant))
+    [r for rows in live.values() for r in rows], pack, found.all_rows(), file_stem=lesson.file_stem(variant),
+    key="timing.results")
 scaffold.record_view(["\n".join(lesson.record_command(v) for v in views.values())],
                      "The app then shows that GPU curve beside the live CPU. `python3 scripts/record_packs.py "
                      "--topics timing` records the baseline and each toggle on its own.")

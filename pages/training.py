@@ -29,7 +29,7 @@ from ui.chart_cache import chart_spec
 from ui.downloads import download_buttons
 from ui.measure import measure_sweep
 from ui.sources import load_recorded, recorded_pack, source_for
-from ui.step_story import how_modes_move, step_timeline, where_time_went
+from ui.step_story import SPLIT_KEY, how_modes_move, step_timeline, where_time_went
 from ui.url_settings import UrlSettings
 
 NS = "training"
@@ -130,11 +130,16 @@ def grow(rows: list[dict]) -> None:
         last[0] = time.perf_counter()
 
 
+# The grid is timed without the profiler: profiling its six points doubled a first visit's wait (4.7 s against
+# 2.6 s on one CPU) for an expander few open. The slider's point is measured apart, with its profile, while
+# "Where one step's time went" is open, and off the grid; the chart, the split and the words read that row.
+split_open = scaffold.is_open(SPLIT_KEY)
 with live_box:
-    live = measure_sweep(work, over, fixed_grid, fixed, devices, num_threads=threads, on_rows=grow, profile_every=True)
-    if view.current not in fixed_grid:
-        live = S.with_point(live, measure_sweep(work, over, [view.current], fixed, devices, current=view.current,
-                                                num_threads=threads, on_rows=lambda r: grow(S.with_point(live, r, over))), over)
+    live = measure_sweep(work, over, fixed_grid, fixed, devices, num_threads=threads, on_rows=grow)
+    if view.current not in fixed_grid or split_open:
+        live = S.with_point(live, measure_sweep(work, over, [view.current], fixed, devices,
+                                                current=view.current if split_open else None, num_threads=threads,
+                                                on_rows=lambda r: grow(S.with_point(live, r, over))), over)
 screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live, live_gpu=source.live, threads=threads,
                    grid=fixed_grid)
 draw(screen)
@@ -153,12 +158,13 @@ step_timeline(screen, view, gpu, source, threads, fixed["mode"])
 how_modes_move(screen, view, gpu, scaffold.chart_height(CHART_HEIGHT, first=False))
 
 if screen.gpu_label and screen.cpu_label:
-    with st.expander("Speed-up: CPU time ÷ GPU time", expanded=False):
-        frame = pd.DataFrame(screen.rows())
-        speed = speedup_frame(frame, over, baseline=screen.cpu_label, other=screen.gpu_label, y="epoch_s")
-        if not speed.empty:
-            st.vega_lite_chart(chart_spec(speedup_chart, speed, over, x_title=view.axis.label), width="stretch")
-            st.caption("Above the 1× line the GPU is faster.")
+    with scaffold.lazy_expander("Speed-up: CPU time ÷ GPU time", f"{NS}.speedup") as speedup_open:
+        if speedup_open:
+            frame = pd.DataFrame(screen.rows())
+            speed = speedup_frame(frame, over, baseline=screen.cpu_label, other=screen.gpu_label, y="epoch_s")
+            if not speed.empty:
+                st.vega_lite_chart(chart_spec(speedup_chart, speed, over, x_title=view.axis.label), width="stretch")
+                st.caption("Above the 1× line the GPU is faster.")
 
 problems = [r for r in live if r.get("status") != Status.OK or r.get("message")]
 if problems:
@@ -166,12 +172,8 @@ if problems:
         for r in problems:
             st.markdown(f"- {view.axis.label} {r.get(over):,}: {r.get('message') or r.get('status')}")
 
-with st.expander("Results on screen", expanded=False):
-    table = pd.DataFrame(screen.rows())
-    if not table.empty:
-        columns = [c for c in ("series", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
-                               "steps_per_epoch", "repeats", "origin", "origin_note") if c in table]
-        st.dataframe(table[columns], hide_index=True)
-    measured = [r for rows in screen.curves.values() for r in rows if r.get("origin") == Origin.RECORDED]
-    download_buttons(live, [(pack, [r for r in measured if r.get("device") != "cpu"])] if pack else [],
-                     file_stem=f"training_{over}")
+measured = [r for rows in screen.curves.values() for r in rows if r.get("origin") == Origin.RECORDED]
+scaffold.results_on_screen(screen.rows(), ("series", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
+                                           "steps_per_epoch", "repeats", "origin", "origin_note"),
+                           live, pack, [r for r in measured if r.get("device") != "cpu"], file_stem=f"training_{over}",
+                           key=f"{NS}.results")

@@ -15,7 +15,7 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,8 +88,9 @@ def fixture_pack_dir() -> Path:
     return _FIXTURE["dir"]
 
 
-def open_page(page: str | None = None, query: dict[str, str] | None = None):
-    """Run the app through its router (streamlit_app.py), then open `page` with `query` in the URL."""
+def open_page(page: str | None = None, query: dict[str, str] | None = None, opened: Sequence[str] = ()):
+    """Run the app through its router (streamlit_app.py), then open `page` with `query` in the URL and
+    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), as a visitor opens them."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S).run()
@@ -97,6 +98,8 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None):
     if page is not None:
         at.query_params.clear()
         at.query_params.update(query or {})
+        for key in opened:
+            at.session_state[key] = True
         at.switch_page(page).run()
     return at
 

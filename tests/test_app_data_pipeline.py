@@ -149,7 +149,7 @@ def assert_view(at, at_text: str) -> str:
 
 @pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=("data_pipeline.results",))
     text = assert_view(at, "batch size = 64")
     # without a GPU: what no device could save, from the CPU's own phases
     assert "loading alone took" in text and "of the timed phases" in text

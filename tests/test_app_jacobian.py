@@ -61,7 +61,7 @@ def refused_table(at) -> list[dict]:
 
 @pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=("jacobian.results",))
     text = assert_view(at, 100)
     md = markdown(at)
     # the loop cannot run at val = 100 here; the page compares where it did run, in numbers

@@ -21,9 +21,8 @@ def scaffold_app():
              "message": "too much work", "device": "cpu", "workload": "matmul", "repeats": 0}]
     scaffold.point_notes(rows, lambda r: f"{r['series']}, size {r['size']}")
     scaffold.point_notes(rows[:1], lambda r: "")
-    box = scaffold.results_on_screen(rows, ("series", "size", "median_s", "not_a_column"), rows, None, (),
-                                     file_stem="test")
-    box.caption("added by the page")
+    scaffold.results_on_screen(rows, ("series", "size", "median_s", "not_a_column"), rows, None, (),
+                               file_stem="test", key="t.results", more=lambda: st.caption("added by the page"))
     scaffold.record_view(["python -m lib sweep a", "python -m lib sweep b"], "Then the app shows them.")
     st.session_state.setdefault("t.over", "batch_size")
     scaffold.sweep_offers("t", [("Show the sweep over dataset size", {"over": "dataset_size", "pin_memory": True})])
@@ -41,6 +40,10 @@ def test_scaffold_lays_out_the_shared_parts():
     assert titles == ["Notes on 1 point", "Results on screen", "Record this view on a GPU machine"]
     markdown = [m.value for m in at.markdown]
     assert "- cpu (live, this server), size 8192: not run — too much work" in markdown
+    # 'Results on screen' is lazy: nothing inside it runs until a visitor opens it
+    assert not at.dataframe and not at.get("download_button") and "added by the page" not in [c.value for c in at.caption]
+    at.session_state["t.results"] = True
+    at.run()
     assert list(at.dataframe[0].value.columns) == ["series", "size", "median_s"]
     assert len(at.get("download_button")) == 2 and "added by the page" in [c.value for c in at.caption]
     assert [c.value for c in at.code] == ["python -m lib sweep a", "python -m lib sweep b"]

@@ -156,7 +156,7 @@ def assert_case(at, name: str) -> tuple[str, list[str]]:
 
 
 def test_every_case_one_click_away_without_a_gpu(no_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=("seed_cases.results",))
     text, _ = assert_case(at, "boston_like")
     assert at.query_params["case"] == "boston_like"
     assert "No recorded seeds pack holds this experiment's GPU row" in "\n".join(str(i.value) for i in at.info)

@@ -60,7 +60,7 @@ def assert_view(at) -> str:
 
 @pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=("timing.results",))
     text = assert_view(at)
     md = markdown(at)
     assert "Every time on the chart below is honest" in md

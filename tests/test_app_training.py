@@ -17,6 +17,7 @@ from lib.core.crossover import CrossKind, Crossover
 from lib.core.fmt import fmt_about, fmt_value
 from lib.lessons.common import voice
 from lib.lessons.training.view import AXES
+from ui.step_story import SPLIT_KEY
 
 PAGE = "pages/training.py"
 NS = "training."
@@ -61,7 +62,13 @@ def test_without_any_recording_the_live_cpu_is_drawn_and_the_page_says_there_is_
     text = assert_ran(at)
     assert series_in_chart(at) == {LIVE_LABEL}
     assert "There is no GPU curve for this view" in text
-    assert "operators" in text  # the live point's profile, with its numbers
+    # 'Where one step's time went' is lazy: its profile of the live point is measured when a visitor opens it
+    assert "operators" not in text and not at.get("vega_lite_chart")[1:]
+    at.session_state[SPLIT_KEY] = True
+    at.run()
+    text = assert_ran(at)
+    assert "operators" in text  # the live point's profile, with its numbers, and its bars
+    assert len(at.get("vega_lite_chart")) == 2  # the time chart and the split's bars
     assert at.query_params["over"] == "batch_size" and at.query_params["batch_size"] == "64"
 
 

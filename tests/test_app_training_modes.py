@@ -14,6 +14,8 @@ import pytest
 from random_views import chart_of
 from test_truth_urls import visit
 
+from ui.step_story import MODES_KEY, SPLIT_KEY
+
 from lib.core.fmt import fmt_s
 
 
@@ -29,7 +31,7 @@ def _charts(at) -> list[list[dict]]:
 
 
 def test_the_modes_bullets_quote_the_modes_charts_at_the_defaults():
-    at = visit("pages/training.py", {})
+    at = visit("pages/training.py", {}, opened=(MODES_KEY,))
     texts = [str(m.value) for m in at.markdown]
     saving = next(t for t in texts if "One CUDA graph of the whole step takes" in t)
     charts = _charts(at)
@@ -47,7 +49,8 @@ def test_the_modes_bullets_quote_the_modes_charts_at_the_defaults():
 
 
 def test_the_split_sentences_count_of_kernels_is_written_under_its_bar():
-    at = visit("pages/training.py", {"batch_size": "4096", "hidden_width": "1024"})  # a recorded, profiled step
+    at = visit("pages/training.py", {"batch_size": "4096", "hidden_width": "1024"},  # a recorded, profiled step
+               opened=(SPLIT_KEY,))
     texts = [str(m.value) for m in at.markdown]
     counts = [(m.group(1), int(m.group(2).replace(",", ""))) for t in texts
               for m in re.finditer(r"\*\*([^*]+)\*\*: one step takes [^;]*? and issues ([\d,]+) (?:kernels|operators)", t)]

@@ -127,7 +127,7 @@ def test_training_page_from_a_link_in_a_real_browser(app_url):
             page = browser.new_page(viewport={"width": 1200, "height": 1600})
             page.set_default_timeout(90_000)  # clicks and reads too: a loaded 2-core box takes its time
             page.goto(f"{url}/training?{query}")
-            wait_for_run(page, "Where one step's time went at depth 4")
+            wait_for_run(page, "At depth 4 (")
             body = page.inner_text("body")
             # the settings shown came from the URL
             assert page.get_by_role("radio", name="depth", exact=True).is_checked()
@@ -148,7 +148,7 @@ def test_training_page_from_a_link_in_a_real_browser(app_url):
             # embedded, as course material would show it
             embedded = browser.new_page(viewport={"width": 800, "height": 1400})
             embedded.goto(f"{url}/training?{query}&embed=true")
-            wait_for_run(embedded, "Where one step's time went at depth 4")
+            wait_for_run(embedded, "At depth 4 (")
             assert not embedded.query_selector("[data-testid='stSidebar']")  # no sidebar when embedded
             assert not embedded.query_selector("[data-testid='stException']")
             assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
@@ -173,7 +173,7 @@ def test_three_visitors_at_once_in_real_browsers(app_url):
             waited = 0
             for key, value in views.items():
                 page = pages[key]
-                wait_for_run(page, "Where one step's time went at batch size 64", timeout_ms=150_000)
+                wait_for_run(page, "At batch size 64 (", timeout_ms=150_000)
                 body = page.inner_text("body")
                 assert not page.query_selector("[data-testid='stException']")
                 assert f"{key}={value}" in page.url

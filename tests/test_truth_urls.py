@@ -21,9 +21,10 @@ def _shipped_packs_no_live(monkeypatch):
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")
 
 
-def visit(page: str, query: dict[str, str]):
+def visit(page: str, query: dict[str, str], opened: tuple[str, ...] = ()):
     """Open `page` with `query` as a fresh browser session would: the sidebar's GPU read from the link on
-    the session's first run (open_page's first run has no query, so its sidebar keeps the first GPU)."""
+    the session's first run (open_page's first run has no query, so its sidebar keeps the first GPU);
+    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
@@ -31,6 +32,8 @@ def visit(page: str, query: dict[str, str]):
     at.run()
     at.query_params.clear()
     at.query_params.update(query)
+    for key in opened:
+        at.session_state[key] = True
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
     return at

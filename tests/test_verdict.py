@@ -200,12 +200,13 @@ def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
     H200 agree; batch 2 / width 4,096 is not called arithmetic."""
     from app_support import open_page, page_text
 
-    from ui.step_story import TIMELINE_KEY
+    from ui.step_story import SPLIT_KEY, TIMELINE_KEY
 
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
     at = open_page("pages/training.py", {"gpu": "nvidia-h200", "batch_size": "4096", "hidden_width": "1024"})
-    at.session_state[TIMELINE_KEY] = True  # the timeline's expander opened: it runs only while open
+    at.session_state[TIMELINE_KEY] = True  # the timeline's and the split's expanders opened: they run only while open
+    at.session_state[SPLIT_KEY] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     text = page_text(at)

@@ -8,10 +8,11 @@
     chart_height(380)                                       the same for a chart given as one total height
     page_style()                                            smaller headings on a phone and inside an iframe
     why(label)                                              a closed expander 'Why? …' for the long words
+    lazy_expander(label, key) as open_                      a closed expander whose contents run only while open
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
     point_notes(rows, describe)                             expander 'Notes on 3 points' (or 'Points not measured (3)')
-    results_on_screen(rows, columns, live, pack, recorded, file_stem=...)   the rows, and their downloads
+    results_on_screen(rows, columns, live, pack, recorded, file_stem=..., key=...)   the rows, their downloads (lazy)
     record_view(commands, caption)                          expander 'Record this view on a GPU machine'
     sweep_offers(namespace, offers)                         buttons that put a recorded sweep's settings in the widgets
 
@@ -21,7 +22,8 @@ places them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +106,23 @@ def chart_or_why(box: Any, chart: Any, why_none: str, **kwargs: Any) -> None:
         box.altair_chart(chart, width="stretch", **kwargs)
 
 
+@contextmanager
+def lazy_expander(label: str, key: str) -> Iterator[bool]:
+    """A closed expander whose contents run only while it is open (Streamlit's lazy expander: opening
+    or closing it reruns the page), yielding whether it is open. Its charts and tables cost the server
+    and, above all, a new visitor's browser (it draws every chart of a closed expander too) nothing
+    until someone opens it. Its open state is st.session_state[key] (is_open), which a test sets."""
+    box = st.expander(label, expanded=False, key=key, on_change="rerun")
+    with box:
+        yield bool(box.open)
+
+
+def is_open(key: str) -> bool:
+    """Whether the lazy expander of `key` is open, read before it is laid out (a page that measures
+    more for it decides so before its chart)."""
+    return bool(st.session_state.get(key))
+
+
 def why(label: str) -> Any:
     """A closed expander for the long explanations: 'Why? …'."""
     return st.expander(label if label.startswith("Why") else f"Why? {label}", expanded=False)
@@ -134,16 +153,19 @@ def point_notes(rows: Iterable[dict], describe: Callable[[dict], str], *, remark
 
 
 def results_on_screen(rows: Sequence[dict], columns: Sequence[str], live: Sequence[dict],
-                      pack: Mapping[str, Any] | None = None, recorded: Sequence[dict] = (), *, file_stem: str) -> Any:
-    """A closed expander 'Results on screen': the rows (those of `columns` they have) and two downloads,
-    the live rows and the recorded ones shown (with their pack's machine). Returns the expander, for
-    a page to add more to it."""
-    box = st.expander("Results on screen", expanded=False)
-    with box:
-        frame = pd.DataFrame(list(rows))
-        st.dataframe(frame[[c for c in columns if c in frame.columns]], hide_index=True)
-        download_buttons(live, [(pack, recorded)] if pack and recorded else [], file_stem=file_stem)
-    return box
+                      pack: Mapping[str, Any] | None = None, recorded: Sequence[dict] = (), *, file_stem: str,
+                      key: str, more: Callable[[], None] | None = None) -> None:
+    """A closed lazy expander 'Results on screen' (st.session_state[key]): the rows (those of `columns`
+    they have) and two downloads, the live rows and the recorded ones shown (with their pack's
+    machine), then what `more()` lays out. Lazy: a table loads 1.2 MB of code into a new visitor's
+    browser, and each download is built as a file on every run."""
+    with lazy_expander("Results on screen", key) as open_:
+        if open_:
+            frame = pd.DataFrame(list(rows))
+            st.dataframe(frame[[c for c in columns if c in frame.columns]], hide_index=True)
+            download_buttons(live, [(pack, recorded)] if pack and recorded else [], file_stem=file_stem)
+            if more is not None:
+                more()
 
 
 def record_view(commands: Sequence[str], caption: str, *, title: str = RECORD_TITLE) -> None:

@@ -24,18 +24,27 @@ from lib.lessons.training import words as W
 from lib.lessons.training.modes import modes_view
 from lib.recorded.sources import GpuSource
 from lib.recorded.timelines import find_timeline, load_timelines
+from ui import scaffold
 from ui.chart_cache import chart_spec
 from ui.measure import cached_measurement
 
 TIMELINE_TITLE = "See the bubble: one step on a timeline, the CPU thread against the GPU stream"
 TIMELINE_KEY = "training.bubble"  # its open state (st.session_state): a test or a script opens it with True
+# The other lazy expanders' open states. A lazy expander's label is part of its identity in Streamlit, so
+# these labels stay the same when a slider moves (a label naming the point would close it on every move).
+SPLIT_TITLE, SPLIT_KEY = "Where one step's time went at the slider's point", "training.split"
+MODES_KEY = "training.modes"
 
 PARTS = {f"part_{k}": v for k, v in SPLIT_PARTS.items()}
 
 
 def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> None:
-    """The expander: bars, one verdict per curve, the roofline (or why there is none)."""
-    with st.expander(f"Where one step's time went at {view.axis.label} {view.current:,}", expanded=False):
+    """The expander: bars, one verdict per curve, the roofline (or why there is none). Run only while it
+    is open: the page then measures the live point's profile it reads (scaffold.is_open(SPLIT_KEY))."""
+    with scaffold.lazy_expander(SPLIT_TITLE, SPLIT_KEY) as open_:
+        if not open_:
+            return
+        st.markdown(f"**At {view.axis.label} {view.current:,}**")
         splits = [(r["series"], time_split(r)) for r in screen.here]
         # each bar with the count of kernels (operators) its sentence quotes, written under it
         bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}, "kernels": s["kernels"]}
@@ -70,7 +79,9 @@ def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height
     modes = modes_view(view, gpu, screen)
     if modes is None:
         return
-    with st.expander(T.MODES_TITLE, expanded=False):
+    with scaffold.lazy_expander(T.MODES_TITLE, MODES_KEY) as open_:
+        if not open_:
+            return
         chart = curve_chart(modes.rows(), view.over, x_title=view.axis.label, ticks=view.axis.steps[::4], height=height)
         st.vega_lite_chart(chart.to_arrow_spec(), width="stretch")
         for line in modes.lines:
@@ -87,9 +98,8 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
     """The expander: one step of this server's CPU (measured live) and of the recorded GPU on a timeline.
     Run only while it is open (Streamlit's lazy expander): its live timeline took 0.3-0.9 s of the measuring
     process, and two charts of the browser, on every visit to the page, for the few visitors who open it."""
-    box = st.expander(TIMELINE_TITLE, expanded=False, key=TIMELINE_KEY, on_change="rerun")
-    with box:
-        if not box.open:
+    with scaffold.lazy_expander(TIMELINE_TITLE, TIMELINE_KEY) as open_:
+        if not open_:
             return
         family, work = view.family, view.family.workload
         step_settings = work.resolve({**view.settings(), "mode": mode})
