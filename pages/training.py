@@ -26,7 +26,6 @@ from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from ui import scaffold
 from ui.chart_cache import chart_spec
-from ui.downloads import download_buttons
 from ui.measure import measure_sweep
 from ui.sources import load_recorded, recorded_pack, source_for
 from ui.step_story import SPLIT_KEY, how_modes_move, step_timeline, where_time_went

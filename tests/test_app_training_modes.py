@@ -14,9 +14,8 @@ import pytest
 from random_views import chart_of
 from test_truth_urls import visit
 
-from ui.step_story import MODES_KEY, SPLIT_KEY
-
 from lib.core.fmt import fmt_s
+from ui.step_story import MODES_KEY, SPLIT_KEY
 
 
 @pytest.fixture(autouse=True)
