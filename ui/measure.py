@@ -190,7 +190,6 @@ def measure_sweep(
     total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
     num_threads: int | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
-    profile_every: bool = False,
 ) -> list[dict[str, Any]]:
     """Live rows of a sweep (lib.lessons.common.live.live_sweep), cached and locked, with a progress bar.
 
@@ -208,8 +207,7 @@ def measure_sweep(
             on_rows(list(so_far))
 
     request = LiveRequest.of(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
-                             point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads,
-                             profile_every=profile_every)
+                             point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads)
     rows = cached_measurement(request, label=label, on_row=row_done)
     at = measured_at(request) if rows else None
     # each row carries when it was measured: the words say its age ('measured live 3 min ago')

@@ -84,14 +84,13 @@ def live_sweep(
     num_threads: int | None = None,
     max_flops: dict[str, float] | None = None,
     profile_current: bool = True,
-    profile_every: bool = False,
     refuse: Callable[[Settings, str], str | None] | None = None,
     memory_cap_gb: float | None = None,
     **options: Any,
 ) -> list[dict[str, Any]]:
     """Sweep `over` through `values` (others `fixed`) on every device, one row per (value, device),
     marked origin='live'. Phases and the kernel profile are measured only where value == current
-    (at every value with profile_every: a grid measured once for every point a visitor may select);
+    (none with current=None: profiling a grid point costs more than timing it);
     points the live gate refuses (lib.core.gate: memory, work, `refuse`, time budget) are skipped rows.
     Other options (progress, on_row) are run_points'."""
     if current is not None:
@@ -103,8 +102,8 @@ def live_sweep(
     profile = profile_current and not any(str(d).startswith("cuda") for d in devices)
     return run_sweep(
         workload, over, values, fixed, devices, point_budget_s=point_budget_s, gate=gate,
-        num_threads=num_threads, with_phases=lambda s: profile_every or s[over] == current,
-        with_profile=lambda s: profile and (profile_every or s[over] == current), refuse=refuse, origin="live",
+        num_threads=num_threads, with_phases=lambda s: s[over] == current,
+        with_profile=lambda s: profile and s[over] == current, refuse=refuse, origin="live",
         describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", **options,
     )
 
