@@ -38,7 +38,7 @@ PIN_SENTENCE = ("Batches are copied into page-locked host memory (pinned memory)
                 "the background (non_blocking). It only changes copies to a GPU: on the CPU, and for tensors already "
                 "on the device, there is no copy.")
 
-top = scaffold.answer_first("Data pipeline: when the device does not matter")
+top = scaffold.answer_first("Data pipeline: does the device matter when data must be loaded?")
 
 # -- controls (below the answer and the chart) ------------------------------------------------------------
 notes_box = st.container()

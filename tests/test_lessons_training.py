@@ -365,6 +365,22 @@ def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
         "CPU · this server (live): over the work cap")
 
 
+def test_a_recorded_timelines_title_names_the_day_of_its_own_file():
+    """A recorded GPU timeline was titled 'GPU · H200 (recorded)', the curve's name, without the day its own
+    file was recorded (the shipped timelines are of other days than the curves' packs)."""
+    from lib.lessons.training.words import timeline_title
+    from lib.recorded.timelines import find_timeline, load_timelines
+
+    files = load_timelines()[0]
+    settings = {"batch_size": 64, "hidden_width": 64, "depth": 3, "mode": "eager"}
+    entry = find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200")
+    day = str(entry["machine"]["date"])[:10]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", day)
+    assert timeline_title(entry, "GPU · H200 (recorded)") == f"GPU · H200 (recorded), this timeline recorded {day}"
+    live = {"status": "ok", "figures": {"step_us": 1.0}}  # a live timeline carries no machine: its label says live
+    assert timeline_title(live, "CPU · this server (live)") == "CPU · this server (live)"
+
+
 def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
     """Issue 23: a recorded step's note named the machine's every day (or its newest file's), not the
     day that step was recorded."""

@@ -112,7 +112,7 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
                                    (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
             if entry and entry.get("steps"):
                 st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
-                                              title=name), width="stretch")
+                                              title=W.timeline_title(entry, name)), width="stretch")
                 st.markdown(W.timeline_sentence(entry, name, timed))
             elif entry and entry.get("message"):
                 st.caption(W.timeline_refused(entry, name))

@@ -258,6 +258,14 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
             f"{plural(round(steps), 'step')}.")
 
 
+def timeline_title(entry: Mapping[str, Any], label: str) -> str:
+    """A timeline chart's title: the curve's legend name, and for a recorded timeline the day its own
+    file was recorded, which need not be the day of the curve's pack ('GPU · H200 (recorded), this
+    timeline recorded 2026-11-23'); a live one's label already says so."""
+    day = str((entry.get("machine") or {}).get("date") or "")[:10]
+    return f"{label}, this timeline recorded {day}" if day else label
+
+
 def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
     """Why a step has no timeline: a recorded one refused when it was recorded (its file holds it,
     skipped), or a live one that was not run, each with its reason."""
