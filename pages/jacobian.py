@@ -113,24 +113,26 @@ if methods:
         for sentence in lesson.why_sentences(rows, val, methods, order):
             st.markdown(sentence)
 
-    with scaffold.why("The memory each method needs"):
-        gpu_on_screen = onscreen.gpu_series(rows) is not None
-        st.vega_lite_chart(
-            chart_spec(memory_chart, pd.DataFrame(lesson.memory_estimates(methods, lesson.VALS, gpu=gpu_on_screen)),
-                       pd.DataFrame(lesson.memory_marks(rows)), x="val", x_title=X_TITLE,
-                       caps=[lesson.memory_cap_rule(cap_gb)], color_order=[lesson.LABEL[m] for m in METHODS]),
-            width="stretch",
-        )
-        st.caption("Lines: the workload's own estimate of peak memory, checked before anything is allocated. "
-                   "Circles: points timed; crosses (×): points not timed. On the CPU the loop's estimate includes the "
-                   "per-pass temporaries the C allocator cannot reuse.")
-        refused = lesson.not_measured(rows)
-        if refused:
-            st.markdown(f"**Points not measured** ({fmt_value(len(refused))}), each with the reason:")
-            st.dataframe(pd.DataFrame(refused), hide_index=True, width="stretch",
-                         column_config={"why": st.column_config.TextColumn("why", width="large")})
-        else:
-            st.caption("Every point on screen was timed.")
+    # lazy: its chart and its table of refused points (1.2 MB of a new visitor's browser code) only when opened
+    with scaffold.lazy_expander("Why? The memory each method needs", f"{NS}.memory") as memory_open:
+        if memory_open:
+            gpu_on_screen = onscreen.gpu_series(rows) is not None
+            st.vega_lite_chart(
+                chart_spec(memory_chart, pd.DataFrame(lesson.memory_estimates(methods, lesson.VALS, gpu=gpu_on_screen)),
+                           pd.DataFrame(lesson.memory_marks(rows)), x="val", x_title=X_TITLE,
+                           caps=[lesson.memory_cap_rule(cap_gb)], color_order=[lesson.LABEL[m] for m in METHODS]),
+                width="stretch",
+            )
+            st.caption("Lines: the workload's own estimate of peak memory, checked before anything is allocated. "
+                       "Circles: points timed; crosses (×): points not timed. On the CPU the loop's estimate includes the "
+                       "per-pass temporaries the C allocator cannot reuse.")
+            refused = lesson.not_measured(rows)
+            if refused:
+                st.markdown(f"**Points not measured** ({fmt_value(len(refused))}), each with the reason:")
+                st.dataframe(pd.DataFrame(refused), hide_index=True, width="stretch",
+                             column_config={"why": st.column_config.TextColumn("why", width="large")})
+            else:
+                st.caption("Every point on screen was timed.")
 
     # -- the rows themselves, recording ------------------------------------------------------------------
     scaffold.results_on_screen(
