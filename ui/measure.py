@@ -223,9 +223,9 @@ def start_warm_up() -> None:
     """Once per server process, in the background: start the measuring process and run a few MLP
     steps and one epoch of images through a DataLoader in it, parse the shipped packs and fit the
     Training page's cost models (under the measurement lock, so it never overlaps a measurement), so
-    that the first visitors do not pay
-    these one-off costs (the fits load from lib.core.memo's disk cache when the packs and the fitting
-    code are unchanged). The router calls this after every page, so the first chart never waits for it."""
+    that the first visitors do not pay these one-off costs (the fits load from lib.core.memo's disk
+    cache when the packs and the fitting code are unchanged). The router calls this after every page,
+    so the first chart never waits for it."""
     if _warm_up_started.is_set() or os.environ.get("GPUWIN_NO_WARM_UP") == "1":
         return
     _warm_up_started.set()
