@@ -20,8 +20,8 @@ A lesson page, top to bottom:
     scaffold.notice(note)                              # an info box when the recorded side lacks this view
     ... lib.charts.time_chart(frame, "val", ...) with series_label(...) legends ...
     scaffold.point_notes(rows, describe)               # 'Notes on 3 points': not measured, or with a remark
-    scaffold.results_on_screen(rows, columns, live, recorded_pack(source), gpu, file_stem="jacobian",
-                                                       key="jacobian.results")  # lazy: runs when opened
+    scaffold.results_on_screen(rows, columns, live, recorded_pack(source), gpu,   # 'Results on screen',
+                               file_stem="jacobian", key="jacobian.results")   # lazy: runs when opened
     scaffold.record_view([command], caption)           # 'Record this view on a GPU machine'
 
 - ui.url_settings.UrlSettings: widgets whose values round-trip through the URL, clamped or ignored

@@ -239,7 +239,8 @@ def start_warm_up() -> None:
             with MEASURE_LOCK.hold(WARM_UP_LABEL):
                 MEASURE_WORKER.start()  # its imports (seconds) overlap the fitting below
                 # the shipped packs parsed and the Training page's cost models fitted (seconds on 2 cores)
-                training.prepare(lib.recorded.load_recorded()[0])
+                packs = lib.recorded.load_recorded()[0]
+                training.prepare(packs)
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
                 # the Data pipeline's images: torchvision's import and PIL's first decode, 0.9 s of its first
                 # visitor's sweep on one CPU (2.86 s against 1.97 s warmed; 0.76 s here, in the background)
@@ -249,7 +250,7 @@ def start_warm_up() -> None:
                 # first visitor waited 3.2 s for them on one CPU. Under the lock: no live timing shares the CPU.
                 from ui.compare_view import compared_view
 
-                compared_view([], (), lib.recorded.load_recorded()[0])
+                compared_view([], (), packs)
         except Exception:
             pass
 

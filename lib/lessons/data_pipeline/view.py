@@ -104,10 +104,8 @@ def phases_s(row: dict[str, Any] | None) -> float | None:
 
 def loading_share(row: dict[str, Any] | None) -> float | None:
     """Loading's part of the two timed phases (None when the row has no phases)."""
-    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
-    if loading is None or compute is None or loading + compute <= 0:
-        return None
-    return loading / (loading + compute)
+    parts = phases_s(row)
+    return _num(row, "phase_loading_s") / parts if parts else None
 
 
 def rest_s(row: dict[str, Any] | None) -> float | None:
