@@ -43,14 +43,14 @@ top = scaffold.answer_first("Data pipeline: does the device matter when data mus
 # -- controls (below the answer and the chart) ------------------------------------------------------------
 notes_box = st.container()
 url = UrlSettings(NS)
-over = url.radio("over", "Swept on the x-axis", list(AXES), "batch_size", format_func=feeds.axis_label)
+over = url.radio("over", "Swept on the x-axis", list(AXES), lesson.DEFAULT_OVER, format_func=feeds.axis_label)
 left, right = st.columns(2)
 settings: dict = {}
-for i, (key, (label, steps, default, sentence)) in enumerate(AXES.items()):
+for i, (key, (label, steps, _, sentence)) in enumerate(AXES.items()):
     shown = label.capitalize() + (" — x-axis; the slider picks the point explained" if key == over else "")
-    settings[key] = url.select_slider(key, shown, steps, default, help=sentence,
+    settings[key] = url.select_slider(key, shown, steps, lesson.DEFAULTS[key], help=sentence,
                                       container=left if i == 0 else right)
-settings["model"] = url.radio("model", "Model trained", list(MODELS), "linear", format_func=MODELS.get,
+settings["model"] = url.radio("model", "Model trained", list(MODELS), lesson.DEFAULTS["model"], format_func=MODELS.get,
                               help="Seed 001 trained a single linear layer; seed 000 a four-layer MLP. More "
                                    "compute per batch gives the device more to do.")
 source, cannot = source_for(lesson.WORKLOAD)  # cannot: the sidebar's machine holds nothing here
@@ -61,9 +61,11 @@ cores = usable_cores()
 workers = lesson.worker_choices(cores, () if cannot or len(devices) > 1 else lesson.recorded_workers(packs))
 with st.expander("How the images are loaded (DataLoader settings)", expanded=False):
     c1, c2 = st.columns(2)
-    settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", workers, 0,
+    settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", workers,
+                                                lesson.DEFAULTS["num_workers"],
                                                 help=WORKERS_SENTENCE, container=c1)
-    settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)", False, help=PIN_SENTENCE,
+    settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)",
+                                        lesson.DEFAULTS["pin_memory"], help=PIN_SENTENCE,
                                         container=c2)
     st.caption(WORKERS_SENTENCE + " " + lesson.workers_caption(cores, workers))
     st.caption(PIN_SENTENCE)

@@ -9,7 +9,6 @@ read from the curves on the chart (lib/lessons/training/words.py).
 
 from __future__ import annotations
 
-import os
 import time
 
 import pandas as pd
@@ -19,7 +18,6 @@ from lib.charts import speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
-from lib.lessons.common.live import DEFAULT_CPU_THREADS, log_grid
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 from lib.recorded.ceilings import ceilings_for
@@ -33,10 +31,7 @@ from ui.url_settings import UrlSettings
 
 NS = "training"
 REDRAW_S = 1.0  # while measuring, redraw the growing live curve at most this often
-LIVE_POINTS = 6
 CHART_HEIGHT = 300  # the plot's own (its axis and legend add to it); 280 inside an 800 × 600 iframe (?embed=true)
-# Threads that leave a core to the web server: more would fight it and report nonsense.
-THREAD_CHOICES = list(range(1, max(1, (os.cpu_count() or 1) - 1) + 1))
 
 st.title("Training: from what size does the GPU win?")
 # the answer in the same slot as on the other pages (ui.scaffold.answer_first), which embed tests look for
@@ -73,12 +68,12 @@ mode = url.radio("mode", "How the step runs", modes or [T.View.mode], T.View.mod
 with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):
     for key, (label, sentence) in T.PITFALLS.items():
         values[key] = url.toggle(key, label, family.default(key), help=sentence)
-    if len(THREAD_CHOICES) > 1:
-        threads = url.select_slider("threads", "CPU threads for the live measurement", THREAD_CHOICES,
-                                    min(DEFAULT_CPU_THREADS, THREAD_CHOICES[-1]),
+    if len(T.THREAD_CHOICES) > 1:
+        threads = url.select_slider("threads", "CPU threads for the live measurement", list(T.THREAD_CHOICES),
+                                    T.DEFAULT_THREADS,
                                     help="Up to one fewer than this server's cores: the web server needs one.")
     else:
-        threads = 1
+        threads = T.DEFAULT_THREADS
         st.caption("This server has 2 cores or fewer: the CPU is measured with 1 thread, so the web server keeps a "
                    "core (two busy threads sharing it with the server stall and make the CPU look many times slower).")
 host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine's own CPU", False,
@@ -116,9 +111,8 @@ if recorded.curves:
 # -- live on top -------------------------------------------------------------------------------------
 devices = ["cpu", source.device] if source.live else ["cpu"]
 # the live grid is measured once for every slider position (its crossover is the curves'); a point off it, apart
-fixed_grid = log_grid(view.axis.steps, n=LIVE_POINTS)
-fixed = {k: v for k, v in view.settings().items() if k != over}
-fixed["mode"] = view.mode if source.live else view.cpu_side().mode
+fixed_grid = T.live_grid(view)
+fixed = T.live_settings(view, gpu_live=source.live)
 last = [time.perf_counter()]
 
 

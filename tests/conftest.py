@@ -40,6 +40,10 @@ def pytest_collection_modifyitems(config, items):
 def _default_memory_cap(monkeypatch):
     """Tests never rely on the shell's GPUWIN_MEMORY_CAP_GB (lib.core.sweep reads it at every call)."""
     monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB", raising=False)
+    # The server's warm-up measures each page's default view ahead (ui.prefetch): in the test process that
+    # would time in the background beside the tests and answer their first visits from its store.
+    # tests/test_prefetch.py runs it on purpose.
+    monkeypatch.setenv("GPUWIN_NO_PREFETCH", "1")
 
 
 @pytest.fixture

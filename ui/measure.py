@@ -178,6 +178,33 @@ def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress:
     return result
 
 
+def measure_ahead(request: LiveRequest, *, label: str) -> bool:
+    """Measure `request` for visitors still to come (the warm-up's default views, ui.prefetch), in line like
+    theirs, and store it as cached_measurement would: a visitor gets it with the time it was measured.
+    Returns whether it was measured now (False: already stored)."""
+    if is_cached(request):
+        return False
+    with MEASURE_LOCK.hold(label):
+        if is_cached(request):  # a visitor ahead in line asked for the same view
+            return False
+        _store(cache_key(request), _value=(time.time(), MEASURE_WORKER.run(request)))
+    return True
+
+
+def sweep_request(workload: Workload, over: str, values: Sequence[Any], fixed: dict[str, Any], devices: Sequence[str],
+                  *, current: Any = None, point_budget_s: float | None = None,
+                  total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S, num_threads: int | None = None
+                  ) -> tuple[str, LiveRequest]:
+    """measure_sweep's label and request (its cache key), for a page and for the warm-up (ui.prefetch)."""
+    point_budget_s = point_budget_s if point_budget_s is not None else live_point_budget_s()
+    fixed = {k: v for k, v in fixed.items() if k != over}
+    shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
+    label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
+    return label, LiveRequest.of(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
+                                 point_budget_s=point_budget_s, total_budget_s=total_budget_s,
+                                 num_threads=num_threads)
+
+
 def measure_sweep(
     workload: Workload,
     over: str,
@@ -195,10 +222,9 @@ def measure_sweep(
 
     While it measures (not when the rows come from the cache), on_rows(rows so far) is called after
     every point, e.g. to redraw a chart placeholder as the curve grows."""
-    point_budget_s = point_budget_s if point_budget_s is not None else live_point_budget_s()
-    fixed = {k: v for k, v in fixed.items() if k != over}
-    shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
-    label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
+    label, request = sweep_request(workload, over, values, fixed, devices, current=current,
+                                   point_budget_s=point_budget_s, total_budget_s=total_budget_s,
+                                   num_threads=num_threads)
     so_far: list[dict[str, Any]] = []
 
     def row_done(row: dict[str, Any]) -> None:
@@ -206,8 +232,6 @@ def measure_sweep(
         if on_rows is not None:
             on_rows(list(so_far))
 
-    request = LiveRequest.of(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
-                             point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=num_threads)
     rows = cached_measurement(request, label=label, on_row=row_done)
     at = measured_at(request) if rows else None
     # each row carries when it was measured: the words say its age ('measured live 3 min ago')
@@ -225,10 +249,12 @@ def start_warm_up() -> None:
     Training page's cost models and compare the shipped packs' machines for Your results (under the
     measurement lock, so it never overlaps a measurement), so that the first visitors do not pay these
     one-off costs (the fits load from lib.core.memo's disk cache when the packs and the fitting code
-    are unchanged). The router calls this after every page, so the first chart never waits for it."""
+    are unchanged). Then, unless $GPUWIN_NO_PREFETCH=1, it measures the default view of each page that
+    measures live (ui.prefetch). The router calls this after every page, so the first chart never waits for it."""
     if _warm_up_started.is_set() or os.environ.get("GPUWIN_NO_WARM_UP") == "1":
         return
     _warm_up_started.set()
+    prefetch = os.environ.get("GPUWIN_NO_PREFETCH") != "1"
 
     def run() -> None:
         import lib.recorded
@@ -251,6 +277,11 @@ def start_warm_up() -> None:
                 from ui.compare_view import compared_view
 
                 compared_view([], (), packs)
+            if prefetch:
+                # each default view in a hold of its own: a visitor who comes meanwhile waits for one, not all
+                from ui.prefetch import measure_default_views
+
+                measure_default_views()
         except Exception:
             pass
 

@@ -14,6 +14,8 @@ from lib.lessons.common import onscreen
 from lib.lessons.common.live import log_grid, rows_at
 from lib.lessons.data_pipeline.view import (
     AXES,
+    DEFAULT_OVER,
+    DEFAULTS,
     MODELS,
     MOSTLY,
     NOT_ON_PAGE,
@@ -100,6 +102,15 @@ def live_request(view: View, devices: Sequence[str], *, point_budget_s: float, t
     """The page's live measurement, which is also its cache key (the total budget with the rest)."""
     return LiveRequest.of(live_rows, view.over, view.grid, view.fixed(), list(devices), current=view.current,
                           point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=threads)
+
+
+def default_requests(devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None,
+                     threads: int) -> list[tuple[str, LiveRequest]]:
+    """What the page measures at its defaults (DEFAULTS, swept over DEFAULT_OVER), with its label: the server's
+    warm-up measures it before a visitor asks (ui.prefetch)."""
+    view = View(DEFAULTS, DEFAULT_OVER, gpu_live=len(devices) > 1)
+    return [(measure_label(view, devices), live_request(view, devices, point_budget_s=point_budget_s,
+                                                        total_budget_s=total_budget_s, threads=threads))]
 
 
 def measure_label(view: View, devices: Sequence[str]) -> str:

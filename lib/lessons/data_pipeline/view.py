@@ -44,6 +44,10 @@ AXES = {
                      "Rows in one epoch; every one of them is decoded once per epoch when the source is images."),
 }
 WORKERS = (0, 1, 2, 4)
+# The page's first view: each axis at its default, swept over batch size, seed 001's linear model, no workers
+DEFAULT_OVER = "batch_size"
+DEFAULTS = {**{key: default for key, (_, _, default, _) in AXES.items()}, "model": "linear", "num_workers": 0,
+            "pin_memory": False}
 POINTS = 3  # live points per sweep: a small server times three epochs' worth per feed
 # Settings the page does not offer: a recorded sweep it can show leaves them at the workload's defaults.
 NOT_ON_PAGE = ("data", "normalize", "optimizer", "lr", "shuffle", "seed", "persistent_workers")

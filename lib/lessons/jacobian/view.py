@@ -126,6 +126,16 @@ def measure_label(method: str, grid: Sequence[int], devices: Sequence[str]) -> s
     return f"jacobian {LABEL[method]} over val={','.join(map(str, grid))} on {', '.join(devices)}"
 
 
+def default_requests(devices: Sequence[str], *, live_budget_s: float, threads: int, memory_cap_gb: float
+                     ) -> list[tuple[str, LiveRequest]]:
+    """What the page measures at its defaults (every method, val = DEFAULT_VAL), each with its label: the
+    server's warm-up measures them before a visitor asks (ui.prefetch)."""
+    grid = sweep_grid(DEFAULT_VAL)
+    return [(measure_label(m, grid, devices),
+             live_request(m, grid, devices, point_budget_s=point_budget(live_budget_s), threads=threads,
+                          memory_cap_gb=memory_cap_gb)) for m in METHODS]
+
+
 def views(methods: Sequence[str], val: int) -> dict[str, dict[str, Any]]:
     """The recorded sweep each method needs: over val, through the slider's value."""
     return {m: {"method": m, "val": val} for m in methods}

@@ -13,6 +13,7 @@ from lib.core.rows import Status, is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.seed_cases.curves import curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
+    CASES,
     SEED_HARDWARE,
     SEED_SOURCE,
     compare_sentence,
@@ -26,7 +27,7 @@ from lib.lessons.seed_cases.view import (
     total_s,
 )
 from lib.recorded.sources import machine_text, series_label
-from lib.workloads.presets import Preset
+from lib.workloads.presets import Preset, get_preset
 
 
 def seed_line(preset: Preset) -> str:
@@ -43,6 +44,13 @@ def live_request(preset: Preset, devices: Sequence[str], *, threads: int, budget
 
 def measure_label(preset: Preset, devices: Sequence[str]) -> str:
     return f"seed case {label(preset.name)} on {', '.join(devices)}"
+
+
+def default_requests(devices: Sequence[str], *, threads: int, budget_s: float) -> list[tuple[str, LiveRequest]]:
+    """What the page measures at its default (the first case), with its label: the server's warm-up
+    measures it before a visitor asks (ui.prefetch)."""
+    preset = get_preset(CASES[0])
+    return [(measure_label(preset, devices), live_request(preset, devices, threads=threads, budget_s=budget_s))]
 
 
 def record_command(preset: Preset) -> str:

@@ -145,6 +145,13 @@ def measure_label(variant: dict[str, Any], devices: Sequence[str]) -> str:
     return f"matmul over size ({variant_label(variant)}) on {', '.join(devices)}"
 
 
+def default_requests(devices: Sequence[str], *, point_budget_s: float, threads: int) -> list[tuple[str, LiveRequest]]:
+    """What the page measures at its defaults (the honest baseline at DEFAULT_SIZE), each with its label: the
+    server's warm-up measures them before a visitor asks (ui.prefetch)."""
+    return [(measure_label(v, devices), live_request(v, devices, size=DEFAULT_SIZE, point_budget_s=point_budget_s,
+                                                     threads=threads)) for v in views(BASELINE).values()]
+
+
 def live_rows(variant: dict[str, Any], devices: Sequence[str], *, current: int | None, point_budget_s: float,
               num_threads: int | None = None, progress: Callable[[float, str], None] | None = None
               ) -> list[dict[str, Any]]:

@@ -1,0 +1,57 @@
+"""The warm-up measures each live page's default view ahead, under the key its page asks for (issue 25).
+
+ui.prefetch builds the default views' requests from the lessons' constants, away from the pages: a
+request that differs in any argument from the page's would be measured for nobody. Each page is opened
+at its defaults here and must have stored its live result under the key ui.prefetch would measure; a
+result measured ahead is then what the page shows, with the time it was measured.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import streamlit as st
+
+from tests.app_support import env, open_page, page_text
+from ui import measure, prefetch
+
+BUDGET = "0.01"
+PAGES = {  # page -> the start of its default views' labels in ui.prefetch.default_requests()
+    "pages/training.py": "mlp over batch_size",
+    "pages/timing_pitfalls.py": "matmul over size",
+    "pages/seed_cases.py": "seed case",
+    "pages/jacobian.py": "jacobian",
+    "pages/data_pipeline.py": "data pipeline",
+}
+
+
+def requests_of(start: str):
+    return [request for label, request in prefetch.default_requests() if label.startswith(start)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_at_its_defaults_stores_what_the_warm_up_measures_ahead(page):
+    with env(GPUWIN_LIVE_POINT_BUDGET_S=BUDGET):
+        st.cache_data.clear()
+        ahead = requests_of(PAGES[page])
+        assert ahead, f"ui.prefetch measures nothing for {page}"
+        assert not any(measure.is_cached(r) for r in ahead)
+        at = open_page(page)
+        assert not at.exception, [e.value for e in at.exception]
+        missed = [r.key for r in ahead if not measure.is_cached(r)]
+        assert not missed, f"{page} at its defaults did not ask for what ui.prefetch measures: {missed}"
+
+
+def test_a_view_measured_ahead_is_what_its_page_shows_without_measuring_again():
+    with env(GPUWIN_LIVE_POINT_BUDGET_S=BUDGET):
+        st.cache_data.clear()
+        label, request = next(r for r in prefetch.default_requests() if r[0].startswith("matmul"))
+        assert measure.measure_ahead(request, label=label) is True
+        assert measure.measure_ahead(request, label=label) is False  # stored: not measured twice
+        stored_at = measure.measured_at(request)
+        time.sleep(0.05)
+        at = open_page("pages/timing_pitfalls.py")
+        assert not at.exception, [e.value for e in at.exception]
+        assert measure.measured_at(request) == stored_at, "the page measured its default view again"
+        assert "measured live on this server" in page_text(at).lower()
