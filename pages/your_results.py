@@ -16,12 +16,11 @@ from lib.lessons.your_results.answer import machines_answer
 from lib.lessons.your_results.compare import crossover_lines, describe_fixed, fastest_line, uncharted_rows
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, one_line, plain
 from ui import scaffold
-from ui.compare_view import compared_view
+from ui.compare_view import MORE_CHARTS, compared_view
 from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
 
 NS = "your_results"
-MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
 RECORD_COMMANDS = """\
 # on the machine to measure (it needs torch, pandas and scikit-learn, not Streamlit):
 python3 scripts/record_packs.py --out mypacks        # the app's standard sweeps, CPU and CUDA: mypacks/*.json

@@ -55,3 +55,18 @@ def test_a_view_measured_ahead_is_what_its_page_shows_without_measuring_again():
         assert not at.exception, [e.value for e in at.exception]
         assert measure.measured_at(request) == stored_at, "the page measured its default view again"
         assert "measured live on this server" in page_text(at).lower()
+
+
+def test_your_results_first_visit_after_the_prebuild_builds_no_chart():
+    import lib.recorded
+    from ui.compare_view import MORE_CHARTS, compared_view
+    from ui.scaffold import PLOT_HEIGHT
+
+    view = compared_view([], (), lib.recorded.load_recorded()[0])
+    view.prebuild(PLOT_HEIGHT)
+    built = dict(view._charts)
+    assert len(built) == min(len(view.drawn), 1 + MORE_CHARTS) > 1
+    at = open_page("pages/your_results.py", {"shipped": "true"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert view._charts == built, "the page built a chart the warm-up had not"
+    assert len(at.get("vega_lite_chart")) == len(built)

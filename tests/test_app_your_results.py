@@ -26,7 +26,7 @@ from lib.recorded.uploads import MAX_UPLOAD_BYTES
 from lib.workloads import get_workload
 
 PAGE = "pages/your_results.py"
-MORE_CHARTS = 5  # drawn below the first one (pages/your_results.py)
+MORE_CHARTS = 5  # drawn below the first one (ui/compare_view.py)
 VALUES = [2, 16, 128]
 SECOND = "TEST FIXTURE second machine (this CPU, re-measured)"
 FIXTURE_GPU = "TEST FIXTURE GPU (CPU rows renamed cuda:0)"
