@@ -70,3 +70,32 @@ def test_your_results_first_visit_after_the_prebuild_builds_no_chart():
     assert not at.exception, [e.value for e in at.exception]
     assert view._charts == built, "the page built a chart the warm-up had not"
     assert len(at.get("vega_lite_chart")) == len(built)
+
+
+def test_work_ahead_waits_while_a_page_runs_and_until_the_server_is_quiet():
+    import threading
+
+    from ui.router import quiet_for, routed, wait_until_quiet
+
+    page_running, page_may_end = threading.Event(), threading.Event()
+
+    def page() -> None:
+        with routed():
+            page_running.set()
+            page_may_end.wait(5)
+
+    visitor = threading.Thread(target=page)
+    visitor.start()
+    page_running.wait(5)
+    assert quiet_for() == 0.0
+    waited = threading.Thread(target=wait_until_quiet, args=(0.3,))
+    started = time.monotonic()
+    waited.start()
+    time.sleep(0.4)
+    assert waited.is_alive(), "work ahead started while a page ran"
+    page_may_end.set()
+    visitor.join(5)
+    waited.join(5)
+    took = time.monotonic() - started
+    assert not waited.is_alive() and 0.4 + 0.3 <= took + 0.05, took
+    assert quiet_for() > 0.0

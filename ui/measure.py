@@ -279,13 +279,15 @@ def start_warm_up() -> None:
                 compared_view([], (), packs)
             if prefetch:
                 # each default view in a hold of its own: a visitor who comes meanwhile waits for one, not all
-                from ui.prefetch import measure_default_views
+                from ui.prefetch import QUIET_S, measure_default_views
 
                 measure_default_views()
                 # Your results' first charts and downloads of the shipped packs (4.6 s on one CPU), last: its
                 # visitors come after the lessons'
+                from ui.router import wait_until_quiet
                 from ui.scaffold import PLOT_HEIGHT
 
+                wait_until_quiet(QUIET_S)
                 with MEASURE_LOCK.hold(WARM_UP_LABEL):
                     compared_view([], (), packs).prebuild(PLOT_HEIGHT)
         except Exception:

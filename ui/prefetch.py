@@ -26,7 +26,12 @@ from lib.lessons.timing import view as timing
 from lib.lessons.training import view as training
 from lib.recorded import sources as lib_sources
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, live_point_budget_s, measure_ahead, sweep_request
+from ui.router import wait_until_quiet
 from ui.sources import live_devices, load_recorded
+
+# Measured ahead only once no page has run for this long: on a one-CPU host a visitor's page (and the
+# timings measured ahead) would otherwise share the core; a visitor reading a page leaves it idle
+QUIET_S = 1.0
 
 
 def default_devices() -> list[str]:
@@ -53,13 +58,15 @@ def default_requests() -> list[tuple[str, LiveRequest]]:
                                             threads=threads)]
 
 
-def measure_default_views() -> int:
-    """Measure every default view not stored yet, one hold of the measurement lock each; how many were
-    measured. A view the measuring process could not finish (out of memory) is left to its visitor."""
+def measure_default_views(quiet_s: float = QUIET_S) -> int:
+    """Measure every default view not stored yet, one hold of the measurement lock each, each once no page
+    has run for quiet_s seconds; how many were measured. A view the measuring process could not finish (out
+    of memory) is left to its visitor."""
     measured = 0
     for label, request in default_requests():
+        wait_until_quiet(quiet_s)
         try:
             measured += measure_ahead(request, label=f"{label} (measured ahead for visitors)")
-        except (WorkerStopped, MemoryError, RuntimeError):
+        except (WorkerStopped, MemoryError, RuntimeError):  # left to the view's visitor, who is told why
             continue
     return measured

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 
 import streamlit as st
 
 _local = threading.local()
+_runs = {"running": 0, "ended": 0.0}  # pages running now, and when the last one ended (time.monotonic())
+_runs_lock = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -24,10 +27,28 @@ def routed() -> Iterator[None]:
     """streamlit_app.py runs the chosen page inside this."""
     before = getattr(_local, "active", False)
     _local.active = True
+    with _runs_lock:
+        _runs["running"] += 1
     try:
         yield
     finally:
         _local.active = before
+        with _runs_lock:
+            _runs["running"] -= 1
+            _runs["ended"] = time.monotonic()
+
+
+def quiet_for() -> float:
+    """Seconds since the last page run on this server ended (0 while one runs): work done ahead for
+    visitors still to come waits for a quiet moment, so a visitor here now never shares the CPU with it."""
+    with _runs_lock:
+        return 0.0 if _runs["running"] else time.monotonic() - _runs["ended"]
+
+
+def wait_until_quiet(quiet_s: float, poll_s: float = 0.1) -> None:
+    """Return once no page has run for quiet_s seconds."""
+    while (quiet := quiet_for()) < quiet_s:
+        time.sleep(max(poll_s, quiet_s - quiet) if quiet else poll_s)
 
 
 def is_routed() -> bool:
