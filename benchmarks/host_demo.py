@@ -96,16 +96,16 @@ class RssWatch:
 
 
 @contextlib.contextmanager
-def host(script: str, cpus: str | None) -> Iterator[tuple[str, float, RssWatch]]:
-    """`streamlit run script` as a host starts it (pinned to `cpus`); yields (url, the second it was
-    started, its memory watch) once it answers its health check."""
+def host(script: str, cpus: str | None, root: Path = ROOT) -> Iterator[tuple[str, float, RssWatch]]:
+    """`streamlit run script` (in `root`) as a host starts it (pinned to `cpus`); yields (url, the second it
+    was started, its memory watch) once it answers its health check."""
     port = free_port()
     pin = ["taskset", "-c", cpus] if cpus else []
     started = time.perf_counter()
     proc = subprocess.Popen(
         [*pin, sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     watch = RssWatch(proc.pid)
     url = f"http://127.0.0.1:{port}"
