@@ -475,3 +475,15 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     same = T.curve(T.View(hidden_width=64, depth=3), T.tables(pack, "m")["cuda"], "cuda:0", "m")  # the MLP's
     assert [(r["batch_size"], r["median_s"], r["origin"]) for r in rows] == [
         (r["batch_size"], r["median_s"], r["origin"]) for r in same]
+
+
+def test_has_modes_says_whether_modes_view_has_anything_without_building_it(machines):
+    from lib.lessons.training.modes import has_modes, modes_view
+
+    gpu, small = machines
+    view = T.View()
+    screen = S.compose(view, gpu=gpu, small_cpu=small)
+    assert has_modes(gpu, screen) and modes_view(view, gpu, screen) is not None
+    for other, on in ((None, screen), (gpu, S.compose(view, gpu=gpu))):  # no GPU; no CPU curve beside it
+        assert has_modes(other, on) is (modes_view(view, other, on) is not None)
+    assert not has_modes(None, screen)

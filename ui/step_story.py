@@ -21,7 +21,7 @@ from lib.lessons.common.verdict import UNDECIDED
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
-from lib.lessons.training.modes import modes_view
+from lib.lessons.training.modes import has_modes, modes_view
 from lib.recorded.sources import GpuSource
 from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
@@ -76,11 +76,11 @@ def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> No
 def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height: int) -> None:
     """The expander: each recorded mode's GPU curve against the answer's CPU curve, the crossover of each,
     and each mode's step at the slider's point (bars), the words read from those two charts alone."""
-    modes = modes_view(view, gpu, screen)
-    if modes is None:
+    if not has_modes(gpu, screen):
         return
     with scaffold.lazy_expander(T.MODES_TITLE, MODES_KEY) as open_:
-        if not open_:
+        modes = modes_view(view, gpu, screen) if open_ else None  # built only while open
+        if modes is None:
             return
         chart = curve_chart(modes.rows(), view.over, x_title=view.axis.label, ticks=view.axis.steps[::4], height=height)
         st.vega_lite_chart(chart.to_arrow_spec(), width="stretch")
