@@ -25,7 +25,7 @@ from lib.lessons.data_pipeline import view as lesson
 from lib.lessons.data_pipeline.answer import pipeline_answer
 from ui import scaffold
 from ui.chart_cache import chart_spec
-from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s
+from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s, oldest_measured_at
 from ui.sources import live_devices, load_recorded, source_for
 from ui.url_settings import UrlSettings
 
@@ -104,7 +104,8 @@ live = [] if too_many else cached_measurement(request, label=feeds.measure_label
 on, bars = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
                         not_live=onscreen.NONE_DRAWN if cannot else "from a pack recorded on a GPU machine (named in "
-                                 "each legend), when one holds these settings")
+                                 "each legend), when one holds these settings",
+                        measured_at=oldest_measured_at([request]) if live else None)
 elsewhere = feeds.elsewhere_sentence(source, pack)
 if elsewhere:
     top.note.caption(elsewhere)

@@ -25,7 +25,7 @@ from lib.lessons.jacobian.answer import jacobian_answer
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
 from ui.chart_cache import chart_spec
-from ui.measure import cached_measurement, is_cached, live_point_budget_s
+from ui.measure import cached_measurement, is_cached, live_point_budget_s, oldest_measured_at
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for
 from ui.url_settings import UrlSettings
 
@@ -84,7 +84,8 @@ live: list[dict] = []
 for method in methods:
     live += cached_measurement(requests[method], label=lesson.measure_label(method, grid, devices)) or []
 rows, order = first_screen(live)
-scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None)
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
+                        measured_at=oldest_measured_at(requests.values()) if live else None)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 004)"):

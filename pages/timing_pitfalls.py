@@ -25,7 +25,7 @@ from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer
 from ui import scaffold
 from ui.chart_cache import chart_spec
-from ui.measure import cached_measurement, live_point_budget_s
+from ui.measure import cached_measurement, live_point_budget_s, oldest_measured_at
 from ui.sources import live_devices, recorded_cpu_toggle, recorded_pack, source_for
 from ui.url_settings import UrlSettings
 
@@ -66,14 +66,12 @@ devices = live_devices(source)
 budget = live_point_budget_s()
 
 
-def measure(v: dict) -> list[dict]:
-    request = lesson.live_request(v, devices, size=size, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
-    # not measured now (a long queue): the recorded side alone
-    return cached_measurement(request, label=lesson.measure_label(v, devices)) or []
-
-
 views = lesson.views(variant)
-live = {name: measure(v) for name, v in views.items()}
+requests = {name: lesson.live_request(v, devices, size=size, point_budget_s=budget, threads=DEFAULT_CPU_THREADS)
+            for name, v in views.items()}
+# not measured now (a long queue): the recorded side alone
+live = {name: cached_measurement(requests[name], label=lesson.measure_label(v, devices)) or []
+        for name, v in views.items()}
 found = lesson.recorded(pack, source.label, variant, size, with_cpu=show_recorded_cpu)
 view = lesson.screen(variant, live, found, source.label)
 order = view.order
@@ -91,7 +89,8 @@ scaffold.chart_or_why(
                crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
                plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
-scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None)
+scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
+                        measured_at=oldest_measured_at(requests.values()) if any(live.values()) else None)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 003)"):

@@ -27,6 +27,8 @@ def test_source_sentence_says_where_each_device_comes_from():
     assert onscreen.source_sentence(LIVE, 1) == ("CPU: measured live on this server with 1 thread. "
                                                   "GPU: measured live on this server.")
     assert onscreen.source_sentence(H200, 2).endswith("2 threads. GPU: recorded on NVIDIA H200, 2026-11-21.")
+    assert onscreen.source_sentence(H200, 1, age="3 min ago").startswith(
+        "CPU: measured live on this server with 1 thread (3 min ago). GPU: recorded on NVIDIA H200")
     assert "GPU: none here, and no recorded GPU results shipped yet" in onscreen.source_sentence(NO_GPU, 1)
     assert onscreen.source_sentence(H200, 1, not_live="from a pack").endswith("GPU: from a pack.")
     assert onscreen.source_sentence(LIVE, 1, not_live="from a pack").endswith("GPU: measured live on this server.")

@@ -21,7 +21,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -72,6 +72,14 @@ def measured_at(request: LiveRequest) -> float | None:
         return _store(cache_key(request))[0]
     except _NotCached:
         return None
+
+
+def oldest_measured_at(requests: Iterable[LiveRequest]) -> float | None:
+    """When the oldest of the live results stored for `requests` was measured (None if none is stored):
+    a page's words say how old its live side is (a result measured ahead by the warm-up, or for another
+    visitor, may be up to LIVE_TTL_S old)."""
+    stamps = [at for at in map(measured_at, requests) if at is not None]
+    return min(stamps) if stamps else None
 
 
 def cache_key(request: LiveRequest) -> str:

@@ -22,6 +22,7 @@ places them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from lib.core.fmt import age_words
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.recorded.sources import GpuSource
@@ -129,10 +131,12 @@ def why(label: str) -> Any:
 
 
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
-                   box: Any = None) -> None:
-    """'CPU: measured live on this server with 1 thread. GPU: recorded on NVIDIA H200, …' (see
-    lib.lessons.common.onscreen.source_sentence for `not_live`), in `box` (default: where the page is)."""
-    (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live))
+                   box: Any = None, measured_at: float | None = None) -> None:
+    """'CPU: measured live on this server with 1 thread (3 min ago). GPU: recorded on NVIDIA H200, …' (see
+    lib.lessons.common.onscreen.source_sentence for `not_live`), in `box` (default: where the page is);
+    `measured_at`: when the live result shown was measured (ui.measure.oldest_measured_at), if it was."""
+    age = age_words(time.time() - measured_at) if measured_at is not None else None
+    (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live, age=age))
 
 
 def notice(text: str | None, icon: str = INFO, *, box: Any = None) -> None:

@@ -159,3 +159,14 @@ class Sentence:
 def say(*parts: str, about: Any = None) -> Sentence:
     """Sentence(parts): `say("On ", Strong("H200"), " the GPU wins.")`."""
     return Sentence(tuple(p for p in parts if p), about)
+
+
+def age_words(seconds: float) -> str:
+    """How long ago a live result was measured, counted from its stored time (an old result never
+    reads as new): 'less than a minute ago', '3 min ago', '2 h 5 min ago'."""
+    minutes = int(max(0.0, seconds) // 60)
+    if minutes < 1:
+        return "less than a minute ago"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    return f"{minutes // 60} h {minutes % 60} min ago" if minutes % 60 else f"{minutes // 60} h ago"

@@ -41,10 +41,11 @@ STATUS_WORDS = {Status.OK.value: "measured", Status.OOM.value: "out of memory", 
 
 
 # -- where the numbers come from ----------------------------------------------------------------------
-def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None) -> str:
+def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None, age: str | None = None) -> str:
     """Where each device's numbers come from. `not_live`: the page's own words for a GPU side that
-    is not measured here (default: the recorded machine chosen in the sidebar, or none)."""
-    cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}. "
+    is not measured here (default: the recorded machine chosen in the sidebar, or none). `age`: how long
+    ago the live result on screen was measured ('3 min ago'), when it says."""
+    cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}" + (f" ({age})" if age else "") + ". "
     if source.live:
         return cpu + "GPU: measured live on this server."
     if not_live:

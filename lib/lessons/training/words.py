@@ -12,7 +12,7 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import Sentence, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
+from lib.core.fmt import Sentence, age_words, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
@@ -55,17 +55,6 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
 def hollow(row: Row, doubted: Collection[float], over: str) -> bool:
     """Whether the chart draws a point hollow: not believed, or noisy (lib.core.noise.is_noisy)."""
     return row.get(over) in doubted or (is_ok(row) and noise.is_noisy(float(row["median_s"]), spread(row)))
-
-
-def age_words(seconds: float) -> str:
-    """How long ago a live result was measured, counted from its stored time (an old result never
-    reads as new): 'less than a minute ago', '3 min ago', '2 h 5 min ago'."""
-    minutes = int(max(0.0, seconds) // 60)
-    if minutes < 1:
-        return "less than a minute ago"
-    if minutes < 60:
-        return f"{minutes} min ago"
-    return f"{minutes // 60} h {minutes % 60} min ago" if minutes % 60 else f"{minutes // 60} h ago"
 
 
 def measured_at(rows: Sequence[Row]) -> float | None:
