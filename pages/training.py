@@ -18,6 +18,7 @@ from lib.charts import speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
+from lib.lessons.training import live as L
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 from lib.recorded.ceilings import ceilings_for
@@ -68,12 +69,12 @@ mode = url.radio("mode", "How the step runs", modes or [T.View.mode], T.View.mod
 with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):
     for key, (label, sentence) in T.PITFALLS.items():
         values[key] = url.toggle(key, label, family.default(key), help=sentence)
-    if len(T.THREAD_CHOICES) > 1:
-        threads = url.select_slider("threads", "CPU threads for the live measurement", list(T.THREAD_CHOICES),
-                                    T.DEFAULT_THREADS,
+    if len(L.THREAD_CHOICES) > 1:
+        threads = url.select_slider("threads", "CPU threads for the live measurement", list(L.THREAD_CHOICES),
+                                    L.DEFAULT_THREADS,
                                     help="Up to one fewer than this server's cores: the web server needs one.")
     else:
-        threads = T.DEFAULT_THREADS
+        threads = L.DEFAULT_THREADS
         st.caption("This server has 2 cores or fewer: the CPU is measured with 1 thread, so the web server keeps a "
                    "core (two busy threads sharing it with the server stall and make the CPU look many times slower).")
 host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine's own CPU", False,
@@ -111,8 +112,8 @@ if recorded.curves:
 # -- live on top -------------------------------------------------------------------------------------
 devices = ["cpu", source.device] if source.live else ["cpu"]
 # the live grid is measured once for every slider position (its crossover is the curves'); a point off it, apart
-fixed_grid = T.live_grid(view)
-fixed = T.live_settings(view, gpu_live=source.live)
+fixed_grid = L.live_grid(view)
+fixed = L.live_settings(view, gpu_live=source.live)
 last = [time.perf_counter()]
 
 

@@ -23,6 +23,7 @@ from lib.lessons.data_pipeline import screen as data_pipeline
 from lib.lessons.jacobian import view as jacobian
 from lib.lessons.seed_cases import screen as seed_cases
 from lib.lessons.timing import view as timing
+from lib.lessons.training import live as training_live
 from lib.lessons.training import view as training
 from lib.recorded import sources as lib_sources
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, live_point_budget_s, measure_ahead, sweep_request
@@ -47,9 +48,9 @@ def default_requests() -> list[tuple[str, LiveRequest]]:
     recorded side first (Jacobian, Data pipeline)."""
     devices, budget, threads = default_devices(), live_point_budget_s(), DEFAULT_CPU_THREADS
     view = training.View()
-    return [sweep_request(view.family.workload, view.over, training.live_grid(view),
-                          training.live_settings(view, gpu_live=len(devices) > 1), devices, point_budget_s=budget,
-                          num_threads=training.DEFAULT_THREADS),
+    return [sweep_request(view.family.workload, view.over, training_live.live_grid(view),
+                          training_live.live_settings(view, gpu_live=len(devices) > 1), devices, point_budget_s=budget,
+                          num_threads=training_live.DEFAULT_THREADS),
             *timing.default_requests(devices, point_budget_s=budget, threads=threads),
             *seed_cases.default_requests(devices, threads=threads, budget_s=budget),
             *jacobian.default_requests(devices, live_budget_s=budget, threads=threads,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import collections
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,7 +26,6 @@ from typing import Any
 from lib.core.fmt import fmt_s
 from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
-from lib.lessons.common.live import DEFAULT_CPU_THREADS, log_grid
 from lib.lessons.training.model import MachineModel, settings_of
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import FAMILIES as _FAMILIES
@@ -139,24 +137,6 @@ class View:
 
 # Everything else stays at the workload's defaults on this page; recorded rows must match them.
 PAGE_DEFAULTS = MLP_FAMILY.page_defaults()
-
-# -- what the page times live ---------------------------------------------------------------------------
-LIVE_POINTS = 6  # the live grid: the same six points at every slider position (its crossover is the curves')
-# Threads a visitor may give the live CPU: they leave a core to the web server (more would fight it)
-THREAD_CHOICES = tuple(range(1, max(1, (os.cpu_count() or 1) - 1) + 1))
-DEFAULT_THREADS = min(DEFAULT_CPU_THREADS, THREAD_CHOICES[-1]) if len(THREAD_CHOICES) > 1 else 1
-
-
-def live_grid(view: View) -> list[int]:
-    """The points of the view's axis timed live."""
-    return log_grid(view.axis.steps, n=LIVE_POINTS)
-
-
-def live_settings(view: View, gpu_live: bool) -> dict[str, Any]:
-    """The live sweep's settings but the swept one: the view's mode on a live GPU, else its CPU side's."""
-    fixed = {k: v for k, v in view.settings().items() if k != view.over}
-    fixed["mode"] = view.mode if gpu_live else view.cpu_side().mode
-    return fixed
 
 
 def step_config(settings: Mapping[str, Any], device_kind: str) -> tuple:
