@@ -66,6 +66,11 @@ def _store(key: str, _value: Any = None) -> Any:
     return _value
 
 
+def _keep(key: str, result: Any) -> None:
+    """Store a live result with the time it was measured (what measured_at reads)."""
+    _store(key, _value=(time.time(), result))
+
+
 def measured_at(request: LiveRequest) -> float | None:
     """When the live result stored for `request` was measured (seconds since the epoch), None if none is."""
     try:
@@ -181,7 +186,7 @@ def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress:
         result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_row=on_row)
     finally:
         bar.empty()
-    _store(key, _value=(time.time(), result))
+    _keep(key, result)
     st.session_state["_last_measure_s"] = time.perf_counter() - started
     return result
 
@@ -195,7 +200,7 @@ def measure_ahead(request: LiveRequest, *, label: str) -> bool:
     with MEASURE_LOCK.hold(label):
         if is_cached(request):  # a visitor ahead in line asked for the same view
             return False
-        _store(cache_key(request), _value=(time.time(), MEASURE_WORKER.run(request)))
+        _keep(cache_key(request), MEASURE_WORKER.run(request))
     return True
 
 

@@ -9,12 +9,11 @@ same 30-minute life), shown with the time it was measured.
     measure_default_views()        # ui.measure.start_warm_up calls it after its one-off costs
 
 The requests come from each lesson's default_requests(), built from the same constants its page
-gives its widgets (tests/test_prefetch.py checks the page stores under the same key).
+gives its widgets (tests/test_app_prefetch.py checks the page stores under the same key).
 """
 
 from __future__ import annotations
 
-from lib.core.devices import available_devices, cuda_available
 from lib.core.request import LiveRequest
 from lib.core.sweep import default_memory_cap_gb
 from lib.core.worker import WorkerStopped
@@ -25,10 +24,9 @@ from lib.lessons.seed_cases import screen as seed_cases
 from lib.lessons.timing import view as timing
 from lib.lessons.training import live as training_live
 from lib.lessons.training import view as training
-from lib.recorded import sources as lib_sources
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, live_point_budget_s, measure_ahead, sweep_request
 from ui.router import wait_until_quiet
-from ui.sources import live_devices, load_recorded
+from ui.sources import gpu_sources, live_devices, load_recorded
 
 # Measured ahead only once no page has run for this long: on a one-CPU host a visitor's page (and the
 # timings measured ahead) would otherwise share the core; a visitor reading a page leaves it idle
@@ -37,8 +35,7 @@ QUIET_S = 1.0
 
 def default_devices() -> list[str]:
     """What a page at its defaults times live: the sidebar's first source (a live GPU when there is one)."""
-    live = available_devices()[1] if cuda_available() else None
-    sources = lib_sources.gpu_sources(load_recorded()[0], live_device=live)
+    sources = gpu_sources(load_recorded()[0])
     return live_devices(sources[0]) if sources else ["cpu"]
 
 

@@ -41,11 +41,11 @@ def all_packs() -> list[dict]:
     return load_recorded()[0] + list(st.session_state.get(UPLOADS_STATE_KEY, []))
 
 
-def gpu_sources() -> list[GpuSource]:
-    """A live GPU first (when this server has one), then each GPU machine recorded in the shipped
-    packs or in this visitor's uploads."""
+def gpu_sources(packs: list[dict] | None = None) -> list[GpuSource]:
+    """A live GPU first (when this server has one), then each GPU machine recorded in `packs` (default: the
+    shipped packs and this visitor's uploads; outside a visitor's session, e.g. the warm-up, the shipped ones)."""
     live = available_devices()[1] if cuda_available() else None
-    return lib_sources.gpu_sources(all_packs(), live_device=live)
+    return lib_sources.gpu_sources(all_packs() if packs is None else packs, live_device=live)
 
 
 def current_source() -> GpuSource:
