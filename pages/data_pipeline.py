@@ -114,46 +114,54 @@ scaffold.notice(cannot or feeds.missing_note(on, packs), box=top.note)
 if on.missing:
     scaffold.sweep_offers(NS, feeds.recorded_offers(packs, view))
 
-with scaffold.why("What this page measures (seeds 000 and 001)"):
-    st.markdown(
-        "Seed 001 trained a one-layer model on MNIST and found the CPU and the GPU equally fast: 14.5 s per epoch "
-        "each. Seed 000 saw its MNIST minibatch run only 7% faster on the GPU. In both, every image went through "
-        "the DataLoader one at a time (a PIL image, `ToTensor`, `Normalize`) on the CPU before either device saw "
-        "it. Here, one epoch is timed two ways: fed by that **DataLoader over images**, and from the same numbers "
-        "as **tensors already on the device**. Each epoch is split into **loading** (walking the batches and "
-        "copying them to the device, without training) and **compute** (training on batches already there).")
+with scaffold.why("What this page measures (seeds 000 and 001)") as opened:
+    if opened:
+        st.markdown(
+            "Seed 001 trained a one-layer model on MNIST and found the CPU and the GPU equally fast: 14.5 s per epoch "
+            "each. Seed 000 saw its MNIST minibatch run only 7% faster on the GPU. In both, every image went through "
+            "the DataLoader one at a time (a PIL image, `ToTensor`, `Normalize`) on the CPU before either device saw "
+            "it. Here, one epoch is timed two ways: fed by that **DataLoader over images**, and from the same numbers "
+            "as **tensors already on the device**. Each epoch is split into **loading** (walking the batches and "
+            "copying them to the device, without training) and **compute** (training on batches already there).")
 
 # -- words: does the device matter here? -----------------------------------------------------------
-with scaffold.why(f"Does the device matter at {view.at}?"):
-    sentences, compared = feeds.device_words(on)
-    for sentence in sentences:
-        st.markdown(sentence)
-    if compared:
-        st.caption(f"Epochs within {pct(lesson.SAME_WITHIN)} of each other count as the same. Both devices of that "
-                   "comparison come from one machine, because the images are decoded by the CPU that feeds the GPU.")
-    for sentence in (feeds.feed_sentence(on), feeds.machines_sentence(on), *feeds.summaries(on)):
-        if sentence:
+# the labels are fixed (a lazy expander's identity includes its label); the settings go inside
+with scaffold.why("Does the device matter at these settings?") as opened:
+    if opened:
+        st.markdown(f"At {view.at}:")
+        sentences, compared = feeds.device_words(on)
+        for sentence in sentences:
             st.markdown(sentence)
+        if compared:
+            st.caption(f"Epochs within {pct(lesson.SAME_WITHIN)} of each other count as the same. Both devices of that "
+                       "comparison come from one machine, because the images are decoded by the CPU that feeds the GPU.")
+        for sentence in (feeds.feed_sentence(on), feeds.machines_sentence(on), *feeds.summaries(on)):
+            if sentence:
+                st.markdown(sentence)
 
 # -- where an epoch's time went ------------------------------------------------------------------------
-with scaffold.why(f"Where one epoch's time went at {view.at}"):
-    st.caption("Loading walks the epoch's batches and copies them to the device without training; compute trains "
-               "on the same number of batches already on the device. Each is timed on its own (median of repeats).")
-    for note in feeds.phase_notes(bars):
-        st.markdown(f"- {note}")
+with scaffold.why("Where one epoch's time went") as opened:
+    if opened:
+        st.markdown(f"At {view.at}:")
+        st.caption("Loading walks the epoch's batches and copies them to the device without training; compute trains "
+                   "on the same number of batches already on the device. Each is timed on its own (median of repeats).")
+        for note in feeds.phase_notes(bars):
+            st.markdown(f"- {note}")
 
 # -- the sweep, one chart per feed ----------------------------------------------------------------------
-with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}"):
-    for feed in lesson.SOURCES:
-        scaffold.chart_or_why(
-            st, chart_spec(time_chart, pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
-                           x_title=feeds.axis_label(over), y_title="time per epoch", title=feeds.feed_title(feed),
-                           height=400) if on.rows_of[feed] else None,
-            f"{feeds.feed_title(feed)}: nothing was timed, so there is no curve to draw.")
-    repeats = onscreen.repeats_span(live)
-    if repeats:
-        st.caption(f"Each point: the median of {repeats} timed epochs after warm-up; bars span the "
-                   "interquartile range. Both axes logarithmic.")
+# drawn closed too: the notes on its points below quote them, and the sentences above name its curves
+with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}", drawn=True) as opened:
+    if opened:
+        for feed in lesson.SOURCES:
+            scaffold.chart_or_why(
+                st, chart_spec(time_chart, pd.DataFrame(on.rows_of[feed]), over, y="median_s", iqr="iqr_s",
+                               x_title=feeds.axis_label(over), y_title="time per epoch", title=feeds.feed_title(feed),
+                               height=400) if on.rows_of[feed] else None,
+                f"{feeds.feed_title(feed)}: nothing was timed, so there is no curve to draw.")
+        repeats = onscreen.repeats_span(live)
+        if repeats:
+            st.caption(f"Each point: the median of {repeats} timed epochs after warm-up; bars span the "
+                       "interquartile range. Both axes logarithmic.")
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
 scaffold.point_notes(on.rows, feeds.point_where(over))

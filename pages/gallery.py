@@ -79,11 +79,12 @@ if not frame.empty:
                      "is faster); a diamond marks where it catches up."
                      + (f" CPU only, so no line: {plain('; '.join(cpu_only), limit=600)}." if cpu_only else ""))
 
-with scaffold.why("What the gallery is"):
-    st.markdown(
-        "Every machine visitors chose to share, measured on **the same sweep**: "
-        f"{plain(GALLERY_SWEEP.describe(), limit=300)}. Each line is one machine's GPU speed-up over its own CPU, "
-        "so you can see where your GPU starts to win beside your class's machines and the shipped H200 and H100.")
+with scaffold.why("What the gallery is") as opened:
+    if opened:
+        st.markdown(
+            "Every machine visitors chose to share, measured on **the same sweep**: "
+            f"{plain(GALLERY_SWEEP.describe(), limit=300)}. Each line is one machine's GPU speed-up over its own CPU, "
+            "so you can see where your GPU starts to win beside your class's machines and the shipped H200 and H100.")
 
 # -- add a machine ---------------------------------------------------------------------------------
 with st.expander("Add your machine", expanded=False):

@@ -80,8 +80,9 @@ else:
                     "a pack recorded on a GPU machine adds the GPU side (the Your results page says how to record "
                     "one).", box=top.chart)
 
-with scaffold.why("Why is my model slower on the GPU?"):
-    st.markdown(WHY)
+with scaffold.why("Why is my model slower on the GPU?") as opened:
+    if opened:
+        st.markdown(WHY)
 
 st.markdown("### Lessons")
 for page in lesson_pages():

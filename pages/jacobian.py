@@ -88,31 +88,37 @@ scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onsc
                         measured_at=oldest_measured_at(requests.values()) if live else None)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
-with scaffold.why("What this page measures (seed 004)"):
-    st.markdown(
-        "Seed 004 computed the Jacobian (every output's derivative with respect to every input) of a small tanh "
-        "network (1 input → 20 → 20 → 400 outputs) over a batch of `val` inputs with "
-        f"`torch.autograd.functional.jacobian`, on the CPU and on the GPU. It reported {lesson.SEED_REPORTED}: the "
-        "GPU won only at the larger batch. Here the same Jacobian is computed four ways and timed on both devices. "
-        "Both axes of the time chart are logarithmic.")
+with scaffold.why("What this page measures (seed 004)") as opened:
+    if opened:
+        st.markdown(
+            "Seed 004 computed the Jacobian (every output's derivative with respect to every input) of a small tanh "
+            "network (1 input → 20 → 20 → 400 outputs) over a batch of `val` inputs with "
+            f"`torch.autograd.functional.jacobian`, on the CPU and on the GPU. It reported {lesson.SEED_REPORTED}: the "
+            "GPU won only at the larger batch. Here the same Jacobian is computed four ways and timed on both devices. "
+            "Both axes of the time chart are logarithmic.")
 
 if methods:
-    with scaffold.why(f"What the measurements say at val = {fmt_value(val)}"):
-        for sentence in lesson.at_val_sentences(rows, val, order):
-            st.markdown(sentence)
-        repeats = onscreen.repeats_span(rows)
-        if repeats:
-            st.caption(f"Each point: the median time of one full Jacobian over {repeats} timed repeats (bars: "
-                       "interquartile range); the warm-up calls are not counted. Colour is where it was measured, "
-                       "the line style the method. Points not timed are marked × on the memory chart.")
+    # a fixed label (a lazy expander's identity includes it): the value goes inside
+    with scaffold.why("What the measurements say at the chosen val") as opened:
+        if opened:
+            st.markdown(f"At val = {fmt_value(val)}:")
+            for sentence in lesson.at_val_sentences(rows, val, order):
+                st.markdown(sentence)
+            repeats = onscreen.repeats_span(rows)
+            if repeats:
+                st.caption(f"Each point: the median time of one full Jacobian over {repeats} timed repeats (bars: "
+                           "interquartile range); the warm-up calls are not counted. Colour is where it was measured, "
+                           "the line style the method. Points not timed are marked × on the memory chart.")
 
-    with scaffold.why("Where the GPU starts to win, method by method"):
-        for line in lesson.crossover_lines(rows, methods, source.label, pack["machine"] if pack else None):
-            st.markdown(line.markdown())
+    with scaffold.why("Where the GPU starts to win, method by method") as opened:
+        if opened:
+            for line in lesson.crossover_lines(rows, methods, source.label, pack["machine"] if pack else None):
+                st.markdown(line.markdown())
 
-    with scaffold.why("Why the method matters more than the device"):
-        for sentence in lesson.why_sentences(rows, val, methods, order):
-            st.markdown(sentence)
+    with scaffold.why("Why the method matters more than the device") as opened:
+        if opened:
+            for sentence in lesson.why_sentences(rows, val, methods, order):
+                st.markdown(sentence)
 
     # lazy: its chart and its table of refused points (1.2 MB of a new visitor's browser code) only when opened
     with scaffold.lazy_expander("Why? The memory each method needs", f"{NS}.memory") as memory_open:

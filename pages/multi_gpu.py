@@ -81,16 +81,19 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
         chart_box.caption(f"Samples per second of the whole group, {source}. Both axes logarithmic.")
         efficiency = scaling.efficiency_points(records)
         if efficiency:
-            with scaffold.why("Scaling efficiency: how close to N times one GPU"):
-                st.caption("Throughput with N GPUs ÷ (N × throughput with 1 GPU at the same per-GPU batch); "
-                           "the dashed line is perfect scaling.")
-                st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, efficiency, axis), width="stretch")
-        with scaffold.why("Where more GPUs start to win"):
-            for line in scaling.crossover_lines(records, axis, cpu):
-                st.markdown(line.markdown())
-        with scaffold.why("Why: communication against compute"):
-            for line in scaling.why_lines(records, cpu):
-                st.write(line)
+            with scaffold.why("Scaling efficiency: how close to N times one GPU") as opened:
+                if opened:
+                    st.caption("Throughput with N GPUs ÷ (N × throughput with 1 GPU at the same per-GPU batch); "
+                               "the dashed line is perfect scaling.")
+                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, efficiency, axis), width="stretch")
+        with scaffold.why("Where more GPUs start to win") as opened:
+            if opened:
+                for line in scaling.crossover_lines(records, axis, cpu):
+                    st.markdown(line.markdown())
+        with scaffold.why("Why: communication against compute") as opened:
+            if opened:
+                for line in scaling.why_lines(records, cpu):
+                    st.write(line)
 
     with st.expander("All measurements", expanded=False):
         shown = pd.DataFrame(records, columns=list(COLUMNS)).rename(columns=COLUMNS)
@@ -118,14 +121,15 @@ elif not live:
                         "demo below runs the same code on this server.")
     top.note.caption("They are recorded on a machine with 2 or 4 GPUs (the project's record_ddp script).")
 
-with scaffold.why("What this page measures (seed 002)"):
-    st.markdown(
-        "Seed 002 trained CNNs on CIFAR-10 with one and two GPUs and reported that two GPUs were about 1.5× faster "
-        "at large batches, with no gain at batch 128. This lesson measures the same question with PyTorch's "
-        "**DistributedDataParallel**, launched by `torchrun`: one process per GPU, each computing gradients on its "
-        "own batch, then one exchange per step that averages the gradients across GPUs (an **all-reduce**).\n\n"
-        "The gradient is as large as the model whatever the batch, so the exchange is a fixed cost per step. The "
-        "charts set that cost against the compute time of a step.")
+with scaffold.why("What this page measures (seed 002)") as opened:
+    if opened:
+        st.markdown(
+            "Seed 002 trained CNNs on CIFAR-10 with one and two GPUs and reported that two GPUs were about 1.5× faster "
+            "at large batches, with no gain at batch 128. This lesson measures the same question with PyTorch's "
+            "**DistributedDataParallel**, launched by `torchrun`: one process per GPU, each computing gradients on its "
+            "own batch, then one exchange per step that averages the gradients across GPUs (an **all-reduce**).\n\n"
+            "The gradient is as large as the model whatever the batch, so the exchange is a fixed cost per step. The "
+            "charts set that cost against the compute time of a step.")
 
 # -- live demo --------------------------------------------------------------------------------------
 st.subheader("Live demo on this server")

@@ -93,59 +93,66 @@ scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onsc
                         measured_at=oldest_measured_at(requests.values()) if any(live.values()) else None)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
-with scaffold.why("What this page measures (seed 003)"):
-    st.markdown(
-        f"Seed 003 timed {lesson.SEED_REPORTED}. Work on a GPU is queued, not waited for (CUDA calls are "
-        "asynchronous): `a @ b` on the GPU returns as soon as the work is queued, so a clock read right after it "
-        "measures the queueing, not the arithmetic. Here the same square matmul is timed over a range of sizes on "
-        "both devices; each switch shows one way the numbers can mislead. Both axes are logarithmic.")
+with scaffold.why("What this page measures (seed 003)") as opened:
+    if opened:
+        st.markdown(
+            f"Seed 003 timed {lesson.SEED_REPORTED}. Work on a GPU is queued, not waited for (CUDA calls are "
+            "asynchronous): `a @ b` on the GPU returns as soon as the work is queued, so a clock read right after it "
+            "measures the queueing, not the arithmetic. Here the same square matmul is timed over a range of sizes on "
+            "both devices; each switch shows one way the numbers can mislead. Both axes are logarithmic.")
 
 # -- what the timer reports ----------------------------------------------------------------------------
-with scaffold.why("What the timer reports"):
-    for sentence in words.sync_sentences(view.current, view.partner_rows("sync"), variant, size, order):
-        st.markdown(sentence)
-    repeats = onscreen.repeats_span(view.rows)
-    if repeats:
-        st.caption(f"Warm points: the median of {repeats} timed repeats after warm-up (bars: "
-                   "interquartile range). Colour is where it was measured, the line style how it was timed.")
-    for sentence in lesson.crossover_sentences(view, pack["machine"] if pack else None):
-        st.markdown(sentence.markdown())
-
-with scaffold.why("Cold first call against warm"):
-    if flags["cold"]:
-        for sentence in words.cold_sentences(view.current, size, order):
+with scaffold.why("What the timer reports") as opened:
+    if opened:
+        for sentence in words.sync_sentences(view.current, view.partner_rows("sync"), variant, size, order):
             st.markdown(sentence)
-        st.caption("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
-                   "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
-                   "context). The warm median leaves it out; report it separately when it matters.")
-    else:
-        st.caption("Switch on **Show the cold first call** to draw each point's first call beside the warm median.")
+        repeats = onscreen.repeats_span(view.rows)
+        if repeats:
+            st.caption(f"Warm points: the median of {repeats} timed repeats after warm-up (bars: "
+                       "interquartile range). Colour is where it was measured, the line style how it was timed.")
+        for sentence in lesson.crossover_sentences(view, pack["machine"] if pack else None):
+            st.markdown(sentence.markdown())
+
+with scaffold.why("Cold first call against warm") as opened:
+    if opened:
+        if flags["cold"]:
+            for sentence in words.cold_sentences(view.current, size, order):
+                st.markdown(sentence)
+            st.caption("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
+                       "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
+                       "context). The warm median leaves it out; report it separately when it matters.")
+        else:
+            st.caption("Switch on **Show the cold first call** to draw each point's first call beside the warm median.")
 
 if variant["dtype"] == "tf32":
-    with scaffold.why("TF32"):
-        for sentence in words.tf32_sentences(view.current, view.partner_rows("tf32"), variant, size, order):
-            st.markdown(sentence)
+    with scaffold.why("TF32") as opened:
+        if opened:
+            for sentence in words.tf32_sentences(view.current, view.partner_rows("tf32"), variant, size, order):
+                st.markdown(sentence)
 if variant["transfer"]:
-    with scaffold.why("Counting the copy"):
-        for sentence in words.transfer_sentences(view.current, view.partner_rows("transfer"), variant, size, order):
-            st.markdown(sentence)
+    with scaffold.why("Counting the copy") as opened:
+        if opened:
+            for sentence in words.transfer_sentences(view.current, view.partner_rows("transfer"), variant, size, order):
+                st.markdown(sentence)
 
 # -- achieved FLOP/s -----------------------------------------------------------------------------------
-with scaffold.why("Operations per second (FLOP/s) against the best measured here"):
-    bests = pd.DataFrame(words.best_rates(view.rows, order))
-    st.vega_lite_chart(
-        chart_spec(variant_chart, pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
-                   color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
-                   color_title="measured on", dash_title="timing", color_order=order,
-                   dash_order=[lesson.variant_label(variant), *lesson.partner_lines(variant), lesson.baseline_line()],
-                   rules=bests if not bests.empty else None),
-        width="stretch",
-    )
-    for sentence in words.flops_sentences(view.current, view.rows, variant, size, order):
-        st.markdown(sentence)
-    st.caption("Achieved floating-point operations per second (FLOP/s) = 2·size³ operations ÷ the time of one "
-               "call. “Best measured here” (dotted lines) is the highest among the synchronised points on screen "
-               "for that device and number format: a measurement from this sweep, not a datasheet number.")
+# drawn closed too: the answer above quotes its rates
+with scaffold.why("Operations per second (FLOP/s) against the best measured here", drawn=True) as opened:
+    if opened:
+        bests = pd.DataFrame(words.best_rates(view.rows, order))
+        st.vega_lite_chart(
+            chart_spec(variant_chart, pd.DataFrame(lesson.rate_lines(view)), "size", "achieved_flops_per_s", kind="flops",
+                       color="series", dash="line", x_title="matrix size (rows = columns)", y_title="achieved rate",
+                       color_title="measured on", dash_title="timing", color_order=order,
+                       dash_order=[lesson.variant_label(variant), *lesson.partner_lines(variant), lesson.baseline_line()],
+                       rules=bests if not bests.empty else None),
+            width="stretch",
+        )
+        for sentence in words.flops_sentences(view.current, view.rows, variant, size, order):
+            st.markdown(sentence)
+        st.caption("Achieved floating-point operations per second (FLOP/s) = 2·size³ operations ÷ the time of one "
+                   "call. “Best measured here” (dotted lines) is the highest among the synchronised points on screen "
+                   "for that device and number format: a measurement from this sweep, not a datasheet number.")
 
 # -- what was not measured, the rows themselves, recording ---------------------------------------------
 scaffold.point_notes(view.rows, lesson.point_where, remarks=False)

@@ -66,17 +66,18 @@ with_shipped = url.toggle(
 url.show_notes()
 url.sync_url()
 
-with scaffold.why("How to record your own pack"):
-    st.code(RECORD_COMMANDS, language="bash")
-    st.markdown(
-        "Run it from a copy of this project on the machine you want to measure. The pack is a JSON file: the "
-        "rows (median time, spread, repeats, status per point) and the machine's fingerprint (CPU, cores, threads, "
-        "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the "
-        "box above; it is held for your session only, never written to disk), or **ship it with your copy of the "
-        "app** by putting it in `lib/recorded/`: the sidebar then offers it as the source of every page's GPU "
-        "curves (when it holds GPU rows)."
-    )
-    st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
+with scaffold.why("How to record your own pack") as opened:
+    if opened:
+        st.code(RECORD_COMMANDS, language="bash")
+        st.markdown(
+            "Run it from a copy of this project on the machine you want to measure. The pack is a JSON file: the "
+            "rows (median time, spread, repeats, status per point) and the machine's fingerprint (CPU, cores, threads, "
+            "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the "
+            "box above; it is held for your session only, never written to disk), or **ship it with your copy of the "
+            "app** by putting it in `lib/recorded/`: the sidebar then offers it as the source of every page's GPU "
+            "curves (when it holds GPU rows)."
+        )
+        st.caption("A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint.")
 
 # -- read, check, merge ------------------------------------------------------------------------------
 from_gallery = []

@@ -104,6 +104,20 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None, open
     return at
 
 
+def open_whys(at):
+    """Open every 'Why?' section on the page (ui.scaffold.why: lazy, its words written only while open),
+    as a reader who opens each does, and rerun (until no new one appears)."""
+    from ui.scaffold import WHY_KEY
+
+    opened: set[str] = set()
+    while new := [e.label for e in at.expander if e.label.startswith("Why") and e.label not in opened]:
+        for label in new:
+            at.session_state[WHY_KEY + label] = True
+            opened.add(label)
+        at.run()
+    return at
+
+
 def page_text(at) -> str:
     """Every piece of text on the page (markdown, captions, notes, headers, the labels of the 'Why?'
     expanders that hold the longer words), one string."""

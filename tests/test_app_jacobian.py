@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, page_text
+from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.crossover import CrossKind
@@ -52,12 +52,13 @@ def assert_view(at, val: int) -> str:
         at.session_state[MEMORY_KEY] = True
         at.run()
         assert not at.exception, [e.value for e in at.exception]
+    open_whys(at)  # the 'Why?' sections below the chart, which a reader opens
     specs = chart_specs(at)
     assert len(specs) == 2, "time chart and memory chart expected"
     assert CPU_LABEL in specs[0] and "time per Jacobian" in specs[0]
     assert "estimated peak memory" in specs[1]
     text = page_text(at)
-    assert f"What the measurements say at val = {val:,}" in text
+    assert "What the measurements say at the chosen val" in text and f"At val = {val:,}:" in text
     assert f"On **{CPU_LABEL}** at val = {val:,}:" in markdown(at)
     assert "block-diagonal" in text and f"only the {val:,} diagonal blocks" in text
     return text

@@ -11,7 +11,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 
-from app_support import chart_specs  # noqa: E402
+from app_support import chart_specs, open_whys  # noqa: E402
 from test_ddp import recorded  # noqa: E402,F401 - the module-scoped fixture: a pack made by the real CLI
 
 from lib.lessons.multi_gpu import scaling  # noqa: E402
@@ -26,6 +26,7 @@ def _page(monkeypatch, folder):
 
 
 def _text(at):
+    open_whys(at)  # the 'Why?' sections, as a reader opens them
     return "\n".join(e.value for e in [*at.markdown, *at.info, *at.warning, *at.caption])
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_support import ROOT, chart_specs, open_page, page_text
+from app_support import ROOT, chart_specs, open_page, open_whys, page_text
 from training_fixture import GPU_NAME, HOME_BATCHES, HOME_DATASET, crossover_by_hand, step_time, write_home_pack
 
 from lib.core.fmt import fmt_about, fmt_ratio, fmt_value
@@ -60,7 +60,7 @@ def test_every_existing_page_opens_with_both_devices_live(no_pack, page):
 def test_home_without_a_recorded_pack_says_so_and_links_every_lesson(no_pack):
     at = open_page()
     assert not at.exception
-    text = page_text(at)
+    text = page_text(open_whys(at))
     assert "Why is my model slower on the GPU?" in text
     # issue 23: the CPU pays per-operator overhead too (the Training page shows it); only the launch over
     # the bus and the wait for the device are the GPU's own

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_page, page_text
+from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.fmt import fmt_rate
@@ -45,8 +45,10 @@ def lines_of(at, index: int) -> set[str]:
 
 
 def assert_view(at) -> str:
-    """The page ran and drew its two charts: time per matmul, and achieved FLOP/s with 'best measured here'."""
+    """The page ran and drew its two charts: time per matmul, and achieved FLOP/s with 'best measured here'
+    (its 'Why?' drawn closed too); the other 'Why?' sections opened, as a reader opens them."""
     assert not at.exception, [e.value for e in at.exception]
+    open_whys(at)
     specs = chart_specs(at)
     assert len(specs) == 2, "time chart and FLOP/s chart expected"
     assert CPU_LABEL in specs[0] and "time per matmul" in specs[0]
@@ -173,12 +175,12 @@ def test_recorded_pack_is_the_gpu_side_toggle_by_toggle(with_pack):
 
     at.toggle(key=NS + "sync").set_value(True).run()
     at.toggle(key=NS + "tf32").set_value(True).run()
-    md = markdown(at)
+    md = markdown(open_whys(at))  # its 'TF32' section appears with the switch
     assert f"On **{GPU_LABEL}" in md and "with TF32 against" in md
 
     at.toggle(key=NS + "tf32").set_value(False).run()
     at.toggle(key=NS + "transfer").set_value(True).run()
-    md = markdown(at)
+    md = markdown(open_whys(at))  # its 'Counting the copy' section appears with the switch
     assert f"On **{GPU_LABEL}" in md and "counting the copy of both inputs from host memory, one call takes" in md
 
     # a combination the pack does not hold: said plainly, the CPU still shown

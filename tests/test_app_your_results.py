@@ -17,7 +17,7 @@ import json
 import subprocess
 
 import pytest
-from app_support import PY, ROOT, chart_specs, env, open_page, page_text
+from app_support import PY, ROOT, chart_specs, env, open_page, open_whys, page_text
 
 from lib.core.devices import machine_fingerprint
 from lib.core.results import build_pack, csv_to_pack, dumps_pack, loads_pack, pack_to_csv
@@ -91,7 +91,7 @@ def test_the_page_opens_empty_and_says_how_to_record_a_pack(no_shipped):
     assert not at.exception, [e.value for e in at.exception]
     assert at.file_uploader[0].accept_multiple_files
     assert sorted(at.file_uploader[0].allowed_type) == [".csv", ".json"]
-    text = page_text(at)
+    text = page_text(open_whys(at))
     assert "Nothing to compare yet" in text and not chart_specs(at)
     code = "\n".join(c.value for c in at.code)
     assert "python3 scripts/record_packs.py --out mypacks" in code and "python -m lib sweep" in code

@@ -17,6 +17,7 @@ import random
 from collections import Counter
 
 import pytest
+from app_support import open_whys
 from random_views import Chart, Reading, draw_view, drawn_views, noisy_live_cpu, open_view, page_settings, read_view
 from view_checks import (
     check_all,
@@ -216,6 +217,11 @@ def test_a_random_view_says_only_what_its_chart_shows(live_cpu, page_path, i):
     query = views_of(page_path)[i]
     at = open_view(page_path, query)
     assert not at.exception, [e.value for e in at.exception]
-    reading = read_view(at, page_path, query)
-    found = [f for findings in check_all(reading).values() for f in findings]
-    assert not found, "\n".join(f.line(reading.url) for f in found)
+    # as first drawn ('Why?' sections closed, their words not sent), then with every one opened
+    for opened in (False, True):
+        if opened:
+            open_whys(at)
+            assert not at.exception, [e.value for e in at.exception]
+        reading = read_view(at, page_path, query)
+        found = [f for findings in check_all(reading).values() for f in findings]
+        assert not found, ("every 'Why?' open\n" if opened else "") + "\n".join(f.line(reading.url) for f in found)

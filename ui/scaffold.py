@@ -7,7 +7,7 @@
                                                             smaller inside an iframe (?embed=true)
     chart_height(380)                                       the same for a chart given as one total height
     page_style()                                            smaller headings on a phone and inside an iframe
-    why(label)                                              a closed expander 'Why? …' for the long words
+    why(label) as open_                                     a closed expander 'Why? …' for the long words (lazy)
     lazy_expander(label, key) as open_                      a closed expander whose contents run only while open
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
@@ -125,9 +125,23 @@ def is_open(key: str) -> bool:
     return bool(st.session_state.get(key))
 
 
-def why(label: str) -> Any:
-    """A closed expander for the long explanations: 'Why? …'."""
-    return st.expander(label if label.startswith("Why") else f"Why? {label}", expanded=False)
+WHY_KEY = "why."  # a 'Why?' section's open state: st.session_state[WHY_KEY + its label]
+
+
+@contextmanager
+def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
+    """A closed 'Why? …' expander for the long explanations, lazy (yields whether it is open; the caller
+    writes its words only then): a closed expander's contents are otherwise sent and drawn by a new
+    visitor's browser before the page's first chart is (issue 25). Its label must not change with the
+    view: it is part of the expander's identity, and its key. `drawn`: its contents are always sent
+    (yields True), for a chart whose numbers words outside it quote: they must be on the page."""
+    label = label if label.startswith("Why") else f"Why? {label}"
+    if drawn:
+        with st.expander(label, expanded=False):
+            yield True
+        return
+    with lazy_expander(label, WHY_KEY + label) as open_:
+        yield open_
 
 
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
