@@ -13,8 +13,8 @@ import json
 import re
 
 import pytest
-from app_support import open_page
 from random_views import chart_of
+from test_truth_urls import visit
 
 from lib.core.fmt import fmt_s
 
@@ -28,7 +28,7 @@ def _shipped_packs(monkeypatch):
 
 @pytest.mark.parametrize("gpu", ["nvidia-h200", "nvidia-h100-80gb-hbm3"])
 def test_homes_cuda_graph_words_quote_only_what_its_chart_draws(gpu):
-    at = open_page("pages/home.py", {"gpu": gpu})
+    at = visit("pages/home.py", {"gpu": gpu})  # the link's GPU on the first run, also where a live GPU is first
     assert not at.exception, [e.value for e in at.exception]
     element = at.get("vega_lite_chart")[0]
     chart = chart_of(element)
@@ -51,9 +51,9 @@ def test_homes_cuda_graph_words_quote_only_what_its_chart_draws(gpu):
 def test_homes_pointer_to_the_training_page_names_an_expander_that_is_there():
     """Home said "The Training page's “How the step runs” compares every mode": that is the mode radio's label,
     and the comparison is in an expander of another name. The name Home quotes must be one the page shows."""
-    at = open_page("pages/home.py", {"gpu": "nvidia-h200"})
+    at = visit("pages/home.py", {"gpu": "nvidia-h200"})
     text = next(str(m.value) for m in at.markdown if "The Training page's “" in str(m.value))
     named = re.search(r"The Training page's “([^”]+)”", text).group(1)
-    training = open_page("pages/training.py", {"gpu": "nvidia-h200"})
+    training = visit("pages/training.py", {"gpu": "nvidia-h200"})
     assert not training.exception, [e.value for e in training.exception]
     assert named in [str(e.label) for e in training.expander], (named, [str(e.label) for e in training.expander])

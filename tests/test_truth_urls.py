@@ -43,6 +43,7 @@ def visit(page: str, query: dict[str, str], opened: tuple[str, ...] = (), *, why
     return at
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_the_default_headline_is_not_one_noisy_point_at_batch_1():
     """'trade the lead 2 times … the CPU leads from 2 (after 1)': one recorded outlier made the headline."""
     at = visit("pages/training.py", {})
@@ -51,6 +52,7 @@ def test_the_default_headline_is_not_one_noisy_point_at_batch_1():
     assert "catches up" in headline and "between batch size" in headline, headline
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_the_h100_depth_curve_at_batch_1_never_says_the_gpu_catches_up_with_depth():
     """`/training?gpu=nvidia-h100-80gb-hbm3&over=depth&batch_size=1` said the GPU 'catches up between depth
     2 and 3': each extra layer adds launches, so more depth never favours the GPU at batch 1."""
@@ -60,6 +62,7 @@ def test_the_h100_depth_curve_at_batch_1_never_says_the_gpu_catches_up_with_dept
     assert not re.search(r"GPU · H100 \(recorded[^)]*\)\*\* catches up", headline), headline
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_a_drawn_gpu_curve_is_never_called_missing():
     """`…over=hidden_width&batch_size=4096&hidden_width=1024&recorded_cpu=true`: 'There is no GPU curve on
     screen' beside a 12-point GPU curve."""
@@ -70,6 +73,7 @@ def test_a_drawn_gpu_curve_is_never_called_missing():
     assert "no GPU curve" not in text
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_a_predicted_time_is_never_called_recorded():
     """`/training?batch_size=65536&hidden_width=8192&dataset_size=1048576` said 'GPU · H200 (recorded) takes
     16.2 s per epoch' of a time the cost model predicted."""
@@ -79,6 +83,7 @@ def test_a_predicted_time_is_never_called_recorded():
     assert "predicted by its cost model" in point, point
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_a_timeline_refused_at_recording_is_not_called_not_recorded():
     """A timeline at batch 65,536 / width 1,024 read 'not recorded' while its file holds the step, refused."""
     from ui.step_story import TIMELINE_KEY
@@ -111,6 +116,7 @@ def test_timing_pitfalls_never_lists_a_refused_gpu_point_it_quotes_as_measured()
     assert f"- {series}, size {size}, synchronised, fp32: not run" not in text
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_tf32_with_the_copy_on_is_compared_with_fp32_with_the_copy_on():
     """`?size=256&tf32=true&transfer=true` read '1.4 TFLOP/s with TF32 against 1.79 TFLOP/s in fp32 (0.78×)':
     fp32 without the copy. Read against fp32 with the copy, TF32 is never slower on the H200 here."""
@@ -155,6 +161,7 @@ def test_the_data_pipelines_title_never_says_the_device_does_not_matter_over_an_
     assert "does not matter" not in at.title[0].value and at.title[0].value.endswith("?"), at.title[0].value
 
 
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_the_default_headline_crossover_lies_within_the_recorded_days_range():
     """At the defaults the headline said 'most likely at about 170' while the next sentence gave each
     recorded day's crossover as ~310 to ~460: the drawn H200 curve took batch 256 from the 2026-11-24
