@@ -98,3 +98,29 @@ def test_answer_first_puts_the_answer_and_the_chart_above_the_controls():
     assert at.caption[0].value == "embedded=False heights=340,480,200"
     at.slider(key="t.n").set_value(7).run()
     assert at.markdown[0].value == "The answer at n = 7."
+
+
+def why_app():
+    import streamlit as st
+
+    from ui import scaffold
+
+    with scaffold.why("What is inside") as opened:
+        if opened:
+            st.markdown("The long words.")
+    with scaffold.why("What a chart outside quotes", drawn=True) as opened:
+        if opened:
+            st.markdown("Always sent.")
+
+
+def test_a_why_section_sends_its_words_only_once_opened_unless_drawn():
+    from ui.scaffold import WHY_KEY
+
+    at = AppTest.from_function(why_app, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.label for e in at.expander] == ["Why? What is inside", "Why? What a chart outside quotes"]
+    assert [m.value for m in at.markdown] == ["Always sent."]  # the lazy one's words are not sent while closed
+    at.session_state[WHY_KEY + "Why? What is inside"] = True  # a visitor opens it: the page reruns
+    at.run()
+    assert [m.value for m in at.markdown] == ["The long words.", "Always sent."]
+    assert [e.label for e in at.expander] == ["Why? What is inside", "Why? What a chart outside quotes"]
