@@ -350,16 +350,9 @@ def open_view(page: str, query: dict[str, str]):
     """The app opened at `page` with `query` in its URL, as a fresh browser session opens a shared link: the
     query is in the URL on the session's first run too, so the sidebar's GPU is the link's (a first run at the
     defaults would pin the sidebar to the first GPU, and every view would show that GPU whatever its link said)."""
-    from app_support import APP_TIMEOUT_S, ROOT
-    from streamlit.testing.v1 import AppTest
+    from app_support import visit
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    at.query_params.clear()
-    at.query_params.update(query)
-    return at.switch_page(page).run()
+    return visit(page, query, whys=False)  # the 'Why?' sections closed, as first drawn
 
 
 def page_settings(page: str) -> list[Setting]:

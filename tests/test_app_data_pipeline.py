@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, open_whys, page_text
+from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, open_whys, page_text, visit
 
 from lib.lessons.data_pipeline.view import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
 
@@ -302,7 +302,6 @@ def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkey
     import shutil
 
     from random_views import read_view
-    from test_truth_urls import visit
     from view_checks import dates_and_machines_on_chart
 
     shipped = ROOT / "lib" / "recorded"
@@ -327,7 +326,6 @@ def test_the_chosen_gpus_images_grid_is_drawn_when_another_of_its_packs_holds_on
     """Issue 23 (found by the lead on the shipped packs): with the H200 in the sidebar and 4 workers, the page said
     "Nothing was measured at batch size = 64 with images fed by a DataLoader" and "DataLoader over images: nothing
     was timed" while the H200's images grid (2026-11-24) holds that view: its older tensors pack was taken whole."""
-    from test_truth_urls import visit
 
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
     at = visit(PAGE, {"gpu": "nvidia-h200", "num_workers": "4", "model": "linear"})
@@ -343,7 +341,6 @@ def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
     its own, ran past the epoch the answer quotes (workers load the next batches while the main process trains), and
     no mark drew that epoch. Now a tick draws it, the caption says why the bar is longer, and the bars say their day."""
     from test_lessons_pipeline import shipped_rows
-    from test_truth_urls import visit
 
     from lib.core.fmt import fmt_s
     from lib.lessons.data_pipeline.view import WHOLE_EPOCH

@@ -13,8 +13,8 @@ import json
 import re
 
 import pytest
+from app_support import visit
 from random_views import chart_of
-from test_truth_urls import visit
 
 from lib.core.fmt import fmt_s
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from app_support import visit
 from random_views import chart_of
-from test_truth_urls import visit
 
 from lib.core.fmt import fmt_s
 from ui.step_story import MODES_KEY, SPLIT_KEY

@@ -12,35 +12,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_support import APP_TIMEOUT_S, ROOT, open_whys, page_text
+from app_support import page_text, visit
 
 
 @pytest.fixture(autouse=True)
 def _shipped_packs_no_live(monkeypatch):
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs shipped in lib/recorded
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")
-
-
-def visit(page: str, query: dict[str, str], opened: tuple[str, ...] = (), *, whys: bool = True):
-    """Open `page` with `query` as a fresh browser session would: the sidebar's GPU read from the link on
-    the session's first run (open_page's first run has no query, so its sidebar keeps the first GPU);
-    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), and with `whys` every
-    'Why?' section (ui.scaffold.why), as a reader who reads the whole page opens them."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
-    at.query_params.update(query)
-    at.run()
-    at.query_params.clear()
-    at.query_params.update(query)
-    for key in opened:
-        at.session_state[key] = True
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    if whys:
-        open_whys(at)
-        assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
