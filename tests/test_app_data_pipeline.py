@@ -18,6 +18,7 @@ import pytest
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, open_whys, page_text, visit
 
 from lib.lessons.data_pipeline.view import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
+from ui.scaffold import RECORD_KEY
 
 PAGE = "pages/data_pipeline.py"
 NS = "data_pipeline."
@@ -82,7 +83,7 @@ _FIXTURE: dict[str, Path] = {}
 def record_commands() -> list[str]:
     """The CLI commands the page shows for its default view (read from the page itself)."""
     with env(GPUWIN_RECORDED_DIR=str(Path(__file__).parent / "__no_such_dir__"), GPUWIN_LIVE_POINT_BUDGET_S="0.03"):
-        at = open_page(PAGE)
+        at = open_page(PAGE, opened=(RECORD_KEY,))  # the commands are in its lazy 'Record this view'
         assert not at.exception, [e.value for e in at.exception]
         return [c.value for c in at.code if "python -m lib sweep dataloader" in c.value]
 

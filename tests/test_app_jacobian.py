@@ -15,6 +15,7 @@ from lesson_support import chart_frames, fixture_dir
 
 from lib.core.crossover import CrossKind
 from lib.recorded.sources import slug
+from ui.scaffold import RECORD_KEY
 
 PAGE = "pages/jacobian.py"
 NS = "jacobian."
@@ -71,7 +72,7 @@ def refused_table(at) -> list[dict]:
 
 @pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
-    at = open_page(PAGE, opened=("jacobian.results", "jacobian.memory"))
+    at = open_page(PAGE, opened=("jacobian.results", "jacobian.memory", RECORD_KEY))
     text = assert_view(at, 100)
     md = markdown(at)
     # the loop cannot run at val = 100 here; the page compares where it did run, in numbers

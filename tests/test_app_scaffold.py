@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from ui.scaffold import RECORD_KEY
+
 
 def scaffold_app():
     import streamlit as st
@@ -46,7 +48,12 @@ def test_scaffold_lays_out_the_shared_parts():
     at.run()
     assert list(at.dataframe[0].value.columns) == ["series", "size", "median_s"]
     assert len(at.get("download_button")) == 2 and "added by the page" in [c.value for c in at.caption]
+    # so is 'Record this view': a code block loads the frontend's syntax highlighter
+    assert not at.code and "Then the app shows them." not in [c.value for c in at.caption]
+    at.session_state[RECORD_KEY] = True
+    at.run()
     assert [c.value for c in at.code] == ["python -m lib sweep a", "python -m lib sweep b"]
+    assert "Then the app shows them." in [c.value for c in at.caption]
     assert "Recorded sweeps this page can show:" in markdown and "over=batch_size, pin=None" in markdown
     at.button(key="t.use.0").click().run()
     assert "over=dataset_size, pin=True" in [m.value for m in at.markdown]

@@ -14,6 +14,7 @@ from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_pag
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.fmt import fmt_rate
+from ui.scaffold import RECORD_KEY
 
 PAGE = "pages/timing_pitfalls.py"
 NS = "timing."
@@ -62,7 +63,7 @@ def assert_view(at) -> str:
 
 @pytest.mark.cpu_view
 def test_default_view_without_a_gpu(no_pack):
-    at = open_page(PAGE, opened=("timing.results",))
+    at = open_page(PAGE, opened=("timing.results", RECORD_KEY))
     text = assert_view(at)
     md = markdown(at)
     assert "Every time on the chart below is honest" in md

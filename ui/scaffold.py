@@ -13,7 +13,7 @@
     notice(text)                                            an info box (nothing when text is None)
     point_notes(rows, describe)                             expander 'Notes on 3 points' (or 'Points not measured (3)')
     results_on_screen(rows, columns, live, pack, recorded, file_stem=..., key=...)   the rows, their downloads (lazy)
-    record_view(commands, caption)                          expander 'Record this view on a GPU machine'
+    record_view(commands, caption)                          lazy expander 'Record this view on a GPU machine'
     sweep_offers(namespace, offers)                         buttons that put a recorded sweep's settings in the widgets
 
 The words and numbers come from lib.lessons.common.onscreen (tested without Streamlit); this module only
@@ -186,13 +186,19 @@ def results_on_screen(rows: Sequence[dict], columns: Sequence[str], live: Sequen
                 more()
 
 
+RECORD_KEY = "record_view"  # the open state of a page's 'Record this view on a GPU machine' (one per page)
+
+
 def record_view(commands: Sequence[str], caption: str, *, title: str = RECORD_TITLE) -> None:
-    """A closed expander with the command lines that record this view on a GPU machine, one code block
-    each, and a caption saying what the app then does with them."""
-    with st.expander(title, expanded=False):
-        for command in commands:
-            st.code(command, language="bash")
-        st.caption(caption)
+    """A closed lazy expander with the command lines that record this view on a GPU machine, one code
+    block each, and a caption saying what the app then does with them. Lazy: a code block loads the
+    syntax highlighter (the frontend's largest chunk after Plotly's), 2-3 s of a new visitor's one-core
+    browser before the page's chart was drawn (issue 25)."""
+    with lazy_expander(title, RECORD_KEY) as open_:
+        if open_:
+            for command in commands:
+                st.code(command, language="bash")
+            st.caption(caption)
 
 
 def _use(namespace: str, settings: Mapping[str, Any]) -> None:
