@@ -56,6 +56,34 @@ def visit(browser, url: str, *, settle: bool = False) -> tuple[float, float]:
     return first, busy
 
 
+def pin_servers(pids) -> None:
+    """Every thread of these servers onto CPU 0, as a one-CPU host runs them."""
+    for pid in pids:
+        subprocess.run(["taskset", "-acp", "0", str(pid)], stdout=subprocess.DEVNULL, check=False)
+
+
+def pinned_chromium(pw):
+    """Chromium on CPU 1 alone: the visitor's own machine, not sharing the servers' core."""
+    wrapper = Path(tempfile.mkdtemp()) / "chromium"
+    wrapper.write_text(f"#!/bin/sh\nexec taskset -c 1 {CHROMIUM} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return pw.chromium.launch(executable_path=str(wrapper), args=CHROMIUM_ARGS)
+
+
+def visit_rounds(browser, urls: dict, visits: int) -> dict:
+    """Each url opened once and left to finish (its live work then cached), then `visits` rounds, each
+    opening every url once in a shuffled order as a new visitor: {key: [(first chart s, busy s), ...]}."""
+    for url in urls.values():
+        visit(browser, url, settle=True)
+    times: dict = {key: [] for key in urls}
+    keys = list(urls)
+    for _ in range(visits):
+        random.shuffle(keys)
+        for key in keys:
+            times[key].append(visit(browser, urls[key]))
+    return times
+
+
 def quartiles(xs: list[float]) -> tuple[float, float, float]:
     q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
     return q[0], statistics.median(xs), q[2]
@@ -76,28 +104,18 @@ def main(argv: list[str] | None = None) -> int:
             f"(load average {load:.1f} at start), servers on CPU 0, chromium on CPU 1, {args.visits} new visitors per "
             "page and server, shuffled")
     print(head, flush=True)
-    wrapper = Path(tempfile.mkdtemp()) / "chromium"
-    wrapper.write_text(f"#!/bin/sh\nexec taskset -c 1 {CHROMIUM} \"$@\"\n")
-    wrapper.chmod(0o755)
     apps = ([("before", args.before)] if args.before else []) + [("this checkout", ROOT)]
     env = {"GPUWIN_NO_PREFETCH": "1"}
-    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     with sync_playwright() as pw, server(env, script="benchmarks/floor_app.py") as (floor_url, floor_pid):
         servers = {"bare page": (floor_url, floor_pid)}
         stack = [server(env, root=root) for _, root in apps]
         try:
             for (name, _), ctx in zip(apps, stack):
                 servers[name] = ctx.__enter__()
-            for _, pid in servers.values():
-                subprocess.run(["taskset", "-acp", "0", str(pid)], stdout=subprocess.DEVNULL, check=False)
-            browser = pw.chromium.launch(executable_path=str(wrapper), args=CHROMIUM_ARGS)
-            targets = [("bare page", "")] + [(name, page) for name, _ in apps for page in pages]
-            for name, page in targets:
-                visit(browser, f"{servers[name][0]}/{LINKS.get(page, page)}", settle=True)
-            for _ in range(args.visits):
-                random.shuffle(targets)
-                for name, page in targets:
-                    times.setdefault((name, page), []).append(visit(browser, f"{servers[name][0]}/{LINKS.get(page, page)}"))
+            pin_servers(pid for _, pid in servers.values())
+            urls = {("bare page", ""): floor_url} | {(name, page): f"{servers[name][0]}/{LINKS.get(page, page)}"
+                                                     for name, _ in apps for page in pages}
+            times = visit_rounds(pinned_chromium(pw), urls, args.visits)
         finally:
             for ctx in reversed(stack):
                 ctx.__exit__(None, None, None)

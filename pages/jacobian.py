@@ -41,8 +41,10 @@ url = UrlSettings(NS)
 val = url.select_slider("val", "Inputs in the batch (val; the point explained)", lesson.VALS, lesson.DEFAULT_VAL,
                         help="The seed ran 100 and 1000. The curves always cover 1, 10, 100 and 1,000, plus this "
                              "value.")
-methods = url.multiselect("methods", "Ways to compute it", METHODS, list(METHODS), format_func=lesson.LONG.get,
-                          help="All four give the same numbers on the diagonal blocks (the workload checks it).")
+# short names on the pills, what each does in their help
+methods = url.pills("methods", "Ways to compute it", METHODS, list(METHODS), format_func=lesson.LABEL.get,
+                    help="\n".join(f"- {lesson.LONG[m]}" for m in METHODS)
+                         + "\n\nAll four give the same numbers on the diagonal blocks (the workload checks it).")
 source, cannot = source_for(WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)

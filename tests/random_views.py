@@ -9,7 +9,7 @@ Three parts, each usable alone:
   ±5 %, some (NOISY_SHARE) anywhere within ±50 % with an IQR to match. The measuring process is
   replaced by an in-process runner of the same interface, so the stand-in is what the job calls.
 - `Declared`: each page's own settings, as the page declares them to ui.url_settings.UrlSettings
-  (every select_slider, slider, toggle, radio, selectbox and multiselect, with their options, the
+  (every select_slider, slider, toggle, radio, selectbox and pills, with their options, the
   sidebar's GPU included), and `draw_view` which picks one value of each with a seeded RNG.
 - `Reading`: what an opened page says (its sentences) and draws (every row of every Vega-Lite
   dataset of every chart), which the checkers in tests/view_checks.py compare.
@@ -176,7 +176,7 @@ class Setting:
     """One URL-bound widget as a page declared it: its URL key and every value it offers, as URL text."""
 
     key: str
-    kind: str  # select_slider, slider, toggle, radio, selectbox, multiselect
+    kind: str  # select_slider, slider, toggle, radio, selectbox, pills
     choices: list[str]
 
 
@@ -219,7 +219,7 @@ def declared_settings() -> Iterator[Declared]:
 
     with pytest.MonkeyPatch.context() as mp:
         for kind, choices_of in (("select_slider", options), ("radio", options), ("selectbox", options),
-                                 ("multiselect", options), ("slider", integers),
+                                 ("pills", options), ("slider", integers),
                                  ("toggle", lambda label, default, **_: ["true", "false"])):
             mp.setattr(UrlSettings, kind, wrap(kind, choices_of))
         yield declared
@@ -231,7 +231,7 @@ def draw_view(rng: random.Random, settings: Sequence[Setting]) -> dict[str, str]
     for s in settings:
         if not s.choices:
             continue
-        if s.kind == "multiselect":
+        if s.kind == "pills":
             picked = rng.sample(s.choices, rng.randint(1, len(s.choices)))
             query[s.key] = ",".join(c for c in s.choices if c in picked)
         else:

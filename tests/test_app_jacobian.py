@@ -114,7 +114,7 @@ def test_every_control_moves_and_the_url_follows(no_pack):
     assert "loop" in line and "faster** than the seed's loop" in line and "was not timed at val = 3" not in line
     assert "400 × 3 = **1,200 backward passes**" in md
 
-    at.multiselect(key=NS + "methods").set_value(["vmap_jacrev", "vmap_jacfwd"]).run()
+    at.pills(key=NS + "methods").set_value(["vmap_jacrev", "vmap_jacfwd"]).run()
     assert_view(at, 3)
     assert at.query_params["methods"] == "vmap_jacrev,vmap_jacfwd"
     assert "Add the loop to the methods to compare with the seed's method." in markdown(at)
@@ -122,12 +122,12 @@ def test_every_control_moves_and_the_url_follows(no_pack):
     domain = json.dumps(json.loads(chart_specs(at)[0]))
     assert "vmap(jacfwd)" in domain and '"loop"' not in domain
 
-    at.multiselect(key=NS + "methods").set_value([]).run()
+    at.pills(key=NS + "methods").set_value([]).run()
     assert not at.exception
     assert "Pick at least one method below" in page_text(at)
     assert not chart_specs(at)
 
-    at.multiselect(key=NS + "methods").set_value(["loop", "vmap_jacfwd"]).run()
+    at.pills(key=NS + "methods").set_value(["loop", "vmap_jacfwd"]).run()
     at.select_slider(key=NS + "val").set_value(1000).run()
     assert_view(at, 1000)
     link = dict(at.query_params)
@@ -136,7 +136,7 @@ def test_every_control_moves_and_the_url_follows(no_pack):
     # the URL of this view reopens the same view
     again = open_page(PAGE, link)
     assert_view(again, 1000)
-    assert again.multiselect(key=NS + "methods").value == ["loop", "vmap_jacfwd"]
+    assert again.pills(key=NS + "methods").value == ["loop", "vmap_jacfwd"]
     assert not again.warning
 
 
@@ -147,7 +147,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
     assert "Some settings in the link were adjusted" in note
     assert "val=50 is not one of this slider's steps; using the nearest, 30" in note
     assert "'bogus' is not one of loop, vectorize, vmap_jacrev, vmap_jacfwd; left out" in note
-    assert at.multiselect(key=NS + "methods").value == ["loop"]
+    assert at.pills(key=NS + "methods").value == ["loop"]
     assert at.query_params["val"] == "30" and at.query_params["methods"] == "loop"
     assert_view(at, 30)
 
@@ -214,7 +214,7 @@ def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_dr
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
     chosen = slug("TEST FIXTURE (CPU rows renamed cuda:0)")  # the machine without jacobian rows, by link
     at = open_page(PAGE, {"methods": "vmap_jacfwd"})
-    at.selectbox(key="app.gpu").set_value(chosen).run()  # picked in the sidebar
+    at.radio(key="app.gpu").set_value(chosen).run()  # picked in the sidebar
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info).replace("\\", "")  # as read: markdown escapes removed
     assert "were recorded for the Timing pitfalls lesson only, so this page shows no GPU curve" in infos

@@ -28,7 +28,7 @@ def shipped(monkeypatch):
 @pytest.mark.parametrize("page", PAGES)
 def test_the_four_gpu_machine_chosen_in_the_sidebar_is_said_plainly_on_every_page(shipped, page):
     at = open_page()
-    at.selectbox(key="app.gpu").set_value(FOUR).run()  # picked in the sidebar, then the page opened
+    at.radio(key="app.gpu").set_value(FOUR).run()  # picked in the sidebar, then the page opened
     if page != "pages/home.py":
         at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]

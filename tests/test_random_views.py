@@ -189,7 +189,7 @@ def test_the_draw_offers_every_switch_mode_and_gpu(live_cpu, page_path):
     views = views_of(page_path)
     for setting in _SETTINGS[page_path]:
         drawn = Counter(v[setting.key] for v in views if setting.key in v)
-        if setting.kind == "multiselect":
+        if setting.kind == "pills":
             continue
         if len(setting.choices) <= 6:
             assert set(drawn) == set(setting.choices), (setting.key, drawn)
@@ -201,7 +201,7 @@ def test_draw_view_is_seeded_and_picks_only_offered_values():
     from random_views import Setting
 
     settings = [Setting("batch_size", "select_slider", ["1", "8", "64"]), Setting("on", "toggle", ["true", "false"]),
-                Setting("methods", "multiselect", ["loop", "vmap"])]
+                Setting("methods", "pills", ["loop", "vmap"])]
     one = [draw_view(random.Random(5), settings) for _ in range(3)]
     assert one == [draw_view(random.Random(5), settings) for _ in range(3)]
     for view in one:

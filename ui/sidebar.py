@@ -46,17 +46,18 @@ def render_sidebar() -> GpuSource:
     sources = gpu_sources()
     url = UrlSettings("app")
     with st.sidebar:
-        st.markdown("#### This server")
-        for line in device_lines():
-            st.markdown(line)
+        # one block: each element costs a new visitor's one-core browser time before the page's chart
+        st.markdown("\n\n".join(["#### This server", *device_lines()]))
         if len(sources) > 1:
             keys = [s.key for s in sources]
             labels = {s.key: ("live on this server" if s.live else
                               f"your upload: {s.label}" if s.files.startswith("uploaded") else f"recorded: {s.label}")
                       for s in sources}
-            chosen = url.selectbox("gpu", "GPU results from", keys, keys[0], format_func=labels.get,
-                                   help="Live when this server has a GPU; otherwise results recorded on a real GPU "
-                                        "and shipped with the app, or uploaded by you on the Your results page.")
+            # a radio, not a selectbox: the selectbox's code cost every page's first chart about 0.4 s
+            # more in a new visitor's one-core browser (docs/browser_floor.txt); the choices are few
+            chosen = url.radio("gpu", "GPU results from", keys, keys[0], format_func=labels.get, horizontal=False,
+                               help="Live when this server has a GPU; otherwise results recorded on a real GPU "
+                                    "and shipped with the app, or uploaded by you on the Your results page.")
             source = next(s for s in sources if s.key == chosen)
         else:
             source = sources[0] if sources else NO_GPU

@@ -49,7 +49,7 @@ def nearest_choice(value: float, options: Sequence[float]) -> Any:
 
 
 def serialize(value: Any) -> str:
-    if isinstance(value, (list, tuple)):  # a multiselect's value: comma-separated
+    if isinstance(value, (list, tuple)):  # several choices (pills): comma-separated
         return ",".join(serialize(v) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -170,11 +170,12 @@ class UrlSettings:
         wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
         return (container or st).selectbox(label, options, key=wkey, format_func=format_func, help=help)
 
-    def multiselect(self, key: str, label: str, options: Sequence[Any], default: Sequence[Any], *,
-                    format_func: Callable[[Any], str] = str, help: str | None = None,
-                    container: Any = None) -> list[Any]:
-        """Several of fixed options; in the URL comma-separated ('loop,vmap_jacfwd'). Unknown items
-        in a link are dropped with a note; a link naming none of the options gets the default."""
+    def pills(self, key: str, label: str, options: Sequence[Any], default: Sequence[Any], *,
+              format_func: Callable[[Any], str] = str, help: str | None = None, container: Any = None) -> list[Any]:
+        """Several of fixed options, each a pill to switch on or off; in the URL comma-separated
+        ('loop,vmap_jacfwd'). Unknown items in a link are dropped with a note; a link naming none of
+        the options gets the default. Pills, not a multiselect: the multiselect's dropdown code costs a
+        new visitor's one-core browser about 0.6 s more before the page's chart (docs/browser_floor.txt)."""
         options = list(options)
         by_text = {serialize(o): o for o in options}
         allowed = ", ".join(by_text)
@@ -194,7 +195,8 @@ class UrlSettings:
 
         wkey = self._seed(key, list(default), parse,
                           lambda v: isinstance(v, list) and all(o in options for o in v))
-        return (container or st).multiselect(label, options, key=wkey, format_func=format_func, help=help)
+        return (container or st).pills(label, options, selection_mode="multi", key=wkey, format_func=format_func,
+                                       help=help)
 
     # -- after the widgets -----------------------------------------------------------------------
     def show_notes(self, container: Any = None) -> None:
