@@ -104,6 +104,16 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None, open
     return at
 
 
+def pick_gpu(at, key: str):
+    """Choose the GPU results `key` in the sidebar as a visitor does: open "GPU results from" (a lazy
+    expander), pick, rerun."""
+    from ui.sidebar import PICK_KEY
+
+    at.session_state[PICK_KEY] = True
+    at.run()
+    return at.radio(key="app.gpu").set_value(key).run()
+
+
 def open_whys(at):
     """Open every 'Why?' section on the page (ui.scaffold.why: lazy, its words written only while open),
     as a reader who opens each does, and rerun (until no new one appears)."""

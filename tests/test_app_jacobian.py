@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text
+from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text, pick_gpu
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.crossover import CrossKind
@@ -214,7 +214,7 @@ def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_dr
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
     chosen = slug("TEST FIXTURE (CPU rows renamed cuda:0)")  # the machine without jacobian rows, by link
     at = open_page(PAGE, {"methods": "vmap_jacfwd"})
-    at.radio(key="app.gpu").set_value(chosen).run()  # picked in the sidebar
+    pick_gpu(at, chosen)  # picked in the sidebar
     assert_view(at, 100)
     infos = "\n".join(str(i.value) for i in at.info).replace("\\", "")  # as read: markdown escapes removed
     assert "were recorded for the Timing pitfalls lesson only, so this page shows no GPU curve" in infos

@@ -6,7 +6,7 @@ instead, and draws no recorded GPU curve at all."""
 from __future__ import annotations
 
 import pytest
-from app_support import chart_specs, open_page, page_text
+from app_support import chart_specs, open_page, page_text, pick_gpu
 
 from lib.recorded import load_recorded
 from lib.recorded.sources import gpu_sources, slug
@@ -28,7 +28,7 @@ def shipped(monkeypatch):
 @pytest.mark.parametrize("page", PAGES)
 def test_the_four_gpu_machine_chosen_in_the_sidebar_is_said_plainly_on_every_page(shipped, page):
     at = open_page()
-    at.radio(key="app.gpu").set_value(FOUR).run()  # picked in the sidebar, then the page opened
+    pick_gpu(at, FOUR)  # picked in the sidebar, then the page opened
     if page != "pages/home.py":
         at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -41,3 +41,24 @@ def test_the_four_gpu_machine_chosen_in_the_sidebar_is_said_plainly_on_every_pag
         assert "recorded on" not in spec and "H100" not in spec and "H200" not in spec, spec[:300]
     sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
     assert "recorded on 4 × NVIDIA H200" in sidebar
+
+
+@pytest.mark.cpu_view
+def test_the_choice_stays_once_the_picker_is_closed_and_another_page_opened(shipped):
+    """The picker is a lazy expander (its radio is not drawn while closed): closing it, reopening the
+    page and opening another keep the machine chosen, in the sidebar's line, the link and the page."""
+    from ui.sidebar import PICK_KEY
+
+    at = open_page()
+    assert not [r for r in at.sidebar.radio], "the picker is closed on a first visit"
+    h100 = slug("NVIDIA H100 80GB HBM3")
+    pick_gpu(at, h100)
+    at.session_state[PICK_KEY] = False
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [r for r in at.sidebar.radio] and at.query_params["gpu"] == h100
+    at.switch_page("pages/timing_pitfalls.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown)
+    assert "recorded on NVIDIA H100 80GB HBM3" in sidebar and at.query_params["gpu"] == h100
+    assert any("H100" in spec for spec in chart_specs(at)) and not any("H200" in spec for spec in chart_specs(at))

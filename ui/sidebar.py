@@ -11,8 +11,12 @@ from lib.core.fmt import plural
 from lib.lessons.common.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 from lib.recorded.sources import NO_GPU, GpuSource
 from lib.recorded.uploads import plain
+from ui.scaffold import lazy_expander
 from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded
 from ui.url_settings import UrlSettings
+
+PICK_LABEL = "GPU results from"  # the pages' notes send readers to it by this name
+PICK_KEY = "app.gpu_pick"  # its lazy expander's open state
 
 
 def device_lines() -> list[str]:
@@ -53,15 +57,22 @@ def render_sidebar() -> GpuSource:
             labels = {s.key: ("live on this server" if s.live else
                               f"your upload: {s.label}" if s.files.startswith("uploaded") else f"recorded: {s.label}")
                       for s in sources}
-            # a radio, not a selectbox: the selectbox's code cost every page's first chart about 0.4 s
-            # more in a new visitor's one-core browser (docs/browser_floor.txt); the choices are few
-            chosen = url.radio("gpu", "GPU results from", keys, keys[0], format_func=labels.get, horizontal=False,
-                               help="Live when this server has a GPU; otherwise results recorded on a real GPU "
-                                    "and shipped with the app, or uploaded by you on the Your results page.")
+            # The choice is a radio in a closed lazy expander: a new visitor's one-core browser paid about
+            # 0.6 s before every page's chart for a selectbox's code, 0.4 s for a radio's (docs/browser_floor.txt),
+            # and most visitors keep the default. The line above it says which results the pages show.
+            source_box = st.empty()
+            with lazy_expander(PICK_LABEL, PICK_KEY) as open_:
+                chosen = (url.radio("gpu", PICK_LABEL, keys, keys[0], format_func=labels.get, horizontal=False,
+                                    label_visibility="collapsed") if open_ else
+                          url.held("gpu", keys, keys[0], format_func=labels.get))
+                if open_:
+                    st.caption("Live when this server has a GPU; otherwise results recorded on a real GPU and shipped "
+                               "with the app, or uploaded by you on the Your results page.")
             source = next(s for s in sources if s.key == chosen)
+            source_box.markdown(source_line(source))
         else:
             source = sources[0] if sources else NO_GPU
-        st.markdown(source_line(source))
+            st.markdown(source_line(source))
         _, errors = load_recorded()
         for error in errors:
             st.warning(f"A recorded pack could not be read and is left out: {error}")
