@@ -202,8 +202,8 @@ def declared_settings() -> Iterator[Declared]:
 
     declared = Declared()
 
-    def wrap(kind: str, choices_of):
-        real = getattr(UrlSettings, kind)
+    def wrap(kind: str, choices_of, method: str | None = None):
+        real = getattr(UrlSettings, method or kind)
 
         def recording(self, key, *args, **kwargs):
             declared.add(self.namespace, Setting(key, kind, choices_of(*args, **kwargs)))
@@ -222,6 +222,8 @@ def declared_settings() -> Iterator[Declared]:
                                  ("pills", options), ("slider", integers),
                                  ("toggle", lambda label, default, **_: ["true", "false"])):
             mp.setattr(UrlSettings, kind, wrap(kind, choices_of))
+        # a radio not drawn (the sidebar's GPU picker, closed) is declared by the value it holds
+        mp.setattr(UrlSettings, "held", wrap("radio", lambda options, default, **_: [serialize(o) for o in options], "held"))
         yield declared
 
 

@@ -187,6 +187,8 @@ def test_the_draw_offers_every_switch_mode_and_gpu(live_cpu, page_path):
     """Every choice of every setting with few choices (switches, modes, GPUs) is in the page's views, and
     every slider is drawn at several of its steps."""
     views = views_of(page_path)
+    # the sidebar's GPU is drawn too, though its picker is closed (declared by UrlSettings.held)
+    assert any(s.key == "gpu" for s in _SETTINGS[page_path]), [s.key for s in _SETTINGS[page_path]]
     for setting in _SETTINGS[page_path]:
         drawn = Counter(v[setting.key] for v in views if setting.key in v)
         if setting.kind == "pills":
