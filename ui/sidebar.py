@@ -52,6 +52,7 @@ def render_sidebar() -> GpuSource:
     with st.sidebar:
         # one block: each element costs a new visitor's one-core browser time before the page's chart
         st.markdown("\n\n".join(["#### This server", *device_lines()]))
+        source_box = st.empty()  # the line saying which GPU results the pages show, above the picker
         if len(sources) > 1:
             keys = [s.key for s in sources]
             labels = {s.key: ("live on this server" if s.live else
@@ -60,19 +61,18 @@ def render_sidebar() -> GpuSource:
             # The choice is a radio in a closed lazy expander: a new visitor's one-core browser paid about
             # 0.6 s before every page's chart for a selectbox's code, 0.4 s for a radio's (docs/browser_floor.txt),
             # and most visitors keep the default. The line above it says which results the pages show.
-            source_box = st.empty()
             with lazy_expander(PICK_LABEL, PICK_KEY) as open_:
-                chosen = (url.radio("gpu", PICK_LABEL, keys, keys[0], format_func=labels.get, horizontal=False,
-                                    label_visibility="collapsed") if open_ else
-                          url.held("gpu", keys, keys[0], format_func=labels.get))
                 if open_:
+                    chosen = url.radio("gpu", PICK_LABEL, keys, keys[0], format_func=labels.get, horizontal=False,
+                                       label_visibility="collapsed")
                     st.caption("Live when this server has a GPU; otherwise results recorded on a real GPU and shipped "
                                "with the app, or uploaded by you on the Your results page.")
+                else:
+                    chosen = url.held("gpu", keys, keys[0], format_func=labels.get)
             source = next(s for s in sources if s.key == chosen)
-            source_box.markdown(source_line(source))
         else:
             source = sources[0] if sources else NO_GPU
-            st.markdown(source_line(source))
+        source_box.markdown(source_line(source))
         _, errors = load_recorded()
         for error in errors:
             st.warning(f"A recorded pack could not be read and is left out: {error}")

@@ -157,19 +157,21 @@ class UrlSettings:
 
         return parse
 
+    def _choice_key(self, key: str, options: list[Any], default: Any, format_func: Callable[[Any], str]) -> str:
+        return self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
+
     def radio(self, key: str, label: str, options: Sequence[Any], default: Any, *,
               format_func: Callable[[Any], str] = str, help: str | None = None, horizontal: bool = True,
               container: Any = None, label_visibility: str = "visible") -> Any:
         options = list(options)
-        wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
+        wkey = self._choice_key(key, options, default, format_func)
         return (container or st).radio(label, options, key=wkey, format_func=format_func, help=help, horizontal=horizontal,
                                        label_visibility=label_visibility)
 
     def held(self, key: str, options: Sequence[Any], default: Any, *, format_func: Callable[[Any], str] = str) -> Any:
         """A radio's value while its widget is not drawn (inside a closed lazy expander): read from the
         link or this session as radio() reads it, kept in the session, so the widget drawn later starts there."""
-        options = list(options)
-        wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
+        wkey = self._choice_key(key, list(options), default, format_func)
         # set again: a widget's value is dropped at the end of a run that did not draw it, and another page's
         # link carries no query parameters, so the choice would fall back to the default there
         st.session_state[wkey] = st.session_state[wkey]
@@ -178,7 +180,7 @@ class UrlSettings:
     def selectbox(self, key: str, label: str, options: Sequence[Any], default: Any, *,
                   format_func: Callable[[Any], str] = str, help: str | None = None, container: Any = None) -> Any:
         options = list(options)
-        wkey = self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
+        wkey = self._choice_key(key, options, default, format_func)
         return (container or st).selectbox(label, options, key=wkey, format_func=format_func, help=help)
 
     def pills(self, key: str, label: str, options: Sequence[Any], default: Sequence[Any], *,
