@@ -153,3 +153,19 @@ def test_the_default_headline_crossover_lies_within_the_recorded_days_range():
     # the headline's value within the recorded days' range (each rounded to two digits)
     x, lo, hi = (float(v.replace(",", "")) for v in (likely.group(1), *days.groups()))
     assert lo * 0.9 <= x <= hi * 1.1, (at.markdown[0].value, days.group(0))
+
+
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
+def test_a_point_too_close_to_call_names_no_winner():
+    """`/training?over=batch_size&batch_size=2048&hidden_width=128&dataset_size=256&depth=2&mode=compile_max_autotune
+    &…`: the point sentence said '**CPU · this server (live)** is faster: … too close to call' while the live line had
+    the GPU ahead wherever the gap was clear (the random views, CI 2026-11-27). A tie leads with the tie; with the live
+    CPU refused here, the point reads the recorded CPU the chart draws there, not 'the CPU has no time here'."""
+    at = visit("pages/training.py", {"gpu": "nvidia-h200", "over": "batch_size", "batch_size": "2048",
+                                     "hidden_width": "128", "dataset_size": "256", "depth": "2",
+                                     "mode": "compile_max_autotune", "data_resident": "false", "pin_memory": "true"})
+    headline = at.markdown[0].value
+    assert "Too close to call at batch size 64 to 65,536" in headline, headline  # 2,048 among the ties
+    point = next(m.value for m in at.markdown if m.value.startswith("At batch size 2,048"))
+    assert "**CPU · 2-core server (recorded)** and **GPU · H200 (predicted)** are too close to call" in point, point
+    assert "is faster" not in point and "no time here" not in point, point

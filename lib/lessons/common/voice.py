@@ -268,14 +268,18 @@ def versus(a: Side, a_s: float, b: Side, b_s: float, *, spread_s: float = 0.0, t
 
 
 def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these settings") -> Sentence:
-    """'**the GPU** is faster at these settings: 1 ms per epoch against 2 ms on the CPU, 2.00× as fast.'"""
-    text = say(v.fast.called, f" {v.fast.verb('is', 'are')} faster{at}: {fmt_s(v.fast_s)} {what} against "
-               f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.",
-               about=v)
-    if v.tie and v.spread_s > 0:
-        return text + (f" But the gap ({fmt_s(v.slow_s - v.fast_s)}) is smaller than the spread of the repeats "
-                       f"(IQR up to {fmt_s(v.spread_s)}): too close to call.")
-    return text + " The gap is within the spread of the numbers here: too close to call." if v.tie else text
+    """'**the GPU** is faster at these settings: 1 ms per epoch against 2 ms on the CPU, 2.00× as fast.'
+    A tie leads with the tie and names no winner: a reader who stops after 'is faster' would repeat
+    a lead the numbers do not show."""
+    if v.tie:
+        text = say(v.fast.called, " and ", v.slow.called, f" are too close to call{at}: {fmt_s(v.fast_s)} {what} "
+                   f"on {v.fast.text} against {fmt_s(v.slow_s)} on {v.slow.text}", about=v)
+        if v.spread_s > 0:
+            return text + (f"; the gap ({fmt_s(v.slow_s - v.fast_s)}) is smaller than the spread of the repeats "
+                           f"(IQR up to {fmt_s(v.spread_s)}).")
+        return text + "; the gap is within the spread of the numbers here."
+    return say(v.fast.called, f" {v.fast.verb('is', 'are')} faster{at}: {fmt_s(v.fast_s)} {what} against "
+               f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.", about=v)
 
 
 def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, even: float = 1.0) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import Crossover
-from lib.core.rows import Origin
+from lib.core.rows import Origin, is_ok
 from lib.lessons.common.verdict import roofline_rows, split_sentence, switch_sentence
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import view as T
@@ -192,7 +192,10 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
         screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
     at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
     screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
-    cpu_here = live_name if at.get(live_name) else primary
+    # the live CPU's time here when it has one; a live run refused here (too big for this server) leaves the
+    # recorded CPU's time, which the chart draws at this point, rather than 'the CPU has no time here'
+    cpu_here = next((n for n in (live_name, primary) if n and is_ok(at.get(n), "epoch_s")),
+                    live_name if at.get(live_name or "") else primary)
     said = W.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
                       screen.gpu_label or "the GPU",
                       doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)))
