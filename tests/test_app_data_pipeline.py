@@ -294,7 +294,7 @@ def test_recorded_workers_beyond_the_cores_are_shown_from_the_recording_only(mon
 
 def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkeypatch, tmp_path):
     """Issue 23 (random views): with the H200 in the sidebar and a view only the H100 recorded, the note said
-    'The GPU results chosen in the sidebar (NVIDIA H200, 2026-11-21 and 2026-11-23 and 2026-11-24) hold no
+    'The GPU results chosen in the sidebar (NVIDIA H200, 2026-11-21, 2026-11-23 and 2026-11-24) hold no
     data-pipeline rows for this view': dates and a machine of which no row is on the page.
 
     The shipped packs as they were before the H200's grid was finished: every pack but the H200's later

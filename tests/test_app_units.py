@@ -293,3 +293,9 @@ def test_grid_rows_serve_a_sweep_over_any_of_their_settings():
              "iqr_s": 0.0, "repeats": 3, "message": ""} for b in (1, 2, 4)]
     assert len(matching_rows(rows, MLP, "batch_size", {"depth": 2, "hidden_width": 8})) == 3
     assert recorded_groups(rows, MLP) == []  # a grid offers no single sweep to jump to
+
+
+def test_a_list_reads_as_a_sentence_says_it():
+    from lib.core.fmt import and_list
+    assert and_list([]) == "" and and_list(["a"]) == "a" and and_list(["a", "b"]) == "a and b"
+    assert and_list(["2026-11-21", "2026-11-23", "2026-11-24"]) == "2026-11-21, 2026-11-23 and 2026-11-24"

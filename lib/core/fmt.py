@@ -107,6 +107,12 @@ def plural(n: float, word: str, words: str | None = None) -> str:
     return f"{count} {word}" if n == 1 else f"{count} {words or word + 's'}"
 
 
+def and_list(items) -> str:
+    """'a', 'a and b', 'a, b and c': a list as a sentence says it."""
+    items = [str(i) for i in items]
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 2 else " and ".join(items)
+
+
 # -- significant digits, chosen once -------------------------------------------------------------------
 ABOUT_DIGITS = 2  # a break-even value, and any value read off where two curves meet
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.devices import is_cuda
-from lib.core.fmt import plural
+from lib.core.fmt import and_list, plural
 from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
@@ -129,7 +129,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         days = sorted({pack_date(p)[:10] for p in group if pack_date(p)})
         key = slug(name)
         rows[key] = sum(len(p["rows"]) for p in group)
-        recorded.append(GpuSource(Origin.RECORDED, key, f"{name}, {' and '.join(days)}" if days else name,
+        recorded.append(GpuSource(Origin.RECORDED, key, f"{name}, {and_list(days)}" if days else name,
                                   pack_paths=tuple(p["path"] for p in group),
                                   gpus=len(gpu_names(group[0]["machine"])) or 1))
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
@@ -205,7 +205,7 @@ def rows_machine(rows: Sequence[Mapping[str, Any]], pack: Mapping[str, Any]) -> 
     """'NVIDIA H200, 2026-11-24' naming exactly the days of `rows` (of `pack`), not the pack's newest file."""
     days = sorted({d for d in (row_date(r, pack) for r in rows) if d})
     hardware = hardware_text(pack["machine"])
-    return f"{hardware}, {' and '.join(days)}" if days else hardware
+    return f"{hardware}, {and_list(days)}" if days else hardware
 
 
 def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
