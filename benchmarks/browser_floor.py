@@ -14,6 +14,12 @@ each visit a new visitor, each the bare page's title and three-point chart plus 
   <page>'s chart    the bare title and the page's own first chart (its spec as a new visitor's first
                     view sends it, read through AppTest; datasets inline instead of Arrow) instead of
                     the three-point one
+  + its widgets     that chart and, under it, the widgets the page's first view draws in its main area
+                    (same kinds, labels and options, no help text, no columns, no words)
+  + its expanders   and the page's expanders, closed, with their labels and nothing inside
+  <page> whole      the page itself, served by this checkout's app (its frame, words and all)
+With --parts, the rows between a page's chart and the whole page say what its controls cost a new
+visitor against what its words and the rest cost.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from browser_share import DEFAULT_PAGES, GOAL, pin_servers, pinned_chromium, quartiles, visit_rounds  # noqa: E402
-from page_speed import server  # noqa: E402
+from page_speed import LINKS, server  # noqa: E402
 
 FLOOR = '''import altair as alt
 import pandas as pd
@@ -76,14 +82,52 @@ st.vega_lite_chart(json.loads(open({spec!r}, encoding="utf-8").read()), width="s
 '''
 
 
-def first_chart_spec(page: str) -> dict:
-    """The first chart a new visitor's first view of `page` draws, as one self-contained spec."""
-    import pyarrow as pa
+PARTS = '''import json
+import streamlit as st
+
+st.title("Floor")
+st.vega_lite_chart(json.loads(open({spec!r}, encoding="utf-8").read()), width="stretch")
+for n, (kind, label, options) in enumerate(json.loads(open({parts!r}, encoding="utf-8").read())):
+    if kind == "select_slider":
+        st.select_slider(label, options, key=n)
+    elif kind in ("radio", "selectbox", "pills"):
+        getattr(st, kind)(label, options, key=n)
+    elif kind == "toggle":
+        st.toggle(label, key=n)
+    elif kind == "page_link":
+        st.page_link("https://example.com/" + str(n), label=label, icon=options[0])
+    elif kind == "expander":
+        st.expander(label)
+'''
+
+
+def first_view(page: str):
+    """A new visitor's first view of `page`, run through AppTest."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300).run()
     if page != "home":
         at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def page_parts(at, expanders: bool) -> list[tuple[str, str, list]]:
+    """The widgets (and with `expanders`, the expanders) of a first view's main area, in kind order."""
+    parts = []
+    for kind, drawn in (("select_slider", "select_slider"), ("radio", "radio"), ("selectbox", "selectbox"),
+                        ("pills", "button_group"), ("toggle", "toggle")):
+        parts += [(kind, w.label, [str(o) for o in w.options] if kind != "toggle" else []) for w in getattr(at.main, drawn)]
+    parts += [("page_link", e.proto.label, [e.proto.icon]) for e in at.main.get("page_link")]
+    if expanders:
+        parts += [("expander", e.label, []) for e in at.main.expander]
+    return parts
+
+
+def first_chart_spec(page: str, at=None) -> dict:
+    """The first chart a new visitor's first view of `page` draws, as one self-contained spec."""
+    import pyarrow as pa
+
+    at = at or first_view(page)
     proto = at.get("vega_lite_chart")[0].proto
 
     def records(data: bytes) -> list[dict]:
@@ -96,15 +140,21 @@ def first_chart_spec(page: str) -> dict:
     return spec
 
 
-def scripts(folder: Path, pages: list[str]) -> dict[str, Path]:
+def scripts(folder: Path, pages: list[str], parts: bool = False) -> dict[str, Path]:
     floor = "\n".join("    " + line if line else "" for line in FLOOR.splitlines()[4:])
     out = {"bare page": FLOOR}
     for name, nav, sidebar in (("+ page list", True, False), ("+ sidebar", False, True), ("+ both", True, True)):
         out[name] = FRAME.format(root=str(ROOT), floor=floor, nav=nav, sidebar=sidebar)
     for page in pages:
+        at = first_view(page)
         spec = folder / f"{page}.json"
-        spec.write_text(json.dumps(first_chart_spec(page), default=str), encoding="utf-8")
+        spec.write_text(json.dumps(first_chart_spec(page, at), default=str), encoding="utf-8")
         out[f"{page}'s chart"] = CHART.format(spec=str(spec))
+        if parts:
+            for name, expanders in (("+ its widgets", False), ("+ its expanders", True)):
+                listed = folder / f"{page}_{expanders}.json"
+                listed.write_text(json.dumps(page_parts(at, expanders)), encoding="utf-8")
+                out[f"{page} {name}"] = PARTS.format(spec=str(spec), parts=str(listed))
     paths = {}
     for n, (name, text) in enumerate(out.items()):
         paths[name] = folder / f"floor_{n}.py"
@@ -116,12 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="*", help=f"pages whose first chart to time alone (default: {' '.join(DEFAULT_PAGES)})")
     parser.add_argument("--visits", type=int, default=6, help="new visitors per variant")
+    parser.add_argument("--parts", action="store_true", help="also each page's chart with its widgets, with its "
+                        "expanders, and the whole page")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     os.environ["GPUWIN_NO_PREFETCH"] = "1"  # no work done ahead, here or in the servers
-    paths = scripts(Path(tempfile.mkdtemp()), args.pages or DEFAULT_PAGES)
+    pages = args.pages or DEFAULT_PAGES
+    paths = scripts(Path(tempfile.mkdtemp()), pages, args.parts)
     load = os.getloadavg()[0]
     head = (f"browser floor benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
             f"(load average {load:.1f} at start), servers on CPU 0, chromium on CPU 1, {args.visits} new visitors per "
@@ -130,11 +183,20 @@ def main(argv: list[str] | None = None) -> int:
     with sync_playwright() as pw, ExitStack() as stack:
         served = {name: stack.enter_context(server({"GPUWIN_NO_PREFETCH": "1"}, script=str(path)))
                   for name, path in paths.items()}
+        urls = {name: url for name, (url, _) in served.items()}
+        if args.parts:  # the pages themselves, from one server of this checkout's app
+            app_url, app_pid = stack.enter_context(server({"GPUWIN_NO_PREFETCH": "1"}))
+            served["app"] = (app_url, app_pid)
+            urls |= {f"{page} whole": f"{app_url}/{LINKS.get(page, page)}" for page in pages}
         pin_servers(pid for _, pid in served.values())
-        times = visit_rounds(pinned_chromium(pw), {name: url for name, (url, _) in served.items()}, args.visits)
+        times = visit_rounds(pinned_chromium(pw), urls, args.visits)
     bare_first, bare_busy = (statistics.median(t[i] for t in times["bare page"]) for i in (0, 1))
     lines = [head, f"{'variant':24s} {'first chart: q1  median  q3':>28s}  x bare  busy  x bare"]
-    for name in paths:
+    order = [n for n in paths if "'s chart" not in n and " + " not in n]
+    for page in pages:
+        order += [n for n in (f"{page}'s chart", f"{page} + its widgets", f"{page} + its expanders", f"{page} whole")
+                  if n in times]
+    for name in order:
         q1, med, q3 = quartiles([t[0] for t in times[name]])
         busy = statistics.median(t[1] for t in times[name])
         lines.append(f"{name:24s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {med / bare_first:5.2f}x  {busy:4.2f}  "

@@ -30,6 +30,7 @@ from ui.sources import live_devices, load_recorded, source_for
 from ui.url_settings import UrlSettings
 
 NS = "data_pipeline"
+LOADING_KEY = f"{NS}.loading"  # the DataLoader settings expander's open state (tests open it)
 AXES, MODELS = lesson.AXES, lesson.MODELS
 WORKERS_SENTENCE = ("Helper processes (DataLoader workers) that decode images in parallel with training (0: the "
                     "main process decodes every batch itself, between steps). Workers need free CPU cores; this "
@@ -59,16 +60,18 @@ packs = load_recorded()[0]
 cores = usable_cores()
 # No more workers than cores live; more only where a recording holds them (shown from it, never run here)
 workers = lesson.worker_choices(cores, () if cannot or len(devices) > 1 else lesson.recorded_workers(packs))
-with st.expander("How the images are loaded (DataLoader settings)", expanded=False):
-    c1, c2 = st.columns(2)
+# lazy: its settings are out of sight until opened, and drawing them cost a new visitor's browser before the chart
+with scaffold.lazy_expander("How the images are loaded (DataLoader settings)", LOADING_KEY) as shown:
+    c1, c2 = st.columns(2) if shown else (None, None)
     settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", workers,
                                                 lesson.DEFAULTS["num_workers"],
-                                                help=WORKERS_SENTENCE, container=c1)
+                                                help=WORKERS_SENTENCE, container=c1, drawn=shown)
     settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)",
                                         lesson.DEFAULTS["pin_memory"], help=PIN_SENTENCE,
-                                        container=c2)
-    st.caption(WORKERS_SENTENCE + " " + lesson.workers_caption(cores, workers))
-    st.caption(PIN_SENTENCE)
+                                        container=c2, drawn=shown)
+    if shown:
+        st.caption(WORKERS_SENTENCE + " " + lesson.workers_caption(cores, workers))
+        st.caption(PIN_SENTENCE)
 url.show_notes(container=notes_box)
 url.sync_url()
 

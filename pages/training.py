@@ -31,6 +31,7 @@ from ui.step_story import SPLIT_KEY, how_modes_move, step_timeline, where_time_w
 from ui.url_settings import UrlSettings
 
 NS = "training"
+PITFALLS_KEY = f"{NS}.pitfalls"  # the Pitfalls expander's open state (tests open it)
 REDRAW_S = 1.0  # while measuring, redraw the growing live curve at most this often
 CHART_HEIGHT = 300  # the plot's own (its axis and legend add to it); 280 inside an 800 × 600 iframe (?embed=true)
 
@@ -66,17 +67,20 @@ mode = url.radio("mode", "How the step runs", modes or [T.View.mode], T.View.mod
                                                           is Origin.RECORDED else " (predicted)"),
                  help="Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the "
                       "whole step, or torch.compile remove some of those launches.") if len(modes) > 1 else T.View.mode
-with st.expander("Pitfalls: the habits of the seed experiments, one switch each"):
+# lazy: its switches are out of sight until opened, and drawing them cost a new visitor's browser before the chart
+with scaffold.lazy_expander("Pitfalls: the habits of the seed experiments, one switch each", PITFALLS_KEY) as shown:
     for key, (label, sentence) in T.PITFALLS.items():
-        values[key] = url.toggle(key, label, family.default(key), help=sentence)
+        values[key] = url.toggle(key, label, family.default(key), help=sentence, drawn=shown)
     if len(L.THREAD_CHOICES) > 1:
         threads = url.select_slider("threads", "CPU threads for the live measurement", list(L.THREAD_CHOICES),
-                                    L.DEFAULT_THREADS,
+                                    L.DEFAULT_THREADS, drawn=shown,
                                     help="Up to one fewer than this server's cores: the web server needs one.")
     else:
         threads = L.DEFAULT_THREADS
-        st.caption("This server has 2 cores or fewer: the CPU is measured with 1 thread, so the web server keeps a "
-                   "core (two busy threads sharing it with the server stall and make the CPU look many times slower).")
+        if shown:
+            st.caption("This server has 2 cores or fewer: the CPU is measured with 1 thread, so the web server keeps "
+                       "a core (two busy threads sharing it with the server stall and make the CPU look many times "
+                       "slower).")
 host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine's own CPU", False,
                                      help="The CPU of the machine the GPU results come from: the comparison its owner sees.")
 url.show_notes(container=notes_box)

@@ -21,6 +21,7 @@ from lib.lessons.data_pipeline.view import ceiling_sentence, device_sentence, lo
 from ui.scaffold import RECORD_KEY
 
 PAGE = "pages/data_pipeline.py"
+LOADING = "data_pipeline.loading"  # pages/data_pipeline.py LOADING_KEY: the DataLoader settings expander's open state
 NS = "data_pipeline."
 CPU_LABEL = "cpu (live, this server)"
 LIVE_GRID = "8,64,512"  # the page's default live x values (batch size)
@@ -166,7 +167,7 @@ def test_default_view_without_a_gpu(no_pack):
 
 
 def test_every_control_moves_and_the_url_follows(no_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=(LOADING,))
     assert_view(at, "batch size = 64")
     moves = [
         ("select_slider", "batch_size", 128, "batch size = 128"),
@@ -184,7 +185,7 @@ def test_every_control_moves_and_the_url_follows(no_pack):
     assert "MLP 784-400-200-100-10" in text or at.radio(key=NS + "model").value == "mlp"
     # the link of this view reopens it, with nothing to adjust
     link = dict(at.query_params)
-    again = open_page(PAGE, link)
+    again = open_page(PAGE, link, opened=(LOADING,))
     assert_view(again, "dataset size = 512")
     assert again.select_slider(key=NS + "num_workers").value == 1 and again.toggle(key=NS + "pin_memory").value is True
     assert not again.warning
@@ -208,7 +209,7 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
 
 @pytest.mark.cpu_view
 def test_recorded_pack_is_the_gpu_side_and_says_the_device_does_not_matter(with_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=(LOADING,))
     text = assert_view(at, "batch size = 64")
     specs = chart_specs(at)
     for spec in specs:
@@ -268,7 +269,7 @@ def test_a_two_core_server_offers_no_more_workers_than_cores(tmp_path, monkeypat
     monkeypatch.setattr(lib.core.devices, "usable_cores", lambda: 2)
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))  # nothing recorded: every choice runs live
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
-    at = open_page(PAGE, {"num_workers": "4"})
+    at = open_page(PAGE, {"num_workers": "4"}, opened=(LOADING,))
     assert not at.exception
     assert at.select_slider(key=NS + "num_workers").options == ["0", "1", "2"]
     assert at.select_slider(key=NS + "num_workers").value == 2
@@ -282,7 +283,7 @@ def test_recorded_workers_beyond_the_cores_are_shown_from_the_recording_only(mon
     monkeypatch.setattr(lib.core.devices, "usable_cores", lambda: 2)
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the shipped H200 pack holds 4 workers
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
-    at = open_page(PAGE, {"num_workers": "4"})
+    at = open_page(PAGE, {"num_workers": "4"}, opened=(LOADING,))
     assert not at.exception
     assert at.select_slider(key=NS + "num_workers").options == ["0", "1", "2", "4"]
     text = page_text(at)

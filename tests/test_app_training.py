@@ -22,6 +22,7 @@ from ui.step_story import SPLIT_KEY
 
 PAGE = "pages/training.py"
 NS = "training."
+PITFALLS = "training.pitfalls"  # pages/training.py PITFALLS_KEY: the Pitfalls expander's open state
 GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
 SMALL_LABEL = "CPU · 2-core server (recorded)"
 LIVE_LABEL = "CPU · this server (live)"
@@ -121,7 +122,7 @@ def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(wi
 
 
 def test_every_control_moves_and_the_url_follows(with_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=(PITFALLS,))
     assert_ran(at)
     moves = [("select_slider", "batch_size", 128), ("select_slider", "hidden_width", 32),
              ("select_slider", "dataset_size", 4096), ("select_slider", "depth", 2),
@@ -136,11 +137,32 @@ def test_every_control_moves_and_the_url_follows(with_pack):
         expected = {True: "true", False: "false"}.get(value, str(value)) if isinstance(value, bool) else str(value)
         assert at.query_params[key] == expected, (key, at.query_params)
     link = dict(at.query_params)
-    again = open_page(PAGE, link)
+    again = open_page(PAGE, link, opened=(PITFALLS,))
     assert_ran(again)
     assert again.select_slider(key=NS + "hidden_width").value == 32
     assert again.toggle(key=NS + "item_every_step").value is True
     assert not again.warning
+
+
+def test_a_pitfall_switched_on_holds_while_its_expander_is_closed(no_pack):
+    """The Pitfalls switches are drawn only while their expander is open (a new visitor's browser paid for
+    them before the chart): closed, a link's switch still sets the view, stays in the link, and the switch
+    shows it once opened; one switched on and the expander closed again keeps it."""
+    at = open_page(PAGE, {"item_every_step": "true"})
+    assert_ran(at)
+    assert NS + "item_every_step" not in {t.key for t in at.toggle}  # closed: not drawn
+    assert at.query_params["item_every_step"] == "true" and at.query_params["data_resident"] == "true"
+    at.session_state[PITFALLS] = True
+    at.run()
+    assert at.toggle(key=NS + "item_every_step").value is True
+    at.toggle(key=NS + "data_resident").set_value(False).run()
+    at.session_state[PITFALLS] = False
+    at.run()
+    assert_ran(at)
+    assert NS + "data_resident" not in {t.key for t in at.toggle}
+    assert at.query_params["data_resident"] == "false" and at.query_params["item_every_step"] == "true"
+    at.run()  # a second run with it closed: the value is not dropped with the undrawn widget
+    assert at.query_params["data_resident"] == "false" and at.query_params["item_every_step"] == "true"
 
 
 def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
@@ -158,7 +180,7 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
 def test_threads_are_offered_only_where_a_core_stays_free_for_the_server(no_pack):
     import os
 
-    at = open_page(PAGE)
+    at = open_page(PAGE, opened=(PITFALLS,))
     assert_ran(at)
     if (os.cpu_count() or 1) <= 2:
         assert not [s for s in at.select_slider if s.key == NS + "threads"]

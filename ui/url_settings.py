@@ -100,8 +100,9 @@ class UrlSettings:
     # -- widgets -------------------------------------------------------------------------------
     def select_slider(self, key: str, label: str, options: Sequence[Any], default: Any, *,
                       help: str | None = None, format_func: Callable[[Any], str] = fmt_value,
-                      container: Any = None) -> Any:
-        """A slider over fixed (e.g. log-spaced) numbers; a link's value snaps to the nearest one."""
+                      container: Any = None, drawn: bool = True) -> Any:
+        """A slider over fixed (e.g. log-spaced) numbers; a link's value snaps to the nearest one.
+        drawn=False: inside a closed lazy expander, its value without the widget (kept())."""
         options = list(options)
 
         def parse(raw: str) -> tuple[Any, str | None]:
@@ -118,6 +119,8 @@ class UrlSettings:
             return choice, f"{key}={raw} is not one of this slider's steps; using the nearest, {format_func(choice)}"
 
         wkey = self._seed(key, default, parse, lambda v: v in options)
+        if not drawn:
+            return self._kept(wkey)
         return (container or st).select_slider(label, options=options, key=wkey, help=help, format_func=format_func)
 
     def slider(self, key: str, label: str, min_value: int, max_value: int, default: int, *,
@@ -136,7 +139,9 @@ class UrlSettings:
         wkey = self._seed(key, default, parse, lambda v: isinstance(v, int) and min_value <= v <= max_value)
         return (container or st).slider(label, min_value=min_value, max_value=max_value, step=step, key=wkey, help=help)
 
-    def toggle(self, key: str, label: str, default: bool, *, help: str | None = None, container: Any = None) -> bool:
+    def toggle(self, key: str, label: str, default: bool, *, help: str | None = None, container: Any = None,
+               drawn: bool = True) -> bool:
+        """A switch; drawn=False: inside a closed lazy expander, its value without the widget (kept())."""
         def parse(raw: str) -> tuple[Any, str | None]:
             try:
                 return parse_bool(raw), None
@@ -144,6 +149,8 @@ class UrlSettings:
                 return default, f"{key}={raw!r} is not true or false; using the default, {'on' if default else 'off'}"
 
         wkey = self._seed(key, default, parse, lambda v: isinstance(v, bool))
+        if not drawn:
+            return self._kept(wkey)
         return (container or st).toggle(label, key=wkey, help=help)
 
     def _choice_parse(self, key: str, options: Sequence[Any], default: Any, format_func: Callable[[Any], str]):
@@ -171,9 +178,13 @@ class UrlSettings:
     def held(self, key: str, options: Sequence[Any], default: Any, *, format_func: Callable[[Any], str] = str) -> Any:
         """A radio's value while its widget is not drawn (inside a closed lazy expander): read from the
         link or this session as radio() reads it, kept in the session, so the widget drawn later starts there."""
-        wkey = self._choice_key(key, list(options), default, format_func)
-        # set again: a widget's value is dropped at the end of a run that did not draw it, and another page's
-        # link carries no query parameters, so the choice would fall back to the default there
+        return self._kept(self._choice_key(key, list(options), default, format_func))
+
+    @staticmethod
+    def _kept(wkey: str) -> Any:
+        """The value of a widget not drawn in this run (in a closed lazy expander), kept for the run that draws
+        it: set again, because a widget's value is dropped at the end of a run that did not draw it, and another
+        page's link carries no query parameters, so the choice would fall back to the default there."""
         st.session_state[wkey] = st.session_state[wkey]
         return st.session_state[wkey]
 
