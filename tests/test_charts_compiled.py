@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 
 from lib.charts.compiled import FilledChart, compiled
-from lib.charts.provenance import _curve_spec, curve_chart
+from lib.charts.provenance import _curve_spec, _CurveShape, curve_chart
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,48 @@ def test_the_line_style_legend_is_drawn_only_when_the_chart_mixes_styles():
     assert [legend is not None and "predicted (band: its error)" in legend["labelExpr"] for legend in dash_legend(mixed)] == [True]
     recorded = [r for r in curve_rows() if r["origin"] != "predicted"]
     assert dash_legend(curve_chart(recorded, "batch_size").to_dict()) == [None]
+
+
+def data_in_layers(spec: dict) -> dict:
+    """Altair moves a data reference every layer shares (one layer, or the crossover's two) to the top of
+    the spec: the same chart with it written in each layer instead."""
+    if "data" not in spec:
+        return spec
+    top = {k: v for k, v in spec.items() if k != "data"}
+    return {**top, "layer": [{"data": spec["data"], **layer} for layer in spec["layer"]]}
+
+
+def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_layers_alone():
+    """compiled.drawn_layers: the curve chart is compiled once with every layer and keeps those with rows,
+    so a classroom's views (a band here, no crossover there) share one compiled spec; for every set of
+    layers kept, the spec is the one Altair builds from those layers alone."""
+    from itertools import combinations
+
+    from lib.charts.compiled import drawn_layers
+    from lib.charts.provenance import LAYERS
+
+    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 64.0, 20.0))
+    built = _curve_spec.__wrapped__(_CurveShape(  # the build itself: every layer, as an Altair LayerChart
+        x_title="batch_size", y_title="time per epoch (ms)", names=tuple(dict.fromkeys(r["series"] for r in curve_rows())),
+        ticks=(1, 8, 64), styles=("measured", "predicted"), height=300, legend="bottom"))
+    compiled_spec = built.to_dict()
+    for n in range(1, len(LAYERS) + 1):
+        for kept in combinations(LAYERS, n):
+            alone = alt.layer(*[layer for layer in built.layer if layer.data.name in kept]).properties(
+                height=built.height, autosize=built.autosize).to_dict()
+            assert drawn_layers(compiled_spec, kept) == data_in_layers(alone), kept
+    assert {layer["data"]["name"] for layer in chart.spec["layer"]} == set(chart.datasets) == set(LAYERS)
+
+
+def test_views_whose_drawn_layers_differ_share_one_compiled_spec():
+    rows = curve_rows()
+    curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 64.0, 20.0))
+    before = _curve_spec.cache_info()
+    no_cross = curve_chart(rows, "batch_size", ticks=[1, 8, 64])
+    no_band = curve_chart([{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows], "batch_size",
+                          ticks=[1, 8, 64])
+    assert _curve_spec.cache_info().misses == before.misses  # the same shape: no new build
+    assert "crossover" not in no_cross.datasets and "band" not in no_band.datasets
+    for chart in (no_cross, no_band):  # and no layer without rows (Vega warns "Infinite extent" of an empty one)
+        assert {layer["data"]["name"] for layer in chart.to_dict()["layer"]} == set(chart.datasets)
+        assert all(chart.datasets.values())

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -41,6 +41,14 @@ def compiled(build: Callable[[S], alt.TopLevelMixin]) -> Callable[[S], dict[str,
         return build(shape).to_dict()
 
     return functools.wraps(build)(spec)
+
+
+def drawn_layers(spec: dict[str, Any], names: Collection[str]) -> dict[str, Any]:
+    """A layered spec compiled with every layer it may have, keeping only the layers that read one of the
+    named datasets `names` (a layer of no rows makes Vega warn "Infinite extent"). Each layer of Altair's
+    to_dict() is self-contained, so this is the spec Altair writes for those layers alone (tests say so;
+    Altair would move a data reference all of them share to the top), and a chart whose drawn layers change from visitor to visitor is compiled once, not once per set."""
+    return {**spec, "layer": [layer for layer in spec["layer"] if layer.get("data", {}).get("name") in names]}
 
 
 @dataclass(frozen=True)

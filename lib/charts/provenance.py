@@ -20,12 +20,14 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from lib.charts.compiled import FilledChart, compiled
+from lib.charts.compiled import FilledChart, compiled, drawn_layers
 from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit
 from lib.core.fmt import fmt_about
 from lib.core.rows import Origin
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
+# the named datasets of a curve chart, in drawing order (the last two layers both read 'crossover')
+LAYERS = ("band", "measured", "segments", "solid", "hollow", "crossover_range", "crossover")
 
 
 def _present(value: Any) -> Any:
@@ -114,9 +116,9 @@ def curve_chart(
         x_title=x_title or x, y_title=f"{y_title} ({unit})", names=names,
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),
         styles=tuple(s for s in DASH if s in {seg["style"] for seg in segments}) or ("measured",),
-        layers=tuple(name for name, rows in data.items() if rows) or ("solid",), height=height,
-        legend="right" if legend_beside else "bottom")
-    return FilledChart(_curve_spec(shape), {name: data[name] for name in shape.layers})
+        height=height, legend="right" if legend_beside else "bottom")
+    drawn = [name for name in LAYERS if data.get(name)] or ["solid"]
+    return FilledChart(drawn_layers(_curve_spec(shape), drawn), {name: data.get(name, []) for name in drawn})
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,6 @@ class _CurveShape:
     names: tuple[str, ...]
     ticks: tuple[float, ...]
     styles: tuple[str, ...]
-    layers: tuple[str, ...]  # the named datasets drawn, in drawing order
     height: int
     legend: str  # where the legends go: "bottom" or "right"
 
@@ -177,9 +178,8 @@ def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
             x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
         "crossover_range": lambda: _range_layer(chart("crossover_range")),
     }
-    layers = [build[name]() for name in shape.layers if name in build]
-    if "crossover" in shape.layers:
-        layers += _likely_layers(chart("crossover"))
+    # every layer, each on its own named dataset: curve_chart keeps those with rows (compiled.drawn_layers)
+    layers = [build[name]() for name in LAYERS if name in build] + _likely_layers(chart("crossover"))
     return alt.layer(*layers).properties(height=shape.height, autosize=FIT_X)
 
 
