@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         pin_servers(pid for _, pid in served.values())
         times = visit_rounds(pinned_chromium(pw), urls, args.visits)
     bare_first, bare_busy = (statistics.median(t[i] for t in times["bare page"]) for i in (0, 1))
-    lines = [head, f"{'variant':24s} {'first chart: q1  median  q3':>28s}  x bare  busy  x bare"]
+    lines = [head, f"{'variant':30s} {'first chart: q1  median  q3':>28s}  x bare  busy  x bare"]
     order = [n for n in paths if "'s chart" not in n and " + " not in n]
     for page in pages:
         order += [n for n in (f"{page}'s chart", f"{page} + its widgets", f"{page} + its expanders", f"{page} whole")
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in order:
         q1, med, q3 = quartiles([t[0] for t in times[name]])
         busy = statistics.median(t[1] for t in times[name])
-        lines.append(f"{name:24s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {med / bare_first:5.2f}x  {busy:4.2f}  "
+        lines.append(f"{name:30s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {med / bare_first:5.2f}x  {busy:4.2f}  "
                      f"{busy / bare_busy:4.2f}x")
     lines.append(f"(the goal: a page's first chart within {GOAL}x the bare page's, {GOAL * bare_first:.2f} s here)")
     print("\n".join(lines[1:]), flush=True)
