@@ -78,7 +78,7 @@ def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
     alt.LayerChart.from_dict(chart, validate=True)
 
 
-def test_views_of_one_shape_share_a_spec_and_a_new_unit_is_a_new_shape():
+def test_views_of_one_shape_share_a_spec_even_in_another_unit_or_with_other_names():
     before = _curve_spec.cache_info()
     curve_chart(curve_rows(), "batch_size", ticks=[1, 8, 64])
     slower = [{**r, "epoch_s": r["epoch_s"] * 1.5} for r in curve_rows()]  # same unit (ms), other numbers
@@ -86,9 +86,38 @@ def test_views_of_one_shape_share_a_spec_and_a_new_unit_is_a_new_shape():
     mid = _curve_spec.cache_info()
     assert mid.misses - before.misses <= 1 and mid.hits - before.hits >= 1
     in_seconds = [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()]
-    spec = curve_chart(in_seconds, "batch_size", ticks=[1, 8, 64]).to_dict()
-    assert _curve_spec.cache_info().misses == mid.misses + 1
-    assert any(layer["encoding"].get("y", {}).get("title") == "time per epoch (s)" for layer in spec["layer"])
+    renamed = [{**r, "series": r["series"].replace("(recorded)", "(recorded + predicted)")} for r in curve_rows()]
+    seconds = curve_chart(in_seconds, "batch_size", ticks=[1, 8, 64]).to_dict()
+    other_names = curve_chart(renamed, "batch_size", ticks=[1, 8, 64]).to_dict()
+    assert _curve_spec.cache_info().misses == mid.misses  # the words are filled in, not compiled
+    assert any(layer["encoding"].get("y", {}).get("title") == "time per epoch (s)" for layer in seconds["layer"])
+    domain = next(layer["encoding"]["color"]["scale"]["domain"] for layer in other_names["layer"])
+    assert domain == ["CPU · this server (live)", "GPU · H200 (recorded + predicted)"]
+    assert "\ue000" not in json.dumps(seconds) + json.dumps(other_names)  # no blank left
+
+
+def test_a_filled_chart_is_the_spec_altair_writes_with_its_words():
+    """The compiled curve chart's blanks (curve names, colours, the legend's wrapping, the y title and its
+    unit) filled in give the spec Altair builds with those words written in, for views that name their
+    curves differently, read in other units and wrap a long name in the legend."""
+    from lib.charts.compiled import drawn_layers
+    from lib.charts.provenance import curve_layers
+    from lib.charts.theme import series_colors, wrap_expr
+
+    long = "cuda:0, one CUDA graph (recorded on NVIDIA H200, 2026-11-21, 2026-11-23 and 2026-11-24)"
+    views = [curve_rows(),
+             [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()],
+             [{**r, "series": long if r["series"].startswith("GPU") else r["series"]} for r in curve_rows()],
+             [r for r in curve_rows() if r["origin"] != "predicted"]]
+    for rows in views:
+        chart = curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 64.0, 20.0))
+        names = list(dict.fromkeys(sorted((r["series"] for r in rows), key=lambda n: (not n.startswith("CPU"), n))))
+        y_title = chart.words[next(k for k in chart.words if k.endswith("y title"))]
+        written = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),
+                                           styles=("measured", "predicted") if len(rows) == 6 else ("measured",),
+                                           height=300, legend="bottom"),
+                               y_title, names, series_colors(names), wrap_expr(names)).to_dict()
+        assert without_data(chart.to_dict()) == drawn_layers(written, set(chart.datasets)), rows[0]["series"]
 
 
 def test_the_line_style_legend_is_drawn_only_when_the_chart_mixes_styles():
@@ -120,12 +149,14 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
     from itertools import combinations
 
     from lib.charts.compiled import drawn_layers
-    from lib.charts.provenance import LAYERS
+    from lib.charts.provenance import LAYERS, curve_layers
+    from lib.charts.theme import series_colors, wrap_expr
 
     chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 64.0, 20.0))
-    built = _curve_spec.__wrapped__(_CurveShape(  # the build itself: every layer, as an Altair LayerChart
-        x_title="batch_size", y_title="time per epoch (ms)", names=tuple(dict.fromkeys(r["series"] for r in curve_rows())),
-        ticks=(1, 8, 64), styles=("measured", "predicted"), height=300, legend="bottom"))
+    names = list(dict.fromkeys(r["series"] for r in curve_rows()))
+    built = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),  # every layer
+                                     styles=("measured", "predicted"), height=300, legend="bottom"),
+                         "time per epoch (ms)", names, series_colors(names), wrap_expr(names))
     compiled_spec = built.to_dict()
     for n in range(1, len(LAYERS) + 1):
         for kept in combinations(LAYERS, n):

@@ -17,10 +17,9 @@ name per layer), without rebuilding it.
 
 from __future__ import annotations
 
-import copy
 import functools
-from collections.abc import Callable, Collection, Hashable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Hashable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import altair as alt
@@ -51,19 +50,39 @@ def drawn_layers(spec: dict[str, Any], names: Collection[str]) -> dict[str, Any]
     return {**spec, "layer": [layer for layer in spec["layer"] if layer.get("data", {}).get("name") in names]}
 
 
+def blank(name: str) -> str:
+    """A blank in a compiled spec: a whole string that FilledChart replaces by its `words[blank]` (a curve's
+    name, its colour, an axis title with its unit), so charts that differ only in those share one compile.
+    It starts with a private-use character, which no title or name of this app holds."""
+    return f"\ue000{name}"
+
+
+def filled(node: Any, words: Mapping[str, Any]) -> Any:
+    """A fresh copy of a JSON-like spec with every string that is a blank of `words` replaced."""
+    if isinstance(node, dict):
+        return {key: filled(value, words) for key, value in node.items()}
+    if isinstance(node, list):
+        return [filled(value, words) for value in node]
+    if isinstance(node, str):
+        return words.get(node, node)
+    return node
+
+
 @dataclass(frozen=True)
 class FilledChart:
-    """A compiled chart spec and the rows of each of its named datasets (JSON-ready values)."""
+    """A compiled chart spec, the rows of each of its named datasets (JSON-ready values), and what fills
+    its blanks (see blank())."""
 
     spec: dict[str, Any]  # shared by every chart of this shape: never changed
     datasets: dict[str, list[dict[str, Any]]]
+    words: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The full Vega-Lite spec, as Altair's to_dict() would give it: a fresh copy."""
-        return {**copy.deepcopy(self.spec), "datasets": {name: list(rows) for name, rows in self.datasets.items()}}
+        return {**filled(self.spec, self.words), "datasets": {name: list(rows) for name, rows in self.datasets.items()}}
 
     def to_arrow_spec(self) -> dict[str, Any]:
         """The same spec with each dataset an Arrow table: what st.vega_lite_chart sends without
         building a DataFrame per dataset (Streamlit serialises Arrow tables as they are)."""
-        return {**copy.deepcopy(self.spec), "datasets": {name: pa.Table.from_pylist(rows)
-                                                         for name, rows in self.datasets.items()}}
+        return {**filled(self.spec, self.words), "datasets": {name: pa.Table.from_pylist(rows)
+                                                              for name, rows in self.datasets.items()}}

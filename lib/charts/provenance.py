@@ -20,8 +20,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from lib.charts.compiled import FilledChart, compiled, drawn_layers
-from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit
+from lib.charts.compiled import FilledChart, blank, compiled, drawn_layers
+from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit, wrap_expr
 from lib.core.fmt import fmt_about
 from lib.core.rows import Origin
 
@@ -113,32 +113,51 @@ def curve_chart(
     if x_likely is not None:
         data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {fmt_about(x_likely)}"}]
     shape = _CurveShape(
-        x_title=x_title or x, y_title=f"{y_title} ({unit})", names=names,
+        x_title=x_title or x, curves=len(names),
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),
         styles=tuple(s for s in DASH if s in {seg["style"] for seg in segments}) or ("measured",),
         height=height, legend="right" if legend_beside else "bottom")
     drawn = [name for name in LAYERS if data.get(name)] or ["solid"]
-    return FilledChart(drawn_layers(_curve_spec(shape), drawn), {name: data.get(name, []) for name in drawn})
+    return FilledChart(drawn_layers(_curve_spec(shape), drawn), {name: data.get(name, []) for name in drawn},
+                       _curve_words(f"{y_title} ({unit})", names))
 
 
 @dataclass(frozen=True)
 class _CurveShape:
-    """Everything a curve chart's spec depends on besides its rows."""
+    """Everything a curve chart's spec depends on besides its rows and its words (the curves' names and
+    colours, the y-axis title with its unit: blanks that each chart fills, see _curve_words)."""
 
     x_title: str
-    y_title: str
-    names: tuple[str, ...]
+    curves: int  # how many curves
     ticks: tuple[float, ...]
     styles: tuple[str, ...]
     height: int
     legend: str  # where the legends go: "bottom" or "right"
 
 
+Y_TITLE, LABELS = blank("y title"), blank("legend labels")
+
+
+def _curve_words(y_title: str, names: Sequence[str]) -> dict[str, Any]:
+    """What fills a compiled curve chart's blanks: its y title, each curve's name and colour, and the
+    legend's labelExpr (which wraps the long names)."""
+    return {Y_TITLE: y_title, LABELS: wrap_expr(names), **{blank(f"curve {i}"): n for i, n in enumerate(names)},
+            **{blank(f"colour {i}"): c for i, c in enumerate(series_colors(names))}}
+
+
 @compiled
 def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
-    names = list(shape.names)
-    color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=series_colors(names)),
-                      legend=legend(names, orient=shape.legend))
+    """The curve chart of `shape`, its words left blank: views whose curves are named differently (live,
+    recorded, predicted) or whose times read in another unit share it."""
+    return curve_layers(shape, Y_TITLE, [blank(f"curve {i}") for i in range(shape.curves)],
+                        [blank(f"colour {i}") for i in range(shape.curves)], LABELS)
+
+
+def curve_layers(shape: _CurveShape, y_title: str, names: list[str], colors: list[str], labels: str) -> alt.LayerChart:
+    """Every layer of a curve chart as Altair builds it, on named datasets (curve_chart keeps those with
+    rows). _curve_spec calls it with blanks; tests with the words themselves."""
+    color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=colors),
+                      legend=legend(names, orient=shape.legend, labelExpr=labels))
     # plain numbers (4,096 and 65,536, not 4.096k), at the values given or at those drawn up to the last point
     axis = alt.Axis(format=AXIS_TICK_FORMAT, values=list(shape.ticks))
     # Only layers with rows are drawn (an empty one makes Vega warn "Infinite extent"), so each one
@@ -147,10 +166,10 @@ def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
         return alt.X(f"{field}:Q", title=shape.x_title, scale=alt.Scale(type="log", nice=False, padding=12), axis=axis)
 
     def y_enc(field: str = "t") -> alt.Y:
-        return alt.Y(f"{field}:Q", title=shape.y_title, scale=alt.Scale(type="log"))
+        return alt.Y(f"{field}:Q", title=y_title, scale=alt.Scale(type="log"))
 
     tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=shape.x_title, format=",.4~g"),
-               alt.Tooltip("t:Q", title=shape.y_title, format=".3~g"),
+               alt.Tooltip("t:Q", title=y_title, format=".3~g"),
                alt.Tooltip("origin:N", title="where it came from"), alt.Tooltip("note:N", title="how")]
     styles = list(shape.styles)
     # Vega sets two legends below a plot side by side, past a phone's edge: the line styles go above it
