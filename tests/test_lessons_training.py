@@ -487,3 +487,29 @@ def test_has_modes_says_whether_modes_view_has_anything_without_building_it(mach
     for other, on in ((None, screen), (gpu, S.compose(view, gpu=gpu))):  # no GPU; no CPU curve beside it
         assert has_modes(other, on) is (modes_view(view, other, on) is not None)
     assert not has_modes(None, screen)
+
+
+def test_a_lead_the_live_line_does_not_count_is_not_claimed_at_the_point(machines):
+    """Seen in chromium (a live CPU on this box): the live line had the GPU ahead wherever the gap was clear and
+    'The lead at batch size 64 is not counted: no neighbouring point shows it too', while the point sentence said
+    '**CPU · this server (live)** is faster: 136 ms per epoch against 198 ms …, 1.45× as fast'. A lead the
+    answer does not count is given as the two times, said to be this point's alone."""
+    from lib.lessons.training import live as L
+
+    gpu, small = machines
+    view = T.View()
+    grid = L.live_grid(view)
+    gpu_at = {r["batch_size"]: r for r in S.compose(view, gpu=gpu, small_cpu=small).curves[GPU_LABEL]}
+    live = []
+    for b in grid:  # the GPU clearly ahead everywhere but at the slider's point, where the CPU leads alone
+        steps = T.View(batch_size=b).steps_per_epoch
+        epoch = gpu_at[b]["epoch_s"] * (1 / 1.2 if b == view.current else 1.15)  # in line: not a doubtful point
+        live.append({"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": epoch / steps, "iqr_s": 0.0,
+                     "repeats": 5, "status": "ok", "message": "", "epoch_s": epoch, "steps_per_epoch": steps,
+                     "measured_at": 1_000.0})
+    screen = S.compose(view, gpu=gpu, small_cpu=small, live=live, grid=grid, now=1_000.0)
+    assert view.current in screen.live_answer.lone, screen.live_line
+    assert f"The lead at batch size {view.current} is not counted" in screen.live_line
+    assert "is faster" not in screen.at_point, screen.at_point
+    assert "**CPU · this server (live)** takes" in screen.at_point and "at this point alone" in screen.at_point
+    assert fmt_ratio(1.2) in screen.at_point  # the lead itself, with both times: nothing is hidden

@@ -196,9 +196,12 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     # recorded CPU's time, which the chart draws at this point, rather than 'the CPU has no time here'
     cpu_here = next((n for n in (live_name, primary) if n and is_ok(at.get(n), "epoch_s")),
                     live_name if at.get(live_name or "") else primary)
+    # the answer that speaks of this point's pair: the live line's for the live CPU, else the headline's
+    pair_answer = screen.live_answer if cpu_here == live_name and live_name != primary else screen.answer
     said = W.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
                       screen.gpu_label or "the GPU",
-                      doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)))
+                      doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)),
+                      lone=view.current in getattr(pair_answer, "lone", ()))
     screen.at_point, screen.at_point_result = said.markdown(), said.about
     screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
 

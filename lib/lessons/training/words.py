@@ -141,12 +141,13 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
 
 
 def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
-             doubted: tuple[bool, bool] = (False, False)) -> Sentence:
+             doubted: tuple[bool, bool] = (False, False), lone: bool = False) -> Sentence:
     """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus),
     ending with the origin of each time named that is not what its curve's legend name says (a
     '(recorded + predicted)' curve's point the cost model predicted is said to be predicted).
-    doubted: whether the CPU's and the GPU's point here is one the noise rule does not believe."""
-    said = _at_point(cpu, gpu, view, cpu_label, gpu_label, doubted)
+    doubted: whether the CPU's and the GPU's point here is one the noise rule does not believe; lone: whether
+    the lead here is one the curves' answer does not count (no neighbouring point shows it: Crossover.lone)."""
+    said = _at_point(cpu, gpu, view, cpu_label, gpu_label, doubted, lone)
     named = [(row, side) for row, side in ((cpu, legend_side(Unit.CPU, cpu_label)), (gpu, legend_side(Unit.GPU, gpu_label)))
              if is_ok(row, "epoch_s")]
     for row, side in named:
@@ -163,7 +164,7 @@ def own_origin(row: Row, side: Side) -> Sentence | str:
 
 
 def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
-              doubted: tuple[bool, bool]) -> Sentence:
+              doubted: tuple[bool, bool], lone: bool = False) -> Sentence:
     at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
     cpu_side, gpu_side = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
@@ -184,6 +185,10 @@ def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_
         return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(c)} per epoch and ", gpu_side.called,
                    f" {fmt_s(g)}, but the point of {whose} here is out of line with its curve's neighbours "
                    "(hollow): not believed, so too close to call.", about=v)
+    if lone and not v.tie:  # the answer above does not count this lead: the point must not claim it either
+        return say(f"{at}: ", v.fast.called, f" takes {fmt_s(v.fast_s)} per epoch and ", v.slow.called,
+                   f" {fmt_s(v.slow_s)}: a lead of {fmt_ratio(v.ratio)} at this point alone, which no neighbouring "
+                   "point shows, so the answer above does not count it.", about=v)
     return f"{at}: " + faster_sentence(v, "per epoch", at="")
 
 
