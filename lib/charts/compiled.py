@@ -46,7 +46,8 @@ def drawn_layers(spec: dict[str, Any], names: Collection[str]) -> dict[str, Any]
     """A layered spec compiled with every layer it may have, keeping only the layers that read one of the
     named datasets `names` (a layer of no rows makes Vega warn "Infinite extent"). Each layer of Altair's
     to_dict() is self-contained, so this is the spec Altair writes for those layers alone (tests say so;
-    Altair would move a data reference all of them share to the top), and a chart whose drawn layers change from visitor to visitor is compiled once, not once per set."""
+    Altair would move a data reference all of them share to the top), and a chart whose drawn layers
+    change from visitor to visitor is compiled once, not once per set."""
     return {**spec, "layer": [layer for layer in spec["layer"] if layer.get("data", {}).get("name") in names]}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,8 +108,8 @@ def plural(n: float, word: str, words: str | None = None) -> str:
     return f"{count} {word}" if n == 1 else f"{count} {words or word + 's'}"
 
 
-def and_list(items) -> str:
-    """'a', 'a and b', 'a, b and c': a list as a sentence says it."""
+def and_list(items: Iterable[Any]) -> str:
+    """'a', 'a and b', 'a, b and c': a list as a sentence says it (every page's lists, one rule)."""
     items = [str(i) for i in items]
     return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 2 else " and ".join(items)
 

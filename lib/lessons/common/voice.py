@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, SweepAnalysis
-from lib.core.fmt import Sentence, Strong, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
+from lib.core.fmt import Sentence, Strong, and_list, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
 from lib.core.rows import Origin
 from lib.recorded.sources import SeriesName
 
@@ -135,24 +135,20 @@ def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
     return said
 
 
-def _and(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def close_words(found: Crossover, setting: str) -> str:
     """' Too close to call at batch size 2 to 128 (the gap is within the spread of the repeats). The
     point at batch size 1 is out of line with its curve (hollow): not believed.' ('' with neither)."""
     said = ""
     if close := tuple(x for x in found.ties if x not in found.doubtful and x not in found.lone):
-        said += f" Too close to call at {setting} {_and(_runs(close, found.shared))} (the gap is within the spread)."
+        said += f" Too close to call at {setting} {and_list(_runs(close, found.shared))} (the gap is within the spread)."
     if found.lone:
-        said += (f" The lead at {setting} {_and(_runs(found.lone, found.shared))} is not counted: no neighbouring "
+        said += (f" The lead at {setting} {and_list(_runs(found.lone, found.shared))} is not counted: no neighbouring "
                  "point shows it too.")
     if found.doubtful:
         runs = _runs(found.doubtful, found.shared)
         one = len(found.doubtful) == 1
         whose = "A point {} (hollow) is out of line with its curve's" if one else "Points {} (hollow) are out of line with their curves'"
-        said += " " + whose.format(f"at {setting} {_and(runs)}") + " neighbours: not believed."
+        said += " " + whose.format(f"at {setting} {and_list(runs)}") + " neighbours: not believed."
     return said
 
 
@@ -192,7 +188,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     close = close_words(found, setting)
     clear = [x for x in found.shared if x not in found.ties]
     where = (f"at every {setting} on the chart, from {first} to {last}" if not found.ties
-             else f"at every {setting} on the chart where the gap is clear ({_and(_runs(tuple(clear), found.shared))})")
+             else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
     if found.kind == CrossKind.GPU_WINS:
         then = (": no crossover in this range." if not found.ties
                 else f": {base.noun} {base.verb('is', 'are')} never clearly faster.")

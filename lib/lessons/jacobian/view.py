@@ -20,7 +20,7 @@ from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
-from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
+from lib.core.fmt import Sentence, Strong, and_list, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.sweep import default_memory_cap_gb
@@ -208,11 +208,6 @@ def not_measured(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def table(rows: Sequence[dict[str, Any]], series: str) -> dict[tuple[str, int], dict[str, Any]]:
     """{(method, val): row} of one series."""
     return {(r["method"], int(r["val"])): r for r in rows if r.get("series") == series}
-
-
-def and_list(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def at_val_sentences(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> list[str]:

@@ -201,7 +201,7 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     said = W.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
                       screen.gpu_label or "the GPU",
                       doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)),
-                      lone=view.current in getattr(pair_answer, "lone", ()))
+                      lone=pair_answer is not None and view.current in pair_answer.lone)
     screen.at_point, screen.at_point_result = said.markdown(), said.about
     screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import Sentence, age_words, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
+from lib.core.fmt import Sentence, age_words, and_list, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
@@ -272,8 +272,8 @@ def no_timeline(family: TrainingFamily) -> str:
     """Why no GPU timeline is drawn: where the family's recorded ones are, or that it has none."""
     if not (family.timeline_batches and family.timeline_widths):
         return f"No GPU timeline was recorded for the {family.label}."
-    batches = " and ".join([", ".join(f"{b:,}" for b in family.timeline_batches[:-1]), f"{family.timeline_batches[-1]:,}"])
-    widths = " and ".join([", ".join(f"{w:,}" for w in family.timeline_widths[:-1]), f"{family.timeline_widths[-1]:,}"])
+    batches = and_list(f"{b:,}" for b in family.timeline_batches)
+    widths = and_list(f"{w:,}" for w in family.timeline_widths)
     width = family.axes[family.width].label.split()[-1]  # 'width' of 'hidden width'
     return f"No GPU timeline was recorded at this point: the recorded ones are at batch sizes {batches}, {width}s {widths}."
 
