@@ -299,3 +299,15 @@ def test_a_list_reads_as_a_sentence_says_it():
     from lib.core.fmt import and_list
     assert and_list([]) == "" and and_list(["a"]) == "a" and and_list(["a", "b"]) == "a and b"
     assert and_list(["2026-11-21", "2026-11-23", "2026-11-24"]) == "2026-11-21, 2026-11-23 and 2026-11-24"
+
+
+def test_a_curve_recorded_on_several_days_is_named_by_its_machine_alone():
+    """Seen in chromium: with four recording days the Jacobian answer said 'vmap(jacrev) on the NVIDIA H200,
+    2026-11-21, 2026-11-23 GPU': the days, now listed 'a, b and c', were cut at their last comma."""
+    from lib.recorded.sources import series_label, without_days
+
+    days = "NVIDIA H200, 2026-11-21, 2026-11-23, 2026-11-24 and 2026-11-27"
+    assert without_days(days) == "NVIDIA H200" and without_days("NVIDIA H200") == "NVIDIA H200"
+    assert voice.series_side(series_label("cuda:0", "recorded", days)).text == "the NVIDIA H200 GPU"
+    assert voice.series_side(series_label("cpu", "recorded", "NVIDIA H200, 2026-11-24")).text == \
+        "the NVIDIA H200 machine's CPU"

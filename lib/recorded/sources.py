@@ -11,6 +11,7 @@ chart legends, always say where a curve came from: 'cpu (live, this server)',
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -206,6 +207,15 @@ def rows_machine(rows: Sequence[Mapping[str, Any]], pack: Mapping[str, Any]) -> 
     days = sorted({d for d in (row_date(r, pack) for r in rows) if d})
     hardware = hardware_text(pack["machine"])
     return f"{hardware}, {and_list(days)}" if days else hardware
+
+
+def without_days(machine: str) -> str:
+    """'NVIDIA H200' of 'NVIDIA H200, 2026-11-21, 2026-11-23 and 2026-11-24' (rows_machine's form): the
+    machine without the days it was recorded on, however many there are."""
+    return _DAYS.sub("", machine)
+
+
+_DAYS = re.compile(r", \d{4}-\d{2}-\d{2}\b.*$")
 
 
 def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:

@@ -24,7 +24,7 @@ from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, SweepAnalysis
 from lib.core.fmt import Sentence, Strong, and_list, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
 from lib.core.rows import Origin
-from lib.recorded.sources import SeriesName
+from lib.recorded.sources import SeriesName, without_days
 
 
 class Unit(enum.Enum):
@@ -94,7 +94,7 @@ def series_side(series: SeriesName) -> Side:
     unit = gpu_or_cpu(series.device)
     if series.origin == Origin.LIVE:
         return Side(unit, f"this server's {unit.value}", legend=True)
-    machine = (series.machine or "").rsplit(", ", 1)[0]  # the machine without the day it was recorded
+    machine = without_days(series.machine or "")  # a list of days has commas of its own: 'a, b and c'
     if not machine:
         return Side(unit, f"the recorded {unit.value}", legend=True)
     return Side(unit, f"the {machine} machine's CPU" if unit == Unit.CPU else f"the {machine} GPU", legend=True)
