@@ -169,7 +169,7 @@ with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}", drawn=True) a
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
 scaffold.point_notes(on.rows, feeds.point_where(over))
 scaffold.results_on_screen(
-    on.rows, ("series", "source", over, "median_s", "iqr_s", "phase_loading_s", "phase_compute_s",
+    on.rows, ("series", "recorded_on", "source", over, "median_s", "iqr_s", "phase_loading_s", "phase_compute_s",
               "batches_per_epoch", "num_workers", "pin_memory", "repeats", "num_threads", "status", "message"),
     live, pack, on.recorded_rows(), file_stem=f"data_pipeline_{over}", key="data_pipeline.results")
 scaffold.record_view(feeds.record_commands(view),

@@ -63,8 +63,8 @@ chart_box = top.chart.empty()
 
 
 def first_screen(live: list[dict]) -> tuple[list[dict], list[str]]:
-    rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
-    order = onscreen.series_order(rows, source.label)
+    rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
+    order = onscreen.series_order(rows, found.machine)
     top.answer.markdown(jacobian_answer(rows, val, methods))
     timed = [r for r in rows if is_ok(r)]
     scaffold.chart_or_why(
@@ -87,7 +87,7 @@ for method in methods:
     live += cached_measurement(requests[method], label=lesson.measure_label(method, grid, devices)) or []
 rows, order = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
-                        measured_at=oldest_measured_at(requests.values()) if live else None)
+                        measured_at=oldest_measured_at(requests.values()) if live else None, drawn=found.machine)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 004)") as opened:
@@ -114,7 +114,7 @@ if methods:
 
     with scaffold.why("Where the GPU starts to win, method by method") as opened:
         if opened:
-            for line in lesson.crossover_lines(rows, methods, source.label, pack["machine"] if pack else None):
+            for line in lesson.crossover_lines(rows, methods, found.machine, pack["machine"] if pack else None):
                 st.markdown(line.markdown())
 
     with scaffold.why("Why the method matters more than the device") as opened:
@@ -145,7 +145,7 @@ if methods:
 
     # -- the rows themselves, recording ------------------------------------------------------------------
     scaffold.results_on_screen(
-        rows, ("series", "method", "val", "median_s", "iqr_s", "repeats", "flops", "peak_memory_estimate_bytes",
+        rows, ("series", "recorded_on", "method", "val", "median_s", "iqr_s", "repeats", "flops", "peak_memory_estimate_bytes",
                "num_threads", "status", "message"),
         live, pack, found.all_rows(), file_stem=f"jacobian_val{val}", key="jacobian.results")
     scaffold.record_view(["\n".join(lesson.record_command(m, grid) for m in methods)],

@@ -160,7 +160,7 @@ with scaffold.why("Loss curves: does each model learn?") as opened:
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
 scaffold.results_on_screen(
-    experiment.shown_rows(), ("series", "variant", "median_s", "iqr_s", "repeats", "cold_s", "steps_per_epoch",
+    experiment.shown_rows(), ("series", "recorded_on", "variant", "median_s", "iqr_s", "repeats", "cold_s", "steps_per_epoch",
                               "dataset_size", "batch_size", "size", "val", "num_threads", "status", "message"),
     live["rows"], pack, rec_rows, file_stem=f"seed_{case}", key="seed_cases.results",
     more=(lambda: st.download_button("Download the loss curves (CSV)", spreadsheet_csv(curve_rows),

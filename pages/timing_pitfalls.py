@@ -73,7 +73,7 @@ requests = {name: lesson.live_request(v, devices, size=size, point_budget_s=budg
 live = {name: cached_measurement(requests[name], label=lesson.measure_label(v, devices)) or []
         for name, v in views.items()}
 found = lesson.recorded(pack, source.label, variant, size, with_cpu=show_recorded_cpu)
-view = lesson.screen(variant, live, found, source.label)
+view = lesson.screen(variant, live, found, found.machine)
 order = view.order
 
 # -- the first screen: the answer and the time chart -------------------------------------------------------
@@ -90,7 +90,8 @@ scaffold.chart_or_why(
                plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
-                        measured_at=oldest_measured_at(requests.values()) if any(live.values()) else None)
+                        measured_at=oldest_measured_at(requests.values()) if any(live.values()) else None,
+                        drawn=found.machine)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 003)") as opened:
@@ -157,7 +158,7 @@ with scaffold.why("Operations per second (FLOP/s) against the best measured here
 # -- what was not measured, the rows themselves, recording ---------------------------------------------
 scaffold.point_notes(view.rows, lesson.point_where, remarks=False)
 scaffold.results_on_screen(
-    view.rows, ("series", "size", "dtype", "sync", "transfer", "median_s", "iqr_s", "cold_s", "achieved_flops_per_s",
+    view.rows, ("series", "recorded_on", "size", "dtype", "sync", "transfer", "median_s", "iqr_s", "cold_s", "achieved_flops_per_s",
                 "phase_transfer_s", "repeats", "num_threads", "status", "message", "note"),
     [r for rows in live.values() for r in rows], pack, found.all_rows(), file_stem=lesson.file_stem(variant),
     key="timing.results")

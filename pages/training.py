@@ -171,7 +171,7 @@ if problems:
             st.markdown(f"- {view.axis.label} {r.get(over):,}: {r.get('message') or r.get('status')}")
 
 measured = [r for rows in screen.curves.values() for r in rows if r.get("origin") == Origin.RECORDED]
-scaffold.results_on_screen(screen.rows(), ("series", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
+scaffold.results_on_screen(screen.rows(), ("series", "recorded_on", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
                                            "steps_per_epoch", "repeats", "origin", "origin_note"),
                            live, pack, [r for r in measured if r.get("device") != "cpu"], file_stem=f"training_{over}",
                            key=f"{NS}.results")

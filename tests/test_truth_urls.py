@@ -169,3 +169,23 @@ def test_a_point_too_close_to_call_names_no_winner():
     point = next(m.value for m in at.markdown if m.value.startswith("At batch size 2,048"))
     assert "**CPU · 2-core server (recorded)** and **GPU · H200 (predicted)** are too close to call" in point, point
     assert "is faster" not in point and "no time here" not in point, point
+
+
+@pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
+@pytest.mark.parametrize(("page", "results"), [("pages/jacobian.py", "jacobian.results"),
+                                               ("pages/timing_pitfalls.py", "timing.results")])
+@pytest.mark.parametrize("gpu", ["nvidia-h200", "nvidia-h100-80gb-hbm3"])
+def test_a_recorded_curve_names_the_days_of_its_own_rows(page, results, gpu):
+    """`/jacobian` named its GPU curve 'cuda:0 (recorded on NVIDIA H200, 2026-11-21, 2026-11-23, 2026-11-24
+    and 2026-11-27)' and its caption 'GPU: recorded on' the same four days: every day of the H200's packs,
+    while the rows drawn were recorded on 2026-11-21 and 2026-11-24. The legends and the caption name the
+    days in the 'recorded_on' column of the rows on screen (the table a reader can open), no other."""
+    at = visit(page, {"gpu": gpu}, opened=(results,))
+    table = at.dataframe[0].value
+    recorded = table[table["series"].str.contains("recorded on")]
+    assert len(recorded) and recorded["recorded_on"].notna().all(), table
+    for series, rows in recorded.groupby("series"):
+        assert set(re.findall(r"\d{4}-\d{2}-\d{2}", series)) == set(rows["recorded_on"]), series
+    caption = next(c.value for c in at.caption if "GPU: recorded on" in str(c.value))
+    named = set(re.findall(r"\d{4}-\d{2}-\d{2}", caption.split("GPU: recorded on")[1]))
+    assert named == set(recorded["recorded_on"]), caption

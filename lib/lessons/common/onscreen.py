@@ -2,8 +2,8 @@
 
     source_sentence(source, threads)           'CPU: measured live on this server with 1 thread. GPU: recorded on …'
     found = recorded_views(pack, source.label, workload, "size", {"honest": {...}}, with_cpu=True)
-    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), source.label)
-    order = series_order(rows, source.label)   # live CPU, the recording machine's CPU, the GPU
+    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)   # named by the days of its rows
+    order = series_order(rows, found.machine)   # live CPU, the recording machine's CPU, the GPU
     notes_title(rows), point_notes(rows, describe)    the points not measured (or with a remark), one line each
 
 ui.scaffold lays these out the same way on every page.
@@ -25,6 +25,7 @@ from lib.recorded.sources import (
     holds_workload,
     machine_text,
     matching_rows,
+    rows_machine,
     series_label,
     view_rows,
 )
@@ -41,16 +42,19 @@ STATUS_WORDS = {Status.OK.value: "measured", Status.OOM.value: "out of memory", 
 
 
 # -- where the numbers come from ----------------------------------------------------------------------
-def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None, age: str | None = None) -> str:
+def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None, age: str | None = None,
+                    drawn: str | None = None) -> str:
     """Where each device's numbers come from. `not_live`: the page's own words for a GPU side that
     is not measured here (default: the recorded machine chosen in the sidebar, or none). `age`: how long
-    ago the live result on screen was measured ('3 min ago'), when it says."""
+    ago the live result on screen was measured ('3 min ago'), when it says. `drawn`: the recorded
+    machine as the curves on screen name it (RecordedViews.machine: the days of their rows), rather
+    than every day of the sidebar's machine."""
     cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}" + (f" ({age})" if age else "") + ". "
     if source.live:
         return cpu + "GPU: measured live on this server."
     if not_live:
         return cpu + f"GPU: {not_live}."
-    return cpu + (f"GPU: recorded on {plain(source.label)}." if source.recorded else f"GPU: {NO_GPU_YET}.")
+    return cpu + (f"GPU: recorded on {plain(drawn or source.label)}." if source.recorded else f"GPU: {NO_GPU_YET}.")
 
 
 def gpu_side_note(source: GpuSource, recorded_note: str | None, no_gpu: str) -> str | None:
@@ -87,6 +91,10 @@ class RecordedViews:
     missing: list[str] = field(default_factory=list)  # views the pack has no sweep for
     note: str | None = None  # the plain note of the last view missing
     holds_workload: bool = False  # whether the pack has any row of the workload
+    # The recorded curves' machine as their legends and captions name it: 'NVIDIA H200, 2026-11-21 and
+    # 2026-11-24', the days of the rows found, not every day of the machine's packs; the source's label
+    # when nothing was found.
+    machine: str | None = None
 
     def gpu_rows(self, view: str | None = None) -> list[dict]:
         return list(self.gpu.get(view, [])) if view is not None else [r for rows in self.gpu.values() for r in rows]
@@ -118,6 +126,8 @@ def recorded_views(pack: Mapping[str, Any] | None, label: str, workload: Workloa
         if with_cpu and pack is not None:
             found.cpu[name] = [r for r in matching_rows(pack["rows"], workload, over, params, device_prefix="cpu")
                                if r["device"] == "cpu"]
+    rows = found.all_rows()
+    found.machine = rows_machine(rows, pack) if rows and pack is not None else label
     return found
 
 
