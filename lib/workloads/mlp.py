@@ -33,6 +33,7 @@ from lib.workloads.family import Axis, TrainingFamily
 
 BYTES_PER_FLOAT = 4
 HEAP_TENSOR_BYTES = 32 * 2**20  # glibc's largest mmap threshold: smaller blocks come from (and stay in) its heap
+HEAP_COPIES = 4  # weight-sized copies glibc's heap may add at a point's peak (3 measured at most)
 
 
 def hidden_widths(params: Mapping[str, Any]) -> list[int]:
@@ -208,12 +209,13 @@ class MLPTraining(Workload):
         sizes = layer_sizes(params)
         # weights and gradients; Adam adds its two moments and, in its multi-tensor (foreach) update,
         # one more weight-sized temporary (the square root of the second moment). On the host, tensors
-        # under glibc's mmap threshold (32 MiB) come from its heap, which keeps freed temporaries: up
-        # to two more weight-sized copies measured (width 2,800: docs/memory_estimates.txt).
+        # under glibc's mmap threshold (32 MiB) come from its heap, which keeps freed temporaries: how
+        # many differs from one fresh process to the next. Width 2,800 grew by 4 to 8 weight-sized copies
+        # (0.35-0.61 GB, ~80 processes: docs/memory_estimates.txt), so 5 + 4 bounds the most, one to spare.
         states = 5 if params["optimizer"] == "adam" else 2
         largest = max(i * o for i, o in zip(sizes[:-1], sizes[1:])) * BYTES_PER_FLOAT
         if not is_cuda(device) and largest < HEAP_TENSOR_BYTES:
-            states += 2
+            states += HEAP_COPIES
         weights = self.parameter_count(params) * BYTES_PER_FLOAT * states
         activations = self.batch_rows(params) * sum(sizes) * BYTES_PER_FLOAT * 4
         dataset = int(params["dataset_size"]) * (sizes[0] + sizes[-1]) * BYTES_PER_FLOAT
