@@ -48,7 +48,7 @@ def built(plot_height: int, beside: bool, packs: tuple) -> tuple:
     if not chart:
         return None, None, None, None, None
     answer = crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
-                                series_side(chart.gpu_label)).capitalised().markdown()
+                                series_side(chart.gpu_label), hollow=True).capitalised().markdown()
     # the chart draws drawn(chart), the rows every sentence below reads (each curve one recording, its band the others)
     spec = frozen_spec(curve_chart(drawn(chart), chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title,
                                    crossover=crossover_range(chart), height=plot_height, legend_beside=beside))

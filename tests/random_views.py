@@ -252,6 +252,7 @@ class Chart:
 
     rows: list[dict[str, Any]]
     series: list[str]
+    hollow: bool = False  # it draws points hollow (unfilled, no shape of their own): what '(hollow)' points at
 
 
 @dataclass
@@ -282,6 +283,23 @@ def _numbers_in(values) -> Iterator[float]:
             continue
         if isinstance(v, (int, float)) and math.isfinite(v):
             yield float(v)
+
+
+def _draws_hollow(spec: dict[str, Any]) -> bool:
+    """Whether a layer draws points unfilled without a shape encoding (a memory chart's status shapes are
+    unfilled too, but they are crosses and squares, not the hollow dots the sentences point at)."""
+    def layers(node: Any) -> Iterator[dict]:
+        if isinstance(node, dict):
+            if "mark" in node:
+                yield node
+            for value in node.values():
+                yield from layers(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from layers(value)
+
+    return any(isinstance(layer["mark"], dict) and layer["mark"].get("filled") is False
+               and "shape" not in (layer.get("encoding") or {}) for layer in layers(spec))
 
 
 def _series_of(spec: dict[str, Any]) -> list[str]:
@@ -335,7 +353,7 @@ def chart_of(element) -> Chart:
         from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
         rows += convert_arrow_bytes_to_pandas_df(element.proto.data.data).to_dict("records")
-    return Chart(rows, _series_of(spec))
+    return Chart(rows, _series_of(spec), _draws_hollow(spec))
 
 
 def read_view(at, page: str, query: dict[str, str]) -> Reading:

@@ -3,7 +3,7 @@
 Each page is opened once at its defaults to learn the settings it declares (every slider, switch, mode and the
 sidebar's GPU: tests/random_views.declared_settings), then VIEWS[page] views are drawn from them with a seeded
 RNG and opened through AppTest on the shipped packs, the live CPU replaced by a seeded noisy stand-in
-(tests/random_views.noisy_live_cpu: up to ±50 % on a quarter of the points). Every view goes through the four
+(tests/random_views.noisy_live_cpu: up to ±50 % on a quarter of the points). Every view goes through the five
 checkers of tests/view_checks.py. A view with a known defect, owned by another part of the work, is an
 xfail(strict=True) naming it (KNOWN), so it fails the day the defect is fixed and the mark can go.
 
@@ -23,6 +23,7 @@ from view_checks import (
     check_all,
     crossovers_between_swaps,
     dates_and_machines_on_chart,
+    hollow_points_drawn,
     no_contradictions,
     numbers_on_chart,
 )
@@ -113,6 +114,14 @@ def test_dates_machines_and_named_curves_must_be_on_the_chart():
     assert dates_and_machines_on_chart(good) == []
     bad = page(["**GPU · H100 (recorded)** was recorded on NVIDIA H100 on 2026-11-23."], CURVES, [CPU, GPU])
     assert {f.checker for f in dates_and_machines_on_chart(bad)} == {"dates", "machines", "origins"}
+
+
+def test_hollow_points_may_be_pointed_at_only_where_a_chart_draws_them():
+    said = ["Points at batch size 1 and 8 (hollow) are out of line with their curves' neighbours: not believed."]
+    assert [f.checker for f in hollow_points_drawn(page(said, CURVES, [CPU, GPU]))] == ["hollow"]
+    drawn = Reading("pages/hand_made.py", {"batch_size": "64"}, said, [Chart(CURVES, [CPU, GPU], hollow=True)])
+    assert hollow_points_drawn(drawn) == []
+    assert hollow_points_drawn(page([said[0].replace(" (hollow)", "")], CURVES, [CPU, GPU])) == []
 
 
 def test_a_crossover_must_lie_between_two_plotted_points_where_the_curves_swap():

@@ -121,3 +121,15 @@ def test_a_crossover_value_has_two_significant_digits_everywhere(x, text):
 
 def test_sentence_is_a_value():
     assert Sentence(("a", Strong("b"))) == say("a", Strong("b"))
+
+
+def test_points_not_believed_are_called_hollow_only_where_the_chart_draws_them_so():
+    """Timing pitfalls' answer said 'Points at matrix size 64 and 512 (hollow) are out of line …' over its
+    variant chart, which draws every point filled. '(hollow)' is said only by a caller whose chart draws
+    those points hollow (lib.charts.provenance: Training, Home)."""
+    found = Crossover(CrossKind.GPU_WINS, None, span=(64.0, 1024.0), ties=(64.0, 512.0),
+                      shared=(64.0, 128.0, 256.0, 512.0, 1024.0), doubtful=(64.0, 512.0))
+    plain = crossover_sentence(found, "matrix size", Side(Unit.CPU), Side(Unit.GPU)).plain()
+    drawn = crossover_sentence(found, "matrix size", Side(Unit.CPU), Side(Unit.GPU), hollow=True).plain()
+    assert "Points at matrix size 64 and 512 are out of line" in plain and "hollow" not in plain, plain
+    assert "Points at matrix size 64 and 512 (hollow) are out of line" in drawn, drawn

@@ -499,8 +499,19 @@ def no_contradictions(reading: Reading) -> list[Finding]:
     return found
 
 
+def hollow_points_drawn(reading: Reading) -> list[Finding]:
+    """A sentence that says points are drawn '(hollow)' on a page whose charts draw no hollow point: the
+    Timing pitfalls answer said 'Points at matrix size 64 and 512 (hollow) are out of line …' over a chart
+    of filled dots only."""
+    if any(c.hollow for c in reading.charts):
+        return []
+    return [Finding("hollow", s, "it points at hollow points, and no chart on the page draws any")
+            for s in sentences(reading) if "(hollow)" in s]
+
+
 CHECKERS = {"numbers": numbers_on_chart, "dates and machines": dates_and_machines_on_chart,
-            "crossovers": crossovers_between_swaps, "contradictions": no_contradictions}
+            "crossovers": crossovers_between_swaps, "contradictions": no_contradictions,
+            "hollow": hollow_points_drawn}
 
 
 def check_all(reading: Reading) -> dict[str, list[Finding]]:

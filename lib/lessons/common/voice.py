@@ -135,9 +135,11 @@ def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
     return said
 
 
-def close_words(found: Crossover, setting: str) -> str:
+def close_words(found: Crossover, setting: str, hollow: bool = False) -> str:
     """' Too close to call at batch size 2 to 128 (the gap is within the spread of the repeats). The
-    point at batch size 1 is out of line with its curve (hollow): not believed.' ('' with neither)."""
+    point at batch size 1 is out of line with its curve (hollow): not believed.' ('' with neither).
+    `hollow`: the chart beside the words draws those points hollow (lib.charts.provenance does; a chart
+    that does not must not be pointed at)."""
     said = ""
     if close := tuple(x for x in found.ties if x not in found.doubtful and x not in found.lone):
         said += f" Too close to call at {setting} {and_list(_runs(close, found.shared))} (the gap is within the spread)."
@@ -147,17 +149,20 @@ def close_words(found: Crossover, setting: str) -> str:
     if found.doubtful:
         runs = _runs(found.doubtful, found.shared)
         one = len(found.doubtful) == 1
-        whose = "A point {} (hollow) is out of line with its curve's" if one else "Points {} (hollow) are out of line with their curves'"
+        mark = " (hollow)" if hollow else ""
+        whose = (f"A point {{}}{mark} is out of line with its curve's" if one
+                 else f"Points {{}}{mark} are out of line with their curves'")
         said += " " + whose.format(f"at {setting} {and_list(runs)}") + " neighbours: not believed."
     return said
 
 
-def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side
-                       ) -> Sentence:
+def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
+                       hollow: bool = False) -> Sentence:
     """Who is faster where, read from the points both curves have (never from an extrapolated fit).
     `base` is the first curve given to find_crossover (the CPU, 1 GPU), `challenger` the second. A
     range comes from the spread of both curves (where neither is surely faster), the likely value
-    from the medians. Every kind of Crossover has its words here, and only here."""
+    from the medians. Every kind of Crossover has its words here, and only here. `hollow`: the chart
+    draws the points not believed hollow, so the words may say so (close_words)."""
     if isinstance(found, SweepAnalysis):
         found = found.measured if found.gpu_device else None
     if found is None or found.kind == CrossKind.ONE_DEVICE:
@@ -176,7 +181,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         span = f"from {first} to {last}" if first != last else f"which is only {first}"
         return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
                    f"the chart where both were timed, {span}: neither is surely faster, so there is no crossover to place."
-                   f"{close_words(Crossover(found.kind, None, shared=found.shared, doubtful=found.doubtful, lone=found.lone), setting)}",
+                   f"{close_words(Crossover(found.kind, None, shared=found.shared, doubtful=found.doubtful, lone=found.lone), setting, hollow)}",
                    about=found)
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
         ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)
@@ -185,7 +190,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
                    f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
                    "cannot place a crossover.", about=found)
-    close = close_words(found, setting)
+    close = close_words(found, setting, hollow)
     clear = [x for x in found.shared if x not in found.ties]
     where = (f"at every {setting} on the chart, from {first} to {last}" if not found.ties
              else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
@@ -216,7 +221,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
     return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
                f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
-               f"{_decider(base, challenger)}.{close_words(found, setting)}", about=found)
+               f"{_decider(base, challenger)}.{close_words(found, setting, hollow)}", about=found)
 
 
 def crossover_brief(found: Crossover | None, setting: str, base: Side, challenger: Side) -> str:

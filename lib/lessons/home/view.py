@@ -241,7 +241,7 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
     found = analyse_rows([*cpu, *graphed], chart.over, time_key=chart.y)
     graph_side = voice.legend_side(voice.Unit.GPU, f"the {chart.hardware} GPU in {execution.label(GRAPH)}")
     said = "That is eager PyTorch, launching every kernel from Python. " + voice.crossover_sentence(
-        found, chart.setting, voice.series_side(chart.cpu_label), graph_side).capitalised()
+        found, chart.setting, voice.series_side(chart.cpu_label), graph_side, hollow=True).capitalised()
     batch = T.View().batch_size
     eager = next((r for r in chart.rows if r["device"] == chart.analysis.gpu_device and r[chart.over] == batch
                   and is_ok(r, chart.y)), None)

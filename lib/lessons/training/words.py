@@ -73,7 +73,7 @@ def live_headline(live: Sequence[Row], gpu: Sequence[Row], view: View, live_labe
     age = age_words(now - when) if when is not None else "for this view"
     found = crossover_of(live, gpu, view.over, only=grid)
     said = say(f"Measured live on this server {age}: ") + crossover_sentence(
-        found, view.axis.label, legend_side(Unit.CPU, live_label), legend_side(Unit.GPU, gpu_label))
+        found, view.axis.label, legend_side(Unit.CPU, live_label), legend_side(Unit.GPU, gpu_label), hollow=True)
     return said + _off_grid(found, live, gpu, view, grid)
 
 
@@ -105,7 +105,7 @@ def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str,
     """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart (`only`: read
     from these x values alone, a live curve's fixed grid)."""
     found = crossover_of(cpu, gpu, view.over, only=only)
-    text = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label))
+    text = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label), hollow=True)
     if found.bracket:
         near = [r for r in [*cpu, *gpu] if r.get(view.over) in found.bracket]
         if any(r.get("origin") == Origin.PREDICTED for r in near):
@@ -207,7 +207,7 @@ def mode_line(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str
     """Where one mode's GPU curve crosses the CPU curve, both named by their legend names on the modes'
     chart (lib.lessons.training.modes), the range flagged where it rests on predicted points."""
     found = crossover_of(cpu, gpu, view.over)
-    said = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label))
+    said = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label), hollow=True)
     near = [r for r in [*cpu, *gpu] if found.bracket and r.get(view.over) in found.bracket]
     if any(r.get("origin") == Origin.PREDICTED for r in near):
         said += " That range rests on predicted points (dashed): read it as an estimate."
