@@ -13,12 +13,14 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from lib import APP_VERSION
 from lib.core import args as args_
 from lib.core.fmt import fmt_s
+from lib.core.load import Load, LoadWatch
 from lib.core.rows import is_ok
 
 
@@ -96,11 +98,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     measure = partial(measure_point, workload, gate=recording_gate(
         memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
     settings = workload.resolve(_parse_sets(args.set))
+    watch = LoadWatch.start()
     rows = [measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check)
             for d in devices]
     _print_rows(rows, [k for k in _parse_sets(args.set)])
     if args.out:
-        save_pack(build_pack(rows), args.out)
+        save_pack(build_pack(rows, _loaded_machine(watch, None)), args.out)
         print(f"wrote {args.out}")
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
 
@@ -123,21 +126,39 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     axes = args.over
     fixed = _parse_sets(args.set)
     _check_settings(workload, fixed, axes)
-    done = load_pack(args.out)["rows"] if args.resume and args.out and Path(args.out).exists() else []
-    rows = _sweep_points(workload, axes, fixed, devices, args, done)
+    earlier = load_pack(args.out) if args.resume and args.out and Path(args.out).exists() else None
+    watch = LoadWatch.start()
+    rows = _sweep_points(workload, axes, fixed, devices, args, earlier["rows"] if earlier else [],
+                         partial(_loaded_machine, watch, earlier, False))
     names = [name for name, _ in axes]
     if len(rows) <= 200:
         _print_rows(rows, names)
+    machine = _loaded_machine(watch, earlier)
     if args.out:
-        save_pack(build_pack(rows), args.out)
+        save_pack(build_pack(rows, machine), args.out)
         print(f"wrote {args.out} ({len(rows)} rows)")
+    if machine.get("load_quiet") is False:
+        print("warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
+              + "; ".join(Load.reasons_of(machine)) + ". The pack says so (load_quiet: false) and the app does "
+              "not draw it as recorded; record again with nothing else running.", file=sys.stderr)
     if len(devices) > 1 and len(axes) == 1:
         print(crossover_sentence(analyse_rows(rows, names[0]), names[0], device_side("cpu"),
                                  device_side(devices[1])).plain())
     return 0
 
 
-def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> list[dict]:
+def _loaded_machine(watch: LoadWatch, earlier: dict | None, final: bool = True) -> dict:
+    """This machine's fingerprint with how busy it was while the recording ran (lib.core.load); a resumed
+    recording is quiet only if its earlier calls were too."""
+    from lib.core.devices import machine_fingerprint
+
+    fields = watch.finish(final).fields()
+    if earlier is not None:
+        fields = Load.merged(earlier.get("machine") or {}, fields)
+    return {**machine_fingerprint(), **fields}
+
+
+def _sweep_points(workload, axes, fixed, devices, args, done: list[dict], machine_so_far: Callable[[], dict]) -> list[dict]:
     """One setting (a sweep) or several (a grid, every combination), through lib.core.sweep's one
     loop. With --resume, points already in --out are kept and not measured again (a cut-off
     recording goes on where it stopped); rows are saved every --save-every points.
@@ -167,7 +188,7 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     def save_now(row: dict) -> None:
         saved.append(row)
         if args.out and args.save_every and len(saved) % args.save_every == 0:
-            save_pack(build_pack(saved), args.out)
+            save_pack(build_pack(saved, machine_so_far()), args.out)
 
     rows = run_points(workload, points, devices, point_budget_s=args.budget, gate=gate, num_threads=args.threads,
                       swept=swept, with_phases=not args.no_phases, with_profile=False, progress=progress,
@@ -181,7 +202,7 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict]) -> lis
     for i, (row, point, device) in enumerate(to_profile, 1):
         profile_point(row, workload, point, device, args.threads)
         if args.out and args.save_every and i % args.save_every == 0:
-            save_pack(build_pack(rows), args.out)
+            save_pack(build_pack(rows, machine_so_far()), args.out)
         if progress:
             progress(i / len(to_profile), f"profiled {i}/{len(to_profile)} points")
     if progress:

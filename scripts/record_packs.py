@@ -93,11 +93,11 @@ def with_memory_cap(command: list[str], cap_gb: float | None) -> list[str]:
 
 
 def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60,
-                  family: TrainingFamily = MLP, **switches) -> list[str]:
+                  family: TrainingFamily = MLP, cpu_gflop: float = 20, **switches) -> list[str]:
     cap = ["--memory-cap-gb", str(memory_cap_gb)] if memory_cap_gb else []
     return ["sweep", family.name, *over(family.width, widths), *over(family.depth, depths), *over("batch_size", batches),
             *sets(dataset_size=GRID_DATASET, mode=mode, **switches), "--budget", "0.05", "--no-phases", *cap,
-            "--max-gflop", "cuda=10000", "--max-gflop", "cpu=20"]
+            "--max-gflop", "cuda=10000", "--max-gflop", f"cpu={cpu_gflop:g}"]
 
 
 def mode_job(mode: str, recording: Recording) -> Job:
@@ -122,8 +122,8 @@ def family_jobs(family: TrainingFamily) -> list[Job]:
         Job(f"{name}training_cpu", training_grid("eager", depths, widths, batches, family=family), "cpu"),
         # ... and at 1 thread within the live page's limits (3 GFLOP a step, the default memory cap): on a
         # small hosted box this is the CPU curve drawn before its own CPU is measured live.
-        Job(f"{name}training_cpu1", training_grid("eager", depths, widths, batches, memory_cap_gb=None, family=family)
-            + ["--threads", "1", "--max-gflop", "cpu=3"], "cpu", small_server=True),
+        Job(f"{name}training_cpu1", training_grid("eager", depths, widths, batches, memory_cap_gb=None, family=family,
+                                                  cpu_gflop=3) + ["--threads", "1"], "cpu", small_server=True),
         # The Training page's default 1-D sweeps (for the MLP: batch, width, dataset, depth through batch 64,
         # width 64, depth 3, dataset 8,192; phases timed), as the shipped <gpu>_training.json packs hold
         # them: recorded again on another lease, they show how far one day's curve moves from another's.

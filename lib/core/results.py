@@ -58,7 +58,10 @@ MAX_PACK_BYTES = 64_000_000
 MACHINE_TEXT_FIELDS = ("cpu_model", "torch", "date", "label", "driver", "cuda", "python", "platform",
                        "app_version", "path")
 MACHINE_COUNT_FIELDS = ("cpu_cores", "torch_threads")
-MACHINE_NUMBER_FIELDS = ("host_memory_gb",)
+MACHINE_NUMBER_FIELDS = ("host_memory_gb", "load_other_cpu_share", "load_avg_before", "load_avg_after",
+                         "load_reference_before_s", "load_reference_after_s", "load_reference_best_s", "load_wall_s")
+# Whether the machine was quiet while it recorded (lib.core.load): true, false, or null (not known)
+MACHINE_FLAG_FIELDS = ("load_quiet",)
 MAX_GPUS = 64
 # The largest magnitude any number in a pack may have: far above any time, size or FLOP count a
 # machine records, and small enough to be a float without overflow (a 400-digit int is not).
@@ -156,6 +159,9 @@ def validate_machine(machine: Any, where: str = "machine") -> dict[str, Any]:
         elif key in MACHINE_NUMBER_FIELDS:
             if value is not None and not (_is_number(value) and value >= 0):
                 raise PackError(f"{at}: must be a number >= 0 or null, got {_short(value)}")
+        elif key in MACHINE_FLAG_FIELDS:
+            if value is not None and not isinstance(value, bool):
+                raise PackError(f"{at}: must be true, false or null, got {_short(value)}")
         elif key == "gpus":
             if value is None:
                 continue

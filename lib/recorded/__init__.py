@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core import results
+from lib.core.load import Load, pack_quiet
 from lib.core.memo import DiskMemo
 from lib.core.results import PackError, load_pack
 
@@ -69,7 +70,12 @@ def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
     packs, problems = [], []
     for path, _, _ in stamp:
         try:
-            packs.append({**_parsed(path), "path": path})
+            pack = _parsed(path)
+            if pack_quiet(pack["machine"]) is False:  # a wrong number with a real date on it: never drawn
+                why = "; ".join(Load.reasons_of(pack["machine"])) or "its machine was busy"
+                problems.append(f"{Path(path).name}: recorded while the machine was busy ({why}), so not shown")
+                continue
+            packs.append({**pack, "path": path})
         except PackError as err:
             problems.append(str(err))  # load_pack's message starts with the file's name
         except OSError as err:

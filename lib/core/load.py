@@ -1,0 +1,190 @@
+"""How busy the machine was while it recorded: a timing taken while other work runs is a wrong number
+with a real date on it, so every recording keeps this beside its rows and is judged by it.
+
+    watch = LoadWatch.start()           # before the first point: a reference kernel timed, the CPU counters read
+    ... measure ...
+    load = watch.finish()               # after the last: the kernel again, the other processes' share meanwhile
+    load.quiet, load.reasons()          # False, ['other processes used 47% of the 2 cores while it recorded']
+    machine.update(load.fields())       # flat fields of the pack's machine (lib.core.results validates them)
+
+Three pieces of evidence, each independent of the recording itself (in the manner of pyperf's `system`
+checks):
+- the other processes' share of the machine's cores over the whole recording (/proc/stat's busy time,
+  steal included, less this process's own CPU time): the direct measure;
+- the 1-minute load average before and after (includes this process);
+- a short pure-Python reference kernel timed before and after: its median against its fastest repeat of
+  both samples (the machine's quiet figure for it, as near as one run can tell), which also catches a
+  busy host under a virtual machine that the counters do not show.
+
+No torch, no Streamlit: the web server may call it too.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+# Other processes may use at most this share of the machine's cores while a recording runs: a tenth of a
+# 2-core box is an editor or a shell; the busy recording of 2026-11-23 ran 1.3-5x slow beside a test suite.
+QUIET_OTHER_SHARE = 0.10
+# The reference kernel's median may be at most this much slower than its fastest repeat, before and after: on
+# the 2-core server it alone moves between two speeds about 1.6x apart with nothing else running (3.0 and
+# 4.8 ms in consecutive processes, 2026-11-28), while two other busy processes made it 2.6x slow.
+QUIET_SLOWDOWN = 2.0
+REFERENCE_REPEATS = 25
+REFERENCE_WARMUP = 10
+LOAD_FIELDS = ("load_quiet", "load_other_cpu_share", "load_avg_before", "load_avg_after",
+               "load_reference_before_s", "load_reference_after_s", "load_reference_best_s", "load_wall_s")
+
+
+def reference_kernel() -> int:
+    """About 5 ms of one core's integer arithmetic and Python dispatch on a 2-core server."""
+    total = 0
+    for i in range(60_000):
+        total += (i * i) % 7
+    return total
+
+
+def _reference(repeats: int = REFERENCE_REPEATS) -> list[float]:
+    for _ in range(REFERENCE_WARMUP):  # a new process's first calls run ~1.6x slow (the interpreter warming up)
+        reference_kernel()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        reference_kernel()
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def _busy_s() -> float | None:
+    """Seconds of CPU the whole machine spent busy since boot (all cores; steal counts: a busy host under a
+    virtual machine takes time from the recording too). None where /proc/stat cannot be read."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [float(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_s() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _loadavg() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Load:
+    """A recording's machine load: what `fields` writes into its pack's machine, and the verdict."""
+
+    other_cpu_share: float | None  # of all cores, over the recording (None: not readable here)
+    load_avg_before: float | None
+    load_avg_after: float | None
+    reference_before_s: float
+    reference_after_s: float
+    reference_best_s: float
+    wall_s: float
+    cores: int
+
+    @property
+    def slowdown(self) -> float:
+        """The worse of the reference kernel's two medians against its fastest repeat."""
+        best = self.reference_best_s or 1e-12
+        return max(self.reference_before_s, self.reference_after_s) / best
+
+    def reasons(self) -> list[str]:
+        """Why this recording's machine was not quiet; empty when it was."""
+        out = []
+        if self.other_cpu_share is not None and self.other_cpu_share > QUIET_OTHER_SHARE:
+            out.append(f"other processes used {self.other_cpu_share:.0%} of the {self.cores} cores while it recorded "
+                       f"(at most {QUIET_OTHER_SHARE:.0%} is quiet)")
+        if self.slowdown > QUIET_SLOWDOWN:
+            out.append(f"a reference kernel ran {self.slowdown:.2f}x slower than its best repeat "
+                       f"(at most {QUIET_SLOWDOWN:.2f}x is quiet)")
+        return out
+
+    @staticmethod
+    def reasons_of(machine: dict[str, Any]) -> list[str]:
+        """Load.reasons of a pack's machine fields (a pack recorded before its load was kept: none)."""
+        try:
+            return Load(machine.get("load_other_cpu_share"), None, None, float(machine["load_reference_before_s"]),
+                        float(machine["load_reference_after_s"]), float(machine["load_reference_best_s"]), 0.0,
+                        int(machine.get("cpu_cores") or 1)).reasons()
+        except (KeyError, TypeError, ValueError):
+            return []
+
+    @property
+    def quiet(self) -> bool:
+        return not self.reasons()
+
+    def fields(self) -> dict[str, Any]:
+        def r(x: float | None, n: int = 4) -> float | None:
+            return None if x is None else round(x, n)
+        return {"load_quiet": self.quiet, "load_other_cpu_share": r(self.other_cpu_share, 3),
+                "load_avg_before": r(self.load_avg_before, 2), "load_avg_after": r(self.load_avg_after, 2),
+                "load_reference_before_s": r(self.reference_before_s, 6),
+                "load_reference_after_s": r(self.reference_after_s, 6),
+                "load_reference_best_s": r(self.reference_best_s, 6), "load_wall_s": r(self.wall_s, 1)}
+
+    @staticmethod
+    def merged(earlier: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
+        """The load of a recording resumed across calls: quiet only if every call was, the worst of each figure."""
+        if not any(k in earlier for k in LOAD_FIELDS):
+            return {**now, "load_quiet": None}  # an earlier part of unknown load: nobody can say it was quiet
+        out = dict(now)
+        for key in LOAD_FIELDS:
+            a, b = earlier.get(key), now.get(key)
+            if key == "load_quiet":
+                out[key] = None if a is None or b is None else bool(a and b)
+            elif key == "load_reference_best_s":
+                out[key] = min(x for x in (a, b) if x is not None) if a is not None or b is not None else None
+            elif key == "load_wall_s":
+                out[key] = (a or 0) + (b or 0)
+            elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
+                out[key] = max(a, b)
+        return out
+
+
+@dataclass
+class LoadWatch:
+    """Started before a recording's first point, finished after its last."""
+
+    wall: float
+    busy: float | None
+    own: float
+    load_avg: float | None
+    reference: list[float]
+
+    @classmethod
+    def start(cls) -> LoadWatch:
+        reference = _reference()
+        return cls(time.perf_counter(), _busy_s(), _own_s(), _loadavg(), reference)
+
+    def finish(self, final: bool = True) -> Load:
+        """The load so far; `final=False` (a recording saved half way) skips timing the reference again."""
+        busy, own, wall = _busy_s(), _own_s(), time.perf_counter() - self.wall
+        cores = os.cpu_count() or 1
+        other = None
+        if busy is not None and self.busy is not None and wall > 0:
+            other = min(1.0, max(0.0, (busy - self.busy) - (own - self.own)) / (wall * cores))
+        after = _reference() if final else self.reference
+        return Load(other_cpu_share=other, load_avg_before=self.load_avg, load_avg_after=_loadavg(),
+                    reference_before_s=statistics.median(self.reference), reference_after_s=statistics.median(after),
+                    reference_best_s=min(self.reference + after), wall_s=wall, cores=cores)
+
+
+def pack_quiet(machine: dict[str, Any]) -> bool | None:
+    """Whether a pack's machine was quiet while it recorded: True or False where the pack says, None for a
+    pack recorded before its load was kept."""
+    value = machine.get("load_quiet")
+    return value if isinstance(value, bool) else None

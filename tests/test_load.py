@@ -1,0 +1,104 @@
+"""A recording keeps how busy its machine was (lib.core.load), and a busy one is never drawn as recorded
+(issue 37: 'Recordings prove their machine was quiet')."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from lib.core import load
+from lib.core.load import Load, LoadWatch, pack_quiet
+from lib.core.results import PackError, build_pack, load_pack, save_pack, validate_machine
+
+MACHINE = {"cpu_model": "AMD EPYC", "cpu_cores": 2, "torch": "2.11.0", "date": "2026-11-28T00:00:00+00:00",
+           "label": "AMD EPYC (2026-11-28)"}
+
+
+def _load(other=0.02, before=3.0e-3, after=3.1e-3, best=2.9e-3) -> Load:
+    return Load(other, 0.5, 0.6, before, after, best, 100.0, 2)
+
+
+def test_a_quiet_recording_says_so_and_a_busy_one_says_why():
+    assert _load().quiet and _load().reasons() == []
+    busy = _load(other=0.47)
+    assert not busy.quiet and busy.reasons() == [
+        "other processes used 47% of the 2 cores while it recorded (at most 10% is quiet)"]
+    slow_host = _load(after=2.9e-3 * (load.QUIET_SLOWDOWN + 0.1))
+    assert not slow_host.quiet and "reference kernel ran" in slow_host.reasons()[0]
+    # what the pack keeps is enough to say it again
+    assert Load.reasons_of({**MACHINE, **busy.fields()}) == busy.reasons()
+    assert Load.reasons_of(MACHINE) == []  # a pack from before the load was kept: nothing to say
+
+
+def test_a_resumed_recording_is_quiet_only_if_every_call_was():
+    quiet, busy = _load().fields(), _load(other=0.5).fields()
+    assert Load.merged(quiet, quiet)["load_quiet"] is True
+    merged = Load.merged(quiet, busy)
+    assert merged["load_quiet"] is False and merged["load_other_cpu_share"] == 0.5
+    assert merged["load_wall_s"] == 200.0
+    assert Load.merged(MACHINE, quiet)["load_quiet"] is None  # an earlier part of unknown load
+
+
+def test_the_pack_validates_the_load_fields_and_names_a_bad_one():
+    validate_machine({**MACHINE, **_load().fields()})
+    with pytest.raises(PackError, match="machine.load_quiet: must be true, false or null"):
+        validate_machine({**MACHINE, "load_quiet": "yes"})
+    with pytest.raises(PackError, match="machine.load_other_cpu_share"):
+        validate_machine({**MACHINE, "load_other_cpu_share": -1})
+
+
+def test_other_processes_busy_while_recording_make_it_busy():
+    """Two processes spinning beside the watch: the other processes' share is read from /proc/stat (they are
+    read before they are waited for: a waited child's time counts as the recording's own, as a DataLoader
+    worker's should)."""
+    watch = LoadWatch.start()
+    spin = [subprocess.Popen([sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<3: pass"])
+            for _ in range(2)]
+    time.sleep(1.5)
+    found = watch.finish()
+    for p in spin:
+        p.kill()
+        p.wait()
+    assert found.other_cpu_share is not None and found.other_cpu_share > load.QUIET_OTHER_SHARE, found
+    assert not found.quiet and "other processes used" in found.reasons()[0]
+
+
+def test_the_cli_keeps_the_load_in_the_pack(tmp_path, capsys):
+    from lib.__main__ import main
+
+    out = tmp_path / "p.json"
+    assert main(["sweep", "mlp", "--over", "batch_size=1,2", "--set", "hidden_width=8", "--set", "depth=1",
+                 "--budget", "0.02", "--no-phases", "--quiet", "--out", str(out)]) == 0
+    machine = load_pack(out)["machine"]
+    assert isinstance(machine["load_quiet"], bool) and machine["load_wall_s"] > 0
+    assert machine["load_reference_best_s"] <= machine["load_reference_before_s"]
+
+
+def test_a_busy_pack_is_never_drawn_as_recorded(tmp_path):
+    from lib.recorded import load_recorded
+
+    rows = [{"workload": "mlp", "device": "cpu", "batch_size": 1, "median_s": 1e-3, "iqr_s": 1e-5, "repeats": 5,
+             "status": "ok", "message": ""}]
+    save_pack(build_pack(rows, {**MACHINE, **_load(other=0.6).fields()}), tmp_path / "busy.json.gz")
+    save_pack(build_pack(rows, {**MACHINE, **_load().fields()}), tmp_path / "quiet.json")
+    packs, problems = load_recorded(tmp_path)
+    assert [p["path"].rsplit("/", 1)[-1] for p in packs] == ["quiet.json"]
+    assert len(problems) == 1 and problems[0].startswith("busy.json.gz: recorded while the machine was busy")
+    assert "other processes used 60%" in problems[0]
+    assert pack_quiet(json.loads(gzip.open(tmp_path / "busy.json.gz").read())["machine"]) is False
+
+
+def test_every_shipped_small_server_pack_was_recorded_quiet():
+    """The 2-core server's CPU curve (drawn before this server's own CPU is measured) carries its load: the
+    one recorded on 2026-11-23 beside a test suite ran 1.3-5.2x slow and had none."""
+    from lib.recorded import RECORDED_DIR
+
+    path = RECORDED_DIR / "cpu2_training_cpu1.json.gz"
+    machine = load_pack(path)["machine"]
+    assert machine.get("load_quiet") is True, {k: v for k, v in machine.items() if k.startswith("load")}
+    assert time.strptime(machine["date"][:10], "%Y-%m-%d") >= time.strptime("2026-11-28", "%Y-%m-%d")
