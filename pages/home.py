@@ -14,7 +14,7 @@ import streamlit as st
 
 from lib.charts.provenance import curve_chart
 from lib.core.memo import DiskMemo
-from lib.lessons.common.voice import crossover_sentence, series_side
+from lib.lessons.common.voice import close_words, crossover_sentence, series_side
 from lib.lessons.home.view import WHY, caption, crossover_range, drawn, ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
 from ui import scaffold
@@ -47,13 +47,15 @@ def built(plot_height: int, beside: bool, packs: tuple) -> tuple:
     chart = one_chart(packs, WORKLOAD)
     if not chart:
         return None, None, None, None, None
-    answer = crossover_sentence(chart.analysis, chart.setting, series_side(chart.cpu_label),
-                                series_side(chart.gpu_label), hollow=True).capitalised().markdown()
+    sides = series_side(chart.cpu_label), series_side(chart.gpu_label)
+    answer = crossover_sentence(chart.analysis, chart.setting, *sides, hollow=True, notes=False).capitalised().markdown()
+    notes = close_words(chart.analysis.measured, chart.setting, True, *sides).strip()  # said under the chart
     # the chart draws drawn(chart), the rows every sentence below reads (each curve one recording, its band the others)
     spec = frozen_spec(curve_chart(drawn(chart), chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title,
                                    crossover=crossover_range(chart), height=plot_height, legend_beside=beside))
     modes = modes_sentence(chart)
-    return chart, answer, spec, ends_sentence(chart), modes and modes.markdown()
+    ends = " ".join(t for t in (notes, ends_sentence(chart)) if t)
+    return chart, answer, spec, ends, modes and modes.markdown()
 
 
 # The one chart: a recorded sweep with both devices from the same GPU machine.

@@ -143,6 +143,8 @@ screen = S.compose(view, gpu=gpu, small_cpu=small, host_cpu=host_cpu, live=live,
 draw(screen)
 headline_box.markdown(screen.headline)
 with words_box:
+    if screen.headline_notes:
+        st.markdown(screen.headline_notes)
     if screen.live_line:
         st.markdown(screen.live_line)
     st.markdown(screen.at_point)

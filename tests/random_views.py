@@ -263,6 +263,7 @@ class Reading:
     query: dict[str, str]
     texts: list[str]
     charts: list[Chart]
+    headline: str = ""  # the answer above the first chart (every page's first markdown in the main area)
 
     @property
     def url(self) -> str:
@@ -360,7 +361,8 @@ def read_view(at, page: str, query: dict[str, str]) -> Reading:
     """The main area's words (the sidebar speaks of this server, not of the view) and every chart."""
     texts = [str(e.value) for kind in TEXT_KINDS for e in getattr(at.main, kind)]
     charts = [chart_of(e) for e in at.get("vega_lite_chart")]
-    return Reading(page, dict(query), texts, charts)
+    headline = str(at.main.markdown[0].value) if len(at.main.markdown) else ""
+    return Reading(page, dict(query), texts, charts, headline)
 
 
 # -- opening views -------------------------------------------------------------------------------------------

@@ -287,7 +287,7 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
         return math.exp(math.log(xs[i - 1]) + frac * math.log(xs[i] / xs[i - 1]))
 
     assert (f"On the 2 recorded days of **{GPU_LABEL}**, it catches up between batch size ~{fmt_about(crossing(1.0))} "
-            f"and ~{fmt_about(crossing(1.5))}") in screen.headline
+            f"and ~{fmt_about(crossing(1.5))}") in screen.headline_notes  # under the chart: the answer is one sentence
 
 
 def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):

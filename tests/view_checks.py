@@ -509,9 +509,37 @@ def hollow_points_drawn(reading: Reading) -> list[Finding]:
             for s in sentences(reading) if "(hollow)" in s]
 
 
+HEADLINE_WORDS = 30  # issue 37: one sentence of at most this many words answers a page's question above its chart
+# a sentence ends at '.', '?' or '!' before a space and a capital (not inside '1.5×', 'e.g. jacrev' or '(recorded).')
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.?!](?=\s+[A-Z*])")
+
+
+def headline_words(text: str) -> int:
+    """The words a reader reads in an answer: markdown's marks and link targets aside."""
+    plain = LINK.sub("]", text).replace("**", "").replace("`", "")
+    return sum(1 for token in plain.split() if re.search(r"[A-Za-z0-9]", token))  # a lone '·' or '–' is no word
+
+
+def headline_sentences(text: str) -> int:
+    return len(SENTENCE_END.findall(text.strip())) + 1
+
+
+def headline_short(reading: Reading) -> list[Finding]:
+    """The answer above the chart is one sentence of at most HEADLINE_WORDS words (issue 37: Training's was 82)."""
+    said = reading.headline
+    if not said:
+        return []
+    found = []
+    if headline_words(said) > HEADLINE_WORDS:
+        found.append(Finding("headline", said, f"{headline_words(said)} words, more than {HEADLINE_WORDS}"))
+    if headline_sentences(said) > 1:
+        found.append(Finding("headline", said, f"{headline_sentences(said)} sentences, not one"))
+    return found
+
+
 CHECKERS = {"numbers": numbers_on_chart, "dates and machines": dates_and_machines_on_chart,
             "crossovers": crossovers_between_swaps, "contradictions": no_contradictions,
-            "hollow": hollow_points_drawn}
+            "hollow": hollow_points_drawn, "headline": headline_short}
 
 
 def check_all(reading: Reading) -> dict[str, list[Finding]]:

@@ -56,9 +56,11 @@ class Crossover:
     the measured range where no such value was measured); crossings: every change of lead as (x below,
     x above, who leads above); span: the first and last values measured on both; ties: the values where
     the two are too close to call (lib.core.noise.is_tie) or a point is doubtful; shared: every value measured on both;
-    doubtful: the values where a point of either curve is not believed (lib.core.noise.doubtful):
-    drawn hollow, counted among the ties; lone: the values whose lead neither neighbour confirms, by
-    less than noise.CONFIRM_RATIO, counted among the ties."""
+    doubtful: the values where a point of either curve is not believed (lib.core.noise.doubtful: its own
+    spread), drawn hollow, counted among the ties unless the gap is noise.NEVER_CLOSE or more;
+    doubtful_cpu / doubtful_gpu: the same for each curve alone (a sentence names whose point it is);
+    lone: the values whose lead neither neighbour confirms, by less than noise.CONFIRM_RATIO, counted
+    among the ties."""
 
     kind: CrossKind
     x: float | None
@@ -70,6 +72,15 @@ class Crossover:
     shared: tuple[float, ...] = ()
     doubtful: tuple[float, ...] = ()
     lone: tuple[float, ...] = ()
+    doubtful_cpu: tuple[float, ...] = ()
+    doubtful_gpu: tuple[float, ...] = ()
+
+    @property
+    def noisy_only(self) -> bool:
+        """Whether every point that decides a lead here is one the noise rule does not believe: then the
+        verdict rests on noise alone, and a sentence says it is too noisy to tell rather than give it."""
+        clear = [x for x in self.shared if x not in self.ties]
+        return bool(clear) and all(x in self.doubtful for x in clear)
 
 
 def _interp_x(x0: float, x1: float, r0: float, r1: float) -> float:
@@ -104,13 +115,16 @@ def _unconfirmed(judged: list[tuple[float, Lead, bool, float]]) -> set[float]:
 
 def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float],
                    cpu_spread: Sequence[float] | None = None, gpu_spread: Sequence[float] | None = None,
-                   doubtful: Iterable[float] | None = None) -> Crossover:
+                   doubtful: Iterable[float] | None = None, *, cpu_doubtful: Iterable[float] | None = None,
+                   gpu_doubtful: Iterable[float] | None = None) -> Crossover:
     """xs with the time (and optionally the IQR) at each on both devices; points missing or not
     positive on either device are dropped. Never extrapolates: only the measured range speaks.
 
-    The noise rule (lib.core.noise) decides: a point where the two are too close to call, or where
-    either curve's point is not believed (`doubtful`: x values; by default those lib.core.noise.doubtful
-    finds on the points given), leads nobody. The lead changes only between two points that each
+    The noise rule (lib.core.noise.decides) decides: a point where the two are too close to call, or
+    where either curve's point is not believed and the gap is under noise.NEVER_CLOSE, leads nobody.
+    Which points are not believed: `cpu_doubtful` / `gpu_doubtful` (x values of each curve), by default
+    those lib.core.noise.doubtful finds on each curve's points given; `doubtful`: more x values, of
+    either curve. The lead changes only between two points that each
     have a clear leader; `sure` is that pair, and the most likely value `x` is where the medians
     swap between them (None where they swap back and forth)."""
     n = len(xs)
@@ -123,12 +137,15 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     )
     if not points:
         return Crossover(CrossKind.TOO_FEW_POINTS, None)
-    if doubtful is None:
-        doubtful = (noise.doubtful([p[0] for p in points], [p[1] for p in points], [p[3] for p in points])
-                    | noise.doubtful([p[0] for p in points], [p[2] for p in points], [p[4] for p in points]))
-    doubt = {float(x) for x in doubtful}
+    xs_here = [p[0] for p in points]
+    if cpu_doubtful is None:
+        cpu_doubtful = noise.doubtful(xs_here, [p[1] for p in points], [p[3] for p in points])
+    if gpu_doubtful is None:
+        gpu_doubtful = noise.doubtful(xs_here, [p[2] for p in points], [p[4] for p in points])
+    doubt_cpu, doubt_gpu = {float(x) for x in cpu_doubtful}, {float(x) for x in gpu_doubtful}
+    doubt = doubt_cpu | doubt_gpu | {float(x) for x in doubtful or ()}
     # (x, who leads by the medians, whether that lead is clear, log(gpu / cpu))
-    judged = [(x, Lead.GPU if g <= c else Lead.CPU, x not in doubt and not noise.is_tie(c, g, a, b), math.log(g / c))
+    judged = [(x, Lead.GPU if g <= c else Lead.CPU, noise.decides(c, g, a, b, x in doubt), math.log(g / c))
               for x, c, g, a, b in points]
     lone = _unconfirmed(judged)
     judged = [(x, who, clear and x not in lone, r) for x, who, clear, r in judged]
@@ -139,14 +156,15 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     clear = [i for i, j in enumerate(judged) if j[2]]
     changes = [(a, b) for a, b in zip(clear, clear[1:]) if judged[a][1] != judged[b][1]]
     crossings = tuple((judged[a][0], judged[b][0], judged[b][1]) for a, b in changes)
-    base = dict(span=span, ties=ties, shared=shared, doubtful=marked, lone=tuple(sorted(lone)))
+    base = dict(span=span, ties=ties, shared=shared, doubtful=marked, lone=tuple(sorted(lone)),
+                doubtful_cpu=tuple(x for x in shared if x in doubt_cpu), doubtful_gpu=tuple(x for x in shared if x in doubt_gpu))
     if not changes:
         first = judged[clear[0]] if clear else judged[0]
         return Crossover(CrossKind.GPU_WINS if first[1] == Lead.GPU else CrossKind.CPU_WINS, None, **base)
     if len(changes) > 1:
         return Crossover(CrossKind.MIXED, None, crossings=crossings, **base)
     lo, hi = changes[0]
-    kept = [i for i in range(lo, hi + 1) if judged[i][0] not in doubt]
+    kept = [i for i in range(lo, hi + 1) if judged[i][2] or judged[i][0] not in doubt]
     swaps = [(a, b) for a, b in zip(kept, kept[1:]) if judged[a][1] != judged[b][1]]
     kind = CrossKind.CROSSES if judged[hi][1] == Lead.GPU else CrossKind.CROSSES_BACK
     sure = (judged[lo][0], judged[hi][0])
@@ -256,8 +274,8 @@ def spread(row: dict, time_key: str = "median_s") -> float:
 
 
 def curve_doubt(by_x: dict[float, dict], time_key: str = "median_s") -> set[float]:
-    """The x values of one curve (its rows by x) whose point the noise rule does not believe, each
-    judged against its own curve's neighbours (lib.core.noise.doubtful)."""
+    """The x values of one curve (its rows by x) whose point the noise rule does not believe: each judged
+    by its own spread (lib.core.noise.doubtful)."""
     xs = sorted(by_x)
     return noise.doubtful(xs, [by_x[x][time_key] for x in xs], [spread(by_x[x], time_key) for x in xs])
 
@@ -294,7 +312,7 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
     measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common],
                               [spread(by_dev[cpu][x], time_key) for x in common],
                               [spread(by_dev[gpu][x], time_key) for x in common],
-                              doubtful=set().union(*(curve_doubt(by_dev[d], time_key) for d in (cpu, gpu))))
+                              cpu_doubtful=curve_doubt(by_dev[cpu], time_key), gpu_doubtful=curve_doubt(by_dev[gpu], time_key))
     predicted = None
     if cpu in models and gpu in models:
         work = predicted_crossover_work(models[cpu], models[gpu])

@@ -5,16 +5,19 @@ Every crossover, tie and 'A is faster than B' in the app reads these, so a page 
 
     is_tie(1.0e-3, 1.1e-3, 0.2e-3, 0.1e-3)          True: the gap is within the repeats' spread
     is_tie(1.0e-3, 2.2e-3, 1.0e-3, 1.0e-3)          False: beyond CLEAR_RATIO the medians decide
-    doubtful([1, 2, 4], [1.7e-3, 0.97e-3, 1.0e-3])  {1.0}: more work took far less time: out of line
+    doubtful([1, 2, 4], [1.7e-3, 0.9e-3, 1.0e-3],
+             [0.1e-3, 0.9e-3, 0.1e-3])              {2.0}: its repeats spread over more than half its time
+    decides(1e-3, 360e-3, doubted=True)             True: a gap of 2× or more is never too close
 
-A doubtful point stays on the chart (drawn hollow, with its IQR bar); it is not believed: a
-comparison there counts as too close to call, whatever the gap. A noisy point (is_noisy) is drawn
-hollow too; it ties whatever is within CLEAR_RATIO of it.
+A point is disbelieved from measurement evidence only: its own spread (the IQR of its repeats, or
+its band: the range of the days it was recorded on, or a prediction's band) wider than NOISY of its
+time. Never from the curve's shape: a tight, reproducible dip is real and is drawn as such. A doubtful
+point stays on the chart (drawn hollow, with its bar); it decides a comparison only where the gap is
+NEVER_CLOSE or more, which no spread here ever made.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 # Two times within 5 % are the same time to a reader: runs of one program in two processes, or on
@@ -23,10 +26,12 @@ EVEN_RATIO = 1.05
 # Beyond 1.5× the medians decide even where the IQRs overlap: a quarter of the repeats of the slower
 # would have had to run 1.5× faster than its median, which no timing here ever showed.
 CLEAR_RATIO = 1.5
-# A point whose IQR is more than half its median is noisy: drawn hollow, and it decides nothing.
+# A point whose IQR (or band) is more than half its median is noisy: drawn hollow, and it decides only a
+# gap of NEVER_CLOSE or more.
 NOISY = 0.5
-# A point 1.5× off the line through its neighbours (a spike, or a bent end) is out of line.
-OUT_OF_LINE = 1.5
+# A gap of 2× or more is never too close to call, however noisy either point: it is a plain gap on the
+# chart's log axis, and a noisy point's median is still the middle of its repeats (its noise is said beside).
+NEVER_CLOSE = 2.0
 # A lead that one point alone shows, which neither neighbour confirms, changes the lead only by a gap of 2×
 # or more: a smaller one is what one stray point of either curve makes.
 CONFIRM_RATIO = 2.0
@@ -51,42 +56,21 @@ def is_tie(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0) -> 
             or is_noisy(fast, spread_fast) or is_noisy(slow, spread_slow))
 
 
+def decides(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0, doubted: bool = False) -> bool:
+    """Whether times a and b say who is faster: not a tie (is_tie), and neither point doubtful unless the
+    gap is NEVER_CLOSE or more."""
+    fast, slow = sorted((a, b))
+    if fast <= 0:
+        return False
+    if slow / fast >= NEVER_CLOSE:
+        return True
+    return not doubted and not is_tie(a, b, a_spread, b_spread)
+
+
 def doubtful(xs: Sequence[float], ts: Sequence[float], spreads: Sequence[float] | None = None) -> set[float]:
-    """The x values of one curve whose point is not believed, because it is out of line: the curve
-    turns back at it (inside: both neighbours on the same side of it; at an end: the next point's
-    other neighbour on the same side as the end) and it lies more than OUT_OF_LINE off the log-log
-    line through those two neighbours. A curve that only bends (flat, then rising) never
-    turns back: the times of more work do not fall."""
+    """The x values of one curve whose point is not believed: its own spread (IQR, or the band of its
+    days or of its prediction) is more than NOISY of its time (is_noisy). The curve's shape never makes a
+    point doubtful: a dip or a spike with tight repeats was measured so."""
     spreads = list(spreads) if spreads is not None else [0.0] * len(xs)
-    pts = sorted((float(x), float(t), float(s or 0.0)) for x, t, s in zip(xs, ts, spreads) if t and t > 0 and x > 0)
-    out: set[float] = set()
-    if len(pts) < 3:
-        return out
-    logs = [(math.log(x), math.log(t)) for x, t, _ in pts]
-    limit = math.log(OUT_OF_LINE)
-
-    def off(i: int, j: int, k: int) -> float:
-        """How far (log) point i lies from the line through points j and k."""
-        (xj, tj), (xk, tk), (xi, ti) = logs[j], logs[k], logs[i]
-        return ti - (tj + (tk - tj) * (xi - xj) / (xk - xj))
-
-    def turns(i: int, j: int, k: int) -> bool:
-        """Whether the curve turns back at j on the way from i to k."""
-        return (logs[j][1] - logs[i][1]) * (logs[k][1] - logs[j][1]) < 0
-
-    # the worst point first (a spike inside before an end), then the rest judged without it: a spike
-    # makes its neighbours look bent; never more than a third of a curve is set aside
-    alive = list(range(len(pts)))
-    while len(alive) >= 3 and len(out) < len(pts) // 3 + 1:
-        found: list[tuple[bool, float, int]] = []
-        for n, i in enumerate(alive):
-            inside = 0 < n < len(alive) - 1
-            j, k = (alive[n - 1], alive[n + 1]) if inside else (alive[1], alive[2]) if n == 0 else (alive[-2], alive[-3])
-            if (turns(j, i, k) if inside else turns(i, j, k)) and abs(off(i, j, k)) > limit:
-                found.append((inside, abs(off(i, j, k)), i))
-        if not found:
-            break
-        worst = max(found)[2]
-        out.add(pts[worst][0])
-        alive.remove(worst)
-    return out
+    return {float(x) for x, t, s in zip(xs, ts, spreads)
+            if t is not None and t > 0 and is_noisy(float(t), float(s or 0.0))}

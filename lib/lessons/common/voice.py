@@ -135,34 +135,47 @@ def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
     return said
 
 
-def close_words(found: Crossover, setting: str, hollow: bool = False) -> str:
-    """' Too close to call at batch size 2 to 128 (the gap is within the spread of the repeats). The
-    point at batch size 1 is out of line with its curve (hollow): not believed.' ('' with neither).
+def close_words(found: Crossover, setting: str, hollow: bool = False, base: Side | None = None,
+                challenger: Side | None = None) -> str:
+    """' Too close to call at batch size 2 to 128 (the gap is within the spread). At batch size 1 the
+    GPU's point (hollow) is noisy, …: too close to call there.' ('' with neither). Only the points that
+    decide nothing are named; a noisy point with a gap of noise.NEVER_CLOSE or more leads like any other.
     `hollow`: the chart beside the words draws those points hollow (lib.charts.provenance does; a chart
-    that does not must not be pointed at)."""
+    that does not must not be pointed at); `base`, `challenger`: the two curves, to say whose point."""
     said = ""
     if close := tuple(x for x in found.ties if x not in found.doubtful and x not in found.lone):
         said += f" Too close to call at {setting} {and_list(_runs(close, found.shared))} (the gap is within the spread)."
     if found.lone:
         said += (f" The lead at {setting} {and_list(_runs(found.lone, found.shared))} is not counted: no neighbouring "
                  "point shows it too.")
-    if found.doubtful:
-        runs = _runs(found.doubtful, found.shared)
-        one = len(found.doubtful) == 1
+    noisy = tuple(x for x in found.doubtful if x in found.ties)
+    if noisy:
         mark = " (hollow)" if hollow else ""
-        whose = (f"A point {{}}{mark} is out of line with its curve's" if one
-                 else f"Points {{}}{mark} are out of line with their curves'")
-        said += " " + whose.format(f"at {setting} {and_list(runs)}") + " neighbours: not believed."
+        whose = [side.text for side, xs in ((base, found.doubtful_cpu), (challenger, found.doubtful_gpu))
+                 if side is not None and any(x in xs for x in noisy)]
+        curve = f" of {and_list(whose)}" if whose else ""
+        one = len(noisy) == 1
+        said += (f" {'The point' if one else 'The points'}{curve} at {setting} {and_list(_runs(noisy, found.shared))}{mark} "
+                 f"{'is' if one else 'are'} noisy (the repeats spread over more than half the time), and the gap there "
+                 f"is under {noise.NEVER_CLOSE:g}×: too close to call.")
     return said
 
 
+def _noisy_only(found: Crossover) -> Crossover:
+    """found with only its noisy points among the ties: what close_words says under 'the same time everywhere'."""
+    return Crossover(found.kind, None, shared=found.shared, ties=tuple(x for x in found.ties if x in found.doubtful),
+                     doubtful=found.doubtful, doubtful_cpu=found.doubtful_cpu, doubtful_gpu=found.doubtful_gpu)
+
+
 def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
-                       hollow: bool = False) -> Sentence:
+                       hollow: bool = False, notes: bool = True) -> Sentence:
     """Who is faster where, read from the points both curves have (never from an extrapolated fit).
     `base` is the first curve given to find_crossover (the CPU, 1 GPU), `challenger` the second. A
     range comes from the spread of both curves (where neither is surely faster), the likely value
     from the medians. Every kind of Crossover has its words here, and only here. `hollow`: the chart
-    draws the points not believed hollow, so the words may say so (close_words)."""
+    draws the points not believed hollow, so the words may say so (close_words). `notes=False`: the answer
+    alone, for the one sentence above a chart (the points too close to call, and why, are then close_words',
+    said under it)."""
     if isinstance(found, SweepAnalysis):
         found = found.measured if found.gpu_device else None
     if found is None or found.kind == CrossKind.ONE_DEVICE:
@@ -181,7 +194,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         span = f"from {first} to {last}" if first != last else f"which is only {first}"
         return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
                    f"the chart where both were timed, {span}: neither is surely faster, so there is no crossover to place."
-                   f"{close_words(Crossover(found.kind, None, shared=found.shared, doubtful=found.doubtful, lone=found.lone), setting, hollow)}",
+                   f"{close_words(_noisy_only(found), setting, hollow, base, challenger) if notes else ''}",
                    about=found)
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
         ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)
@@ -190,10 +203,14 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
                    f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
                    "cannot place a crossover.", about=found)
-    close = close_words(found, setting, hollow)
+    close = close_words(found, setting, hollow, base, challenger) if notes else ""
+    if found.noisy_only:  # every lead on the chart rests on points whose own repeats do not support them
+        return say(f"Too noisy here to say who is faster: at every {setting} where one side leads, a point is noisy "
+                   "(its repeats spread over more than half its time).", about=found)
     clear = [x for x in found.shared if x not in found.ties]
-    where = (f"at every {setting} on the chart, from {first} to {last}" if not found.ties
-             else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
+    where = (f"at every {setting} where both were timed, from {first} to {last}" if not found.ties
+             else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})"
+             if notes else f"wherever the gap is clear, from {first} to {last}")
     if found.kind == CrossKind.GPU_WINS:
         then = (": no crossover in this range." if not found.ties
                 else f": {base.noun} {base.verb('is', 'are')} never clearly faster.")
@@ -221,7 +238,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
     return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
                f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
-               f"{_decider(base, challenger)}.{close_words(found, setting, hollow)}", about=found)
+               f"{_decider(base, challenger)}.{close_words(found, setting, hollow, base, challenger)}", about=found)
 
 
 def crossover_brief(found: Crossover | None, setting: str, base: Side, challenger: Side) -> str:

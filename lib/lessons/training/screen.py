@@ -41,7 +41,8 @@ class Screen:
     curves: dict[CurveName, list[Row]] = field(default_factory=dict)  # legend name -> rows
     cpu_label: CurveName | None = None  # the curve the answer compares with the GPU
     gpu_label: CurveName | None = None
-    headline: str = ""
+    headline: str = ""  # one sentence above the chart: the answer alone
+    headline_notes: str = ""  # said under the chart: points too close to call, predicted ranges, other days
     answer: Crossover | None = None  # what the headline says, typed
     live_line: str | None = None  # the same answer read from this server's live CPU
     at_point: str = ""
@@ -175,11 +176,11 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
         # a live curve's answer is read from its fixed grid, the same at every slider position
-        said = W.headline(cpu, gpu, view, primary, screen.gpu_label,
-                          only=grid if Origin.LIVE in (primary.origin, screen.gpu_label.origin) else None)
+        said, notes = W.headline(cpu, gpu, view, primary, screen.gpu_label,
+                                 only=grid if Origin.LIVE in (primary.origin, screen.gpu_label.origin) else None)
         if days := W.days_sentence(cpu, gpu, view, screen.gpu_label):
-            said = said + " " + days
-        screen.headline, screen.answer = said.markdown(), said.about
+            notes = f"{notes} {days.markdown()}".strip()
+        screen.headline, screen.headline_notes, screen.answer = said.markdown(), notes, said.about
         found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:

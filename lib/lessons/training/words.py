@@ -15,7 +15,7 @@ from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, sprea
 from lib.core.fmt import Sentence, age_words, and_list, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.lessons.common.explain import time_split
-from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
+from lib.lessons.common.voice import Side, Unit, close_words, crossover_sentence, faster_sentence, legend_side, versus
 from lib.lessons.training.view import FAMILIES, View, origins
 from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
@@ -24,18 +24,16 @@ Row = Mapping[str, Any]
 
 
 def doubt(rows: Sequence[Row], over: str, grid: Collection[Any] | None = None) -> frozenset[float]:
-    """The x values of one curve whose point the noise rule does not believe (lib.core.noise.doubtful),
-    judged on the step time against the curve's own neighbours: a step of more work that takes far
-    less time. Drawn hollow; decides nothing. grid: a live curve's fixed points, judged against each
-    other alone, so the slider's own point (measured apart, off the grid) never changes which of them
-    are believed; that point is judged against the whole curve."""
-    ok = sorted((r for r in rows if is_ok(r) and r.get(over) is not None), key=lambda r: r[over])
-    judged = noise.doubtful([r[over] for r in ok], [r["median_s"] for r in ok], [spread(r) for r in ok])
-    if grid is None or not any(r.get("origin") == Origin.LIVE for r in ok):
-        return frozenset(judged)
-    on = [r for r in ok if r[over] in grid]
-    return frozenset({x for x in judged if x not in grid}
-                     | noise.doubtful([r[over] for r in on], [r["median_s"] for r in on], [spread(r) for r in on]))
+    """The x values of one curve whose point the noise rule does not believe (lib.core.noise.doubtful):
+    judged by the point's own spread, its repeats' IQR or its band (the days it was recorded on, or a
+    prediction's), on the epoch the chart draws. Drawn hollow; decides only a gap of noise.NEVER_CLOSE or
+    more. `grid` is kept for callers: each point is judged alone, so the slider's own point never changes
+    which of the others are believed."""
+    key = "epoch_s" if all(is_ok(r, "epoch_s") for r in rows if is_ok(r)) else "median_s"
+    # a prediction is not a measurement: its band says how far off the model may be (drawn, and counted as the
+    # spread of every comparison), never that a time was measured wrongly
+    ok = [r for r in rows if is_ok(r, key) and r.get(over) is not None and r.get("origin") != Origin.PREDICTED]
+    return frozenset(noise.doubtful([r[over] for r in ok], [r[key] for r in ok], [spread(r, key) for r in ok]))
 
 
 def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s",
@@ -49,7 +47,7 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
     xs = sorted(set(by_cpu) & set(by_gpu))
     return find_crossover(xs, [by_cpu[x][key] for x in xs], [by_gpu[x][key] for x in xs],
                           [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs],
-                          doubtful=doubt(cpu, over, only) | doubt(gpu, over, only))
+                          cpu_doubtful=doubt(cpu, over, only), gpu_doubtful=doubt(gpu, over, only))
 
 
 def hollow(row: Row, doubted: Collection[float], over: str) -> bool:
@@ -85,9 +83,10 @@ def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: V
         return ""
     c = next((r for r in live if r.get(view.over) == x and is_ok(r, "epoch_s")), None)
     g = next((r for r in gpu if r.get(view.over) == x and is_ok(r, "epoch_s")), None)
-    if c is None or g is None or x in doubt(live, view.over) | doubt(gpu, view.over):
+    if c is None or g is None:
         return ""
-    if noise.is_tie(c["epoch_s"], g["epoch_s"], spread(c, "epoch_s"), spread(g, "epoch_s")):
+    if not noise.decides(c["epoch_s"], g["epoch_s"], spread(c, "epoch_s"), spread(g, "epoch_s"),
+                         x in doubt(live, view.over) | doubt(gpu, view.over)):
         return ""
     here = Lead.GPU if g["epoch_s"] <= c["epoch_s"] else Lead.CPU
     expected = {CrossKind.GPU_WINS: Lead.GPU, CrossKind.CPU_WINS: Lead.CPU}.get(found.kind)
@@ -101,16 +100,19 @@ def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: V
 
 
 def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str,
-             only: Collection[Any] | None = None) -> Sentence:
+             only: Collection[Any] | None = None) -> tuple[Sentence, str]:
     """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart (`only`: read
-    from these x values alone, a live curve's fixed grid)."""
+    from these x values alone, a live curve's fixed grid); and its notes, said under the chart: the
+    points too close to call and why, and a range that rests on predicted points."""
     found = crossover_of(cpu, gpu, view.over, only=only)
-    text = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label), hollow=True)
+    base, challenger = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
+    text = crossover_sentence(found, view.axis.label, base, challenger, hollow=True, notes=False)
+    notes = close_words(found, view.axis.label, True, base, challenger)
     if found.bracket:
         near = [r for r in [*cpu, *gpu] if r.get(view.over) in found.bracket]
         if any(r.get("origin") == Origin.PREDICTED for r in near):
-            text += " That range rests on predicted points (dashed): read it as an estimate."
-    return text
+            notes += " That range rests on predicted points (dashed): read it as an estimate."
+    return text, notes.strip()
 
 
 def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label: str) -> Sentence | None:
@@ -177,14 +179,15 @@ def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_
         return say(f"{at}: ", gpu_side.called, f" takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here "
                    f"({why}).")
     c, g = float(cpu["epoch_s"]), float(gpu["epoch_s"])
-    # the one noise rule (lib.core.noise): within the spread and under its ratio, or a point not believed
+    # the one noise rule (lib.core.noise.decides): within the spread and under its ratio, or a noisy point
+    # under NEVER_CLOSE
     v = versus(cpu_side, c, gpu_side, g,  # the CPU takes an exact tie: only a shorter epoch makes the GPU faster
-               tie=any(doubted) or noise.is_tie(c, g, spread(cpu, "epoch_s"), spread(gpu, "epoch_s")))
-    if any(doubted):
+               tie=not noise.decides(c, g, spread(cpu, "epoch_s"), spread(gpu, "epoch_s"), any(doubted)))
+    if any(doubted) and v.tie:
         whose = " and ".join(side.text for side, d in zip((cpu_side, gpu_side), doubted) if d)
         return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(c)} per epoch and ", gpu_side.called,
-                   f" {fmt_s(g)}, but the point of {whose} here is out of line with its curve's neighbours "
-                   "(hollow): not believed, so too close to call.", about=v)
+                   f" {fmt_s(g)}, but the point of {whose} here is noisy (hollow: its repeats spread over more than "
+                   f"half its time) and the gap is under {noise.NEVER_CLOSE:g}×, so too close to call.", about=v)
     if lone and not v.tie:  # the answer above does not count this lead: the point must not claim it either
         return say(f"{at}: ", v.fast.called, f" takes {fmt_s(v.fast_s)} per epoch and ", v.slow.called,
                    f" {fmt_s(v.slow_s)}: a lead of {fmt_ratio(v.ratio)} at this point alone, which no neighbouring "
@@ -194,13 +197,16 @@ def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_
 
 def provenance(rows: Sequence[Row], label: str) -> str | None:
     """'GPU (H200): 3 points recorded, 9 derived from recorded steps, 5 predicted (dashed, with a band).'"""
-    counts = origins(rows)
-    if not counts:
+    drawn = [r for r in rows if is_ok(r)]  # the chart draws these; a refused point is a gap, not a point
+    counts = origins(drawn)
+    if not counts and len(drawn) == len(rows):
         return None
     words = {Origin.LIVE: "measured live", Origin.RECORDED: "recorded", Origin.DERIVED: "derived from a recorded step",
              Origin.PREDICTED: "predicted (dashed, with its band)"}
     parts = [f"{n} {words.get(k, k)}" for k, n in counts.items()]
-    return f"{label}: {plural(len(rows), 'point')}, " + ", ".join(parts) + "."
+    refused = len(rows) - len(drawn)
+    said = f"{label}: {plural(len(drawn), 'point')} drawn" + (", " + ", ".join(parts) if parts else "")
+    return said + (f"; {refused} not run (each says why in the table)." if refused else ".")
 
 
 def mode_line(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str) -> Sentence:
