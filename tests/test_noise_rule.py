@@ -291,3 +291,18 @@ def test_over_many_views_with_a_noisy_live_cpu_the_words_read_every_drawn_point(
         v = screen.at_point_result
         if v is not None and v.tie and v.ratio >= noise.CLEAR_RATIO:
             assert "is noisy" in screen.at_point and v.ratio < noise.NEVER_CLOSE, screen.at_point
+
+
+def test_a_curve_is_one_recording_and_its_answer_one_days(shipped):
+    """Issue 37 (F): `/training?gpu=nvidia-h100-80gb-hbm3` said 'most likely at about 850 … On the 2 recorded
+    days … between ~550 and ~760': its GPU curve stitched 2026-11-23's grid with 2026-11-24's exact points, so
+    the answer was no day's. Every measured point of a curve is now one recording's; the others are its band."""
+    small, gpus = shipped
+    for name in sorted(gpus):
+        screen = S.compose(T.View(), gpu=gpus[name], small_cpu=small)
+        gpu = screen.curves[screen.gpu_label]
+        assert len({r["machine"] for r in gpu if r.get("origin") in (Origin.RECORDED, Origin.DERIVED)}) == 1, name
+        days = re.search(r"between batch size ~([\d,]+) and ~([\d,]+)", screen.headline_notes)
+        if days and screen.answer.x is not None:  # the answer's value is one of the days' own
+            low, high = (float(v.replace(",", "")) for v in days.groups())
+            assert low / 1.05 <= screen.answer.x <= high * 1.05, (screen.headline, screen.headline_notes)

@@ -165,7 +165,9 @@ def test_a_point_too_close_to_call_names_no_winner():
                                      "hidden_width": "128", "dataset_size": "256", "depth": "2",
                                      "mode": "compile_max_autotune", "data_resident": "false", "pin_memory": "true"})
     headline = at.markdown[0].value
-    assert "Too close to call at batch size 64 to 65,536" in headline, headline  # 2,048 among the ties
+    assert "wherever the gap is clear" in headline and "Too close" not in headline, headline  # one sentence up top
+    notes = at.markdown[1].value  # under the chart: which points are too close to call
+    assert "Too close to call at batch size 256 to 65,536" in notes, notes  # 2,048 among the ties
     point = next(m.value for m in at.markdown if m.value.startswith("At batch size 2,048"))
     assert "**CPU · 2-core server (recorded)** and **GPU · H200 (predicted)** are too close to call" in point, point
     assert "is faster" not in point and "no time here" not in point, point
