@@ -136,8 +136,8 @@ def test_an_unanswered_choice_names_what_it_was_recorded_for_and_what_to_pick():
     assert unanswered(one, sources, pack_of, holds) is None
     assert unanswered(GpuSource("live", "live", "live"), sources, pack_of, holds) is None
     assert unanswered(four, sources, pack_of, holds) == (
-        "The GPU results chosen in the sidebar were recorded for the Multi-GPU lesson only, so this page shows no "
-        "GPU curve. To see this page's GPU curve, pick another machine under “GPU results from” in the sidebar.")
+        "The sidebar's GPU results were recorded for the Multi-GPU lesson only, so this page shows no "
+        "GPU curve: pick another machine under “GPU results from” for one.")
     assert unanswered(bare, [bare], pack_of, holds) == (
-        "The GPU results chosen in the sidebar hold nothing this page can draw, so this page shows no GPU curve. "
-        "No other recorded GPU has results for this page.")
+        "The sidebar's GPU results hold nothing this page can draw, so this page shows no GPU curve: "
+        "no other recorded GPU has results for this page.")

@@ -23,9 +23,13 @@ from view_checks import (
     check_all,
     crossovers_between_swaps,
     dates_and_machines_on_chart,
+    headline_short,
     hollow_points_drawn,
+    live_counts_drawn,
+    never_close_at_2x,
     no_contradictions,
     numbers_on_chart,
+    one_day_per_curve,
 )
 
 SEED = 23
@@ -151,6 +155,42 @@ def test_two_sentences_of_a_page_must_not_contradict():
     assert [f.checker for f in no_contradictions(every)] == ["contradictions"]
     no_curve = page(["Measured live on this server just now: There is no GPU curve on screen."], CURVES, [CPU, GPU])
     assert "no GPU curve" in no_contradictions(no_curve)[0].why
+
+
+def test_a_curve_of_two_recording_days_is_rejected():
+    """Issue 37 (F): the H100 curve stitched 2026-11-24's exact points onto 2026-11-23's grid."""
+    note = "recorded on NVIDIA H100 80GB HBM3 ({})"
+    two = [{"x": 1, "t": 1.0, "series": GPU, "origin": "recorded", "note": note.format("2026-11-24")},
+           {"x": 2, "t": 1.1, "series": GPU, "origin": "derived", "note": "derived: 4 steps of the 1-row step " + note.format("2026-11-23")}]
+    assert [f.checker for f in one_day_per_curve(page([], two, [GPU]))] == ["one day"]
+    two[0]["note"] += "; drawn: the NVIDIA H100 80GB HBM3 (2026-11-23) recording, as the rest of its curve"
+    assert one_day_per_curve(page([], two, [GPU])) == []
+
+
+def test_a_gap_of_2x_called_too_close_is_rejected():
+    """Issue 37 (A): '5.78 s per epoch and GPU … 865 ms, but … not believed, so too close to call' (6.7x)."""
+    bad = page([f"At batch size 1: **{CPU}** takes 5.78 s per epoch and **{GPU}** 865 ms, but the point is not "
+                "believed, so too close to call."], CURVES, [CPU, GPU])
+    assert [f.checker for f in never_close_at_2x(bad)] == ["too close"]
+    good = page([f"At batch size 1: **{CPU}** takes 1.13 ms per epoch and **{GPU}** 1.6 ms: too close to call."],
+                CURVES, [CPU, GPU])
+    assert never_close_at_2x(good) == []
+
+
+def test_live_points_counted_are_the_points_drawn():
+    """Issue 37 (E): '6 points, 6 measured live' over 3 drawn points."""
+    bad = page([f"{CPU}: 6 points drawn, 6 measured live."], CURVES, [CPU, GPU])
+    assert [f.checker for f in live_counts_drawn(bad)] == ["live counts"]
+    assert live_counts_drawn(page([f"{CPU}: 3 points drawn, 3 measured live; 3 not run."], CURVES, [CPU, GPU])) == []
+
+
+def test_an_answer_of_more_than_one_sentence_or_30_words_is_rejected():
+    """Issue 37 (6): Training's answer was 82 words before its chart."""
+    long = Reading("pages/hand_made.py", {}, [], [], headline=" ".join(["word"] * 31) + ".")
+    assert [f.checker for f in headline_short(long)] == ["headline"]
+    two = Reading("pages/hand_made.py", {}, [], [], headline="The GPU wins. The CPU loses.")
+    assert [f.checker for f in headline_short(two)] == ["headline"]
+    assert headline_short(Reading("pages/hand_made.py", {}, [], [], headline="The GPU wins from 64 on.")) == []
 
 
 # -- the views ----------------------------------------------------------------------------------------------------

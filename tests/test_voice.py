@@ -54,7 +54,7 @@ def test_a_sentence_renders_bold_on_a_page_and_plain_on_the_command_line():
     # sides without a legend name are not bold: 'the GPU', '2 GPUs'
     plain_sides = crossover_sentence(find_crossover([1, 2], [1, 1], [2, 2]), "size", Side(Unit.CPU), Side(Unit.GPU))
     assert plain_sides.markdown() == plain_sides.plain() == (
-        "the CPU is faster than the GPU at every size where both were timed, from 1 to 2: the GPU does not catch up in this range.")
+        "the CPU is faster than the GPU at every size where both were timed, from 1 to 2: the GPU does not catch up there.")
     joined = say("On ", Strong("box"), ", ") + sentence
     assert joined.about is sentence.about and joined.capitalised().markdown().startswith("On **box**, **gpu there**")
 
@@ -65,7 +65,7 @@ def test_sides_agree_with_their_verbs_whoever_is_compared():
     assert crossover_sentence(found, "per-GPU batch size", one, two).plain().startswith(
         "2 GPUs catch up with 1 GPU between per-GPU batch size")
     cpu_wins = crossover_sentence(find_crossover([1, 2], [1, 1], [2, 2]), "batch size", one, two).plain()
-    assert cpu_wins.startswith("1 GPU is faster than 2 GPUs") and cpu_wins.endswith("2 GPUs do not catch up in this range.")
+    assert cpu_wins.startswith("1 GPU is faster than 2 GPUs") and cpu_wins.endswith("2 GPUs do not catch up there.")
     procs = scaling.sides(3, cpu=True)
     assert [s.noun for s in procs] == ["1 process", "3 processes"]
 

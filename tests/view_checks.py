@@ -509,6 +509,63 @@ def hollow_points_drawn(reading: Reading) -> list[Finding]:
             for s in sentences(reading) if "(hollow)" in s]
 
 
+DRAWN_DAY = re.compile(r"drawn: the [^;]*?\((20\d\d-\d\d-\d\d)\) recording")
+RECORDED_DAY = re.compile(r"recorded on [^;]*?\((20\d\d-\d\d-\d\d)\)")
+
+
+def one_day_per_curve(reading: Reading) -> list[Finding]:
+    """Every measured point of a recorded curve is one recording's (issue 37, F: a curve stitched one day's
+    exact points onto another day's grid, and its crossover was no day's). A point's day is read from its note."""
+    found = []
+    for chart in reading.charts:
+        days: dict[str, set[str]] = {}
+        for row in chart.rows:
+            if row.get("origin") not in ("recorded", "derived") or not isinstance(row.get("note"), str):
+                continue
+            day = DRAWN_DAY.search(row["note"]) or RECORDED_DAY.search(row["note"])
+            if day:
+                days.setdefault(str(row.get("series")), set()).add(day.group(1))
+        for series, seen in days.items():
+            if len(seen) > 1:
+                found.append(Finding("one day", series, f"its points were recorded on {', '.join(sorted(seen))}"))
+    return found
+
+
+TIME = re.compile(r"(\d[\d,]*(?:\.\d+)?) (ns|µs|ms|s|min)\b")
+
+
+def never_close_at_2x(reading: Reading) -> list[Finding]:
+    """A sentence that calls two times it quotes too close to call (or about the same) while one is 2x or more
+    the other (issue 37, A: '5.78 s per epoch and … 865 ms, but … too close to call', 6.7x)."""
+    found = []
+    for sentence in sentences(reading):
+        if not re.search(r"too close to call|about the same|about even", sentence):
+            continue
+        for part in re.split(r"(?<=[.;])\s", sentence):
+            if not re.search(r"too close to call|about the same|about even", part):
+                continue
+            times = [float(v.replace(",", "")) * UNIT_SCALE[u] for v, u in TIME.findall(part)]
+            if len(times) == 2 and min(times) > 0 and max(times) / min(times) >= 2.0:
+                found.append(Finding("too close", part, f"{max(times) / min(times):.1f}x apart, called too close"))
+    return found
+
+
+DRAWN_COUNT = re.compile(r"\*{0,2}((?:CPU|GPU) · [^*:]+?)\*{0,2}: (\d[\d,]*) points? drawn, (\d[\d,]*) measured live")
+
+
+def live_counts_drawn(reading: Reading) -> list[Finding]:
+    """'<curve>: N points drawn, N measured live' counts the points the chart draws for that curve (issue 37, E:
+    '6 points, 6 measured live' over 3 drawn points)."""
+    found = []
+    for sentence in sentences(reading):
+        for name, drawn, live in DRAWN_COUNT.findall(sentence):
+            on_chart = max((len({r.get("x") for r in c.rows if r.get("series") == name.strip() and r.get("t") is not None})
+                            for c in reading.charts), default=0)  # a point is drawn by several marks: count its x
+            if on_chart and int(drawn.replace(",", "")) != on_chart:
+                found.append(Finding("live counts", sentence, f"{drawn} points said, {on_chart} drawn for {name}"))
+    return found
+
+
 HEADLINE_WORDS = 30  # issue 37: one sentence of at most this many words answers a page's question above its chart
 # a sentence ends at '.', '?' or '!' before a space and a capital (not inside '1.5×', 'e.g. jacrev' or '(recorded).')
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.?!](?=\s+[A-Z*])")
@@ -539,7 +596,8 @@ def headline_short(reading: Reading) -> list[Finding]:
 
 CHECKERS = {"numbers": numbers_on_chart, "dates and machines": dates_and_machines_on_chart,
             "crossovers": crossovers_between_swaps, "contradictions": no_contradictions,
-            "hollow": hollow_points_drawn, "headline": headline_short}
+            "hollow": hollow_points_drawn, "headline": headline_short, "one day": one_day_per_curve,
+            "too close": never_close_at_2x, "live counts": live_counts_drawn}
 
 
 def check_all(reading: Reading) -> dict[str, list[Finding]]:

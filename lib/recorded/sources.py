@@ -250,9 +250,9 @@ def unanswered(source: GpuSource, sources: Sequence[GpuSource], pack_of: Callabl
     # Neither the chosen machine nor the others are named: the note is about what is NOT drawn, and a name or a
     # date in it would read as the provenance of a curve on screen (the sidebar's list names them all).
     others = [s for s in sources if s.recorded and s.key != source.key and holds(pack_of(s))]
-    pick = ("To see this page's GPU curve, pick another machine under “GPU results from” in the sidebar."
-            if others else "No other recorded GPU has results for this page.")
-    return f"The GPU results chosen in the sidebar {what}, so this page shows no GPU curve. {pick}"
+    pick = ("pick another machine under “GPU results from” for one." if others
+            else "no other recorded GPU has results for this page.")
+    return f"The sidebar's GPU results {what}, so this page shows no GPU curve: {pick}"  # one sentence: a page's answer
 
 
 # -- rows that match a view -------------------------------------------------------------------------

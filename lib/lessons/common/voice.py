@@ -216,7 +216,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
                 else f": {base.noun} {base.verb('is', 'are')} never clearly faster.")
         return say(gpu, f" {challenger.verb('is', 'are')} faster than ", cpu, f" {where}{then}{close}", about=found)
     if found.kind == CrossKind.CPU_WINS:
-        then = (f"{challenger.verb('does', 'do')} not catch up in this range." if not found.ties
+        then = (f"{challenger.verb('does', 'do')} not catch up there." if not found.ties
                 else f"never clearly {challenger.verb('catches', 'catch')} up.")
         return say(cpu, f" {base.verb('is', 'are')} faster than ", gpu, f" {where}: {challenger.noun} {then}{close}",
                    about=found)
