@@ -306,3 +306,25 @@ def test_a_curve_is_one_recording_and_its_answer_one_days(shipped):
         if days and screen.answer.x is not None:  # the answer's value is one of the days' own
             low, high = (float(v.replace(",", "")) for v in days.groups())
             assert low / 1.05 <= screen.answer.x <= high * 1.05, (screen.headline, screen.headline_notes)
+
+
+def test_a_live_cpu_that_disagrees_with_the_recorded_one_is_said_to(shipped):
+    """Issue 37 (item 1): the recorded small-server CPU crossed the H200 at about 310, the live CPU beside it at
+    about 1,000-1,100, and the page gave both crossovers with no word of why. Where the two CPUs clearly differ at
+    most shared points, the live line says so; where they agree, it does not."""
+    small, gpus = shipped
+    view = T.View()
+    grid = log_grid(view.axis.steps, n=6)
+    recorded = {r["batch_size"]: r for r in T.curve(view, small.tables["cpu"], "cpu", small.words)}
+
+    def live(scale: float) -> list[dict]:
+        return [{"workload": "mlp", "device": "cpu", "batch_size": x, "status": "ok", "message": "", "repeats": 20,
+                 "median_s": recorded[x]["median_s"] * scale, "iqr_s": recorded[x]["median_s"] * scale * 0.02,
+                 "steps_per_epoch": recorded[x]["steps_per_epoch"], "measured_at": 1_000.0,
+                 "epoch_s": recorded[x]["median_s"] * scale * recorded[x]["steps_per_epoch"]} for x in grid]
+
+    slower = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live(2.5), grid=grid, now=1_000.0)
+    assert f"This server's CPU takes 2.50× as long as **{SMALL_LABEL}** at" in slower.live_line, slower.live_line
+    assert slower.live_answer is not None  # the live crossover is still said, and why it differs
+    same = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live(1.03), grid=grid, now=1_000.0)
+    assert "This server's CPU" not in same.live_line, same.live_line

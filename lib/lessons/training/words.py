@@ -75,6 +75,29 @@ def live_headline(live: Sequence[Row], gpu: Sequence[Row], view: View, live_labe
     return said + _off_grid(found, live, gpu, view, grid)
 
 
+def cpu_disagreement(recorded: Sequence[Row], live: Sequence[Row], view: View, recorded_label: str, *,
+                     grid: Collection[Any] | None) -> Sentence | None:
+    """Where this server's live CPU and the recorded small server's CPU clearly differ (the one noise rule,
+    each with its spread) at most of the grid points both have: the sentence that says so, after the live
+    crossover (two answers from two CPUs that disagree, unexplained, would leave a reader to pick one). None
+    where they agree, or too few points are shared to tell."""
+    rec = {r[view.over]: r for r in recorded if is_ok(r, "epoch_s") and r.get("origin") != Origin.PREDICTED}
+    mine = {r[view.over]: r for r in live if is_ok(r, "epoch_s") and (grid is None or r[view.over] in grid)}
+    shared = sorted(set(rec) & set(mine))
+    if len(shared) < 3:
+        return None
+    apart = [x for x in shared if noise.decides(rec[x]["epoch_s"], mine[x]["epoch_s"], spread(rec[x], "epoch_s"),
+                                                spread(mine[x], "epoch_s"), x in doubt(recorded, view.over) | doubt(live, view.over))]
+    if len(apart) * 2 <= len(shared):
+        return None
+    ratios = sorted(rec[x]["epoch_s"] / mine[x]["epoch_s"] for x in apart)
+    middle = ratios[len(ratios) // 2]
+    how = f"is {fmt_ratio(middle)} as fast as" if middle >= 1 else f"takes {fmt_ratio(1 / middle)} as long as"
+    return say(" This server's CPU ", how, " ", legend_side(Unit.CPU, recorded_label).called,
+               f" at {len(apart)} of the {len(shared)} {view.axis.label}s both have (beyond both spreads), so the answer "
+               "above is the recorded server's, not this one's.", about=(len(apart), len(shared), middle))
+
+
 def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: View, grid: Collection[Any] | None) -> str:
     """' At batch size 256, measured for this view only, the CPU is faster: …' where the slider's own
     live point (off the grid) clearly disagrees with the side of the crossover it lies on."""
