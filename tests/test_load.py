@@ -90,7 +90,8 @@ def test_a_busy_pack_is_never_drawn_as_recorded(tmp_path):
     assert [p["path"].rsplit("/", 1)[-1] for p in packs] == ["quiet.json"]
     assert len(problems) == 1 and problems[0].startswith("busy.json.gz: recorded while the machine was busy")
     assert "other processes used 60%" in problems[0]
-    assert pack_quiet(json.loads(gzip.open(tmp_path / "busy.json.gz").read())["machine"]) is False
+    with gzip.open(tmp_path / "busy.json.gz") as f:
+        assert pack_quiet(json.loads(f.read())["machine"]) is False
 
 
 def test_every_shipped_small_server_pack_was_recorded_quiet():

@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from lib.charts.provenance import curve_chart
 from lib.core import noise
 from lib.core.crossover import CrossKind, find_crossover
 from lib.core.rows import Origin

@@ -558,7 +558,7 @@ def live_counts_drawn(reading: Reading) -> list[Finding]:
     '6 points, 6 measured live' over 3 drawn points)."""
     found = []
     for sentence in sentences(reading):
-        for name, drawn, live in DRAWN_COUNT.findall(sentence):
+        for name, drawn, _live in DRAWN_COUNT.findall(sentence):
             on_chart = max((len({r.get("x") for r in c.rows if r.get("series") == name.strip() and r.get("t") is not None})
                             for c in reading.charts), default=0)  # a point is drawn by several marks: count its x
             if on_chart and int(drawn.replace(",", "")) != on_chart:
