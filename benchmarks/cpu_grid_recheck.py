@@ -29,10 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from lib.core.devices import cpu_model  # noqa: E402
 from lib.core.load import LoadWatch  # noqa: E402
-from lib.core.results import (
-    load_pack,
-    setting_keys,
-)
+from lib.core.results import load_pack, setting_keys  # noqa: E402
 from lib.recorded import recorded_dir  # noqa: E402
 
 GOAL = 1.25
