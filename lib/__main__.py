@@ -20,7 +20,7 @@ from pathlib import Path
 from lib import APP_VERSION
 from lib.core import args as args_
 from lib.core.fmt import fmt_s
-from lib.core.load import Load, LoadWatch
+from lib.core.load import Load, LoadWatch, machine_with_load
 from lib.core.rows import is_ok
 
 
@@ -103,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             for d in devices]
     _print_rows(rows, [k for k in _parse_sets(args.set)])
     if args.out:
-        save_pack(build_pack(rows, _loaded_machine(watch, None)), args.out)
+        save_pack(build_pack(rows, machine_with_load(watch, None)), args.out)
         print(f"wrote {args.out}")
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
 
@@ -129,11 +129,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     earlier = load_pack(args.out) if args.resume and args.out and Path(args.out).exists() else None
     watch = LoadWatch.start()
     rows = _sweep_points(workload, axes, fixed, devices, args, earlier["rows"] if earlier else [],
-                         partial(_loaded_machine, watch, earlier, False))
+                         partial(machine_with_load, watch, earlier, False))
     names = [name for name, _ in axes]
     if len(rows) <= 200:
         _print_rows(rows, names)
-    machine = _loaded_machine(watch, earlier)
+    machine = machine_with_load(watch, earlier)
     if args.out:
         save_pack(build_pack(rows, machine), args.out)
         print(f"wrote {args.out} ({len(rows)} rows)")
@@ -145,17 +145,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(crossover_sentence(analyse_rows(rows, names[0]), names[0], device_side("cpu"),
                                  device_side(devices[1])).plain())
     return 0
-
-
-def _loaded_machine(watch: LoadWatch, earlier: dict | None, final: bool = True) -> dict:
-    """This machine's fingerprint with how busy it was while the recording ran (lib.core.load); a resumed
-    recording is quiet only if its earlier calls were too."""
-    from lib.core.devices import machine_fingerprint
-
-    fields = watch.finish(final).fields()
-    if earlier is not None:
-        fields = Load.merged(earlier.get("machine") or {}, fields)
-    return {**machine_fingerprint(), **fields}
 
 
 def _sweep_points(workload, axes, fixed, devices, args, done: list[dict], machine_so_far: Callable[[], dict]) -> list[dict]:

@@ -35,7 +35,7 @@ def test_the_four_gpu_machine_chosen_in_the_sidebar_is_said_plainly_on_every_pag
     text = page_text(at)
     # the note names no machine and no date: it is about what is NOT drawn (the sidebar's list names them)
     assert "The sidebar's GPU results were recorded for the Multi-GPU lesson only, so this page shows no GPU curve" in text
-    assert "pick another machine under “GPU results from” in the sidebar" in text
+    assert "pick another machine under “GPU results from” for one" in text
     assert "not recorded with these switches" not in text
     for spec in chart_specs(at):  # only this server's CPU: no machine's recorded GPU curve
         assert "recorded on" not in spec and "H100" not in spec and "H200" not in spec, spec[:300]

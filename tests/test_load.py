@@ -68,9 +68,10 @@ def test_other_processes_busy_while_recording_make_it_busy():
     assert not found.quiet and "other processes used" in found.reasons()[0]
 
 
-def test_the_cli_keeps_the_load_in_the_pack(tmp_path, capsys):
+def test_the_cli_keeps_the_load_in_the_pack(tmp_path, monkeypatch):
     from lib.__main__ import main
 
+    monkeypatch.setenv("GPUWIN_LOAD_CHECK", "1")  # judged, as a recording is outside the tests
     out = tmp_path / "p.json"
     assert main(["sweep", "mlp", "--over", "batch_size=1,2", "--set", "hidden_width=8", "--set", "depth=1",
                  "--budget", "0.02", "--no-phases", "--quiet", "--out", str(out)]) == 0
@@ -103,3 +104,14 @@ def test_every_shipped_small_server_pack_was_recorded_quiet():
     machine = load_pack(path)["machine"]
     assert machine.get("load_quiet") is True, {k: v for k, v in machine.items() if k.startswith("load")}
     assert time.strptime(machine["date"][:10], "%Y-%m-%d") >= time.strptime("2026-11-28", "%Y-%m-%d")
+
+
+def test_a_recording_made_beside_other_work_on_purpose_says_its_load_was_not_judged(tmp_path, monkeypatch):
+    from lib.__main__ import main
+
+    monkeypatch.setenv("GPUWIN_LOAD_CHECK", "0")
+    out = tmp_path / "p.json"
+    assert main(["sweep", "mlp", "--over", "batch_size=1", "--set", "hidden_width=8", "--set", "depth=1",
+                 "--budget", "0.02", "--no-phases", "--quiet", "--out", str(out)]) == 0
+    machine = load_pack(out)["machine"]
+    assert machine["load_quiet"] is None and machine["load_other_cpu_share"] is not None

@@ -5,6 +5,7 @@ with a real date on it, so every recording keeps this beside its rows and is jud
     ... measure ...
     load = watch.finish()               # after the last: the kernel again, the other processes' share meanwhile
     load.quiet, load.reasons()          # False, ['other processes used 47% of the 2 cores while it recorded']
+    GPUWIN_LOAD_CHECK=0                 # a recording made beside other work on purpose (the tests' own): load_quiet null
     machine.update(load.fields())       # flat fields of the pack's machine (lib.core.results validates them)
 
 Three pieces of evidence, each independent of the recording itself (in the manner of pyperf's `system`
@@ -95,6 +96,7 @@ class Load:
     reference_best_s: float
     wall_s: float
     cores: int
+    checked: bool = True  # False: $GPUWIN_LOAD_CHECK=0, a recording made beside other work on purpose (a test's)
 
     @property
     def slowdown(self) -> float:
@@ -130,7 +132,7 @@ class Load:
     def fields(self) -> dict[str, Any]:
         def r(x: float | None, n: int = 4) -> float | None:
             return None if x is None else round(x, n)
-        return {"load_quiet": self.quiet, "load_other_cpu_share": r(self.other_cpu_share, 3),
+        return {"load_quiet": self.quiet if self.checked else None, "load_other_cpu_share": r(self.other_cpu_share, 3),
                 "load_avg_before": r(self.load_avg_before, 2), "load_avg_after": r(self.load_avg_after, 2),
                 "load_reference_before_s": r(self.reference_before_s, 6),
                 "load_reference_after_s": r(self.reference_after_s, 6),
@@ -180,7 +182,8 @@ class LoadWatch:
         after = _reference() if final else self.reference
         return Load(other_cpu_share=other, load_avg_before=self.load_avg, load_avg_after=_loadavg(),
                     reference_before_s=statistics.median(self.reference), reference_after_s=statistics.median(after),
-                    reference_best_s=min(self.reference + after), wall_s=wall, cores=cores)
+                    reference_best_s=min(self.reference + after), wall_s=wall, cores=cores,
+                    checked=os.environ.get("GPUWIN_LOAD_CHECK", "1") != "0")
 
 
 def pack_quiet(machine: dict[str, Any]) -> bool | None:
@@ -188,3 +191,14 @@ def pack_quiet(machine: dict[str, Any]) -> bool | None:
     pack recorded before its load was kept."""
     value = machine.get("load_quiet")
     return value if isinstance(value, bool) else None
+
+
+def machine_with_load(watch: LoadWatch, earlier: dict[str, Any] | None, final: bool = True) -> dict[str, Any]:
+    """This machine's fingerprint with how busy it was while the recording ran; a recording resumed from an
+    earlier pack (`earlier`) is quiet only if its earlier calls were too."""
+    from lib.core.devices import machine_fingerprint
+
+    fields = watch.finish(final).fields()
+    if earlier is not None:
+        fields = Load.merged(earlier.get("machine") or {}, fields)
+    return {**machine_fingerprint(), **fields}

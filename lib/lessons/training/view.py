@@ -27,6 +27,7 @@ from lib.core.fmt import fmt_s
 from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training.model import MachineModel, settings_of
+from lib.lessons.training.recording import one_recording
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import FAMILIES as _FAMILIES
 from lib.workloads import execution
@@ -349,28 +350,6 @@ def curve(view: View, table: StepTable | None, device: str, machine_words: str,
                                                                    for x in (xs or view.axis.steps)) if r is not None]),
                        extra=(view, device, machine_words, tuple(xs or ())))
     return [dict(r) for r in rows]
-
-
-def one_recording(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A curve is one recording, one machine on one day: the recording that holds the most of its points
-    (the newest of equals). A point kept from another day that this recording also measured takes this
-    recording's time; the other days stay its band. Without this a curve stitched a day's exact points onto
-    another day's grid, and a crossover read off it was no day's (issue 37, F)."""
-    held = collections.Counter(day for r in rows if r.get("origin") in (Origin.RECORDED, Origin.DERIVED)
-                               for day in {r.get("machine"), *(r.get("epoch_s_by_recording") or {})} if day)
-    if len(held) < 2:
-        return rows
-    best = max(held, key=lambda day: (held[day], str(day)[-11:]))  # labels end '(YYYY-MM-DD)'
-    out = []
-    for r in rows:
-        days = r.get("epoch_s_by_recording") or {}
-        if r.get("machine") != best and best in days:
-            steps = float(r.get("steps_per_epoch") or 1)
-            r = {**r, "machine": best, "epoch_s": days[best], "median_s": days[best] / steps,
-                 "iqr_s": 0.0,  # that day's own IQR is not kept beside its median: its band is the days' range
-                 "origin_note": f"{r.get('origin_note', '')}; drawn: the {best} recording, as the rest of its curve"}
-        out.append(r)
-    return out
 
 
 def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
