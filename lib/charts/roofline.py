@@ -22,7 +22,8 @@ from lib.lessons.common.verdict import UNDECIDED, Regime
 from lib.recorded.ceilings import Ceilings
 
 REGIME_COLORS = {Regime.LAUNCH_BOUND.value: "#d62728", Regime.KERNEL_LATENCY.value: "#9467bd",
-                 Regime.MEMORY_BOUND.value: "#2ca02c", Regime.COMPUTE_BOUND.value: "#ff7f0e", UNDECIDED: "#7f7f7f"}
+                 Regime.MEMORY_BOUND.value: "#2ca02c", Regime.COMPUTE_BOUND.value: "#ff7f0e",
+                 Regime.BELOW_ROOFS.value: "#8c564b", UNDECIDED: "#7f7f7f"}
 SVG = {"embedOptions": {"renderer": "svg"}}
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from lib.core.crossover import Crossover
 from lib.core.rows import Origin, is_ok
-from lib.lessons.common.verdict import roofline_rows, split_sentence, switch_sentence
+from lib.lessons.common.switch import switch_sentence
+from lib.lessons.common.verdict import roofline_rows, split_sentence
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
@@ -209,13 +210,17 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
 def split_lines(screen: Screen, view: T.View | None = None, gpu: Machine | None = None) -> list[str]:
     """Where one step's time went at the slider's point, per curve that can say: what holds it back and
     what would move it (the GPU's against its recorded ceilings). A recorded GPU step with item() every
-    step or copied batches carries no profile: its line compares it with the same step without them."""
+    step or copied batches carries no profile: its line compares it with the same step without them (and a
+    pageable copy with the same step copying from pinned memory)."""
     lines = []
     for r in screen.here:
         said = split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None)
         if said is None and r["series"] == screen.gpu_label and view is not None and gpu is not None:
+            table = gpu.tables.get("cuda")
             plain = T.View(**{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False})
-            said = switch_sentence(r, T.point(plain, gpu.tables.get("cuda"), "cuda:0", gpu.words), r["series"])
+            pinned = (T.point(T.View(**{**view.__dict__, "pin_memory": True}), table, "cuda:0", gpu.words)
+                      if view.data_resident is False and not view.pin_memory and not view.item_every_step else None)
+            said = switch_sentence(r, T.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned)
         if said:
             lines.append(said)
     return lines
@@ -236,4 +241,3 @@ def roofline(screen: Screen, view: T.View) -> list[Row]:
         return []
     return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current,
                          series=screen.gpu_label)
-
