@@ -8,6 +8,7 @@ does for issue 23.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -15,7 +16,8 @@ from app_support import chart_specs, page_text, visit
 from physics_checks import regime_is_physical, roof_shares
 
 from lib.lessons.common.switch import switch_sentence
-from lib.lessons.common.verdict import FIX_WORDS, Fix, Regime, verdict
+from lib.lessons.common.verdict import FIX_WORDS, ROOF_SHARE, Fix, Regime, roofline_rows, verdict
+from lib.lessons.training.screen import roofline_caption
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
 
@@ -86,6 +88,33 @@ def test_every_shipped_gpu_steps_regime_passes_the_physics_check(packs):
             checked += 1
             assert regime_is_physical(row, c, v.regime.value), (v.regime, roof_shares(row, c), row)
     assert checked > 1000
+
+
+def test_the_roofline_caption_is_true_of_the_roofs_it_draws(packs, h200):
+    row = {**TINY_GRAPH_STEP, "origin": "recorded"}
+    points = roofline_rows([row], h200, "batch_size", current=2)
+    caption = roofline_caption(points, h200)
+    assert "without a bandwidth ceiling" not in caption and "bandwidth: stream" in caption
+    assert f"{ROOF_SHARE:.0%} of that dashed roof" in caption
+    no_stream = [p for p in packs if not any(r.get("workload") == "stream" for r in p["rows"])]
+    c = ceilings_for(H200, no_stream)
+    busy = {**row, "median_s": 1e-3, "device_busy_s": 9e-4, "kernels": 40, "flops": 1e9, "bytes": 1e9}
+    grey = roofline_rows([busy], c, "batch_size")
+    assert grey[0]["regime"] == "not decided"
+    assert "without a bandwidth ceiling" in roofline_caption(grey, c)
+
+
+def test_the_tf32_roof_is_labelled_on_the_chart(h200):
+    from lib.charts.roofline import roofline_chart
+
+    points = roofline_rows([{**TINY_GRAPH_STEP, "origin": "recorded"}], h200, "batch_size", current=2)
+    spec = json.loads(json.dumps(roofline_chart(points, h200, x_title="batch size").to_dict()))
+    texts = [layer for layer in spec["layer"] if (layer.get("mark") or {}).get("type") == "text"]
+    assert texts, "no text layer names the roofs"
+    labels = {d["label"] for d in spec["datasets"][texts[0]["data"]["name"]]}
+    assert any(lbl.startswith("TF32 arithmetic ") for lbl in labels), labels
+    assert any(lbl.startswith("fp32 arithmetic ") for lbl in labels), labels
+    assert any(lbl.startswith("memory bandwidth ") for lbl in labels), labels
 
 
 # -- the copy: its bytes at the measured link rate, and the rest -----------------------------------------------
@@ -160,3 +189,29 @@ def test_a_copied_batch_is_split_into_its_bytes_at_the_measured_link_rate_and_th
     found = re.search(r"moving its ([\d.]+) kB batch at this GPU's measured host-to-device rate \(([\d.]+) GB/s", said[0])
     assert found, said[0]
     assert "is not the bytes moving" in said[0] and "only hides part" not in said[0], said[0]
+
+
+@pytest.mark.cpu_view
+def test_the_default_training_view_explains_the_gpus_step():
+    from ui.step_story import SPLIT_KEY
+
+    at = visit("pages/training.py", {}, opened=(SPLIT_KEY,))
+    said = [line for line in _gpu_lines(at) if "one step takes" in line]
+    assert said, page_text(at)
+
+
+@pytest.mark.cpu_view
+@pytest.mark.parametrize("query", [{}, {"data_resident": "false", "batch_size": "4096", "hidden_width": "1024"}])
+def test_the_roofline_caption_never_says_the_bandwidth_ceiling_is_missing_beside_its_roof(query):
+    """The default view's caption said "without a bandwidth ceiling the page cannot tell whether memory holds it"
+    under a subtitle giving the H200's measured bandwidth and a drawn slanted roof (its grey dot: a step recorded
+    without a profile)."""
+    from ui.step_story import SPLIT_KEY
+
+    at = visit("pages/training.py", query, opened=(SPLIT_KEY,))
+    text = page_text(at)
+    caption = next(line for line in text.splitlines() if line.startswith("Each dot is one step of the GPU curve"))
+    roofline = next(s for s in chart_specs(at) if "Each step under the GPU" in s)
+    # the subtitle gives the measured bandwidth (and the slanted roof is drawn from it)
+    assert re.search(r"bandwidth [\d.]+ TB/s: stream", roofline) and "bandwidth: stream" in caption, caption
+    assert "without a bandwidth ceiling" not in caption, caption
