@@ -215,3 +215,12 @@ def test_the_roofline_caption_never_says_the_bandwidth_ceiling_is_missing_beside
     # the subtitle gives the measured bandwidth (and the slanted roof is drawn from it)
     assert re.search(r"bandwidth [\d.]+ TB/s: stream", roofline) and "bandwidth: stream" in caption, caption
     assert "without a bandwidth ceiling" not in caption, caption
+
+
+def test_the_data_pipeline_gives_no_made_up_cause_for_an_unexplained_difference():
+    """`/data_pipeline?…num_workers=4&batch_size=8`: "65 ms more than loading and compute timed apart: work … such as
+    adding up the epoch's loss": nothing timed that work; the difference between separate runs is called unexplained."""
+    at = visit("pages/data_pipeline.py", {"gpu": "nvidia-h200", "num_workers": "4", "batch_size": "8"})
+    text = page_text(at)
+    assert "more than loading and compute timed apart" in text, text
+    assert "adding up" not in text and "That difference is unexplained" in text
