@@ -217,6 +217,20 @@ def test_the_roofline_caption_never_says_the_bandwidth_ceiling_is_missing_beside
     assert "without a bandwidth ceiling" not in caption, caption
 
 
+@pytest.mark.cpu_view
+def test_the_copys_share_is_worded_as_the_drawn_rows_move_it():
+    """`/timing_pitfalls?tf32=true&transfer=true`: "copying grows with size², the arithmetic with size³" beside a copy
+    share that rises from 36 % at 64 to 92 % at 2,048 on the H200's rows; the words now follow the shares drawn."""
+    at = visit("pages/timing_pitfalls.py", {"tf32": "true", "transfer": "true"})
+    text = page_text(at)
+    said = re.search(r"Its share rises from (\d+)% at size ([\d,]+) to (\d+)% at ([\d,]+), then falls to (\d+)% at "
+                     r"([\d,]+): past ([\d,]+) the arithmetic \(size³\) grows faster than the copy \(size²\)", text)
+    assert said, text
+    first, peak, last = (int(said.group(i)) for i in (1, 3, 5))
+    assert first < peak > last and said.group(4) == said.group(7)
+    assert "copying grows with size², the arithmetic with size³" not in text
+
+
 def test_the_data_pipeline_gives_no_made_up_cause_for_an_unexplained_difference():
     """`/data_pipeline?…num_workers=4&batch_size=8`: "65 ms more than loading and compute timed apart: work … such as
     adding up the epoch's loss": nothing timed that work; the difference between separate runs is called unexplained."""
