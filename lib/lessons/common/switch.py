@@ -17,6 +17,7 @@ from lib.core.fmt import fmt_bytes, fmt_s
 from lib.core.rows import is_ok
 from lib.lessons.common.verdict import FIX_WORDS, Fix, rate_bytes
 from lib.recorded.ceilings import Ceilings
+from lib.workloads import execution
 from lib.workloads.mlp_terms import copied_bytes
 
 RECORDED = ("recorded", "derived")  # a row's origin that was timed (a derived epoch is a recorded step's)
@@ -80,10 +81,12 @@ def _copy_words(row: Mapping[str, Any], added: float, c: Ceilings | None, pinned
     if rest <= moving:
         return said + f": the bytes moving account for most of it (the other {fmt_s(rest)} was not timed apart)"
     said += f"; the other {fmt_s(rest)} is not the bytes moving"
-    if row.get("pin_memory"):
+    if row.get("pin_memory") or execution.graphed(row.get("mode")):
+        # a CUDA graph's step copies into its static inputs with non_blocking=True: the stall below is eager's
         return said + ": this page did not time what it is apart"
-    said += (": a copy from pageable memory is synchronous, so the CPU stops until the GPU has run all the work "
-             "queued before it and the copy, instead of queuing the next work while the GPU runs")
+    said += (": a copy from pageable memory is synchronous (.to(device) with non_blocking=False), so the CPU stops "
+             "until the GPU has run all the work queued before it and the copy, instead of queuing the next work "
+             "while the GPU runs")
     if (is_ok(pinned) and pinned.get("pin_memory") and pinned.get("origin", "recorded") in RECORDED
             and float(pinned["median_s"]) < base + added):
         said += (f" (the same step copying from pinned memory was recorded at {fmt_s(float(pinned['median_s']))}, "
