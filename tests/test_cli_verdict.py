@@ -62,7 +62,9 @@ def test_the_verdicts_words_for_the_cli_are_the_pages_words_without_the_markdown
 @pytest.mark.parametrize("file, mode, width, machine, regimes", [
     ("h200_training_gpu.json.gz", "eager", 64, H200, {Regime.LAUNCH_BOUND}),
     ("h100_training_graph.json.gz", "cuda_graph", 64, H100, {Regime.KERNEL_LATENCY}),
-    ("h200_training_gpu.json.gz", "eager", 4096, H200, {Regime.MEMORY_BOUND, Regime.COMPUTE_BOUND}),
+    # issue 37: batch 1-128 at width 4,096 move their counted bytes at 12-16 % of the H200's 4.19 TB/s, below both
+    # roofs (they were called memory-bound for their flop per byte alone); from 256 on, 42-92 % of its fp32 peak
+    ("h200_training_gpu.json.gz", "eager", 4096, H200, {Regime.BELOW_ROOFS, Regime.COMPUTE_BOUND}),
 ])
 def test_crossover_prints_each_recorded_gpu_steps_verdict_and_its_fix(tmp_path, packs, file, mode, width, machine,
                                                                      regimes):
@@ -105,7 +107,7 @@ def test_the_ceilings_come_from_the_packs_given_when_none_are_shipped(tmp_path, 
     assert ceilings.bytes_per_s and f"ceilings of {ceilings.label()}\n" in given.stdout
     lines = expected_lines(load_pack(sweep)["rows"], ceilings)
     assert all(f"  {line}\n" in given.stdout for line in lines)
-    assert "This step is memory-bound" in lines[0] and "This step is compute-bound" in lines[1]
+    assert "This step is below both roofs" in lines[0] and "This step is compute-bound" in lines[1]  # issue 37
 
 
 def test_a_cpu_sweep_made_with_the_cli_gets_the_verdict_with_a_profile_and_says_why_not_without(tmp_path):

@@ -162,9 +162,10 @@ def test_a_predicted_steps_regime_words_quote_its_dot_on_the_roofline():
 
 def test_a_memory_bound_steps_words_quote_no_rate_over_its_busy_time():
     """'while busy it moved at least 6.62 GB/s … of that bandwidth': a rate over the busy time, which no chart
-    draws (the roofline's dot is FLOP/s over the whole step); the words point at the dot under the bandwidth roof."""
+    draws (the roofline's dot is FLOP/s over the whole step); the words point at the dot under the bandwidth roof.
+    (Issue 37: the step is 20 µs, not the 249 µs it was here, which is 4 % of the bandwidth roof and below both.)"""
     row = {"series": "GPU · H200 (predicted)", "device": "cuda:0", "status": "ok", "origin": "predicted",
-           "batch_size": 2, "dataset_size": 1024, "median_s": 249e-6, "launch_share": 0.04, "flops": 128e6,
+           "batch_size": 2, "dataset_size": 1024, "median_s": 20e-6, "launch_share": 0.04, "flops": 128e6,
            "bytes": 43.5e6}
     said = split_sentence(row, row["series"], H200_CEILINGS)
     point = roofline_rows([row], H200_CEILINGS, "batch_size", current=2, series=row["series"])[0]

@@ -17,7 +17,6 @@ from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
 from lib.lessons.common.live import live_timeline
-from lib.lessons.common.verdict import UNDECIDED
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
@@ -61,14 +60,7 @@ def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> No
         if points and screen.ceilings is not None:
             st.vega_lite_chart(chart_spec(roofline_chart, points, screen.ceilings, x_title=view.axis.label),
                                width="stretch")
-            c = screen.ceilings
-            st.caption("Each dot is one step of the GPU curve (ringed: this point; hollow: predicted by the cost model, "
-                       "nobody recorded it). Below the dashed ceilings, "
-                       "something other than arithmetic or memory holds the step: launches, or kernels too small to "
-                       f"fill the GPU. Ceilings: {c.flops_from}; bandwidth: {c.bytes_from or 'not recorded'}."
-                       + (" Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling "
-                          "the page cannot tell whether memory holds it." if any(p["regime"] == UNDECIDED
-                                                                                 for p in points) else ""))
+            st.caption(S.roofline_caption(points, screen.ceilings))
         elif gpu and screen.ceilings is None and screen.gpu_label:
             st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu.name}, so its ceilings are unknown.")
 

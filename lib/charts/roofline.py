@@ -1,11 +1,13 @@
 """A GPU's roofline with a curve's steps on it, log-log: each step's arithmetic intensity (flop per
 byte) against the arithmetic it achieved per second of the step, under the GPU's two measured
-ceilings (lib.recorded.ceilings), labelled with where they came from.
+ceilings (lib.recorded.ceilings), each roof named on the chart with its rate (fp32, TF32 where recorded,
+memory bandwidth) and labelled with where it came from.
 
     roofline_chart(points, ceilings, x_title="batch size")   # points: lib.lessons.common.verdict.roofline_rows
 
 A step far below the roof is held by something the ceilings do not count (launches, tiny kernels);
-one on the slanted roof by memory; one on the flat roof by arithmetic.
+one near the slanted roof by memory; one near the flat roof by arithmetic (near: within the verdict's
+ROOF_SHARE, lib.lessons.common.verdict).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from lib.lessons.common.verdict import UNDECIDED, Regime
 from lib.recorded.ceilings import Ceilings
 
 REGIME_COLORS = {Regime.LAUNCH_BOUND.value: "#d62728", Regime.KERNEL_LATENCY.value: "#9467bd",
-                 Regime.MEMORY_BOUND.value: "#2ca02c", Regime.COMPUTE_BOUND.value: "#ff7f0e", UNDECIDED: "#7f7f7f"}
+                 Regime.MEMORY_BOUND.value: "#2ca02c", Regime.COMPUTE_BOUND.value: "#ff7f0e",
+                 Regime.BELOW_ROOFS.value: "#8c564b", UNDECIDED: "#7f7f7f"}
 SVG = {"embedOptions": {"renderer": "svg"}}
 
 
@@ -47,6 +50,18 @@ def roof_frame(ceilings: Ceilings, lo: float, hi: float) -> pd.DataFrame:
         rows += [{"intensity": x, "rate": ceilings.tf32_flops_per_s, "roof": "TF32 arithmetic", "recorded": tf32_when}
                  for x in (lo, max(hi, lo * 10))]
     return pd.DataFrame(rows)
+
+
+def roof_labels(roofs: pd.DataFrame, ceilings: Ceilings) -> pd.DataFrame:
+    """One label per drawn roof, ending where the roof ends on the right ('TF32 arithmetic 412 TFLOP/s'; the
+    bandwidth roof's at the ridge): the same columns (and curve) as the roof it names."""
+    rates = {"fp32 arithmetic": fmt_rate(ceilings.flops_per_s), "TF32 arithmetic": fmt_rate(ceilings.tf32_flops_per_s),
+             "memory bandwidth": f"{fmt_bytes(ceilings.bytes_per_s or 0)}/s"}
+    out = []
+    for name, rows in roofs.groupby("roof", sort=False):
+        end = rows.loc[rows["intensity"].idxmax()]
+        out.append({**end.to_dict(), "label": f"{name} {rates[name]}"})
+    return pd.DataFrame(out)
 
 
 def ceilings_note(ceilings: Ceilings) -> list[str]:
@@ -78,6 +93,9 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
     roof = alt.Chart(roofs).mark_line(color=NOTE_COLOR, strokeDash=[6, 3]).encode(
         x=x, y=y, detail="roof:N", tooltip=[alt.Tooltip("roof:N", title="ceiling"), alt.Tooltip("rate:Q", title="FLOP/s", format=".3~s"),
                                             alt.Tooltip("recorded:N", title="measured on")])
+    # each roof named on the chart where it ends (a TF32 roof above fp32's read as a second fp32 line)
+    labels = alt.Chart(roof_labels(roofs, ceilings)).mark_text(
+        align="right", baseline="bottom", dy=-2, fontSize=10, color=NOTE_COLOR).encode(x=x, y=y, text="label:N")
     regimes = [r for r in REGIME_COLORS if len(frame) and r in set(frame["regime"])]
     color = alt.Color("regime:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=LEGEND_LABEL_LIMIT),
                       scale=alt.Scale(domain=regimes, range=[REGIME_COLORS[r] for r in regimes]))
@@ -99,4 +117,4 @@ def roofline_chart(points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x
                             subtitleColor=NOTE_COLOR, anchor="start", subtitleFontSize=11)
     # an empty layer makes Vega warn 'Infinite extent' on the console: only the kinds of dot there are
     shown = [layer for layer, n in ((dots, (~predicted).sum()), (hollow, predicted.sum())) if n] or [dots]
-    return alt.layer(roof, *shown, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)
+    return alt.layer(roof, labels, *shown, here).properties(height=height, title=title, usermeta=SVG, autosize=FIT_X)

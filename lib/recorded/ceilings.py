@@ -9,6 +9,9 @@ fastest TF32 one. Only rows timed with a synchronise and without the copy count:
 row times the launch, not the work (it reads as hundreds of PFLOP/s), and a copied one times the bus.
 Bandwidth: the fastest row of the 'stream' workload (bytes read + written per call / median_s) that
 moves at least STREAM_MIN_BYTES a call (smaller ones may be served from the GPU's L2 cache).
+Host-to-device link: the fastest copy of a matmul row timed with transfer=true (both inputs copied in from
+pinned host memory, its `phase_transfer_s` timed on its own): the bytes a copy of the batch moves at the
+least, not the time a copy from pageable memory takes (that one also waits on the CPU).
 Every number says which row it came from (machine, date, size), so a page can label its roofline.
 """
 
@@ -24,6 +27,7 @@ from lib.core.fmt import fmt_bytes
 from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.recorded.sources import hardware_text
+from lib.workloads.matmul import ITEMSIZE
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,8 @@ class Ceilings:
     tf32_from: str | None = None
     bytes_date: str | None = None  # the day of the bandwidth ceiling's recording
     tf32_date: str | None = None  # the day of the TF32 ceiling's recording
+    link_bytes_per_s: float | None = None  # host-to-device copy from pinned memory (None: not recorded)
+    link_from: str | None = None
 
     @property
     def ridge(self) -> float | None:
@@ -67,14 +73,18 @@ def _on(machine: str, pack: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
     return is_cuda(str(row.get("device", ""))) and name == machine and is_ok(row)
 
 
-def _best(machine: str, packs: Sequence[Mapping[str, Any]], keep, work: str):
-    """(rate, pack, row) of the fastest kept row on `machine`: rate = row[work] / median_s."""
+def _best(machine: str, packs: Sequence[Mapping[str, Any]], keep, work: str, seconds: str = "median_s"):
+    """(rate, pack, row) of the fastest kept row on `machine`: rate = row[work] / row[seconds]
+    (`work` a column, or a function of the row)."""
     best = None
     for pack in packs:
         for row in pack.get("rows", []):
-            if not (_on(machine, pack, row) and keep(row) and row.get(work) and row.get("median_s")):
+            if not (_on(machine, pack, row) and keep(row) and row.get(seconds)):
                 continue
-            rate = float(row[work]) / float(row["median_s"])
+            done = work(row) if callable(work) else row.get(work)
+            if not done:
+                continue
+            rate = float(done) / float(row[seconds])
             if best is None or rate > best[0]:
                 best = (rate, pack, row)
     return best
@@ -93,6 +103,16 @@ STREAM_MIN_BYTES = 512e6
 def _stream(row: Mapping[str, Any]) -> bool:
     return (row.get("workload") == "stream" and row.get("sync", True) is not False and not row.get("transfer")
             and float(row.get("bytes") or 0) >= STREAM_MIN_BYTES)
+
+
+def _link(row: Mapping[str, Any]) -> bool:
+    return (row.get("workload") == "matmul" and row.get("transfer") is True and row.get("sync") is True
+            and row.get("dtype") in ITEMSIZE)
+
+
+def _copied(row: Mapping[str, Any]) -> float:
+    """The bytes a matmul row with transfer=true copies in: both inputs (lib.workloads.matmul.bytes_moved)."""
+    return 2.0 * int(row.get("size") or 0) ** 2 * ITEMSIZE[row["dtype"]]
 
 
 def _from(what: str, pack: Mapping[str, Any], row: Mapping[str, Any]) -> str:
@@ -121,10 +141,14 @@ def _ceilings(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings | No
         return None
     tf32 = _best(machine, packs, _matmul("tf32"), "flops")
     stream = _best(machine, packs, _stream, "bytes")
+    link = _best(machine, packs, _link, _copied, seconds="phase_transfer_s")
     return Ceilings(
         machine=machine, date=_date(fp32[1], fp32[2]), flops_per_s=fp32[0],
         bytes_per_s=stream[0] if stream else None,
         flops_from=_from("fp32 matmul", fp32[1], fp32[2]),
         bytes_from=_from("stream (read + write)", stream[1], stream[2]) if stream else None,
         tf32_flops_per_s=tf32[0] if tf32 else None, tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None,
-        bytes_date=_date(stream[1], stream[2]) if stream else None, tf32_date=_date(tf32[1], tf32[2]) if tf32 else None)
+        bytes_date=_date(stream[1], stream[2]) if stream else None, tf32_date=_date(tf32[1], tf32[2]) if tf32 else None,
+        link_bytes_per_s=link[0] if link else None,
+        link_from=_from("pinned host-to-device copy of matmul's inputs", link[1], link[2])
+        if link else None)

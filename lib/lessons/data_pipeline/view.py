@@ -26,7 +26,7 @@ from lib.workloads import get_workload
 PHASES = {
     "phase_loading_s": "loading (DataLoader: decode, batch, copy to the device)",
     "phase_compute_s": "compute (forward, backward, update)",
-    "phase_rest_s": "the rest of the epoch (in neither phase, e.g. adding up its loss)",
+    "phase_rest_s": "the rest of the epoch (in neither phase: not measured apart)",
 }
 # the tick on each phase bar: the epoch the words quote, timed as one (its phases, timed apart, may overlap in it)
 WHOLE_EPOCH = "the whole epoch, timed as one"
@@ -113,7 +113,7 @@ def loading_share(row: dict[str, Any] | None) -> float | None:
 
 
 def rest_s(row: dict[str, Any] | None) -> float | None:
-    """The part of the epoch in neither timed phase (adding up the loss, starting the workers): the
+    """The part of the epoch in neither timed phase, never timed apart (so never given a cause): the
     epoch less loading and compute, None when the phases are missing or overlap (workers, a GPU)."""
     parts = phases_s(row) if is_ok(row) else None
     if parts is None:
@@ -131,7 +131,7 @@ def with_rest(row: dict[str, Any]) -> dict[str, Any]:
 def device_saving(row: dict[str, Any]) -> float:
     """The most of one epoch a device that trained in no time at all could save: its compute, no more than
     what is not loading (loading is a floor whatever trains, and so is the rest of the epoch, which is
-    no training: counting it as the device's time made 'save at most 62%' of a mostly-bookkeeping epoch)."""
+    no training: counting it as the device's time made 'save at most 62%' of an epoch mostly outside its timed phases)."""
     epoch, loading = float(row["median_s"]), _num(row, "phase_loading_s") or 0.0
     beyond_loading = max(0.0, epoch - loading)
     compute = _num(row, "phase_compute_s")
@@ -252,9 +252,11 @@ def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
         return text + (": nothing runs in parallel here (no workers, no GPU), so the difference is the noise "
                        "between separately timed runs.")
     if epoch > parts * 1.1:
+        # the two phases and the epoch are separate runs: what the difference is was not measured, so it is
+        # called unexplained, never given a cause
         return (f"{label}: the whole epoch ({fmt_s(epoch)}) took {fmt_s(epoch - parts)} more than loading and "
-                f"compute timed apart ({fmt_s(parts)}): work that is in neither phase, such as adding up the "
-                "epoch's loss.")
+                f"compute timed apart ({fmt_s(parts)}). That difference is unexplained: the whole epoch and its "
+                "two phases were timed as separate runs, and no part of it was measured apart.")
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
 
 

@@ -119,13 +119,31 @@ def transfer_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict
         copy = with_copy[at].get("phase_transfer_s")
         if copy:
             text += f" Timed on its own, the copy took {fmt_s(copy)}."
-        small, big = common[0], common[-1]
-        if big != small:
-            text += (f" Its share is {pct(copy_share(with_copy[small], without[small]))} at size {fmt_value(small)} "
-                     f"and {pct(copy_share(with_copy[big], without[big]))} at {fmt_value(big)}: copying grows with "
-                     "size², the arithmetic with size³.")
+        text += share_trend(common, {s: copy_share(with_copy[s], without[s]) for s in common})
         out.append(text)
     return out
+
+
+def share_trend(sizes: Sequence[int], shares: dict[int, float]) -> str:
+    """How the copy's share of a call moves over the sizes drawn, as the rows show it: falling from the
+    smallest (copying grows with size², the arithmetic with size³), rising to the largest, or rising to a
+    peak and falling after it. The size² / size³ reason is given only for a share that falls."""
+    if len(sizes) < 2:
+        return ""
+    small, big = sizes[0], sizes[-1]
+    peak = max(sizes, key=lambda s: shares[s])  # the first of equal shares: the smallest size
+    ends = f"{pct(shares[small])} at size {fmt_value(small)}"
+    if peak not in (small, big) and shares[peak] > shares[big]:
+        return (f" Its share rises from {ends} to {pct(shares[peak])} at {fmt_value(peak)}, then falls to "
+                f"{pct(shares[big])} at {fmt_value(big)}: past {fmt_value(peak)} the arithmetic (size³) grows faster "
+                "than the copy (size²).")
+    if shares[big] < shares[small]:
+        return (f" Its share is {ends} and {pct(shares[big])} at {fmt_value(big)}: copying grows with size², the "
+                "arithmetic with size³.")
+    if shares[big] > shares[small]:
+        return (f" Its share rises from {ends} to {pct(shares[big])} at {fmt_value(big)}, its highest on the chart: "
+                "over the sizes drawn the copy's time grows faster than the rest of the call's.")
+    return f" Its share is {ends} and the same at {fmt_value(big)}."
 
 
 def copy_share(with_copy: dict[str, Any], without: dict[str, Any]) -> float:

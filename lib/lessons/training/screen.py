@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import Crossover
+from lib.core.fmt import pct
 from lib.core.rows import Origin, is_ok
-from lib.lessons.common.verdict import roofline_rows, split_sentence, switch_sentence
+from lib.lessons.common.switch import switch_sentence
+from lib.lessons.common.verdict import ROOF_SHARE, UNDECIDED, Regime, roofline_rows, split_sentence
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
@@ -212,13 +214,17 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
 def split_lines(screen: Screen, view: T.View | None = None, gpu: Machine | None = None) -> list[str]:
     """Where one step's time went at the slider's point, per curve that can say: what holds it back and
     what would move it (the GPU's against its recorded ceilings). A recorded GPU step with item() every
-    step or copied batches carries no profile: its line compares it with the same step without them."""
+    step or copied batches carries no profile: its line compares it with the same step without them (and a
+    pageable copy with the same step copying from pinned memory)."""
     lines = []
     for r in screen.here:
         said = split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None)
         if said is None and r["series"] == screen.gpu_label and view is not None and gpu is not None:
+            table = gpu.tables.get("cuda")
             plain = T.View(**{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False})
-            said = switch_sentence(r, T.point(plain, gpu.tables.get("cuda"), "cuda:0", gpu.words), r["series"])
+            pinned = (T.point(T.View(**{**view.__dict__, "pin_memory": True}), table, "cuda:0", gpu.words)
+                      if view.data_resident is False and not view.pin_memory and not view.item_every_step else None)
+            said = switch_sentence(r, T.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned)
         if said:
             lines.append(said)
     return lines
@@ -240,3 +246,27 @@ def roofline(screen: Screen, view: T.View) -> list[Row]:
     return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current,
                          series=screen.gpu_label)
 
+
+def roofline_caption(points: Sequence[Mapping[str, Any]], c: Ceilings) -> str:
+    """The words under the roofline of `points` (roofline_rows), true of what it draws: the roofs it draws
+    (and a bandwidth one it cannot), and the reason for a kind of dot only where that kind is drawn."""
+    drawn = {p.get("regime") for p in points}
+    tf32 = f"; TF32: {c.tf32_from}" if c.tf32_flops_per_s and c.tf32_from else ""
+    text = ("Each dot is one step of the GPU curve (ringed: this point; hollow: predicted by the cost model, nobody "
+            "recorded it). A dot is called memory- or compute-bound only where, over its whole step, it reaches "
+            f"{pct(ROOF_SHARE)} of that dashed roof. "
+            f"Ceilings: {c.flops_from}{tf32}; bandwidth: {c.bytes_from or 'not recorded'}.")
+    if Regime.LAUNCH_BOUND.value in drawn:
+        text += " Launch-bound: the GPU waits on the host (issuing the work, copies) longer than its kernels run."
+    if Regime.KERNEL_LATENCY.value in drawn:
+        text += (" Kernel-latency-bound: busy with kernels too small to come near either roof, each held by its "
+                 "fixed cost.")
+    if Regime.BELOW_ROOFS.value in drawn:
+        text += (" Below both roofs: busy steps whose kernels are not tiny, where this page cannot tell kernels that "
+                 "leave the GPU partly idle from memory traffic beyond the bytes it counts.")
+    if UNDECIDED in drawn:
+        text += (" Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling the page "
+                 "cannot tell whether memory holds it." if not c.bytes_per_s else
+                 " Grey: steps recorded without a profile of their time (and not split by the cost model), so no "
+                 "regime is said of them.")
+    return text

@@ -312,6 +312,12 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
                          epoch_s_by_recording={d: t * steps for d, t in days})
             how += (f"; recorded {len(days)} times ({', '.join(d for d, _ in days)}): from {fmt_s(min(times))} to "
                     f"{fmt_s(max(times))} a step, the band")
+        if (table.device_kind == "cuda" and not (extra.get("kernels") and extra.get("device_busy_s") is not None)
+                and view.data_resident is not False and not view.item_every_step
+                and (model := table.model()) is not None):
+            # a step recorded without its profile is split as the cost model splits it (time_split says so), as a
+            # predicted one is: the default view's point was recorded so and had no words on where its time went
+            extra["launch_share"] = model.launch_share(config, {**view.page_defaults, **view.settings()})
         return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
                 "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
                 "origin": "recorded" if exact else "derived", "origin_note": how}
