@@ -261,11 +261,11 @@ class Versus:
 
 def versus(a: Side, a_s: float, b: Side, b_s: float, *, spread_s: float = 0.0, tie: bool | None = None) -> Versus:
     """a against b (a wins an exact tie). A tie by the one noise rule (lib.core.noise.is_tie): the gap
-    is within `spread_s` (each side's IQR up to it) and under its ratio, unless the caller decided it
-    (`tie`, from the same rule with each side's own spread)."""
+    is within `spread_s` (each side's IQR up to it; 0: the two times alone) and under its ratio, unless
+    the caller decided it (`tie`, from the same rule with each side's own spread)."""
     fast, fast_s, slow, slow_s = (a, a_s, b, b_s) if a_s <= b_s else (b, b_s, a, a_s)
     return Versus(fast, fast_s, slow, slow_s, spread_s,
-                  tie if tie is not None else spread_s > 0 and noise.is_tie(a_s, b_s, spread_s, spread_s))
+                  tie if tie is not None else noise.is_tie(a_s, b_s, spread_s, spread_s))
 
 
 def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these settings") -> Sentence:
@@ -283,17 +283,17 @@ def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these 
                f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.", about=v)
 
 
-def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, even: float = 1.0) -> str:
+def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, tie: bool = False) -> str:
     """challenger's time ÷ base's time in words: 'the GPU takes 1.98× as long as the CPU', 'the GPU is
-    3.25× as fast as the CPU', or within `even` of 1 either way 'the two are about even'."""
+    3.25× as fast as the CPU', or, where the one rule calls the two times the same (`tie`: the caller
+    asked lib.core.same with the spreads it has), 'the two are about even'. No threshold of its own."""
     take, be = ("took", "was") if past else ("takes", "is")
-    if ratio == even == 1.0:
-        return f"{challenger.noun} and {base.noun} {'took' if past else 'take'} the same time"
-    if ratio > even:
+    if tie or ratio == 1.0:
+        return (f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} "
+                f"time = {fmt_times(ratio)})")
+    if ratio > 1.0:
         return f"{challenger.noun} {take} {fmt_times(ratio)} as long as {base.noun}"
-    if ratio < 1 / even:
-        return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"
-    return f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} time = {fmt_times(ratio)})"
+    return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"
 
 
 def lead_words(v: Versus, what: str) -> str:

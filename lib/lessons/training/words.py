@@ -14,6 +14,7 @@ from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
 from lib.core.fmt import Sentence, age_words, and_list, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
 from lib.core.rows import Origin, Status, is_ok
+from lib.core.same import same_rows
 from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
 from lib.lessons.training.view import FAMILIES, View, origins
@@ -229,7 +230,7 @@ def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
     kernels = eager.get("kernels")
     launches = (f"The eager step launches {int(kernels)} kernels one by one from Python; the graph launches them "
                 "all at once" if kernels else "The graph launches all the step's kernels at once")
-    if g >= e:
+    if g >= e or same_rows(eager, graphed):  # the one rule: a saving within the spread is no saving
         return (f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
                 f"takes {fmt_s(e)} ({origin_words(eager)}): no faster here. {launches}, but at this size the "
                 "launches were not what the step waited on.")
