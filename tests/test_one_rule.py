@@ -8,10 +8,15 @@ Each test here failed on the code before issue 37 (the old words are in its comm
 
 from __future__ import annotations
 
+import pytest
+
 from lib.core import noise
-from lib.core.crossover import CrossKind
+from lib.core.crossover import CrossKind, Crossover
+from lib.core.fmt import WIDE_BRACKET, about_count, crossing_about
 from lib.core.same import RULE_WORDS, same_ratio, same_rows, same_time
 from lib.lessons.common import voice
+from lib.lessons.common.voice import crossover_brief, crossover_sentence, likely_about
+from tests.claim_checks_precision import digits_fit_bracket, precision_problems
 
 CPU_SERIES = "cpu (live, this server)"
 
@@ -77,13 +82,24 @@ def test_home_ends_and_graph_words_ask_the_one_rule():
     assert "about even" in verdict(1.0, 1.02, tie=True) and "1.02× as long" in verdict(1.0, 1.02)
 
 
-def test_a_graph_saving_within_the_spread_is_no_saving():
-    """'One CUDA graph … 1.02× as fast' from a 20 µs saving inside a 26 % spread."""
-    from lib.lessons.training.words import graph_saving
+def test_a_graph_or_compile_saving_within_the_spread_is_no_saving():
+    """'One CUDA graph … 1.02× as fast' and 'pays off after about 21,072 steps' from a 103 µs saving
+    inside a 26 % spread."""
+    from lib.lessons.training.words import compile_payback, graph_saving
 
     eager = {"status": "ok", "median_s": 1.0e-3, "iqr_s": 0.26e-3}
     graphed = {"status": "ok", "median_s": 0.98e-3, "iqr_s": 0.26e-3}
     assert "no faster here" in graph_saving(eager, graphed)
+    compiled = {"status": "ok", "median_s": 0.897e-3, "iqr_s": 0.26e-3, "cold_s": 2.171}
+    text = compile_payback(eager, compiled)
+    assert "too small to count" in text and "pays off after" not in text
+    tight = {**compiled, "iqr_s": 0.02e-3}
+    text = compile_payback({**eager, "iqr_s": 0.02e-3}, tight)
+    assert "it pays off after about 20,000 steps." in text  # 21,072 to one significant digit
+
+
+def test_about_count_keeps_one_or_two_significant_digits():
+    assert about_count(21072, 0.5) == 20000 and about_count(21072, 0.01) == 21000 and about_count(0.3) == 1
 
 
 # -- G: every find_crossover adapter passes the spreads it has ---------------------------------------------
@@ -124,3 +140,89 @@ def test_your_results_passes_the_spreads():
     [comp] = compare_machines(rows)
     found = comp.crossovers["M"]
     assert 1.0 in found.ties and found.kind == CrossKind.GPU_WINS  # without spreads: CROSSES
+
+
+# -- H: no more digits than the bracket -----------------------------------------------------------------
+def wide() -> Crossover:
+    """/training?mode=fused&depth=12: 'between batch size 1 and 1,024; most likely at about 5.4'."""
+    return Crossover(CrossKind.CROSSES, 5.4, (4, 8), (1, 1024), span=(1, 1024))
+
+
+def test_a_wide_bracket_names_no_most_likely_value():
+    text = crossover_sentence(wide(), "batch size", voice.CPU, voice.GPU).plain()
+    assert "most likely" not in text and "5.4" not in text
+    assert text == "the GPU catches up with the CPU between batch size 1 and 1,024; the points measured place it no closer."
+    assert crossover_brief(wide(), "batch size", voice.CPU, voice.GPU) == "between 1 and 1,024"
+    assert likely_about(wide()) is None and crossing_about(5.4, 1, 1024) is None
+
+
+@pytest.mark.parametrize(("x", "low", "high", "said"), [
+    (683.4, 512, 1024, "700"), (1234.0, 1024, 2048, "1,200"), (39.0, 32, 64, "40"), (5.4, 4, 8, "5"),
+    (21.0, 16, 32, "20"), (0.0123, 0.01, 0.02, "0.01"), (1043.0, 1000, 1100, "1,000"), (97.0, 96, 128, "100"),
+])
+def test_a_narrow_bracket_rounds_to_what_it_supports(x, low, high, said):
+    assert crossing_about(x, low, high) == said
+    found = Crossover(CrossKind.CROSSES, x, (low, high), (low, high), span=(low, high))
+    sentence = crossover_sentence(found, "size", voice.CPU, voice.GPU).plain()
+    assert f"most likely at about {said}." in sentence and digits_fit_bracket(sentence, (low, high))
+
+
+def test_the_wide_bracket_constant_is_a_factor_of_four():
+    assert WIDE_BRACKET == 4.0 and crossing_about(20.0, 8, 32) == "20" and crossing_about(20.0, 8, 33) is None
+
+
+def test_the_chart_rule_prints_the_sentences_value():
+    """The rule's label said 'crossover ≈ 680' beside 'most likely at about 700' would-be; now one function."""
+    pytest.importorskip("altair")
+    from lib.charts.provenance import curve_chart
+
+    rows = [{"series": s, "batch_size": b, "epoch_s": t, "iqr_s": 0.0, "steps_per_epoch": 1, "origin": "recorded"}
+            for s, ts in (("CPU · M (recorded)", (1.0, 2.0, 4.0)), ("GPU · M (recorded)", (3.0, 2.5, 1.0)))
+            for b, t in zip((256, 512, 1024), ts)]
+    chart = curve_chart(rows, "batch_size", crossover=(512.0, 1024.0, 683.4)).to_dict()
+    found = Crossover(CrossKind.CROSSES, 683.4, (512, 1024), (512, 1024), span=(256, 1024))
+    assert chart["datasets"]["crossover"][0]["label"] == f"crossover ≈ {likely_about(found)}" == "crossover ≈ 700"
+    chart = curve_chart(rows, "batch_size", crossover=(1.0, 1024.0, 5.4)).to_dict()
+    assert "crossover" not in chart["datasets"] and "crossover_range" in chart["datasets"]
+
+
+def test_machines_chart_rule_prints_the_sentences_value():
+    pytest.importorskip("altair")
+    import json
+
+    from lib.charts.machines import machines_chart
+    from lib.lessons.your_results.compare import compare_machines, crossover_lines
+
+    def row(x, device, t):
+        return {"workload": "toy", "batch_size": x, "device": device, "median_s": t, "iqr_s": t / 100, "repeats": 5,
+                "status": "ok", "message": "", "swept": "batch_size", "machine": "M"}
+
+    rows = [row(x, d, t) for x, c, g in ((256, 1.0, 3.0), (512, 2.0, 2.5), (1024, 4.0, 1.0))
+            for d, t in (("cpu", c), ("cuda:0", g))]
+    [comp] = compare_machines(rows)
+    [line] = crossover_lines(comp)
+    about = likely_about(comp.crossovers["M"])
+    assert about is not None and f"most likely at about {about}." in line.plain()
+    assert f"crossover ≈ {about}" in json.dumps(machines_chart(comp).to_dict(), ensure_ascii=False)
+
+
+def test_timing_rule_label_is_none_where_the_sentence_names_no_value():
+    from lib.core.crossover import SweepAnalysis
+    from lib.lessons.common import onscreen
+
+    analysis = SweepAnalysis("size", "cpu", "cuda:0", wide(), None, None, None)
+    assert onscreen.crossing_x(analysis) is None and onscreen.crossing_label(analysis) is None
+
+
+# -- the independent checker ------------------------------------------------------------------------------
+def test_the_precision_checker_rejects_too_many_digits_and_accepts_what_fits():
+    bad = "**GPU** catches up with **CPU** between batch size 1 and 1,024; most likely at about 5.4."
+    assert not digits_fit_bracket(bad, (1, 1024)) and not digits_fit_bracket(bad)
+    assert "1,024× wide" in precision_problems(bad)[0]
+    good = "**GPU** catches up with **CPU** between batch size 512 and 1,024; most likely at about 700."
+    assert digits_fit_bracket(good, (512, 1024)) and digits_fit_bracket(good)
+    assert not digits_fit_bracket("between size 512 and 1,024; most likely at about 680.")  # a digit too many
+    assert not digits_fit_bracket("between size 512 and 1,024; most likely at about 400.")  # outside
+    assert digits_fit_bracket("between size 1,024 and 2,048; most likely at about 1,200.")  # 1,000 is outside
+    assert not digits_fit_bracket("crossover ≈ 683", (512, 1024))
+    assert digits_fit_bracket("between 1 and 1,024", (1, 1024))  # the bracket alone always fits

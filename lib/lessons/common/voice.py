@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, SweepAnalysis
-from lib.core.fmt import Sentence, Strong, and_list, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
+from lib.core.fmt import Sentence, Strong, and_list, crossing_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
 from lib.core.rows import Origin
 from lib.recorded.sources import SeriesName, without_days
 
@@ -156,6 +156,16 @@ def close_words(found: Crossover, setting: str, hollow: bool = False) -> str:
     return said
 
 
+def likely_about(found: Crossover | None) -> str | None:
+    """The most likely crossover value as the words and the chart's rule print it (lib.core.fmt.crossing_about
+    over the range the sentence names: the spread's sure range, else the medians' bracket); None where the
+    range is too wide to name one value, or there is no one value."""
+    if found is None or found.kind not in (CrossKind.CROSSES, CrossKind.CROSSES_BACK) or found.x is None:
+        return None
+    low, high = found.sure or found.bracket or (None, None)
+    return crossing_about(found.x, low, high)
+
+
 def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
                        hollow: bool = False) -> Sentence:
     """Who is faster where, read from the points both curves have (never from an extrapolated fit).
@@ -206,8 +216,10 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
         low, high = found.sure or found.bracket
         between = _between(low, high, setting)
-        likely = (f"; most likely at about {fmt_about(found.x)}." if found.x is not None
-                  else ": the medians swap back and forth in between, so no single value can be named.")
+        about = likely_about(found)
+        likely = (f"; most likely at about {about}." if about is not None
+                  else ": the medians swap back and forth in between, so no single value can be named."
+                  if found.x is None else "; the points measured place it no closer.")
         if found.kind == CrossKind.CROSSES:
             return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {between}{likely}{close}",
                        about=found)
@@ -229,10 +241,12 @@ def crossover_brief(found: Crossover | None, setting: str, base: Side, challenge
     kind = found.kind if found is not None else CrossKind.TOO_FEW_POINTS
     if kind in (CrossKind.ONE_DEVICE, CrossKind.TOO_FEW_POINTS):
         return "not enough points on both devices"
-    if kind == CrossKind.CROSSES:
-        return f"≈ {fmt_about(found.x)}"
-    if kind == CrossKind.CROSSES_BACK:
-        return f"{base.unit.value} catches up ≈ {fmt_about(found.x)}"
+    if kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
+        about = likely_about(found)
+        low, high = found.sure or found.bracket or (None, None)
+        where = (f"≈ {about}" if about is not None else f"between {fmt_value(low)} and {fmt_value(high)}"
+                 if low is not None and high is not None else "somewhere in the measured range")
+        return where if kind == CrossKind.CROSSES else f"{base.unit.value} catches up {where}"
     if kind == CrossKind.GPU_WINS:
         return f"{challenger.unit.value} faster from the smallest {setting}"
     if kind == CrossKind.CPU_WINS:

@@ -12,11 +12,23 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import Sentence, age_words, and_list, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
+from lib.core.fmt import (
+    Sentence,
+    about_count,
+    age_words,
+    and_list,
+    fmt_about,
+    fmt_ratio,
+    fmt_s,
+    fmt_value,
+    pct,
+    plural,
+    say,
+)
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.same import same_rows
 from lib.lessons.common.explain import time_split
-from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, versus
+from lib.lessons.common.voice import Side, Unit, crossover_sentence, faster_sentence, legend_side, likely_about, versus
 from lib.lessons.training.view import FAMILIES, View, origins
 from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
@@ -129,7 +141,8 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
         if len(own) < 2:
             continue
         if found.kind == CrossKind.CROSSES and found.x is not None:
-            xs.append(found.x)
+            # a day whose bracket is too wide to name one value (lib.core.fmt.crossing_about) gives its bracket
+            xs += [found.x] if likely_about(found) is not None else list(found.sure or found.bracket or (found.x,))
             crossed += 1
         elif found.crossings and found.crossings[-1][2] == Lead.GPU:  # a tie first, then the GPU takes the lead
             xs += [found.crossings[-1][0], found.crossings[-1][1]]  # between these two points, no closer
@@ -248,9 +261,15 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
     if c >= e:
         return (f"Compiling took {fmt_s(cost)} and the compiled step ({fmt_s(c)}) is no faster than eager "
                 f"({fmt_s(e)}): here it never pays off.")
-    steps = cost / (e - c)
-    return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(e - c)} a step: it pays off after about "
-            f"{plural(round(steps), 'step')}.")
+    if same_rows(eager, compiled):  # the one rule: a saving within the spread counts no steps (issue 37)
+        return (f"Compiling costs {fmt_s(cost)} once; the compiled step ({fmt_s(c)}) saves {fmt_s(e - c)} against "
+                f"eager ({fmt_s(e)}), within the spread of the repeats: too small to count, so no number of steps "
+                "can be said to pay it back.")
+    saved = e - c
+    # the count is known no better than the saving: its relative error is the two spreads' against it
+    rel_err = (spread(eager) + spread(compiled)) / 2 / saved
+    return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(saved)} a step: it pays off after about "
+            f"{plural(about_count(cost / saved, rel_err), 'step')}.")
 
 
 def timeline_title(entry: Mapping[str, Any], label: str) -> str:
