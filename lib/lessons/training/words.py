@@ -17,7 +17,6 @@ from lib.core.fmt import (
     about_count,
     age_words,
     and_list,
-    fmt_about,
     fmt_ratio,
     fmt_s,
     fmt_value,
@@ -141,8 +140,10 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
         if len(own) < 2:
             continue
         if found.kind == CrossKind.CROSSES and found.x is not None:
-            # a day whose bracket is too wide to name one value (lib.core.fmt.crossing_about) gives its bracket
-            xs += [found.x] if likely_about(found) is not None else list(found.sure or found.bracket or (found.x,))
+            # each day's value as its own sentence would print it (lib.core.fmt.crossing_about), or its bracket
+            # where that is too wide to name one value: the range never claims more digits than a day does
+            about = likely_about(found)
+            xs += [float(about.replace(",", ""))] if about is not None else list(found.sure or found.bracket or ())
             crossed += 1
         elif found.crossings and found.crossings[-1][2] == Lead.GPU:  # a tie first, then the GPU takes the lead
             xs += [found.crossings[-1][0], found.crossings[-1][1]]  # between these two points, no closer
@@ -150,7 +151,7 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
     if crossed < 2:
         return None
     return say(f"On the {len(days)} recorded days of ", legend_side(Unit.GPU, gpu_label).called,
-               f", it catches up between {view.axis.label} ~{fmt_about(min(xs))} and ~{fmt_about(max(xs))} (each "
+               f", it catches up between {view.axis.label} ~{fmt_value(min(xs))} and ~{fmt_value(max(xs))} (each "
                "day's curve against the same CPU curve).")
 
 
