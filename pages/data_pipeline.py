@@ -17,7 +17,7 @@ import streamlit as st
 
 from lib.charts import phase_chart, time_chart
 from lib.core.devices import usable_cores
-from lib.core.fmt import pct
+from lib.core.same import RULE_WORDS
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.data_pipeline import screen as feeds
@@ -136,7 +136,7 @@ with scaffold.why("Does the device matter at these settings?") as opened:
         for sentence in sentences:
             st.markdown(sentence)
         if compared:
-            st.caption(f"Epochs within {pct(lesson.SAME_WITHIN)} of each other count as the same. Both devices of that "
+            st.caption(f"{RULE_WORDS} Both devices of that "
                        "comparison come from one machine, because the images are decoded by the CPU that feeds the GPU.")
         for sentence in (feeds.feed_sentence(on), feeds.machines_sentence(on), *feeds.summaries(on)):
             if sentence:

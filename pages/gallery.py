@@ -106,7 +106,9 @@ table = pd.DataFrame(table_rows(machines, comparison))
 st.dataframe(table, hide_index=True, width="stretch", column_order=[c for c in table.columns if c != "key"],
              column_config={"GPU catches up at batch size": st.column_config.NumberColumn(format="%.0f")})
 st.caption("Click a column's header to sort by it. 'GPU catches up at batch size' compares each machine's GPU "
-           "with its own CPU, interpolated between the two measured batch sizes around the crossing.")
+           "with its own CPU, interpolated between the two measured batch sizes around the crossing and rounded to "
+           "the digits they support; it is left empty where they are more than 4× apart (the crossover column gives "
+           "them).")
 
 # -- compare two -----------------------------------------------------------------------------------
 st.header("Compare two machines")

@@ -78,7 +78,8 @@ order = view.order
 
 # -- the first screen: the answer and the time chart -------------------------------------------------------
 top.answer.markdown(timing_answer(view, size))
-crossover_x = onscreen.crossing_x(lesson.crossovers(view)[0])
+analysis = lesson.crossovers(view)[0]
+crossover_x = onscreen.crossing_x(analysis)  # None where the sentence names no value: no rule either
 lines = lesson.time_lines(view, flags["cold"])
 scaffold.chart_or_why(
     top.chart,
@@ -86,7 +87,7 @@ scaffold.chart_or_why(
                x_title="matrix size (rows = columns)", y_title="time per matmul", color_order=order,
                dash_order=lesson.line_names(variant),
                legend_beside=scaffold.embedded(),  # an 800 × 600 frame has width to spare, not height
-               crossover_x=crossover_x, crossover_label=onscreen.crossing_label(crossover_x),
+               crossover_x=crossover_x, crossover_label=onscreen.crossing_label(analysis),
                plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,

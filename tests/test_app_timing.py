@@ -99,7 +99,8 @@ def test_every_control_moves_and_the_url_follows(no_pack):
     assert_view(at)
     md = markdown(at)
     assert f"On **{CPU_LABEL}** at size 256: naive" in md and "synchronised" in md
-    assert "On the CPU synchronising changes nothing" in md
+    # live CPU times drift: the same within the spread, or the gap named as the CPU's own (issue 37)
+    assert "the CPU has done the work by the time the call returns" in md
     assert "the naive timer cannot be shown here" not in md
     assert "the naive timer's lie itself cannot be shown here" in md  # no GPU curve: said plainly
     assert "on the CPU the naive timer is honest" in md

@@ -15,7 +15,7 @@ from app_support import chart_specs, open_page, page_text
 from training_fixture import GPU_NAME, crossover_by_hand, write_packs
 
 from lib.core.crossover import CrossKind, Crossover
-from lib.core.fmt import fmt_about, fmt_value
+from lib.core.fmt import crossing_about, fmt_value
 from lib.lessons.common import voice
 from lib.lessons.training.view import AXES
 from ui.step_story import SPLIT_KEY
@@ -83,7 +83,7 @@ def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
     answer = voice.crossover_sentence(Crossover(CrossKind.CROSSES, x, (lo, hi), (lo, hi), span=(lo, hi)), "batch size",
                                       voice.legend_side(voice.Unit.CPU, SMALL_LABEL),
                                       voice.legend_side(voice.Unit.GPU, GPU_LABEL)).markdown()
-    assert f"between batch size {fmt_value(lo)} and {fmt_value(hi)}; most likely at about {fmt_about(x)}." in answer
+    assert f"between batch size {fmt_value(lo)} and {fmt_value(hi)}; most likely at about {crossing_about(x, lo, hi)}." in answer
     assert at.markdown[0].value == answer  # the first thing on the page, before any control
     assert {GPU_LABEL, SMALL_LABEL, LIVE_LABEL} <= series_in_chart(at)
     assert re.search(r"Measured live on this server (less than a minute|\d+ min) ago:", text)  # its age, never 'just now'

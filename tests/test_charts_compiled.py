@@ -67,7 +67,7 @@ def curve_rows() -> list[dict]:
 
 
 def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
-    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 64.0, 20.0)).to_dict()
+    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 32.0, 20.0)).to_dict()  # a bracket of 4×
     names = {layer["data"]["name"] for layer in chart["layer"]}
     assert names == set(chart["datasets"]) == {"band", "measured", "segments", "solid", "hollow", "crossover_range",
                                                "crossover"}
@@ -110,7 +110,7 @@ def test_a_filled_chart_is_the_spec_altair_writes_with_its_words():
              [{**r, "series": long if r["series"].startswith("GPU") else r["series"]} for r in curve_rows()],
              [r for r in curve_rows() if r["origin"] != "predicted"]]
     for rows in views:
-        chart = curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 64.0, 20.0))
+        chart = curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 32.0, 20.0))
         names = list(dict.fromkeys(sorted((r["series"] for r in rows), key=lambda n: (not n.startswith("CPU"), n))))
         y_title = chart.words[next(k for k in chart.words if k.endswith("y title"))]
         written = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),
@@ -152,7 +152,7 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
     from lib.charts.provenance import LAYERS, curve_layers
     from lib.charts.theme import series_colors, wrap_expr
 
-    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 64.0, 20.0))
+    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 32.0, 20.0))
     names = list(dict.fromkeys(r["series"] for r in curve_rows()))
     built = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),  # every layer
                                      styles=("measured", "predicted"), height=300, legend="bottom"),
@@ -168,7 +168,7 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
 
 def test_views_whose_drawn_layers_differ_share_one_compiled_spec():
     rows = curve_rows()
-    curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 64.0, 20.0))
+    curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 32.0, 20.0))
     before = _curve_spec.cache_info()
     no_cross = curve_chart(rows, "batch_size", ticks=[1, 8, 64])
     no_band = curve_chart([{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows], "batch_size",

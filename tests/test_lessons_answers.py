@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lib.core.crossover import CrossKind
-from lib.core.fmt import Strong, say
+from lib.core.fmt import Strong, fmt_value, say
 from lib.core.rows import Origin
 from lib.lessons.common import answers, onscreen, voice
 from lib.lessons.data_pipeline import screen as feeds
@@ -204,9 +204,17 @@ def shipped():
 def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
     comparison = gallery_comparison(shipped)
     text = gallery_answer(shipped, comparison)
-    assert text.startswith("The GPUs here catch up with their own CPUs between batch size ≈ ")
-    assert "NVIDIA H200 · shipped" in text and "NVIDIA H100 80GB HBM3 · shipped" in text and text.endswith(
-        "2 machines in all.")
+    # issue 37: the shipped gallery sweeps step 16× (256 to 4,096), too wide to name one value ('≈ 1,100' was)
+    found = [comparison.crossovers[m.line] for m in shipped]
+    if any(voice.likely_about(c) is None for c in found):
+        lows, highs = zip(*(c.sure for c in found))
+        assert text == (f"The GPUs here catch up with their own CPUs between batch size {fmt_value(min(lows))} and "
+                        f"{fmt_value(max(highs))} on all 2 machines that cross; the batch sizes measured do not place "
+                        "each of them closer.")
+    else:
+        assert text.startswith("The GPUs here catch up with their own CPUs between batch size ≈ ")
+        assert "NVIDIA H200 · shipped" in text and "NVIDIA H100 80GB HBM3 · shipped" in text and text.endswith(
+            "2 machines in all.")
     one = [m for m in shipped if m.line == "NVIDIA H200 · shipped"]  # whatever the order of the shipped files
     only = gallery_comparison(one)
     assert only.crossovers["NVIDIA H200 · shipped"].kind == CrossKind.CROSSES

@@ -33,7 +33,12 @@ def test_one_chart_picks_the_first_pack_with_both_devices():
     assert chart.cpu_label == "cpu (recorded on NVIDIA H200, 2026-11-21)"
     assert chart.gpu_label == "cuda:0 (recorded on NVIDIA H200, 2026-11-21)"
     assert all(math.isclose(r["epoch_iqr_s"], r["iqr_s"] * STEPS) for r in chart.rows)
-    assert 1 < chart.crossover_x < 1024
+    # issue 37: 1 to 1,024 is too wide a bracket to name one value: the chart draws no rule where the words name none
+    assert chart.analysis.measured.kind == "crosses" and 1 < chart.analysis.measured.x < 1024
+    assert chart.crossover_x is None
+    narrow = home.one_chart([pack([row("cpu", 256, 1e-3), row("cuda:0", 256, 4e-3), row("cpu", 1024, 1.0),
+                                   row("cuda:0", 1024, 0.1)])], MLP)
+    assert 256 < narrow.crossover_x < 1024
 
 
 def test_steps_without_epochs_are_drawn_per_step():

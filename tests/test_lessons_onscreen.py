@@ -86,7 +86,7 @@ def test_repeats_and_crossing_read_the_rows():
     assert onscreen.repeats_span(rows[:1]) == "3" and onscreen.repeats_span(rows[2:]) is None
     crossing = [row("cpu", 64, 1e-4), row("cuda:0", 64, 1e-3), row("cpu", 256, 1e-2), row("cuda:0", 256, 1e-3)]
     x = onscreen.crossing_x(analyse_rows(crossing, "size"))
-    assert 64 < x < 256 and onscreen.crossing_label(x).startswith("crossover ≈ ")
+    assert 64 < x < 256 and onscreen.crossing_label(analyse_rows(crossing, "size")).startswith("crossover ≈ ")
     assert onscreen.crossing_x(None) is None and onscreen.crossing_label(None) is None
 
 

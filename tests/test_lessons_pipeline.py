@@ -136,7 +136,7 @@ def test_the_words_say_whether_the_device_matters():
     assert "DataLoader workers" not in feeds._loading_fix({"num_workers": 4})
     assert feeds.machines_sentence(screen(rows=[])) is None
     (images, tensors) = feeds.summaries(screen())
-    assert "within 20% of each other at every one of the 2 batch size values" in images
+    assert "count as the same at every one of the 2 batch size values" in images
 
 
 def test_missing_note_and_the_recorded_sweeps_offered_instead():

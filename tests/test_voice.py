@@ -109,14 +109,17 @@ def test_a_curve_is_named_from_its_typed_series_not_its_text():
         "the NVIDIA H200 machine's CPU")
 
 
-@pytest.mark.parametrize(("x", "text"), [(683.4, "680"), (1234.0, "1,200"), (6.56, "6.6"), (0.0123, "0.012")])
-def test_a_crossover_value_has_two_significant_digits_everywhere(x, text):
+@pytest.mark.parametrize(("x", "text", "said"), [(683.4, "680", "700"), (1234.0, "1,200", "1,000"), (6.56, "6.6", "7"),
+                                                 (0.0123, "0.012", "0.01")])
+def test_a_crossover_value_has_only_the_digits_its_bracket_supports_everywhere(x, text, said):
+    """fmt_about keeps two digits; a crossover in words has one where its bracket (here x/2 to 2x, a
+    factor 4) holds the one-digit value (issue 37), the same in a sentence and a table cell."""
     assert fmt_about(x) == text
     found = Crossover(CrossKind.CROSSES, x, (x / 2, x * 2), (x / 2, x * 2), span=(x / 2, x * 2))
-    assert f"most likely at about {text}." in crossover_sentence(found, "size", CPU, GPU).plain()
+    assert f"most likely at about {said}." in crossover_sentence(found, "size", CPU, GPU).plain()
     assert crossover_words(Comparison("mlp", "batch_size", {}, [], {"m": found}),
                            GalleryMachine("1", "m", "", "", "", "", rows=[
-                               {"device": "cuda:0", "status": "ok", "median_s": 1.0}]))[1] == f"≈ {text}"
+                               {"device": "cuda:0", "status": "ok", "median_s": 1.0}]))[1] == f"≈ {said}"
 
 
 def test_sentence_is_a_value():

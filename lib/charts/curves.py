@@ -149,7 +149,7 @@ def crossover_layers(crossover_x: float | None, label: str | None = None,
     a narrow chart does not cut it off."""
     if crossover_x is None or not math.isfinite(crossover_x):
         return []
-    label = label or f"crossover ≈ {fmt_about(crossover_x)}"  # the two significant digits of the sentences
+    label = label or f"crossover ≈ {fmt_about(crossover_x)}"  # callers with a bracket pass crossing_label's
     right = in_right_part(crossover_x, xs)
     mark = alt.Chart(pd.DataFrame({"x": [float(crossover_x)], "label": [label]}))
     return [

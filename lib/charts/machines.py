@@ -20,7 +20,7 @@ import pandas as pd
 from lib.charts.curves import in_right_part
 from lib.charts.theme import AXIS_TICK_FORMAT, kind_colors, legend, log_ticks, sized, time_unit
 from lib.core.crossover import CrossKind
-from lib.core.fmt import fmt_about
+from lib.lessons.common.voice import likely_about
 from lib.lessons.your_results.compare import Comparison, curve_name
 
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
@@ -111,11 +111,12 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
     machines = list(dict.fromkeys(plot["machine"]))
     for i, machine in enumerate(m for m in machines if m in comparison.crossovers):
         cross = comparison.crossovers[machine]
-        if cross.kind != CrossKind.CROSSES or cross.x is None or not math.isfinite(cross.x):
+        about = likely_about(cross)  # the sentence's value, or no rule where the sentence names none
+        if cross.kind != CrossKind.CROSSES or cross.x is None or not math.isfinite(cross.x) or about is None:
             continue
         gpu = next((c for c in curves if c.endswith(f" · {machine}") and not c.startswith("CPU")), None)
         hue = colour_of.get(gpu, "#d62728")
-        label = f"crossover ≈ {fmt_about(cross.x)}"
+        label = f"crossover ≈ {about}"
         mark = alt.Chart(pd.DataFrame({"machine": [machine], "x": [float(cross.x)], "label": [label]}))
         layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color=hue).encode(
             x="x:Q", tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))

@@ -22,7 +22,7 @@ import pandas as pd
 
 from lib.charts.compiled import FilledChart, blank, compiled, drawn_layers
 from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit, wrap_expr
-from lib.core.fmt import fmt_about
+from lib.core.fmt import crossing_about
 from lib.core.rows import Origin
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
@@ -110,8 +110,9 @@ def curve_chart(
     }
     if low is not None and high is not None and high > low:
         data["crossover_range"] = [{"a": float(low), "b": float(high)}]
-    if x_likely is not None:
-        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {fmt_about(x_likely)}"}]
+    # the rule and its label print the sentence's value (crossing_about), and only where the sentence names one
+    if (about := crossing_about(x_likely, low, high)) is not None:
+        data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {about}"}]
     shape = _CurveShape(
         x_title=x_title or x, curves=len(names),
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),

@@ -126,6 +126,48 @@ def fmt_about(x: float) -> str:
     return fmt_num(float(f"{x:.{ABOUT_DIGITS}g}"), ABOUT_DIGITS) if x >= 1 else fmt_num(x, ABOUT_DIGITS)
 
 
+def round_sig(x: float, sig: int) -> float:
+    """x rounded to `sig` significant digits: round_sig(683.4, 1) == 700.0."""
+    return float(f"{float(x):.{sig}g}")
+
+
+# A crossover's bracket (the measured values either side of it, as its sentence names them) wider than
+# this factor names no most likely value: two doublings of the power-of-two grids the pages sweep; past
+# them the value interpolated between two far-apart medians is a guess the measurements do not back.
+WIDE_BRACKET = 4.0
+
+
+def crossing_about(x: float | None, low: float | None = None, high: float | None = None) -> str | None:
+    """The most likely crossover value with only the digits its bracket (low, high) supports, as every
+    sentence, table cell and chart rule prints it; None where none may be named: the bracket spans more
+    than WIDE_BRACKET, or no rounding of at most ABOUT_DIGITS significant digits lands inside it. One
+    significant digit, two where one would fall outside the bracket: 'about 700' between 512 and 1,024
+    (never 683), 'about 1,200' between 1,024 and 2,048. Without a bracket: fmt_about's two digits."""
+    if x is None or not math.isfinite(x) or x <= 0:
+        return None
+    if low is None or high is None or low <= 0:
+        return fmt_about(x)
+    lo, hi = sorted((float(low), float(high)))
+    if hi / lo > WIDE_BRACKET:
+        return None
+    for sig in range(1, ABOUT_DIGITS + 1):
+        value = round_sig(x, sig)
+        if lo <= value <= hi:
+            return fmt_num(value, sig) if value < 1 else fmt_value(int(value) if value.is_integer() else value)
+    return None
+
+
+# A count read off measured times names its second significant digit only when it is known to better
+# than this (its relative error, from the spreads): the second digit of 21,072 is a tenth of it.
+COUNT_FINE = 0.1
+
+
+def about_count(n: float, rel_err: float = 1.0) -> int:
+    """A count read off measured times ('pays off after about 20,000 steps'), rounded to one significant
+    digit, two where its relative error is under COUNT_FINE; never below 1."""
+    return max(1, int(round_sig(max(n, 1.0), 2 if rel_err < COUNT_FINE else 1)))
+
+
 # -- a sentence, typed until it meets its edge -----------------------------------------------------------
 class Strong(str):
     """A part of a sentence shown in bold on a page (a curve's legend name, the verdict); plain in the CLI."""

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import CrossKind, SweepAnalysis
-from lib.core.fmt import fmt_about, fmt_value, plural
+from lib.core.fmt import fmt_value, plural
 from lib.core.rows import Status, is_ok
 from lib.core.workload import Workload
+from lib.lessons.common.voice import likely_about
 from lib.recorded.sources import (
     GpuSource,
     cpu_text,
@@ -155,13 +156,19 @@ def series_order(rows: Sequence[dict], machine: str | None) -> list[str]:
 
 
 def crossing_x(analysis: SweepAnalysis | None) -> float | None:
-    """Where the measured curves cross (for the chart's rule), or None when they do not."""
-    return analysis.measured.x if analysis is not None and analysis.measured.kind == CrossKind.CROSSES else None
+    """Where the measured curves cross (for the chart's rule), or None when they do not, or where the
+    sentence names no value there (a bracket too wide: lib.core.fmt.crossing_about)."""
+    if analysis is None or analysis.measured.kind != CrossKind.CROSSES:
+        return None
+    return analysis.measured.x if crossing_label(analysis) is not None else None
 
 
-def crossing_label(x: float | None) -> str | None:
-    """The rule's label, with the same two significant digits as the sentences: 'crossover ≈ 1,200'."""
-    return f"crossover ≈ {fmt_about(x)}" if x is not None else None
+def crossing_label(analysis: SweepAnalysis | None) -> str | None:
+    """The rule's label, with the sentence's own digits (voice.likely_about): 'crossover ≈ 700'."""
+    if analysis is None or analysis.measured.kind != CrossKind.CROSSES:
+        return None
+    about = likely_about(analysis.measured)
+    return f"crossover ≈ {about}" if about is not None else None
 
 
 def repeats_span(rows: Iterable[dict]) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_bytes, fmt_s
 from lib.core.rows import is_ok
+from lib.core.same import same_rows
 from lib.lessons.common.verdict import FIX_WORDS, Fix, rate_bytes
 from lib.recorded.ceilings import Ceilings
 from lib.workloads import execution
@@ -40,7 +41,7 @@ def switch_sentence(row: Mapping[str, Any], plain: Mapping[str, Any] | None, lab
         return None
     t, base = float(row["median_s"]), float(plain["median_s"])
     head = f"**{label}**: one step takes {fmt_s(t)} with {what}, against {fmt_s(base)} for the same step without it"
-    if abs(t - base) <= float(row.get("iqr_s") or 0) + float(plain.get("iqr_s") or 0):
+    if same_rows(row, plain):  # the one rule (lib.core.same), each step's own spread
         return f"{head}: within their spread, so here the switch costs about nothing."
     if t < base:
         return f"{head}: faster with it, so here the switch costs nothing."

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, SweepAnalysis
-from lib.core.fmt import Sentence, Strong, and_list, fmt_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
+from lib.core.fmt import Sentence, Strong, and_list, crossing_about, fmt_ratio, fmt_s, fmt_times, fmt_value, plural, say
 from lib.core.rows import Origin
 from lib.recorded.sources import SeriesName, without_days
 
@@ -167,6 +167,16 @@ def _noisy_only(found: Crossover) -> Crossover:
                      doubtful=found.doubtful, doubtful_cpu=found.doubtful_cpu, doubtful_gpu=found.doubtful_gpu)
 
 
+def likely_about(found: Crossover | None) -> str | None:
+    """The most likely crossover value as the words and the chart's rule print it (lib.core.fmt.crossing_about
+    over the range the sentence names: the spread's sure range, else the medians' bracket); None where the
+    range is too wide to name one value, or there is no one value."""
+    if found is None or found.kind not in (CrossKind.CROSSES, CrossKind.CROSSES_BACK) or found.x is None:
+        return None
+    low, high = found.sure or found.bracket or (None, None)
+    return crossing_about(found.x, low, high)
+
+
 def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
                        hollow: bool = False, notes: bool = True) -> Sentence:
     """Who is faster where, read from the points both curves have (never from an extrapolated fit).
@@ -223,8 +233,10 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
         low, high = found.sure or found.bracket
         between = _between(low, high, setting)
-        likely = (f"; most likely at about {fmt_about(found.x)}." if found.x is not None
-                  else ": the medians swap back and forth in between, so no single value can be named.")
+        about = likely_about(found)
+        likely = (f"; most likely at about {about}." if about is not None
+                  else ": the medians swap back and forth in between, so no single value can be named."
+                  if found.x is None else "; the points measured place it no closer.")
         if found.kind == CrossKind.CROSSES:
             return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {between}{likely}{close}",
                        about=found)
@@ -246,10 +258,12 @@ def crossover_brief(found: Crossover | None, setting: str, base: Side, challenge
     kind = found.kind if found is not None else CrossKind.TOO_FEW_POINTS
     if kind in (CrossKind.ONE_DEVICE, CrossKind.TOO_FEW_POINTS):
         return "not enough points on both devices"
-    if kind == CrossKind.CROSSES:
-        return f"≈ {fmt_about(found.x)}"
-    if kind == CrossKind.CROSSES_BACK:
-        return f"{base.unit.value} catches up ≈ {fmt_about(found.x)}"
+    if kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
+        about = likely_about(found)
+        low, high = found.sure or found.bracket or (None, None)
+        where = (f"≈ {about}" if about is not None else f"between {fmt_value(low)} and {fmt_value(high)}"
+                 if low is not None and high is not None else "somewhere in the measured range")
+        return where if kind == CrossKind.CROSSES else f"{base.unit.value} catches up {where}"
     if kind == CrossKind.GPU_WINS:
         return f"{challenger.unit.value} faster from the smallest {setting}"
     if kind == CrossKind.CPU_WINS:
@@ -278,11 +292,11 @@ class Versus:
 
 def versus(a: Side, a_s: float, b: Side, b_s: float, *, spread_s: float = 0.0, tie: bool | None = None) -> Versus:
     """a against b (a wins an exact tie). A tie by the one noise rule (lib.core.noise.is_tie): the gap
-    is within `spread_s` (each side's IQR up to it) and under its ratio, unless the caller decided it
-    (`tie`, from the same rule with each side's own spread)."""
+    is within `spread_s` (each side's IQR up to it; 0: the two times alone) and under its ratio, unless
+    the caller decided it (`tie`, from the same rule with each side's own spread)."""
     fast, fast_s, slow, slow_s = (a, a_s, b, b_s) if a_s <= b_s else (b, b_s, a, a_s)
     return Versus(fast, fast_s, slow, slow_s, spread_s,
-                  tie if tie is not None else spread_s > 0 and noise.is_tie(a_s, b_s, spread_s, spread_s))
+                  tie if tie is not None else noise.is_tie(a_s, b_s, spread_s, spread_s))
 
 
 def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these settings") -> Sentence:
@@ -300,17 +314,17 @@ def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these 
                f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.", about=v)
 
 
-def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, even: float = 1.0) -> str:
+def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, tie: bool = False) -> str:
     """challenger's time ÷ base's time in words: 'the GPU takes 1.98× as long as the CPU', 'the GPU is
-    3.25× as fast as the CPU', or within `even` of 1 either way 'the two are about even'."""
+    3.25× as fast as the CPU', or, where the one rule calls the two times the same (`tie`: the caller
+    asked lib.core.same with the spreads it has), 'the two are about even'. No threshold of its own."""
     take, be = ("took", "was") if past else ("takes", "is")
-    if ratio == even == 1.0:
-        return f"{challenger.noun} and {base.noun} {'took' if past else 'take'} the same time"
-    if ratio > even:
+    if tie or ratio == 1.0:
+        return (f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} "
+                f"time = {fmt_times(ratio)})")
+    if ratio > 1.0:
         return f"{challenger.noun} {take} {fmt_times(ratio)} as long as {base.noun}"
-    if ratio < 1 / even:
-        return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"
-    return f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} time = {fmt_times(ratio)})"
+    return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"
 
 
 def lead_words(v: Versus, what: str) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from lib.core.fmt import fmt_s, pct
 from lib.core.rows import is_ok
+from lib.core.same import same_rows
 from lib.lessons.common import voice
 from lib.lessons.data_pipeline.screen import Screen as PipelineScreen
-from lib.lessons.data_pipeline.view import SAME_WITHIN, epoch_gap
 
 
 def pipeline_answer(on: PipelineScreen) -> str:
@@ -20,7 +20,7 @@ def pipeline_answer(on: PipelineScreen) -> str:
     cpu, gpu = on.pair("images")
     if is_ok(cpu) and is_ok(gpu):
         c, g = float(cpu["median_s"]), float(gpu["median_s"])
-        if epoch_gap(c, g) < SAME_WITHIN:
+        if same_rows(cpu, gpu):  # the one rule, each row's own spread
             return (f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
                     f"{fmt_s(c)} on the CPU and {fmt_s(g)} on the GPU of the same machine.")
         lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")

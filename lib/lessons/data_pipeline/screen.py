@@ -10,6 +10,7 @@ from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
 from lib.core.request import LiveRequest
 from lib.core.rows import is_ok
+from lib.core.same import same_rows
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import log_grid, rows_at
 from lib.lessons.data_pipeline.view import (
@@ -262,7 +263,8 @@ def machines_sentence(on: Screen) -> str | None:
     if not (is_ok(here) and is_ok(cpu)):
         return None
     ratio = here["median_s"] / cpu["median_s"]
-    how = f"{fmt_ratio(ratio)} as long" if ratio >= 1 else f"{fmt_ratio(1 / ratio)} as fast"
+    how = ("the same within the spread" if same_rows(here, cpu)  # the one rule (lib.core.same)
+           else f"{fmt_ratio(ratio)} as long" if ratio >= 1 else f"{fmt_ratio(1 / ratio)} as fast")
     share = loading_share(gpu)
     paced = (f" Loading is {pct(share)} of the timed phases on the recorded GPU too: with images, the CPU that "
              "decodes them sets the GPU's pace." + _loading_fix(gpu) if share is not None and share >= MOSTLY else "")
@@ -280,7 +282,7 @@ def _loading_fix(row: Mapping[str, Any]) -> str:
 
 
 def summaries(on: Screen) -> list[str]:
-    """Per feed, across the points on screen: where the two devices of one machine stay within SAME_WITHIN."""
+    """Per feed, across the points on screen: where the two devices of one machine count as the same (lib.core.same)."""
     out = []
     for feed, words in SOURCES.items():
         cpu, gpu = on.pair(feed)

@@ -19,6 +19,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.rows import is_ok
+from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import live_sweep
 from lib.workloads import get_workload
@@ -51,8 +52,6 @@ DEFAULTS = {**{key: default for key, (_, _, default, _) in AXES.items()}, "model
 POINTS = 3  # live points per sweep: a small server times three epochs' worth per feed
 # Settings the page does not offer: a recorded sweep it can show leaves them at the workload's defaults.
 NOT_ON_PAGE = ("data", "normalize", "optimizer", "lr", "shuffle", "seed", "persistent_workers")
-# Two epochs within this fraction of the slower one count as "the same": the device does not matter.
-SAME_WITHIN = 0.20
 # Loading is "most of the epoch" from this share on.
 MOSTLY = 0.5
 
@@ -145,23 +144,23 @@ def epoch_gap(a_s: float, b_s: float) -> float:
 
 
 def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_label: str, gpu_label: str,
-                    source: str, *, within: float = SAME_WITHIN) -> str | None:
+                    source: str) -> str | None:
     """Does the device matter for one epoch of `source`? Both rows must come from one machine (the
-    same host CPU decodes the images for both). None when either row was not measured."""
+    same host CPU decodes the images for both). None when either row was not measured. The same
+    epoch by the one rule (lib.core.same, each row's own spread), never a threshold of this page's."""
     if not (is_ok(cpu) and is_ok(gpu)):
         return None
     c, g = float(cpu["median_s"]), float(gpu["median_s"])
     gap = epoch_gap(c, g)
-    spread = max(_num(cpu, "iqr_s") or 0.0, _num(gpu, "iqr_s") or 0.0)
     c_share, g_share = loading_share(cpu), loading_share(gpu)
     shares = ""
     if c_share is not None and g_share is not None:
         shares = (f"loading is {pct(c_share)} of the timed phases on **{cpu_label}** and {pct(g_share)} on "
                   f"**{gpu_label}**")
     times = f"{fmt_s(c)} per epoch on the CPU, {fmt_s(g)} on the GPU"
-    if gap < within or abs(c - g) <= spread:
-        how = ("by under 1%" if gap < 0.01 else f"by only {pct(gap)}" if gap < within
-               else f"by {pct(gap)}, less than the spread of the repeats (the error bars)")
+    if same_rows(cpu, gpu):
+        how = ("by under 1%" if gap < 0.01 else f"by only {pct(gap)}" if same_time(c, g)
+               else f"by {pct(gap)}, within the spread of the repeats (the error bars)")
         if shares and min(c_share, g_share) >= MOSTLY:
             return (f"With the {source}, **the device does not matter**: {shares}, and the two epochs differ {how} "
                     f"({times}).")
@@ -197,7 +196,7 @@ def ceiling_sentence(row: dict[str, Any] | None, label: str, source: str) -> str
     if loading >= epoch:
         return text + ("Loading alone took as long as the whole epoch: a device that trained in no time at all "
                        "would save nothing measurable here, so **the device cannot matter**.")
-    if saved < SAME_WITHIN:
+    if same_time(epoch, floor, float(row.get("iqr_s") or 0.0)):  # no device could make it a different time
         return text + (f"A device that trained in no time at all would still need about {fmt_s(floor)} per epoch, "
                        f"at most {pct(saved)} less: **here the device can hardly matter**.")
     rest = rest_s(row)
@@ -207,17 +206,17 @@ def ceiling_sentence(row: dict[str, Any] | None, label: str, source: str) -> str
 
 
 def sweep_summary(rows: Sequence[dict[str, Any]], over: str, over_label: str, source: str, cpu_device: str,
-                  gpu_device: str, *, within: float = SAME_WITHIN) -> str | None:
-    """Across the points on screen: at how many do the two devices' epochs stay within `within`."""
-    by_x: dict[Any, dict[str, float]] = {}
+                  gpu_device: str) -> str | None:
+    """Across the points on screen: at how many are the two devices' epochs the same (lib.core.same)."""
+    by_x: dict[Any, dict[str, dict[str, Any]]] = {}
     for row in rows:
         if is_ok(row) and row.get("device") in (cpu_device, gpu_device) and row.get(over) is not None:
-            by_x.setdefault(row[over], {})[row["device"]] = float(row["median_s"])
-    both = sorted((x, d) for x, d in by_x.items() if len(d) == 2)
+            by_x.setdefault(row[over], {})[row["device"]] = row
+    both = sorted(((x, d) for x, d in by_x.items() if len(d) == 2), key=lambda p: p[0])
     if not both:
         return None
-    same = [x for x, d in both if epoch_gap(d[cpu_device], d[gpu_device]) < within]
-    gaps = [(x, d[gpu_device] / d[cpu_device]) for x, d in both]
+    same = [x for x, d in both if same_rows(d[cpu_device], d[gpu_device])]
+    gaps = [(x, float(d[gpu_device]["median_s"]) / float(d[cpu_device]["median_s"])) for x, d in both]
     lo = min(gaps, key=lambda p: p[1])
     hi = max(gaps, key=lambda p: p[1])
     n = len(both)
@@ -225,12 +224,12 @@ def sweep_summary(rows: Sequence[dict[str, Any]], over: str, over_label: str, so
     if same and len(same) < n:
         where = f" ({over_label} {', '.join(fmt_value(x) for x in same)})"
     count = ("at every one of the" if len(same) == n else "at none of the" if not same else f"at {len(same)} of the")
-    if hi[1] / lo[1] < 1.05:
+    if same_time(lo[1], hi[1]):
         span = f"GPU time ÷ CPU time stays at about {fmt_times(lo[1])}"
     else:
         span = (f"GPU time ÷ CPU time runs from {fmt_times(lo[1])} at {fmt_value(lo[0])} to {fmt_times(hi[1])} "
                 f"at {fmt_value(hi[0])}")
-    return (f"With the {source}, the CPU's and GPU's epochs are within {pct(within)} of each other {count} {n} "
+    return (f"With the {source}, the CPU's and GPU's epochs count as the same {count} {n} "
             f"{over_label} values measured on both{where}; {span}.")
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lib.core.fmt import Strong, fmt_about, say
+from lib.core.fmt import Strong, fmt_value, say
 from lib.core.rows import is_ok
-from lib.lessons.common.voice import crossover_sentence
+from lib.lessons.common.voice import crossover_sentence, likely_about
 from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, GalleryMachine, crossover_words
 from lib.lessons.your_results import compare
 from lib.recorded.uploads import plain
@@ -26,9 +26,19 @@ def gallery_answer(machines: Sequence[GalleryMachine], comparison: compare.Compa
         return (f"On none of the {len(with_gpu)} machines with a GPU here do the GPU and its own CPU cross within the "
                 "batch sizes measured; the table says who is faster.")
     found.sort(key=lambda xm: xm[0])
-    (lo, first), (hi, last) = found[0], found[-1]
+    (_, first), (_, last) = found[0], found[-1]
     if len(found) == 1:
         return (say("On ", Strong(plain(first.line)), ", ")
                 + crossover_sentence(comparison.crossovers[first.line], "batch size", OWN_CPU, OWN_GPU)).markdown()
-    return (f"The GPUs here catch up with their own CPUs between batch size ≈ {fmt_about(lo)} "
-            f"(**{plain(first.line)}**) and ≈ {fmt_about(hi)} (**{plain(last.line)}**), {len(found)} machines in all.")
+
+    named = [likely_about(comparison.crossovers[m.line]) for _, m in (found[0], found[-1])]
+    if None not in named:
+        return (f"The GPUs here catch up with their own CPUs between batch size ≈ {named[0]} "
+                f"(**{plain(first.line)}**) and ≈ {named[1]} (**{plain(last.line)}**), {len(found)} machines in all.")
+    # a bracket too wide to name one value (lib.core.fmt.crossing_about): the brackets' span, and no ranking by it
+    brackets = [comparison.crossovers[m.line].sure or comparison.crossovers[m.line].bracket for _, m in found]
+    lows, highs = [b[0] for b in brackets if b and b[0] is not None], [b[1] for b in brackets if b and b[1] is not None]
+    span = (f"between batch size {fmt_value(min(lows))} and {fmt_value(max(highs))}" if lows and highs
+            else "within the batch sizes measured")
+    return (f"The GPUs here catch up with their own CPUs {span} on all {len(found)} machines that cross; the batch "
+            "sizes measured do not place each of them closer.")

@@ -24,7 +24,7 @@ import pandas as pd
 from lib.core.crossover import CrossKind
 from lib.core.results import ROW_FIELDS
 from lib.core.rows import is_ok
-from lib.lessons.common.voice import Side, Unit, crossover_brief
+from lib.lessons.common.voice import Side, Unit, crossover_brief, likely_about
 from lib.lessons.your_results.compare import Comparison, compare_machines
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
 from lib.recorded.uploads import gpu_names
@@ -104,11 +104,13 @@ def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None
     rows = []
     for m in machines:
         x, words = crossover_words(comparison, m)
+        # the number shown is the words' own (lib.core.fmt.crossing_about), none where they give a bracket
+        about = likely_about(comparison.crossovers.get(m.line)) if x is not None and comparison else None
         rows.append({
             "entry": "shipped" if m.shipped else f"#{m.key}",
             "named by": m.named_by,
             "GPU or CPU": m.hardware,
-            "GPU catches up at batch size": x,
+            "GPU catches up at batch size": float(about.replace(",", "")) if about else None,
             "crossover": words,
             "devices": m.devices,
             "torch": m.torch,
@@ -158,7 +160,8 @@ def speedup_frame(comparison: Comparison | None) -> pd.DataFrame:
 def crossover_points(comparison: Comparison | None) -> pd.DataFrame:
     """Where each machine's speed-up line crosses 1 (machine, x)."""
     points = [{"machine": m, "x": float(c.x)} for m, c in (comparison.crossovers.items() if comparison else [])
-              if c.kind == CrossKind.CROSSES and c.x is not None and math.isfinite(c.x)]
+              if c.kind == CrossKind.CROSSES and c.x is not None and math.isfinite(c.x)
+              and likely_about(c) is not None]  # a mark only where the words name a value (issue 37)
     return pd.DataFrame(points, columns=["machine", "x"])
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from lib.core.crossover import SweepAnalysis, analyse_rows, curve_doubt
 from lib.core.fmt import Sentence, fmt_ratio, fmt_s, fmt_value, plural
 from lib.core.rows import Origin, is_ok
+from lib.core.same import same_rows
 from lib.core.workload import Workload
 from lib.lessons.common import onscreen, voice
 from lib.lessons.training import view as T
@@ -126,26 +127,31 @@ def one_chart(packs: Iterable[dict[str, Any] | None], workload: Workload) -> One
     return None
 
 
-def verdict(cpu_s: float, gpu_s: float) -> str:
-    """'the GPU takes 1.98× as long as the CPU (7.82 s against 3.96 s)' / '… is 3.25× as fast …' / 'both take …'."""
+def verdict(cpu_s: float, gpu_s: float, tie: bool = False) -> str:
+    """'the GPU takes 1.98× as long as the CPU (7.82 s against 3.96 s)' / '… is 3.25× as fast …' / 'both take …';
+    'the two are about even' where the one rule calls them the same (`tie`, lib.core.same with their spreads)."""
     if gpu_s == cpu_s:
         return f"both take {fmt_s(gpu_s)}"
-    return f"{voice.ratio_words(voice.GPU, voice.CPU, gpu_s / cpu_s)} ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
+    return f"{voice.ratio_words(voice.GPU, voice.CPU, gpu_s / cpu_s, tie=tie)} ({fmt_s(gpu_s)} against {fmt_s(cpu_s)})"
 
 
 def ends_sentence(chart: OneChart) -> str | None:
     """Both ends of the curve in words, at the smallest and largest value measured on both devices."""
     gpu = chart.analysis.gpu_device
-    by_x: dict[Any, dict[str, float]] = {}
+    by_x: dict[Any, dict[str, dict[str, Any]]] = {}
     for r in chart.rows:
         if is_ok(r, chart.y):
-            by_x.setdefault(r[chart.over], {})[r["device"]] = r[chart.y]
+            by_x.setdefault(r[chart.over], {})[r["device"]] = r
     both = sorted(x for x, d in by_x.items() if "cpu" in d and len(d) == 2)
     if not both or not gpu:
         return None
     lo, hi = both[0], both[-1]
-    return (f"At {chart.setting} {fmt_value(lo)}, {verdict(by_x[lo]['cpu'], by_x[lo][gpu])}; "
-            f"at {fmt_value(hi)}, {verdict(by_x[hi]['cpu'], by_x[hi][gpu])}.")
+
+    def at(x: Any) -> str:
+        cpu, other = by_x[x]["cpu"], by_x[x][gpu]
+        return verdict(cpu[chart.y], other[chart.y], same_rows(cpu, other, chart.y))
+
+    return f"At {chart.setting} {fmt_value(lo)}, {at(lo)}; at {fmt_value(hi)}, {at(hi)}."
 
 
 GRAPH = "cuda_graph"
@@ -251,8 +257,10 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
         each = "per epoch" if chart.y == "epoch_s" else "a step"
         apart = (f" (the graph recorded {graph['recorded_on']}, eager {eager['recorded_on']})"
                  if graph["recorded_on"] != eager["recorded_on"] else "")
+        how = ("the same within the spread of the repeats" if same_rows(eager, graph, chart.y)
+               else f"{fmt_ratio(e / g)} as fast" if g < e else f"{fmt_ratio(g / e)} as long")
         said = said + (f" At {chart.setting} {fmt_value(batch)} it takes {fmt_s(g)} {each} against {fmt_s(e)} "
-                       f"eager{apart}: {fmt_ratio(e / g)} as fast.")
+                       f"eager{apart}: {how}.")
     return said + f" The Training page's “{T.MODES_TITLE}” compares every mode."
 
 

@@ -18,11 +18,12 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lib.core.crossover import Crossover, find_crossover
+from lib.core.crossover import Crossover, find_crossover, spread
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, and_list, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status, is_ok
+from lib.core.same import same_rows
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import live_sweep
@@ -251,7 +252,7 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if is_ok(by.get((o, at)))), key=lambda t: t[1])
     prefix = ("" if at == val else f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, "
               "the largest val where it was, ")
-    if best >= loop:
+    if best >= loop or same_rows(by[("loop", at)], by[(best_m, at)]):  # the one rule, with both spreads
         text = (f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
                 f"({LABEL[best_m]}: {fmt_s(best)}).")
     else:
@@ -268,10 +269,13 @@ def _times(rows: Sequence[dict[str, Any]], method: str, series: str) -> dict[int
 
 def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
                      ) -> tuple[Crossover, list[int]]:
-    """lib.core.crossover.find_crossover over the vals where the method was timed on both devices."""
-    cpu, gpu = _times(rows, method, cpu_series), _times(rows, method, gpu_series)
+    """lib.core.crossover.find_crossover over the vals where the method was timed on both devices, with
+    each point's spread (the one noise rule calls a gap within it too close to call)."""
+    cpu, gpu = ({int(r["val"]): r for r in rows if r.get("series") == s and r["method"] == method and is_ok(r)}
+                for s in (cpu_series, gpu_series))
     common = sorted(set(cpu) & set(gpu))
-    return find_crossover(common, [cpu[v] for v in common], [gpu[v] for v in common]), common
+    return find_crossover(common, *([d[v]["median_s"] for v in common] for d in (cpu, gpu)),
+                          *([spread(d[v]) for v in common] for d in (cpu, gpu))), common
 
 
 def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> Sentence:

@@ -17,6 +17,7 @@ from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.fmt import Sentence, fmt_s, say
 from lib.core.rows import Status, is_ok
+from lib.core.same import same_time
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
@@ -109,10 +110,21 @@ def crossover(records: Sequence[dict[str, Any]], n: int, x: str = "per_gpu") -> 
     """Where n GPUs start to process more samples per second than one, comparing points at the
     same per-GPU batch (x='per_gpu') or the same global batch (x='global')."""
     key = X_AXES[x][0]
-    one = {d[key]: 1.0 / d["samples_per_s"] for d in records if d["gpus"] == 1 and d["samples_per_s"]}
-    many = {d[key]: 1.0 / d["samples_per_s"] for d in records if d["gpus"] == n and d["samples_per_s"]}
+    one = {d[key]: d for d in records if d["gpus"] == 1 and d["samples_per_s"]}
+    many = {d[key]: d for d in records if d["gpus"] == n and d["samples_per_s"]}
     xs = sorted(set(one) & set(many))
-    return find_crossover(xs, [one[v] for v in xs], [many[v] for v in xs])
+
+    def per_sample(d: dict[str, Any]) -> float:
+        return 1.0 / d["samples_per_s"]
+
+    def spread(d: dict[str, Any]) -> float:
+        """A sample's time spread: the step's IQR as a share of the step (0 where it was not given)."""
+        step, iqr = d.get("step_ms"), d.get("iqr_ms")
+        return per_sample(d) * iqr / step if isinstance(step, (int, float)) and step > 0 and isinstance(
+            iqr, (int, float)) else 0.0
+
+    return find_crossover(xs, [per_sample(one[v]) for v in xs], [per_sample(many[v]) for v in xs],
+                          [spread(one[v]) for v in xs], [spread(many[v]) for v in xs])
 
 
 def sides(n: int, cpu: bool = False) -> tuple[Side, Side]:
@@ -175,7 +187,9 @@ def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) ->
                 f"{large['compute_ms'] / small['compute_ms']:.3g}× while the gradient stayed {small['grad_mb']:.3g} MB")
         e0, e1 = small["scaling_efficiency"], large["scaling_efficiency"]
         if e0 is not None and e1 is not None:
-            if e1 > e0:
+            if e0 > 0 and e1 > 0 and same_time(e0, e1):  # the one rule (lib.core.same): 80 % to 81 % did not rise
+                line += f"; scaling efficiency stayed about the same ({e0:.0%} → {e1:.0%}) in these measurements."
+            elif e1 > e0:
                 line += (f", and scaling efficiency rose from {e0:.0%} to {e1:.0%}: more work per step hides the "
                          "fixed exchange.")
             else:

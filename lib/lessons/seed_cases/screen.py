@@ -10,6 +10,7 @@ from typing import Any
 from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
 from lib.core.request import LiveRequest
 from lib.core.rows import Status, is_ok
+from lib.core.same import same_rows
 from lib.lessons.common import onscreen
 from lib.lessons.seed_cases.curves import curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
@@ -123,6 +124,11 @@ class Case:
         c, g = total_s(self.rec_cpu, self.preset), total_s(self.rec_gpu, self.preset)
         return g / c if c and g else None
 
+    @property
+    def rec_tie(self) -> bool | None:
+        """Whether the recorded CPU and GPU times are the same by the one rule, each with its spread."""
+        return same_rows(self.rec_cpu, self.rec_gpu) if is_ok(self.rec_cpu) and is_ok(self.rec_gpu) else None
+
     def shown_rows(self) -> list[dict[str, Any]]:
         """Every row on screen, labelled with its series."""
         return onscreen.labelled(self.live["rows"], recorded_gpu=self.rec_rows, machine=self.machine)
@@ -182,7 +188,7 @@ def comparison(case: Case) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
 
 def verdict_sentences(case: Case) -> list[str]:
     """The seed's ratio beside the one measured, and the cut size the recording ran at: numbers from the rows."""
-    out = [compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}") if case.pack
+    out = [compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}", case.rec_tie) if case.pack
            else compare_sentence(case.preset, None, "here")]
     if case.pack and case.rec_cut:
         out.append(f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for "

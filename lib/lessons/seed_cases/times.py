@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lib.core.fmt import fmt_ratio, fmt_s, plural
 from lib.core.rows import is_ok
+from lib.core.same import same_time
 from lib.lessons.common import onscreen
 from lib.lessons.seed_cases.screen import Case
 from lib.lessons.seed_cases.view import size_words, total_s
@@ -98,7 +99,7 @@ def cold_sentence(case: Case, bars: Sequence[TimeBar]) -> str | None:
     ratio = first.seconds / warm.seconds
     return (f"On {case.machine} the GPU's first call of this experiment in the recording run took "
             f"{fmt_s(first.seconds)}, a warm one {fmt_s(warm.seconds)}"
-            + (f", {fmt_ratio(ratio)} as long" if ratio >= 1.1 else "")
+            + (f", {fmt_ratio(ratio)} as long" if not same_time(first.seconds, warm.seconds) else "")
             + f" (the seed saw {SEED_FIRST_CALL_S[case.preset.name]:g} s against {case.preset.reported_gpu_s:g} s)."
             " Only warm calls count in the ratio.")
 

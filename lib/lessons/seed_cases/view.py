@@ -26,6 +26,7 @@ from typing import Any
 
 from lib.core.fmt import fmt_s, fmt_value, plural
 from lib.core.rows import is_ok
+from lib.core.same import same_ratio
 from lib.lessons.common import voice
 from lib.lessons.seed_cases.curves import curve_setting, run_curve
 from lib.workloads.presets import PRESETS, Preset
@@ -186,47 +187,42 @@ def pick(rows: Iterable[dict[str, Any]], gpu: bool) -> dict[str, Any] | None:
 
 # -- words -------------------------------------------------------------------------------------------------
 
-def direction(ratio: float | None) -> str | None:
-    """GPU time / CPU time -> 'gpu_slower', 'gpu_faster' or 'even' (within 10%)."""
+def direction(ratio: float | None, tie: bool | None = None) -> str | None:
+    """GPU time / CPU time -> 'gpu_slower', 'gpu_faster' or 'even': even where the one rule calls the two
+    times the same (`tie`, decided from the rows' spreads; else lib.core.same.same_ratio of the ratio alone)."""
     if ratio is None:
         return None
-    if ratio > 1.1:
-        return "gpu_slower"
-    if ratio < 1 / 1.1:
-        return "gpu_faster"
-    return "even"
+    if same_ratio(ratio) if tie is None else tie:
+        return "even"
+    return "gpu_slower" if ratio > 1 else "gpu_faster"
 
 
-def ratio_words(ratio: float) -> str:
-    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even' (within 1.1×)."""
-    return voice.ratio_words(voice.GPU, voice.CPU, ratio, past=True, even=1.1)
+def ratio_words(ratio: float, tie: bool | None = None) -> str:
+    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even' (the one rule)."""
+    return voice.ratio_words(voice.GPU, voice.CPU, ratio, past=True, tie=direction(ratio, tie) == "even")
 
 
-def compare_sentence(preset: Preset, measured_ratio: float | None, where: str) -> str:
-    """The seed's GPU/CPU ratio beside the one measured `where`, and whether they point the same way."""
+def compare_sentence(preset: Preset, measured_ratio: float | None, where: str, measured_tie: bool | None = None) -> str:
+    """The seed's GPU/CPU ratio beside the one measured `where`, and whether they point the same way.
+    `measured_tie`: whether the measured times are the same by the one rule with their spreads (None:
+    the ratio alone decides). The seed printed single runs: its ratio has no spread."""
     seed = preset.reported_ratio
     if seed is None and measured_ratio is None:
         return "The seed printed no times for this run, and nothing was measured here on both devices."
     if seed is None:
-        return f"The seed printed no times for this run. Measured {where}, {ratio_words(measured_ratio)}."
+        return f"The seed printed no times for this run. Measured {where}, {ratio_words(measured_ratio, measured_tie)}."
     seed_text = (f"In the seed, {ratio_words(seed)}: {fmt_s(preset.reported_gpu_s)} against "
                  f"{fmt_s(preset.reported_cpu_s)}, {preset.reported_what}.")
     if measured_ratio is None:
         return seed_text + " Nothing was measured here on both devices to set beside it."
-    return f"{seed_text} Measured {where}, {ratio_words(measured_ratio)}: {agreement(seed, measured_ratio)}."
+    return (f"{seed_text} Measured {where}, {ratio_words(measured_ratio, measured_tie)}: "
+            f"{agreement(seed, measured_ratio, measured_tie)}.")
 
 
-def near_even(ratio: float) -> bool:
-    """Within 1.5× either way: what the seed script counts as 'about even'."""
-    return 1 / 1.5 <= ratio <= 1.5
-
-
-def agreement(seed: float, measured: float) -> str:
-    """Do two GPU/CPU ratios tell the same story?"""
-    if direction(seed) == direction(measured):
+def agreement(seed: float, measured: float, measured_tie: bool | None = None) -> str:
+    """Do two GPU/CPU ratios tell the same story (each judged 'even' by the one rule, lib.core.same)?"""
+    if direction(seed) == direction(measured, measured_tie):
         return "the same direction"
-    if near_even(seed) and near_even(measured):
-        return "both within 1.5× of even, as the seed found"
     return "a different answer"
 
 

@@ -23,6 +23,7 @@ from lib.lessons.common.verdict import ROOF_SHARE, UNDECIDED, Regime, roofline_r
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
+from lib.lessons.training.two_cpus import cpu_disagreement
 from lib.recorded.ceilings import Ceilings
 
 Row = dict[str, Any]
@@ -189,7 +190,7 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
             live_said = W.live_headline(screen.curves[live_name], gpu, view, live_name, screen.gpu_label,
                                         grid=grid, now=now)
             screen.live_line, screen.live_answer = live_said.markdown(), live_said.about
-            if apart := W.cpu_disagreement(cpu, screen.curves[live_name], view, primary, grid=grid):
+            if apart := cpu_disagreement(cpu, screen.curves[live_name], view, primary, grid=grid):
                 screen.live_line += apart.markdown()  # why the two answers differ: two CPUs, not two readings
     elif not gpu:
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."

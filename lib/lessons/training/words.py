@@ -12,10 +12,31 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import Sentence, age_words, and_list, fmt_about, fmt_ratio, fmt_s, fmt_value, pct, plural, say
+from lib.core.fmt import (
+    Sentence,
+    about_count,
+    age_words,
+    and_list,
+    fmt_ratio,
+    fmt_s,
+    fmt_value,
+    pct,
+    plural,
+    say,
+)
 from lib.core.rows import Origin, Status, is_ok
+from lib.core.same import same_rows
 from lib.lessons.common.explain import time_split
-from lib.lessons.common.voice import Side, Unit, close_words, crossover_sentence, faster_sentence, legend_side, versus
+from lib.lessons.common.voice import (
+    Side,
+    Unit,
+    close_words,
+    crossover_sentence,
+    faster_sentence,
+    legend_side,
+    likely_about,
+    versus,
+)
 from lib.lessons.training.view import FAMILIES, View, origins
 from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
@@ -75,29 +96,6 @@ def live_headline(live: Sequence[Row], gpu: Sequence[Row], view: View, live_labe
     return said + _off_grid(found, live, gpu, view, grid)
 
 
-def cpu_disagreement(recorded: Sequence[Row], live: Sequence[Row], view: View, recorded_label: str, *,
-                     grid: Collection[Any] | None) -> Sentence | None:
-    """Where this server's live CPU and the recorded small server's CPU clearly differ (the one noise rule,
-    each with its spread) at most of the grid points both have: the sentence that says so, after the live
-    crossover (two answers from two CPUs that disagree, unexplained, would leave a reader to pick one). None
-    where they agree, or too few points are shared to tell."""
-    rec = {r[view.over]: r for r in recorded if is_ok(r, "epoch_s") and r.get("origin") != Origin.PREDICTED}
-    mine = {r[view.over]: r for r in live if is_ok(r, "epoch_s") and (grid is None or r[view.over] in grid)}
-    shared = sorted(set(rec) & set(mine))
-    if len(shared) < 3:
-        return None
-    apart = [x for x in shared if noise.decides(rec[x]["epoch_s"], mine[x]["epoch_s"], spread(rec[x], "epoch_s"),
-                                                spread(mine[x], "epoch_s"), x in doubt(recorded, view.over) | doubt(live, view.over))]
-    if len(apart) * 2 <= len(shared):
-        return None
-    ratios = sorted(rec[x]["epoch_s"] / mine[x]["epoch_s"] for x in apart)
-    middle = ratios[len(ratios) // 2]
-    how = f"is {fmt_ratio(middle)} as fast as" if middle >= 1 else f"takes {fmt_ratio(1 / middle)} as long as"
-    return say(" This server's CPU ", how, " ", legend_side(Unit.CPU, recorded_label).called,
-               f" at {len(apart)} of the {len(shared)} {view.axis.label}s both have (beyond both spreads), so the answer "
-               "above is the recorded server's, not this one's.", about=(len(apart), len(shared), middle))
-
-
 def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: View, grid: Collection[Any] | None) -> str:
     """' At batch size 256, measured for this view only, the CPU is faster: …' where the slider's own
     live point (off the grid) clearly disagrees with the side of the crossover it lies on."""
@@ -153,7 +151,10 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
         if len(own) < 2:
             continue
         if found.kind == CrossKind.CROSSES and found.x is not None:
-            xs.append(found.x)
+            # each day's value as its own sentence would print it (lib.core.fmt.crossing_about), or its bracket
+            # where that is too wide to name one value: the range never claims more digits than a day does
+            about = likely_about(found)
+            xs += [float(about.replace(",", ""))] if about is not None else list(found.sure or found.bracket or ())
             crossed += 1
         elif found.crossings and found.crossings[-1][2] == Lead.GPU:  # a tie first, then the GPU takes the lead
             xs += [found.crossings[-1][0], found.crossings[-1][1]]  # between these two points, no closer
@@ -161,7 +162,7 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
     if crossed < 2:
         return None
     return say(f"On the {len(days)} recorded days of ", legend_side(Unit.GPU, gpu_label).called,
-               f", it catches up between {view.axis.label} ~{fmt_about(min(xs))} and ~{fmt_about(max(xs))} (each "
+               f", it catches up between {view.axis.label} ~{fmt_value(min(xs))} and ~{fmt_value(max(xs))} (each "
                "day's curve against the same CPU curve).")
 
 
@@ -258,7 +259,7 @@ def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
     kernels = eager.get("kernels")
     launches = (f"The eager step launches {int(kernels)} kernels one by one from Python; the graph launches them "
                 "all at once" if kernels else "The graph launches all the step's kernels at once")
-    if g >= e:
+    if g >= e or same_rows(eager, graphed):  # the one rule: a saving within the spread is no saving
         return (f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
                 f"takes {fmt_s(e)} ({origin_words(eager)}): no faster here. {launches}, but at this size the "
                 "launches were not what the step waited on.")
@@ -276,9 +277,15 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
     if c >= e:
         return (f"Compiling took {fmt_s(cost)} and the compiled step ({fmt_s(c)}) is no faster than eager "
                 f"({fmt_s(e)}): here it never pays off.")
-    steps = cost / (e - c)
-    return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(e - c)} a step: it pays off after about "
-            f"{plural(round(steps), 'step')}.")
+    if same_rows(eager, compiled):  # the one rule: a saving within the spread counts no steps (issue 37)
+        return (f"Compiling costs {fmt_s(cost)} once; the compiled step ({fmt_s(c)}) saves {fmt_s(e - c)} against "
+                f"eager ({fmt_s(e)}), within the spread of the repeats: too small to count, so no number of steps "
+                "can be said to pay it back.")
+    saved = e - c
+    # the count is known no better than the saving: its relative error is the two spreads' against it
+    rel_err = (spread(eager) + spread(compiled)) / 2 / saved
+    return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(saved)} a step: it pays off after about "
+            f"{plural(about_count(cost / saved, rel_err), 'step')}.")
 
 
 def timeline_title(entry: Mapping[str, Any], label: str) -> str:

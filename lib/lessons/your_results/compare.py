@@ -108,9 +108,11 @@ def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
             gpu = next((c for c in curves if c.machine == machine and c.device != "cpu"), None)
             if cpu and gpu:
                 common = sorted(set(cpu.xs) & set(gpu.xs))
-                cpu_t = dict(zip(cpu.xs, cpu.times_s))
-                gpu_t = dict(zip(gpu.xs, gpu.times_s))
-                crossovers[machine] = find_crossover(common, [cpu_t[x] for x in common], [gpu_t[x] for x in common])
+                cpu_t, gpu_t = dict(zip(cpu.xs, cpu.times_s)), dict(zip(gpu.xs, gpu.times_s))
+                cpu_iqr, gpu_iqr = dict(zip(cpu.xs, cpu.iqr_s)), dict(zip(gpu.xs, gpu.iqr_s))  # the one noise rule's spreads
+                crossovers[machine] = find_crossover(common, [cpu_t[x] for x in common], [gpu_t[x] for x in common],
+                                                     [cpu_iqr.get(x) or 0.0 for x in common],
+                                                     [gpu_iqr.get(x) or 0.0 for x in common])
         comparisons.append(Comparison(workload, swept, dict(fixed), curves, crossovers))
     return comparisons
 
