@@ -13,7 +13,7 @@ from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline.answer import pipeline_answer
 from lib.lessons.gallery.answer import gallery_answer
 from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, gallery_comparison, shipped_machines
-from lib.lessons.jacobian.answer import jacobian_answer
+from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu.answer import scaling_answer
 from lib.lessons.timing import view as timing
@@ -57,22 +57,25 @@ def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
             + jac(CPU, "cpu", "vmap_jacfwd", {10: 1e-3, 100: 2e-3})
             + jac(GPU, "cuda:0", "vmap_jacfwd", {10: 2e-3, 100: 4e-3}))
     text = jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
-    # 500× between the methods, 2× at most between the devices
+    # 500× between the methods, 2× at most between the devices: the answer up top, the rest under the chart
     assert text == ("With 100 inputs in the batch (val = 100), vmap(jacfwd) on this server's CPU takes 2 ms: **500× "
-                    "faster** than the seed's loop at its best (1 s on the X GPU); the devices differ by 2.00× at "
-                    "most: the method matters more than the device.")
+                    "faster** than the seed's loop at its best.")
+    assert jacobian_notes(rows, 100, ["loop", "vmap_jacfwd"]) == (
+        "The seed's loop at its best: 1 s on the X GPU; the devices differ by 2.00× at most: the method matters "
+        "more than the device.")
     # one device only: nothing on screen compares the devices, so nothing is claimed about them
     cpu_only = [r for r in rows if r["device"] == "cpu"]
-    assert "the method matters more" not in jacobian_answer(cpu_only, 100, ["loop", "vmap_jacfwd"])
+    assert "the method matters more" not in jacobian_notes(cpu_only, 100, ["loop", "vmap_jacfwd"])
 
 
 def test_jacobian_answer_says_why_the_loop_is_missing_and_what_to_pick():
     rows = jac(CPU, "cpu", "loop", {100: None}) + jac(CPU, "cpu", "vmap_jacrev", {100: 3e-3})
     text = jacobian_answer(rows, 100, ["loop", "vmap_jacrev"])
-    assert text == ("With 100 inputs in the batch (val = 100) the fastest method timed is vmap(jacrev) on this "
-                    "server's CPU, 3 ms; the seed's loop was not timed at this size here (too many backward passes or "
-                    "too much memory).")
-    assert "add the loop below" in jacobian_answer(rows[1:], 100, ["vmap_jacrev"])
+    assert text == ("With 100 inputs in the batch (val = 100), the fastest method timed is vmap(jacrev) on this "
+                    "server's CPU: 3 ms.")
+    assert jacobian_notes(rows, 100, ["loop", "vmap_jacrev"]) == (
+        "The seed's loop was not timed at this size here (too many backward passes or too much memory).")
+    assert "Add the loop below" in jacobian_notes(rows[1:], 100, ["vmap_jacrev"])
     assert jacobian_answer(rows, 100, []) == "Pick at least one method below to see its curve."
     assert jacobian_answer(rows, 1000, ["loop"]).startswith(
         "With 1,000 inputs in the batch (val = 1,000) nothing was timed here")
