@@ -17,7 +17,7 @@ from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu.answer import scaling_answer
 from lib.lessons.timing import view as timing
-from lib.lessons.timing.answer import rate_words, timing_answer
+from lib.lessons.timing.answer import rate_words, timing_answer, timing_notes
 from lib.lessons.your_results import compare
 from lib.lessons.your_results.answer import machines_answer
 from lib.lessons.your_results.compare import compare_machines
@@ -101,28 +101,46 @@ def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
 def test_timing_answer_on_the_cpu_alone_says_what_a_matmul_takes_and_what_cannot_be_shown():
     view = timing.screen(HONEST, {"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}, found({}), None)
     text = timing_answer(view, 1024)
-    assert text.startswith("On this server's CPU a 1,024 × 1,024 matmul takes 80 ms, 26.8 billion operations per "
-                           "second (26.8 GFLOP/s)")
-    assert text.endswith("so the GPU's timing traps cannot be shown.")
+    assert text == ("On this server's CPU a 1,024 × 1,024 matmul takes 80 ms; with no GPU curve here, the GPU's "
+                    "timing traps cannot be shown.")
+    # the rate, under the chart (issue 37: one short sentence up top)
+    assert timing_notes(view, 1024) == "That is 26.8 billion operations per second (26.8 GFLOP/s)."
 
 
-def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_or_where_the_gpu_catches_up():
+def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_and_the_notes_where_the_gpu_catches_up():
     live = {"naive timer (no synchronise), fp32": mm("cpu", {256: 1e-3, 1024: 0.08}, sync=False),
             "synchronised, fp32": mm("cpu", {256: 1e-3, 1024: 0.08})}
     recorded = found({"naive timer (no synchronise), fp32": mm("cuda:0", {256: 1e-5, 1024: 1e-5}, sync=False),
                       "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3})})
     naive = timing.screen(NAIVE, live, recorded, "X")
     assert timing_answer(naive, 1024) == (
-        "On the X GPU at size 1,024, a timer that does not wait for the GPU reports 10 µs per matmul, "
-        "**400× too small**: the work itself takes 4 ms.")
+        "On the X GPU, a timer that does not wait for it reports 10 µs per 1,024 × 1,024 matmul, "
+        "**400× too small**: the work takes 4 ms.")
     honest = timing.screen(HONEST, {"synchronised, fp32": live["synchronised, fp32"]},
                            found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
-    text = timing_answer(honest, 1024)
+    # synchronised: what the page teaches first, the crossover under the chart
+    assert timing_answer(honest, 1024) == ("With **Synchronise** on, the X GPU takes 4 ms per 1,024 × 1,024 matmul; "
+                                           "switch it off below to see what a naive timer reports.")
     analysis, _ = timing.crossovers(honest)
     assert analysis.measured.kind == CrossKind.CROSSES and analysis.measured.sure == (256, 1024)
-    assert text.startswith(voice.crossover_sentence(analysis, "matrix size", voice.series_side(CPU), voice.series_side(GPU))
-                           .capitalised().markdown())
-    assert text.endswith(" Switch off **Synchronise** below to see what a naive timer reports instead.")
+    assert timing_notes(honest, 1024) == voice.crossover_sentence(
+        analysis, "matrix size", voice.series_side(CPU), voice.series_side(GPU)).capitalised().markdown()
+    # no CPU curve drawn (this server's CPU refused): the GPU curve is there, the CPU's is what is missing
+    gpu_only = timing.screen(HONEST, {}, found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
+    assert timing_notes(gpu_only, 1024) == (
+        "There is no curve for this server's CPU on screen, so there is no crossover to show.")
+
+
+def test_timing_answer_sets_the_naive_timer_against_the_same_view_synchronised():
+    """With the copy counted, the naive timer is read against the synchronised timing with the copy counted
+    (drawn beside it), not against the honest baseline without the copy."""
+    copy, copy_naive = {**HONEST, "transfer": True}, {**HONEST, "transfer": True, "sync": False}
+    recorded = found({"naive timer (no synchronise), fp32, copy counted": mm("cuda:0", {1024: 1e-5}, **copy_naive),
+                      "synchronised, fp32, copy counted": mm("cuda:0", {1024: 2e-3}, **copy),
+                      "synchronised, fp32": mm("cuda:0", {1024: 1.5e-5})})
+    view = timing.screen(copy_naive, {}, recorded, "X")
+    assert timing_answer(view, 1024) == ("On the X GPU, a timer that does not wait for it reports 10 µs per "
+                                         "1,024 × 1,024 matmul, **200× too small**: the work takes 2 ms.")
 
 
 # -- Data pipeline --------------------------------------------------------------------------------------------
