@@ -213,9 +213,12 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     [comp] = compare_machines(laptop + box)
     text = machines_answer(comp)
     assert comp.crossovers["box"].kind == CrossKind.CROSSES
-    assert text == next(line for line in compare.crossover_lines(comp) if line.about is comp.crossovers["box"]).markdown()
+    # the answer alone up top (issue 37): the points too close to call stay in the lines under the chart
+    assert text == next(line for line in compare.crossover_lines(comp, notes=False)
+                        if line.about is comp.crossovers["box"]).markdown()
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
-    assert machines_answer(alone).startswith("At batch size 1 the fastest of 2 curves is **CPU · desk**")
+    # the largest shared value only; the smallest and the slowest curves are fastest_line's, under the chart
+    assert machines_answer(alone) == "At batch size 1,000 the fastest of 2 curves is **CPU · desk**, 100 ms a step."
 
 
 @pytest.fixture(scope="module")
