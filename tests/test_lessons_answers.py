@@ -239,7 +239,7 @@ def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
     assert only.crossovers["NVIDIA H200 · shipped"].kind == CrossKind.CROSSES
     assert gallery_answer(one, only) == "On **NVIDIA H200 · shipped**, " + voice.crossover_sentence(
         only.crossovers["NVIDIA H200 · shipped"], "batch size", OWN_CPU, OWN_GPU, notes=False).markdown()
-    assert gallery_notes(one, only) == voice.close_words(only.crossovers["NVIDIA H200 · shipped"], "batch size",
-                                                         False, OWN_CPU, OWN_GPU).strip()
+    assert gallery_notes(one, only) == voice.crossover_notes(only.crossovers["NVIDIA H200 · shipped"], "batch size",
+                                                             OWN_CPU, OWN_GPU)
     assert gallery_answer([], None) == (
         "No machine here has both CPU and GPU results yet, so there is no speed-up to compare.")

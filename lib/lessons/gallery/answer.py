@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from lib.core.fmt import Strong, fmt_about, say
 from lib.core.rows import is_ok
-from lib.lessons.common.voice import close_words, crossover_sentence
+from lib.lessons.common.voice import crossover_notes, crossover_sentence
 from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, GalleryMachine, crossover_words
 from lib.lessons.your_results import compare
 from lib.recorded.uploads import plain
@@ -50,5 +50,5 @@ def gallery_notes(machines: Sequence[GalleryMachine], comparison: compare.Compar
         return ""
     (lo, first), (hi, last) = found[0], found[-1]
     if len(found) == 1:
-        return close_words(comparison.crossovers[first.line], "batch size", False, OWN_CPU, OWN_GPU).strip()
+        return crossover_notes(comparison.crossovers[first.line], "batch size", OWN_CPU, OWN_GPU)
     return f"Earliest: **{plain(first.line)}** (≈ {fmt_about(lo)}); latest: **{plain(last.line)}** (≈ {fmt_about(hi)})."
