@@ -66,8 +66,11 @@ chart, answer, spec, ends, modes, _ = home_answer(
     (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)), scaffold.plot_height(), scaffold.embedded(),
     packs)
 cannot = None if chart else unanswered(lambda pack: one_chart([pack], WORKLOAD) is not None)[1]
-if cannot:
-    top.answer.markdown(cannot)
+if cannot:  # what is not drawn up top, which machine to pick instead under it (issue 37: one sentence)
+    said, _, instead = cannot.partition(". ")
+    top.answer.markdown(f"{said}." if instead else cannot)
+    if instead:
+        top.note.markdown(instead)
 elif chart:
     top.answer.markdown(answer)
     top.chart.vega_lite_chart(spec, width="stretch")
