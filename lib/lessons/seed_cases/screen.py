@@ -213,7 +213,7 @@ def headline(case: Case) -> str:
         seed_x, measured_x = (seed, measured) if way == "gpu_slower" else (1 / seed, 1 / measured)
         return (f"{name} the GPU {took} {fmt_times(seed_x)} as {as_} as the CPU in the seed and {fmt_times(measured_x)} "
                 f"as {as_} {where}: {agreement(seed, measured)}.")
-    return (f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed and is {fmt_times(measured)} {where}: "
+    return (f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed, {fmt_times(measured)} {where}: "
             f"{agreement(seed, measured)}.")
 
 
