@@ -22,7 +22,7 @@ from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline import view as lesson
-from lib.lessons.data_pipeline.answer import pipeline_answer
+from lib.lessons.data_pipeline.answer import pipeline_answer, pipeline_notes
 from ui import scaffold
 from ui.chart_cache import chart_spec
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s, oldest_measured_at
@@ -94,6 +94,8 @@ def first_screen(live: list[dict]) -> tuple[feeds.Screen, list[dict]]:
                    total="median_s", total_label=lesson.WHOLE_EPOCH) if bars else None,
         f"No epoch was split into loading and compute at {view.at}, so there are no bars to draw; the notes below "
         "say why.")
+    if notes := pipeline_notes(on):  # what the answer leaves out, under the chart (issue 37)
+        box.caption(notes)
     if bars and (overlap := lesson.overlap_caption(bars)):
         box.caption(overlap)
     return on, bars

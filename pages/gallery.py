@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from lib.charts.gallery import speedups_chart
 from lib.core.fmt import fmt_value, plural
-from lib.lessons.gallery.answer import gallery_answer
+from lib.lessons.gallery.answer import gallery_answer, gallery_notes
 from lib.lessons.gallery.view import (
     SORTS,
     compare_query,
@@ -73,6 +73,8 @@ scaffold.chart_or_why(
     chart_spec(speedups_chart, frame, crossover_points(comparison), plot_height=160 if scaffold.embedded() else 220)
     if not frame.empty else None,
     "No machine here has both CPU and GPU results yet, so there is no speed-up line to draw.", key=f"{NS}.chart")
+if notes := gallery_notes(machines, comparison):  # what the answer leaves out, under the chart (issue 37)
+    top.note.markdown(notes)
 if not frame.empty:
     cpu_only = [m.line for m in machines if m.line not in set(frame["machine"])]
     top.note.caption("One line per machine: its CPU time divided by its GPU time at each batch size (above 1× the GPU "

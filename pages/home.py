@@ -14,7 +14,7 @@ import streamlit as st
 
 from lib.charts.provenance import curve_chart
 from lib.core.memo import DiskMemo
-from lib.lessons.common.voice import close_words, crossover_sentence, series_side
+from lib.lessons.common.voice import crossover_notes, crossover_sentence, series_side
 from lib.lessons.home.view import WHY, caption, crossover_range, drawn, ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
 from ui import scaffold
@@ -49,7 +49,7 @@ def built(plot_height: int, beside: bool, packs: tuple) -> tuple:
         return None, None, None, None, None
     sides = series_side(chart.cpu_label), series_side(chart.gpu_label)
     answer = crossover_sentence(chart.analysis, chart.setting, *sides, hollow=True, notes=False).capitalised().markdown()
-    notes = close_words(chart.analysis.measured, chart.setting, True, *sides).strip()  # said under the chart
+    notes = crossover_notes(chart.analysis.measured, chart.setting, *sides, hollow=True)  # said under the chart
     # the chart draws drawn(chart), the rows every sentence below reads (each curve one recording, its band the others)
     spec = frozen_spec(curve_chart(drawn(chart), chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title,
                                    crossover=crossover_range(chart), height=plot_height, legend_beside=beside))
@@ -66,8 +66,11 @@ chart, answer, spec, ends, modes, _ = home_answer(
     (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)), scaffold.plot_height(), scaffold.embedded(),
     packs)
 cannot = None if chart else unanswered(lambda pack: one_chart([pack], WORKLOAD) is not None)[1]
-if cannot:
-    top.answer.markdown(cannot)
+if cannot:  # what is not drawn up top, which machine to pick instead under it (issue 37: one sentence)
+    said, _, instead = cannot.partition(". ")
+    top.answer.markdown(f"{said}." if instead else cannot)
+    if instead:
+        top.note.markdown(instead)
 elif chart:
     top.answer.markdown(answer)
     top.chart.vega_lite_chart(spec, width="stretch")

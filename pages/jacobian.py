@@ -21,7 +21,7 @@ from lib.core.sweep import default_memory_cap_gb
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.jacobian import view as lesson
-from lib.lessons.jacobian.answer import jacobian_answer
+from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
 from ui.chart_cache import chart_spec
@@ -60,12 +60,18 @@ cap_gb = default_memory_cap_gb()
 found = onscreen.recorded_views(pack, source.label, WORKLOAD, "val", lesson.views(methods, val),
                                 with_cpu=show_recorded_cpu)
 chart_box = top.chart.empty()
+notes_under = top.note.empty()  # what the answer leaves out, under the chart (issue 37)
 
 
 def first_screen(live: list[dict]) -> tuple[list[dict], list[str]]:
     rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
     order = onscreen.series_order(rows, found.machine)
     top.answer.markdown(jacobian_answer(rows, val, methods))
+    notes = jacobian_notes(rows, val, methods)
+    if notes:
+        notes_under.markdown(notes)
+    else:
+        notes_under.empty()
     timed = [r for r in rows if is_ok(r)]
     scaffold.chart_or_why(
         chart_box,

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lib.charts import scaling as scaling_charts
 from lib.lessons.multi_gpu import scaling
-from lib.lessons.multi_gpu.answer import scaling_answer
+from lib.lessons.multi_gpu.answer import scaling_answer, scaling_notes
 from lib.workloads.ddp import demo
 from ui import scaffold
 from ui.chart_cache import chart_spec
@@ -78,6 +78,8 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
         answer_box.markdown(scaling_answer(records, axis, cpu))
         chart_box.vega_lite_chart(chart_spec(_throughput_chart, ok, axis, scaffold.chart_height(340, first=slots is not None)),
                                   width="stretch")
+        if notes := scaling_notes(records, axis, cpu):  # what the answer leaves out, under the chart (issue 37)
+            chart_box.markdown(notes)
         chart_box.caption(f"Samples per second of the whole group, {source}. Both axes logarithmic.")
         efficiency = scaling.efficiency_points(records)
         if efficiency:

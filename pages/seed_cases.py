@@ -84,11 +84,13 @@ experiment = screen.Case(preset, live, pack, rec_rows)
 
 # -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------
 verdicts = screen.verdict_sentences(experiment)
-top.answer.markdown(f"**{cases.label(case)}.** {verdicts[0]}")
+top.answer.markdown(screen.headline(experiment))
 table, bars = screen.comparison(experiment)
 scaffold.chart_or_why(
     top.chart, chart_spec(ratio_chart, pd.DataFrame(bars)) if bars else None,
     "Neither the seed nor this app timed both devices for this experiment, so there is no GPU ÷ CPU ratio to draw.")
+for sentence in verdicts:  # the seed's times, the date and the cut size: under the chart (issue 37)
+    top.note.markdown(sentence)
 top.note.caption("GPU time ÷ CPU time of the same work: above the 1× line the GPU took longer. Times per call "
                  "cancel out, so a ratio needs both devices at the same size, not the same number of calls.")
 elsewhere = onscreen.elsewhere_sentence(source, pack, "a measured GPU time of this experiment")
@@ -115,8 +117,6 @@ with scaffold.why("What this experiment teaches") as opened:
 with scaffold.why("Reported in the seed, measured here") as opened:
     if opened:
         st.dataframe(pd.DataFrame(table), hide_index=True)
-        for sentence in verdicts[1:]:
-            st.markdown(sentence)
         time_bars = times.time_bars(experiment)  # the times the sentences below quote, drawn
         scaffold.chart_or_why(
             st, chart_spec(seed_times_chart, pd.DataFrame([b.row() for b in time_bars]), title=times.times_title(

@@ -22,7 +22,7 @@ from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
-from lib.lessons.timing.answer import timing_answer
+from lib.lessons.timing.answer import timing_answer, timing_notes
 from ui import scaffold
 from ui.chart_cache import chart_spec
 from ui.measure import cached_measurement, live_point_budget_s, oldest_measured_at
@@ -90,6 +90,9 @@ scaffold.chart_or_why(
                crossover_x=crossover_x, crossover_label=onscreen.crossing_label(analysis),
                plot_height=scaffold.plot_height()) if any(is_ok(r) for r in lines) else None,
     "Nothing was timed at these settings, so there is no curve to draw; the notes below say why.")
+notes = timing_notes(view, size)  # what the answer leaves out, under the chart (issue 37)
+if notes:
+    top.note.markdown(notes)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
                         measured_at=oldest_measured_at(requests.values()) if any(live.values()) else None,
                         drawn=found.machine)

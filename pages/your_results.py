@@ -104,8 +104,8 @@ if used:
 combined = view.combined
 if combined is None:
     top.answer.markdown("Nothing to compare yet: upload a result pack below"
-                        + (", or switch on the shipped packs." if shipped_packs else ".")
-                        + " **How to record your own pack** says how to make one.")
+                        + (", or switch on the shipped packs." if shipped_packs else "."))
+    top.note.markdown("**How to record your own pack** says how to make one.")  # under the answer (issue 37)
     st.stop()
 
 rows = combined.pack["rows"]

@@ -169,3 +169,16 @@ def test_elsewhere_is_said_when_the_pack_is_not_the_sidebars():
         "No recording of the GPU chosen in the sidebar holds this experiment, so the recorded side drawn comes from "
         "another machine: NVIDIA H200, 2026-11-21.")
     assert onscreen.elsewhere_sentence(chosen, pack([], "/p/other.json"), "x") is None
+
+
+def test_the_headline_is_one_short_sentence_of_the_ratios_the_chart_draws():
+    """Issue 37: the answer above the chart is the seed's ratio beside the recorded one and whether they agree;
+    the seed's times, the date and the cut size are said under the chart (verdict_sentences)."""
+    assert screen.headline(boston()) == ("**Boston-like MLP, full batch (seed 000):** the GPU took 2.43× as long as the "
+                                         "CPU in the seed and 2.00× as long on NVIDIA H200: the same direction.")
+    assert screen.headline(boston(rec=None)) == (
+        "**Boston-like MLP, full batch (seed 000):** GPU time ÷ CPU time was 2.43× in the seed; nothing was measured "
+        "here on both devices to set beside it.")
+    no_times = screen.Case(get_preset("mnist_100rows"), {"rows": [], "curves": {}}, None, [])
+    assert screen.headline(no_times) == ("**MNIST MLP, 100 rows (seed 000):** the seed printed no times for this run, "
+                                         "and nothing was measured here on both devices.")

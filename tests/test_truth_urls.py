@@ -171,9 +171,11 @@ def test_a_point_too_close_to_call_names_no_winner():
                                      "hidden_width": "128", "dataset_size": "256", "depth": "2",
                                      "mode": "compile_max_autotune", "data_resident": "false", "pin_memory": "true"})
     headline = at.markdown[0].value
-    assert "wherever the gap is clear" in headline and "Too close" not in headline, headline  # one sentence up top
-    notes = at.markdown[1].value  # under the chart: which points are too close to call
-    assert "Too close to call at batch size 256 to 65,536" in notes, notes  # 2,048 among the ties
+    assert "wherever the gap is clear" in headline and "Too close" not in headline, headline
+    # the points too close to call are said under the chart (issue 37: one short sentence up top), 2,048 among them
+    ties = [re.search(r"Too close to call at batch size ([\d,]+) to ([\d,]+)", m.value) for m in at.markdown[1:]]
+    low, high = next(tuple(int(g.replace(",", "")) for g in t.groups()) for t in ties if t)
+    assert low <= 2048 <= high, (low, high)
     point = next(m.value for m in at.markdown if m.value.startswith("At batch size 2,048"))
     assert "**CPU · 2-core server (recorded)** and **GPU · H200 (predicted)** are too close to call" in point, point
     assert "is faster" not in point and "no time here" not in point, point

@@ -202,6 +202,9 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
         # the same time within the spread everywhere (e.g. two recordings of one device): nobody leads
         span = f"from {first} to {last}" if first != last else f"which is only {first}"
+        if not notes:  # the one sentence above a chart: at most 30 words (issue 37)
+            where = f"from {setting} {first} to {last}" if first != last else f"at {setting} {first}"
+            return say(gpu, " and ", cpu, f" take the same time within the spread {where}.", about=found)
         return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
                    f"the chart where both were timed, {span}: neither is surely faster, so there is no crossover to place."
                    f"{close_words(_noisy_only(found), setting, hollow, base, challenger) if notes else ''}",
@@ -210,6 +213,9 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)
         there = ("" if found.kind == CrossKind.GPU_WINS
                  else f"there {challenger.noun} {challenger.verb('does', 'do')} not catch up, and ")
+        if not notes:
+            return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
+                       f" at the one {setting} both timed, {first}: one point places no crossover.", about=found)
         return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
                    f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
                    "cannot place a crossover.", about=found)
@@ -219,8 +225,13 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
                    "(its repeats spread over more than half its time).", about=found)
     clear = [x for x in found.shared if x not in found.ties]
     where = (f"at every {setting} where both were timed, from {first} to {last}" if not found.ties
-             else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})"
-             if notes else f"wherever the gap is clear, from {first} to {last}")
+             else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
+    if not notes and found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):  # at most 30 words (issue 37)
+        ahead, behind = (gpu, cpu) if found.kind == CrossKind.GPU_WINS else (cpu, gpu)
+        side = challenger if found.kind == CrossKind.GPU_WINS else base
+        where, then = ((f"at every {setting} both timed, {first} to {last}", "no crossover there") if not found.ties
+                       else (f"wherever the gap is clear, {first} to {last}", "never clearly slower"))
+        return say(ahead, f" {side.verb('is', 'are')} faster than ", behind, f" {where}: {then}.", about=found)
     if found.kind == CrossKind.GPU_WINS:
         then = (": no crossover in this range." if not found.ties
                 else f": {base.noun} {base.verb('is', 'are')} never clearly faster.")
@@ -248,9 +259,30 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         named.append(f"{leader.noun} {leader.verb('leads', 'lead')} from {fmt_value(hi)} (after {fmt_value(lo)})")
     # more than three changes would fill a phone's first screen: the first and the last say where it settles
     changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
+    if not notes:  # every change, and why they are this close: crossover_notes', under the chart
+        return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
+                   f"{last}.", about=found)
     return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
                f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
                f"{_decider(base, challenger)}.{close_words(found, setting, hollow, base, challenger)}", about=found)
+
+
+def crossover_notes(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
+                    hollow: bool = False) -> str:
+    """What crossover_sentence(..., notes=False) leaves for under the chart: the points too close to call and
+    why (close_words); where the lead changes hands more than once, every change and why they are this close.
+    '' when there is nothing to add."""
+    if isinstance(found, SweepAnalysis):
+        found = found.measured if found.gpu_device else None
+    if found is None or found.kind in (CrossKind.ONE_DEVICE, CrossKind.TOO_FEW_POINTS):
+        return ""
+    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
+        return close_words(_noisy_only(found), setting, hollow, base, challenger).strip()
+    if found.kind == CrossKind.MIXED:
+        full = crossover_sentence(found, setting, base, challenger, hollow=hollow).markdown()
+        rest = full[full.index(": ", full.index(" trade the lead ")) + 2:].strip()  # after 'between A and B: '
+        return rest[:1].upper() + rest[1:]
+    return close_words(found, setting, hollow, base, challenger).strip()
 
 
 def crossover_brief(found: Crossover | None, setting: str, base: Side, challenger: Side) -> str:

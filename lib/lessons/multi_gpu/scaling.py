@@ -19,6 +19,7 @@ from lib.core.fmt import Sentence, fmt_s, say
 from lib.core.rows import Status, is_ok
 from lib.core.same import same_time
 from lib.lessons.common.voice import Side, Unit
+from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, throughput
@@ -133,13 +134,27 @@ def sides(n: int, cpu: bool = False) -> tuple[Side, Side]:
     return Side(unit, count=1), Side(unit, count=n)
 
 
-def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = False) -> Sentence:
-    """Where n GPUs start to get through more samples per second than one, in lib.lessons.common.voice's words."""
-    what = X_AXES[x][1] if not cpu else X_AXES[x][1].replace("GPU", "process")
-    return crossover_sentence_of(c, what, *sides(n, cpu))
+def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = False, *, notes: bool = True) -> Sentence:
+    """Where n GPUs start to get through more samples per second than one, in lib.lessons.common.voice's words
+    (`notes=False`: the answer alone, for above the chart; crossover_notes_of says the rest)."""
+    return crossover_sentence_of(c, _what(x, cpu), *sides(n, cpu), notes=notes)
 
 
-def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> list[Sentence]:
+def _what(x: str, cpu: bool) -> str:
+    return X_AXES[x][1] if not cpu else X_AXES[x][1].replace("GPU", "process")
+
+
+def crossover_notes(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> str:
+    """Under the chart: the points too close to call (and the changes of lead) for the most GPUs measured,
+    which crossover_lines(..., notes=False)[-1] leaves out ('' when none)."""
+    many = [n for n in _counts(records) if n > 1]
+    if not many or 1 not in _counts(records):
+        return ""
+    return crossover_notes_of(crossover(records, many[-1], x), _what(x, cpu), *sides(many[-1], cpu))
+
+
+def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False, *,
+                    notes: bool = True) -> list[Sentence]:
     """Where more GPUs start to win: one sentence for each measured N > 1, or why there is nothing
     to compare (no gpus=1 point, or nothing but gpus=1)."""
     counts = _counts(records)
@@ -147,7 +162,7 @@ def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: 
     if not many or 1 not in counts:
         return [say(f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
                     "so there is nothing to compare.")]
-    return [crossover_sentence(crossover(records, n, x), n, x, cpu) for n in many]
+    return [crossover_sentence(crossover(records, n, x), n, x, cpu, notes=notes) for n in many]
 
 
 def why_lines(records: Sequence[dict[str, Any]], cpu: bool = False) -> list[str]:

@@ -17,17 +17,20 @@ from lib.lessons.seed_cases.view import (
     CASES,
     SEED_HARDWARE,
     SEED_SOURCE,
+    agreement,
     compare_sentence,
+    direction,
     label,
     live_params,
     measure_live,
     pick,
+    ratio_words,
     same_settings,
     size_differences,
     size_words,
     total_s,
 )
-from lib.recorded.sources import machine_text, series_label
+from lib.recorded.sources import hardware_text, machine_text, series_label
 from lib.workloads.presets import Preset, get_preset
 
 
@@ -194,6 +197,30 @@ def verdict_sentences(case: Case) -> list[str]:
         out.append(f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for "
                    "that size.")
     return out
+
+
+def headline(case: Case) -> str:
+    """The one sentence above the chart (issue 37): the GPU ÷ CPU ratios the chart draws, the seed's beside the
+    recorded machine's, and whether they agree. The seed's times, the date and the cut size are
+    verdict_sentences', said under the chart."""
+    seed, measured = case.preset.reported_ratio, case.rec_ratio if case.pack else None
+    name = f"**{label(case.preset.name)}:**"
+    where = f"on {hardware_text(case.pack['machine'])}" if case.pack else "here"
+    if seed is None and measured is None:
+        return f"{name} the seed printed no times for this run, and nothing was measured here on both devices."
+    if seed is None:
+        return f"{name} the seed printed no times; {where} {ratio_words(measured)}."
+    if measured is None:
+        return (f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed; nothing was measured here on both "
+                "devices to set beside it.")
+    way = direction(seed)
+    if way == direction(measured) and way != "even":  # one verb for both: plain words
+        took, as_ = ("took", "long") if way == "gpu_slower" else ("was", "fast")
+        seed_x, measured_x = (seed, measured) if way == "gpu_slower" else (1 / seed, 1 / measured)
+        return (f"{name} the GPU {took} {fmt_times(seed_x)} as {as_} as the CPU in the seed and {fmt_times(measured_x)} "
+                f"as {as_} {where}: {agreement(seed, measured)}.")
+    return (f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed, {fmt_times(measured)} {where}: "
+            f"{agreement(seed, measured)}.")
 
 
 def missing_note(case: Case) -> str | None:

@@ -1,7 +1,9 @@
-"""The Timing pitfalls page's one-sentence answer, above its chart: what a naive timer reports, or
-where the GPU catches up, or what a matmul takes on this server's CPU.
+"""The Timing pitfalls page's one-sentence answer, above its chart: what a naive timer reports against
+the synchronised one, or what a matmul takes on this server's CPU; and its notes, under the chart: where
+the GPU catches up (issue 37: one short sentence up top).
 
     timing_answer(view, 1024)
+    timing_notes(view, 1024)
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.common.answers import who
 from lib.lessons.common.voice import crossover_sentence, series_side
+from lib.lessons.timing.view import NO_CPU_CURVE, by_size, crossovers, nearest
 from lib.lessons.timing.view import Screen as TimingScreen
-from lib.lessons.timing.view import by_size, crossovers, nearest
 
 _SCALES = ((1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
 
@@ -23,35 +25,64 @@ def rate_words(rate: float) -> str:
     return f"{fmt_num(rate / scale)}{' ' + word if word else ''} operations per second ({fmt_rate(rate)})"
 
 
-def timing_answer(view: TimingScreen, size: int) -> str:
-    """With the naive timer on a GPU: how far off it is. Synchronised with a GPU on screen: where the GPU
-    catches up. With the CPU only: what a matmul of this size takes here, and that the GPU's traps need a GPU."""
-    gpu = view.gpu_series
-    if gpu and not view.variant["sync"]:
-        naive, honest = by_size(view.current, gpu), by_size(view.baseline, gpu)
+def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
+    """What the page teaches, from the drawn rows: the timer that does not wait against the one that does."""
+    if not view.variant["sync"]:
+        # against the same view synchronised (the copy counted or TF32 on both sides), drawn beside it
+        naive, honest = by_size(view.current, gpu), by_size(view.partner_rows("sync"), gpu)
         common = sorted(set(naive) & set(honest))
         if common:
             at = nearest(common, size)
             n, h = naive[at]["median_s"], honest[at]["median_s"]
-            where = f"On {who(gpu)} at size {fmt_value(at)}"
             if h >= 2 * n:
-                return (f"{where}, a timer that does not wait for the GPU reports {fmt_s(n)} per matmul, "
-                        f"**{fmt_ratio(h / n)} too small**: the work itself takes {fmt_s(h)}.")
-            return (f"{where}, the timer that does not wait reports {fmt_s(n)} against {fmt_s(h)} when it waits: "
-                    "at this size the difference is small.")
+                return (f"On {who(gpu)}, a timer that does not wait for it reports {fmt_s(n)} per {fmt_value(at)} × "
+                        f"{fmt_value(at)} matmul, **{fmt_ratio(h / n)} too small**: the work takes {fmt_s(h)}.")
+            return (f"On {who(gpu)} at size {fmt_value(at)}, the timer that does not wait reports {fmt_s(n)} against "
+                    f"{fmt_s(h)} when it waits: a small difference.")
+    timed = by_size(view.current, gpu)
+    if not timed:
+        return f"Nothing was timed on {who(gpu)} at these settings; the notes below say why."
+    at = nearest(list(timed), size)
+    if not view.variant["sync"]:  # the synchronised partner is missing: the naive number alone
+        return (f"Without **Synchronise**, the timer reports {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
+                f"{fmt_value(at)} matmul on {who(gpu)}; the synchronised timing to set it against is not on screen.")
+    return (f"With **Synchronise** on, {who(gpu)} takes {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
+            f"{fmt_value(at)} matmul; switch it off below to see what a naive timer reports.")
+
+
+def _cpu_timed(view: TimingScreen) -> dict[int, dict]:
+    return {s: r for s, r in by_size(view.current, onscreen.LIVE_CPU).items() if is_ok(r)}
+
+
+def timing_answer(view: TimingScreen, size: int) -> str:
+    """One short sentence (issue 37), what the title promises first. With a GPU on screen: with the naive
+    timer, how far off it is against the synchronised one; synchronised, what the matmul takes there and
+    which switch shows the lie. With the CPU only: what a matmul of this size takes here, and that the
+    GPU's traps need a GPU. Where the GPU catches up is timing_notes', under the chart."""
+    gpu = view.gpu_series
     if gpu:
-        analysis, _ = crossovers(view)
-        text = crossover_sentence(analysis, "matrix size", series_side(onscreen.LIVE_CPU), series_side(gpu)
-                                  ).capitalised().markdown()
-        if view.variant["sync"]:
-            text += " Switch off **Synchronise** below to see what a naive timer reports instead."
-        return text
-    cpu = {s: r for s, r in by_size(view.current, onscreen.LIVE_CPU).items() if is_ok(r)}
+        return _gpu_answer(view, size, gpu)
+    cpu = _cpu_timed(view)
     if not cpu:
         return "Nothing was timed here at these settings; the notes below say why."
     at = nearest(list(cpu), size)
-    row = cpu[at]
-    rate = row.get("achieved_flops_per_s")
-    speed = f", {rate_words(rate)}" if rate else ""
-    return (f"On this server's CPU a {fmt_value(at)} × {fmt_value(at)} matmul takes {fmt_s(row['median_s'])}{speed}; "
-            "there is no GPU curve here, so the GPU's timing traps cannot be shown.")
+    return (f"On this server's CPU a {fmt_value(at)} × {fmt_value(at)} matmul takes {fmt_s(cpu[at]['median_s'])}; "
+            "with no GPU curve here, the GPU's timing traps cannot be shown.")
+
+
+def timing_notes(view: TimingScreen, size: int) -> str:
+    """What the answer leaves for under the chart: where the GPU catches up with this server's CPU (from the
+    synchronised timings, with the points too close to call), or that there is no CPU curve to cross; with
+    the CPU only, the rate of its matmul. Empty when there is nothing to add."""
+    gpu = view.gpu_series
+    if gpu:
+        honest = view.current if view.variant["sync"] else view.baseline
+        if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):
+            return NO_CPU_CURVE
+        analysis, _ = crossovers(view)
+        said = crossover_sentence(analysis, "matrix size", series_side(onscreen.LIVE_CPU), series_side(gpu))
+        return (said.capitalised().markdown() if view.variant["sync"]
+                else f"From the synchronised timings: {said.markdown()}")
+    cpu = _cpu_timed(view)
+    rate = cpu[nearest(list(cpu), size)].get("achieved_flops_per_s") if cpu else None
+    return f"That is {rate_words(rate)}." if rate else ""

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.core.crossover import SweepAnalysis, analyse_rows
-from lib.core.fmt import Sentence, fmt_value
+from lib.core.crossover import CrossKind, Crossover, SweepAnalysis, analyse_rows
+from lib.core.fmt import Sentence, fmt_value, say
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, is_ok
 from lib.lessons.common import onscreen
@@ -276,6 +276,9 @@ def crossovers(view: Screen) -> tuple[SweepAnalysis | None, SweepAnalysis | None
     return analysis, same_machine
 
 
+NO_CPU_CURVE = "There is no curve for this server's CPU on screen, so there is no crossover to show."
+
+
 def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Sentence]:
     """Where the GPU catches up, from the synchronised timings; and on the recording machine itself."""
     gpu = view.gpu_series
@@ -283,8 +286,12 @@ def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Se
         return []
     analysis, same_machine = crossovers(view)
     which = "" if view.variant["sync"] else "From the synchronised timings: "
-    out = [which + crossover_sentence(analysis, "size", legend_side(Unit.CPU, onscreen.LIVE_CPU),
-                                         legend_side(Unit.GPU, gpu))]
+    honest = view.current if view.variant["sync"] else view.baseline
+    if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):  # the CPU's curve is the one missing
+        out = [say(NO_CPU_CURVE, about=Crossover(CrossKind.ONE_DEVICE, None))]
+    else:
+        out = [which + crossover_sentence(analysis, "size", legend_side(Unit.CPU, onscreen.LIVE_CPU),
+                                             legend_side(Unit.GPU, gpu))]
     if same_machine is not None and machine is not None:
         out.append(f"{onscreen.same_machine_intro(machine)}: "
                    + crossover_sentence(same_machine, "size", legend_side(Unit.CPU, view.recorded_cpu_series),

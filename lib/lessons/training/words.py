@@ -30,7 +30,7 @@ from lib.lessons.common.explain import time_split
 from lib.lessons.common.voice import (
     Side,
     Unit,
-    close_words,
+    crossover_notes,
     crossover_sentence,
     faster_sentence,
     legend_side,
@@ -128,7 +128,7 @@ def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str,
     found = crossover_of(cpu, gpu, view.over, only=only)
     base, challenger = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     text = crossover_sentence(found, view.axis.label, base, challenger, hollow=True, notes=False)
-    notes = close_words(found, view.axis.label, True, base, challenger)
+    notes = crossover_notes(found, view.axis.label, base, challenger, hollow=True)
     if found.bracket:
         near = [r for r in [*cpu, *gpu] if r.get(view.over) in found.bracket]
         if any(r.get("origin") == Origin.PREDICTED for r in near):

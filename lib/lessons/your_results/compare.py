@@ -199,9 +199,10 @@ def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
     return "; ".join(shown) or "no other settings"
 
 
-def crossover_lines(comparison: Comparison) -> list[Sentence]:
+def crossover_lines(comparison: Comparison, *, notes: bool = True) -> list[Sentence]:
     """One sentence per machine: where its GPU catches up with its CPU, read from its own curves
-    (lib.lessons.common.voice words it; `.about` holds the Crossover)."""
+    (lib.lessons.common.voice words it; `.about` holds the Crossover). `notes=False`: without the points too
+    close to call, for the one sentence above the chart (the lines under it keep them)."""
 
     name = plain(setting_name(comparison.setting))  # a pack's own setting name: text from a file
     lines = []
@@ -218,7 +219,7 @@ def crossover_lines(comparison: Comparison) -> list[Sentence]:
             continue
         gpu = next(d for d in devices if d != "cpu")
         its_gpu = Side(Unit.GPU, f"its {plain(device_word(gpu))}")
-        lines.append(who + crossover_sentence(cross, name, Side(Unit.CPU, "its CPU"), its_gpu))
+        lines.append(who + crossover_sentence(cross, name, Side(Unit.CPU, "its CPU"), its_gpu, notes=notes))
     return lines
 
 
