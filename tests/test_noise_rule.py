@@ -301,7 +301,7 @@ def test_a_curve_is_one_recording_and_its_answer_one_days(shipped):
         screen = S.compose(T.View(), gpu=gpus[name], small_cpu=small)
         gpu = screen.curves[screen.gpu_label]
         assert len({r["machine"] for r in gpu if r.get("origin") in (Origin.RECORDED, Origin.DERIVED)}) == 1, name
-        days = re.search(r"between batch size ~([\d,]+) and ~([\d,]+)", screen.headline_notes)
+        days = re.search(r"between batch size ~?([\d,]+) and ~?([\d,]+)", screen.headline_notes)
         if days and screen.answer.x is not None:  # the answer's value is one of the days' own
             low, high = (float(v.replace(",", "")) for v in days.groups())
             assert low / 1.05 <= screen.answer.x <= high * 1.05, (screen.headline, screen.headline_notes)

@@ -143,7 +143,7 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
     days = sorted({d for r in gpu for d in (r.get("epoch_s_by_recording") or {})})
     if len(days) < 2:
         return None
-    xs, crossed = [], 0
+    xs, crossed, brackets = [], 0, False
     for day in days:
         own = [{**r, "epoch_s": r["epoch_s_by_recording"][day], "epoch_s_low": None, "epoch_s_high": None}
                for r in gpu if day in (r.get("epoch_s_by_recording") or {})]
@@ -155,15 +155,17 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
             # where that is too wide to name one value: the range never claims more digits than a day does
             about = likely_about(found)
             xs += [float(about.replace(",", ""))] if about is not None else list(found.sure or found.bracket or ())
+            brackets |= about is None
             crossed += 1
         elif found.crossings and found.crossings[-1][2] == Lead.GPU:  # a tie first, then the GPU takes the lead
             xs += [found.crossings[-1][0], found.crossings[-1][1]]  # between these two points, no closer
-            crossed += 1
+            crossed, brackets = crossed + 1, True
     if crossed < 2:
         return None
+    about = "" if brackets else "~"  # a measured point bounding a day's bracket is no estimate
     return say(f"On the {len(days)} recorded days of ", legend_side(Unit.GPU, gpu_label).called,
-               f", it catches up between {view.axis.label} ~{fmt_value(min(xs))} and ~{fmt_value(max(xs))} (each "
-               "day's curve against the same CPU curve).")
+               f", it catches up between {view.axis.label} {about}{fmt_value(min(xs))} and {about}{fmt_value(max(xs))} "
+               "(each day's curve against the same CPU curve).")
 
 
 def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
