@@ -142,7 +142,7 @@ def assert_view(at, at_text: str) -> str:
     specs = chart_specs(at)
     assert len(specs) == 3, "phase bars and one sweep chart per feed expected"  # the sweep's 'Why?' is drawn closed
     text = page_text(open_whys(at))
-    assert "loading (DataLoader" in specs[0] and "compute (forward, backward, update)" in specs[0]
+    assert "loading (decode, batch, copy in)" in specs[0] and "compute (forward, backward, step)" in specs[0]
     assert "time of one epoch" in specs[0]
     assert "DataLoader over images" in specs[1] and "Tensors already on the device" in specs[2]
     assert all(CPU_LABEL in s for s in specs)

@@ -87,8 +87,7 @@ def test_home_answers_with_one_chart_from_the_recorded_pack(home_pack):
     # issue 37: a most likely value only where the bracket is narrow enough to name one (256 to 4,096 is not)
     about = crossing_about(x, lo, hi)
     answer = (f"**The {GPU_NAME} GPU** catches up with **the {GPU_NAME} machine's CPU** between batch size "
-              f"{fmt_value(lo)} and {fmt_value(hi)}" + (f"; most likely at about {about}." if about
-                                                         else "; the points measured place it no closer."))
+              f"{fmt_value(lo)} and {fmt_value(hi)}" + (f"; most likely at about {about}." if about else "."))
     assert [str(m.value) for m in at.markdown].count(answer) == 1
     # both ends of the curve, in numbers read from the pack: at batch size 1 the GPU is slower, at the end faster
     small, large = (step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "gpu")

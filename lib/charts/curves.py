@@ -266,7 +266,7 @@ def phase_chart(
     ticked = not totals.empty and not plot.empty
     if ticked:  # the tick's colour in the phases' legend, darker than every phase
         domain, colors = [*domain, total_label], ([*colors, TOTAL_COLOR] if colors else None)
-    color = alt.Color("phase:N", title=None, legend=legend(domain),
+    color = alt.Color("phase:N", title=None, legend=legend(domain, columns=2),  # two columns: the legend stays in an 800 × 600 frame
                       scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain))
     tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"),
                alt.Tooltip("t:Q", title=unit, format=".4~g")]

@@ -247,7 +247,8 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         about = likely_about(found)
         likely = (f"; most likely at about {about}." if about is not None
                   else ": the medians swap back and forth in between, so no single value can be named."
-                  if found.x is None else "; the points measured place it no closer.")
+                  if found.x is None else "; the points measured place it no closer." if notes
+                  else ".")  # the answer alone: the bracket says how close, in fewer words
         if found.kind == CrossKind.CROSSES:
             return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {between}{likely}{close}",
                        about=found)

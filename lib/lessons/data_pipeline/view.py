@@ -24,10 +24,12 @@ from lib.lessons.common import voice
 from lib.lessons.common.live import live_sweep
 from lib.workloads import get_workload
 
+# each name on one line of the legend (lib.charts.theme.LEGEND_LINE_CHARS): two columns of them stay in an
+# 800 × 600 frame
 PHASES = {
-    "phase_loading_s": "loading (DataLoader: decode, batch, copy to the device)",
-    "phase_compute_s": "compute (forward, backward, update)",
-    "phase_rest_s": "the rest of the epoch (in neither phase: not measured apart)",
+    "phase_loading_s": "loading (decode, batch, copy in)",
+    "phase_compute_s": "compute (forward, backward, step)",
+    "phase_rest_s": "the rest (not timed apart)",
 }
 # the tick on each phase bar: the epoch the words quote, timed as one (its phases, timed apart, may overlap in it)
 WHOLE_EPOCH = "the whole epoch, timed as one"
