@@ -132,7 +132,7 @@ def test_crossover_sentence_reads_the_measured_points_only():
     assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
     one_shared = rows_for("cuda:0", {10: 1e-6}, "g")  # a live curve may share a single x with the other
     assert crossover_sentence(analyse_rows(CPU + one_shared, "batch_size"), "batch size", "cpu", "gpu") == (
-        "**gpu** is faster than **cpu** at every batch size on the chart where both were timed, which is only 10: "
+        "**gpu** is faster than **cpu** at every batch size both curves have, which is only 10: "
         "one point cannot place a crossover.")
 
 

@@ -40,8 +40,8 @@ def test_every_kind_has_its_own_words_and_says_what_it_is():
     same = find_crossover([1, 2, 4], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0])  # one device recorded twice
     assert same.kind == CrossKind.GPU_WINS and same.ties == same.shared == (1.0, 2.0, 4.0)
     assert crossover_sentence(same, "size", CPU, GPU).plain() == (
-        "gpu there and cpu here take the same time within the spread of the repeats at every size on the chart "
-        "where both were timed, from 1 to 4: neither is surely faster, so there is no crossover to place.")
+        "gpu there and cpu here take the same time within the spread of the repeats at every size "
+        "both curves have, from 1 to 4: neither is surely faster, so there is no crossover to place.")
     one_point = crossover_sentence(find_crossover([3], [1], [2]), "size", CPU, GPU)
     assert one_point.plain().endswith("which is only 3: there the GPU does not catch up, and one point cannot place "
                                       "a crossover.")
@@ -54,7 +54,7 @@ def test_a_sentence_renders_bold_on_a_page_and_plain_on_the_command_line():
     # sides without a legend name are not bold: 'the GPU', '2 GPUs'
     plain_sides = crossover_sentence(find_crossover([1, 2], [1, 1], [2, 2]), "size", Side(Unit.CPU), Side(Unit.GPU))
     assert plain_sides.markdown() == plain_sides.plain() == (
-        "the CPU is faster than the GPU at every size where both were timed, from 1 to 2: the GPU does not catch up there.")
+        "the CPU is faster than the GPU at every size both curves have, from 1 to 2: the GPU does not catch up there.")
     joined = say("On ", Strong("box"), ", ") + sentence
     assert joined.about is sentence.about and joined.capitalised().markdown().startswith("On **box**, **gpu there**")
 

@@ -205,8 +205,8 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         if not notes:  # the one sentence above a chart: at most 30 words (issue 37)
             where = f"from {setting} {first} to {last}" if first != last else f"at {setting} {first}"
             return say(gpu, " and ", cpu, f" take the same time within the spread {where}.", about=found)
-        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} on "
-                   f"the chart where both were timed, {span}: neither is surely faster, so there is no crossover to place."
+        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} "
+                   f"both curves have, {span}: neither is surely faster, so there is no crossover to place."
                    f"{close_words(_noisy_only(found), setting, hollow, base, challenger) if notes else ''}",
                    about=found)
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
@@ -215,21 +215,21 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
                  else f"there {challenger.noun} {challenger.verb('does', 'do')} not catch up, and ")
         if not notes:
             return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
-                       f" at the one {setting} both timed, {first}: one point places no crossover.", about=found)
+                       f" at the one {setting} both curves have, {first}: one point places no crossover.", about=found)
         return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
-                   f" at every {setting} on the chart where both were timed, which is only {first}: {there}one point "
+                   f" at every {setting} both curves have, which is only {first}: {there}one point "
                    "cannot place a crossover.", about=found)
     close = close_words(found, setting, hollow, base, challenger) if notes else ""
     if found.noisy_only:  # every lead on the chart rests on points whose own repeats do not support them
         return say(f"Too noisy here to say who is faster: at every {setting} where one side leads, a point is noisy "
                    "(its repeats spread over more than half its time).", about=found)
     clear = [x for x in found.shared if x not in found.ties]
-    where = (f"at every {setting} where both were timed, from {first} to {last}" if not found.ties
+    where = (f"at every {setting} both curves have, from {first} to {last}" if not found.ties
              else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
     if not notes and found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):  # at most 30 words (issue 37)
         ahead, behind = (gpu, cpu) if found.kind == CrossKind.GPU_WINS else (cpu, gpu)
         side = challenger if found.kind == CrossKind.GPU_WINS else base
-        where, then = ((f"at every {setting} both timed, {first} to {last}", "no crossover there") if not found.ties
+        where, then = ((f"at every {setting} both curves have, {first} to {last}", "no crossover there") if not found.ties
                        else (f"wherever the gap is clear, {first} to {last}", "never clearly slower"))
         return say(ahead, f" {side.verb('is', 'are')} faster than ", behind, f" {where}: {then}.", about=found)
     if found.kind == CrossKind.GPU_WINS:
