@@ -221,8 +221,9 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
                    "cannot place a crossover.", about=found)
     close = close_words(found, setting, hollow, base, challenger) if notes else ""
     if found.noisy_only:  # every lead on the chart rests on points whose own repeats do not support them
-        return say(f"Too noisy here to say who is faster: at every {setting} where one side leads, a point is noisy "
-                   "(its repeats spread over more than half its time).", about=found)
+        why = " (its repeats spread over more than half its time)" if notes else ""
+        return say("Too noisy here to say whether ", challenger.called, " or ", cpu,
+                   f" {base.verb('is', 'are')} faster: every lead rests on a noisy point{why}.", about=found)
     clear = [x for x in found.shared if x not in found.ties]
     where = (f"at every {setting} both curves have, from {first} to {last}" if not found.ties
              else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
