@@ -183,7 +183,7 @@ def test_shipped_packs_join_the_comparison_and_a_repeat_upload_counts_once(tmp_p
         text = unescaped(page_text(at))
         # equal times: the renamed copy takes the same time as its CPU everywhere, computed, not assumed
         assert (f"{FIXTURE_GPU}: its GPU and its CPU take the same time within the spread of the repeats at every "
-                "batch size on the chart") in text
+                "batch size both curves have") in text
         at = upload(at, ("second.json", packs["second.json"]), ("fixture.json", json.dumps(shipped).encode()))
         assert_page_works(at, 1, [SECOND, FIXTURE_GPU])
         notes = [unescaped(str(i.value)) for i in at.info]
