@@ -135,7 +135,7 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
-    screen.doubtful = {name: W.doubt(rows, view.over, grid) for name, rows in screen.curves.items()}
+    screen.doubtful = {name: W.doubt(rows, view.over) for name, rows in screen.curves.items()}
     _answer(screen, view, small_cpu, live_cpu, grid, time.time() if now is None else now)
     if not gpu_rows and gpu is not None and not live_gpu:
         screen.headline += _where_recorded(view, gpu)

@@ -30,8 +30,9 @@ def cpu_disagreement(recorded: Sequence[Row], live: Sequence[Row], view: View, r
         return None
     # apart: the noise rule calls the gap clear, and it is CLEAR_RATIO or more (two CPUs of one kind differ by less
     # from one process or day to the next; the recording that set this sentence off was 2.5x slow)
+    doubted = doubt(recorded, view.over) | doubt(live, view.over)
     apart = [x for x in shared if noise.decides(rec[x]["epoch_s"], mine[x]["epoch_s"], spread(rec[x], "epoch_s"),
-                                                spread(mine[x], "epoch_s"), x in doubt(recorded, view.over) | doubt(live, view.over))
+                                                spread(mine[x], "epoch_s"), x in doubted)
              and max(rec[x]["epoch_s"], mine[x]["epoch_s"]) >= noise.CLEAR_RATIO * min(rec[x]["epoch_s"], mine[x]["epoch_s"])]
     if len(apart) * 2 <= len(shared):
         return None

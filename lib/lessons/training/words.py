@@ -44,12 +44,11 @@ from lib.workloads.family import TrainingFamily
 Row = Mapping[str, Any]
 
 
-def doubt(rows: Sequence[Row], over: str, grid: Collection[Any] | None = None) -> frozenset[float]:
+def doubt(rows: Sequence[Row], over: str) -> frozenset[float]:
     """The x values of one curve whose point the noise rule does not believe (lib.core.noise.doubtful):
-    judged by the point's own spread, its repeats' IQR or its band (the days it was recorded on, or a
-    prediction's), on the epoch the chart draws. Drawn hollow; decides only a gap of noise.NEVER_CLOSE or
-    more. `grid` is kept for callers: each point is judged alone, so the slider's own point never changes
-    which of the others are believed."""
+    judged by the point's own spread, its repeats' IQR or its band (the days it was recorded on), on the
+    epoch the chart draws. Drawn hollow; decides only a gap of noise.NEVER_CLOSE or more. Each point is
+    judged alone, so the slider's own point never changes which of the others are believed."""
     key = "epoch_s" if all(is_ok(r, "epoch_s") for r in rows if is_ok(r)) else "median_s"
     # a prediction is not a measurement: its band says how far off the model may be (drawn, and counted as the
     # spread of every comparison), never that a time was measured wrongly
@@ -68,7 +67,7 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
     xs = sorted(set(by_cpu) & set(by_gpu))
     return find_crossover(xs, [by_cpu[x][key] for x in xs], [by_gpu[x][key] for x in xs],
                           [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs],
-                          cpu_doubtful=doubt(cpu, over, only), gpu_doubtful=doubt(gpu, over, only))
+                          cpu_doubtful=doubt(cpu, over), gpu_doubtful=doubt(gpu, over))
 
 
 def hollow(row: Row, doubted: Collection[float], over: str) -> bool:
