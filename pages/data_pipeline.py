@@ -110,7 +110,7 @@ on, bars = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note,
                         not_live=onscreen.NONE_DRAWN if cannot else "from a pack recorded on a GPU machine (named in "
                                  "each legend), when one holds these settings",
-                        measured_at=oldest_measured_at([request]) if live else None)
+                        measured_at=oldest_measured_at([request]) if live else None, live_rows=None if too_many else live)
 elsewhere = feeds.elsewhere_sentence(source, pack)
 if elsewhere:
     top.note.caption(elsewhere)

@@ -93,7 +93,8 @@ for method in methods:
     live += cached_measurement(requests[method], label=lesson.measure_label(method, grid, devices)) or []
 rows, order = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
-                        measured_at=oldest_measured_at(requests.values()) if live else None, drawn=found.machine)
+                        measured_at=oldest_measured_at(requests.values()) if live else None, drawn=found.machine,
+                        live_rows=live)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 004)") as opened:

@@ -95,7 +95,7 @@ if notes:
     top.note.markdown(notes)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
                         measured_at=oldest_measured_at(requests.values()) if any(live.values()) else None,
-                        drawn=found.machine)
+                        drawn=found.machine, live_rows=[r for rows in live.values() for r in rows])
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 with scaffold.why("What this page measures (seed 003)") as opened:

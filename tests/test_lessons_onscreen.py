@@ -34,6 +34,18 @@ def test_source_sentence_says_where_each_device_comes_from():
     assert onscreen.source_sentence(LIVE, 1, not_live="from a pack").endswith("GPU: measured live on this server.")
 
 
+def test_source_sentence_says_measured_live_only_when_a_cpu_point_was():
+    refused = [{"device": "cpu", "status": "skipped"}, {"device": "cpu", "status": "oom"}]
+    measured = refused + [{"device": "cpu", "status": "ok"}]
+    gpu_only = [{"device": "cuda:0", "status": "ok"}, {"device": "cpu", "status": "skipped"}]
+    assert onscreen.source_sentence(H200, 1, live_rows=refused, age="now").startswith(
+        "CPU: no point of this view could be measured live on this server (the points not measured say why")
+    assert onscreen.source_sentence(H200, 1, live_rows=gpu_only).startswith("CPU: no point of this view")
+    assert onscreen.source_sentence(H200, 1, live_rows=measured, age="now").startswith(
+        "CPU: measured live on this server with 1 thread (now).")
+    assert onscreen.source_sentence(H200, 1, live_rows=[]).startswith("CPU: not measured live on this server")
+
+
 def test_gpu_side_note_speaks_only_when_something_is_missing():
     assert onscreen.gpu_side_note(H200, "no sweep", "no GPU") == "no sweep"
     assert onscreen.gpu_side_note(H200, None, "no GPU") is None

@@ -212,3 +212,15 @@ def test_a_gap_made_by_loading_is_never_the_devices_lead():
     assert "47.7 ms" in headline and "25.2 ms" in headline, headline
     text = page_text(at)
     assert "not the device's" in text and "49.8 ms on the CPU, 26.1 ms on the" in text, text
+
+
+@pytest.mark.cpu_view  # without CUDA every live point is the CPU's, and each is refused here
+@pytest.mark.parametrize("page", ["pages/training.py", "pages/timing_pitfalls.py", "pages/data_pipeline.py",
+                                  "pages/jacobian.py"])
+def test_a_view_whose_live_points_were_all_refused_never_says_measured_live(page):
+    """With every live CPU point over the work cap, Timing and Data pipeline said 'CPU: measured live on this
+    server with 1 thread (less than a minute ago)' and Training 'Measured live on this server less than a minute
+    ago: Too few points were measured' (issue 37's leftovers): nothing had been measured."""
+    text = page_text(visit(page, {}))
+    assert "measured live on this server with" not in text and "Measured live on this server" not in text, page
+    assert "could be measured live on this server" in text, page

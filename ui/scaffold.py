@@ -145,13 +145,16 @@ def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
 
 
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
-                   box: Any = None, measured_at: float | None = None, drawn: str | None = None) -> None:
+                   box: Any = None, measured_at: float | None = None, drawn: str | None = None,
+                   live_rows: Sequence[dict] | None = None) -> None:
     """'CPU: measured live on this server with 1 thread (3 min ago). GPU: recorded on NVIDIA H200, …' (see
     lib.lessons.common.onscreen.source_sentence for `not_live`), in `box` (default: where the page is);
     `measured_at`: when the live result shown was measured (ui.measure.oldest_measured_at), if it was;
-    `drawn`: the recorded machine as the curves name it (RecordedViews.machine)."""
+    `drawn`: the recorded machine as the curves name it (RecordedViews.machine); `live_rows`: the live rows on
+    screen, so a view none of whose CPU points could run here does not say "measured live"."""
     age = age_words(time.time() - measured_at) if measured_at is not None else None
-    (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live, age=age, drawn=drawn))
+    (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live, age=age, drawn=drawn,
+                                                 live_rows=live_rows))
 
 
 def notice(text: str | None, icon: str = INFO, *, box: Any = None) -> None:

@@ -44,18 +44,29 @@ STATUS_WORDS = {Status.OK.value: "measured", Status.OOM.value: "out of memory", 
 
 # -- where the numbers come from ----------------------------------------------------------------------
 def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None, age: str | None = None,
-                    drawn: str | None = None) -> str:
+                    drawn: str | None = None, live_rows: Sequence[Mapping[str, Any]] | None = None) -> str:
     """Where each device's numbers come from. `not_live`: the page's own words for a GPU side that
     is not measured here (default: the recorded machine chosen in the sidebar, or none). `age`: how long
     ago the live result on screen was measured ('3 min ago'), when it says. `drawn`: the recorded
     machine as the curves on screen name it (RecordedViews.machine: the days of their rows), rather
-    than every day of the sidebar's machine."""
-    cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}" + (f" ({age})" if age else "") + ". "
+    than every day of the sidebar's machine. `live_rows`: the live rows on screen, when the page has them: if
+    none of their CPU points was measured (each refused or failed), the CPU side says so instead."""
+    if live_rows is not None and not live_rows:  # the measurement was skipped: the page's note says why
+        cpu = "CPU: not measured live on this server for this view (a note on this page says why). "
+    elif live_rows is not None and not live_cpu_measured(live_rows):
+        cpu = "CPU: no point of this view could be measured live on this server (the points not measured say why). "
+    else:
+        cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}" + (f" ({age})" if age else "") + ". "
     if source.live:
         return cpu + "GPU: measured live on this server."
     if not_live:
         return cpu + f"GPU: {not_live}."
     return cpu + (f"GPU: recorded on {plain(drawn or source.label)}." if source.recorded else f"GPU: {NO_GPU_YET}.")
+
+
+def live_cpu_measured(rows: Iterable[Mapping[str, Any]]) -> int:
+    """How many of the live rows are CPU points that were measured (not refused, not failed)."""
+    return sum(1 for r in rows if str(r.get("device", "")).startswith("cpu") and r.get("status") == Status.OK.value)
 
 
 def gpu_side_note(source: GpuSource, recorded_note: str | None, no_gpu: str) -> str | None:

@@ -87,6 +87,9 @@ def live_headline(live: Sequence[Row], gpu: Sequence[Row], view: View, live_labe
     GPU's, read from the live curve's fixed grid (the same at every slider position: the crossover is
     the curves', not the selected point's); the slider's own point, when off that grid, is said
     where it disagrees."""
+    if live and not any(is_ok(r, "epoch_s") for r in live):  # every point refused or failed: nothing measured
+        return say("No point of this view could be measured live on this server (the notes on the live points "
+                   "say why).")
     when = measured_at(live)
     age = age_words(now - when) if when is not None else "for this view"
     found = crossover_of(live, gpu, view.over, only=grid)
