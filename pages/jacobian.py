@@ -42,7 +42,7 @@ val = url.select_slider("val", "Inputs in the batch (val; the point explained)",
                         help="The seed ran 100 and 1000. The curves always cover 1, 10, 100 and 1,000, plus this "
                              "value.")
 # short names on the pills, what each does in their help
-methods = url.pills("methods", "Ways to compute it", METHODS, list(METHODS), format_func=lesson.LABEL.get,
+methods = url.pills("methods", "Ways to compute it", METHODS, list(lesson.DEFAULT_METHODS), format_func=lesson.LABEL.get,
                     help="\n".join(f"- {lesson.LONG[m]}" for m in METHODS)
                          + "\n\nAll four give the same numbers on the diagonal blocks (the workload checks it).")
 source, cannot = source_for(WORKLOAD)  # cannot: the sidebar's machine holds nothing here
@@ -103,7 +103,8 @@ with scaffold.why("What this page measures (seed 004)") as opened:
             "Seed 004 computed the Jacobian (every output's derivative with respect to every input) of a small tanh "
             "network (1 input → 20 → 20 → 400 outputs) over a batch of `val` inputs with "
             f"`torch.autograd.functional.jacobian`, on the CPU and on the GPU. It reported {lesson.SEED_REPORTED}: the "
-            "GPU won only at the larger batch. Here the same Jacobian is computed four ways and timed on both devices. "
+            "GPU won only at the larger batch. Here the same Jacobian is computed four ways (the chart opens on the seed's "
+            "loop and vmap(jacrev); the pills add the other two) and timed on both devices. "
             "Both axes of the time chart are logarithmic.")
 
 if methods:

@@ -70,9 +70,23 @@ def refused_table(at) -> list[dict]:
     return frames[0].to_dict("records") if frames else []
 
 
+ALL_FOUR = "loop,vectorize,vmap_jacrev,vmap_jacfwd"
+
+
 @pytest.mark.cpu_view
-def test_default_view_without_a_gpu(no_pack):
-    at = open_page(PAGE, opened=("jacobian.results", "jacobian.memory", RECORD_KEY))
+def test_the_first_chart_compares_the_seeds_loop_with_vmap_jacrev(no_pack):
+    """Issue 37: the first chart drew all eight lines (four methods, two devices); it opens on the two a student
+    compares first, and the pills hold the other two."""
+    at = open_page(PAGE)
+    assert at.query_params["methods"] == "loop,vmap_jacrev"
+    drawn = {m for f in chart_frames(at, 0) for m in f.get("d", [])}  # "d": the line style, one per method
+    assert drawn == {"loop", "vmap(jacrev)"}
+    assert "the chart opens on the seed's loop and vmap(jacrev)" in page_text(open_whys(at))
+
+
+@pytest.mark.cpu_view
+def test_all_four_methods_without_a_gpu(no_pack):
+    at = open_page(PAGE, {"methods": ALL_FOUR}, opened=("jacobian.results", "jacobian.memory", RECORD_KEY))
     text = assert_view(at, 100)
     md = markdown(at)
     # the loop cannot run at val = 100 here; the page compares where it did run, in numbers
@@ -97,7 +111,7 @@ def test_default_view_without_a_gpu(no_pack):
     assert any("memory cap for live runs here: 2.7 GB" in list(f.get("label", [])) for f in memory)
     assert "it was not run from val = 100 on: needs about" in md  # vectorize's refusal, read from the rows
     assert at.query_params["val"] == "100"
-    assert at.query_params["methods"] == "loop,vectorize,vmap_jacrev,vmap_jacfwd"
+    assert at.query_params["methods"] == ALL_FOUR
     assert len(at.get("download_button")) == 2
     assert any("python -m lib sweep jacobian --over val=1,10,100,1000 --set method=loop" in c.value for c in at.code)
 
@@ -156,12 +170,12 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
     note = "\n".join(str(w.value) for w in at.warning).replace("\\", "")  # as read: markdown escapes gone
     assert "val='abc' is not a number; using the default, 100" in note
     assert "methods='nothing' names none of" in note
-    assert at.query_params["methods"] == "loop,vectorize,vmap_jacrev,vmap_jacfwd"
+    assert at.query_params["methods"] == "loop,vmap_jacrev"  # the default pair
 
 
 @pytest.mark.cpu_view
 def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
-    at = open_page(PAGE)
+    at = open_page(PAGE, {"methods": ALL_FOUR})
     text = assert_view(at, 100)
     specs = chart_specs(at)
     assert GPU_LABEL in specs[0] and "a GPU" in specs[1]  # the GPU's memory estimate beside the CPU's
