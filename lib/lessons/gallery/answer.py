@@ -23,6 +23,25 @@ def _crossings(machines: Sequence[GalleryMachine], comparison: compare.Compariso
     return sorted(found, key=lambda xm: xm[0])
 
 
+def _bracket(comparison: compare.Comparison, machine: GalleryMachine) -> tuple[float | None, float | None]:
+    found = comparison.crossovers[machine.line]
+    return found.sure or found.bracket or (None, None)
+
+
+def _ranked(comparison: compare.Comparison, first: GalleryMachine, last: GalleryMachine) -> bool:
+    """Whether the first machine surely crosses before the last: their brackets do not overlap. Sorting by the
+    likely values alone ranked two machines whose brackets were the same."""
+    (_, first_high), (last_low, _) = _bracket(comparison, first), _bracket(comparison, last)
+    return first_high is not None and last_low is not None and first_high < last_low
+
+
+def _span(comparison: compare.Comparison, found: Sequence[tuple[float, GalleryMachine]]) -> str:
+    brackets = [_bracket(comparison, m) for _, m in found]
+    lows, highs = [b[0] for b in brackets if b[0] is not None], [b[1] for b in brackets if b[1] is not None]
+    return (f"between batch size {fmt_value(min(lows))} and {fmt_value(max(highs))}" if lows and highs
+            else "within the batch sizes measured")
+
+
 def gallery_answer(machines: Sequence[GalleryMachine], comparison: compare.Comparison | None) -> str:
     """Where the machines' GPUs catch up with their own CPUs: the earliest and the latest, in one short sentence
     (issue 37); which machines those are, and the points too close to call, are gallery_notes', under the chart."""
@@ -39,15 +58,12 @@ def gallery_answer(machines: Sequence[GalleryMachine], comparison: compare.Compa
                 + crossover_sentence(comparison.crossovers[first.line], "batch size", OWN_CPU, OWN_GPU, notes=False)
                 ).markdown()
     named = [likely_about(comparison.crossovers[m.line]) for m in (first, last)]
-    if None not in named:
+    if None not in named and _ranked(comparison, first, last):
         return (f"The GPUs here catch up with their own CPUs between batch size ≈ {named[0]} and ≈ {named[1]}, "
                 f"{len(found)} machines in all.")
-    # a bracket too wide to name one value (lib.core.fmt.crossing_about): the brackets' span, and no ranking by it
-    brackets = [comparison.crossovers[m.line].sure or comparison.crossovers[m.line].bracket for _, m in found]
-    lows, highs = [b[0] for b in brackets if b and b[0] is not None], [b[1] for b in brackets if b and b[1] is not None]
-    span = (f"between batch size {fmt_value(min(lows))} and {fmt_value(max(highs))}" if lows and highs
-            else "within the batch sizes measured")
-    return f"The GPUs here catch up with their own CPUs {span} on all {len(found)} machines that cross."
+    # a bracket too wide to name one value (lib.core.fmt.crossing_about), or brackets that overlap: the brackets'
+    # span, and no ranking by it
+    return f"The GPUs here catch up with their own CPUs {_span(comparison, found)} on all {len(found)} machines that cross."
 
 
 def gallery_notes(machines: Sequence[GalleryMachine], comparison: compare.Comparison | None) -> str:
@@ -60,6 +76,10 @@ def gallery_notes(machines: Sequence[GalleryMachine], comparison: compare.Compar
     (_, first), (_, last) = found[0], found[-1]
     if len(found) == 1:
         return crossover_notes(comparison.crossovers[first.line], "batch size", OWN_CPU, OWN_GPU)
+
+    if not _ranked(comparison, first, last):
+        return ("Their ranges overlap, so no machine here is surely the earliest or the latest to cross (the table "
+                "gives each machine's crossover).")
 
     def where(machine: GalleryMachine) -> str:
         found_here = comparison.crossovers[machine.line]
