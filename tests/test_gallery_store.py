@@ -272,6 +272,8 @@ def test_limits_come_from_the_environment():
     limits = Limits.from_env({"GPUWIN_GALLERY_COURSE_CAP": "5", "GPUWIN_GALLERY_RATE": "3/60",
                               "GPUWIN_GALLERY_MAX_PACK_KB": "200"})
     assert (limits.max_per_course, limits.max_actions, limits.window_s, limits.max_pack_bytes) == (5, 3, 60.0, 200_000)
+    paced = Limits.from_env({"GPUWIN_GALLERY_PACE": "12", "GPUWIN_GALLERY_MAX_HELD": "7", "GPUWIN_GALLERY_SITE_RATE": "99"})
+    assert (paced.pace, paced.max_held, paced.max_site_actions) == (12, 7, 99)
     assert Limits.from_env({}) == Limits()
 
 
