@@ -67,7 +67,7 @@ class Entry:
     devices: str
     rows: int
     hidden: bool
-    held: bool  # waiting for an instructor's approval (added past the pace)
+    held: bool = False  # waiting for an instructor's approval (added past the pace)
 
 
 _ENTRY_COLUMNS = [entries.c[f.name] for f in fields(Entry)]
