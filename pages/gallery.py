@@ -50,6 +50,7 @@ try:  # a database that is down, or went away under a pooled connection, is a no
         top.answer.markdown("The course code below is not one this gallery knows, so there is nothing to show yet.")
         st.stop()
     total = gallery.count(course=course or None)
+    waiting = gallery.waiting(course or None)  # added past the pace: shown once approved
     size = gallery.limits.page_size
     pages = max(1, -(-total // size))
     # one page of entries (and only their packs) per view, however many the gallery holds
@@ -97,7 +98,9 @@ st.header(f"The machines of course {plain(course)}" if course else "Every machin
 st.caption(plural(total, "shared entry", "shared entries")
            + (f" in course {plain(course)}" if course else "")
            + (f" (page {page} of {pages}: {len(shared)} of them here)" if pages > 1 else "")
-           + f", and {fmt_value(len(shipped))} shipped with the app. Stored in {where_stored(gallery)}.")
+           + f", and {fmt_value(len(shipped))} shipped with the app. Stored in {where_stored(gallery)}."
+           + (f" {plural(waiting, 'more waits', 'more wait')} for the instructor's approval (many were added in "
+              "the last hour)." if waiting else ""))
 SORT_NAMES = {"crossover": "where the GPU catches up (smallest first)", "newest": "newest first",
               "name": "who named it", "machine": "GPU or CPU name"}
 order = url.selectbox("sort", "Sort by", list(SORTS), "crossover", format_func=SORT_NAMES.get)

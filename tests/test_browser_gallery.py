@@ -104,3 +104,44 @@ def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
             body = page.inner_text("body")
             assert f"gallery #1: {NAME}" in body
             assert not page.query_selector("[onclick]") and not page.query_selector("[data-testid='stException']")
+
+
+def add_machine(page, name: str, data: bytes) -> str:
+    """Open 'Add your machine', choose the file and the name, press the button; the message shown."""
+    page.get_by_text("Add your machine", exact=True).click()
+    page.set_input_files("[data-testid='stFileUploaderDropzoneInput']", files=[
+        {"name": "my_machine.json", "mimeType": "application/json", "buffer": data}])
+    page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
+    page.get_by_label("Display name").fill(name)
+    page.get_by_label("Display name").press("Enter")
+    page.wait_for_function(IDLE, timeout=30_000)
+    page.get_by_role("button", name="Add to the gallery").click()
+    alert = page.locator("[data-testid='stAlertContentSuccess'], [data-testid='stAlertContentError']")
+    alert.first.wait_for(timeout=60_000)
+    return alert.first.inner_text()
+
+
+def test_the_tabs_of_one_browser_share_its_limit_without_a_client_address(browser, tmp_path):
+    """Issue 40, finding 4: on loopback Streamlit reports no address, so each new session started the
+    limit over. The tabs of one browser send the same Streamlit XSRF cookie, and count once."""
+    env = {"GPUWIN_DATA_DIR": str(tmp_path / "data"), "GPUWIN_NO_WARM_UP": "1", "GPUWIN_NO_PREFETCH": "1",
+           "GPUWIN_GALLERY_RATE": "1/3600"}
+    with streamlit_server(env) as url:
+        one_browser = browser.new_context(viewport={"width": 1200, "height": 2400})  # one cookie jar, two tabs
+        first, second = (open_tab(one_browser, url) for _ in range(2))
+        with screenshot_on_failure(second, "gallery_browser_limit"):
+            assert "as entry #1 to the public gallery" in add_machine(first, "first tab", fixture_bytes(1))
+            assert "This browser has already added 1 things" in add_machine(second, "second tab", fixture_bytes(2))
+            other = open_gallery(browser, url)  # another browser: its own cookie jar
+            assert "as entry #2 to the public gallery" in add_machine(other, "another browser", fixture_bytes(3))
+        one_browser.close()
+
+
+def open_tab(context, url: str):
+    """A new tab of this browser (context) on the gallery: a session of its own, the browser's cookies."""
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    page.goto(f"{url}/gallery")
+    page.get_by_text("shipped with the app. Stored in SQLite.", exact=False).wait_for()
+    page.wait_for_function(IDLE)
+    return page

@@ -44,12 +44,15 @@ def test_a_new_session_per_add_does_not_reset_the_limit_of_its_address(url):
     assert g.add("y.json", fixture_bytes(10), name="someone else", session="s", client="198.51.100.7").id
 
 
-def test_the_site_wide_limit_holds_across_addresses_and_servers(url):
+def test_past_the_site_wide_pace_adds_wait_for_approval_and_courses_are_refused(url):
     one, two = gallery(url, max_site_actions=3), gallery(url, max_site_actions=3)  # two servers, one database
-    one.add("a.json", fixture_bytes(1), name="a", session="a", client="198.51.100.1")
-    two.add("b.json", fixture_bytes(2), name="b", session="b", client="198.51.100.2")
+    a = one.add("a.json", fixture_bytes(1), name="a", session="a", client="198.51.100.1")
+    b = two.add("b.json", fixture_bytes(2), name="b", session="b", client="198.51.100.2")
     one.create_course("SITE-1", session="c", client="198.51.100.3")
-    kind, words = kind_of(two.add, "d.json", fixture_bytes(4), name="d", session="d", client="198.51.100.4")
+    d = two.add("d.json", fixture_bytes(4), name="d", session="d", client="198.51.100.4")  # stored, not refused
+    assert (a.held, b.held, d.held) == (False, False, True)
+    assert [e.id for e in one.entries()] == [b.id, a.id] and one.waiting() == 1  # held: not shown yet
+    kind, words = kind_of(two.create_course, "SITE-2", session="e", client="198.51.100.5")
     assert kind == "rate_limited" and "from everyone" in words
 
 

@@ -66,6 +66,20 @@ def test_a_database_from_a_newer_app_is_refused_and_left_alone(url):
         assert conn.execute(text("SELECT count(*) FROM gallery_entries")).scalar() == 1
 
 
+def test_a_database_of_schema_1_gains_held_entries_and_keeps_its_own(url, tmp_path):
+    gallery = open_gallery(url)
+    kept = gallery.add("mine.json", fixture_bytes(1), name="Ada", session="s")
+    gallery.engine.dispose()
+    with sqlite3.connect(tmp_path / "gallery.sqlite") as raw:  # as the app before issue 40 left it
+        raw.execute("ALTER TABLE gallery_entries DROP COLUMN held")
+        raw.execute("UPDATE gallery_schema_version SET version = 1")
+    again = open_gallery(url, pace=1)
+    assert [(e.id, e.held) for e in again.entries()] == [(kept.id, False)]  # shown as before
+    assert again.add("b.json", fixture_bytes(2), name="b", session="t").held  # its add counted, so the next waits
+    with sqlite3.connect(tmp_path / "gallery.sqlite") as raw:
+        assert raw.execute("SELECT version FROM gallery_schema_version").fetchall() == [(GALLERY_SCHEMA,)]
+
+
 def test_two_processes_adding_at_once_both_land(url):
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Manager().Barrier(2)
@@ -258,6 +272,8 @@ def test_limits_come_from_the_environment():
     limits = Limits.from_env({"GPUWIN_GALLERY_COURSE_CAP": "5", "GPUWIN_GALLERY_RATE": "3/60",
                               "GPUWIN_GALLERY_MAX_PACK_KB": "200"})
     assert (limits.max_per_course, limits.max_actions, limits.window_s, limits.max_pack_bytes) == (5, 3, 60.0, 200_000)
+    paced = Limits.from_env({"GPUWIN_GALLERY_PACE": "12", "GPUWIN_GALLERY_MAX_HELD": "7", "GPUWIN_GALLERY_SITE_RATE": "99"})
+    assert (paced.pace, paced.max_held, paced.max_site_actions) == (12, 7, 99)
     assert Limits.from_env({}) == Limits()
 
 

@@ -3,16 +3,21 @@
     gallery = open_gallery()          # lib.recorded.gallery.store.Gallery on the connection's engine
     token = session_token()           # this browser session's random token (for the rate limit)
     client = client_address()         # the visitor's address key (the rate limit a new session does not reset)
+    browser = browser_token()         # this browser's key, shared by its tabs ('' where it sent none)
     sources, notes = gallery_sources(st.query_params.get("gallery"))   # picks for Your results
 
 Where the gallery lives, first match wins:
   1. $GPUWIN_GALLERY_URL (any SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db)
   2. [connections.gallery] in .streamlit/secrets.toml (url = "...", or dialect/host/username/...)
   3. sqlite:///<data dir>/gallery.sqlite, the data dir being $GPUWIN_DATA_DIR or data/ in the repository
+
+A database that fails is a note saying so, never where it is: a driver's message names the host,
+the port or the file (issue 40, finding 9), so the whole error goes to the server's log only.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from typing import Any
@@ -24,16 +29,21 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from lib.lessons.gallery.view import entry_machines, labelled_pack, parse_picks, shipped_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
-from lib.recorded.gallery.limits import client_key
+from lib.recorded.gallery.limits import browser_key, client_key
 from lib.recorded.gallery.schema import default_url
 from lib.recorded.gallery.store import Gallery, Limits
 from lib.recorded.uploads import Source
 
 SESSION_KEY = "gallery.session"
+XSRF_COOKIE = "_streamlit_xsrf"  # Streamlit's own cookie (server.enableXsrfProtection, on in .streamlit/config.toml)
+UNAVAILABLE = ("The gallery's database could not be opened just now, so the gallery is not shown. Please try "
+               "again in a few minutes.")
+FAILED = "The gallery's database failed, so nothing was changed. Please try again in a few minutes."
+log = logging.getLogger(__name__)
 
 
 class GalleryUnavailable(RuntimeError):
-    """The database could not be opened; the message is safe to show (no password in it)."""
+    """The database could not be opened; the message is safe to show (no host, port, path or password)."""
 
 
 def _secrets_section() -> dict[str, Any] | None:
@@ -74,10 +84,15 @@ def open_gallery() -> Gallery:
 
 
 def unavailable(err: Exception) -> GalleryUnavailable:
-    """A database error as the note pages show (its kind and first line; SQLAlchemy's own messages
-    carry no password)."""
-    return GalleryUnavailable(f"The gallery's database could not be opened ({type(err).__name__}: "
-                              f"{str(err).splitlines()[0][:300] if str(err) else 'no details'}).")
+    """A database error as the note pages show: that it happened, not where. The error itself, with
+    its host, port or file, goes to the server's log."""
+    logged(err, "the gallery's database could not be opened")
+    return GalleryUnavailable(UNAVAILABLE)
+
+
+def logged(err: BaseException, what: str) -> None:
+    """The whole error in the server's log (stderr), once per failure."""
+    log.error("%s: %s: %s", what, type(err).__name__, err, exc_info=err)
 
 
 def session_token() -> str:
@@ -96,6 +111,14 @@ def client_address() -> str:
         hops = 0
     headers = getattr(st.context, "headers", None) or {}
     return client_key(getattr(st.context, "ip_address", None), headers.get("X-Forwarded-For"), hops)
+
+
+def browser_token() -> str:
+    """This browser's key: the token of Streamlit's XSRF cookie, which every tab of the browser sends
+    until it quits. A private window is another browser, and a script may send a made-up cookie or
+    none ('' then: only the session, the address and the pace bound it)."""
+    cookies = getattr(st.context, "cookies", None) or {}
+    return browser_key(cookies.get(XSRF_COOKIE))
 
 
 def app_base_url() -> str:

@@ -16,12 +16,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from lib.recorded.gallery.entry import MAX_NAME_CHARS, GalleryError, normalize_course
 from lib.recorded.gallery.store import Gallery
 from lib.recorded.uploads import one_line, plain
-from ui.gallery import client_address, session_token
+from ui.gallery import FAILED, browser_token, client_address, logged, session_token
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "record_your_machine.ipynb"
 NS = "gallery"
 ICONS = {"success": ":material/check:", "error": ":material/block:"}
+HIDE, SHOW = "Hide", "Show (approves a waiting one)"
 
 
 def _say(form: str, kind: str, text: str, **extra: str) -> None:
@@ -29,17 +30,20 @@ def _say(form: str, kind: str, text: str, **extra: str) -> None:
 
 
 def _refusal(err: Exception) -> str:
-    """What a visitor reads when the store refuses, or when the database fails under it."""
+    """What a visitor reads when the store refuses, or when the database fails under it (that it
+    failed, never its host, port or file: those go to the server's log)."""
     if isinstance(err, GalleryError):
         return plain(str(err), limit=500)
     if isinstance(err, SQLAlchemyError):
-        return f"The gallery's database failed ({type(err).__name__}); nothing was changed. Please try again later."
+        logged(err, "the gallery's database failed under a visitor's action")
+        return FAILED
     # anything else a strange file made the store raise: the page keeps serving and says so
-    return plain(f"That file could not be added ({type(err).__name__}: {err}); nothing was changed.", limit=500)
+    logged(err, "the gallery could not add a file")
+    return "That file could not be added: the gallery met something it did not expect. Nothing was changed."
 
 
 def _who() -> dict[str, str]:
-    return {"session": session_token(), "client": client_address()}
+    return {"session": session_token(), "client": client_address(), "browser": browser_token()}
 
 
 def _said(form: str) -> dict | None:
@@ -97,7 +101,12 @@ def _add(gallery: Gallery, course: str, where: str) -> None:
     except Exception as err:  # a refusal, the database, or a file that surprised the store: a message
         _say("add", "error", _refusal(err))
     else:
-        _say("add", "success", f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}.")
+        added = f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}."
+        if entry.held:
+            who = "your instructor approves it" if course else "the site's administrator approves it"
+            added += (" Many machines were added in the last hour, so it is kept but shown only once "
+                      f"{who}.")
+        _say("add", "success", added)
 
 
 def add_form(gallery: Gallery, course: str, base_url: str) -> None:
@@ -154,28 +163,34 @@ def _unlock(gallery: Gallery, course: str) -> None:
 def _hide(gallery: Gallery, course: str) -> None:
     state = st.session_state
     picks = list(state.get(f"{NS}.hide_pick") or [])
-    hide = state.get(f"{NS}.hide_action") == "Hide"
+    hide = state.get(f"{NS}.hide_action") == HIDE
     try:
         done = gallery.hide_entries(picks, course, _unlocked(course) or "", hidden=hide, **_who())
     except (GalleryError, SQLAlchemyError) as err:
         _say("hide", "error", _refusal(err))
     else:
         numbers = ", ".join(f"#{i}" for i in picks)
-        _say("hide", "success", f"{done} of {len(picks)} entries ({numbers}) {'hidden' if hide else 'shown again'}.")
+        _say("hide", "success", f"{done} of {len(picks)} entries ({numbers}) {'hidden' if hide else 'shown'}.")
         state[f"{NS}.hide_pick"] = []
 
 
-def _delete_hidden(gallery: Gallery, course: str) -> None:
+def _delete_hidden(gallery: Gallery, course: str, waiting: bool = False) -> None:
     try:
-        done = gallery.delete_hidden(course, _unlocked(course) or "", **_who())
+        done = gallery.delete_hidden(course, _unlocked(course) or "", waiting=waiting, **_who())
     except (GalleryError, SQLAlchemyError) as err:
         _say("hide", "error", _refusal(err))
     else:
-        _say("hide", "success", f"{done} hidden {'entry' if done == 1 else 'entries'} deleted for good.")
+        which = "waiting" if waiting else "hidden"
+        _say("hide", "success", f"{done} {which} {'entry' if done == 1 else 'entries'} deleted for good.")
+
+
+def _state(entry) -> str:
+    return " (hidden)" if entry.hidden else " (waiting for approval)" if entry.held else ""
 
 
 def _hide_entries(gallery: Gallery, course: str) -> None:
-    """The admin code first; only a session that gave it sees the entries, hidden ones included."""
+    """The admin code first; only a session that gave it sees the entries, hidden and waiting ones
+    included. Showing a waiting entry approves it."""
     where = f"course {course}" if course else "the gallery"
     if not _unlocked(course):
         st.text_input(f"Admin code of {where}", type="password", key=f"{NS}.admin_code")
@@ -186,14 +201,15 @@ def _hide_entries(gallery: Gallery, course: str) -> None:
     if every:
         by_id = {e.id: e for e in every}
         st.multiselect("Entries (newest first)", list(by_id), key=f"{NS}.hide_pick", format_func=lambda i: one_line(
-            f"#{i} {by_id[i].name} · {by_id[i].hardware}" + (" (hidden)" if by_id[i].hidden else "")))
-        st.radio("Action", ["Hide", "Show again"], horizontal=True, key=f"{NS}.hide_action")
+            f"#{i} {by_id[i].name} · {by_id[i].hardware}" + _state(by_id[i])))
+        st.radio("Action", [HIDE, SHOW], horizontal=True, key=f"{NS}.hide_action")
         st.button("Apply", key=f"{NS}.hide_apply", on_click=_hide, args=(gallery, course))
-        hidden = sum(e.hidden for e in every)
-        if hidden:
-            st.button(f"Delete the {hidden} hidden {'entry' if hidden == 1 else 'entries'} for good",
-                      key=f"{NS}.delete_hidden", on_click=_delete_hidden, args=(gallery, course),
-                      icon=":material/delete:")
+        for waiting, many in ((True, sum(e.held for e in every)), (False, sum(e.hidden for e in every))):
+            if many:
+                which = "waiting" if waiting else "hidden"
+                st.button(f"Delete the {many} {which} {'entry' if many == 1 else 'entries'} for good",
+                          key=f"{NS}.delete_{which}", on_click=_delete_hidden, args=(gallery, course, waiting),
+                          icon=":material/delete:")
     else:
         st.caption("No entries to hide yet.")
     _said("hide")
@@ -206,7 +222,7 @@ def instructor_forms(gallery: Gallery, course: str, base_url: str) -> None:
     # The public gallery's form is the site administrator's: shown only on a link that asks for it
     # (?admin=1), and, like a course's, it lists nothing before the code is given.
     if course or (gallery.site_admin_code and st.query_params.get("admin") == "1"):
-        with st.expander(f"Hide entries of {'course ' + course if course else 'the public gallery'}"):
+        with st.expander(f"Hide or approve entries of {'course ' + course if course else 'the public gallery'}"):
             _hide_entries(gallery, course)
     else:
         st.caption("Open your course's link (?course=CODE) to hide entries of it with the course's admin code.")

@@ -30,13 +30,14 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     event,
+    false,
     insert,
     select,
     text,
 )
 from sqlalchemy.engine import Connection, Engine
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: entries held for approval (gallery_entries.held), issue 40
 PUBLIC = ""  # the course of entries added without a course code
 _WRITE = "gallery_write"  # execution option: this transaction writes (SQLite: BEGIN IMMEDIATE)
 _LOCK_KEY = 0x67707577696E  # PostgreSQL advisory lock held while the schema is created ('gpuwin')
@@ -72,14 +73,16 @@ entries = Table(
     Column("content_key", String(64), nullable=False),  # sha256 of machine + rows: the same pack twice
     Column("pack_json", Text, nullable=False),
     Column("hidden", Boolean, nullable=False, default=False),
+    # added past the pace (lib.recorded.gallery.limits): stored, shown once an instructor approves it
+    Column("held", Boolean, nullable=False, default=False, server_default=false()),
     UniqueConstraint("course", "content_key", name="gallery_entries_once_per_course"),
 )
 Index("gallery_entries_by_course", entries.c.course, entries.c.hidden)
 
-events = Table(  # what a session did, for the rate limit: 'add', 'course', 'admin_fail'
+events = Table(  # what a session did, for the rate limits: lib.recorded.gallery.limits.Act
     "gallery_events", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("session", String(64), nullable=False),  # sha256 of the session's random token
+    Column("session", String(64), nullable=False),  # sha256 of whose counter: a session, browser, address, course
     Column("kind", String(16), nullable=False),
     Column("at", Float, nullable=False),
 )
@@ -161,6 +164,8 @@ def ensure_schema(engine: Engine) -> int:
         if not versions:
             conn.execute(insert(schema_version).values(version=SCHEMA_VERSION))
             conn.execute(insert(courses).values(code=PUBLIC, admin_hash="", created_at=0.0))
+        elif versions == [1]:
+            _migrate_from_1(conn)
         elif versions != [SCHEMA_VERSION]:
             # A later schema adds its migration from the previous version here.
             raise SchemaError(f"the gallery database says schema version {', '.join(map(str, versions))}; this "
@@ -168,3 +173,9 @@ def ensure_schema(engine: Engine) -> int:
                               "that wrote it, or another database.")
     _ready.add(engine)
     return SCHEMA_VERSION
+
+
+def _migrate_from_1(conn: Connection) -> None:
+    """Version 1 had no held entries: every entry it stored was shown, so none is held."""
+    conn.execute(text("ALTER TABLE gallery_entries ADD COLUMN held BOOLEAN NOT NULL DEFAULT false"))
+    conn.execute(schema_version.update().values(version=SCHEMA_VERSION))
