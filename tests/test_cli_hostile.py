@@ -62,6 +62,7 @@ def test_crossover_on_a_swept_value_that_is_not_a_number_names_the_field(tmp_pat
     one_line_refusal(cli("crossover", bad), "abc.json: rows[2].batch_size", "must be a number", "'abc'")
 
 
+@pytest.mark.slow  # two measured points and a start of torch: about 6 s
 def test_ctrl_c_during_a_sweep_keeps_the_measured_rows_and_says_so_in_one_line(tmp_path):
     """SIGINT after the first row (the progress line of the second point), without --save-every."""
     out = tmp_path / "p.json"
@@ -125,6 +126,7 @@ def test_resuming_into_a_pack_of_another_sweep_is_refused_and_the_pack_is_kept(t
     assert earlier.read_bytes() == before
 
 
+@pytest.mark.slow  # two measured points and a start of torch: about 6 s
 def test_resuming_the_same_sweep_keeps_its_rows_as_they_are(tmp_path):
     out = tmp_path / "p.json"
     assert cli("sweep", "mlp", "--over", "batch_size=1,2", *SMALL, "--quiet", "--out", out).returncode == 0
