@@ -11,58 +11,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from lib import APP_VERSION
 from lib.core import args as args_
-from lib.core.fmt import fmt_s
 from lib.core.load import Load, LoadWatch, machine_with_load
 from lib.core.rows import is_ok
+from lib.core.terminal import TerminalProgress, print_rows
 
 
 def _parse_sets(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
     """--set pairs (checked by lib.core.args.key_value, none repeated) as a dict."""
     return dict(pairs or [])
-
-
-class TerminalProgress:
-    """A one-line progress bar on a terminal; plain lines when output is not a terminal."""
-
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.started = time.perf_counter()
-
-    def __call__(self, fraction: float, message: str) -> None:
-        elapsed = time.perf_counter() - self.started
-        if self.tty:
-            filled = int(30 * fraction)
-            bar = "#" * filled + "-" * (30 - filled)
-            self.stream.write(f"\r[{bar}] {fraction:4.0%} {elapsed:6.1f}s {message[:60]:<60}")
-            if fraction >= 1.0:
-                self.stream.write("\n")
-        else:
-            self.stream.write(f"{fraction:4.0%} {elapsed:6.1f}s {message}\n")
-        self.stream.flush()
-
-
-
-
-def _print_rows(rows: list[dict], settings_shown: list[str]) -> None:
-    header = [*settings_shown, "device", "median", "IQR", "repeats", "status", "message"]
-    table = [
-        [*(str(r.get(k, "")) for k in settings_shown), r["device"], fmt_s(r.get("median_s")),
-         fmt_s(r.get("iqr_s")), str(r.get("repeats", 0)), r["status"], r.get("message", "")]
-        for r in rows
-    ]
-    widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    for row in table:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
@@ -99,44 +63,49 @@ def cmd_run(args: argparse.Namespace) -> int:
         memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
     settings = workload.resolve(_parse_sets(args.set))
     watch = LoadWatch.start()
-    rows = [measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check)
-            for d in devices]
-    _print_rows(rows, [k for k in _parse_sets(args.set)])
-    if args.out:
-        save_pack(build_pack(rows, machine_with_load(watch, None)), args.out)
-        print(f"wrote {args.out}")
+    rows: list[dict] = []
+    try:  # a Ctrl-C keeps the devices measured so far
+        for d in devices:
+            rows.append(measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check))
+        print_rows(rows, [k for k in _parse_sets(args.set)])
+        if args.out:
+            save_pack(build_pack(rows, machine_with_load(watch, None)), args.out)
+            print(f"wrote {args.out}")
+    except KeyboardInterrupt:
+        return _stopped(rows, args.out, partial(machine_with_load, watch, None, False))
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
-
-
-def _check_settings(workload, fixed: dict[str, str], axes: list[tuple[str, list[str]]]) -> None:
-    """Every --set and --over key is a setting of the workload and every --set value parses, before
-    anything is measured: a typo is exit 2 with the reason (as `run` gives), not a pack of error rows."""
-    for key, value in fixed.items():
-        workload.setting(key).parse(value)
-    for key, _ in axes:
-        workload.setting(key)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
     from lib.core.results import build_pack, load_pack, save_pack
+    from lib.core.resume import Resume
+    from lib.core.sweep import grid_points
     from lib.lessons.common.voice import crossover_sentence, device_side
 
     workload, devices = _common(args)
     axes = args.over
     fixed = _parse_sets(args.set)
-    _check_settings(workload, fixed, axes)
-    earlier = load_pack(args.out) if args.resume and args.out and Path(args.out).exists() else None
-    watch = LoadWatch.start()
-    rows = _sweep_points(workload, axes, fixed, devices, args, earlier["rows"] if earlier else [],
-                         partial(machine_with_load, watch, earlier, False))
+    args_.check_settings(workload, fixed, axes)
     names = [name for name, _ in axes]
-    if len(rows) <= 200:
-        _print_rows(rows, names)
-    machine = machine_with_load(watch, earlier)
-    if args.out:
-        save_pack(build_pack(rows, machine), args.out)
-        print(f"wrote {args.out} ({len(rows)} rows)")
+    points = grid_points(workload, axes, fixed)
+    resume = Resume(workload, points, devices, ",".join(names))
+    earlier = load_pack(args.out) if args.resume and args.out and Path(args.out).exists() else None
+    if earlier:  # every row it holds is kept, or the resume is refused
+        resume.take(earlier["rows"], Path(args.out).name)
+    watch = LoadWatch.start()
+    so_far: list[dict] = []
+    machine_so_far = partial(machine_with_load, watch, earlier, False)
+    try:  # a Ctrl-C at any point up to the written pack keeps every row measured so far
+        rows = _sweep_points(workload, points, names, devices, args, resume, so_far, machine_so_far)
+        if len(rows) <= 200:
+            print_rows(rows, names)
+        machine = machine_with_load(watch, earlier)
+        if args.out:
+            save_pack(build_pack(rows, machine), args.out)
+            print(f"wrote {args.out} ({len(rows)} rows)")
+    except KeyboardInterrupt:
+        return _stopped(resume.with_rest(so_far), args.out, machine_so_far)
     if machine.get("load_quiet") is False:
         print("warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
               + "; ".join(Load.reasons_of(machine)) + ". The pack says so (load_quiet: false) and the app does "
@@ -147,10 +116,36 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sweep_points(workload, axes, fixed, devices, args, done: list[dict], machine_so_far: Callable[[], dict]) -> list[dict]:
+def _stopped(rows: list[dict], out: str | None, machine: Callable[[], dict]) -> int:
+    """Ctrl-C: the rows so far are written to --out (a second Ctrl-C cannot cut that write short) and
+    one line says what was kept; exit 130, as a shell's own Ctrl-C."""
+    from lib.core.results import build_pack, save_pack
+    from lib.core.rows import Status
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")  # after the progress bar's line
+    measured = sum(1 for r in rows if r.get("status") == Status.OK)
+    if out and rows:
+        save_pack(build_pack(rows, machine()), out)
+        print(f"stopped: {_count(len(rows), 'row')} ({measured} measured) kept in {out}; add --resume to go on",
+              file=sys.stderr)
+    else:
+        print(f"stopped: {_count(measured, 'row')} measured, none kept" + ("" if out else " (no --out given)"),
+              file=sys.stderr)
+    return 130
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _sweep_points(workload, points, names: list[str], devices, args, resume, so_far: list[dict],
+                  machine_so_far: Callable[[], dict]) -> list[dict]:
     """One setting (a sweep) or several (a grid, every combination), through lib.core.sweep's one
     loop. With --resume, points already in --out are kept and not measured again (a cut-off
-    recording goes on where it stopped); rows are saved every --save-every points.
+    recording goes on where it stopped: lib.core.resume); rows are saved every --save-every points.
+    `so_far` holds every row as it comes, for a Ctrl-C to save.
 
     With --profile, every point is profiled after the last point is timed, never in between: once
     torch.profiler has traced CUDA, CUPTI stays attached to the process and slows every later launch
@@ -160,30 +155,24 @@ def _sweep_points(workload, axes, fixed, devices, args, done: list[dict], machin
     from lib.core.gate import recording_gate
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status
-    from lib.core.sweep import grid_points, point_key, profile_point, run_points
+    from lib.core.sweep import profile_point, run_points
     from lib.core.workload import Settings
 
-    names = [name for name, _ in axes]
-    swept = ",".join(names)
-    # measured points are kept; refused ones are asked again (cheap), in case the limits changed
-    kept = {point_key(r, names): r for r in done if r.get("status") in (Status.OK, Status.OOM) and r.get("swept") == swept}
-    points = grid_points(workload, axes, fixed)
     # one gate for the whole recording (lib.core.gate): the limits given here, the app's questions and words
     gate = recording_gate(memory_cap_gb=args.memory_cap_gb, budget_s=args.total_budget,
                           max_flops=dict(args.max_gflop or []))
     progress = None if args.quiet else TerminalProgress()
-    saved: list[dict] = []  # rows so far, for --save-every
 
     def save_now(row: dict) -> None:
-        saved.append(row)
-        if args.out and args.save_every and len(saved) % args.save_every == 0:
-            save_pack(build_pack(saved, machine_so_far()), args.out)
+        so_far.append(row)
+        if args.out and args.save_every and len(so_far) % args.save_every == 0:
+            save_pack(build_pack(resume.with_rest(so_far), machine_so_far()), args.out)
 
     rows = run_points(workload, points, devices, point_budget_s=args.budget, gate=gate, num_threads=args.threads,
-                      swept=swept, with_phases=not args.no_phases, with_profile=False, progress=progress,
+                      swept=",".join(names), with_phases=not args.no_phases, with_profile=False, progress=progress,
                       on_row=save_now, slow_call_s=args.slow_call_s, single_call_s=args.single_call_s,
-                      describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names),
-                      kept=lambda point, device: kept.get(point_key({**point, "device": device}, names)))
+                      describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names), kept=resume.row_for)
+    so_far[:] = rows  # every row now; the profiling pass adds to them in place
     # (row, point, device) measured and not yet profiled: profiled after every timing
     to_profile: list[tuple[dict, Settings, str]] = [
         (row, point, device) for row, (point, device) in zip(rows, [(p, d) for p in points for d in devices])
@@ -222,25 +211,32 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 def save_json(obj: dict, path: str) -> None:
     import gzip
 
+    from lib.core.files import write_file
+
     data = json.dumps(obj, separators=(",", ":")).encode()
-    Path(path).write_bytes(gzip.compress(data, mtime=0) if path.endswith(".gz") else data)
+    write_file(path, gzip.compress(data, mtime=0) if path.endswith(".gz") else data)
 
 
 def cmd_crossover(args: argparse.Namespace) -> int:
-    from lib.core.crossover import analyse_rows
+    from lib.core.crossover import analyse_rows, swept_problem
     from lib.core.fmt import fmt_about
-    from lib.core.results import load_pack
+    from lib.core.results import PackError, load_pack
     from lib.lessons.common.voice import crossover_sentence, device_side
     from lib.recorded import load_recorded
 
     pack = {**load_pack(args.pack), "path": args.pack}
     # the GPU's ceilings: measured rows of this pack, of --ceilings packs, or of the shipped recordings
     ceiling_packs = [pack, *({**load_pack(c), "path": c} for c in args.ceilings or ()), *load_recorded()[0]]
-    groups: dict[tuple[str, str], list[dict]] = {}
-    for row in pack["rows"]:
-        groups.setdefault((row["workload"], row.get("swept") or args.setting or ""), []).append(row)
+    groups: dict[tuple[str, str], list[tuple[int, dict]]] = {}
+    for i, row in enumerate(pack["rows"]):
+        groups.setdefault((row["workload"], row.get("swept") or args.setting or ""), []).append((i, row))
+    for (_, swept), indexed in groups.items():  # every group checked before a line is printed
+        problem = swept_problem(indexed, swept) if swept and "," not in swept else None
+        if problem:
+            raise PackError(f"{Path(args.pack).name}: {problem}")
     print(f"pack: {args.pack}  machine: {pack['machine'].get('label', '?')}")
-    for (workload, swept), rows in groups.items():
+    for (workload, swept), indexed in groups.items():
+        rows = [row for _, row in indexed]
         if not swept:
             print(f"{workload}: rows do not say which setting was swept; pass --setting")
             continue
@@ -313,7 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--set", action="append", type=args_.key_value, metavar="KEY=VALUE", help="a setting (repeatable)")
         p.add_argument("--devices", default="cpu", help="comma-separated: cpu, cuda, cuda:1 (default cpu)")
         p.add_argument("--budget", type=args_.positive_number, default=1.0, help="seconds of timed repeats per point (default 1)")
-        p.add_argument("--threads", type=args_.positive_whole, default=None, help="CPU threads (default: torch's own)")
+        p.add_argument("--threads", type=args_.threads, default=None,
+                       help="CPU threads, at most this machine's cores (default: torch's own)")
         p.add_argument("--memory-cap-gb", type=args_.positive_number, default=None,
                        help="refuse points estimated above this (default: $GPUWIN_MEMORY_CAP_GB or 2.7)")
         p.add_argument("--max-gflop", action="append", type=args_.work_cap, metavar="DEVICE=G",
@@ -383,6 +380,9 @@ def main(argv: list[str] | None = None) -> int:
     except (DeviceUnavailable, SettingError, PackError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # where no rows are at stake (a sweep or run keeps its own)
+        print("stopped (Ctrl-C); nothing was written", file=sys.stderr)
+        return 130
     except OSError as err:  # a file that cannot be read or written: its name and why, not a traceback
         where = f"{err.filename}: " if err.filename else ""
         print(f"error: {where}{err.strerror or err}", file=sys.stderr)

@@ -8,9 +8,14 @@ traceback, rows of errors, or a run that is measured and then lost. Plain Python
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 from pathlib import Path
+from typing import Any
+
+from lib.core.files import partial_path
+from lib.core.workload import SettingError, Workload
 
 WORK_CAP_DEVICES = ("cpu", "cuda")
 
@@ -77,6 +82,27 @@ def work_cap(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{kind}: {err}") from None
 
 
+def check_settings(workload: Workload, fixed: dict[str, str], axes: list[tuple[str, list[str]]]) -> None:
+    """Every --set and --over key is a setting of the workload and every value parses (NaN too is
+    refused), before anything is measured: a typo is exit 2 with the reason (as `run` gives), not a
+    pack of error rows or a row no pack can hold. A value swept twice, or a setting both swept and
+    set (the --set would be ignored), is refused too."""
+    for key, value in fixed.items():
+        workload.setting(key).parse(value)
+    for key, values in axes:
+        setting = workload.setting(key)
+        if key in fixed:
+            raise SettingError(f"--set {key}={fixed[key]} and --over {key}=... both give {key}; the sweep sets it, "
+                               "so drop the --set")
+        seen: dict[Any, str] = {}
+        for value in values:
+            parsed = setting.parse(value)
+            if parsed in seen:
+                raise SettingError(f"--over {key}: {value} is given twice"
+                                   + (f" (as {seen[parsed]})" if seen[parsed] != value else "") + "; give it once")
+            seen[parsed] = value
+
+
 def repeated_key(pairs: list[tuple[str, object]] | None) -> str | None:
     """The first key given twice (the later value would silently replace the earlier), or None."""
     seen: set[str] = set()
@@ -87,13 +113,43 @@ def repeated_key(pairs: list[tuple[str, object]] | None) -> str | None:
     return None
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else every core)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def threads(text: str) -> int:
+    """--threads N: at least 1 and at most the cores this process may use; more only piles up
+    threads (100,000 asked for: thousands of threads and hundreds of MB before the first step)."""
+    value = positive_whole(text)
+    cores = usable_cores()
+    if value > cores:
+        raise argparse.ArgumentTypeError(f"expected at most {cores} (the cores this machine lets it use), got {text!r}")
+    return value
+
+
 def output_problem(path: str | os.PathLike) -> str | None:
-    """Why a pack cannot be written at `path`, asked before measuring so no result is lost; or None."""
-    target = Path(path)
+    """Why a file cannot be written at `path`, asked before measuring so no result is lost; or None.
+    The folder's permissions are not enough (root may 'write' in /proc and /sys, which take no new
+    files): the `.partial` file every write goes through is really created there, then removed."""
     if str(path).strip() == "":
         return "the output file name is empty"
+    target = Path(path)
+    try:
+        return _output_problem(target) or _try_partial(partial_path(target))
+    except OSError as err:
+        if err.errno == errno.ENAMETOOLONG:
+            return (f"the name {target.name[:20]}... is too long for this file system once '.partial' is added "
+                    f"(it is written there first); give a name of at most {_name_max(target.parent) - 8} characters")
+        return f"cannot write in the folder {target.parent} ({err.strerror or err})"
+
+
+def _output_problem(target: Path) -> str | None:
     if target.is_dir():
-        return f"{path} is a folder; give a file name in it, e.g. {target / 'pack.json'}"
+        return f"{target} is a folder; give a file name in it, e.g. {target / 'pack.json'}"
     folder = target.parent
     if not folder.exists():
         return f"the folder {folder} does not exist (create it first)"
@@ -101,6 +157,26 @@ def output_problem(path: str | os.PathLike) -> str | None:
         return f"{folder} is not a folder"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"cannot write in the folder {folder}"
+    if target.exists() and not target.is_file():
+        return f"{target} exists and is not a plain file; give another name"
     if target.exists() and not os.access(target, os.W_OK):
-        return f"{path} exists and cannot be written"
+        return f"{target} exists and cannot be written"
     return None
+
+
+def _try_partial(partial: Path) -> str | None:
+    """Create the `.partial` file the write will use (and remove it again); OSError if it cannot be."""
+    if partial.is_dir() or (partial.exists() and not partial.is_file()):
+        return f"{partial} is in the way (it is not a plain file); move it or give another name"
+    existed = partial.exists()
+    os.close(os.open(partial, os.O_WRONLY | os.O_CREAT, 0o644))
+    if not existed:
+        partial.unlink()
+    return None
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255

@@ -190,7 +190,8 @@ class CostModel:
 
 def fit_cost_model(work: Sequence[float], times_s: Sequence[float]) -> CostModel:
     """Least squares on relative error of t ≈ a + b·w with a, b >= 0."""
-    pts = [(float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t > 0 and w is not None and w >= 0]
+    # below a femtosecond no step was timed, and 1/t² would overflow (a pack saying 1e-300 s)
+    pts = [(float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t >= 1e-15 and w is not None and w >= 0]
     if not pts:
         raise ValueError("no measured points to fit")
     lo, hi = min(w for w, _ in pts), max(w for w, _ in pts)
@@ -278,6 +279,21 @@ def curve_doubt(by_x: dict[float, dict], time_key: str = "median_s") -> set[floa
     by its own spread (lib.core.noise.doubtful)."""
     xs = sorted(by_x)
     return noise.doubtful(xs, [by_x[x][time_key] for x in xs], [spread(by_x[x], time_key) for x in xs])
+
+
+def swept_problem(rows: Iterable[tuple[int, dict]], setting: str) -> str | None:
+    """Why rows (each with its index in its pack) cannot be read as a sweep over `setting`, naming the
+    first bad field; or None. analyse_rows reads a number from every row's swept setting."""
+    for i, row in rows:
+        if setting not in row:
+            if row.get("swept") == setting:
+                return f"rows[{i}].swept: names '{setting}', a setting this row does not have"
+            return f"rows[{i}].{setting}: missing (the crossover reads the swept setting of every row)"
+        value = row[setting]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            return f"rows[{i}].{setting}: the swept setting must be a number, got {shown}"
+    return None
 
 
 def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "median_s") -> SweepAnalysis:

@@ -26,10 +26,11 @@ import gzip
 import io
 import json
 import math
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from lib.core.files import NotReadable, TooLarge, count_items, read_bounded, write_file
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "oom", "skipped", "error")
@@ -53,6 +54,9 @@ RESERVED = set(ROW_FIELDS) | set(OPTIONAL_NUMBER_FIELDS) | set(OPTIONAL_TEXT_FIE
 REQUIRED_MACHINE_FIELDS = ("cpu_model", "torch", "date")
 # The most JSON one pack file may hold, compressed or not (the largest shipped pack is ~1.5 MB).
 MAX_PACK_BYTES = 64_000_000
+# The most JSON values one pack may hold (lib.core.files.count_items; the largest shipped pack has
+# about 70,000): each costs up to ~100 bytes parsed, so a pack stays within a few hundred MB.
+MAX_PACK_VALUES = 2_000_000
 # A machine's fingerprint (lib.core.devices.machine_fingerprint): each field's type is checked, so a
 # page never meets `"gpus": 5`. Other fields (a later app's) must be plain values.
 MACHINE_TEXT_FIELDS = ("cpu_model", "torch", "date", "label", "driver", "cuda", "python", "platform",
@@ -217,45 +221,32 @@ def save_pack(pack: dict[str, Any], path: str | Path) -> Path:
         data = gzip.compress(json.dumps(validate_pack(pack), separators=(",", ":")).encode("utf-8"), mtime=0)
     else:
         data = dumps_pack(pack).encode("utf-8")
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_bytes(data)
-        partial.replace(path)
-    except OSError:
-        partial.unlink(missing_ok=True)  # a failed write leaves nothing behind, not a stray .partial
-        raise
-    return path
+    return write_file(path, data)
 
 
 def loads_pack(text: str | bytes) -> dict[str, Any]:
-    """Parse JSON text as data only (no pickle, no torch.load) and validate it."""
+    """Parse JSON text as data only (no pickle, no torch.load) and validate it. Bounded before it is
+    parsed: at most MAX_PACK_VALUES values (lib.core.files.count_items), and nesting no deeper than
+    the parser's own limit (a pack's values are three levels deep; 100,000 brackets are refused)."""
+    if count_items(text) > MAX_PACK_VALUES:
+        raise PackError(f"holds more than {MAX_PACK_VALUES:,} values, more than a pack may hold; not read")
     try:
         obj = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise PackError(f"not valid JSON: {err}") from None
+    except RecursionError:
+        raise PackError("nested too deeply: a pack's rows hold plain values, not lists in lists") from None
     return validate_pack(obj)
 
 
 def load_pack(path: str | Path, max_bytes: int = MAX_PACK_BYTES) -> dict[str, Any]:
-    """A validated pack from a .json or .json.gz file. At most `max_bytes` of JSON are read: a few
-    megabytes of gzip can expand to gigabytes (a 'gzip bomb'), so expansion stops past the cap."""
+    """A validated pack from a .json or .json.gz file. At most `max_bytes` of JSON and MAX_PACK_VALUES
+    values are read, counted as the file is read (and inflated): a few kilobytes of gzip can expand to
+    gigabytes (a 'gzip bomb'), so reading stops past either bound, before anything is parsed."""
     path = Path(path)
-    if path.stat().st_size > max_bytes:
-        raise PackError(f"{path.name}: {path.stat().st_size / 1e6:.0f} MB is more than a pack may hold "
-                        f"({max_bytes / 1e6:.0f} MB); not read")
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the name
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
-                data = unzipped.read(max_bytes + 1)
-        except (OSError, EOFError, zlib.error) as err:
-            raise PackError(f"{path.name}: not a readable gzip file: {err}") from None
-        if len(data) > max_bytes:
-            raise PackError(f"{path.name}: expands to more than {max_bytes / 1e6:.0f} MB, more than a pack may "
-                            "hold; not read")
     try:
-        return loads_pack(data)
-    except PackError as err:
+        return loads_pack(read_bounded(path, max_bytes, MAX_PACK_VALUES))
+    except (PackError, TooLarge, NotReadable) as err:
         raise PackError(f"{path.name}: {err}") from None  # the file's name, not the server's folders
 
 

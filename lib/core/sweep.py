@@ -378,7 +378,3 @@ def grid_points(workload: Workload, axes: Sequence[tuple[str, Sequence[Any]]], f
         combos = [{**c, name: setting.parse(v)} for c in combos for v in values]
     return resolve_points(workload, combos)
 
-
-def point_key(row: Mapping[str, Any], names: Sequence[str]) -> tuple:
-    """What tells a point apart in a grid: its device and the values of the varied settings."""
-    return (str(row.get("device")), *(repr(row.get(n)) for n in names))

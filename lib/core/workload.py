@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,6 +78,8 @@ class Setting:
                 value = str(raw).strip()
         except (TypeError, ValueError):
             raise SettingError(f"{self.name}: expected {kind.__name__}, got {raw!r}") from None
+        if kind is float and not math.isfinite(value):  # NaN passes every range check, and no pack holds it
+            raise SettingError(f"{self.name}: expected a finite number, got {raw!r}")
         if self.choices is not None and value not in self.choices:
             options = ", ".join(str(c) for c in self.choices)
             raise SettingError(f"{self.name}: {value!r} is not one of {options}")
