@@ -42,10 +42,7 @@ VALS = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)  # the slider: half-decades
 DECADES = (1, 10, 100, 1000)  # swept on every view, plus the slider's value
 DEFAULT_VAL = 100  # the seed ran 100 and 1000
 
-# The first chart: the seed's way against the way that beats the hardware (per sample, so only the diagonal
-# blocks), on each device: four lines, not eight (issue 37: the first screen shows the methods a student compares
-# first); vectorize and vmap(jacfwd) are a click away on the pills.
-DEFAULT_METHODS = ("loop", "vmap_jacrev")
+DEFAULT_METHODS = ("loop", "vmap_jacrev")  # the first chart: the seed's way against the one beating the hardware
 LABEL = {"loop": "loop", "vectorize": "vectorize", "vmap_jacrev": "vmap(jacrev)", "vmap_jacfwd": "vmap(jacfwd)"}
 LONG = {
     "loop": "loop: one backward pass per output, what the seed ran (autograd.functional.jacobian)",
