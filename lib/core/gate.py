@@ -31,6 +31,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda, memory_info
 from lib.core.fmt import fmt_flops, gb_apart
+from lib.core.heap import process_rss_bytes  # what this process holds: the memory question's baseline
 
 # A hosted demo box has about 2.7 GB; refuse points whose process would go above this.
 FALLBACK_MEMORY_CAP_GB = 2.7
@@ -64,18 +65,6 @@ def live_budget_s() -> float:
         return float(os.environ.get("GPUWIN_LIVE_BUDGET_S") or 60.0)
     except ValueError:
         return 60.0
-
-
-def process_rss_bytes() -> float:
-    """This process's resident memory now (Linux /proc; 0 where it cannot be read)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return float(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 class Limit(str, enum.Enum):

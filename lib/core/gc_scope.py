@@ -6,8 +6,10 @@ Streamlit loaded, a full collection walks every tracked object: 0.15-0.3 s per p
 2-core host, more than the timing of most points on the lesson pages. Inside `frozen_heap()`
 the objects that existed before the measurement are frozen (gc.freeze), so each collection walks
 only what was made since -- the steps and their tensors, which it still frees -- in about a
-millisecond. They are unfrozen afterwards: garbage among them waits at most until the body ends
-and the next collection after it.
+millisecond. They are unfrozen afterwards. Garbage that exists when the heap is frozen is frozen
+with it and no collection frees it while frozen: a Training step left in reference cycles by a
+cancelled timeline stayed in the measuring process (1.6 GB) from one job's freeze to the next
+(issue 40), so the worker collects each job's garbage before its body ends (lib.core.worker).
 
     with frozen_heap():
         rows = live_sweep(...)

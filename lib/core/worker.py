@@ -17,25 +17,56 @@ here (Streamlit stops the script of a visitor who left), the job is cancelled at
 the worker dies (killed for memory, a crash), `run` raises WorkerStopped and the next job starts a
 new one.
 
-Standard library only (and lib.core.gc_scope); the worker imports what the job's function needs.
+After every job the worker gives its memory back (lib.core.heap: the job's garbage collected, the
+C heap's free pages returned), so the next visitor's memory gate counts what the process needs, not
+what an earlier view left behind. If it still holds more than its idle size plus RECYCLE_MARGIN_BYTES
+(a job kept something), it is recycled: a fresh process takes its place at once and imports what the
+old one had imported before the next job arrives. Its idle size is what it held after starting, and
+after each job that imported modules (imported code stays in any process that runs such a job).
+Each job's figures are kept in `MeasureWorker.held` (a Held).
+
+Standard library only (and lib.core.gc_scope, lib.core.heap); the worker imports what the job's function needs.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import gc
+import importlib
 import multiprocessing
 import os
 import pickle
+import sys
 import threading
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from lib.core.heap import give_back, process_rss_bytes
 
 ProgressFn = Callable[[float, str], None]
 RowFn = Callable[[dict[str, Any]], None]
 POLL_S = 0.1
 ENV_PREFIX = "GPUWIN_"
 PROCESS_NAME = "gpuwin-measure"
+# Held after a job's memory is given back, over the idle size, that makes the worker start afresh: well
+# inside the 0.2 GB issue 40 allows, and over the few megabytes a job's first calls add (caches of torch's
+# dispatcher, a data set kept on the host: lib.workloads.datasets)
+RECYCLE_MARGIN_BYTES = 0.1e9
+FINAL = ("done", "error", "cancelled")  # a job's last message: (kind, payload, Held, modules to preload if recycled)
+
+
+@dataclass(frozen=True)
+class Held:
+    """What the measuring process held after a job, in bytes: its garbage collected (after_job), its
+    allocator's free pages given back (after_trim), its idle size then (idle), and whether it was
+    replaced by a fresh process because after_trim stayed over idle + RECYCLE_MARGIN_BYTES."""
+    after_job: float
+    after_trim: float
+    idle: float
+    recycled: bool
 
 
 class WorkerStopped(RuntimeError):
@@ -46,8 +77,11 @@ class Cancelled(Exception):
     """Raised inside a job whose caller gave up on it."""
 
 
-def _serve(conn, cancel) -> None:
-    """The worker's loop: run each job it is sent, reporting progress and rows as it goes."""
+def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> None:
+    """The worker's loop: run each job it is sent, reporting progress and rows as it goes, and give its
+    memory back after each. `preload`: modules to import first (a recycled worker's: its successor is
+    warm before the next job comes); `give`: False keeps what a job leaves, as this worker did before
+    issue 40 (only to measure what that costs)."""
     from lib.core.gc_scope import frozen_heap
 
     def progress(fraction: float, message: str) -> None:
@@ -60,25 +94,73 @@ def _serve(conn, cancel) -> None:
             raise Cancelled
         conn.send(("row", row))
 
+    started = set(sys.modules)  # what a spawned worker imports anyway: the rest a successor imports first
+    for name in preload:
+        with contextlib.suppress(Exception):  # what fails here fails again, with its message, in the job needing it
+            importlib.import_module(name)
+    if give:
+        give_back()
+    idle = process_rss_bytes()
     while True:
+        modules = len(sys.modules)  # before the job is unpickled: that may import its module
         try:
-            job, wants_progress, wants_rows, environment = conn.recv()
+            request = conn.recv()
         except EOFError:  # the server went away
             return
+        if request is None:  # recycled: a fresh worker takes over
+            return
+        job, wants_progress, wants_rows, environment = request
         _adopt(environment)
         callbacks = {**({"progress": progress} if wants_progress else {}), **({"on_row": on_row} if wants_rows else {})}
+        with frozen_heap():  # each collection walks only the job's own objects, not the imports
+            answer = _answer(job, callbacks)
+            if give:  # the job's garbage (cycles through a step's closures, a traceback's frames), before it is counted
+                gc.collect()
+        after_job = process_rss_bytes()
+        if give:
+            give_back()
+        after_trim = process_rss_bytes()
+        if len(sys.modules) > modules:
+            idle = after_trim
+        recycle = give and after_trim > idle + RECYCLE_MARGIN_BYTES
+        imported = tuple(_roots(n for n in sys.modules if n not in started)) if recycle else ()
+        conn.send((*answer, Held(after_job, after_trim, idle, recycle), imported))
+
+
+def _answer(job: Callable[..., Any], callbacks: dict[str, Any]) -> tuple:
+    """("done", result), ("cancelled", None) or ("error", (exception, its traceback's text))."""
+    try:
+        return ("done", job(**callbacks))
+    except Cancelled:
+        return ("cancelled", None)
+    except Exception as err:  # sent back whole, so the caller raises it as if it ran there ...
+        text = traceback.format_exc()
+        # its frames (and the tensors in them) are freed before memory is counted; neither goes through a pipe
+        err.__traceback__ = err.__cause__ = err.__context__ = None
         try:
-            with frozen_heap():  # each collection walks only the job's own objects, not the imports
-                result = job(**callbacks)
-            conn.send(("done", result))
-        except Cancelled:
-            conn.send(("cancelled",))
-        except Exception as err:  # sent back whole, so the caller raises it as if it ran there ...
-            try:
-                pickle.loads(pickle.dumps(err))
-            except Exception:  # ... unless it cannot be rebuilt there: then its text
-                err = RuntimeError(f"{type(err).__name__}: {err}")
-            conn.send(("error", err, traceback.format_exc()))
+            pickle.loads(pickle.dumps(err))
+        except Exception:  # ... unless it cannot be rebuilt there: then its text
+            err = RuntimeError(f"{type(err).__name__}: {err}")
+        return ("error", (err, text))
+
+
+def _roots(names) -> list[str]:
+    """What a successor imports to be as warm: each top-level package, and this app's own modules."""
+    roots: dict[str, None] = {}
+    for name in names:
+        if name.startswith("lib."):
+            roots[name] = None
+        elif not name.startswith("_"):
+            roots.setdefault(name.partition(".")[0], None)
+    return list(roots)
+
+
+def _reap(process, wait_s: float = 10.0) -> None:
+    """Wait for a recycled worker to end; one still there after wait_s (stuck in a child of its own) is killed."""
+    process.join(wait_s)
+    if process.is_alive():
+        process.kill()
+        process.join(5)
 
 
 def _app_environment() -> dict[str, str]:
@@ -94,13 +176,18 @@ def _adopt(environment: dict[str, str]) -> None:
 
 
 class MeasureWorker:
-    def __init__(self) -> None:
+    def __init__(self, *, give_back: bool = True) -> None:
+        """give_back=False: the worker keeps what its jobs leave (benchmarks/worker_memory.py measures that)."""
         self._context = multiprocessing.get_context("spawn")  # fork would copy the server's threads and CUDA state
         self._process = None
         self._conn = None
         self._cancel = self._context.Event()
         self._start_lock = threading.Lock()
         self._stop_at_exit = False
+        self._give_back = give_back
+        self._preload: tuple[str, ...] = ()  # what a recycled worker had imported: its successor imports it first
+        self.held: Held | None = None  # the last job's memory figures
+        self.recycled = 0  # how many times a fresh process took over
 
     def start(self) -> None:
         """Start the process (imports take seconds) unless it runs; the server's warm-up calls this."""
@@ -115,7 +202,8 @@ class MeasureWorker:
             parent, child = self._context.Pipe()
             # not a daemon: a job may start processes of its own (DataLoader workers); stopped at exit instead,
             # and a worker whose server is gone ends when its pipe closes
-            process = self._context.Process(target=_serve, args=(child, self._cancel), name=PROCESS_NAME)
+            process = self._context.Process(target=_serve, args=(child, self._cancel, self._preload, self._give_back),
+                                            name=PROCESS_NAME)
             process.start()
             if not self._stop_at_exit:
                 atexit.register(self.stop)
@@ -149,18 +237,45 @@ class MeasureWorker:
                     progress(message[1], message[2])
                 elif message[0] == "row" and on_row is not None:
                     on_row(message[1])
-                elif message[0] in ("done", "error", "cancelled"):
+                elif message[0] in FINAL:
                     break
         except WorkerStopped:
             raise
         except BaseException:  # a callback raised: the caller is gone
             self._finish_cancelled(conn)
             raise
-        if message[0] == "error":
-            raise message[1]
-        if message[0] == "cancelled":
+        kind, payload = self._settle(message)
+        if kind == "error":
+            raise payload[0]
+        if kind == "cancelled":
             raise Cancelled("the measurement was cancelled")
-        return message[1]
+        return payload
+
+    def _settle(self, message: tuple) -> tuple[str, Any]:
+        """A job's last message: keep its memory figures, and recycle the worker if it asked; (kind, payload)."""
+        kind, payload, held, imported = message
+        self.held = held
+        if held.recycled:
+            self.recycle(imported)
+        return kind, payload
+
+    def recycle(self, imported: tuple[str, ...] = ()) -> None:
+        """Let the worker end and start a fresh one at once, which imports `imported` (what the old one had)
+        before it takes the next job (in the background: the answer just received is not held up)."""
+        with self._start_lock:
+            old, conn = self._process, self._conn
+            self._process = self._conn = None
+            self._preload = imported
+        if conn is not None:
+            try:
+                conn.send(None)  # it ends when it reads this
+                conn.close()
+            except (OSError, ValueError):
+                pass
+        if old is not None:
+            threading.Thread(target=_reap, args=(old,), name="gpuwin-measure-reaper", daemon=True).start()
+        self.recycled += 1
+        self.start()
 
     def _receive(self, conn) -> tuple:
         try:
@@ -182,8 +297,9 @@ class MeasureWorker:
         """Stop the job and read what it still sends, so the next job's answers are its own."""
         self._cancel.set()
         try:
-            while self._receive(conn)[0] not in ("done", "error", "cancelled"):
+            while (message := self._receive(conn))[0] not in FINAL:
                 pass
+            self._settle(message)
         except WorkerStopped:
             pass
         finally:
