@@ -190,3 +190,24 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
                 assert "this process already holds" in rows[0]["message"], rows
         finally:
             worker.stop()
+
+
+def _gpu_sweep() -> int:
+    from lib.core.worker import _cuda_started  # noqa: F401  (the worker's own check runs after this job)
+    from lib.lessons.common.live import live_sweep
+    from lib.workloads import get_workload
+
+    rows = live_sweep(get_workload("mlp"), "batch_size", [1, 64], {"hidden_width": 64, "depth": 2, "dataset_size": 256},
+                      ["cpu", "cuda:0"], current=64, point_budget_s=0.05, num_threads=1)
+    return sum(r["status"] == "ok" for r in rows)
+
+
+@pytest.mark.cuda
+def test_starting_cuda_raises_the_idle_size_rather_than_recycling_every_gpu_job(worker):
+    """A CUDA context and the GPU libraries it loads stay in the process (hundreds of MB on the host): recycling
+    them would start CUDA afresh, seconds, for every GPU visitor."""
+    pid = worker.pid()
+    for _ in range(3):
+        assert worker.run(_gpu_sweep) == 4
+        assert not worker.held.recycled and worker.pid() == pid, worker.held
+    assert worker.held.after_trim - worker.held.idle < RECYCLE_MARGIN_BYTES

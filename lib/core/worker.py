@@ -22,7 +22,9 @@ C heap's free pages returned), so the next visitor's memory gate counts what the
 what an earlier view left behind. If it still holds more than its idle size plus RECYCLE_MARGIN_BYTES
 (a job kept something), it is recycled: a fresh process takes its place at once and imports what the
 old one had imported before the next job arrives. Its idle size is what it held after starting, and
-after each job that imported modules (imported code stays in any process that runs such a job).
+after each job that imported modules or started CUDA (imported code and a CUDA context, with the GPU
+libraries it loads, stay in any process that runs such a job: recycling them would start CUDA afresh
+for every GPU job).
 Each job's figures are kept in `MeasureWorker.held` (a Held).
 
 Standard library only (and lib.core.gc_scope, lib.core.heap); the worker imports what the job's function needs.
@@ -103,6 +105,7 @@ def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> No
     idle = process_rss_bytes()
     while True:
         modules = len(sys.modules)  # before the job is unpickled: that may import its module
+        cuda_before = _cuda_started()
         try:
             request = conn.recv()
         except EOFError:  # the server went away
@@ -120,11 +123,20 @@ def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> No
         if give:
             give_back()
         after_trim = process_rss_bytes()
-        if len(sys.modules) > modules:
+        if len(sys.modules) > modules or _cuda_started() != cuda_before:
             idle = after_trim
         recycle = give and after_trim > idle + RECYCLE_MARGIN_BYTES
         imported = tuple(_roots(n for n in sys.modules if n not in started)) if recycle else ()
         conn.send((*answer, Held(after_job, after_trim, idle, recycle), imported))
+
+
+def _cuda_started() -> bool:
+    """Whether this process has a CUDA context (torch only if a job imported it: the worker itself does not)."""
+    torch = sys.modules.get("torch")
+    try:
+        return bool(torch is not None and torch.cuda.is_initialized())
+    except Exception:  # a half-imported torch: not started
+        return False
 
 
 def _answer(job: Callable[..., Any], callbacks: dict[str, Any]) -> tuple:
