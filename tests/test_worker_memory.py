@@ -193,7 +193,6 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
 
 
 def _gpu_sweep() -> int:
-    from lib.core.worker import _cuda_started  # noqa: F401  (the worker's own check runs after this job)
     from lib.lessons.common.live import live_sweep
     from lib.workloads import get_workload
 
