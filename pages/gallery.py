@@ -69,9 +69,10 @@ machines = shipped + shared
 comparison = gallery_comparison(machines)
 top.answer.markdown(gallery_answer(machines, comparison))
 frame = speedup_frame(comparison)
+crossings = crossover_points(comparison)
 scaffold.chart_or_why(
     top.chart,
-    chart_spec(speedups_chart, frame, crossover_points(comparison), plot_height=160 if scaffold.embedded() else 220)
+    chart_spec(speedups_chart, frame, crossings, plot_height=160 if scaffold.embedded() else 220)
     if not frame.empty else None,
     "No machine here has both CPU and GPU results yet, so there is no speed-up line to draw.", key=f"{NS}.chart")
 if notes := gallery_notes(machines, comparison):  # what the answer leaves out, under the chart (issue 37)
@@ -79,7 +80,9 @@ if notes := gallery_notes(machines, comparison):  # what the answer leaves out, 
 if not frame.empty:
     cpu_only = [m.line for m in machines if m.line not in set(frame["machine"])]
     top.note.caption("One line per machine: its CPU time divided by its GPU time at each batch size (above 1× the GPU "
-                     "is faster); a diamond marks where it catches up."
+                     "is faster); "
+                     + ("a diamond marks where it catches up." if len(crossings) else
+                        "no diamond is drawn: no line's crossing can be placed closer than the range the answer gives.")
                      + (f" CPU only, so no line: {plain('; '.join(cpu_only), limit=600)}." if cpu_only else ""))
 
 with scaffold.why("What the gallery is") as opened:

@@ -125,3 +125,17 @@ def test_the_chart_draws_one_line_per_machine_on_log_axes(machines):
     assert "NVIDIA H200 · shipped" in text and "NVIDIA H100 80GB HBM3 · shipped" in text
     assert text.count('"type": "log"') >= 2 and "GPU as fast as its own CPU" in text
     assert "Ada" not in text  # a CPU-only machine has no speed-up line
+
+
+def test_a_diamond_is_drawn_only_where_a_crossing_is_placed(machines):
+    """The shipped lines cross 1× inside wide brackets: no diamond is placed, so the chart has no diamond layer (an
+    empty one made Vega warn 'Infinite extent') and the page's caption does not promise one."""
+    from lib.charts.gallery import speedups_chart
+
+    comparison = gallery_comparison(machines)
+    frame, crossings = speedup_frame(comparison), crossover_points(comparison)
+    shapes = lambda chart: [layer.get("mark", {}).get("shape") for layer in chart.to_dict()["layer"]]  # noqa: E731
+    if crossings.empty:
+        assert "diamond" not in shapes(speedups_chart(frame, crossings))
+    placed = crossings if len(crossings) else frame.groupby("machine", as_index=False)["x"].first()
+    assert "diamond" in shapes(speedups_chart(frame, placed))

@@ -44,4 +44,6 @@ def speedups_chart(frame: pd.DataFrame, crossings: pd.DataFrame, *, x_title: str
         tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("x:Q", title=f"GPU catches up at {x_title}", format=",.4~g")])
     # The legend lists every machine below the plot: grow the chart with it, or a class of thirty
     # machines would squeeze the plot to nothing (Streamlit fits the whole chart into its height).
-    return sized(alt.layer(rule, text, lines, points, marks), plot_height, plot_height)
+    # No crossing placed: no diamond layer (an empty one makes Vega warn of an infinite extent).
+    layers = (rule, text, lines, points, marks) if len(crossings) else (rule, text, lines, points)
+    return sized(alt.layer(*layers), plot_height, plot_height)
