@@ -134,7 +134,7 @@ def test_a_diamond_is_drawn_only_where_a_crossing_is_placed(machines):
 
     comparison = gallery_comparison(machines)
     frame, crossings = speedup_frame(comparison), crossover_points(comparison)
-    shapes = lambda chart: [layer.get("mark", {}).get("shape") for layer in chart.to_dict()["layer"]]  # noqa: E731
+    shapes = lambda chart: [layer.get("mark", {}).get("shape") for layer in chart.to_dict()["layer"]]
     if crossings.empty:
         assert "diamond" not in shapes(speedups_chart(frame, crossings))
     placed = crossings if len(crossings) else frame.groupby("machine", as_index=False)["x"].first()
