@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parents[1]
 BOUNDARY = {"lib/core/results.py"}  # JSON and CSV in and out: the strings' one home
 # a comparison that matches a value but is about something else, with why
 NOT_THESE = {
-    ("lib/core/worker.py", 'message[0] == "error"'): "the measuring process's message tag, not a row's status",
     ("lib/charts/provenance.py", "datum.label == 'predicted'"): "a Vega expression the browser runs: the edge",
 }
 

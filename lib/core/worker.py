@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import enum
 import gc
 import importlib
 import multiprocessing
@@ -57,7 +58,17 @@ PROCESS_NAME = "gpuwin-measure"
 # inside the 0.2 GB issue 40 allows, and over the few megabytes a job's first calls add (caches of torch's
 # dispatcher, a data set kept on the host: lib.workloads.datasets)
 RECYCLE_MARGIN_BYTES = 0.1e9
-FINAL = ("done", "error", "cancelled")  # a job's last message: (kind, payload, Held, modules to preload if recycled)
+
+
+class Outcome(enum.Enum):
+    """How a job ended: its last message is (Outcome, payload, Held, modules to preload if recycled)."""
+
+    DONE = "done"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+
+FINAL = frozenset(Outcome)
 
 
 @dataclass(frozen=True)
@@ -140,11 +151,11 @@ def _cuda_started() -> bool:
 
 
 def _answer(job: Callable[..., Any], callbacks: dict[str, Any]) -> tuple:
-    """("done", result), ("cancelled", None) or ("error", (exception, its traceback's text))."""
+    """(DONE, result), (CANCELLED, None) or (ERROR, (exception, its traceback's text))."""
     try:
-        return ("done", job(**callbacks))
+        return (Outcome.DONE, job(**callbacks))
     except Cancelled:
-        return ("cancelled", None)
+        return (Outcome.CANCELLED, None)
     except Exception as err:  # sent back whole, so the caller raises it as if it ran there ...
         text = traceback.format_exc()
         # its frames (and the tensors in them) are freed before memory is counted; neither goes through a pipe
@@ -153,7 +164,7 @@ def _answer(job: Callable[..., Any], callbacks: dict[str, Any]) -> tuple:
             pickle.loads(pickle.dumps(err))
         except Exception:  # ... unless it cannot be rebuilt there: then its text
             err = RuntimeError(f"{type(err).__name__}: {err}")
-        return ("error", (err, text))
+        return (Outcome.ERROR, (err, text))
 
 
 def _roots(names) -> list[str]:
@@ -257,13 +268,13 @@ class MeasureWorker:
             self._finish_cancelled(conn)
             raise
         kind, payload = self._settle(message)
-        if kind == "error":
+        if kind is Outcome.ERROR:
             raise payload[0]
-        if kind == "cancelled":
+        if kind is Outcome.CANCELLED:
             raise Cancelled("the measurement was cancelled")
         return payload
 
-    def _settle(self, message: tuple) -> tuple[str, Any]:
+    def _settle(self, message: tuple) -> tuple[Outcome, Any]:
         """A job's last message: keep its memory figures, and recycle the worker if it asked; (kind, payload)."""
         kind, payload, held, imported = message
         self.held = held
