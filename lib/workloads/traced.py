@@ -11,7 +11,7 @@ optimizer hook sets those flags as CUDA has them (lib.workloads.tracing.gpu_flag
 counters are left out where CUDA keeps those counters on the host.
 
 Kernels are counted as ATen operators, one kernel each (tracing.NO_KERNEL: those that launch none;
-EXTRA_KERNELS: those that launch more; per_tensor: foreach operators on CUDA's slow path). On the MLP,
+EXTRA_KERNELS: those that launch more; foreach_kernels: CUDA's multi-tensor launches). On the MLP,
 plus the one event the profiler adds (PROFILED_EXTRA), that is exactly the least kernel count
 torch.profiler recorded on the H100 and the H200 at every depth 1-16 (tests/test_traced.py). What a shape adds (cuBLAS splitting a
 large matmul, a foreach op over more tensors than one launch takes) is calibrated by the caller
@@ -149,9 +149,11 @@ def write_counts(families: Any) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for family in families:
         terms = family.structural_kernels
-        shape = structure(family.workload, family.page_defaults(), terms.depth, terms.sizes)
-        lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
-        out[family.name] = [{"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}}]
+        entries = out.setdefault(family.name, [])
+        for variant in ({}, *terms.variants):
+            shape = structure(family.workload, {**family.page_defaults(), **variant}, terms.depth, terms.sizes)
+            lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
+            entries.append({"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}})
     COUNTS_FILE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     _shipped.cache_clear()
     return out
@@ -164,6 +166,7 @@ class StructuralKernels:
     workload: Workload
     depth: str = "depth"
     sizes: tuple[str, ...] = ()
+    variants: tuple[Mapping[str, Any], ...] = ()  # settings beside the page's defaults whose counts are shipped
 
     def __call__(self, settings: Mapping[str, Any]) -> float:
         kind = execution.mode(settings.get("mode", DEFAULT)).kernels
@@ -213,12 +216,14 @@ class StepTerms:
 
 def family_terms(workload: Workload, *, depth: str = "depth", sizes: tuple[str, ...] = (),
                  copied_bytes: Callable[[Mapping[str, Any], int], float] | None = None,
-                 ) -> tuple[StepTerms, StructuralKernels]:
+                 variants: tuple[Mapping[str, Any], ...] = ()) -> tuple[StepTerms, StructuralKernels]:
     """(step_terms, structural_kernels) for TrainingFamily, from the workload's traced step. `depth`
     names the setting that repeats layers; `sizes` the settings that only size tensors (left at their
     defaults when counting kernels); `copied_bytes(settings, rows)`, one batch's bytes from host memory
-    (default: the workload's own `copied_bytes`)."""
-    kernels = StructuralKernels(workload, depth, tuple(sizes))
+    (default: the workload's own `copied_bytes`); `variants`, settings the page offers beside its
+    defaults that change the operators ({"model": "resnet18"}, ...): scripts/trace_counts.py ships their
+    counts too, so that the web server, which has no torch, never traces."""
+    kernels = StructuralKernels(workload, depth, tuple(sizes), tuple(variants))
     copied = copied_bytes or workload.copied_bytes  # type: ignore[attr-defined]
     return StepTerms(kernels, copied), kernels
 

@@ -99,7 +99,7 @@ class OpCounter:
         written = outputs + [t for t, arg in zip(args, func._schema.arguments)
                              if arg.alias_info is not None and arg.alias_info.is_write
                              for t in (t if isinstance(t, list | tuple) else [t]) if isinstance(t, torch.Tensor)]
-        kernels = per_tensor(name, args) or 1 + EXTRA_KERNELS.get(name, 0)
+        kernels = foreach_kernels(name, args) or 1 + EXTRA_KERNELS.get(name, 0)
         self.kernels[name] += kernels
         self.sequence.append(name)
         self.bytes_read += sum(_nbytes(t) for t in inputs)
@@ -151,18 +151,54 @@ def gpu_flags(kind: Kernels, counter: OpCounter) -> Iterator[None]:
             module._get_capturable_supported_devices = supported
 
 
-def per_tensor(name: str, args: tuple) -> int:
-    """Kernels of a foreach operator that takes CUDA's slow path, one kernel per tensor (0: it takes
-    the fast path, one launch for the list). The fast path needs its tensor lists alike in shape;
-    capturable Adam divides each moment by a list of 0-dimensional step sizes, which are not."""
-    if not name.startswith("_foreach_"):
+# CUDA's multi-tensor kernels (ATen/native/cuda/MultiTensorApply.cuh): one launch takes at most this many
+# tensors (by the number of tensor lists it reads and writes; ops with a list of scalars take fewer), and at
+# most MAX_BLOCKS chunks of CHUNK elements
+MAX_TENSORS = (110, 64, 48, 36, 30)
+MAX_TENSORS_SCALARLIST = (96, 64, 48, 36, 30)
+MAX_BLOCKS, CHUNK = 320, 65536
+FUSED_OPTIMIZER_LISTS = 4  # fused Adam's parameters, gradients and two moments
+
+
+def foreach_kernels(name: str, args: tuple) -> int:
+    """Kernels of a foreach (or fused optimizer) operator on CUDA, 0 for any other operator. The fast
+    path launches a multi-tensor kernel each time its tensors or its blocks fill up (multi_tensor_apply);
+    the slow path, where its tensor lists differ in shape, launches one kernel per tensor: capturable
+    Adam divides each moment by a list of 0-dimensional step sizes."""
+    if not name.startswith(("_foreach_", "_fused_")):
         return 0
     lists = [a for a in args if isinstance(a, list | tuple) and a and all(hasattr(t, "shape") for t in a)]
-    if len(lists) < 2:
-        return 0
+    if not lists:
+        return 1
     shapes = [tuple(t.shape) for t in lists[0]]
-    alike = all([tuple(t.shape) for t in other] == shapes for other in lists[1:])
-    return 0 if alike else len(lists[0])
+    if name.startswith("_fused_"):
+        pass  # its step counters ride along as scalars, whatever their shape
+    elif any([tuple(t.shape) for t in other] != shapes for other in lists[1:]):
+        return len(lists[0])
+    scalar_list = any(isinstance(a, list | tuple) and a and isinstance(a[0], int | float) for a in args)
+    if name.startswith("_fused_"):
+        depth = FUSED_OPTIMIZER_LISTS
+    else:
+        depth = min(len(lists) + (not name.endswith("_")), len(MAX_TENSORS))  # an out-of-place op writes a list too
+    most = (MAX_TENSORS_SCALARLIST if scalar_list else MAX_TENSORS)[depth - 1]
+    return multi_tensor_launches([t.numel() for t in lists[0]], most)
+
+
+def multi_tensor_launches(numels: list[int], max_tensors: int) -> int:
+    """Launches of one multi_tensor_apply over tensors of these sizes (its loop, replayed)."""
+    launches = tensors = blocks = 0
+    for numel in numels:
+        if numel == 0:
+            continue
+        tensors += 1
+        chunks = -(-numel // CHUNK)
+        for chunk in range(chunks):
+            blocks += 1
+            if (tensors == max_tensors and chunk == chunks - 1) or blocks == MAX_BLOCKS:
+                launches += 1
+                blocks = 0
+                tensors = 0 if chunk == chunks - 1 else 1
+    return launches + (blocks > 0)
 
 
 def inductor_kernels(sequence: list[str]) -> int:
