@@ -149,11 +149,9 @@ def write_counts(families: Any) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for family in families:
         terms = family.structural_kernels
-        entries = out.setdefault(family.name, [])
-        for variant in ({}, *terms.variants):
-            shape = structure(family.workload, {**family.page_defaults(), **variant}, terms.depth, terms.sizes)
-            lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
-            entries.append({"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}})
+        shape = structure(family.workload, family.page_defaults(), terms.depth, terms.sizes)
+        lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
+        out[family.name] = [{"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}}]
     COUNTS_FILE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     _shipped.cache_clear()
     return out
@@ -166,7 +164,6 @@ class StructuralKernels:
     workload: Workload
     depth: str = "depth"
     sizes: tuple[str, ...] = ()
-    variants: tuple[Mapping[str, Any], ...] = ()  # settings beside the page's defaults whose counts are shipped
 
     def __call__(self, settings: Mapping[str, Any]) -> float:
         kind = execution.mode(settings.get("mode", DEFAULT)).kernels
@@ -216,14 +213,12 @@ class StepTerms:
 
 def family_terms(workload: Workload, *, depth: str = "depth", sizes: tuple[str, ...] = (),
                  copied_bytes: Callable[[Mapping[str, Any], int], float] | None = None,
-                 variants: tuple[Mapping[str, Any], ...] = ()) -> tuple[StepTerms, StructuralKernels]:
+                 ) -> tuple[StepTerms, StructuralKernels]:
     """(step_terms, structural_kernels) for TrainingFamily, from the workload's traced step. `depth`
     names the setting that repeats layers; `sizes` the settings that only size tensors (left at their
     defaults when counting kernels); `copied_bytes(settings, rows)`, one batch's bytes from host memory
-    (default: the workload's own `copied_bytes`); `variants`, settings the page offers beside its
-    defaults that change the operators ({"model": "resnet18"}, ...): scripts/trace_counts.py ships their
-    counts too, so that the web server, which has no torch, never traces."""
-    kernels = StructuralKernels(workload, depth, tuple(sizes), tuple(variants))
+    (default: the workload's own `copied_bytes`)."""
+    kernels = StructuralKernels(workload, depth, tuple(sizes))
     copied = copied_bytes or workload.copied_bytes  # type: ignore[attr-defined]
     return StepTerms(kernels, copied), kernels
 
