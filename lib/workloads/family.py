@@ -65,6 +65,7 @@ class Grid:
     widths: tuple[int, ...]
     depths: tuple[int, ...] = (NO_DEPTH,)
     modes: tuple[str, ...] = ("eager", "cuda_graph", "compile")
+    picks: tuple[Mapping[str, Any], ...] = ({},)  # the choices recorded (each a grid of its own): the defaults
 
 
 @dataclass(frozen=True, eq=False)  # one record per family: compared and hashed as itself

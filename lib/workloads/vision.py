@@ -93,5 +93,5 @@ FAMILY = TrainingFamily(
     choices={"model": Choice("network", tuple(NETWORKS), "Which torchvision network is trained (random weights: "
                              "nothing is downloaded). Each is a model of its own, recorded apart.", url="network",
                              words=NETWORKS)},
-    grid=Grid(batches=(16, 64, 256), widths=(64, 224), depths=(NO_DEPTH,)),
+    grid=Grid(batches=(16, 64, 256), widths=(64, 224), depths=(NO_DEPTH,), picks=tuple({"model": n} for n in NETWORKS)),
 )
