@@ -84,8 +84,10 @@ def test_training_models_come_back_the_same_from_disk(cache):
     table = T.StepTable(pack["rows"], "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
-    code = [costmodel, execution, sys.modules[M.__name__], mlp_terms]  # the family's terms (lib.workloads.mlp.FAMILY)
-    loaded = memo.DiskMemo("costmodel-machine", code=code).get((T.MLP_FAMILY.name, obs, "cuda", True),
+    # every family's terms (the MLP's: lib.workloads.mlp.FAMILY; the others' module, lib.workloads.model_training)
+    code = [costmodel, execution, sys.modules[M.__name__], mlp_terms,
+            *(sys.modules[f.step_terms.__module__] for f in T.FAMILIES[1:2])]
+    loaded = memo.DiskMemo("costmodel-machine", code=code).get((T.MLP_FAMILY.key, obs, "cuda", True),
                                                                 lambda: pytest.fail("fitted again"))
     assert repr(loaded.coef) == repr(fitted.coef) and loaded.errors == fitted.errors  # the same model
     assert list(cache.glob("costmodel-machine-*.pkl"))
