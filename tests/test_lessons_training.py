@@ -418,7 +418,7 @@ def test_the_view_is_the_workloads_settings_at_their_defaults():
 
 def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
     from lib.workloads import execution
-    from lib.workloads.mlp_terms import step_terms
+    step_terms = T.MLP_FAMILY.step_terms
 
     assert tuple(m.value for m in execution.MODES) == T.MODES and set(T.LIVE_MODES) <= set(T.MODES)
     for mode in execution.MODES:
@@ -432,9 +432,9 @@ def test_a_changed_mode_record_fits_the_cost_models_again():
     # and by the form's (lib.core.costmodel: how a graph's kernels and eager's stretched busy time are priced)
     from lib.core import costmodel
     from lib.lessons.training import model
-    from lib.workloads import execution, mlp_terms
+    from lib.workloads import execution, traced
 
-    assert {costmodel, execution, mlp_terms} <= set(model._FITS.code)
+    assert {costmodel, execution, traced} <= set(model._FITS.code)
 
 
 def _wide_family():

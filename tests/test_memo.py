@@ -76,7 +76,7 @@ def test_training_models_come_back_the_same_from_disk(cache):
     from lib.lessons.training import model as M
     from lib.lessons.training import view as T
     from lib.recorded import load_recorded
-    from lib.workloads import execution, mlp_terms
+    from lib.workloads import execution, traced
 
     packs, _ = load_recorded()
     pack = next(p for p in packs if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp"
@@ -84,9 +84,7 @@ def test_training_models_come_back_the_same_from_disk(cache):
     table = T.StepTable(pack["rows"], "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
-    # every family's terms (the MLP's: lib.workloads.mlp.FAMILY; the others' module, lib.workloads.model_training)
-    code = [costmodel, execution, sys.modules[M.__name__], mlp_terms,
-            *(sys.modules[f.step_terms.__module__] for f in T.FAMILIES[1:2])]
+    code = [costmodel, execution, sys.modules[M.__name__], traced]  # every family's terms (traced)
     loaded = memo.DiskMemo("costmodel-machine", code=code).get((T.MLP_FAMILY.key, obs, "cuda", True),
                                                                 lambda: pytest.fail("fitted again"))
     assert repr(loaded.coef) == repr(fitted.coef) and loaded.errors == fitted.errors  # the same model

@@ -33,8 +33,8 @@ about the larger: a smooth maximum (A^p + B^p)^(1/p). A synchronisation every st
 copy from pageable memory, which waits for the stream first) ends the overlap: the step is A + B
 plus a round trip per synchronisation. On a CPU nothing overlaps (p near 1 is a sum).
 
-Which term each configuration adds (counted in lib.workloads.mlp_terms): eager adds its Python
-step and one op per kernel; fused fewer kernels and ops; a CUDA graph one replay instead of the ops (its kernels are eager's
+Which term each configuration adds (counted from the family's traced step, lib.workloads.traced): eager
+adds its Python step and one op per kernel; fused fewer kernels and ops; a CUDA graph one replay instead of the ops (its kernels are eager's
 and the capturable optimizer's, priced alike, with no launches to stretch their busy time); torch.compile compiled launches and three guarded calls (reduce-overhead: three
 replays instead of the launches); data copied per batch two copies and their bytes (pageable: staged bytes and one
 synchronisation); item() every step a copy and a synchronisation.

@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 from lib.core.workload import Setting
 from lib.workloads.family import Axis, Grid, TrainingFamily
-from lib.workloads.model_training import ModelTraining, batch_setting, common_settings, untraced_terms
+from lib.workloads.model_training import ModelTraining, batch_setting, common_settings
+from lib.workloads.traced import family_terms
 
 IMAGE_SHAPE = (3, 32, 32)
 STAGES = 3
@@ -66,6 +67,8 @@ class CNNTraining(ModelTraining):
 
 
 WORKLOAD = CNNTraining()
+# kernels per step from its traced step: the channels and the classes only size tensors
+STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, sizes=("channels", "classes"))
 
 FAMILY = TrainingFamily(
     WORKLOAD, "CNN",
@@ -79,6 +82,6 @@ FAMILY = TrainingFamily(
         "depth": Axis("depth", (1, 2, 3, 4, 6), "Convolutions in each of the 3 stages: each adds kernels to every step."),
     },
     width="channels", depth="depth",
-    step_terms=untraced_terms, structural_kernels=untraced_terms,
+    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
     grid=Grid(batches=(1, 8, 64, 512, 4096), widths=(16, 64), depths=(1, 3)),
 )

@@ -16,7 +16,7 @@ Every mode computes the same function from the same initial weights (tests compa
   cold call, apart from the step time.
 
 Each mode is one `Mode` record in MODES, read by the workload's setting, the cost model's terms
-(lib.workloads.mlp_terms), the Training page and scripts/record_packs.py: adding a mode is one
+(lib.workloads.traced), the Training page and scripts/record_packs.py: adding a mode is one
 record here, plus its recording.
 """
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 
 class Kernels(Enum):
-    """Which kernels one step runs on the GPU (counted per layer in lib.workloads.mlp_terms)."""
+    """Which kernels one step runs on the GPU (traced per family: lib.workloads.traced)."""
 
     EAGER = "eager"  # 6 per layer, the loss, foreach Adam
     FUSED_ADAM = "fused_adam"  # the same, with fused Adam's 2 update kernels for foreach Adam's 11

@@ -1,7 +1,8 @@
 """A model family the Training page can switch between: one record, declared by its workload module.
 
+    step_terms, structural_kernels = lib.workloads.traced.family_terms(WORKLOAD)
     FAMILY = TrainingFamily(WORKLOAD, "MLP", axes=(...), width="hidden_width", depth="depth",
-                            step_terms=mlp_terms.step_terms, structural_kernels=mlp_terms.structural_kernels)
+                            step_terms=step_terms, structural_kernels=structural_kernels)
 
 The Training lesson (lib.lessons.training) reads only this record: its sliders are the family's
 axes, a recorded step is keyed by (rows, width, depth) where `width` and `depth` name the family's
@@ -22,6 +23,7 @@ A family whose structure has no repeated layers to count (a torchvision network)
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -75,7 +77,7 @@ class TrainingFamily:
     axes: Mapping[str, Axis]  # the page's sliders, in order: batch_size and dataset_size, and its shape
     width: str  # the setting that sizes each layer's work (with the rows): a step's key is (rows, width, depth)
     depth: str | None  # the setting that repeats layers: its kernels are counted, so any depth is predicted
-    step_terms: Callable[..., dict[str, float]]  # lib.core.costmodel's terms of one step (see lib.workloads.mlp_terms)
+    step_terms: Callable[..., dict[str, float]]  # lib.core.costmodel's terms of one step (lib.workloads.traced.family_terms)
     structural_kernels: Callable[[Mapping[str, Any]], float]  # kernels per step, from the structure alone
     # the shipped recordings' Training grids (scripts/record_packs.py): swept setting -> values
     recorded_sweeps: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
@@ -113,6 +115,12 @@ class TrainingFamily:
             base._picks[key] = replace(base, fixed=dict(key))
             base._picks[key]._picks[""] = base
         return base._picks[key]
+
+    def every_pick(self) -> list[TrainingFamily]:
+        """The family at every value of its choices (itself alone when it has none)."""
+        names = list(self.choices)
+        return [self.pick(**dict(zip(names, values)))
+                for values in itertools.product(*(self.choices[k].options for k in names))]
 
     @property
     def named(self) -> str:

@@ -30,6 +30,7 @@ from lib.core.devices import is_cuda
 from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
 from lib.workloads import datasets, execution, mlp_terms, training
 from lib.workloads.family import Axis, TrainingFamily
+from lib.workloads.traced import family_terms
 
 BYTES_PER_FLOAT = 4
 HEAP_TENSOR_BYTES = 32 * 2**20  # glibc's largest mmap threshold: smaller blocks come from (and stay in) its heap
@@ -353,9 +354,11 @@ class EpochLosses:
 
 
 WORKLOAD = MLPTraining()
+# kernels per step from its traced step (the width only sizes tensors: the same operators at every width)
+STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, sizes=("hidden_width",), copied_bytes=mlp_terms.copied_bytes)
 
 # The Training page's model family: its sliders (their steps and meanings), the two settings that key
-# a recorded step, and the cost model's counted terms (lib.workloads.mlp_terms).
+# a recorded step, and the cost model's counted terms (traced: lib.workloads.traced; the copied batch's bytes: mlp_terms).
 FAMILY = TrainingFamily(
     WORKLOAD, "MLP",
     axes={
@@ -367,7 +370,7 @@ FAMILY = TrainingFamily(
         "depth": Axis("depth", (1, 2, 3, 4, 6, 8, 12, 16), "Hidden layers: each adds kernels to every step."),
     },
     width="hidden_width", depth="depth",
-    step_terms=mlp_terms.step_terms, structural_kernels=mlp_terms.structural_kernels,
+    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
     recorded_sweeps={"batch_size": (1, 4, 16, 64, 256, 1024, 4096, 8192), "hidden_width": (8, 32, 128, 512, 2048, 8192),
                      "dataset_size": (256, 1024, 8192, 65536, 262144), "depth": (1, 2, 3, 4, 8, 16)},
     timeline_batches=(1, 64, 4096, 65536), timeline_widths=(64, 1024),

@@ -92,6 +92,10 @@ class ModelTraining(Workload):
         size = 8 if self.sample_dtype == "int64" else 4
         return math.prod(self.sample_shape(params)) * size + 8
 
+    def copied_bytes(self, params: Mapping[str, Any], rows: int) -> float:
+        """Bytes of one batch copied from host memory (its samples and labels): the traced terms' copy."""
+        return float(rows * self.sample_bytes(params))
+
     def bytes_moved(self, params: Settings) -> float:
         rows = self.batch_rows(params)
         copied = 0 if params["data_resident"] else rows * self.sample_bytes(params)
@@ -139,8 +143,3 @@ class ModelTraining(Workload):
         step.extras["data"] = "synthetic"
         return step
 
-
-def untraced_terms(*args: Any, **kwargs: Any) -> Any:
-    """A family's cost terms come from its traced step (lib.workloads.traced); none is counted here by hand.
-    Only a machine's recordings of the family ask for them, and none exist before that module."""
-    raise NotImplementedError("this family's cost terms come from its traced step (lib.workloads.traced)")

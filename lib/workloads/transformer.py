@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 from lib.core.workload import Setting, SettingError
 from lib.workloads.family import Axis, Choice, Grid, TrainingFamily
-from lib.workloads.model_training import ModelTraining, batch_setting, common_settings, untraced_terms
+from lib.workloads.model_training import ModelTraining, batch_setting, common_settings
+from lib.workloads.traced import family_terms
 
 VOCABULARY = 1000
 FEED_FORWARD = 4  # the feed-forward layer's width, in multiples of d_model
@@ -81,6 +82,8 @@ class TransformerTraining(ModelTraining):
 
 
 WORKLOAD = TransformerTraining()
+# kernels per step from its traced step: width, sequence length, heads and classes only size tensors
+STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, depth="layers", sizes=("d_model", "seq_len", "heads", "classes"))
 
 FAMILY = TrainingFamily(
     WORKLOAD, "Transformer",
@@ -94,7 +97,7 @@ FAMILY = TrainingFamily(
         "layers": Axis("layers", (1, 2, 3, 4, 6), "Encoder layers: each adds kernels to every step."),
     },
     width="d_model", depth="layers",
-    step_terms=untraced_terms, structural_kernels=untraced_terms,
+    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
     choices={"seq_len": Choice("sequence length", (16, 32, 64, 128, 256),
                                "Tokens in each sequence: attention's work grows with its square. Each length is a "
                                "model of its own, recorded apart.", url="seq_len",

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 from lib.core.workload import Setting, SettingError
 from lib.workloads.family import NO_DEPTH, Axis, Choice, Grid, TrainingFamily
-from lib.workloads.model_training import ModelTraining, batch_setting, common_settings, untraced_terms
+from lib.workloads.model_training import ModelTraining, batch_setting, common_settings
+from lib.workloads.traced import family_terms
 
 VIT_TINY = {"patch_size": 16, "num_layers": 12, "num_heads": 3, "hidden_dim": 192, "mlp_dim": 768}
 NETWORKS = {"resnet18": "ResNet-18", "mobilenet_v3_small": "MobileNet V3 small", "vit_tiny": "ViT-Tiny"}
@@ -77,6 +78,8 @@ class VisionTraining(ModelTraining):
 
 
 WORKLOAD = VisionTraining()
+# kernels per step from each network's traced step (no layers to repeat): the image size and classes only size tensors
+STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, depth=None, sizes=("image_size", "classes"))
 
 FAMILY = TrainingFamily(
     WORKLOAD, "torchvision model",
@@ -89,7 +92,7 @@ FAMILY = TrainingFamily(
                              "Images in one epoch: more images, more steps per epoch."),
     },
     width="image_size", depth=None,
-    step_terms=untraced_terms, structural_kernels=untraced_terms,
+    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
     choices={"model": Choice("network", tuple(NETWORKS), "Which torchvision network is trained (random weights: "
                              "nothing is downloaded). Each is a model of its own, recorded apart.", url="network",
                              words=NETWORKS)},

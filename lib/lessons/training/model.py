@@ -6,7 +6,7 @@ machine recorded (every mode, switch, depth and recording day), predicting any v
     model.kernels(settings)                             # kernels per step, structural and calibrated
 
 Everything about the model family (an MLP: lib.workloads.mlp.FAMILY) comes from its record: which
-settings key a step, and the counted terms (the MLP's: lib.workloads.mlp_terms). Kernels per step
+settings key a step, and the counted terms (every family's from its traced step: lib.workloads.traced). Kernels per step
 come from the recorded profiles where a step was profiled; elsewhere from the family's structural
 count, calibrated against the profiles of the same shape:
 a shape where cuBLAS splits a matmul into more kernels has more in every mode (a profiled step's
