@@ -46,6 +46,9 @@ url = UrlSettings(NS)
 notes_box = st.container()
 family = T.BY_NAME[url.radio("model", "Model trained", list(T.BY_NAME), T.MLP.name,
                              format_func=lambda n: T.BY_NAME[n].label)] if len(T.FAMILIES) > 1 else T.MLP_FAMILY
+# a choice picks another model of the family (torchvision's network, a sequence length): each is recorded apart
+family = family.pick(**{k: url.radio(c.url, c.label.capitalize(), list(c.options), family.default(k), format_func=c.show,
+                                     help=c.sentence) for k, c in family.choices.items()})
 work, axes = family.workload, family.axes  # the family's workload and sliders (lib.workloads.family)
 over = url.radio("over", "On the x-axis", list(axes), "batch_size", format_func=lambda k: axes[k].label)
 left, right = st.columns(2)

@@ -93,10 +93,12 @@ def with_memory_cap(command: list[str], cap_gb: float | None) -> list[str]:
 
 
 def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60,
-                  family: TrainingFamily = MLP, cpu_gflop: float = 20, **switches) -> list[str]:
+                  family: TrainingFamily = MLP, cpu_gflop: float = 20, dataset_size: int = GRID_DATASET,
+                  **switches) -> list[str]:
     cap = ["--memory-cap-gb", str(memory_cap_gb)] if memory_cap_gb else []
-    return ["sweep", family.name, *over(family.width, widths), *over(family.depth, depths), *over("batch_size", batches),
-            *sets(dataset_size=GRID_DATASET, mode=mode, **switches), "--budget", "0.05", "--no-phases", *cap,
+    return ["sweep", family.name, *over(family.width, widths), *(over(family.depth, depths) if family.depth else []),
+            *over("batch_size", batches), *sets(dataset_size=dataset_size, mode=mode, **switches),
+            "--budget", "0.05", "--no-phases", *cap,
             "--max-gflop", "cuda=10000", "--max-gflop", f"cpu={cpu_gflop:g}"]
 
 
@@ -108,10 +110,30 @@ def mode_job(mode: str, recording: Recording) -> Job:
                gpu_only=True, save_every=recording.save_every)
 
 
+def grid_jobs(family: TrainingFamily) -> list[Job]:
+    """A family's coarse recording (its record's Grid): each mode on the GPU over batches x widths x depths,
+    profiled after timing, and the CPU's eager steps at the same points (the host's, and at 1 thread within
+    the live page's limits: the small server's curve), for each choice it records (a torchvision network)."""
+    grid, jobs = family.grid, []
+    for pick in grid.picks:
+        name = "_".join([family.name, *(str(v) for v in pick.values())]) + "_"
+        args = {"depths": grid.depths, "widths": grid.widths, "batches": grid.batches, "family": family,
+                "dataset_size": max(grid.batches), **pick}
+        jobs += [Job(f"{name}training_{mode}", training_grid(mode, **args) + ["--profile"], "cuda", gpu_only=True,
+                     save_every=1 if mode.startswith("compile") else 50) for mode in grid.modes]
+        jobs += [Job(f"{name}training_cpu", training_grid("eager", **args), "cpu"),
+                 Job(f"{name}training_cpu1", training_grid("eager", **args, memory_cap_gb=None, cpu_gflop=3)
+                     + ["--threads", "1"], "cpu", small_server=True)]
+    return jobs
+
+
 def family_jobs(family: TrainingFamily) -> list[Job]:
     """A model family's Training recordings, from its record: its step on the page's grid (every batch x
-    width x depth, eager, data resident: the page's default switches) and its default 1-D sweeps. The
-    MLP's jobs keep their names (the shipped packs'); another family's are named after it."""
+    width x depth, eager, data resident: the page's default switches) and its default 1-D sweeps; a family
+    with a coarse Grid, that grid (grid_jobs). The MLP's jobs keep their names (the shipped packs');
+    another family's are named after it."""
+    if family.grid is not None:
+        return grid_jobs(family)
     name = "" if family is MLP else f"{family.name}_"
     batches, widths, depths = (list(family.axes[k].steps) for k in ("batch_size", family.width, family.depth))
     defaults = {k: family.default(k) for k in family.axes}

@@ -84,8 +84,8 @@ def test_training_models_come_back_the_same_from_disk(cache):
     table = T.StepTable(pack["rows"], "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
-    code = [costmodel, execution, sys.modules[M.__name__], traced]  # the family's terms (lib.workloads.mlp.FAMILY)
-    loaded = memo.DiskMemo("costmodel-machine", code=code).get((T.MLP_FAMILY.name, obs, "cuda", True),
+    code = [costmodel, execution, sys.modules[M.__name__], traced]  # every family's terms (traced)
+    loaded = memo.DiskMemo("costmodel-machine", code=code).get((T.MLP_FAMILY.key, obs, "cuda", True),
                                                                 lambda: pytest.fail("fitted again"))
     assert repr(loaded.coef) == repr(fitted.coef) and loaded.errors == fitted.errors  # the same model
     assert list(cache.glob("costmodel-machine-*.pkl"))

@@ -108,3 +108,23 @@ def test_no_gpu_point_on_screen_was_refused_under_the_small_servers_memory_cap()
                 refused.append((source.label, row.get("workload"), row.get("size"), row.get("dtype"), row.get("sync"),
                                 row.get("transfer")))
     assert not refused, refused
+
+
+def test_each_new_family_has_its_coarse_grid_in_three_modes_profiled_and_the_small_servers_cpu(record_packs,
+                                                                                              monkeypatch, capsys):
+    """Issue 38: the CNN and the Transformer over 5 batches x 2 widths x 2 depths, each torchvision network at
+    3 batch sizes (two image sizes), in eager, one CUDA graph and torch.compile (every point saved), profiled
+    after timing; and the same points on a small server's CPU, at 1 thread within the live page's limits."""
+    lines = listed(record_packs, monkeypatch, capsys, "--jobs", "cnn_,transformer_,torchvision_")
+    gpu = [line for line in lines if "--devices cuda " in line]
+    families = ("sweep cnn ", "sweep transformer ", *(f"--set model={n} " for n in ("resnet18", "mobilenet_v3_small",
+                                                                                    "vit_tiny")))
+    for family in families:
+        mine = [line for line in gpu if family in line]
+        assert sorted(line.split("--set mode=")[1].split()[0] for line in mine) == ["compile", "cuda_graph", "eager"]
+        assert all("--profile" in line for line in mine), family
+        assert all("--save-every 1 " in line for line in mine if "mode=compile" in line)
+    assert "--over channels=16,64 --over depth=1,3 --over batch_size=1,8,64,512,4096" in lines[0]
+    assert all("--over batch_size=16,64,256" in line for line in lines if "sweep torchvision" in line)
+    small = listed(record_packs, monkeypatch, capsys, "--small-server", "--jobs", "cnn_,transformer_,torchvision_")
+    assert len(small) == len(families) and all("--threads 1" in line and "cpu=3" in line for line in small)

@@ -99,7 +99,7 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
             LiveRequest.of(live_timeline, work, step_settings, "cpu", num_threads=threads), label="one step's timeline")
         recorded_line = find_timeline(load_timelines()[0], work.name, view.settings(), device_kind="cuda",
                                       hardware=gpu.name if gpu else None, refused=True,
-                                      keys=("batch_size", family.width, family.depth, "mode")) if not source.live else None
+                                      keys=("batch_size", family.width, *filter(None, [family.depth]), *family.choices, "mode")) if not source.live else None
         for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
                                    (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
             if entry and entry.get("steps"):

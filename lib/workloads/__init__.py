@@ -8,11 +8,14 @@ that also declares a `FAMILY` (lib.workloads.family.TrainingFamily), listed in F
 from __future__ import annotations
 
 from lib.core.workload import Setting, SettingError, Step, Workload
-from lib.workloads import dataloader, ddp, jacobian, matmul, mlp, stream
+from lib.workloads import cnn, dataloader, ddp, jacobian, matmul, mlp, stream, transformer, vision
 from lib.workloads.family import TrainingFamily
 
 REGISTERED: tuple[Workload, ...] = (
     mlp.WORKLOAD,
+    cnn.WORKLOAD,
+    transformer.WORKLOAD,
+    vision.WORKLOAD,
     dataloader.WORKLOAD,
     jacobian.WORKLOAD,
     matmul.WORKLOAD,
@@ -23,6 +26,9 @@ REGISTERED: tuple[Workload, ...] = (
 # The model families the Training page switches between (lib.workloads.family), the first its default.
 FAMILIES: tuple[TrainingFamily, ...] = (
     mlp.FAMILY,
+    cnn.FAMILY,
+    transformer.FAMILY,
+    vision.FAMILY,
 )
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in REGISTERED}

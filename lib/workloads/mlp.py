@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
@@ -255,18 +255,21 @@ def loss_curve(params: Mapping[str, Any], device: str, epochs: int) -> list[floa
 
 
 def build_training_step(
-    params: Settings, device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int
+    params: Settings, device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int,
+    make_model: Callable[[Settings], nn.Module] | None = None,
 ) -> Step:
     """A training step over (x_host, y_host) for `device`, run in the settings' execution mode,
-    with the seeds' habits as switches (data copied per batch, pinned memory, item() every step)."""
+    with the seeds' habits as switches (data copied per batch, pinned memory, item() every step).
+    make_model: the seeded model on the CPU (the MLP's by default; every Training family shares this step)."""
     import torch
     from torch import nn
+    make_model = make_model or build_model
     dev = torch.device(device)
-    model = build_model(params)
+    model = make_model(params)
     checksum = float(sum(p.detach().abs().sum() for p in model.parameters()))
     model = model.to(dev)
     optimizer = make_optimizer(model, params)
-    loss_fn = nn.CrossEntropyLoss() if params["task"] == "classification" else nn.MSELoss()
+    loss_fn = nn.CrossEntropyLoss() if params.get("task", "classification") == "classification" else nn.MSELoss()
     feed = BatchFeed(params, dev, x_host, y_host, steps_per_epoch, rows)
     train = execution.make_trainer(params["mode"], model, optimizer, loss_fn, feed.static_batch())
     losses = EpochLosses(steps_per_epoch, dev)
@@ -289,7 +292,7 @@ def build_training_step(
             f"model parameters are not all on {dev}"
         )
         eager = params.replace(mode=execution.DEFAULT)
-        training.assert_learns(lambda: build_model(eager).to(dev), lambda m: make_optimizer(m, eager), loss_fn, resident)
+        training.assert_learns(lambda: make_model(eager).to(dev), lambda m: make_optimizer(m, eager), loss_fn, resident)
 
     return Step(run=run, phases=phases, units={"steps_per_epoch": steps_per_epoch}, check=check,
                 extras={"epoch_losses": losses.per_epoch, "initial_weights_abs_sum": checksum})

@@ -107,14 +107,14 @@ _SHAPE = ("batch_size", "dataset_size")  # size the tensors, never which operato
 _TRACE_DEPTHS = (1, 2)  # a family's kernels grow by the same count per layer: two depths give the line
 
 
-def structure(workload: Workload, settings: Mapping[str, Any], depth: str, sizes: tuple[str, ...]) -> dict[str, Any]:
+def structure(workload: Workload, settings: Mapping[str, Any], depth: str | None, sizes: tuple[str, ...]) -> dict[str, Any]:
     """The settings that decide which operators one step issues: all but its sizes, the depth (a
     line in it), the switches (priced apart) and the mode (a kernels kind of its own)."""
     left_out = {depth, "mode", *sizes, *_SHAPE, *_PRICED_APART}
     return {k: v for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in left_out}
 
 
-def kernel_lines(workload: Workload, settings: Mapping[str, Any], depth: str = "depth",
+def kernel_lines(workload: Workload, settings: Mapping[str, Any], depth: str | None = "depth",
                  sizes: tuple[str, ...] = ()) -> dict[str, tuple[float, float]]:
     """Kernels per step of each kernels kind as a line in the depth, (at depth 0, per layer), counted
     as torch.profiler counts them: from the shipped counts when they hold this structure, else traced."""
@@ -125,15 +125,18 @@ def kernel_lines(workload: Workload, settings: Mapping[str, Any], depth: str = "
     return _traced_lines(workload, depth, tuple(shape.items()))
 
 
-def _traced_lines(workload: Workload, depth: str, shape: tuple) -> dict[str, tuple[float, float]]:
+def _traced_lines(workload: Workload, depth: str | None, shape: tuple) -> dict[str, tuple[float, float]]:
     settings = dict(shape)
     lines = {}
     for kind in Kernels:
         value = next(m.value for m in execution.MODES if m.kernels is kind)
         counts = []
-        for d in _TRACE_DEPTHS:
-            traced = trace_step(workload, {**settings, depth: d, "mode": value})
+        for d in _TRACE_DEPTHS if depth else _TRACE_DEPTHS[:1]:  # no depth (a torchvision network): one trace
+            traced = trace_step(workload, {**settings, **({depth: d} if depth else {}), "mode": value})
             counts.append((traced.inductor_kernels if kind is Kernels.INDUCTOR else traced.ops) + PROFILED_EXTRA)
+        if not depth:
+            lines[kind.value] = (counts[0], 0.0)
+            continue
         per = (counts[1] - counts[0]) / (_TRACE_DEPTHS[1] - _TRACE_DEPTHS[0])
         lines[kind.value] = (counts[0] - per * _TRACE_DEPTHS[0], per)
     return lines
@@ -145,13 +148,16 @@ def _shipped() -> dict[str, list[dict[str, Any]]]:
 
 
 def write_counts(families: Any) -> dict[str, list[dict[str, Any]]]:
-    """Trace each family at its page's structure and write COUNTS_FILE (scripts/trace_counts.py)."""
+    """Trace each family at its page's structure, at every value of its choices (each torchvision network),
+    and write COUNTS_FILE (scripts/trace_counts.py)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for family in families:
+    for family in (picked for f in families for picked in f.every_pick()):
         terms = family.structural_kernels
         shape = structure(family.workload, family.page_defaults(), terms.depth, terms.sizes)
+        if any(entry["structure"] == shape for entry in out.get(family.name, ())):
+            continue  # a choice that only sizes tensors (a sequence length): the same operators
         lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
-        out[family.name] = [{"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}}]
+        out.setdefault(family.name, []).append({"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}})
     COUNTS_FILE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     _shipped.cache_clear()
     return out
@@ -162,13 +168,13 @@ class StructuralKernels:
     """Kernels per step a mode runs on the GPU, from the family's traced step: structural_kernels(settings)."""
 
     workload: Workload
-    depth: str = "depth"
+    depth: str | None = "depth"  # None: a structure with no layers to repeat (a torchvision network)
     sizes: tuple[str, ...] = ()
 
     def __call__(self, settings: Mapping[str, Any]) -> float:
         kind = execution.mode(settings.get("mode", DEFAULT)).kernels
         base, per = kernel_lines(self.workload, settings, self.depth, self.sizes)[kind.value]
-        return float(base + per * int({**self.workload.defaults(), **settings}[self.depth]))
+        return float(base + (per * int({**self.workload.defaults(), **settings}[self.depth]) if self.depth else 0))
 
 
 @dataclass(frozen=True)
@@ -211,7 +217,7 @@ class StepTerms:
         return terms
 
 
-def family_terms(workload: Workload, *, depth: str = "depth", sizes: tuple[str, ...] = (),
+def family_terms(workload: Workload, *, depth: str | None = "depth", sizes: tuple[str, ...] = (),
                  copied_bytes: Callable[[Mapping[str, Any], int], float] | None = None,
                  ) -> tuple[StepTerms, StructuralKernels]:
     """(step_terms, structural_kernels) for TrainingFamily, from the workload's traced step. `depth`

@@ -45,11 +45,11 @@ class KernelCounts:
                     continue
                 kernels = float(row["kernels"])
                 self.profiled[(config, rows, width, depth)] = kernels
-                extra = kernels - family.structural_kernels({**settings_of(row, family), family.depth: depth})
+                extra = kernels - family.structural_kernels(settings_of(row, family))
                 self.excess.setdefault((rows, width), {}).setdefault(depth, []).append(extra)
 
     def __call__(self, config: tuple, settings: Mapping[str, Any], rows: int) -> float:
-        width, depth = int(settings[self.family.width]), int(settings[self.family.depth])
+        width, depth = int(settings[self.family.width]), self.family.depth_of(settings)
         if (config, rows, width, depth) in self.profiled:
             return self.profiled[(config, rows, width, depth)]
         base = self.family.structural_kernels(settings)
@@ -125,7 +125,7 @@ class MachineModel:
             return None
         fit = costmodel.validate if validated else costmodel.fit
         depths = {config: {d for _, _, d in table} for config, table in steps.items()}
-        model = _FITS.get((family.name, obs, device_kind, validated), lambda: fit(obs, device_kind))
+        model = _FITS.get((family.key, obs, device_kind, validated), lambda: fit(obs, device_kind))
         return cls(model, kernels, device_kind, depths)
 
     def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:
@@ -168,7 +168,7 @@ class MachineModel:
         if not self.model.recorded(config):
             how = ("; this way of running was never recorded on this machine: its terms are counted from the "
                    "step's structure, priced by the ways that were (tested by leaving each recorded way out)")
-        elif depth not in depths:
+        elif depth not in depths and self.family.depth:
             depth_label = self.family.axes[self.family.depth].label  # 'depth' for the MLP
             how = (f"; recorded this way at {depth_label} {', '.join(map(str, depths))} only: this {depth_label}'s "
                    "kernels and "

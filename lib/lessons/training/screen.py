@@ -157,10 +157,10 @@ def _where_recorded(view: T.View, gpu: Machine) -> str:
     name = gpu_name(gpu.words)
     family = view.family
     if table is None or not len(table):
-        return f" The {name} has no recordings of this page's {family.label} training step."
+        return f" The {name} has no recordings of this page's {family.named} training step."
     depths = sorted({d for steps in table.steps.values() for _, _, d in steps})
-    depth = family.axes[family.depth].label  # 'depth' for the MLP
-    if len(depths) == 1 and getattr(view, family.depth) not in depths:
+    depth = family.axes[family.depth].label if family.depth else ""  # 'depth' for the MLP
+    if depth and len(depths) == 1 and getattr(view, family.depth) not in depths:
         return (f" The {name} was recorded at {depth} {depths[0]} only: set {depth.capitalize()} to {depths[0]} "
                 "to see its curve.")
     return f" The {name}'s recordings do not reach these sizes."

@@ -84,7 +84,7 @@ class View:
         given = {**dict(sizes), **axes}
         if over not in family.axes or not given.keys() <= family.axes.keys():
             unknown = sorted(set(given) - set(family.axes)) or [over]
-            raise TypeError(f"View of {family.label}: no axis {', '.join(unknown)} (its axes: {', '.join(family.axes)})")
+            raise TypeError(f"View of {family.named}: no axis {', '.join(unknown)} (its axes: {', '.join(family.axes)})")
         values = {k: int(given[k]) if k in given else family.default(k) for k in family.axes}
         for name, value in (("over", over), ("family", family), ("sizes", tuple(values.items())),
                             ("data_resident", data_resident), ("item_every_step", item_every_step),
@@ -110,8 +110,9 @@ class View:
         return replace(self, mode=execution.on_cpu(self.mode))
 
     def settings(self) -> dict[str, Any]:
-        """The workload's settings this view sets (its axes, switches and mode)."""
-        return {**dict(self.sizes), **{k: getattr(self, k) for k in SWITCHES}, "mode": self.mode}
+        """The workload's settings this view sets (its axes, switches and mode, and the model its family's
+        choices pick: a torchvision network)."""
+        return {**dict(self.sizes), **{k: getattr(self, k) for k in SWITCHES}, "mode": self.mode, **self.family.fixed}
 
     @property
     def page_defaults(self) -> dict[str, Any]:
@@ -267,7 +268,7 @@ def tables(pack: Mapping[str, Any] | None, machine: str, family: TrainingFamily 
     if pack is None:
         return {}
     return _TABLES.get([pack["rows"]], lambda: {kind: StepTable(pack["rows"], kind, machine, family)
-                                                for kind in ("cpu", "cuda")}, extra=(machine, family.name))
+                                                for kind in ("cpu", "cuda")}, extra=(machine, family.key))
 
 
 def prepare(packs: Sequence[dict[str, Any]]) -> int:

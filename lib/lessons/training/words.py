@@ -311,7 +311,7 @@ def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
 def no_timeline(family: TrainingFamily) -> str:
     """Why no GPU timeline is drawn: where the family's recorded ones are, or that it has none."""
     if not (family.timeline_batches and family.timeline_widths):
-        return f"No GPU timeline was recorded for the {family.label}."
+        return f"No GPU timeline was recorded for the {family.named}."
     batches = and_list(f"{b:,}" for b in family.timeline_batches)
     widths = and_list(f"{w:,}" for w in family.timeline_widths)
     width = family.axes[family.width].label.split()[-1]  # 'width' of 'hidden width'
@@ -319,7 +319,7 @@ def no_timeline(family: TrainingFamily) -> str:
 
 
 # the settings a timeline's step is matched by: every family's sliders but the dataset size, the mode, two switches
-STEP_KEYS = (*dict.fromkeys(k for f in FAMILIES for k in f.axes if k != "dataset_size"),
+STEP_KEYS = (*dict.fromkeys(k for f in FAMILIES for k in (*f.axes, *f.choices) if k != "dataset_size"),
              "mode", "data_resident", "item_every_step")
 
 

@@ -1,0 +1,85 @@
+"""The Training page's other model families (CNN, Transformer, torchvision networks) through AppTest:
+real Streamlit, real torch, no GPU here. No pack holds a recording of them yet, so each view draws this
+server's live CPU curve and says plainly that the GPU has none (never a GPU curve it does not have)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from app_support import chart_specs, open_page, page_text
+
+from lib.recorded import load_recorded
+
+PAGE = "pages/training.py"
+NS = "training."
+LIVE_LABEL = "CPU · this server (live)"
+
+
+@pytest.fixture
+def shipped_packs(monkeypatch):
+    """The shipped packs (the H100's and the H200's MLP recordings), live points kept short."""
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+
+
+def drawn(at) -> set[str]:
+    spec = json.loads(chart_specs(at)[0])
+    return {name for layer in spec["layer"] if "color" in layer.get("encoding", {})
+            for name in layer["encoding"]["color"]["scale"]["domain"]}
+
+
+def gpu_names() -> list[str]:
+    return [p["machine"]["gpus"][0] for p in load_recorded()[0] if p["machine"].get("gpus")]
+
+
+def assert_honest(at, named: str, live: bool = True) -> str:
+    assert not at.exception, [e.value for e in at.exception]
+    text = page_text(at)
+    if live:
+        assert drawn(at) == {LIVE_LABEL}  # the live CPU, and no GPU curve
+    headline = at.markdown[0].value
+    assert headline.startswith("There is no GPU curve for this view") and headline.count(".") <= 3, headline
+    assert f"has no recordings of this page's {named} training step." in headline, headline
+    return text
+
+
+# small shapes: the live CPU measures six points of each view on this box
+VIEWS = [
+    ({"model": "cnn", "channels": "4", "depth": "1"}, "CNN", ("channels", 8)),
+    ({"model": "transformer", "d_model": "16", "layers": "1", "seq_len": "16"}, "Transformer (16 tokens)",
+     ("layers", 2)),
+    ({"model": "torchvision", "network": "mobilenet_v3_small", "image_size": "32", "batch_size": "4"},
+     "torchvision model (MobileNet V3 small)", ("batch_size", 8)),
+]
+
+
+@pytest.mark.cpu_view
+@pytest.mark.slow
+@pytest.mark.parametrize("link,named,move", VIEWS, ids=[v[0]["model"] for v in VIEWS])
+def test_a_family_from_a_shared_link_draws_the_live_cpu_and_says_its_gpu_has_no_recording(shipped_packs, link,
+                                                                                         named, move):
+    at = open_page(PAGE, link)
+    assert_honest(at, named)
+    assert at.radio(key=NS + "model").value == link["model"]
+    for key, value in link.items():
+        assert at.query_params[key] == value, (key, at.query_params)  # every setting stays in the URL
+    key, value = move
+    at.select_slider(key=NS + key).set_value(value).run()
+    assert_honest(at, named)
+    assert at.query_params[key] == str(value)
+    assert not at.warning  # nothing in the link was adjusted
+
+
+@pytest.mark.cpu_view
+@pytest.mark.slow  # about 25 s on a shared 2-core box: the page's first run fits the shipped packs' models
+def test_the_model_choice_lists_every_family_and_a_network_picks_its_own_model(shipped_packs, monkeypatch):
+    monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000001")  # every live point refused at once: words only
+    at = open_page(PAGE, {"model": "torchvision", "network": "nope", "image_size": "33", "batch_size": "2"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.radio(key=NS + "model").options == ["MLP", "CNN", "Transformer", "torchvision model"]
+    assert at.radio(key=NS + "network").value == "resnet18"  # the default, with a note
+    note = "\n".join(str(w.value) for w in at.warning).replace("\\", "")  # as read: markdown escapes gone
+    assert "network='nope'" in note and "image_size=33" in note and "using the nearest, 32" in note
+    assert gpu_names()  # the sidebar's GPU is a shipped recording: of the MLP only
+    assert_honest(at, "torchvision model (ResNet-18)", live=False)

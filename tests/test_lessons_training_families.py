@@ -1,0 +1,59 @@
+"""A new Training family read through the whole lesson once it has recorded GPU rows: its steps keyed by
+its own sliders, its GPU curve recorded where recorded and predicted elsewhere by the machine's cost model
+(its terms from the traced step, lib.workloads.traced), and the answer from the same sentences as the MLP's.
+
+No GPU here: the 'GPU' rows are the CPU's own, measured by the real CLI sweep and renamed cuda:0 (as
+tests/app_support.py's fixture does); the machine is named TEST FIXTURE, never shipped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lib.core.rows import Origin
+from lib.lessons.training import screen as S
+from lib.lessons.training import view as T
+from lib.workloads import cnn
+
+FIXTURE = "TEST FIXTURE (CPU rows renamed cuda:0)"
+
+
+@pytest.fixture(scope="module")
+def cnn_pack(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cnn") / "cnn.json"
+    subprocess.run([sys.executable, "-m", "lib", "sweep", "cnn", "--over", "channels=4,8", "--over", "depth=1,2",
+                    "--over", "batch_size=1,4,16,64", "--set", "dataset_size=64", "--devices", "cpu", "--profile",
+                    "--budget", "0.02", "--threads", "1", "--no-phases", "--quiet", "--out", str(out)],
+                   check=True, capture_output=True, text=True, timeout=600)
+    pack = json.loads(out.read_text())
+    rows = [{**r, "machine": FIXTURE} for r in pack["rows"]]
+    pack["rows"] = rows + [{**r, "device": "cuda:0", "device_name": FIXTURE} for r in rows]
+    pack["machine"] = {**pack["machine"], "gpus": [FIXTURE], "label": FIXTURE}
+    return pack
+
+
+@pytest.mark.slow  # the sweep: 16 CNN steps timed and profiled on the CPU, about 20-40 s on a shared 2-core box
+def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_and_one_answer(cnn_pack):
+    tables = T.tables(cnn_pack, FIXTURE, cnn.FAMILY)
+    assert len(tables["cuda"]) == 16 and not len(T.tables(cnn_pack, FIXTURE)["cuda"])  # the MLP's table: none
+    gpu = S.Machine(tables, FIXTURE, FIXTURE)
+    cpu = S.Machine(tables, "2-core server", FIXTURE)
+    recorded = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256), gpu=gpu, small_cpu=cpu)
+    rows = recorded.curves[recorded.gpu_label]
+    assert "derived" in {r["origin"] for r in rows}  # steps recorded at 64 images, times the steps of 256
+    # a depth nobody recorded: every point predicted from the traced terms, with its band
+    view = T.View(family=cnn.FAMILY, channels=4, depth=3, dataset_size=256)
+    screen = S.compose(view, gpu=gpu, small_cpu=cpu)
+    predicted = screen.curves[screen.gpu_label]
+    assert screen.gpu_label.origin is Origin.PREDICTED and predicted
+    assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] and "predicted from" in r["origin_note"]
+               for r in predicted)
+    assert screen.headline and screen.headline.count("**") >= 4  # one sentence naming both curves
+    # in CUDA-graph mode too: never recorded here, priced from its counted terms
+    graphed = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256, mode="cuda_graph"),
+                        gpu=gpu, small_cpu=cpu)
+    assert "cuda_graph" in T.modes_answered(tables["cuda"])
+    assert graphed.curves[graphed.gpu_label] and graphed.gpu_label.origin is Origin.PREDICTED
