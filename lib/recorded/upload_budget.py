@@ -83,31 +83,45 @@ class SessionUploads:
     limits: UploadLimits = field(default_factory=lambda: LIMITS)
     view: Any = None  # the page's compared view, with the key it was built for: (key, view)
     packs: list[dict[str, Any]] = field(default_factory=list)  # the uploads as every lesson page reads them
-    _files: dict[str, _File] = field(default_factory=dict)
+    _files: dict[str, _File] = field(default_factory=dict)  # file id -> a file read and held
+    _refused: dict[str, Source] = field(default_factory=dict)  # file id -> why it was not
+    _after_refusal: tuple[str, ...] = ()  # the files the widget returns once refused ones are let go
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def read(self, files: Sequence[tuple[str, str, bytes]]) -> tuple[list[Source], list[str]]:
         """Each (file id, name, bytes) as a Source, in order; a file read before is not read again.
-        Also the ids of files refused by a cap, whose bytes the caller may let go."""
+        Also the ids of the files refused (over a cap, or unreadable), whose bytes the caller lets go:
+        the widget then no longer returns them, so their messages are shown until the files change."""
         with self._lock:
-            wanted = {file_id for file_id, _, _ in files}
-            for file_id in [f for f in self._files if f not in wanted]:  # removed from the widget
+            ids = [file_id for file_id, _, _ in files]
+            for file_id in [f for f in self._files if f not in ids]:  # removed from the widget: given back
                 gone = self._files.pop(file_id)
                 self.ledger.give_back(id(self), gone.rows, gone.nbytes)
+            if tuple(ids) != self._after_refusal:  # the visitor changed the files: old refusals are done with
+                self._refused = {f: s for f, s in self._refused.items() if f in ids}
             sources, dropped = [], []
             for file_id, name, data in files:
-                known = self._files.get(file_id)
-                if known is None:
-                    known = self._read(name, data, len(self._files))
-                    if known.source.pack is None:
-                        dropped.append(file_id)
-                    self._files[file_id] = known
-                sources.append(known.source)
+                if file_id in self._files:
+                    sources.append(self._files[file_id].source)
+                    continue
+                refused = self._refused.get(file_id)
+                if refused is None:
+                    entry = self._read(name, data)
+                    if entry.source.pack is not None:
+                        self._files[file_id] = entry
+                        sources.append(entry.source)
+                        continue
+                    refused = self._refused[file_id] = entry.source
+                sources.append(refused)
+                dropped.append(file_id)
+            if dropped:
+                self._after_refusal = tuple(f for f in ids if f not in dropped)
+            sources += [s for f, s in self._refused.items() if f not in ids]
             return sources, dropped
 
-    def _read(self, name: str, data: bytes, n_files: int) -> _File:
+    def _read(self, name: str, data: bytes) -> _File:
         limits = self.limits
-        if n_files >= limits.session_files:
+        if len(self._files) >= limits.session_files:
             return _File(Source(name, error=f"{name}: not read: this page reads at most {limits.session_files} "
                                             "files at a time; remove one to add another"))
         held_bytes = sum(f.nbytes for f in self._files.values())
@@ -144,6 +158,7 @@ class SessionUploads:
         """The session ended: its parsed rows, view and packs are let go and its share given back."""
         with self._lock:
             self._files.clear()
+            self._refused.clear()
             self.view = None
             self.packs = []
             self.ledger.release(id(self))

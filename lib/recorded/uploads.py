@@ -35,7 +35,7 @@ class UploadLimits:
     file_rows: int = 20_000
     row_keys: int = 200  # fields in one row
     file_keys: int = 400  # different fields across one file's rows
-    file_machines: int = 64  # fingerprints in a merged pack's 'machines'
+    file_machines: int = 64  # machines in one file: fingerprints in 'machines', names in the rows
     session_files: int = 10
     session_rows: int = 30_000
     session_bytes: int = 25_000_000  # the files as uploaded (Streamlit keeps them for the session)
@@ -53,10 +53,14 @@ def check_shape(pack: dict[str, Any], limits: UploadLimits) -> None:
     if len(machines) > limits.file_machines:
         raise PackError(f"machines: {len(machines):,} machines, more than the {limits.file_machines} one file may name")
     keys: set[str] = set()
+    labels: set[Any] = set()  # a chart draws a curve per machine and device
     for i, row in enumerate(rows):
         if len(row) > limits.row_keys:
             raise PackError(f"rows[{i}]: {len(row):,} fields, more than the {limits.row_keys} a result row may have")
         keys.update(row)
+        labels.add(row.get("machine"))
+        if len(labels) > limits.file_machines:
+            raise PackError(f"rows[{i}].machine: more than {limits.file_machines} different machines in one file")
         if len(keys) > limits.file_keys:
             raise PackError(f"rows: more than {limits.file_keys} different fields across the rows "
                             f"(a result pack has under 100)")
