@@ -17,5 +17,7 @@ import streamlit as st  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from ui.not_found import NotFoundMiddleware  # noqa: E402
+from ui.upload_guard import UploadGuardMiddleware  # noqa: E402
 
-app = st.App(str(ROOT / "streamlit_app.py"), middleware=[Middleware(NotFoundMiddleware)])
+app = st.App(str(ROOT / "streamlit_app.py"),
+             middleware=[Middleware(NotFoundMiddleware), Middleware(UploadGuardMiddleware)])

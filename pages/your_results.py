@@ -90,7 +90,7 @@ if st.query_params.get("gallery"):  # machines picked on the Class gallery page 
     for note in gallery_notes:
         st.warning(plain(note, limit=400), icon=":material/groups:")
 # read, validated, merged and compared once per set of packs (a revisit is a lookup)
-view = compared_view(uploaded or [], from_gallery, shipped_packs if with_shipped else ())
+view = compared_view(uploaded or [], from_gallery, shipped_packs if with_shipped else (), widget_key=f"{NS}.files")
 sources = view.sources
 
 for src in sources:

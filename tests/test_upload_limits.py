@@ -116,6 +116,15 @@ def test_the_probes_accepted_values_are_refused_naming_the_field(change, words):
         parse_upload("bad.json", data, limits=UploadLimits())
 
 
+def given(*files: tuple[str, str, bytes]) -> list:
+    """Files as the page hands them over: (file id, name, a getter of its bytes)."""
+    return [(file_id, name, (lambda data=data: data) if data is not None else unread) for file_id, name, data in files]
+
+
+def unread() -> bytes:
+    raise AssertionError("a file read before was read again")
+
+
 def pack_bytes(rows: int, label: str, extra_keys: int = 0) -> bytes:
     pack = json.loads(H100_PACK.read_text())
     base = pack["rows"][0]
@@ -149,50 +158,53 @@ def test_a_session_keeps_each_file_once_and_refuses_past_its_caps():
     ledger = Ledger()
     held = SessionUploads(ledger, UploadLimits(session_files=3, session_rows=25))
     files = [("1", "a.json", pack_bytes(10, "a")), ("2", "b.json", pack_bytes(10, "b"))]
-    sources, dropped = held.read(files)
+    sources, dropped = held.read(given(*files))
     assert [s.used for s in sources] == [True, True] and dropped == []
     assert ledger.totals()[0] == 20 == held.held()[0]
-    again, _ = held.read(files)
+    again, _ = held.read(given(*[(i, n, None) for i, n, _ in files]))
     assert again[0] is sources[0] and again[1] is sources[1]  # read once, not on every rerun
-    sources, dropped = held.read([*files, ("3", "c.json", pack_bytes(10, "c"))])
+    sources, dropped = held.read(given(*files, ("3", "c.json", pack_bytes(10, "c"))))
     assert sources[2].error == ("c.json: not read: its 10 rows would bring your files past 25 rows, the most one "
                                 "visitor's uploads may hold; remove a file to add this one")
     assert dropped == ["3"] and held.held()[0] == 20
     # a removed file gives its rows back, so the refused one fits (read anew: a new file id)
-    sources, _ = held.read([files[1], ("4", "c.json", pack_bytes(10, "c"))])
+    sources, _ = held.read(given(files[1], ("4", "c.json", pack_bytes(10, "c"))))
     assert [s.used for s in sources] == [True, True] and ledger.totals()[0] == 20
-    c = ("4", "c.json", b"")  # known by its id: its bytes are not read again
-    sources, dropped = held.read([files[1], c, ("7", "f.json", b"{}"), ("5", "d.json", pack_bytes(1, "d")),
-                                  ("6", "e.json", pack_bytes(1, "e"))])
+    b, c = ("2", "b.json", None), ("4", "c.json", None)  # known by their ids: their bytes are not read again
+    sources, dropped = held.read(given(b, c, ("7", "f.json", b"{}"), ("5", "d.json", pack_bytes(1, "d")),
+                                        ("6", "e.json", pack_bytes(1, "e"))))
     assert [s.used for s in sources] == [True, True, False, True, False]
     assert sources[2].error == "f.json: schema_version: missing"  # a bad file takes no place
     assert sources[4].error == "e.json: not read: this page reads at most 3 files at a time; remove one to add another"
     assert dropped == ["7", "6"]  # refused files: the caller lets their bytes go
     # the widget then returns the others only; the refusals are still said until the files change
-    sources, dropped = held.read([files[1], c, ("5", "d.json", b"")])
+    sources, dropped = held.read(given(b, c, ("5", "d.json", None)))
     assert [s.name for s in sources] == ["b.json", "c.json", "d.json", "f.json", "e.json"] and dropped == []
-    sources, _ = held.read([files[1], c])
+    sources, _ = held.read(given(b, c))
     assert [s.name for s in sources] == ["b.json", "c.json"] and held.held()[0] == 20
     held.view, held.packs = ("key", object()), [{"rows": []}]
+    let_go = []
+    held.also_release["files"] = lambda: let_go.append("Streamlit's copy of the files")
     held.release()
     assert ledger.totals() == (0, 0) and held.view is None and held.packs == [] and held.held() == (0, 0)
+    assert let_go == ["Streamlit's copy of the files"]
 
 
 def test_sessions_together_stay_within_the_servers_cap():
     ledger = Ledger()
     limits = UploadLimits(server_rows=30)
     first, second = SessionUploads(ledger, limits), SessionUploads(ledger, limits)
-    assert first.read([("1", "a.json", pack_bytes(20, "a"))])[0][0].used
-    [refused], dropped = second.read([("1", "b.json", pack_bytes(20, "b"))])
+    assert first.read(given(("1", "a.json", pack_bytes(20, "a"))))[0][0].used
+    [refused], dropped = second.read(given(("1", "b.json", pack_bytes(20, "b"))))
     assert refused.error == ("b.json: not read: the server holds as many uploaded results as it can for all its "
                              "visitors right now; try again in a few minutes") and dropped == ["1"]
     first.release()  # the first visitor's tab closed
-    [used], _ = second.read([("2", "b.json", pack_bytes(20, "b"))])
+    [used], _ = second.read(given(("2", "b.json", pack_bytes(20, "b"))))
     assert used.used and ledger.totals()[0] == 20
 
 
 def test_a_session_caps_the_different_fields_across_its_files():
     held = SessionUploads(Ledger(), UploadLimits(session_keys=60))
-    sources, _ = held.read([("1", "a.json", pack_bytes(2, "a", 15)), ("2", "b.json", pack_bytes(2, "b", 15))])
+    sources, _ = held.read(given(("1", "a.json", pack_bytes(2, "a", 15)), ("2", "b.json", pack_bytes(2, "b", 15))))
     assert sources[0].used
     assert sources[1].error.startswith("b.json: not read: with it your files would have more than 60 different fields")

@@ -92,15 +92,20 @@ class ComparedView:
 
 
 def compared_view(files: Sequence[Any], extra: Sequence[Source] = (),
-                  shipped: Sequence[dict[str, Any]] = ()) -> ComparedView:
+                  shipped: Sequence[dict[str, Any]] = (), widget_key: str | None = None) -> ComparedView:
     """The view of the widget's files (anything with .file_id, .name, .getvalue()), `extra` Sources and
     the shipped packs. Files over a cap come back as a Source with its error, and Streamlit lets go of
-    their bytes."""
+    their bytes; the widget's file objects (`widget_key`: the uploader's key) are closed when the session ends."""
     shipped_key = tuple((p["path"], id(p["rows"])) for p in shipped)
     held = session_uploads() if get_script_run_ctx() is not None else None  # none in the warm-up
     if held is not None:
-        uploaded, dropped = held.read([(f.file_id, f.name, f.getvalue()) for f in files])  # removed files let go
+        uploaded, dropped = held.read([(f.file_id, f.name, f.getvalue) for f in files])  # removed files let go
         forget_files(dropped)
+        for f in files:  # read, or known: Streamlit makes new ones for a later run
+            f.close()
+        if widget_key:
+            held.also_release["widget"] = functools.partial(close_widget_files, get_script_run_ctx().session_state,
+                                                            widget_key)
     if held is None or (not files and not extra):
         if held is not None:
             held.view = None
@@ -111,6 +116,19 @@ def compared_view(files: Sequence[Any], extra: Sequence[Source] = (),
         held.view = None  # the old view is let go before the new one is built
         held.view = (key, build_view([*extra, *uploaded], shipped))
     return held.view[1]
+
+
+def close_widget_files(state: Any, widget_key: str) -> None:
+    """At the session's end, close the file objects Streamlit keeps as the widget's value: each shares its
+    file's bytes, and the session's state is kept minutes after its tab closed (for a reconnect). Not
+    during a run: Streamlit's test harness reads that value again to upload the files for its next run."""
+    try:
+        kept = state[widget_key] if widget_key in state else None  # noqa: SIM401 (SafeSessionState has no .get)
+    except Exception:  # a session ending must never fail on this
+        return
+    for f in kept if isinstance(kept, list) else [kept]:
+        if hasattr(f, "close"):
+            f.close()
 
 
 def forget_files(file_ids: Sequence[str]) -> None:

@@ -35,8 +35,15 @@ def load_recorded() -> tuple[list[dict], list[str]]:
 def session_uploads() -> SessionUploads:
     """This visitor's uploads: read on Your results, offered on every page. Held by the session, not
     in session_state: Streamlit releases a session's resources when its tab closes (session_state
-    waits two minutes for a reconnect), and release() gives the rows and the server's share back."""
-    return SessionUploads()
+    waits two minutes for a reconnect), and release() gives the rows and the server's share back.
+    Streamlit's own copy of the session's files goes then too: it would keep them until the session is
+    shut down, which a session dropped after its two minutes never is (Streamlit 1.67). A visitor who
+    reconnects after a network blip uploads them again."""
+    ctx = get_script_run_ctx()
+    manager, session_id = ctx.uploaded_file_mgr, ctx.session_id
+    held = SessionUploads()
+    held.also_release["files"] = lambda: manager.remove_session_files(session_id)
+    return held
 
 
 def remember_uploads(packs: list[dict], names: list[str]) -> None:

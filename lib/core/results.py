@@ -375,7 +375,10 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
     by_identity: dict[str, dict[str, Any]] = {}  # one per same_machine identity, in order: linear, not pairwise
     rows: list[dict[str, Any]] = []
     for pack in packs:
-        validate_pack(pack)
+        if not (isinstance(pack, dict) and type(pack.get("schema_version")) is int
+                and pack["schema_version"] == SCHEMA_VERSION and isinstance(pack.get("machine"), dict)
+                and isinstance(pack.get("rows"), list)):
+            validate_pack(pack)  # says what is wrong; rows and machines are checked once, in the merged pack
         sources = pack.get("machines") or [pack["machine"]]
         for m in sources:
             by_identity.setdefault(json.dumps([m.get(k) for k in (*_IDENTITY_FIELDS, "label")], default=repr), m)

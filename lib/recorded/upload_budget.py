@@ -6,7 +6,7 @@ and per server, each file is read once per session (not once per rerun), and a s
 given back when it ends:
 
     held = SessionUploads()                        # one per visitor session (ui.sources keeps it)
-    sources, dropped = held.read([(file_id, name, data), ...])   # a file over a cap: Source.error
+    sources, dropped = held.read([(file_id, name, get_bytes), ...])   # a file over a cap: Source.error
     held.release()                                 # the session ended: rows, view and ledger share let go
 
 What is refused says which cap it met and what to do, in one line; nothing else on the page is lost.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,13 +83,16 @@ class SessionUploads:
     limits: UploadLimits = field(default_factory=lambda: LIMITS)
     view: Any = None  # the page's compared view, with the key it was built for: (key, view)
     packs: list[dict[str, Any]] = field(default_factory=list)  # the uploads as every lesson page reads them
+    # what else goes with the session, by name (ui: Streamlit's copy of the files, the widget's file objects)
+    also_release: dict[str, Callable[[], None]] = field(default_factory=dict)
     _files: dict[str, _File] = field(default_factory=dict)  # file id -> a file read and held
     _refused: dict[str, Source] = field(default_factory=dict)  # file id -> why it was not
     _after_refusal: tuple[str, ...] = ()  # the files the widget returns once refused ones are let go
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def read(self, files: Sequence[tuple[str, str, bytes]]) -> tuple[list[Source], list[str]]:
-        """Each (file id, name, bytes) as a Source, in order; a file read before is not read again.
+    def read(self, files: Sequence[tuple[str, str, Callable[[], bytes]]]) -> tuple[list[Source], list[str]]:
+        """Each (file id, name, its bytes when called) as a Source, in order; a file read before is not read
+        again (nor are its bytes asked for).
         Also the ids of the files refused (over a cap, or unreadable), whose bytes the caller lets go:
         the widget then no longer returns them, so their messages are shown until the files change."""
         with self._lock:
@@ -106,7 +109,7 @@ class SessionUploads:
                     continue
                 refused = self._refused.get(file_id)
                 if refused is None:
-                    entry = self._read(name, data)
+                    entry = self._read(name, data())
                     if entry.source.pack is not None:
                         self._files[file_id] = entry
                         sources.append(entry.source)
@@ -162,6 +165,8 @@ class SessionUploads:
             self.view = None
             self.packs = []
             self.ledger.release(id(self))
+        for let_go in list(self.also_release.values()):
+            let_go()
         trim_memory()
 
 
