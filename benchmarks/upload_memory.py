@@ -132,6 +132,7 @@ def gb(n: float) -> str:
 
 
 def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> list[str]:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="upload_memory_"))
@@ -213,10 +214,14 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
         tab.wait_for_selector(INPUT, state="attached", timeout=TIMEOUT_MS)
         start = time.perf_counter()
         tab.set_input_files(INPUT, files=[str(wide)])
-        tab.get_by_text("wide.json:", exact=False).first.wait_for(timeout=TIMEOUT_MS)
-        wide_s = time.perf_counter() - start
-        message = next((line for line in tab.inner_text("body").splitlines() if "wide.json:" in line), "")
-        lines.append(f"item 2: the 581,750-key upload answered in {wide_s:.1f} s (upload included): {message}")
+        try:
+            tab.get_by_text("wide.json", exact=False).nth(1).wait_for(timeout=TIMEOUT_MS)  # the page's words on it
+            wide_s = time.perf_counter() - start
+            message = next((line for line in tab.inner_text("body").splitlines()
+                            if "wide.json" in line and line.strip() != "wide.json"), "")
+            lines.append(f"item 2: the 581,750-key upload answered in {wide_s:.1f} s (upload included): {message}")
+        except PlaywrightTimeout:
+            lines.append(f"item 2: the 581,750-key upload: no answer within {TIMEOUT_MS / 1000:.0f} s")
         pages.append(tab)
 
         for tab in pages:
