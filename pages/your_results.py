@@ -14,9 +14,10 @@ import streamlit as st
 from lib.core.fmt import plural
 from lib.lessons.your_results.answer import machines_answer
 from lib.lessons.your_results.compare import crossover_lines, describe_fixed, fastest_line, uncharted_rows
+from lib.recorded.upload_budget import LIMITS
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, one_line, plain
 from ui import scaffold
-from ui.compare_view import MORE_CHARTS, compared_view
+from ui.compare_view import MORE_CHARTS, ComparedView, compared_view
 from ui.sources import load_recorded, remember_uploads
 from ui.url_settings import UrlSettings
 
@@ -55,7 +56,8 @@ url = UrlSettings(NS)
 uploaded = st.file_uploader(
     "Result packs (.json, or .csv of their rows)", type=["json", "csv"], accept_multiple_files=True,
     key=f"{NS}.files", max_upload_size=max(1, MAX_UPLOAD_BYTES // (1024 * 1024)),
-    help=f"Data only: JSON or CSV, at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB each. Files are read, never run.",
+    help=f"Data only: JSON or CSV, at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB each, {LIMITS.session_files} files "
+         f"and {LIMITS.session_rows:,} rows in all. Files are read, never run, and let go when you close the tab.",
 )
 shipped_packs, _ = load_recorded()  # a shipped pack that fails to load is reported in the sidebar
 with_shipped = url.toggle(
@@ -88,7 +90,7 @@ if st.query_params.get("gallery"):  # machines picked on the Class gallery page 
     for note in gallery_notes:
         st.warning(plain(note, limit=400), icon=":material/groups:")
 # read, validated, merged and compared once per set of packs (a revisit is a lookup)
-view = compared_view([(f.name, f.getvalue()) for f in uploaded or []], from_gallery, shipped_packs if with_shipped else ())
+view = compared_view(uploaded or [], from_gallery, shipped_packs if with_shipped else (), widget_key=f"{NS}.files")
 sources = view.sources
 
 for src in sources:
@@ -150,10 +152,10 @@ st.caption("From each pack's fingerprint, as recorded by the machine itself. 'th
 # -- download ---------------------------------------------------------------------------------------
 st.header("Download everything on this page")
 left, right = st.columns(2)
-merged_json, merged_csv = view.downloads
-left.download_button("Merged result pack (JSON)", merged_json, file_name="your_results.json",
+# made when clicked, not on every run: a large merge is tens of MB the session would otherwise hold
+left.download_button("Merged result pack (JSON)", view.deferred(ComparedView.download_json), file_name="your_results.json",
                      mime="application/json", icon=":material/download:", on_click="ignore")
-right.download_button("Merged rows (CSV)", merged_csv, file_name="your_results.csv",
+right.download_button("Merged rows (CSV)", view.deferred(ComparedView.download_csv), file_name="your_results.csv",
                       mime="text/csv", icon=":material/table:", on_click="ignore")
 st.caption(f"{plural(len(rows), 'row')} from {plural(len(combined.machines), 'machine')}; every row names its "
            "machine, and the JSON keeps every machine's fingerprint. Upload it here again to see this page.")

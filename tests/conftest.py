@@ -102,4 +102,17 @@ def downloads(monkeypatch) -> dict[str, bytes]:
         return real(self, path_or_data, mimetype, kind, filename)
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+
+    # a download made when clicked (data=callable): what a click would get, read as the button is made
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    real_deferred = MediaFileManager.add_deferred
+
+    def keep_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        if file_name:
+            data = data_callable()
+            seen[file_name] = data.encode() if isinstance(data, str) else data
+        return real_deferred(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep_deferred)
     return seen

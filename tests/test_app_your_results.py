@@ -208,3 +208,24 @@ def test_the_real_shipped_packs_draw_a_few_sweeps_and_any_other_on_request():
     assert not at.exception, [e.value for e in at.exception]
     assert len(chart_specs(at)) == 2 + MORE_CHARTS
     assert at.selectbox(key="your_results.more").value == last
+
+
+def test_past_the_file_cap_a_file_is_refused_in_one_line_and_the_rest_still_work(no_shipped, packs):
+    """Issue 40: a visitor's uploads are capped (lib.recorded.upload_budget); the file past the cap is named
+    with what to do, the others are used, and a rerun neither reads them again nor loses the message."""
+    from lib.recorded.upload_budget import LIMITS
+
+    first = json.loads(packs["first.json"])
+    files = []
+    for i in range(LIMITS.session_files + 1):  # each its own machine, so none is a duplicate
+        label = f"box {i}"
+        files.append((f"p{i}.json", json.dumps({**first, "machine": {**first["machine"], "label": label},
+                                                "rows": [{**r, "machine": label} for r in first["rows"]]}).encode()))
+    at = upload(open_page(PAGE), *files)
+    assert not at.exception, [e.value for e in at.exception]
+    last = f"p{LIMITS.session_files}.json"
+    assert errors(at) == [f"Not used: {last}: not read: this page reads at most {LIMITS.session_files} files at a "
+                          "time; remove one to add another"]
+    assert len(machines_table(at)) == LIMITS.session_files
+    at.run()
+    assert len(errors(at)) == 1 and len(machines_table(at)) == LIMITS.session_files

@@ -1,16 +1,17 @@
-"""Your results' comparisons, built once per set of packs per server process (issue 25).
+"""Your results' comparisons: built once per set of packs, and held no longer than they are needed.
 
 With the shipped packs switched on the page compares 5,000 rows: validating and merging them,
-27 comparisons, their charts and a 5 MB download took seconds on every run. All of it is a pure
-function of the packs on the page, so it is built once and a revisit is a lookup:
+27 comparisons, their charts and a 5 MB download took seconds on every run (issue 25). All of it is
+a pure function of the packs on the page, so it is built once and a revisit is a lookup:
 
-    view = compared_view(uploads, extra, shipped)   # (name, bytes) uploads; other Sources; shipped packs
+    view = compared_view(files, extra, shipped)     # the widget's UploadedFiles; other Sources; shipped packs
     view.chart(n, plot_height)                      # comparison n's Vega-Lite spec, built once
     view.prebuild(plot_height)                      # the warm-up: what a first visit draws and offers
 
-The key: each upload's name and bytes (hashed), each other source by its content, each shipped pack
-by the identity of its parsed object (lib.recorded keeps one per file version; the cached view holds
-it, so that id cannot be reused while the view is kept).
+Shipped packs alone are the same for every visitor: one view per process (st.cache_resource).
+A visitor's uploads (or gallery picks) are that visitor's: the view is held by the session
+(ui.sources.session_uploads), within the upload caps of lib.recorded.upload_budget, and let go
+with it, so a closed tab gives its memory back (issue 40). The downloads are made when clicked.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib.charts.machines import machines_chart
 from lib.core.results import dumps_pack, pack_to_csv
@@ -35,7 +38,8 @@ from lib.lessons.your_results.compare import (
     order_comparisons,
     setting_name,
 )
-from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table, read_uploads
+from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table
+from ui.sources import session_uploads
 from ui.specs import frozen_spec
 
 MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
@@ -60,37 +64,93 @@ class ComparedView:
             return self._charts[key]
 
     def prebuild(self, first_plot_height: int) -> None:
-        """What a visit draws and offers outside an iframe (the first chart at `first_plot_height`, MORE_CHARTS
-        more, the downloads), built now: on one CPU the shipped packs' six charts took 2.2 s and the 12 MB of
-        downloads 2.4 s of their first visitor's wait."""
+        """What a visit draws outside an iframe (the first chart at `first_plot_height`, MORE_CHARTS more),
+        built now: on one CPU the shipped packs' six charts took 2.2 s of their first visitor's wait."""
         for n in range(min(len(self.drawn), 1 + MORE_CHARTS)):
             self.chart(n, first_plot_height if n == 0 else None)
-        if self.combined is not None:
-            self.downloads  # noqa: B018 (a cached property, built here)
 
-    @functools.cached_property
-    def downloads(self) -> tuple[str, str]:
-        """The merged pack as JSON and its rows as CSV."""
-        return dumps_pack(self.combined.pack), pack_to_csv(self.combined.pack)
+    def download_json(self) -> str:
+        """The merged pack as JSON: made when clicked, never kept (a big merge is tens of MB)."""
+        return dumps_pack(self.combined.pack)
+
+    def download_csv(self) -> str:
+        return pack_to_csv(self.combined.pack)
+
+    def deferred(self, make: Callable[[ComparedView], str]) -> Callable[[], str]:
+        """`make(view)` for a download button, made when clicked. Streamlit keeps the callable until the
+        session is shut down, minutes after its tab closed: it holds the view weakly, so the rows go then."""
+        ref = weakref.ref(self)
+
+        def data() -> str:
+            view = ref()
+            return make(view) if view is not None else "These results were let go when their page closed; upload again."
+        return data
 
     @functools.cached_property
     def machines(self) -> pd.DataFrame:
         return pd.DataFrame(machine_table(self.combined.machines))
 
 
-def compared_view(uploads: Sequence[tuple[str, bytes]], extra: Sequence[Source] = (),
-                  shipped: Sequence[dict[str, Any]] = ()) -> ComparedView:
+def compared_view(files: Sequence[Any], extra: Sequence[Source] = (),
+                  shipped: Sequence[dict[str, Any]] = (), widget_key: str | None = None) -> ComparedView:
+    """The view of the widget's files (anything with .file_id, .name, .getvalue()), `extra` Sources and
+    the shipped packs. Files over a cap come back as a Source with its error, and Streamlit lets go of
+    their bytes; the widget's file objects (`widget_key`: the uploader's key) are closed when the session ends."""
+    shipped_key = tuple((p["path"], id(p["rows"])) for p in shipped)
+    held = session_uploads() if get_script_run_ctx() is not None else None  # none in the warm-up
+    if held is not None:
+        uploaded, dropped = held.read([(f.file_id, f.name, f.getvalue) for f in files])  # removed files let go
+        forget_files(dropped)
+        for f in files:  # read, or known: Streamlit makes new ones for a later run
+            f.close()
+        if widget_key:
+            held.also_release["widget"] = functools.partial(close_widget_files, get_script_run_ctx().session_state,
+                                                            widget_key)
+    if held is None or (not files and not extra):
+        if held is not None:
+            held.view = None
+        return _shipped_view(shipped_key, tuple(shipped))
     key = ("extra", *((s.name, s.error, s.pack and hashlib.sha256(repr(s.pack).encode()).hexdigest()) for s in extra),
-           "uploads", *((n, hashlib.sha256(d).hexdigest()) for n, d in uploads),
-           "shipped", *((p["path"], id(p["rows"])) for p in shipped))
-    return _build(key, tuple(uploads), tuple(extra), tuple(shipped))
+           "files", *(f.file_id for f in files), "shipped", *shipped_key)
+    if held.view is None or held.view[0] != key:
+        held.view = None  # the old view is let go before the new one is built
+        held.view = (key, build_view([*extra, *uploaded], shipped))
+    return held.view[1]
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _build(key: tuple, _uploads: tuple, _extra: tuple, _shipped: tuple) -> ComparedView:
-    sources = [*_extra, *read_uploads(_uploads)]
-    sources += [Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"},
-                       shipped=True) for p in _shipped]
+def close_widget_files(state: Any, widget_key: str) -> None:
+    """At the session's end, close the file objects Streamlit keeps as the widget's value: each shares its
+    file's bytes, and the session's state is kept minutes after its tab closed (for a reconnect). Not
+    during a run: Streamlit's test harness reads that value again to upload the files for its next run."""
+    try:
+        kept = state[widget_key] if widget_key in state else None  # noqa: SIM401 (SafeSessionState has no .get)
+    except Exception:  # a session ending must never fail on this
+        return
+    for f in kept if isinstance(kept, list) else [kept]:
+        if hasattr(f, "close"):
+            f.close()
+
+
+def forget_files(file_ids: Sequence[str]) -> None:
+    """Let Streamlit's uploaded-file store drop files the page refused: it would keep their bytes for
+    the session otherwise (the widget still lists them, with the message saying why they are unused)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    for file_id in file_ids:
+        ctx.uploaded_file_mgr.remove_file(ctx.session_id, file_id)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _shipped_view(key: tuple, _shipped: tuple) -> ComparedView:
+    """The shipped packs' view (the key: each pack's path and the identity of its parsed rows, which
+    lib.recorded keeps one per file version; the view holds them, so the id is not reused meanwhile)."""
+    return build_view([], _shipped)
+
+
+def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> ComparedView:
+    sources = [*sources, *(Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"},
+                                 shipped=True) for p in shipped)]
     sources = drop_duplicates(sources)
     combined = combine([s for s in sources if s.used])
     if combined is None:

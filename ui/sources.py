@@ -12,17 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lib.recorded as lib_recorded
 from lib.core.devices import available_devices, cuda_available
 from lib.core.workload import Workload
 from lib.recorded import sources as lib_sources
 from lib.recorded.sources import NO_GPU, GpuSource
+from lib.recorded.upload_budget import SessionUploads
 from lib.recorded.uploads import session_pack, text_only
 from ui.router import ensure_router
 
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
-UPLOADS_STATE_KEY = "uploaded_packs"  # packs this visitor uploaded on Your results, for every page of the session
 
 
 def load_recorded() -> tuple[list[dict], list[str]]:
@@ -30,15 +31,30 @@ def load_recorded() -> tuple[list[dict], list[str]]:
     return lib_recorded.load_recorded()
 
 
+@st.cache_resource(scope="session", on_release=SessionUploads.release, show_spinner=False)
+def session_uploads() -> SessionUploads:
+    """This visitor's uploads: read on Your results, offered on every page. Held by the session, not
+    in session_state: Streamlit releases a session's resources when its tab closes (session_state
+    waits two minutes for a reconnect), and release() gives the rows and the server's share back.
+    Streamlit's own copy of the session's files goes then too: it would keep them until the session is
+    shut down, which a session dropped after its two minutes never is (Streamlit 1.67). A visitor who
+    reconnects after a network blip uploads them again."""
+    ctx = get_script_run_ctx()
+    manager, session_id = ctx.uploaded_file_mgr, ctx.session_id
+    held = SessionUploads()
+    held.also_release["files"] = lambda: manager.remove_session_files(session_id)
+    return held
+
+
 def remember_uploads(packs: list[dict], names: list[str]) -> None:
     """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page."""
-    st.session_state[UPLOADS_STATE_KEY] = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"}
-                                           for p, n in zip(packs, names)]
+    session_uploads().packs = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"} for p, n in zip(packs, names)]
 
 
 def all_packs() -> list[dict]:
-    """The shipped packs and this visitor's uploads."""
-    return load_recorded()[0] + list(st.session_state.get(UPLOADS_STATE_KEY, []))
+    """The shipped packs and this visitor's uploads (none outside a visitor's session, e.g. the warm-up)."""
+    uploads = session_uploads().packs if get_script_run_ctx() is not None else []
+    return load_recorded()[0] + list(uploads)
 
 
 def gpu_sources(packs: list[dict] | None = None) -> list[GpuSource]:

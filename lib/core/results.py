@@ -107,8 +107,8 @@ def validate_row(row: Any, where: str) -> dict[str, Any]:
         raise PackError(f"{where}.status: must be one of {', '.join(STATUSES)}, got {row['status']!r}")
     if not isinstance(row["message"], str):
         raise PackError(f"{where}.message: must be a string")
-    if not (isinstance(row["repeats"], int) and not isinstance(row["repeats"], bool) and row["repeats"] >= 0):
-        raise PackError(f"{where}.repeats: must be a whole number >= 0, got {row['repeats']!r}")
+    if not (isinstance(row["repeats"], int) and _is_number(row["repeats"]) and row["repeats"] >= 0):  # not 400 digits
+        raise PackError(f"{where}.repeats: must be a whole number from 0 to {MAX_NUMBER:.0e}, got {_short(row['repeats'])}")
     for key in ("median_s", "iqr_s"):
         value = row[key]
         if row["status"] == "ok":
@@ -118,9 +118,10 @@ def validate_row(row: Any, where: str) -> dict[str, Any]:
             raise PackError(f"{where}.{key}: must be null or a number >= 0, got {value!r}")
     if row["status"] == "ok" and row["repeats"] < 1:
         raise PackError(f"{where}.repeats: an ok row needs at least one repeat")
+    # every measured or derived number is a time, a count, a size, a rate or a share: none is below 0
     for key in list(OPTIONAL_NUMBER_FIELDS) + phase_keys(row):
-        if key in row and row[key] is not None and not _is_number(row[key]):
-            raise PackError(f"{where}.{key}: must be a number or null, got {row[key]!r}")
+        if key in row and row[key] is not None and not (_is_number(row[key]) and row[key] >= 0):
+            raise PackError(f"{where}.{key}: must be a number >= 0 or null, got {_short(row[key])}")
     for key in OPTIONAL_TEXT_FIELDS:
         if key in row and row[key] is not None and not isinstance(row[key], str):
             raise PackError(f"{where}.{key}: must be text or null, got {type(row[key]).__name__}")
@@ -185,7 +186,8 @@ def validate_pack(pack: Any) -> dict[str, Any]:
         raise PackError(f"pack: expected a JSON object, got {type(pack).__name__}")
     if "schema_version" not in pack:
         raise PackError("schema_version: missing")
-    if pack["schema_version"] != SCHEMA_VERSION:
+    # `true == 1` in Python: the version must be the whole number itself, not a value equal to it
+    if type(pack["schema_version"]) is not int or pack["schema_version"] != SCHEMA_VERSION:
         raise PackError(f"schema_version: this app reads version {SCHEMA_VERSION}, got {pack['schema_version']!r}")
     validate_machine(pack.get("machine"), "machine")
     for i, machine in enumerate(pack.get("machines", []) or []):
@@ -275,11 +277,11 @@ def spreadsheet_csv(rows: Iterable[dict[str, Any]], first: Iterable[str] = ()) -
     """The one writer of every CSV the app offers: a column per key (`first` ones first), None as
     an empty cell, every cell through spreadsheet_cell."""
     rows = list(rows)
-    columns: list[str] = list(first)
+    # a dict keeps the order of first appearance with a constant-time lookup: a list's `in` made this
+    # grow with the square of the keys (80,000 keys in one row: 23 s; issue 40)
+    columns = dict.fromkeys(first)
     for row in rows:
-        for key in row:
-            if key not in columns:
-                columns.append(key)
+        columns.update(dict.fromkeys(row))
     out = io.StringIO()
     # Lines end in CRLF (RFC 4180): Python's writer quotes a cell holding the line terminator's
     # characters only, so with a bare LF a CR inside a cell would end the row in a reader.
@@ -361,16 +363,20 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
     """One pack holding every row, each row labelled with the machine it came from."""
     if not packs:
         raise PackError("nothing to merge")
-    machines, rows = [], []
+    by_identity: dict[str, dict[str, Any]] = {}  # one per same_machine identity, in order: linear, not pairwise
+    rows: list[dict[str, Any]] = []
     for pack in packs:
-        validate_pack(pack)
+        if not (isinstance(pack, dict) and type(pack.get("schema_version")) is int
+                and pack["schema_version"] == SCHEMA_VERSION and isinstance(pack.get("machine"), dict)
+                and isinstance(pack.get("rows"), list)):
+            validate_pack(pack)  # says what is wrong; rows and machines are checked once, in the merged pack
         sources = pack.get("machines") or [pack["machine"]]
         for m in sources:
-            if all(same_machine(m, known) is False for known in machines):
-                machines.append(m)
+            by_identity.setdefault(json.dumps([m.get(k) for k in (*_IDENTITY_FIELDS, "label")], default=repr), m)
         label = pack["machine"].get("label", "")
-        for row in pack["rows"]:
-            rows.append({**row, "machine": row.get("machine") or label})
+        # a row that names its machine is kept as it is (the same object): a merge holds no second copy
+        rows.extend(row if row.get("machine") else {**row, "machine": label} for row in pack["rows"])
+    machines = list(by_identity.values())
     if len(machines) == 1:
         return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machines[0], "rows": rows})
     merged_machine = {

@@ -103,9 +103,9 @@ def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
         curves = [MachineCurve(m, d, sorted(p), [p[x][0] for x in sorted(p)], [p[x][1] for x in sorted(p)])
                   for (m, d), p in by_series.items()]
         crossovers = {}
-        for machine in dict.fromkeys(c.machine for c in curves):
-            cpu = next((c for c in curves if c.machine == machine and c.device == "cpu"), None)
-            gpu = next((c for c in curves if c.machine == machine and c.device != "cpu"), None)
+        for machine, own in _by_machine(curves).items():
+            cpu = next((c for c in own if c.device == "cpu"), None)
+            gpu = next((c for c in own if c.device != "cpu"), None)
             if cpu and gpu:
                 common = sorted(set(cpu.xs) & set(gpu.xs))
                 cpu_t, gpu_t = dict(zip(cpu.xs, cpu.times_s)), dict(zip(gpu.xs, gpu.times_s))
@@ -115,6 +115,14 @@ def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
                                                      [gpu_iqr.get(x) or 0.0 for x in common])
         comparisons.append(Comparison(workload, swept, dict(fixed), curves, crossovers))
     return comparisons
+
+
+def _by_machine(curves: Sequence[MachineCurve]) -> dict[str, list[MachineCurve]]:
+    """Each machine's curves, machines in order: one pass, not one scan of every curve per machine."""
+    grouped: dict[str, list[MachineCurve]] = {}
+    for curve in curves:
+        grouped.setdefault(curve.machine, []).append(curve)
+    return grouped
 
 
 def uncharted_rows(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -206,8 +214,8 @@ def crossover_lines(comparison: Comparison, *, notes: bool = True) -> list[Sente
 
     name = plain(setting_name(comparison.setting))  # a pack's own setting name: text from a file
     lines = []
-    for machine in comparison.machines:
-        devices = [c.device for c in comparison.curves if c.machine == machine]
+    for machine, own in _by_machine(comparison.curves).items():
+        devices = [c.device for c in own]
         who = say(Strong(plain(machine)), ": ")
         cross = comparison.crossovers.get(machine)
         if cross is None:
@@ -228,8 +236,11 @@ def fastest_line(comparison: Comparison) -> str | None:
 
     if len(comparison.curves) < 2:
         return None
-    shared = sorted(x for x in {x for c in comparison.curves for x in c.xs}
-                    if sum(x in c.xs for c in comparison.curves) >= 2)
+    seen: dict[float, int] = {}  # in how many curves each x is: one pass over the points
+    for c in comparison.curves:
+        for x in set(c.xs):
+            seen[x] = seen.get(x, 0) + 1
+    shared = sorted(x for x, n in seen.items() if n >= 2)
     if not shared:
         return None
     parts = []
@@ -253,6 +264,9 @@ def order_comparisons(comparisons: Sequence[Comparison], first: Iterable[str] = 
     return [c for _, c in indexed]
 
 
+TITLE_SETTINGS = 4  # the most settings a title names to tell sweeps apart
+
+
 def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
     """'MLP training step — time against batch size', plus the fixed settings that tell apart several
     sweeps of the same workload and setting: '… — time against batch size (gpus 2, model cnn)'."""
@@ -262,12 +276,25 @@ def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
         peers.setdefault((comp.workload, comp.setting), []).append(comp)
     differ: dict[tuple[str, str], list[str]] = {}
     for key, group in peers.items():
-        names = sorted({k for c in group for k in c.fixed})
-        differ[key] = [k for k in names if len({json.dumps(c.fixed.get(k), default=str) for c in group}) > 1]
-    titles = []
+        values: dict[str, set[str]] = {}  # each fixed setting's values across the group, in one pass
+        counts: dict[str, int] = {}
+        for c in group:
+            for k, v in c.fixed.items():
+                values.setdefault(k, set()).add(json.dumps(v, default=str))
+                counts[k] = counts.get(k, 0) + 1
+        for k, n in counts.items():
+            if n < len(group):  # a sweep without this setting reads it as null
+                values[k].add("null")
+        differ[key] = sorted(k for k, vals in values.items() if len(vals) > 1)
+    titles, differ_sets = [], {}
     for comp in comparisons:
         title = f"{workload_title(comp.workload)} — time against {setting_name(comp.setting)}"
-        parts = [f"{setting_name(k)} {fmt_value(comp.fixed[k]) if comp.fixed.get(k) is not None else '–'}"
-                 for k in differ[(comp.workload, comp.setting)]]
+        keys = differ[(comp.workload, comp.setting)]
+        if len(keys) > TITLE_SETTINGS:  # a title is a line: the settings this sweep has first, then '…'
+            among = differ_sets.setdefault((comp.workload, comp.setting), set(keys))  # once per kind of sweep
+            # this sweep's own settings, not every setting of its kind: linear in all
+            keys = sorted(k for k, v in comp.fixed.items() if k in among and v is not None)[:TITLE_SETTINGS] + ["…"]
+        parts = ["…" if k == "…" else f"{setting_name(k)} {fmt_value(comp.fixed[k]) if comp.fixed.get(k) is not None else '–'}"
+                 for k in keys]
         titles.append(title + (f" ({', '.join(parts)})" if parts else ""))
     return titles

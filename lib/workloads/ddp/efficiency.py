@@ -75,7 +75,8 @@ def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     machine = packs[0]["machine"]
     if any(p.get("machines") or not _results.same_hardware(p["machine"], machine) for p in packs):
         merged = _results.merge_packs(list(packs))
-        return _results.validate_pack({**merged, "rows": add_scaling_efficiency(merged["rows"])})
+        # merge_packs keeps the packs' own row objects: copies are updated here, not the caller's rows
+        return _results.validate_pack({**merged, "rows": add_scaling_efficiency(dict(r) for r in merged["rows"])})
     rows = [dict(r) for p in packs for r in p["rows"]]
     for row in rows:
         row.setdefault("machine", machine.get("label", ""))
