@@ -20,7 +20,6 @@ The batches are 2 and 4, not 1: at batch 1 a few operators take another path (a 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -110,13 +109,22 @@ def _count_at(model: nn.Module, optimizer, rows: int, sample_shape: tuple[int, .
     return float(flops.get_total_flops()), float(whole.bytes), float(forward.outputs)
 
 
-@functools.lru_cache(maxsize=64)
-def step_counts(make_model: Callable[[], nn.Module], sample_shape: tuple[int, ...], sample_dtype: str,
+def step_counts(make_model: functools.partial, sample_shape: tuple[int, ...], sample_dtype: str,
                 classes: int) -> StepCounts:
     """The counted step of the model `make_model` builds (called on the meta device), on samples of
-    `sample_shape` ('float32' images, 'int64' tokens) with `classes` classes. Cached per shape: make_model
-    must be a hashable value naming the shape (a functools.partial of module-level functions)."""
+    `sample_shape` ('float32' images, 'int64' tokens) with `classes` classes. Cached per shape: make_model is a
+    functools.partial of a module-level function, keyed by its function and arguments (two partials of the same
+    call are not equal to each other, so keyed by themselves every call missed: seconds per recorded row)."""
+    key = (make_model.func, make_model.args, tuple(sorted(make_model.keywords.items())))
+    return _step_counts(key, sample_shape, sample_dtype, classes)
+
+
+@functools.lru_cache(maxsize=64)
+def _step_counts(key: tuple, sample_shape: tuple[int, ...], sample_dtype: str, classes: int) -> StepCounts:
     import torch
+
+    func, args, keywords = key
+    make_model = functools.partial(func, *args, **dict(keywords))
 
     with torch.device("meta"):
         model = make_model()
