@@ -137,8 +137,8 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
         screen.curves[screen.gpu_label] = gpu_rows
     screen.doubtful = {name: W.doubt(rows, view.over) for name, rows in screen.curves.items()}
     _answer(screen, view, small_cpu, live_cpu, grid, time.time() if now is None else now)
-    if not gpu_rows and gpu is not None and not live_gpu:
-        screen.headline += _where_recorded(view, gpu)
+    if not gpu_rows and gpu is not None and not live_gpu:  # why, under the chart: the answer stays one sentence
+        screen.headline_notes = (_where_recorded(view, gpu).strip() + " " + screen.headline_notes).strip()
     return screen
 
 
