@@ -247,10 +247,10 @@ def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
             for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
     gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
     deeper = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu)
-    assert not deeper.curves and deeper.headline.endswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
+    assert not deeper.curves and deeper.headline_notes.startswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
                                                           "see its curve.")
     wide = S.compose(T.View(over="batch_size", hidden_width=8192), gpu=gpu)
-    assert wide.headline.endswith("The H0's recordings do not reach these sizes.")
+    assert wide.headline_notes.startswith("The H0's recordings do not reach these sizes.")
 
 
 def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_catches_up(tmp_path):
@@ -468,7 +468,7 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     assert len(tables["cuda"]) == 0 and len(T.tables(pack, "m")["cuda"]) > 0
     screen = S.compose(view, gpu=S.Machine(tables, GPU_NAME, machine_text(pack["machine"])))
     assert not screen.curves.get(GPU_LABEL) and screen.headline.startswith("There is no GPU curve for this view")
-    assert f"The {GPU_NAME} has no recordings of this page's wide MLP training step." in screen.headline
+    assert f"The {GPU_NAME} has no recordings of this page's wide MLP training step." in screen.headline_notes
     # its own rows (the same steps recorded under its name) are keyed by its settings and drawn
     mine = {**pack, "rows": [{**r, "workload": "mlp_wide"} for r in pack["rows"]]}
     table = T.tables(mine, "m", wide)["cuda"]
