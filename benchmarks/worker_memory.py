@@ -120,6 +120,14 @@ def admitted(rows_or_timeline, out: list[str], what: str) -> None:
         print(out[-1], flush=True)
 
 
+def second_view(worker, out: list[str]) -> None:
+    """Item 3's second view (its grid's points up to batch 8, and its timeline): admitted or refused."""
+    second = page_jobs({"over": "batch_size", **SECOND}, point=False)
+    rows = run(worker, "item 3's second view: grid", second[0][1], out)
+    admitted([r for r in rows if r["batch_size"] <= 8], out, "grid")
+    admitted(run(worker, "item 3's second view: timeline", second[1][1], out), out, "timeline")
+
+
 def replay(give_back: bool, out: list[str]) -> None:
     from lib.core.worker import MeasureWorker
 
@@ -140,10 +148,7 @@ def replay(give_back: bool, out: list[str]) -> None:
                    f"({'within' if held - idle <= GOAL_GB else 'over'} the {GOAL_GB} GB goal); "
                    f"recycled {worker.recycled} time(s)")
         print(out[-1], flush=True)
-        second = page_jobs({"over": "batch_size", **SECOND}, point=False)
-        rows = run(worker, "item 3's second view: grid", second[0][1], out)
-        admitted([r for r in rows if r["batch_size"] <= 8], out, "grid")
-        admitted(run(worker, "item 3's second view: timeline", second[1][1], out), out, "timeline")
+        second_view(worker, out)
     finally:
         worker.stop()
 
@@ -157,10 +162,7 @@ def fresh(out: list[str]) -> None:
     try:
         for name, job in warm_up_jobs():
             run(worker, name, job, out)
-        second = page_jobs({"over": "batch_size", **SECOND}, point=False)
-        rows = run(worker, "item 3's second view: grid", second[0][1], out)
-        admitted([r for r in rows if r["batch_size"] <= 8], out, "grid")
-        admitted(run(worker, "item 3's second view: timeline", second[1][1], out), out, "timeline")
+        second_view(worker, out)
     finally:
         worker.stop()
 

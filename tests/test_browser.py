@@ -101,6 +101,23 @@ def wait_for_run(page, text: str, timeout_ms: int = 90_000) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
 
 
+@contextlib.contextmanager
+def launched_chromium() -> Iterator:
+    """Debian's chromium under Playwright, for a test's own browser (skipped where either is missing)."""
+    if CHROMIUM is None:
+        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed")
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory) -> Iterator[str]:
     """One `streamlit run` for this module: no recorded packs (CPU only), short live budget."""

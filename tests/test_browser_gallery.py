@@ -11,7 +11,7 @@ import re
 
 import pytest
 from gallery_support import fixture_bytes
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, screenshot_on_failure, streamlit_server
+from test_browser import launched_chromium, screenshot_on_failure, streamlit_server
 
 pytestmark = pytest.mark.browser
 NAME = "<b onclick=alert(1)>Ada</b> **[x](js:1)"
@@ -20,18 +20,8 @@ IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 @pytest.fixture
 def browser():
-    if CHROMIUM is None:
-        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 def open_gallery(browser, url: str):

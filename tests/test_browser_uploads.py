@@ -12,7 +12,7 @@ import json
 
 import pytest
 from gallery_support import H100_PACK
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, screenshot_on_failure, streamlit_server
+from test_browser import launched_chromium, screenshot_on_failure, streamlit_server
 
 from lib.recorded.upload_budget import LIMITS
 
@@ -23,18 +23,8 @@ INPUT = "[data-testid='stFileUploaderDropzoneInput']"
 
 @pytest.fixture
 def browser():
-    if CHROMIUM is None:
-        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 def small_pack(i: int) -> bytes:
