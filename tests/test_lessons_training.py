@@ -250,7 +250,8 @@ def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
     assert not deeper.curves and deeper.headline_notes.startswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
                                                           "see its curve.")
     wide = S.compose(T.View(over="batch_size", hidden_width=8192), gpu=gpu)
-    assert wide.headline_notes.startswith("The H0's recordings do not reach these sizes.")
+    assert wide.headline_notes.startswith("The H0 recorded this step only at hidden width 4, 16, 64 or 256 with depth 3: "
+                                          "move the sliders there to see its curve.")
 
 
 def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_catches_up(tmp_path):

@@ -108,10 +108,11 @@ def plural(n: float, word: str, words: str | None = None) -> str:
     return f"{count} {word}" if n == 1 else f"{count} {words or word + 's'}"
 
 
-def and_list(items: Iterable[Any]) -> str:
-    """'a', 'a and b', 'a, b and c': a list as a sentence says it (every page's lists, one rule)."""
-    items = [str(i) for i in items]
-    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 2 else " and ".join(items)
+def and_list(items: Iterable[Any], conjunction: str = "and") -> str:
+    """'a', 'a and b', 'a, b and c' ('a, b or c' with conjunction='or'): a list as a sentence says it
+    (every page's lists, one rule)."""
+    items, joint = [str(i) for i in items], f" {conjunction} "
+    return joint.join([", ".join(items[:-1]), items[-1]]) if len(items) > 2 else joint.join(items)
 
 
 # -- significant digits, chosen once -------------------------------------------------------------------

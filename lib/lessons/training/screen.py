@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import Crossover
-from lib.core.fmt import pct
+from lib.core.fmt import and_list, pct
 from lib.core.rows import Origin, is_ok
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import ROOF_SHARE, UNDECIDED, Regime, roofline_rows, split_sentence
@@ -163,7 +163,11 @@ def _where_recorded(view: T.View, gpu: Machine) -> str:
     if depth and len(depths) == 1 and getattr(view, family.depth) not in depths:
         return (f" The {name} was recorded at {depth} {depths[0]} only: set {depth.capitalize()} to {depths[0]} "
                 "to see its curve.")
-    return f" The {name}'s recordings do not reach these sizes."
+    widths = sorted({w for steps in table.steps.values() for _, w, _ in steps})
+    width = family.axes[family.width].label
+    at = f" with {depth} {and_list(depths, 'or')}" if depth else ""
+    return (f" The {name} recorded this step only at {width} {and_list(widths, 'or')}{at}: move the sliders there to "
+            "see its curve.")
 
 
 def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row],
