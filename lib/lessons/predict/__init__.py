@@ -15,10 +15,13 @@ visitor's code (the Training page says how to run this on one's own machine).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lib.lessons.predict.answer import BATCHES, Prediction, predict_spec
-from lib.lessons.predict.models import PredictError, model_spec, own_model
+# imported where they run: the command line builds its parser (lib.lessons.predict.cli) for every command
+if TYPE_CHECKING:
+    from lib.lessons.predict.answer import Prediction
+
+BATCHES = (1, 4, 16, 64, 256)
 
 
 def predict(model: str | Callable[[], Any], input_shape: Sequence[int] | str | None = None,
@@ -26,7 +29,8 @@ def predict(model: str | Callable[[], Any], input_shape: Sequence[int] | str | N
             threads: int | None = None) -> Prediction:
     """The prediction for `model`: a function returning an nn.Module (called with no arguments), or MODEL as the
     command line takes it ('cnn', 'torchvision:resnet18', 'net.py:make_net'); `input_shape`: one sample's shape."""
-    from lib.lessons.predict.models import parse_shape
+    from lib.lessons.predict.answer import predict_spec
+    from lib.lessons.predict.models import PredictError, model_spec, own_model, parse_shape
 
     shape = parse_shape(input_shape) if isinstance(input_shape, str) else tuple(input_shape) if input_shape else None
     if callable(model):
@@ -38,4 +42,4 @@ def predict(model: str | Callable[[], Any], input_shape: Sequence[int] | str | N
     return predict_spec(spec, batches, live=live, threads=threads)
 
 
-__all__ = ["BATCHES", "Prediction", "PredictError", "model_spec", "own_model", "predict", "predict_spec"]
+__all__ = ["BATCHES", "predict"]

@@ -17,18 +17,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.crossover import Crossover
-from lib.core.fmt import Sentence, fmt_s, fmt_value
+from lib.core.devices import device_name
+from lib.core.fmt import Sentence, and_list, fmt_s, fmt_value
 from lib.core.gate import default_memory_cap_gb, recording_gate
 from lib.core.rows import Origin, is_ok
 from lib.core.sweep import run_sweep
 from lib.lessons.common.verdict import Verdict, verdict, verdict_words
 from lib.lessons.common.voice import Side, Unit, crossover_brief, crossover_sentence, likely_about
+from lib.lessons.predict import BATCHES
 from lib.lessons.predict.gpus import RecordedGpu, gpu_rows, recorded_gpus
 from lib.lessons.predict.models import ModelSpec, shape_text
 from lib.lessons.training.words import crossover_of
 from lib.workloads import execution
 
-BATCHES = (1, 4, 16, 64, 256)
 SETTING = "batch size"
 CPU_POINT_S = 0.3  # seconds of timed repeats per live CPU point (a first call over SLOW_CALL_S: one warm call)
 SLOW_CALL_S, SINGLE_CALL_S = 2.0, 10.0
@@ -84,8 +85,11 @@ class Prediction:
                 regime = (v.regime.value if v and v.regime else "not decided") + (f"; try {v.fix.value}" if v and v.fix else "")
                 out.append(f"  {b:>7,}  {fmt_s(r['median_s']):>10}  {fmt_s(low) + ' - ' + fmt_s(high):>19}  "
                            f"{fmt_s(r['epoch_s']):>10}  {_cpu_cell(cpu):>10}  {regime}")
-            for note in dict.fromkeys(r.get("origin_note", "") for r in g.rows):
-                out.append(f"  GPU: {note}")
+            notes: dict[str, list[str]] = {}
+            for r in g.rows:  # each way a point was made, with the batch sizes it made
+                notes.setdefault(str(r.get("origin_note", "")), []).append(f"{int(r['batch_size']):,}")
+            for note, batches in notes.items():
+                out.append(f"  GPU at batch size {and_list(batches)}: {note}")
             if g.sentence is not None:
                 out.append("  Crossover: " + g.sentence.plain())
             last = g.verdict_sentence(int(g.rows[-1]["batch_size"])) if g.rows else None
@@ -155,7 +159,7 @@ def _gpu_dict(g: GpuAnswer, result: Prediction) -> dict[str, Any]:
 
 
 def _sides(g: GpuAnswer) -> tuple[Side, Side]:
-    return Side(Unit.CPU, "this machine's CPU (measured live)"), Side(Unit.GPU, f"the {g.gpu} (predicted)")
+    return Side(Unit.CPU, "this machine's CPU"), Side(Unit.GPU, f"the {g.gpu}")
 
 
 # -- the prediction ----------------------------------------------------------------------------------
@@ -182,7 +186,8 @@ def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: boo
     gpus = recorded_gpus(load_recorded()[0] if packs is None else packs)
     cpu = live_cpu(spec, batches, threads=threads, budget_s=cpu_budget_s, progress=progress) if live else []
     answers = [_answer(spec, g, batches, gpus, cpu) for g in gpus]
-    return Prediction(spec.text, spec.label, spec.input_shape, dict(spec.at(batches[0])), batches, answers, cpu)
+    return Prediction(spec.text, spec.label, spec.input_shape, dict(spec.at(batches[0])), batches, answers, cpu,
+                      cpu_name=f"this machine's CPU ({device_name('cpu')})" if cpu else "this machine's CPU")
 
 
 def _answer(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu],
