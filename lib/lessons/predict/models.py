@@ -121,7 +121,7 @@ def own_model(factory: Callable[[], Any], shape: Sequence[int], *, label: str | 
     if not callable(factory):
         raise PredictError(f"{text or factory!r} is not a function")
     name = label or getattr(factory, "__name__", "your model")
-    classes = _classes(factory, tuple(shape), name)
+    classes = _classes(factory, tuple(shape), getattr(factory, "__name__", name))
     work = OwnTraining(factory, tuple(shape))
     steps, kernels = family_terms(work, depth=None)
     family = TrainingFamily(work, name, axes={"batch_size": Axis("batch size", (1, 4, 16, 64, 256), "")},
