@@ -98,7 +98,7 @@ def test_a_model_file_is_predicted_on_every_recorded_gpu(model_file, tmp_path):
               "--json", str(out_file))
     assert out.returncode == 0, out.stderr
     assert "GPU H200 (NVIDIA H200" in out.stdout and "GPU H100 (NVIDIA H100" in out.stdout
-    assert "not measured (--no-live)" in out.stdout
+    assert "CPU: not measured (--no-live" in out.stdout
     data = json.loads(out_file.read_text())
     assert data["input_shape"] == [3, 16, 16] and data["batches"] == [1, 16, 256]
     assert data["settings"]["classes"] == 5  # read from the model's logits
@@ -177,3 +177,19 @@ def test_a_function_in_process_is_predicted_as_the_file_is(model_file):
     assert [g.gpu for g in result.gpus] == ["H200", "H100"] and result.cpu == []
     assert all(r["origin"] == "predicted" for g in result.gpus for r in g.rows)
     assert result.as_dict()["label"] == "make_net"
+
+
+@pytest.mark.slow
+def test_the_notebook_predicts_a_model_defined_in_a_cell(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    for key, value in {"GPUWIN_SKIP_INSTALL": "1", "GPUWIN_PROJECT_DIR": str(ROOT), "GPUWIN_LIVE": "0"}.items():
+        monkeypatch.setenv(key, value)
+    notebook = nbformat.read(ROOT / "notebooks" / "predict_your_model.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert all(not c.get("outputs") for c in notebook.cells if c.cell_type == "code")  # shipped without outputs
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed = "\n".join(str(o.get("text", "")) for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
+    assert printed.count("make_net: one training step") == 1
+    assert "GPU H200 (" in printed and "GPU H100 (" in printed and "CPU: not measured (--no-live" in printed

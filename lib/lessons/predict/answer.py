@@ -101,7 +101,7 @@ class Prediction:
                        + "; ".join(f"batch {int(r['batch_size']):,}: {r.get('message')}" for r in self.cpu
                                    if not is_ok(r) and r.get("message")))
         else:
-            out.append("CPU: not measured (--no-live), so no crossover is placed.")
+            out.append("CPU: not measured (--no-live, or live=False), so no crossover is placed.")
         return [line.rstrip("; ") for line in out]
 
     # -- --json --------------------------------------------------------------------------------------
