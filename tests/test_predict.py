@@ -193,3 +193,16 @@ def test_the_notebook_predicts_a_model_defined_in_a_cell(tmp_path, monkeypatch):
     printed = "\n".join(str(o.get("text", "")) for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
     assert printed.count("make_net: one training step") == 1
     assert "GPU H200 (" in printed and "GPU H100 (" in printed and "CPU: not measured (--no-live" in printed
+
+
+@pytest.mark.slow
+def test_the_training_page_says_how_to_predict_ones_own_model_and_runs_none(tmp_path, monkeypatch):
+    """The public page offers the families and torchvision names; a model of one's own is run on one's own
+    machine, and the page says how (under the model choice)."""
+    from app_support import open_page, page_text
+
+    monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))  # no packs: the page draws the live CPU only
+    monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
+    at = open_page("pages/training.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert "python -m lib predict path/to/model.py:factory --input 3x32x32" in page_text(at)
