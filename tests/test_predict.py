@@ -83,6 +83,7 @@ def test_a_model_file_that_cannot_be_predicted_is_one_line(model_file, factory, 
     assert said in one_line_error(cli(f"{model_file}:{factory}", "--input", shape))
 
 
+@pytest.mark.slow  # imports torchvision to list its networks
 def test_an_unknown_torchvision_network_is_one_line():
     assert "unknown torchvision network 'resnet1'" in one_line_error(cli("torchvision:resnet1"))
 

@@ -26,7 +26,7 @@ from lib.lessons.common.verdict import Verdict, verdict, verdict_words
 from lib.lessons.common.voice import Side, Unit, crossover_brief, crossover_sentence, likely_about
 from lib.lessons.predict import BATCHES
 from lib.lessons.predict.gpus import RecordedGpu, gpu_rows, recorded_gpus
-from lib.lessons.predict.models import ModelSpec, shape_text
+from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training.words import crossover_of
 from lib.workloads import execution
 
@@ -62,6 +62,7 @@ class Prediction:
     gpus: list[GpuAnswer]
     cpu: list[dict[str, Any]]  # this machine's CPU, measured live ([] with live=False)
     cpu_name: str = "this machine's CPU"
+    samples: str = ""  # 'samples of 3x32x32', 'sequences of 64 tokens'
 
     def cpu_row(self, batch: int) -> dict[str, Any] | None:
         return next((r for r in self.cpu if int(r.get("batch_size", -1)) == batch), None)
@@ -70,7 +71,7 @@ class Prediction:
     def lines(self) -> list[str]:
         mode = execution.label(str(self.settings.get("mode", execution.DEFAULT)))
         out = [f"{self.label}: one training step (forward, loss, backward, {self.settings.get('optimizer', 'adam')}) "
-               f"on samples of {shape_text(self.input_shape)}, {mode}, an epoch of "
+               f"on {self.samples}, {mode}, an epoch of "
                f"{int(self.settings.get('dataset_size', 0)):,} samples"]
         if not self.gpus:
             out.append("No recorded GPU has Training steps to predict from.")
@@ -187,7 +188,7 @@ def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: boo
     cpu = live_cpu(spec, batches, threads=threads, budget_s=cpu_budget_s, progress=progress) if live else []
     answers = [_answer(spec, g, batches, gpus, cpu) for g in gpus]
     return Prediction(spec.text, spec.label, spec.input_shape, dict(spec.at(batches[0])), batches, answers, cpu,
-                      cpu_name=f"this machine's CPU ({device_name('cpu')})" if cpu else "this machine's CPU")
+                      samples=spec.sample_words, cpu_name=f"this machine's CPU ({device_name('cpu')})" if cpu else "this machine's CPU")
 
 
 def _answer(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu],

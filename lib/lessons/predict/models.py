@@ -75,6 +75,17 @@ class ModelSpec:
         return (int(work.resolve(self.settings)["input_features"]),)  # the MLP: one row of features
 
 
+    @property
+    def sample_words(self) -> str:
+        """'samples of 3x32x32', 'sequences of 64 tokens', 'rows of 32 features'."""
+        shape = self.input_shape
+        if getattr(self.workload, "sample_dtype", "float32") == "int64":
+            return f"sequences of {shape_text(shape)} tokens"
+        if not isinstance(self.workload, ModelTraining):
+            return f"rows of {shape_text(shape)} features"
+        return f"samples of {shape_text(shape)}"
+
+
 def parse_shape(text: str) -> tuple[int, ...]:
     """'3x224x224' -> (3, 224, 224): one sample's shape, each size a whole number of at least 1."""
     parts = text.lower().replace("×", "x").split("x")
