@@ -5,6 +5,7 @@
     python -m lib sweep WORKLOAD --over KEY=V1,V2,... --set KEY=VALUE ... --devices cpu,cuda --out PACK.json
     python -m lib crossover PACK.json
     python -m lib merge OUT.json IN.json ...
+    python -m lib predict MODEL --input SHAPE --over batch_size=1,16,256 [--json FILE] [--no-live]
 """
 
 from __future__ import annotations
@@ -355,6 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", help="the packs to merge; rows keep their own machine and date "
                                              "(packs of several machines keep every machine)")
     p.set_defaults(func=cmd_merge)
+
+    from lib.lessons.predict.cli import add_parser
+    add_parser(sub)  # predict: its options and words in lib.lessons.predict.cli
     return parser
 
 

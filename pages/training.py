@@ -21,6 +21,7 @@ from lib.core.rows import Origin, Status
 from lib.lessons.training import live as L
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
+from lib.lessons.training import words as W
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from ui import scaffold
@@ -49,6 +50,7 @@ family = T.BY_NAME[url.radio("model", "Model trained", list(T.BY_NAME), T.MLP.na
 # a choice picks another model of the family (torchvision's network, a sequence length): each is recorded apart
 family = family.pick(**{k: url.radio(c.url, c.label.capitalize(), list(c.options), family.default(k), format_func=c.show,
                                      help=c.sentence) for k, c in family.choices.items()})
+st.caption(W.OWN_MODEL)  # a visitor's own model: run on their machine, never here
 work, axes = family.workload, family.axes  # the family's workload and sliders (lib.workloads.family)
 over = url.radio("over", "On the x-axis", list(axes), "batch_size", format_func=lambda k: axes[k].label)
 left, right = st.columns(2)

@@ -389,3 +389,8 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | 
     return (f"{lead}the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
             f"({plural(int(figures['operators']), 'operator')}); the gaps between the bars are Python, autograd and "
             f"dispatch deciding what runs next.{cost}")
+
+
+# under the model choice: the page never runs a visitor's code, so a model of one's own is predicted on one's own machine
+OWN_MODEL = ("Your own model? On your own machine, `python -m lib predict path/to/model.py:factory --input 3x32x32` "
+             "predicts its step on these GPUs and times your CPU (see the README).")
