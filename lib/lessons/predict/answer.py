@@ -80,11 +80,11 @@ class Prediction:
             out.append(f"  {'batch':>7}  {'GPU step':>10}  {'band':>19}  {'GPU epoch':>10}  {'CPU step':>10}  regime")
             for r in g.rows:
                 b = int(r["batch_size"])
-                low, high = _band(r)
+                band = _band(r)
                 cpu = self.cpu_row(b)
                 v = g.verdicts.get(b)
                 regime = (v.regime.value if v and v.regime else "not decided") + (f"; try {v.fix.value}" if v and v.fix else "")
-                out.append(f"  {b:>7,}  {fmt_s(r['median_s']):>10}  {fmt_s(low) + ' - ' + fmt_s(high):>19}  "
+                out.append(f"  {b:>7,}  {fmt_s(r['median_s']):>10}  {_band_cell(band):>19}  "
                            f"{fmt_s(r['epoch_s']):>10}  {_cpu_cell(cpu):>10}  {regime}")
             notes: dict[str, list[str]] = {}
             for r in g.rows:  # each way a point was made, with the batch sizes it made
@@ -115,13 +115,18 @@ class Prediction:
                 "gpus": [_gpu_dict(g, self) for g in self.gpus]}
 
 
-def _band(row: Mapping[str, Any]) -> tuple[float, float]:
+def _band(row: Mapping[str, Any]) -> tuple[float, float] | None:
+    """A predicted step's band; None for a step recorded (or derived from one): its spread is the recording's."""
     steps = float(row.get("steps_per_epoch") or 1)
     low = row.get("epoch_s_low")
     high = row.get("epoch_s_high")
     if low is None or high is None:
-        return float(row["median_s"]), float(row["median_s"])
+        return None
     return float(low) / steps, float(high) / steps
+
+
+def _band_cell(band: tuple[float, float] | None) -> str:
+    return "recorded" if band is None else f"{fmt_s(band[0])} - {fmt_s(band[1])}"
 
 
 def _cpu_cell(row: Mapping[str, Any] | None) -> str:
@@ -141,11 +146,11 @@ def _gpu_dict(g: GpuAnswer, result: Prediction) -> dict[str, Any]:
     points = []
     for r in g.rows:
         b = int(r["batch_size"])
-        low, high = _band(r)
+        low, high = _band(r) or (None, None)  # none for a recorded step: its spread is the recording's
         v = g.verdicts.get(b)
         points.append({"batch_size": b, "step_s": float(r["median_s"]), "step_s_low": low, "step_s_high": high,
-                       "epoch_s": float(r["epoch_s"]), "epoch_s_low": float(r.get("epoch_s_low") or r["epoch_s"]),
-                       "epoch_s_high": float(r.get("epoch_s_high") or r["epoch_s"]),
+                       "epoch_s": float(r["epoch_s"]), "epoch_s_low": r.get("epoch_s_low"),
+                       "epoch_s_high": r.get("epoch_s_high"),
                        "steps_per_epoch": int(r.get("steps_per_epoch") or 1), "origin": str(Origin(r["origin"]).value),
                        "how": r.get("origin_note", ""),
                        "regime": v.regime.value if v and v.regime else None, "fix": v.fix.value if v and v.fix else None,
