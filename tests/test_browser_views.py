@@ -149,3 +149,29 @@ def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser,
         assert any(text.startswith(mode) for text in checked), checked
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("query, gpu, model", [
+    ("gpu=nvidia-h100-80gb-hbm3&model=cnn&mode=cuda_graph", "H100", "CNN"),
+    ("gpu=nvidia-h200&model=torchvision&network=resnet18&image_size=64", "H200", "torchvision model"),
+])
+def test_a_shared_link_to_another_model_family_draws_a_labelled_gpu_curve_and_one_sentence(browser, app_url, query,
+                                                                                            gpu, model):
+    """Issue 38: a CNN view and a torchvision view, opened from shared links as a reader would."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{app_url}/training?{query}")
+        settle(page)
+        assert not page.query_selector("[data-testid='stException']")
+        answer = page.locator(".st-key-answer [data-testid='stMarkdown']").first.inner_text(timeout=TIMEOUT_MS).strip()
+        assert answer.endswith(".") and ". " not in answer and len(answer.split()) <= 30, answer  # one sentence
+        assert "There is no GPU curve" not in answer, answer
+        legend = page.locator(CHART).first.inner_text(timeout=TIMEOUT_MS)
+        found = GPU_LABEL.search(legend)
+        assert found and found.group(1) == gpu, legend  # the GPU curve is drawn and says what it is
+        checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
+            "els => els.map(e => e.closest('label').innerText)")
+        assert model in checked, checked  # the link's model was kept
+    finally:
+        context.close()

@@ -133,14 +133,17 @@ class MachineModel:
         count = self.kernels(config, settings, rows) if self.device_kind != "cpu" else None
         return terms_of(settings, self.device_kind, count, self.family)
 
-    def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float, float]:
-        """(seconds, low, high), the band from error()."""
+    def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float | None, float | None]:
+        """(seconds, low, high), the band from error(); no band (None, None) where no error was measured."""
         rows, width, depth = self.family.step_key(settings)
         seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth))
-        spread = math.exp(self.error(config, depth).p90)
+        error = self.error(config, depth)
+        if error is None:
+            return seconds, None, None
+        spread = math.exp(error.p90)
         return seconds, seconds / spread, seconds * spread
 
-    def error(self, config: tuple, depth: int) -> costmodel.Error:
+    def error(self, config: tuple, depth: int) -> costmodel.Error | None:
         """The held-out error that applies here: the configuration's own (k-fold) at a depth it was
         recorded at; elsewhere (a depth or a configuration never recorded) the larger of that and the
         error of configurations left out whole, which is what such a prediction is."""
@@ -148,7 +151,7 @@ class MachineModel:
         if own is not None and depth in self.depths.get(config, ()):
             return own
         known = [e for e in (own, self.model.unseen) if e is not None]
-        return max(known, key=lambda e: e.p90) if known else costmodel.Error(0.0, 0.0, 0)
+        return max(known, key=lambda e: e.p90) if known else None  # nothing held out: untested, not exact
 
     def launch_share(self, config: tuple, settings: Mapping[str, Any]) -> float:
         """The part of a predicted step the model puts on issuing the work rather than doing it. The
@@ -164,6 +167,9 @@ class MachineModel:
     def describe(self, config: tuple, depth: int) -> str:
         """How a prediction for this configuration was made and tested, for a point's note."""
         error = self.error(config, depth)
+        if error is None:
+            return ("(not tested: too few ways of running this step were recorded on this machine to leave one out "
+                    "and check the prediction, so it has no band)")
         depths = sorted(self.depths.get(config, ()))
         if not self.model.recorded(config):
             how = ("; this way of running was never recorded on this machine: its terms are counted from the "

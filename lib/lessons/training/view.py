@@ -330,7 +330,8 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     seconds, low, high = model.predict(config, settings)
     note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, depth)}"
     return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
-            "epoch_s_low": low * steps, "epoch_s_high": high * steps, "origin": "predicted", "origin_note": note,
+            "epoch_s_low": None if low is None else low * steps, "epoch_s_high": None if high is None else high * steps,
+            "origin": "predicted", "origin_note": note,
             "launch_share": model.launch_share(config, settings),
             # the step's work, counted (not timed), for its place on the roofline
             "flops": view.family.workload.flops(settings), "bytes": view.family.workload.bytes_moved(settings)}

@@ -231,7 +231,13 @@ def provenance(rows: Sequence[Row], label: str) -> str | None:
         return None
     words = {Origin.LIVE: "measured live", Origin.RECORDED: "recorded", Origin.DERIVED: "derived from a recorded step",
              Origin.PREDICTED: "predicted (dashed, with its band)"}
+    untested = sum(1 for r in drawn if r.get("origin") == Origin.PREDICTED and r.get("epoch_s_low") is None)
+    if untested:  # a prediction nobody could test is drawn without a band, and said so
+        counts = {**counts, Origin.PREDICTED: counts[Origin.PREDICTED] - untested}
+        counts = {k: n for k, n in counts.items() if n}
     parts = [f"{n} {words.get(k, k)}" for k, n in counts.items()]
+    if untested:
+        parts.append(f"{untested} predicted but untested (dashed, no band: see the notes)")
     refused = len(rows) - len(drawn)
     said = f"{label}: {plural(len(drawn), 'point')} drawn" + (", " + ", ".join(parts) if parts else "")
     return said + (f"; {refused} not run (each says why in the table)." if refused else ".")
