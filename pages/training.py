@@ -90,6 +90,7 @@ host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine'
                                      help="The CPU of the machine the GPU results come from: the comparison its owner sees.")
 url.show_notes(container=notes_box)
 url.sync_url()
+url.forget(T.FAMILY_KEYS)  # another model's sliders, left in the link when the model changed
 view = T.View(over=over, family=family, mode=mode, **values)
 
 packs = load_recorded()[0]

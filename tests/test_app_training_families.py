@@ -96,3 +96,7 @@ def test_the_model_choice_lists_every_family_and_a_network_picks_its_own_model(s
     assert "network='nope'" in note and "image_size=33" in note and "using the nearest, 32" in note
     assert gpu_names()  # the sidebar's GPU is a shipped recording
     assert_honest(at, None, live=False)
+    at.radio(key=NS + "model").set_value("mlp").run()  # another model: the network's settings leave the link
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["model"] == "mlp" and "hidden_width" in at.query_params
+    assert not {"network", "image_size"} & set(at.query_params), dict(at.query_params)

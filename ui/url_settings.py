@@ -233,6 +233,13 @@ class UrlSettings:
                 icon=":material/link:",
             )
 
+    def forget(self, keys: Sequence[str]) -> None:
+        """Drop from the URL those of `keys` no widget bound this run: another model's sliders after the
+        model changed (a link must hold only what the view it opens uses)."""
+        for key in keys:
+            if key not in self._bound and key in st.query_params:
+                del st.query_params[key]
+
     def sync_url(self, keys: Sequence[str] | None = None) -> None:
         """Write the current values into the URL (all of them: a link must mean the same view
         even if a later version changes a default)."""

@@ -36,6 +36,8 @@ from lib.workloads.family import SWITCHES, Axis, TrainingFamily
 FAMILIES = _FAMILIES  # the model families the page switches between (lib.workloads.family)
 MLP_FAMILY = FAMILIES[0]  # the default family
 BY_NAME = {f.name: f for f in FAMILIES}  # a family by its workload's name (the page's URL says it)
+# every URL key some family's widgets use: those the chosen family does not are dropped from the link
+FAMILY_KEYS = tuple(sorted({k for f in FAMILIES for k in (*f.axes, *(c.url for c in f.choices.values()))}))
 MLP = MLP_FAMILY.workload
 MODES = execution.VALUES  # in the lesson's order: the records' (lib.workloads.execution.MODES)
 # The expander that compares the modes (ui.step_story); Home points at it by this name
