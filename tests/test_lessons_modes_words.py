@@ -1,6 +1,7 @@
 """The words of the execution modes and of the step timeline, read from hand-written rows."""
 
-from lib.lessons.training.words import compile_payback, graph_saving, timeline_sentence
+from lib.lessons.training.timeline_words import timeline_sentence
+from lib.lessons.training.words import compile_payback, graph_saving
 
 EAGER = {"status": "ok", "median_s": 1.0e-3, "kernels": 44}
 GRAPH = {"status": "ok", "median_s": 0.175e-3}

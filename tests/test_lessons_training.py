@@ -353,7 +353,7 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
 def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
     """Issue 23: at batch 65,536 / width 1,024 the page said 'No GPU timeline was recorded at this point'
     while the shipped file holds that step, skipped at recording: the page says it was refused, and why."""
-    from lib.lessons.training.words import timeline_refused
+    from lib.lessons.training.timeline_words import timeline_refused
     from lib.recorded.timelines import find_timeline, load_timelines
 
     files = load_timelines()[0]
@@ -372,7 +372,7 @@ def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
 def test_a_recorded_timelines_title_names_the_day_of_its_own_file():
     """A recorded GPU timeline was titled 'GPU · H200 (recorded)', the curve's name, without the day its own
     file was recorded (the shipped timelines are of other days than the curves' packs)."""
-    from lib.lessons.training.words import timeline_title
+    from lib.lessons.training.timeline_words import timeline_title
     from lib.recorded.timelines import find_timeline, load_timelines
 
     files = load_timelines()[0]

@@ -18,8 +18,8 @@ from lib.core.rows import Origin
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
 from lib.lessons.common.live import live_timeline
 from lib.lessons.training import screen as S
+from lib.lessons.training import timeline_words as TW
 from lib.lessons.training import view as T
-from lib.lessons.training import words as W
 from lib.lessons.training.modes import has_modes, modes_view
 from lib.recorded.sources import GpuSource
 from lib.recorded.timelines import find_timeline, load_timelines
@@ -104,9 +104,9 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
                                    (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
             if entry and entry.get("steps"):
                 st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
-                                              title=W.timeline_title(entry, name)), width="stretch")
-                st.markdown(W.timeline_sentence(entry, name, timed))
+                                              title=TW.timeline_title(entry, name)), width="stretch")
+                st.markdown(TW.timeline_sentence(entry, name, timed))
             elif entry and entry.get("message"):
-                st.caption(W.timeline_refused(entry, name))
+                st.caption(TW.timeline_refused(entry, name))
         if recorded_line is None:
-            st.caption(W.no_timeline(family))
+            st.caption(TW.no_timeline(family))
