@@ -94,9 +94,7 @@ def step_counts(workload: Workload, settings: Mapping[str, Any]) -> StepCounts:
     """The counted step of `workload` at `settings`: shipped (no torch) or traced, once per model."""
     key = counted_settings(workload, settings)
     shipped = _shipped().get(workload.name, {}).get(_key_text(key))
-    if shipped is not None:
-        return StepCounts.from_json(shipped)
-    return _traced(workload, tuple(key.items()))
+    return shipped if shipped is not None else _traced(workload, tuple(key.items()))
 
 
 def _key_text(key: Mapping[str, Any]) -> str:
@@ -116,10 +114,10 @@ def _traced(workload: Workload, key: tuple[tuple[str, Any], ...]) -> StepCounts:
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped() -> dict[str, dict[str, dict[str, Any]]]:
-    """WORK_FILE's entries, by family and by their settings' text."""
+def _shipped() -> dict[str, dict[str, StepCounts]]:
+    """WORK_FILE's counts, by family and by their settings' text."""
     entries = json.loads(WORK_FILE.read_text()) if WORK_FILE.exists() else {}
-    return {name: {_key_text(e["settings"]): e for e in listed} for name, listed in entries.items()}
+    return {name: {_key_text(e["settings"]): StepCounts.from_json(e) for e in listed} for name, listed in entries.items()}
 
 
 def page_settings(family: Any) -> list[dict[str, Any]]:
