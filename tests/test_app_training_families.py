@@ -10,6 +10,7 @@ import re
 
 import pytest
 from app_support import chart_specs, page_text, visit
+from view_checks import HEADLINE_WORDS, headline_words
 
 from lib.recorded import load_recorded
 
@@ -104,9 +105,9 @@ def test_a_view_whose_every_cpu_step_is_over_the_live_limits_says_what_each_side
     assert not at.exception, [e.value for e in at.exception]
     headline = at.markdown[0].value
     gpu = next(c for c in drawn(at) if c.startswith("GPU"))
-    assert headline.startswith(f"**{LIVE_LABEL}** has no point here: every step is over this server's live limits; "
+    assert headline.startswith(f"**{LIVE_LABEL}** has no points: every step is over this server's live limits; "
                                f"**{gpu}** has "), headline
     has = re.fullmatch(r".*has (\d+) points, from batch size [\d,]+ to 1,024\.", headline)
     assert has and f"{gpu}: {has[1]} points drawn" in page_text(at), headline  # as many as the chart draws
-    assert "Too few" not in page_text(at)
+    assert "Too few" not in page_text(at) and headline_words(headline) <= HEADLINE_WORDS  # issue 37's one sentence
     assert "more than the 3 GFLOP a live run on cpu may take here" in page_text(at)  # each refusal, under the chart

@@ -274,12 +274,12 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
 def empty_side_sentence(empty: Side, why: str, other: Side, xs: Sequence[float], setting: str,
                         found: Crossover) -> Sentence:
     """Where one curve holds no time at all and the other does: what each side has, and why the empty one is
-    empty, not 'too few points on both' ('**CPU · this server (live)** has no point here: every step is over
+    empty, not 'too few points on both' ('**CPU · this server (live)** has no points: every step is over
     this server's live limits; **GPU · H200** has 10 points, from batch size 2 to 1,024.')."""
     xs = sorted(xs)
     span = (f"from {setting} {fmt_value(xs[0])} to {fmt_value(xs[-1])}" if len(xs) > 1
             else f"at {setting} {fmt_value(xs[0])}")
-    return say(empty.called, f" has no point here: {why}; ", other.called, f" has {plural(len(xs), 'point')}, {span}.",
+    return say(empty.called, f" has no points: {why}; ", other.called, f" has {plural(len(xs), 'point')}, {span}.",
                about=found)
 
 
