@@ -1,5 +1,7 @@
-"""Trace every Training family's step again into lib/workloads/traced_counts.json: the kernels per
-step the web server prices without importing torch (tests/test_traced.py checks they are current).
+"""Trace every Training family's step again into lib/workloads/traced_counts.json (the kernels per step) and
+lib/workloads/traced_work.json (FLOPs, bytes, forward bytes and parameters at every setting the Training page
+reaches): what the web server prices and draws without importing torch (tests/test_traced.py and
+tests/test_counted.py check they are current).
 
     python scripts/trace_counts.py
 """
@@ -7,13 +9,19 @@ step the web server prices without importing torch (tests/test_traced.py checks 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lib.workloads import FAMILIES
+from lib.workloads.counted import write_work
 from lib.workloads.traced import write_counts
 
 if __name__ == "__main__":
+    started = time.perf_counter()
     for name, entries in write_counts(FAMILIES).items():
         print(name, {kind: f"{base:g} + {per:g} x depth" for kind, (base, per) in entries[0]["kernels"].items()})
+    for name, settings in write_work(FAMILIES).items():
+        print(f"{name}: FLOPs, bytes, forward bytes and parameters at {settings} page settings")
+    print(f"traced in {time.perf_counter() - started:.0f} s")

@@ -108,3 +108,31 @@ def test_the_fingerprint_without_torch_is_the_one_with_torch():
                                                       timeout=120).stdout)
     assert not loaded or torch.cuda.is_available()
     assert before == after
+
+
+@pytest.mark.slow  # about 5-10 s: a fresh interpreter fits the H200's CNN, Transformer and torchvision cost models
+def test_recorded_views_of_every_family_are_drawn_without_torch(tmp_path):
+    """Their FLOPs, bytes and peak memory come from lib/workloads/traced_work.json (lib.workloads.counted), not
+    from tracing their steps in the server (which loaded torch there, about 0.6 GB, before issue 38's shipped
+    counts). A fresh cache folder: every recorded step's terms are counted for the fit, none read from disk."""
+    done = run_without_torch(f"""
+        os.environ["GPUWIN_CACHE_DIR"] = {str(tmp_path)!r}
+        from lib.lessons.training import screen as S, view as T
+        from lib.recorded import load_recorded
+        from lib.recorded.ceilings import ceilings_for
+        from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
+        packs = load_recorded()[0]
+        source = next(s for s in gpu_sources(packs) if "H200" in s.label)
+        pack = source_pack(source, packs)
+        gpu_name, machine = hardware_text(pack["machine"]), machine_text(pack["machine"])
+        for family in (T.BY_NAME["cnn"], T.BY_NAME["transformer"], T.BY_NAME["torchvision"].pick(model="vit_tiny")):
+            small_pack = small_server_pack(packs, family.workload)
+            small = small_pack and S.Machine(T.tables(small_pack, machine_text(small_pack["machine"]), family),
+                                             "2-core server", machine_text(small_pack["machine"]))
+            gpu = S.Machine(T.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
+            for mode in ("eager", "cuda_graph"):
+                screen = S.compose(T.View(family=family, mode=mode), gpu=gpu, small_cpu=small or None)
+                assert screen.curves.get(screen.gpu_label), (family, mode, screen.headline)
+                assert S.roofline(screen, T.View(family=family, mode=mode)), (family, mode)  # the counted work
+    """)
+    assert "NO TORCH" in done.stdout, done.stderr[-3000:]

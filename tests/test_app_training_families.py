@@ -6,9 +6,11 @@ says plainly why the GPU has none there (never a GPU curve it does not have)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from app_support import chart_specs, page_text, visit
+from view_checks import HEADLINE_WORDS, headline_words
 
 from lib.recorded import load_recorded
 
@@ -100,3 +102,25 @@ def test_the_model_choice_lists_every_family_and_a_network_picks_its_own_model(s
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params["model"] == "mlp" and "hidden_width" in at.query_params
     assert not {"network", "image_size"} & set(at.query_params), dict(at.query_params)
+
+
+H200 = "nvidia-h200"  # recorded the torchvision networks (2026-11-28)
+
+
+@pytest.mark.cpu_view
+@pytest.mark.slow  # about 30 s on a shared 2-core box: the page's first run fits the H200's cost models
+@pytest.mark.parametrize("mode", ["eager", "cuda_graph"])
+def test_a_view_whose_every_cpu_step_is_over_the_live_limits_says_what_each_side_has(shipped_packs, mode):
+    """ResNet-18 at 224 pixels: every CPU step is over this server's live limits (work or memory), so the CPU
+    curve has no point; the H200's has its recorded and predicted points. The answer said 'Too few points were
+    measured on both devices' (issue 38): it says what each side has, and why the CPU's is empty."""
+    at = visit(PAGE, {"gpu": H200, "model": "torchvision", "image_size": "224", "mode": mode}, whys=False)
+    assert not at.exception, [e.value for e in at.exception]
+    headline = at.markdown[0].value
+    gpu = next(c for c in drawn(at) if c.startswith("GPU"))
+    assert headline.startswith(f"**{LIVE_LABEL}** has no points: every step is over this server's live limits; "
+                               f"**{gpu}** has "), headline
+    has = re.fullmatch(r".*has (\d+) points, from batch size [\d,]+ to 1,024\.", headline)
+    assert has and f"{gpu}: {has[1]} points drawn" in page_text(at), headline  # as many as the chart draws
+    assert "Too few" not in page_text(at) and headline_words(headline) <= HEADLINE_WORDS  # issue 37's one sentence
+    assert "more than the 3 GFLOP a live run on cpu may take here" in page_text(at)  # each refusal, under the chart

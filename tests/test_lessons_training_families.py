@@ -57,3 +57,23 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
                         gpu=gpu, small_cpu=cpu)
     assert "cuda_graph" in T.modes_answered(tables["cuda"])
     assert graphed.curves[graphed.gpu_label] and graphed.gpu_label.origin is Origin.PREDICTED
+
+
+def test_an_empty_cpu_curve_is_said_as_empty_with_what_the_gpu_has():
+    """Issue 38: every live CPU point refused (a torchvision network at 224 pixels) read 'Too few points were
+    measured on both devices'; the GPU had ten. The answer says each side's, and why the CPU's is empty."""
+    from lib.lessons.training import words as W
+
+    view = T.View(family=T.BY_NAME["torchvision"], image_size=224)
+    refused = [{"batch_size": b, "status": "skipped", "origin": "live", "message": "over the live limits"}
+               for b in (1, 4, 16)]
+    gpu = [{"batch_size": b, "status": "ok", "origin": "predicted", "median_s": 1e-3 * b, "epoch_s": 1e-2 * b}
+           for b in (1, 4, 16)]
+    said, notes = W.headline(refused, gpu, view, "CPU · live", "GPU · H200")
+    assert said.markdown() == ("**CPU · live** has no points: every step is over this server's live limits; "
+                               "**GPU · H200** has 3 points, from batch size 1 to 16.") and not notes
+    failed = [{**r, "status": "error", "message": "RuntimeError"} for r in refused]
+    assert "none of its steps was measured" in W.headline(failed, gpu, view, "CPU · live", "GPU · H200")[0].markdown()
+    # both curves with points: the crossover's words, as before
+    cpu = [{**r, "status": "ok", "median_s": 1e-2 * r["batch_size"], "epoch_s": 1e-1 * r["batch_size"]} for r in refused]
+    assert "has no points:" not in W.headline(cpu, gpu, view, "CPU · live", "GPU · H200")[0].markdown()

@@ -116,17 +116,3 @@ def test_every_family_is_offered_and_a_choice_picks_one_record_per_value():
     assert vision.step_key({"batch_size": 8, "dataset_size": 4, "image_size": 64}) == (4, 64, 1)  # no depth setting
     with pytest.raises(ValueError):
         vision.pick(model="vgg11")
-
-
-def test_a_shapes_counts_are_made_once_for_every_equal_factory():
-    """Two partials of the same call are not equal: keyed by the partial, every recorded row recounted its step
-    (seconds each), and the Training page's CNN view ran past AppTest's 180 s once a second CNN pack shipped."""
-    from lib.workloads import counted
-
-    cnn = get_workload("cnn")
-    settings = cnn.defaults()
-    first, again = cnn.model_factory(settings), cnn.model_factory(settings)
-    assert first is not again and first != again  # what made every look-up miss
-    assert cnn.counts(settings) is cnn.counts(settings)
-    assert counted.step_counts(first, cnn.sample_shape(settings), cnn.sample_dtype, int(settings["classes"])) is \
-        counted.step_counts(again, cnn.sample_shape(settings), cnn.sample_dtype, int(settings["classes"]))

@@ -8,7 +8,7 @@ At depth 3 that is 9 convolutions and the linear layer: 10 layers (channels 64 i
 such a network; the page starts narrower, so a small server's CPU can be measured live).
 
 The images are random (made on the fly, nothing downloaded): a step's time does not depend on what
-they show. FLOPs, bytes and parameters are counted by PyTorch (lib.workloads.counted).
+they show. FLOPs, bytes and parameters are counted by PyTorch from its traced step (lib.workloads.counted).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ STAGES = 3
 
 
 def conv_net(channels: int, depth: int, classes: int) -> nn.Sequential:
-    """The network (on the current default device: the meta device when it is counted)."""
+    """The network (on the current default device; fake tensors when its step is traced)."""
     from torch import nn
     layers: list[nn.Module] = []
     cin = IMAGE_SHAPE[0]

@@ -1,32 +1,45 @@
-"""What one training step of a model asks of the machine, counted by PyTorch itself on the meta device
-(shapes only: no memory is allocated and nothing is computed), for the model families that have no
-formula of their own (lib.workloads.cnn, .transformer, .vision).
+"""What one training step of a model family asks of the machine, as lines in the rows it trains, for the
+families whose workload says only its model and samples (lib.workloads.model_training: cnn, transformer,
+torchvision). Counted by the one tracer, lib.workloads.traced.trace_step (the family's real step, its
+optimizer included, under FakeTensorMode), at two batch sizes:
 
-    counts = step_counts(make_model, sample_shape, sample_dtype, classes)   # once per model shape
-    counts.flops(rows), counts.bytes(rows), counts.parameters
+    counts = step_counts(WORKLOAD, settings)   # shipped for every setting the pages reach, else traced
+    counts.flops(rows), counts.bytes(rows), counts.forward_bytes(rows), counts.parameters
 
-- FLOPs: torch.utils.flop_counter.FlopCounterMode over the forward, the loss and the backward (it
-  counts the matrix work: matmuls, convolutions, attention; elementwise work and reductions are not
-  FLOPs to it, as they are not to the MLP's count).
-- bytes: every ATen operator the step dispatches (forward, loss, backward and Adam's update), the bytes
-  of the tensors it reads and writes; views move nothing and are left out.
-- forward bytes: the tensors the forward pass makes, which the backward keeps (the peak memory estimate).
+- FLOPs: the matmul class, as torch.utils.flop_counter counts it (matmuls, convolutions, attention); the
+  elementwise work and reductions are not FLOPs here, as they are not to the MLP's count.
+- bytes: every kernel-launching operator's operands, read and written (TracedStep.bytes).
+- forward bytes: the outputs of the forward and the loss, which the backward keeps (the peak memory estimate).
+- parameters: the elements the optimizer updates.
 
-Counted at two batch sizes: every count here grows linearly with the batch (no operator of these models
-mixes samples but BatchNorm's statistics, per row too), so a step at any batch is fixed + per row x rows.
-The batches are 2 and 4, not 1: at batch 1 a few operators take another path (a count there is off the line).
+Every count grows linearly with the batch (no operator of these models mixes samples but BatchNorm's
+statistics, per row too), so a step at any batch is fixed + per row x rows. The batches are 2 and 4, not 1:
+at batch 1 a few operators take another path (a count there is off the line). The mode and the switches
+are priced apart (lib.workloads.traced.StepTerms): the count is eager's with the data resident.
+
+The web server draws recorded views without torch: WORK_FILE holds the lines at every setting the Training
+page reaches (scripts/trace_counts.py writes it with the kernel counts); any other setting (a CLI run, a live
+measurement, where torch is loaded anyway) is traced.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any
 
-if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
-    from torch import nn
+from lib.core.workload import Workload
+from lib.workloads.execution import DEFAULT
 
 COUNT_BATCHES = (2, 4)
+WORK_FILE = Path(__file__).with_name("traced_work.json")
+# settings that change no count: the rows (lines in them), how the step runs and the switches (priced apart)
+_NOT_COUNTED = frozenset({"batch_size", "dataset_size", "mode", "data_resident", "item_every_step", "pin_memory",
+                          "seed", "lr"})
 
 
 @dataclass(frozen=True)
@@ -47,7 +60,7 @@ class Line:
 
 @dataclass(frozen=True)
 class StepCounts:
-    """One model shape's counted step: FLOPs, bytes moved and forward activations as lines in the rows."""
+    """One model's counted step: FLOPs, bytes moved and forward activations as lines in the rows."""
 
     flops_line: Line
     bytes_line: Line
@@ -63,73 +76,75 @@ class StepCounts:
     def forward_bytes(self, rows: int) -> float:
         return self.forward_line.at(rows)
 
+    def as_json(self) -> dict[str, Any]:
+        lines = {"flops": self.flops_line, "bytes": self.bytes_line, "forward_bytes": self.forward_line}
+        return {**{k: [line.fixed, line.per_row] for k, line in lines.items()}, "parameters": self.parameters}
 
-def _dispatch_counter():
-    """A dispatch mode that adds up the bytes each non-view operator reads and writes."""
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
-
-    class Bytes(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.bytes = 0
-            self.outputs = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            if not func.is_view:  # a view shares its input's memory: nothing is read or written
-                made = _nbytes(out)
-                self.outputs += made
-                self.bytes += made + _nbytes((args, kwargs))
-            return out
-
-    def _nbytes(tree) -> int:
-        return sum(t.numel() * t.element_size() for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor))
-
-    return Bytes()
+    @classmethod
+    def from_json(cls, entry: Mapping[str, Any]) -> StepCounts:
+        return cls(*(Line(*entry[k]) for k in ("flops", "bytes", "forward_bytes")), parameters=int(entry["parameters"]))
 
 
-def _count_at(model: nn.Module, optimizer, rows: int, sample_shape: tuple[int, ...], sample_dtype: str,
-              classes: int) -> tuple[float, float, float]:
-    """(FLOPs, bytes, forward bytes) of one step at `rows` on the meta device."""
-    import torch
-    from torch.nn import functional as F
-    from torch.utils.flop_counter import FlopCounterMode
-
-    x = torch.zeros((rows, *sample_shape), dtype=getattr(torch, sample_dtype), device="meta")
-    y = torch.zeros((rows,), dtype=torch.long, device="meta")
-    forward, whole = _dispatch_counter(), _dispatch_counter()
-    with FlopCounterMode(display=False) as flops, whole:
-        optimizer.zero_grad(set_to_none=True)
-        with forward:
-            loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-    return float(flops.get_total_flops()), float(whole.bytes), float(forward.outputs)
+def counted_settings(workload: Workload, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a count depends on (the model, its samples, the optimizer), sorted: the count's key."""
+    return {k: v for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in _NOT_COUNTED}
 
 
-def step_counts(make_model: functools.partial, sample_shape: tuple[int, ...], sample_dtype: str,
-                classes: int) -> StepCounts:
-    """The counted step of the model `make_model` builds (called on the meta device), on samples of
-    `sample_shape` ('float32' images, 'int64' tokens) with `classes` classes. Cached per shape: make_model is a
-    functools.partial of a module-level function, keyed by its function and arguments (two partials of the same
-    call are not equal to each other, so keyed by themselves every call missed: seconds per recorded row)."""
-    key = (make_model.func, make_model.args, tuple(sorted(make_model.keywords.items())))
-    return _step_counts(key, sample_shape, sample_dtype, classes)
+def step_counts(workload: Workload, settings: Mapping[str, Any]) -> StepCounts:
+    """The counted step of `workload` at `settings`: shipped (no torch) or traced, once per model."""
+    key = counted_settings(workload, settings)
+    shipped = _shipped().get(workload.name, {}).get(_key_text(key))
+    return shipped if shipped is not None else _traced(workload, tuple(key.items()))
 
 
-@functools.lru_cache(maxsize=64)
-def _step_counts(key: tuple, sample_shape: tuple[int, ...], sample_dtype: str, classes: int) -> StepCounts:
-    import torch
+def _key_text(key: Mapping[str, Any]) -> str:
+    return json.dumps(key, sort_keys=True)
 
-    func, args, keywords = key
-    make_model = functools.partial(func, *args, **dict(keywords))
 
-    with torch.device("meta"):
-        model = make_model()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    _count_at(model, optimizer, COUNT_BATCHES[0], sample_shape, sample_dtype, classes)  # Adam makes its state
-    at = {b: _count_at(model, optimizer, b, sample_shape, sample_dtype, classes) for b in COUNT_BATCHES}
-    lines = [Line.through(*((b, at[b][i]) for b in COUNT_BATCHES)) for i in range(3)]
-    return StepCounts(*lines, parameters=sum(p.numel() for p in model.parameters()))
+@functools.lru_cache(maxsize=256)
+def _traced(workload: Workload, key: tuple[tuple[str, Any], ...]) -> StepCounts:
+    from lib.workloads.traced import trace_step  # torch is imported there, where it runs
+
+    at = {b: trace_step(workload, {**dict(key), "batch_size": b, "dataset_size": b, "mode": DEFAULT})
+          for b in COUNT_BATCHES}
+    a, b = COUNT_BATCHES
+    lines = [Line.through((a, of(at[a])), (b, of(at[b])))
+             for of in (lambda t: t.flops_matmul, lambda t: t.bytes, lambda t: t.forward_bytes)]
+    return StepCounts(*lines, parameters=at[a].parameters)
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> dict[str, dict[str, StepCounts]]:
+    """WORK_FILE's counts, by family and by their settings' text."""
+    entries = json.loads(WORK_FILE.read_text()) if WORK_FILE.exists() else {}
+    return {name: {_key_text(e["settings"]): StepCounts.from_json(e) for e in listed} for name, listed in entries.items()}
+
+
+def page_settings(family: Any) -> list[dict[str, Any]]:
+    """Every counted setting a Training page view of `family` reaches: each value of its choices, times each
+    step of its sliders but the rows' (batch size, dataset size), the rest at the page's defaults."""
+    out = []
+    for picked in family.every_pick():
+        sliders = {k: axis.steps for k, axis in picked.axes.items() if k not in _NOT_COUNTED}
+        for values in itertools.product(*sliders.values()):
+            key = counted_settings(picked.workload, {**picked.page_defaults(), **dict(zip(sliders, values))})
+            if key not in out:
+                out.append(key)
+    return out
+
+
+def write_work(families: Any) -> dict[str, int]:
+    """Count every page setting of each family that has counts (the MLP's are its own formulas) and write
+    WORK_FILE (scripts/trace_counts.py). How many settings each family holds."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for family in families:
+        if not hasattr(family.workload, "counts"):
+            continue
+        out[family.name] = [{"settings": key, **_traced(family.workload, tuple(key.items())).as_json()}
+                            for key in page_settings(family)]
+    # one setting a line: a change to a family's step reads as the lines it changed
+    WORK_FILE.write_text("{\n" + ",\n".join(
+        f" {json.dumps(name)}: [\n" + ",\n".join(f"  {json.dumps(entry)}" for entry in entries) + "\n ]"
+        for name, entries in out.items()) + "\n}\n")
+    _shipped.cache_clear()
+    return {name: len(entries) for name, entries in out.items()}

@@ -3,10 +3,10 @@ one optimizer step of a classifier on synthetic samples made on the fly (no down
 training step (lib.workloads.mlp.build_training_step: the same execution modes and the same switches:
 data resident or copied per batch, pinned memory, item() every step).
 
-A family's workload says only what its model is: `model_factory(params)`, a hashable callable that
-builds the model (a functools.partial of a module-level function, so its counts are cached per shape),
-and the shape and dtype of one sample. FLOPs, bytes and parameters are counted by PyTorch on the meta
-device (lib.workloads.counted), never written by hand.
+A family's workload says only what its model is: `model_factory(params)`, a callable that builds the
+model, and the shape and dtype of one sample. FLOPs, bytes and parameters are counted from its traced
+step (lib.workloads.counted, by lib.workloads.traced), never written by hand; the Training page's
+settings are shipped counted, so a server drawing recorded views loads no torch.
 """
 
 from __future__ import annotations
@@ -72,8 +72,7 @@ class ModelTraining(Workload):
 
     # -- estimates, counted ------------------------------------------------------------------------
     def counts(self, params: Mapping[str, Any]) -> counted.StepCounts:
-        return counted.step_counts(self.model_factory(params), self.sample_shape(params), self.sample_dtype,
-                                   int(params["classes"]))
+        return counted.step_counts(self, params)
 
     def parameter_count(self, params: Settings) -> int:
         return self.counts(params).parameters

@@ -19,6 +19,9 @@ against the profiles (lib.lessons.training.model), as before.
 
 The modes: eager's count is the trace; fused and CUDA-graph steps are traced with their optimizer
 (Adam(fused=True), Adam(capturable=True)); Inductor's is derived from the eager trace (`inductor_kernels`).
+
+The same trace gives the step's work (FLOPs, bytes, the forward's outputs and the parameters): the
+model families' counts, as lines in the rows, are lib.workloads.counted's, made from two traces.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 from lib.core.workload import Workload
 from lib.workloads import execution
 from lib.workloads.execution import DEFAULT, Kernels
-from lib.workloads.tracing import OpCounter, gpu_flags, inductor_kernels, modules_stay
+from lib.workloads.tracing import OpCounter, flop_formulas, gpu_flags, inductor_kernels, modules_stay
 
 # the settings a trace leaves at their defaults: switches are priced apart (StepTerms),
 # the seed and learning rate change no operator
@@ -49,6 +52,8 @@ class TracedStep:
     flops_other: float  # elementwise and reductions: one per element of each op's largest operand
     bytes_read: float  # every tensor operand of each kernel-launching op
     bytes_written: float  # its outputs and the operands it writes in place
+    forward_bytes: float  # the outputs of the forward and the loss (what the backward may keep: peak memory)
+    parameters: int  # elements the optimizer updates
     by_op: Mapping[str, int]  # operator name ('addmm') -> kernels, for tests and explanations
     inductor_kernels: int  # what Inductor would launch for the same step (see inductor_kernels)
 
@@ -87,13 +92,14 @@ def _trace(workload: Workload, key: tuple[tuple[str, Any], ...]) -> TracedStep:
         step = workload.build(cpu_settings, "cpu")
         step.run()  # the optimizer's state is made in the first step
         counter.start()
-        with FlopCounterMode(display=False) as flops:
+        with FlopCounterMode(display=False, custom_mapping=flop_formulas()) as flops:
             step.run()
         counter.stop()
     del step
     matmul = float(flops.get_total_flops())
     return TracedStep(ops=sum(counter.kernels.values()), flops_matmul=matmul, flops_other=counter.flops_other,
                       bytes_read=counter.bytes_read, bytes_written=counter.bytes_written,
+                      forward_bytes=counter.forward_bytes, parameters=counter.parameters,
                       by_op=dict(counter.kernels), inductor_kernels=inductor_kernels(counter.sequence))
 
 

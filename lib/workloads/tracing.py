@@ -43,6 +43,8 @@ MATMUL_CLASS = frozenset({
     "_scaled_dot_product_flash_attention_backward", "_scaled_dot_product_cudnn_attention_backward",
     "_flash_attention_forward", "_flash_attention_backward", "_efficient_attention_forward",
     "_efficient_attention_backward",
+    # the CPU's fused attention, which the trace issues where a GPU runs flash or memory-efficient attention
+    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_for_cpu_backward",
 })
 HOST_READ = 1  # what a value read on the host returns while tracing: fake tensors hold no values (1, not
 # 0: Adam divides by 1 - beta ** step)
@@ -55,13 +57,16 @@ class OpCounter:
         self.kernels: Counter[str] = Counter()
         self.sequence: list[str] = []  # operator names in issue order, kernel-launching ones only
         self.flops_other = self.bytes_read = self.bytes_written = 0.0
+        self.forward_bytes = 0.0  # outputs made before the backward began: the forward's and the loss's
+        self.parameters = 0  # elements of the tensors the optimizer updates (gpu_flags reads them)
+        self.in_backward = False
         # tensors CUDA keeps on the host (step counters), by id; held, so that no other tensor takes the id
         self.host_tensors: dict[int, Any] = {}
         self.counting = False
         self._mode: Any = None
 
     def start(self) -> None:
-        self.counting = True
+        self.counting, self.in_backward = True, False
 
     def stop(self) -> None:
         self.counting = False
@@ -103,10 +108,32 @@ class OpCounter:
         self.kernels[name] += kernels
         self.sequence.append(name)
         self.bytes_read += sum(_nbytes(t) for t in inputs)
+        # autograd's engine runs the backward on this thread (CPU tensors): a graph task is open from then on
+        self.in_backward = self.in_backward or torch._C._current_graph_task_id() != -1
+        if not self.in_backward:
+            self.forward_bytes += sum(_nbytes(t) for t in outputs)
         self.bytes_written += sum(_nbytes(t) for t in {id(t): t for t in written}.values())
         if name not in MATMUL_CLASS:
             self.flops_other += max((t.numel() for t in inputs + outputs), default=0)
         return out
+
+
+def flop_formulas() -> dict[Any, Any]:
+    """FlopCounterMode's formulas for the CPU's fused attention, which it has none for (it counts the GPU's):
+    the attention's matmuls as its math has them, two forward and four backward (the gradients; a GPU kernel
+    that recomputes the scores in the backward does one more), as autograd counts the decomposed step."""
+    import torch
+    from torch.utils.flop_counter import sdpa_flop_count
+    aten = torch.ops.aten
+
+    def forward(query: Any, key: Any, value: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
+        return sdpa_flop_count(query, key, value)
+
+    def backward(grad_out: Any, query: Any, key: Any, value: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
+        return 2 * sdpa_flop_count(query, key, value)
+
+    return {aten._scaled_dot_product_flash_attention_for_cpu: forward,
+            aten._scaled_dot_product_flash_attention_for_cpu_backward: backward}
 
 
 def _nbytes(t: Any) -> float:
@@ -122,6 +149,7 @@ def gpu_flags(kind: Kernels, counter: OpCounter) -> Iterator[None]:
     import torch.optim.optimizer as optim
 
     def before_step(optimizer: Any, args: Any, kwargs: Any) -> None:
+        counter.parameters = sum(p.numel() for group in optimizer.param_groups for p in group["params"])
         for group in optimizer.param_groups:
             if kind is Kernels.FUSED_ADAM and "fused" in group:
                 group.update(fused=True, foreach=False)

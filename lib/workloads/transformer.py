@@ -6,7 +6,7 @@ pre-norm encoder layers of width `d_model` (`heads` attention heads, a feed-forw
 dropout: every device and mode computes the same function), are averaged over the sequence and
 classified by one linear layer. The sequence length is a choice of the page (each length is a model
 of its own, recorded apart), not a slider along a curve. FLOPs, bytes and parameters are counted by
-PyTorch (lib.workloads.counted): attention's share grows with the sequence length squared.
+PyTorch from its traced step (lib.workloads.counted): attention's share grows with the sequence length squared.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ FEED_FORWARD = 4  # the feed-forward layer's width, in multiples of d_model
 
 
 def encoder_classifier(d_model: int, layers: int, heads: int, seq_len: int, classes: int) -> nn.Module:
-    """The network (on the current default device: the meta device when it is counted)."""
+    """The network (on the current default device; fake tensors when its step is traced)."""
     import torch
     from torch import nn
 

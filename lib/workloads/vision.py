@@ -11,7 +11,7 @@ Every network is built by torchvision with weights=None (random weights: nothing
   patches), built with torchvision.models.VisionTransformer; torchvision's own ViTs (vit_b_16 and up)
   are 7 to 50 times larger. Its image size must be a multiple of the patch.
 Each network is a model of its own on the page (a choice, recorded apart); the image size is its slider.
-FLOPs, bytes and parameters are counted by PyTorch (lib.workloads.counted).
+FLOPs, bytes and parameters are counted by PyTorch from its traced step (lib.workloads.counted).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ IMAGE_SIZES = (32, 64, 96, 128, 160, 224)  # the page's slider: multiples of the
 
 
 def network(name: str, image_size: int, classes: int) -> nn.Module:
-    """The named network with random weights (on the current default device: meta when it is counted)."""
+    """The named network with random weights (on the current default device; fake tensors when its step is traced)."""
     import torchvision
     if name == "resnet18":
         return torchvision.models.resnet18(weights=None, num_classes=classes)

@@ -7,6 +7,7 @@ the result it says in `.about`) that a page renders as markdown and the CLI as p
 
     crossover_sentence(found, "batch size", Side(Unit.CPU), Side(Unit.GPU))   who is faster where
     crossover_brief(found)                                                      the same in a table cell
+    empty_side_sentence(cpu, why, gpu, xs, "batch size", found)                 one curve empty: what each has
     versus(Side(Unit.CPU), 2e-3, Side(Unit.GPU), 1e-3)                          which of two times wins
     faster_sentence(v, "per epoch"), lead_words(v, "epoch")                     ... said two ways
     ratio_words(GPU, CPU, 2.43)                                                 'the GPU takes 2.43× as long as the CPU'
@@ -18,6 +19,7 @@ holds every kind).
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lib.core import noise
@@ -267,6 +269,18 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
                f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
                f"{_decider(base, challenger)}.{close_words(found, setting, hollow, base, challenger)}", about=found)
+
+
+def empty_side_sentence(empty: Side, why: str, other: Side, xs: Sequence[float], setting: str,
+                        found: Crossover) -> Sentence:
+    """Where one curve holds no time at all and the other does: what each side has, and why the empty one is
+    empty, not 'too few points on both' ('**CPU · this server (live)** has no points: every step is over
+    this server's live limits; **GPU · H200** has 10 points, from batch size 2 to 1,024.')."""
+    xs = sorted(xs)
+    span = (f"from {setting} {fmt_value(xs[0])} to {fmt_value(xs[-1])}" if len(xs) > 1
+            else f"at {setting} {fmt_value(xs[0])}")
+    return say(empty.called, f" has no points: {why}; ", other.called, f" has {plural(len(xs), 'point')}, {span}.",
+               about=found)
 
 
 def crossover_notes(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,

@@ -29,6 +29,7 @@ from lib.lessons.common.voice import (
     Unit,
     crossover_notes,
     crossover_sentence,
+    empty_side_sentence,
     faster_sentence,
     legend_side,
     likely_about,
@@ -124,6 +125,11 @@ def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str,
     points too close to call and why, and a range that rests on predicted points."""
     found = crossover_of(cpu, gpu, view.over, only=only)
     base, challenger = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
+    if cpu and not any(is_ok(r, "epoch_s") for r in cpu) and any(is_ok(r, "epoch_s") for r in gpu):
+        refused = all(r.get("status") == Status.SKIPPED and r.get("origin") == Origin.LIVE for r in cpu)  # by the gate
+        why = "every step is over this server's live limits" if refused else "none of its steps was measured"
+        xs = [r[view.over] for r in gpu if is_ok(r, "epoch_s")]
+        return empty_side_sentence(base, why, challenger, xs, view.axis.label, found), ""
     text = crossover_sentence(found, view.axis.label, base, challenger, hollow=True, notes=False)
     notes = crossover_notes(found, view.axis.label, base, challenger, hollow=True)
     if found.bracket:
