@@ -22,7 +22,7 @@ from lib.core.fmt import (
     plural,
     say,
 )
-from lib.core.rows import Origin, is_ok
+from lib.core.rows import Origin, Status, is_ok
 from lib.core.same import same_rows
 from lib.lessons.common.voice import (
     Side,
