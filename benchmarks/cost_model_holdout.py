@@ -7,12 +7,21 @@
                 that was never recorded, priced from its counted terms and the other configurations
 
 printed per machine, device and configuration as the median and 90th percentile of
-|log(predicted / recorded)|, as factors (×1.25: 25 % off either way), with where it misses.
+|log(predicted / recorded)|, as factors (×1.25: 25 % off either way), with where it misses; and
+a fourth way, across the Training page's model families (issue 38):
+
+    family out  each GPU's one model fitted to the recorded steps of every family but one (MLP, CNN,
+                Transformer, the torchvision networks) predicts that family's recorded GPU steps,
+                with its kernels per step counted from its traced step (never its own profiles):
+                what `lib predict` does for a model nobody recorded. torchvision is left out whole
+                (all three networks), then shown per network from that same hold-out.
+
+    family-out <gpu> <family> n=<n> median x<a> p90 x<b>
 
     python3 benchmarks/cost_model_holdout.py [--packs lib/recorded] [--out docs/cost_model_holdout.txt]
 
-Goal (issue 24): held-out median within ×1.25 and 90th percentile within ×1.6 for every
-configuration. Kernels per step of a held-out step come from the profiles of the steps the model
+Goal (issue 24; family out, issue 38): held-out median within ×1.25 and 90th percentile within
+×1.6 for every configuration, and for every family on every GPU. Kernels per step of a held-out step come from the profiles of the steps the model
 was fitted to (as on the page, where the step was not recorded), never from its own profile.
 Reads whatever packs exist: run it again when new packs land.
 """
@@ -33,7 +42,8 @@ from lib.core import costmodel  # noqa: E402
 from lib.lessons.training import model as M  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
+from lib.recorded.sources import gpu_names, gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
+from lib.workloads.family import TrainingFamily  # noqa: E402
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
@@ -55,7 +65,8 @@ def held_errors(steps: M.Steps, kind: str, test) -> dict[tuple, list[float]]:
     model = costmodel.fit(M.observations(train, kind, kernels), kind)
     out: dict[tuple, list[float]] = {}
     for o in M.observations(held, kind, kernels):
-        out.setdefault(o.config, []).append(abs(math.log(model.predict(o.config, o.terms, o.where)[0] / o.seconds)))
+        out.setdefault(o.config, []).append(abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
+                                                         / o.seconds)))
     return out
 
 
@@ -144,6 +155,59 @@ def why(kind: str, config: tuple, steps: int, depths: int, errors: list[list[flo
     return out
 
 
+def family_tables(pack: dict, kind: str = "cuda") -> list[tuple[str, TrainingFamily, T.StepTable]]:
+    """(family name, the family with its choices fixed, its step table) of every family (each
+    torchvision network) the machine recorded on this kind of device."""
+    machine = machine_text(pack["machine"])
+    out = []
+    for family in T.FAMILIES:
+        for picked in family.every_pick():
+            table = T.tables(pack, machine, picked).get(kind)
+            if table is not None and len(table):
+                out.append((family.name, picked, table))
+    return out
+
+
+def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str = "cuda"
+               ) -> dict[str, dict[str, list[float]]]:
+    """family name -> {family key: errors}: each family predicted by the model fitted to the others,
+    its kernels counted from its structure alone (no profile of it is read)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for name in dict.fromkeys(n for n, _, _ in found):
+        train = [o for n, f, t in found if n != name for o in M.observations(t.steps, kind, M.KernelCounts(t.steps, f), f)]
+        if len(train) < costmodel.MIN_POINTS:
+            continue
+        model = costmodel.fit(train, kind)
+        for n, f, t in found:
+            if n == name:
+                held = M.observations(t.steps, kind, M.KernelCounts({}, f), f)
+                out.setdefault(name, {})[f.key] = [abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
+                                                                / o.seconds)) for o in held]
+    return out
+
+
+def gpu_name(label: str) -> str:
+    """'NVIDIA H100 80GB HBM3, 2026-11-23 and …' -> 'H100'."""
+    words = label.split(",")[0].replace("NVIDIA", "").split()
+    return words[0] if words else label
+
+
+def family_lines(label: str, pack: dict) -> list[str]:
+    lines = []
+    for name, by_key in family_out(family_tables(pack)).items():
+        parts = [(name, [e for errors in by_key.values() for e in errors])]
+        if len(by_key) > 1:  # a family of several networks: each one's share of the same hold-out
+            parts += list(by_key.items())
+        for what, errors in parts:
+            f = factors(errors)
+            if f is None:
+                continue
+            goal = "met" if f[0] <= GOAL_MEDIAN and f[1] <= GOAL_P90 else "MISSED"
+            lines.append(f"family-out {gpu_name(label)} {what} n={len(errors)} median x{f[0]:.2f} p90 x{f[1]:.2f}  "
+                         f"{goal}")
+    return lines
+
+
 def machines(packs: list[dict]) -> list[tuple[str, dict]]:
     out = [(s.label, source_pack(s, packs)) for s in gpu_sources(packs)]
     small = small_server_pack(packs, T.MLP)
@@ -161,7 +225,10 @@ def main() -> int:
     head = f"{'machine':40} {'dev':4} {'configuration':38} {'steps':>5}"
     lines = [f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
     notes: list[str] = []
+    families: list[str] = []
     for label, pack in machines(packs):
+        if gpu_names(pack["machine"]):
+            families += family_lines(label, pack)
         for kind, table in T.tables(pack, machine_text(pack["machine"])).items():
             if len(table) < costmodel.MIN_POINTS * 2:
                 continue
@@ -177,6 +244,7 @@ def main() -> int:
                           why(kind, config, table.count(config), len(table.recorded_depths(config)), errors)]
             lines.append(f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
                          f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}")
+    lines += ["", f"Family out (goal median x{GOAL_MEDIAN}, p90 x{GOAL_P90}):", *families]
     if notes:
         lines += ["", "Why it misses:", *[f"- {n}" for n in notes]]
     lines += [f"left out (could not be read): {p}" for p in problems]

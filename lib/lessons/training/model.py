@@ -79,7 +79,8 @@ def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | Non
 def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None,
                  family: TrainingFamily = FAMILIES[0]) -> list[costmodel.Observation]:
     """One observation per recorded step and per recording of it (a step recorded on two days is
-    two observations: the model's band then holds the day-to-day spread)."""
+    two observations: the model's band then holds the day-to-day spread), in the family's group (its
+    key: the residual correction reads only the family's own steps)."""
     kernels = kernels or KernelCounts(steps, family)
     out = []
     for config, table in steps.items():
@@ -90,7 +91,7 @@ def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = 
             busy = row.get("device_busy_s")
             for seconds in recordings(row):
                 out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
-                                                 where(rows, width, depth)))
+                                                 where(rows, width, depth), family.key))
     return out
 
 
@@ -136,7 +137,8 @@ class MachineModel:
     def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float, float]:
         """(seconds, low, high), the band from error()."""
         rows, width, depth = self.family.step_key(settings)
-        seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth))
+        seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth),
+                                           self.family.key)
         spread = math.exp(self.error(config, depth).p90)
         return seconds, seconds / spread, seconds * spread
 
