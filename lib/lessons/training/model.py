@@ -8,7 +8,7 @@ machine recorded (every mode, switch, depth and recording day), predicting any v
 Everything about the model family (an MLP: lib.workloads.mlp.FAMILY) comes from its record: which
 settings key a step, and the counted terms (every family's from its traced step: lib.workloads.traced). Kernels per step
 come from the recorded profiles where a step was profiled; elsewhere from the family's structural
-count, calibrated against the profiles of the same shape:
+count, calibrated against the profiles of the same shape, or of the nearest profiled shape:
 a shape where cuBLAS splits a matmul into more kernels has more in every mode (a profiled step's
 count minus its structural count, at the nearest profiled depth, scaled by depth).
 """
@@ -53,9 +53,14 @@ class KernelCounts:
         if (config, rows, width, depth) in self.profiled:
             return self.profiled[(config, rows, width, depth)]
         base = self.family.structural_kernels(settings)
-        by_depth = self.excess.get((rows, width))
-        if not by_depth:
+        if not self.excess:
             return base
+        # the profiles' excess at this shape, else at the nearest profiled shape (in log rows, then log width):
+        # a shape between profiled ones launches what they do (a torchvision network's cuDNN kernels, 2-3 per
+        # convolution where the trace counts one, are there at every batch; read as none between the profiled
+        # batches, every other point of its curve was priced at half its kernels: the page's sawtooth)
+        near = min(self.excess, key=lambda s: (abs(math.log(s[0] / rows)) + abs(math.log(s[1] / width)), s))
+        by_depth = self.excess[near]
         nearest = min(by_depth, key=lambda d: (abs(math.log(d / depth)), d))
         extras = sorted(by_depth[nearest])
         return base + max(0.0, extras[len(extras) // 2] * depth / nearest)
