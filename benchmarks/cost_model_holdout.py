@@ -168,10 +168,12 @@ def family_tables(pack: dict, kind: str = "cuda") -> list[tuple[str, TrainingFam
     return out
 
 
-def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str = "cuda"
+def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str = "cuda", own_profiles: bool = False
                ) -> dict[str, dict[str, list[float]]]:
     """family name -> {family key: errors}: each family predicted by the model fitted to the others,
-    its kernels counted from its structure alone (no profile of it is read)."""
+    its kernels counted from its structure alone (no profile of it is read). own_profiles: its kernels
+    as its own profiles count them (a diagnosis, not a hold-out: what a trace that counted kernels as
+    the profiler does would give)."""
     out: dict[str, dict[str, list[float]]] = {}
     for name in dict.fromkeys(n for n, _, _ in found):
         train = [o for n, f, t in found if n != name for o in M.observations(t.steps, kind, M.KernelCounts(t.steps, f), f)]
@@ -180,7 +182,7 @@ def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str =
         model = costmodel.fit(train, kind)
         for n, f, t in found:
             if n == name:
-                held = M.observations(t.steps, kind, M.KernelCounts({}, f), f)
+                held = M.observations(t.steps, kind, M.KernelCounts(t.steps if own_profiles else {}, f), f)
                 out.setdefault(name, {})[f.key] = [abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
                                                                 / o.seconds)) for o in held]
     return out
@@ -192,9 +194,24 @@ def gpu_name(label: str) -> str:
     return words[0] if words else label
 
 
-def family_lines(label: str, pack: dict) -> list[str]:
-    lines = []
-    for name, by_key in family_out(family_tables(pack)).items():
+def kernel_ratios(found: list[tuple[str, TrainingFamily, T.StepTable]], name: str) -> list[float]:
+    """profiled kernels / traced kernels of the family's profiled eager steps (the issue asks ×1.2 at most)."""
+    out = []
+    for n, f, t in found:
+        for config, table in t.steps.items() if n == name else ():
+            for row in table.values():
+                if config[0] == "eager" and row.get("kernels"):
+                    out.append(float(row["kernels"]) / f.structural_kernels(M.settings_of(row, f)))
+    return out
+
+
+def family_lines(label: str, pack: dict) -> tuple[list[str], list[str]]:
+    """(the family-out lines, and what each family's errors come from: its kernels as traced against
+    its profiles, and the same hold-out with its profiled kernel counts)."""
+    found = family_tables(pack)
+    lines, why_lines = [], []
+    held, diagnosis = family_out(found), family_out(found, own_profiles=True)
+    for name, by_key in held.items():
         parts = [(name, [e for errors in by_key.values() for e in errors])]
         if len(by_key) > 1:  # a family of several networks: each one's share of the same hold-out
             parts += list(by_key.items())
@@ -205,7 +222,13 @@ def family_lines(label: str, pack: dict) -> list[str]:
             goal = "met" if f[0] <= GOAL_MEDIAN and f[1] <= GOAL_P90 else "MISSED"
             lines.append(f"family-out {gpu_name(label)} {what} n={len(errors)} median x{f[0]:.2f} p90 x{f[1]:.2f}  "
                          f"{goal}")
-    return lines
+        ratios = sorted(kernel_ratios(found, name))
+        own = factors([e for errors in diagnosis.get(name, {}).values() for e in errors])
+        if ratios and own:
+            why_lines.append(f"{gpu_name(label)} {name}: profiled / traced kernels (eager) ×{statistics.median(ratios):.2f} "
+                             f"median (×{ratios[0]:.2f}-×{ratios[-1]:.2f}); with its profiled counts the same "
+                             f"hold-out is median x{own[0]:.2f} p90 x{own[1]:.2f}")
+    return lines, why_lines
 
 
 def machines(packs: list[dict]) -> list[tuple[str, dict]]:
@@ -226,9 +249,12 @@ def main() -> int:
     lines = [f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
     notes: list[str] = []
     families: list[str] = []
+    family_why: list[str] = []
     for label, pack in machines(packs):
         if gpu_names(pack["machine"]):
-            families += family_lines(label, pack)
+            found, why_lines = family_lines(label, pack)
+            families += found
+            family_why += why_lines
         for kind, table in T.tables(pack, machine_text(pack["machine"])).items():
             if len(table) < costmodel.MIN_POINTS * 2:
                 continue
@@ -245,6 +271,9 @@ def main() -> int:
             lines.append(f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
                          f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}")
     lines += ["", f"Family out (goal median x{GOAL_MEDIAN}, p90 x{GOAL_P90}):", *families]
+    if family_why:
+        lines += ["", "Family out, its kernels: the trace's count against the profiles', and the same hold-out if "
+                  "the trace counted kernels as the profiler does:", *[f"- {w}" for w in family_why]]
     if notes:
         lines += ["", "Why it misses:", *[f"- {n}" for n in notes]]
     lines += [f"left out (could not be read): {p}" for p in problems]
