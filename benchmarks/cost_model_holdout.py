@@ -29,6 +29,7 @@ Reads whatever packs exist: run it again when new packs land.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import statistics
 import sys
@@ -44,6 +45,7 @@ from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
 from lib.recorded.sources import gpu_names, gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
 from lib.workloads.family import TrainingFamily  # noqa: E402
+from lib.workloads.traced import trace_step  # noqa: E402
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
@@ -168,21 +170,46 @@ def family_tables(pack: dict, kind: str = "cuda") -> list[tuple[str, TrainingFam
     return out
 
 
-def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str = "cuda", own_profiles: bool = False
-               ) -> dict[str, dict[str, list[float]]]:
+_SIZED_APART = ("batch_size", "dataset_size", "mode", "data_resident", "item_every_step", "pin_memory", "seed", "lr")
+
+
+@functools.cache
+def _traced_bytes_line(workload, structure: tuple) -> tuple[float, float]:
+    settings = dict(structure)
+    at = [trace_step(workload, workload.resolve({**settings, "batch_size": b, "dataset_size": 4})).bytes for b in (2, 4)]
+    per_row = (at[1] - at[0]) / 2
+    return at[0] - 2 * per_row, per_row
+
+
+def traced_bytes(workload):
+    """The workload's bytes per step as its traced step counts them (every operand of every kernel,
+    as the CNN's, the Transformer's and torchvision's are counted): a line in the rows."""
+    def count(settings) -> float:
+        structure = tuple(sorted((k, v if isinstance(v, int | float | str | bool | type(None)) else repr(v))
+                                 for k, v in settings.items() if k not in _SIZED_APART))
+        fixed, per_row = _traced_bytes_line(workload, structure)
+        return fixed + per_row * workload.batch_rows(settings)
+    return count
+
+
+def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str = "cuda", own_profiles: bool = False,
+               bytes_of: dict | None = None) -> dict[str, dict[str, list[float]]]:
     """family name -> {family key: errors}: each family predicted by the model fitted to the others,
     its kernels counted from its structure alone (no profile of it is read). own_profiles: its kernels
     as its own profiles count them (a diagnosis, not a hold-out: what a trace that counted kernels as
-    the profiler does would give)."""
+    the profiler does would give). bytes_of: family name -> another count of its bytes."""
     out: dict[str, dict[str, list[float]]] = {}
+    counts = bytes_of or {}
     for name in dict.fromkeys(n for n, _, _ in found):
-        train = [o for n, f, t in found if n != name for o in M.observations(t.steps, kind, M.KernelCounts(t.steps, f), f)]
+        train = [o for n, f, t in found if n != name
+                 for o in M.observations(t.steps, kind, M.KernelCounts(t.steps, f), f, counts.get(n))]
         if len(train) < costmodel.MIN_POINTS:
             continue
         model = costmodel.fit(train, kind)
         for n, f, t in found:
             if n == name:
-                held = M.observations(t.steps, kind, M.KernelCounts(t.steps if own_profiles else {}, f), f)
+                held = M.observations(t.steps, kind, M.KernelCounts(t.steps if own_profiles else {}, f), f,
+                                      counts.get(n))
                 out.setdefault(name, {})[f.key] = [abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
                                                                 / o.seconds)) for o in held]
     return out
@@ -211,6 +238,7 @@ def family_lines(label: str, pack: dict) -> tuple[list[str], list[str]]:
     found = family_tables(pack)
     lines, why_lines = [], []
     held, diagnosis = family_out(found), family_out(found, own_profiles=True)
+    both = family_out(found, own_profiles=True, bytes_of={T.MLP.name: traced_bytes(T.MLP)})
     for name, by_key in held.items():
         parts = [(name, [e for errors in by_key.values() for e in errors])]
         if len(by_key) > 1:  # a family of several networks: each one's share of the same hold-out
@@ -224,10 +252,12 @@ def family_lines(label: str, pack: dict) -> tuple[list[str], list[str]]:
                          f"{goal}")
         ratios = sorted(kernel_ratios(found, name))
         own = factors([e for errors in diagnosis.get(name, {}).values() for e in errors])
-        if ratios and own:
+        counted = factors([e for errors in both.get(name, {}).values() for e in errors])
+        if ratios and own and counted:
             why_lines.append(f"{gpu_name(label)} {name}: profiled / traced kernels (eager) ×{statistics.median(ratios):.2f} "
                              f"median (×{ratios[0]:.2f}-×{ratios[-1]:.2f}); with its profiled counts the same "
-                             f"hold-out is median x{own[0]:.2f} p90 x{own[1]:.2f}")
+                             f"hold-out is median x{own[0]:.2f} p90 x{own[1]:.2f}; and with the MLP's bytes also counted "
+                             f"by its trace, as the others' are: median x{counted[0]:.2f} p90 x{counted[1]:.2f}")
     return lines, why_lines
 
 

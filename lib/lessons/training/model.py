@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lib.core import costmodel
 from lib.core.memo import DiskMemo
+from lib.core.workload import Settings
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import TrainingFamily
 
@@ -72,17 +73,21 @@ def where(rows: int, width: int, depth: int) -> tuple[float, float, float]:
 
 
 def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None,
-             family: TrainingFamily = FAMILIES[0]) -> dict[str, float]:
+             family: TrainingFamily = FAMILIES[0], bytes_of: Callable[[Settings], float] | None = None
+             ) -> dict[str, float]:
+    """The step's counted terms. bytes_of: another count of its bytes (benchmarks/cost_model_holdout.py
+    asks what the MLP's would do counted as the other families' are, by its trace)."""
     work = family.workload
     resolved = work.resolve(settings)
     rows = work.batch_rows(resolved)
-    bytes_moved = work.bytes_moved(resolved.replace(data_resident=True))
+    bytes_moved = (bytes_of or work.bytes_moved)(resolved.replace(data_resident=True))
     return family.step_terms(resolved, device_kind, flops=work.flops(resolved), bytes_moved=bytes_moved, rows=rows,
                              kernels=kernels)
 
 
 def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None,
-                 family: TrainingFamily = FAMILIES[0]) -> list[costmodel.Observation]:
+                 family: TrainingFamily = FAMILIES[0], bytes_of: Callable[[Settings], float] | None = None
+                 ) -> list[costmodel.Observation]:
     """One observation per recorded step and per recording of it (a step recorded on two days is
     two observations: the model's band then holds the day-to-day spread), in the family's group (its
     key: the residual correction reads only the family's own steps)."""
@@ -92,7 +97,7 @@ def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = 
         for (rows, width, depth), row in table.items():
             settings = settings_of(row, family)
             terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None,
-                             family)
+                             family, bytes_of)
             busy = row.get("device_busy_s")
             for seconds in recordings(row):
                 out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
