@@ -7,12 +7,21 @@
                 that was never recorded, priced from its counted terms and the other configurations
 
 printed per machine, device and configuration as the median and 90th percentile of
-|log(predicted / recorded)|, as factors (×1.25: 25 % off either way), with where it misses.
+|log(predicted / recorded)|, as factors (×1.25: 25 % off either way), with where it misses; and
+a fourth way, across the Training page's model families (issue 38):
+
+    family out  each GPU's one model fitted to the recorded steps of every family but one (MLP, CNN,
+                Transformer, the torchvision networks) predicts that family's recorded GPU steps,
+                with its kernels per step counted from its traced step (never its own profiles):
+                what `lib predict` does for a model nobody recorded. torchvision is left out whole
+                (all three networks), then shown per network from that same hold-out.
+
+    family-out <gpu> <family> n=<n> median x<a> p90 x<b>
 
     python3 benchmarks/cost_model_holdout.py [--packs lib/recorded] [--out docs/cost_model_holdout.txt]
 
-Goal (issue 24): held-out median within ×1.25 and 90th percentile within ×1.6 for every
-configuration. Kernels per step of a held-out step come from the profiles of the steps the model
+Goal (issue 24; family out, issue 38): held-out median within ×1.25 and 90th percentile within
+×1.6 for every configuration, and for every family on every GPU. Kernels per step of a held-out step come from the profiles of the steps the model
 was fitted to (as on the page, where the step was not recorded), never from its own profile.
 Reads whatever packs exist: run it again when new packs land.
 """
@@ -20,7 +29,11 @@ Reads whatever packs exist: run it again when new packs land.
 from __future__ import annotations
 
 import argparse
+import datetime
+import functools
 import math
+import os
+import platform
 import statistics
 import sys
 import zlib
@@ -33,7 +46,9 @@ from lib.core import costmodel  # noqa: E402
 from lib.lessons.training import model as M  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
+from lib.recorded.sources import gpu_names, gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
+from lib.workloads.family import TrainingFamily  # noqa: E402
+from lib.workloads.traced import trace_step  # noqa: E402
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
@@ -55,7 +70,8 @@ def held_errors(steps: M.Steps, kind: str, test) -> dict[tuple, list[float]]:
     model = costmodel.fit(M.observations(train, kind, kernels), kind)
     out: dict[tuple, list[float]] = {}
     for o in M.observations(held, kind, kernels):
-        out.setdefault(o.config, []).append(abs(math.log(model.predict(o.config, o.terms, o.where)[0] / o.seconds)))
+        out.setdefault(o.config, []).append(abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
+                                                         / o.seconds)))
     return out
 
 
@@ -144,6 +160,147 @@ def why(kind: str, config: tuple, steps: int, depths: int, errors: list[list[flo
     return out
 
 
+def family_tables(pack: dict, kind: str = "cuda") -> list[tuple[str, TrainingFamily, T.StepTable]]:
+    """(family name, the family with its choices fixed, its step table) of every family (each
+    torchvision network) the machine recorded on this kind of device."""
+    machine = machine_text(pack["machine"])
+    out = []
+    for family in T.FAMILIES:
+        for picked in family.every_pick():
+            table = T.tables(pack, machine, picked).get(kind)
+            if table is not None and len(table):
+                out.append((family.name, picked, table))
+    return out
+
+
+_SIZED_APART = ("batch_size", "dataset_size", "mode", "data_resident", "item_every_step", "pin_memory", "seed", "lr")
+
+
+@functools.cache
+def _traced_bytes_line(workload, structure: tuple) -> tuple[float, float]:
+    settings = dict(structure)
+    at = [trace_step(workload, workload.resolve({**settings, "batch_size": b, "dataset_size": 4})).bytes for b in (2, 4)]
+    per_row = (at[1] - at[0]) / 2
+    return at[0] - 2 * per_row, per_row
+
+
+def traced_bytes(workload):
+    """The workload's bytes per step as its traced step counts them (every operand of every kernel,
+    as the CNN's, the Transformer's and torchvision's are counted): a line in the rows."""
+    def count(settings) -> float:
+        structure = tuple(sorted((k, v if isinstance(v, int | float | str | bool | type(None)) else repr(v))
+                                 for k, v in settings.items() if k not in _SIZED_APART))
+        fixed, per_row = _traced_bytes_line(workload, structure)
+        return fixed + per_row * workload.batch_rows(settings)
+    return count
+
+
+def family_out(found: list[tuple[str, TrainingFamily, T.StepTable]], kind: str = "cuda", own_profiles: bool = False,
+               bytes_of: dict | None = None) -> dict[str, dict[str, list[float]]]:
+    """family name -> {family key: errors}: each family predicted by the model fitted to the others,
+    its kernels counted from its structure alone (no profile of it is read). own_profiles: its kernels
+    as its own profiles count them (a diagnosis, not a hold-out: what a trace that counted kernels as
+    the profiler does would give). bytes_of: family name -> another count of its bytes."""
+    out: dict[str, dict[str, list[float]]] = {}
+    counts = bytes_of or {}
+    for name in dict.fromkeys(n for n, _, _ in found):
+        train = [o for n, f, t in found if n != name
+                 for o in M.observations(t.steps, kind, M.KernelCounts(t.steps, f), f, counts.get(n))]
+        if len(train) < costmodel.MIN_POINTS:
+            continue
+        model = costmodel.fit(train, kind)
+        for n, f, t in found:
+            if n == name:
+                held = M.observations(t.steps, kind, M.KernelCounts(t.steps if own_profiles else {}, f), f,
+                                      counts.get(n))
+                out.setdefault(name, {})[f.key] = [abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
+                                                                / o.seconds)) for o in held]
+    return out
+
+
+def gpu_name(label: str) -> str:
+    """'NVIDIA H100 80GB HBM3, 2026-11-23 and …' -> 'H100'."""
+    words = label.split(",")[0].replace("NVIDIA", "").split()
+    return words[0] if words else label
+
+
+def kernel_ratios(found: list[tuple[str, TrainingFamily, T.StepTable]], name: str) -> list[float]:
+    """profiled kernels / traced kernels of the family's profiled eager steps (the issue asks ×1.2 at most)."""
+    out = []
+    for n, f, t in found:
+        for config, table in t.steps.items() if n == name else ():
+            for row in table.values():
+                if config[0] == "eager" and row.get("kernels"):
+                    out.append(float(row["kernels"]) / f.structural_kernels(M.settings_of(row, f)))
+    return out
+
+
+def family_lines(label: str, pack: dict) -> tuple[list[str], list[str]]:
+    """(the family-out lines, and what each family's errors come from: its kernels as traced against
+    its profiles, and the same hold-out with its profiled kernel counts)."""
+    found = family_tables(pack)
+    lines, why_lines = [], []
+    held, diagnosis = family_out(found), family_out(found, own_profiles=True)
+    both = family_out(found, own_profiles=True, bytes_of={T.MLP.name: traced_bytes(T.MLP)})
+    for name, by_key in held.items():
+        parts = [(name, [e for errors in by_key.values() for e in errors])]
+        if len(by_key) > 1:  # a family of several networks: each one's share of the same hold-out
+            parts += list(by_key.items())
+        for what, errors in parts:
+            f = factors(errors)
+            if f is None:
+                continue
+            goal = "met" if f[0] <= GOAL_MEDIAN and f[1] <= GOAL_P90 else "MISSED"
+            lines.append(f"family-out {gpu_name(label)} {what} n={len(errors)} median x{f[0]:.2f} p90 x{f[1]:.2f}  "
+                         f"{goal}")
+        ratios = sorted(kernel_ratios(found, name))
+        own = factors([e for errors in diagnosis.get(name, {}).values() for e in errors])
+        counted = factors([e for errors in both.get(name, {}).values() for e in errors])
+        if ratios and own and counted:
+            why_lines.append(f"{gpu_name(label)} {name}: profiled / traced kernels (eager) ×{statistics.median(ratios):.2f} "
+                             f"median (×{ratios[0]:.2f}-×{ratios[-1]:.2f}); with its profiled counts the same "
+                             f"hold-out is median x{own[0]:.2f} p90 x{own[1]:.2f}; and with the MLP's bytes also counted "
+                             f"by its trace, as the others' are: median x{counted[0]:.2f} p90 x{counted[1]:.2f}")
+    return lines, why_lines
+
+
+# What the family-out lines miss by, and why: read from the rows (kernels, busy times, counted bytes)
+# with the diagnosis printed above them; the counts named here are lib.workloads.tracing's and mlp's.
+FAMILY_NOTES = (
+    "Kernels. A family nobody recorded is priced at its traced kernel count: one kernel per ATen operator "
+    "(tracing.EXTRA_KERNELS aside). Its profiles count 1.5-1.8 times as many for the CNN, the Transformer "
+    "and the torchvision networks (cuDNN's convolutions and their backward launch 2-3 kernels each where "
+    "the trace counts one; cuBLAS splits the MLP's widest matmuls too). Eager's CPU issues every one of "
+    "them and a graph's GPU runs every one, so the launch-bound steps come out short (x0.55-0.8) and "
+    "torch.compile's the most (Inductor's estimate, lib.workloads.tracing.inductor_kernels, is 25-49 "
+    "kernels on the H100's CNN where its profiles count 31-219: cuDNN's convolutions stay outside "
+    "Inductor's fused kernels). With the profiles' counts the medians come down to the lines above. "
+    "That fix belongs to the count (kernels per operator as the profiler counts them), not to the model.",
+    "Bytes. The MLP's bytes per step are lib.workloads.mlp's formula (weights x8, activations x4), the "
+    "other families' every operand of every operator; the MLP's own trace counts 2.6-2.9 times its "
+    "formula. Each GPU's price per byte is fitted mostly to the MLP's thousands of steps, so a family "
+    "counted the other way is charged 2.7 times its bytes and its large, GPU-bound steps come out x1.4-2.1 "
+    "slow (the p90s). With the MLP's bytes counted by its trace as well (the last diagnosis) the "
+    "Transformer and the torchvision networks meet the goal on both GPUs. That fix is the MLP's bytes from "
+    "its traced step (issue 38 item 1: the hand-written terms go).",
+    "What both leave. The CNN's p90: at 16 channels and 512 or 4,096 images cuDNN moves its counted bytes "
+    "at about 370 GB/s (the recorded busy times) against about 0.9 TB/s at 64 channels and 2.4 TB/s for the "
+    "Transformer; no term says how a convolution's efficiency falls with its channels, and no other family "
+    "shows it to the fit. torch.compile's CNN steps (H100) are priced with eager's bytes, which its fused "
+    "batch norms do not move: x2-4 slow at 64 channels. The MLP predicted from the other families alone "
+    "(108 steps on the H200, 134 on the H100): the H200 has no other family compiled, so torch.compile's "
+    "prices there are the priors' (its MLP steps x0.15-0.36); and the MLP's large CUDA-graph steps come out "
+    "x0.65 on both: the price per FLOP is then the convolutions', which cuDNN runs in TF32 by PyTorch's "
+    "default, while the MLP's matmuls run in full fp32 (torch.backends.cuda.matmul.allow_tf32 is off). One "
+    "FLOP price for both classes fits neither (a price per class needs the trace's FLOPs by class; a first "
+    "try, convolutions apart, did not move these lines and is not kept).",
+    "vit_tiny's eager steps at 64 pixels are recorded at 40, 28 and 21 ms for 16, 64 and 256 images (3 "
+    "repeats; the first, the pack's first point, with a spread of 12 %): a launch-bound step cannot get "
+    "faster with more images, and neither the model nor any curve through them holds the 40 ms one. Worth "
+    "recording again.",
+)
+
+
 def machines(packs: list[dict]) -> list[tuple[str, dict]]:
     out = [(s.label, source_pack(s, packs)) for s in gpu_sources(packs)]
     small = small_server_pack(packs, T.MLP)
@@ -159,9 +316,17 @@ def main() -> int:
     args = parser.parse_args()
     packs, problems = load_recorded(Path(args.packs) if args.packs else None)
     head = f"{'machine':40} {'dev':4} {'configuration':38} {'steps':>5}"
-    lines = [f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
+    lines = [f"cost_model_holdout.py, {datetime.date.today()}, on {platform.node()} ({os.cpu_count()} cores; a pure "
+             f"computation over the shipped packs: timing plays no part)", "",
+             f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
     notes: list[str] = []
+    families: list[str] = []
+    family_why: list[str] = []
     for label, pack in machines(packs):
+        if gpu_names(pack["machine"]):
+            found, why_lines = family_lines(label, pack)
+            families += found
+            family_why += why_lines
         for kind, table in T.tables(pack, machine_text(pack["machine"])).items():
             if len(table) < costmodel.MIN_POINTS * 2:
                 continue
@@ -177,6 +342,11 @@ def main() -> int:
                           why(kind, config, table.count(config), len(table.recorded_depths(config)), errors)]
             lines.append(f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
                          f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}")
+    lines += ["", f"Family out (goal median x{GOAL_MEDIAN}, p90 x{GOAL_P90}):", *families]
+    if family_why:
+        lines += ["", "Family out, its kernels: the trace's count against the profiles', and the same hold-out if "
+                  "the trace counted kernels as the profiler does:", *[f"- {w}" for w in family_why],
+                  "", "Why family out misses:", *[f"- {n}" for n in FAMILY_NOTES]]
     if notes:
         lines += ["", "Why it misses:", *[f"- {n}" for n in notes]]
     lines += [f"left out (could not be read): {p}" for p in problems]

@@ -29,9 +29,17 @@ cold caches; the profiles do not say which.) So the fit compares a launched step
 time with √(B × step), and B stays the back-to-back work a graph replays.
 
 On a GPU the two overlap (the CPU queues kernels while the GPU runs earlier ones), so a step takes
-about the larger: a smooth maximum (A^p + B^p)^(1/p). A synchronisation every step (item(), or a
-copy from pageable memory, which waits for the stream first) ends the overlap: the step is A + B
-plus a round trip per synchronisation. On a CPU nothing overlaps (p near 1 is a sum).
+about the larger: a smooth maximum (A^p + B^p)^(1/p). On a CPU nothing overlaps (p near 1 is a sum).
+
+A synchronisation (item(), or a copy from pageable memory, which waits for the stream) is priced by
+the regime: the CPU waits for what the GPU still has queued when it asks, then one round trip. When
+the CPU's issuing sets the pace (A > B) the GPU trails it by a kernel and the wait is the round trip
+alone; when the GPU is behind, the wait is the rest of B (B - A), which the smooth maximum already
+holds. So a step with synchronisations is smooth_max(A, B) + syncs × round trip, not A + B plus a
+fixed round trip (that summed what overlaps: at depth 6, item() every step measured ×0.88-1.06 of
+the plain eager step where the sum said up to ×1.9). What a synchronisation does take out of the
+overlap is the pageable copy itself: the CPU's staging (staged_bytes) and the transfer (copy_bytes)
+run while nothing else does, so they are added, not overlapped (SERIAL).
 
 Which term each configuration adds (counted from the family's traced step, lib.workloads.traced): eager
 adds its Python step and one op per kernel; fused fewer kernels and ops; a CUDA graph one replay instead of the ops (its kernels are eager's
@@ -60,6 +68,7 @@ import numpy as np
 ISSUE = ("fixed", "python_step", "ops", "compiled_launches", "calls", "replays", "copies", "staged_bytes")
 WORK = ("kernels", "flops", "bytes", "copy_bytes")
 SYNC = "syncs"
+SERIAL = ("staged_bytes", "copy_bytes")  # with a synchronisation, the pageable copy overlaps nothing
 # seconds per unit of each term: where the fit starts, and what it is pulled toward (weakly)
 PRIOR = {
     "cuda": {"fixed": 1e-5, "python_step": 8e-5, "ops": 6e-6, "compiled_launches": 4e-6, "calls": 3e-5, "replays": 1e-5, "copies": 6e-6,
@@ -81,13 +90,15 @@ STRETCH = 0.5  # a launched step's busy time: B^STRETCH × step^(1 - STRETCH) (0
 @dataclass(frozen=True)
 class Observation:
     """One recorded step: its configuration, its terms, its time (and GPU-busy time when profiled),
-    and where it lies for the neighbour correction (log rows, log width, log layers)."""
+    and where it lies for the neighbour correction (log rows, log width, log layers) among the steps
+    of its group (one model family: another family's width and layers are other things)."""
 
     config: Hashable
     terms: Mapping[str, float]
     seconds: float
     busy_s: float | None = None
     where: tuple[float, ...] = ()
+    group: Hashable = None  # the model family it trains: the residual correction reads its own group only
 
 
 @dataclass(frozen=True)
@@ -125,6 +136,7 @@ class CostModel:
     points: int
     errors: Mapping[Hashable, Error] = field(default_factory=dict)  # held out, per recorded configuration
     unseen: Error | None = None  # held out, a configuration never recorded
+    groups: tuple = ()  # the group of each fitted point (empty: all one group)
 
     def parts(self, terms: Mapping[str, float]) -> tuple[float, float]:
         """(issue, device): the CPU's time to issue the step and the device's time to do it."""
@@ -135,18 +147,24 @@ class CostModel:
     def form(self, terms: Mapping[str, float]) -> float:
         a, b = self.parts(terms)
         syncs = float(terms.get(SYNC, 0.0))
-        if syncs > 0:
-            return a + b + self.coef.get(SYNC, 0.0) * syncs
-        return _smooth_max(a, b, self.sharpness)
+        if syncs <= 0:
+            return _smooth_max(a, b, self.sharpness)
+        serial = [self.coef.get(n, 0.0) * float(terms.get(n, 0.0)) for n in SERIAL]
+        return _synced(a - serial[0], b - serial[1], sum(serial), self.coef.get(SYNC, 0.0) * syncs, self.sharpness)
 
-    def correction(self, config: Hashable, where: Sequence[float]) -> float:
-        """The log-residual the nearest recorded steps suggest here (0 far from all of them)."""
+    def correction(self, config: Hashable, where: Sequence[float], group: Hashable = None) -> float:
+        """The log-residual the nearest recorded steps of the group suggest here (0 far from all of them,
+        and for a group never recorded)."""
         if not len(self.residuals) or not len(where):
             return 0.0
-        d2 = (((self.coords - np.asarray(where, dtype=float)) / self.scale) ** 2).sum(axis=1)
-        same = np.array([c == config for c in self.configs])
+        mine = np.array([g == group for g in self.groups], dtype=bool) if self.groups else np.ones(len(self.residuals), bool)
+        if not mine.any():
+            return 0.0
+        coords, residuals = self.coords[mine], self.residuals[mine]
+        d2 = (((coords - np.asarray(where, dtype=float)) / self.scale) ** 2).sum(axis=1)
+        same = np.array([c == config for c, m in zip(self.configs, mine) if m])
         w = np.exp(-d2 / (2 * NEIGHBOUR_SCALE**2)) * np.where(same, 1.0, OTHER_CONFIG)
-        return float((w * self.residuals).sum() / (w.sum() + SHRINK))
+        return float((w * residuals).sum() / (w.sum() + SHRINK))
 
     def error_for(self, config: Hashable) -> Error:
         return self.errors.get(config) or self.unseen or Error(0.0, 0.0, 0)
@@ -154,10 +172,10 @@ class CostModel:
     def recorded(self, config: Hashable) -> bool:
         return config in set(self.configs)
 
-    def predict(self, config: Hashable, terms: Mapping[str, float], where: Sequence[float] = ()
-                ) -> tuple[float, float, float]:
+    def predict(self, config: Hashable, terms: Mapping[str, float], where: Sequence[float] = (),
+                group: Hashable = None) -> tuple[float, float, float]:
         """(seconds, low, high): the prediction and its band (the held-out 90th percentile)."""
-        seconds = self.form(terms) * math.exp(self.correction(config, where))
+        seconds = self.form(terms) * math.exp(self.correction(config, where, group))
         spread = self.error_for(config).p90
         return seconds, seconds * math.exp(-spread), seconds * math.exp(spread)
 
@@ -182,6 +200,20 @@ def _smooth_max(a: float, b: float, p: float) -> float:
     return hi * ((a / hi) ** p + (b / hi) ** p) ** (1.0 / p)
 
 
+def _synced(a: float, b: float, serial: float, round_trips: float, p: float) -> float:
+    """A step that synchronises: issue (a) and device work (b) overlap as in any step, the CPU then
+    waits for what the GPU still has queued (the smooth maximum's excess over a), and the pageable
+    copy's serial part and the round trips come on top."""
+    return _smooth_max(max(a, 0.0), max(b, 0.0), p) + serial + round_trips
+
+
+def sync_cost(model: CostModel, terms: Mapping[str, float]) -> float:
+    """What the step's synchronisations add to the same step without them: a round trip each when
+    the CPU sets the pace, plus the pageable copy's part that no longer overlaps."""
+    plain = {n: v for n, v in terms.items() if n != SYNC}
+    return model.form(terms) - model.form(plain)
+
+
 def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
     """The form fitted jointly to every observation, with the residuals kept for the correction
     (no held-out errors: validate() adds them)."""
@@ -197,6 +229,11 @@ def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
     I = np.array([[float(o.terms.get(n, 0.0)) for n in issue] for o in obs])
     W = np.array([[float(o.terms.get(n, 0.0)) for n in work] for o in obs])
     S = np.array([float(o.terms.get(SYNC, 0.0)) for o in obs])
+    # the pageable copy's staging (an issue term) and transfer (a work term), taken out of the overlap when synced
+    serial_i = np.array([[float(o.terms.get(n, 0.0)) if n == SERIAL[0] and o.terms.get(SYNC) else 0.0
+                          for n in issue] for o in obs])
+    serial_w = np.array([[float(o.terms.get(n, 0.0)) if n == SERIAL[1] and o.terms.get(SYNC) else 0.0
+                          for n in work] for o in obs])
     t = np.log(np.array([o.seconds for o in obs]))
     busy_at = np.array([i for i, o in enumerate(obs) if o.busy_s and o.busy_s > 0], dtype=int)
     busy = np.log(np.array([obs[i].busy_s for i in busy_at])) if len(busy_at) else np.zeros(0)
@@ -212,10 +249,13 @@ def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
 
     def form(theta: np.ndarray) -> np.ndarray:
         a, b, sync = parts(theta)
+        c = np.exp(theta[: len(names)])
+        serial_a, serial_b = serial_i @ c[: len(issue)], serial_w @ c[len(issue): len(issue) + len(work)]
+        a, b = a - serial_a, b - serial_b  # what overlaps (all of it without a synchronisation)
         p = theta[-1]
         hi = np.maximum(np.maximum(a, b), 1e-30)
         smooth = hi * ((a / hi) ** p + (b / hi) ** p) ** (1.0 / p)
-        return np.where(S > 0, a + b + sync, smooth)
+        return smooth + serial_a + serial_b + sync  # _synced(), for every step at once
 
     def residual(theta: np.ndarray) -> np.ndarray:
         own = np.log(np.maximum(form(theta), 1e-30)) - t
@@ -235,7 +275,9 @@ def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
     coords = np.array([o.where for o in obs], dtype=float).reshape(len(obs), -1)
     scale = np.maximum(coords.std(axis=0), 0.25) if coords.size else np.ones(0)
     res = t - np.log(np.maximum(form(theta), 1e-30))
-    return CostModel(device_kind, coef, float(theta[-1]), tuple(o.config for o in obs), coords, res, scale, len(obs))
+    groups = tuple(o.group for o in obs) if any(o.group is not None for o in obs) else ()
+    return CostModel(device_kind, coef, float(theta[-1]), tuple(o.config for o in obs), coords, res, scale, len(obs),
+                     groups=groups)
 
 
 def held_out(train: Sequence[Observation], test: Sequence[Observation], device_kind: str) -> list[float]:
@@ -243,7 +285,7 @@ def held_out(train: Sequence[Observation], test: Sequence[Observation], device_k
     if len(train) < MIN_POINTS or not test:
         return []
     model = fit(train, device_kind)
-    return [abs(math.log(model.predict(o.config, o.terms, o.where)[0] / o.seconds)) for o in test]
+    return [abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0] / o.seconds)) for o in test]
 
 
 def validate(observations: Sequence[Observation], device_kind: str, folds: int = FOLDS, seed: int = 0) -> CostModel:
@@ -266,4 +308,4 @@ def validate(observations: Sequence[Observation], device_kind: str, folds: int =
                                device_kind)
     return CostModel(model.device_kind, model.coef, model.sharpness, model.configs, model.coords, model.residuals,
                      model.scale, model.points, {c: Error.of(e) for c, e in per_config.items()},
-                     Error.of(unseen) if unseen else None)
+                     Error.of(unseen) if unseen else None, model.groups)

@@ -8,7 +8,7 @@ machine recorded (every mode, switch, depth and recording day), predicting any v
 Everything about the model family (an MLP: lib.workloads.mlp.FAMILY) comes from its record: which
 settings key a step, and the counted terms (every family's from its traced step: lib.workloads.traced). Kernels per step
 come from the recorded profiles where a step was profiled; elsewhere from the family's structural
-count, calibrated against the profiles of the same shape:
+count, calibrated against the profiles of the same shape, or of the nearest profiled shape:
 a shape where cuBLAS splits a matmul into more kernels has more in every mode (a profiled step's
 count minus its structural count, at the nearest profiled depth, scaled by depth).
 """
@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lib.core import costmodel
 from lib.core.memo import DiskMemo
+from lib.core.workload import Settings
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import TrainingFamily
 
@@ -53,9 +54,14 @@ class KernelCounts:
         if (config, rows, width, depth) in self.profiled:
             return self.profiled[(config, rows, width, depth)]
         base = self.family.structural_kernels(settings)
-        by_depth = self.excess.get((rows, width))
-        if not by_depth:
+        if not self.excess:
             return base
+        # the profiles' excess at this shape, else at the nearest profiled shape (in log rows, then log width):
+        # a shape between profiled ones launches what they do (a torchvision network's cuDNN kernels, 2-3 per
+        # convolution where the trace counts one, are there at every batch; read as none between the profiled
+        # batches, every other point of its curve was priced at half its kernels: the page's sawtooth)
+        near = min(self.excess, key=lambda s: (abs(math.log(s[0] / rows)) + abs(math.log(s[1] / width)), s))
+        by_depth = self.excess[near]
         nearest = min(by_depth, key=lambda d: (abs(math.log(d / depth)), d))
         extras = sorted(by_depth[nearest])
         return base + max(0.0, extras[len(extras) // 2] * depth / nearest)
@@ -67,30 +73,35 @@ def where(rows: int, width: int, depth: int) -> tuple[float, float, float]:
 
 
 def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None,
-             family: TrainingFamily = FAMILIES[0]) -> dict[str, float]:
+             family: TrainingFamily = FAMILIES[0], bytes_of: Callable[[Settings], float] | None = None
+             ) -> dict[str, float]:
+    """The step's counted terms. bytes_of: another count of its bytes (benchmarks/cost_model_holdout.py
+    asks what the MLP's would do counted as the other families' are, by its trace)."""
     work = family.workload
     resolved = work.resolve(settings)
     rows = work.batch_rows(resolved)
-    bytes_moved = work.bytes_moved(resolved.replace(data_resident=True))
+    bytes_moved = (bytes_of or work.bytes_moved)(resolved.replace(data_resident=True))
     return family.step_terms(resolved, device_kind, flops=work.flops(resolved), bytes_moved=bytes_moved, rows=rows,
                              kernels=kernels)
 
 
 def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None,
-                 family: TrainingFamily = FAMILIES[0]) -> list[costmodel.Observation]:
+                 family: TrainingFamily = FAMILIES[0], bytes_of: Callable[[Settings], float] | None = None
+                 ) -> list[costmodel.Observation]:
     """One observation per recorded step and per recording of it (a step recorded on two days is
-    two observations: the model's band then holds the day-to-day spread)."""
+    two observations: the model's band then holds the day-to-day spread), in the family's group (its
+    key: the residual correction reads only the family's own steps)."""
     kernels = kernels or KernelCounts(steps, family)
     out = []
     for config, table in steps.items():
         for (rows, width, depth), row in table.items():
             settings = settings_of(row, family)
             terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None,
-                             family)
+                             family, bytes_of)
             busy = row.get("device_busy_s")
             for seconds in recordings(row):
                 out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
-                                                 where(rows, width, depth)))
+                                                 where(rows, width, depth), family.key))
     return out
 
 
@@ -136,7 +147,8 @@ class MachineModel:
     def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float | None, float | None]:
         """(seconds, low, high), the band from error(); no band (None, None) where no error was measured."""
         rows, width, depth = self.family.step_key(settings)
-        seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth))
+        seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth),
+                                           self.family.key)
         error = self.error(config, depth)
         if error is None:
             return seconds, None, None
