@@ -118,7 +118,7 @@ def test_a_view_whose_every_cpu_step_is_over_the_live_limits_says_what_each_side
     assert not at.exception, [e.value for e in at.exception]
     headline = at.markdown[0].value
     gpu = next(c for c in drawn(at) if c.startswith("GPU"))
-    assert headline.startswith(f"**{LIVE_LABEL}** has no points: every step is over this server's live limits; "
+    assert headline.startswith("The CPU has no points here: every step is over this server's live limits; "
                                f"**{gpu}** has "), headline
     has = re.fullmatch(r".*has (\d+) points, from batch size [\d,]+ to 1,024\.", headline)
     assert has and f"{gpu}: {has[1]} points drawn" in page_text(at), headline  # as many as the chart draws

@@ -70,10 +70,10 @@ def test_an_empty_cpu_curve_is_said_as_empty_with_what_the_gpu_has():
     gpu = [{"batch_size": b, "status": "ok", "origin": "predicted", "median_s": 1e-3 * b, "epoch_s": 1e-2 * b}
            for b in (1, 4, 16)]
     said, notes = W.headline(refused, gpu, view, "CPU · live", "GPU · H200")
-    assert said.markdown() == ("**CPU · live** has no points: every step is over this server's live limits; "
+    assert said.markdown() == ("The CPU has no points here: every step is over this server's live limits; "
                                "**GPU · H200** has 3 points, from batch size 1 to 16.") and not notes
     failed = [{**r, "status": "error", "message": "RuntimeError"} for r in refused]
     assert "none of its steps was measured" in W.headline(failed, gpu, view, "CPU · live", "GPU · H200")[0].markdown()
     # both curves with points: the crossover's words, as before
     cpu = [{**r, "status": "ok", "median_s": 1e-2 * r["batch_size"], "epoch_s": 1e-1 * r["batch_size"]} for r in refused]
-    assert "has no points:" not in W.headline(cpu, gpu, view, "CPU · live", "GPU · H200")[0].markdown()
+    assert "has no points" not in W.headline(cpu, gpu, view, "CPU · live", "GPU · H200")[0].markdown()

@@ -274,13 +274,15 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
 def empty_side_sentence(empty: Side, why: str, other: Side, xs: Sequence[float], setting: str,
                         found: Crossover) -> Sentence:
     """Where one curve holds no time at all and the other does: what each side has, and why the empty one is
-    empty, not 'too few points on both' ('**CPU · this server (live)** has no points: every step is over
-    this server's live limits; **GPU · H200** has 10 points, from batch size 2 to 1,024.')."""
+    empty, not 'too few points on both' ('The CPU has no points here: every step is over this server's live
+    limits; **GPU · H200** has 10 points, from batch size 2 to 1,024.'). The empty side is named by its noun,
+    not its legend name: a curve without points is not drawn, so no legend entry could be pointed at."""
     xs = sorted(xs)
     span = (f"from {setting} {fmt_value(xs[0])} to {fmt_value(xs[-1])}" if len(xs) > 1
             else f"at {setting} {fmt_value(xs[0])}")
-    return say(empty.called, f" has no points: {why}; ", other.called, f" has {plural(len(xs), 'point')}, {span}.",
-               about=found)
+    noun = empty.noun
+    return say(noun[:1].upper() + noun[1:], f" has no points here: {why}; ", other.called,
+               f" has {plural(len(xs), 'point')}, {span}.", about=found)
 
 
 def crossover_notes(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
