@@ -115,3 +115,23 @@ def test_a_recording_made_beside_other_work_on_purpose_says_its_load_was_not_jud
                  "--budget", "0.02", "--no-phases", "--quiet", "--out", str(out)]) == 0
     machine = load_pack(out)["machine"]
     assert machine["load_quiet"] is None and machine["load_other_cpu_share"] is not None
+
+
+def test_a_recorded_machine_says_which_of_its_packs_kept_their_load():
+    """Issue 37: the GPU packs recorded before 2026-11-28 kept no load; the sidebar says how many did and
+    which did not, from the packs themselves (a busy pack is never loaded, so a checked one was quiet)."""
+    from lib.recorded.sources import GpuSource, load_words
+
+    def pack(path, day, quiet=None):
+        machine = {"date": f"{day}T05:00:00+00:00", **({"load_quiet": quiet} if quiet is not None else {})}
+        return {"path": path, "machine": machine}
+
+    packs = [pack("a", "2026-11-23"), pack("b", "2026-11-28", True), pack("c", "2026-11-28", True), pack("z", "2026-11-28", True)]
+    source = GpuSource("recorded", "x", "X", pack_paths=("a", "b", "c"))
+    assert load_words(source, packs) == ("Its machine was checked quiet while recording 2 packs (on 2026-11-28); "
+                                         "the 1 pack recorded before kept no load.")
+    assert load_words(GpuSource("recorded", "x", "X", pack_paths=("a",)), packs) == (
+        "Its pack was recorded before the app kept how busy a machine was.")
+    assert load_words(GpuSource("recorded", "x", "X", pack_paths=("b",)), packs) == (
+        "Its machine was checked quiet while recording 1 pack (on 2026-11-28).")
+    assert load_words(GpuSource("recorded", "x", "X", pack_paths=("q",)), packs) is None

@@ -9,7 +9,7 @@ import streamlit as st
 from lib.core.devices import available_devices, cpu_model, cuda_available, device_name
 from lib.core.fmt import plural
 from lib.lessons.common.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
-from lib.recorded.sources import NO_GPU, GpuSource
+from lib.recorded.sources import NO_GPU, GpuSource, load_words
 from lib.recorded.uploads import plain
 from ui.scaffold import lazy_expander
 from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded
@@ -41,7 +41,9 @@ def source_line(source: GpuSource) -> str:
         return f"**GPU results:** measured live on this server ({source.device})."
     if source.recorded:
         how = "uploaded by you" if source.files.startswith("uploaded") else "shipped with the app"
-        return f"**GPU results:** recorded on {plain(source.label)}, {how}; the CPU is measured live here."
+        load = load_words(source, load_recorded()[0])
+        return (f"**GPU results:** recorded on {plain(source.label)}, {how}; the CPU is measured live here."
+                + (f" {load}" if load else ""))
     return "**GPU results:** no recorded GPU results shipped yet, so the pages show the CPU only."
 
 

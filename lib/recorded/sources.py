@@ -19,6 +19,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import and_list, plural
+from lib.core.load import pack_quiet
 from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
@@ -139,6 +140,23 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
 
 def pack_date(pack: Mapping[str, Any]) -> str:
     return str(pack["machine"].get("date") or "")
+
+
+def load_words(source: GpuSource, packs: Sequence[Mapping[str, Any]]) -> str | None:
+    """How busy the source's machine was while it recorded, as its packs keep it: 'Its machine was checked quiet
+    for the 13 packs recorded on 2026-11-28; the 33 recorded before kept no load.' (a busy pack is never loaded:
+    lib.recorded.load_recorded). None for a source without packs."""
+    mine = [p for p in packs if str(p.get("path")) in source.pack_paths]
+    if not mine:
+        return None
+    checked = [p for p in mine if pack_quiet(dict(p["machine"])) is not None]
+    days = sorted({pack_date(p)[:10] for p in checked})
+    if not checked:
+        return ("Its pack was" if len(mine) == 1 else f"Its {len(mine)} packs were") + (
+            " recorded before the app kept how busy a machine was.")
+    said = f"Its machine was checked quiet while recording {plural(len(checked), 'pack')} (on {and_list(days)})"
+    rest = len(mine) - len(checked)
+    return said + (f"; the {plural(rest, 'pack')} recorded before kept no load." if rest else ".")
 
 
 def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
