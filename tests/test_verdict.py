@@ -18,7 +18,7 @@ import pytest
 from lib.charts.roofline import roofline_chart
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import Fix, Regime, roofline_rows, split_sentence, verdict
-from lib.lessons.training.words import timeline_sentence
+from lib.lessons.training.timeline_words import timeline_sentence
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.timelines import find_timeline, load_timelines
