@@ -517,3 +517,21 @@ def test_a_lead_the_live_line_does_not_count_is_not_claimed_at_the_point(machine
     assert "is faster" not in screen.at_point, screen.at_point
     assert "**CPU · this server (live)** takes" in screen.at_point and "at this point alone" in screen.at_point
     assert fmt_ratio(1.2) in screen.at_point  # the lead itself, with both times: nothing is hidden
+
+
+def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
+    """A GPU recorded one way of running only: a prediction of another has no held-out error to band it with.
+    It said 'half within x1.00, nine in ten within x1.00' and drew a zero-width band; it is drawn without one,
+    its note says it was not tested, and the curve's count says so."""
+    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
+             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
+            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+    gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    screen = S.compose(T.View(mode="cuda_graph", depth=3, hidden_width=64), gpu=gpu)
+    name = "GPU · H0 (predicted)"
+    assert screen.gpu_label == name, screen.gpu_label
+    curve = screen.curves[name]
+    assert curve and all(r["epoch_s_low"] is None and r["epoch_s_high"] is None for r in curve)
+    assert all("not tested" in r["origin_note"] and "×1.00" not in r["origin_note"] for r in curve)
+    from lib.lessons.training.words import provenance
+    assert "predicted but untested (dashed, no band" in provenance(curve, name)
