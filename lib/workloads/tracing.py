@@ -93,8 +93,12 @@ class OpCounter:
         if name in ("_local_scalar_dense", "item"):
             return HOST_READ  # fake tensors hold no value; a host read launches no kernel either
         out = func(*args, **kwargs)
-        if name in ("lift_fresh", "lift_fresh_copy") and isinstance(out, torch.Tensor) and out.dim() == 0:
-            self.host_tensors[id(out)] = out  # a Python number made a tensor (Adam's `torch.tensor(1.0)`): on the host
+        if (self.counting and name in ("lift_fresh", "lift_fresh_copy") and isinstance(out, torch.Tensor)
+                and out.dim() == 0):
+            # a Python number made a tensor inside the step (foreach Adam's `torch.tensor(1.0)`): on the host.
+            # Not one made while building the model: BatchNorm's num_batches_tracked is a buffer, moved to
+            # the GPU with the module, and its `add_(1)` every step is a kernel (one per batch norm)
+            self.host_tensors[id(out)] = out
         if not self.counting or func.namespace != "aten" or name in NO_KERNEL:
             return out
         inputs = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
@@ -104,7 +108,7 @@ class OpCounter:
         written = outputs + [t for t, arg in zip(args, func._schema.arguments)
                              if arg.alias_info is not None and arg.alias_info.is_write
                              for t in (t if isinstance(t, list | tuple) else [t]) if isinstance(t, torch.Tensor)]
-        kernels = foreach_kernels(name, args) or 1 + EXTRA_KERNELS.get(name, 0)
+        kernels = foreach_kernels(name, args) or gradient_kernels(name, args) or 1 + EXTRA_KERNELS.get(name, 0)
         self.kernels[name] += kernels
         self.sequence.append(name)
         self.bytes_read += sum(_nbytes(t) for t in inputs)
@@ -116,6 +120,15 @@ class OpCounter:
         if name not in MATMUL_CLASS:
             self.flops_other += max((t.numel() for t in inputs + outputs), default=0)
         return out
+
+
+def gradient_kernels(name: str, args: tuple) -> int:
+    """Kernels of a convolution's backward on CUDA, 0 for any other operator: one per gradient it is
+    asked for (its output_mask: the input's, the weight's, the bias's), each its own cuDNN call (the bias's
+    a reduction); the first layer's input needs none."""
+    if name != "convolution_backward":
+        return 0
+    return max(1, sum(bool(m) for m in args[-1]))
 
 
 def flop_formulas() -> dict[Any, Any]:
