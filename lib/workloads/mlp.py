@@ -187,9 +187,7 @@ class MLPTraining(Workload):
     def counts(self, params: Mapping[str, Any]) -> counted.StepCounts:
         """FLOPs and bytes of one step, counted from its traced step as every family's are (lib.workloads.counted;
         shipped for the page's settings, so a recorded view needs no torch)."""
-        # a real data set only sets the shape and task (already in params): its rows are traced as synthetic ones,
-        # since loading and normalising real data under the tracer's fake tensors asks for their values
-        return counted.step_counts(self, {**params, "data": "synthetic"})
+        return counted.step_counts(self, params)
 
     def flops(self, params: Settings) -> float:
         # the matmuls as torch.utils.flop_counter counts them: forward, and the backward's two gradients of
