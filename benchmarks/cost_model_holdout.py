@@ -276,14 +276,13 @@ FAMILY_NOTES = (
     "kernels on the H100's CNN where its profiles count 31-219: cuDNN's convolutions stay outside "
     "Inductor's fused kernels). With the profiles' counts the medians come down to the lines above. "
     "That fix belongs to the count (kernels per operator as the profiler counts them), not to the model.",
-    "Bytes. The MLP's bytes per step were lib.workloads.mlp's formula (weights x8, activations x4), the "
-    "other families' every operand of every operator (2.6-2.9 times the formula on the MLP), so each GPU's "
-    "price per byte, fitted mostly to the MLP, charged the others 2.7 times their bytes. Since issue 38's "
-    "kernels branch the MLP's bytes and FLOPs are its traced step's too (lib.workloads.counted), so the last "
-    "diagnosis equals the one before it; what moved: the MLP's p90 (H200 x2.32 to x1.95, H100 x1.92 to "
-    "x1.81), the Transformer's and torchvision's medians a little, and the CNN's p90 up (H200 x2.29 to "
-    "x3.94): its large, GPU-bound steps were priced near right only because the MLP's formula undercharged "
-    "bytes; the convolutions' efficiency (next note) is what is left.",
+    "Bytes. The MLP's bytes per step are lib.workloads.mlp's formula (weights x8, activations x4), the "
+    "other families' every operand of every operator; the MLP's own trace counts 2.6-2.9 times its "
+    "formula. Each GPU's price per byte is fitted mostly to the MLP's thousands of steps, so a family "
+    "counted the other way is charged 2.7 times its bytes and its large, GPU-bound steps come out x1.4-2.1 "
+    "slow (the p90s). With the MLP's bytes counted by its trace as well (the last diagnosis) the "
+    "Transformer and the torchvision networks meet the goal on both GPUs. That fix is the MLP's bytes from "
+    "its traced step (issue 38 item 1: the hand-written terms go).",
     "What both leave. The CNN's p90: at 16 channels and 512 or 4,096 images cuDNN moves its counted bytes "
     "at about 370 GB/s (the recorded busy times) against about 0.9 TB/s at 64 channels and 2.4 TB/s for the "
     "Transformer; no term says how a convolution's efficiency falls with its channels, and no other family "

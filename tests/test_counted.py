@@ -96,13 +96,14 @@ def test_the_counts_are_the_workloads_estimates():
 def test_every_setting_the_page_reaches_is_shipped():
     """The web server draws a recorded view of any slider position without torch: its counts are in the file."""
     for family in FAMILIES:
+        if not hasattr(family.workload, "counts"):
+            continue  # the MLP's are its own formulas
         shipped = counted._shipped()[family.name]
         reached = counted.page_settings(family)
         assert len(reached) == len(shipped) and all(counted._key_text(s) in shipped for s in reached), family.name
 
 
-@pytest.mark.parametrize("name,given", [("mlp", {"hidden_width": 2048, "depth": 8}), ("cnn", {}),
-                                        ("transformer", {"seq_len": 16, "layers": 3}),
+@pytest.mark.parametrize("name,given", [("cnn", {}), ("transformer", {"seq_len": 16, "layers": 3}),
                                         pytest.param("torchvision", {"model": "mobilenet_v3_small", "image_size": 96},
                                                      marks=pytest.mark.slow)])
 def test_the_shipped_counts_are_what_a_trace_gives_now(name, given):

@@ -1,6 +1,6 @@
-"""What one training step of a model family asks of the machine, as lines in the rows it trains, for every
-Training family (the MLP, lib.workloads.mlp, and those whose workload says only its model and samples,
-lib.workloads.model_training: cnn, transformer, torchvision). Counted by the one tracer, lib.workloads.traced.trace_step (the family's real step, its
+"""What one training step of a model family asks of the machine, as lines in the rows it trains, for the
+families whose workload says only its model and samples (lib.workloads.model_training: cnn, transformer,
+torchvision). Counted by the one tracer, lib.workloads.traced.trace_step (the family's real step, its
 optimizer included, under FakeTensorMode), at two batch sizes:
 
     counts = step_counts(WORKLOAD, settings)   # shipped for every setting the pages reach, else traced
@@ -134,7 +134,7 @@ def page_settings(family: Any) -> list[dict[str, Any]]:
 
 
 def write_work(families: Any) -> dict[str, int]:
-    """Count every page setting of each family that has counts (every Training family) and write
+    """Count every page setting of each family that has counts (the MLP's are its own formulas) and write
     WORK_FILE (scripts/trace_counts.py). How many settings each family holds."""
     out: dict[str, list[dict[str, Any]]] = {}
     for family in families:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 from lib.core.devices import is_cuda
 from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
-from lib.workloads import counted, datasets, execution, mlp_terms, training
+from lib.workloads import datasets, execution, mlp_terms, training
 from lib.workloads.family import Axis, TrainingFamily
 from lib.workloads.traced import family_terms
 
@@ -184,15 +184,10 @@ class MLPTraining(Workload):
     def steps_per_epoch(self, params: Settings) -> int:
         return math.ceil(int(params["dataset_size"]) / self.batch_rows(params))
 
-    def counts(self, params: Mapping[str, Any]) -> counted.StepCounts:
-        """FLOPs and bytes of one step, counted from its traced step as every family's are (lib.workloads.counted;
-        shipped for the page's settings, so a recorded view needs no torch)."""
-        return counted.step_counts(self, params)
-
     def flops(self, params: Settings) -> float:
-        # the matmuls as torch.utils.flop_counter counts them: forward, and the backward's two gradients of
-        # each layer but the first's input (which asks for none): 2 x rows x (3 x sum(in x out) - features x width)
-        return self.counts(params).flops(self.batch_rows(params))
+        sizes = layer_sizes(params)
+        forward = 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * self.batch_rows(params)
+        return 3.0 * forward  # backward costs about twice the forward pass
 
     def cost_terms(self, params: Settings) -> tuple[dict[str, float], dict[str, float]]:
         # Kernels per step grow with the layers (forward, backward and update of each); the batch
@@ -202,11 +197,12 @@ class MLPTraining(Workload):
         return launch, work
 
     def bytes_moved(self, params: Settings) -> float:
-        # every operand of every kernel, read and written (the traced step), as the other families' are counted,
-        # and the batch copied from host memory when the data is not resident
+        sizes = layer_sizes(params)
         rows = self.batch_rows(params)
-        copied = 0 if params["data_resident"] else mlp_terms.copied_bytes(params, rows)
-        return self.counts(params).bytes(rows) + copied
+        weights = self.parameter_count(params) * BYTES_PER_FLOAT * 8  # read fwd+bwd, grad, optimizer states
+        activations = rows * sum(sizes) * BYTES_PER_FLOAT * 4
+        copied = 0 if params["data_resident"] else rows * (sizes[0] + 1) * BYTES_PER_FLOAT
+        return float(weights + activations + copied)
 
     def peak_memory_bytes(self, params: Settings, device: str) -> float:
         """A bound on what one point adds to its process at its peak (measured against it:
