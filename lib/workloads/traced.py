@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,8 +79,19 @@ def _hashable(value: Any) -> Any:
     return value if isinstance(value, int | float | str | bool | type(None)) else repr(value)
 
 
-@functools.lru_cache(maxsize=512)
+# One trace at a time in a process: a trace enters FakeTensorMode and a dispatch mode and swaps module
+# hooks (modules_stay); two threads of the web server tracing at once (a live point's work check beside the
+# warm-up's fit) crashed the process inside FakeTensorMode.__enter__
+_TRACING = threading.Lock()
+
+
 def _trace(workload: Workload, key: tuple[tuple[str, Any], ...]) -> TracedStep:
+    with _TRACING:
+        return _trace_once(workload, key)
+
+
+@functools.lru_cache(maxsize=512)
+def _trace_once(workload: Workload, key: tuple[tuple[str, Any], ...]) -> TracedStep:
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.utils.flop_counter import FlopCounterMode
 
