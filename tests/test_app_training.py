@@ -22,7 +22,7 @@ from ui.step_story import SPLIT_KEY
 
 PAGE = "pages/training.py"
 NS = "training."
-PITFALLS = "training.pitfalls"  # pages/training.py PITFALLS_KEY: the Pitfalls expander's open state
+PITFALLS = "training.pitfalls"  # ui/training_controls.py PITFALLS_KEY: the Pitfalls expander's open state
 GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
 SMALL_LABEL = "CPU · 2-core server (recorded)"
 LIVE_LABEL = "CPU · this server (live)"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from lib.lessons.common import voice
+from lib.lessons.home import screen as S
 from lib.lessons.home import view as home
 from lib.workloads import get_workload
 
@@ -143,3 +145,22 @@ def test_the_graph_curve_is_drawn_from_the_packs_graphed_steps_and_said_from_it(
     plain = home.one_chart([CROSSING], MLP)
     assert not plain.graphed and home.modes_sentence(plain) is None
     assert {r["series"] for r in home.drawn(plain)} == {plain.cpu_label, plain.gpu_label}
+
+
+def test_homes_screen_holds_the_answer_the_chart_rows_and_the_words_under_it():
+    assert S.home_screen([None, pack([row("cpu", 1, 1e-3)])]) is None
+    assert not S.answers(pack([row("cpu", 1, 1e-3)])) and S.answers(CROSSING)
+    shown = S.home_screen([CROSSING])
+    chart = home.one_chart([CROSSING], MLP)
+    assert shown.rows == home.drawn(chart) and shown.crossover == home.crossover_range(chart)
+    sides = voice.series_side(chart.cpu_label), voice.series_side(chart.gpu_label)
+    assert shown.answer == voice.crossover_sentence(chart.analysis, "batch size", *sides, hollow=True,
+                                                    notes=False).capitalised().markdown()
+    assert home.ends_sentence(chart) in shown.ends and shown.caption == home.caption(chart)
+    assert shown.modes is None  # no CUDA-graph rows in the pack: no sentence about them
+
+
+def test_a_refusal_says_one_sentence_up_top_and_where_to_look_under_it():
+    assert S.refusal("The 4-GPU machine has no Training rows. Pick the H200 in the sidebar.") == (
+        "The 4-GPU machine has no Training rows.", "Pick the H200 in the sidebar.")
+    assert S.refusal("Nothing here") == ("Nothing here", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lib.core.crossover import CrossKind
 from lib.lessons.common import onscreen
+from lib.lessons.jacobian import screen as S
 from lib.lessons.jacobian import view as lesson
 
 CPU, GPU, SAME = "cpu (live, this server)", "cuda:0 (recorded on X)", "cpu (recorded on X)"
@@ -70,3 +71,20 @@ def test_why_sentences_split_by_method_read_counts_and_times():
     assert "jacfwd is 4.00× faster" in lesson.modes_why(both, 10, ["vmap_jacfwd", "vmap_jacrev"], [CPU])
     assert "On " not in lesson.modes_why(both, 10, ["vmap_jacfwd"], [CPU])
     assert len(lesson.why_sentences(rows, 100, ["loop", "vectorize", "vmap_jacfwd"], [CPU, GPU])) == 4
+
+
+def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
+    # live rows come unlabelled: the screen names them
+    live = [{k: v for k, v in r.items() if k != "series"} for r in jac_rows(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})]
+    shown = S.jacobian_screen(live, onscreen.RecordedViews(), 100, ["loop"])
+    assert {r["series"] for r in shown.rows} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
+    assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
+    assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(shown.rows, 100,
+                                                                                                   shown.order)
+    assert shown.not_measured() == lesson.not_measured(shown.rows) and len(shown.not_measured()) == 1
+    assert shown.crossover_lines() == [lesson.crossover_lines(shown.rows, ["loop"], None, None)[0].markdown()]
+    assert S.jacobian_screen([], onscreen.RecordedViews(), 100, []).why_none.startswith("No method is chosen")
+    requests = S.live_requests(["loop"], [1, 10], ["cpu"], live_budget_s=0.1, threads=1, memory_cap_gb=2.0)
+    label, request = requests["loop"]
+    assert label == lesson.measure_label("loop", [1, 10], ["cpu"])
+    assert request.kwargs["point_budget_s"] == lesson.POINT_BUDGET_S  # the server's budget, at most the lesson's

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from lib.core.crossover import CrossKind
 from lib.lessons.common import onscreen
+from lib.lessons.timing import screen as S
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
+from lib.lessons.timing.answer import timing_answer, timing_notes
 
 HONEST = lesson.BASELINE
 NAIVE = {**HONEST, "sync": False}
@@ -190,3 +192,21 @@ def test_the_smallest_size_is_said_to_lack_work_only_where_it_is_clearly_below_t
     rising = rows({64: 5e9, 256: 40e9, 1024: 60e9})
     (text,) = words.flops_sentences(rising, rising, variant, 1024, ["cpu"])
     assert "At size 64 only 8%: too little work per call" in text, text
+
+
+def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_words():
+    flags = {"sync": False, "cold": False, "tf32": False, "transfer": False}
+    requests = S.live_requests(flags, ["cpu"], size=256, point_budget_s=0.1, threads=1)
+    assert list(requests) == list(lesson.views(NAIVE))  # the view and the honest baseline beside it
+    label, request = requests["synchronised, fp32"]
+    assert label == lesson.measure_label(HONEST, ["cpu"]) and request.args == (HONEST, ["cpu"])
+    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 256: 1e-3}, sync=False),
+            "synchronised, fp32": rows("cpu", {64: 1e-4, 256: 1e-3})}
+    shown = S.timing_screen(flags, 256, live, None, "no GPU", with_cpu=False)
+    view = lesson.screen(NAIVE, live, onscreen.RecordedViews(), None)
+    assert shown.answer == timing_answer(view, 256) and shown.notes == timing_notes(view, 256)
+    assert shown.time_rows == lesson.time_lines(view, False) and shown.timed
+    assert shown.cold_lines() == [] and shown.cold_caption() == S.COLD_OFF  # the cold call not drawn: say how
+    assert not shown.tf32 and not shown.transfer and shown.file_stem == "matmul_sync"
+    assert shown.sync_lines() == words.sync_sentences(view.current, view.partner_rows("sync"), NAIVE, 256, view.order)
+    assert shown.repeats_caption().startswith("Warm points: the median of 9 timed repeats")

@@ -8,10 +8,12 @@
     chart_height(380)                                       the same for a chart given as one total height
     page_style()                                            smaller headings on a phone and inside an iframe
     why(label) as open_                                     a closed expander 'Why? …' for the long words (lazy)
+    why_lines(label, lines)                                 the same, one paragraph per line of lines() (built when open)
     lazy_expander(label, key) as open_                      a closed expander whose contents run only while open
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
     point_notes(rows, describe)                             expander 'Notes on 3 points' (or 'Points not measured (3)')
+    refused_table(refused)                                  'Points not measured (3)' as a table, each with why
     results_on_screen(rows, columns, live, pack, recorded, file_stem=..., key=...)   the rows, their downloads (lazy)
     record_view(commands, caption)                          lazy expander 'Record this view on a GPU machine'
     sweep_offers(namespace, offers)                         buttons that put a recorded sweep's settings in the widgets
@@ -31,7 +33,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lib.core.fmt import age_words
+from lib.core.fmt import age_words, fmt_value
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.recorded.sources import GpuSource
@@ -144,6 +146,19 @@ def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
         yield open_
 
 
+def why_lines(label: str, lines: Callable[[], Iterable[str]] | Sequence[str], *,
+              caption: Callable[[], str | None] | None = None, drawn: bool = False) -> None:
+    """A 'Why? …' expander (why) holding one markdown paragraph per line of `lines` (a function's: called only
+    while it is open, or always, `drawn`), then `caption()` when it says something."""
+    with why(label, drawn=drawn) as opened:
+        if not opened:
+            return
+        for line in lines() if callable(lines) else lines:
+            st.markdown(line)
+        if caption is not None and (text := caption()):
+            st.caption(text)
+
+
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
                    box: Any = None, measured_at: float | None = None, drawn: str | None = None,
                    live_rows: Sequence[dict] | None = None) -> None:
@@ -163,6 +178,15 @@ def notice(text: str | None, icon: str = INFO, *, box: Any = None) -> None:
         (box or st).info(text, icon=icon)
 
 
+def markdown_or_empty(box: Any, text: str | None) -> None:
+    """The text in a placeholder (st.empty), or the placeholder emptied: a redraw that has nothing to say
+    there leaves nothing of the last one."""
+    if text:
+        box.markdown(text)
+    else:
+        box.empty()
+
+
 def point_notes(rows: Iterable[dict], describe: Callable[[dict], str], *, remarks: bool = True) -> None:
     """A closed expander listing the rows not measured (and, with `remarks`, those measured with a
     remark), each placed by `describe(row)`; nothing when every point is clean."""
@@ -172,6 +196,17 @@ def point_notes(rows: Iterable[dict], describe: Callable[[dict], str], *, remark
     with st.expander(onscreen.notes_title(len(lines), remarks=remarks), expanded=False):
         for line in lines:
             st.markdown(f"- {line}")
+
+
+def refused_table(refused: Sequence[dict]) -> None:
+    """The points not measured as a table, each with its reason (a 'why' column, drawn wide); a caption
+    saying every point was timed when none was refused."""
+    if not refused:
+        st.caption("Every point on screen was timed.")
+        return
+    st.markdown(f"**Points not measured** ({fmt_value(len(refused))}), each with the reason:")
+    st.dataframe(pd.DataFrame(list(refused)), hide_index=True, width="stretch",
+                 column_config={"why": st.column_config.TextColumn("why", width="large")})
 
 
 def results_on_screen(rows: Sequence[dict], columns: Sequence[str], live: Sequence[dict],

@@ -1,7 +1,7 @@
 """The Training page's expanders about one step: "Where one step's time went" (the split of the step at the
 slider's point as bars, what holds each curve's step back and what would move it, lib.lessons.common.verdict,
 and the GPU curve's steps on its measured roofline, lib.charts.roofline), how each way of running the step
-moves the crossover, and the step's timeline. Layout only: every number comes from the screen the page composed.
+moves the crossover, the step's timeline, and the speed-up. Layout only: every number comes from the screen the page composed.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from lib.charts import speedup_chart, speedup_frame
 from lib.charts.provenance import curve_chart
 from lib.charts.roofline import roofline_chart
 from lib.charts.steps import mode_steps_chart, split_chart
@@ -33,6 +34,7 @@ TIMELINE_KEY = "training.bubble"  # its open state (st.session_state): a test or
 # these labels stay the same when a slider moves (a label naming the point would close it on every move).
 SPLIT_TITLE, SPLIT_KEY = "Where one step's time went at the slider's point", "training.split"
 MODES_KEY = "training.modes"
+SPEEDUP_KEY = "training.speedup"
 
 PARTS = {f"part_{k}": v for k, v in SPLIT_PARTS.items()}
 
@@ -110,3 +112,17 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
                 st.caption(TW.timeline_refused(entry, name))
         if recorded_line is None:
             st.caption(TW.no_timeline(family))
+
+
+def speedup(screen: S.Screen, view: T.View) -> None:
+    """The expander: CPU time ÷ GPU time along the axis, where the screen has both curves of its answer."""
+    if not (screen.gpu_label and screen.cpu_label):
+        return
+    with scaffold.lazy_expander("Speed-up: CPU time ÷ GPU time", SPEEDUP_KEY) as open_:
+        if not open_:
+            return
+        frame = pd.DataFrame(screen.rows())
+        speed = speedup_frame(frame, view.over, baseline=screen.cpu_label, other=screen.gpu_label, y="epoch_s")
+        if not speed.empty:
+            st.vega_lite_chart(chart_spec(speedup_chart, speed, view.over, x_title=view.axis.label), width="stretch")
+            st.caption("Above the 1× line the GPU is faster.")

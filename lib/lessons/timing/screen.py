@@ -1,0 +1,175 @@
+"""The Timing pitfalls page's screen object: the rows on screen (lib.lessons.timing.view.Screen), the
+one-sentence answer and its notes, the time and rate charts' rows, and each expander's sentences (built
+only when it is opened). No Streamlit; pages/timing_pitfalls.py lays it out.
+
+    requests = live_requests(flags, devices, size=1024, point_budget_s=0.1, threads=1)
+    shown = timing_screen(flags, 1024, live, pack, "NVIDIA H200", with_cpu=False)
+    shown.answer, shown.notes, shown.time_rows, shown.sync_lines(), shown.rate_rows
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from lib.core.request import LiveRequest
+from lib.core.rows import is_ok
+from lib.lessons.common import onscreen
+from lib.lessons.timing import view as lesson
+from lib.lessons.timing import words
+from lib.lessons.timing.answer import timing_answer, timing_notes
+
+Row = dict[str, Any]
+
+# the switches under the chart: (label, default, help), by their URL key; the first two in the left column
+TOGGLES = {
+    "sync": ("Synchronise before reading the clock", True,
+             "On: the harness waits for the device (torch.cuda.synchronize()) before every clock read. Off: a naive "
+             "timer, which on a GPU measures only how long it takes to queue the work."),
+    "cold": ("Show the cold first call", True,
+             "The very first call of each point, timed on its own and never part of the median."),
+    "tf32": ("Faster, less precise arithmetic (TF32)", False,
+             "fp32 matmuls computed in TF32 on NVIDIA tensor cores (fp32 range, 10-bit mantissa); the CPU runs fp32."),
+    "transfer": ("Count the host → device copy", False,
+                 "Copy both inputs from (pinned) host memory inside every timed call, as if they came from the CPU "
+                 "each time. Nothing to copy on the CPU."),
+}
+LEFT_COLUMN = 2  # toggles in the left column
+SIZE_LABEL = "Matrix size (rows = columns; the point explained)"
+SIZE_HELP = "The curves always cover every size; seed 003 used 15,360."
+X_TITLE = "matrix size (rows = columns)"
+NOTHING_TIMED = "Nothing was timed at these settings, so there is no curve to draw; the notes below say why."
+SEED_WHY = (
+    f"Seed 003 timed {lesson.SEED_REPORTED}. Work on a GPU is queued, not waited for (CUDA calls are "
+    "asynchronous): `a @ b` on the GPU returns as soon as the work is queued, so a clock read right after it "
+    "measures the queueing, not the arithmetic. Here the same square matmul is timed over a range of sizes on "
+    "both devices; each switch shows one way the numbers can mislead. Both axes are logarithmic.")
+COLD_CAPTION = ("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
+                "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
+                "context). The warm median leaves it out; report it separately when it matters.")
+COLD_OFF = "Switch on **Show the cold first call** to draw each point's first call beside the warm median."
+RATE_CAPTION = ("Achieved floating-point operations per second (FLOP/s) = 2·size³ operations ÷ the time of one "
+                "call. “Best measured here” (dotted lines) is the highest among the synchronised points on screen "
+                "for that device and number format: a measurement from this sweep, not a datasheet number.")
+RESULT_COLUMNS = ("series", "recorded_on", "size", "dtype", "sync", "transfer", "median_s", "iqr_s", "cold_s",
+                  "achieved_flops_per_s", "phase_transfer_s", "repeats", "num_threads", "status", "message", "note")
+RECORD_CAPTION = ("The app then shows that GPU curve beside the live CPU. `python3 scripts/record_packs.py "
+                  "--topics timing` records the baseline and each toggle on its own.")
+
+
+def variant(flags: Mapping[str, bool]) -> dict[str, Any]:
+    """The timing the switches ask for (the cold first call is drawn or not; it is always timed)."""
+    return lesson.variant_of(flags["sync"], flags["tf32"], flags["transfer"])
+
+
+def live_requests(flags: Mapping[str, bool], devices: Sequence[str], *, size: int, point_budget_s: float,
+                  threads: int) -> dict[str, tuple[str, LiveRequest]]:
+    """Each timing the view needs (lesson.views), its live measurement with the label its progress bar shows."""
+    return {name: (lesson.measure_label(v, devices),
+                   lesson.live_request(v, devices, size=size, point_budget_s=point_budget_s, threads=threads))
+            for name, v in lesson.views(variant(flags)).items()}
+
+
+@dataclass(frozen=True)
+class TimingScreen:
+    view: lesson.Screen  # the view's rows and the honest baseline's, labelled
+    size: int
+    cold: bool  # the cold first call drawn
+    answer: str  # the one sentence above the chart
+    notes: str  # what the answer leaves out, under the chart
+    machine: dict[str, Any] | None  # the recorded pack's fingerprint, for the same-machine comparison
+    found: onscreen.RecordedViews  # what the pack holds of the view: its rows (downloads), its machine, what is missing
+    missing: str | None  # why a timing the view needs has no recorded GPU curve, where one has none
+
+    @property
+    def variant(self) -> dict[str, Any]:
+        return self.view.variant
+
+    @property
+    def tf32(self) -> bool:
+        return self.variant["dtype"] == "tf32"
+
+    @property
+    def transfer(self) -> bool:
+        return bool(self.variant["transfer"])
+
+    @property
+    def order(self) -> list[str]:
+        return self.view.order
+
+    @cached_property
+    def time_rows(self) -> list[Row]:
+        """The time chart's lines (the view's, its partners', the baseline's; the cold first calls when drawn)."""
+        return lesson.time_lines(self.view, self.cold)
+
+    @property
+    def timed(self) -> bool:
+        return any(is_ok(r) for r in self.time_rows)
+
+    @property
+    def crossing(self) -> tuple[float | None, str | None]:
+        """Where the chart draws the crossover's rule and its label: none where the sentence names no value."""
+        analysis = lesson.crossovers(self.view)[0]
+        return onscreen.crossing_x(analysis), onscreen.crossing_label(analysis)
+
+    @property
+    def line_names(self) -> list[str]:
+        return lesson.line_names(self.variant)
+
+    @property
+    def file_stem(self) -> str:
+        return lesson.file_stem(self.variant)
+
+    def sync_lines(self) -> list[str]:
+        return words.sync_sentences(self.view.current, self.view.partner_rows("sync"), self.variant, self.size,
+                                    self.order)
+
+    def repeats_caption(self) -> str | None:
+        repeats = onscreen.repeats_span(self.view.rows)
+        if not repeats:
+            return None
+        return (f"Warm points: the median of {repeats} timed repeats after warm-up (bars: interquartile range). "
+                "Colour is where it was measured, the line style how it was timed.")
+
+    def crossover_lines(self) -> list[str]:
+        return [s.markdown() for s in lesson.crossover_sentences(self.view, self.machine)]
+
+    def cold_lines(self) -> list[str]:
+        return words.cold_sentences(self.view.current, self.size, self.order) if self.cold else []
+
+    def cold_caption(self) -> str:
+        return COLD_CAPTION if self.cold else COLD_OFF
+
+    def tf32_lines(self) -> list[str]:
+        return words.tf32_sentences(self.view.current, self.view.partner_rows("tf32"), self.variant, self.size, self.order)
+
+    def transfer_lines(self) -> list[str]:
+        return words.transfer_sentences(self.view.current, self.view.partner_rows("transfer"), self.variant, self.size,
+                                        self.order)
+
+    def rate_rows(self) -> list[Row]:
+        return lesson.rate_lines(self.view)
+
+    def best_rates(self) -> list[Row]:
+        """The best synchronised rate on screen per device and number format (the rate chart's dotted rules)."""
+        return words.best_rates(self.view.rows, self.order)
+
+    def rate_dashes(self) -> list[str]:
+        return [lesson.variant_label(self.variant), *lesson.partner_lines(self.variant), lesson.baseline_line()]
+
+    def rate_lines(self) -> list[str]:
+        return words.flops_sentences(self.view.current, self.view.rows, self.variant, self.size, self.order)
+
+
+def timing_screen(flags: Mapping[str, bool], size: int, live: dict[str, list[Row]], pack: dict[str, Any] | None,
+                  label: str, *, with_cpu: bool) -> TimingScreen:
+    """The live rows per timing (live_requests' names) and the pack's recorded ones (its source's `label`), on
+    screen with their words."""
+    chosen = variant(flags)
+    found = lesson.recorded(pack, label, chosen, size, with_cpu=with_cpu)
+    view = lesson.screen(chosen, live, found, found.machine)
+    return TimingScreen(view, size, bool(flags["cold"]), timing_answer(view, size), timing_notes(view, size),
+                        pack["machine"] if pack else None, found, lesson.missing_note(found, label))
+

@@ -1,0 +1,127 @@
+"""What the Training page puts together before and after it measures, so the page only lays it out:
+the recorded machines it draws (built from the packs), the modes it offers with their labels, and
+one `Scene` that composes every screen of a view from the same inputs (recorded first, live on top).
+
+    gpu, small = machines(pack, packs, family)     # the sidebar's GPU machine, a small server's CPU
+    scene = Scene(view, gpu, small, host_cpu, threads, live_gpu=source.live)
+    scene.recorded()                               # the first paint: recorded curves only
+    scene.with_live(rows)                          # this server's live rows on top
+
+No Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from lib.core.fmt import plural
+from lib.core.rows import Origin, Status
+from lib.lessons.training import live as L
+from lib.lessons.training import view as T
+from lib.lessons.training.screen import Machine, Screen, compose
+from lib.recorded.ceilings import ceilings_for
+from lib.recorded.sources import hardware_text, machine_text, small_server_pack
+from lib.workloads.family import TrainingFamily
+
+Row = dict[str, Any]
+
+MODEL_LABELS = {name: f.label for name, f in T.BY_NAME.items()}  # the "Model trained" choice's words
+MODE_HELP = ("Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the whole "
+             "step, or torch.compile remove some of those launches.")
+
+
+def axis_labels(family: TrainingFamily) -> dict[str, str]:
+    """The x-axis choice's words: each of the family's sliders by its label."""
+    return {key: axis.label for key, axis in family.axes.items()}
+
+
+def result_columns(over: str) -> tuple[str, ...]:
+    """The columns of the rows on screen the page offers to download, in this order."""
+    return ("series", "recorded_on", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
+            "steps_per_epoch", "repeats", "origin", "origin_note")
+
+
+def machines(pack: Mapping[str, Any] | None, packs: Sequence[dict[str, Any]], family: TrainingFamily
+             ) -> tuple[Machine | None, Machine | None]:
+    """(the recorded GPU machine of `pack`, a small server's recorded CPU) with the family's step tables,
+    as the page names them; None where there is no such pack."""
+    gpu = None
+    if pack:
+        words = machine_text(pack["machine"])
+        gpu = Machine(T.tables(pack, words, family), hardware_text(pack["machine"]), words,
+                      ceilings_for(hardware_text(pack["machine"]), packs))
+    small_pack = small_server_pack(packs, family.workload)
+    small = None
+    if small_pack:
+        words = machine_text(small_pack["machine"])
+        small = Machine(T.tables(small_pack, words, family), f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
+                        words)
+    return gpu, small
+
+
+@dataclass(frozen=True)
+class ModeChoice:
+    """The modes the page offers (every one the recorded GPU's cost model answers, recorded there or
+    not, or a live GPU's own) and each mode's words, '(predicted)' where that GPU never recorded it."""
+
+    options: tuple[str, ...]
+    labels: Mapping[str, str]  # every mode, so a link's unknown mode is answered with the default's words
+
+
+def mode_choice(gpu: Machine | None, live_gpu: bool) -> ModeChoice:
+    table = gpu.tables.get("cuda") if gpu else None
+    options = T.modes_answered(table) if not live_gpu else list(T.LIVE_MODES)
+    labels = {m: T.mode_label(m) + ("" if live_gpu or T.mode_origin(table, m) is Origin.RECORDED else " (predicted)")
+              for m in T.MODES}
+    return ModeChoice(tuple(options or [T.View.mode]), labels)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One view's inputs to every screen the page draws of it: the first (recorded), each redraw while
+    this server measures, and the last."""
+
+    view: T.View
+    gpu: Machine | None
+    small_cpu: Machine | None
+    host_cpu: bool
+    threads: int
+    live_gpu: bool = False
+
+    @cached_property
+    def grid(self) -> list[int]:
+        """The live grid, measured once for every slider position (its crossover is the curves')."""
+        return L.live_grid(self.view)
+
+    @cached_property
+    def fixed(self) -> dict[str, Any]:
+        """The live sweep's settings but the swept one."""
+        return L.live_settings(self.view, gpu_live=self.live_gpu)
+
+    def recorded(self) -> Screen:
+        """Recorded curves only: what the page draws at once, before anything is measured."""
+        return compose(self.view, gpu=self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, threads=self.threads)
+
+    def with_live(self, live: Sequence[Row]) -> Screen:
+        """The recorded curves with this server's live rows on top (the live answer read from the grid)."""
+        return compose(self.view, gpu=self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, live=live,
+                       live_gpu=self.live_gpu, threads=self.threads, grid=self.grid)
+
+
+def live_notes(live: Sequence[Row], view: T.View) -> tuple[str, list[str]] | None:
+    """The title and one line per live point that was not timed or carries a message, or None."""
+    problems = [r for r in live if r.get("status") != Status.OK or r.get("message")]
+    if not problems:
+        return None
+    over = view.over
+    return (f"Notes on {plural(len(problems), 'live point')}",
+            [f"- {view.axis.label} {r.get(over):,}: {r.get('message') or r.get('status')}" for r in problems])
+
+
+def recorded_gpu_rows(screen: Screen) -> list[Row]:
+    """The recorded (not derived or predicted) rows of the screen's GPU curves: what a download calls measured."""
+    return [r for rows in screen.curves.values() for r in rows
+            if r.get("origin") == Origin.RECORDED and r.get("device") != "cpu"]

@@ -1,0 +1,70 @@
+"""What the Training page composes before it lays anything out (lib.lessons.training.scene): the machines
+built from the packs, the modes offered with their words, one view's screens from the same inputs, and the
+notes on live points. On the hand-made fixture packs (tests/training_fixture.py), whose answers are known."""
+
+from __future__ import annotations
+
+import pytest
+from training_fixture import GPU_NAME, write_packs
+
+from lib.core.rows import Origin, Status
+from lib.lessons.training import scene as C
+from lib.lessons.training import screen as S
+from lib.lessons.training import view as T
+from lib.recorded import load_recorded
+
+
+@pytest.fixture(scope="module")
+def packs(tmp_path_factory):
+    found, problems = load_recorded(write_packs(tmp_path_factory.mktemp("scene_fixture")))
+    assert not problems
+    return found
+
+
+def test_machines_are_the_gpu_pack_and_the_small_server_named_as_the_page_names_them(packs):
+    gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
+    gpu, small = C.machines(gpu_pack, packs, T.MLP_FAMILY)
+    assert gpu.name == GPU_NAME and gpu.words.startswith(GPU_NAME) and set(gpu.tables) == {"cpu", "cuda"}
+    assert small.name == "2-core server" and len(small.tables["cpu"]) > 0
+    assert C.machines(None, packs, T.MLP_FAMILY)[0] is None  # no GPU pack: no GPU machine, still the small server
+
+
+def test_modes_recorded_are_plain_and_the_rest_are_said_to_be_predicted(packs):
+    gpu, _ = C.machines(next(p for p in packs if p["machine"].get("gpus")), packs, T.MLP_FAMILY)
+    modes = C.mode_choice(gpu, live_gpu=False)
+    assert modes.options == tuple(T.MODES)  # a GPU with a cost model answers every mode
+    assert modes.labels["cuda_graph"] == T.mode_label("cuda_graph")  # recorded in the fixture
+    assert modes.labels["fused"] == T.mode_label("fused") + " (predicted)"  # never recorded there
+    assert C.mode_choice(None, live_gpu=False).options == (T.View.mode,)
+    live = C.mode_choice(None, live_gpu=True)
+    assert live.options == T.LIVE_MODES and not any("predicted" in w for w in live.labels.values())
+
+
+def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(packs):
+    gpu, small = C.machines(next(p for p in packs if p["machine"].get("gpus")), packs, T.MLP_FAMILY)
+    view = T.View(batch_size=100)
+    scene = C.Scene(view, gpu, small, host_cpu=True, threads=1)
+    assert scene.recorded().headline == S.compose(view, gpu=gpu, small_cpu=small, host_cpu=True).headline
+    live = [{"batch_size": b, "device": "cpu", "status": Status.OK, "median_s": 1e-3, "epoch_s": 0.1, "iqr_s": 1e-5,
+             "steps_per_epoch": 100, "measured_at": 0.0} for b in scene.grid]
+    with_live = scene.with_live(live)
+    assert with_live.rows() == S.compose(view, gpu=gpu, small_cpu=small, host_cpu=True, live=live, grid=scene.grid,
+                                         now=None).rows()
+    assert any(n.origin == Origin.LIVE for n in with_live.curves)
+    assert view.current not in scene.grid  # 100 is off the live grid: the page measures it apart
+    assert scene.fixed["mode"] == view.cpu_side().mode and "batch_size" not in scene.fixed
+
+
+def test_live_notes_list_each_point_not_timed_or_with_a_message_and_nothing_when_clean():
+    view = T.View()
+    rows = [{"batch_size": 1024, "status": Status.OK, "message": ""},
+            {"batch_size": 2048, "status": Status.OK, "message": "slow"},
+            {"batch_size": 4096, "status": Status.SKIPPED, "message": ""}]
+    title, lines = C.live_notes(rows, view)
+    assert title == "Notes on 2 live points"
+    assert lines[0] == "- batch size 2,048: slow" and lines[1] == "- batch size 4,096: skipped"
+    assert C.live_notes(rows[:1], view) is None
+
+
+def test_the_downloaded_columns_put_the_swept_setting_third():
+    assert C.result_columns("depth")[:3] == ("series", "recorded_on", "depth")
