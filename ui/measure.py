@@ -167,6 +167,15 @@ def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bo
     return result
 
 
+def progress_to(bar: Any) -> Callable[[float, str], None]:
+    """A job's progress(fraction, message) callback that moves `bar` (an st.progress), held within 0..1."""
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
+
+    return progress
+
+
 def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress: bool,
                   on_row: Callable[[dict[str, Any]], None] | None) -> T:
     """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
@@ -175,10 +184,7 @@ def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress:
     except _NotCached:
         pass
     bar = st.progress(0.0, text=f"Measuring {label} …")
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
-
+    progress = progress_to(bar)
     started = time.perf_counter()
     try:
         result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_row=on_row)

@@ -8,6 +8,7 @@
     chart_height(380)                                       the same for a chart given as one total height
     page_style()                                            smaller headings on a phone and inside an iframe
     why(label) as open_                                     a closed expander 'Why? …' for the long words (lazy)
+    why_words(label, paragraphs, caption)                   the same, holding only words
     lazy_expander(label, key) as open_                      a closed expander whose contents run only while open
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
@@ -142,6 +143,17 @@ def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
         return
     with lazy_expander(label, WHY_KEY + label) as open_:
         yield open_
+
+
+def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = None) -> None:
+    """A lazy 'Why? …' expander holding a caption (first, when given) and paragraphs of markdown, written
+    only while it is open (see why)."""
+    with why(label) as opened:
+        if opened:
+            if caption:
+                st.caption(caption)
+            for paragraph in paragraphs:
+                st.markdown(paragraph)
 
 
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
