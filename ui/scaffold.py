@@ -145,15 +145,20 @@ def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
         yield open_
 
 
-def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = None) -> None:
-    """A lazy 'Why? …' expander holding a caption (first, when given) and paragraphs of markdown, written
-    only while it is open (see why)."""
+def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = None, *,
+              code: str | None = None, footnote: str | None = None) -> None:
+    """A lazy 'Why? …' expander holding only words, written only while it is open (see why): a caption,
+    a shell command (`code`), paragraphs of markdown, then a footnote (a caption), each when given."""
     with why(label) as opened:
         if opened:
             if caption:
                 st.caption(caption)
+            if code:
+                st.code(code, language="bash")
             for paragraph in paragraphs:
                 st.markdown(paragraph)
+            if footnote:
+                st.caption(footnote)
 
 
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
