@@ -9,6 +9,7 @@
     page_style()                                            smaller headings on a phone and inside an iframe
     why(label) as open_                                     a closed expander 'Why? …' for the long words (lazy)
     why_words(label, paragraphs, caption)                   the same, holding only words
+    paragraphs(texts, caption=False)                        each text its own markdown (or caption)
     lazy_expander(label, key) as open_                      a closed expander whose contents run only while open
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
@@ -143,6 +144,14 @@ def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
         return
     with lazy_expander(label, WHY_KEY + label) as open_:
         yield open_
+
+
+def paragraphs(texts: Iterable[str | None], *, caption: bool = False, box: Any = None) -> None:
+    """Each text (those not None or empty) as its own markdown element, or caption, in `box` (else here)."""
+    box = box or st
+    for text in texts:
+        if text:
+            (box.caption if caption else box.markdown)(text)
 
 
 def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = None, *,
