@@ -2,10 +2,10 @@
 
 Layout only: the words, the chart's frames and the answer are lib.lessons.gallery.screen's. Storage
 (caps, duplicates, the rate limit, admin codes) is lib.recorded.gallery.store; the rows, crossovers and
-sorting lib.lessons.gallery.view; the chart lib.charts.gallery; the connection ui.gallery. Names and machine strings come from visitors:
-they go through plain() in markdown and are shown as text in the table. Answer first: the title, one
-sentence (where the machines' GPUs catch up), the speed-up chart; below them the course box, the
-add form (closed), the table and the pickers.
+sorting lib.lessons.gallery.view; the chart lib.charts.gallery; the connection ui.gallery. Names and
+machine strings come from visitors: they go through plain() in markdown and are shown as text in the table.
+Answer first: the title, one sentence (where the machines' GPUs catch up), the speed-up chart; below them
+the course box, the add form (closed), the table and the pickers.
 """
 
 from __future__ import annotations

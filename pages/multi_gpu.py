@@ -1,9 +1,8 @@
 """Multi-GPU lesson (seed 002): when do 2 or 4 GPUs beat one? DistributedDataParallel through torchrun.
 
-Answer first: the title, one sentence (where more GPUs start to pay off), the throughput chart of the
-recorded machine (or of the live demo when nothing is recorded); the pickers below; the rest behind closed
-expanders. Layout only: words, points and table from lib.lessons.multi_gpu.screen, charts from
-lib.charts.scaling, the live demo from lib.workloads.ddp.demo.
+Answer first: one sentence (where more GPUs start to pay off), the throughput chart of the recorded machine (or
+of the live demo); the pickers below; the rest behind closed expanders. Layout only: words, points and table
+lib.lessons.multi_gpu.screen's, charts lib.charts.scaling's, the live demo lib.workloads.ddp.demo's.
 """
 
 from __future__ import annotations
@@ -48,7 +47,8 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
     if not picked.ok:
         answer_box.warning(lesson.failed(picked, source))
     else:
-        axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == LINKED, format_func=lesson.AXIS_NAMES.get)
+        axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == LINKED,
+                     format_func=lesson.AXIS_NAMES.get)
         on = lesson.screen(picked, axis, source)
         answer_box.markdown(on.answer)
         chart_box.vega_lite_chart(chart_spec(scaling_charts.sized_throughput_chart, picked.ok, axis,
@@ -60,12 +60,13 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
             with scaffold.why("Scaling efficiency: how close to N times one GPU") as opened:
                 if opened:
                     st.caption(lesson.EFFICIENCY_CAPTION)
-                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, on.efficiency, axis), width="stretch")
+                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, on.efficiency, axis),
+                                       width="stretch")
         scaffold.why_words("Where more GPUs start to win", on.crossovers)
         scaffold.why_words("Why: communication against compute", on.why)
     with st.expander("All measurements", expanded=False):
-        st.dataframe(picked.table, hide_index=True, width="stretch",
-                     column_config={name: st.column_config.NumberColumn(format=f) for name, f in lesson.FORMATS.items()})
+        formats = {name: st.column_config.NumberColumn(format=f) for name, f in lesson.FORMATS.items()}
+        st.dataframe(picked.table, hide_index=True, width="stretch", column_config=formats)
         st.caption(lesson.TABLE_CAPTION)
 
 
@@ -93,8 +94,7 @@ url.sync_url()
 st.write(scaling.demo_sentence(demo.demo_plan(demo_model)))
 if st.button("Run the live demo", key="multi_gpu_run"):
     bar = st.progress(0.0, text="starting torchrun…")
-    st.session_state[LIVE_KEY] = (demo_model, demo.run_demo(demo_model, progress=progress_to(bar)))
+    live = st.session_state[LIVE_KEY] = (demo_model, demo.run_demo(demo_model, progress=progress_to(bar)))
     bar.empty()
-    live = st.session_state[LIVE_KEY]
 if live:  # (model, rows): the rows of the last demo this session ran
     show_results(live[1], scaling.live_source(live[1]), "live", slots=None if recorded.by_name else top)

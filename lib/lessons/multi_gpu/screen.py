@@ -36,8 +36,8 @@ NO_DDP_ROWS = "These results hold no multi-GPU (ddp) rows."
 NOTHING_RECORDED = ("No multi-GPU results have been recorded yet, so there is no answer to draw here: the live demo "
                     "below runs the same code on this server.")
 HOW_RECORDED = "They are recorded on a machine with 2 or 4 GPUs (the project's record_ddp script)."
-EFFICIENCY_CAPTION = ("Throughput with N GPUs ÷ (N × throughput with 1 GPU at the same per-GPU batch); the dashed line "
-                      "is perfect scaling.")
+EFFICIENCY_CAPTION = ("Throughput with N GPUs ÷ (N × throughput with 1 GPU at the same per-GPU batch); the dashed "
+                      "line is perfect scaling.")
 TABLE_CAPTION = ("Compute, no exchange: the same step under DDP's no_sync(). Exposed communication: step minus that "
                  "(what the overlap of all-reduce and backward could not hide). All-reduce alone: one all-reduce of a "
                  "buffer as big as the gradient, timed on its own. Data are random tensors already on the device.")

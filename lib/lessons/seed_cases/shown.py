@@ -73,6 +73,11 @@ def holds_a_case(pack: Mapping[str, Any] | None) -> bool:
     return bool(pack) and any(find_seed_pack([pack], c)[0] for c in CASES)
 
 
+def curve_rows(curves: screen.Curves | None) -> list[dict[str, Any]]:
+    """The loss curves' points (their download): none for a case that trains nothing."""
+    return screen.curve_rows(curves) if curves else []
+
+
 def record_caption(name: str) -> str:
     return ("It writes the CPU and GPU rows at the seed's sizes, and next to them "
             f"seeds_{name}_curves.json with both devices' loss curves; this page finds them by the experiment's name.")

@@ -60,7 +60,8 @@ def shipped_toggle(shipped: int) -> tuple[str, str]:
 
 
 def nothing_yet(shipped: int) -> str:
-    return "Nothing to compare yet: upload a result pack below" + (", or switch on the shipped packs." if shipped else ".")
+    return ("Nothing to compare yet: upload a result pack below"
+            + (", or switch on the shipped packs." if shipped else "."))
 
 
 @dataclass(frozen=True)
