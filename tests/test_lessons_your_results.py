@@ -17,7 +17,7 @@ def test_each_unused_file_says_why_in_order_and_only_the_visitors_own_packs_are_
     assert on.notices == (Notice("Not used: its field median is not a number", True),
                           Notice("the same rows as mine.json", False))
     assert on.uploads == ([PACK], ["mine.json"])  # the shipped pack is not the visitor's
-    assert on.used == "Using: mine.json (2 rows); shipped: h200.json (2 rows)"
+    assert on.used == r"Using: mine.json (2 rows); shipped\: h200.json (2 rows)"  # names escaped for markdown
     assert on.answer is None  # nothing combined: the page says there is nothing to compare yet
 
 
