@@ -30,7 +30,8 @@ def start_warm_up() -> None:
     measurement lock, so it never overlaps a measurement), so that the first visitors do not pay these
     one-off costs (the fits load from lib.core.memo's disk cache when the packs and the fitting code
     are unchanged). Then, unless $GPUWIN_NO_PREFETCH=1, it measures the default view of each page that
-    measures live (ui.prefetch) and builds Your results' first charts of the shipped packs. The router calls this after every page, so the first chart never waits for it."""
+    measures live (ui.prefetch) and builds Your results' first charts of the shipped packs. The router
+    calls this after every page, so the first chart never waits for it."""
     if _warm_up_started.is_set() or os.environ.get("GPUWIN_NO_WARM_UP") == "1":
         return
     _warm_up_started.set()
