@@ -40,6 +40,6 @@ with routed():
 # after the page, not before: on a one-CPU host the measuring process's torch import and the cost
 # models' fitting would otherwise share the core with the first visitor's first chart. Imported here too:
 # ui.measure (the measuring process's client, 0.09 s to import) is not needed to draw Home
-from ui.measure import start_warm_up  # noqa: E402
+from ui.warm_up import start_warm_up  # noqa: E402
 
 start_warm_up()

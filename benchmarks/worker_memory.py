@@ -70,10 +70,10 @@ def page_jobs(settings: dict, *, point: bool = True, timeline: bool = True) -> l
 
 
 def warm_up_jobs() -> list[tuple[str, object]]:
-    """The server's warm-up in the measuring process (ui.measure.start_warm_up)."""
+    """The server's warm-up in the measuring process (ui.warm_up.start_warm_up)."""
     from lib.lessons.common.live import DEFAULT_CPU_THREADS, warm_up
     from lib.workloads import get_workload
-    from ui.measure import DATALOADER_WARM_UP
+    from ui.warm_up import DATALOADER_WARM_UP
 
     return [("warm-up: MLP steps", functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS)),
             ("warm-up: DataLoader", functools.partial(warm_up, get_workload("dataloader"), DATALOADER_WARM_UP,

@@ -5,7 +5,7 @@
 
 Streamlit runs no app code before the first session. That first run imports Altair and pandas
 (torch only in the measuring process), draws Home, then starts the app's warm-up
-(ui.measure.start_warm_up: the measuring process, the shipped packs parsed, the Training page's cost
+(ui.warm_up.start_warm_up: the measuring process, the shipped packs parsed, the Training page's cost
 models fitted or loaded from .cache/). This opens the Home page once over the
 session websocket and leaves; the warm-up goes on in the server.
 """

@@ -15,7 +15,8 @@ import pytest
 
 from lib.core.measure_lock import MEASURE_LOCK, overlapping
 from lib.workloads import get_workload
-from ui.measure import WARM_UP_LABEL, measure_sweep
+from ui.measure import measure_sweep
+from ui.warm_up import WARM_UP_LABEL
 
 MLP = get_workload("mlp")
 # settings no other test uses, so nothing is cached yet

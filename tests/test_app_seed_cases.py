@@ -181,6 +181,17 @@ def test_every_case_one_click_away_without_a_gpu(no_pack):
     assert_case(bad, "boston_like")
 
 
+def test_loss_curves_open_alone(no_pack):
+    """The loss curves' 'Why?' opened with every other one closed (a reader who opens only it): its words
+    once needed a value the closed 'Reported in the seed' section made, and the page failed."""
+    from ui.scaffold import WHY_KEY
+
+    at = open_page(PAGE, {"case": "iris"}, opened=(WHY_KEY + "Why? Loss curves: does each model learn?",))
+    assert not at.exception, [e.value for e in at.exception]
+    text = page_text(at)
+    assert "**cpu (live, this server)**" in text and "learns" in text
+
+
 @pytest.mark.cpu_view
 def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
     at = open_page(PAGE)

@@ -38,7 +38,8 @@ from lib.lessons.your_results.compare import (
     order_comparisons,
     setting_name,
 )
-from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table
+from lib.lessons.your_results.screen import Notice
+from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table, plain
 from ui.sources import session_uploads
 from ui.specs import frozen_spec
 
@@ -159,3 +160,36 @@ def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> 
     comparisons = order_comparisons(compare_machines(combined.pack["rows"]), first=uploaded)
     ordered = [c for c in comparisons if len(c.machines) > 1] + [c for c in comparisons if len(c.machines) == 1]
     return ComparedView(sources, combined, list(zip(range(len(ordered)), ordered, comparison_titles(ordered))))
+
+
+def download_buttons(view: ComparedView, file_stem: str) -> None:
+    """The merged pack (JSON) and its rows (CSV), side by side; each made when clicked, not on every run: a
+    large merge is tens of MB the session would otherwise hold."""
+    left, right = st.columns(2)
+    left.download_button("Merged result pack (JSON)", view.deferred(ComparedView.download_json),
+                         file_name=f"{file_stem}.json", mime="application/json", icon=":material/download:",
+                         on_click="ignore")
+    right.download_button("Merged rows (CSV)", view.deferred(ComparedView.download_csv), file_name=f"{file_stem}.csv",
+                          mime="text/csv", icon=":material/table:", on_click="ignore")
+
+
+def gallery_picks() -> list[Source]:
+    """The machines picked on the Class gallery page (?gallery=12,shipped:h200_training), each note about a pick
+    shown as a warning; none without such a link."""
+    if not st.query_params.get("gallery"):
+        return []
+    from ui.gallery import gallery_sources  # the database is opened only for such a link
+
+    picked, notes = gallery_sources(st.query_params.get("gallery"))
+    for note in notes:
+        st.warning(plain(note, limit=400), icon=":material/groups:")
+    return picked
+
+
+def file_notices(notices: Sequence[Notice]) -> None:
+    """Each file's message: an error where it was not used, a note where a readable file was left out."""
+    for notice in notices:
+        if notice.error:
+            st.error(notice.text, icon=":material/error:")
+        else:
+            st.info(notice.text, icon=":material/content_copy:")

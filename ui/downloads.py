@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
 
-from lib.core.results import SCHEMA_VERSION, PackError, build_pack, dumps_pack, merge_packs, rows_to_csv
+from lib.core.results import (
+    SCHEMA_VERSION,
+    PackError,
+    build_pack,
+    dumps_pack,
+    merge_packs,
+    rows_to_csv,
+    spreadsheet_csv,
+)
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
 # drawn or worded, not part of the result schema: the other days a recorded point was recorded on
@@ -57,3 +65,16 @@ def download_buttons(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, S
                          mime="text/csv", icon=":material/table:", on_click="ignore")
     right.download_button("Download result pack (JSON)", dumps_pack(pack), file_name=f"{file_stem}.json",
                           mime="application/json", icon=":material/download:", on_click="ignore")
+
+
+def csv_download(label: str, rows: Sequence[dict], file_name: str, icon: str) -> Callable[[], None] | None:
+    """A button that downloads `rows` as CSV, laid out when the returned function is called (the CSV made
+    then, not before: e.g. inside a lazy expander); None without rows."""
+    if not rows:
+        return None
+
+    def button() -> None:
+        st.download_button(label, spreadsheet_csv(rows), file_name=file_name, mime="text/csv", icon=icon,
+                           on_click="ignore")
+
+    return button

@@ -17,9 +17,7 @@ the same thing).
 
 from __future__ import annotations
 
-import functools
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
@@ -32,7 +30,7 @@ from lib.core.measure_lock import MEASURE_LOCK, Holding
 from lib.core.request import LiveRequest
 from lib.core.worker import MEASURE_WORKER, WorkerStopped
 from lib.core.workload import Workload
-from lib.lessons.common.live import DEFAULT_CPU_THREADS, live_sweep, warm_up
+from lib.lessons.common.live import live_sweep
 
 T = TypeVar("T")
 
@@ -169,6 +167,15 @@ def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bo
     return result
 
 
+def progress_to(bar: Any) -> Callable[[float, str], None]:
+    """A job's progress(fraction, message) callback that moves `bar` (an st.progress), held within 0..1."""
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
+
+    return progress
+
+
 def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress: bool,
                   on_row: Callable[[dict[str, Any]], None] | None) -> T:
     """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
@@ -177,10 +184,7 @@ def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress:
     except _NotCached:
         pass
     bar = st.progress(0.0, text=f"Measuring {label} …")
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
-
+    progress = progress_to(bar)
     started = time.perf_counter()
     try:
         result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_row=on_row)
@@ -249,61 +253,3 @@ def measure_sweep(
     at = measured_at(request) if rows else None
     # each row carries when it was measured: the words say its age ('measured live 3 min ago')
     return [dict(r, measured_at=at) for r in rows] if rows else []
-
-
-WARM_UP_LABEL = "server warm-up after start (once)"
-DATALOADER_WARM_UP = {"source": "images", "dataset_size": 64, "batch_size": 64, "model": "linear"}
-_warm_up_started = threading.Event()
-
-
-def start_warm_up() -> None:
-    """Once per server process, in the background: start the measuring process and run a few MLP
-    steps and one epoch of images through a DataLoader in it, parse the shipped packs, fit the
-    Training page's cost models and compare the shipped packs' machines for Your results (under the
-    measurement lock, so it never overlaps a measurement), so that the first visitors do not pay these
-    one-off costs (the fits load from lib.core.memo's disk cache when the packs and the fitting code
-    are unchanged). Then, unless $GPUWIN_NO_PREFETCH=1, it measures the default view of each page that
-    measures live (ui.prefetch) and builds Your results' first charts of the shipped packs. The router calls this after every page, so the first chart never waits for it."""
-    if _warm_up_started.is_set() or os.environ.get("GPUWIN_NO_WARM_UP") == "1":
-        return
-    _warm_up_started.set()
-    prefetch = os.environ.get("GPUWIN_NO_PREFETCH") != "1"
-
-    def run() -> None:
-        import lib.recorded
-        from lib.lessons.training import view as training
-        from lib.workloads import get_workload
-
-        try:
-            with MEASURE_LOCK.hold(WARM_UP_LABEL):
-                MEASURE_WORKER.start()  # its imports (seconds) overlap the fitting below
-                # the shipped packs parsed and the Training page's cost models fitted (seconds on 2 cores)
-                packs = lib.recorded.load_recorded()[0]
-                training.prepare(packs)
-                MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
-                # the Data pipeline's images: torchvision's import and PIL's first decode, 0.9 s of its first
-                # visitor's sweep on one CPU (2.86 s against 1.97 s warmed; 0.76 s here, in the background)
-                MEASURE_WORKER.run(functools.partial(warm_up, get_workload("dataloader"), DATALOADER_WARM_UP,
-                                                     num_threads=DEFAULT_CPU_THREADS, calls=1))
-                # Your results' comparisons of the shipped packs, kept per process (ui.compare_view): its
-                # first visitor waited 3.2 s for them on one CPU. Under the lock: no live timing shares the CPU.
-                from ui.compare_view import compared_view
-
-                compared_view([], (), packs)
-            if prefetch:
-                # each default view in a hold of its own: a visitor who comes meanwhile waits for one, not all
-                from ui.prefetch import QUIET_S, measure_default_views
-
-                measure_default_views()
-                # Your results' first charts of the shipped packs (the downloads are made when clicked), last: its
-                # visitors come after the lessons'
-                from ui.router import wait_until_quiet
-                from ui.scaffold import PLOT_HEIGHT
-
-                wait_until_quiet(QUIET_S)
-                with MEASURE_LOCK.hold(WARM_UP_LABEL):
-                    compared_view([], (), packs).prebuild(PLOT_HEIGHT)
-        except Exception:
-            pass
-
-    threading.Thread(target=run, name="gpuwin-warm-up", daemon=True).start()

@@ -6,7 +6,7 @@ the Jacobian and the Data pipeline redrew one to three seconds later. Measured h
 the first page, each default view is a stored live result like a visitor's (same request, same key,
 same 30-minute life), shown with the time it was measured.
 
-    measure_default_views()        # ui.measure.start_warm_up calls it after its one-off costs
+    measure_default_views()        # ui.warm_up.start_warm_up calls it after its one-off costs
 
 The requests come from each lesson's default_requests(), built from the same constants its page
 gives its widgets (tests/test_app_prefetch.py checks the page stores under the same key).

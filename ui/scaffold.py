@@ -9,6 +9,9 @@
     page_style()                                            smaller headings on a phone and inside an iframe
     why(label) as open_                                     a closed expander 'Why? …' for the long words (lazy)
     why_lines(label, lines)                                 the same, one paragraph per line of lines() (built when open)
+    why_words(label, paragraphs, caption)                   the same, holding only words
+    paragraphs(texts, caption=False)                        each text its own markdown (or caption)
+    why_said(label, make, *args)                            a lazy 'Why? …' of a lesson's words (Said), made when open
     lazy_expander(label, key) as open_                      a closed expander whose contents run only while open
     source_caption(source, threads)                         where each device's numbers come from
     notice(text)                                            an info box (nothing when text is None)
@@ -36,6 +39,7 @@ import streamlit as st
 from lib.core.fmt import age_words, fmt_value
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
+from lib.lessons.common.said import Said, Style
 from lib.recorded.sources import GpuSource
 from ui.downloads import download_buttons
 
@@ -157,6 +161,50 @@ def why_lines(label: str, lines: Callable[[], Iterable[str]] | Sequence[str], *,
             st.markdown(line)
         if caption is not None and (text := caption()):
             st.caption(text)
+
+
+def paragraphs(texts: Iterable[str | None], *, caption: bool = False, box: Any = None) -> None:
+    """Each text (those not None or empty) as its own markdown element, or caption, in `box` (else here)."""
+    box = box or st
+    for text in texts:
+        if text:
+            (box.caption if caption else box.markdown)(text)
+
+
+def say(said: Iterable[Said], box: Any = None) -> None:
+    """Each of a lesson's words as it says it is shown (lib.lessons.common.said): markdown, a caption or an
+    info box, in order."""
+    box = box or st
+    for one in said:
+        if one.style is Style.CAPTION:
+            box.caption(one.words)
+        elif one.style is Style.NOTICE:
+            box.info(one.words, icon=INFO)
+        else:
+            box.markdown(one.words)
+
+
+def why_said(label: str, make: Callable[..., Iterable[Said]], *args: Any) -> None:
+    """A lazy 'Why? …' expander (see why) holding the words `make(*args)` returns, made only while it is open."""
+    with why(label) as opened:
+        if opened:
+            say(make(*args))
+
+
+def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = None, *,
+              code: str | None = None, footnote: str | None = None) -> None:
+    """A lazy 'Why? …' expander holding only words, written only while it is open (see why): a caption,
+    a shell command (`code`), paragraphs of markdown, then a footnote (a caption), each when given."""
+    with why(label) as opened:
+        if opened:
+            if caption:
+                st.caption(caption)
+            if code:
+                st.code(code, language="bash")
+            for paragraph in paragraphs:
+                st.markdown(paragraph)
+            if footnote:
+                st.caption(footnote)
 
 
 def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,

@@ -76,3 +76,8 @@ def throughput_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str 
 def efficiency_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str = "per_gpu") -> alt.LayerChart:
     """Scaling efficiency (linear axis, not from zero), with perfect scaling (1.0) dashed."""
     return gpu_line_chart(points, axis, "scaling_efficiency", "scaling efficiency", log_y=False, rule=1.0)
+
+
+def sized_throughput_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str, height: int) -> alt.Chart:
+    """throughput_chart at a plot height (the page's first chart fits a phone's first screen)."""
+    return throughput_chart(points, axis).properties(height=height)
