@@ -113,8 +113,9 @@ def run_tests(args: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="gpuwin_tally_") as folder:
         tally = Path(folder) / "tally.jsonl"
         env = {**os.environ, "GPUWIN_TEST_TALLY": str(tally)}
-        # loadgroup: tests spread one by one, except those of one xdist_group (they share a costly fixture)
-        codes = [subprocess.call([*pytest, "-n", workers, "--dist", "loadgroup", "--part", "parallel", *args], env=env)]
+        # loadscope: a module's tests in one process, its fixtures built once (tests/conftest.py says which are dealt
+        # out test by test)
+        codes = [subprocess.call([*pytest, "-n", workers, "--dist", "loadscope", "--part", "parallel", *args], env=env)]
         parallel_s = time.monotonic() - started
         stop_at_first = {"-x", "--exitfirst"} & set(args) or any(a.startswith("--maxfail") for a in args)
         if not (codes[0] in (2, 3, 4) or codes[0] == 1 and stop_at_first):  # interrupted, broken, or -x and failed

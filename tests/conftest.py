@@ -38,6 +38,26 @@ collect_ignore_glob = [] if STREAMLIT else ["test_app_*.py", "test_browser*.py",
 
 
 PARTS = ("parallel", "serial")
+# How dev.py's parallel part (pytest-xdist, --dist loadscope) hands out tests: a module's tests go to one process
+# together, so its module fixtures (packs recorded by the CLI, servers) are built once; modules that use another's
+# fixture go with it (SAME_PROCESS); the modules in SPREAD, many independent tests with cheap fixtures, are dealt out
+# test by test, last, so the processes finish together.
+SAME_PROCESS = {"tests/test_app_multi_gpu.py": "tests/test_ddp.py"}  # test_ddp's recorded pack, made once
+SPREAD = {"tests/test_random_views.py"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if module in SPREAD else SAME_PROCESS.get(module, module)
+
+    return ModuleScheduling(config, log)
 
 
 def pytest_addoption(parser):
@@ -46,6 +66,7 @@ def pytest_addoption(parser):
                           "marked serial (they time real work and need it quiet); dev.py test runs both, in turn")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     part = config.getoption("--part")
     if part is not None:

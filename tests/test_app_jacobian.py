@@ -174,6 +174,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.serial  # live CPU rows against the fixture's: on a loaded box a method's words changed
 def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
     at = open_page(PAGE, {"methods": ALL_FOUR})
     text = assert_view(at, 100)

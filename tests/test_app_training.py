@@ -91,6 +91,7 @@ def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.serial  # three live sweeps must agree: flaked on a box loaded by other tests
 def test_the_live_crossover_stays_put_while_the_slider_moves(with_pack):
     """Issue 23: the live crossover jumped with the point being explained ('does not catch up' at 16 and
     64, 'about 73' at 32, 'about 190' at 128): the live grid is measured once for every slider position

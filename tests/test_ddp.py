@@ -36,11 +36,19 @@ def cli(*args):
                           capture_output=True, text=True, timeout=300)
 
 
+_RECORDED: dict[str, Path] = {}  # made once per test process: tests/test_app_multi_gpu.py reads it too
+
+
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A pack made the way scripts/record_ddp.sh makes one: a batch sweep per process count
     through the CLI, then `python -m lib merge` (1 and 2 processes where 2 cores exist)."""
-    folder = tmp_path_factory.mktemp("ddp_record")
+    if "pack" not in _RECORDED:
+        _RECORDED["pack"] = _record(tmp_path_factory.mktemp("ddp_record"))
+    return _RECORDED["pack"]
+
+
+def _record(folder: Path) -> Path:
     counts = [1, 2] if available_cores() >= 2 else [1]
     runs = []
     for n in counts:

@@ -33,6 +33,7 @@ def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
     assert row["phase_loading_s"] > 0 and row["phase_compute_s"] > 0
 
 
+@pytest.mark.serial  # a wall-clock bound on one epoch
 def test_default_epoch_is_well_under_a_second_on_the_cpu():
     step = LOADER.build(LOADER.resolve({}), "cpu")
     step.run()  # warm
