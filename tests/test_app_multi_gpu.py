@@ -31,6 +31,7 @@ def _text(at):
 
 
 @pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="with several GPUs the demo runs on them")
+@pytest.mark.slow
 def test_page_without_packs_says_so_and_runs_the_cpu_demo(monkeypatch, tmp_path):
     at = _page(monkeypatch, tmp_path).run()
     assert not at.exception

@@ -122,6 +122,7 @@ def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(wi
     assert any(w in text for w in ("recorded", "derived", "predicted"))
 
 
+@pytest.mark.slow
 def test_every_control_moves_and_the_url_follows(with_pack):
     at = open_page(PAGE, opened=(PITFALLS,))
     assert_ran(at)

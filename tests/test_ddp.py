@@ -89,6 +89,7 @@ def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
     assert above == "[]"
 
 
+@pytest.mark.slow
 def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_path):
     too_many = available_cores() + 1
     pack_path = tmp_path / "gpus.json"
@@ -117,6 +118,7 @@ def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_p
         validate_row(row, "row")
 
 
+@pytest.mark.slow
 def test_cli_run_ddp_prints_a_row(tmp_path):
     out = cli("run", "ddp", *SMALL_MLP, "--set", "batch_size=4", "--budget", "0.05", "--out", str(tmp_path / "r.json"))
     assert out.returncode == 0, out.stderr
@@ -181,6 +183,7 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
     assert calls == [] and all(r["status"] == "skipped" and "time budget" in r["message"] for r in rows)
 
 
+@pytest.mark.slow
 def test_a_failing_child_gives_an_error_with_its_last_stderr_line():
     # A point without its settings makes every rank raise KeyError inside the worker.
     result = launch([{"model": "mlp"}], "cpu", 1, "gloo", budget_s=0.05, threads=1)

@@ -76,6 +76,7 @@ def test_workers_started_every_epoch_when_not_persistent():
         step.close()
 
 
+@pytest.mark.slow
 def test_fakedata_source_checks_out():
     row = measure_point(LOADER, {"data": "fakedata", "dataset_size": 128, "batch_size": 64}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)

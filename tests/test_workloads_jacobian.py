@@ -116,6 +116,7 @@ def test_which_c_library_strands(version, strands):
 
 
 @pytest.mark.skipif(not jacobian.glibc_strands(), reason="this C library does not strand the loop's temporaries")
+@pytest.mark.slow
 def test_the_cpu_loop_estimate_bounds_the_measured_peak_where_glibc_strands():
     measured = peak_growth("jacobian", {"val": 50, "method": "loop"}, "cpu", profiled=False, timeout_s=300)
     assert measured["status"] == "ok", measured["message"]

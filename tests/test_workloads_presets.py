@@ -63,6 +63,7 @@ def test_unknown_preset_names_the_known_ones():
         get_preset("boston")
 
 
+@pytest.mark.slow
 def test_seed_script_quick_run_writes_a_pack(tmp_path, capsys):
     script = load_script()
     out = tmp_path / "seeds.json"
