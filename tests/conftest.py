@@ -86,7 +86,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if marker in item.keywords:
             item.add_marker(skip)
-        if ("browser" in item.keywords or "postgres" in item.keywords) and "slow" not in item.keywords:
+        started = item.path.name.startswith("test_browser") or "browser" in item.keywords or "postgres" in item.keywords
+        if started and "slow" not in item.keywords:
             item.add_marker(pytest.mark.slow)  # a server and a browser (or a database) started: seconds each
 
 

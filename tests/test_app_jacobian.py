@@ -116,6 +116,7 @@ def test_all_four_methods_without_a_gpu(no_pack):
     assert any("python -m lib sweep jacobian --over val=1,10,100,1000 --set method=loop" in c.value for c in at.code)
 
 
+@pytest.mark.slow
 def test_every_control_moves_and_the_url_follows(no_pack):
     at = open_page(PAGE)
     assert_view(at, 100)

@@ -24,6 +24,7 @@ def test_help_lists_every_command():
         assert command in out.stdout
 
 
+@pytest.mark.slow
 def test_devices_lists_the_cpu_and_says_when_cuda_is_absent():
     out = cli("devices", "--json")
     assert out.returncode == 0

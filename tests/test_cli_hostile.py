@@ -118,6 +118,7 @@ def test_a_nan_among_the_swept_values_is_refused_before_measuring(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_resuming_into_a_pack_of_another_sweep_is_refused_and_the_pack_is_kept(tmp_path):
     earlier = pack_file(tmp_path / "p.json", [{**row(1), "hidden_width": 8, "dataset_size": 64}])
     before = earlier.read_bytes()
@@ -188,6 +189,7 @@ def test_a_value_swept_twice_is_refused():
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=2,2.0", *SMALL), "2.0 is given twice (as 2)")
 
 
+@pytest.mark.slow
 def test_a_set_beside_an_over_of_the_same_setting_is_refused():
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,2", "--set", "batch_size=4", *SMALL),
                      "--set batch_size=4 and --over batch_size", "drop the --set")

@@ -72,6 +72,7 @@ def test_ddp_is_registered_and_times_its_points_through_a_launch():
     assert not any(hasattr(WORKLOAD, name) for name in ("run_sweep", "measure_points", "measure_point"))
 
 
+@pytest.mark.slow
 def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
     # Run in a fresh interpreter: this one has the lessons loaded already.
     code = (
@@ -198,6 +199,7 @@ def test_a_launch_that_runs_past_its_timeout_is_stopped():
     assert "timed out" in result[1]["message"]
 
 
+@pytest.mark.slow
 def test_scaling_efficiency_from_measured_rows(recorded):
     rows = load_pack(recorded)["rows"]
     assert all(r["status"] == "ok" for r in rows), [r["message"] for r in rows]
@@ -215,6 +217,7 @@ def test_scaling_efficiency_from_measured_rows(recorded):
     validate_pack(load_pack(recorded))
 
 
+@pytest.mark.slow
 def test_crossover_and_explanation_read_the_rows(recorded):
     records = scaling.table(load_pack(recorded)["rows"], "mlp")
     assert {d["gpus"] for d in records} >= {1}

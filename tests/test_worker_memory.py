@@ -121,6 +121,7 @@ def test_what_a_job_imports_raises_the_idle_size_rather_than_recycling(worker, t
     assert not worker.held.recycled and worker.pid() == pid
 
 
+@pytest.mark.slow
 def test_a_cancelled_job_and_a_failed_one_leave_nothing_held(worker):
     idle = worker.held.idle
 

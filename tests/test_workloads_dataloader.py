@@ -22,6 +22,7 @@ def one_cpu_thread():
         yield
 
 
+@pytest.mark.slow
 def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
     out = tmp_path / "p.json"
     rc = main(["run", "dataloader", "--set", "dataset_size=256", "--set", "batch_size=64",

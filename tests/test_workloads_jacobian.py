@@ -50,6 +50,7 @@ def test_each_method_passes_its_check_with_other_widths(method):
     assert row["status"] == "ok", row["message"]
 
 
+@pytest.mark.slow
 def test_cli_runs_the_seed_method(tmp_path, capsys):
     out = tmp_path / "p.json"
     rc = main(["run", "jacobian", "--set", "val=2", "--set", "method=loop", "--budget", "0.05", "--threads", "1",

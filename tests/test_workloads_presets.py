@@ -96,6 +96,7 @@ def test_verdicts_follow_the_expected_direction():
     assert script.verdict(None, 1.0) == ""
 
 
+@pytest.mark.slow
 def test_training_presets_have_loss_curves_that_start_alike():
     with cpu_threads(1):
         a = loss_curve("iris", "cpu", 5)
