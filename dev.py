@@ -5,16 +5,24 @@
     python3 dev.py test    # create .venv, install test requirements (and chromium, postgresql if root), run pytest
 
 Installs are skipped when the requirement files have not changed since the last install.
+
+`dev.py test` runs pytest twice: first every test not marked `serial`, spread over the machine's cores by
+pytest-xdist (GPUWIN_TEST_WORKERS=N sets how many processes; 0 runs the whole suite in one process, as plain
+`pytest` does); then the tests marked `serial`, which time real work live and assert on what they measured, one
+at a time with nothing else running. Its last line adds up both parts.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 import venv
 from pathlib import Path
 
@@ -89,6 +97,50 @@ def local_url(streamlit_args: list[str]) -> str:
     return f"http://{host}:{option('--server.port', '8501')}" + (f"/{base}" if base else "")
 
 
+# arguments with which pytest runs no test (CI calls `dev.py test --version` for the set-up alone): one plain run
+NO_TESTS = {"--version", "-V", "-h", "--help", "--co", "--collect-only", "--fixtures", "--markers"}
+COUNTED = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+def run_tests(args: list[str]) -> int:
+    """pytest in two parts: the tests that may share the machine across its cores, then the `serial` ones (live
+    timings that a loaded box would skew) alone. The user's arguments go to both, after ours (a user's -n wins)."""
+    pytest = [str(PY), "-m", "pytest"]
+    workers = os.environ.get("GPUWIN_TEST_WORKERS") or str(os.cpu_count() or 1)
+    if NO_TESTS & set(args) or workers == "0":
+        return subprocess.call([*pytest, *args])
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="gpuwin_tally_") as folder:
+        tally = Path(folder) / "tally.jsonl"
+        env = {**os.environ, "GPUWIN_TEST_TALLY": str(tally)}
+        # loadscope: a module's tests in one process, its fixtures built once (tests/conftest.py says which are dealt
+        # out test by test)
+        codes = [subprocess.call([*pytest, "-n", workers, "--dist", "loadscope", "--part", "parallel", *args], env=env)]
+        parallel_s = time.monotonic() - started
+        stop_at_first = {"-x", "--exitfirst"} & set(args) or any(a.startswith("--maxfail") for a in args)
+        if not (codes[0] in (2, 3, 4) or codes[0] == 1 and stop_at_first):  # interrupted, broken, or -x and failed
+            print("\n-- the tests marked serial, one at a time with nothing else running --", flush=True)
+            codes.append(subprocess.call([*pytest, "-p", "no:xdist", "--part", "serial", *args], env=env))
+        parts = [json.loads(line) for line in tally.read_text().splitlines()] if tally.exists() else []
+    total = {key: sum(part.get(key, 0) for part in parts) for key in COUNTED}
+    took = time.monotonic() - started
+    print(f"\ndev.py test: {took // 60:.0f} min {took % 60:.0f} s in all ({parallel_s // 60:.0f} min "
+          f"{parallel_s % 60:.0f} s for the parallel part on {workers} processes); "
+          f"{total['xfailed']} xfailed, {total['xpassed']} xpassed, {total['error']} errors", flush=True)
+    print(f"total: {total['passed']} passed, {total['failed'] + total['error']} failed, {total['skipped']} skipped",
+          flush=True)
+    return combined_status(codes)
+
+
+def combined_status(codes: list[int]) -> int:
+    """One exit status for the parts: pytest's own (1 failed, 2 interrupted, 3 internal error, 4 usage error) where
+    one part has it, 5 (no test ran) only where no part ran any, else 0."""
+    for code in (2, 3, 4, 1):
+        if code in codes:
+            return code
+    return 5 if all(code == 5 for code in codes) else 0
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
@@ -109,7 +161,7 @@ def main(argv: list[str]) -> int:
         ensure_venv("requirements-dev.txt")
         ensure_chromium()
         ensure_postgresql()
-        return subprocess.call([str(PY), "-m", "pytest", *rest])
+        return run_tests(rest)
     print(__doc__)
     return 0 if command == "help" else 2
 

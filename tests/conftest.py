@@ -5,11 +5,17 @@
   so `python3 -m pytest -m cuda` runs the CUDA tests of lib there.
 - `cuda` tests are skipped without a GPU; `cpu_view` tests (what a server without CUDA shows) are
   skipped where CUDA is present.
+- `python3 dev.py test` runs the suite in two parts (dev.py explains why): `--part parallel`, every test not
+  marked `serial`, spread over the cores by pytest-xdist; then `--part serial`, the tests marked `serial`
+  (they time real work live and assert on what they measured), one at a time on an otherwise quiet box.
+  A plain `pytest` run (no --part) runs everything in one process, as before.
 """
 
 import importlib.util
+import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,12 +28,53 @@ if str(ROOT) not in sys.path:
 # The tests record their own fixture packs with the CLI while the suite runs beside them: such a pack says its load
 # was not judged (load_quiet null) and is drawn as any pack without a load is (lib.core.load). test_load sets it back.
 os.environ.setdefault("GPUWIN_LOAD_CHECK", "0")
+# The class gallery's SQLite file of this test process goes to a folder of its own, never the repository's data/:
+# a server or command started before the per-test fixture below (a module's server, a module-level env copy) would
+# otherwise write data/gallery.sqlite, shared by every test process of a parallel run.
+os.environ.setdefault("GPUWIN_DATA_DIR", tempfile.mkdtemp(prefix="gpuwin_test_data_"))
 
 STREAMLIT = importlib.util.find_spec("streamlit") is not None
 collect_ignore_glob = [] if STREAMLIT else ["test_app_*.py", "test_browser*.py", "test_charts*.py", "test_gallery*.py"]
 
 
+PARTS = ("parallel", "serial")
+# How dev.py's parallel part (pytest-xdist, --dist loadscope) hands out tests: a module's tests go to one process
+# together, so its module fixtures (packs recorded by the CLI, servers) are built once; modules that use another's
+# fixture go with it (SAME_PROCESS); the modules in SPREAD, many independent tests with cheap fixtures, are dealt out
+# test by test, last, so the processes finish together.
+SAME_PROCESS = {"tests/test_app_multi_gpu.py": "tests/test_ddp.py"}  # test_ddp's recorded pack, made once
+SPREAD = {"tests/test_random_views.py"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if module in SPREAD else SAME_PROCESS.get(module, module)
+
+    return ModuleScheduling(config, log)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--part", choices=PARTS, default=None,
+                     help="run only the tests not marked serial (parallel: they may share the machine) or only those "
+                          "marked serial (they time real work and need it quiet); dev.py test runs both, in turn")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    part = config.getoption("--part")
+    if part is not None:
+        wanted = part == "serial"
+        dropped = [item for item in items if ("serial" in item.keywords) != wanted]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [item for item in items if ("serial" in item.keywords) == wanted]
     if torch.cuda.is_available():
         # These assert the CPU-only view (recorded GPU side, "no GPU on this server"); with CUDA
         # present the pages measure both devices live, which the other page tests exercise.
@@ -39,6 +86,25 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if marker in item.keywords:
             item.add_marker(skip)
+        started = item.path.name.startswith("test_browser") or "browser" in item.keywords or "postgres" in item.keywords
+        if started and "slow" not in item.keywords:
+            item.add_marker(pytest.mark.slow)  # a server and a browser (or a database) started: seconds each
+
+
+TALLIED = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected")
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """With $GPUWIN_TEST_TALLY set (dev.py test), add this run's counts to that file, one JSON line, so dev.py can
+    close its two parts with one line of totals."""
+    path = os.environ.get("GPUWIN_TEST_TALLY")
+    if not path or hasattr(config, "workerinput"):  # an xdist worker: the controller tallies the whole part
+        return
+    stats = terminalreporter.stats
+    counts = {key: len([r for r in stats.get(key, []) if getattr(r, "count_towards_summary", True)])
+              for key in TALLIED}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"part": config.getoption("--part"), **counts}) + "\n")
 
 
 @pytest.fixture(autouse=True)

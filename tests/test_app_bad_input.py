@@ -60,6 +60,7 @@ def test_a_link_value_is_echoed_as_plain_text(case):
     assert "evil" in note and "is not one of" in note
 
 
+@pytest.mark.slow
 def test_the_probes_link_on_the_jacobian_page_is_text(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
     at = open_page("pages/jacobian.py", {"val": HOSTILE["link"]})

@@ -169,6 +169,7 @@ def test_default_view_without_a_gpu(no_pack):
     assert "No GPU on this server" in sidebar
 
 
+@pytest.mark.slow
 def test_every_control_moves_and_the_url_follows(no_pack):
     at = open_page(PAGE, opened=(LOADING,))
     assert_view(at, "batch size = 64")
@@ -211,6 +212,7 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow
 def test_recorded_pack_is_the_gpu_side_and_says_the_device_does_not_matter(with_pack):
     at = open_page(PAGE, opened=(LOADING,))
     text = assert_view(at, "batch size = 64")

@@ -95,6 +95,7 @@ def test_a_machine_added_is_listed_charted_kept_and_its_name_shown_as_text(tmp_p
     ("no name", "Give a display name"),
     ("no file", "Choose your result pack first"),
 ])
+@pytest.mark.slow
 def test_a_bad_input_gets_a_message_and_changes_nothing(monkeypatch, case, words):
     if case == "huge":
         monkeypatch.setenv("GPUWIN_GALLERY_MAX_PACK_KB", "30")

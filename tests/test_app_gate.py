@@ -41,6 +41,7 @@ def in_process(tmp_path, monkeypatch):
     return jobs, built
 
 
+@pytest.mark.slow
 def test_the_timeline_expander_refuses_what_the_sweep_refuses_and_builds_nothing_there(in_process):
     from ui.step_story import TIMELINE_KEY
 

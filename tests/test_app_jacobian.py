@@ -116,6 +116,7 @@ def test_all_four_methods_without_a_gpu(no_pack):
     assert any("python -m lib sweep jacobian --over val=1,10,100,1000 --set method=loop" in c.value for c in at.code)
 
 
+@pytest.mark.slow
 def test_every_control_moves_and_the_url_follows(no_pack):
     at = open_page(PAGE)
     assert_view(at, 100)
@@ -174,6 +175,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.serial  # live CPU rows against the fixture's: on a loaded box a method's words changed
 def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
     at = open_page(PAGE, {"methods": ALL_FOUR})
     text = assert_view(at, 100)

@@ -31,6 +31,7 @@ def _text(at):
 
 
 @pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="with several GPUs the demo runs on them")
+@pytest.mark.slow
 def test_page_without_packs_says_so_and_runs_the_cpu_demo(monkeypatch, tmp_path):
     at = _page(monkeypatch, tmp_path).run()
     assert not at.exception
@@ -48,6 +49,7 @@ def test_page_without_packs_says_so_and_runs_the_cpu_demo(monkeypatch, tmp_path)
     assert f"{largest['samples/s']:,.0f} samples per second" in text
 
 
+@pytest.mark.slow
 def test_page_shows_a_recorded_pack_for_every_choice(monkeypatch, tmp_path, recorded):  # noqa: F811
     shutil.copy(recorded, tmp_path / recorded.name)
     (tmp_path / "broken.json").write_text("{not json")
@@ -70,6 +72,7 @@ def test_page_shows_a_recorded_pack_for_every_choice(monkeypatch, tmp_path, reco
     assert at.query_params["demo_model"] == "cnn" and at.query_params["machine"] == recorded.name.split(".")[0]
 
 
+@pytest.mark.slow
 def test_a_link_opens_the_model_and_axis_it_names(monkeypatch, tmp_path, recorded):  # noqa: F811
     """A link to the CNN at the same global batch opens that view, not the first model per GPU (issue 26)."""
     pack = json.loads(recorded.read_text())

@@ -155,6 +155,7 @@ def assert_case(at, name: str) -> tuple[str, list[str]]:
     return text, specs
 
 
+@pytest.mark.slow
 def test_every_case_one_click_away_without_a_gpu(no_pack):
     at = open_page(PAGE, opened=("seed_cases.results",))
     text, _ = assert_case(at, "boston_like")
@@ -252,6 +253,7 @@ def test_seed_script_wants_a_pack_to_put_the_curves_beside(capsys):
 # -- issue 23: a time in the words is a bar on the page (the shipped packs, the page's own live CPU) -------------
 
 @pytest.mark.parametrize("name", ["big_matmul", "linear_mnist_dataloader", "boston_like"])
+@pytest.mark.slow
 def test_every_time_the_page_quotes_is_drawn_on_the_shipped_packs(monkeypatch, name):
     """The random views found big_matmul saying 'the GPU's first call … took 143 ms, a warm one 142 ms' and
     linear_mnist_dataloader 'This server's CPU takes 7.83 ms per call at a cut size', neither on any chart.

@@ -86,6 +86,7 @@ def test_default_view_without_a_gpu(no_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow
 def test_every_control_moves_and_the_url_follows(no_pack):
     at = open_page(PAGE)
     assert_view(at)

@@ -91,6 +91,7 @@ def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.serial  # three live sweeps must agree: flaked on a box loaded by other tests
 def test_the_live_crossover_stays_put_while_the_slider_moves(with_pack):
     """Issue 23: the live crossover jumped with the point being explained ('does not catch up' at 16 and
     64, 'about 73' at 32, 'about 190' at 128): the live grid is measured once for every slider position
@@ -121,6 +122,7 @@ def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(wi
     assert any(w in text for w in ("recorded", "derived", "predicted"))
 
 
+@pytest.mark.slow
 def test_every_control_moves_and_the_url_follows(with_pack):
     at = open_page(PAGE, opened=(PITFALLS,))
     assert_ran(at)

@@ -57,25 +57,44 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> Non
     raise TimeoutError(f"{url}/_stcore/health did not answer within {timeout_s} s")
 
 
+PORT_TAKEN = "is not available"  # what streamlit says, and exits, when its --server.port is bound already
+PORT_TRIES = 3
+
+
 @contextlib.contextmanager
 def streamlit_server(env: dict[str, str], script: str = "streamlit_app.py") -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
+    for attempt in range(1, PORT_TRIES + 1):
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, proc)
+            break
+        except RuntimeError as exited:
+            _stop(proc)
+            # another test process (pytest-xdist runs two or more) bound the free port between its pick and here
+            if PORT_TAKEN not in str(exited) or attempt == PORT_TRIES:
+                raise
+        except BaseException:
+            _stop(proc)
+            raise
     try:
-        wait_healthy(url, proc)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
 
 
 @contextlib.contextmanager

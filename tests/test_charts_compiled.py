@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import altair as alt
 import pandas as pd
 import pyarrow as pa
+import pytest
 
 from lib.charts.compiled import FilledChart, compiled
 from lib.charts.provenance import _curve_spec, _CurveShape, curve_chart
@@ -142,6 +143,7 @@ def data_in_layers(spec: dict) -> dict:
     return {**top, "layer": [{"data": spec["data"], **layer} for layer in spec["layer"]]}
 
 
+@pytest.mark.slow
 def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_layers_alone():
     """compiled.drawn_layers: the curve chart is compiled once with every layer and keeps those with rows,
     so a classroom's views (a band here, no crossover there) share one compiled spec; for every set of

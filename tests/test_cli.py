@@ -24,6 +24,7 @@ def test_help_lists_every_command():
         assert command in out.stdout
 
 
+@pytest.mark.slow
 def test_devices_lists_the_cpu_and_says_when_cuda_is_absent():
     out = cli("devices", "--json")
     assert out.returncode == 0
@@ -33,6 +34,7 @@ def test_devices_lists_the_cpu_and_says_when_cuda_is_absent():
     assert '"torch_threads"' in out.stdout
 
 
+@pytest.mark.slow
 def test_sweep_writes_a_pack_that_crossover_reads(tmp_path):
     pack = tmp_path / "p.json"
     out = cli("sweep", "mlp", "--over", "batch_size=1,16,256", "--set", "hidden_width=64",
@@ -48,6 +50,7 @@ def test_sweep_writes_a_pack_that_crossover_reads(tmp_path):
     assert "cost model cpu" in out.stdout
 
 
+@pytest.mark.slow
 def test_crossover_of_a_grid_pack_says_what_it_holds_instead_of_a_traceback(tmp_path):
     pack = tmp_path / "grid.json"
     out = cli("sweep", "mlp", "--over", "batch_size=1,16", "--over", "hidden_width=8,64", "--set", "dataset_size=64",
@@ -58,12 +61,14 @@ def test_crossover_of_a_grid_pack_says_what_it_holds_instead_of_a_traceback(tmp_
     assert "mlp: a grid over batch_size, hidden_width on cpu (4 rows, 4 ok)" in out.stdout
 
 
+@pytest.mark.slow
 def test_run_checks_the_result_and_prints_a_row():
     out = cli("run", "mlp", "--set", "batch_size=8", "--set", "dataset_size=64", "--budget", "0.05")
     assert out.returncode == 0, out.stderr
     assert "ok" in out.stdout and "cpu" in out.stdout
 
 
+@pytest.mark.slow
 def test_bad_input_gets_a_message_not_a_traceback(tmp_path):
     for args, words in [
         (("run", "mlp", "--set", "batch_size=lots"), "batch_size: expected int"),
@@ -82,6 +87,7 @@ def test_bad_input_gets_a_message_not_a_traceback(tmp_path):
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only message")
+@pytest.mark.slow
 def test_asking_for_cuda_without_a_gpu_says_so():
     out = cli("run", "mlp", "--devices", "cpu,cuda")
     assert out.returncode == 2
@@ -112,6 +118,7 @@ def test_cuda_sweep_through_the_cli_finds_devices(tmp_path):
     assert machine_fingerprint()["gpus"]
 
 
+@pytest.mark.slow
 def test_a_profiled_grid_is_profiled_after_every_point_is_timed(tmp_path, timing_events):
     # the CLI times a grid one point at a time; a CUDA trace between two timings would slow the later ones
     import lib.__main__ as cli

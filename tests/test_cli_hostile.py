@@ -111,12 +111,14 @@ def test_a_folder_named_like_the_partial_file_is_refused_before_measuring(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json.partial"]
 
 
+@pytest.mark.slow
 def test_a_nan_among_the_swept_values_is_refused_before_measuring(tmp_path):
     one_line_refusal(cli("sweep", "mlp", "--over", "lr=0.01,nan", *SMALL, "--out", tmp_path / "p.json"),
                      "lr: expected a finite number, got 'nan'")
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_resuming_into_a_pack_of_another_sweep_is_refused_and_the_pack_is_kept(tmp_path):
     earlier = pack_file(tmp_path / "p.json", [{**row(1), "hidden_width": 8, "dataset_size": 64}])
     before = earlier.read_bytes()
@@ -181,11 +183,13 @@ def test_a_gzip_bomb_of_empty_rows_is_refused_while_it_inflates(tmp_path):
 
 
 # -- item 10 (the CLI's half): what would be measured twice or silently ignored -------------------------
+@pytest.mark.slow
 def test_a_value_swept_twice_is_refused():
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,1", *SMALL), "--over batch_size: 1 is given twice")
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=2,2.0", *SMALL), "2.0 is given twice (as 2)")
 
 
+@pytest.mark.slow
 def test_a_set_beside_an_over_of_the_same_setting_is_refused():
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,2", "--set", "batch_size=4", *SMALL),
                      "--set batch_size=4 and --over batch_size", "drop the --set")

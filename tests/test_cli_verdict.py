@@ -110,6 +110,7 @@ def test_the_ceilings_come_from_the_packs_given_when_none_are_shipped(tmp_path, 
     assert "This step is below both roofs" in lines[0] and "This step is compute-bound" in lines[1]  # issue 37
 
 
+@pytest.mark.slow
 def test_a_cpu_sweep_made_with_the_cli_gets_the_verdict_with_a_profile_and_says_why_not_without(tmp_path):
     profiled, plain = tmp_path / "profiled.json", tmp_path / "plain.json"
     for pack, extra in ((profiled, ["--profile"]), (plain, [])):

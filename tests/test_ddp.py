@@ -36,11 +36,19 @@ def cli(*args):
                           capture_output=True, text=True, timeout=300)
 
 
+_RECORDED: dict[str, Path] = {}  # made once per test process: tests/test_app_multi_gpu.py reads it too
+
+
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A pack made the way scripts/record_ddp.sh makes one: a batch sweep per process count
     through the CLI, then `python -m lib merge` (1 and 2 processes where 2 cores exist)."""
-    folder = tmp_path_factory.mktemp("ddp_record")
+    if "pack" not in _RECORDED:
+        _RECORDED["pack"] = _record(tmp_path_factory.mktemp("ddp_record"))
+    return _RECORDED["pack"]
+
+
+def _record(folder: Path) -> Path:
     counts = [1, 2] if available_cores() >= 2 else [1]
     runs = []
     for n in counts:
@@ -64,6 +72,7 @@ def test_ddp_is_registered_and_times_its_points_through_a_launch():
     assert not any(hasattr(WORKLOAD, name) for name in ("run_sweep", "measure_points", "measure_point"))
 
 
+@pytest.mark.slow
 def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
     # Run in a fresh interpreter: this one has the lessons loaded already.
     code = (
@@ -81,6 +90,7 @@ def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
     assert above == "[]"
 
 
+@pytest.mark.slow
 def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_path):
     too_many = available_cores() + 1
     pack_path = tmp_path / "gpus.json"
@@ -109,6 +119,7 @@ def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_p
         validate_row(row, "row")
 
 
+@pytest.mark.slow
 def test_cli_run_ddp_prints_a_row(tmp_path):
     out = cli("run", "ddp", *SMALL_MLP, "--set", "batch_size=4", "--budget", "0.05", "--out", str(tmp_path / "r.json"))
     assert out.returncode == 0, out.stderr
@@ -173,6 +184,7 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
     assert calls == [] and all(r["status"] == "skipped" and "time budget" in r["message"] for r in rows)
 
 
+@pytest.mark.slow
 def test_a_failing_child_gives_an_error_with_its_last_stderr_line():
     # A point without its settings makes every rank raise KeyError inside the worker.
     result = launch([{"model": "mlp"}], "cpu", 1, "gloo", budget_s=0.05, threads=1)
@@ -187,6 +199,7 @@ def test_a_launch_that_runs_past_its_timeout_is_stopped():
     assert "timed out" in result[1]["message"]
 
 
+@pytest.mark.slow
 def test_scaling_efficiency_from_measured_rows(recorded):
     rows = load_pack(recorded)["rows"]
     assert all(r["status"] == "ok" for r in rows), [r["message"] for r in rows]
@@ -204,6 +217,7 @@ def test_scaling_efficiency_from_measured_rows(recorded):
     validate_pack(load_pack(recorded))
 
 
+@pytest.mark.slow
 def test_crossover_and_explanation_read_the_rows(recorded):
     records = scaling.table(load_pack(recorded)["rows"], "mlp")
     assert {d["gpus"] for d in records} >= {1}

@@ -25,6 +25,7 @@ def test_the_gallery_sweep_is_the_one_the_shipped_h200_pack_recorded():
     assert GALLERY_SWEEP.command().startswith("python -m lib sweep mlp --over batch_size=1,4,16,64,256,1024,4096,8192 ")
 
 
+@pytest.mark.slow
 def test_the_script_records_the_sweep_and_prints_where_to_upload(tmp_path):
     out = tmp_path / "laptop.json"
     done = subprocess.run([sys.executable, "scripts/record_for_gallery.py", "--out", str(out), "--budget", "0.01",
@@ -52,6 +53,7 @@ def run_notebook(tmp_path, monkeypatch, **env: str):
     return "\n".join(str(o.get("text", "")) for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
 
 
+@pytest.mark.slow
 def test_the_notebook_runs_top_to_bottom_here_and_its_pack_joins_the_gallery(tmp_path, monkeypatch):
     out = tmp_path / "my_machine.json"
     printed = run_notebook(tmp_path, monkeypatch, GPUWIN_SKIP_INSTALL="1", GPUWIN_PROJECT_DIR=str(ROOT),
@@ -79,6 +81,7 @@ def test_the_notebook_stops_with_a_message_until_its_repository_address_is_set(t
         run_notebook(tmp_path, monkeypatch, GPUWIN_PROJECT_DIR=str(tmp_path / "nowhere"))
 
 
+@pytest.mark.slow
 def test_recording_needs_neither_sqlalchemy_nor_streamlit(tmp_path):
     """A GPU box or a notebook records with torch alone (DESIGN.md: lib runs without Streamlit)."""
     out = tmp_path / "pack.json"

@@ -80,6 +80,7 @@ def test_a_database_of_schema_1_gains_held_entries_and_keeps_its_own(url, tmp_pa
         assert raw.execute("SELECT version FROM gallery_schema_version").fetchall() == [(GALLERY_SCHEMA,)]
 
 
+@pytest.mark.slow
 def test_two_processes_adding_at_once_both_land(url):
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Manager().Barrier(2)
@@ -92,6 +93,7 @@ def test_two_processes_adding_at_once_both_land(url):
     assert sorted(e.id for e in open_gallery(url).entries()) == sorted(ids[0] + ids[1])
 
 
+@pytest.mark.slow
 def test_two_servers_creating_the_schema_at_once_both_start(url):
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Manager().Barrier(3)
@@ -103,6 +105,7 @@ def test_two_servers_creating_the_schema_at_once_both_start(url):
         assert conn.execute(text("SELECT version FROM gallery_schema_version")).scalars().all() == [GALLERY_SCHEMA]
 
 
+@pytest.mark.slow
 def test_a_course_cap_holds_when_writers_race_for_the_last_places(url):
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Manager().Barrier(2)

@@ -124,6 +124,7 @@ def test_the_timeline_stops_at_its_time_budget_and_when_its_visitor_left():
     assert len(calls) == 2  # stopped at its next report, not after its steps
 
 
+@pytest.mark.slow
 def test_the_timeline_is_cancelled_in_the_measuring_process_at_its_next_report():
     from lib.core.worker import Cancelled, MeasureWorker
 

@@ -52,6 +52,7 @@ def test_the_pack_validates_the_load_fields_and_names_a_bad_one():
         validate_machine({**MACHINE, "load_other_cpu_share": -1})
 
 
+@pytest.mark.slow
 def test_other_processes_busy_while_recording_make_it_busy():
     """Two processes spinning beside the watch: the other processes' share is read from /proc/stat (they are
     read before they are waited for: a waited child's time counts as the recording's own, as a DataLoader
@@ -68,6 +69,7 @@ def test_other_processes_busy_while_recording_make_it_busy():
     assert not found.quiet and "other processes used" in found.reasons()[0]
 
 
+@pytest.mark.slow
 def test_the_cli_keeps_the_load_in_the_pack(tmp_path, monkeypatch):
     from lib.__main__ import main
 

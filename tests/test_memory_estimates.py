@@ -24,6 +24,7 @@ POINTS = [
 
 
 @pytest.mark.parametrize(("workload", "params"), POINTS, ids=[str(p) for _, p in POINTS])
+@pytest.mark.slow
 def test_the_estimate_bounds_the_measured_peak_and_is_not_far_above_it(workload, params):
     measured = peak_growth(workload, params)
     assert measured["status"] == "ok" and measured["timeline"] == "ok", measured

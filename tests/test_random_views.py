@@ -220,8 +220,11 @@ def view_id(page_path: str, i: int) -> str:
     return f"{page_path.removeprefix('pages/').removesuffix('.py')}-{i:03d}"
 
 
-CASES = [pytest.param(p, i, id=view_id(p, i), marks=[pytest.mark.xfail(strict=True, reason="; ".join(KNOWN[view_id(p, i)]))]
-                      if view_id(p, i) in KNOWN else [])
+# the first EVERYDAY views of each page run in the everyday loop (-m "not slow"); the rest are marked slow
+EVERYDAY = 2
+CASES = [pytest.param(p, i, id=view_id(p, i), marks=([pytest.mark.xfail(strict=True, reason="; ".join(KNOWN[view_id(p, i)]))]
+                                                    if view_id(p, i) in KNOWN else [])
+                      + ([pytest.mark.slow] if i >= EVERYDAY else []))
          for p, n in VIEWS.items() for i in range(n)]
 
 

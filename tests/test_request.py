@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from lib.core.request import LiveRequest
 from lib.core.worker import MeasureWorker
 from lib.lessons.common.live import live_sweep
@@ -48,6 +50,7 @@ def test_a_callers_dict_changed_later_changes_neither_the_job_nor_the_key():
     assert request.key == key and request.args[3] == {"hidden_width": 16}
 
 
+@pytest.mark.slow
 def test_a_request_is_the_job_the_measuring_process_runs():
     request = sweep(point_budget_s=0.01, total_budget_s=20.0)
     again = pickle.loads(pickle.dumps(request))  # how it reaches the measuring process

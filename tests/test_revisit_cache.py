@@ -97,6 +97,7 @@ def home_in_a_fresh_process(cache: Path, how: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_a_woken_server_draws_homes_answer_from_the_disk_and_draws_the_same(tmp_path):
     built = home_in_a_fresh_process(tmp_path, "built")
     assert list(tmp_path.glob("home-answer-*.pkl"))

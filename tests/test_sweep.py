@@ -142,6 +142,7 @@ def test_refusals_come_in_order_and_keep_the_estimates():
     assert all(r["origin"] == "live" and r["swept"] == "batch_size" for r in rows)
 
 
+@pytest.mark.slow
 def test_on_row_sees_every_row_as_it_is_made():
     seen = []
     rows = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64}, ["cpu"], point_budget_s=0.02,
@@ -149,6 +150,7 @@ def test_on_row_sees_every_row_as_it_is_made():
     assert [r["batch_size"] for r in seen] == [4, 8] and seen == rows
 
 
+@pytest.mark.slow
 def test_profiles_come_after_every_timing_of_a_sweep(timing_events):
     # a CUDA trace leaves the profiler attached and slows later launches: no timing may follow a profile
     import lib.core.sweep as sweep_module

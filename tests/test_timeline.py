@@ -36,6 +36,7 @@ def test_a_cpu_step_timeline_has_its_operators_and_a_busy_share():
     assert "gpu_busy_fraction" not in entry["figures"]  # no GPU lane on the CPU
 
 
+@pytest.mark.slow
 def test_the_cli_writes_a_timelines_file_the_app_reads(tmp_path):
     out = tmp_path / "t.json.gz"
     done = subprocess.run([sys.executable, "-m", "lib", "timeline", "mlp", "--set", "batch_size=16", "--set",

@@ -21,6 +21,7 @@ def hand_written_eager_kernels(depth: int) -> int:
     return 12 + 6 * (depth + 1)
 
 
+@pytest.mark.slow
 def test_traced_eager_kernels_equal_the_hand_written_count_at_every_depth_and_width():
     for depth in range(1, 17):
         for width in (8, 64, 1024) if depth == 3 else (8 if depth % 2 else 64,):
@@ -94,6 +95,7 @@ def test_traced_kernels_against_the_recorded_profiles(pack):
             assert counted == least
 
 
+@pytest.mark.slow
 def test_the_shipped_counts_are_what_a_trace_gives_now():
     """The web server reads lib/workloads/traced_counts.json (no torch there): run
     scripts/trace_counts.py after changing a family's step."""

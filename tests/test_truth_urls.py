@@ -119,6 +119,7 @@ def test_multi_gpu_never_calls_more_than_the_whole_all_reduce_communication():
         assert float(at_most) <= float(whole)
 
 
+@pytest.mark.slow
 def test_the_data_pipelines_work_is_said_per_epoch(monkeypatch):
     """`/data_pipeline?over=dataset_size&model=mlp&batch_size=256&dataset_size=2048` said '5.09 GFLOP per
     step': one call of that workload is an epoch."""

@@ -61,6 +61,7 @@ def test_a_40000_key_row_goes_through_validation_and_the_csv_in_linear_work():
     assert len(csv_to_pack(text)["rows"]) == 2  # and the CSV reads back in
 
 
+@pytest.mark.slow
 def test_titles_of_many_sweeps_with_many_settings_are_found_in_one_pass():
     """comparison_titles once compared every setting of every sweep with every sweep of its kind."""
     CountingKey.compared = 0
@@ -86,6 +87,7 @@ def test_the_fastest_line_over_two_long_curves_is_linear():
     assert fastest_line(comp).startswith("At size 1 the fastest of 2 curves")  # list scans made this 800 million steps
 
 
+@pytest.mark.slow
 def test_the_probes_581750_key_upload_is_refused_naming_the_row():
     keys = (f"{a}{b}{c}{d}" for a in "abcdefghijklmnopqrstuvwxyz" for b in "abcdefghijklmnopqrstuvwxyz0123456789"
             for c in "abcdefghijklmnopqrstuvwxyz0123456789" for d in "abcdefghijklmnopqrstuvwxyz0123456789")

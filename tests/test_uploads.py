@@ -40,6 +40,7 @@ def test_bad_uploads_name_the_problem(name, data, words):
     assert words in str(err.value) and str(err.value).startswith(name)
 
 
+@pytest.mark.slow
 def test_two_machines_compare_on_one_chart(sweep_rows):
     here = build_pack(sweep_rows)
     other_machine = {**machine_fingerprint(), "label": "second box (2026-11-20)"}

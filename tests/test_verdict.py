@@ -205,6 +205,7 @@ def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(pac
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow
 def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
     """On the shipped packs: the split, the timeline and the roofline of batch 4,096 / width 1,024 on the
     H200 agree; batch 2 / width 4,096 is not called arithmetic."""

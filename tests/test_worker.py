@@ -31,6 +31,7 @@ def worker():
     started.stop()
 
 
+@pytest.mark.slow
 def test_a_sweep_runs_in_another_process_and_reports_as_it_goes(worker):
     progress, rows = [], []
     result = worker.run(tiny_sweep(), progress=lambda f, m: progress.append((f, m)), on_row=rows.append)

@@ -95,6 +95,7 @@ def test_a_worker_that_keeps_what_jobs_leave_would_count_it_against_the_next_vis
         keeping.stop()
 
 
+@pytest.mark.slow
 def test_a_job_that_keeps_memory_alive_gets_a_fresh_worker_and_the_next_job_runs_there(worker):
     idle, pid = worker.held.idle, worker.pid()
     assert worker.run(functools.partial(keep, 300)) == 1  # its answer comes back whole
@@ -120,6 +121,7 @@ def test_what_a_job_imports_raises_the_idle_size_rather_than_recycling(worker, t
     assert not worker.held.recycled and worker.pid() == pid
 
 
+@pytest.mark.slow
 def test_a_cancelled_job_and_a_failed_one_leave_nothing_held(worker):
     idle = worker.held.idle
 

@@ -22,6 +22,7 @@ def one_cpu_thread():
         yield
 
 
+@pytest.mark.slow
 def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
     out = tmp_path / "p.json"
     rc = main(["run", "dataloader", "--set", "dataset_size=256", "--set", "batch_size=64",
@@ -33,6 +34,7 @@ def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
     assert row["phase_loading_s"] > 0 and row["phase_compute_s"] > 0
 
 
+@pytest.mark.serial  # a wall-clock bound on one epoch
 def test_default_epoch_is_well_under_a_second_on_the_cpu():
     step = LOADER.build(LOADER.resolve({}), "cpu")
     step.run()  # warm
@@ -75,6 +77,7 @@ def test_workers_started_every_epoch_when_not_persistent():
         step.close()
 
 
+@pytest.mark.slow
 def test_fakedata_source_checks_out():
     row = measure_point(LOADER, {"data": "fakedata", "dataset_size": 128, "batch_size": 64}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)

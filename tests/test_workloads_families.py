@@ -73,6 +73,7 @@ def test_bad_settings_are_refused_where_they_enter_with_one_line(name, given, fr
 
 @pytest.mark.parametrize("name,wider", [("cnn", {"channels": 8}), ("transformer", {"d_model": 32}),
                                         pytest.param("torchvision", {"image_size": 64}, marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_flops_are_counted_and_grow_with_the_batch_and_the_width(name, wider):
     work = get_workload(name)
     base = {**TINY.get(name, {"model": "mobilenet_v3_small", "image_size": 32}), "dataset_size": 4096}

@@ -50,6 +50,7 @@ def test_each_method_passes_its_check_with_other_widths(method):
     assert row["status"] == "ok", row["message"]
 
 
+@pytest.mark.slow
 def test_cli_runs_the_seed_method(tmp_path, capsys):
     out = tmp_path / "p.json"
     rc = main(["run", "jacobian", "--set", "val=2", "--set", "method=loop", "--budget", "0.05", "--threads", "1",
@@ -116,6 +117,7 @@ def test_which_c_library_strands(version, strands):
 
 
 @pytest.mark.skipif(not jacobian.glibc_strands(), reason="this C library does not strand the loop's temporaries")
+@pytest.mark.slow
 def test_the_cpu_loop_estimate_bounds_the_measured_peak_where_glibc_strands():
     measured = peak_growth("jacobian", {"val": 50, "method": "loop"}, "cpu", profiled=False, timeout_s=300)
     assert measured["status"] == "ok", measured["message"]

@@ -17,6 +17,7 @@ MM = get_workload("matmul")
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_cli_subprocess_runs_matmul_and_reports_flops(tmp_path):
     out = tmp_path / "p.json"
     proc = subprocess.run(

@@ -63,6 +63,7 @@ def test_unknown_preset_names_the_known_ones():
         get_preset("boston")
 
 
+@pytest.mark.slow
 def test_seed_script_quick_run_writes_a_pack(tmp_path, capsys):
     script = load_script()
     out = tmp_path / "seeds.json"
@@ -95,6 +96,7 @@ def test_verdicts_follow_the_expected_direction():
     assert script.verdict(None, 1.0) == ""
 
 
+@pytest.mark.slow
 def test_training_presets_have_loss_curves_that_start_alike():
     with cpu_threads(1):
         a = loss_curve("iris", "cpu", 5)

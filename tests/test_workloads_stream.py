@@ -40,6 +40,7 @@ def test_a_measured_row_keeps_bytes_and_flops_so_bandwidth_is_bytes_over_median(
     assert 1e8 < row["bytes"] / row["median_s"] < 1e13  # between 0.1 GB/s and 10 TB/s: a time, not a launch
 
 
+@pytest.mark.slow
 def test_the_cli_sweeps_stream_over_size(tmp_path):
     out = tmp_path / "s.json"
     proc = subprocess.run(
