@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, streamlit_server
+from test_browser import CHROMIUM, _unavailable, launched_chromium, streamlit_server
 
 pytestmark = pytest.mark.browser
 CHART = "[data-testid='stVegaLiteChart']"
@@ -46,14 +46,8 @@ def app_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 def settle(frame) -> None:
@@ -63,6 +57,20 @@ def settle(frame) -> None:
     frame.wait_for_function(IDLE, timeout=TIMEOUT_MS)
     frame.wait_for_function(SETTLED, timeout=TIMEOUT_MS)
     frame.wait_for_selector(f"{CHART} canvas, {CHART} svg", timeout=TIMEOUT_MS)
+
+
+@contextlib.contextmanager
+def training_link(browser, app_url: str, query: str) -> Iterator:
+    """The Training page opened from a shared link at desktop size, drawn, with no exception on it."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{app_url}/training?{query}")
+        settle(page)
+        assert not page.query_selector("[data-testid='stException']")
+        yield page
+    finally:
+        context.close()
 
 
 def luminance(css_color: str) -> float:
@@ -128,12 +136,7 @@ def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
     ("gpu=nvidia-h200&mode=compile", "H200"),
 ])
 def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser, app_url, query, gpu):
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(f"{app_url}/training?{query}")
-        settle(page)
-        assert not page.query_selector("[data-testid='stException']")
+    with training_link(browser, app_url, query) as page:
         answer = page.locator(".st-key-answer").inner_text(timeout=TIMEOUT_MS)
         assert "There is no GPU curve" not in answer, answer
         found = GPU_LABEL.search(answer)
@@ -147,8 +150,6 @@ def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser,
         checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
             "els => els.map(e => e.closest('label').innerText)")
         assert any(text.startswith(mode) for text in checked), checked
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("query, gpu, model", [
@@ -158,12 +159,7 @@ def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser,
 def test_a_shared_link_to_another_model_family_draws_a_labelled_gpu_curve_and_one_sentence(browser, app_url, query,
                                                                                             gpu, model):
     """Issue 38: a CNN view and a torchvision view, opened from shared links as a reader would."""
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(f"{app_url}/training?{query}")
-        settle(page)
-        assert not page.query_selector("[data-testid='stException']")
+    with training_link(browser, app_url, query) as page:
         answer = page.locator(".st-key-answer [data-testid='stMarkdown']").first.inner_text(timeout=TIMEOUT_MS).strip()
         assert answer.endswith(".") and ". " not in answer and len(answer.split()) <= 30, answer  # one sentence
         assert "There is no GPU curve" not in answer, answer
@@ -173,5 +169,3 @@ def test_a_shared_link_to_another_model_family_draws_a_labelled_gpu_curve_and_on
         checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
             "els => els.map(e => e.closest('label').innerText)")
         assert model in checked, checked  # the link's model was kept
-    finally:
-        context.close()
