@@ -60,7 +60,8 @@ def test_the_verdicts_words_for_the_cli_are_the_pages_words_without_the_markdown
 
 
 @pytest.mark.parametrize("file, mode, width, machine, regimes", [
-    ("h200_training_gpu.json.gz", "eager", 64, H200, {Regime.LAUNCH_BOUND}),
+    # at batch 65,536 the GPU is busy 0.84 ms of the 1.41 ms step (2026-11-28), more than it waits: below both roofs
+    ("h200_training_gpu.json.gz", "eager", 64, H200, {Regime.LAUNCH_BOUND, Regime.BELOW_ROOFS}),
     ("h100_training_graph.json.gz", "cuda_graph", 64, H100, {Regime.KERNEL_LATENCY}),
     # issue 37: batch 1-128 at width 4,096 move their counted bytes at 12-16 % of the H200's 4.19 TB/s, below both
     # roofs (they were called memory-bound for their flop per byte alone); from 256 on, 42-92 % of its fp32 peak

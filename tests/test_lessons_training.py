@@ -396,14 +396,14 @@ def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
     pack = source_pack(source, packs)
     table = T.tables(pack, machine_text(pack["machine"]))["cuda"]
     days = set()
-    for mode in ("eager", "cuda_graph"):
+    for mode in ("eager", "fused"):
         row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
         config = T.View(mode=mode).config("cuda")
         step = table.step(config, 64, 64, 3)
         assert row["origin"] != "predicted" and row["machine"] == step["machine"]
         assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
         days.add(step["recorded_on"])
-    assert len(days) == 2  # the eager step and the graphed one were recorded on different days
+    assert len(days) == 2  # the eager step and the fused one were recorded on different days
 
 
 def test_the_view_is_the_workloads_settings_at_their_defaults():
