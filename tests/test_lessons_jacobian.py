@@ -81,7 +81,9 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
     assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
     assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(shown.rows, 100,
                                                                                                    shown.order)
-    assert shown.not_measured() == lesson.not_measured(shown.rows) and len(shown.not_measured()) == 1
+    assert shown.not_measured() == [p.record() for p in lesson.not_measured(shown.rows)]
+    assert shown.not_measured() == [{"measured on": onscreen.LIVE_CPU, "method": "loop", "val": 100, "status": "refused",
+                                     "why": "needs about 9 GB, more than the cap"}]
     assert shown.crossover_lines() == [lesson.crossover_lines(shown.rows, ["loop"], None, None)[0].markdown()]
     assert S.jacobian_screen([], onscreen.RecordedViews(), 100, []).why_none.startswith("No method is chosen")
     requests = S.live_requests(["loop"], [1, 10], ["cpu"], live_budget_s=0.1, threads=1, memory_cap_gb=2.0)

@@ -86,15 +86,19 @@ class JacobianScreen:
     def why(self) -> list[str]:
         return lesson.why_sentences(self.rows, self.val, self.methods, self.order)
 
-    def memory_estimates(self) -> list[Row]:
-        """Each method's estimated peak memory along val, on the GPU too where a GPU curve is on screen."""
-        return lesson.memory_estimates(self.methods, lesson.VALS, gpu=onscreen.gpu_series(self.rows) is not None)
+    def memory_estimates(self) -> list[dict[str, str | int | float]]:
+        """The memory chart's lines: each method's estimated peak memory along val, on the GPU too where a GPU
+        curve is on screen."""
+        return [e.record() for e in lesson.memory_estimates(self.methods, lesson.VALS,
+                                                            gpu=onscreen.gpu_series(self.rows) is not None)]
 
-    def memory_marks(self) -> list[Row]:
-        return lesson.memory_marks(self.rows)
+    def memory_marks(self) -> list[dict[str, str | int | float]]:
+        """The memory chart's marks: every point on screen, timed or not."""
+        return [m.record() for m in lesson.memory_marks(self.rows)]
 
-    def not_measured(self) -> list[Row]:
-        return lesson.not_measured(self.rows)
+    def not_measured(self) -> list[dict[str, str | int | None]]:
+        """The table of the points not timed, each with the reason."""
+        return [p.record() for p in lesson.not_measured(self.rows)]
 
 
 def live_requests(methods: Sequence[str], grid: Sequence[int], devices: Sequence[str], *, live_budget_s: float,
