@@ -16,6 +16,7 @@ from lib.core.fmt import fmt_value
 from lib.core.request import LiveRequest
 from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
+from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
 from lib.workloads.jacobian import METHODS
@@ -89,16 +90,16 @@ class JacobianScreen:
     def memory_estimates(self) -> list[dict[str, str | int | float]]:
         """The memory chart's lines: each method's estimated peak memory along val, on the GPU too where a GPU
         curve is on screen."""
-        return [e.record() for e in lesson.memory_estimates(self.methods, lesson.VALS,
+        return [e.record() for e in memory.memory_estimates(self.methods, lesson.VALS,
                                                             gpu=onscreen.gpu_series(self.rows) is not None)]
 
     def memory_marks(self) -> list[dict[str, str | int | float]]:
         """The memory chart's marks: every point on screen, timed or not."""
-        return [m.record() for m in lesson.memory_marks(self.rows)]
+        return [m.record() for m in memory.memory_marks(self.rows)]
 
     def not_measured(self) -> list[dict[str, str | int | None]]:
         """The table of the points not timed, each with the reason."""
-        return [p.record() for p in lesson.not_measured(self.rows)]
+        return [p.record() for p in memory.not_measured(self.rows)]
 
 
 def live_requests(methods: Sequence[str], grid: Sequence[int], devices: Sequence[str], *, live_budget_s: float,

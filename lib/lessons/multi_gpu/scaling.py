@@ -111,7 +111,7 @@ class ScalingPoint:
         """The batch this point sits at on `axis` (a key of X_AXES)."""
         return getattr(self, X_AXES[axis].column)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, str | int | float | None]:
         """The point as the table's and the charts' data, its columns named as lib.charts.scaling reads them."""
         return {"model": self.model, "device": self.device, "gpus": self.gpus, "GPUs": self.label,
                 "batch_size": self.batch_size, "global_batch": self.global_batch, "status": self.status,
@@ -135,7 +135,7 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[Scal
     return out
 
 
-def chart_records(points: Sequence[ScalingPoint]) -> list[dict[str, Any]]:
+def chart_records(points: Sequence[ScalingPoint]) -> list[dict[str, str | int | float | None]]:
     """The points as the table's and the charts' rows (Altair's and pandas' edge)."""
     return [d.record() for d in points]
 

@@ -81,7 +81,7 @@ class Points:
     table: pd.DataFrame  # every measurement, its columns named for people
 
     @property
-    def ok_records(self) -> list[dict[str, Any]]:
+    def ok_records(self) -> list[dict[str, str | int | float | None]]:
         """The successful points as the throughput chart's data."""
         return scaling.chart_records(self.ok)
 
@@ -109,7 +109,7 @@ class Screen:
     why: tuple[str, ...]
 
     @property
-    def efficiency_records(self) -> list[dict[str, Any]]:
+    def efficiency_records(self) -> list[dict[str, str | int | float | None]]:
         """The efficiency chart's data."""
         return scaling.chart_records(self.efficiency)
 

@@ -82,6 +82,13 @@ def live_requests(flags: Mapping[str, bool], devices: Sequence[str], *, size: in
             for name, v in lesson.views(variant(flags)).items()}
 
 
+class Crossing(NamedTuple):
+    """The time chart's crossover rule: where (None: no rule) and its label."""
+
+    x: float | None
+    label: str | None
+
+
 @dataclass(frozen=True)
 class TimingScreen:
     view: lesson.Screen  # the view's rows and the honest baseline's, labelled
@@ -119,10 +126,10 @@ class TimingScreen:
         return any(is_ok(r) for r in self.time_rows)
 
     @property
-    def crossing(self) -> tuple[float | None, str | None]:
+    def crossing(self) -> Crossing:
         """Where the chart draws the crossover's rule and its label: none where the sentence names no value."""
-        analysis = lesson.crossovers(self.view)[0]
-        return onscreen.crossing_x(analysis), onscreen.crossing_label(analysis)
+        analysis = lesson.crossovers(self.view).live
+        return Crossing(onscreen.crossing_x(analysis), onscreen.crossing_label(analysis))
 
     @property
     def line_names(self) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value, say
@@ -290,17 +290,24 @@ def rate_lines(view: Screen) -> list[dict[str, Any]]:
     return lines + ([{**r, "line": baseline_line()} for r in view.baseline] if view.differs else [])
 
 
-def crossovers(view: Screen) -> tuple[SweepAnalysis | None, SweepAnalysis | None]:
+class Crossovers(NamedTuple):
+    """The crossovers of the synchronised timings on screen (None where a curve is missing)."""
+
+    live: SweepAnalysis | None  # this server's CPU against the GPU
+    same_machine: SweepAnalysis | None  # the recording machine's CPU against its GPU
+
+
+def crossovers(view: Screen) -> Crossovers:
     """The crossover of the synchronised timings on screen: live CPU against the GPU, and the recording
     machine's CPU against its GPU (None where a curve is missing)."""
     honest = [r for r in (view.current if view.variant.sync else view.baseline) if is_ok(r)]
     gpu, same = view.gpu_series, view.recorded_cpu_series
     if not gpu:
-        return None, None
+        return Crossovers(None, None)
     analysis = analyse_rows([r for r in honest if r["series"] in (onscreen.LIVE_CPU, gpu)], "size") if honest else None
     same_machine = (analyse_rows([r for r in honest if r["series"] in (same, gpu)], "size")
                     if any(r["series"] == same for r in view.rows) else None)
-    return analysis, same_machine
+    return Crossovers(analysis, same_machine)
 
 
 NO_CPU_CURVE = "There is no curve for this server's CPU on screen, so there is no crossover to show."
