@@ -194,7 +194,7 @@ NO_GPU = ("No GPU on this server and no recorded GPU results shipped yet: only t
           "GPU's pitfalls (asynchronous calls, tensor cores, copies) cannot be shown.")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Screen:
     """The view's rows and the honest baseline's, each labelled with its series."""
 
