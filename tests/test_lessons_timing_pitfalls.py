@@ -210,3 +210,16 @@ def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_w
     assert not shown.tf32 and not shown.transfer and shown.file_stem == "matmul_sync"
     assert shown.sync_lines() == words.sync_sentences(view.current, view.partner_rows(lesson.Switch.SYNC), NAIVE, 256, view.order)
     assert shown.repeats_caption().startswith("Warm points: the median of 9 timed repeats")
+
+
+def test_a_variant_is_the_workloads_settings_and_is_read_back_from_its_rows():
+    """The record command the page shows spells the settings in the workload's names and order, and a row
+    measured with a variant names that variant again (point_where reads it)."""
+    both = lesson.Variant(sync=False, tf32=True, transfer=True)
+    assert lesson.record_command(both, [64, 128]) == (
+        "python -m lib sweep matmul --over size=64,128 --set dtype=tf32 --set sync=false --set transfer=true "
+        "--devices cpu,cuda --out lib/recorded/matmul_tf32_nosync_transfer.json")
+    for variant in (HONEST, NAIVE, both, lesson.Variant(tf32=True)):
+        (row,) = rows("cpu", {64: 1e-3}, **variant.settings())
+        assert lesson.Variant.of_row(row) == variant
+    assert lesson.changes(both) == list(lesson.Switch) and lesson.changes(HONEST) == []
