@@ -21,8 +21,6 @@ from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
 from lib.workloads.jacobian import METHODS
 
-Row = dict[str, Any]
-
 X_TITLE = "inputs in the batch (val)"
 VAL_HELP = "The seed ran 100 and 1000. The curves always cover 1, 10, 100 and 1,000, plus this value."
 METHODS_HELP = ("\n".join(f"- {lesson.LONG[m]}" for m in METHODS)
@@ -46,7 +44,7 @@ RECORD_CAPTION = ("One sweep per method; the app then shows those GPU curves bes
 
 @dataclass(frozen=True)
 class JacobianScreen:
-    rows: list[Row]  # every row on screen, labelled with its series
+    rows: list[dict[str, Any]]  # every row on screen, labelled with its series
     order: list[str]  # the series in the legend's order
     val: int
     methods: tuple[str, ...]
@@ -56,7 +54,7 @@ class JacobianScreen:
     machine: Mapping[str, Any] | None = None  # its pack's fingerprint, for the same-machine comparison
 
     @property
-    def time_rows(self) -> list[Row]:
+    def time_rows(self) -> list[dict[str, Any]]:
         """The time chart's rows: the timed points only."""
         return lesson.time_rows([r for r in self.rows if is_ok(r)])
 
@@ -111,8 +109,8 @@ def live_requests(methods: Sequence[str], grid: Sequence[int], devices: Sequence
             for m in methods}
 
 
-def jacobian_screen(live: Sequence[Row], found: onscreen.RecordedViews, val: int, methods: Sequence[str],
-                    pack: Mapping[str, Any] | None = None) -> JacobianScreen:
+def jacobian_screen(live: Sequence[dict[str, Any]], found: onscreen.RecordedViews, val: int,
+                    methods: Sequence[str], pack: Mapping[str, Any] | None = None) -> JacobianScreen:
     """The live rows and the recorded ones found for the view in `pack`, labelled, with the words read from them."""
     rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
     order = onscreen.series_order(rows, found.machine)

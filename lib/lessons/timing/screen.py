@@ -21,9 +21,6 @@ from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
 
-Row = dict[str, Any]
-
-
 
 class Toggle(NamedTuple):
     """A switch under the chart as the page draws it."""
@@ -117,7 +114,7 @@ class TimingScreen:
         return self.view.order
 
     @cached_property
-    def time_rows(self) -> list[Row]:
+    def time_rows(self) -> list[dict[str, Any]]:
         """The time chart's lines (the view's, its partners', the baseline's; the cold first calls when drawn)."""
         return lesson.time_lines(self.view, self.cold)
 
@@ -166,7 +163,7 @@ class TimingScreen:
         return words.transfer_sentences(self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size,
                                         self.order)
 
-    def rate_rows(self) -> list[Row]:
+    def rate_rows(self) -> list[dict[str, Any]]:
         return lesson.rate_lines(self.view)
 
     def best_rates(self) -> list[words.BestRate]:
@@ -184,8 +181,8 @@ class TimingScreen:
         return words.flops_sentences(self.view.current, self.view.rows, self.variant, self.size, self.order)
 
 
-def timing_screen(flags: Mapping[str, bool], size: int, live: dict[str, list[Row]], pack: dict[str, Any] | None,
-                  label: str, *, with_cpu: bool) -> TimingScreen:
+def timing_screen(flags: Mapping[str, bool], size: int, live: dict[str, list[dict[str, Any]]],
+                  pack: dict[str, Any] | None, label: str, *, with_cpu: bool) -> TimingScreen:
     """The live rows per timing (live_requests' names) and the pack's recorded ones (its source's `label`), on
     screen with their words."""
     chosen = variant(flags)
