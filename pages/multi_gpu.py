@@ -51,7 +51,7 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
                      format_func=lesson.AXIS_NAMES.get)
         on = lesson.screen(picked, axis, source)
         answer_box.markdown(on.answer)
-        chart_box.vega_lite_chart(chart_spec(scaling_charts.sized_throughput_chart, picked.ok, axis,
+        chart_box.vega_lite_chart(chart_spec(scaling_charts.sized_throughput_chart, picked.ok_records, axis,
                                              scaffold.chart_height(340, first=slots is not None)), width="stretch")
         if on.notes:  # what the answer leaves out, under the chart (issue 37)
             chart_box.markdown(on.notes)
@@ -60,7 +60,7 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
             with scaffold.why("Scaling efficiency: how close to N times one GPU") as opened:
                 if opened:
                     st.caption(lesson.EFFICIENCY_CAPTION)
-                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, on.efficiency, axis),
+                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, on.efficiency_records, axis),
                                        width="stretch")
         scaffold.why_words("Where more GPUs start to win", on.crossovers)
         scaffold.why_words("Why: communication against compute", on.why)

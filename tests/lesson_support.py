@@ -21,10 +21,8 @@ from lib.lessons.timing import view as timing_lesson
 # The CPU runs the fixtures at these values (the pages' real commands sweep further).
 JACOBIAN_VALS = {"loop": [1, 3], "vectorize": [1, 10], "vmap_jacrev": [1, 10, 100], "vmap_jacfwd": [1, 10, 100, 1000]}
 TIMING_SIZES = [64, 128, 256, 512]
-TIMING_VARIANTS = [timing_lesson.BASELINE,
-                   {**timing_lesson.BASELINE, "sync": False},
-                   {**timing_lesson.BASELINE, "dtype": "tf32"},
-                   {**timing_lesson.BASELINE, "transfer": True}]
+TIMING_VARIANTS = [timing_lesson.BASELINE, timing_lesson.Variant(sync=False), timing_lesson.Variant(tf32=True),
+                   timing_lesson.Variant(transfer=True)]
 
 
 def jacobian_commands() -> list[str]:

@@ -14,6 +14,7 @@ from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_pag
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.fmt import fmt_rate
+from lib.lessons.timing.view import Variant
 from ui.scaffold import RECORD_KEY
 
 PAGE = "pages/timing_pitfalls.py"
@@ -208,7 +209,7 @@ def test_naive_gpu_timer_sentences_read_the_numbers():
     gpu = "cuda:0 (recorded on X)"
     honest = matmul_rows(gpu, "cuda:0", {64: 1e-5, 1024: 1e-4, 8192: 2e-2})
     naive = matmul_rows(gpu, "cuda:0", {64: 8e-6, 1024: 9e-6, 8192: 1e-5}, sync=False)
-    variant = {"dtype": "fp32", "sync": False, "transfer": False}
+    variant = Variant(sync=False)
     (text,) = words.sync_sentences(naive, honest, variant, 1024, [gpu])
     assert "between 8 µs and 10 µs per call" in text and "grows from 10 µs to 20 ms" in text
     assert "naive number (9 µs) is **11.1× too small**" in text
@@ -224,9 +225,9 @@ def test_copy_and_tf32_sentences_read_the_numbers():
     gpu = "cuda:0 (recorded on X)"
     base = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 1e-3})
     copy = [{**r, "phase_transfer_s": 3e-5} for r in matmul_rows(gpu, "cuda:0", {256: 4e-5, 4096: 2e-3}, transfer=True)]
-    (text,) = words.transfer_sentences(copy, base, {"dtype": "fp32", "sync": True, "transfer": True}, 256, [gpu])
+    (text,) = words.transfer_sentences(copy, base, Variant(transfer=True), 256, [gpu])
     assert "one call takes 40 µs against 10 µs" in text and "the copy adds 30 µs, 75% of the call" in text
     assert "Its share is 75% at size 256 and 50% at 4,096" in text
     tf32 = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 2.5e-4}, dtype="tf32")
-    (text,) = words.tf32_sentences(tf32, base, {"dtype": "tf32", "sync": True, "transfer": False}, 4096, [gpu])
+    (text,) = words.tf32_sentences(tf32, base, Variant(tf32=True), 4096, [gpu])
     assert "550 TFLOP/s with TF32 against 137 TFLOP/s in fp32 (4.00×)" in text

@@ -112,11 +112,11 @@ def test_gallery_and_multi_gpu_lines_take_the_gpu_colours():
     rows = [{"workload": "ddp", "model": "mlp", "gpus": n, "batch_size": b, "device": device, "median_s": 1e-3 * n,
              "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
             for device, counts in (("cuda", (1, 2, 4)), ("cpu", (1, 2))) for n in counts for b in (16, 256)]
-    gpus = scaling.table([r for r in rows if r["device"] == "cuda"], "mlp")
+    gpus = scaling.chart_records(scaling.table([r for r in rows if r["device"] == "cuda"], "mlp"))
     colours = dict(zip(*(lambda s: (s["domain"], s["range"]))(throughput_chart(gpus).to_dict()["encoding"]["color"]
                                                                ["scale"])))
     assert colours == {"1 GPU": GPU_COLORS[0], "2 GPUs": GPU_COLORS[1], "4 GPUs": GPU_COLORS[2]}
-    cpu = scaling.table([r for r in rows if r["device"] == "cpu"], "mlp")
+    cpu = scaling.chart_records(scaling.table([r for r in rows if r["device"] == "cpu"], "mlp"))
     assert throughput_chart(cpu).to_dict()["encoding"]["color"]["scale"]["range"][0] == CPU_LIVE
 
 

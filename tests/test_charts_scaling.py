@@ -29,7 +29,7 @@ def data_of(d, layer):
 
 
 def test_throughput_chart_draws_every_measured_point_log_log(records):
-    points = scaling.ok_points(records)
+    points = scaling.chart_records(scaling.ok_points(records))
     d = spec(throughput_chart(points, "per_gpu"))
     assert d["mark"] == {"type": "line", "point": True}
     enc = d["encoding"]
@@ -47,7 +47,7 @@ def test_throughput_chart_draws_every_measured_point_log_log(records):
 
 
 def test_efficiency_chart_on_the_global_batch_with_perfect_scaling_dashed(records):
-    points = scaling.efficiency_points(records)
+    points = scaling.chart_records(scaling.efficiency_points(records))
     d = spec(efficiency_chart(points, "global"))
     line, rule = d["layer"]
     assert line["encoding"]["x"]["field"] == "global_batch" and line["encoding"]["x"]["title"] == "global batch size"
@@ -60,7 +60,7 @@ def test_efficiency_chart_on_the_global_batch_with_perfect_scaling_dashed(record
 
 
 def test_charts_take_a_frame_and_survive_no_points(records):
-    points = scaling.ok_points(records)
+    points = scaling.chart_records(scaling.ok_points(records))
     assert spec(throughput_chart(pd.DataFrame(points)))["encoding"]["x"]["field"] == "batch_size"
     d = spec(efficiency_chart([], "per_gpu"))
     assert data_of(d, d["layer"][0]) == [] and d["layer"][0]["encoding"]["x"]["axis"]["values"] == []

@@ -220,18 +220,18 @@ def test_scaling_efficiency_from_measured_rows(recorded):
 @pytest.mark.slow
 def test_crossover_and_explanation_read_the_rows(recorded):
     records = scaling.table(load_pack(recorded)["rows"], "mlp")
-    assert {d["gpus"] for d in records} >= {1}
-    for n in sorted({d["gpus"] for d in records} - {1}):
+    assert {d.gpus for d in records} >= {1}
+    for n in sorted({d.gpus for d in records} - {1}):
         for axis in scaling.X_AXES:
             c = scaling.crossover(records, n, axis)
             # rows measured live on a loaded 2-core box may cross back or trade the lead: every kind is worded
             assert c.kind in tuple(CrossKind)
             assert "2 processes" in scaling.crossover_sentence(c, n, axis, cpu=True).plain()
         lines = scaling.explanation(records, n, cpu=True)
-        grad_mb = records[0]["grad_mb"]
+        grad_mb = records[0].grad_mb
         assert f"{grad_mb:.3g} MB" in lines[0]
-        small = min((d for d in records if d["gpus"] == n), key=lambda d: d["batch_size"])
-        ratio = small["allreduce_ms"] / small["compute_ms"]
+        small = min((d for d in records if d.gpus == n), key=lambda d: d.batch_size)
+        ratio = small.allreduce_ms / small.compute_ms
         assert f"the exchange is {ratio:.2g}× the compute" in lines[1]
 
 

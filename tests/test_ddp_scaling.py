@@ -1,6 +1,8 @@
 """Scaling over GPUs without launching anything: efficiency and merging (lib.workloads.ddp.efficiency)
 and what the multi-GPU lesson computes from rows (lib.lessons.multi_gpu.scaling), on hand-made rows."""
 
+from dataclasses import replace
+
 import pytest
 
 from lib.core.crossover import CrossKind
@@ -130,7 +132,7 @@ def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
     c = scaling.crossover(records, 2, "per_gpu")
     assert c.kind == CrossKind.CROSSES and c.bracket == (256, 4096)
     assert scaling.crossover_sentence(c, 2, "per_gpu").plain().startswith("2 GPUs ")
-    effs = {d["batch_size"]: d["scaling_efficiency"] for d in records if d["gpus"] == 2}
+    effs = {d.batch_size: d.scaling_efficiency for d in records if d.gpus == 2}
     assert effs[16] < effs[256] < effs[4096] < 1.0
     # At the same global batch, 2 GPUs each get half of it: they never catch up here.
     assert scaling.crossover(records, 2, "global").kind in (CrossKind.CPU_WINS, CrossKind.TOO_FEW_POINTS)
@@ -148,10 +150,10 @@ def test_points_are_the_measured_records_and_efficiency_needs_more_than_one_gpu(
     records = scaling.table(rows, "mlp")
     points = scaling.ok_points(records)
     assert len(records) == 7 and len(points) == 6
-    assert all(d["status"] == "ok" and d["samples_per_s"] > 0 for d in points)
+    assert all(d.status == "ok" and d.samples_per_s > 0 for d in points)
     efficiency = scaling.efficiency_points(records)
-    assert [(d["gpus"], d["batch_size"]) for d in efficiency] == [(2, 16), (2, 256), (4, 16)]
-    assert scaling.efficiency_points([{**d, "scaling_efficiency": float("nan")} for d in records]) == []
+    assert [(d.gpus, d.batch_size) for d in efficiency] == [(2, 16), (2, 256), (4, 16)]
+    assert scaling.efficiency_points([replace(d, scaling_efficiency=float("nan")) for d in records]) == []
 
 
 def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
@@ -159,8 +161,8 @@ def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
     lines = scaling.crossover_lines(records, "per_gpu")
     assert lines == [scaling.crossover_sentence(scaling.crossover(records, 2, "per_gpu"), 2, "per_gpu")]
     assert lines[0].about.kind == CrossKind.CROSSES and lines[0].about.bracket == (256, 4096)
-    only_one = [d for d in records if d["gpus"] == 1]
-    no_one = [d for d in records if d["gpus"] == 2]
+    only_one = [d for d in records if d.gpus == 1]
+    no_one = [d for d in records if d.gpus == 2]
     for subset in (only_one, no_one):
         assert [line.plain() for line in scaling.crossover_lines(subset, "global", cpu=True)] == [
             "These results do not hold both 1 process and more for this model, so there is nothing to compare."]
@@ -209,17 +211,17 @@ def test_what_is_not_hidden_is_never_more_communication_than_the_whole_all_reduc
     for p in (p for p in packs if scaling.ddp_rows(p)):
         for model in scaling.models_in(scaling.ddp_rows(p)):
             records = scaling.table(scaling.ddp_rows(p), model)
-            n = max(d["gpus"] for d in scaling.ok_points(records))
+            n = max(d.gpus for d in scaling.ok_points(records))
             for line in scaling.why_lines(records):
                 if not line.startswith("At a per-GPU batch of "):
                     continue
                 batch = int(line.removeprefix("At a per-GPU batch of ").split(",")[0])
-                d = next(d for d in records if d["gpus"] == n and d["batch_size"] == batch)
-                if d["exposed_comm_ms"] > d["allreduce_ms"]:
+                d = next(d for d in records if d.gpus == n and d.batch_size == batch)
+                if d.exposed_comm_ms > d.allreduce_ms:
                     split += 1
                     assert "could not be hidden" not in line, line
-                    extra = d["exposed_comm_ms"] - d["allreduce_ms"]
-                    assert d["ddp_overhead_ms"] == extra
-                    assert (f"at most {fmt_s(d['allreduce_ms'] / 1e3)} of it is communication, and at least "
+                    extra = d.exposed_comm_ms - d.allreduce_ms
+                    assert d.ddp_overhead_ms == extra
+                    assert (f"at most {fmt_s(d.allreduce_ms / 1e3)} of it is communication, and at least "
                             f"{fmt_s(extra / 1e3)} is DDP's own overhead") in line, line
     assert split >= 2  # the MLP's and the CNN's of the issue

@@ -84,11 +84,11 @@ def test_jacobian_answer_says_why_the_loop_is_missing_and_what_to_pick():
 
 # -- Timing pitfalls ----------------------------------------------------------------------------------------
 HONEST = timing.BASELINE
-NAIVE = {**HONEST, "sync": False}
+NAIVE = timing.Variant(sync=False)
 
 
 def mm(device: str, times: dict[int, float], **variant) -> list[dict]:
-    v = {**HONEST, **variant}
+    v = {**HONEST.settings(), **variant}
     return [{"workload": "matmul", "size": n, "device": device, "median_s": t, "iqr_s": t / 20, "cold_s": t * 3,
              "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t, "swept": "size",
              **v} for n, t in times.items()]
@@ -134,9 +134,10 @@ def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_and_the_no
 def test_timing_answer_sets_the_naive_timer_against_the_same_view_synchronised():
     """With the copy counted, the naive timer is read against the synchronised timing with the copy counted
     (drawn beside it), not against the honest baseline without the copy."""
-    copy, copy_naive = {**HONEST, "transfer": True}, {**HONEST, "transfer": True, "sync": False}
-    recorded = found({"naive timer (no synchronise), fp32, copy counted": mm("cuda:0", {1024: 1e-5}, **copy_naive),
-                      "synchronised, fp32, copy counted": mm("cuda:0", {1024: 2e-3}, **copy),
+    copy, copy_naive = timing.Variant(transfer=True), timing.Variant(sync=False, transfer=True)
+    recorded = found({"naive timer (no synchronise), fp32, copy counted": mm("cuda:0", {1024: 1e-5},
+                                                                              **copy_naive.settings()),
+                      "synchronised, fp32, copy counted": mm("cuda:0", {1024: 2e-3}, **copy.settings()),
                       "synchronised, fp32": mm("cuda:0", {1024: 1.5e-5})})
     view = timing.screen(copy_naive, {}, recorded, "X")
     assert timing_answer(view, 1024) == ("On the X GPU, a timer that does not wait for it reports 10 µs per "

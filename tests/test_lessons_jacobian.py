@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lib.core.crossover import CrossKind
 from lib.lessons.common import onscreen
+from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import screen as S
 from lib.lessons.jacobian import view as lesson
 
@@ -41,7 +42,7 @@ def test_missing_note_names_the_methods_in_words():
 def test_chart_rows_and_the_memory_cap_line():
     (row,) = lesson.time_rows(jac_rows(CPU, "cpu", "vmap_jacrev", {1: 1e-3}))
     assert row["method_label"] == "vmap(jacrev)"
-    assert lesson.memory_cap_rule(2.7) == (2.7e9, "memory cap for live runs here: 2.7 GB")
+    assert memory.memory_cap_rule(2.7) == (2.7e9, "memory cap for live runs here: 2.7 GB")
 
 
 def test_crossover_lines_per_method_and_on_the_recording_machine():
@@ -81,7 +82,9 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
     assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
     assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(shown.rows, 100,
                                                                                                    shown.order)
-    assert shown.not_measured() == lesson.not_measured(shown.rows) and len(shown.not_measured()) == 1
+    assert shown.not_measured() == [p.record() for p in memory.not_measured(shown.rows)]
+    assert shown.not_measured() == [{"measured on": onscreen.LIVE_CPU, "method": "loop", "val": 100, "status": "refused",
+                                     "why": "needs about 9 GB, more than the cap"}]
     assert shown.crossover_lines() == [lesson.crossover_lines(shown.rows, ["loop"], None, None)[0].markdown()]
     assert S.jacobian_screen([], onscreen.RecordedViews(), 100, []).why_none.startswith("No method is chosen")
     requests = S.live_requests(["loop"], [1, 10], ["cpu"], live_budget_s=0.1, threads=1, memory_cap_gb=2.0)

@@ -10,12 +10,12 @@ from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
 
 HONEST = lesson.BASELINE
-NAIVE = {**HONEST, "sync": False}
+NAIVE = lesson.Variant(sync=False)
 GPU = "cuda:0 (recorded on X)"
 
 
 def rows(device: str, times: dict[int, float], **variant) -> list[dict]:
-    v = {**HONEST, **variant}
+    v = {**HONEST.settings(), **variant}
     return [{"workload": "matmul", "size": n, "device": device, "median_s": t, "iqr_s": t / 20, "cold_s": t * 3,
              "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t, "swept": "size", **v}
             for n, t in times.items()]
@@ -29,16 +29,16 @@ def test_views_name_the_timing_and_the_honest_baseline_beside_it():
     assert list(lesson.views(HONEST)) == ["synchronised, fp32"]
     assert lesson.views(NAIVE) == {"naive timer (no synchronise), fp32": NAIVE, "synchronised, fp32": HONEST}
     assert lesson.file_stem(HONEST) == "matmul_honest"
-    assert lesson.file_stem({"dtype": "tf32", "sync": False, "transfer": True}) == "matmul_sync_tf32_transfer"
+    assert lesson.file_stem(lesson.Variant(sync=False, tf32=True, transfer=True)) == "matmul_sync_tf32_transfer"
     assert lesson.line_names(HONEST) == ["synchronised, fp32", "first call (cold), synchronised, fp32",
                                          "honest baseline: synchronised, fp32"]
 
 
 def test_live_request_times_the_copy_only_at_the_slider():
     assert lesson.live_current(HONEST, 256) is None
-    assert lesson.live_current({**HONEST, "transfer": True}, 256) == 256
-    request = lesson.live_request({**HONEST, "transfer": True}, ["cpu"], size=256, point_budget_s=0.1, threads=1)
-    assert request.job is lesson.live_rows and request.args == ({**HONEST, "transfer": True}, ["cpu"])
+    assert lesson.live_current(lesson.Variant(transfer=True), 256) == 256
+    request = lesson.live_request(lesson.Variant(transfer=True), ["cpu"], size=256, point_budget_s=0.1, threads=1)
+    assert request.job is lesson.live_rows and request.args == (lesson.Variant(transfer=True), ["cpu"])
     assert request.kwargs["current"] == 256 and request.kwargs["point_budget_s"] == 0.1
     assert lesson.measure_label(HONEST, ["cpu", "cuda:0"]) == "matmul over size (synchronised, fp32) on cpu, cuda:0"
 
@@ -111,7 +111,7 @@ def test_points_are_placed_in_words_and_shares_are_percentages():
     assert words.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0
 
 
-def shipped_screen(variant: dict, machine: str) -> lesson.Screen:
+def shipped_screen(variant: lesson.Variant, machine: str) -> lesson.Screen:
     """The view as the page builds it from a shipped pack (no live rows): lib/recorded/ as it ships."""
     from lib.recorded import RECORDED_DIR, load_recorded
     from lib.recorded.sources import gpu_sources, source_pack
@@ -126,20 +126,20 @@ def test_tf32_and_the_copy_each_change_one_thing_on_the_shipped_packs():
     """Issue 23: with TF32 and the copy both on, TF32 was read against fp32 *without* the copy (0.78×)
     and the copy against fp32 without TF32 (5.17 µs). Each is now read against the view with only that
     switch set back, and that partner is drawn."""
-    both = {"dtype": "tf32", "sync": True, "transfer": True}
-    assert lesson.partner(both, "tf32") == {**both, "dtype": "fp32"}
-    assert lesson.partner(both, "transfer") == {**both, "transfer": False}
+    both = lesson.Variant(sync=True, tf32=True, transfer=True)
+    assert lesson.partner(both, lesson.Switch.TF32) == lesson.Variant(sync=True, tf32=False, transfer=True)
+    assert lesson.partner(both, lesson.Switch.TRANSFER) == lesson.Variant(sync=True, tf32=True, transfer=False)
     assert lesson.partner_lines(both) == ["synchronised, fp32, copy counted", "synchronised, TF32"]
     for machine in ("H200", "H100"):
         view = shipped_screen(both, machine)
         gpu = view.gpu_series
-        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_rows("tf32")))
-        (tf32_text,) = words.tf32_sentences(view.current, view.partner_rows("tf32"), both, 256, [gpu])
+        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_rows(lesson.Switch.TF32)))
+        (tf32_text,) = words.tf32_sentences(view.current, view.partner_rows(lesson.Switch.TF32), both, 256, [gpu])
         ratio = tf["achieved_flops_per_s"] / fp["achieved_flops_per_s"]
         assert fp["transfer"] and fp["dtype"] == "fp32"
         assert f"against {words.fmt_rate(fp['achieved_flops_per_s'])} in fp32 ({words.fmt_ratio(ratio)})" in tf32_text
-        (copy_text,) = words.transfer_sentences(view.current, view.partner_rows("transfer"), both, 256, [gpu])
-        without = lesson.by_size(view.partner_rows("transfer"), gpu)[256]
+        (copy_text,) = words.transfer_sentences(view.current, view.partner_rows(lesson.Switch.TRANSFER), both, 256, [gpu])
+        without = lesson.by_size(view.partner_rows(lesson.Switch.TRANSFER), gpu)[256]
         assert without["dtype"] == "tf32" and not without["transfer"]
         assert f"the copy adds {words.fmt_s(tf['median_s'] - without['median_s'])}" in copy_text, copy_text
         drawn = {ln["line"] for ln in lesson.time_lines(view, show_cold=False)}
@@ -208,5 +208,18 @@ def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_w
     assert shown.time_rows == lesson.time_lines(view, False) and shown.timed
     assert shown.cold_lines() == [] and shown.cold_caption() == S.COLD_OFF  # the cold call not drawn: say how
     assert not shown.tf32 and not shown.transfer and shown.file_stem == "matmul_sync"
-    assert shown.sync_lines() == words.sync_sentences(view.current, view.partner_rows("sync"), NAIVE, 256, view.order)
+    assert shown.sync_lines() == words.sync_sentences(view.current, view.partner_rows(lesson.Switch.SYNC), NAIVE, 256, view.order)
     assert shown.repeats_caption().startswith("Warm points: the median of 9 timed repeats")
+
+
+def test_a_variant_is_the_workloads_settings_and_is_read_back_from_its_rows():
+    """The record command the page shows spells the settings in the workload's names and order, and a row
+    measured with a variant names that variant again (point_where reads it)."""
+    both = lesson.Variant(sync=False, tf32=True, transfer=True)
+    assert lesson.record_command(both, [64, 128]) == (
+        "python -m lib sweep matmul --over size=64,128 --set dtype=tf32 --set sync=false --set transfer=true "
+        "--devices cpu,cuda --out lib/recorded/matmul_tf32_nosync_transfer.json")
+    for variant in (HONEST, NAIVE, both, lesson.Variant(tf32=True)):
+        (row,) = rows("cpu", {64: 1e-3}, **variant.settings())
+        assert lesson.Variant.of_row(row) == variant
+    assert lesson.changes(both) == list(lesson.Switch) and lesson.changes(HONEST) == []

@@ -32,14 +32,15 @@ def test_the_one_rule_is_noise_is_tie_with_its_thresholds_and_says_so():
 
 def test_timing_never_calls_a_1_5x_gap_about_the_same():
     """/timing_pitfalls?sync=false&size=16384 said 'naive 21.3 ms, synchronised 32.2 ms (about the same)'."""
+    from lib.lessons.timing.view import Variant
     from lib.lessons.timing.words import sync_sentences
 
     def rows(t):
         return [{"series": CPU_SERIES, "size": 16384, "median_s": t, "iqr_s": 0.4e-3, "status": "ok", "device": "cpu"}]
 
-    text = sync_sentences(rows(21.3e-3), rows(32.2e-3), {"sync": False}, 16384, [CPU_SERIES])[0]
+    text = sync_sentences(rows(21.3e-3), rows(32.2e-3), Variant(sync=False), 16384, [CPU_SERIES])[0]
     assert "about the same" not in text and "1.51× apart" in text and "Synchronising is not what changed" in text
-    text = sync_sentences(rows(21.3e-3), rows(21.5e-3), {"sync": False}, 16384, [CPU_SERIES])[0]
+    text = sync_sentences(rows(21.3e-3), rows(21.5e-3), Variant(sync=False), 16384, [CPU_SERIES])[0]
     assert "the same within the spread of the repeats" in text and "synchronising changes nothing" in text
 
 

@@ -74,8 +74,8 @@ def test_scaling_names_points_that_trade_the_lead():
     """Regression: with five shared points that trade the lead, scaling's own copy said 'Not enough
     points measured on both 1 GPU and 2 GPUs'."""
     xs, one_t, two_t = TRADES
-    records = ([{"gpus": 1, "batch_size": x, "samples_per_s": 1 / t, "status": "ok"} for x, t in zip(xs, one_t)]
-               + [{"gpus": 2, "batch_size": x, "samples_per_s": 1 / t, "status": "ok"} for x, t in zip(xs, two_t)])
+    records = ([scaling.ScalingPoint(1, x, status="ok", samples_per_s=1 / t) for x, t in zip(xs, one_t)]
+               + [scaling.ScalingPoint(2, x, status="ok", samples_per_s=1 / t) for x, t in zip(xs, two_t)])
     [line] = scaling.crossover_lines(records, "per_gpu")
     assert line.about.kind == CrossKind.MIXED and len(line.about.crossings) == 4
     assert line.plain().startswith("2 GPUs and 1 GPU trade the lead 4 times between per-GPU batch size 1 and 512")

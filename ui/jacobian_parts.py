@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.variants import memory_chart, variant_chart
+from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import screen as S
-from lib.lessons.jacobian import view as lesson
 from ui import scaffold
 from ui.chart_cache import chart_spec
 
@@ -35,7 +35,7 @@ def memory_expander(shown: S.JacobianScreen, cap_gb: float) -> None:
             return
         st.vega_lite_chart(chart_spec(memory_chart, pd.DataFrame(shown.memory_estimates()),
                                       pd.DataFrame(shown.memory_marks()), x="val", x_title=S.X_TITLE,
-                                      caps=[lesson.memory_cap_rule(cap_gb)], color_order=S.DASH_ORDER),
+                                      caps=[memory.memory_cap_rule(cap_gb)], color_order=S.DASH_ORDER),
                            width="stretch")
         st.caption(S.MEMORY_CAPTION)
         scaffold.refused_table(shown.not_measured())

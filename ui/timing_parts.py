@@ -34,7 +34,7 @@ def rates_expander(shown: S.TimingScreen) -> None:
     """Operations per second against the best measured here. Drawn closed, its contents always sent: the
     answer above quotes its rates."""
     with scaffold.why("Operations per second (FLOP/s) against the best measured here", drawn=True):
-        bests = pd.DataFrame(shown.best_rates())
+        bests = pd.DataFrame(shown.rate_rules())
         st.vega_lite_chart(
             chart_spec(variant_chart, pd.DataFrame(shown.rate_rows()), "size", "achieved_flops_per_s", kind="flops",
                        color="series", dash="line", x_title=S.X_TITLE, y_title="achieved rate",

@@ -1,10 +1,10 @@
 """Altair charts of the multi-GPU lesson: one line per GPU count against the per-GPU or the global batch.
 
     records = lib.lessons.multi_gpu.scaling.table(rows, "mlp")
-    throughput_chart(scaling.ok_points(records), "per_gpu")          samples per second, log-log
-    efficiency_chart(scaling.efficiency_points(records), "global")   scaling efficiency, 1.0 dashed
+    throughput_chart(scaling.chart_records(scaling.ok_points(records)), "per_gpu")   samples/s, log-log
+    efficiency_chart(scaling.chart_records(scaling.efficiency_points(records)), "global")   1.0 dashed
 
-`points` are records of lib.lessons.multi_gpu.scaling.table (or a DataFrame of them); `axis` is a key of
+`points` are lib.lessons.multi_gpu.scaling.chart_records (or a DataFrame of them); `axis` is a key of
 lib.lessons.multi_gpu.scaling.X_AXES. The x axis is logarithmic (base 2) with a tick at every batch measured;
 colour = the GPU count ('1 GPU', '2 GPUs', or processes on the CPU), in numeric order, each count its
 own colour on both charts: GPUs in the GPU colours of every page (1 GPU orange, 2 red, 4 brown, …),

@@ -16,11 +16,10 @@ from lib.core.fmt import fmt_value
 from lib.core.request import LiveRequest
 from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
+from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
 from lib.workloads.jacobian import METHODS
-
-Row = dict[str, Any]
 
 X_TITLE = "inputs in the batch (val)"
 VAL_HELP = "The seed ran 100 and 1000. The curves always cover 1, 10, 100 and 1,000, plus this value."
@@ -45,7 +44,7 @@ RECORD_CAPTION = ("One sweep per method; the app then shows those GPU curves bes
 
 @dataclass(frozen=True)
 class JacobianScreen:
-    rows: list[Row]  # every row on screen, labelled with its series
+    rows: list[dict[str, Any]]  # every row on screen, labelled with its series
     order: list[str]  # the series in the legend's order
     val: int
     methods: tuple[str, ...]
@@ -55,7 +54,7 @@ class JacobianScreen:
     machine: Mapping[str, Any] | None = None  # its pack's fingerprint, for the same-machine comparison
 
     @property
-    def time_rows(self) -> list[Row]:
+    def time_rows(self) -> list[dict[str, Any]]:
         """The time chart's rows: the timed points only."""
         return lesson.time_rows([r for r in self.rows if is_ok(r)])
 
@@ -86,15 +85,19 @@ class JacobianScreen:
     def why(self) -> list[str]:
         return lesson.why_sentences(self.rows, self.val, self.methods, self.order)
 
-    def memory_estimates(self) -> list[Row]:
-        """Each method's estimated peak memory along val, on the GPU too where a GPU curve is on screen."""
-        return lesson.memory_estimates(self.methods, lesson.VALS, gpu=onscreen.gpu_series(self.rows) is not None)
+    def memory_estimates(self) -> list[dict[str, str | int | float]]:
+        """The memory chart's lines: each method's estimated peak memory along val, on the GPU too where a GPU
+        curve is on screen."""
+        return [e.record() for e in memory.memory_estimates(self.methods, lesson.VALS,
+                                                            gpu=onscreen.gpu_series(self.rows) is not None)]
 
-    def memory_marks(self) -> list[Row]:
-        return lesson.memory_marks(self.rows)
+    def memory_marks(self) -> list[dict[str, str | int | float]]:
+        """The memory chart's marks: every point on screen, timed or not."""
+        return [m.record() for m in memory.memory_marks(self.rows)]
 
-    def not_measured(self) -> list[Row]:
-        return lesson.not_measured(self.rows)
+    def not_measured(self) -> list[dict[str, str | int | None]]:
+        """The table of the points not timed, each with the reason."""
+        return [p.record() for p in memory.not_measured(self.rows)]
 
 
 def live_requests(methods: Sequence[str], grid: Sequence[int], devices: Sequence[str], *, live_budget_s: float,
@@ -106,8 +109,8 @@ def live_requests(methods: Sequence[str], grid: Sequence[int], devices: Sequence
             for m in methods}
 
 
-def jacobian_screen(live: Sequence[Row], found: onscreen.RecordedViews, val: int, methods: Sequence[str],
-                    pack: Mapping[str, Any] | None = None) -> JacobianScreen:
+def jacobian_screen(live: Sequence[dict[str, Any]], found: onscreen.RecordedViews, val: int,
+                    methods: Sequence[str], pack: Mapping[str, Any] | None = None) -> JacobianScreen:
     """The live rows and the recorded ones found for the view in `pack`, labelled, with the words read from them."""
     rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
     order = onscreen.series_order(rows, found.machine)

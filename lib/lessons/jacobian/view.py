@@ -15,7 +15,7 @@ Every number in a sentence is read from those rows, or computed from the setting
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lib.core.crossover import Crossover, find_crossover, spread
@@ -25,6 +25,7 @@ from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.same import same_rows
 from lib.core.sweep import default_memory_cap_gb
+from lib.core.workload import Settings
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import live_sweep
 from lib.lessons.common.voice import Side, Unit
@@ -64,16 +65,16 @@ def sweep_grid(current: int) -> list[int]:
     return sorted(set(DECADES) | {int(current)})
 
 
-def params_of(method: str, val: int) -> dict[str, Any]:
+def params_of(method: str, val: int) -> Settings:
     return WORKLOAD.resolve({"method": method, "val": val})
 
 
-def loop_passes(params: dict[str, Any]) -> int:
+def loop_passes(params: Mapping[str, Any]) -> int:
     """Backward passes of one call of the loop: one per output number, outputs x val."""
     return int(params["val"]) * int(params["outputs"])
 
 
-def loop_refusal(params: dict[str, Any], device: str) -> str | None:
+def loop_refusal(params: Mapping[str, Any], device: str) -> str | None:
     """Why the loop at these settings is too slow to time live on this device, or None."""
     if params["method"] != "loop":
         return None
@@ -138,8 +139,9 @@ def default_requests(devices: Sequence[str], *, live_budget_s: float, threads: i
                           memory_cap_gb=memory_cap_gb)) for m in DEFAULT_METHODS]
 
 
-def views(methods: Sequence[str], val: int) -> dict[str, dict[str, Any]]:
-    """The recorded sweep each method needs: over val, through the slider's value."""
+def views(methods: Sequence[str], val: int) -> dict[str, dict[str, str | int]]:
+    """The recorded sweep each method needs: over val, through the slider's value (the workload's settings
+    that a pack's rows are matched on)."""
     return {m: {"method": m, "val": val} for m in methods}
 
 
@@ -163,46 +165,6 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
 def time_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The time chart's points: the rows, each with its method's label."""
     return [{**r, "method_label": LABEL[r["method"]]} for r in rows]
-
-
-def memory_cap_rule(cap_gb: float) -> tuple[float, str]:
-    """The memory chart's line for the live memory cap: (bytes, label)."""
-    return cap_gb * 1e9, f"memory cap for live runs here: {fmt_bytes(cap_gb * 1e9)}"
-
-
-# -- memory ------------------------------------------------------------------------------------------
-
-
-def estimate_bytes(method: str, val: int, device: str) -> float:
-    return float(WORKLOAD.peak_memory_bytes(params_of(method, val), device))
-
-
-def memory_estimates(methods: Sequence[str], vals: Sequence[int], gpu: bool) -> list[dict[str, Any]]:
-    """The workload's peak-memory estimate per method and val, for the CPU (and a GPU when one is
-    on screen). They differ only for the loop, whose freed temporaries the CPU's allocator strands."""
-    kinds = [("cpu", "the CPU")] + ([("cuda:0", "a GPU")] if gpu else [])
-    return [{"val": v, "bytes": estimate_bytes(m, v, device), "color": LABEL[m], "dash": label, "method": m}
-            for m in methods for device, label in kinds for v in vals]
-
-
-def memory_marks(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every point on screen at its estimated memory: measured, or not (with the reason)."""
-    marks = []
-    for r in rows:
-        ok = is_ok(r)
-        why = "timed" if ok else (r.get("message") or r.get("status"))
-        marks.append({"val": r["val"], "bytes": estimate_bytes(r["method"], int(r["val"]), r["device"]),
-                      "color": LABEL[r["method"]], "status": "measured" if ok else "not measured",
-                      "detail": f"{r.get('series', r['device'])}: {why}"})
-    return marks
-
-
-def not_measured(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The points on screen that were not timed, each with the reason (for a table)."""
-    return [{"measured on": r.get("series", r["device"]), "method": LABEL[r["method"]], "val": int(r["val"]),
-             "status": "refused" if r.get("status") == Status.SKIPPED else r.get("status"),
-             "why": r.get("message") or ""}
-            for r in rows if not is_ok(r)]
 
 
 # -- reading the rows ----------------------------------------------------------------------------

@@ -6,17 +6,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from lib.lessons.multi_gpu import scaling
 
 
-def scaling_answer(records: Sequence[dict[str, Any]], axis: str, cpu: bool = False) -> str:
+def scaling_answer(records: Sequence[scaling.ScalingPoint], axis: str, cpu: bool = False) -> str:
     """Where the most GPUs measured start to pay off against one (the last of scaling.crossover_lines), in one
     short sentence (issue 37): the points too close to call are scaling_notes', under the chart."""
     return scaling.crossover_lines(records, axis, cpu, notes=False)[-1].markdown()
 
 
-def scaling_notes(records: Sequence[dict[str, Any]], axis: str, cpu: bool = False) -> str:
+def scaling_notes(records: Sequence[scaling.ScalingPoint], axis: str, cpu: bool = False) -> str:
     """What scaling_answer leaves for under the chart ('' when nothing)."""
     return scaling.crossover_notes(records, axis, cpu)

@@ -9,9 +9,10 @@ experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
@@ -41,88 +42,147 @@ def gpu_label(n: int, cpu: bool = False) -> str:
     return Side(Unit.PROCESS if cpu else Unit.GPU, count=n).noun
 
 
-def on_cpu(records: Sequence[dict[str, Any]]) -> bool:
+def on_cpu(records: Sequence[ScalingPoint]) -> bool:
     """True when every record was measured with CPU processes (gloo), not GPUs."""
-    return bool(records) and all(d.get("device") == "cpu" for d in records)
+    return bool(records) and all(d.device == "cpu" for d in records)
 
 
-def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict[str, Any]]:
-    """One display record per row of `model` (ok or not), sorted by GPUs then batch."""
+def _ms(seconds: Any) -> float | None:
+    """Seconds as milliseconds, None where the row holds no number."""
+    return seconds * 1e3 if isinstance(seconds, (int, float)) else None
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """One ddp row as the page reads it: its GPU count and per-GPU batch, its step and throughput, and the
+    communication against compute that explains them (times in ms; None where the row holds none)."""
+
+    gpus: int
+    batch_size: int  # per GPU
+    model: str = ""
+    device: str = ""
+    status: str = ""  # the row's, as the table shows it (compared with Status, a str enum)
+    step_ms: float | None = None
+    iqr_ms: float | None = None
+    samples_per_s: float | None = None
+    scaling_efficiency: float | None = None
+    compute_ms: float | None = None  # the step under DDP's no_sync(): no exchange
+    exposed_comm_ms: float | None = None  # the step minus that compute: what the overlap could not hide
+    grad_mb: float | None = None
+    allreduce_ms: float | None = None  # one all-reduce of a gradient-sized buffer, timed alone
+    allreduce_gbps: float | None = None
+    peak_memory_gb: float | None = None
+    machine: str = ""
+    message: str = ""
+
+    @classmethod
+    def of_row(cls, r: Mapping[str, Any], gpus: int, batch: int) -> ScalingPoint:
+        ok = is_ok(r)
+        grad, gbps, peak = r.get("grad_bytes"), r.get("allreduce_gbps"), r.get("peak_memory_bytes")
+        return cls(
+            model=str(r.get("model", "")), device=str(r.get("device", "")), gpus=gpus, batch_size=batch,
+            status=r.get("status", ""),
+            step_ms=r["median_s"] * 1e3 if ok else None,
+            iqr_ms=_ms(r.get("iqr_s")) if ok else None,
+            samples_per_s=throughput(r),
+            scaling_efficiency=r.get("scaling_efficiency"),
+            compute_ms=_ms(r.get("phase_compute_s")) if ok else None,
+            exposed_comm_ms=_ms(r.get("phase_comm_s")) if ok else None,
+            grad_mb=grad / 1e6 if isinstance(grad, (int, float)) else None,
+            allreduce_ms=_ms(r.get("allreduce_s")) if ok else None,
+            allreduce_gbps=gbps if ok and gpus > 1 and isinstance(gbps, (int, float)) else None,
+            peak_memory_gb=peak / 1e9 if isinstance(peak, (int, float)) else None,
+            machine=r.get("machine", ""), message=r.get("message", ""))
+
+    @property
+    def label(self) -> str:
+        """'2 GPUs', or '2 processes' on the CPU: the chart's colour and the table's first column."""
+        return gpu_label(self.gpus, self.device == "cpu")
+
+    @property
+    def global_batch(self) -> int:
+        return self.gpus * self.batch_size
+
+    @property
+    def ddp_overhead_ms(self) -> float | None:
+        return ddp_overhead_ms(self)
+
+    def at(self, axis: str) -> int:
+        """The batch this point sits at on `axis` (a key of X_AXES)."""
+        return getattr(self, X_AXES[axis].column)
+
+    def record(self) -> dict[str, str | int | float | None]:
+        """The point as the table's and the charts' data, its columns named as lib.charts.scaling reads them."""
+        return {"model": self.model, "device": self.device, "gpus": self.gpus, "GPUs": self.label,
+                "batch_size": self.batch_size, "global_batch": self.global_batch, "status": self.status,
+                "step_ms": self.step_ms, "iqr_ms": self.iqr_ms, "samples_per_s": self.samples_per_s,
+                "scaling_efficiency": self.scaling_efficiency, "compute_ms": self.compute_ms,
+                "exposed_comm_ms": self.exposed_comm_ms, "grad_mb": self.grad_mb, "allreduce_ms": self.allreduce_ms,
+                "allreduce_gbps": self.allreduce_gbps, "peak_memory_gb": self.peak_memory_gb,
+                "machine": self.machine, "message": self.message, "ddp_overhead_ms": self.ddp_overhead_ms}
+
+
+def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[ScalingPoint]:
+    """One point per row of `model` (ok or not), sorted by GPUs then batch."""
     out = []
     for r in add_scaling_efficiency([dict(r) for r in ddp_rows(rows, model)]):
         try:
             gpus, batch = int(r["gpus"]), int(r["batch_size"])
         except (KeyError, TypeError, ValueError):
             continue
-        ok = is_ok(r)
-        grad, gbps = r.get("grad_bytes"), r.get("allreduce_gbps")
-        out.append({
-            "model": str(r.get("model", "")),
-            "device": str(r.get("device", "")),
-            "gpus": gpus,
-            "GPUs": gpu_label(gpus, r.get("device") == "cpu"),
-            "batch_size": batch,
-            "global_batch": gpus * batch,
-            "status": r.get("status", ""),
-            "step_ms": r["median_s"] * 1e3 if ok else None,
-            "iqr_ms": r["iqr_s"] * 1e3 if ok and isinstance(r.get("iqr_s"), (int, float)) else None,
-            "samples_per_s": throughput(r),
-            "scaling_efficiency": r.get("scaling_efficiency"),
-            "compute_ms": (r["phase_compute_s"] * 1e3 if ok and isinstance(r.get("phase_compute_s"), (int, float))
-                           else None),
-            "exposed_comm_ms": (r["phase_comm_s"] * 1e3 if ok and isinstance(r.get("phase_comm_s"), (int, float))
-                                else None),
-            "grad_mb": grad / 1e6 if isinstance(grad, (int, float)) else None,
-            "allreduce_ms": r["allreduce_s"] * 1e3 if ok and isinstance(r.get("allreduce_s"), (int, float)) else None,
-            "allreduce_gbps": gbps if ok and gpus > 1 and isinstance(gbps, (int, float)) else None,
-            "peak_memory_gb": (r["peak_memory_bytes"] / 1e9 if isinstance(r.get("peak_memory_bytes"), (int, float))
-                               else None),
-            "machine": r.get("machine", ""),
-            "message": r.get("message", ""),
-        })
-    for d in out:
-        d["ddp_overhead_ms"] = ddp_overhead_ms(d)
-    out.sort(key=lambda d: (d["model"], d["gpus"], d["batch_size"]))
+        out.append(ScalingPoint.of_row(r, gpus, batch))
+    out.sort(key=lambda d: (d.model, d.gpus, d.batch_size))
     return out
 
 
-def ok_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The table records that were measured (status ok, with a throughput): what the charts draw."""
-    return [d for d in records if d["status"] == Status.OK and d["samples_per_s"]]
+def chart_records(points: Sequence[ScalingPoint]) -> list[dict[str, str | int | float | None]]:
+    """The points as the table's and the charts' rows (Altair's and pandas' edge)."""
+    return [d.record() for d in points]
 
 
-def efficiency_points(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The measured records with more than one GPU and a scaling efficiency (a gpus=1 twin)."""
-    return [d for d in ok_points(records) if d["gpus"] > 1 and _number(d.get("scaling_efficiency"))]
+def ok_points(records: Sequence[ScalingPoint]) -> list[ScalingPoint]:
+    """The points that were measured (status ok, with a throughput): what the charts draw."""
+    return [d for d in records if d.status == Status.OK and d.samples_per_s]
+
+
+def efficiency_points(records: Sequence[ScalingPoint]) -> list[ScalingPoint]:
+    """The measured points with more than one GPU and a scaling efficiency (a gpus=1 twin)."""
+    return [d for d in ok_points(records) if d.gpus > 1 and _number(d.scaling_efficiency)]
 
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and value == value  # not None, not NaN
 
 
-def _counts(records: Sequence[dict[str, Any]]) -> list[int]:
-    return sorted({d["gpus"] for d in ok_points(records)})
+def _counts(records: Sequence[ScalingPoint]) -> list[int]:
+    return sorted({d.gpus for d in ok_points(records)})
+
+
+class Axis(NamedTuple):
+    """A batch axis of the charts: the column it reads and its title."""
+
+    column: str
+    title: str
 
 
 # the global batch first: the page opens on it, the seed's question (at a per-GPU batch, 4 GPUs doing 4x the work in
 # about the time of one is trivially "faster")
-X_AXES = {"global": ("global_batch", "global batch size"), "per_gpu": ("batch_size", "per-GPU batch size")}
+X_AXES = {"global": Axis("global_batch", "global batch size"), "per_gpu": Axis("batch_size", "per-GPU batch size")}
 
 
-def crossover(records: Sequence[dict[str, Any]], n: int, x: str = "per_gpu") -> Crossover:
+def crossover(records: Sequence[ScalingPoint], n: int, x: str = "per_gpu") -> Crossover:
     """Where n GPUs start to process more samples per second than one, comparing points at the
     same per-GPU batch (x='per_gpu') or the same global batch (x='global')."""
-    key = X_AXES[x][0]
-    one = {d[key]: d for d in records if d["gpus"] == 1 and d["samples_per_s"]}
-    many = {d[key]: d for d in records if d["gpus"] == n and d["samples_per_s"]}
+    one = {d.at(x): d for d in records if d.gpus == 1 and d.samples_per_s}
+    many = {d.at(x): d for d in records if d.gpus == n and d.samples_per_s}
     xs = sorted(set(one) & set(many))
 
-    def per_sample(d: dict[str, Any]) -> float:
-        return 1.0 / d["samples_per_s"]
+    def per_sample(d: ScalingPoint) -> float:
+        return 1.0 / d.samples_per_s
 
-    def spread(d: dict[str, Any]) -> float:
+    def spread(d: ScalingPoint) -> float:
         """A sample's time spread: the step's IQR as a share of the step (0 where it was not given)."""
-        step, iqr = d.get("step_ms"), d.get("iqr_ms")
+        step, iqr = d.step_ms, d.iqr_ms
         return per_sample(d) * iqr / step if isinstance(step, (int, float)) and step > 0 and isinstance(
             iqr, (int, float)) else 0.0
 
@@ -143,10 +203,10 @@ def crossover_sentence(c: Crossover, n: int, x: str = "per_gpu", cpu: bool = Fal
 
 
 def _what(x: str, cpu: bool) -> str:
-    return X_AXES[x][1] if not cpu else X_AXES[x][1].replace("GPU", "process")
+    return X_AXES[x].title if not cpu else X_AXES[x].title.replace("GPU", "process")
 
 
-def crossover_notes(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False) -> str:
+def crossover_notes(records: Sequence[ScalingPoint], x: str = "per_gpu", cpu: bool = False) -> str:
     """Under the chart: the points too close to call (and the changes of lead) for the most GPUs measured,
     which crossover_lines(..., notes=False)[-1] leaves out ('' when none)."""
     many = [n for n in _counts(records) if n > 1]
@@ -155,7 +215,7 @@ def crossover_notes(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: 
     return crossover_notes_of(crossover(records, many[-1], x), _what(x, cpu), *sides(many[-1], cpu))
 
 
-def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: bool = False, *,
+def crossover_lines(records: Sequence[ScalingPoint], x: str = "per_gpu", cpu: bool = False, *,
                     notes: bool = True) -> list[Sentence]:
     """Where more GPUs start to win: one sentence for each measured N > 1, or why there is nothing
     to compare (no gpus=1 point, or nothing but gpus=1)."""
@@ -167,42 +227,42 @@ def crossover_lines(records: Sequence[dict[str, Any]], x: str = "per_gpu", cpu: 
     return [crossover_sentence(crossover(records, n, x), n, x, cpu, notes=notes) for n in many]
 
 
-def why_lines(records: Sequence[dict[str, Any]], cpu: bool = False) -> list[str]:
+def why_lines(records: Sequence[ScalingPoint], cpu: bool = False) -> list[str]:
     """Communication against compute at the largest N measured; with one process only, what it shows."""
     many = [n for n in _counts(records) if n > 1]
     return explanation(records, max(many), cpu) if many else single_process_sentences(records)
 
 
-def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) -> list[str]:
+def explanation(records: Sequence[ScalingPoint], n: int, cpu: bool = False) -> list[str]:
     """Sentences that explain the scaling at n GPUs with the numbers of the rows on screen:
     gradient bytes / measured all-reduce bandwidth against the compute time of a step."""
-    pts = [d for d in records if d["gpus"] == n and d["status"] == Status.OK and d["compute_ms"] is not None
-           and d["allreduce_ms"] is not None and d["grad_mb"] is not None]
+    pts = [d for d in records if d.gpus == n and d.status == Status.OK and d.compute_ms is not None
+           and d.allreduce_ms is not None and d.grad_mb is not None]
     if n < 2 or not pts:
         return []
-    pts.sort(key=lambda d: d["batch_size"])
+    pts.sort(key=lambda d: d.batch_size)
     small, large = pts[0], pts[-1]
     unit = "process" if cpu else "GPU"
-    lines = [f"With {gpu_label(n, cpu)}, every step all-reduces {small['grad_mb']:.3g} MB of gradients, "
+    lines = [f"With {gpu_label(n, cpu)}, every step all-reduces {small.grad_mb:.3g} MB of gradients, "
              "whatever the batch."]
-    if small["allreduce_gbps"]:
-        lines[0] += (f" At the all-reduce bandwidth measured with the batch of {small['batch_size']}, "
-                     f"{small['allreduce_gbps']:.3g} GB/s, that is {small['grad_mb']:.3g} MB ÷ "
-                     f"{small['allreduce_gbps']:.3g} GB/s "
-                     f"= {fmt_s(small['allreduce_ms'] / 1e3)} per step, unless it overlaps the backward pass.")
+    if small.allreduce_gbps:
+        lines[0] += (f" At the all-reduce bandwidth measured with the batch of {small.batch_size}, "
+                     f"{small.allreduce_gbps:.3g} GB/s, that is {small.grad_mb:.3g} MB ÷ "
+                     f"{small.allreduce_gbps:.3g} GB/s "
+                     f"= {fmt_s(small.allreduce_ms / 1e3)} per step, unless it overlaps the backward pass.")
     for d in (small, large) if large is not small else (small,):
-        ratio = d["allreduce_ms"] / d["compute_ms"] if d["compute_ms"] > 0 else float("inf")
+        ratio = d.allreduce_ms / d.compute_ms if d.compute_ms > 0 else float("inf")
         exposed = not_hidden_words(d, unit)
-        eff = (f"; scaling efficiency {d['scaling_efficiency']:.0%}" if d["scaling_efficiency"] is not None else "")
+        eff = (f"; scaling efficiency {d.scaling_efficiency:.0%}" if d.scaling_efficiency is not None else "")
         lines.append(
-            f"At a per-{unit} batch of {d['batch_size']}, computing one step takes {fmt_s(d['compute_ms'] / 1e3)} "
-            f"and the all-reduce alone {fmt_s(d['allreduce_ms'] / 1e3)}: the exchange is {ratio:.2g}× the "
+            f"At a per-{unit} batch of {d.batch_size}, computing one step takes {fmt_s(d.compute_ms / 1e3)} "
+            f"and the all-reduce alone {fmt_s(d.allreduce_ms / 1e3)}: the exchange is {ratio:.2g}× the "
             f"compute{exposed}{eff}."
         )
-    if large is not small and large["compute_ms"] > small["compute_ms"] > 0:
-        line = (f"From a batch of {small['batch_size']} to {large['batch_size']}, the compute per step grew "
-                f"{large['compute_ms'] / small['compute_ms']:.3g}× while the gradient stayed {small['grad_mb']:.3g} MB")
-        e0, e1 = small["scaling_efficiency"], large["scaling_efficiency"]
+    if large is not small and large.compute_ms > small.compute_ms > 0:
+        line = (f"From a batch of {small.batch_size} to {large.batch_size}, the compute per step grew "
+                f"{large.compute_ms / small.compute_ms:.3g}× while the gradient stayed {small.grad_mb:.3g} MB")
+        e0, e1 = small.scaling_efficiency, large.scaling_efficiency
         if e0 is not None and e1 is not None:
             if e0 > 0 and e1 > 0 and same_time(e0, e1):  # the one rule (lib.core.same): 80 % to 81 % did not rise
                 line += f"; scaling efficiency stayed about the same ({e0:.0%} → {e1:.0%}) in these measurements."
@@ -217,19 +277,19 @@ def explanation(records: Sequence[dict[str, Any]], n: int, cpu: bool = False) ->
     return lines
 
 
-def ddp_overhead_ms(d: dict[str, Any]) -> float | None:
+def ddp_overhead_ms(d: ScalingPoint) -> float | None:
     """What the step lost beyond the whole all-reduce: the step minus its no-exchange compute, less the
     all-reduce timed alone, at least 0. Communication cannot cost more than the all-reduce, so this much
     at least is DDP's own work (bucketing the gradients, its autograd hooks, waiting for the others)."""
-    if d.get("exposed_comm_ms") is None or d.get("allreduce_ms") is None:
+    if d.exposed_comm_ms is None or d.allreduce_ms is None:
         return None
-    return max(0.0, d["exposed_comm_ms"] - d["allreduce_ms"])
+    return max(0.0, d.exposed_comm_ms - d.allreduce_ms)
 
 
-def not_hidden_words(d: dict[str, Any], unit: str) -> str:
+def not_hidden_words(d: ScalingPoint, unit: str) -> str:
     """'; 411 µs was not hidden: at most the all-reduce's 57 µs is communication, the other 354 µs (at least)
     is DDP's own overhead ...', split so that no more than the all-reduce is called communication."""
-    exposed, extra = d.get("exposed_comm_ms"), ddp_overhead_ms(d)
+    exposed, extra = d.exposed_comm_ms, ddp_overhead_ms(d)
     if exposed is None:
         return ""
     if exposed <= 0:
@@ -237,27 +297,27 @@ def not_hidden_words(d: dict[str, Any], unit: str) -> str:
     if not extra:
         return f"; {fmt_s(exposed / 1e3)} of communication could not be hidden"
     return (f"; the step took {fmt_s(exposed / 1e3)} longer than that compute, more than the whole all-reduce: at "
-            f"most {fmt_s(d['allreduce_ms'] / 1e3)} of it is communication, and at least {fmt_s(extra / 1e3)} is "
+            f"most {fmt_s(d.allreduce_ms / 1e3)} of it is communication, and at least {fmt_s(extra / 1e3)} is "
             f"DDP's own overhead (bucketing the gradients, its autograd hooks, each {unit} waiting for the others)")
 
 
-def single_process_sentences(records: Sequence[dict[str, Any]]) -> list[str]:
+def single_process_sentences(records: Sequence[ScalingPoint]) -> list[str]:
     """What one process alone shows (the CPU demo): the step, its compute, and an all-reduce
     with nobody to exchange with."""
-    pts = [d for d in records if d["gpus"] == 1 and d["status"] == Status.OK and d["step_ms"] is not None]
+    pts = [d for d in records if d.gpus == 1 and d.status == Status.OK and d.step_ms is not None]
     if not pts:
         return []
-    pts.sort(key=lambda d: d["batch_size"])
+    pts.sort(key=lambda d: d.batch_size)
     lines = []
     for d in (pts[0], pts[-1]) if len(pts) > 1 else (pts[0],):
-        compute = (f" ({fmt_s(d['compute_ms'] / 1e3)} of it without DDP's gradient exchange)"
-                   if d["compute_ms"] is not None else "")
-        lines.append(f"At a batch of {d['batch_size']}, one step took {fmt_s(d['step_ms'] / 1e3)}{compute}: "
-                     f"{d['samples_per_s']:,.0f} samples per second.")
+        compute = (f" ({fmt_s(d.compute_ms / 1e3)} of it without DDP's gradient exchange)"
+                   if d.compute_ms is not None else "")
+        lines.append(f"At a batch of {d.batch_size}, one step took {fmt_s(d.step_ms / 1e3)}{compute}: "
+                     f"{d.samples_per_s:,.0f} samples per second.")
     d = pts[-1]
-    if d["grad_mb"] is not None and d["allreduce_ms"] is not None:
-        lines.append(f"The gradient is {d['grad_mb']:.3g} MB at every batch size; all-reducing it in a group of one "
-                     f"process took {fmt_s(d['allreduce_ms'] / 1e3)}, because there is nobody to exchange with.")
+    if d.grad_mb is not None and d.allreduce_ms is not None:
+        lines.append(f"The gradient is {d.grad_mb:.3g} MB at every batch size; all-reducing it in a group of one "
+                     f"process took {fmt_s(d.allreduce_ms / 1e3)}, because there is nobody to exchange with.")
     return lines
 
 
@@ -317,9 +377,9 @@ def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]
     """What was written, then one line per ddp row: throughput, scaling efficiency, status."""
     ok = [r for r in pack["rows"] if r.get("status") == Status.OK]
     lines = [f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {runs} run(s)"]
-    for r in table(pack["rows"]):
-        eff = f"{r['scaling_efficiency']:.2f}" if r["scaling_efficiency"] is not None else "-"
-        sps = f"{r['samples_per_s']:.4g}" if r["samples_per_s"] else "-"
-        lines.append(f"  {r['model']:>4} {r['GPUs']:>7} batch {r['batch_size']:>6}  {sps:>10} samples/s  "
-                     f"efficiency {eff}  {r['status']} {r['message']}")
+    for d in table(pack["rows"]):
+        eff = f"{d.scaling_efficiency:.2f}" if d.scaling_efficiency is not None else "-"
+        sps = f"{d.samples_per_s:.4g}" if d.samples_per_s else "-"
+        lines.append(f"  {d.model:>4} {d.label:>7} batch {d.batch_size:>6}  {sps:>10} samples/s  "
+                     f"efficiency {eff}  {d.status} {d.message}")
     return lines

@@ -75,16 +75,21 @@ class Points:
     """One model's measurements from one machine: the table's records, the successful points, the table shown."""
 
     model: str
-    records: list[dict[str, Any]]
-    ok: list[dict[str, Any]]
+    records: list[scaling.ScalingPoint]
+    ok: list[scaling.ScalingPoint]
     cpu: bool  # the demo's single CPU process, not GPUs
     table: pd.DataFrame  # every measurement, its columns named for people
+
+    @property
+    def ok_records(self) -> list[dict[str, str | int | float | None]]:
+        """The successful points as the throughput chart's data."""
+        return scaling.chart_records(self.ok)
 
 
 def points(rows: list[dict[str, Any]], model: str) -> Points:
     records = scaling.table(rows, model)
     return Points(model, records, scaling.ok_points(records), scaling.on_cpu(records),
-                  pd.DataFrame(records, columns=list(COLUMNS)).rename(columns=COLUMNS))
+                  pd.DataFrame(scaling.chart_records(records), columns=list(COLUMNS)).rename(columns=COLUMNS))
 
 
 def failed(picked: Points, source: str) -> str:
@@ -99,9 +104,14 @@ class Screen:
     answer: str
     notes: str  # what the answer leaves out, under the chart ('' when nothing)
     caption: str
-    efficiency: list[dict[str, Any]]
+    efficiency: list[scaling.ScalingPoint]
     crossovers: tuple[str, ...]  # markdown, one line per GPU count
     why: tuple[str, ...]
+
+    @property
+    def efficiency_records(self) -> list[dict[str, str | int | float | None]]:
+        """The efficiency chart's data."""
+        return scaling.chart_records(self.efficiency)
 
 
 def screen(picked: Points, axis: str, source: str) -> Screen:

@@ -13,7 +13,7 @@ from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.common.answers import who
 from lib.lessons.common.voice import crossover_sentence, series_side
-from lib.lessons.timing.view import NO_CPU_CURVE, by_size, crossovers, nearest
+from lib.lessons.timing.view import NO_CPU_CURVE, Switch, by_size, crossovers, nearest
 from lib.lessons.timing.view import Screen as TimingScreen
 
 _SCALES = ((1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
@@ -27,9 +27,9 @@ def rate_words(rate: float) -> str:
 
 def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
     """What the page teaches, from the drawn rows: the timer that does not wait against the one that does."""
-    if not view.variant["sync"]:
+    if not view.variant.sync:
         # against the same view synchronised (the copy counted or TF32 on both sides), drawn beside it
-        naive, honest = by_size(view.current, gpu), by_size(view.partner_rows("sync"), gpu)
+        naive, honest = by_size(view.current, gpu), by_size(view.partner_rows(Switch.SYNC), gpu)
         common = sorted(set(naive) & set(honest))
         if common:
             at = nearest(common, size)
@@ -43,7 +43,7 @@ def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
     if not timed:
         return f"Nothing was timed on {who(gpu)} at these settings; the notes below say why."
     at = nearest(list(timed), size)
-    if not view.variant["sync"]:  # the synchronised partner is missing: the naive number alone
+    if not view.variant.sync:  # the synchronised partner is missing: the naive number alone
         return (f"Without **Synchronise**, the timer reports {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
                 f"{fmt_value(at)} matmul on {who(gpu)}; the synchronised timing to set it against is not on screen.")
     return (f"With **Synchronise** on, {who(gpu)} takes {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
@@ -76,12 +76,12 @@ def timing_notes(view: TimingScreen, size: int) -> str:
     the CPU only, the rate of its matmul. Empty when there is nothing to add."""
     gpu = view.gpu_series
     if gpu:
-        honest = view.current if view.variant["sync"] else view.baseline
+        honest = view.current if view.variant.sync else view.baseline
         if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):
             return NO_CPU_CURVE
         analysis, _ = crossovers(view)
         said = crossover_sentence(analysis, "matrix size", series_side(onscreen.LIVE_CPU), series_side(gpu))
-        return (said.capitalised().markdown() if view.variant["sync"]
+        return (said.capitalised().markdown() if view.variant.sync
                 else f"From the synchronised timings: {said.markdown()}")
     cpu = _cpu_timed(view)
     rate = cpu[nearest(list(cpu), size)].get("achieved_flops_per_s") if cpu else None

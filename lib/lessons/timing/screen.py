@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.request import LiveRequest
 from lib.core.rows import is_ok
@@ -21,18 +21,25 @@ from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
 
-Row = dict[str, Any]
 
-# the switches under the chart: (label, default, help), by their URL key; the first two in the left column
+class Toggle(NamedTuple):
+    """A switch under the chart as the page draws it."""
+
+    label: str
+    default: bool
+    help: str
+
+
+# the switches under the chart by their URL key; the first two in the left column
 TOGGLES = {
-    "sync": ("Synchronise before reading the clock", True,
+    "sync": Toggle("Synchronise before reading the clock", True,
              "On: the harness waits for the device (torch.cuda.synchronize()) before every clock read. Off: a naive "
              "timer, which on a GPU measures only how long it takes to queue the work."),
-    "cold": ("Show the cold first call", True,
+    "cold": Toggle("Show the cold first call", True,
              "The very first call of each point, timed on its own and never part of the median."),
-    "tf32": ("Faster, less precise arithmetic (TF32)", False,
+    "tf32": Toggle("Faster, less precise arithmetic (TF32)", False,
              "fp32 matmuls computed in TF32 on NVIDIA tensor cores (fp32 range, 10-bit mantissa); the CPU runs fp32."),
-    "transfer": ("Count the host → device copy", False,
+    "transfer": Toggle("Count the host → device copy", False,
                  "Copy both inputs from (pinned) host memory inside every timed call, as if they came from the CPU "
                  "each time. Nothing to copy on the CPU."),
 }
@@ -59,7 +66,7 @@ RECORD_CAPTION = ("The app then shows that GPU curve beside the live CPU. `pytho
                   "--topics timing` records the baseline and each toggle on its own.")
 
 
-def variant(flags: Mapping[str, bool]) -> dict[str, Any]:
+def variant(flags: Mapping[str, bool]) -> lesson.Variant:
     """The timing the switches ask for (the cold first call is drawn or not; it is always timed)."""
     return lesson.variant_of(flags["sync"], flags["tf32"], flags["transfer"])
 
@@ -70,6 +77,13 @@ def live_requests(flags: Mapping[str, bool], devices: Sequence[str], *, size: in
     return {name: (lesson.measure_label(v, devices),
                    lesson.live_request(v, devices, size=size, point_budget_s=point_budget_s, threads=threads))
             for name, v in lesson.views(variant(flags)).items()}
+
+
+class Crossing(NamedTuple):
+    """The time chart's crossover rule: where (None: no rule) and its label."""
+
+    x: float | None
+    label: str | None
 
 
 @dataclass(frozen=True)
@@ -84,23 +98,23 @@ class TimingScreen:
     missing: str | None  # why a timing the view needs has no recorded GPU curve, where one has none
 
     @property
-    def variant(self) -> dict[str, Any]:
+    def variant(self) -> lesson.Variant:
         return self.view.variant
 
     @property
     def tf32(self) -> bool:
-        return self.variant["dtype"] == "tf32"
+        return self.variant.tf32
 
     @property
     def transfer(self) -> bool:
-        return bool(self.variant["transfer"])
+        return self.variant.transfer
 
     @property
     def order(self) -> list[str]:
         return self.view.order
 
     @cached_property
-    def time_rows(self) -> list[Row]:
+    def time_rows(self) -> list[dict[str, Any]]:
         """The time chart's lines (the view's, its partners', the baseline's; the cold first calls when drawn)."""
         return lesson.time_lines(self.view, self.cold)
 
@@ -109,10 +123,10 @@ class TimingScreen:
         return any(is_ok(r) for r in self.time_rows)
 
     @property
-    def crossing(self) -> tuple[float | None, str | None]:
+    def crossing(self) -> Crossing:
         """Where the chart draws the crossover's rule and its label: none where the sentence names no value."""
-        analysis = lesson.crossovers(self.view)[0]
-        return onscreen.crossing_x(analysis), onscreen.crossing_label(analysis)
+        analysis = lesson.crossovers(self.view).live
+        return Crossing(onscreen.crossing_x(analysis), onscreen.crossing_label(analysis))
 
     @property
     def line_names(self) -> list[str]:
@@ -123,7 +137,7 @@ class TimingScreen:
         return lesson.file_stem(self.variant)
 
     def sync_lines(self) -> list[str]:
-        return words.sync_sentences(self.view.current, self.view.partner_rows("sync"), self.variant, self.size,
+        return words.sync_sentences(self.view.current, self.view.partner_rows(lesson.Switch.SYNC), self.variant, self.size,
                                     self.order)
 
     def repeats_caption(self) -> str | None:
@@ -143,18 +157,22 @@ class TimingScreen:
         return COLD_CAPTION if self.cold else COLD_OFF
 
     def tf32_lines(self) -> list[str]:
-        return words.tf32_sentences(self.view.current, self.view.partner_rows("tf32"), self.variant, self.size, self.order)
+        return words.tf32_sentences(self.view.current, self.view.partner_rows(lesson.Switch.TF32), self.variant, self.size, self.order)
 
     def transfer_lines(self) -> list[str]:
-        return words.transfer_sentences(self.view.current, self.view.partner_rows("transfer"), self.variant, self.size,
+        return words.transfer_sentences(self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size,
                                         self.order)
 
-    def rate_rows(self) -> list[Row]:
+    def rate_rows(self) -> list[dict[str, Any]]:
         return lesson.rate_lines(self.view)
 
-    def best_rates(self) -> list[Row]:
+    def best_rates(self) -> list[words.BestRate]:
         """The best synchronised rate on screen per device and number format (the rate chart's dotted rules)."""
         return words.best_rates(self.view.rows, self.order)
+
+    def rate_rules(self) -> list[dict[str, str | float | int]]:
+        """best_rates() as the rate chart's data."""
+        return [b.record() for b in self.best_rates()]
 
     def rate_dashes(self) -> list[str]:
         return [lesson.variant_label(self.variant), *lesson.partner_lines(self.variant), lesson.baseline_line()]
@@ -163,8 +181,8 @@ class TimingScreen:
         return words.flops_sentences(self.view.current, self.view.rows, self.variant, self.size, self.order)
 
 
-def timing_screen(flags: Mapping[str, bool], size: int, live: dict[str, list[Row]], pack: dict[str, Any] | None,
-                  label: str, *, with_cpu: bool) -> TimingScreen:
+def timing_screen(flags: Mapping[str, bool], size: int, live: dict[str, list[dict[str, Any]]],
+                  pack: dict[str, Any] | None, label: str, *, with_cpu: bool) -> TimingScreen:
     """The live rows per timing (live_requests' names) and the pack's recorded ones (its source's `label`), on
     screen with their words."""
     chosen = variant(flags)

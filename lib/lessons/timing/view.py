@@ -4,16 +4,17 @@ lays it out.
 
 Rows are the matmul workload's result rows (lib/workloads/matmul.py: median_s, cold_s,
 achieved_flops_per_s, phase_transfer_s, ...); the page adds `series` (the device and where its
-numbers came from). A *variant* is the three timing settings {dtype, sync, transfer}; the honest
-BASELINE is synchronised fp32 with the inputs already on the device. Every number in a sentence
-is read from the rows passed in.
+numbers came from). A Variant is how the matmul is timed (sync, TF32, the copy counted; the workload's
+settings dtype, sync, transfer); the honest BASELINE is synchronised fp32 with the inputs already on the
+device. Every number in a sentence is read from the rows passed in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, NamedTuple
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value, say
@@ -29,37 +30,67 @@ from lib.workloads import get_workload
 WORKLOAD = get_workload("matmul")
 SIZES = (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 DEFAULT_SIZE = 1024
-BASELINE = {"dtype": "fp32", "sync": True, "transfer": False}
+class Switch(Enum):
+    """A switch under the chart that changes how the matmul is timed (the cold call is only drawn or not)."""
+
+    SYNC = "sync"
+    TF32 = "tf32"
+    TRANSFER = "transfer"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How the matmul is timed: synchronised or not, fp32 or TF32, the host-to-device copy counted or not."""
+
+    sync: bool = True
+    tf32: bool = False
+    transfer: bool = False
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> Variant:
+        """The timing a matmul result row was measured with."""
+        return cls(bool(row["sync"]), row["dtype"] == "tf32", bool(row["transfer"]))
+
+    @property
+    def dtype(self) -> str:
+        return "tf32" if self.tf32 else "fp32"
+
+    def settings(self) -> dict[str, str | bool]:
+        """The matmul workload's settings for this timing (its sweep, its pack rows, its CLI command)."""
+        return {"dtype": self.dtype, "sync": self.sync, "transfer": self.transfer}
+
+    def is_on(self, switch: Switch) -> bool:
+        """Whether `switch` is set away from the honest baseline (each switch is named as its field)."""
+        return getattr(self, switch.value) != getattr(BASELINE, switch.value)
+
+    def set_back(self, switch: Switch) -> Variant:
+        """This timing with `switch` set back to the honest baseline."""
+        return replace(self, **{switch.value: getattr(BASELINE, switch.value)})
+
+
+BASELINE = Variant()
 SEED_REPORTED = ("a 15,360 × 15,360 fp32 matmul: CPU 296.9 s; GPU 0.55 s for the first call, 0.46 s after, "
                  "once torch.cuda.synchronize() was called before reading the clock")
 
 
-def variant_of(sync: bool, tf32: bool, transfer: bool) -> dict[str, Any]:
-    return {"dtype": "tf32" if tf32 else "fp32", "sync": bool(sync), "transfer": bool(transfer)}
+def variant_of(sync: bool, tf32: bool, transfer: bool) -> Variant:
+    return Variant(bool(sync), bool(tf32), bool(transfer))
 
 
-def changes(variant: dict[str, Any]) -> list[str]:
-    """Which toggles differ from the honest baseline: 'sync', 'tf32', 'transfer'."""
-    out = []
-    if not variant["sync"]:
-        out.append("sync")
-    if variant["dtype"] != BASELINE["dtype"]:
-        out.append("tf32")
-    if variant["transfer"]:
-        out.append("transfer")
-    return out
+def changes(variant: Variant) -> list[Switch]:
+    """Which switches differ from the honest baseline, in the order sync, tf32, transfer."""
+    return [s for s in Switch if variant.is_on(s)]
 
 
-def variant_label(variant: dict[str, Any]) -> str:
+def variant_label(variant: Variant) -> str:
     """'synchronised, fp32' / 'naive timer (no synchronise), TF32, copy counted'."""
-    parts = ["synchronised" if variant["sync"] else "naive timer (no synchronise)",
-             "TF32" if variant["dtype"] == "tf32" else variant["dtype"]]
-    if variant["transfer"]:
+    parts = ["synchronised" if variant.sync else "naive timer (no synchronise)", "TF32" if variant.tf32 else "fp32"]
+    if variant.transfer:
         parts.append("copy counted")
     return ", ".join(parts)
 
 
-def cold_label(variant: dict[str, Any]) -> str:
+def cold_label(variant: Variant) -> str:
     return f"first call (cold), {variant_label(variant)}"
 
 
@@ -68,18 +99,14 @@ def baseline_line() -> str:
     return f"honest baseline: {variant_label(BASELINE)}"
 
 
-SWITCH_KEY = {"sync": "sync", "tf32": "dtype", "transfer": "transfer"}
+def partner(variant: Variant, switch: Switch) -> Variant:
+    """The variant with only `switch` set back to the baseline: what one switch does is read against it, so
+    that each comparison changes one thing (TF32 with the copy against fp32 with the copy, not against fp32
+    without it)."""
+    return variant.set_back(switch)
 
 
-def partner(variant: dict[str, Any], switch: str) -> dict[str, Any]:
-    """The variant with only `switch` ('sync', 'tf32', 'transfer') set back to the baseline: what one
-    switch does is read against it, so that each comparison changes one thing (TF32 with the copy
-    against fp32 with the copy, not against fp32 without it)."""
-    key = SWITCH_KEY[switch]
-    return {**variant, key: BASELINE[key]}
-
-
-def views(variant: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def views(variant: Variant) -> dict[str, Variant]:
     """The timings a view needs, by name: its own, the honest baseline when it differs, and for each
     switch that differs the variant with only that switch set back (partner())."""
     out = {variant_label(variant): variant}
@@ -91,21 +118,21 @@ def views(variant: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def recorded(pack: dict[str, Any] | None, label: str, variant: dict[str, Any], size: int, *,
+def recorded(pack: Mapping[str, Any] | None, label: str, variant: Variant, size: int, *,
              with_cpu: bool) -> onscreen.RecordedViews:
     """The pack's size sweeps through `size` for each timing the view needs (views())."""
-    return onscreen.recorded_views(pack, label, WORKLOAD, "size",
-                                   {name: {**v, "size": size} for name, v in views(variant).items()}, with_cpu=with_cpu)
+    through = {name: {**v.settings(), "size": size} for name, v in views(variant).items()}
+    return onscreen.recorded_views(pack, label, WORKLOAD, "size", through, with_cpu=with_cpu)
 
 
-def file_stem(variant: dict[str, Any]) -> str:
+def file_stem(variant: Variant) -> str:
     """Download name of a view: matmul_honest, matmul_sync_tf32, ..."""
-    return f"matmul_{'_'.join(changes(variant)) or 'honest'}"
+    return f"matmul_{'_'.join(s.value for s in changes(variant)) or 'honest'}"
 
 
-def point_where(row: dict[str, Any]) -> str:
+def point_where(row: Mapping[str, Any]) -> str:
     """Where a point of the page sits, for its note: 'cpu (live, this server), size 16,384, synchronised, fp32'."""
-    return f"{row['series']}, size {fmt_value(row.get('size'))}, {variant_label(row)}"
+    return f"{row['series']}, size {fmt_value(row.get('size'))}, {variant_label(Variant.of_row(row))}"
 
 
 def by_size(rows: Sequence[dict[str, Any]], series: str) -> dict[int, dict[str, Any]]:
@@ -128,20 +155,20 @@ def _at(size: int, chosen: int) -> str:
             f"at size {fmt_value(chosen)} (the nearest measured to {fmt_value(size)})")
 
 
-def live_current(variant: dict[str, Any], size: int) -> int | None:
+def live_current(variant: Variant, size: int) -> int | None:
     """Where phases are timed live: the copy is timed on its own at the slider's size only. Without it
     the size only picks the point explained, so moving the slider reuses the measurement."""
-    return size if variant["transfer"] else None
+    return size if variant.transfer else None
 
 
-def live_request(variant: dict[str, Any], devices: Sequence[str], *, size: int, point_budget_s: float,
+def live_request(variant: Variant, devices: Sequence[str], *, size: int, point_budget_s: float,
                  threads: int) -> LiveRequest:
     """The live measurement of one variant, which is also its cache key."""
     return LiveRequest.of(live_rows, variant, list(devices), current=live_current(variant, size),
                           point_budget_s=point_budget_s, num_threads=threads)
 
 
-def measure_label(variant: dict[str, Any], devices: Sequence[str]) -> str:
+def measure_label(variant: Variant, devices: Sequence[str]) -> str:
     return f"matmul over size ({variant_label(variant)}) on {', '.join(devices)}"
 
 
@@ -152,12 +179,12 @@ def default_requests(devices: Sequence[str], *, point_budget_s: float, threads: 
                                                      threads=threads)) for v in views(BASELINE).values()]
 
 
-def live_rows(variant: dict[str, Any], devices: Sequence[str], *, current: int | None, point_budget_s: float,
+def live_rows(variant: Variant, devices: Sequence[str], *, current: int | None, point_budget_s: float,
               num_threads: int | None = None, progress: Callable[[float, str], None] | None = None
               ) -> list[dict[str, Any]]:
     """The size sweep of one variant, timed live (lib.lessons.common.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
-    return live_sweep(WORKLOAD, "size", list(SIZES), variant, devices, current=current,
+    return live_sweep(WORKLOAD, "size", list(SIZES), variant.settings(), devices, current=current,
                       point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
                       progress=progress)
 
@@ -167,17 +194,17 @@ NO_GPU = ("No GPU on this server and no recorded GPU results shipped yet: only t
           "GPU's pitfalls (asynchronous calls, tensor cores, copies) cannot be shown.")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Screen:
     """The view's rows and the honest baseline's, each labelled with its series."""
 
-    variant: dict[str, Any]
+    variant: Variant
     current: list[dict[str, Any]]
     baseline: list[dict[str, Any]]  # the same rows as `current` when the view is the baseline
     machine: str | None  # the recorded machine's label
     by_view: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every view's rows (views())
 
-    def partner_rows(self, switch: str) -> list[dict[str, Any]]:
+    def partner_rows(self, switch: Switch) -> list[dict[str, Any]]:
         """The rows of the variant with only `switch` set back (partner()): what that switch is read against."""
         return self.by_view.get(variant_label(partner(self.variant, switch)), [])
 
@@ -202,7 +229,7 @@ class Screen:
         return series_label("cpu", Origin.RECORDED, self.machine)
 
 
-def screen(variant: dict[str, Any], live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews,
+def screen(variant: Variant, live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews,
            machine: str | None) -> Screen:
     """The rows on screen from the live rows per view (views()) and the recorded ones."""
     def rows_of(name: str) -> list[dict[str, Any]]:
@@ -225,14 +252,14 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
             "baseline and one toggle at a time; combinations are not recorded.")
 
 
-def partner_lines(variant: dict[str, Any]) -> list[str]:
+def partner_lines(variant: Variant) -> list[str]:
     """The partners (partner()) drawn beside the view: those that are not the baseline, which is drawn
     anyway. A view that changes two switches draws what each is read against, so the words' numbers are
     on the chart."""
     return [variant_label(partner(variant, s)) for s in changes(variant) if partner(variant, s) != BASELINE]
 
 
-def line_names(variant: dict[str, Any]) -> list[str]:
+def line_names(variant: Variant) -> list[str]:
     """The line styles of the time chart, in legend order."""
     return [variant_label(variant), cold_label(variant), *partner_lines(variant), baseline_line()]
 
@@ -263,17 +290,24 @@ def rate_lines(view: Screen) -> list[dict[str, Any]]:
     return lines + ([{**r, "line": baseline_line()} for r in view.baseline] if view.differs else [])
 
 
-def crossovers(view: Screen) -> tuple[SweepAnalysis | None, SweepAnalysis | None]:
+class Crossovers(NamedTuple):
+    """The crossovers of the synchronised timings on screen (None where a curve is missing)."""
+
+    live: SweepAnalysis | None  # this server's CPU against the GPU
+    same_machine: SweepAnalysis | None  # the recording machine's CPU against its GPU
+
+
+def crossovers(view: Screen) -> Crossovers:
     """The crossover of the synchronised timings on screen: live CPU against the GPU, and the recording
     machine's CPU against its GPU (None where a curve is missing)."""
-    honest = [r for r in (view.current if view.variant["sync"] else view.baseline) if is_ok(r)]
+    honest = [r for r in (view.current if view.variant.sync else view.baseline) if is_ok(r)]
     gpu, same = view.gpu_series, view.recorded_cpu_series
     if not gpu:
-        return None, None
+        return Crossovers(None, None)
     analysis = analyse_rows([r for r in honest if r["series"] in (onscreen.LIVE_CPU, gpu)], "size") if honest else None
     same_machine = (analyse_rows([r for r in honest if r["series"] in (same, gpu)], "size")
                     if any(r["series"] == same for r in view.rows) else None)
-    return analysis, same_machine
+    return Crossovers(analysis, same_machine)
 
 
 NO_CPU_CURVE = "There is no curve for this server's CPU on screen, so there is no crossover to show."
@@ -285,8 +319,8 @@ def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Se
     if not gpu:
         return []
     analysis, same_machine = crossovers(view)
-    which = "" if view.variant["sync"] else "From the synchronised timings: "
-    honest = view.current if view.variant["sync"] else view.baseline
+    which = "" if view.variant.sync else "From the synchronised timings: "
+    honest = view.current if view.variant.sync else view.baseline
     if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):  # the CPU's curve is the one missing
         out = [say(NO_CPU_CURVE, about=Crossover(CrossKind.ONE_DEVICE, None))]
     else:
@@ -314,9 +348,9 @@ def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Se
 # -- achieved FLOP/s ---------------------------------------------------------------------------------
 
 
-def record_command(variant: dict[str, Any], sizes: Sequence[int] = SIZES) -> str:
-    sets = " ".join(f"--set {k}={str(v).lower()}" for k, v in variant.items())
-    name = "_".join(["matmul", variant["dtype"], "sync" if variant["sync"] else "nosync"]
-                    + (["transfer"] if variant["transfer"] else []))
+def record_command(variant: Variant, sizes: Sequence[int] = SIZES) -> str:
+    sets = " ".join(f"--set {k}={str(v).lower()}" for k, v in variant.settings().items())
+    name = "_".join(["matmul", variant.dtype, "sync" if variant.sync else "nosync"]
+                    + (["transfer"] if variant.transfer else []))
     return (f"python -m lib sweep matmul --over size={','.join(str(s) for s in sizes)} {sets} "
             f"--devices cpu,cuda --out lib/recorded/{name}.json")

@@ -6,6 +6,7 @@ Each switch's sentences take `against`: the rows of the view with only that swit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lib.core.devices import is_cuda
@@ -13,13 +14,13 @@ from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
 from lib.core.noise import CLEAR_RATIO
 from lib.core.rows import is_ok
 from lib.core.same import same_rows
-from lib.lessons.timing.view import BASELINE, _at, by_size, nearest
+from lib.lessons.timing.view import BASELINE, Variant, _at, by_size, nearest
 
 
-def sync_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],
+def sync_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: Variant,
                    size: int, series_order: Sequence[str]) -> list[str]:
     """What the naive timer reports against the honest one, per series; on the CPU, that it is the same."""
-    if variant["sync"]:
+    if variant.sync:
         return ["Every time on the chart below is honest: the harness waits for the device before each clock read. "
                 "Switch off **Synchronise** to see what a naive timer reports. (On the CPU it changes nothing: a CPU "
                 "matmul has finished when the call returns.)"]
@@ -80,9 +81,9 @@ def cold_sentences(current: Sequence[dict[str, Any]], size: int, series_order: S
     return out
 
 
-def tf32_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],
+def tf32_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: Variant,
                    size: int, series_order: Sequence[str]) -> list[str]:
-    if variant["dtype"] != "tf32":
+    if not variant.tf32:
         return []
     out = []
     for series in series_order:
@@ -101,9 +102,9 @@ def tf32_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str
     return out
 
 
-def transfer_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: dict[str, Any],
+def transfer_sentences(current: Sequence[dict[str, Any]], against: Sequence[dict[str, Any]], variant: Variant,
                        size: int, series_order: Sequence[str]) -> list[str]:
-    if not variant["transfer"]:
+    if not variant.transfer:
         return []
     out = []
     for series in series_order:
@@ -155,7 +156,27 @@ def copy_share(with_copy: dict[str, Any], without: dict[str, Any]) -> float:
     return max(0.0, with_copy["median_s"] - without["median_s"]) / with_copy["median_s"]
 
 
-def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class BestRate:
+    """The best achieved FLOP/s of one series and dtype among the honest rows on screen: a dotted rule on the
+    rate chart, with its label."""
+
+    series: str
+    dtype: str
+    value: float
+    size: int
+
+    @property
+    def label(self) -> str:
+        return f"best measured here ({self.dtype}): {fmt_rate(self.value)}"
+
+    def record(self) -> dict[str, str | float | int]:
+        """The rule as the chart's data (lib.charts.variants reads series, value and label)."""
+        return {"series": self.series, "dtype": self.dtype, "value": self.value, "size": self.size,
+                "label": self.label}
+
+
+def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> list[BestRate]:
     """The best achieved FLOP/s per series and dtype among the honest (synchronised) rows on screen."""
     best: dict[tuple[str, str], dict[str, Any]] = {}
     for r in rows:
@@ -165,29 +186,28 @@ def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> l
         key = (r["series"], r["dtype"])
         if key not in best or r["achieved_flops_per_s"] > best[key]["achieved_flops_per_s"]:
             best[key] = r
-    return [{"series": s, "dtype": d, "value": r["achieved_flops_per_s"], "size": int(r["size"]),
-             "label": f"best measured here ({d}): {fmt_rate(r['achieved_flops_per_s'])}"}
+    return [BestRate(s, d, r["achieved_flops_per_s"], int(r["size"]))
             for (s, d), r in sorted(best.items(), key=lambda kv: (series_order.index(kv[0][0]), kv[0][1]))]
 
 
-def flops_sentences(current: Sequence[dict[str, Any]], all_rows: Sequence[dict[str, Any]], variant: dict[str, Any],
+def flops_sentences(current: Sequence[dict[str, Any]], all_rows: Sequence[dict[str, Any]], variant: Variant,
                     size: int, series_order: Sequence[str]) -> list[str]:
     bests = best_rates(all_rows, series_order)
     out = []
     for series in series_order:
         rows = {s: r for s, r in by_size(current, series).items() if r.get("achieved_flops_per_s")}
-        mine = (next((b for b in bests if b["series"] == series and b["dtype"] == variant["dtype"]), None)
-                or next((b for b in bests if b["series"] == series and b["dtype"] == BASELINE["dtype"]), None))
+        mine = (next((b for b in bests if b.series == series and b.dtype == variant.dtype), None)
+                or next((b for b in bests if b.series == series and b.dtype == BASELINE.dtype), None))
         if not rows or not mine:
             continue
         at = nearest(list(rows), size)
         rate = rows[at]["achieved_flops_per_s"]
-        text = (f"**{series}**: the best measured here ({mine['dtype']}) is {fmt_rate(mine['value'])}, at size "
-                f"{fmt_value(mine['size'])}.")
-        if variant["sync"]:
-            text += f" {_at(size, at).capitalize()} it reaches {fmt_rate(rate)}, {pct(rate / mine['value'])} of that."
+        text = (f"**{series}**: the best measured here ({mine.dtype}) is {fmt_rate(mine.value)}, at size "
+                f"{fmt_value(mine.size)}.")
+        if variant.sync:
+            text += f" {_at(size, at).capitalize()} it reaches {fmt_rate(rate)}, {pct(rate / mine.value)} of that."
             small = min(rows)
-            share = rows[small]["achieved_flops_per_s"] / mine["value"]
+            share = rows[small]["achieved_flops_per_s"] / mine.value
             # said only where the smallest size is clearly below the best: a noisy live CPU may peak at its
             # smallest size, and 'only 100%: too little work' beside 'the best … at size 64' contradicts itself
             if small != at and share * CLEAR_RATIO <= 1:
@@ -195,14 +215,14 @@ def flops_sentences(current: Sequence[dict[str, Any]], all_rows: Sequence[dict[s
                          "device busy.")
         elif not is_cuda(str(rows[at].get("device", ""))):
             text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
-                     f"{pct(rate / mine['value'])} of that: on the CPU the naive timer is honest, the work is done "
+                     f"{pct(rate / mine.value)} of that: on the CPU the naive timer is honest, the work is done "
                      "when the call returns.")
-        elif rate > mine["value"]:
+        elif rate > mine.value:
             text += (f" Taken at face value, the naive timer would put it at {fmt_rate(rate)} {_at(size, at)}, "
-                     f"**{fmt_ratio(rate / mine['value'])} the best it achieved when timed honestly**: that number "
+                     f"**{fmt_ratio(rate / mine.value)} the best it achieved when timed honestly**: that number "
                      "times the launch, not the work.")
         else:
             text += (f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
-                     f"{pct(rate / mine['value'])} of that.")
+                     f"{pct(rate / mine.value)} of that.")
         out.append(text)
     return out
