@@ -10,7 +10,16 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
+from lib.charts import (
+    Crossover,
+    SpeedupAxis,
+    TimeLines,
+    phase_chart,
+    speedup_chart,
+    speedup_frame,
+    time_chart,
+    time_unit,
+)
 from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
@@ -44,7 +53,7 @@ def test_time_chart_has_a_line_per_series_error_bars_and_the_crossover_rule():
     frame = pd.DataFrame(CPU + GPU)
     analysis = analyse_rows(CPU + GPU, "batch_size")
     assert analysis.measured.kind == "crosses" and 10 < analysis.measured.x < 100
-    chart = time_chart(frame, "batch_size", y="median_s", crossover_x=analysis.measured.x)
+    chart = time_chart(frame, TimeLines("batch_size", y="median_s"), crossover=Crossover(analysis.measured.x))
     text = spec(chart)
     assert "cpu (live, this server)" in text and "cuda:0 (recorded on X, 2026-01-01)" in text
     assert '"type": "log"' in text
@@ -54,10 +63,10 @@ def test_time_chart_has_a_line_per_series_error_bars_and_the_crossover_rule():
 
 
 def test_time_chart_without_rows_or_crossover_still_builds():
-    empty = time_chart(pd.DataFrame(columns=["batch_size", "median_s", "series", "status"]), "batch_size")
+    empty = time_chart(pd.DataFrame(columns=["batch_size", "median_s", "series", "status"]), TimeLines("batch_size"))
     assert len(empty.to_dict()["layer"]) == 2
     skipped = pd.DataFrame([{**CPU[0], "status": "skipped", "median_s": None}])
-    assert len(time_chart(skipped, "batch_size").to_dict()["layer"]) == 2
+    assert len(time_chart(skipped, TimeLines("batch_size")).to_dict()["layer"]) == 2
 
 
 def test_speedup_frame_and_chart():
@@ -65,7 +74,7 @@ def test_speedup_frame_and_chart():
     speed = speedup_frame(frame, "batch_size", baseline=CPU[0]["series"], other=GPU[0]["series"])
     assert list(speed["batch_size"]) == [1, 10, 100, 1000]
     assert speed["speedup"].iloc[0] == pytest.approx(0.2) and speed["speedup"].iloc[-1] == pytest.approx(12.5)
-    text = spec(speedup_chart(speed, "batch_size"))
+    text = spec(speedup_chart(speed, SpeedupAxis("batch_size")))
     assert "1× : same speed" in text and "GPU faster" in text
 
 
