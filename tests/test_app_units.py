@@ -25,7 +25,7 @@ from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
 from lib.lessons.common import voice
 from lib.lessons.common.explain import time_split
-from lib.lessons.common.live import live_sweep, log_grid, work_refusal
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, log_grid, work_refusal
 from lib.lessons.common.verdict import Regime, split_sentence, verdict
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
@@ -179,8 +179,8 @@ def test_work_cap_refuses_huge_steps_before_running_them():
 
 def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
     seen = []
-    rows = live_sweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32,
-                      point_budget_s=0.02, num_threads=1, progress=lambda f, m: seen.append(f))
+    rows = live_sweep(LiveSweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32),
+                      LiveBudget(0.02, num_threads=1), progress=lambda f, m: seen.append(f))
     assert [r["status"] for r in rows] == ["ok", "ok"]
     first, current = rows
     assert "phase_compute_s" not in first and "kernels" not in first
@@ -190,8 +190,8 @@ def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
 
 
 def test_live_sweep_turns_over_cap_points_into_skipped_rows():
-    rows = live_sweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"], point_budget_s=0.02,
-                      num_threads=1, max_flops={"cpu": 1e9})
+    rows = live_sweep(LiveSweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"]),
+                      LiveBudget(0.02, num_threads=1, max_flops={"cpu": 1e9}))
     assert rows[0]["status"] == "ok"
     assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
 
