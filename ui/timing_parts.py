@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.charts.layout import Crossover, Layout
-from lib.charts.variants import VariantLegends, VariantLines, variant_chart
+from lib.charts.variants import Quantity, VariantLegends, VariantLines, variant_chart
 from lib.lessons.timing import screen as S
 from ui import scaffold
 from ui.chart_cache import chart_spec
@@ -40,7 +40,7 @@ def rates_expander(shown: S.TimingScreen) -> None:
         bests = pd.DataFrame(shown.best_rates())
         st.vega_lite_chart(
             chart_spec(variant_chart, pd.DataFrame(shown.rate_rows()),
-                       VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind="flops",
+                       VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind=Quantity.FLOPS,
                                     x_title=S.X_TITLE, y_title="achieved rate"),
                        legends=VariantLegends(color_title="measured on", dash_title="timing", color_order=shown.order,
                                               dash_order=shown.rate_dashes()),

@@ -2,8 +2,8 @@
 timing pitfalls' timers. Pure functions from a DataFrame to a chart; no Streamlit.
 
     variant_chart(frame, VariantLines("val", "median_s", color="series", dash="method_label"))   # time, log-log
-    variant_chart(frame, VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind="flops"),
-                  rules=best)                                                    # FLOP/s with "best" rules
+    variant_chart(frame, VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind=Quantity.FLOPS),
+                  rules=best)   # FLOP/s with "best" rules
     memory_chart(estimates, marks, MemoryLines("val"), caps=[(2.7e9, "live memory cap here")])
 
 Colour is where the numbers came from (the device, the same colour on every page: CPU blue, GPU
@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import altair as alt
 import pandas as pd
@@ -41,11 +42,19 @@ _FLOPS = ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s
 _BYTES = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B"))
 
 
-def _scaled(kind: str, values: Sequence[float]) -> tuple[float, str]:
+class Quantity(Enum):
+    """What a variant chart's y column holds, and so the units its axis reads in."""
+
+    TIME = "time"  # seconds
+    FLOPS = "flops"  # FLOP/s
+    BYTES = "bytes"
+
+
+def _scaled(kind: Quantity, values: Sequence[float]) -> tuple[float, str]:
     """(scale, unit) that shows these values as numbers near 1-1000."""
-    if kind == "time":
+    if kind is Quantity.TIME:
         return time_unit(values)
-    table = _FLOPS if kind == "flops" else _BYTES
+    table = _FLOPS if kind is Quantity.FLOPS else _BYTES
     finite = sorted(abs(float(v)) for v in values if v is not None and not pd.isna(v) and float(v) > 0)
     if not finite:
         return table[-1]
@@ -66,14 +75,14 @@ class VariantLines:
 
     color: the column that says where the numbers came from (series labels such as
     'cpu (live, this server)'), coloured by lib.charts.theme.series_colors. dash: another column (a
-    method, or which timer). kind: y in 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. iqr: the column
-    of IQR bars, if any."""
+    method, or which timer). kind: what y holds (time, FLOP/s or bytes). iqr: the column of IQR bars,
+    if any."""
 
     x: str
     y: str
     color: str
     dash: str
-    kind: str = "time"
+    kind: Quantity = Quantity.TIME
     iqr: str | None = None
     x_title: str | None = None
     y_title: str = "time"
@@ -120,7 +129,7 @@ def variant_chart(
         "d": data[dash].astype(str) if not data.empty else [],
     })
     tooltip_extra = []
-    if kind == "time" and not data.empty and "phase_transfer_s" in data and data["phase_transfer_s"].notna().any():
+    if kind is Quantity.TIME and not data.empty and "phase_transfer_s" in data and data["phase_transfer_s"].notna().any():
         # the copy timed on its own, which the words quote beside the line's time (lib.lessons.timing.words)
         plot["copy"] = data["phase_transfer_s"].astype(float) / scale
         tooltip_extra = [alt.Tooltip("copy:Q", title=f"the copy alone ({unit})", format=".4~g")]
