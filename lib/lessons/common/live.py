@@ -1,7 +1,7 @@
 """The app's live-measurement policy: quick enough for a web page, honest about what was not run.
 
-live_sweep(LiveSweep(...), LiveBudget(...)) is lib.core.sweep.run_sweep with these hooks, all for a page that must answer within
-seconds on a small shared server:
+live_sweep(LiveSweep(...), LiveBudget(...)) is lib.core.sweep.run_sweep with these hooks, all for a page
+that must answer within seconds on a small shared server:
 - phases (transfer / compute / overhead) and a kernel count are measured only at the point
   the user is looking at (`current`), not at every point of the curve;
 - the live gate (lib.core.gate): the memory cap, a per-device cap on the work of one step
