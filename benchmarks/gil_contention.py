@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lib.core.worker import MeasureWorker  # noqa: E402
-from lib.lessons.common.live import live_sweep  # noqa: E402
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep  # noqa: E402
 from lib.workloads import get_workload  # noqa: E402
 
 FIXED = {"hidden_width": 64, "depth": 2, "dataset_size": 4096}
@@ -32,8 +32,8 @@ BATCHES = [1, 64]
 
 
 def sweep(**kwargs):
-    return functools.partial(live_sweep, get_workload("mlp"), "batch_size", BATCHES, FIXED, ["cpu"],
-                             point_budget_s=1.0, num_threads=1, profile_current=False, **kwargs)
+    return functools.partial(live_sweep, LiveSweep(get_workload("mlp"), "batch_size", BATCHES, FIXED, ["cpu"],
+                                                   profile_current=False), LiveBudget(1.0, num_threads=1), **kwargs)
 
 
 def busy_python(stop: threading.Event) -> None:

@@ -45,7 +45,7 @@ small = small_pack and S.Machine(T.tables(small_pack, machine_text(small_pack["m
                                  machine_text(small_pack["machine"]))
 gpu = S.Machine(T.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
 for mode in ("eager", "cuda_graph"):
-    screen = S.compose(T.View(family=family, mode=mode), gpu=gpu, small_cpu=small or None)
+    screen = S.compose(T.View(family=family, mode=mode), S.Machines(gpu, small_cpu=small or None))
     assert screen.curves.get(screen.gpu_label), (mode, screen.headline)
 seconds = time.perf_counter() - start
 rss = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmRSS"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lib.charts import phase_chart, time_chart
+from lib.charts import Layout, TimeLines, phase_chart, time_chart
 from lib.core.devices import usable_cores
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.data_pipeline import screen as feeds
@@ -88,7 +88,8 @@ scaffold.why_said("Where one epoch's time went", shown.epoch_words, first)
 # -- the sweep, one chart per feed: drawn closed too (the point notes below quote it, the words above name its curves)
 with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}", drawn=True):
     for chart in shown.sweep_charts(first.on):
-        scaffold.chart_or_why(st, chart_spec(time_chart, chart.rows, over, **chart.style) if len(chart.rows) else None,
+        lines, layout = TimeLines(over, x_title=chart.x_title, y_title=chart.y_title), Layout(chart.height, title=chart.title)
+        scaffold.chart_or_why(st, chart_spec(time_chart, chart.rows, lines, layout=layout) if len(chart.rows) else None,
                               chart.why_none)
     scaffold.paragraphs([shown.repeats_caption(live)], caption=True)
 

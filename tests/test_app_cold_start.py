@@ -131,7 +131,7 @@ def test_recorded_views_of_every_family_are_drawn_without_torch(tmp_path):
                                              "2-core server", machine_text(small_pack["machine"]))
             gpu = S.Machine(T.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
             for mode in ("eager", "cuda_graph"):
-                screen = S.compose(T.View(family=family, mode=mode), gpu=gpu, small_cpu=small or None)
+                screen = S.compose(T.View(family=family, mode=mode), S.Machines(gpu, small_cpu=small or None))
                 assert screen.curves.get(screen.gpu_label), (family, mode, screen.headline)
                 assert S.roofline(screen, T.View(family=family, mode=mode)), (family, mode)  # the counted work
     """)

@@ -10,13 +10,22 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from lib.charts import phase_chart, speedup_chart, speedup_frame, time_chart, time_unit
+from lib.charts import (
+    Crossover,
+    SpeedupAxis,
+    TimeLines,
+    phase_chart,
+    speedup_chart,
+    speedup_frame,
+    time_chart,
+    time_unit,
+)
 from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
 from lib.lessons.common import voice
 from lib.lessons.common.explain import time_split
-from lib.lessons.common.live import live_sweep, log_grid, work_refusal
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, log_grid, work_refusal
 from lib.lessons.common.verdict import Regime, split_sentence, verdict
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
 from lib.workloads import get_workload
@@ -44,7 +53,7 @@ def test_time_chart_has_a_line_per_series_error_bars_and_the_crossover_rule():
     frame = pd.DataFrame(CPU + GPU)
     analysis = analyse_rows(CPU + GPU, "batch_size")
     assert analysis.measured.kind == "crosses" and 10 < analysis.measured.x < 100
-    chart = time_chart(frame, "batch_size", y="median_s", crossover_x=analysis.measured.x)
+    chart = time_chart(frame, TimeLines("batch_size", y="median_s"), crossover=Crossover(analysis.measured.x))
     text = spec(chart)
     assert "cpu (live, this server)" in text and "cuda:0 (recorded on X, 2026-01-01)" in text
     assert '"type": "log"' in text
@@ -54,10 +63,10 @@ def test_time_chart_has_a_line_per_series_error_bars_and_the_crossover_rule():
 
 
 def test_time_chart_without_rows_or_crossover_still_builds():
-    empty = time_chart(pd.DataFrame(columns=["batch_size", "median_s", "series", "status"]), "batch_size")
+    empty = time_chart(pd.DataFrame(columns=["batch_size", "median_s", "series", "status"]), TimeLines("batch_size"))
     assert len(empty.to_dict()["layer"]) == 2
     skipped = pd.DataFrame([{**CPU[0], "status": "skipped", "median_s": None}])
-    assert len(time_chart(skipped, "batch_size").to_dict()["layer"]) == 2
+    assert len(time_chart(skipped, TimeLines("batch_size")).to_dict()["layer"]) == 2
 
 
 def test_speedup_frame_and_chart():
@@ -65,7 +74,7 @@ def test_speedup_frame_and_chart():
     speed = speedup_frame(frame, "batch_size", baseline=CPU[0]["series"], other=GPU[0]["series"])
     assert list(speed["batch_size"]) == [1, 10, 100, 1000]
     assert speed["speedup"].iloc[0] == pytest.approx(0.2) and speed["speedup"].iloc[-1] == pytest.approx(12.5)
-    text = spec(speedup_chart(speed, "batch_size"))
+    text = spec(speedup_chart(speed, SpeedupAxis("batch_size")))
     assert "1× : same speed" in text and "GPU faster" in text
 
 
@@ -170,8 +179,8 @@ def test_work_cap_refuses_huge_steps_before_running_them():
 
 def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
     seen = []
-    rows = live_sweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32,
-                      point_budget_s=0.02, num_threads=1, progress=lambda f, m: seen.append(f))
+    rows = live_sweep(LiveSweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32),
+                      LiveBudget(0.02, num_threads=1), progress=lambda f, m: seen.append(f))
     assert [r["status"] for r in rows] == ["ok", "ok"]
     first, current = rows
     assert "phase_compute_s" not in first and "kernels" not in first
@@ -181,8 +190,8 @@ def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
 
 
 def test_live_sweep_turns_over_cap_points_into_skipped_rows():
-    rows = live_sweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"], point_budget_s=0.02,
-                      num_threads=1, max_flops={"cpu": 1e9})
+    rows = live_sweep(LiveSweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"]),
+                      LiveBudget(0.02, num_threads=1, max_flops={"cpu": 1e9}))
     assert rows[0]["status"] == "ok"
     assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
 

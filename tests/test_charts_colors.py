@@ -8,10 +8,10 @@ import json
 import pandas as pd
 import pytest
 
-from lib.charts import loss_chart, time_chart
+from lib.charts import Crossover, TimeLines, loss_chart, time_chart
 from lib.charts.gallery import speedups_chart
 from lib.charts.machines import machines_chart
-from lib.charts.provenance import curve_chart
+from lib.charts.provenance import CurveAxes, curve_chart
 from lib.charts.scaling import throughput_chart
 from lib.charts.theme import (
     CPU_HOST,
@@ -24,7 +24,7 @@ from lib.charts.theme import (
     log_ticks,
     series_colors,
 )
-from lib.charts.variants import memory_chart, variant_chart
+from lib.charts.variants import MemoryLines, VariantLines, memory_chart, variant_chart
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.your_results.compare import compare_machines
 
@@ -81,8 +81,8 @@ def test_a_gpus_cuda_graph_curve_is_green_not_the_crossovers_red():
 @pytest.mark.parametrize("order", [[CPU, GPU], [GPU, CPU], [GPU, HOST, CPU]])
 def test_the_gpu_is_orange_and_the_live_cpu_blue_whatever_the_order(order):
     data = frame(*order)
-    for chart in (time_chart(data, "x"),
-                  variant_chart(data.assign(line="synchronised"), "x", "median_s", color="series", dash="line"),
+    for chart in (time_chart(data, TimeLines("x")),
+                  variant_chart(data.assign(line="synchronised"), VariantLines("x", "median_s", color="series", dash="line")),
                   loss_chart(data.rename(columns={"x": "epoch", "median_s": "loss"}))):
         assert colour_of(chart, GPU) == GPU_COLORS[0]
         assert colour_of(chart, CPU) == CPU_LIVE
@@ -125,27 +125,27 @@ def test_log_axes_tick_the_values_drawn_up_to_the_last_point():
     many = log_ticks([2 ** k for k in range(17)])
     assert many[0] == 1 and many[-1] == 65536 and len(many) <= 7
     assert log_ticks([]) == [] and log_ticks([0, None, 5]) == [5]
-    spec = time_chart(frame(CPU, GPU), "x").to_dict()
+    spec = time_chart(frame(CPU, GPU), TimeLines("x")).to_dict()
     axis = json.dumps(spec)
     assert "8192" in axis and '"format": ",.7~g"' in axis
     memory = memory_chart(pd.DataFrame({"val": XS, "bytes": [1e6 * x for x in XS], "color": "loop", "dash": "CPU"}),
-                          pd.DataFrame(columns=["val", "bytes", "color", "status", "detail"]), x="val")
+                          pd.DataFrame(columns=["val", "bytes", "color", "status", "detail"]), MemoryLines("val"))
     assert "8192" in json.dumps(memory.to_dict())
 
 
 def test_the_training_chart_ticks_plain_numbers_and_fits_its_legend_to_a_phone():
     rows = frame("CPU · this server (live)", "GPU · NVIDIA H200 (recorded)").rename(
         columns={"x": "batch_size", "median_s": "epoch_s"})
-    given = json.dumps(curve_chart(rows, "batch_size", ticks=[1, 64, 4096]).to_dict())
+    given = json.dumps(curve_chart(rows, CurveAxes("batch_size", ticks=[1, 64, 4096])).to_dict())
     assert '"format": ",.7~g"' in given and f'"labelLimit": {LEGEND_LABEL_LIMIT}' in given
     assert '"values": [1, 64, 4096]' in given
-    drawn = json.dumps(curve_chart(rows, "batch_size").to_dict())
+    drawn = json.dumps(curve_chart(rows, CurveAxes("batch_size")).to_dict())
     assert '"values": [1.0, 8.0, 64.0, 512.0, 4096.0, 8192.0]' in drawn and '"format": ",.7~g"' in drawn
 
 
 def test_a_crossover_label_near_the_right_edge_goes_left_of_its_rule():
     def align(x: float) -> str:
-        layers = time_chart(frame(CPU, GPU), "x", crossover_x=x).to_dict()["layer"]
+        layers = time_chart(frame(CPU, GPU), TimeLines("x"), crossover=Crossover(x)).to_dict()["layer"]
         return next(layer["mark"]["align"] for layer in layers if layer["mark"].get("type") == "text")
 
     assert align(4000.0) == "right" and align(10.0) == "left"

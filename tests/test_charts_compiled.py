@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from lib.charts.compiled import FilledChart, compiled
-from lib.charts.provenance import _curve_spec, _CurveShape, curve_chart
+from lib.charts.provenance import CurveAxes, _curve_spec, _CurveShape, curve_chart
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def curve_rows() -> list[dict]:
 
 
 def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
-    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 32.0, 20.0)).to_dict()  # a bracket of 4×
+    chart = curve_chart(curve_rows(), CurveAxes("batch_size"), crossover=(8.0, 32.0, 20.0)).to_dict()  # a bracket of 4×
     names = {layer["data"]["name"] for layer in chart["layer"]}
     assert names == set(chart["datasets"]) == {"band", "measured", "segments", "solid", "hollow", "crossover_range",
                                                "crossover"}
@@ -81,15 +81,15 @@ def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
 
 def test_views_of_one_shape_share_a_spec_even_in_another_unit_or_with_other_names():
     before = _curve_spec.cache_info()
-    curve_chart(curve_rows(), "batch_size", ticks=[1, 8, 64])
+    curve_chart(curve_rows(), CurveAxes("batch_size", ticks=[1, 8, 64]))
     slower = [{**r, "epoch_s": r["epoch_s"] * 1.5} for r in curve_rows()]  # same unit (ms), other numbers
-    curve_chart(slower, "batch_size", ticks=[1, 8, 64])
+    curve_chart(slower, CurveAxes("batch_size", ticks=[1, 8, 64]))
     mid = _curve_spec.cache_info()
     assert mid.misses - before.misses <= 1 and mid.hits - before.hits >= 1
     in_seconds = [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()]
     renamed = [{**r, "series": r["series"].replace("(recorded)", "(recorded + predicted)")} for r in curve_rows()]
-    seconds = curve_chart(in_seconds, "batch_size", ticks=[1, 8, 64]).to_dict()
-    other_names = curve_chart(renamed, "batch_size", ticks=[1, 8, 64]).to_dict()
+    seconds = curve_chart(in_seconds, CurveAxes("batch_size", ticks=[1, 8, 64])).to_dict()
+    other_names = curve_chart(renamed, CurveAxes("batch_size", ticks=[1, 8, 64])).to_dict()
     assert _curve_spec.cache_info().misses == mid.misses  # the words are filled in, not compiled
     assert any(layer["encoding"].get("y", {}).get("title") == "time per epoch (s)" for layer in seconds["layer"])
     domain = next(layer["encoding"]["color"]["scale"]["domain"] for layer in other_names["layer"])
@@ -111,7 +111,7 @@ def test_a_filled_chart_is_the_spec_altair_writes_with_its_words():
              [{**r, "series": long if r["series"].startswith("GPU") else r["series"]} for r in curve_rows()],
              [r for r in curve_rows() if r["origin"] != "predicted"]]
     for rows in views:
-        chart = curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 32.0, 20.0))
+        chart = curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]), crossover=(8.0, 32.0, 20.0))
         names = list(dict.fromkeys(sorted((r["series"] for r in rows), key=lambda n: (not n.startswith("CPU"), n))))
         y_title = chart.words[next(k for k in chart.words if k.endswith("y title"))]
         written = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),
@@ -128,10 +128,10 @@ def test_the_line_style_legend_is_drawn_only_when_the_chart_mixes_styles():
         return [layer["encoding"]["strokeDash"].get("legend") for layer in spec["layer"]
                 if "strokeDash" in layer.get("encoding", {})]
 
-    mixed = curve_chart(curve_rows(), "batch_size").to_dict()
+    mixed = curve_chart(curve_rows(), CurveAxes("batch_size")).to_dict()
     assert [legend is not None and "predicted (band: its error)" in legend["labelExpr"] for legend in dash_legend(mixed)] == [True]
     recorded = [r for r in curve_rows() if r["origin"] != "predicted"]
-    assert dash_legend(curve_chart(recorded, "batch_size").to_dict()) == [None]
+    assert dash_legend(curve_chart(recorded, CurveAxes("batch_size")).to_dict()) == [None]
 
 
 def data_in_layers(spec: dict) -> dict:
@@ -154,7 +154,7 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
     from lib.charts.provenance import LAYERS, curve_layers
     from lib.charts.theme import series_colors, wrap_expr
 
-    chart = curve_chart(curve_rows(), "batch_size", crossover=(8.0, 32.0, 20.0))
+    chart = curve_chart(curve_rows(), CurveAxes("batch_size"), crossover=(8.0, 32.0, 20.0))
     names = list(dict.fromkeys(r["series"] for r in curve_rows()))
     built = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),  # every layer
                                      styles=("measured", "predicted"), height=300, legend="bottom"),
@@ -170,11 +170,11 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
 
 def test_views_whose_drawn_layers_differ_share_one_compiled_spec():
     rows = curve_rows()
-    curve_chart(rows, "batch_size", ticks=[1, 8, 64], crossover=(8.0, 32.0, 20.0))
+    curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]), crossover=(8.0, 32.0, 20.0))
     before = _curve_spec.cache_info()
-    no_cross = curve_chart(rows, "batch_size", ticks=[1, 8, 64])
-    no_band = curve_chart([{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows], "batch_size",
-                          ticks=[1, 8, 64])
+    no_cross = curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]))
+    no_band = curve_chart([{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows], CurveAxes("batch_size",
+                          ticks=[1, 8, 64]))
     assert _curve_spec.cache_info().misses == before.misses  # the same shape: no new build
     assert "crossover" not in no_cross.datasets and "band" not in no_band.datasets
     for chart in (no_cross, no_band):  # and no layer without rows (Vega warns "Infinite extent" of an empty one)

@@ -8,10 +8,10 @@ import json
 
 import pandas as pd
 
-from lib.charts import loss_chart, phase_chart, ratio_chart, time_chart
-from lib.charts.provenance import curve_chart
+from lib.charts import Layout, TimeLines, loss_chart, phase_chart, ratio_chart, time_chart
+from lib.charts.provenance import CurveAxes, curve_chart
 from lib.charts.theme import LEGEND_LINE_CHARS, label_lines, wrap_expr
-from lib.charts.variants import variant_chart
+from lib.charts.variants import VariantLines, variant_chart
 
 LONG = "cuda:0 (recorded on NVIDIA H200, 2026-11-21 and 2026-11-24)"
 
@@ -30,7 +30,7 @@ def frame() -> pd.DataFrame:
 
 
 def test_a_chart_given_a_plot_height_keeps_it_and_wraps_its_long_legend_names():
-    spec = time_chart(frame(), "x", plot_height=220).to_dict()
+    spec = time_chart(frame(), TimeLines("x"), layout=Layout(plot_height=220)).to_dict()
     assert spec["height"] == 220 and spec["autosize"]["type"] == "fit-x"  # the legend adds below the plot
     expr = spec["layer"][0]["encoding"]["color"]["legend"]["labelExpr"]
     assert json.dumps(label_lines(LONG), ensure_ascii=False) in expr
@@ -43,12 +43,12 @@ def training_rows(hollow: bool) -> list[dict]:
 
 
 def test_the_training_chart_draws_no_empty_layer_and_keeps_its_plot_height():
-    spec = curve_chart(training_rows(hollow=False), "batch_size", height=280).to_dict()
+    spec = curve_chart(training_rows(hollow=False), CurveAxes("batch_size"), height=280).to_dict()
     assert all(spec["datasets"][layer["data"]["name"]] for layer in spec["layer"])  # "Infinite extent" otherwise
     assert spec["height"] == 280 and spec["autosize"]["type"] == "fit-x"
     titled = [layer["encoding"]["x"].get("title") for layer in spec["layer"]]
     assert set(titled) == {"batch_size"}  # every layer names the axes: any one may be drawn alone
-    beside = curve_chart(training_rows(hollow=True), "batch_size", legend_beside=True).to_dict()
+    beside = curve_chart(training_rows(hollow=True), CurveAxes("batch_size"), legend_beside=True).to_dict()
     assert "hollow" in beside["datasets"] and '"orient": "right"' in json.dumps(beside)
 
 
@@ -68,7 +68,8 @@ def test_a_variant_chart_puts_both_legends_beside_its_plot_when_asked():
     lines = frame().assign(line=lambda f: ["synchronised, fp32", "first call (cold), synchronised, fp32"] * 3)
 
     def orients(**kwargs) -> tuple:
-        spec = variant_chart(lines, "x", "median_s", color="series", dash="line", plot_height=140, **kwargs).to_dict()
+        spec = variant_chart(lines, VariantLines("x", "median_s", color="series", dash="line"),
+                             layout=Layout(plot_height=140, **kwargs)).to_dict()
         layer = next(layer["encoding"] for layer in spec["layer"] if "strokeDash" in layer["encoding"])
         return layer["color"]["legend"]["orient"], layer["strokeDash"]["legend"]["orient"]
 

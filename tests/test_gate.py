@@ -13,7 +13,7 @@ import pytest
 
 from lib.core.gate import Gate, Limit, live_gate, recording_gate
 from lib.core.sweep import measure_point, run_sweep
-from lib.lessons.common.live import live_sweep, live_timeline
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, live_timeline
 from lib.lessons.data_pipeline import view as pipeline_lesson
 from lib.lessons.jacobian import view as jacobian_lesson
 from lib.lessons.seed_cases import view as seed_cases
@@ -58,8 +58,8 @@ def _expected(workload_name: str, row: dict) -> str:
 
 # Each path a page takes to run live work, as the page calls it (in the measuring process).
 PATHS = {
-    "training sweep": lambda: live_sweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384,
-                                         point_budget_s=0.01),
+    "training sweep": lambda: live_sweep(LiveSweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384),
+                                         LiveBudget(0.01)),
     "training timeline": lambda: [_flat(live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1))],
     "jacobian": lambda: jacobian_lesson.live_rows("loop", [100], ["cpu"], current=100, point_budget_s=0.01),
     "timing pitfalls": lambda: timing_lesson.live_rows(timing_lesson.variant_of(True, False, False), ["cpu"],
@@ -95,7 +95,7 @@ def test_every_live_path_refuses_above_each_limit_with_the_gates_sentence_and_bu
 
 def test_the_timeline_is_refused_where_the_sweep_is_with_the_same_words(builds):
     """Probe: the sweep refused the 833 GFLOP step, the timeline expander ran it (120 s of CPU)."""
-    sweep = live_sweep(MLP, "batch_size", [16384], BIG, ["cpu"], current=16384, point_budget_s=0.01)[0]
+    sweep = live_sweep(LiveSweep(MLP, "batch_size", [16384], BIG, ["cpu"], current=16384), LiveBudget(0.01))[0]
     timeline = live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1)
     assert sweep["status"] == timeline["status"] == "skipped"
     assert timeline["message"] == sweep["message"] and "833 GFLOP per step" in sweep["message"]

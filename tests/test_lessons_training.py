@@ -34,7 +34,7 @@ def machines(tmp_path_factory):
 
 def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     gpu, small = machines
-    screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
+    screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small))
     lo, hi, x = crossover_by_hand()
     assert screen.answer.kind == CrossKind.CROSSES and screen.answer.sure == (lo, hi)
     assert fmt_about(screen.answer.x) == fmt_about(x)
@@ -52,19 +52,20 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
 
 def test_dataset_size_is_derived_and_the_recorded_size_is_recorded(machines):
     gpu, small = machines
-    rows = S.compose(T.View(over="dataset_size"), gpu=gpu, small_cpu=small).curves[GPU_LABEL]
+    rows = S.compose(T.View(over="dataset_size"), S.Machines(gpu, small_cpu=small)).curves[GPU_LABEL]
     assert len(rows) == len(T.AXES["dataset_size"].steps)
     origins = {r["dataset_size"]: r["origin"] for r in rows}
     assert origins[65536] == "recorded" and all(o == "derived" for d, o in origins.items() if d != 65536)
     # full batch once the batch is at least the dataset: one step of dataset rows
-    small_epoch = next(r for r in S.compose(T.View(over="dataset_size", batch_size=4096), gpu=gpu).curves[GPU_LABEL]
+    small_epoch = next(r for r in S.compose(T.View(over="dataset_size", batch_size=4096),
+                                            S.Machines(gpu)).curves[GPU_LABEL]
                        if r["dataset_size"] == 256)
     assert small_epoch["steps_per_epoch"] == 1 and "1 step of the 256-row step" in small_epoch["origin_note"]
 
 
 def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     gpu, small = machines
-    screen = S.compose(T.View(hidden_width=128), gpu=gpu, small_cpu=small)
+    screen = S.compose(T.View(hidden_width=128), S.Machines(gpu, small_cpu=small))
     rows = screen.curves[f"GPU · {GPU_NAME} (predicted)"]
     assert rows and all(r["origin"] == "predicted" for r in rows)
     r = next(r for r in rows if r["batch_size"] == 64)
@@ -76,13 +77,13 @@ def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     # beyond the widths a machine recorded, its model is not asked: no GPU curve, and the answer says so
     narrow = S.Machine({"cuda": T.StepTable([r for t in gpu.tables["cuda"].steps.values() for r in t.values()
                                              if r["hidden_width"] <= 64], "cuda", "narrow")}, "narrow", "narrow")
-    beyond = S.compose(T.View(hidden_width=1024), gpu=narrow, small_cpu=small)
+    beyond = S.compose(T.View(hidden_width=1024), S.Machines(narrow, small_cpu=small))
     assert not any(n.startswith("GPU") for n in beyond.curves) and "no GPU curve for this view" in beyond.headline
 
 
 def test_the_same_recorded_data_always_reads_the_same(machines):
     gpu, small = machines
-    heads = {S.compose(T.View(hidden_width=256, depth=8), gpu=gpu, small_cpu=small).headline for _ in range(5)}
+    heads = {S.compose(T.View(hidden_width=256, depth=8), S.Machines(gpu, small_cpu=small)).headline for _ in range(5)}
     assert len(heads) == 1
 
 
@@ -132,7 +133,7 @@ def test_the_answer_agrees_with_the_chart_over_many_views(machines):
                     dataset_size=rng.choice(T.AXES["dataset_size"].steps)) for _ in range(70)]
     kinds, answered = set(), 0
     for view in views:
-        screen = S.compose(view, gpu=gpu, small_cpu=small)
+        screen = S.compose(view, S.Machines(gpu, small_cpu=small))
         check_words_against_rows(screen, view)
         if screen.headline.count("**") >= 4:
             answered += 1
@@ -146,7 +147,7 @@ def test_live_rows_take_the_cpu_place_and_the_recorded_answer_stays_first(machin
     live = [{"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": fast, "iqr_s": 0.0, "repeats": 5,
              "status": "ok", "message": "", "epoch_s": fast * T.View(batch_size=b).steps_per_epoch,
              "steps_per_epoch": T.View(batch_size=b).steps_per_epoch, "measured_at": 1_000.0} for b in (1, 64, 4096)]
-    screen = S.compose(T.View(), gpu=gpu, small_cpu=small, live=live, now=1_000.0 + 185)
+    screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small), live=live, now=1_000.0 + 185)
     assert screen.cpu_label == SMALL_LABEL and "CPU · this server (live)" in screen.curves
     assert screen.live_line.startswith("Measured live on this server 3 min ago: ")
     assert "is faster than" in screen.live_line and "at every batch size" in screen.live_line  # the fast live CPU never loses
@@ -158,7 +159,7 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     gpu, small = machines
     view = T.View()
     assert T.modes_recorded(gpu.tables["cuda"]) == ["eager", "cuda_graph", "compile"]
-    screen = S.compose(view, gpu=gpu, small_cpu=small)
+    screen = S.compose(view, S.Machines(gpu, small_cpu=small))
     modes = modes_view(view, gpu, screen)
     eager_name, graph_name = (f"**GPU · {T.mode_label(m)} (recorded)**" for m in ("eager", "cuda_graph"))
     assert modes.lines[0].startswith(eager_name) and f"**{SMALL_LABEL}** between batch size 256 and 512" in modes.lines[0]
@@ -173,7 +174,7 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     said = {f"{fmt_s(eager - compiled)} a step: it pays off after about {about_count(raw, err):,} steps." for err in (0, 1)}
     assert modes.step_lines[1].startswith(f"torch.compile: Compiling costs {fmt_s(30.0 + compiled)} once and saves ")
     assert any(modes.step_lines[1].endswith(s) for s in said), modes.step_lines[1]
-    graphed = S.compose(T.View(mode="cuda_graph"), gpu=gpu, small_cpu=small)
+    graphed = S.compose(T.View(mode="cuda_graph"), S.Machines(gpu, small_cpu=small))
     assert graphed.answer.kind == CrossKind.CROSSES and graphed.answer.sure == (8, 32)
     assert graphed.headline.startswith("**GPU · TEST FIXTURE GPU (recorded)** ")
 
@@ -234,7 +235,7 @@ def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
     gpu, small = machines
     # the fixture's CUDA graph is recorded at depth 3 only, item() every step never: both predicted
     for view in (T.View(mode="cuda_graph", depth=6), T.View(item_every_step=True), T.View(mode="compile_max_autotune")):
-        screen = S.compose(view, gpu=gpu, small_cpu=small)
+        screen = S.compose(view, S.Machines(gpu, small_cpu=small))
         name = f"GPU · {GPU_NAME} (predicted)"
         assert screen.gpu_label == name and T.origins(screen.curves[name]) == {"predicted": 17}
         assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] for r in screen.curves[name])
@@ -246,10 +247,10 @@ def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
              "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
             for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
     gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
-    deeper = S.compose(T.View(mode="cuda_graph", depth=6), gpu=gpu)
+    deeper = S.compose(T.View(mode="cuda_graph", depth=6), S.Machines(gpu))
     assert not deeper.curves and deeper.headline_notes.startswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
                                                           "see its curve.")
-    wide = S.compose(T.View(over="batch_size", hidden_width=8192), gpu=gpu)
+    wide = S.compose(T.View(over="batch_size", hidden_width=8192), S.Machines(gpu))
     assert wide.headline_notes.startswith("The H0 recorded this step only at hidden width 4, 16, 64 or 256 with depth 3: "
                                           "move the sliders there to see its curve.")
 
@@ -274,7 +275,7 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
     gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), GPU_NAME, machine_text(pack["machine"]))
     small_pack = small_server_pack(packs, T.MLP)
     small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
-    screen = S.compose(T.View(), gpu=gpu, small_cpu=small)
+    screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small))
     row = next(r for r in screen.curves[GPU_LABEL] if r["batch_size"] == 64)
     newest = 128 * 1.5 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu")
     assert row["epoch_s"] == pytest.approx(newest)  # the newest day is the curve, the other day its band
@@ -342,11 +343,11 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     small_pack = small_server_pack(packs, T.MLP)
     small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
     view = T.View(batch_size=65536, hidden_width=8192, dataset_size=1048576)
-    screen = S.compose(view, gpu=gpu, small_cpu=small)
+    screen = S.compose(view, S.Machines(gpu, small_cpu=small))
     here = next(r for r in screen.here if r["series"] == screen.gpu_label)
     assert here["origin"] == "predicted" and fmt_s(here["epoch_s"]) in screen.at_point
     assert "predicted by its cost model" in screen.at_point
-    default = S.compose(T.View(), gpu=gpu, small_cpu=small)  # a recorded point says nothing more
+    default = S.compose(T.View(), S.Machines(gpu, small_cpu=small))  # a recorded point says nothing more
     assert "predicted" not in default.at_point
 
 
@@ -467,7 +468,7 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     # only MLP rows recorded: the wide family has no step there, and the headline says so plainly
     tables = T.tables(pack, "m", wide)
     assert len(tables["cuda"]) == 0 and len(T.tables(pack, "m")["cuda"]) > 0
-    screen = S.compose(view, gpu=S.Machine(tables, GPU_NAME, machine_text(pack["machine"])))
+    screen = S.compose(view, S.Machines(S.Machine(tables, GPU_NAME, machine_text(pack["machine"]))))
     assert not screen.curves.get(GPU_LABEL) and screen.headline.startswith("There is no GPU curve for this view")
     assert f"The {GPU_NAME} has no recordings of this page's wide MLP training step." in screen.headline_notes
     # its own rows (the same steps recorded under its name) are keyed by its settings and drawn
@@ -486,9 +487,9 @@ def test_has_modes_says_whether_modes_view_has_anything_without_building_it(mach
 
     gpu, small = machines
     view = T.View()
-    screen = S.compose(view, gpu=gpu, small_cpu=small)
+    screen = S.compose(view, S.Machines(gpu, small_cpu=small))
     assert has_modes(gpu, screen) and modes_view(view, gpu, screen) is not None
-    for other, on in ((None, screen), (gpu, S.compose(view, gpu=gpu))):  # no GPU; no CPU curve beside it
+    for other, on in ((None, screen), (gpu, S.compose(view, S.Machines(gpu)))):  # no GPU; no CPU curve beside it
         assert has_modes(other, on) is (modes_view(view, other, on) is not None)
     assert not has_modes(None, screen)
 
@@ -503,7 +504,7 @@ def test_a_lead_the_live_line_does_not_count_is_not_claimed_at_the_point(machine
     gpu, small = machines
     view = T.View()
     grid = L.live_grid(view)
-    gpu_at = {r["batch_size"]: r for r in S.compose(view, gpu=gpu, small_cpu=small).curves[GPU_LABEL]}
+    gpu_at = {r["batch_size"]: r for r in S.compose(view, S.Machines(gpu, small_cpu=small)).curves[GPU_LABEL]}
     live = []
     for b in grid:  # the GPU clearly ahead everywhere but at the slider's point, where the CPU leads alone
         steps = T.View(batch_size=b).steps_per_epoch
@@ -511,7 +512,7 @@ def test_a_lead_the_live_line_does_not_count_is_not_claimed_at_the_point(machine
         live.append({"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": epoch / steps, "iqr_s": 0.0,
                      "repeats": 5, "status": "ok", "message": "", "epoch_s": epoch, "steps_per_epoch": steps,
                      "measured_at": 1_000.0})
-    screen = S.compose(view, gpu=gpu, small_cpu=small, live=live, grid=grid, now=1_000.0)
+    screen = S.compose(view, S.Machines(gpu, small_cpu=small), live=live, grid=grid, now=1_000.0)
     assert view.current in screen.live_answer.lone, screen.live_line
     assert f"The lead at batch size {view.current} is not counted" in screen.live_line
     assert "is faster" not in screen.at_point, screen.at_point
@@ -527,7 +528,7 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
              "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
             for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
     gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
-    screen = S.compose(T.View(mode="cuda_graph", depth=3, hidden_width=64), gpu=gpu)
+    screen = S.compose(T.View(mode="cuda_graph", depth=3, hidden_width=64), S.Machines(gpu))
     name = "GPU · H0 (predicted)"
     assert screen.gpu_label == name, screen.gpu_label
     curve = screen.curves[name]

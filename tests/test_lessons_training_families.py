@@ -41,12 +41,13 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
     assert len(tables["cuda"]) == 16 and not len(T.tables(cnn_pack, FIXTURE)["cuda"])  # the MLP's table: none
     gpu = S.Machine(tables, FIXTURE, FIXTURE)
     cpu = S.Machine(tables, "2-core server", FIXTURE)
-    recorded = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256), gpu=gpu, small_cpu=cpu)
+    recorded = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256),
+                         S.Machines(gpu, small_cpu=cpu))
     rows = recorded.curves[recorded.gpu_label]
     assert "derived" in {r["origin"] for r in rows}  # steps recorded at 64 images, times the steps of 256
     # a depth nobody recorded: every point predicted from the traced terms, with its band
     view = T.View(family=cnn.FAMILY, channels=4, depth=3, dataset_size=256)
-    screen = S.compose(view, gpu=gpu, small_cpu=cpu)
+    screen = S.compose(view, S.Machines(gpu, small_cpu=cpu))
     predicted = screen.curves[screen.gpu_label]
     assert screen.gpu_label.origin is Origin.PREDICTED and predicted
     assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] and "predicted from" in r["origin_note"]
@@ -54,7 +55,7 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
     assert screen.headline and screen.headline.count("**") >= 4  # one sentence naming both curves
     # in CUDA-graph mode too: never recorded here, priced from its counted terms
     graphed = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256, mode="cuda_graph"),
-                        gpu=gpu, small_cpu=cpu)
+                        S.Machines(gpu, small_cpu=cpu))
     assert "cuda_graph" in T.modes_answered(tables["cuda"])
     assert graphed.curves[graphed.gpu_label] and graphed.gpu_label.origin is Origin.PREDICTED
 

@@ -71,7 +71,7 @@ def test_every_time_the_modes_bullets_quote_is_a_bar_of_the_modes_chart(shipped,
     checked = 0
     for gpu in machines.values():
         view = T.View(**settings)
-        screen = S.compose(view, gpu=gpu, small_cpu=small)
+        screen = S.compose(view, S.Machines(gpu, small_cpu=small))
         modes = modes_view(view, gpu, screen)
         if modes is None:
             continue

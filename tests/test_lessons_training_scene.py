@@ -44,12 +44,12 @@ def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(packs):
     gpu, small = C.machines(next(p for p in packs if p["machine"].get("gpus")), packs, T.MLP_FAMILY)
     view = T.View(batch_size=100)
     scene = C.Scene(view, gpu, small, host_cpu=True, threads=1)
-    assert scene.recorded().headline == S.compose(view, gpu=gpu, small_cpu=small, host_cpu=True).headline
+    assert scene.recorded().headline == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True)).headline
     live = [{"batch_size": b, "device": "cpu", "status": Status.OK, "median_s": 1e-3, "epoch_s": 0.1, "iqr_s": 1e-5,
              "steps_per_epoch": 100, "measured_at": 0.0} for b in scene.grid]
     with_live = scene.with_live(live)
-    assert with_live.rows() == S.compose(view, gpu=gpu, small_cpu=small, host_cpu=True, live=live, grid=scene.grid,
-                                         now=None).rows()
+    assert with_live.rows() == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True), live=live,
+                                         grid=scene.grid, now=None).rows()
     assert any(n.origin == Origin.LIVE for n in with_live.curves)
     assert view.current not in scene.grid  # 100 is off the live grid: the page measures it apart
     assert scene.fixed["mode"] == view.cpu_side().mode and "batch_size" not in scene.fixed

@@ -94,7 +94,7 @@ def test_the_default_headline_is_one_crossover_on_the_quiet_recording(shipped):
     other work (issue 37). The grid shipped now was recorded quiet: batch 1 is no slower than batch 2."""
     small, gpus = shipped
     assert _step_us(small, batch_size=1) <= 1.1 * _step_us(small, batch_size=2)
-    screen = S.compose(T.View(), gpu=gpus["H200"], small_cpu=small)
+    screen = S.compose(T.View(), S.Machines(gpus["H200"], small_cpu=small))
     assert screen.answer.kind == CrossKind.CROSSES and "trade the lead" not in screen.headline, screen.headline
 
 
@@ -111,7 +111,7 @@ def test_the_h100_depth_curve_at_batch_1_does_not_say_the_gpu_catches_up(shipped
     """Issue 23: /training?gpu=nvidia-h100-80gb-hbm3&over=depth&batch_size=1 said the GPU 'catches up
     between depth 2 and 3' (each extra layer adds launches): the outlier's doing."""
     small, gpus = shipped
-    screen = S.compose(T.View(over="depth", batch_size=1), gpu=gpus["H100"], small_cpu=small)
+    screen = S.compose(T.View(over="depth", batch_size=1), S.Machines(gpus["H100"], small_cpu=small))
     assert screen.answer.kind not in (CrossKind.CROSSES, CrossKind.MIXED), screen.headline
     assert "GPU · H100 (recorded + predicted)** catches up" not in screen.headline
 
@@ -123,7 +123,7 @@ def test_no_shipped_view_trades_the_lead_over_one_point(shipped):
     for _ in range(60):
         view = T.View(over=rng.choice(list(T.AXES)), batch_size=rng.choice(T.AXES["batch_size"].steps),
                       hidden_width=rng.choice((4, 64, 1024)), depth=rng.choice((1, 3, 8)))
-        screen = S.compose(view, gpu=gpus[rng.choice(sorted(gpus))], small_cpu=small)
+        screen = S.compose(view, S.Machines(gpus[rng.choice(sorted(gpus))], small_cpu=small))
         if screen.answer is None:
             continue
         for lo, hi, _ in screen.answer.crossings:
@@ -152,7 +152,7 @@ def test_a_noisy_live_curve_is_read_whole_not_after_dropping_its_noisy_points(sh
     view = T.View()
     grid = log_grid(view.axis.steps, n=6)
     live = noisy_live(view, grid, seed=5)
-    screen = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live, grid=grid, now=1_100.0)
+    screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid, now=1_100.0)
     assert set(screen.live_answer.shared) == {float(x) for x in grid}
     assert "which is only" not in screen.live_line
 
@@ -165,7 +165,8 @@ def test_there_is_no_gpu_curve_is_said_only_when_none_is_drawn(shipped):
     grid = log_grid(view.axis.steps, n=6)
     live = noisy_live(view, grid, seed=9, iqr=0.6)
     assert sum(noise.is_noisy(r["median_s"], r["iqr_s"]) for r in live) >= 2  # the points the old words dropped
-    screen = S.compose(view, gpu=gpus["H200"], small_cpu=small, host_cpu=True, live=live, grid=grid, now=1_000.0)
+    screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small, host_cpu=True), live=live, grid=grid,
+                       now=1_000.0)
     assert screen.gpu_label in screen.curves
     assert "no GPU curve" not in screen.live_line and "no GPU curve" not in screen.headline
 
@@ -180,7 +181,7 @@ def test_the_live_crossover_does_not_move_with_the_point_being_explained(shipped
     for current in (16, 32, 64, 128, 256):
         view = T.View(batch_size=current)
         live = base + [r for r in noisy_live(view, [current], seed=current, scale=0.2) if current not in grid]
-        screen = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live, grid=grid, now=1_000.0)
+        screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid, now=1_000.0)
         answers.add((screen.live_answer.kind, screen.live_answer.x, screen.live_answer.sure))
     assert len(answers) == 1, answers
 
@@ -198,8 +199,8 @@ def test_the_whole_live_sentence_stays_put_while_the_slider_moves_off_the_grid(s
         for current in (16, 32, 64, 128, 256):
             view = T.View(batch_size=current)
             point = [r for r in noisy_live(view, [current], seed=100 + 7 * seed + current, scale=0.2) if current not in grid]
-            screen = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=S.with_point(base, point, "batch_size"),
-                               grid=grid, now=1_000.0)
+            screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small),
+                               live=S.with_point(base, point, "batch_size"), grid=grid, now=1_000.0)
             said[current] = screen.live_line.split(" At batch size")[0]  # without the off-grid point's own words
             grid_doubt = {x for x in screen.doubtful[next(n for n in screen.curves if n.origin == Origin.LIVE)]
                           if x in grid}
@@ -213,7 +214,7 @@ def test_an_off_grid_point_that_disagrees_with_the_live_crossover_is_said(shippe
     small, gpus = shipped
     view = T.View(batch_size=16)
     grid = [1, 8, 64, 1024, 8192, 65536]
-    gpu = S.compose(view, gpu=gpus["H200"]).curves
+    gpu = S.compose(view, S.Machines(gpus["H200"])).curves
     gpu_rows = {r["batch_size"]: r for r in next(iter(gpu.values()))}
     # a live CPU 10 % slower than the GPU at every grid point, 15 % faster at the slider's 16 (no spike:
     # a point sticking out of its own curve would be not believed, and rightly so)
@@ -222,7 +223,7 @@ def test_an_off_grid_point_that_disagrees_with_the_live_crossover_is_said(shippe
              "steps_per_epoch": gpu_rows[x]["steps_per_epoch"]} for x in [*grid, 16]]
     for r in live:
         r["epoch_s"] = r["median_s"] * r["steps_per_epoch"]
-    screen = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live, grid=grid, now=1_000.0)
+    screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid, now=1_000.0)
     assert screen.live_answer.kind == CrossKind.GPU_WINS
     assert "At batch size 16, measured for this view between those points, the CPU is faster instead" in screen.live_line
 
@@ -233,7 +234,8 @@ def test_live_words_say_their_age_and_never_just_now(shipped):
     view = T.View()
     grid = log_grid(view.axis.steps, n=6)
     live = noisy_live(view, grid, seed=1)
-    line = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live, grid=grid, now=1_000.0 + 3 * 3600 + 60).live_line
+    line = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid,
+                     now=1_000.0 + 3 * 3600 + 60).live_line
     assert line.startswith("Measured live on this server 3 h 1 min ago: ")
     assert W.age_words(20) == "less than a minute ago" and W.age_words(185) == "3 min ago"
     assert "just now" not in line
@@ -276,8 +278,8 @@ def test_over_many_views_with_a_noisy_live_cpu_the_words_read_every_drawn_point(
                       hidden_width=rng.choice(T.AXES["hidden_width"].steps), depth=rng.choice(T.AXES["depth"].steps))
         grid = log_grid(view.axis.steps, n=6)
         live = noisy_live(view, sorted({*grid, view.current}), seed=n)
-        screen = S.compose(view, gpu=gpus[rng.choice(sorted(gpus))], small_cpu=small, live=live, grid=grid,
-                           host_cpu=rng.random() < 0.3, now=1_000.0 + rng.uniform(0, 7200))
+        screen = S.compose(view, S.Machines(gpus[rng.choice(sorted(gpus))], small_cpu=small, host_cpu=rng.random() < 0.3),
+                           live=live, grid=grid, now=1_000.0 + rng.uniform(0, 7200))
         gpu = screen.curves.get(screen.gpu_label or "", [])
         for text in (screen.headline, screen.live_line or ""):
             assert not (gpu and "no GPU curve" in text), text
@@ -298,7 +300,7 @@ def test_a_curve_is_one_recording_and_its_answer_one_days(shipped):
     the answer was no day's. Every measured point of a curve is now one recording's; the others are its band."""
     small, gpus = shipped
     for name in sorted(gpus):
-        screen = S.compose(T.View(), gpu=gpus[name], small_cpu=small)
+        screen = S.compose(T.View(), S.Machines(gpus[name], small_cpu=small))
         gpu = screen.curves[screen.gpu_label]
         assert len({r["machine"] for r in gpu if r.get("origin") in (Origin.RECORDED, Origin.DERIVED)}) == 1, name
         days = re.search(r"between batch size ~?([\d,]+) and ~?([\d,]+)", screen.headline_notes)
@@ -322,8 +324,8 @@ def test_a_live_cpu_that_disagrees_with_the_recorded_one_is_said_to(shipped):
                  "steps_per_epoch": recorded[x]["steps_per_epoch"], "measured_at": 1_000.0,
                  "epoch_s": recorded[x]["median_s"] * scale * recorded[x]["steps_per_epoch"]} for x in grid]
 
-    slower = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live(2.5), grid=grid, now=1_000.0)
+    slower = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live(2.5), grid=grid, now=1_000.0)
     assert f"This server's CPU takes 2.50× as long as **{SMALL_LABEL}** at" in slower.live_line, slower.live_line
     assert slower.live_answer is not None  # the live crossover is still said, and why it differs
-    same = S.compose(view, gpu=gpus["H200"], small_cpu=small, live=live(1.03), grid=grid, now=1_000.0)
+    same = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live(1.03), grid=grid, now=1_000.0)
     assert "This server's CPU" not in same.live_line, same.live_line

@@ -175,15 +175,15 @@ def test_the_wide_bracket_constant_is_a_factor_of_four():
 def test_the_chart_rule_prints_the_sentences_value():
     """The rule's label said 'crossover ≈ 680' beside 'most likely at about 700' would-be; now one function."""
     pytest.importorskip("altair")
-    from lib.charts.provenance import curve_chart
+    from lib.charts.provenance import CurveAxes, curve_chart
 
     rows = [{"series": s, "batch_size": b, "epoch_s": t, "iqr_s": 0.0, "steps_per_epoch": 1, "origin": "recorded"}
             for s, ts in (("CPU · M (recorded)", (1.0, 2.0, 4.0)), ("GPU · M (recorded)", (3.0, 2.5, 1.0)))
             for b, t in zip((256, 512, 1024), ts)]
-    chart = curve_chart(rows, "batch_size", crossover=(512.0, 1024.0, 683.4)).to_dict()
+    chart = curve_chart(rows, CurveAxes("batch_size"), crossover=(512.0, 1024.0, 683.4)).to_dict()
     found = Crossover(CrossKind.CROSSES, 683.4, (512, 1024), (512, 1024), span=(256, 1024))
     assert chart["datasets"]["crossover"][0]["label"] == f"crossover ≈ {likely_about(found)}" == "crossover ≈ 700"
-    chart = curve_chart(rows, "batch_size", crossover=(1.0, 1024.0, 5.4)).to_dict()
+    chart = curve_chart(rows, CurveAxes("batch_size"), crossover=(1.0, 1024.0, 5.4)).to_dict()
     assert "crossover" not in chart["datasets"] and "crossover_range" in chart["datasets"]
 
 

@@ -162,7 +162,7 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
     in reference cycles, stayed in the worker (frozen by the next job's gc.freeze), and the next view's
     points were refused 'on top of the 1.8 GB this process already holds'. Here at width 4,096, depth 2."""
     from lib.core.request import LiveRequest
-    from lib.lessons.common.live import live_sweep, live_timeline, warm_up
+    from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, live_timeline, warm_up
     from lib.workloads import get_workload
 
     mlp = get_workload("mlp")
@@ -182,8 +182,8 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
                 worker.run(LiveRequest.of(live_timeline, mlp, step, "cpu", num_threads=1), progress=left)
             # a cap the point fits under on top of the idle worker, but not on top of the step left behind
             monkeypatch.setenv("GPUWIN_MEMORY_CAP_GB", f"{(idle + estimate + 0.15e9) / 1e9:.3f}")
-            rows = worker.run(functools.partial(live_sweep, mlp, "batch_size", [8], {"hidden_width": 4096, "depth": 2}, ["cpu"],
-                                                point_budget_s=0.02, num_threads=1))
+            rows = worker.run(functools.partial(live_sweep, LiveSweep(mlp, "batch_size", [8], {"hidden_width": 4096, "depth": 2},
+                                                                      ["cpu"]), LiveBudget(0.02, num_threads=1)))
             monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB")
             if give_back:
                 assert rss_of(worker.pid()) - idle < RECYCLE_MARGIN_BYTES
@@ -195,11 +195,11 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
 
 
 def _gpu_sweep() -> int:
-    from lib.lessons.common.live import live_sweep
+    from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
     from lib.workloads import get_workload
 
-    rows = live_sweep(get_workload("mlp"), "batch_size", [1, 64], {"hidden_width": 64, "depth": 2, "dataset_size": 256},
-                      ["cpu", "cuda:0"], current=64, point_budget_s=0.05, num_threads=1)
+    rows = live_sweep(LiveSweep(get_workload("mlp"), "batch_size", [1, 64], {"hidden_width": 64, "depth": 2, "dataset_size": 256},
+                                ["cpu", "cuda:0"], current=64), LiveBudget(0.05, num_threads=1))
     return sum(r["status"] == "ok" for r in rows)
 
 

@@ -18,7 +18,7 @@ A lesson page, top to bottom:
     scaffold.source_caption(source)                    # 'CPU: measured live … GPU: recorded on …'
     gpu, note = recorded_rows(source, workload, "val", settings)
     scaffold.notice(note)                              # an info box when the recorded side lacks this view
-    ... lib.charts.time_chart(frame, "val", ...) with series_label(...) legends ...
+    ... lib.charts.time_chart(frame, TimeLines("val"), ...) with series_label(...) legends ...
     scaffold.point_notes(rows, describe)               # 'Notes on 3 points': not measured, or with a remark
     scaffold.results_on_screen(rows, columns, live, recorded_pack(source), gpu,   # 'Results on screen',
                                file_stem="jacobian", key="jacobian.results")   # lazy: runs when opened

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from lib.charts.provenance import curve_chart
+from lib.charts.provenance import CurveAxes, curve_chart
 from lib.core.memo import DiskMemo
 from lib.lessons.home.screen import HomeScreen, answers, home_screen
 from ui import scaffold
@@ -40,8 +40,8 @@ def _built(plot_height: int, beside: bool, packs: tuple) -> tuple[HomeScreen | N
     if screen is None:
         return None, None
     chart = screen.chart
-    return screen, frozen_spec(curve_chart(screen.rows, chart.over, y=chart.y, x_title=chart.setting,
-                                           y_title=chart.y_title, crossover=screen.crossover, height=plot_height,
+    axes = CurveAxes(chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title)
+    return screen, frozen_spec(curve_chart(screen.rows, axes, crossover=screen.crossover, height=plot_height,
                                            legend_beside=beside))
 
 

@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lib.charts.variants import memory_chart, variant_chart
+from lib.charts.layout import Layout
+from lib.charts.variants import MemoryLines, VariantLegends, VariantLines, memory_chart, variant_chart
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import screen as S
 from ui import scaffold
@@ -22,10 +23,12 @@ def time_chart(box: Any, shown: S.JacobianScreen) -> None:
     """Time per Jacobian along val: colour where it was measured, line style the method."""
     scaffold.chart_or_why(
         box,
-        chart_spec(variant_chart, pd.DataFrame(shown.time_rows), "val", "median_s", color="series",
-                   dash="method_label", iqr="iqr_s", x_title=S.X_TITLE, y_title="time per Jacobian",
-                   color_order=shown.order, dash_order=S.DASH_ORDER, dash_columns=2,
-                   plot_height=scaffold.plot_height()) if shown.time_rows else None, shown.why_none)
+        chart_spec(variant_chart, pd.DataFrame(shown.time_rows),
+                   VariantLines("val", "median_s", color="series", dash="method_label", iqr="iqr_s", x_title=S.X_TITLE,
+                                y_title="time per Jacobian"),
+                   legends=VariantLegends(color_order=shown.order, dash_order=S.DASH_ORDER, dash_columns=2),
+                   layout=Layout(plot_height=scaffold.plot_height())) if shown.time_rows else None,
+        shown.why_none)
 
 
 def memory_expander(shown: S.JacobianScreen, cap_gb: float) -> None:
@@ -34,8 +37,9 @@ def memory_expander(shown: S.JacobianScreen, cap_gb: float) -> None:
         if not memory_open:
             return
         st.vega_lite_chart(chart_spec(memory_chart, pd.DataFrame(shown.memory_estimates()),
-                                      pd.DataFrame(shown.memory_marks()), x="val", x_title=S.X_TITLE,
-                                      caps=[memory.memory_cap_rule(cap_gb)], color_order=S.DASH_ORDER),
+                                      pd.DataFrame(shown.memory_marks()),
+                                      MemoryLines("val", x_title=S.X_TITLE, color_order=S.DASH_ORDER),
+                                      caps=[memory.memory_cap_rule(cap_gb)]),
                            width="stretch")
         st.caption(S.MEMORY_CAPTION)
         scaffold.refused_table(shown.not_measured())

@@ -30,7 +30,7 @@ from lib.core.measure_lock import MEASURE_LOCK, Holding
 from lib.core.request import LiveRequest
 from lib.core.worker import MEASURE_WORKER, WorkerStopped
 from lib.core.workload import Workload
-from lib.lessons.common.live import live_sweep
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 
 T = TypeVar("T")
 
@@ -217,9 +217,8 @@ def sweep_request(workload: Workload, over: str, values: Sequence[Any], fixed: d
     fixed = {k: v for k, v in fixed.items() if k != over}
     shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
     label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
-    return label, LiveRequest.of(live_sweep, workload, over, list(values), fixed, list(devices), current=current,
-                                 point_budget_s=point_budget_s, total_budget_s=total_budget_s,
-                                 num_threads=num_threads)
+    return label, LiveRequest.of(live_sweep, LiveSweep(workload, over, values, fixed, devices, current=current),
+                                 LiveBudget(point_budget_s, total_budget_s, num_threads))
 
 
 def measure_sweep(

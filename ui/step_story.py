@@ -9,8 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from lib.charts import speedup_chart, speedup_frame
-from lib.charts.provenance import curve_chart
+from lib.charts import SpeedupAxis, speedup_chart, speedup_frame
+from lib.charts.provenance import CurveAxes, curve_chart
 from lib.charts.roofline import roofline_chart
 from lib.charts.steps import mode_steps_chart, split_chart
 from lib.charts.timeline import timeline_chart
@@ -76,7 +76,7 @@ def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height
         modes = modes_view(view, gpu, screen) if open_ else None  # built only while open
         if modes is None:
             return
-        chart = curve_chart(modes.rows(), view.over, x_title=view.axis.label, ticks=view.axis.steps[::4], height=height)
+        chart = curve_chart(modes.rows(), CurveAxes(view.over, x_title=view.axis.label, ticks=view.axis.steps[::4]), height=height)
         st.vega_lite_chart(chart.to_arrow_spec(), width="stretch")
         for line in modes.lines:
             st.markdown(f"- {line}")
@@ -124,5 +124,5 @@ def speedup(screen: S.Screen, view: T.View) -> None:
         frame = pd.DataFrame(screen.rows())
         speed = speedup_frame(frame, view.over, baseline=screen.cpu_label, other=screen.gpu_label, y="epoch_s")
         if not speed.empty:
-            st.vega_lite_chart(chart_spec(speedup_chart, speed, view.over, x_title=view.axis.label), width="stretch")
+            st.vega_lite_chart(chart_spec(speedup_chart, speed, SpeedupAxis(view.over, x_title=view.axis.label)), width="stretch")
             st.caption("Above the 1× line the GPU is faster.")

@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from lib.charts.variants import variant_chart
+from lib.charts.layout import Crossover, Layout
+from lib.charts.variants import Quantity, VariantLegends, VariantLines, variant_chart
 from lib.lessons.timing import screen as S
 from ui import scaffold
 from ui.chart_cache import chart_spec
@@ -21,12 +22,14 @@ def time_chart(box: Any, shown: S.TimingScreen) -> None:
     lines = shown.time_rows
     scaffold.chart_or_why(
         box,
-        chart_spec(variant_chart, pd.DataFrame(lines), "size", "median_s", color="series", dash="line", iqr="iqr_s",
-                   x_title=S.X_TITLE, y_title="time per matmul", color_order=shown.order,
-                   dash_order=shown.line_names,
-                   legend_beside=scaffold.embedded(),  # an 800 × 600 frame has width to spare, not height
-                   crossover_x=crossover_x, crossover_label=crossover_label,
-                   plot_height=scaffold.plot_height()) if shown.timed else None,
+        chart_spec(variant_chart, pd.DataFrame(lines),
+                   VariantLines("size", "median_s", color="series", dash="line", iqr="iqr_s", x_title=S.X_TITLE,
+                                y_title="time per matmul"),
+                   legends=VariantLegends(color_order=shown.order, dash_order=shown.line_names),
+                   crossover=Crossover(crossover_x, crossover_label),
+                   # an 800 × 600 frame has width to spare, not height
+                   layout=Layout(plot_height=scaffold.plot_height(), legend_beside=scaffold.embedded()))
+        if shown.timed else None,
         S.NOTHING_TIMED)
 
 
@@ -36,10 +39,12 @@ def rates_expander(shown: S.TimingScreen) -> None:
     with scaffold.why("Operations per second (FLOP/s) against the best measured here", drawn=True):
         bests = pd.DataFrame(shown.rate_rules())
         st.vega_lite_chart(
-            chart_spec(variant_chart, pd.DataFrame(shown.rate_rows()), "size", "achieved_flops_per_s", kind="flops",
-                       color="series", dash="line", x_title=S.X_TITLE, y_title="achieved rate",
-                       color_title="measured on", dash_title="timing", color_order=shown.order,
-                       dash_order=shown.rate_dashes(), rules=bests if not bests.empty else None),
+            chart_spec(variant_chart, pd.DataFrame(shown.rate_rows()),
+                       VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind=Quantity.FLOPS,
+                                    x_title=S.X_TITLE, y_title="achieved rate"),
+                       legends=VariantLegends(color_title="measured on", dash_title="timing", color_order=shown.order,
+                                              dash_order=shown.rate_dashes()),
+                       rules=bests if not bests.empty else None),
             width="stretch",
         )
         for sentence in shown.rate_lines():

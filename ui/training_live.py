@@ -10,7 +10,7 @@ from typing import Any
 
 import streamlit as st
 
-from lib.charts.provenance import curve_chart
+from lib.charts.provenance import CurveAxes, curve_chart
 from lib.lessons.training.scene import Scene, live_notes
 from lib.lessons.training.screen import Screen, with_point
 from lib.lessons.training.view import View
@@ -37,8 +37,8 @@ class ChartBox:
             self.box.info("Nothing to draw yet: no recording covers this view, and this server's CPU has not been "
                           "measured for it.", icon=":material/info:")
             return
-        chart = curve_chart(rows, self.view.over, x_title=self.view.axis.label, ticks=self.view.axis.steps[::4],
-                            crossover=screen.crossover, height=self.height, legend_beside=scaffold.embedded())
+        axes = CurveAxes(self.view.over, x_title=self.view.axis.label, ticks=self.view.axis.steps[::4])
+        chart = curve_chart(rows, axes, crossover=screen.crossover, height=self.height, legend_beside=scaffold.embedded())
         self.box.vega_lite_chart(chart.to_arrow_spec(), width="stretch")  # an Altair chart compiled once per shape
 
 

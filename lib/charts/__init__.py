@@ -5,6 +5,7 @@ May import lib.core and lib.lessons (to draw what a lesson computed); nothing im
 
     curves    time against a setting, speed-up, phases, seed ratios, loss curves
     variants  several timing variants or methods of one sweep; memory estimates
+    layout    how any chart is laid out (its size, legends, title) and the crossover rule over it
     machines  several machines' curves of one sweep (Your results)
     scaling   throughput and scaling efficiency per GPU count (Multi-GPU)
     seeds     the Seed cases' times behind their ratios
@@ -12,6 +13,8 @@ May import lib.core and lib.lessons (to draw what a lesson computed); nothing im
 """
 
 from lib.charts.curves import (
+                               SpeedupAxis,
+                               TimeLines,
                                crossover_layers,
                                loss_chart,
                                ok_rows,
@@ -22,8 +25,9 @@ from lib.charts.curves import (
                                speedup_frame,
                                time_chart,
 )
+from lib.charts.layout import Crossover, Layout
 from lib.charts.seeds import seed_times_chart
 from lib.charts.theme import SERIES_COLORS, time_unit
 
-__all__ = ["crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "seed_times_chart", "speedup_chart",
+__all__ = ["Crossover", "Layout", "SpeedupAxis", "TimeLines", "crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "seed_times_chart", "speedup_chart",
            "speedup_frame", "time_chart", "SERIES_COLORS", "time_unit"]

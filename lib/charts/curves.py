@@ -4,8 +4,9 @@ Generic over workloads: give the column of the swept setting, the time column an
 that names each curve (`series`, e.g. 'cpu (live, this server)'). No Streamlit here; pages pass
 the charts to st.altair_chart.
 
-    time_chart(frame, "batch_size", y="epoch_s", iqr="epoch_iqr_s", crossover_x=812.0)
-    speedup_chart(speedup_frame(frame, "batch_size", y="epoch_s", baseline="cpu ...", other="cuda:0 ..."), "batch_size")
+    time_chart(frame, TimeLines("batch_size", y="epoch_s", iqr="epoch_iqr_s"), crossover=Crossover(812.0))
+    speedup_chart(speedup_frame(frame, "batch_size", y="epoch_s", baseline="cpu ...", other="cuda:0 ..."),
+                  SpeedupAxis("batch_size"))
     phase_chart(frame_at_current_point)
 """
 
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
 
+from lib.charts.layout import NO_CROSSOVER, Crossover, Layout
 from lib.charts.theme import (
     AXIS_TICK_FORMAT,
     CPU_LIVE,
@@ -77,30 +80,34 @@ def _series_sort(frame: pd.DataFrame, series: str) -> list[str]:
     return sorted(names, key=lambda n: (0 if n.lower().startswith("cpu") else 1, names.index(n)))
 
 
+@dataclass(frozen=True)
+class TimeLines:
+    """What a time chart draws: column y (seconds) against column x, a line per `series`, IQR bars from
+    column `iqr` (its width: the bars centre on the median), each axis logarithmic or not."""
+
+    x: str
+    y: str = "median_s"
+    iqr: str | None = "iqr_s"
+    series: str = "series"
+    x_title: str | None = None
+    y_title: str = "time"
+    log_x: bool = True
+    log_y: bool = True
+
+
 def time_chart(
     frame: pd.DataFrame,
-    x: str,
+    lines: TimeLines,
     *,
-    y: str = "median_s",
-    iqr: str | None = "iqr_s",
-    series: str = "series",
-    crossover_x: float | None = None,
-    crossover_label: str | None = None,
-    x_title: str | None = None,
-    y_title: str = "time",
-    log_x: bool = True,
-    log_y: bool = True,
-    title: str | None = None,
-    height: int = 380,
-    plot_height: int | None = None,
+    crossover: Crossover = NO_CROSSOVER,
+    layout: Layout = Layout(),
 ) -> alt.LayerChart:
     """Time against a setting, a line per series, IQR error bars, the crossover as a labelled rule.
 
-    Heights include the legend (Streamlit fits the whole chart into them); `plot_height` instead keeps
-    the plot that tall and adds the axis and the legend below it.
-
-    The error bars span the interquartile range centred on the median (the rows carry only
-    the IQR's width, not its ends)."""
+    Heights include the legend (Streamlit fits the whole chart into them); layout.plot_height instead keeps
+    the plot that tall and adds the axis and the legend below it."""
+    x, y, iqr, series = lines.x, lines.y, lines.iqr, lines.series
+    x_title, y_title, log_x, log_y = lines.x_title, lines.y_title, lines.log_x, lines.log_y
     data = ok_rows(frame, y)
     scale, unit = time_unit(data[y]) if not data.empty else (1.0, "s")
     plot = pd.DataFrame({
@@ -131,9 +138,9 @@ def time_chart(
     # Same colour encoding as the lines (one shared legend: legend=None here would hide it).
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color)
     layers: list[alt.Chart] = [bars, lines]
-    layers += crossover_layers(crossover_x, crossover_label, list(plot["x"]) if log_x else ())
-    chart = sized(alt.layer(*layers), height, plot_height)
-    return chart.properties(title=title) if title else chart
+    layers += crossover_layers(crossover.x, crossover.label, list(plot["x"]) if log_x else ())
+    chart = sized(alt.layer(*layers), layout.height_or(380), layout.plot_height)
+    return chart.properties(title=layout.title) if layout.title else chart
 
 
 def _x_axis(xs: pd.Series, log: bool) -> alt.Axis:
@@ -181,18 +188,25 @@ def speedup_frame(
     return both.reset_index().rename(columns={"index": x})
 
 
+@dataclass(frozen=True)
+class SpeedupAxis:
+    """The setting a speed-up chart runs along (column x), its titles, and whether x is logarithmic."""
+
+    x: str
+    x_title: str | None = None
+    y_title: str = "speed-up (CPU time / GPU time)"
+    log_x: bool = True
+
+
 def speedup_chart(
     frame: pd.DataFrame,
-    x: str,
+    axis: SpeedupAxis,
     *,
-    x_title: str | None = None,
-    y_title: str = "speed-up (CPU time / GPU time)",
-    log_x: bool = True,
     crossover_x: float | None = None,
-    title: str | None = None,
-    height: int = 300,
+    layout: Layout = Layout(),
 ) -> alt.LayerChart:
     """Speed-up against a setting on a log axis, with the 1x line (above it the GPU is faster)."""
+    x, x_title, y_title, log_x = axis.x, axis.x_title, axis.y_title, axis.log_x
     plot = pd.DataFrame({
         "x": frame[x].astype(float) if not frame.empty else [],
         "speedup": frame["speedup"].astype(float) if not frame.empty else [],
@@ -217,8 +231,8 @@ def speedup_chart(
     if crossover_x is not None and math.isfinite(crossover_x):
         layers.append(alt.Chart(pd.DataFrame({"x": [float(crossover_x)]})).mark_rule(
             strokeDash=[6, 4], color="#d62728").encode(x="x:Q"))
-    chart = alt.layer(*layers).properties(height=height)
-    return chart.properties(title=title) if title else chart
+    chart = alt.layer(*layers).properties(height=layout.height_or(300))
+    return chart.properties(title=layout.title) if layout.title else chart
 
 
 def phase_frame(frame: pd.DataFrame, *, series: str = "series", phases: dict[str, str] | None = None) -> pd.DataFrame:

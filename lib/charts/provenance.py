@@ -1,6 +1,6 @@
 """A time chart whose every point shows where it came from.
 
-    curve_chart(frame, "batch_size", y="epoch_s", ticks=[1, 16, 256, 4096, 65536], crossover=(512, 1024, 700))
+    curve_chart(frame, CurveAxes("batch_size", ticks=(1, 16, 256, 4096, 65536)), crossover=(512, 1024, 700))
 
 Rows carry `series` (the curve), `origin` ('live', 'recorded', 'derived', 'predicted') and, for
 predicted points, `<y>_low` / `<y>_high` (the band). Drawn: a solid line where both ends were
@@ -73,14 +73,22 @@ def _segments(plot: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(frozen=True)
+class CurveAxes:
+    """What a curve chart draws: column y (seconds) against column x, both logarithmic, with their titles;
+    ticks: the x values labelled (None: some of those drawn)."""
+
+    x: str
+    y: str = "epoch_s"
+    x_title: str | None = None
+    y_title: str = "time per epoch"
+    ticks: Sequence[float] | None = None
+
+
 def curve_chart(
     rows: Iterable[dict[str, Any]] | pd.DataFrame,
-    x: str,
+    axes: CurveAxes,
     *,
-    y: str = "epoch_s",
-    x_title: str | None = None,
-    y_title: str = "time per epoch",
-    ticks: Sequence[float] | None = None,
     crossover: tuple[float | None, float | None, float | None] | None = None,
     height: int = 300,
     legend_beside: bool = False,
@@ -91,6 +99,7 @@ def curve_chart(
     kept a 75 px plot when they came out of one fixed height). legend_beside: the legends right of the
     plot, level with its top (an 800 × 600 iframe, whose first screen ends inside the plot).
     The Altair chart is compiled once per shape (lib.charts.compiled); this call adds the rows."""
+    x, y, x_title, y_title, ticks = axes.x, axes.y, axes.x_title, axes.y_title, axes.ticks
     if isinstance(rows, pd.DataFrame):
         rows = rows.to_dict("records")
     plot = _plot_rows(rows, x, y)

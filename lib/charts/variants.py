@@ -1,9 +1,10 @@
 """Altair charts for lessons that compare variants of one workload: the Jacobian's methods, the
 timing pitfalls' timers. Pure functions from a DataFrame to a chart; no Streamlit.
 
-    variant_chart(frame, "val", "median_s", color="series", dash="method_label", ...)   # time, log-log
-    variant_chart(frame, "size", "achieved_flops_per_s", kind="flops", rules=best)  # FLOP/s with "best" rules
-    memory_chart(estimates, marks, x="val", caps=[(2.7e9, "live memory cap here")])
+    variant_chart(frame, VariantLines("val", "median_s", color="series", dash="method_label"))   # time, log-log
+    variant_chart(frame, VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind=Quantity.FLOPS),
+                  rules=best)   # FLOP/s with "best" rules
+    memory_chart(estimates, marks, MemoryLines("val"), caps=[(2.7e9, "live memory cap here")])
 
 Colour is where the numbers came from (the device, the same colour on every page: CPU blue, GPU
 orange; legend below the plot), dash another column (a method, or which timer; legend above it):
@@ -15,11 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
 
 import altair as alt
 import pandas as pd
 
 from lib.charts.curves import crossover_layers, ok_rows
+from lib.charts.layout import NO_CROSSOVER, Crossover, Layout
 from lib.charts.theme import (
     AXIS_TICK_FORMAT,
     METHOD_COLORS,
@@ -38,11 +42,19 @@ _FLOPS = ((1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s
 _BYTES = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B"))
 
 
-def _scaled(kind: str, values: Sequence[float]) -> tuple[float, str]:
+class Quantity(Enum):
+    """What a variant chart's y column holds, and so the units its axis reads in."""
+
+    TIME = "time"  # seconds
+    FLOPS = "flops"  # FLOP/s
+    BYTES = "bytes"
+
+
+def _scaled(kind: Quantity, values: Sequence[float]) -> tuple[float, str]:
     """(scale, unit) that shows these values as numbers near 1-1000."""
-    if kind == "time":
+    if kind is Quantity.TIME:
         return time_unit(values)
-    table = _FLOPS if kind == "flops" else _BYTES
+    table = _FLOPS if kind is Quantity.FLOPS else _BYTES
     finite = sorted(abs(float(v)) for v in values if v is not None and not pd.isna(v) and float(v) > 0)
     if not finite:
         return table[-1]
@@ -57,39 +69,54 @@ def _order(values: Sequence[str], given: Sequence[str] | None) -> list[str]:
     return present
 
 
-def variant_chart(
-    frame: pd.DataFrame,
-    x: str,
-    y: str,
-    *,
-    color: str,
-    dash: str,
-    kind: str = "time",
-    iqr: str | None = None,
-    x_title: str | None = None,
-    y_title: str = "time",
-    color_title: str | None = None,
-    dash_title: str | None = None,
-    color_order: Sequence[str] | None = None,
-    dash_order: Sequence[str] | None = None,
-    rules: pd.DataFrame | None = None,
-    crossover_x: float | None = None,
-    crossover_label: str | None = None,
-    title: str | None = None,
-    height: int = 480,
-    dash_columns: int | None = None,
-    plot_height: int | None = None,
-    legend_beside: bool = False,
-) -> alt.LayerChart:
-    """A line per (colour, dash) pair of y against x, log-log, with IQR bars when `iqr` is given.
+@dataclass(frozen=True)
+class VariantLines:
+    """What a variant chart draws: a line per (colour, dash) pair of column y against column x.
 
     color: the column that says where the numbers came from (series labels such as
-    'cpu (live, this server)'), coloured by lib.charts.theme.series_colors.
-    kind: 'time' (seconds), 'flops' (FLOP/s) or 'bytes'. rules: optional horizontal lines, a frame
-    with columns value (in y's units), label and the colour column (e.g. 'best measured here').
-    dash_columns: lay the dash legend out in that many columns (short names), instead of one per row.
-    plot_height: keep the plot that tall and add the axis and legends around it (instead of a total `height`).
-    legend_beside: both legends right of the plot (an 800 × 600 iframe has width to spare, not height)."""
+    'cpu (live, this server)'), coloured by lib.charts.theme.series_colors. dash: another column (a
+    method, or which timer). kind: what y holds (time, FLOP/s or bytes). iqr: the column of IQR bars,
+    if any."""
+
+    x: str
+    y: str
+    color: str
+    dash: str
+    kind: Quantity = Quantity.TIME
+    iqr: str | None = None
+    x_title: str | None = None
+    y_title: str = "time"
+
+
+@dataclass(frozen=True)
+class VariantLegends:
+    """How the two legends read: their titles, their entries' order (the rest after, as they come), and
+    the dash legend in that many columns (short names) instead of one per row."""
+
+    color_title: str | None = None
+    dash_title: str | None = None
+    color_order: Sequence[str] | None = None
+    dash_order: Sequence[str] | None = None
+    dash_columns: int | None = None
+
+
+def variant_chart(
+    frame: pd.DataFrame,
+    lines: VariantLines,
+    *,
+    legends: VariantLegends = VariantLegends(),
+    rules: pd.DataFrame | None = None,
+    crossover: Crossover = NO_CROSSOVER,
+    layout: Layout = Layout(),
+) -> alt.LayerChart:
+    """The `lines` of `frame`, log-log, with IQR bars where lines.iqr is given.
+
+    rules: optional horizontal lines, a frame with columns value (in y's units), label and the colour
+    column (e.g. 'best measured here')."""
+    x, y, color, dash, kind, iqr = lines.x, lines.y, lines.color, lines.dash, lines.kind, lines.iqr
+    x_title, y_title = lines.x_title, lines.y_title
+    color_title, dash_title = legends.color_title, legends.dash_title
+    legend_beside = layout.legend_beside
     data = ok_rows(frame, y)
     values = list(data[y]) if not data.empty else []
     if rules is not None and not rules.empty:
@@ -102,7 +129,7 @@ def variant_chart(
         "d": data[dash].astype(str) if not data.empty else [],
     })
     tooltip_extra = []
-    if kind == "time" and not data.empty and "phase_transfer_s" in data and data["phase_transfer_s"].notna().any():
+    if kind is Quantity.TIME and not data.empty and "phase_transfer_s" in data and data["phase_transfer_s"].notna().any():
         # the copy timed on its own, which the words quote beside the line's time (lib.lessons.timing.words)
         plot["copy"] = data["phase_transfer_s"].astype(float) / scale
         tooltip_extra = [alt.Tooltip("copy:Q", title=f"the copy alone ({unit})", format=".4~g")]
@@ -110,8 +137,8 @@ def variant_chart(
         half = data[iqr].fillna(0).astype(float) / 2 / scale
         plot["lo"] = (plot["v"] - half).clip(lower=plot["v"] * 1e-3)
         plot["hi"] = plot["v"] + half
-    colors = _order(plot["c"], color_order)
-    dashes = _order(plot["d"], dash_order)
+    colors = _order(plot["c"], legends.color_order)
+    dashes = _order(plot["d"], legends.dash_order)
     if rules is not None and not rules.empty:
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
@@ -121,7 +148,7 @@ def variant_chart(
                               scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
                               legend=legend(dashes, orient="right" if legend_beside else "top", symbolType="stroke", symbolStrokeWidth=2,
                                             symbolSize=400, symbolStrokeColor=NOTE_COLOR,
-                                            columns=dash_columns or alt.Undefined))
+                                            columns=legends.dash_columns or alt.Undefined))
     x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
                   axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
     y_full = f"{y_title} ({unit}, log scale)"
@@ -144,28 +171,35 @@ def variant_chart(
         layers.append(rule_base.mark_rule(strokeDash=[3, 3], strokeWidth=1.5).encode(y="v:Q", color=color_enc))
         layers.append(rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
             x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
-    if crossover_x is not None and math.isfinite(crossover_x):
-        layers += crossover_layers(crossover_x, crossover_label, list(plot["x"]))
-    chart = sized(alt.layer(*layers), height, plot_height)
-    return chart.properties(title=title) if title else chart
+    if crossover.x is not None and math.isfinite(crossover.x):
+        layers += crossover_layers(crossover.x, crossover.label, list(plot["x"]))
+    chart = sized(alt.layer(*layers), layout.height_or(480), layout.plot_height)
+    return chart.properties(title=layout.title) if layout.title else chart
+
+
+@dataclass(frozen=True)
+class MemoryLines:
+    """What a memory chart draws against column x: its axis and legend titles, the methods' order."""
+
+    x: str
+    x_title: str | None = None
+    color_title: str = "method"
+    dash_title: str = "estimate for"
+    color_order: Sequence[str] | None = None
 
 
 def memory_chart(
     estimates: pd.DataFrame,
     marks: pd.DataFrame,
+    lines: MemoryLines,
     *,
-    x: str,
-    x_title: str | None = None,
-    color_title: str = "method",
-    dash_title: str = "estimate for",
     caps: Sequence[tuple[float, str]] = (),
-    color_order: Sequence[str] | None = None,
-    title: str | None = None,
-    height: int = 540,
+    layout: Layout = Layout(),
 ) -> alt.LayerChart:
     """Estimated peak memory against x: a line per (colour, dash) of `estimates` (columns x, bytes,
     color, dash), the points swept (`marks`: x, bytes, color, status 'measured' / 'not measured',
     detail) on top -- refused points as crosses -- and a labelled horizontal rule per cap."""
+    x, x_title, color_title, dash_title = lines.x, lines.x_title, lines.color_title, lines.dash_title
     scale = 1.0  # bytes, the axis in SI prefixes (1G = 10⁹ bytes): the estimates span many decades
     est = pd.DataFrame({
         "x": estimates[x].astype(float) if not estimates.empty else [],
@@ -180,7 +214,7 @@ def memory_chart(
         "s": marks["status"].astype(str) if not marks.empty else [],
         "detail": marks["detail"].astype(str) if not marks.empty else [],
     })
-    colors = _order(list(est["c"]) + list(pts["c"]), color_order)
+    colors = _order(list(est["c"]) + list(pts["c"]), lines.color_order)
     dashes = _order(est["d"], None)
     color_enc = alt.Color("c:N", title=color_title, sort=colors,
                           scale=alt.Scale(domain=colors, range=list((METHOD_COLORS * 2)[:max(1, len(colors))])),
@@ -216,5 +250,5 @@ def memory_chart(
         layers.append(cap_base.mark_rule(strokeDash=[4, 3], color=NOTE_COLOR, strokeWidth=1.5).encode(y="v:Q"))
         layers.append(cap_base.mark_text(align="left", dx=4, dy=-6, color=NOTE_COLOR).encode(
             x=alt.value(4), y="v:Q", text="label:N"))
-    chart = alt.layer(*layers).properties(height=height)
-    return chart.properties(title=title) if title else chart
+    chart = alt.layer(*layers).properties(height=layout.height_or(540))
+    return chart.properties(title=layout.title) if layout.title else chart

@@ -1,10 +1,10 @@
 """A live measurement as one frozen value: the job the measuring process runs and, made from the
 very same arguments, the key its result is cached under.
 
-    request = LiveRequest.of(live_sweep, workload, "batch_size", [1, 8, 64], fixed, ["cpu"], current=64,
-                             point_budget_s=0.1, total_budget_s=60.0, num_threads=1)
+    request = LiveRequest.of(live_sweep, LiveSweep(workload, "batch_size", [1, 8, 64], fixed, ["cpu"], current=64),
+                             LiveBudget(point_s=0.1, total_s=60.0, num_threads=1))
     request.key                        # what ui.measure caches the result under
-    rows = request(progress=report)    # in lib.core.worker: live_sweep(workload, ..., progress=report)
+    rows = request(progress=report)    # in lib.core.worker: live_sweep(sweep, budget, progress=report)
 
 A key written apart from its job forgets what the job is given (the data pipeline's key left out the
 job's total budget, so two budgets shared one answer). Here the job's every argument (the workload,

@@ -1,6 +1,6 @@
 """One warm process that runs the app's live measurements, apart from the web server.
 
-    rows = MEASURE_WORKER.run(functools.partial(live_sweep, workload, "batch_size", values, fixed, ["cpu"]),
+    rows = MEASURE_WORKER.run(functools.partial(live_sweep, LiveSweep(workload, "batch_size", values, fixed, ["cpu"])),
                               progress=lambda fraction, message: ..., on_row=lambda row: ...)
 
 A web server's visitors share one Python interpreter. A timing taken in it while other visitors'

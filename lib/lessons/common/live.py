@@ -1,7 +1,7 @@
 """The app's live-measurement policy: quick enough for a web page, honest about what was not run.
 
-live_sweep is lib.core.sweep.run_sweep with these hooks, all for a page that must answer within
-seconds on a small shared server:
+live_sweep(LiveSweep(...), LiveBudget(...)) is lib.core.sweep.run_sweep with these hooks, all for a page
+that must answer within seconds on a small shared server:
 - phases (transfer / compute / overhead) and a kernel count are measured only at the point
   the user is looking at (`current`), not at every point of the curve;
 - the live gate (lib.core.gate): the memory cap, a per-device cap on the work of one step
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lib.core.devices import torch_default_threads
@@ -71,40 +72,58 @@ def work_refusal(workload: Workload, settings: Settings, device: str, caps: dict
     return refusal.message if refusal else None
 
 
-def live_sweep(
-    workload: Workload,
-    over: str,
-    values: Sequence[Any],
-    fixed: dict[str, Any] | None,
-    devices: Sequence[str],
-    *,
-    current: Any = None,
-    point_budget_s: float = 0.15,
-    total_budget_s: float | None = 60.0,
-    num_threads: int | None = None,
-    max_flops: dict[str, float] | None = None,
-    profile_current: bool = True,
-    refuse: Callable[[Settings, str], str | None] | None = None,
-    memory_cap_gb: float | None = None,
-    **options: Any,
-) -> list[dict[str, Any]]:
-    """Sweep `over` through `values` (others `fixed`) on every device, one row per (value, device),
-    marked origin='live'. Phases and the kernel profile are measured only where value == current
-    (none with current=None: profiling a grid point costs more than timing it);
-    points the live gate refuses (lib.core.gate: memory, work, `refuse`, time budget) are skipped rows.
-    Other options (progress, on_row) are run_points'."""
-    if current is not None:
-        current = workload.setting(over).parse(current)
-    gate = live_gate(budget_s=total_budget_s, memory_cap_gb=memory_cap_gb, max_flops=max_flops)
+@dataclass(frozen=True)
+class LiveSweep:
+    """What a live sweep measures: `over` through `values` (the other settings `fixed`) on every device.
+    Phases and the kernel profile only where the value is `current` (None: nowhere; profiling a grid
+    point costs more than timing it) and profile_current allows it; `refuse` says why a point is not
+    to be run, as the live gate does. The containers are copied: a caller changing its own dict
+    afterwards changes neither the sweep nor a request's key made from it (lib.core.request)."""
+
+    workload: Workload
+    over: str
+    values: Sequence[Any]
+    fixed: Mapping[str, Any] | None
+    devices: Sequence[str]
+    current: Any = None
+    profile_current: bool = True
+    refuse: Callable[[Settings, str], str | None] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "fixed", None if self.fixed is None else dict(self.fixed))
+        object.__setattr__(self, "devices", tuple(self.devices))
+
+
+@dataclass(frozen=True)
+class LiveBudget:
+    """What a live sweep may spend: seconds per point and in all (None: no total), CPU threads (None: as
+    the process has them), and the live gate's caps (None: the server's, lib.core.gate)."""
+
+    point_s: float = 0.15
+    total_s: float | None = 60.0
+    num_threads: int | None = None
+    max_flops: dict[str, float] | None = None
+    memory_cap_gb: float | None = None
+
+
+def live_sweep(sweep: LiveSweep, budget: LiveBudget = LiveBudget(), *, progress: ProgressFn | None = None,
+               on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """The sweep, one row per (value, device), marked origin='live'; points the live gate refuses
+    (lib.core.gate: memory, work, sweep.refuse, the budget's time) are skipped rows. progress(fraction,
+    message) before each point and on_row(row) after it (lib.core.sweep.run_points)."""
+    workload, over = sweep.workload, sweep.over
+    current = None if sweep.current is None else workload.setting(over).parse(sweep.current)
+    gate = live_gate(budget_s=budget.total_s, memory_cap_gb=budget.memory_cap_gb, max_flops=budget.max_flops)
 
     # Not on a live GPU: after a CUDA trace the profiler stays attached to the server process and slows
     # every later launch, so each visitor's next live timing would be too slow (recorded rows carry the profile).
-    profile = profile_current and not any(str(d).startswith("cuda") for d in devices)
+    profile = sweep.profile_current and not any(str(d).startswith("cuda") for d in sweep.devices)
     return run_sweep(
-        workload, over, values, fixed, devices, point_budget_s=point_budget_s, gate=gate,
-        num_threads=num_threads, with_phases=lambda s: s[over] == current,
-        with_profile=lambda s: profile and s[over] == current, refuse=refuse, origin="live",
-        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", **options,
+        workload, over, sweep.values, sweep.fixed, sweep.devices, point_budget_s=budget.point_s, gate=gate,
+        num_threads=budget.num_threads, with_phases=lambda s: s[over] == current,
+        with_profile=lambda s: profile and s[over] == current, refuse=sweep.refuse, origin="live",
+        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", progress=progress, on_row=on_row,
     )
 
 

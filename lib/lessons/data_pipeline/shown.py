@@ -119,16 +119,18 @@ def epoch_words(first: FirstScreen) -> tuple[Said, ...]:
 @dataclass(frozen=True, eq=False)
 class SweepChart:
     rows: pd.DataFrame  # empty: nothing was timed
-    style: dict[str, Any]  # lib.charts.time_chart's keyword arguments
+    x_title: str  # lib.charts.time_chart's: time per epoch (median, IQR) against the swept setting
+    y_title: str
+    title: str
+    height: int
     why_none: str
 
 
 def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
     """One chart per feed of the time per epoch over the swept setting."""
     over = on.view.over
-    return tuple(SweepChart(pd.DataFrame(on.rows_of[feed]),
-                            {"y": "median_s", "iqr": "iqr_s", "x_title": feeds.axis_label(over),
-                             "y_title": "time per epoch", "title": feeds.feed_title(feed), "height": 400},
+    return tuple(SweepChart(pd.DataFrame(on.rows_of[feed]), feeds.axis_label(over), "time per epoch",
+                            feeds.feed_title(feed), 400,
                             f"{feeds.feed_title(feed)}: nothing was timed, so there is no curve to draw.")
                  for feed in lesson.SOURCES)
 

@@ -21,7 +21,7 @@ from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.rows import is_ok
 from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
-from lib.lessons.common.live import live_sweep
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.workloads import get_workload
 
 # each name on one line of the legend (lib.charts.theme.LEGEND_LINE_CHARS): two columns of them stay in an
@@ -285,9 +285,9 @@ def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, An
             if progress:
                 progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
-        rows += live_sweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current,
-                           point_budget_s=point_budget_s, total_budget_s=total_budget_s,
-                           num_threads=num_threads, profile_current=False, progress=part)
+        rows += live_sweep(LiveSweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current,
+                                     profile_current=False),
+                           LiveBudget(point_budget_s, total_budget_s, num_threads), progress=part)
     return rows
 
 

@@ -27,7 +27,7 @@ from lib.core.same import same_rows
 from lib.core.sweep import default_memory_cap_gb
 from lib.core.workload import Settings
 from lib.lessons.common import onscreen
-from lib.lessons.common.live import live_sweep
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded.sources import series_label
@@ -99,9 +99,9 @@ def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cur
         if progress:
             progress(fraction, f"{LABEL[method]}: {message}")
 
-    rows = live_sweep(WORKLOAD, "val", values, {"method": method}, devices, current=current,
-                      point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
-                      memory_cap_gb=cap, refuse=loop_refusal, progress=sub)
+    rows = live_sweep(LiveSweep(WORKLOAD, "val", values, {"method": method}, devices, current=current,
+                                profile_current=False, refuse=loop_refusal),
+                      LiveBudget(point_budget_s, num_threads=num_threads, memory_cap_gb=cap), progress=sub)
     order = {d: i for i, d in enumerate(devices)}
     return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))
 

@@ -21,7 +21,7 @@ from lib.core.fmt import Sentence, fmt_value, say
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, is_ok
 from lib.lessons.common import onscreen
-from lib.lessons.common.live import live_sweep
+from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
@@ -184,9 +184,9 @@ def live_rows(variant: Variant, devices: Sequence[str], *, current: int | None, 
               ) -> list[dict[str, Any]]:
     """The size sweep of one variant, timed live (lib.lessons.common.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
-    return live_sweep(WORKLOAD, "size", list(SIZES), variant.settings(), devices, current=current,
-                      point_budget_s=point_budget_s, num_threads=num_threads, profile_current=False,
-                      progress=progress)
+    return live_sweep(LiveSweep(WORKLOAD, "size", SIZES, variant.settings(), devices, current=current,
+                                profile_current=False),
+                      LiveBudget(point_budget_s, num_threads=num_threads), progress=progress)
 
 
 # -- the rows on screen ------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
 from lib.lessons.training import live as L
 from lib.lessons.training import view as T
-from lib.lessons.training.screen import Machine, Screen, compose
+from lib.lessons.training.screen import Machine, Machines, Screen, compose
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
 from lib.workloads.family import TrainingFamily
@@ -101,14 +101,17 @@ class Scene:
         """The live sweep's settings but the swept one."""
         return L.live_settings(self.view, gpu_live=self.live_gpu)
 
+    def machines(self, *, live_gpu: bool) -> Machines:
+        return Machines(self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, live_gpu=live_gpu,
+                        threads=self.threads)
+
     def recorded(self) -> Screen:
-        """Recorded curves only: what the page draws at once, before anything is measured."""
-        return compose(self.view, gpu=self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, threads=self.threads)
+        """Recorded curves only: what the page draws at once, before anything is measured (a live GPU's too)."""
+        return compose(self.view, self.machines(live_gpu=False))
 
     def with_live(self, live: Sequence[Row]) -> Screen:
         """The recorded curves with this server's live rows on top (the live answer read from the grid)."""
-        return compose(self.view, gpu=self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, live=live,
-                       live_gpu=self.live_gpu, threads=self.threads, grid=self.grid)
+        return compose(self.view, self.machines(live_gpu=self.live_gpu), live=live, grid=self.grid)
 
 
 def live_notes(live: Sequence[Row], view: T.View) -> tuple[str, list[str]] | None:

@@ -1,7 +1,7 @@
 """What the Training page shows for one view, put together: the curves with their legend names,
 the answer, the point the slider picks, and where the numbers came from.
 
-    screen = compose(view, gpu=Machine(...), small_cpu=Machine(...), host_cpu=..., live=rows)
+    screen = compose(view, Machines(Machine(...), small_cpu=Machine(...), host_cpu=...), live=rows)
 
 Recorded first, live on top: with no live rows yet (a visitor waiting in the queue, or the first
 paint), the CPU curve is the recording of a small server like this one; once this server's CPU
@@ -37,6 +37,19 @@ class Machine:
     name: str  # 'H200', 'a 2-core server'
     words: str  # for notes: 'NVIDIA H200, 2026-11-21'
     ceilings: Ceilings | None = None  # its GPU's measured roofline (lib.recorded.ceilings), for the verdicts
+
+
+@dataclass(frozen=True)
+class Machines:
+    """Whose curves a screen draws besides this server's live CPU: the recorded GPU (none: no GPU curve) or,
+    with live_gpu, this server's GPU from the live rows; the recorded small server's CPU (drawn at one
+    thread only, as it was recorded); with host_cpu, the GPU machine's own CPU."""
+
+    gpu: Machine | None
+    small_cpu: Machine | None = None
+    host_cpu: bool = False
+    live_gpu: bool = False
+    threads: int = 1
 
 
 @dataclass
@@ -105,12 +118,12 @@ def curve_origin(rows: Sequence[Row]) -> tuple[Origin, Origin | None]:
     return Origin.RECORDED, Origin.PREDICTED if any(predicted) else None
 
 
-def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = None, host_cpu: bool = False,
-            live: Sequence[Row] = (), live_gpu: bool = False, threads: int = 1, grid: Collection[Any] | None = None,
+def compose(view: T.View, machines: Machines, *, live: Sequence[Row] = (), grid: Collection[Any] | None = None,
             now: float | None = None) -> Screen:
-    """The curves of one view and the words read from them. grid: the live curve's fixed points (its
-    crossover is read from them alone, the same at every slider position); now: the time the live
-    rows' age is counted to (default: the clock)."""
+    """The curves of one view and the words read from them. live: this server's rows; grid: the live
+    curve's fixed points (its crossover is read from them alone, the same at every slider position);
+    now: the time the live rows' age is counted to (default: the clock)."""
+    gpu, small_cpu, live_gpu = machines.gpu, machines.small_cpu, machines.live_gpu
     screen = Screen(over=view.over)
     cpu_mode = view.cpu_side()
     live_cpu = [r for r in live if r.get("device") == "cpu"]
@@ -124,12 +137,12 @@ def compose(view: T.View, *, gpu: Machine | None, small_cpu: Machine | None = No
     else:
         gpu_rows = []
     small = (T.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
-             if small_cpu is not None and threads == 1 else [])
+             if small_cpu is not None and machines.threads == 1 else [])
     if small:
         screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = small
     if live_cpu:
         screen.curves[label("CPU", "this server", Origin.LIVE)] = [dict(r, origin=Origin.LIVE.value) for r in live_cpu]
-    if host_cpu and gpu is not None and not live_gpu:
+    if machines.host_cpu and gpu is not None and not live_gpu:
         host = T.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
         if host:
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
