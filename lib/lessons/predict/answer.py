@@ -60,11 +60,11 @@ class Prediction:
     settings: Mapping[str, Any]
     batches: tuple[int, ...]
     gpus: list[GpuAnswer]
-    cpu: list[dict[str, Any]]  # this machine's CPU, measured live ([] with live=False)
+    cpu: Sequence[Mapping[str, Any]]  # this machine's CPU's rows, measured live ([] with live=False)
     cpu_name: str = "this machine's CPU"
     samples: str = ""  # 'samples of 3x32x32', 'sequences of 64 tokens'
 
-    def cpu_row(self, batch: int) -> dict[str, Any] | None:
+    def cpu_row(self, batch: int) -> Mapping[str, Any] | None:
         return next((r for r in self.cpu if int(r.get("batch_size", -1)) == batch), None)
 
     # -- the command line's words ----------------------------------------------------------------------
@@ -184,7 +184,7 @@ def live_cpu(spec: ModelSpec, batches: Sequence[int], *, threads: int | None = N
 
 
 def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: bool = True, threads: int | None = None,
-                 cpu_budget_s: float = CPU_BUDGET_S, packs: Sequence[dict[str, Any]] | None = None,
+                 cpu_budget_s: float = CPU_BUDGET_S, packs: Sequence[Mapping[str, Any]] | None = None,
                  progress: Callable[[float, str], None] | None = None) -> Prediction:
     from lib.recorded import load_recorded
 
@@ -197,7 +197,7 @@ def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: boo
 
 
 def _answer(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu],
-            cpu: Sequence[dict[str, Any]]) -> GpuAnswer:
+            cpu: Sequence[Mapping[str, Any]]) -> GpuAnswer:
     rows = gpu_rows(spec, gpu, batches, gpus)
     answer = GpuAnswer(gpu.name, gpu.label, rows)
     for r in rows:
