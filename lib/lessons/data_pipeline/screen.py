@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
@@ -237,9 +237,14 @@ def screen(view: View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any
     return Screen(view, rows_of, pack, recorded)
 
 
-def device_words(on: Screen) -> tuple[list[str], bool]:
+class DeviceWords(NamedTuple):
+    sentences: list[str]  # per feed, does the device matter at the point explained
+    compared: bool  # whether a sentence compared two devices (the one rule's caption goes under them)
+
+
+def device_words(on: Screen) -> DeviceWords:
     """Per feed, does the device matter at the point explained: from both devices of one machine, else
-    what any device could save of the live CPU's epoch. Also whether a two-device comparison was said."""
+    what any device could save of the live CPU's epoch."""
     out, compared = [], False
     for feed, words in SOURCES.items():
         cpu, gpu = on.pair(feed)
@@ -252,7 +257,7 @@ def device_words(on: Screen) -> tuple[list[str], bool]:
                    if row else "nothing was measured there")
             sentence = f"With the {words}, the CPU was not measured at {on.view.at}: {why}."
         out.append(sentence)
-    return out, compared
+    return DeviceWords(out, compared)
 
 
 def feed_sentence(on: Screen) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.crossover import Crossover
 from lib.core.devices import device_name
@@ -115,18 +115,25 @@ class Prediction:
                 "gpus": [_gpu_dict(g, self) for g in self.gpus]}
 
 
-def _band(row: Mapping[str, Any]) -> tuple[float, float] | None:
+class StepBand(NamedTuple):
+    """A predicted step's band, per step."""
+
+    low: float
+    high: float
+
+
+def _band(row: Mapping[str, Any]) -> StepBand | None:
     """A predicted step's band; None for a step recorded (or derived from one): its spread is the recording's."""
     steps = float(row.get("steps_per_epoch") or 1)
     low = row.get("epoch_s_low")
     high = row.get("epoch_s_high")
     if low is None or high is None:
         return None
-    return float(low) / steps, float(high) / steps
+    return StepBand(float(low) / steps, float(high) / steps)
 
 
-def _band_cell(band: tuple[float, float] | None) -> str:
-    return "recorded" if band is None else f"{fmt_s(band[0])} - {fmt_s(band[1])}"
+def _band_cell(band: StepBand | None) -> str:
+    return "recorded" if band is None else f"{fmt_s(band.low)} - {fmt_s(band.high)}"
 
 
 def _cpu_cell(row: Mapping[str, Any] | None) -> str:
