@@ -95,13 +95,13 @@ def other_pages(pack: dict, label: str) -> dict[str, Counter]:
                 counts["Jacobian"]["recorded" if ok else "no GPU curve"] += 1
     axes = pipeline_screen.AXES
     for over in axes:
-        for values in itertools.product(*(axes[k][1] for k in axes if k != over)):
+        for values in itertools.product(*(axes[k].steps for k in axes if k != over)):
             for model, workers, pin in itertools.product(pipeline_screen.MODELS, pipeline_screen.WORKERS, (False, True)):
-                settings = {**dict(zip([k for k in axes if k != over], values)), over: axes[over][2],
-                            "model": model, "num_workers": workers, "pin_memory": pin}
+                settings = pipeline_screen.Settings(**dict(zip([k for k in axes if k != over], values)), model=model,
+                                                    num_workers=workers, pin_memory=pin)  # `over` at its default
                 view = pipeline_screen.View(settings, over, gpu_live=False)
                 _, rows = pipeline_screen.find_recorded([pack], [pack["path"]], view)
-                gpu = [r for feed in rows.values() for r in feed if r["device"] != "cpu"]
+                gpu = [r for feed in rows.rows.values() for r in feed if r["device"] != "cpu"]
                 counts["Pipeline"]["recorded" if len(gpu) >= 2 else "no GPU curve"] += 1
     return counts
 

@@ -30,10 +30,10 @@ notes_box = st.container()
 url = UrlSettings(NS)
 over = url.radio("over", "Swept on the x-axis", list(lesson.AXES), lesson.DEFAULT_OVER, format_func=feeds.axis_label)
 columns = st.columns(2)
-settings = {key: url.select_slider(key, shown.slider_label(key, over), steps, lesson.DEFAULTS[key], help=sentence,
-                                   container=columns[min(i, 1)])
-            for i, (key, (_, steps, _, sentence)) in enumerate(lesson.AXES.items())}
-settings["model"] = url.radio("model", "Model trained", list(lesson.MODELS), lesson.DEFAULTS["model"],
+settings = {key: url.select_slider(key, shown.slider_label(key, over), axis.steps, lesson.DEFAULTS.value(key),
+                                   help=axis.sentence, container=columns[min(i, 1)])
+            for i, (key, axis) in enumerate(lesson.AXES.items())}
+settings["model"] = url.radio("model", "Model trained", list(lesson.MODELS), lesson.DEFAULTS.model,
                               format_func=lesson.MODELS.get, help=shown.MODEL_HELP)
 source, cannot = source_for(lesson.WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 devices, packs, cores = live_devices(source), load_recorded()[0], usable_cores()
@@ -43,17 +43,17 @@ workers = lesson.worker_choices(cores, () if cannot or len(devices) > 1 else les
 with scaffold.lazy_expander("How the images are loaded (DataLoader settings)", LOADING_KEY) as opened:
     c1, c2 = st.columns(2) if opened else (None, None)
     settings["num_workers"] = url.select_slider("num_workers", "Helper processes (num_workers)", workers,
-                                                lesson.DEFAULTS["num_workers"], help=shown.WORKERS_SENTENCE,
+                                                lesson.DEFAULTS.num_workers, help=shown.WORKERS_SENTENCE,
                                                 container=c1, drawn=opened)
-    settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)", lesson.DEFAULTS["pin_memory"],
+    settings["pin_memory"] = url.toggle("pin_memory", "Page-locked memory (pin_memory)", lesson.DEFAULTS.pin_memory,
                                         help=shown.PIN_SENTENCE, container=c2, drawn=opened)
     scaffold.paragraphs(shown.loading_captions(cores, workers) if opened else [], caption=True)
 url.show_notes(container=notes_box)
 url.sync_url()
 
 # -- the first screen, recorded first: the answer and where one epoch's time went, redrawn once measured ------
-view = feeds.View(settings, over, gpu_live=len(devices) > 1)
-too_many = lesson.workers_note(settings["num_workers"], cores)
+view = feeds.View(lesson.Settings(**settings), over, gpu_live=len(devices) > 1)
+too_many = lesson.workers_note(view.settings.num_workers, cores)
 pack, recorded = feeds.find_recorded([] if cannot else packs, source.pack_paths, view)
 chart_box = top.chart.empty()
 
@@ -70,7 +70,7 @@ def first_screen(live: list[dict]) -> shown.FirstScreen:
 
 request = feeds.live_request(view, devices, point_budget_s=live_point_budget_s(),
                              total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, threads=DEFAULT_CPU_THREADS)
-if any(recorded.values()) and not is_cached(request) and not too_many:
+if recorded.any and not is_cached(request) and not too_many:
     first_screen([])  # the recorded answer at once, while this server's CPU is measured below
 live = [] if too_many else cached_measurement(request, label=feeds.measure_label(view, devices)) or []
 first = first_screen(live)

@@ -87,7 +87,7 @@ with scaffold.why("Loss curves: does each model learn?") as opened:
         scaffold.paragraphs(said.data, caption=True)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
-scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, live["rows"], pack, rec_rows,
+scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, live.rows, pack, rec_rows,
                            file_stem=f"seed_{case}", key="seed_cases.results",
                            more=csv_download("Download the loss curves (CSV)", shown.curve_rows(curves),
                                              f"seed_{case}_loss_curves.csv", ":material/show_chart:"))

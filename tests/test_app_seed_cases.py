@@ -18,6 +18,7 @@ from app_support import FIXTURE_GPU_NAME, PY, ROOT, open_page, open_whys, page_t
 
 from lib.core.gate import live_gate
 from lib.core.results import load_pack, validate_pack
+from lib.core.rows import Status
 from lib.lessons.seed_cases.curves import (
     CURVE_EPOCHS,
     curve_setting,
@@ -75,7 +76,7 @@ def test_packs_and_curves_are_found_by_the_experiments_name():
     assert find_seed_pack([measured], "boston_like") == (None, [])
     curves = {"path": "/x/seeds_curves.json", "curves": [{"preset": "iris", "device": "cuda:0", "status": "ok",
                                                            "losses": [1.0, 0.5]}]}
-    assert find_curves([measured, curves], "iris")[1][0]["device"] == "cuda:0"
+    assert find_curves([measured, curves], "iris")[1][0].device == "cuda:0"
     assert find_curves([curves], "boston_like") == (None, [])
     assert curves_path("lib/recorded/h200_seeds.json") == Path("lib/recorded/h200_seeds_curves.json")
 
@@ -231,9 +232,9 @@ def test_live_gpu_curve_starts_and_learns_with_the_cpu_curve(no_pack):
     from lib.lessons.seed_cases.curves import run_curve
 
     cpu, gpu = run_curve("iris", "cpu"), run_curve("iris", "cuda:0")
-    assert cpu["status"] == gpu["status"] == "ok", (cpu["message"], gpu["message"])
-    assert "They start together" in same_start_sentence({"cpu": cpu["losses"], "cuda:0": gpu["losses"]})
-    assert "learns" in learn_sentence(gpu["losses"], "cuda:0")
+    assert cpu.status == gpu.status == Status.OK, (cpu.message, gpu.message)
+    assert "They start together" in same_start_sentence({"cpu": cpu.losses, "cuda:0": gpu.losses})
+    assert "learns" in learn_sentence(gpu.losses, "cuda:0")
     at = open_page(PAGE, {"case": "iris"})
     text, specs = assert_case(at, "iris")
     assert "cuda:0 (live, this server)" in [s for s in specs if "loss (log scale)" in s][0]

@@ -145,7 +145,7 @@ def test_timing_answer_sets_the_naive_timer_against_the_same_view_synchronised()
 
 
 # -- Data pipeline --------------------------------------------------------------------------------------------
-SETTINGS = {"batch_size": 64, "dataset_size": 256, "model": "linear", "num_workers": 0, "pin_memory": False}
+SETTINGS = feeds.Settings(batch_size=64, dataset_size=256, model="linear", num_workers=0, pin_memory=False)
 
 
 def dl(device: str, feed: str, median: float, loading: float, compute: float) -> dict:
@@ -158,7 +158,7 @@ def dl(device: str, feed: str, median: float, loading: float, compute: float) ->
 def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save():
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
     on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
-                      None, {"images": [], "tensors": []})
+                      None, feeds.FeedRows.empty())
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 loading alone takes 72 ms of this server's 80 ms epoch: "
         "no device could save more than 10%.")

@@ -5,10 +5,12 @@ The sentences themselves (device_sentence, ceiling_sentence, ...) are tested in 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lib.lessons.data_pipeline import screen as feeds
 from lib.recorded.sources import GpuSource
 
-SETTINGS = {"batch_size": 64, "dataset_size": 256, "model": "linear", "num_workers": 0, "pin_memory": True}
+SETTINGS = feeds.Settings(batch_size=64, dataset_size=256, model="linear", num_workers=0, pin_memory=True)
 VIEW = feeds.View(SETTINGS, "batch_size", gpu_live=False)
 MACHINE = {"gpus": ["NVIDIA H200"], "date": "2026-11-21", "cpu_model": "Xeon", "torch_threads": 8}
 H200 = GpuSource("recorded", "nvidia-h200", "NVIDIA H200, 2026-11-21", pack_paths=("/p/h200.json",))
@@ -62,7 +64,7 @@ def test_view_settings_per_feed_and_the_live_request():
 
 
 def test_settings_in_words():
-    assert feeds.settings_words({**SETTINGS, "num_workers": 1}) == (
+    assert feeds.settings_words(replace(SETTINGS, num_workers=1)) == (
         "Linear 784→10 (seed 001), batch size 64, dataset size 256, 1 worker, pinned memory on")
     assert feeds.settings_words(SETTINGS, skip=("model", "batch_size", "num_workers", "pin_memory")) == (
         "dataset size 256")
@@ -76,7 +78,7 @@ def test_the_recorded_side_is_one_machine_the_sidebars_first():
     found, _ = feeds.find_recorded([first, chosen], ("/p/none.json",), VIEW)
     assert found is first
     assert feeds.find_recorded([chosen], (), feeds.View(SETTINGS, "batch_size", gpu_live=True)) == (
-        None, {"images": [], "tensors": []})
+        None, feeds.FeedRows({"images": [], "tensors": []}, {"images": None, "tensors": None}))
     assert feeds.find_recorded([pack([r for r in machine_rows() if r["device"] == "cpu"])], (), VIEW)[0] is None
     assert feeds.elsewhere_sentence(H200, chosen) is None
     text = feeds.elsewhere_sentence(OTHER, chosen)
@@ -156,7 +158,7 @@ def test_missing_note_and_the_recorded_sweeps_offered_instead():
                      "pinned memory on)")
     assert query == {"over": "batch_size", "model": "linear", "num_workers": 2, "pin_memory": True,
                      "batch_size": 64, "dataset_size": 256}
-    now = feeds.View({**SETTINGS, "num_workers": 2, "pin_memory": True}, "batch_size", gpu_live=False)
+    now = feeds.View(replace(SETTINGS, num_workers=2, pin_memory=True), "batch_size", gpu_live=False)
     assert feeds.recorded_offers(packs, now) == []  # the view on screen is not offered
     assert feeds.recorded_offers([pack(machine_rows(dataset_size=999))], VIEW) == []  # not a slider step
 
@@ -236,7 +238,7 @@ def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
     unpinned = [{**r, "pin_memory": False, "median_s": r["median_s"] * 3} for r in pinned if r["source"] == "images"]
     pack = {"schema_version": 1, "machine": MACHINE, "rows": pinned + unpinned, "path": "/p/h200.json"}
     for pin, rows in ((True, pinned), (False, unpinned)):
-        view = feeds.View({**SETTINGS, "pin_memory": pin}, "batch_size", gpu_live=False)
+        view = feeds.View(replace(SETTINGS, pin_memory=pin), "batch_size", gpu_live=False)
         assert view.params()["images"]["pin_memory"] is False  # the live CPU: still measured without pinning
         _, found = feeds.find_recorded([pack], H200.pack_paths, view)
         assert found["images"] and all(r["pin_memory"] is pin for r in found["images"])

@@ -26,15 +26,21 @@ def pack(rows, path="/p/h200_seeds.json"):
 
 
 def entry(device, losses, status="ok", **extra):
+    """A curve as the curves file keeps it."""
     return {"preset": "mnist_minibatch", "device": device, "status": status, "message": "" if status == "ok" else "x",
             "losses": losses, "epochs": seed_curves.CURVE_EPOCHS["mnist_minibatch"],
             "settings": cases.live_params(MINIBATCH), "data_note": "", **extra}
 
 
+def curve(device, losses, status="ok", **extra):
+    """A curve trained live here."""
+    return seed_curves.Curve.from_entry(entry(device, losses, status, **extra))
+
+
 def boston(live_cpu=1e-3, rec=(1e-3, 2e-3), live_gpu=None):
     rec_rows = [row(BOSTON, "cpu", rec[0]), row(BOSTON, "cuda:0", rec[1])] if rec else []
     live = [row(BOSTON, "cpu", live_cpu)] + ([row(BOSTON, "cuda:0", live_gpu)] if live_gpu else [])
-    return screen.Case(BOSTON, {"rows": live, "curves": {}}, pack(rec_rows) if rec else None, rec_rows)
+    return screen.Case(BOSTON, cases.Measured(live), pack(rec_rows) if rec else None, rec_rows)
 
 
 def test_the_case_line_request_and_recording_command():
@@ -54,24 +60,25 @@ def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
     assert case.machine == "NVIDIA H200, 2026-11-21" and case.cut == {} and case.rec_cut == {}
     assert case.rec_ratio == 2.0 and case.live_total == 10.0 and case.covers == "10 000 epochs in total"
     table, bars = screen.comparison(case)
-    assert [t["where"] for t in table] == [
+    assert [t.where for t in table] == [
         "reported in seed 000 (an Intel Core i7-9700K CPU and an RTX 2070 SUPER GPU)", f"{REC} (the seed's sizes)",
         "live on this server (the seed's sizes)"]
-    assert table[1]["CPU"] == "10 s" and table[1]["GPU ÷ CPU"] == "2.00×" and table[2]["CPU"] == "10 s"
-    assert [b["comparison"] for b in bars] == ["reported in seed 000", REC, f"GPU {REC} ÷ CPU live here"]
-    assert bars[2]["ratio"] == 2.0
+    assert table[1].cpu == "10 s" and table[1].ratio == "2.00×" and table[2].cpu == "10 s"
+    assert table[1].row()["GPU ÷ CPU"] == "2.00×"  # the table's column heading on screen
+    assert [b.comparison for b in bars] == ["reported in seed 000", REC, f"GPU {REC} ÷ CPU live here"]
+    assert bars[2].ratio == 2.0
     _, bars = screen.comparison(boston(live_gpu=5e-4))
-    assert bars[-1] == {"comparison": "live on this server", "ratio": 0.5}
-    no_times = screen.Case(get_preset("mnist_100rows"), {"rows": [], "curves": {}}, None, [])
+    assert bars[-1] == screen.RatioBar("live on this server", 0.5)
+    no_times = screen.Case(get_preset("mnist_100rows"), cases.Measured(), None, [])
     (line,), bars = screen.comparison(no_times)
-    assert line["covers"] == "the seed printed no times" and bars == []
+    assert line.covers == "the seed printed no times" and bars == []
     assert no_times.covers == "the seed's 1,000 calls"
 
 
 def test_a_recorded_gpu_not_measured_is_said_in_words():
     rows = [row(BOSTON, "cpu", 1e-3), row(BOSTON, "cuda:0", None, status="skipped")]
-    case = screen.Case(BOSTON, {"rows": [row(BOSTON, "cpu", 1e-3)], "curves": {}}, pack(rows), rows)
-    assert screen.comparison(case)[0][1]["GPU"] == "not run"
+    case = screen.Case(BOSTON, cases.Measured([row(BOSTON, "cpu", 1e-3)]), pack(rows), rows)
+    assert screen.comparison(case)[0][1].gpu == "not run"
     assert screen.missing_note(case) == f"The recorded pack ({case.machine}) did not measure this experiment on the " \
                                         "GPU: not run — why."
     assert screen.missing_note(boston(rec=None)).startswith("No recorded seeds pack holds this experiment's GPU row")
@@ -84,17 +91,17 @@ def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
     assert times.live_cpu_sentence(case, times.time_bars(case), 1) == (
         "This server's CPU (1 thread) takes 10 s for 10 000 epochs in total, against 12 s on the seed's CPU.")
     cut_rows = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
-    cut = screen.Case(MINIBATCH, {"rows": [row(MINIBATCH, "cpu", 2.0)], "curves": {}}, pack(cut_rows), cut_rows)
+    cut = screen.Case(MINIBATCH, cases.Measured([row(MINIBATCH, "cpu", 2.0)]), pack(cut_rows), cut_rows)
     assert cut.rec_cut == {"dataset_size": (3000, 60000)}
     assert screen.verdict_sentences(cut)[1] == ("The recorded rows ran at a cut size (dataset size 3,000 instead of "
                                                 "the seed's 60,000), so their ratio is for that size.")
     assert times.live_cpu_sentence(cut, times.time_bars(cut), 2) == (
         "This server's CPU (2 threads) was timed at a cut size (dataset size 3,000 instead of the seed's 60,000): its "
         "time per call, in the table, is not comparable with times for the seed's size, so it is not drawn.")
-    failed = screen.Case(BOSTON, {"rows": [row(BOSTON, "cpu", None, status="error")], "curves": {}}, None, [])
+    failed = screen.Case(BOSTON, cases.Measured([row(BOSTON, "cpu", None, status="error")]), None, [])
     assert times.live_cpu_sentence(failed, [], 1) == "This server's CPU was not timed: failed — why."
     gpu = row(MATMUL, "cuda:0", 0.46, cold_s=0.55, size=15360)
-    matmul = screen.Case(MATMUL, {"rows": [], "curves": {}}, pack([gpu]), [gpu])
+    matmul = screen.Case(MATMUL, cases.Measured(), pack([gpu]), [gpu])
     assert times.cold_sentence(matmul, times.time_bars(matmul)) == (
         f"On {matmul.machine} the GPU's first call of this experiment in the recording run took 550 ms, a warm one "
         "460 ms, 1.20× as long (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
@@ -106,7 +113,7 @@ def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
     size (7.83 ms) were quoted and drawn nowhere. Now each quoted time is a bar, and the cut-size call is not
     quoted."""
     gpu = row(MATMUL, "cuda:0", 0.142, cold_s=0.143, size=15360)
-    matmul = screen.Case(MATMUL, {"rows": [], "curves": {}}, pack([gpu]), [gpu])
+    matmul = screen.Case(MATMUL, cases.Measured(), pack([gpu]), [gpu])
     bars = times.time_bars(matmul)
     drawn = {(b.where, b.call): b.seconds for b in bars}
     assert drawn == {(times.Where.SEED, times.Call.CPU): 296.9, (times.Where.SEED, times.Call.GPU): 0.46,
@@ -116,22 +123,22 @@ def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
     assert "143 ms, a warm one 142 ms" in times.cold_sentence(matmul, bars)
     assert times.cold_sentence(matmul, [b for b in bars if b.call != times.Call.FIRST]) is None  # not drawn: not said
     linear = get_preset("linear_mnist_dataloader")
-    cut = screen.Case(linear, {"rows": [row(linear, "cpu", 7.83e-3, dataset_size=2500)], "curves": {}}, None, [])
+    cut = screen.Case(linear, cases.Measured([row(linear, "cpu", 7.83e-3, dataset_size=2500)]), None, [])
     bars = times.time_bars(cut)
     assert all(b.where == times.Where.SEED for b in bars)  # a call at a cut size is no bar...
     assert "7.83" not in times.live_cpu_sentence(cut, bars, 1)  # ...and no sentence quotes it
     recorded_cut = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
-    cut = screen.Case(MINIBATCH, {"rows": [], "curves": {}}, pack(recorded_cut), recorded_cut)
+    cut = screen.Case(MINIBATCH, cases.Measured(), pack(recorded_cut), recorded_cut)
     assert {b.where for b in times.time_bars(cut)} == {times.Where.SEED}
     assert times.times_title(boston()) == "Time for 10 000 epochs in total, at the seed's sizes"
-    linear = screen.Case(get_preset("linear_mnist_dataloader"), {"rows": [], "curves": {}}, None, [])
+    linear = screen.Case(get_preset("linear_mnist_dataloader"), cases.Measured(), None, [])
     assert times.times_title(linear) == "Time per epoch, at the seed's sizes"
 
 
 def test_data_notes_say_once_where_each_was_seen():
     live = [row(MINIBATCH, "cpu", 1.0, data_note="synthetic MNIST")]
     rec = [row(MINIBATCH, "cuda:0", 1.0, data_note="synthetic MNIST"), row(MINIBATCH, "cpu", 1.0, data_note="other")]
-    case = screen.Case(MINIBATCH, {"rows": live, "curves": {"cpu": entry("cpu", [1.0], data_note="curve data")}},
+    case = screen.Case(MINIBATCH, cases.Measured(live, {"cpu": curve("cpu", [1.0], data_note="curve data")}),
                        pack(rec), rec)
     notes = screen.data_notes(case)
     assert notes == {"synthetic MNIST": "live", "other": f"recorded on {case.machine}"}
@@ -142,7 +149,7 @@ def test_data_notes_say_once_where_each_was_seen():
 def test_loss_curves_live_and_recorded_with_their_words():
     recorded = {"schema_version": 1, "machine": MACHINE, "rows": [], "path": "/p/h200_seeds_curves.json",
                 "curves": [entry("cuda:0", [1.0, 0.5]), entry("cuda:1", [1.0, 0.5], epochs=99)]}
-    live = {"rows": [], "curves": {"cpu": entry("cpu", [2.3, 1.0, 0.1]), "cuda:0": entry("cuda:0", [], "error")}}
+    live = cases.Measured([], {"cpu": curve("cpu", [2.3, 1.0, 0.1]), "cuda:0": curve("cuda:0", [], "error")})
     case = screen.Case(MINIBATCH, live, None, [])
     curves = screen.curves_view(case, [recorded])
     assert list(curves.losses) == ["cpu (live, this server)", f"cuda:0 ({REC})", f"cuda:1 ({REC})"]
@@ -157,7 +164,7 @@ def test_loss_curves_live_and_recorded_with_their_words():
         "Seed 000's CPU run stayed at a loss of 2.3036 from its first epoch to its last. Here the CPU model has its "
         "own optimizer and learns: 2.3 → 0.1 in 3 epochs.")
     assert screen.minibatch_sentence(curves, BOSTON) is None
-    assert screen.curves_view(screen.Case(MATMUL, {"rows": [], "curves": {}}, None, []), []) is None
+    assert screen.curves_view(screen.Case(MATMUL, cases.Measured(), None, []), []) is None
     assert seed_curves.pct_lower(0.995) == "more than 99%" and seed_curves.pct_lower(0.004) == "under 1%"
 
 
@@ -179,6 +186,6 @@ def test_the_headline_is_one_short_sentence_of_the_ratios_the_chart_draws():
     assert screen.headline(boston(rec=None)) == (
         "**Boston-like MLP, full batch (seed 000):** GPU time ÷ CPU time was 2.43× in the seed; nothing was measured "
         "here on both devices to set beside it.")
-    no_times = screen.Case(get_preset("mnist_100rows"), {"rows": [], "curves": {}}, None, [])
+    no_times = screen.Case(get_preset("mnist_100rows"), cases.Measured(), None, [])
     assert screen.headline(no_times) == ("**MNIST MLP, 100 rows (seed 000):** the seed printed no times for this run, "
                                          "and nothing was measured here on both devices.")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from lib.core.crossover import CrossKind, SweepAnalysis
+from lib.core.crossover import CrossKind, Crossover, SweepAnalysis
 from lib.core.fmt import fmt_value, plural
 from lib.core.rows import Status, is_ok
 from lib.core.workload import Workload
@@ -164,6 +164,20 @@ def series_order(rows: Sequence[dict], machine: str | None) -> list[str]:
     gpu = gpu_series(rows)
     return ([LIVE_CPU] + ([recorded_cpu] if any(r["series"] == recorded_cpu for r in rows) else [])
             + ([gpu] if gpu else []))
+
+
+class Shaded(NamedTuple):
+    """A crossover as a chart shades it (lib.charts.provenance.curve_chart's `crossover`): the range outside
+    which one side surely leads, and the likeliest value in it; any of them None."""
+
+    low: float | None
+    high: float | None
+    likely: float | None
+
+
+def shaded(found: Crossover) -> Shaded | None:
+    """The crossover's shaded range, None where no side surely leads anywhere."""
+    return Shaded(*found.sure, found.x) if found.sure else None
 
 
 def crossing_x(analysis: SweepAnalysis | None) -> float | None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
@@ -24,6 +24,7 @@ from lib.lessons.data_pipeline.view import (
     SOURCES,
     WORKERS,
     WORKLOAD,
+    Settings,
     ceiling_sentence,
     device_sentence,
     live_rows,
@@ -36,7 +37,7 @@ from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorde
 
 
 def axis_label(key: str) -> str:
-    return AXES[key][0]
+    return AXES[key].label
 
 
 def feed_title(feed: str) -> str:
@@ -47,15 +48,15 @@ def feed_title(feed: str) -> str:
 
 @dataclass(frozen=True)
 class View:
-    """The page's settings: batch_size, dataset_size, model, num_workers, pin_memory; `over` is swept."""
+    """The page's settings, `over` the one swept."""
 
-    settings: Mapping[str, Any]
+    settings: Settings
     over: str
     gpu_live: bool  # both devices are timed live here
 
     @property
     def current(self) -> Any:
-        return self.settings[self.over]
+        return self.settings.value(self.over)
 
     @property
     def at(self) -> str:
@@ -65,36 +66,38 @@ class View:
     @property
     def grid(self) -> list[Any]:
         """The live points: a few spread over the axis, always with the slider's value."""
-        return log_grid(AXES[self.over][1], n=POINTS, include=[self.current])
+        return log_grid(AXES[self.over].steps, n=POINTS, include=[self.current])
+
+    def feed_settings(self, feed: str, *, recorded: bool = False) -> Settings:
+        """A feed's settings. Pinned memory changes nothing without a GPU to copy to, so the live CPU is measured
+        without it, while a recording (a GPU machine copied to its GPU) keeps what the page's switch sets: the
+        switch drew the unpinned recording whatever it said. Tensors never go through the DataLoader, so workers
+        and pinning do not apply."""
+        if feed == "tensors":
+            return replace(self.settings, num_workers=0, pin_memory=False)
+        return self.settings if self.gpu_live or recorded else replace(self.settings, pin_memory=False)
 
     def params(self) -> dict[str, dict[str, Any]]:
-        """Each feed's settings. Pinned memory changes nothing without a GPU to copy to, so the CPU is
-        measured without it; tensors never go through the DataLoader, so workers and pinning do not apply."""
-        common = {k: self.settings[k] for k in ("batch_size", "dataset_size", "model")}
-        return {"images": {**common, "source": "images", "num_workers": self.settings["num_workers"],
-                           "pin_memory": self.settings["pin_memory"] if self.gpu_live else False},
-                "tensors": {**common, "source": "tensors", "num_workers": 0, "pin_memory": False}}
+        """Each feed's workload settings, measured live."""
+        return {feed: self.feed_settings(feed).params(feed) for feed in SOURCES}
 
     def recorded_params(self) -> dict[str, dict[str, Any]]:
-        """Each feed's settings in a recording: a GPU machine copied to its GPU, so its rows keep the pinned
-        memory the page's switch sets (params() drops it for the live CPU alone: the switch drew the unpinned
-        recording whatever it said)."""
-        params = self.params()
-        return {**params, "images": {**params["images"], "pin_memory": self.settings["pin_memory"]}}
+        """Each feed's workload settings in a recording."""
+        return {feed: self.feed_settings(feed, recorded=True).params(feed) for feed in SOURCES}
 
     def fixed(self) -> dict[str, dict[str, Any]]:
-        """Each feed's settings but the swept one."""
+        """Each feed's workload settings but the swept one."""
         return {feed: {k: v for k, v in p.items() if k != self.over} for feed, p in self.params().items()}
 
 
-def settings_words(settings: Mapping[str, Any], skip: Iterable[str] = ()) -> str:
+def settings_words(settings: Settings, skip: Iterable[str] = ()) -> str:
     """'Linear 784→10 (seed 001), dataset size 256, 2 workers, pinned memory off' (those not in `skip`)."""
-    words = [MODELS.get(settings["model"], str(settings["model"]))] if "model" not in skip else []
-    words += [f"{axis_label(k)} {fmt_value(settings[k])}" for k in AXES if k not in skip]
+    words = [MODELS.get(settings.model, str(settings.model))] if "model" not in skip else []
+    words += [f"{axis_label(k)} {fmt_value(settings.value(k))}" for k in AXES if k not in skip]
     if "num_workers" not in skip:
-        words.append(plural(settings["num_workers"], "worker"))
+        words.append(plural(settings.num_workers, "worker"))
     if "pin_memory" not in skip:
-        words.append(f"pinned memory {fmt_value(bool(settings['pin_memory']))}")
+        words.append(f"pinned memory {fmt_value(bool(settings.pin_memory))}")
     return ", ".join(words)
 
 
@@ -117,36 +120,47 @@ def default_requests(devices: Sequence[str], *, point_budget_s: float, total_bud
 def measure_label(view: View, devices: Sequence[str]) -> str:
     """What is being measured, for the progress bar and for visitors who wait for it."""
     return (f"data pipeline over {axis_label(view.over)} on {', '.join(devices)}; "
-            + settings_words(view.params()["images"], skip=(view.over,)))
+            + settings_words(view.feed_settings("images"), skip=(view.over,)))
 
 
-class FeedRows(dict):
-    """The recorded rows per feed ('images', 'tensors'), and `packs`: the pack each feed's rows came from. The two
-    feeds may come from two packs of the same machine (a grid over images recorded on another day than the
-    tensors), so each feed's curves carry their own pack's machine and date."""
+@dataclass(frozen=True)
+class FeedRows:
+    """The recorded rows per feed ('images', 'tensors'), and the pack each feed's rows came from. The two feeds
+    may come from two packs of the same machine (a grid over images recorded on another day than the tensors),
+    so each feed's curves carry their own pack's machine and date."""
 
-    def __init__(self, rows: Mapping[str, list[dict[str, Any]]], packs: Mapping[str, dict[str, Any] | None]):
-        super().__init__(rows)
-        self.packs = dict(packs)
+    rows: Mapping[str, list[dict[str, Any]]]
+    packs: Mapping[str, Mapping[str, Any] | None]
+
+    @classmethod
+    def empty(cls) -> FeedRows:
+        return cls({feed: [] for feed in SOURCES}, {feed: None for feed in SOURCES})
+
+    def __getitem__(self, feed: str) -> list[dict[str, Any]]:
+        return self.rows[feed]
+
+    @property
+    def any(self) -> bool:
+        """Whether any feed has recorded rows."""
+        return any(self.rows.values())
 
 
-def find_recorded(packs: Sequence[dict[str, Any]], preferred: Iterable[str], view: View
-                  ) -> tuple[dict[str, Any] | None, FeedRows]:
+def find_recorded(packs: Sequence[Mapping[str, Any]], preferred: Iterable[str], view: View
+                  ) -> tuple[Mapping[str, Any] | None, FeedRows]:
     """The recorded side of this view, and its rows per feed: the CPU and the first GPU of one machine.
     The sidebar's machine first, feed by feed over its packs (the first pack holding GPU rows of that feed:
     the images grid of one day and the tensors sweep of another both count); where none of its packs holds
     the view, the first other pack that does (one pack). The pack returned is the images feed's, else the
     tensors'. Nothing when the GPU is live."""
-    empty = FeedRows({feed: [] for feed in SOURCES}, {feed: None for feed in SOURCES})
     if view.gpu_live:
-        return None, empty
+        return None, FeedRows.empty()
     preferred = set(preferred)
     params = view.recorded_params()
 
-    def match(pack: dict[str, Any], feed: str) -> list[dict[str, Any]]:
+    def match(pack: Mapping[str, Any], feed: str) -> list[dict[str, Any]]:
         return matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
 
-    def has_gpu(rows: Iterable[dict[str, Any]]) -> bool:
+    def has_gpu(rows: Iterable[Mapping[str, Any]]) -> bool:
         return any(is_cuda(str(r["device"])) for r in rows)
 
     mine = {feed: next(((p, rows) for p in packs if p["path"] in preferred
@@ -156,7 +170,7 @@ def find_recorded(packs: Sequence[dict[str, Any]], preferred: Iterable[str], vie
                       for found in [{feed: match(p, feed) for feed in SOURCES}]
                       if any(has_gpu(rows) for rows in found.values())), None)
         if other is None:
-            return None, empty
+            return None, FeedRows.empty()
         mine = {feed: (other[0], rows) for feed, rows in other[1].items()}
     found = FeedRows({feed: cpu_and_first_gpu(rows) for feed, (_, rows) in mine.items()},
                      {feed: pack for feed, (pack, _) in mine.items()})
@@ -183,9 +197,9 @@ class Screen:
     """The rows on screen per feed ('images', 'tensors'), each labelled with its series."""
 
     view: View
-    rows_of: dict[str, list[dict[str, Any]]]
-    pack: dict[str, Any] | None  # the recorded pack shown, if any
-    recorded: dict[str, list[dict[str, Any]]]  # its rows per feed, unlabelled (for downloads)
+    rows_of: dict[str, list[dict[str, Any]]]  # the chart's records per feed
+    pack: Mapping[str, Any] | None  # the recorded pack shown, if any
+    recorded: FeedRows  # its rows per feed, unlabelled (for downloads)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -203,10 +217,10 @@ class Screen:
         """The feed's rows at the point explained."""
         return rows_at(self.rows_of[feed], self.view.over, self.view.current)
 
-    def at_point(self, feed: str, series: str = onscreen.LIVE_CPU) -> dict[str, Any] | None:
+    def at_point(self, feed: str, series: str = onscreen.LIVE_CPU) -> Mapping[str, Any] | None:
         return next((r for r in self.here(feed) if r["series"] == series), None)
 
-    def pair(self, feed: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    def pair(self, feed: str) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
         """CPU and GPU rows of ONE machine at the point explained (the same host CPU feeds both devices):
         both live on a GPU server, else both recorded."""
         here = [r for r in self.here(feed) if self.view.gpu_live or "recorded" in r["series"]]
@@ -214,19 +228,23 @@ class Screen:
                 next((r for r in here if r["device"] != "cpu"), None))
 
 
-def screen(view: View, live: Sequence[dict[str, Any]], pack: dict[str, Any] | None,
-           recorded: dict[str, list[dict[str, Any]]]) -> Screen:
+def screen(view: View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any] | None, recorded: FeedRows) -> Screen:
     machine = machine_text(pack["machine"]) if pack else None
-    packs = getattr(recorded, "packs", {})  # each feed labelled with its own pack's machine and date
+    packs = recorded.packs  # each feed labelled with its own pack's machine and date
     rows_of = {feed: onscreen.labelled([r for r in live if r.get("source") == feed], recorded[feed], (),
                                        machine_text(packs[feed]["machine"]) if packs.get(feed) else machine)
                for feed in SOURCES}
     return Screen(view, rows_of, pack, recorded)
 
 
-def device_words(on: Screen) -> tuple[list[str], bool]:
+class DeviceWords(NamedTuple):
+    sentences: list[str]  # per feed, does the device matter at the point explained
+    compared: bool  # whether a sentence compared two devices (the one rule's caption goes under them)
+
+
+def device_words(on: Screen) -> DeviceWords:
     """Per feed, does the device matter at the point explained: from both devices of one machine, else
-    what any device could save of the live CPU's epoch. Also whether a two-device comparison was said."""
+    what any device could save of the live CPU's epoch."""
     out, compared = [], False
     for feed, words in SOURCES.items():
         cpu, gpu = on.pair(feed)
@@ -239,7 +257,7 @@ def device_words(on: Screen) -> tuple[list[str], bool]:
                    if row else "nothing was measured there")
             sentence = f"With the {words}, the CPU was not measured at {on.view.at}: {why}."
         out.append(sentence)
-    return out, compared
+    return DeviceWords(out, compared)
 
 
 def feed_sentence(on: Screen) -> str | None:
@@ -317,26 +335,33 @@ def showable(group: Mapping[str, Any]) -> bool:
     """Whether the page's widgets can show a recorded sweep (an images sweep at settings they offer)."""
     p = group["params"]
     return (group["over"] in AXES and p.get("source") == "images" and p.get("model") in MODELS
-            and p.get("num_workers") in WORKERS and all(p.get(k) in AXES[k][1] for k in AXES)
+            and p.get("num_workers") in WORKERS and all(p.get(k) in AXES[k].steps for k in AXES)
             and all(p.get(k) == WORKLOAD.setting(k).default for k in NOT_ON_PAGE))
 
 
 def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tuple[str, dict[str, Any]]]:
-    """Buttons for recorded sweeps the page can show instead: (label, the widgets' values). The slider
-    of the swept setting keeps its value; the view on screen is not offered."""
-    now = {"over": view.over, **{k: view.settings[k] for k in ("model", "num_workers", "pin_memory", *AXES)}}
+    """Buttons for recorded sweeps the page can show instead: (label, the widgets' values for the URL). The
+    slider of the swept setting keeps its value; the view on screen is not offered."""
+    seen = [(view.over, view.settings)]
     offers: list[tuple[str, dict[str, Any]]] = []
     for pack in packs:
         for group in filter(showable, recorded_groups(pack["rows"], WORKLOAD)):
             p, over = group["params"], group["over"]
-            query = {"over": over, "model": p["model"], "num_workers": p["num_workers"],
-                     "pin_memory": p["pin_memory"], **{k: view.settings[k] if k == over else p[k] for k in AXES}}
-            if query != now and all(query != q for _, q in offers):
-                text = settings_words(query, skip=(over, "model", "num_workers", "pin_memory"))
-                offers.append((f"Show the sweep over {axis_label(over)} ({text}; {MODELS[query['model']]}; "
-                               f"{plural(query['num_workers'], 'worker')}; pinned memory "
-                               f"{fmt_value(bool(query['pin_memory']))})", query))
+            settings = Settings(model=p["model"], num_workers=p["num_workers"], pin_memory=p["pin_memory"],
+                                **{k: view.settings.value(k) if k == over else p[k] for k in AXES})
+            if (over, settings) not in seen:
+                seen.append((over, settings))
+                text = settings_words(settings, skip=(over, "model", "num_workers", "pin_memory"))
+                offers.append((f"Show the sweep over {axis_label(over)} ({text}; {MODELS[settings.model]}; "
+                               f"{plural(settings.num_workers, 'worker')}; pinned memory "
+                               f"{fmt_value(bool(settings.pin_memory))})", url_values(over, settings)))
     return offers
+
+
+def url_values(over: str, settings: Settings) -> dict[str, Any]:
+    """The widgets' values of a view, by their URL keys (the URL's edge: a dict)."""
+    return {"over": over, "model": settings.model, "num_workers": settings.num_workers,
+            "pin_memory": settings.pin_memory, **{k: settings.value(k) for k in AXES}}
 
 
 def phase_bars(on: Screen) -> list[dict[str, Any]]:
@@ -345,13 +370,13 @@ def phase_bars(on: Screen) -> list[dict[str, Any]]:
             if is_ok(r) and r.get("phase_loading_s") is not None]
 
 
-def phase_notes(bars: Iterable[dict[str, Any]]) -> list[str]:
+def phase_notes(bars: Iterable[Mapping[str, Any]]) -> list[str]:
     return [n for n in (phase_note(r, r["series"]) for r in bars) if n]
 
 
-def point_where(over: str) -> Callable[[dict[str, Any]], str]:
+def point_where(over: str) -> Callable[[Mapping[str, Any]], str]:
     """Where a point sits, for its note: 'cpu (live, this server), DataLoader over images, batch size 8'."""
-    def where(row: dict[str, Any]) -> str:
+    def where(row: Mapping[str, Any]) -> str:
         feed = SOURCES.get(str(row.get("source")), str(row.get("source")))
         return f"{row['series']}, {feed}, {axis_label(over)} {fmt_value(row.get(over))}"
     return where
@@ -360,7 +385,7 @@ def point_where(over: str) -> Callable[[dict[str, Any]], str]:
 def record_commands(view: View) -> list[str]:
     """The CLI sweeps that record this view on a GPU machine, one per feed, the CPU and the GPU each."""
     out = []
-    values = ",".join(str(v) for v in AXES[view.over][1])
+    values = ",".join(str(v) for v in AXES[view.over].steps)
     for feed, params in view.recorded_params().items():  # a GPU machine records the pinned memory the switch sets
         sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in params.items() if k != view.over)
         out.append(f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "

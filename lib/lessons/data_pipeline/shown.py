@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,7 @@ def not_live(cannot: str | None) -> str:
     return onscreen.NONE_DRAWN if cannot else NOT_LIVE
 
 
-def under_chart(first: FirstScreen, source: GpuSource, packs: Sequence[dict[str, Any]], too_many: str | None,
+def under_chart(first: FirstScreen, source: GpuSource, packs: Sequence[Mapping[str, Any]], too_many: str | None,
                 cannot: str | None) -> tuple[Said, ...]:
     """Under the chart, after where the numbers come from: another machine's pack drawn, too many workers
     for this server, the sidebar's machine holding nothing here or what no recording holds."""
@@ -68,7 +68,7 @@ def under_chart(first: FirstScreen, source: GpuSource, packs: Sequence[dict[str,
 
 def slider_label(key: str, over: str) -> str:
     """A setting's slider label: the one swept on the x-axis says so."""
-    label = lesson.AXES[key][0].capitalize()
+    label = lesson.AXES[key].label.capitalize()
     return label + (" — x-axis; the slider picks the point explained" if key == over else "")
 
 
@@ -92,8 +92,8 @@ class FirstScreen:
         return pd.DataFrame(list(self.bar_rows))
 
 
-def first_screen(view: feeds.View, live: Sequence[dict[str, Any]], pack: dict[str, Any] | None,
-                 recorded: dict[str, list[dict[str, Any]]]) -> FirstScreen:
+def first_screen(view: feeds.View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any] | None,
+                 recorded: feeds.FeedRows) -> FirstScreen:
     on = feeds.screen(view, live, pack, recorded)
     bars = feeds.phase_bars(on)
     notes = (pipeline_notes(on), lesson.overlap_caption(bars) if bars else None)
@@ -135,7 +135,7 @@ def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
                  for feed in lesson.SOURCES)
 
 
-def repeats_caption(live: Sequence[dict[str, Any]]) -> str | None:
+def repeats_caption(live: Sequence[Mapping[str, Any]]) -> str | None:
     repeats = onscreen.repeats_span(live)
     return (f"Each point: the median of {repeats} timed epochs after warm-up; bars span the interquartile range. Both "
             "axes logarithmic.") if repeats else None

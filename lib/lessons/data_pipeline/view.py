@@ -13,7 +13,8 @@ on the device). No Streamlit here; every number in a sentence comes from a row p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from lib.core.devices import is_cuda
@@ -23,6 +24,7 @@ from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.workloads import get_workload
+from lib.workloads.family import Axis
 
 # each name on one line of the legend (lib.charts.theme.LEGEND_LINE_CHARS): two columns of them stay in an
 # 800 × 600 frame
@@ -39,18 +41,42 @@ SOURCES = {
 }
 WORKLOAD = get_workload("dataloader")
 MODELS = {"linear": "Linear 784→10 (seed 001)", "mlp": "MLP 784-400-200-100-10 (seed 000)"}
-# The settings a visitor sweeps: name -> (label, slider steps, default, what it means)
+# The settings a visitor sweeps, each a slider (Training's typed Axis); their defaults are Settings'
 AXES = {
-    "batch_size": ("batch size", (8, 16, 32, 64, 128, 256, 512), 64,
-                   "Rows per optimizer step: fewer, larger batches mean fewer steps in an epoch."),
-    "dataset_size": ("dataset size", (256, 512, 1024, 2048), 256,
-                     "Rows in one epoch; every one of them is decoded once per epoch when the source is images."),
+    "batch_size": Axis("batch size", (8, 16, 32, 64, 128, 256, 512),
+                       "Rows per optimizer step: fewer, larger batches mean fewer steps in an epoch."),
+    "dataset_size": Axis("dataset size", (256, 512, 1024, 2048),
+                         "Rows in one epoch; every one of them is decoded once per epoch when the source is images."),
 }
 WORKERS = (0, 1, 2, 4)
-# The page's first view: each axis at its default, swept over batch size, seed 001's linear model, no workers
 DEFAULT_OVER = "batch_size"
-DEFAULTS = {**{key: default for key, (_, _, default, _) in AXES.items()}, "model": "linear", "num_workers": 0,
-            "pin_memory": False}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The page's settings, each named as the dataloader workload names it; the defaults are the page's first
+    view (seed 001's linear model, no workers, no pinned memory)."""
+
+    batch_size: int = 64
+    dataset_size: int = 256
+    model: str = "linear"
+    num_workers: int = 0
+    pin_memory: bool = False
+
+    def value(self, key: str) -> Any:
+        """A setting by its workload name: an axis's key ('batch_size') or 'model', 'num_workers', 'pin_memory'."""
+        if key not in SETTING_NAMES:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def params(self, feed: str) -> dict[str, Any]:
+        """The workload's settings for one feed, as the sweep takes them (lib.core's edge: a dict)."""
+        return {"batch_size": self.batch_size, "dataset_size": self.dataset_size, "model": self.model,
+                "source": feed, "num_workers": self.num_workers, "pin_memory": self.pin_memory}
+
+
+SETTING_NAMES = tuple(f.name for f in fields(Settings))
+DEFAULTS = Settings()
 POINTS = 3  # live points per sweep: a small server times three epochs' worth per feed
 # Settings the page does not offer: a recorded sweep it can show leaves them at the workload's defaults.
 NOT_ON_PAGE = ("data", "normalize", "optimizer", "lr", "shuffle", "seed", "persistent_workers")
@@ -65,7 +91,7 @@ def worker_choices(cores: int, recorded: Iterable[int] = ()) -> list[int]:
     return [w for w in WORKERS if w <= cores or w in shown]
 
 
-def recorded_workers(packs: Iterable[dict[str, Any]]) -> set[int]:
+def recorded_workers(packs: Iterable[Mapping[str, Any]]) -> set[int]:
     """The worker counts the packs' GPU rows of this lesson were recorded with."""
     return {r["num_workers"] for p in packs for r in p["rows"] if r.get("workload") == WORKLOAD.name
             and is_cuda(str(r.get("device", ""))) and isinstance(r.get("num_workers"), int)}
@@ -90,7 +116,7 @@ def workers_note(workers: int, cores: int) -> str | None:
             f"{plural(workers, 'worker')} are the ones recorded on a GPU machine, where they were recorded.")
 
 
-def _num(row: dict[str, Any] | None, key: str) -> float | None:
+def _num(row: Mapping[str, Any] | None, key: str) -> float | None:
     if not row:
         return None
     value = row.get(key)
@@ -101,19 +127,19 @@ def _num(row: dict[str, Any] | None, key: str) -> float | None:
     return value if math.isfinite(value) and value >= 0 else None
 
 
-def phases_s(row: dict[str, Any] | None) -> float | None:
+def phases_s(row: Mapping[str, Any] | None) -> float | None:
     """Loading plus compute, each timed on its own (None when the row has no phases)."""
     loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
     return None if loading is None or compute is None else loading + compute
 
 
-def loading_share(row: dict[str, Any] | None) -> float | None:
+def loading_share(row: Mapping[str, Any] | None) -> float | None:
     """Loading's part of the two timed phases (None when the row has no phases)."""
     parts = phases_s(row)
     return _num(row, "phase_loading_s") / parts if parts else None
 
 
-def rest_s(row: dict[str, Any] | None) -> float | None:
+def rest_s(row: Mapping[str, Any] | None) -> float | None:
     """The part of the epoch in neither timed phase, never timed apart (so never given a cause): the
     epoch less loading and compute, None when the phases are missing or overlap (workers, a GPU)."""
     parts = phases_s(row) if is_ok(row) else None
@@ -123,13 +149,13 @@ def rest_s(row: dict[str, Any] | None) -> float | None:
     return rest if rest > 0 else None
 
 
-def with_rest(row: dict[str, Any]) -> dict[str, Any]:
+def with_rest(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row with `phase_rest_s`, so that its bar of loading + compute + the rest ends at the epoch its
     words name (the bars of loading and compute alone ended short of it)."""
     return {**row, "phase_rest_s": rest_s(row)}
 
 
-def device_saving(row: dict[str, Any]) -> float:
+def device_saving(row: Mapping[str, Any]) -> float:
     """The most of one epoch a device that trained in no time at all could save: its compute, no more than
     what is not loading (loading is a floor whatever trains, and so is the rest of the epoch, which is
     no training: counting it as the device's time made 'save at most 62%' of an epoch mostly outside its timed phases)."""
@@ -145,7 +171,7 @@ def epoch_gap(a_s: float, b_s: float) -> float:
     return (slow - fast) / slow if slow > 0 else 0.0
 
 
-def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_label: str, gpu_label: str,
+def device_sentence(cpu: Mapping[str, Any] | None, gpu: Mapping[str, Any] | None, cpu_label: str, gpu_label: str,
                     source: str) -> str | None:
     """Does the device matter for one epoch of `source`? Both rows must come from one machine (the
     same host CPU decodes the images for both). None when either row was not measured. The same
@@ -180,7 +206,7 @@ def device_sentence(cpu: dict[str, Any] | None, gpu: dict[str, Any] | None, cpu_
     return text + "."
 
 
-def ceiling_sentence(row: dict[str, Any] | None, label: str, source: str) -> str | None:
+def ceiling_sentence(row: Mapping[str, Any] | None, label: str, source: str) -> str | None:
     """Without a GPU to compare: the most any faster device could save of this epoch (Amdahl).
     Loading alone (walking the batches without training) is a floor under the epoch whatever
     device trains; None when the row has no loading phase."""
@@ -207,18 +233,18 @@ def ceiling_sentence(row: dict[str, Any] | None, label: str, source: str) -> str
                    "so here **the device can matter**.")
 
 
-def sweep_summary(rows: Sequence[dict[str, Any]], over: str, over_label: str, source: str, cpu_device: str,
+def sweep_summary(rows: Sequence[Mapping[str, Any]], over: str, over_label: str, source: str, cpu_device: str,
                   gpu_device: str) -> str | None:
     """Across the points on screen: at how many are the two devices' epochs the same (lib.core.same)."""
-    by_x: dict[Any, dict[str, dict[str, Any]]] = {}
-    for row in rows:
-        if is_ok(row) and row.get("device") in (cpu_device, gpu_device) and row.get(over) is not None:
-            by_x.setdefault(row[over], {})[row["device"]] = row
-    both = sorted(((x, d) for x, d in by_x.items() if len(d) == 2), key=lambda p: p[0])
+    def timed(device: str) -> dict[Any, Mapping[str, Any]]:  # the device's rows by their x (the last one kept)
+        return {r[over]: r for r in rows if is_ok(r) and r.get("device") == device and r.get(over) is not None}
+
+    cpus, gpus = timed(cpu_device), timed(gpu_device)
+    both = sorted(((x, (cpus[x], gpus[x])) for x in cpus if x in gpus), key=lambda p: p[0])
     if not both:
         return None
-    same = [x for x, d in both if same_rows(d[cpu_device], d[gpu_device])]
-    gaps = [(x, float(d[gpu_device]["median_s"]) / float(d[cpu_device]["median_s"])) for x, d in both]
+    same = [x for x, (cpu, gpu) in both if same_rows(cpu, gpu)]
+    gaps = [(x, float(gpu["median_s"]) / float(cpu["median_s"])) for x, (cpu, gpu) in both]
     lo = min(gaps, key=lambda p: p[1])
     hi = max(gaps, key=lambda p: p[1])
     n = len(both)
@@ -235,7 +261,7 @@ def sweep_summary(rows: Sequence[dict[str, Any]], over: str, over_label: str, so
             f"{over_label} values measured on both{where}; {span}.")
 
 
-def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
+def phase_note(row: Mapping[str, Any] | None, label: str) -> str | None:
     """How the whole epoch compares with its two phases timed on their own (overlap or extra)."""
     parts = phases_s(row) if is_ok(row) else None
     if parts is None:
@@ -261,7 +287,7 @@ def phase_note(row: dict[str, Any] | None, label: str) -> str | None:
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
 
 
-def overlap_caption(bars: Sequence[dict[str, Any]]) -> str | None:
+def overlap_caption(bars: Sequence[Mapping[str, Any]]) -> str | None:
     """Under the phase chart, when a bar runs past its tick (the whole epoch the answer quotes): why a bar of
     loading and compute, each timed on its own, can be longer than the epoch. None when no bar does."""
     past = [r for r in bars if is_ok(r) and (phases_s(r) or 0.0) > float(r["median_s"])]

@@ -15,9 +15,9 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -49,14 +49,14 @@ class GalleryMachine:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _sweep_rows(rows: Sequence[dict[str, Any]], line: str) -> list[dict[str, Any]]:
+def _sweep_rows(rows: Sequence[Mapping[str, Any]], line: str) -> list[dict[str, Any]]:
     """Copies holding only what the comparison needs: the swept value, device, times, status."""
     over = GALLERY_SWEEP.over
     return [{**{k: r.get(k) for k in ROW_FIELDS}, over: r.get(over), "swept": over, "machine": line}
             for r in rows]
 
 
-def shipped_machines(shipped: Sequence[tuple[str, dict[str, Any]]]) -> list[GalleryMachine]:
+def shipped_machines(shipped: Sequence[tuple[str, Mapping[str, Any]]]) -> list[GalleryMachine]:
     out = []
     for stem, pack in shipped:
         machine = pack["machine"]
@@ -70,7 +70,7 @@ def shipped_machines(shipped: Sequence[tuple[str, dict[str, Any]]]) -> list[Gall
     return out
 
 
-def entry_machines(entries: Sequence[Any], packs: dict[int, dict[str, Any]]) -> list[GalleryMachine]:
+def entry_machines(entries: Sequence[Any], packs: Mapping[int, Mapping[str, Any]]) -> list[GalleryMachine]:
     """Gallery entries (lib.recorded.gallery.store.Entry) with their packs; an entry whose pack did
     not load again is left out."""
     out = []
@@ -89,14 +89,21 @@ def gallery_comparison(machines: Sequence[GalleryMachine]) -> Comparison | None:
     return comparisons[0] if comparisons else None
 
 
-def crossover_words(comparison: Comparison | None, machine: GalleryMachine) -> tuple[float | None, str]:
-    """(the batch size where its GPU catches its own CPU, or None; the same in words, from lib.lessons.common.voice)."""
+class CrossoverWords(NamedTuple):
+    """Where a machine's GPU catches its own CPU: the batch size (None where it does not), and in words."""
+
+    x: float | None
+    words: str
+
+
+def crossover_words(comparison: Comparison | None, machine: GalleryMachine) -> CrossoverWords:
+    """Where its GPU catches its own CPU, the words from lib.lessons.common.voice."""
     devices = {r["device"] for r in machine.rows if is_ok(r)}
     if devices == {"cpu"}:
-        return None, "CPU only"
+        return CrossoverWords(None, "CPU only")
     cross = comparison.crossovers.get(machine.line) if comparison else None
     x = float(cross.x) if cross is not None and cross.kind == CrossKind.CROSSES else None
-    return x, crossover_brief(cross, "batch size", OWN_CPU, OWN_GPU)
+    return CrossoverWords(x, crossover_brief(cross, "batch size", OWN_CPU, OWN_GPU))
 
 
 def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None) -> list[dict[str, Any]]:
@@ -171,8 +178,16 @@ def compare_query(keys: Sequence[str]) -> dict[str, str]:
     return {"gallery": ",".join(keys)}
 
 
-def parse_picks(raw: str | None, limit: int = 4) -> tuple[list[int], list[str], list[str]]:
-    """'12,shipped:h200_training' -> entry ids, shipped stems, and a note per item not understood."""
+class Picks(NamedTuple):
+    """What a link's ?gallery= names: entry ids, shipped packs' stems, and a note per item not understood."""
+
+    ids: list[int]
+    stems: list[str]
+    notes: list[str]
+
+
+def parse_picks(raw: str | None, limit: int = 4) -> Picks:
+    """'12,shipped:h200_training' -> Picks([12], ['h200_training'], [])."""
     ids, stems, notes = [], [], []
     for item in [t.strip() for t in str(raw or "").split(",") if t.strip()][:limit]:
         if item.startswith(SHIPPED_PREFIX) and item[len(SHIPPED_PREFIX):]:
@@ -181,10 +196,10 @@ def parse_picks(raw: str | None, limit: int = 4) -> tuple[list[int], list[str], 
             ids.append(int(item.lstrip("#")))
         else:
             notes.append(f"gallery: {item[:40]!r} names no gallery entry")
-    return list(dict.fromkeys(ids)), list(dict.fromkeys(stems)), notes
+    return Picks(list(dict.fromkeys(ids)), list(dict.fromkeys(stems)), notes)
 
 
-def labelled_pack(pack: dict[str, Any], line: str) -> dict[str, Any]:
+def labelled_pack(pack: Mapping[str, Any], line: str) -> dict[str, Any]:
     """A copy of a gallery pack whose machine and rows are all named `line` (its gallery label), so
     two machines of the same model stay two curves on the comparison view."""
     return {"schema_version": pack["schema_version"], "machine": {**pack["machine"], "label": line},

@@ -7,9 +7,11 @@ the first pack with a recorded sweep (lib.lessons.home.view). No Streamlit; page
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lib.lessons.common.onscreen import Shaded
 from lib.lessons.common.voice import crossover_notes, crossover_sentence, series_side
 from lib.lessons.home.view import OneChart, caption, crossover_range, drawn, ends_sentence, modes_sentence, one_chart
 from lib.workloads import get_workload
@@ -36,11 +38,11 @@ class HomeScreen:
         return drawn(self.chart)
 
     @property
-    def crossover(self) -> tuple[float | None, float | None, float | None] | None:
+    def crossover(self) -> Shaded | None:
         return crossover_range(self.chart)
 
 
-def home_screen(packs: Any) -> HomeScreen | None:
+def home_screen(packs: Iterable[Mapping[str, Any] | None]) -> HomeScreen | None:
     """Home's answer from the first of `packs` holding a recorded sweep of both devices, else None."""
     chart = one_chart(packs, WORKLOAD)
     if not chart:
@@ -53,7 +55,7 @@ def home_screen(packs: Any) -> HomeScreen | None:
     return HomeScreen(chart, answer, ends, modes and modes.markdown(), caption(chart))
 
 
-def answers(pack: dict[str, Any]) -> bool:
+def answers(pack: Mapping[str, Any]) -> bool:
     """Whether Home can answer from this pack alone (a recorded sweep of both devices)."""
     return one_chart([pack], WORKLOAD) is not None
 

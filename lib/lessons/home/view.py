@@ -16,7 +16,7 @@ names each day), and the CUDA-graph comparison quotes the graph curve's own poin
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,12 +102,12 @@ def with_epoch_spread(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def time_key(rows: Sequence[dict[str, Any]]) -> str:
+def time_key(rows: Sequence[Mapping[str, Any]]) -> str:
     """'epoch_s' when any row has an epoch time, else 'median_s' (a step)."""
     return "epoch_s" if any(_number(r.get("epoch_s")) for r in rows) else "median_s"
 
 
-def one_chart(packs: Iterable[dict[str, Any] | None], workload: Workload) -> OneChart | None:
+def one_chart(packs: Iterable[Mapping[str, Any] | None], workload: Workload) -> OneChart | None:
     """The best recorded sweep of `workload` with both devices, from the first of `packs` that has one."""
     for pack in packs:
         if not pack:
@@ -138,7 +138,7 @@ def verdict(cpu_s: float, gpu_s: float, tie: bool = False) -> str:
 def ends_sentence(chart: OneChart) -> str | None:
     """Both ends of the curve in words, at the smallest and largest value measured on both devices."""
     gpu = chart.analysis.gpu_device
-    by_x: dict[Any, dict[str, dict[str, Any]]] = {}
+    by_x: dict[Any, dict[str, Mapping[str, Any]]] = {}  # the rows at each x, by device
     for r in chart.rows:
         if is_ok(r, chart.y):
             by_x.setdefault(r[chart.over], {})[r["device"]] = r
@@ -157,7 +157,7 @@ def ends_sentence(chart: OneChart) -> str | None:
 GRAPH = "cuda_graph"
 
 
-def graph_curve(rows: Sequence[dict[str, Any]], over: str, y: str, pack: dict[str, Any]) -> list[dict[str, Any]]:
+def graph_curve(rows: Sequence[Mapping[str, Any]], over: str, y: str, pack: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The eager GPU curve's steps captured in one CUDA graph, from the same pack: at each x of the eager
     curve that the pack holds a graphed step of the same settings for (a step is a step: an epoch of the
     chart's dataset is that step times the eager point's steps per epoch). Its own curve, labelled with
@@ -181,7 +181,7 @@ def graph_curve(rows: Sequence[dict[str, Any]], over: str, y: str, pack: dict[st
     return with_epoch_spread({**p, "series": name} for p in found)
 
 
-def _recording(row: dict[str, Any]) -> str:
+def _recording(row: Mapping[str, Any]) -> str:
     """The recording a row came from: 'NVIDIA H200 (2026-11-24)'."""
     return str(row.get("machine") or f"recorded {row.get('recorded_on') or 'once'}")
 
@@ -215,10 +215,9 @@ def _curves(chart: OneChart) -> list[list[dict[str, Any]]]:
     return [[r for r in ok if r["series"] == name] for name in dict.fromkeys(r["series"] for r in ok)]
 
 
-def crossover_range(chart: OneChart) -> tuple[float | None, float | None, float | None] | None:
-    """(low, high, likely) of the crossover the answer names, as the chart shades it (Training's way)."""
-    found = chart.analysis.measured
-    return (*found.sure, found.x) if chart.analysis.gpu_device and found.sure else None
+def crossover_range(chart: OneChart) -> onscreen.Shaded | None:
+    """The crossover the answer names, as the chart shades it (Training's way)."""
+    return onscreen.shaded(chart.analysis.measured) if chart.analysis.gpu_device else None
 
 
 def band_days(chart: OneChart) -> list[str]:
@@ -264,7 +263,7 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
     return said + f" The Training page's “{T.MODES_TITLE}” compares every mode."
 
 
-def _graphed(eager: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any] | None:
+def _graphed(eager: Mapping[str, Any], pack: Mapping[str, Any]) -> dict[str, Any] | None:
     """The ok CUDA-graph row of the eager row's settings (any dataset size: a step is a step), the one
     of the eager row's dataset size first."""
     want = {k: v for k, v in (canonical(T.MLP, eager) or {}).items() if k not in ("mode", "dataset_size")}

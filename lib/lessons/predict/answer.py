@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.crossover import Crossover
 from lib.core.devices import device_name
@@ -60,11 +60,11 @@ class Prediction:
     settings: Mapping[str, Any]
     batches: tuple[int, ...]
     gpus: list[GpuAnswer]
-    cpu: list[dict[str, Any]]  # this machine's CPU, measured live ([] with live=False)
+    cpu: Sequence[Mapping[str, Any]]  # this machine's CPU's rows, measured live ([] with live=False)
     cpu_name: str = "this machine's CPU"
     samples: str = ""  # 'samples of 3x32x32', 'sequences of 64 tokens'
 
-    def cpu_row(self, batch: int) -> dict[str, Any] | None:
+    def cpu_row(self, batch: int) -> Mapping[str, Any] | None:
         return next((r for r in self.cpu if int(r.get("batch_size", -1)) == batch), None)
 
     # -- the command line's words ----------------------------------------------------------------------
@@ -115,18 +115,25 @@ class Prediction:
                 "gpus": [_gpu_dict(g, self) for g in self.gpus]}
 
 
-def _band(row: Mapping[str, Any]) -> tuple[float, float] | None:
+class StepBand(NamedTuple):
+    """A predicted step's band, per step."""
+
+    low: float
+    high: float
+
+
+def _band(row: Mapping[str, Any]) -> StepBand | None:
     """A predicted step's band; None for a step recorded (or derived from one): its spread is the recording's."""
     steps = float(row.get("steps_per_epoch") or 1)
     low = row.get("epoch_s_low")
     high = row.get("epoch_s_high")
     if low is None or high is None:
         return None
-    return float(low) / steps, float(high) / steps
+    return StepBand(float(low) / steps, float(high) / steps)
 
 
-def _band_cell(band: tuple[float, float] | None) -> str:
-    return "recorded" if band is None else f"{fmt_s(band[0])} - {fmt_s(band[1])}"
+def _band_cell(band: StepBand | None) -> str:
+    return "recorded" if band is None else f"{fmt_s(band.low)} - {fmt_s(band.high)}"
 
 
 def _cpu_cell(row: Mapping[str, Any] | None) -> str:
@@ -184,7 +191,7 @@ def live_cpu(spec: ModelSpec, batches: Sequence[int], *, threads: int | None = N
 
 
 def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: bool = True, threads: int | None = None,
-                 cpu_budget_s: float = CPU_BUDGET_S, packs: Sequence[dict[str, Any]] | None = None,
+                 cpu_budget_s: float = CPU_BUDGET_S, packs: Sequence[Mapping[str, Any]] | None = None,
                  progress: Callable[[float, str], None] | None = None) -> Prediction:
     from lib.recorded import load_recorded
 
@@ -197,7 +204,7 @@ def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: boo
 
 
 def _answer(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu],
-            cpu: Sequence[dict[str, Any]]) -> GpuAnswer:
+            cpu: Sequence[Mapping[str, Any]]) -> GpuAnswer:
     rows = gpu_rows(spec, gpu, batches, gpus)
     answer = GpuAnswer(gpu.name, gpu.label, rows)
     for r in rows:

@@ -78,7 +78,7 @@ class RecordedGpu:
         return pooled_model(self)
 
 
-def recorded_gpus(packs: Sequence[dict[str, Any]]) -> list[RecordedGpu]:
+def recorded_gpus(packs: Sequence[Mapping[str, Any]]) -> list[RecordedGpu]:
     """Every one-GPU machine with recorded Training steps, in the sidebar's order."""
     out = []
     for source in gpu_sources(packs):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,40 @@ CURVE_EPOCHS = {
 }
 
 
+@dataclass(frozen=True)
+class Curve:
+    """One loss curve: a training preset's loss per epoch on one device, at its curve_setting. The curves
+    file keeps it as a dict (entry, from_entry); `epochs` is None where a file names no whole number."""
+
+    preset: str
+    device: str
+    device_name: str = ""
+    epochs: int | None = 0
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the workload settings it was trained at
+    losses: tuple[float, ...] = ()
+    data_note: str = ""
+    status: Status = Status.OK
+    message: str = ""
+    seconds: float | None = None  # how long the training took, where it ran
+
+    def entry(self) -> dict[str, Any]:
+        """The curve as the curves file keeps it."""
+        out = {"preset": self.preset, "device": self.device, "device_name": self.device_name, "epochs": self.epochs,
+               "settings": dict(self.settings), "losses": list(self.losses), "data_note": self.data_note,
+               "status": self.status.value, "message": self.message}
+        return out if self.seconds is None else {**out, "seconds": self.seconds}
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> Curve:
+        """A curve read from a file entry that find_curves accepted (its status known, its losses valid)."""
+        epochs, settings = entry.get("epochs"), entry.get("settings")
+        whole = isinstance(epochs, (int, float)) and not isinstance(epochs, bool) and float(epochs).is_integer()
+        return cls(str(entry.get("preset")), str(entry.get("device")), str(entry.get("device_name") or ""),
+                   int(epochs) if whole else None, dict(settings) if isinstance(settings, Mapping) else {},
+                   tuple(float(v) for v in entry.get("losses") or ()),
+                   str(entry.get("data_note") or ""), Status(entry.get("status")), str(entry.get("message") or ""))
+
+
 def curve_setting(preset: Preset | str) -> tuple[dict[str, Any], int] | None:
     """(settings, epochs) of the loss curve for a training preset; None for one that trains nothing."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
@@ -36,7 +71,7 @@ def curve_setting(preset: Preset | str) -> tuple[dict[str, Any], int] | None:
     return preset.params(quick=True), CURVE_EPOCHS[preset.name]
 
 
-def data_note(params: dict[str, Any]) -> str:
+def data_note(params: Mapping[str, Any]) -> str:
     """What data a run really used when it is not what was asked (MNIST unreachable -> synthetic)."""
     from lib.workloads import datasets
 
@@ -49,38 +84,34 @@ def data_note(params: dict[str, Any]) -> str:
     return ""
 
 
-def run_curve(preset: Preset | str, device: str, num_threads: int | None = None, gate=None) -> dict[str, Any]:
+def run_curve(preset: Preset | str, device: str, num_threads: int | None = None, gate=None) -> Curve:
     """The loss per epoch of one training preset on `device`, at curve_setting (never raises).
-    With a `gate` (lib.core.gate), a step it refuses is not built: the entry says why."""
+    With a `gate` (lib.core.gate), a step it refuses is not built: the curve's message says why."""
     from lib.core.devices import device_name
     from lib.core.timing import cpu_threads
 
     preset = get_preset(preset) if isinstance(preset, str) else preset
     found = curve_setting(preset)
-    entry: dict[str, Any] = {"preset": preset.name, "device": device, "device_name": "", "epochs": 0,
-                             "settings": {}, "losses": [], "data_note": "", "status": "ok", "message": ""}
+    curve = Curve(preset.name, device)
     if found is None:
-        entry.update(status="skipped", message=f"{preset.name} trains nothing: no loss curve")
-        return entry
+        return replace(curve, status=Status.SKIPPED, message=f"{preset.name} trains nothing: no loss curve")
     params, epochs = found
-    entry.update(settings=params, epochs=epochs)
+    curve = replace(curve, settings=params, epochs=epochs)
     workload = preset.workload_obj()
     refusal = gate.check(workload, workload.resolve(params), device) if gate else None
     if refusal:
-        entry.update(status="skipped", message=refusal.message)
-        return entry
+        return replace(curve, status=Status.SKIPPED, message=refusal.message)
     try:
-        entry["device_name"] = device_name(device)
-        entry["data_note"] = data_note(params)
+        curve = replace(curve, device_name=device_name(device))
+        curve = replace(curve, data_note=data_note(params))
         started = time.perf_counter()
         with cpu_threads(num_threads):
             losses = loss_curve(preset, device, epochs, quick=True)
-        entry["seconds"] = time.perf_counter() - started
-        entry["losses"] = [float(v) for v in losses]
+        curve = replace(curve, seconds=time.perf_counter() - started, losses=tuple(float(v) for v in losses))
     except Exception as err:
         first = str(err).splitlines()[0][:300] if str(err) else ""
-        entry.update(status="error", message=f"{type(err).__name__}: {first}")
-    return entry
+        curve = replace(curve, status=Status.ERROR, message=f"{type(err).__name__}: {first}")
+    return curve
 
 
 def curves_path(out: str | Path) -> Path:
@@ -99,27 +130,27 @@ def curves_pack(presets: Iterable[Preset], devices: Sequence[str], *, num_thread
         if curve_setting(preset) is None:
             continue
         for device in devices:
-            entry = run_curve(preset, device, num_threads)
+            curve = run_curve(preset, device, num_threads)
             if progress:
-                progress(f"curve {preset.name} on {device}: {entry['status']} "
-                         f"({len(entry['losses'])} epochs{', ' + entry['message'] if entry['message'] else ''})")
-            curves.append(entry)
+                progress(f"curve {preset.name} on {device}: {curve.status.value} "
+                         f"({len(curve.losses)} epochs{', ' + curve.message if curve.message else ''})")
+            curves.append(curve.entry())
     pack = build_pack([])
     pack[CURVES_KEY] = curves
     return pack
 
 
-def find_curves(packs: Sequence[dict[str, Any]], name: str, prefer_stem: str | None = None
-                ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def find_curves(packs: Sequence[Mapping[str, Any]], name: str, prefer_stem: str | None = None
+                ) -> tuple[Mapping[str, Any] | None, list[Curve]]:
     """The first sidecar holding curves of preset `name` (the one named <prefer_stem>_curves first)."""
-    def rank(pack: dict[str, Any]) -> int:
+    def rank(pack: Mapping[str, Any]) -> int:
         return 0 if prefer_stem and Path(str(pack.get("path", ""))).stem == f"{prefer_stem}_curves" else 1
 
     for pack in sorted((p for p in packs if isinstance(p.get(CURVES_KEY), list)), key=rank):
         found = [c for c in pack[CURVES_KEY] if isinstance(c, dict) and c.get("preset") == name
                  and c.get("status") == Status.OK and valid_losses(c.get("losses"))]
         if found:
-            return pack, found
+            return pack, [Curve.from_entry(c) for c in found]
     return None, []
 
 

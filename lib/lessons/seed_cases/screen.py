@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,11 +12,13 @@ from lib.core.request import LiveRequest
 from lib.core.rows import Status, is_ok
 from lib.core.same import same_rows
 from lib.lessons.common import onscreen
-from lib.lessons.seed_cases.curves import curve_setting, find_curves
+from lib.lessons.seed_cases.curves import Curve, curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
     CASES,
     SEED_HARDWARE,
     SEED_SOURCE,
+    Measured,
+    SizeChange,
     agreement,
     compare_sentence,
     direction,
@@ -64,7 +66,7 @@ def record_command(preset: Preset) -> str:
             f"--out lib/recorded/seeds_{preset.name}.json")
 
 
-def _status(row: dict[str, Any] | None) -> str:
+def _status(row: Mapping[str, Any] | None) -> str:
     return onscreen.STATUS_WORDS.get(str(row.get("status")), str(row.get("status"))) if row else "–"
 
 
@@ -73,8 +75,8 @@ class Case:
     """One experiment: the preset, what was measured live here, and the recorded pack's rows of it."""
 
     preset: Preset
-    live: dict[str, Any]  # measure_live's {'rows': [...], 'curves': {device: entry}}
-    pack: dict[str, Any] | None
+    live: Measured
+    pack: Mapping[str, Any] | None
     rec_rows: list[dict[str, Any]]
 
     @property
@@ -82,28 +84,28 @@ class Case:
         return machine_text(self.pack["machine"]) if self.pack else None
 
     @property
-    def live_cpu(self) -> dict[str, Any] | None:
-        return pick(self.live["rows"], gpu=False)
+    def live_cpu(self) -> Mapping[str, Any] | None:
+        return pick(self.live.rows, gpu=False)
 
     @property
-    def live_gpu(self) -> dict[str, Any] | None:
-        return pick(self.live["rows"], gpu=True)
+    def live_gpu(self) -> Mapping[str, Any] | None:
+        return pick(self.live.rows, gpu=True)
 
     @property
-    def rec_cpu(self) -> dict[str, Any] | None:
+    def rec_cpu(self) -> Mapping[str, Any] | None:
         return pick(self.rec_rows, gpu=False)
 
     @property
-    def rec_gpu(self) -> dict[str, Any] | None:
+    def rec_gpu(self) -> Mapping[str, Any] | None:
         return pick(self.rec_rows, gpu=True)
 
     @property
-    def cut(self) -> dict[str, tuple[Any, Any]]:
+    def cut(self) -> dict[str, SizeChange]:
         """Where the live run's sizes differ from the seed's."""
         return size_differences(live_params(self.preset), self.preset)
 
     @property
-    def rec_cut(self) -> dict[str, tuple[Any, Any]]:
+    def rec_cut(self) -> dict[str, SizeChange]:
         """Where the recorded rows' sizes differ from the seed's."""
         if not self.pack:
             return {}
@@ -134,34 +136,60 @@ class Case:
 
     def shown_rows(self) -> list[dict[str, Any]]:
         """Every row on screen, labelled with its series."""
-        return onscreen.labelled(self.live["rows"], recorded_gpu=self.rec_rows, machine=self.machine)
+        return onscreen.labelled(self.live.rows, recorded_gpu=self.rec_rows, machine=self.machine)
 
 
-def reported_entry(case: Case) -> tuple[dict[str, str], dict[str, Any] | None]:
+@dataclass(frozen=True)
+class TableLine:
+    """One line of the table 'reported in the seed, measured here', each cell in words."""
+
+    where: str
+    cpu: str
+    gpu: str
+    ratio: str  # GPU ÷ CPU
+    covers: str
+
+    def row(self) -> dict[str, str]:
+        """The table's row under its column headings (the screen's edge)."""
+        return {"where": self.where, "CPU": self.cpu, "GPU": self.gpu, "GPU ÷ CPU": self.ratio, "covers": self.covers}
+
+
+@dataclass(frozen=True)
+class RatioBar:
+    """One bar of the ratio chart: GPU time ÷ CPU time of one comparison."""
+
+    comparison: str
+    ratio: float
+
+    def row(self) -> dict[str, object]:
+        """The chart's row (lib.charts.ratio_chart)."""
+        return {"comparison": self.comparison, "ratio": self.ratio}
+
+
+def reported_entry(case: Case) -> tuple[TableLine, RatioBar | None]:
     """The table's line for what the seed reported, and its ratio bar (None when it reported no ratio)."""
     p, hardware = case.preset, SEED_HARDWARE.get(case.preset.seed)
     if not (p.reported_cpu_s or p.reported_gpu_s):
-        return ({"where": f"reported in seed {p.seed}", "CPU": "–", "GPU": "–", "GPU ÷ CPU": "–",
-                 "covers": "the seed printed no times"}, None)
-    line = {"where": f"reported in seed {p.seed}" + (f" ({hardware})" if hardware else ""),
-            "CPU": fmt_s(p.reported_cpu_s), "GPU": fmt_s(p.reported_gpu_s),
-            "GPU ÷ CPU": fmt_times(p.reported_ratio) if p.reported_ratio else "–", "covers": case.covers}
-    bar = {"comparison": f"reported in seed {p.seed}", "ratio": p.reported_ratio} if p.reported_ratio else None
+        return TableLine(f"reported in seed {p.seed}", "–", "–", "–", "the seed printed no times"), None
+    line = TableLine(f"reported in seed {p.seed}" + (f" ({hardware})" if hardware else ""),
+                     fmt_s(p.reported_cpu_s), fmt_s(p.reported_gpu_s),
+                     fmt_times(p.reported_ratio) if p.reported_ratio else "–", case.covers)
+    bar = RatioBar(f"reported in seed {p.seed}", p.reported_ratio) if p.reported_ratio else None
     return line, bar
 
 
-def recorded_entry(case: Case) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+def recorded_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
     """The table's line for the recorded pack (None without one), and its ratio bar."""
     if not case.pack:
         return None, None
     c, g, ratio = total_s(case.rec_cpu, case.preset), total_s(case.rec_gpu, case.preset), case.rec_ratio
-    line = {"where": f"recorded on {case.machine}" + (" (cut size)" if case.rec_cut else " (the seed's sizes)"),
-            "CPU": fmt_s(c) if c else _status(case.rec_cpu), "GPU": fmt_s(g) if g else _status(case.rec_gpu),
-            "GPU ÷ CPU": fmt_times(ratio) if ratio else "–", "covers": case.covers}
-    return line, ({"comparison": f"recorded on {case.machine}", "ratio": ratio} if ratio else None)
+    line = TableLine(f"recorded on {case.machine}" + (" (cut size)" if case.rec_cut else " (the seed's sizes)"),
+                     fmt_s(c) if c else _status(case.rec_cpu), fmt_s(g) if g else _status(case.rec_gpu),
+                     fmt_times(ratio) if ratio else "–", case.covers)
+    return line, (RatioBar(f"recorded on {case.machine}", ratio) if ratio else None)
 
 
-def live_entry(case: Case) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+def live_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
     """The table's line for this server (None when its CPU was not timed), and a ratio bar: both devices
     live, else the recorded GPU over this CPU when both ran the seed's sizes."""
     cpu, gpu, cut, total = case.live_cpu, case.live_gpu, case.cut, case.live_total
@@ -169,21 +197,19 @@ def live_entry(case: Case) -> tuple[dict[str, str] | None, dict[str, Any] | None
         return None, None
     per_call = cpu["median_s"]
     gpu_total = total_s(gpu, case.preset) if is_ok(gpu) and not cut else None
-    line = {"where": "live on this server" + (f" ({size_words(cut)})" if cut else " (the seed's sizes)"),
-            "CPU": fmt_s(total) if total else f"{fmt_s(per_call)} per call",
-            "GPU": (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu['median_s'])} per call") if is_ok(gpu) else "–",
-            "GPU ÷ CPU": fmt_times(gpu["median_s"] / per_call) if is_ok(gpu) else "–",
-            "covers": case.covers if total else "one call, at the cut size"}
+    line = TableLine("live on this server" + (f" ({size_words(cut)})" if cut else " (the seed's sizes)"),
+                     fmt_s(total) if total else f"{fmt_s(per_call)} per call",
+                     (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu['median_s'])} per call") if is_ok(gpu) else "–",
+                     fmt_times(gpu["median_s"] / per_call) if is_ok(gpu) else "–",
+                     case.covers if total else "one call, at the cut size")
     if is_ok(gpu):
-        return line, {"comparison": "live on this server" + (" (cut size)" if cut else ""),
-                      "ratio": gpu["median_s"] / per_call}
+        return line, RatioBar("live on this server" + (" (cut size)" if cut else ""), gpu["median_s"] / per_call)
     if is_ok(case.rec_gpu) and not cut and not case.rec_cut:
-        return line, {"comparison": f"GPU recorded on {case.machine} ÷ CPU live here",
-                      "ratio": case.rec_gpu["median_s"] / per_call}
+        return line, RatioBar(f"GPU recorded on {case.machine} ÷ CPU live here", case.rec_gpu["median_s"] / per_call)
     return line, None
 
 
-def comparison(case: Case) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+def comparison(case: Case) -> tuple[list[TableLine], list[RatioBar]]:
     """The table 'reported in the seed, measured here' and the ratio chart's bars."""
     entries = [reported_entry(case), recorded_entry(case), live_entry(case)]
     return [line for line, _ in entries if line], [bar for _, bar in entries if bar]
@@ -239,7 +265,7 @@ def missing_note(case: Case) -> str | None:
 def data_notes(case: Case) -> dict[str, str]:
     """What data the runs really used, when not what was asked: {note: where it was seen first}."""
     notes: dict[str, str] = {}
-    for where, rows in (("live", case.live["rows"]), (f"recorded on {case.machine}", case.rec_rows)):
+    for where, rows in (("live", case.live.rows), (f"recorded on {case.machine}", case.rec_rows)):
         for note in dict.fromkeys(r["data_note"] for r in rows if r.get("data_note")):
             notes.setdefault(note, where)
     return notes
@@ -249,16 +275,16 @@ def data_notes(case: Case) -> dict[str, str]:
 class Curves:
     """The loss curves of one case: live here, and the recorded GPU's from a curves file."""
 
-    params: dict[str, Any]  # the settings the curves were trained at
+    params: dict[str, Any]  # the workload settings the curves were trained at
     epochs: int
     losses: dict[str, list[float]]  # series -> loss per epoch
     failures: list[str]  # a sentence per live curve that could not be trained
     differing: list[str]  # recorded series trained at other settings than the page's
-    recorded: list[dict[str, Any]]  # the recorded curve entries
+    recorded: list[Curve]  # the recorded curves
     side_machine: str | None  # the machine of the curves file
 
 
-def curves_view(case: Case, packs: Sequence[dict[str, Any]]) -> Curves | None:
+def curves_view(case: Case, packs: Sequence[Mapping[str, Any]]) -> Curves | None:
     """The case's loss curves (None for one that trains nothing); the recorded ones from the curves file
     next to the case's pack first."""
     found = curve_setting(case.preset)
@@ -266,19 +292,19 @@ def curves_view(case: Case, packs: Sequence[dict[str, Any]]) -> Curves | None:
         return None
     params, epochs = found
     losses, failures, differing = {}, [], []
-    for device, entry in case.live["curves"].items():
+    for device, curve in case.live.curves.items():
         name = series_label(device, "live")
-        if entry["status"] == Status.OK:
-            losses[name] = entry["losses"]
+        if curve.status == Status.OK:
+            losses[name] = list(curve.losses)
         else:
-            failures.append(f"{name}: no curve ({onscreen.status_words(entry)}).")
+            failures.append(f"{name}: no curve ({onscreen.status_words(curve.entry())}).")
     side, recorded = find_curves(packs, case.preset.name,
                                  prefer_stem=Path(case.pack["path"]).stem if case.pack else None)
     side_machine = machine_text(side["machine"]) if side else None
-    for entry in recorded:
-        name = series_label(entry["device"], "recorded", side_machine)
-        losses[name] = entry["losses"]
-        if not same_settings(entry.get("settings") or {}, params) or entry.get("epochs") != epochs:
+    for curve in recorded:
+        name = series_label(curve.device, "recorded", side_machine)
+        losses[name] = list(curve.losses)
+        if not same_settings(curve.settings, params) or curve.epochs != epochs:
             differing.append(name)
     return Curves(params, epochs, losses, failures, differing, recorded, side_machine)
 
@@ -313,9 +339,9 @@ def minibatch_sentence(curves: Curves, preset: Preset) -> str | None:
 def curve_data_notes(case: Case, curves: Curves, seen: Iterable[str]) -> list[str]:
     """Data notes of the curves not already said for the timed rows ('Data (live curve): …')."""
     seen, out = set(seen), []
-    for where, entries in (("live curve", case.live["curves"].values()),
+    for where, entries in (("live curve", case.live.curves.values()),
                            (f"curve recorded on {curves.side_machine}", curves.recorded)):
-        for note in dict.fromkeys(c["data_note"] for c in entries if c.get("data_note")):
+        for note in dict.fromkeys(c.data_note for c in entries if c.data_note):
             if note not in seen:
                 out.append(f"Data ({where}): {note}")
     return out

@@ -17,7 +17,7 @@ import pandas as pd
 
 from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases.curves import learn_sentence, same_start_sentence
-from lib.lessons.seed_cases.view import CASES, find_seed_pack, label
+from lib.lessons.seed_cases.view import CASES, Measured, find_seed_pack, label
 from lib.workloads.presets import Preset
 
 NO_RATIO = ("Neither the seed nor this app timed both devices for this experiment, so there is no GPU ÷ CPU ratio to "
@@ -63,9 +63,9 @@ RESULT_COLUMNS = ("series", "recorded_on", "variant", "median_s", "iqr_s", "repe
                   "dataset_size", "batch_size", "size", "val", "num_threads", "status", "message")
 
 
-def not_measured() -> dict[str, Any]:
+def not_measured() -> Measured:
     """The live side not measured now (a long queue): the recorded side alone is shown."""
-    return {"rows": [], "curves": {}}
+    return Measured()
 
 
 def holds_a_case(pack: Mapping[str, Any] | None) -> bool:
@@ -93,8 +93,8 @@ class FirstScreen:
 
 def first_screen(case: screen.Case) -> FirstScreen:
     table, bars = screen.comparison(case)
-    return FirstScreen(screen.headline(case), tuple(screen.verdict_sentences(case)), pd.DataFrame(table),
-                       pd.DataFrame(bars))
+    return FirstScreen(screen.headline(case), tuple(screen.verdict_sentences(case)),
+                       pd.DataFrame([line.row() for line in table]), pd.DataFrame([bar.row() for bar in bars]))
 
 
 def teaches(name: str, preset: Preset) -> tuple[str, ...]:

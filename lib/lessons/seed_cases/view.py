@@ -21,14 +21,15 @@ No Streamlit here (the GPU machine that records runs this module with plain pyth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_s, fmt_value, plural
 from lib.core.rows import is_ok
 from lib.core.same import same_ratio
 from lib.lessons.common import voice
-from lib.lessons.seed_cases.curves import curve_setting, run_curve
+from lib.lessons.seed_cases.curves import Curve, curve_setting, run_curve
 from lib.workloads.presets import PRESETS, Preset
 
 SEED_SOURCE = "scripts/seed_experiments.py"
@@ -65,35 +66,42 @@ def label(name: str) -> str:
 # -- sizes ------------------------------------------------------------------------------------------
 
 def live_params(preset: Preset) -> dict[str, Any]:
-    """The settings a live CPU run uses here: the preset's quick cut (the seed's own size when it has none)."""
+    """The workload settings a live CPU run uses here: the preset's quick cut (the seed's own size when it has
+    none), as the workload takes them."""
     return preset.params(quick=True)
 
 
-def size_differences(params: dict[str, Any], preset: Preset) -> dict[str, tuple[Any, Any]]:
-    """Size settings (those the preset's quick cut changes) where `params` differ from the seed's:
-    {name: (these, the seed's)}."""
+class SizeChange(NamedTuple):
+    """A size setting a run changed: its value in the run, and the seed's."""
+
+    run: Any
+    seed: Any
+
+
+def size_differences(params: Mapping[str, Any], preset: Preset) -> dict[str, SizeChange]:
+    """Size settings (those the preset's quick cut changes) where `params` differ from the seed's, by name."""
     full = preset.params()
     out = {}
     for key in preset.quick:
         if key in params and str(params[key]) != str(full[key]):
-            out[key] = (params[key], full[key])
+            out[key] = SizeChange(params[key], full[key])
     return out
 
 
-def size_words(diff: dict[str, tuple[Any, Any]]) -> str:
+def size_words(diff: Mapping[str, SizeChange]) -> str:
     """'dataset size 3,000 instead of the seed's 60,000' (empty when the sizes are the seed's)."""
     return ", ".join(f"{k.replace('_', ' ')} {fmt_value(a)} instead of the seed's {fmt_value(b)}"
                      for k, (a, b) in diff.items())
 
 
-def same_settings(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_settings(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     keys = set(a) | set(b)
     return all(str(a.get(k)) == str(b.get(k)) for k in keys)
 
 
 # -- timing one call live -------------------------------------------------------------------------------
 
-def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float = 0.1,
+def time_preset(preset: Preset, params: Mapping[str, Any], device: str, *, budget_s: float = 0.1,
                 num_threads: int | None = None, memory_cap_gb: float | None = None, gate=None) -> dict[str, Any]:
     """One result row for one call of the preset's step on `device` (never raises for the work).
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness.
@@ -108,11 +116,20 @@ def time_preset(preset: Preset, params: dict[str, Any], device: str, *, budget_s
     return row
 
 
+@dataclass(frozen=True)
+class Measured:
+    """What the page measures live of one case: one call's result row per device, and the loss curve there
+    by device. Empty when nothing was measured now."""
+
+    rows: Sequence[dict[str, Any]] = ()
+    curves: Mapping[str, Curve] = field(default_factory=dict)
+
+
 def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num_threads: int | None,
-                 progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+                 progress: Callable[[float, str], None] | None = None) -> Measured:
     """What the page measures live: one call of the preset at live_params on each device, and its loss
-    curve there. {'rows': [...], 'curves': {device: entry}}. Every run asks the live gate first
-    (lib.core.gate: memory, work, and LIVE_BUDGET_S for the whole job)."""
+    curve there. Every run asks the live gate first (lib.core.gate: memory, work, and LIVE_BUDGET_S for the
+    whole job)."""
     from lib.core.gate import live_gate
 
     gate = live_gate(budget_s=LIVE_BUDGET_S)
@@ -136,10 +153,10 @@ def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num
             done += 1
     if progress:
         progress(1.0, "done")
-    return {"rows": rows, "curves": curves}
+    return Measured(rows, curves)
 
 
-def total_s(row: dict[str, Any] | None, preset: Preset) -> float | None:
+def total_s(row: Mapping[str, Any] | None, preset: Preset) -> float | None:
     """A row's time for the calls the seed's reported time covers (median per call × calls)."""
     if not is_ok(row):
         return None
@@ -148,15 +165,15 @@ def total_s(row: dict[str, Any] | None, preset: Preset) -> float | None:
 
 # -- recorded rows, found by preset name ---------------------------------------------------------------
 
-def seed_rows(pack: dict[str, Any], name: str) -> list[dict[str, Any]]:
+def seed_rows(pack: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
     """The rows of `pack` for preset `name` (variant == name, from the seed script)."""
     preset = PRESETS.get(name)
     return [r for r in pack.get("rows", []) if r.get("variant") == name
             and (preset is None or r.get("workload") == preset.workload)]
 
 
-def find_seed_pack(packs: Sequence[dict[str, Any]], name: str, prefer: Iterable[str] = ()
-                   ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def find_seed_pack(packs: Sequence[Mapping[str, Any]], name: str, prefer: Iterable[str] = ()
+                   ) -> tuple[Mapping[str, Any] | None, list[dict[str, Any]]]:
     """The pack holding preset `name`'s GPU row, and that preset's rows in it. Packs whose path is in
     `prefer` come first; a pack whose GPU row was measured (status ok) beats one where it was skipped."""
     prefer = set(prefer)
@@ -173,7 +190,7 @@ def find_seed_pack(packs: Sequence[dict[str, Any]], name: str, prefer: Iterable[
     return pack, rows
 
 
-def pick(rows: Iterable[dict[str, Any]], gpu: bool) -> dict[str, Any] | None:
+def pick(rows: Iterable[Mapping[str, Any]], gpu: bool) -> Mapping[str, Any] | None:
     """The CPU row (gpu=False) or the first GPU row."""
     for row in rows:
         is_gpu = str(row.get("device", "")).startswith("cuda")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +37,7 @@ class MachineCurve:
 class Comparison:
     workload: str
     setting: str
-    fixed: dict[str, Any]
+    fixed: Mapping[str, Any]  # the settings held fixed, by the workload's names for them
     curves: list[MachineCurve]
     crossovers: dict[str, Crossover]  # machine -> its own CPU-vs-GPU crossover
 
@@ -51,7 +51,7 @@ def _same_value(value: Any) -> Any:
     return None if value == "" else value
 
 
-def sweep_x(row: dict[str, Any]) -> float | None:
+def sweep_x(row: Mapping[str, Any]) -> float | None:
     """The row's value of its swept setting as a positive finite number (a log axis needs one), else None."""
     swept = row.get("swept")
     if not isinstance(swept, str) or not swept:
@@ -66,7 +66,7 @@ def sweep_x(row: dict[str, Any]) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def _settings(row: dict[str, Any]) -> dict[str, Any]:
+def _settings(row: Mapping[str, Any]) -> Mapping[str, Any]:
     """A row's settings for grouping: for a workload known here, its defaults overlaid with the row's
     values (so a pack recorded before a setting existed groups with one that names its default),
     else the row's own setting columns."""
@@ -80,12 +80,12 @@ def _settings(row: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def compare_machines(rows: list[dict[str, Any]]) -> list[Comparison]:
+def compare_machines(rows: Sequence[Mapping[str, Any]]) -> list[Comparison]:
     """Group ok rows by (workload, swept setting, other settings); per machine, its curves and crossover.
 
     Rows that cannot be charted (not ok, no swept setting, a swept value that is not a positive
     number) are left out here; uncharted_rows() counts them. A row's 'variant' counts as a setting."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Mapping[str, Any]]] = {}
     for row in rows:
         if not is_ok(row) or sweep_x(row) is None:
             continue
@@ -125,7 +125,7 @@ def _by_machine(curves: Sequence[MachineCurve]) -> dict[str, list[MachineCurve]]
     return grouped
 
 
-def uncharted_rows(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+def uncharted_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """How many rows compare_machines leaves out, by reason (only reasons that occur)."""
     counts: dict[str, int] = {}
     for row in rows:
@@ -178,7 +178,7 @@ def workload_title(name: str) -> str:
         return name
 
 
-def describe_fixed(workload: str, fixed: dict[str, Any]) -> str:
+def describe_fixed(workload: str, fixed: Mapping[str, Any]) -> str:
     """The settings held fixed, as people read them: those that differ from the workload's defaults
     when the workload is known here, else all of them."""
     from lib.workloads import SettingError, get_workload

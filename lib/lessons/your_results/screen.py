@@ -7,9 +7,9 @@ them out and declares its widgets.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.fmt import plural
 from lib.lessons.your_results.answer import machines_answer
@@ -85,11 +85,18 @@ def comparison_words(comp: Comparison) -> ComparisonWords:
                            tuple(f"- {line.markdown()}" for line in crossover_lines(comp)), fastest_line(comp))
 
 
+class Uploads(NamedTuple):
+    """The visitor's own packs used (as read from their files), and those files' names."""
+
+    packs: list[Mapping[str, Any]]
+    names: list[str]
+
+
 @dataclass(frozen=True, eq=False)
 class Screen:
     notices: tuple[Notice, ...]  # one per file not used, in the files' order
     used: str | None  # 'Using: a.json (12 rows); …'
-    uploads: tuple[list[dict[str, Any]], list[str]]  # the visitor's own packs used, and their names
+    uploads: Uploads
     answer: str | None  # None: nothing to compare (no pack used)
     more: tuple[str, ...]  # the label of each comparison past the first `more` + 1, for the picker
     skipped: str | None  # the rows no chart holds, by reason
@@ -105,11 +112,11 @@ def screen(sources: Sequence[Source], combined: Combined | None, drawn: Sequence
     using = ("Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used)
              if used else None)
     if combined is None:
-        return Screen(notices, using, ([s.pack for s in own], [s.name for s in own]), None, (), None, None)
+        return Screen(notices, using, Uploads([s.pack for s in own], [s.name for s in own]), None, (), None, None)
     rows = combined.pack["rows"]
     skipped = uncharted_rows(rows)
     return Screen(
-        notices, using, ([s.pack for s in own], [s.name for s in own]),
+        notices, using, Uploads([s.pack for s in own], [s.name for s in own]),
         machines_answer(drawn[0][1]) if drawn else NO_SWEEP,
         tuple(f"{one_line(title)} ({plural(len(comp.machines), 'machine')})" for _, comp, title in drawn[1 + more:]),
         "Not on the charts: " + "; ".join(f"{plural(k, 'row')} with {reason}" for reason, k in skipped.items()) + "."
