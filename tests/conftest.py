@@ -74,7 +74,7 @@ def pytest_addoption(parser):
 
 def pytest_ignore_collect(collection_path, config):
     """--part serial: a test module that never names the `serial` mark holds no serial test, so it is not imported
-    (the serial part ran after collecting the whole suite, about 8 s, to keep four tests)."""
+    (the part runs alone: importing the whole suite for its few tests would be seconds of wall time)."""
     if config.getoption("--part") != "serial" or collection_path.suffix != ".py":
         return None
     if collection_path.name.startswith("test_") and "serial" not in collection_path.read_text(encoding="utf-8"):
