@@ -9,6 +9,8 @@
   marked `serial`, spread over the cores by pytest-xdist; then `--part serial`, the tests marked `serial`
   (they time real work live and assert on what they measured), one at a time on an otherwise quiet box.
   A plain `pytest` run (no --part) runs everything in one process, as before.
+- `app_url` and `browser` (end of this file): one `streamlit run` with the shipped packs per test process, and one
+  chromium per module, shared by the browser tests; a module that needs its own server or browser defines its own.
 """
 
 import importlib.util
@@ -16,6 +18,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,7 +45,10 @@ PARTS = ("parallel", "serial")
 # together, so its module fixtures (packs recorded by the CLI, servers) are built once; modules that use another's
 # fixture go with it (SAME_PROCESS); the modules in SPREAD, many independent tests with cheap fixtures, are dealt out
 # test by test, last, so the processes finish together.
-SAME_PROCESS = {"tests/test_app_multi_gpu.py": "tests/test_ddp.py"}  # test_ddp's recorded pack, made once
+SAME_PROCESS = {"tests/test_app_multi_gpu.py": "tests/test_ddp.py",  # test_ddp's recorded pack, made once
+                # the shipped app's server (app_url below): started once, its cold first pages paid once
+                **{f"tests/test_browser_{name}.py": "tests/test_browser_views.py"
+                   for name in ("modes", "pictures", "roofline", "timeline")}}
 SPREAD = {"tests/test_random_views.py"}
 
 
@@ -64,6 +70,16 @@ def pytest_addoption(parser):
     parser.addoption("--part", choices=PARTS, default=None,
                      help="run only the tests not marked serial (parallel: they may share the machine) or only those "
                           "marked serial (they time real work and need it quiet); dev.py test runs both, in turn")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """--part serial: a test module that never names the `serial` mark holds no serial test, so it is not imported
+    (the part runs alone: importing the whole suite for its few tests would be seconds of wall time)."""
+    if config.getoption("--part") != "serial" or collection_path.suffix != ".py":
+        return None
+    if collection_path.name.startswith("test_") and "serial" not in collection_path.read_text(encoding="utf-8"):
+        return True
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -182,3 +198,38 @@ def downloads(monkeypatch) -> dict[str, bytes]:
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", keep_deferred)
     return seen
+
+
+# -- the real browser: one server with the shipped packs per test process, one chromium per module ---------------
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """One `streamlit run` with the shipped packs (the GPU side recorded), short live budgets, shared by every browser
+    module of this test process that reads the app as shipped: its start and its cold first pages are paid once, not
+    once a module. A module needing another server (tests/test_browser.py: no packs) defines its own app_url."""
+    from test_browser import require_browser, streamlit_server
+
+    require_browser()
+    with streamlit_server({"GPUWIN_LIVE_POINT_BUDGET_S": "0.05", "GPUWIN_NO_WARM_UP": "1"}) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def chromium_process() -> Iterator:
+    """One headless chromium for a module's browser tests (tests take it through `browser`). Not one per process:
+    Playwright's sync API holds an event loop in the main thread while it runs, under which asyncio.run (Streamlit's
+    caches, a websocket test) fails, so it ends with its module."""
+    from test_browser import launched_chromium
+
+    with launched_chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def browser(chromium_process) -> Iterator:
+    """The module's chromium; each test opens contexts of its own (own cookies and storage), and any it leaves
+    open are closed after it, so the next test starts with none."""
+    yield chromium_process
+    for context in chromium_process.contexts:
+        context.close()

@@ -26,9 +26,22 @@ def _shipped_packs(monkeypatch):
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
 
 
+@pytest.fixture(scope="module")
+def home():
+    """Home opened from a link naming `gpu`, once per GPU for the module: its tests only read the page."""
+    opened = {}
+
+    def at(gpu: str):
+        if gpu not in opened:  # the link's GPU on the first run, also where a live GPU is first
+            opened[gpu] = visit("pages/home.py", {"gpu": gpu})
+        return opened[gpu]
+
+    return at
+
+
 @pytest.mark.parametrize("gpu", ["nvidia-h200", "nvidia-h100-80gb-hbm3"])
-def test_homes_cuda_graph_words_quote_only_what_its_chart_draws(gpu):
-    at = visit("pages/home.py", {"gpu": gpu})  # the link's GPU on the first run, also where a live GPU is first
+def test_homes_cuda_graph_words_quote_only_what_its_chart_draws(home, gpu):
+    at = home(gpu)
     assert not at.exception, [e.value for e in at.exception]
     element = at.get("vega_lite_chart")[0]
     chart = chart_of(element)
@@ -48,10 +61,10 @@ def test_homes_cuda_graph_words_quote_only_what_its_chart_draws(gpu):
     assert all(day in strings for day in re.findall(r"\d{4}-\d{2}-\d{2}", caption)), caption
 
 
-def test_homes_pointer_to_the_training_page_names_an_expander_that_is_there():
+def test_homes_pointer_to_the_training_page_names_an_expander_that_is_there(home):
     """Home said "The Training page's “How the step runs” compares every mode": that is the mode radio's label,
     and the comparison is in an expander of another name. The name Home quotes must be one the page shows."""
-    at = visit("pages/home.py", {"gpu": "nvidia-h200"})
+    at = home("nvidia-h200")
     text = next(str(m.value) for m in at.markdown if "The Training page's “" in str(m.value))
     named = re.search(r"The Training page's “([^”]+)”", text).group(1)
     training = visit("pages/training.py", {"gpu": "nvidia-h200"})

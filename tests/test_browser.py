@@ -137,84 +137,75 @@ def launched_chromium() -> Iterator:
             launched.close()
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory) -> Iterator[str]:
-    """One `streamlit run` for this module: no recorded packs (CPU only), short live budget."""
+def require_browser() -> None:
+    """Skip (or fail, under GPUWIN_REQUIRE_BROWSER=1) where chromium or playwright is missing."""
     if CHROMIUM is None:
         _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _unavailable("the playwright package is not installed")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory) -> Iterator[str]:
+    """One `streamlit run` for this module: no recorded packs (CPU only), short live budget."""
+    require_browser()
     env = {"GPUWIN_RECORDED_DIR": str(tmp_path_factory.mktemp("no_packs")), "GPUWIN_LIVE_POINT_BUDGET_S": "0.1",
            "GPUWIN_NO_WARM_UP": "1"}
     with streamlit_server(env) as url:
         yield url
 
 
-def test_training_page_from_a_link_in_a_real_browser(app_url):
-    from playwright.sync_api import sync_playwright
-
+def test_training_page_from_a_link_in_a_real_browser(browser, app_url):
     url = app_url
     query = "over=depth&depth=4&hidden_width=32&data_resident=false"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 1600})
-            page.set_default_timeout(90_000)  # clicks and reads too: a loaded 2-core box takes its time
-            page.goto(f"{url}/training?{query}")
-            wait_for_run(page, "At depth 4 (")
-            body = page.inner_text("body")
-            # the settings shown came from the URL
-            assert page.get_by_role("radio", name="depth", exact=True).is_checked()
-            page.get_by_text("Pitfalls: the habits of the seed experiments").first.click()  # closed by default
-            assert not page.get_by_role("switch", name="Data already on the device", exact=True).is_checked()
-            sliders = {s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
-                       for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")}
-            assert sliders["Hidden width"] == "32" and sliders["Batch size"] == "64", sliders
-            assert sliders["Depth (the point explained below)"] == "4", sliders
-            assert "No GPU on this server" in body and "per epoch" in body
-            assert "There is no GPU curve for this view" in body  # no packs: said, not a blank chart
-            assert not page.query_selector("[data-testid='stException']")
-            # the URL now holds every setting, so copying it reopens this view
-            params = {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
-            assert params["over"] == "depth" and params["depth"] == "4" and params["hidden_width"] == "32"
-            assert params["data_resident"] == "false" and "batch_size" in params
+    page = browser.new_page(viewport={"width": 1200, "height": 1600})
+    page.set_default_timeout(90_000)  # clicks and reads too: a loaded 2-core box takes its time
+    page.goto(f"{url}/training?{query}")
+    wait_for_run(page, "At depth 4 (")
+    body = page.inner_text("body")
+    # the settings shown came from the URL
+    assert page.get_by_role("radio", name="depth", exact=True).is_checked()
+    page.get_by_text("Pitfalls: the habits of the seed experiments").first.click()  # closed by default
+    assert not page.get_by_role("switch", name="Data already on the device", exact=True).is_checked()
+    sliders = {s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
+               for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")}
+    assert sliders["Hidden width"] == "32" and sliders["Batch size"] == "64", sliders
+    assert sliders["Depth (the point explained below)"] == "4", sliders
+    assert "No GPU on this server" in body and "per epoch" in body
+    assert "There is no GPU curve for this view" in body  # no packs: said, not a blank chart
+    assert not page.query_selector("[data-testid='stException']")
+    # the URL now holds every setting, so copying it reopens this view
+    params = {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+    assert params["over"] == "depth" and params["depth"] == "4" and params["hidden_width"] == "32"
+    assert params["data_resident"] == "false" and "batch_size" in params
 
-            # embedded, as course material would show it
-            embedded = browser.new_page(viewport={"width": 800, "height": 1400})
-            embedded.goto(f"{url}/training?{query}&embed=true")
-            wait_for_run(embedded, "At depth 4 (")
-            assert not embedded.query_selector("[data-testid='stSidebar']")  # no sidebar when embedded
-            assert not embedded.query_selector("[data-testid='stException']")
-            assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
-            assert "embed=true" in embedded.url
-        finally:
-            browser.close()
+    # embedded, as course material would show it
+    embedded = browser.new_page(viewport={"width": 800, "height": 1400})
+    embedded.goto(f"{url}/training?{query}&embed=true")
+    wait_for_run(embedded, "At depth 4 (")
+    assert not embedded.query_selector("[data-testid='stSidebar']")  # no sidebar when embedded
+    assert not embedded.query_selector("[data-testid='stException']")
+    assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
+    assert "embed=true" in embedded.url
 
 
-def test_three_visitors_at_once_in_real_browsers(app_url):
+def test_three_visitors_at_once_in_real_browsers(browser, app_url):
     """Three tabs open the Training page at the same moment with different settings: each gets its
     own chart; those who found another measurement running were told they waited."""
-    from playwright.sync_api import sync_playwright
-
     url = app_url
     views = {"hidden_width": "16", "depth": "2", "dataset_size": "2048"}  # not measured by the test above
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            pages = {key: browser.new_page(viewport={"width": 1000, "height": 1400}) for key in views}
-            for key, value in views.items():  # all three navigate at once, none waits for the others
-                pages[key].evaluate(f"location.href = '{url}/training?{key}={value}'")
-            waited = 0
-            for key, value in views.items():
-                page = pages[key]
-                wait_for_run(page, "At batch size 64 (", timeout_ms=150_000)
-                body = page.inner_text("body")
-                assert not page.query_selector("[data-testid='stException']")
-                assert f"{key}={value}" in page.url
-                waited += "in line (number" in body and "for other measurements on this server" in body
-            print(f"{waited} of 3 visitors waited")
-            assert waited >= 1, "nobody was told to wait: the three measurements did not overlap in time"
-        finally:
-            browser.close()
+    pages = {key: browser.new_page(viewport={"width": 1000, "height": 1400}) for key in views}  # a context each
+    for key, value in views.items():  # all three navigate at once, none waits for the others
+        pages[key].evaluate(f"location.href = '{url}/training?{key}={value}'")
+    waited = 0
+    for key, value in views.items():
+        page = pages[key]
+        wait_for_run(page, "At batch size 64 (", timeout_ms=150_000)
+        body = page.inner_text("body")
+        assert not page.query_selector("[data-testid='stException']")
+        assert f"{key}={value}" in page.url
+        waited += "in line (number" in body and "for other measurements on this server" in body
+    print(f"{waited} of 3 visitors waited")
+    assert waited >= 1, "nobody was told to wait: the three measurements did not overlap in time"

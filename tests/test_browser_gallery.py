@@ -11,17 +11,11 @@ import re
 
 import pytest
 from gallery_support import fixture_bytes
-from test_browser import launched_chromium, screenshot_on_failure, streamlit_server
+from test_browser import screenshot_on_failure, streamlit_server
 
 pytestmark = pytest.mark.browser
 NAME = "<b onclick=alert(1)>Ada</b> **[x](js:1)"
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-
-
-@pytest.fixture
-def browser():
-    with launched_chromium() as launched:
-        yield launched
 
 
 def open_gallery(browser, url: str):

@@ -2,7 +2,7 @@
 expander draws each mode's curve and, at the slider's point, one bar per mode whose words under it (its time
 and where it came from) are whole lines inside the chart, the plot keeping its width on a phone (one long
 line of words once shrank a phone's plot to a few pixels), with no Vega warning on the console.
-Desktop and phone; uses tests/test_browser_views.py's server and browser fixtures.
+Desktop and phone; uses the server and browser of tests/conftest.py, shared by the browser modules.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from test_browser import SHOTS
 from test_browser_roofline import VIEW
 from test_browser_timeline import opened_expander, quiet
-from test_browser_views import CHART, TIMEOUT_MS, app_url, browser  # noqa: F401 (fixtures)
+from test_browser_views import CHART, TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 # the bars chart: its plot's width, its bars, the words under them, how far any text runs past the chart
@@ -27,7 +27,7 @@ MEASURE = """el => ({
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_each_modes_bar_says_where_its_time_came_from_in_whole_lines(browser, app_url, size):  # noqa: F811
+def test_each_modes_bar_says_where_its_time_came_from_in_whole_lines(browser, app_url, size):
     with opened_expander(browser, app_url, VIEW, size, "How each way of running the step") as (page, expander,
                                                                                        warnings, before):
         bars = expander.locator(CHART).nth(1)

@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable, streamlit_server
+from test_browser import CHROMIUM, _unavailable, streamlit_server
 
 from ui.not_found import is_unroutable, not_found_html
 
@@ -46,20 +46,13 @@ def test_an_unknown_path_is_a_404_that_names_it_and_links_every_page(served):
         assert ok.status == 200  # a page of the app is Streamlit's own
 
 
-def test_the_no_such_page_links_lead_back_into_the_running_app(served):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.goto(f"{served}/pages/training.py")
-            page.get_by_text("No such page").wait_for(timeout=30_000)
-            page.get_by_role("link", name="Home", exact=True).click()
-            page.get_by_text("When does the GPU win?").first.wait_for(timeout=90_000)  # the app ran
-            page.goto(f"{served}/a/b/c")
-            page.get_by_text("Did you mean", exact=False).wait_for(state="detached", timeout=5_000)
-            page.get_by_role("link", name="Jacobian", exact=True).click()
-            page.get_by_role("heading", name="Jacobian", exact=False).first.wait_for(timeout=90_000)
-        finally:
-            browser.close()
+def test_the_no_such_page_links_lead_back_into_the_running_app(browser, served):
+    page = browser.new_page()
+    page.goto(f"{served}/pages/training.py")
+    page.get_by_text("No such page").wait_for(timeout=30_000)
+    page.get_by_role("link", name="Home", exact=True).click()
+    page.get_by_text("When does the GPU win?").first.wait_for(timeout=90_000)  # the app ran
+    page.goto(f"{served}/a/b/c")
+    page.get_by_text("Did you mean", exact=False).wait_for(state="detached", timeout=5_000)
+    page.get_by_role("link", name="Jacobian", exact=True).click()
+    page.get_by_role("heading", name="Jacobian", exact=False).first.wait_for(timeout=90_000)

@@ -8,7 +8,7 @@ a legend-less channel merged into a legend). Here every chart on each page (the 
 is read back: no Vega warning on the console, no legend name cut (Vega ends a cut one with "…") or run
 past the chart's right edge, and embedded Training keeps a plot of at least MIN_PLOT_PX with its
 legend beside it, inside the frame.
-Uses Debian's chromium like tests/test_browser_views.py (its server and browser fixtures).
+Uses Debian's chromium like tests/test_browser_views.py (the server and browser of tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 
 import pytest
 from test_browser import SHOTS
-from test_browser_views import CHART, IFRAME, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
+from test_browser_views import CHART, IFRAME, TIMEOUT_MS, settle
 
 pytestmark = pytest.mark.browser
 SIZES = {"desktop": (1366, 768), "phone": (390, 844), "embedded": (800, 600)}
@@ -40,7 +40,7 @@ MEASURE = """els => els.map(chart => {
 })"""
 
 
-def open_page(page, app_url, path: str, size: str):  # noqa: F811
+def open_page(page, app_url, path: str, size: str):
     """The page loaded twice (the second finds the live sweep cached, so no chart is redrawn late); its frame."""
     sep = "&" if "?" in path else "?"
     for _ in range(2):
@@ -65,7 +65,7 @@ def quiet(frame) -> None:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_charts_show_whole_legend_names_and_print_no_vega_warning(browser, app_url, size):  # noqa: F811
+def test_charts_show_whole_legend_names_and_print_no_vega_warning(browser, app_url, size):
     width, height = SIZES[size]
     context = browser.new_context(viewport={"width": width, "height": height})
     console: list[str] = []
@@ -127,7 +127,7 @@ FIRST_SCREEN = """() => {
 
 
 @pytest.mark.parametrize("path", ["training", "", "timing_pitfalls"])
-def test_embedded_first_screen_shows_the_answer_and_the_whole_first_chart(browser, app_url, path):  # noqa: F811
+def test_embedded_first_screen_shows_the_answer_and_the_whole_first_chart(browser, app_url, path):
     """It was: on embedded Training the headline, the live line, the point line and the provenance above
     the chart pushed it to 441 px of an 800 × 600 iframe, so a reader saw only its top; Timing pitfalls'
     colour legend ended under the frame. Now the answer and the whole first chart (plot, axes and

@@ -1,7 +1,7 @@
 """The Training page's roofline ("Where one step's time went") in real Chromium: opening the expander
 draws the GPU curve's steps (one dot each) under its ceilings, with the ceilings' origin in the
 subtitle, and prints no Vega warning (a log scale fed a zero, or a fit dropped, says so in the console).
-Desktop and phone; uses tests/test_browser_views.py's server and browser fixtures.
+Desktop and phone; uses the server and browser of tests/conftest.py, shared by the browser modules.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from test_browser import SHOTS
 from test_browser_timeline import opened_expander, quiet
-from test_browser_views import CHART, TIMEOUT_MS, app_url, browser  # noqa: F401 (fixtures)
+from test_browser_views import CHART, TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 VIEW = "training?gpu=nvidia-h200&batch_size=4096&hidden_width=1024"
@@ -23,7 +23,7 @@ MEASURE = """el => ({
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_warning(browser, app_url, size):  # noqa: F811
+def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_warning(browser, app_url, size):
     with opened_expander(browser, app_url, VIEW, size, "Where one step's time went") as (page, expander,
                                                                                   warnings, before):
         roofline = expander.locator(CHART).filter(has_text="Each step under the GPU")

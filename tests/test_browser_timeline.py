@@ -6,7 +6,7 @@ warning), the GPU's lanes shared one line and the CPU's bars were about 2 px tal
 (the chart is drawn as SVG) are measured: each is at least MIN_BAND_PX tall, lanes do not overlap, the lane
 names are not cut and run past no edge, and opening the expander prints no Vega warning (the page's
 other charts, drawn before, are not this test's).
-Uses Debian's chromium like tests/test_browser_views.py (its server and browser fixtures).
+Uses Debian's chromium like tests/test_browser_views.py (the server and browser of tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 from test_browser import SHOTS
-from test_browser_views import CHART, IFRAME, TIMEOUT_MS, app_url, browser, settle  # noqa: F401 (fixtures)
+from test_browser_views import CHART, IFRAME, TIMEOUT_MS, settle
 
 pytestmark = pytest.mark.browser
 # a recorded H200 timeline exists at batch 64 / width 64, so both the CPU and the GPU chart are drawn
@@ -53,7 +53,7 @@ def quiet(frame, warnings: list[str]) -> int:
 
 
 @contextmanager
-def opened_expander(browser, app_url: str, view: str, size: str, title: str):  # noqa: F811 (the fixtures, passed in)
+def opened_expander(browser, app_url: str, view: str, size: str, title: str):
     """A fresh context at `size` ('desktop', 'phone') on `view`, the expander whose label holds `title` opened.
     Yields (page, expander, warnings, before): the console's warnings and errors, and how many there were
     before the expander opened (the page's other charts' warnings are not the caller's)."""
@@ -79,7 +79,7 @@ def rows(bars: list[dict]) -> list[tuple[float, float]]:
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone", "embedded"])
-def test_the_step_timeline_draws_one_readable_row_per_lane(browser, app_url, size):  # noqa: F811
+def test_the_step_timeline_draws_one_readable_row_per_lane(browser, app_url, size):
     viewport = {"desktop": (1366, 768), "phone": (390, 844), "embedded": (800, 600)}[size]
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     warnings: list[str] = []

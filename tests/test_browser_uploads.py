@@ -12,19 +12,13 @@ import json
 
 import pytest
 from gallery_support import H100_PACK
-from test_browser import launched_chromium, screenshot_on_failure, streamlit_server
+from test_browser import screenshot_on_failure, streamlit_server
 
 from lib.recorded.upload_budget import LIMITS
 
 pytestmark = pytest.mark.browser
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 INPUT = "[data-testid='stFileUploaderDropzoneInput']"
-
-
-@pytest.fixture
-def browser():
-    with launched_chromium() as launched:
-        yield launched
 
 
 def small_pack(i: int) -> bytes:

@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from test_browser import CHROMIUM, _unavailable, launched_chromium, streamlit_server
 
 pytestmark = pytest.mark.browser
 CHART = "[data-testid='stVegaLiteChart']"
@@ -29,25 +28,6 @@ FIRST_CHART_ON_SCREEN = ("() => { const c = document.querySelector(\"[data-testi
                          " return !!c && c.getBoundingClientRect().top < 600; }")
 GPU_LABEL = re.compile(r"GPU · (H100|H200) \((recorded|predicted|recorded \+ predicted)\)")
 IFRAME = '<!doctype html><body style="margin:0"><iframe src="{src}" width="800" height="600" style="border:0"></iframe>'
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    """One `streamlit run` with the shipped packs (the GPU side recorded), short live budgets."""
-    if CHROMIUM is None:
-        _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _unavailable("the playwright package is not installed")
-    with streamlit_server({"GPUWIN_LIVE_POINT_BUDGET_S": "0.05", "GPUWIN_NO_WARM_UP": "1"}) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(app_url):
-    with launched_chromium() as launched:
-        yield launched
 
 
 def settle(frame) -> None:
