@@ -107,9 +107,11 @@ def config_out(steps: M.Steps, kind: str) -> dict[tuple, list[float]]:
 
 
 def factors(errors: list[float]) -> tuple[float, float] | None:
+    """(median, p90) as factors, by the one definition the app's bands use (costmodel.Error)."""
     if len(errors) < 2:
         return None
-    return math.exp(statistics.median(errors)), math.exp(statistics.quantiles(errors, n=10)[-1])
+    error = costmodel.Error.of(errors)
+    return error.median_factor, error.p90_factor
 
 
 def cell(errors: list[float]) -> str:
@@ -218,9 +220,10 @@ FAMILY_NOTES = (
     "x8, activations x4: 2.6-2.9 times fewer) went for forms fitted to its traces (lib.workloads.mlp_terms). "
     "Counted alike, each GPU's price per byte, fitted mostly to the MLP's steps, fell by about 2.7: the MLP's "
     "own family-out p90 came down (H200 x2.09 to x1.98, H100 x1.92 to x1.81), the Transformer's and "
-    "torchvision's moved a little either way, and the CNN's p90 went up (H200 x2.57 to x3.75, H100 x3.00 to "
-    "x3.59): its large 16-channel steps were priced near right only because the MLP's formula undercharged "
-    "bytes. The convolutions' efficiency (next note) is what is left.",
+    "torchvision's moved a little either way, and the CNN's p90 went up (H200 x2.55 to x3.50, H100 x2.98 to "
+    "x3.53): its 16-channel steps (x0.22-0.35 predicted: 4,096 images in 17 ms move their counted bytes at "
+    "about 440 GB/s) were priced near right only because the MLP's formula undercharged bytes. The "
+    "convolutions' efficiency (next note) is what is left.",
     "What both leave. The CNN's p90: at 16 channels and 512 or 4,096 images cuDNN moves its counted bytes "
     "at about 370 GB/s (the recorded busy times) against about 0.9 TB/s at 64 channels and 2.4 TB/s for the "
     "Transformer; no term says how a convolution's efficiency falls with its channels, and no other family "
