@@ -1,7 +1,8 @@
-"""Trace every Training family's step again into lib/workloads/traced_counts.json (the kernels per step) and
+"""Trace every Training family's step again into lib/workloads/traced_counts.json (the kernels per step),
 lib/workloads/traced_work.json (FLOPs, bytes, forward bytes and parameters at every setting the Training page
-reaches): what the web server prices and draws without importing torch (tests/test_traced.py and
-tests/test_counted.py check they are current).
+reaches) and lib/workloads/mlp_counts.json (the MLP's FLOPs and bytes as forms in its sizes, for any setting):
+what the web server prices and draws without importing torch (tests/test_traced.py and tests/test_counted.py
+check they are current).
 
     python scripts/trace_counts.py
 """
@@ -16,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lib.workloads import FAMILIES
 from lib.workloads.counted import write_work
+from lib.workloads.mlp_fit import write_forms
 from lib.workloads.traced import write_counts
 
 if __name__ == "__main__":
@@ -24,4 +26,5 @@ if __name__ == "__main__":
         print(name, {kind: f"{base:g} + {per:g} x depth" for kind, (base, per) in entries[0]["kernels"].items()})
     for name, settings in write_work(FAMILIES).items():
         print(f"{name}: FLOPs, bytes, forward bytes and parameters at {settings} page settings")
+    print(f"mlp: FLOPs and bytes as forms in its sizes for {len(write_forms())} optimizers and losses")
     print(f"traced in {time.perf_counter() - started:.0f} s")

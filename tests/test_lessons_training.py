@@ -40,7 +40,7 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     assert fmt_about(screen.answer.x) == fmt_about(x)
     assert screen.headline == voice.crossover_sentence(screen.answer, "batch size", voice.legend_side(Unit.CPU, SMALL_LABEL),
                                                        voice.legend_side(Unit.GPU, GPU_LABEL)).markdown()
-    assert (lo, hi) == (256, 512) and fmt_about(x) == "290"
+    assert (lo, hi) == (256, 512) and fmt_about(x) == "310"  # the fixture's steps take the MLP's traced FLOPs
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
     assert T.origins(screen.curves[GPU_LABEL]) == {"derived": len(T.AXES["batch_size"].steps)}
@@ -105,9 +105,11 @@ def check_words_against_rows(screen: S.Screen, view: T.View) -> None:
     changes = [(a[0], b[0], b[1]) for a, b in zip(leaders, leaders[1:]) if a[1] != b[1]]
     found = screen.answer  # what the headline says, typed: no English parsed
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):
-        assert not changes
         who = "gpu" if found.kind == CrossKind.GPU_WINS else "cpu"
-        assert all(w == who for _, w in leaders), screen.headline
+        # where the bands overlap (a tie) either line may lie lower: the headline then claims only the clear gaps
+        assert all(w == who for x, w in leaders if x not in found.ties), screen.headline
+        if any(w != who for _, w in leaders):
+            assert "wherever the gap is clear" in screen.headline
     elif found.kind == CrossKind.CROSSES:
         assert len(changes) == 1 and changes[0][2] == "gpu", (screen.headline, leaders)
         low, high = found.sure

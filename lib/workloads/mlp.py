@@ -185,24 +185,14 @@ class MLPTraining(Workload):
         return math.ceil(int(params["dataset_size"]) / self.batch_rows(params))
 
     def flops(self, params: Settings) -> float:
-        sizes = layer_sizes(params)
-        forward = 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * self.batch_rows(params)
-        return 3.0 * forward  # backward costs about twice the forward pass
-
-    def cost_terms(self, params: Settings) -> tuple[dict[str, float], dict[str, float]]:
-        # Kernels per step grow with the layers (forward, backward and update of each); the batch
-        # copied from host memory is one more piece of work when the data is not resident.
-        launch = {"1": 1.0, "layers": float(len(layer_sizes(params)) - 1)}
-        work = {"1": 1.0, "flops": float(self.flops(params)), "bytes": float(self.bytes_moved(params))}
-        return launch, work
+        return mlp_terms.flops(params, layer_sizes(params), self.batch_rows(params))  # its traced step's, as every family's
 
     def bytes_moved(self, params: Settings) -> float:
-        sizes = layer_sizes(params)
+        # every operand of every kernel (its traced step's, as every family's), and the batch copied from host
+        # memory when the data is not resident
         rows = self.batch_rows(params)
-        weights = self.parameter_count(params) * BYTES_PER_FLOAT * 8  # read fwd+bwd, grad, optimizer states
-        activations = rows * sum(sizes) * BYTES_PER_FLOAT * 4
-        copied = 0 if params["data_resident"] else rows * (sizes[0] + 1) * BYTES_PER_FLOAT
-        return float(weights + activations + copied)
+        copied = 0 if params["data_resident"] else mlp_terms.copied_bytes(params, rows)
+        return mlp_terms.bytes_moved(params, layer_sizes(params), rows) + copied
 
     def peak_memory_bytes(self, params: Settings, device: str) -> float:
         """A bound on what one point adds to its process at its peak (measured against it:
@@ -358,7 +348,7 @@ WORKLOAD = MLPTraining()
 STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, sizes=("hidden_width",), copied_bytes=mlp_terms.copied_bytes)
 
 # The Training page's model family: its sliders (their steps and meanings), the two settings that key
-# a recorded step, and the cost model's counted terms (traced: lib.workloads.traced; the copied batch's bytes: mlp_terms).
+# a recorded step, and the cost model's counted terms (traced: lib.workloads.traced; FLOPs and bytes: mlp_terms).
 FAMILY = TrainingFamily(
     WORKLOAD, "MLP",
     axes={

@@ -11,12 +11,12 @@ Two ways, each row saying which (`origin`, `origin_note`), both the Training pag
   fed the model's counted terms (FLOPs and bytes counted by PyTorch, kernels from its traced step). No
   recorded step of that model steers it (no neighbour correction), so its band is the family-out error:
   each recorded family left out of the fit in turn and its steps predicted from their counted terms alone,
-  as a model nobody recorded is; the band is the worst family's 90th percentile.
+  as a model nobody recorded is (lib.lessons.training.family_out, as the hold-out benchmark prints it); the band
+  is the worst family's 90th percentile.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +31,7 @@ from lib.core.rows import Origin
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training import model as M
 from lib.lessons.training import view as T
+from lib.lessons.training.family_out import Recorded, family_out, fitted, pooled
 from lib.lessons.training.screen import gpu_name
 from lib.recorded.ceilings import Ceilings, ceilings_for
 from lib.recorded.sources import GpuSource, gpu_sources, hardware_text, machine_text, source_pack
@@ -39,9 +40,10 @@ from lib.workloads.family import SWITCHES, TrainingFamily
 
 _LIB = Path(__file__).resolve().parents[2]
 # the pooled fits with their family-out errors take seconds (the families' counted terms most): kept on disk,
-# keyed by the recorded steps and the code that turns them into terms and fits them
-_POOLED: DiskMemo[Pooled] = DiskMemo("predict-pooled", code=[_LIB / "core", _LIB / "workloads",
-                                                             _LIB / "lessons" / "training", Path(__file__)])
+# keyed by the recorded steps and the code and shipped counts that turn them into terms and fit them
+_POOLED: DiskMemo[Pooled] = DiskMemo("predict-pooled", code=[
+    _LIB / "core", _LIB / "workloads", *sorted((_LIB / "workloads").glob("*.json")), _LIB / "lessons" / "training",
+    Path(__file__)])
 
 
 @dataclass(frozen=True)
@@ -112,24 +114,14 @@ def pooled_model(gpu: RecordedGpu) -> Pooled | None:
 
 
 def _fit(families: Sequence[TrainingFamily], gpu: RecordedGpu) -> Pooled | None:
-    fitted: dict[str, list[costmodel.Observation]] = {}
-    unseen: dict[str, list[costmodel.Observation]] = {}
-    for f in families:
-        steps = gpu.table(f).steps
-        fitted.setdefault(f.label, []).extend(M.observations(steps, "cuda", M.KernelCounts(steps, f), f))
-        # as a model nobody recorded is predicted: kernels from its traced step alone, no neighbour correction
-        unseen.setdefault(f.label, []).extend(dataclasses.replace(o, where=()) for o in
-                                              M.observations(steps, "cuda", M.KernelCounts({}, f), f))
-    every = [o for obs in fitted.values() for o in obs]
+    recorded = [Recorded(f, gpu.table(f).steps) for f in families]
+    every = fitted(recorded)
     if len(every) < costmodel.MIN_POINTS:
         return None
-    out = {}
-    for label, test in unseen.items():
-        train = [o for other, obs in fitted.items() if other != label for o in obs]
-        errors = costmodel.held_out(train, test, "cuda")
-        if errors:
-            out[label] = costmodel.Error.of(errors)
-    return Pooled(costmodel.fit(every, "cuda"), tuple(fitted), out)
+    labels = {f.name: f.label for f in families}
+    out = {labels[name]: costmodel.Error.of(pooled(errors)) for name, errors in family_out(recorded).items()
+           if pooled(errors)}
+    return Pooled(costmodel.fit(every, "cuda"), tuple(dict.fromkeys(labels.values())), out)
 
 
 def on_page(spec: ModelSpec, settings: Mapping[str, Any]) -> T.View | None:

@@ -306,8 +306,11 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         how = (f"recorded on {machine_words}" if exact else
                f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
                f"{machine_words}")
-        extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads", "flops", "bytes")
-                 if k in recorded}
+        extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
+        # the step's work as it is counted now (every family's from its traced step), not as its recording
+        # counted it: a recorded point and a predicted one beside it sit on the roofline by the same count
+        settings = {**view.page_defaults, **view.settings()}
+        extra.update(flops=view.family.workload.flops(settings), bytes=view.family.workload.bytes_moved(settings))
         days = recordings(recorded)
         if len(days) > 1:  # the band of a recorded point: its range over the days it was recorded
             times = [t for _, t in days]

@@ -124,7 +124,8 @@ class DDPTraining(Workload):
             convs = sum(2 * cin * cout * 9 * side * side for cin, cout, side in cnn_stages(params))
             final = 2 * cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2 * int(params["classes"])
             return 3.0 * (convs + final) * rows  # backward costs about twice the forward pass
-        return mlp.WORKLOAD.flops({**mlp_params(params), "batch_size": rows, "dataset_size": rows})
+        sizes = mlp.layer_sizes(mlp_params(params))
+        return 3.0 * 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * rows  # as its CNN's: backward twice the forward
 
     def flops(self, params: dict[str, Any]) -> float:
         """FLOPs of one step of the whole group (all processes together)."""
