@@ -50,7 +50,7 @@ devices, grid, cap_gb = live_devices(source), lesson.sweep_grid(val), default_me
 found = onscreen.recorded_views(pack, source.label, WORKLOAD, "val", lesson.views(methods, val),
                                 with_cpu=show_recorded_cpu)
 chart_box = top.chart.empty()
-notes_under = top.note.empty()  # what the answer leaves out, under the chart (issue 37)
+notes_under = top.note.empty()  # what the answer leaves out, under the chart
 
 
 def first_screen(live: list[dict]) -> screen.JacobianScreen:

@@ -51,7 +51,7 @@ live_rows = [r for rows in live.values() for r in rows]
 # -- the first screen: the answer and the time chart -------------------------------------------------------
 top.answer.markdown(shown.answer)
 time_chart(top.chart, shown)
-if shown.notes:  # what the answer leaves out, under the chart (issue 37)
+if shown.notes:  # what the answer leaves out, under the chart
     top.note.markdown(shown.notes)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
                         measured_at=measured_at(requests) if live_rows else None, drawn=shown.found.machine,

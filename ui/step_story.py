@@ -90,8 +90,8 @@ def how_modes_move(screen: training_screen.Screen, view: training_view.View, gpu
 def step_timeline(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None, source: GpuSource, threads: int,
                   mode: str) -> None:
     """The expander: one step of this server's CPU (measured live) and of the recorded GPU on a timeline.
-    Run only while it is open (Streamlit's lazy expander): its live timeline took 0.3-0.9 s of the measuring
-    process, and two charts of the browser, on every visit to the page, for the few visitors who open it."""
+    Run only while it is open (Streamlit's lazy expander): its live timeline costs the measuring process and
+    the browser a step's timeline and two charts, worth paying only for the few visitors who open it."""
     with scaffold.lazy_expander(TIMELINE_TITLE, TIMELINE_KEY) as open_:
         if not open_:
             return

@@ -8,7 +8,7 @@ curve of their own. No Streamlit; pages/home.py lays it out.
     ends_sentence(chart)     # 'At batch size 1, the GPU takes 1.98× as long as the CPU (…); at 8,192, …'
     modes_sentence(chart)    # the CUDA-graph curve against the CPU and the eager GPU, read from drawn(chart)
 
-Every number, date and origin the words name is a point of drawn(chart) (issue 23): a curve is the
+Every number, date and origin the words name is a point of drawn(chart): a curve is the
 rows of one recording, a step recorded on other days keeps their times as its band (and its tooltip
 names each day), and the CUDA-graph comparison quotes the graph curve's own points.
 """
