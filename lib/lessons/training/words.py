@@ -12,16 +12,7 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import (
-    Sentence,
-    about_count,
-    age_words,
-    fmt_ratio,
-    fmt_s,
-    fmt_value,
-    plural,
-    say,
-)
+from lib.core.fmt import Sentence, about_count, age_words, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.same import same_rows
 from lib.lessons.common.voice import (
