@@ -64,7 +64,7 @@ def first_screen(live: list[dict]) -> shown.FirstScreen:
     box = chart_box.container()  # the chart and, where a bar runs past its epoch's tick, why
     scaffold.chart_or_why(box, chart_spec(phase_chart, first.bars, **shown.PHASE_CHART) if first.bar_rows else None,
                           first.no_bars)
-    scaffold.paragraphs(first.notes, caption=True, box=box)  # what the answer leaves out, under the chart (issue 37)
+    scaffold.paragraphs(first.notes, caption=True, box=box)  # what the answer leaves out, under the chart
     return first
 
 

@@ -58,7 +58,7 @@ scaffold.chart_or_why(
     top.chart,
     chart_spec(speedups_chart, on.frame, on.crossings, plot_height=160 if scaffold.embedded() else 220)
     if on.chart_caption else None, lesson.NO_CHART, key=f"{NS}.chart")
-if on.notes:  # what the answer leaves out, under the chart (issue 37)
+if on.notes:  # what the answer leaves out, under the chart
     top.note.markdown(on.notes)
 if on.chart_caption:
     top.note.caption(on.chart_caption)

@@ -18,7 +18,7 @@ from ui.pages import lesson_pages
 top = scaffold.answer_first("When does the GPU win?")
 
 home = home_answer()
-if home.cannot:  # what is not drawn up top, which machine to pick instead under it (issue 37: one sentence)
+if home.cannot:  # what is not drawn up top, which machine to pick instead under it (one sentence)
     said, instead = refusal(home.cannot)
     top.answer.markdown(said)
     if instead:

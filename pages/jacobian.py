@@ -15,7 +15,7 @@ import streamlit as st
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
-from lib.lessons.jacobian import screen as S
+from lib.lessons.jacobian import screen
 from lib.lessons.jacobian import view as lesson
 from lib.workloads.jacobian import METHODS
 from ui import scaffold
@@ -34,10 +34,10 @@ top = scaffold.answer_first("Jacobian: when the algorithm beats the hardware")
 notes_box = st.container()
 url = UrlSettings(NS)
 val = url.select_slider("val", "Inputs in the batch (val; the point explained)", lesson.VALS, lesson.DEFAULT_VAL,
-                        help=S.VAL_HELP)
+                        help=screen.VAL_HELP)
 # short names on the pills, what each does in their help
 methods = url.pills("methods", "Ways to compute it", METHODS, list(lesson.DEFAULT_METHODS), format_func=lesson.LABEL.get,
-                    help=S.METHODS_HELP)
+                    help=screen.METHODS_HELP)
 source, cannot = source_for(WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
@@ -50,18 +50,18 @@ devices, grid, cap_gb = live_devices(source), lesson.sweep_grid(val), default_me
 found = onscreen.recorded_views(pack, source.label, WORKLOAD, "val", lesson.views(methods, val),
                                 with_cpu=show_recorded_cpu)
 chart_box = top.chart.empty()
-notes_under = top.note.empty()  # what the answer leaves out, under the chart (issue 37)
+notes_under = top.note.empty()  # what the answer leaves out, under the chart
 
 
-def first_screen(live: list[dict]) -> S.JacobianScreen:
-    shown = S.jacobian_screen(live, found, val, methods, pack)
+def first_screen(live: list[dict]) -> screen.JacobianScreen:
+    shown = screen.jacobian_screen(live, found, val, methods, pack)
     top.answer.markdown(shown.answer)
     scaffold.markdown_or_empty(notes_under, shown.notes)
     time_chart(chart_box, shown)
     return shown
 
 
-requests = S.live_requests(methods, grid, devices, live_budget_s=live_point_budget_s(), threads=DEFAULT_CPU_THREADS,
+requests = screen.live_requests(methods, grid, devices, live_budget_s=live_point_budget_s(), threads=DEFAULT_CPU_THREADS,
                            memory_cap_gb=cap_gb)
 if found.gpu_rows() and not all_cached(requests):
     first_screen([])  # the recorded curves at once, while this server's CPU is measured below
@@ -72,7 +72,7 @@ scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onsc
                         live_rows=live)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
-scaffold.why_lines("What this page measures (seed 004)", [S.SEED_WHY])
+scaffold.why_lines("What this page measures (seed 004)", [screen.SEED_WHY])
 
 if methods:
     # fixed labels (a lazy expander's identity includes it): the value goes inside
@@ -83,6 +83,6 @@ if methods:
     memory_expander(shown, cap_gb)
 
     # -- the rows themselves, recording ------------------------------------------------------------------
-    scaffold.results_on_screen(shown.rows, S.RESULT_COLUMNS, live, pack, found.all_rows(), file_stem=f"jacobian_val{val}",
+    scaffold.results_on_screen(shown.rows, screen.RESULT_COLUMNS, live, pack, found.all_rows(), file_stem=f"jacobian_val{val}",
                                key="jacobian.results")
-    scaffold.record_view(["\n".join(lesson.record_command(m, grid) for m in methods)], S.RECORD_CAPTION)
+    scaffold.record_view(["\n".join(lesson.record_command(m, grid) for m in methods)], screen.RECORD_CAPTION)

@@ -53,7 +53,7 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
         answer_box.markdown(on.answer)
         chart_box.vega_lite_chart(chart_spec(scaling_charts.sized_throughput_chart, picked.ok_records, axis,
                                              scaffold.chart_height(340, first=slots is not None)), width="stretch")
-        if on.notes:  # what the answer leaves out, under the chart (issue 37)
+        if on.notes:  # what the answer leaves out, under the chart
             chart_box.markdown(on.notes)
         chart_box.caption(on.caption)
         if on.efficiency:

@@ -51,7 +51,7 @@ experiment = screen.Case(preset, live, pack, rec_rows)
 first = shown.first_screen(experiment)
 top.answer.markdown(first.answer)
 scaffold.chart_or_why(top.chart, chart_spec(ratio_chart, first.bars) if len(first.bars) else None, shown.NO_RATIO)
-for sentence in first.notes:  # the seed's times, the date and the cut size: under the chart (issue 37)
+for sentence in first.notes:  # the seed's times, the date and the cut size: under the chart
     top.note.markdown(sentence)
 top.note.caption(shown.RATIO_CAPTION)
 if elsewhere := onscreen.elsewhere_sentence(source, pack, shown.ELSEWHERE_WHAT):

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
-from lib.lessons.timing import screen as S
+from lib.lessons.timing import screen
 from lib.lessons.timing import view as lesson
 from ui import scaffold
 from ui.live_views import measured, measured_at
@@ -31,10 +31,10 @@ top = scaffold.answer_first("Timing pitfalls: how a naive timer lies about a mat
 # -- controls (below the answer and the chart) ------------------------------------------------------
 notes_box = st.container()
 url = UrlSettings(NS)
-size = url.select_slider("size", S.SIZE_LABEL, lesson.SIZES, lesson.DEFAULT_SIZE, help=S.SIZE_HELP)
+size = url.select_slider("size", screen.SIZE_LABEL, lesson.SIZES, lesson.DEFAULT_SIZE, help=screen.SIZE_HELP)
 left, right = st.columns(2)
-flags = {key: url.toggle(key, label, default, help=sentence, container=left if i < S.LEFT_COLUMN else right)
-         for i, (key, (label, default, sentence)) in enumerate(S.TOGGLES.items())}
+flags = {key: url.toggle(key, label, default, help=sentence, container=left if i < screen.LEFT_COLUMN else right)
+         for i, (key, (label, default, sentence)) in enumerate(screen.TOGGLES.items())}
 source, cannot = source_for(WORKLOAD)  # cannot: the sidebar's machine holds nothing here
 pack = recorded_pack(source)
 show_recorded_cpu = recorded_cpu_toggle(url, pack, WORKLOAD)
@@ -42,23 +42,23 @@ url.show_notes(container=notes_box)
 url.sync_url()
 
 # -- measure (not now, with a long queue: the recorded side alone) ------------------------------------
-requests = S.live_requests(flags, live_devices(source), size=size, point_budget_s=live_point_budget_s(),
+requests = screen.live_requests(flags, live_devices(source), size=size, point_budget_s=live_point_budget_s(),
                            threads=DEFAULT_CPU_THREADS)
 live = measured(requests)
-shown = S.timing_screen(flags, size, live, pack, source.label, with_cpu=show_recorded_cpu)
+shown = screen.timing_screen(flags, size, live, pack, source.label, with_cpu=show_recorded_cpu)
 live_rows = [r for rows in live.values() for r in rows]
 
 # -- the first screen: the answer and the time chart -------------------------------------------------------
 top.answer.markdown(shown.answer)
 time_chart(top.chart, shown)
-if shown.notes:  # what the answer leaves out, under the chart (issue 37)
+if shown.notes:  # what the answer leaves out, under the chart
     top.note.markdown(shown.notes)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
                         measured_at=measured_at(requests) if live_rows else None, drawn=shown.found.machine,
                         live_rows=live_rows)
 scaffold.notice(cannot or onscreen.gpu_side_note(source, shown.missing, lesson.NO_GPU), box=top.note)
 
-scaffold.why_lines("What this page measures (seed 003)", [S.SEED_WHY])
+scaffold.why_lines("What this page measures (seed 003)", [screen.SEED_WHY])
 with scaffold.why("What the timer reports") as opened:
     if opened:
         for sentence in shown.sync_lines():
@@ -76,7 +76,7 @@ rates_expander(shown)
 
 # -- what was not measured, the rows themselves, recording ---------------------------------------------
 scaffold.point_notes(shown.view.rows, lesson.point_where, remarks=False)
-scaffold.results_on_screen(shown.view.rows, S.RESULT_COLUMNS, live_rows, pack, shown.found.all_rows(),
+scaffold.results_on_screen(shown.view.rows, screen.RESULT_COLUMNS, live_rows, pack, shown.found.all_rows(),
                            file_stem=shown.file_stem, key="timing.results")
 scaffold.record_view(["\n".join(lesson.record_command(v) for v in lesson.views(shown.variant).values())],
-                     S.RECORD_CAPTION)
+                     screen.RECORD_CAPTION)

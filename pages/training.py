@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lib.lessons.training import scene as C
-from lib.lessons.training import view as T
-from lib.lessons.training import words as W
+from lib.lessons.training import scene as lesson
+from lib.lessons.training import view as training_view
+from lib.lessons.training import words
 from ui import scaffold
 from ui.sources import load_recorded, recorded_pack, source_for
 from ui.step_story import how_modes_move, speedup, step_timeline, where_time_went
@@ -34,24 +34,24 @@ answer_box, chart_box, words_box, live_box = st.container(), st.empty(), st.cont
 url = UrlSettings(NS)
 notes_box = st.container()
 family = model_choice(url)
-st.caption(W.OWN_MODEL)  # a visitor's own model: run on their machine, never here
-over = url.radio("over", "On the x-axis", list(family.axes), "batch_size", format_func=C.axis_labels(family).get)
+st.caption(words.OWN_MODEL)  # a visitor's own model: run on their machine, never here
+over = url.radio("over", "On the x-axis", list(family.axes), "batch_size", format_func=lesson.axis_labels(family).get)
 sizes = axis_sliders(url, family, over)
 # cannot: the sidebar's machine holds no Training rows of any family (the 4-GPU one); one family's missing
-source, cannot = source_for(*(f.workload for f in T.FAMILIES))  # recording is said by the lesson's headline
+source, cannot = source_for(*(f.workload for f in training_view.FAMILIES))  # recording is said by the lesson's headline
 pack = None if cannot else recorded_pack(source)
 scaffold.notice(cannot, box=answer_box)
-gpu, small = C.machines(pack, load_recorded()[0], family)
-modes = C.mode_choice(gpu, source.live)
-mode = url.radio("mode", "How the step runs", modes.options, T.View.mode, format_func=modes.labels.get,
-                 help=C.MODE_HELP) if len(modes.options) > 1 else T.View.mode
+gpu, small = lesson.machines(pack, load_recorded()[0], family)
+modes = lesson.mode_choice(gpu, source.live)
+mode = url.radio("mode", "How the step runs", modes.options, training_view.View.mode, format_func=modes.labels.get,
+                 help=lesson.MODE_HELP) if len(modes.options) > 1 else training_view.View.mode
 switches, threads = pitfalls(url, family)
 host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine's own CPU", False,
                                      help="The CPU of the machine the GPU results come from: the comparison its owner sees.")
 url.show_notes(container=notes_box)
 url.sync_url()
-url.forget(T.FAMILY_KEYS)  # another model's sliders, left in the link when the model changed
-scene = C.Scene(T.View(over=over, family=family, mode=mode, **sizes, **switches), gpu, small, host_cpu, threads,
+url.forget(training_view.FAMILY_KEYS)  # another model's sliders, left in the link when the model changed
+scene = lesson.Scene(training_view.View(over=over, family=family, mode=mode, **sizes, **switches), gpu, small, host_cpu, threads,
                 live_gpu=source.live)
 view = scene.view
 draw = ChartBox(chart_box, view, scaffold.chart_height(CHART_HEIGHT, first=False))
@@ -81,5 +81,5 @@ step_timeline(screen, view, gpu, source, threads, scene.fixed["mode"])
 how_modes_move(screen, view, gpu, scaffold.chart_height(CHART_HEIGHT, first=False))
 speedup(screen, view)
 live_point_notes(live, view)
-scaffold.results_on_screen(screen.rows(), C.result_columns(over), live, pack, C.recorded_gpu_rows(screen),
+scaffold.results_on_screen(screen.rows(), lesson.result_columns(over), live, pack, lesson.recorded_gpu_rows(screen),
                            file_stem=f"training_{over}", key=f"{NS}.results")

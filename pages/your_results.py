@@ -63,7 +63,7 @@ if on.used:
     st.caption(on.used)
 if on.answer is None:
     top.answer.markdown(lesson.nothing_yet(len(shipped_packs)))
-    top.note.markdown(lesson.NOTHING_NOTE)  # under the answer (issue 37)
+    top.note.markdown(lesson.NOTHING_NOTE)  # under the answer
     st.stop()
 
 # -- one chart per workload and swept setting: the first on the first screen, a few more below, any other on request

@@ -125,14 +125,30 @@ def test_lib_holds_only_packages_init_and_the_cli_entry():
     assert loose == ["__init__.py", "__main__.py"]
 
 
-@pytest.mark.parametrize("path", LIB + UI, ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_module_over_400_lines(path):
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
+def one_letter_aliases(path: Path) -> list[str]:
+    """`import x as T` / `from x import y as T`: a capital letter a reader must look up at the top of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.name}:{node.lineno}: {a.name} as {a.asname}" for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for a in node.names if a.asname and len(a.asname) == 1 and a.asname.isupper()]
+
+
+@pytest.mark.parametrize("path", LIB + UI + PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_are_imported_under_readable_names(path):
+    assert one_letter_aliases(path) == []
+
+
+def test_the_alias_check_finds_a_one_letter_alias(tmp_path):
+    """The check above can fail: both import forms, inside a function too; `import numpy as np` passes."""
+    source = tmp_path / "m.py"
+    source.write_text("import numpy as np\nimport lib.core.fmt as F\n"
+                      "def f():\n    from lib.lessons.training import view as T, words\n")
+    assert one_letter_aliases(source) == ["m.py:2: lib.core.fmt as F", "m.py:4: view as T"]
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_pages_are_layout_and_words_at_most_100_lines(path):
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= 100  # issue 39: a page lays out its screen object
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 100  # a page lays out its screen object
 
 
 # A function takes at most this many parameters (self and cls aside; *args and **kwargs count one each): more,

@@ -1,4 +1,4 @@
-"""Visitors cannot wipe the server's caches (served by serve.py; issue 40, probe finding 5).
+"""Visitors cannot wipe the server's caches (served by serve.py).
 
 Streamlit clears every cache of the process (st.cache_data, st.cache_resource: every visitor's live
 measurements and drawn charts) when any browser sends the `clear_cache` back-message on its

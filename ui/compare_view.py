@@ -1,7 +1,7 @@
 """Your results' comparisons: built once per set of packs, and held no longer than they are needed.
 
 With the shipped packs switched on the page compares 5,000 rows: validating and merging them,
-27 comparisons, their charts and a 5 MB download took seconds on every run (issue 25). All of it is
+27 comparisons, their charts and a 5 MB download took seconds on every run. All of it is
 a pure function of the packs on the page, so it is built once and a revisit is a lookup:
 
     view = compared_view(files, extra, shipped)     # the widget's UploadedFiles; other Sources; shipped packs
@@ -11,7 +11,7 @@ a pure function of the packs on the page, so it is built once and a revisit is a
 Shipped packs alone are the same for every visitor: one view per process (st.cache_resource).
 A visitor's uploads (or gallery picks) are that visitor's: the view is held by the session
 (ui.sources.session_uploads), within the upload caps of lib.recorded.upload_budget, and let go
-with it, so a closed tab gives its memory back (issue 40). The downloads are made when clicked.
+with it, so a closed tab gives its memory back. The downloads are made when clicked.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Where the gallery lives, first match wins:
   3. sqlite:///<data dir>/gallery.sqlite, the data dir being $GPUWIN_DATA_DIR or data/ in the repository
 
 A database that fails is a note saying so, never where it is: a driver's message names the host,
-the port or the file (issue 40, finding 9), so the whole error goes to the server's log only.
+the port or the file, so the whole error goes to the server's log only.
 """
 
 from __future__ import annotations

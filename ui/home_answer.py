@@ -23,7 +23,7 @@ from ui.specs import frozen_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 # Home's answer kept on disk as well, keyed by the packs, every line of lib/, ui/ and the page, and the
-# libraries that draw it: a host woken from sleep draws Home's chart without building it (issue 25)
+# libraries that draw it: a host woken from sleep draws Home's chart without building it
 _KEPT = DiskMemo("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
 
 

@@ -1,4 +1,4 @@
-"""Each live page's default view, measured by the server's warm-up before a visitor asks (issue 25).
+"""Each live page's default view, measured by the server's warm-up before a visitor asks.
 
 A hosted demo is mostly opened cold, and its first visitors open each page at its defaults: Timing
 pitfalls and Seed cases drew nothing until their live CPU was timed (a second on one CPU), Training,

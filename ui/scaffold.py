@@ -139,7 +139,7 @@ WHY_KEY = "why."  # a 'Why?' section's open state: st.session_state[WHY_KEY + it
 def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
     """A closed 'Why? …' expander for the long explanations, lazy (yields whether it is open; the caller
     writes its words only then): a closed expander's contents are otherwise sent and drawn by a new
-    visitor's browser before the page's first chart is (issue 25). Its label must not change with the
+    visitor's browser before the page's first chart is. Its label must not change with the
     view: it is part of the expander's identity, and its key. `drawn`: its contents are always sent
     (yields True), for a chart whose numbers words outside it quote: they must be on the page."""
     label = label if label.startswith("Why") else f"Why? {label}"
@@ -263,7 +263,7 @@ def results_on_screen(rows: Sequence[dict], columns: Sequence[str], live: Sequen
                       key: str, more: Callable[[], None] | None = None) -> None:
     """A closed lazy expander 'Results on screen' (st.session_state[key]): the rows (those of `columns`
     they have) and two downloads, the live rows and the recorded ones shown (with their pack's
-    machine), then what `more()` lays out. Lazy: a table loads 1.2 MB of code into a new visitor's
+    machine), then what `more()` lays out. Lazy: a table loads the frontend's grid code into a new visitor's
     browser, and each download is built as a file on every run."""
     with lazy_expander("Results on screen", key) as open_:
         if open_:
@@ -280,8 +280,8 @@ RECORD_KEY = "record_view"  # the open state of a page's 'Record this view on a 
 def record_view(commands: Sequence[str], caption: str, *, title: str = RECORD_TITLE) -> None:
     """A closed lazy expander with the command lines that record this view on a GPU machine, one code
     block each, and a caption saying what the app then does with them. Lazy: a code block loads the
-    syntax highlighter (the frontend's largest chunk after Plotly's), 2-3 s of a new visitor's one-core
-    browser before the page's chart was drawn (issue 25)."""
+    syntax highlighter (the frontend's largest chunk after Plotly's), which a new visitor's browser would
+    otherwise load before the page's chart."""
     with lazy_expander(title, RECORD_KEY) as open_:
         if open_:
             for command in commands:

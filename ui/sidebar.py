@@ -60,9 +60,8 @@ def render_sidebar() -> GpuSource:
             labels = {s.key: ("live on this server" if s.live else
                               f"your upload: {s.label}" if s.files.startswith("uploaded") else f"recorded: {s.label}")
                       for s in sources}
-            # The choice is a radio in a closed lazy expander: a new visitor's one-core browser paid about
-            # 0.6 s before every page's chart for a selectbox's code, 0.4 s for a radio's (docs/browser_floor.txt),
-            # and most visitors keep the default. The line above it says which results the pages show.
+            # The choice is a radio in a closed lazy expander: a new visitor's browser would load a selectbox's or
+            # a radio's code before every page's chart (docs/browser_floor.txt), and most keep the default. The line above it says which results the pages show.
             with lazy_expander(PICK_LABEL, PICK_KEY) as open_:
                 if open_:
                     chosen = url.radio("gpu", PICK_LABEL, keys, keys[0], format_func=labels.get, horizontal=False,

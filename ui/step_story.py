@@ -18,9 +18,9 @@ from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.lessons.common.explain import SPLIT_PARTS, time_split
 from lib.lessons.common.live import live_timeline
-from lib.lessons.training import screen as S
+from lib.lessons.training import screen as training_screen
 from lib.lessons.training import timeline_words as TW
-from lib.lessons.training import view as T
+from lib.lessons.training import view as training_view
 from lib.lessons.training.modes import has_modes, modes_view
 from lib.recorded.sources import GpuSource
 from lib.recorded.timelines import find_timeline, load_timelines
@@ -39,7 +39,7 @@ SPEEDUP_KEY = "training.speedup"
 PARTS = {f"part_{k}": v for k, v in SPLIT_PARTS.items()}
 
 
-def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> None:
+def where_time_went(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None) -> None:
     """The expander: bars, one verdict per curve, the roofline (or why there is none). Run only while it
     is open: the page then measures the live point's profile it reads (scaffold.is_open(SPLIT_KEY))."""
     with scaffold.lazy_expander(SPLIT_TITLE, SPLIT_KEY) as open_:
@@ -54,25 +54,25 @@ def where_time_went(screen: S.Screen, view: T.View, gpu: S.Machine | None) -> No
             # a height in pixels, fitted in width only: a Step height under Streamlit's fit makes Vega drop the
             # fit with a console warning (lib.charts.theme.FIT_X); built once per distinct bars (ui.chart_cache)
             st.vega_lite_chart(chart_spec(split_chart, pd.DataFrame(bars), PARTS), width="stretch")
-        for line in S.split_lines(screen, view, gpu):
+        for line in training_screen.split_lines(screen, view, gpu):
             st.markdown(line)
         if not bars:
             st.caption("No curve at this point carries a profile of its step or a cost model to split it.")
-        points = S.roofline(screen, view)
+        points = training_screen.roofline(screen, view)
         if points and screen.ceilings is not None:
             st.vega_lite_chart(chart_spec(roofline_chart, points, screen.ceilings, x_title=view.axis.label),
                                width="stretch")
-            st.caption(S.roofline_caption(points, screen.ceilings))
+            st.caption(training_screen.roofline_caption(points, screen.ceilings))
         elif gpu and screen.ceilings is None and screen.gpu_label:
             st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu.name}, so its ceilings are unknown.")
 
 
-def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height: int) -> None:
+def how_modes_move(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None, height: int) -> None:
     """The expander: each recorded mode's GPU curve against the answer's CPU curve, the crossover of each,
     and each mode's step at the slider's point (bars), the words read from those two charts alone."""
     if not has_modes(gpu, screen):
         return
-    with scaffold.lazy_expander(T.MODES_TITLE, MODES_KEY) as open_:
+    with scaffold.lazy_expander(training_view.MODES_TITLE, MODES_KEY) as open_:
         modes = modes_view(view, gpu, screen) if open_ else None  # built only while open
         if modes is None:
             return
@@ -87,11 +87,11 @@ def how_modes_move(screen: S.Screen, view: T.View, gpu: S.Machine | None, height
             st.markdown(f"- {line}")
 
 
-def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source: GpuSource, threads: int,
+def step_timeline(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None, source: GpuSource, threads: int,
                   mode: str) -> None:
     """The expander: one step of this server's CPU (measured live) and of the recorded GPU on a timeline.
-    Run only while it is open (Streamlit's lazy expander): its live timeline took 0.3-0.9 s of the measuring
-    process, and two charts of the browser, on every visit to the page, for the few visitors who open it."""
+    Run only while it is open (Streamlit's lazy expander): its live timeline costs the measuring process and
+    the browser a step's timeline and two charts, worth paying only for the few visitors who open it."""
     with scaffold.lazy_expander(TIMELINE_TITLE, TIMELINE_KEY) as open_:
         if not open_:
             return
@@ -102,8 +102,8 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
         recorded_line = find_timeline(load_timelines()[0], work.name, view.settings(), device_kind="cuda",
                                       hardware=gpu.name if gpu else None, refused=True,
                                       keys=("batch_size", family.width, *filter(None, [family.depth]), *family.choices, "mode")) if not source.live else None
-        for entry, name, timed in ((cpu_line, "CPU · this server (live)", S.here_row(screen, "CPU", Origin.LIVE)),
-                                   (recorded_line, screen.gpu_label or "GPU", S.here_row(screen, "GPU"))):
+        for entry, name, timed in ((cpu_line, "CPU · this server (live)", training_screen.here_row(screen, "CPU", Origin.LIVE)),
+                                   (recorded_line, screen.gpu_label or "GPU", training_screen.here_row(screen, "GPU"))):
             if entry and entry.get("steps"):
                 st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
                                               title=TW.timeline_title(entry, name)), width="stretch")
@@ -114,7 +114,7 @@ def step_timeline(screen: S.Screen, view: T.View, gpu: S.Machine | None, source:
             st.caption(TW.no_timeline(family))
 
 
-def speedup(screen: S.Screen, view: T.View) -> None:
+def speedup(screen: training_screen.Screen, view: training_view.View) -> None:
     """The expander: CPU time ÷ GPU time along the axis, where the screen has both curves of its answer."""
     if not (screen.gpu_label and screen.cpu_label):
         return

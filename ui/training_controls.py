@@ -8,8 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from lib.lessons.training import live as L
-from lib.lessons.training import view as T
+from lib.lessons.training import live, view
 from lib.lessons.training.scene import MODEL_LABELS
 from lib.workloads.family import TrainingFamily
 from ui import scaffold
@@ -24,9 +23,9 @@ ONE_THREAD = ("This server has 2 cores or fewer: the CPU is measured with 1 thre
 def model_choice(url: UrlSettings) -> TrainingFamily:
     """The family trained, with its choices picked (torchvision's network, a sequence length): each is
     recorded apart. The MLP alone when the page has one family."""
-    if len(T.FAMILIES) <= 1:
-        return T.MLP_FAMILY
-    family = T.BY_NAME[url.radio("model", "Model trained", list(T.BY_NAME), T.MLP.name, format_func=MODEL_LABELS.get)]
+    if len(view.FAMILIES) <= 1:
+        return view.MLP_FAMILY
+    family = view.BY_NAME[url.radio("model", "Model trained", list(view.BY_NAME), view.MLP.name, format_func=MODEL_LABELS.get)]
     return family.pick(**{k: url.radio(c.url, c.label.capitalize(), list(c.options), family.default(k), format_func=c.show,
                                        help=c.sentence) for k, c in family.choices.items()})
 
@@ -47,11 +46,11 @@ def pitfalls(url: UrlSettings, family: TrainingFamily) -> tuple[dict[str, Any], 
     until opened, and drawing them cost a new visitor's browser before the chart."""
     with scaffold.lazy_expander(PITFALLS_TITLE, PITFALLS_KEY) as shown:
         values = {key: url.toggle(key, label, family.default(key), help=sentence, drawn=shown)
-                  for key, (label, sentence) in T.PITFALLS.items()}
-        if len(L.THREAD_CHOICES) > 1:
-            return values, url.select_slider("threads", "CPU threads for the live measurement", list(L.THREAD_CHOICES),
-                                             L.DEFAULT_THREADS, drawn=shown,
+                  for key, (label, sentence) in view.PITFALLS.items()}
+        if len(live.THREAD_CHOICES) > 1:
+            return values, url.select_slider("threads", "CPU threads for the live measurement", list(live.THREAD_CHOICES),
+                                             live.DEFAULT_THREADS, drawn=shown,
                                              help="Up to one fewer than this server's cores: the web server needs one.")
         if shown:
             st.caption(ONE_THREAD)
-        return values, L.DEFAULT_THREADS
+        return values, live.DEFAULT_THREADS

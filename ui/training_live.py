@@ -57,8 +57,8 @@ class Redraw:
 def measure_live(scene: Scene, source: GpuSource, draw: Callable[[Screen], None]) -> list[Row]:
     """This server's live rows for the scene's view (a live GPU's too when the sidebar chose it).
 
-    The grid is timed without the profiler: profiling its six points doubled a first visit's wait (4.7 s against
-    2.6 s on one CPU) for an expander few open. The slider's point is measured apart, with its profile, while
+    The grid is timed without the profiler: profiling its six points would nearly double a first visit's
+    wait, for an expander few open. The slider's point is measured apart, with its profile, while
     "Where one step's time went" is open, and off the grid; the chart, the split and the words read that row."""
     view, work, over = scene.view, scene.view.family.workload, scene.view.over
     devices = ["cpu", source.device] if source.live else ["cpu"]

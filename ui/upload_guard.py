@@ -2,7 +2,7 @@
 
 Streamlit keeps every file PUT to /_stcore/upload_file/<session>/<file> in memory for the session,
 5 MB each at most but with no limit on how many: three visitors each dropping 40 packs on Your results
-put 600 MB in its store before the page could refuse a single one (issue 40, item 1). This ASGI
+put 600 MB in its store before the page could refuse a single one. This ASGI
 middleware answers such a PUT with 413 when the session already holds as many files or bytes as a
 visitor's uploads may (lib.recorded.upload_budget's caps), or all sessions together hold the server's
 share; the browser marks that file as failed and the page's help says the caps. No Streamlit import

@@ -49,12 +49,12 @@ def start_warm_up() -> None:
                 packs = lib.recorded.load_recorded()[0]
                 training.prepare(packs)
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
-                # the Data pipeline's images: torchvision's import and PIL's first decode, 0.9 s of its first
-                # visitor's sweep on one CPU (2.86 s against 1.97 s warmed; 0.76 s here, in the background)
+                # the Data pipeline's images: torchvision's import and PIL's first decode, here in the background
+                # rather than in its first visitor's sweep
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("dataloader"), DATALOADER_WARM_UP,
                                                      num_threads=DEFAULT_CPU_THREADS, calls=1))
-                # Your results' comparisons of the shipped packs, kept per process (ui.compare_view): its
-                # first visitor waited 3.2 s for them on one CPU. Under the lock: no live timing shares the CPU.
+                # Your results' comparisons of the shipped packs, kept per process (ui.compare_view), so its
+                # first visitor does not wait for them. Under the lock: no live timing shares the CPU.
                 from ui.compare_view import compared_view
 
                 compared_view([], (), packs)

@@ -8,8 +8,8 @@ the objects that existed before the measurement are frozen (gc.freeze), so each 
 only what was made since -- the steps and their tensors, which it still frees -- in about a
 millisecond. They are unfrozen afterwards. Garbage that exists when the heap is frozen is frozen
 with it and no collection frees it while frozen: a Training step left in reference cycles by a
-cancelled timeline stayed in the measuring process (1.6 GB) from one job's freeze to the next
-(issue 40), so the worker collects each job's garbage before its body ends (lib.core.worker).
+cancelled timeline would stay in the measuring process (over a GB) from one job's freeze to the next,
+so the worker collects each job's garbage before its body ends (lib.core.worker).
 
     with frozen_heap():
         rows = live_sweep(...)

@@ -7,8 +7,8 @@
 PyTorch takes a CPU tensor's memory from C's malloc. glibc serves blocks under its mmap threshold
 (which rises to 32 MiB once a block that size has been freed) from its heaps, and a freed block in
 the middle of a heap stays in the process: a Training point at hidden width 2,048 (16 MiB weights)
-left the measuring process 0.57 GB larger than before it (1.23 GB against 0.65 GB, this 2-core box,
-2026-11-28), and the memory gate then counted that as held by the next visitor's points.
+left the measuring process 0.57 GB larger than before it (1.23 GB against 0.65 GB on a 2-core
+box), and the memory gate then counted that as held by the next visitor's points.
 malloc_trim(0) hands every free page of every heap back (about 50 ms for 0.6 GB). torch's own CPU
 allocator keeps no cache of its own, so there is nothing else to empty.
 

@@ -31,14 +31,14 @@ from dataclasses import dataclass
 from typing import Any
 
 # Other processes may use at most this share of the machine's cores while a recording runs: a tenth of a
-# 2-core box is an editor or a shell; the busy recording of 2026-11-23 ran 1.3-5x slow beside a test suite.
+# 2-core box is an editor or a shell; a recording beside a test suite ran 1.3-5x slow.
 QUIET_OTHER_SHARE = 0.10
 # The reference kernel's median may be at most this much slower than its fastest repeat, before and after: on
 # the 2-core server it alone moves between two speeds about 1.6x apart with nothing else running (3.0 and
-# 4.8 ms in consecutive processes, 2026-11-28), while two other busy processes made it 2.6x slow.
+# 4.8 ms in consecutive processes), while two other busy processes made it 2.6x slow.
 QUIET_SLOWDOWN = 2.0
 # 5 bursts of 5 repeats, 0.1 s apart: one burst's median alone, 25 repeats in a row (about 0.1 s), came out 1.8-2.2x
-# its best on an idle 16-core H200 host, after a recording with other processes at 0.1 % of its cores (2026-11-28)
+# its best on an idle 16-core H200 host, after a recording with other processes at 0.1 % of its cores
 REFERENCE_REPEATS = 5
 REFERENCE_BURSTS = 5
 REFERENCE_GAP_S = 0.1

@@ -278,7 +278,7 @@ def spreadsheet_csv(rows: Iterable[dict[str, Any]], first: Iterable[str] = ()) -
     an empty cell, every cell through spreadsheet_cell."""
     rows = list(rows)
     # a dict keeps the order of first appearance with a constant-time lookup: a list's `in` made this
-    # grow with the square of the keys (80,000 keys in one row: 23 s; issue 40)
+    # grow with the square of the keys (80,000 keys in one row took seconds)
     columns = dict.fromkeys(first)
     for row in rows:
         columns.update(dict.fromkeys(row))

@@ -1,7 +1,7 @@
 """'The same', 'about even', 'as fast', 'no faster': one rule on every page, lib.core.noise.is_tie.
 
 Every sentence that calls two times the same (or one no faster than the other) asks here, with the
-spreads of both where the rows have them, so no page keeps a threshold of its own (issue 37: Timing
+spreads of both where the rows have them, so no page keeps a threshold of its own (Timing
 called 21.3 ms against 32.2 ms 'about the same', Data pipeline counted 20 % as the same, Seed cases
 1.5×, Training 5 % or overlapping spreads). The thresholds are noise's (EVEN_RATIO, CLEAR_RATIO,
 NOISY); this module adds none.

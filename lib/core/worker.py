@@ -55,7 +55,7 @@ POLL_S = 0.1
 ENV_PREFIX = "GPUWIN_"
 PROCESS_NAME = "gpuwin-measure"
 # Held after a job's memory is given back, over the idle size, that makes the worker start afresh: well
-# inside the 0.2 GB issue 40 allows, and over the few megabytes a job's first calls add (caches of torch's
+# inside the 0.2 GB a job may leave behind, and over the few megabytes a job's first calls add (caches of torch's
 # dispatcher, a data set kept on the host: lib.workloads.datasets)
 RECYCLE_MARGIN_BYTES = 0.1e9
 
@@ -93,8 +93,8 @@ class Cancelled(Exception):
 def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> None:
     """The worker's loop: run each job it is sent, reporting progress and rows as it goes, and give its
     memory back after each. `preload`: modules to import first (a recycled worker's: its successor is
-    warm before the next job comes); `give`: False keeps what a job leaves, as this worker did before
-    issue 40 (only to measure what that costs)."""
+    warm before the next job comes); `give`: False keeps what a job leaves (only to measure what giving
+    it back saves)."""
     from lib.core.gc_scope import frozen_heap
 
     def progress(fraction: float, message: str) -> None:

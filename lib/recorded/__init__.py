@@ -52,8 +52,8 @@ def _stamp(directory: Path) -> tuple:
     return stamp
 
 
-# Parsing and validating the shipped JSON takes 0.3-1.8 s on a small host (the first visitor's wait);
-# the parsed pack, pickled in the cache folder, loads in a few hundredths. Keyed by the file's bytes and
+# Parsing and validating the shipped JSON takes up to seconds on a small host (the first visitor's wait);
+# the parsed pack, pickled in the cache folder, loads in a few hundredths of a second. Keyed by the file's bytes and
 # the loader's source, so an edited pack or a changed schema parses again.
 _PARSED: DiskMemo[dict[str, Any]] = DiskMemo("pack", code=[results])
 

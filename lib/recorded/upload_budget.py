@@ -1,7 +1,7 @@
 """How much one visitor's uploads may hold, and the server's ledger of what every visitor holds.
 
-Three sessions each uploading 40 packs of 5,000 rows once took the server from 0.85 to 5.6 GB and
-kept it there after the tabs closed (issue 40). Now every upload is bounded per file, per session
+A few sessions each uploading dozens of packs would hold gigabytes of the server's memory, even after
+their tabs closed. So every upload is bounded per file, per session
 and per server, each file is read once per session (not once per rerun), and a session's rows are
 given back when it ends:
 

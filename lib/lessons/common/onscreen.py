@@ -81,7 +81,7 @@ def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, what: 
     """When the recorded side comes from another pack than those of the machine chosen in the sidebar,
     saying so: 'No recording of the GPU chosen in the sidebar holds {what}, so …'. None otherwise.
     It names only the machine drawn (as the legend names it, from the same pack), never the sidebar's
-    machine or its dates: none of its rows is on the page (issue 23)."""
+    machine or its dates: none of its rows is on the page."""
     if not pack or not source.recorded or pack.get("path") in source.pack_paths:
         return None
     return (f"No recording of the GPU chosen in the sidebar holds {what}, so the recorded side drawn comes from "

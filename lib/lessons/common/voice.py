@@ -204,7 +204,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and found.shared and len(found.ties) == len(found.shared):
         # the same time within the spread everywhere (e.g. two recordings of one device): nobody leads
         span = f"from {first} to {last}" if first != last else f"which is only {first}"
-        if not notes:  # the one sentence above a chart: at most 30 words (issue 37)
+        if not notes:  # the one sentence above a chart: at most 30 words
             where = f"from {setting} {first} to {last}" if first != last else f"at {setting} {first}"
             return say(gpu, " and ", cpu, f" take the same time within the spread {where}.", about=found)
         return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} "
@@ -229,7 +229,7 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     clear = [x for x in found.shared if x not in found.ties]
     where = (f"at every {setting} both curves have, from {first} to {last}" if not found.ties
              else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
-    if not notes and found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):  # at most 30 words (issue 37)
+    if not notes and found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):  # at most 30 words
         ahead, behind = (gpu, cpu) if found.kind == CrossKind.GPU_WINS else (cpu, gpu)
         side = challenger if found.kind == CrossKind.GPU_WINS else base
         where, then = ((f"at every {setting} both curves have, {first} to {last}", "no crossover there") if not found.ties

@@ -1,7 +1,7 @@
 """The Data pipeline page's one-sentence answer, above its chart: with a DataLoader over images, does
 the device matter.
 
-    pipeline_answer(on)    one sentence, above the chart (issue 37)
+    pipeline_answer(on)    one sentence, above the chart
     pipeline_notes(on)     where its numbers come from, under the chart
 """
 
@@ -17,7 +17,7 @@ from lib.lessons.data_pipeline.screen import Screen as PipelineScreen
 def pipeline_answer(on: PipelineScreen) -> str:
     """With the DataLoader over images (the seeds' case): both devices of one machine when the screen
     has them, else how much of this server's epoch the loading alone takes (what no device can save).
-    One short sentence (issue 37); pipeline_notes says the rest under the chart."""
+    One short sentence; pipeline_notes says the rest under the chart."""
     at = on.view.at
     cpu, gpu = on.pair("images")
     if is_ok(cpu) and is_ok(gpu):
@@ -42,8 +42,8 @@ def pipeline_answer(on: PipelineScreen) -> str:
 
 
 # The loading phase makes the gap between two epochs when it holds this much of it: a device can only claim
-# what its own compute saves, and loading is the host's work in both runs (issue 37: 'the GPU's epoch is 1.91×
-# as fast', 47.7 against 25.2 ms of loading, the GPU's own compute the slower).
+# what its own compute saves, and loading is the host's work in both runs (an epoch
+# nearly 2× as fast only because its loading was, the GPU's own compute the slower, is no win for the GPU).
 LOADING_GAP = 0.8
 
 

@@ -291,7 +291,7 @@ def machines_sentence(on: Screen) -> str | None:
 
 
 def _loading_fix(row: Mapping[str, Any]) -> str:
-    """The one change that moves a GPU paced by its loading, never one already on (issue 23, item 7)."""
+    """The one change that moves a GPU paced by its loading, never one already on."""
     if not int(row.get("num_workers") or 0):
         return (" What would move it: DataLoader workers (num_workers above 0), which decode the next batches "
                 "while the GPU trains on this one.")

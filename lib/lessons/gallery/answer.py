@@ -1,7 +1,7 @@
 """The Class gallery page's one-sentence answer, above its chart: where the class's GPUs catch up with
 their own CPUs.
 
-    gallery_answer(machines, comparison)    one sentence, above the chart (issue 37)
+    gallery_answer(machines, comparison)    one sentence, above the chart
     gallery_notes(machines, comparison)     which machines, and the points too close to call, under it
 """
 
@@ -43,8 +43,8 @@ def _span(comparison: compare.Comparison, found: Sequence[tuple[float, GalleryMa
 
 
 def gallery_answer(machines: Sequence[GalleryMachine], comparison: compare.Comparison | None) -> str:
-    """Where the machines' GPUs catch up with their own CPUs: the earliest and the latest, in one short sentence
-    (issue 37); which machines those are, and the points too close to call, are gallery_notes', under the chart."""
+    """Where the machines' GPUs catch up with their own CPUs: the earliest and the latest, in one short
+    sentence; which machines those are, and the points too close to call, are gallery_notes', under the chart."""
     found = _crossings(machines, comparison)
     with_gpu = [m for m in machines if any(r.get("device") != "cpu" and is_ok(r) for r in m.rows)]
     if not found:

@@ -168,7 +168,7 @@ def crossover_points(comparison: Comparison | None) -> pd.DataFrame:
     """Where each machine's speed-up line crosses 1 (machine, x)."""
     points = [{"machine": m, "x": float(c.x)} for m, c in (comparison.crossovers.items() if comparison else [])
               if c.kind == CrossKind.CROSSES and c.x is not None and math.isfinite(c.x)
-              and likely_about(c) is not None]  # a mark only where the words name a value (issue 37)
+              and likely_about(c) is not None]  # a mark only where the words name a value
     return pd.DataFrame(points, columns=["machine", "x"])
 
 

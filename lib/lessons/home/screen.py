@@ -62,6 +62,6 @@ def answers(pack: Mapping[str, Any]) -> bool:
 
 def refusal(cannot: str) -> tuple[str, str | None]:
     """A machine Home cannot answer with: (what is not drawn up top, which machine to pick instead under it);
-    one sentence up top (issue 37)."""
+    one sentence up top."""
     said, _, instead = cannot.partition(". ")
     return (f"{said}.", instead) if instead else (cannot, None)

@@ -8,7 +8,7 @@ curve of their own. No Streamlit; pages/home.py lays it out.
     ends_sentence(chart)     # 'At batch size 1, the GPU takes 1.98× as long as the CPU (…); at 8,192, …'
     modes_sentence(chart)    # the CUDA-graph curve against the CPU and the eager GPU, read from drawn(chart)
 
-Every number, date and origin the words name is a point of drawn(chart) (issue 23): a curve is the
+Every number, date and origin the words name is a point of drawn(chart): a curve is the
 rows of one recording, a step recorded on other days keeps their times as its band (and its tooltip
 names each day), and the CUDA-graph comparison quotes the graph curve's own points.
 """
@@ -26,7 +26,7 @@ from lib.core.rows import Origin, is_ok
 from lib.core.same import same_rows
 from lib.core.workload import Workload
 from lib.lessons.common import onscreen, voice
-from lib.lessons.training import view as T
+from lib.lessons.training import view
 from lib.recorded.sources import best_recorded_sweep, canonical, hardware_text, row_date, rows_machine
 from lib.workloads import execution
 
@@ -247,7 +247,7 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
     graph_side = voice.legend_side(voice.Unit.GPU, f"the {chart.hardware} GPU in {execution.label(GRAPH)}")
     said = "That is eager PyTorch, launching every kernel from Python. " + voice.crossover_sentence(
         found, chart.setting, voice.series_side(chart.cpu_label), graph_side, hollow=True).capitalised()
-    batch = T.View().batch_size
+    batch = view.View().batch_size
     eager = next((r for r in chart.rows if r["device"] == chart.analysis.gpu_device and r[chart.over] == batch
                   and is_ok(r, chart.y)), None)
     graph = next((r for r in graphed if r[chart.over] == batch), None)
@@ -260,18 +260,18 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
                else f"{fmt_ratio(e / g)} as fast" if g < e else f"{fmt_ratio(g / e)} as long")
         said = said + (f" At {chart.setting} {fmt_value(batch)} it takes {fmt_s(g)} {each} against {fmt_s(e)} "
                        f"eager{apart}: {how}.")
-    return said + f" The Training page's “{T.MODES_TITLE}” compares every mode."
+    return said + f" The Training page's “{view.MODES_TITLE}” compares every mode."
 
 
 def _graphed(eager: Mapping[str, Any], pack: Mapping[str, Any]) -> dict[str, Any] | None:
     """The ok CUDA-graph row of the eager row's settings (any dataset size: a step is a step), the one
     of the eager row's dataset size first."""
-    want = {k: v for k, v in (canonical(T.MLP, eager) or {}).items() if k not in ("mode", "dataset_size")}
+    want = {k: v for k, v in (canonical(view.MLP, eager) or {}).items() if k not in ("mode", "dataset_size")}
     found = []
     for r in pack["rows"]:
         if r.get("mode") != GRAPH or r.get("device") != eager["device"] or not is_ok(r):
             continue
-        values = canonical(T.MLP, r) or {}
+        values = canonical(view.MLP, r) or {}
         if all(values.get(k) == v for k, v in want.items() if k != "optimizer_impl"):  # a graph needs its own
             found.append(r)
     return min(found, key=lambda r: r.get("dataset_size") != eager.get("dataset_size"), default=None)

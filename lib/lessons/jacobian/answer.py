@@ -1,6 +1,6 @@
 """The Jacobian page's one-sentence answer, above its chart: the fastest method timed at the batch
 on screen against the seed's loop; and its notes, under the chart: the loop's own time, and whether the
-method matters more than the device (issue 37: one short sentence up top).
+method matters more than the device (one short sentence up top).
 
     jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
     jacobian_notes(rows, 100, ["loop", "vmap_jacfwd"])

@@ -12,7 +12,7 @@ from lib.lessons.multi_gpu import scaling
 
 def scaling_answer(records: Sequence[scaling.ScalingPoint], axis: str, cpu: bool = False) -> str:
     """Where the most GPUs measured start to pay off against one (the last of scaling.crossover_lines), in one
-    short sentence (issue 37): the points too close to call are scaling_notes', under the chart."""
+    short sentence: the points too close to call are scaling_notes', under the chart."""
     return scaling.crossover_lines(records, axis, cpu, notes=False)[-1].markdown()
 
 

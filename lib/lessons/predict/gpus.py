@@ -29,8 +29,8 @@ from lib.core.fmt import and_list
 from lib.core.memo import DiskMemo
 from lib.core.rows import Origin
 from lib.lessons.predict.models import ModelSpec
-from lib.lessons.training import model as M
-from lib.lessons.training import view as T
+from lib.lessons.training import model as cost_model
+from lib.lessons.training import view as training_view
 from lib.lessons.training.family_out import Recorded, family_out, fitted, pooled
 from lib.lessons.training.screen import gpu_name
 from lib.recorded.ceilings import Ceilings, ceilings_for
@@ -68,8 +68,8 @@ class RecordedGpu:
     def name(self) -> str:
         return gpu_name(self.machine)  # 'H200'
 
-    def table(self, family: TrainingFamily) -> T.StepTable | None:
-        return T.tables(self.pack, self.machine, family).get("cuda")
+    def table(self, family: TrainingFamily) -> training_view.StepTable | None:
+        return training_view.tables(self.pack, self.machine, family).get("cuda")
 
     def recorded(self) -> list[TrainingFamily]:
         """The family records (one per choice value) this GPU recorded Training steps of."""
@@ -124,7 +124,7 @@ def _fit(families: Sequence[TrainingFamily], gpu: RecordedGpu) -> Pooled | None:
     return Pooled(costmodel.fit(every, "cuda"), tuple(dict.fromkeys(labels.values())), out)
 
 
-def on_page(spec: ModelSpec, settings: Mapping[str, Any]) -> T.View | None:
+def on_page(spec: ModelSpec, settings: Mapping[str, Any]) -> training_view.View | None:
     """The Training page's view of these settings, where the page draws this model (a family at its page
     defaults, each choice one the page offers); None for anything else."""
     if spec.own:
@@ -136,7 +136,7 @@ def on_page(spec: ModelSpec, settings: Mapping[str, Any]) -> T.View | None:
         return None
     if any(settings.get(k) != v for k, v in family.page_defaults().items()):
         return None
-    return T.View(over="batch_size", family=family, sizes=[(k, int(settings[k])) for k in family.axes],
+    return training_view.View(over="batch_size", family=family, sizes=[(k, int(settings[k])) for k in family.axes],
                   mode=settings["mode"], **{k: bool(settings[k]) for k in SWITCHES})
 
 
@@ -146,7 +146,7 @@ def page_rows(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int]) -> dict
     table = gpu.table(view.family) if view is not None else None
     if view is None or table is None or not len(table):
         return {}
-    return {int(r["batch_size"]): r for r in T.curve(view, table, "cuda:0", gpu.machine, xs=list(batches))}
+    return {int(r["batch_size"]): r for r in training_view.curve(view, table, "cuda:0", gpu.machine, xs=list(batches))}
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,8 @@ def pooled_row(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None)
     settings = spec.at(batch)
     family = spec.family
     work = family.workload
-    config = T.step_config(settings, "cuda")
-    machine = M.MachineModel(pooled.model, M.KernelCounts({}, family), "cuda")
+    config = training_view.step_config(settings, "cuda")
+    machine = cost_model.MachineModel(pooled.model, cost_model.KernelCounts({}, family), "cuda")
     terms = machine.terms(config, settings)
     seconds, _, _ = pooled.model.predict(config, terms, ())
     spread = math.exp(band.error.p90) if band else 1.0

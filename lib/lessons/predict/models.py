@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.workload import SettingError, Settings, Workload
-from lib.workloads import FAMILIES
-from lib.workloads import vision as V
+from lib.workloads import FAMILIES, vision
 from lib.workloads.family import Axis, TrainingFamily
 from lib.workloads.model_training import ModelTraining, batch_setting, common_settings
 from lib.workloads.traced import family_terms
@@ -253,14 +252,14 @@ def _torchvision(text: str, name: str, shape: tuple[int, ...] | None, sets: Mapp
             raise PredictError(f"--input {shape_text(shape)}: torchvision networks take RGB images, 3xSxS "
                                "(e.g. 3x224x224)")
         given["image_size"] = shape[1]
-    if name in V.NETWORKS:
+    if name in vision.NETWORKS:
         given["model"] = name
-        _check(V.WORKLOAD, given)
-        return ModelSpec(Kind.TORCHVISION, text, V.NETWORKS[name], V.FAMILY, given)
+        _check(vision.WORKLOAD, given)
+        return ModelSpec(Kind.TORCHVISION, text, vision.NETWORKS[name], vision.FAMILY, given)
     import torchvision
     known = torchvision.models.list_models(module=torchvision.models)
     if name not in known:
-        raise PredictError(f"unknown torchvision network {name!r} (e.g. {', '.join(V.NETWORKS)}; any of "
+        raise PredictError(f"unknown torchvision network {name!r} (e.g. {', '.join(vision.NETWORKS)}; any of "
                            "torchvision.models.list_models() that classifies images)")
     size = int(given.pop("image_size", 224))
     classes = int(given.pop("classes", 10))

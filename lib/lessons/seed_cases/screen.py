@@ -226,7 +226,7 @@ def verdict_sentences(case: Case) -> list[str]:
 
 
 def headline(case: Case) -> str:
-    """The one sentence above the chart (issue 37): the GPU ÷ CPU ratios the chart draws, the seed's beside the
+    """The one sentence above the chart: the GPU ÷ CPU ratios the chart draws, the seed's beside the
     recorded machine's, and whether they agree. The seed's times, the date and the cut size are
     verdict_sentences', said under the chart."""
     seed, measured = case.preset.reported_ratio, case.rec_ratio if case.pack else None

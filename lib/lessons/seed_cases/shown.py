@@ -86,7 +86,7 @@ def record_caption(name: str) -> str:
 @dataclass(frozen=True, eq=False)
 class FirstScreen:
     answer: str
-    notes: tuple[str, ...]  # the seed's times, the date and the cut size: under the chart (issue 37)
+    notes: tuple[str, ...]  # the seed's times, the date and the cut size: under the chart
     table: pd.DataFrame  # reported in the seed, measured here
     bars: pd.DataFrame  # GPU ÷ CPU, one bar per comparison (empty: none to draw)
 

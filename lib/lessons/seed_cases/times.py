@@ -1,5 +1,5 @@
 """Seed cases: the times behind the ratios, one bar each (the seed's, the recording's, this server's), and
-the sentences that quote a time, read from those bars only (issue 23: a time in the words is a bar on the page).
+the sentences that quote a time, read from those bars only (a time in the words is a bar on the page).
 
 Only times of what the seed's own times cover, at the seed's sizes, are bars: a call timed at a cut size is
 not comparable with them, so it stays in the table and no sentence quotes it. No Streamlit.

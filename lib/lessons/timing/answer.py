@@ -1,6 +1,6 @@
 """The Timing pitfalls page's one-sentence answer, above its chart: what a naive timer reports against
 the synchronised one, or what a matmul takes on this server's CPU; and its notes, under the chart: where
-the GPU catches up (issue 37: one short sentence up top).
+the GPU catches up (one short sentence up top).
 
     timing_answer(view, 1024)
     timing_notes(view, 1024)
@@ -55,7 +55,7 @@ def _cpu_timed(view: TimingScreen) -> dict[int, dict]:
 
 
 def timing_answer(view: TimingScreen, size: int) -> str:
-    """One short sentence (issue 37), what the title promises first. With a GPU on screen: with the naive
+    """One short sentence, what the title promises first. With a GPU on screen: with the naive
     timer, how far off it is against the synchronised one; synchronised, what the matmul takes there and
     which switch shows the lie. With the CPU only: what a matmul of this size takes here, and that the
     GPU's traps need a GPU. Where the GPU catches up is timing_notes', under the chart."""

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lib.core.rows import Origin, is_ok
-from lib.lessons.training import view as T
-from lib.lessons.training import words as W
+from lib.lessons.training import view as training_view
+from lib.lessons.training import words
 from lib.lessons.training.screen import CurveName, Machine, Screen, curve_origin, label
 
 Row = dict[str, Any]
@@ -37,7 +37,7 @@ class Modes:
 
     def rows(self) -> list[Row]:
         """The curves as the chart draws them (hollow: a point the noise rule does not believe, as on the main chart)."""
-        return [{**r, "series": name, "noisy": W.hollow(r, self.doubtful.get(name, ()), self.over)}
+        return [{**r, "series": name, "noisy": words.hollow(r, self.doubtful.get(name, ()), self.over)}
                 for name, rows in self.curves.items() for r in rows]
 
 
@@ -46,35 +46,35 @@ def has_modes(gpu: Machine | None, screen: Screen) -> bool:
     without building its curves (on a Training visit they were 44 % of the server's work, for an expander
     few open)."""
     table = gpu.tables.get("cuda") if gpu else None
-    return (len(T.modes_recorded(table)) >= 2 and screen.cpu_label is not None
+    return (len(training_view.modes_recorded(table)) >= 2 and screen.cpu_label is not None
             and bool(screen.curves.get(screen.cpu_label)))
 
 
-def modes_view(view: T.View, gpu: Machine | None, screen: Screen) -> Modes | None:
+def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) -> Modes | None:
     """Each recorded mode's GPU curve against the answer's CPU curve (None: not has_modes)."""
     if not has_modes(gpu, screen):
         return None
     table = gpu.tables.get("cuda")
     cpu = screen.curves[screen.cpu_label]
-    modes = T.modes_recorded(table)
+    modes = training_view.modes_recorded(table)
     out = Modes(over=view.over, cpu_label=screen.cpu_label)
     out.curves[screen.cpu_label] = cpu
     for mode in modes:
-        rows = T.curve(T.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        rows = training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
         if rows:
-            name = label("GPU", T.mode_label(mode), *curve_origin(rows))
+            name = label("GPU", training_view.mode_label(mode), *curve_origin(rows))
             out.curves[name], out.by_mode[mode] = rows, name
-    out.doubtful = {name: W.doubt(rows, view.over) for name, rows in out.curves.items()}
-    out.lines = [W.mode_line(cpu, out.curves[name], view, screen.cpu_label, name).markdown()
+    out.doubtful = {name: words.doubt(rows, view.over) for name, rows in out.curves.items()}
+    out.lines = [words.mode_line(cpu, out.curves[name], view, screen.cpu_label, name).markdown()
                  for name in out.by_mode.values()]
     here = {mode: _at(out.curves[name], view) for mode, name in out.by_mode.items()}
-    out.steps = [step_bar(here[mode], name, view.current, mode in T.COMPILED_MODES)
+    out.steps = [step_bar(here[mode], name, view.current, mode in training_view.COMPILED_MODES)
                  for mode, name in out.by_mode.items() if is_ok(here[mode])]
     out.step_lines = _step_lines(here)
     return out
 
 
-def _at(rows: list[Row], view: T.View) -> Row | None:
+def _at(rows: list[Row], view: training_view.View) -> Row | None:
     return next((r for r in rows if r.get(view.over) == view.current), None)
 
 
@@ -82,7 +82,7 @@ def step_bar(row: Row, name: str, x: Any, compiled: bool = False) -> Row:
     """One bar: a mode's step at the slider's point, with where its time came from and, for a
     compiled mode recorded with it, its first (compiling) step, which the compile's payback quotes."""
     origin = Origin(row.get("origin") or Origin.RECORDED)
-    note = str(row.get("origin_note") or W.origin_words(row))
+    note = str(row.get("origin_note") or words.origin_words(row))
     # in short, under the bar: how the time was had, and the recording it came from (its note in full: the tooltip)
     short = {Origin.PREDICTED: "predicted by the cost model",
              Origin.DERIVED: f"derived from a step recorded on {row.get('machine')}"}.get(
@@ -97,10 +97,10 @@ def step_bar(row: Row, name: str, x: Any, compiled: bool = False) -> Row:
 
 def _step_lines(here: dict[str, Row | None]) -> list[str]:
     lines = []
-    if saving := W.graph_saving(here.get("eager"), here.get("cuda_graph")):
+    if saving := words.graph_saving(here.get("eager"), here.get("cuda_graph")):
         lines.append(saving)
-    for mode in T.COMPILED_MODES:
-        if payback := W.compile_payback(here.get("eager"), here.get(mode)):
-            lines.append(f"{T.mode_label(mode)}: {payback}")
+    for mode in training_view.COMPILED_MODES:
+        if payback := words.compile_payback(here.get("eager"), here.get(mode)):
+            lines.append(f"{training_view.mode_label(mode)}: {payback}")
     return lines
 

@@ -15,7 +15,7 @@ def one_recording(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A curve is one recording, one machine on one day: the recording that holds the most of its points
     (the newest of equals). A point kept from another day that this recording also measured takes this
     recording's time; the other days stay its band. Without this a curve stitched a day's exact points onto
-    another day's grid, and a crossover read off it was no day's (issue 37, F)."""
+    another day's grid, and a crossover read off it was no day's."""
     held = collections.Counter(day for r in rows if r.get("origin") in (Origin.RECORDED, Origin.DERIVED)
                                for day in {r.get("machine"), *(r.get("epoch_s_by_recording") or {})} if day)
     if len(held) < 2:

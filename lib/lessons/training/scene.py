@@ -19,8 +19,8 @@ from typing import Any
 
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
-from lib.lessons.training import live as L
-from lib.lessons.training import view as T
+from lib.lessons.training import live as training_live
+from lib.lessons.training import view as training_view
 from lib.lessons.training.screen import Machine, Machines, Screen, compose
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import hardware_text, machine_text, small_server_pack
@@ -28,7 +28,7 @@ from lib.workloads.family import TrainingFamily
 
 Row = dict[str, Any]
 
-MODEL_LABELS = {name: f.label for name, f in T.BY_NAME.items()}  # the "Model trained" choice's words
+MODEL_LABELS = {name: f.label for name, f in training_view.BY_NAME.items()}  # the "Model trained" choice's words
 MODE_HELP = ("Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the whole "
              "step, or torch.compile remove some of those launches.")
 
@@ -51,13 +51,13 @@ def machines(pack: Mapping[str, Any] | None, packs: Sequence[dict[str, Any]], fa
     gpu = None
     if pack:
         words = machine_text(pack["machine"])
-        gpu = Machine(T.tables(pack, words, family), hardware_text(pack["machine"]), words,
+        gpu = Machine(training_view.tables(pack, words, family), hardware_text(pack["machine"]), words,
                       ceilings_for(hardware_text(pack["machine"]), packs))
     small_pack = small_server_pack(packs, family.workload)
     small = None
     if small_pack:
         words = machine_text(small_pack["machine"])
-        small = Machine(T.tables(small_pack, words, family), f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
+        small = Machine(training_view.tables(small_pack, words, family), f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
                         words)
     return gpu, small
 
@@ -73,10 +73,10 @@ class ModeChoice:
 
 def mode_choice(gpu: Machine | None, live_gpu: bool) -> ModeChoice:
     table = gpu.tables.get("cuda") if gpu else None
-    options = T.modes_answered(table) if not live_gpu else list(T.LIVE_MODES)
-    labels = {m: T.mode_label(m) + ("" if live_gpu or T.mode_origin(table, m) is Origin.RECORDED else " (predicted)")
-              for m in T.MODES}
-    return ModeChoice(tuple(options or [T.View.mode]), labels)
+    options = training_view.modes_answered(table) if not live_gpu else list(training_view.LIVE_MODES)
+    labels = {m: training_view.mode_label(m) + ("" if live_gpu or training_view.mode_origin(table, m) is Origin.RECORDED else " (predicted)")
+              for m in training_view.MODES}
+    return ModeChoice(tuple(options or [training_view.View.mode]), labels)
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class Scene:
     """One view's inputs to every screen the page draws of it: the first (recorded), each redraw while
     this server measures, and the last."""
 
-    view: T.View
+    view: training_view.View
     gpu: Machine | None
     small_cpu: Machine | None
     host_cpu: bool
@@ -94,12 +94,12 @@ class Scene:
     @cached_property
     def grid(self) -> list[int]:
         """The live grid, measured once for every slider position (its crossover is the curves')."""
-        return L.live_grid(self.view)
+        return training_live.live_grid(self.view)
 
     @cached_property
     def fixed(self) -> dict[str, Any]:
         """The live sweep's settings but the swept one."""
-        return L.live_settings(self.view, gpu_live=self.live_gpu)
+        return training_live.live_settings(self.view, gpu_live=self.live_gpu)
 
     def machines(self, *, live_gpu: bool) -> Machines:
         return Machines(self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, live_gpu=live_gpu,
@@ -114,7 +114,7 @@ class Scene:
         return compose(self.view, self.machines(live_gpu=self.live_gpu), live=live, grid=self.grid)
 
 
-def live_notes(live: Sequence[Row], view: T.View) -> tuple[str, list[str]] | None:
+def live_notes(live: Sequence[Row], view: training_view.View) -> tuple[str, list[str]] | None:
     """The title and one line per live point that was not timed or carries a message, or None."""
     problems = [r for r in live if r.get("status") != Status.OK or r.get("message")]
     if not problems:

@@ -21,8 +21,8 @@ from lib.core.rows import Origin, is_ok
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import ROOF_SHARE, UNDECIDED, Regime, roofline_rows, split_sentence
 from lib.lessons.common.voice import Versus
-from lib.lessons.training import view as T
-from lib.lessons.training import words as W
+from lib.lessons.training import view as training_view
+from lib.lessons.training import words as training_words
 from lib.lessons.training.two_cpus import cpu_disagreement
 from lib.recorded.ceilings import Ceilings
 
@@ -33,7 +33,7 @@ Row = dict[str, Any]
 class Machine:
     """A recorded machine as the page names it: its step tables and its short legend name."""
 
-    tables: Mapping[str, T.StepTable]
+    tables: Mapping[str, training_view.StepTable]
     name: str  # 'H200', 'a 2-core server'
     words: str  # for notes: 'NVIDIA H200, 2026-11-21'
     ceilings: Ceilings | None = None  # its GPU's measured roofline (lib.recorded.ceilings), for the verdicts
@@ -74,7 +74,7 @@ class Screen:
     def rows(self) -> list[Row]:
         """Every curve's rows as the chart draws them: `noisy` marks a point drawn hollow, one the noise
         rule does not believe (the words call it so) or one whose spread is over half its time."""
-        return [{**r, "series": name, "noisy": W.hollow(r, self.doubtful.get(name, ()), self.over)}
+        return [{**r, "series": name, "noisy": training_words.hollow(r, self.doubtful.get(name, ()), self.over)}
                 for name, rows in self.curves.items() for r in rows]
 
 
@@ -112,13 +112,13 @@ def curve_origin(rows: Sequence[Row]) -> tuple[Origin, Origin | None]:
     """What a recorded machine's curve is, for its legend name (origin, also): recorded (recorded
     steps, or epochs derived from them), predicted (every point from the cost model), or recorded
     with some points predicted."""
-    predicted = [o == Origin.PREDICTED for o in T.origins(rows)]
+    predicted = [o == Origin.PREDICTED for o in training_view.origins(rows)]
     if predicted and all(predicted):
         return Origin.PREDICTED, None
     return Origin.RECORDED, Origin.PREDICTED if any(predicted) else None
 
 
-def compose(view: T.View, machines: Machines, *, live: Sequence[Row] = (), grid: Collection[Any] | None = None,
+def compose(view: training_view.View, machines: Machines, *, live: Sequence[Row] = (), grid: Collection[Any] | None = None,
             now: float | None = None) -> Screen:
     """The curves of one view and the words read from them. live: this server's rows; grid: the live
     curve's fixed points (its crossover is read from them alone, the same at every slider position);
@@ -131,24 +131,24 @@ def compose(view: T.View, machines: Machines, *, live: Sequence[Row] = (), grid:
         gpu_rows = [r for r in live if r.get("device") != "cpu"]
         screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
-        gpu_rows = T.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
+        gpu_rows = training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
         screen.ceilings = gpu.ceilings
         screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
-    small = (T.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
+    small = (training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
              if small_cpu is not None and machines.threads == 1 else [])
     if small:
         screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = small
     if live_cpu:
         screen.curves[label("CPU", "this server", Origin.LIVE)] = [dict(r, origin=Origin.LIVE.value) for r in live_cpu]
     if machines.host_cpu and gpu is not None and not live_gpu:
-        host = T.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
+        host = training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
         if host:
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
-    screen.doubtful = {name: W.doubt(rows, view.over) for name, rows in screen.curves.items()}
+    screen.doubtful = {name: training_words.doubt(rows, view.over) for name, rows in screen.curves.items()}
     _answer(screen, view, small_cpu, live_cpu, grid, time.time() if now is None else now)
     if not gpu_rows and gpu is not None and not live_gpu:  # why, under the chart: the answer stays one sentence
         screen.headline_notes = (_where_recorded(view, gpu).strip() + " " + screen.headline_notes).strip()
@@ -164,7 +164,7 @@ def with_point(grid: Sequence[Row], point: Sequence[Row], over: str) -> list[Row
                   key=lambda r: (str(r.get("device")), r.get(over) or 0))
 
 
-def _where_recorded(view: T.View, gpu: Machine) -> str:
+def _where_recorded(view: training_view.View, gpu: Machine) -> str:
     """Why this GPU has no curve for this view, and what to move: ' The H200 was recorded at depth 3 only: …'."""
     table = gpu.tables.get("cuda")
     name = gpu_name(gpu.words)
@@ -183,7 +183,7 @@ def _where_recorded(view: T.View, gpu: Machine) -> str:
             "see its curve.")
 
 
-def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: Sequence[Row],
+def _answer(screen: Screen, view: training_view.View, small_cpu: Machine | None, live_cpu: Sequence[Row],
             grid: Collection[Any] | None, now: float) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
     cpu_names = [n for n in screen.curves if n.kind == "CPU"]
@@ -196,15 +196,15 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
         # a live curve's answer is read from its fixed grid, the same at every slider position
-        said, notes = W.headline(cpu, gpu, view, primary, screen.gpu_label,
+        said, notes = training_words.headline(cpu, gpu, view, primary, screen.gpu_label,
                                  only=grid if Origin.LIVE in (primary.origin, screen.gpu_label.origin) else None)
-        if days := W.days_sentence(cpu, gpu, view, screen.gpu_label):
+        if days := training_words.days_sentence(cpu, gpu, view, screen.gpu_label):
             notes = f"{notes} {days.markdown()}".strip()
         screen.headline, screen.headline_notes, screen.answer = said.markdown(), notes, said.about
         found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
-            live_said = W.live_headline(screen.curves[live_name], gpu, view, live_name, screen.gpu_label,
+            live_said = training_words.live_headline(screen.curves[live_name], gpu, view, live_name, screen.gpu_label,
                                         grid=grid, now=now)
             screen.live_line, screen.live_answer = live_said.markdown(), live_said.about
             if apart := cpu_disagreement(cpu, screen.curves[live_name], view, primary, grid=grid):
@@ -221,15 +221,15 @@ def _answer(screen: Screen, view: T.View, small_cpu: Machine | None, live_cpu: S
                     live_name if at.get(live_name or "") else primary)
     # the answer that speaks of this point's pair: the live line's for the live CPU, else the headline's
     pair_answer = screen.live_answer if cpu_here == live_name and live_name != primary else screen.answer
-    said = W.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
+    said = training_words.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
                       screen.gpu_label or "the GPU",
                       doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)),
                       lone=pair_answer is not None and view.current in pair_answer.lone)
     screen.at_point, screen.at_point_result = said.markdown(), said.about
-    screen.provenance = [p for name, rows in screen.curves.items() if (p := W.provenance(rows, name))]
+    screen.provenance = [p for name, rows in screen.curves.items() if (p := training_words.provenance(rows, name))]
 
 
-def split_lines(screen: Screen, view: T.View | None = None, gpu: Machine | None = None) -> list[str]:
+def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Machine | None = None) -> list[str]:
     """Where one step's time went at the slider's point, per curve that can say: what holds it back and
     what would move it (the GPU's against its recorded ceilings). A recorded GPU step with item() every
     step or copied batches carries no profile: its line compares it with the same step without them (and a
@@ -239,10 +239,10 @@ def split_lines(screen: Screen, view: T.View | None = None, gpu: Machine | None 
         said = split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None)
         if said is None and r["series"] == screen.gpu_label and view is not None and gpu is not None:
             table = gpu.tables.get("cuda")
-            plain = T.View(**{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False})
-            pinned = (T.point(T.View(**{**view.__dict__, "pin_memory": True}), table, "cuda:0", gpu.words)
+            plain = training_view.View(**{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False})
+            pinned = (training_view.point(training_view.View(**{**view.__dict__, "pin_memory": True}), table, "cuda:0", gpu.words)
                       if view.data_resident is False and not view.pin_memory and not view.item_every_step else None)
-            said = switch_sentence(r, T.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned)
+            said = switch_sentence(r, training_view.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned)
         if said:
             lines.append(said)
     return lines
@@ -257,7 +257,7 @@ def here_row(screen: Screen, kind: str, origin: Origin | None = None) -> Row | N
     return next((r for r in screen.here if name and r["series"] == name), None)
 
 
-def roofline(screen: Screen, view: T.View) -> list[Row]:
+def roofline(screen: Screen, view: training_view.View) -> list[Row]:
     """The GPU curve's steps on its roofline (empty without a recorded GPU's ceilings)."""
     if screen.ceilings is None or not screen.gpu_label:
         return []

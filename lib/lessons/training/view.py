@@ -184,7 +184,7 @@ class StepTable:
         # A curve is drawn from one recording where one holds its points: of a step recorded twice, the
         # recording with more steps of that configuration (the full grid, not a later lease's few points)
         # keeps it, the other's time becomes the day-to-day band. Picking per point the newer row mixed
-        # two days along one curve, and their day-to-day gap read as a bend (issue 23).
+        # two days along one curve, and their day-to-day gap read as a bend.
         sizes = collections.Counter((config, _recording(row)) for config, _, row in found)
         for config, key, row in found:
             table = self.steps.setdefault(config, {})
@@ -348,7 +348,7 @@ def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
     return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 
-# curves read from a table: a revisit, and the mode lines' ten curves on every run, look them up (issue 25)
+# curves read from a table: a revisit, and the mode lines' ten curves on every run, look them up
 _CURVES: IdentityMemo[list[dict[str, Any]]] = IdentityMemo(2048)
 
 

@@ -12,16 +12,7 @@ from typing import Any
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover, spread
-from lib.core.fmt import (
-    Sentence,
-    about_count,
-    age_words,
-    fmt_ratio,
-    fmt_s,
-    fmt_value,
-    plural,
-    say,
-)
+from lib.core.fmt import Sentence, about_count, age_words, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.same import same_rows
 from lib.lessons.common.voice import (
@@ -288,7 +279,7 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
     if c >= e:
         return (f"Compiling took {fmt_s(cost)} and the compiled step ({fmt_s(c)}) is no faster than eager "
                 f"({fmt_s(e)}): here it never pays off.")
-    if same_rows(eager, compiled):  # the one rule: a saving within the spread counts no steps (issue 37)
+    if same_rows(eager, compiled):  # the one rule: a saving within the spread counts no steps
         return (f"Compiling costs {fmt_s(cost)} once; the compiled step ({fmt_s(c)}) saves {fmt_s(e - c)} against "
                 f"eager ({fmt_s(e)}), within the spread of the repeats: too small to count, so no number of steps "
                 "can be said to pay it back.")

@@ -12,7 +12,7 @@ from lib.recorded.uploads import plain
 
 
 def machines_answer(comparison: compare.Comparison) -> str:
-    """The first chart in one short sentence (issue 37): a machine whose GPU catches up with its CPU on it,
+    """The first chart in one short sentence: a machine whose GPU catches up with its CPU on it,
     else which curve is fastest at the largest value several share, else what the first machine has. The
     points too close to call, every other machine's line and the slowest curves are said under the chart."""
     lines = compare.crossover_lines(comparison, notes=False)

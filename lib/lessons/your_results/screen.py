@@ -13,13 +13,7 @@ from typing import Any, NamedTuple
 
 from lib.core.fmt import plural
 from lib.lessons.your_results.answer import machines_answer
-from lib.lessons.your_results.compare import (
-    Comparison,
-    crossover_lines,
-    describe_fixed,
-    fastest_line,
-    uncharted_rows,
-)
+from lib.lessons.your_results.compare import Comparison, crossover_lines, describe_fixed, fastest_line, uncharted_rows
 from lib.recorded.upload_budget import LIMITS
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, Combined, Source, one_line, plain
 

@@ -8,14 +8,14 @@
 
 Counters kept in the gallery's own table (gallery_events), so several app servers share them and a
 restart resets nothing: this browser session; this browser (Streamlit's own XSRF cookie, which every
-tab of one browser shares); the client's address (a script that opens a new session per add, as the
-probe of issue 26 did, still comes from one address); each course and the whole site. Only sha256
+tab of one browser shares); the client's address (a script that opens a new session per add still
+comes from one address); each course and the whole site. Only sha256
 digests of the keys are stored. A class behind one school router shares an address, so that counter
 is a few times the session's.
 
 When no address is known (a local visitor, or a proxy without GPUWIN_PROXY_HOPS) every visitor looks
-the same, and a script can make up a new session and cookie for each add (issue 40, finding 4: 30
-sessions filled the public gallery and the site's hourly limit, and every later add was refused for an
+the same, and a script can make up a new session and cookie for each add (a few dozen such
+sessions would fill the public gallery and the site's hourly limit, and every later add be refused for an
 hour). So the site never refuses an add for being busy: past its pace (a course's shown adds per
 window, and everyone's together) a new entry is stored but held until an instructor approves it, and
 only a course's queue of held entries is bounded. Wrong admin codes from visitors without an address

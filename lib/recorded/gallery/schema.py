@@ -37,7 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
-SCHEMA_VERSION = 2  # 2: entries held for approval (gallery_entries.held), issue 40
+SCHEMA_VERSION = 2  # 2: entries held for approval (gallery_entries.held)
 PUBLIC = ""  # the course of entries added without a course code
 _WRITE = "gallery_write"  # execution option: this transaction writes (SQLite: BEGIN IMMEDIATE)
 _LOCK_KEY = 0x67707577696E  # PostgreSQL advisory lock held while the schema is created ('gpuwin')
