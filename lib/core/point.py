@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -161,6 +161,10 @@ class Point:
         """The message with `words` added at its end."""
         return replace(self, message=(self.message or "") + words)
 
+    def carries(self, key: str) -> bool:
+        """Whether the point holds a value under this row key (a setting, a count, a note, a phase, ...)."""
+        return key in self.to_row()
+
     def reported(self, fields: Mapping[str, Any]) -> Point:
         """This point with the fields a workload reports by name (its estimates before a point runs, a
         launched point's results) put where they belong: a setting, a count, a phase, the device, ..."""
@@ -231,6 +235,17 @@ def _origin(value: Any) -> tuple[Origin | None, str | None]:
 def rows_of(points: Iterable[Point]) -> list[dict[str, Any]]:
     """The adapter for code that still reads rows (lessons, charts): each point as its row."""
     return [p.to_row() for p in points]
+
+
+def row_callback(on_row: Callable[[dict[str, Any]], None] | None) -> Callable[[Point], None] | None:
+    """The same adapter for a callback that still takes rows: it gets each point as its row."""
+    if on_row is None:
+        return None
+
+    def on_point(point: Point) -> None:
+        on_row(point.to_row())
+
+    return on_point
 
 
 def points_of(rows: Iterable[Mapping[str, Any]]) -> list[Point]:

@@ -22,7 +22,7 @@ from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
-from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, throughput
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, row_throughput
 
 
 # -- what the page shows ------------------------------------------------------------------------------
@@ -66,7 +66,7 @@ def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[dict
             "status": r.get("status", ""),
             "step_ms": r["median_s"] * 1e3 if ok else None,
             "iqr_ms": r["iqr_s"] * 1e3 if ok and isinstance(r.get("iqr_s"), (int, float)) else None,
-            "samples_per_s": throughput(r),
+            "samples_per_s": row_throughput(r),
             "scaling_efficiency": r.get("scaling_efficiency"),
             "compute_ms": (r["phase_compute_s"] * 1e3 if ok and isinstance(r.get("phase_compute_s"), (int, float))
                            else None),
