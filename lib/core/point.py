@@ -102,6 +102,7 @@ NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(Notes))
 _HEAD = ("workload", "device", "median_s", "iqr_s", "repeats", "status", "message")
 _OPTIONAL = ("cold_s", "epoch_s", "machine", "origin", "swept")
 _RESERVED = frozenset(_HEAD + _OPTIONAL + COUNT_FIELDS + NOTE_FIELDS)
+_COUNTS, _NOTES = frozenset(COUNT_FIELDS), frozenset(NOTE_FIELDS)  # a set's lookup: every row of every pack is read
 
 
 def is_phase_key(key: str) -> bool:
@@ -173,8 +174,8 @@ class Point:
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Point:
         """A point from a row (a pack's, a CSV's): only lib.core.results and the edges call this."""
-        point = cls(str(row["workload"]), str(row["device"]), status=Status(row.get("status", Status.OK)))
-        return _apply(point, {k: v for k, v in row.items() if k not in ("workload", "device", "status")})
+        top, counts, notes, settings, phases = _split(row)
+        return cls(**top, settings=Frozen(settings), counts=Counts(**counts), phases=Frozen(phases), notes=Notes(**notes))
 
     def to_row(self) -> dict[str, Any]:
         """The point as a row: settings after the workload, then the fields every row has, then the
@@ -192,17 +193,18 @@ class Point:
         return row
 
 
-def _apply(point: Point, fields: Mapping[str, Any]) -> Point:
-    """`point` with each named field set where it belongs (the one router of row keys)."""
+def _split(fields: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    """Row keys sorted to where they belong (the one router of row keys): (top-level fields, counts,
+    notes, settings, phases)."""
     top: dict[str, Any] = {}
     counts: dict[str, Any] = {}
     notes: dict[str, Any] = {}
     settings: dict[str, Any] = {}
     phases: dict[str, Any] = {}
     for key, value in fields.items():
-        if key in COUNT_FIELDS:
+        if key in _COUNTS:
             counts[key] = value
-        elif key in NOTE_FIELDS:
+        elif key in _NOTES:
             notes[key] = value
         elif key == "status":
             top[key] = Status(value)
@@ -214,6 +216,12 @@ def _apply(point: Point, fields: Mapping[str, Any]) -> Point:
             phases[key[len("phase_"):-len("_s")]] = value
         else:
             settings[key] = value
+    return top, counts, notes, settings, phases
+
+
+def _apply(point: Point, fields: Mapping[str, Any]) -> Point:
+    """`point` with each named field set where it belongs."""
+    top, counts, notes, settings, phases = _split(fields)
     if counts:
         top["counts"] = replace(point.counts, **counts)
     if notes:
