@@ -42,7 +42,7 @@ def test_a_point_reads_its_row_into_types():
     assert point.status is Status.OK and point.origin is Origin.LIVE and point.origin_text is None
     assert point.settings == {"batch_size": 64} and point.phases == {"transfer": 2e-4}
     assert point.counts.flops == 2e9 and point.counts.kernels == 120.0 and point.notes.note == "warm"
-    assert point.machine == "NVIDIA H200 (2026-11-21)" and point.swept == "batch_size" and point.epoch_s == 0.5
+    assert point.machine == "NVIDIA H200 (2026-11-21)" and point.day == "2026-11-21" and point.swept == "batch_size" and point.epoch_s == 0.5
     assert point.to_row() == row and list(point.to_row())[:3] == ["workload", "batch_size", "device"]
 
 
@@ -51,6 +51,7 @@ def test_an_origin_that_names_no_origin_is_kept_as_text():
            "message": "bad", "origin": "scripts/seed_experiments.py"}
     point = Point.from_row(row)
     assert point.origin is None and point.origin_text == "scripts/seed_experiments.py" and not point.ok
+    assert point.machine is None and point.day is None
     assert point.to_row() == row
 
 

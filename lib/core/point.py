@@ -142,6 +142,12 @@ class Point:
         return cls(workload, device, Frozen(settings))
 
     @property
+    def day(self) -> str | None:
+        """The day the machine label names ('NVIDIA H200 (2026-11-21)' -> '2026-11-21'), or None."""
+        label = self.machine or ""
+        return label.rsplit("(", 1)[1][:-1] if label.endswith(")") and "(" in label else None
+
+    @property
     def ok(self) -> bool:
         """Measured, with a positive, finite median."""
         value = self.median_s
