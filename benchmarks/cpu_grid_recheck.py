@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    from lib.core.rows import Status
     from lib.core.sweep import measure_point
     from lib.workloads import get_workload
 
@@ -81,14 +82,14 @@ def main(argv: list[str] | None = None) -> int:
             settings = {k: row[k] for k in setting_keys(row) if k in {s.name for s in workload.settings}}
             now = measure_point(workload, settings, "cpu", budget_s=args.budget, with_phases=False,
                                 num_threads=int(row.get("num_threads") or 1), memory_cap_gb=None)
-            if now.get("status") != "ok":
-                points.append(f"  {settings}: {now.get('status')} now ({now.get('message')})")
+            if now.status != Status.OK:
+                points.append(f"  {settings}: {now.status} now ({now.message})")
                 continue
-            ratio = float(row["median_s"]) / float(now["median_s"])
+            ratio = float(row["median_s"]) / float(now.median_s)
             ratios.append(ratio)
             shown = ", ".join(f"{k}={settings[k]}" for k in ("batch_size", "hidden_width", "depth", "size", "val",
                                                            "method") if k in settings)
-            points.append(f"  {shown:<45} shipped {row['median_s'] * 1e3:9.3f} ms  now {now['median_s'] * 1e3:9.3f} ms"
+            points.append(f"  {shown:<45} shipped {row['median_s'] * 1e3:9.3f} ms  now {now.median_s * 1e3:9.3f} ms"
                          f"  x{ratio:.2f}")
         if ratios:
             q = statistics.quantiles(ratios, n=10) if len(ratios) >= 10 else [min(ratios), max(ratios)]

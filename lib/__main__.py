@@ -21,8 +21,9 @@ from pathlib import Path
 from lib import APP_VERSION
 from lib.core import args as args_
 from lib.core.load import Load, LoadWatch, machine_with_load
+from lib.core.point import Point, rows_of
 from lib.core.rows import is_ok
-from lib.core.terminal import TerminalProgress, print_rows
+from lib.core.terminal import TerminalProgress, print_points
 
 
 def _parse_sets(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
@@ -64,22 +65,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
     settings = workload.resolve(_parse_sets(args.set))
     watch = LoadWatch.start()
-    rows: list[dict] = []
+    points: list[Point] = []
     try:  # a Ctrl-C keeps the devices measured so far
         for d in devices:
-            rows.append(measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check))
-        print_rows(rows, [k for k in _parse_sets(args.set)])
+            points.append(measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check))
+        print_points(points, [k for k in _parse_sets(args.set)])
         if args.out:
-            save_pack(build_pack(rows, machine_with_load(watch, None)), args.out)
+            save_pack(build_pack(points, machine_with_load(watch, None)), args.out)
             print(f"wrote {args.out}")
     except KeyboardInterrupt:
-        return _stopped(rows, args.out, partial(machine_with_load, watch, None, False))
-    return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in rows) else 1
+        return _stopped(points, args.out, partial(machine_with_load, watch, None, False))
+    return 0 if all(p.status in (Status.OK, Status.SKIPPED) for p in points) else 1
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from lib.core.crossover import analyse_rows
-    from lib.core.results import build_pack, load_pack, save_pack
+    from lib.core.results import build_pack, load_pack, pack_points, save_pack
     from lib.core.resume import Resume
     from lib.core.sweep import grid_points
     from lib.lessons.common.voice import crossover_sentence, device_side
@@ -93,18 +94,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     resume = Resume(workload, points, devices, ",".join(names))
     earlier = load_pack(args.out) if args.resume and args.out and Path(args.out).exists() else None
     if earlier:  # every row it holds is kept, or the resume is refused
-        resume.take(earlier["rows"], Path(args.out).name)
+        resume.take(pack_points(earlier), Path(args.out).name)
     watch = LoadWatch.start()
-    so_far: list[dict] = []
+    so_far: list[Point] = []
     machine_so_far = partial(machine_with_load, watch, earlier, False)
     try:  # a Ctrl-C at any point up to the written pack keeps every row measured so far
-        rows = _sweep_points(workload, points, names, devices, args, resume, so_far, machine_so_far)
-        if len(rows) <= 200:
-            print_rows(rows, names)
+        measured = _sweep_points(workload, points, names, devices, args, resume, so_far, machine_so_far)
+        if len(measured) <= 200:
+            print_points(measured, names)
         machine = machine_with_load(watch, earlier)
         if args.out:
-            save_pack(build_pack(rows, machine), args.out)
-            print(f"wrote {args.out} ({len(rows)} rows)")
+            save_pack(build_pack(measured, machine), args.out)
+            print(f"wrote {args.out} ({len(measured)} rows)")
     except KeyboardInterrupt:
         return _stopped(resume.with_rest(so_far), args.out, machine_so_far)
     if machine.get("load_quiet") is False:
@@ -112,13 +113,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               + "; ".join(Load.reasons_of(machine)) + ". The pack says so (load_quiet: false) and the app does "
               "not draw it as recorded; record again with nothing else running.", file=sys.stderr)
     if len(devices) > 1 and len(axes) == 1:
-        print(crossover_sentence(analyse_rows(rows, names[0]), names[0], device_side("cpu"),
+        print(crossover_sentence(analyse_rows(rows_of(measured), names[0]), names[0], device_side("cpu"),
                                  device_side(devices[1])).plain())
     return 0
 
 
-def _stopped(rows: list[dict], out: str | None, machine: Callable[[], dict]) -> int:
-    """Ctrl-C: the rows so far are written to --out (a second Ctrl-C cannot cut that write short) and
+def _stopped(points: list[Point], out: str | None, machine: Callable[[], dict]) -> int:
+    """Ctrl-C: the points so far are written to --out (a second Ctrl-C cannot cut that write short) and
     one line says what was kept; exit 130, as a shell's own Ctrl-C."""
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status
@@ -126,10 +127,10 @@ def _stopped(rows: list[dict], out: str | None, machine: Callable[[], dict]) -> 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.stderr.isatty():
         sys.stderr.write("\n")  # after the progress bar's line
-    measured = sum(1 for r in rows if r.get("status") == Status.OK)
-    if out and rows:
-        save_pack(build_pack(rows, machine()), out)
-        print(f"stopped: {_count(len(rows), 'row')} ({measured} measured) kept in {out}; add --resume to go on",
+    measured = sum(1 for p in points if p.status == Status.OK)
+    if out and points:
+        save_pack(build_pack(points, machine()), out)
+        print(f"stopped: {_count(len(points), 'row')} ({measured} measured) kept in {out}; add --resume to go on",
               file=sys.stderr)
     else:
         print(f"stopped: {_count(measured, 'row')} measured, none kept" + ("" if out else " (no --out given)"),
@@ -141,22 +142,22 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _sweep_points(workload, points, names: list[str], devices, args, resume, so_far: list[dict],
-                  machine_so_far: Callable[[], dict]) -> list[dict]:
+def _sweep_points(workload, points, names: list[str], devices, args, resume, so_far: list[Point],
+                  machine_so_far: Callable[[], dict]) -> list[Point]:
     """One setting (a sweep) or several (a grid, every combination), through lib.core.sweep's one
     loop. With --resume, points already in --out are kept and not measured again (a cut-off
-    recording goes on where it stopped: lib.core.resume); rows are saved every --save-every points.
-    `so_far` holds every row as it comes, for a Ctrl-C to save.
+    recording goes on where it stopped: lib.core.resume); the pack is saved every --save-every points.
+    `so_far` holds every point as it comes, for a Ctrl-C to save.
 
     With --profile, every point is profiled after the last point is timed, never in between: once
     torch.profiler has traced CUDA, CUPTI stays attached to the process and slows every later launch
     (docs/profiler_after_effect.txt). The profiling pass is here rather than run_points' own so that
-    a resumed grid also profiles the kept rows that have no kernel count yet (a call cut off during
+    a resumed grid also profiles the kept points that have no kernel count yet (a call cut off during
     the profiling pass)."""
     from lib.core.gate import recording_gate
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status
-    from lib.core.sweep import profile_point, run_points
+    from lib.core.sweep import RunRequest, profile_point, run_points
     from lib.core.workload import Settings
 
     # one gate for the whole recording (lib.core.gate): the limits given here, the app's questions and words
@@ -164,29 +165,30 @@ def _sweep_points(workload, points, names: list[str], devices, args, resume, so_
                           max_flops=dict(args.max_gflop or []))
     progress = None if args.quiet else TerminalProgress()
 
-    def save_now(row: dict) -> None:
-        so_far.append(row)
+    def save_now(point: Point) -> None:
+        so_far.append(point)
         if args.out and args.save_every and len(so_far) % args.save_every == 0:
             save_pack(build_pack(resume.with_rest(so_far), machine_so_far()), args.out)
 
-    rows = run_points(workload, points, devices, point_budget_s=args.budget, gate=gate, num_threads=args.threads,
-                      swept=",".join(names), with_phases=not args.no_phases, with_profile=False, progress=progress,
-                      on_row=save_now, slow_call_s=args.slow_call_s, single_call_s=args.single_call_s,
-                      describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names), kept=resume.row_for)
-    so_far[:] = rows  # every row now; the profiling pass adds to them in place
-    # (row, point, device) measured and not yet profiled: profiled after every timing
-    to_profile: list[tuple[dict, Settings, str]] = [
-        (row, point, device) for row, (point, device) in zip(rows, [(p, d) for p in points for d in devices])
-        if args.profile and isinstance(point, Settings) and row.get("status") == Status.OK and "kernels" not in row]
-    for i, (row, point, device) in enumerate(to_profile, 1):
-        profile_point(row, workload, point, device, args.threads)
+    measured = run_points(RunRequest(
+        workload, tuple(points), tuple(devices), with_phases=not args.no_phases, with_profile=False,
+        swept=",".join(names), point_budget_s=args.budget, num_threads=args.threads, slow_call_s=args.slow_call_s,
+        single_call_s=args.single_call_s, gate=gate, describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names),
+        progress=progress, on_point=save_now, kept=resume.point_for))
+    so_far[:] = measured  # every point now; the profiling pass replaces them one by one
+    # (index, settings, device) measured and not yet profiled: profiled after every timing
+    to_profile: list[tuple[int, Settings, str]] = [
+        (at, point, device) for at, (done, (point, device)) in enumerate(zip(measured, [(p, d) for p in points for d in devices]))
+        if args.profile and isinstance(point, Settings) and done.status == Status.OK and done.counts.kernels is None]
+    for i, (at, point, device) in enumerate(to_profile, 1):
+        measured[at] = so_far[at] = profile_point(measured[at], workload, point, device, args.threads)
         if args.out and args.save_every and i % args.save_every == 0:
-            save_pack(build_pack(rows, machine_so_far()), args.out)
+            save_pack(build_pack(measured, machine_so_far()), args.out)
         if progress:
             progress(i / len(to_profile), f"profiled {i}/{len(to_profile)} points")
     if progress:
-        progress(1.0, f"done: {len(rows)} points")
-    return workload.summarise(rows)
+        progress(1.0, f"done: {len(measured)} points")
+    return workload.summarise(measured)
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:

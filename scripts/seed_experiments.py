@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,9 @@ if str(ROOT) not in sys.path:
 
 from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
 from lib.core.fmt import fmt_num, fmt_s  # noqa: E402
+from lib.core.point import Point, rows_of  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
-from lib.core.rows import Status, is_ok, new_row  # noqa: E402
+from lib.core.rows import Status, is_ok  # noqa: E402
 from lib.core.sweep import measure_point  # noqa: E402
 from lib.core.workload import SettingError  # noqa: E402
 from lib.workloads.presets import PRESETS_LIST, Preset, get_preset  # noqa: E402
@@ -42,11 +44,10 @@ SOURCE = "scripts/seed_experiments.py"
 def measure(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float, single_call_s: float,
             memory_cap_gb: float | None, threads: int | None, check: bool) -> dict[str, Any]:
     """One result row for `preset` on `device`; a call slower than the budget is timed once warm."""
-    row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, memory_cap_gb=memory_cap_gb,
-                        num_threads=threads, with_phases=False, check=check,
-                        slow_call_s=budget_s, single_call_s=single_call_s)
-    row.update(variant=preset.name, origin=SOURCE)
-    return row
+    point = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, memory_cap_gb=memory_cap_gb,
+                          num_threads=threads, with_phases=False, check=check,
+                          slow_call_s=budget_s, single_call_s=single_call_s)
+    return rows_of([replace(point.with_notes(variant=preset.name), origin_text=SOURCE)])[0]
 
 
 def _ratio(ratio: float | None) -> str:
@@ -111,9 +112,9 @@ def run_preset(preset: Preset, devices: list[str], args: argparse.Namespace, bud
     rows: dict[str, dict] = {}
     for device in devices:
         if preset.slow and not args.quick and not args.include_slow:
-            row = new_row(preset.workload, params, device)
-            row.update(variant=preset.name, origin=SOURCE, status="skipped",
-                       message="minutes per call: run with --include-slow (or --quick for a cut-down size)")
+            point = Point.new(preset.workload, params, device).refused(
+                Status.SKIPPED, "minutes per call: run with --include-slow (or --quick for a cut-down size)")
+            row = rows_of([replace(point.with_notes(variant=preset.name), origin_text=SOURCE)])[0]
         else:
             t0 = time.perf_counter()
             print(f"{preset.name} on {device} ...", end=" ", flush=True)

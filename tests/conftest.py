@@ -139,11 +139,11 @@ def timing_events(monkeypatch):
     import lib.core.sweep as sweep_module
 
     events = []
-    real_time_into, real_profile_into = sweep_module._time_into, sweep_module._profile_into
-    monkeypatch.setattr(sweep_module, "_time_into", lambda row, *a, **k: (events.append("time"),
-                                                                           real_time_into(row, *a, **k)))
-    monkeypatch.setattr(sweep_module, "_profile_into", lambda row, *a, **k: (events.append("profile"),
-                                                                             real_profile_into(row, *a, **k)))
+    real_timed, real_profiled = sweep_module._timed, sweep_module._profiled
+    monkeypatch.setattr(sweep_module, "_timed", lambda point, *a, **k: (events.append("time"),
+                                                                        real_timed(point, *a, **k))[1])
+    monkeypatch.setattr(sweep_module, "_profiled", lambda point, *a, **k: (events.append("profile"),
+                                                                           real_profiled(point, *a, **k))[1])
     return events
 
 

@@ -3,7 +3,7 @@
 Three parts, each usable alone:
 
 - `NoisyCpu` (with `stand_in_timeline` for the one-step timeline): the live CPU replaced by a seeded, noisy stand-in at the seam every live measurement
-  goes through (lib.core.sweep's `_time_into` / `_profile_into`, with `light_step` for the build: the
+  goes through (lib.core.sweep's `_timed` / `_profiled`, with `light_step` for the build: the
   step's phases and units from the workload's own arithmetic; the gate's refusals are real). Each point's time is a smooth function of its
   FLOPs and bytes times a factor drawn from a generator seeded by (seed, point): most points within
   ±5 %, some (NOISY_SHARE) anywhere within ±50 % with an IQR to match. The measuring process is
@@ -23,8 +23,10 @@ import math
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from lib.core.point import Point
 
 NOISY_SHARE = 0.25  # points whose time is off by up to ±50 %
 WILD = 0.5
@@ -57,32 +59,31 @@ class NoisyCpu:
         self.seed = seed
         self.points = 0
 
-    def time_into(self, row: dict[str, Any], step, device: str, *, budget_s: float, num_threads: int | None,
-                  with_phases: bool, slow_call_s: float | None, single_call_s: float | None) -> None:
-        # the same fields, in the same way, as lib.core.sweep._time_into writes them
+    def timed(self, point: Point, step, device: str, timing) -> Point:
+        # the same fields, in the same way, as lib.core.sweep._timed puts them in the point
         self.points += 1
-        median, iqr = stand_in_seconds(row, self.seed)
-        row.update(median_s=median, iqr_s=iqr, repeats=5, cold_s=median * 3, calls_per_repeat=1,
-                   num_threads=num_threads or 1)
+        median, iqr = stand_in_seconds(point.to_row(), self.seed)
+        point = replace(point, median_s=median, iqr_s=iqr, repeats=5, cold_s=median * 3)
+        point = point.with_counts(calls_per_repeat=1, num_threads=timing.num_threads or 1)
         if median > 0:
-            row["achieved_flops_per_s"] = row["flops"] / median
-        row.update(step.units)
+            point = point.with_counts(achieved_flops_per_s=point.counts.flops / median)
+        point = point.reported(step.units)
         if "steps_per_epoch" in step.units:
-            row["epoch_s"] = median * step.units["steps_per_epoch"]
-        if with_phases and step.phases:
+            point = replace(point, epoch_s=median * step.units["steps_per_epoch"])
+        if timing.with_phases and step.phases:
             share = 0.8 / len(step.phases)
-            for name in step.phases:
-                row[f"phase_{name}_s"] = median * share
-            row["phase_overhead_s"] = median * 0.2
-        for key, value in step.extras.items():
-            if isinstance(value, (int, float, str, bool)) and key not in row:
-                row[key] = value
+            point = replace(point, phases=point.phases.with_(**{name: median * share for name in step.phases},
+                                                             overhead=median * 0.2))
+        point = point.reported({k: v for k, v in step.extras.items()
+                                if isinstance(v, (int, float, str, bool)) and not point.carries(k)})
         if iqr / median > 0.5:
-            row["message"] = f"noisy: the spread (IQR) is {iqr / median:.0%} of the median"
+            point = replace(point, message=f"noisy: the spread (IQR) is {iqr / median:.0%} of the median")
+        return point
 
-    def profile_into(self, row: dict[str, Any], step, device: str, num_threads: int | None) -> None:
-        rng = _unit_draw(self.seed, "profile", row.get("workload"), row.get("device"), row.get("median_s"))
-        row.update(kernels=float(rng.randint(20, 200)), device_busy_s=float(row["median_s"] * rng.uniform(0.3, 0.9)))
+    def profiled(self, point: Point, step, device: str, num_threads: int | None) -> Point:
+        rng = _unit_draw(self.seed, "profile", point.workload, point.device, point.median_s)
+        return point.with_counts(kernels=float(rng.randint(20, 200)),
+                                 device_busy_s=float(point.median_s * rng.uniform(0.3, 0.9)))
 
 
 def stand_in_timeline(seed: int):
@@ -158,8 +159,8 @@ def noisy_live_cpu(seed: int) -> Iterator[NoisyCpu]:
 
     cpu = NoisyCpu(seed)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sweep, "_time_into", cpu.time_into)
-        mp.setattr(sweep, "_profile_into", cpu.profile_into)
+        mp.setattr(sweep, "_timed", cpu.timed)
+        mp.setattr(sweep, "_profiled", cpu.profiled)
         mp.setattr(timeline, "record_timeline", stand_in_timeline(seed))
         mp.setattr(sweep, "built_step", light_step)
         mp.setattr(workload, "built_step", light_step)

@@ -5,11 +5,11 @@ import pytest
 
 from lib.core import noise
 from lib.core.crossover import (
-    CostModel,
     CrossKind,
+    WorkLine,
     analyse_rows,
     find_crossover,
-    fit_cost_model,
+    fit_work_line,
     predicted_crossover_work,
     work_to_x,
 )
@@ -61,19 +61,19 @@ def test_equal_time_counts_as_the_gpu_winning():
 def test_cost_model_recovers_overhead_and_throughput():
     work = [1e3, 1e5, 1e7, 1e9]
     times = [20e-6 + w / 1e12 for w in work]
-    model = fit_cost_model(work, times)
+    model = fit_work_line(work, times)
     assert model.overhead_s == pytest.approx(20e-6, rel=1e-6)
     assert model.throughput == pytest.approx(1e12, rel=1e-6)
 
 
 def test_cost_model_never_goes_negative():
-    model = fit_cost_model([1, 2, 3, 4], [5.0, 4.0, 3.0, 2.0])  # falling time: no positive slope fits
+    model = fit_work_line([1, 2, 3, 4], [5.0, 4.0, 3.0, 2.0])  # falling time: no positive slope fits
     assert model.overhead_s >= 0 and model.seconds_per_work >= 0
 
 
 def test_predicted_crossover_of_two_lines():
-    cpu = CostModel(1e-6, 1e-9)
-    gpu = CostModel(1e-5, 1e-12)
+    cpu = WorkLine(1e-6, 1e-9)
+    gpu = WorkLine(1e-5, 1e-12)
     work = predicted_crossover_work(cpu, gpu)
     assert cpu.predict(work) == pytest.approx(gpu.predict(work))
     assert predicted_crossover_work(gpu, cpu) is None  # the "GPU" here has less throughput
@@ -109,7 +109,7 @@ def test_analyse_rows_finds_both_crossovers():
 
 
 def test_equal_work_everywhere_fits_a_fixed_cost_only():
-    model = fit_cost_model([4e6] * 5, [1.0e-3, 1.01e-3, 0.99e-3, 1.0e-3, 1.02e-3])
+    model = fit_work_line([4e6] * 5, [1.0e-3, 1.01e-3, 0.99e-3, 1.0e-3, 1.02e-3])
     assert model.seconds_per_work == 0.0
     assert model.overhead_s == pytest.approx(1.0e-3, rel=0.02)
 

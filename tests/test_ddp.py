@@ -15,7 +15,8 @@ import torch
 from lib.core.crossover import CrossKind
 from lib.core.gate import recording_gate
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
-from lib.core.sweep import measure_point, resolve_points, run_points
+from lib.core.rows import Status
+from lib.core.sweep import RunRequest, measure_point, resolve_points, run_points
 from lib.core.workload import Launch
 from lib.lessons.multi_gpu import scaling
 from lib.workloads import get_workload
@@ -130,11 +131,11 @@ def test_cli_run_ddp_prints_a_row(tmp_path):
 
 def test_more_gpus_than_present_on_cuda_is_skipped_with_a_message():
     count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    row = measure_point(WORKLOAD, {"gpus": count + 1}, "cuda")
-    validate_row(row, "row")
-    assert row["status"] == "skipped" and row["repeats"] == 0 and row["median_s"] is None
+    point = measure_point(WORKLOAD, {"gpus": count + 1}, "cuda")
+    validate_row(point.to_row(), "row")
+    assert point.status == Status.SKIPPED and point.repeats == 0 and point.median_s is None
     expected = "CUDA is not available" if count == 0 else f"this machine has {count} GPU(s)"
-    assert expected in row["message"] and "not run" in row["message"]
+    assert expected in point.message and "not run" in point.message
 
 
 def test_children_always_run_with_nvlink_multicast_off(monkeypatch):
@@ -147,14 +148,14 @@ def test_children_always_run_with_nvlink_multicast_off(monkeypatch):
     assert "export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1" in script
 
 
-def test_bad_settings_become_rows_without_a_launch():
+def test_bad_settings_become_points_without_a_launch():
     # NCCL on the CPU is a point this device cannot run: refused by the gate, like CUDA graphs on a CPU
-    row = measure_point(WORKLOAD, {"backend": "nccl"}, "cpu")
-    assert row["status"] == "skipped" and "nccl needs CUDA" in row["message"] and row["backend"] == "nccl"
-    validate_row(row, "row")
-    row = measure_point(WORKLOAD, {"model": "transformer"}, "cpu")
-    assert row["status"] == "error" and "model" in row["message"]
-    validate_row(row, "row")
+    point = measure_point(WORKLOAD, {"backend": "nccl"}, "cpu")
+    assert point.status == Status.SKIPPED and "nccl needs CUDA" in point.message and point.settings["backend"] == "nccl"
+    validate_row(point.to_row(), "row")
+    point = measure_point(WORKLOAD, {"model": "transformer"}, "cpu")
+    assert point.status == Status.ERROR and "model" in point.message
+    validate_row(point.to_row(), "row")
 
 
 def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
@@ -171,17 +172,18 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
     monkeypatch.setattr(torchrun, "launch", fake_launch)
     too_many = available_cores() + 1
     points = resolve_points(WORKLOAD, [{"gpus": g, "batch_size": b} for g in (1, too_many) for b in (8, 16)])
-    rows = run_points(WORKLOAD, points, ["cpu"], point_budget_s=0.1, gate=recording_gate(memory_cap_gb=None, budget_s=60))
+    done = run_points(RunRequest(WORKLOAD, points, ["cpu"], point_budget_s=0.1,
+                                 gate=recording_gate(memory_cap_gb=None, budget_s=60)))
     assert [(c[0], c[1], c[2], c[3]) for c in calls] == [([8, 16], "cpu", 1, "gloo")]
     assert 0 < calls[0][4] <= 60
-    assert [r["status"] for r in rows] == ["ok", "ok", "skipped", "skipped"]
-    assert rows[0]["samples_per_s"] == pytest.approx(8 / 0.5) and rows[0]["scaling_efficiency"] == 1.0
-    assert rows[0]["achieved_flops_per_s"] == pytest.approx(rows[0]["flops"] / 0.5)
+    assert [p.status for p in done] == [Status.OK, Status.OK, Status.SKIPPED, Status.SKIPPED]
+    assert done[0].counts.samples_per_s == pytest.approx(8 / 0.5) and done[0].counts.scaling_efficiency == 1.0
+    assert done[0].counts.achieved_flops_per_s == pytest.approx(done[0].counts.flops / 0.5)
     # a budget already used up launches nothing and says so in the gate's words
     calls.clear()
     spent = recording_gate(memory_cap_gb=None, budget_s=1e-9)
-    rows = run_points(WORKLOAD, points[:2], ["cpu"], gate=spent)
-    assert calls == [] and all(r["status"] == "skipped" and "time budget" in r["message"] for r in rows)
+    done = run_points(RunRequest(WORKLOAD, points[:2], ["cpu"], gate=spent))
+    assert calls == [] and all(p.status == Status.SKIPPED and "time budget" in p.message for p in done)
 
 
 @pytest.mark.slow
@@ -240,10 +242,11 @@ def test_two_gpus_through_nccl():
     if torch.cuda.device_count() < 2:
         pytest.skip("needs 2 GPUs")
     points = [{"gpus": n, "batch_size": 256, "model": "mlp", "hidden_width": 1024, "depth": 4} for n in (1, 2)]
-    rows = run_points(WORKLOAD, resolve_points(WORKLOAD, points), ["cuda"], point_budget_s=0.3)
-    for row in rows:
-        validate_row(row, "row")
-        assert row["status"] == "ok", row["message"]
-        assert row["backend"] == "nccl" and row["peak_memory_bytes"] > 0 and row["allreduce_gbps"] > 0
-    assert rows[0]["scaling_efficiency"] == 1.0
-    assert 0.2 < rows[1]["scaling_efficiency"] < 1.3
+    done = run_points(RunRequest(WORKLOAD, resolve_points(WORKLOAD, points), ["cuda"], point_budget_s=0.3))
+    for point in done:
+        validate_row(point.to_row(), "row")
+        assert point.status == Status.OK, point.message
+        assert point.settings["backend"] == "nccl" and point.counts.peak_memory_bytes > 0
+        assert point.counts.allreduce_gbps > 0
+    assert done[0].counts.scaling_efficiency == 1.0
+    assert 0.2 < done[1].counts.scaling_efficiency < 1.3

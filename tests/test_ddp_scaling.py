@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 
 from lib.core.crossover import CrossKind
+from lib.core.point import Point
 from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
 from lib.lessons.multi_gpu import scaling
 from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
@@ -20,6 +21,10 @@ def ddp_row(gpus, batch, median_s, **extra):
     return row
 
 
+def ddp_point(gpus, batch, median_s, **extra):
+    return Point.from_row(ddp_row(gpus, batch, median_s, **extra))
+
+
 def pack(rows, machine=MACHINE):
     return {"schema_version": SCHEMA_VERSION, "machine": dict(machine), "rows": rows}
 
@@ -32,9 +37,9 @@ def test_efficiency_is_throughput_over_n_times_the_one_gpu_twin():
 
 
 def test_efficiency_prefers_the_rows_own_throughput_and_needs_an_ok_twin():
-    assert throughput(ddp_row(2, 64, 0.016, samples_per_s=1000.0)) == 1000.0
-    assert throughput(ddp_row(2, 64, 0.016)) == pytest.approx(8000.0)
-    assert throughput(ddp_row(2, 64, None, status="oom")) is None
+    assert throughput(ddp_point(2, 64, 0.016, samples_per_s=1000.0)) == 1000.0
+    assert throughput(ddp_point(2, 64, 0.016)) == pytest.approx(8000.0)
+    assert throughput(ddp_point(2, 64, None, status="oom")) is None
     rows = add_scaling_efficiency([ddp_row(1, 64, None, status="oom"), ddp_row(2, 64, 0.016)])
     assert all("scaling_efficiency" not in r for r in rows)
 
@@ -49,8 +54,8 @@ def test_efficiency_never_mixes_experiments_and_drops_stale_values():
     assert "scaling_efficiency" not in other_width and "scaling_efficiency" not in other_machine
     assert more_steps["scaling_efficiency"] == pytest.approx(0.625)
     assert not_ddp["scaling_efficiency"] == 3.0  # other workloads' rows are left alone
-    assert experiment_key(one) == experiment_key({**one, "gpus": 4, "steps": 7})
-    assert experiment_key(one) != experiment_key({**one, "batch_size": 65})
+    assert experiment_key(Point.from_row(one)) == experiment_key(ddp_point(4, 64, 0.010, steps=7))
+    assert experiment_key(Point.from_row(one)) != experiment_key(ddp_point(1, 65, 0.010))
 
 
 # -- merging one machine's runs --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import functools
 import pytest
 
 from lib.core.gate import Gate, Limit, live_gate, recording_gate
+from lib.core.rows import Status
 from lib.core.sweep import measure_point, run_sweep
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, live_timeline
 from lib.lessons.data_pipeline import view as pipeline_lesson
@@ -192,10 +193,10 @@ def test_the_cli_asks_the_same_gate_with_its_own_limits(builds, capsys):
     printed = capsys.readouterr().out
     expected = recording_gate(memory_cap_gb=None, max_flops={"cpu": 3e9}).check(MLP, MLP.resolve(BIG), "cpu")
     assert expected.message in printed and "this recording allows on cpu" in printed
-    rows = run_sweep(MLP, "batch_size", [16384], BIG, ["cpu"], gate=recording_gate(memory_cap_gb=None, budget_s=0))
-    assert rows[0]["message"].startswith("time budget of 0 s used up") and builds["n"] == 0
-    row = measure_point(MLP, BIG, "cpu", memory_cap_gb=0.001)
-    assert row["status"] == "skipped" and "memory cap" in row["message"] and builds["n"] == 0
+    points = run_sweep(MLP, "batch_size", [16384], BIG, ["cpu"], gate=recording_gate(memory_cap_gb=None, budget_s=0))
+    assert points[0].message.startswith("time budget of 0 s used up") and builds["n"] == 0
+    point = measure_point(MLP, BIG, "cpu", memory_cap_gb=0.001)
+    assert point.status == Status.SKIPPED and "memory cap" in point.message and builds["n"] == 0
 
 
 def test_the_data_pipelines_work_is_per_epoch_not_per_step():

@@ -15,18 +15,19 @@ from lib.core.results import (
     setting_keys,
     validate_pack,
 )
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.workloads import get_workload
 
 
 @pytest.fixture(scope="module")
-def real_rows():
+def real_points():
     mlp = get_workload("mlp")
     return [measure_point(mlp, {"batch_size": b, "hidden_width": 16}, "cpu", budget_s=0.05) for b in (4, 32)]
 
 
-def test_a_real_pack_round_trips_through_json(tmp_path, real_rows):
-    pack = build_pack(real_rows)
+def test_a_real_pack_round_trips_through_json(tmp_path, real_points):
+    pack = build_pack(real_points)
     path = save_pack(pack, tmp_path / "p.json")
     loaded = load_pack(path)
     assert loaded["rows"] == json.loads(json.dumps(pack["rows"]))
@@ -53,8 +54,8 @@ def test_a_real_pack_round_trips_through_json(tmp_path, real_rows):
         (lambda p: p["rows"][0].update(batch_size=[1, 2]), "rows[0].batch_size"),
     ],
 )
-def test_a_bad_pack_is_rejected_naming_the_field(real_rows, mutate, field):
-    pack = json.loads(json.dumps(build_pack(real_rows)))
+def test_a_bad_pack_is_rejected_naming_the_field(real_points, mutate, field):
+    pack = json.loads(json.dumps(build_pack(real_points)))
     mutate(pack)
     with pytest.raises(PackError) as err:
         validate_pack(pack)
@@ -68,13 +69,13 @@ def test_non_json_is_rejected_plainly():
         loads_pack("[1, 2]")
 
 
-def test_failed_rows_may_have_no_time(real_rows):
-    row = {**real_rows[0], "status": "oom", "median_s": None, "iqr_s": None, "repeats": 0, "message": "ran out"}
-    assert validate_pack(build_pack([row]))["rows"][0]["status"] == "oom"
+def test_failed_rows_may_have_no_time(real_points):
+    point = real_points[0].refused(Status.OOM, "ran out")
+    assert validate_pack(build_pack([point]))["rows"][0]["status"] == "oom"
 
 
-def test_csv_round_trip_keeps_numbers_and_flags(real_rows):
-    pack = build_pack(real_rows)
+def test_csv_round_trip_keeps_numbers_and_flags(real_points):
+    pack = build_pack(real_points)
     again = csv_to_pack(pack_to_csv(pack))
     for before, after in zip(pack["rows"], again["rows"]):
         assert after["batch_size"] == before["batch_size"]
@@ -83,8 +84,8 @@ def test_csv_round_trip_keeps_numbers_and_flags(real_rows):
     assert again["machine"]["label"] == pack["machine"]["label"]
 
 
-def test_csv_with_a_missing_column_names_it(real_rows):
-    text = pack_to_csv(build_pack(real_rows))
+def test_csv_with_a_missing_column_names_it(real_points):
+    text = pack_to_csv(build_pack(real_points))
     header, *lines = text.splitlines()
     columns = header.split(",")
     keep = [i for i, c in enumerate(columns) if c != "median_s"]
@@ -93,10 +94,10 @@ def test_csv_with_a_missing_column_names_it(real_rows):
         csv_to_pack(broken + "\n")
 
 
-def test_merging_packs_from_two_machines_labels_every_row(real_rows):
-    a = build_pack(real_rows)
+def test_merging_packs_from_two_machines_labels_every_row(real_points):
+    a = build_pack(real_points)
     other = {**machine_fingerprint(), "gpus": ["Imaginary GPU"], "label": "other box (2026-01-01)"}
-    b = build_pack(real_rows, machine=other)
+    b = build_pack(real_points, machine=other)
     merged = merge_packs([a, b])
     assert len(merged["rows"]) == 4
     assert {r["machine"] for r in merged["rows"]} == {a["machine"]["label"], "other box (2026-01-01)"}

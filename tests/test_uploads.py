@@ -11,13 +11,13 @@ from lib.workloads import get_workload
 
 
 @pytest.fixture(scope="module")
-def sweep_rows():
+def sweep_points():
     return run_sweep(get_workload("mlp"), "batch_size", [2, 8, 32], {"hidden_width": 16}, ["cpu"],
                      point_budget_s=0.05, with_phases=False)
 
 
-def test_json_and_csv_uploads_parse(sweep_rows):
-    pack = build_pack(sweep_rows)
+def test_json_and_csv_uploads_parse(sweep_points):
+    pack = build_pack(sweep_points)
     from_json = parse_upload("a.json", dumps_pack(pack).encode())
     from_csv = parse_upload("a.csv", pack_to_csv(pack).encode())
     assert len(from_json["rows"]) == len(from_csv["rows"]) == 3
@@ -41,8 +41,8 @@ def test_bad_uploads_name_the_problem(name, data, words):
 
 
 @pytest.mark.slow
-def test_two_machines_compare_on_one_chart(sweep_rows):
-    here = build_pack(sweep_rows)
+def test_two_machines_compare_on_one_chart(sweep_points):
+    here = build_pack(sweep_points)
     other_machine = {**machine_fingerprint(), "label": "second box (2026-11-20)"}
     # The second machine's rows are this machine's rows re-measured, not copied numbers.
     again = run_sweep(get_workload("mlp"), "batch_size", [2, 8, 32], {"hidden_width": 16}, ["cpu"],

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from lib.__main__ import main
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.core.timing import cpu_threads
 from lib.core.workload import RUNTIME_BYTES
@@ -60,9 +61,9 @@ def test_images_and_tensors_give_the_same_training_without_shuffling():
 
 def test_workers_run_on_two_cores_and_are_stopped_by_close():
     before = set(multiprocessing.active_children())
-    row = measure_point(LOADER, {"dataset_size": 256, "batch_size": 32, "num_workers": 2}, "cpu",
+    point = measure_point(LOADER, {"dataset_size": 256, "batch_size": 32, "num_workers": 2}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
+    assert point.status == Status.OK, point.message
     left = [p for p in multiprocessing.active_children() if p not in before]
     assert left == [], f"worker processes still running: {left}"
 
@@ -79,19 +80,19 @@ def test_workers_started_every_epoch_when_not_persistent():
 
 @pytest.mark.slow
 def test_fakedata_source_checks_out():
-    row = measure_point(LOADER, {"data": "fakedata", "dataset_size": 128, "batch_size": 64}, "cpu",
+    point = measure_point(LOADER, {"data": "fakedata", "dataset_size": 128, "batch_size": 64}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
+    assert point.status == Status.OK, point.message
 
 
 def test_mnist_offline_falls_back_with_a_note(monkeypatch, tmp_path):
     monkeypatch.setattr(datasets, "_IMAGE_CACHE", {})
     monkeypatch.setenv("GPUWIN_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("GPUWIN_OFFLINE", "1")
-    row = measure_point(LOADER, {"data": "mnist", "model": "mlp", "optimizer": "adam", "lr": 0.001,
+    point = measure_point(LOADER, {"data": "mnist", "model": "mlp", "optimizer": "adam", "lr": 0.001,
                                  "dataset_size": 128, "batch_size": 64}, "cpu", budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
-    assert "synthetic" in row["data_note"] and "mnist" in row["data_note"]
+    assert point.status == Status.OK, point.message
+    assert "synthetic" in point.notes.data_note and "mnist" in point.notes.data_note
 
 
 def test_pin_memory_on_the_cpu_is_a_noted_no_op():
@@ -111,7 +112,7 @@ def test_estimates_grow_with_the_data():
 @pytest.mark.cuda
 @pytest.mark.parametrize("source", ["images", "tensors"])
 def test_cuda_epoch_with_pinned_memory_and_workers(source):
-    row = measure_point(LOADER, {"source": source, "dataset_size": 1024, "batch_size": 128, "num_workers": 2,
+    point = measure_point(LOADER, {"source": source, "dataset_size": 1024, "batch_size": 128, "num_workers": 2,
                                  "pin_memory": True}, "cuda", budget_s=0.2, check=True)
-    assert row["status"] == "ok", row["message"]
-    assert row["phase_loading_s"] > 0
+    assert point.status == Status.OK, point.message
+    assert point.phases["loading"] > 0

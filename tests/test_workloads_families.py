@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lib.__main__ import main
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.core.timing import cpu_threads
 from lib.core.workload import SettingError
@@ -30,20 +31,20 @@ def one_cpu_thread():
 @pytest.mark.parametrize("name", sorted(TINY))
 @pytest.mark.parametrize("mode", ["eager", "fused"])
 def test_a_family_trains_one_real_step_on_the_cpu_and_learns(name, mode):
-    row = measure_point(get_workload(name), {**TINY[name], "mode": mode}, "cpu", budget_s=0.02, num_threads=1,
+    point = measure_point(get_workload(name), {**TINY[name], "mode": mode}, "cpu", budget_s=0.02, num_threads=1,
                         check=True)  # check: 20 steps on one batch lower the loss, the optimizer holds the model
-    assert row["status"] == "ok", row["message"]
-    assert row["steps_per_epoch"] == 2 and row["flops"] > 0 and row["median_s"] > 0
+    assert point.status == Status.OK, point.message
+    assert point.counts.steps_per_epoch == 2 and point.counts.flops > 0 and point.median_s > 0
 
 
 @pytest.mark.slow  # about 5-8 s a network on a shared 2-core box (torchvision's import, the learning check)
 @pytest.mark.parametrize("network", list(NETWORKS))
 def test_each_torchvision_network_trains_one_real_step_at_a_small_image_size(network):
-    row = measure_point(get_workload("torchvision"), {"model": network, "image_size": 32, "batch_size": 2,
+    point = measure_point(get_workload("torchvision"), {"model": network, "image_size": 32, "batch_size": 2,
                                                       "dataset_size": 2}, "cpu", budget_s=0.02, num_threads=1,
                         check=True)
-    assert row["status"] == "ok", row["message"]
-    assert row["model"] == network and row["flops"] > 0
+    assert point.status == Status.OK, point.message
+    assert point.settings["model"] == network and point.counts.flops > 0
 
 
 @pytest.mark.slow  # about 15 s on a shared 2-core box: a fresh CLI process imports torchvision

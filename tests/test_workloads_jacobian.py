@@ -7,6 +7,7 @@ import torch
 
 from lib.__main__ import main
 from lib.core.peak import peak_growth
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.core.timing import cpu_threads
 from lib.workloads import get_workload, jacobian
@@ -45,9 +46,9 @@ def test_the_full_jacobian_is_block_diagonal():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_each_method_passes_its_check_with_other_widths(method):
-    row = measure_point(JAC, {"val": 4, "method": method, "hidden": 8, "outputs": 16}, "cpu",
+    point = measure_point(JAC, {"val": 4, "method": method, "hidden": 8, "outputs": 16}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
+    assert point.status == Status.OK, point.message
 
 
 @pytest.mark.slow
@@ -68,11 +69,11 @@ def test_counts_say_what_each_method_computes():
 
 
 def test_vectorize_at_val_100_is_refused_before_allocating_with_the_estimate():
-    row = measure_point(JAC, {"val": 100, "method": "vectorize"}, "cpu")
-    assert row["status"] == "skipped"
-    assert "GB" in row["message"]
-    assert row["peak_memory_estimate_bytes"] >= 6.4e9
-    assert row["median_s"] is None
+    point = measure_point(JAC, {"val": 100, "method": "vectorize"}, "cpu")
+    assert point.status == Status.SKIPPED
+    assert "GB" in point.message
+    assert point.counts.peak_memory_estimate_bytes >= 6.4e9
+    assert point.median_s is None
 
 
 def test_vectorize_basis_estimates_match_the_arithmetic():
@@ -129,5 +130,5 @@ def test_methods_agree_on_cuda_and_with_the_cpu():
     cpu, gpu = results("cpu", val=3), results("cuda", val=3)
     for method in METHODS:
         torch.testing.assert_close(gpu[method], cpu[method], rtol=1e-4, atol=1e-5, msg=method)
-    row = measure_point(JAC, {"val": 20, "method": "loop"}, "cuda", budget_s=0.2, check=True)
-    assert row["status"] == "ok", row["message"]
+    point = measure_point(JAC, {"val": 20, "method": "loop"}, "cuda", budget_s=0.2, check=True)
+    assert point.status == Status.OK, point.message

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.workloads import get_workload
 from lib.workloads.matmul import TOLERANCE, cuda_fp32_matmul, make_inputs, relative_error
@@ -34,9 +35,9 @@ def test_cli_subprocess_runs_matmul_and_reports_flops(tmp_path):
 
 @pytest.mark.parametrize("dtype", ["fp32", "tf32", "bf16"])
 def test_each_precision_passes_the_float64_check(dtype):
-    row = measure_point(MM, {"size": 192, "dtype": dtype}, "cpu", budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
-    assert ("TF32" in row.get("note", "")) == (dtype == "tf32")  # on the CPU, tf32 is plain fp32
+    point = measure_point(MM, {"size": 192, "dtype": dtype}, "cpu", budget_s=0.05, num_threads=1, check=True)
+    assert point.status == Status.OK, point.message
+    assert ("TF32" in (point.notes.note or "")) == (dtype == "tf32")  # on the CPU, tf32 is plain fp32
 
 
 def test_the_error_bounds_tell_the_precisions_apart():
@@ -52,8 +53,8 @@ def test_the_error_bounds_tell_the_precisions_apart():
 def test_sync_false_gives_an_unsynchronized_step():
     assert MM.build(MM.resolve({"size": 32, "sync": False}), "cpu").synchronized is False
     assert MM.build(MM.resolve({"size": 32}), "cpu").synchronized is True
-    row = measure_point(MM, {"size": 64, "sync": False}, "cpu", budget_s=0.05, num_threads=1)
-    assert row["status"] == "ok" and "sync=false changes nothing" in row["note"]
+    point = measure_point(MM, {"size": 64, "sync": False}, "cpu", budget_s=0.05, num_threads=1)
+    assert point.status == Status.OK and "sync=false changes nothing" in point.notes.note
 
 
 def test_transfer_on_the_cpu_copies_nothing_and_says_so():
@@ -89,14 +90,14 @@ def test_tf32_switch_is_restored_after_the_call():
 @pytest.mark.cuda
 @pytest.mark.parametrize("dtype", ["fp32", "tf32", "bf16"])
 def test_cuda_precisions_check_and_transfer_phase(dtype):
-    row = measure_point(MM, {"size": 2048, "dtype": dtype, "transfer": True}, "cuda", budget_s=0.2, check=True)
-    assert row["status"] == "ok", row["message"]
-    assert row["phase_transfer_s"] > 0 and row["phase_compute_s"] > 0
+    point = measure_point(MM, {"size": 2048, "dtype": dtype, "transfer": True}, "cuda", budget_s=0.2, check=True)
+    assert point.status == Status.OK, point.message
+    assert point.phases["transfer"] > 0 and point.phases["compute"] > 0
 
 
 @pytest.mark.cuda
 def test_cuda_naive_timer_reports_less_than_the_synchronised_one():
     synced = measure_point(MM, {"size": 4096}, "cuda", budget_s=0.3)
     naive = measure_point(MM, {"size": 4096, "sync": False}, "cuda", budget_s=0.3)
-    assert synced["status"] == naive["status"] == "ok"
-    assert naive["median_s"] < 0.5 * synced["median_s"]
+    assert synced.status == naive.status == Status.OK
+    assert naive.median_s < 0.5 * synced.median_s

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from lib.__main__ import main
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.core.timing import cpu_threads
 from lib.workloads import datasets, get_workload
@@ -70,11 +71,11 @@ def test_dataset_size_repeats_a_small_table():
 
 def test_mnist_offline_falls_back_to_synthetic_rows_with_a_note(fresh_image_cache, monkeypatch):
     monkeypatch.setenv("GPUWIN_OFFLINE", "1")
-    row = measure_point(MLP, {"data": "mnist", "dataset_size": 64, "hidden_width": 16}, "cpu",
+    point = measure_point(MLP, {"data": "mnist", "dataset_size": 64, "hidden_width": 16}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
-    assert row["input_features"] == 784 and row["outputs"] == 10
-    note = row["data_note"]
+    assert point.status == Status.OK, point.message
+    assert point.settings["input_features"] == 784 and point.settings["outputs"] == 10
+    note = point.notes.data_note
     assert isinstance(note, str) and "synthetic" in note and "784 features" in note and "GPUWIN_OFFLINE" in note
 
 
@@ -139,9 +140,9 @@ def test_both_steps_start_from_the_same_weights():
     {"optimizer_impl": "fused"},
 ])
 def test_pitfall_switches_still_run_and_check(switches):
-    row = measure_point(MLP, {"hidden_width": 16, "dataset_size": 256, "batch_size": 64, **switches}, "cpu",
+    point = measure_point(MLP, {"hidden_width": 16, "dataset_size": 256, "batch_size": 64, **switches}, "cpu",
                         budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row["message"]
+    assert point.status == Status.OK, point.message
 
 
 @pytest.mark.cuda
@@ -158,7 +159,7 @@ def test_cpu_and_cuda_start_alike_and_learn_the_same_curve():
 
 @pytest.mark.cuda
 def test_cuda_mlp_with_real_data_and_copies_per_batch():
-    row = measure_point(MLP, {"data": "digits", "dataset_size": 1024, "batch_size": 128, "data_resident": False,
+    point = measure_point(MLP, {"data": "digits", "dataset_size": 1024, "batch_size": 128, "data_resident": False,
                               "pin_memory": True, "optimizer_impl": "fused"}, "cuda", budget_s=0.1, check=True)
-    assert row["status"] == "ok", row["message"]
-    assert row["phase_transfer_s"] > 0
+    assert point.status == Status.OK, point.message
+    assert point.phases["transfer"] > 0

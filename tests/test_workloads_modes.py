@@ -5,6 +5,7 @@ CPU with its reason. CUDA tests run on the GPU machine (python3 -m pytest -m cud
 import pytest
 import torch
 
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.workloads import get_workload
 from lib.workloads.execution import DEFAULT, MODES
@@ -29,14 +30,14 @@ def test_the_fused_optimizer_trains_like_eager_on_the_cpu():
 def test_compiled_step_trains_like_eager_on_the_cpu_and_reports_its_compile_time():
     eager, compiled = losses("eager", "cpu", epochs=3), losses("compile", "cpu", epochs=3)
     assert compiled == pytest.approx(eager, rel=1e-4)
-    row = measure_point(MLP, {**SMALL, "mode": "compile"}, "cpu", budget_s=0.05, num_threads=1, with_phases=False)
-    assert row["status"] == "ok", row["message"]
-    assert row["cold_s"] > 5 * row["median_s"]  # the first call compiled; the median never includes it
+    point = measure_point(MLP, {**SMALL, "mode": "compile"}, "cpu", budget_s=0.05, num_threads=1, with_phases=False)
+    assert point.status == Status.OK, point.message
+    assert point.cold_s > 5 * point.median_s  # the first call compiled; the median never includes it
 
 
 def test_a_cuda_graph_on_the_cpu_is_refused_with_its_reason():
-    row = measure_point(MLP, {**SMALL, "mode": "cuda_graph"}, "cpu")
-    assert row["status"] == "skipped" and "runs on CUDA only" in row["message"]
+    point = measure_point(MLP, {**SMALL, "mode": "cuda_graph"}, "cpu")
+    assert point.status == Status.SKIPPED and "runs on CUDA only" in point.message
     assert MLP.refusal(MLP.resolve({"mode": "cuda_graph"}), "cuda:0") is None
 
 
@@ -65,6 +66,6 @@ def test_one_cuda_graph_removes_most_of_a_small_steps_launch_overhead():
     point = {"batch_size": 64, "hidden_width": 64, "depth": 3}
     eager = measure_point(MLP, {**point, "mode": "eager"}, "cuda", budget_s=0.3, with_profile=True, check=True)
     graph = measure_point(MLP, {**point, "mode": "cuda_graph"}, "cuda", budget_s=0.3, with_profile=True, check=True)
-    assert eager["status"] == graph["status"] == "ok", (eager["message"], graph["message"])
-    assert graph["median_s"] < eager["median_s"] / 3  # about 7-15x on an H100/H200: a loose floor here
+    assert eager.status == graph.status == Status.OK, (eager.message, graph.message)
+    assert graph.median_s < eager.median_s / 3  # about 7-15x on an H100/H200: a loose floor here
     assert torch.cuda.is_available()

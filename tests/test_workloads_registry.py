@@ -2,7 +2,7 @@
 
 import pytest
 
-from lib.core.results import RESERVED, setting_keys
+from lib.core.results import RESERVED
 from lib.core.sweep import run_sweep
 from lib.core.timing import cpu_threads
 from lib.core.workload import SettingError
@@ -56,9 +56,9 @@ def test_scalar_extras_and_units_are_reserved_row_fields(name):
 
 def test_a_sweep_keeps_its_rows_comparable():
     with cpu_threads(1):
-        rows = run_sweep(get_workload("jacobian"), "val", [1, 2], {"method": "vmap_jacfwd"}, ["cpu"], point_budget_s=0.02)
+        points = run_sweep(get_workload("jacobian"), "val", [1, 2], {"method": "vmap_jacfwd"}, ["cpu"], point_budget_s=0.02)
 
-    fixed = {tuple(sorted((k, r[k]) for k in setting_keys(r) if k != "val")) for r in rows}
+    fixed = {tuple(sorted((k, v) for k, v in p.settings.items() if k != "val")) for p in points}
     assert len(fixed) == 1
 
 

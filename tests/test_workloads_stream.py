@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.core.rows import Status
 from lib.core.sweep import measure_point
 from lib.workloads import get_workload
 
@@ -34,10 +35,10 @@ def test_the_step_computes_x_plus_one_and_check_catches_a_wrong_result(monkeypat
 
 
 def test_a_measured_row_keeps_bytes_and_flops_so_bandwidth_is_bytes_over_median():
-    row = measure_point(STREAM, {"size": 1 << 16}, "cpu", budget_s=0.05, num_threads=1, check=True)
-    assert row["status"] == "ok", row.get("message")
-    assert row["workload"] == "stream" and row["bytes"] == 8 * (1 << 16) and row["flops"] == 1 << 16
-    assert 1e8 < row["bytes"] / row["median_s"] < 1e13  # between 0.1 GB/s and 10 TB/s: a time, not a launch
+    point = measure_point(STREAM, {"size": 1 << 16}, "cpu", budget_s=0.05, num_threads=1, check=True)
+    assert point.status == Status.OK, point.message
+    assert point.workload == "stream" and point.counts.bytes == 8 * (1 << 16) and point.counts.flops == 1 << 16
+    assert 1e8 < point.counts.bytes / point.median_s < 1e13  # between 0.1 GB/s and 10 TB/s: a time, not a launch
 
 
 @pytest.mark.slow

@@ -1,9 +1,9 @@
-"""Where the GPU starts to win: the break-even point of a sweep, and a two-term cost model.
+"""Where the GPU starts to win: the break-even point of a sweep, and a straight line per curve.
 
 Crossover: the smallest swept value at which the GPU is at least as fast as the CPU, found
 between the two grid points that bracket it by interpolating log(time ratio) against log(x).
 
-Cost model, per device: time = overhead + work / throughput, fitted by least squares on
+Work line (WorkLine), per device: time = overhead + work / throughput, fitted by least squares on
 relative error (times span decades, so each point counts alike). It predicts where the lines
 meet; what holds one step back (four regimes, from its profile and the GPU's measured ceilings) is
 lib.lessons.common.verdict's, never this fit's two terms.
@@ -176,7 +176,10 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
 
 
 @dataclass(frozen=True)
-class CostModel:
+class WorkLine:
+    """One device's time as a fixed cost plus a cost per unit of work (a curve's straight-line fit);
+    the machine's cost model over kernels and bytes is lib.core.costmodel.CostModel."""
+
     overhead_s: float
     seconds_per_work: float  # 1 / throughput
 
@@ -188,7 +191,7 @@ class CostModel:
         return self.overhead_s + self.seconds_per_work * work
 
 
-def fit_cost_model(work: Sequence[float], times_s: Sequence[float]) -> CostModel:
+def fit_work_line(work: Sequence[float], times_s: Sequence[float]) -> WorkLine:
     """Least squares on relative error of t ≈ a + b·w with a, b >= 0."""
     # below a femtosecond no step was timed, and 1/t² would overflow (a pack saying 1e-300 s)
     pts = [(float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t >= 1e-15 and w is not None and w >= 0]
@@ -197,13 +200,13 @@ def fit_cost_model(work: Sequence[float], times_s: Sequence[float]) -> CostModel
     lo, hi = min(w for w, _ in pts), max(w for w, _ in pts)
     if hi <= 0 or (hi - lo) <= 1e-9 * hi:
         # Every point did the same work (e.g. dataset_size at a fixed batch): only a fixed cost fits.
-        return CostModel(sum(1 / t for _, t in pts) / sum(1 / t**2 for _, t in pts), 0.0)
+        return WorkLine(sum(1 / t for _, t in pts) / sum(1 / t**2 for _, t in pts), 0.0)
     pts = [(w / hi, t) for w, t in pts]  # work in units of the largest: keeps the equations well conditioned
     model = _fit_scaled(pts)
-    return CostModel(model.overhead_s, model.seconds_per_work / hi)
+    return WorkLine(model.overhead_s, model.seconds_per_work / hi)
 
 
-def _fit_scaled(pts: list[tuple[float, float]]) -> CostModel:
+def _fit_scaled(pts: list[tuple[float, float]]) -> WorkLine:
     # Weighted normal equations with weights 1/t²: minimise Σ((a + b w - t) / t)².
     sw = sum(1 / t**2 for _, t in pts)
     swx = sum(w / t**2 for w, t in pts)
@@ -217,18 +220,18 @@ def _fit_scaled(pts: list[tuple[float, float]]) -> CostModel:
     else:
         a, b = -1.0, -1.0
     if a >= 0 and b >= 0:
-        return CostModel(a, b)
+        return WorkLine(a, b)
     # Boundary solutions: pure overhead (b = 0) or pure throughput (a = 0); keep the better one.
-    only_a = CostModel(swy / sw, 0.0)
-    only_b = CostModel(0.0, swxy / swxx if swxx > 0 else 0.0)
+    only_a = WorkLine(swy / sw, 0.0)
+    only_b = WorkLine(0.0, swxy / swxx if swxx > 0 else 0.0)
 
-    def loss(m: CostModel) -> float:
+    def loss(m: WorkLine) -> float:
         return sum(((m.predict(w) - t) / t) ** 2 for w, t in pts)
 
     return min((only_a, only_b), key=loss)
 
 
-def predicted_crossover_work(cpu: CostModel, gpu: CostModel) -> float | None:
+def predicted_crossover_work(cpu: WorkLine, gpu: WorkLine) -> float | None:
     """Work at which the two fitted lines meet (GPU: more overhead, more throughput), or None."""
     if gpu.seconds_per_work >= cpu.seconds_per_work:
         return None
@@ -259,8 +262,8 @@ class SweepAnalysis:
     cpu_device: str
     gpu_device: str
     measured: Crossover
-    cpu_model: CostModel | None
-    gpu_model: CostModel | None
+    cpu_model: WorkLine | None
+    gpu_model: WorkLine | None
     predicted_x: float | None
 
 
@@ -297,7 +300,7 @@ def swept_problem(rows: Iterable[tuple[int, dict]], setting: str) -> str | None:
 
 
 def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "median_s") -> SweepAnalysis:
-    """Crossover and cost models for the ok rows of one sweep (one workload, one swept setting).
+    """Crossover and work lines for the ok rows of one sweep (one workload, one swept setting).
 
     The CPU is the 'cpu' device; the GPU the first other device present."""
     ok = [r for r in rows if is_ok(r, time_key)]
@@ -312,11 +315,11 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
     by_dev: dict[str, dict[float, dict]] = {}
     for r in ok:
         by_dev.setdefault(r["device"], {})[float(r[setting])] = r
-    models: dict[str, CostModel] = {}
+    models: dict[str, WorkLine] = {}
     for dev, pts in by_dev.items():
         xs = sorted(pts)
         try:
-            model = fit_cost_model([pts[x].get("flops", x) or x for x in xs], [pts[x][time_key] for x in xs])
+            model = fit_work_line([pts[x].get("flops", x) or x for x in xs], [pts[x][time_key] for x in xs])
         except ValueError:
             continue
         models[dev] = model

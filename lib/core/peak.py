@@ -43,10 +43,10 @@ measure_point(workload, workload.resolve({}), device, budget_s=0.02, memory_cap_
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # the peak (VmHWM) starts again from the memory held now
 before = process_rss_bytes()
-row = measure_point(workload, settings, device, budget_s=0.05, memory_cap_gb=None, with_phases=True,
-                    with_profile=profiled)
-timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and row["status"] == Status.OK else {}
-print(json.dumps({"status": str(row["status"]), "message": row.get("message", ""), "baseline_bytes": before,
+point = measure_point(workload, settings, device, budget_s=0.05, memory_cap_gb=None, with_phases=True,
+                      with_profile=profiled)
+timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and point.status == Status.OK else {}
+print(json.dumps({"status": str(point.status), "message": point.message, "baseline_bytes": before,
                   "growth_bytes": hwm() - before, "estimate_bytes": workload.peak_memory_bytes(settings, device),
                   "timeline": timeline.get("status", "")}))
 """

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.files import NotReadable, TooLarge, count_items, read_bounded, write_file
+from lib.core.point import Point
 
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "oom", "skipped", "error")
@@ -200,15 +201,21 @@ def validate_pack(pack: Any) -> dict[str, Any]:
     return pack
 
 
-def build_pack(rows: Iterable[dict[str, Any]], machine: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_pack(points: Iterable[Point | dict[str, Any]], machine: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A validated pack of these points (or rows) measured on `machine` (default: this one's fingerprint)."""
     if machine is None:
         from lib.core.devices import machine_fingerprint
 
         machine = machine_fingerprint()
-    rows = [dict(r) for r in rows]
+    rows = [p.to_row() if isinstance(p, Point) else dict(p) for p in points]
     for row in rows:
         row.setdefault("machine", machine.get("label", ""))
     return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machine, "rows": rows})
+
+
+def pack_points(pack: dict[str, Any]) -> list[Point]:
+    """A validated pack's rows as points."""
+    return [Point.from_row(r) for r in pack["rows"]]
 
 
 def dumps_pack(pack: dict[str, Any]) -> str:

@@ -1,10 +1,10 @@
-"""One result row per (workload, settings, device): its fields, its status, and the one test of
-whether it holds a usable time.
+"""A result's status and origin, and the one test of whether a row holds a usable time.
 
-Rows stay plain dicts (they go to JSON, CSV and DataFrames unchanged). Every row has: workload,
-device, one key per setting, median_s and iqr_s (null unless ok), repeats, status (a Status value),
-message (why not ok, or a remark); often origin (an Origin value; absent for recorded rows), swept
-(the setting varied), cold_s (the first call, never in the median) and epoch_s.
+A point is typed from the sweep on (lib.core.point.Point); a row is its plain-dict shape in files,
+CSVs, DataFrames and the code not yet converted. Every row has: workload, device, one key per
+setting, median_s and iqr_s (null unless ok), repeats, status (a Status value), message (why not ok,
+or a remark); often origin (an Origin value; absent for recorded rows), swept (the setting varied),
+cold_s (the first call, never in the median) and epoch_s.
 """
 
 from __future__ import annotations
@@ -45,16 +45,3 @@ def is_ok(row: Mapping[str, Any] | None, key: str = "median_s") -> bool:
         return False
     value = row.get(key)
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-
-
-def new_row(workload: str, settings: Mapping[str, Any], device: str) -> dict[str, Any]:
-    """A row for one point before it is measured: its settings, and status ok with no time yet."""
-    row: dict[str, Any] = {"workload": workload, **settings, "device": device}
-    row.update(median_s=None, iqr_s=None, repeats=0, status=Status.OK.value, message="")
-    return row
-
-
-def refused(row: dict[str, Any], status: Status, message: str) -> dict[str, Any]:
-    """Mark a row as not measured, with why; its times are cleared."""
-    row.update(status=status.value, message=message, median_s=None, iqr_s=None, repeats=0)
-    return row

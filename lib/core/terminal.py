@@ -6,6 +6,7 @@ import sys
 import time
 
 from lib.core.fmt import fmt_s
+from lib.core.point import Point
 
 
 class TerminalProgress:
@@ -29,13 +30,13 @@ class TerminalProgress:
         self.stream.flush()
 
 
-def print_rows(rows: list[dict], settings_shown: list[str]) -> None:
-    """The rows as a table: the settings shown, then the device, the times and the status."""
+def print_points(points: list[Point], settings_shown: list[str]) -> None:
+    """The points as a table: the settings shown, then the device, the times and the status."""
     header = [*settings_shown, "device", "median", "IQR", "repeats", "status", "message"]
     table = [
-        [*(str(r.get(k, "")) for k in settings_shown), r["device"], fmt_s(r.get("median_s")),
-         fmt_s(r.get("iqr_s")), str(r.get("repeats", 0)), r["status"], r.get("message", "")]
-        for r in rows
+        [*(str(p.settings.get(k, "")) for k in settings_shown), p.device, fmt_s(p.median_s),
+         fmt_s(p.iqr_s), str(p.repeats), str(p.status), p.message]
+        for p in points
     ]
     widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.core.point import Point
+
 
 class SettingError(ValueError):
     """A setting's value is missing, malformed or out of range; the message says which."""
@@ -227,10 +229,10 @@ class Workload:
         """Fields a row of this point has before it runs, beyond FLOPs, bytes and peak memory (none by default)."""
         return {}
 
-    def summarise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Fields that need several rows of one run (ddp: scaling efficiency against the gpus=1
-        row), added when the run ends; the rows as they are by default."""
-        return rows
+    def summarise(self, points: list[Point]) -> list[Point]:
+        """Fields that need several points of one run (ddp: scaling efficiency against the gpus=1
+        point), added when the run ends; the points as they are by default."""
+        return points
 
     # -- the work --------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:

@@ -22,7 +22,9 @@ from typing import Any
 from lib.core.devices import torch_default_threads
 from lib.core.fmt import fmt_value
 from lib.core.gate import Gate, live_gate, live_max_flops
+from lib.core.point import row_callback, rows_of
 from lib.core.profiling import count_kernels
+from lib.core.rows import Origin
 from lib.core.sweep import run_sweep
 from lib.core.timeline import timeline_point
 from lib.core.timing import cpu_threads
@@ -119,12 +121,13 @@ def live_sweep(sweep: LiveSweep, budget: LiveBudget = LiveBudget(), *, progress:
     # Not on a live GPU: after a CUDA trace the profiler stays attached to the server process and slows
     # every later launch, so each visitor's next live timing would be too slow (recorded rows carry the profile).
     profile = sweep.profile_current and not any(str(d).startswith("cuda") for d in sweep.devices)
-    return run_sweep(
+    return rows_of(run_sweep(
         workload, over, sweep.values, sweep.fixed, sweep.devices, point_budget_s=budget.point_s, gate=gate,
         num_threads=budget.num_threads, with_phases=lambda s: s[over] == current,
-        with_profile=lambda s: profile and s[over] == current, refuse=sweep.refuse, origin="live",
-        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", progress=progress, on_row=on_row,
-    )
+        with_profile=lambda s: profile and s[over] == current, refuse=sweep.refuse, origin=Origin.LIVE,
+        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", progress=progress,
+        on_point=row_callback(on_row),
+    ))
 
 
 def live_timeline(workload: Workload, settings: Settings, device: str, *, steps: int = 3, num_threads: int | None = None,

@@ -23,7 +23,7 @@ from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
-from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, throughput
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, row_throughput
 
 
 # -- what the page shows ------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ class ScalingPoint:
             status=r.get("status", ""),
             step_ms=r["median_s"] * 1e3 if ok else None,
             iqr_ms=_ms(r.get("iqr_s")) if ok else None,
-            samples_per_s=throughput(r),
+            samples_per_s=row_throughput(r),
             scaling_efficiency=r.get("scaling_efficiency"),
             compute_ms=_ms(r.get("phase_compute_s")) if ok else None,
             exposed_comm_ms=_ms(r.get("phase_comm_s")) if ok else None,

@@ -20,6 +20,7 @@ from lib.core.crossover import Crossover
 from lib.core.devices import device_name
 from lib.core.fmt import Sentence, and_list, fmt_s, fmt_value
 from lib.core.gate import default_memory_cap_gb, recording_gate
+from lib.core.point import rows_of
 from lib.core.rows import Origin, is_ok
 from lib.core.sweep import run_sweep
 from lib.lessons.common.verdict import Verdict, verdict, verdict_words
@@ -184,10 +185,10 @@ def live_cpu(spec: ModelSpec, batches: Sequence[int], *, threads: int | None = N
     compile runs eager there), the switches as they are (a copy to the CPU is no copy)."""
     fixed = {**spec.settings, "mode": execution.on_cpu(str(spec.at(batches[0])["mode"]))}
     gate = recording_gate(memory_cap_gb=default_memory_cap_gb(), budget_s=budget_s)
-    return run_sweep(spec.workload, "batch_size", list(batches), fixed, ["cpu"], point_budget_s=CPU_POINT_S,
-                     gate=gate, num_threads=threads, with_phases=False, origin=Origin.LIVE.value,
-                     slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S, progress=progress,
-                     describe=lambda s: f"CPU, batch size {fmt_value(s['batch_size'])}")
+    return rows_of(run_sweep(spec.workload, "batch_size", list(batches), fixed, ["cpu"], point_budget_s=CPU_POINT_S,
+                             gate=gate, num_threads=threads, with_phases=False, origin=Origin.LIVE,
+                             slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S, progress=progress,
+                             describe=lambda s: f"CPU, batch size {fmt_value(s['batch_size'])}"))
 
 
 def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: bool = True, threads: int | None = None,

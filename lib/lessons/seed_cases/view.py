@@ -22,11 +22,11 @@ No Streamlit here (the GPU machine that records runs this module with plain pyth
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_s, fmt_value, plural
-from lib.core.rows import is_ok
+from lib.core.rows import Origin, is_ok
 from lib.core.same import same_ratio
 from lib.lessons.common import voice
 from lib.lessons.seed_cases.curves import Curve, curve_setting, run_curve
@@ -107,13 +107,13 @@ def time_preset(preset: Preset, params: Mapping[str, Any], device: str, *, budge
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness.
     `gate` (lib.core.gate) decides whether it runs; without one, the live gate."""
     from lib.core.gate import live_gate
+    from lib.core.point import rows_of
     from lib.core.sweep import measure_point
 
-    row = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
-                        gate=gate or live_gate(memory_cap_gb=memory_cap_gb),
-                        with_phases=False, slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S)
-    row.update(variant=preset.name, origin="live")
-    return row
+    point = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
+                          gate=gate or live_gate(memory_cap_gb=memory_cap_gb),
+                          with_phases=False, slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S)
+    return rows_of([replace(point.with_notes(variant=preset.name), origin=Origin.LIVE)])[0]
 
 
 @dataclass(frozen=True)

@@ -56,10 +56,10 @@ def record_gallery_pack(devices: Sequence[str] | None = None, *, budget_s: float
     from lib.core.sweep import run_sweep
     from lib.workloads import get_workload
 
-    rows = run_sweep(get_workload(sweep.workload), sweep.over, list(sweep.values), dict(sweep.fixed),
-                     list(devices or gallery_devices()), point_budget_s=budget_s, num_threads=num_threads,
-                     progress=progress)
-    return build_pack(rows)
+    points = run_sweep(get_workload(sweep.workload), sweep.over, list(sweep.values), dict(sweep.fixed),
+                       list(devices or gallery_devices()), point_budget_s=budget_s, num_threads=num_threads,
+                       progress=progress)
+    return build_pack(points)
 
 
 def _canonical(workload, row: dict[str, Any]) -> dict[str, Any] | None:

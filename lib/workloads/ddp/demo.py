@@ -15,7 +15,9 @@ from typing import Any
 
 from lib.core.devices import cuda_available
 from lib.core.gate import recording_gate
-from lib.core.sweep import resolve_points, run_points
+from lib.core.point import rows_of
+from lib.core.rows import Origin
+from lib.core.sweep import RunRequest, resolve_points, run_points
 from lib.workloads.ddp.launch import available_cores
 from lib.workloads.ddp.workload import WORKLOAD, ProgressFn
 
@@ -55,7 +57,7 @@ def demo_threads(gpus: int) -> int:
 
 
 def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[dict[str, Any]]:
-    """The live demo's rows (source 'live'), scaling efficiency added; holds the app's
+    """The live demo's rows (origin live), scaling efficiency added, as the Multi-GPU lesson reads them; holds the app's
     measurement lock when there is one, so it never runs beside another live measurement."""
     plan = demo_plan(model)
     points = [{**plan["settings"], "gpus": n, "batch_size": b} for n in plan["gpus"] for b in plan["batch_sizes"]]
@@ -68,6 +70,7 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
     with lock:
         threads = demo_threads(max(plan["gpus"])) if plan["device"] == "cpu" else None
         # the sweep engine every workload goes through: no memory cap beyond free memory, two minutes in all
-        return run_points(WORKLOAD, resolve_points(WORKLOAD, points), [plan["device"]], point_budget_s=budget_s,
-                          num_threads=threads, gate=recording_gate(memory_cap_gb=None, budget_s=120.0),
-                          swept="batch_size", origin="live", progress=progress)
+        return rows_of(run_points(RunRequest(WORKLOAD, tuple(resolve_points(WORKLOAD, points)), (plan["device"],),
+                                     point_budget_s=budget_s, num_threads=threads,
+                                     gate=recording_gate(memory_cap_gb=None, budget_s=120.0), swept="batch_size",
+                                     origin=Origin.LIVE, progress=progress)))

@@ -4,8 +4,8 @@ Scaling efficiency of a row with N GPUs: its throughput / (N x the throughput of
 that has every other setting equal, on the same machine and device). 1.0 is perfect scaling;
 at gpus=1 it is 1.0 by definition.
 
-Plain Python over result rows (no torch): the workload adds it to a sweep's rows, the live demo to
-its rows, `python -m lib merge` across separately recorded runs, and lib.lessons.multi_gpu.scaling to the
+Plain Python over points (no torch): the workload adds it to a sweep's points, the live demo to
+its points, `python -m lib merge` across separately recorded runs, and lib.lessons.multi_gpu.scaling to the
 rows it shows.
 """
 
@@ -15,50 +15,64 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lib.core import results as _results
-from lib.core.rows import is_ok
+from lib.core.point import Point, points_of
 
 WORKLOAD_NAME = "ddp"
 # Settings that do not make two rows different experiments for scaling.
 NOT_COMPARED = frozenset({"gpus", "steps"})
 
 
-def throughput(row: dict[str, Any]) -> float | None:
-    """Samples per second of the whole group (from the row, else from its settings)."""
-    if not is_ok(row):
+def throughput(point: Point) -> float | None:
+    """Samples per second of the whole group (from the point, else from its settings)."""
+    if not point.ok:
         return None
-    value = row.get("samples_per_s")
+    value = point.counts.samples_per_s
     if isinstance(value, (int, float)) and value > 0:
         return float(value)
     try:
-        return int(row["gpus"]) * int(row["batch_size"]) / float(row["median_s"])
+        return int(point.settings["gpus"]) * int(point.settings["batch_size"]) / float(point.median_s)
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def experiment_key(row: dict[str, Any]) -> tuple:
-    """What must match for two rows to be the same experiment on a different number of GPUs."""
-    settings = sorted((k, str(row[k])) for k in _results.setting_keys(row) if k not in NOT_COMPARED)
-    return (row.get("workload"), row.get("machine", ""), row.get("device"), tuple(settings))
+def experiment_key(point: Point) -> tuple:
+    """What must match for two points to be the same experiment on a different number of GPUs."""
+    settings = sorted((k, str(v)) for k, v in point.settings.items() if k not in NOT_COMPARED)
+    return (point.workload, point.machine or "", point.device, tuple(settings))
+
+
+def with_scaling_efficiency(points: Iterable[Point]) -> list[Point]:
+    """The points, each ok ddp point given `scaling_efficiency` where its gpus=1 twin is present
+    (cleared where it is not, so a stale value never survives a merge)."""
+    points = list(points)
+    base: dict[tuple, float] = {}
+    for point in points:
+        if point.workload == WORKLOAD_NAME and str(point.settings.get("gpus")) == "1":
+            value = throughput(point)
+            if value:
+                base[experiment_key(point)] = value
+    return [_scaled(p, base) if p.workload == WORKLOAD_NAME else p for p in points]
+
+
+def _scaled(point: Point, base: dict[tuple, float]) -> Point:
+    value, one = throughput(point), base.get(experiment_key(point))
+    return point.with_counts(scaling_efficiency=value / (int(point.settings["gpus"]) * one) if value and one else None)
 
 
 def add_scaling_efficiency(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows, each ok ddp row given `scaling_efficiency` where its gpus=1 twin is present
-    (removed where it is not, so a stale value never survives a merge). Rows are updated in place."""
+    """with_scaling_efficiency for rows (a pack's, a lesson's), updated in place."""
     rows = list(rows)
-    base: dict[tuple, float] = {}
-    for row in rows:
-        if row.get("workload") == WORKLOAD_NAME and str(row.get("gpus")) == "1":
-            value = throughput(row)
-            if value:
-                base[experiment_key(row)] = value
-    for row in rows:
-        if row.get("workload") != WORKLOAD_NAME:
-            continue
+    ddp = [r for r in rows if r.get("workload") == WORKLOAD_NAME]
+    for row, point in zip(ddp, with_scaling_efficiency(points_of(ddp))):
         row.pop("scaling_efficiency", None)
-        value, one = throughput(row), base.get(experiment_key(row))
-        if value and one:
-            row["scaling_efficiency"] = value / (int(row["gpus"]) * one)
+        if point.counts.scaling_efficiency is not None:
+            row["scaling_efficiency"] = point.counts.scaling_efficiency
     return rows
+
+
+def row_throughput(row: dict[str, Any]) -> float | None:
+    """throughput of a row (a lesson's)."""
+    return throughput(points_of([row])[0])
 
 
 def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:

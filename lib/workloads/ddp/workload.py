@@ -31,10 +31,11 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 
 import lib.workloads.ddp.launch as torchrun
 from lib.core.devices import is_cuda
+from lib.core.point import Point
 from lib.core.rows import Status
 from lib.core.workload import Launch, Setting, Settings, Step, Workload
 from lib.workloads import mlp
-from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, with_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores
 from lib.workloads.ddp.models import (
     BYTES_PER_FLOAT,
@@ -206,8 +207,8 @@ class DDPTraining(Workload):
         return {"backend": resolve_backend(settings["backend"], device), "grad_bytes": float(self.grad_bytes(settings)),
                 "device": kind}
 
-    def summarise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return add_scaling_efficiency(rows)
+    def summarise(self, points: list[Point]) -> list[Point]:
+        return with_scaling_efficiency(points)
 
 
 WORKLOAD = DDPTraining()
