@@ -160,11 +160,7 @@ WIDE_FOR_NOW = {
     "ui/url_settings.py::UrlSettings.radio": 9,
     # the rest are owned by other helpers of issue 39, whose passes change these signatures anyway:
     # lib/core/sweep.py, lib/core/timing.py, ui/measure.py, lib/workloads/ddp: the typed Point from the sweep
-    "lib/core/sweep.py::run_points": 19,
     "lib/core/sweep.py::measure_point": 12,
-    "lib/core/sweep.py::_one": 11,
-    "lib/core/sweep.py::_measure": 10,
-    "lib/core/sweep.py::_launch_groups": 9,
     "lib/core/timing.py::time_step": 12,
     "ui/measure.py::measure_sweep": 10,
     "ui/measure.py::sweep_request": 9,
