@@ -12,7 +12,7 @@ import streamlit as st
 from lib.charts.variants import variant_chart
 from lib.lessons.timing import screen as S
 from ui import scaffold
-from ui.chart_cache import chart_spec
+from ui.specs import chart_spec
 
 
 def time_chart(box: Any, shown: S.TimingScreen) -> None:
