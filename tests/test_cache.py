@@ -195,17 +195,20 @@ def test_thirty_callers_of_one_key_at_once_wait_for_one_build():
     assert built == ["home"] and got == ["spec of home"] * 30
 
 
-def test_lists_and_dicts_are_keyed_by_identity_items_of_a_sequence_each_so():
+def test_lists_and_dicts_are_keyed_by_identity_items_of_a_tuple_each_so():
     built = []
 
     @kept_results.kept(8)
-    def merged(packs: list[dict], machine: str) -> int:
+    def merged(packs: tuple[dict, ...], machine: str) -> int:
         built.append(machine)
         return len(built)
 
     a, b = {"rows": [1]}, {"rows": [2]}
-    assert merged([a, b], "m") == merged([a, b], "m") == 1  # a new list of the same packs: found
-    assert merged([a, {"rows": [2]}], "m") == 2  # an equal but new pack: built anew
-    assert kept_results.entries() >= merged.info().entries == 2
+    assert merged((a, b), "m") == merged(tuple([a, b]), "m") == 1  # a new tuple of the same packs: found
+    assert merged((a, {"rows": [2]}), "m") == 2  # an equal but new pack: built anew
+    rows = [{"x": 1}]
+    assert merged((rows,), "m") == merged((rows,), "m") == 3  # a list: by its identity
+    assert merged(([{"x": 1}],), "m") == 4  # an equal list is another list
+    assert kept_results.entries() >= merged.info().entries == 4
     kept_results.clear_all()
     assert merged.info().entries == 0

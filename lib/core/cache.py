@@ -9,8 +9,8 @@
 A caller calls the function; the decorator decides. A result is keyed by what it depends on, the
 call's arguments: a hashable argument by its value, a list or dict by the identity of the very object
 (held, and compared with `is`: the packs lib.recorded parses come back as the same objects until a
-file changes, so a new upload is a new list and is built anew), a list or tuple by each of its items
-so. A parameter named with a leading underscore is handed to the function but not keyed (what the key
+file changes, so a new upload is a new list and is built anew), a tuple of those by each of its items
+so (a fresh tuple of the packs' row lists finds what the same lists built). A parameter named with a leading underscore is handed to the function but not keyed (what the key
 already names, e.g. the rows a digest stands for). Every cache has an entry count, so none grows
 without bound on a server many visitors share; the disk folder keeps at most MAX_FILES files.
 
@@ -77,9 +77,9 @@ def _part(value: Any) -> Hashable:
         return value
     except TypeError:
         pass
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, *map(_part, value))
-    return _Same(value)
+    if isinstance(value, tuple):
+        return tuple(map(_part, value))
+    return _Same(value)  # a list of thousands of rows: one identity, never an item at a time
 
 
 class _Kept:

@@ -127,13 +127,13 @@ def ceilings_for(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings |
     """The ceilings of the GPU named `machine` ('NVIDIA H200'; a 'NVIDIA H200, 2026-11-23' is read
     as its hardware) from the recorded packs; None when no fp32 matmul was recorded on it."""
     machine = machine.split(",")[0].strip()
-    return _found([p.get("rows") for p in packs], machine, packs)
+    return _found(tuple(p.get("rows") for p in packs), machine, packs)
 
 
 # A page run asks on every rerun; reading every row of every pack takes ~80 ms on a small host. The
 # packs come from lib.recorded's cache (the same row lists while no file changes), so key by them.
 @kept(8)
-def _found(rows: list, machine: str, _packs: Sequence[Mapping[str, Any]]) -> Ceilings | None:
+def _found(rows: tuple, machine: str, _packs: Sequence[Mapping[str, Any]]) -> Ceilings | None:
     return _ceilings(machine, _packs)
 
 

@@ -173,11 +173,11 @@ def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str,
         return mine[0]
     # merged once per set of packs per process: the same merged object comes back on every page run,
     # so what is built from it (the Training page's step tables and cost models) is built once too
-    return _merged([p["rows"] for p in mine], source.files, mine)
+    return _merged(tuple(p["rows"] for p in mine), source.files, mine)
 
 
 @kept(16)
-def _merged(rows: list[list[dict]], files: Any, _mine: list[dict[str, Any]]) -> dict[str, Any]:
+def _merged(rows: tuple[list[dict], ...], files: Any, _mine: list[dict[str, Any]]) -> dict[str, Any]:
     """The merged pack of `_mine`, keyed by their rows (each list by its identity) and the source's files."""
     return {**_mine[0], "rows": newest_rows(_mine), "path": files}
 
