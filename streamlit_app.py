@@ -16,6 +16,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
+from ui.cache import bind  # noqa: E402
 from ui.pages import existing_pages  # noqa: E402
 from ui.router import routed  # noqa: E402
 from ui.scaffold import page_style  # noqa: E402
@@ -32,6 +33,7 @@ pages = [
     for p in existing_pages()
 ]
 page = st.navigation(pages, position="hidden" if embedded else "sidebar")
+bind()  # Streamlit's "clear cache" clears the results kept in lib.core.cache too
 page_style()  # smaller headings on a phone and in an iframe, so a page's chart and answer fit its first screen
 if not embedded:
     render_sidebar()

@@ -16,9 +16,9 @@ from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline import shown
 from lib.lessons.data_pipeline import view as lesson
 from ui import scaffold
-from ui.chart_cache import chart_spec
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s, oldest_measured_at
 from ui.sources import live_devices, load_recorded, source_for
+from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
 
 NS = "data_pipeline"

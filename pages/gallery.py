@@ -20,9 +20,9 @@ from lib.lessons.gallery.view import SORTS, compare_query, entry_machines, shipp
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.uploads import plain
 from ui import scaffold
-from ui.chart_cache import chart_spec
 from ui.gallery import GalleryUnavailable, app_base_url, open_gallery, unavailable, where_stored
 from ui.gallery_forms import add_form, course_filter, instructor_forms
+from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
 
 NS = "gallery"

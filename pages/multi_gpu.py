@@ -14,9 +14,9 @@ from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu import screen as lesson
 from lib.workloads.ddp import demo
 from ui import scaffold
-from ui.chart_cache import chart_spec
 from ui.measure import progress_to
 from ui.router import ensure_router
+from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
 
 ensure_router()  # a first direct visit on a fresh server still gets the shared sidebar

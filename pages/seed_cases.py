@@ -20,10 +20,10 @@ from lib.lessons.seed_cases import view as cases
 from lib.lessons.seed_cases.view import CASES
 from lib.workloads.presets import get_preset
 from ui import scaffold
-from ui.chart_cache import chart_spec
 from ui.downloads import csv_download
 from ui.measure import cached_measurement, live_point_budget_s
 from ui.sources import live_devices, load_recorded, unanswered
+from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
 
 NS = "seed_cases"

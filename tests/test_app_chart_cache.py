@@ -1,5 +1,5 @@
 """Every revisit from cache (issue 25): a second visitor of the same view gets each chart from
-ui.chart_cache, built by the first; counted through its BUILDS seam, not timed.
+ui.specs.chart_spec, built by the first; counted through its BUILDS seam, not timed.
 
 The pages run on the shipped packs (lib/recorded/, as a host serves them) with this server's CPU
 measured live on a short budget; the second visitor's live rows come from ui.measure's cache.
@@ -14,11 +14,11 @@ import pytest
 from app_support import chart_specs, open_page
 
 from lib.recorded import RECORDED_DIR, RESCAN_S
-from ui import chart_cache
+from ui import specs as chart_specs_kept
 
 # page -> its link's query (the view); each draws at least one chart from the shipped packs
 VIEWS = {
-    "training": {},  # its main chart is lib.charts.compiled's; those in its expanders (opened below) ui.chart_cache's
+    "training": {},  # its main chart is lib.charts.compiled's; those in its expanders (opened below) ui.specs.chart_spec's
     "jacobian": {},
     "data_pipeline": {},
     "timing_pitfalls": {},
@@ -39,15 +39,15 @@ def shipped(monkeypatch):
 
 @pytest.mark.parametrize("page", list(VIEWS))
 def test_a_second_visit_of_the_same_view_builds_no_chart(shipped, page):
-    chart_cache._cached.clear()  # an earlier test may have drawn this view already: this one is the first visitor
-    before = sum(chart_cache.BUILDS.values())
+    chart_specs_kept._kept.clear()  # an earlier test may have drawn this view already: this one is the first visitor
+    before = sum(chart_specs_kept.BUILDS.values())
     first = open_page(f"pages/{page}.py", VIEWS[page], OPENED.get(page, ()))
     assert not first.exception, [e.value for e in first.exception]
-    built = sum(chart_cache.BUILDS.values())
-    assert built > before, "the page's charts are not built through ui.chart_cache"
+    built = sum(chart_specs_kept.BUILDS.values())
+    assert built > before, "the page's charts are not built through ui.specs.chart_spec"
     second = open_page(f"pages/{page}.py", VIEWS[page], OPENED.get(page, ()))
     assert not second.exception, [e.value for e in second.exception]
-    assert sum(chart_cache.BUILDS.values()) == built, dict(chart_cache.BUILDS)
+    assert sum(chart_specs_kept.BUILDS.values()) == built, dict(chart_specs_kept.BUILDS)
     assert chart_specs(second) == chart_specs(first)
 
 
@@ -61,7 +61,7 @@ def test_a_pack_changed_while_the_server_runs_gives_a_new_chart(tmp_path, monkey
     path.write_text(json.dumps(pack))
     first = open_page("pages/multi_gpu.py")
     assert not first.exception, [e.value for e in first.exception]
-    built = sum(chart_cache.BUILDS.values())
+    built = sum(chart_specs_kept.BUILDS.values())
     # the same machine recorded again without its largest batch: fewer points on the same chart
     largest = max(r["batch_size"] for r in pack["rows"])
     pack["rows"] = [r for r in pack["rows"] if r["batch_size"] != largest]
@@ -69,5 +69,5 @@ def test_a_pack_changed_while_the_server_runs_gives_a_new_chart(tmp_path, monkey
     time.sleep(RESCAN_S + 0.1)
     second = open_page("pages/multi_gpu.py")
     assert not second.exception, [e.value for e in second.exception]
-    assert sum(chart_cache.BUILDS.values()) > built
+    assert sum(chart_specs_kept.BUILDS.values()) > built
     assert chart_specs(second)[0] != chart_specs(first)[0]

@@ -12,7 +12,6 @@ import re
 import time
 
 import pytest
-import streamlit as st
 
 from tests.app_support import env, open_page, page_text
 from ui import measure, prefetch
@@ -34,7 +33,7 @@ def requests_of(start: str):
 @pytest.mark.parametrize("page", PAGES)
 def test_a_page_at_its_defaults_stores_what_the_warm_up_measures_ahead(page):
     with env(GPUWIN_LIVE_POINT_BUDGET_S=BUDGET):
-        st.cache_data.clear()
+        measure._store.clear()  # no live result kept by an earlier test
         ahead = requests_of(PAGES[page])
         assert ahead, f"ui.prefetch measures nothing for {page}"
         assert not any(measure.is_cached(r) for r in ahead)
@@ -46,7 +45,7 @@ def test_a_page_at_its_defaults_stores_what_the_warm_up_measures_ahead(page):
 
 def test_a_view_measured_ahead_is_what_its_page_shows_without_measuring_again():
     with env(GPUWIN_LIVE_POINT_BUDGET_S=BUDGET):
-        st.cache_data.clear()
+        measure._store.clear()  # no live result kept by an earlier test
         label, request = next(r for r in prefetch.default_requests() if r[0].startswith("matmul"))
         assert measure.measure_ahead(request, label=label) is True
         assert measure.measure_ahead(request, label=label) is False  # stored: not measured twice
@@ -66,7 +65,7 @@ def test_your_results_first_visit_after_the_prebuild_builds_no_chart():
     from ui.scaffold import PLOT_HEIGHT
 
     # a server's first visit: no earlier test of this process (which ones ran before differs under pytest-xdist)
-    # left charts built on the shipped view, which the server keeps in st.cache_resource
+    # left charts built on the shipped view, which the server keeps in lib.core.cache
     _shipped_view.clear()
     view = compared_view([], (), lib.recorded.load_recorded()[0])
     view.prebuild(PLOT_HEIGHT)

@@ -41,10 +41,10 @@ def test_a_compiled_chart_is_the_spec_altair_writes_for_the_same_chart_and_rows(
 
 
 def test_a_shape_is_built_once_and_each_call_gets_its_own_copy():
-    before = line_spec.cache_info()
+    before = line_spec.info()
     first = FilledChart(line_spec(Shape("s")), {"points": [{"x": 1, "t": 1}]})
     second = FilledChart(line_spec(Shape("s")), {"points": [{"x": 2, "t": 5}]})
-    after = line_spec.cache_info()
+    after = line_spec.info()
     assert after.misses - before.misses <= 1 and after.hits - before.hits >= 1
     drawn = first.to_dict()
     drawn["encoding"]["y"]["title"] = "changed by a caller"
@@ -80,17 +80,17 @@ def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
 
 
 def test_views_of_one_shape_share_a_spec_even_in_another_unit_or_with_other_names():
-    before = _curve_spec.cache_info()
+    before = _curve_spec.info()
     curve_chart(curve_rows(), CurveAxes("batch_size", ticks=[1, 8, 64]))
     slower = [{**r, "epoch_s": r["epoch_s"] * 1.5} for r in curve_rows()]  # same unit (ms), other numbers
     curve_chart(slower, CurveAxes("batch_size", ticks=[1, 8, 64]))
-    mid = _curve_spec.cache_info()
+    mid = _curve_spec.info()
     assert mid.misses - before.misses <= 1 and mid.hits - before.hits >= 1
     in_seconds = [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()]
     renamed = [{**r, "series": r["series"].replace("(recorded)", "(recorded + predicted)")} for r in curve_rows()]
     seconds = curve_chart(in_seconds, CurveAxes("batch_size", ticks=[1, 8, 64])).to_dict()
     other_names = curve_chart(renamed, CurveAxes("batch_size", ticks=[1, 8, 64])).to_dict()
-    assert _curve_spec.cache_info().misses == mid.misses  # the words are filled in, not compiled
+    assert _curve_spec.info().misses == mid.misses  # the words are filled in, not compiled
     assert any(layer["encoding"].get("y", {}).get("title") == "time per epoch (s)" for layer in seconds["layer"])
     domain = next(layer["encoding"]["color"]["scale"]["domain"] for layer in other_names["layer"])
     assert domain == ["CPU · this server (live)", "GPU · H200 (recorded + predicted)"]
@@ -171,11 +171,11 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
 def test_views_whose_drawn_layers_differ_share_one_compiled_spec():
     rows = curve_rows()
     curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]), crossover=(8.0, 32.0, 20.0))
-    before = _curve_spec.cache_info()
+    before = _curve_spec.info()
     no_cross = curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]))
     no_band = curve_chart([{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows], CurveAxes("batch_size",
                           ticks=[1, 8, 64]))
-    assert _curve_spec.cache_info().misses == before.misses  # the same shape: no new build
+    assert _curve_spec.info().misses == before.misses  # the same shape: no new build
     assert "crossover" not in no_cross.datasets and "band" not in no_band.datasets
     for chart in (no_cross, no_band):  # and no layer without rows (Vega warns "Infinite extent" of an empty one)
         assert {layer["data"]["name"] for layer in chart.to_dict()["layer"]} == set(chart.datasets)

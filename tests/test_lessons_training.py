@@ -438,7 +438,7 @@ def test_a_changed_mode_record_fits_the_cost_models_again():
     from lib.lessons.training import model
     from lib.workloads import execution, traced
 
-    assert {costmodel, execution, traced} <= set(model._FITS.code)
+    assert {costmodel, execution, traced} <= set(model.fitted.code)
 
 
 def _wide_family():

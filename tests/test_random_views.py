@@ -199,12 +199,12 @@ def test_an_answer_of_more_than_one_sentence_or_30_words_is_rejected():
 
 @pytest.fixture(scope="module")
 def live_cpu():
-    import streamlit as st
+    from ui import measure
 
-    st.cache_data.clear()  # no live result measured for real by an earlier test module
+    measure._store.clear()  # no live result measured for real by an earlier test module
     with noisy_live_cpu(SEED) as cpu:
         yield cpu
-    st.cache_data.clear()
+    measure._store.clear()
 
 
 _SETTINGS: dict[str, list] = {}
@@ -266,9 +266,9 @@ def test_draw_view_is_seeded_and_picks_only_offered_values():
 
 @pytest.mark.parametrize(("page_path", "i"), CASES)
 def test_a_random_view_says_only_what_its_chart_shows(live_cpu, page_path, i):
-    import streamlit as st
+    from ui import measure
 
-    st.cache_data.clear()  # each view measures its own live curve: what it says never depends on the views before it
+    measure._store.clear()  # each view measures its own live curve: what it says never depends on the views before it
     query = views_of(page_path)[i]
     at = open_view(page_path, query)
     assert not at.exception, [e.value for e in at.exception]

@@ -107,14 +107,20 @@ def test_merging_packs_from_two_machines_labels_every_row(real_points):
         merge_packs([])
 
 
-def test_identity_memo_builds_once_per_objects_and_again_for_new_ones():
-    from lib.core.memo import IdentityMemo
+def test_a_kept_result_is_built_once_per_objects_and_again_for_new_ones():
+    from lib.core.cache import kept
 
-    memo, built = IdentityMemo(2), []
+    built = []
+
+    @kept(2)
+    def table(rows: list, machine: str = "") -> dict:
+        built.append(machine)
+        return {"n": len(built)}
+
     rows = [{"a": 1}]
-    first = memo.get([rows], lambda: built.append(1) or {"n": len(built)})
-    assert memo.get([rows], lambda: built.append(1) or {"n": len(built)}) is first and len(built) == 1
+    first = table(rows)
+    assert table(rows) is first and len(built) == 1
     equal_copy = [{"a": 1}]  # equal but not the same list: a new upload is built anew
-    assert memo.get([equal_copy], lambda: {"n": 2}) == {"n": 2}
-    assert memo.get([rows], lambda: {"n": 3}, extra="other machine") == {"n": 3}
-    assert memo.get([rows], lambda: {"n": 4}) == {"n": 4}  # size 2: the oldest was dropped
+    assert table(equal_copy) == {"n": 2}
+    assert table(rows, "other machine") == {"n": 3}
+    assert table(rows) == {"n": 4}  # two entries: the least recently used was dropped

@@ -15,7 +15,7 @@ import pytest
 from training_fixture import write_packs
 
 import lib.recorded.sources as sources
-from lib.core import memo
+from lib.core.cache import on_disk
 from lib.lessons.training import view as T
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text
@@ -67,7 +67,7 @@ def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch):
     packs = load_recorded()[0]
     seen = []
     monkeypatch.setattr(sources, "is_cuda", lambda device: (seen.append(device), device.startswith("cuda"))[1])
-    monkeypatch.setattr(sources, "_HAS_GPU", sources.IdentityMemo(256))
+    sources._has_gpu.clear()
     first = sources.gpu_sources(packs)
     read = len(seen)
     assert read and sources.gpu_sources(packs) == first and len(seen) == read
@@ -110,8 +110,12 @@ def test_a_value_keyed_by_a_folder_of_code_is_built_again_when_any_file_there_ch
     (code / "deep").mkdir(parents=True)
     (code / "deep" / "words.py").write_text("SAY = 'one'\n")
     builds = []
-    assert memo.DiskMemo("t", code=[code]).get((1,), lambda: builds.append(1) or "one") == "one"
-    assert memo.DiskMemo("t", code=[code]).get((1,), lambda: builds.append(1) or "two") == "one"  # loaded
+
+    def fresh(value: str):  # what a cold process starts with: nothing in memory
+        return on_disk("t", code=[code])(lambda n: builds.append(n) or value)
+
+    assert fresh("one")(1) == "one"
+    assert fresh("two")(1) == "one"  # loaded
     (code / "deep" / "words.py").write_text("SAY = 'two'\n")
-    assert memo.DiskMemo("t", code=[code]).get((1,), lambda: builds.append(1) or "two") == "two"
+    assert fresh("two")(1) == "two"
     assert len(builds) == 2

@@ -26,7 +26,7 @@ A lesson page, top to bottom:
 
 - ui.url_settings.UrlSettings: widgets whose values round-trip through the URL, clamped or ignored
   with a visible note when a link carries bad values.
-- ui.measure.measure_sweep / cached_measurement: live measurement cached per settings (st.cache_data),
+- ui.measure.measure_sweep / cached_measurement: live measurement kept per settings (lib.core.cache),
   one at a time per server (lib.core.measure_lock.MEASURE_LOCK; waiting visitors are told), with a progress bar.
 - ui.sources: live vs recorded GPU results, series labels, recorded rows matching a view.
 - ui.scaffold: what every lesson page lays out around its charts (source caption, info boxes, notes on

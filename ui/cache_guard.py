@@ -1,8 +1,8 @@
 """Visitors cannot wipe the server's caches (served by serve.py).
 
-Streamlit clears every cache of the process (st.cache_data, st.cache_resource: every visitor's live
-measurements and drawn charts) when any browser sends the `clear_cache` back-message on its
-websocket. The app's menu hides the button (client.toolbarMode = "viewer"), but a hand-made
+Streamlit clears every cache of the process (its own, and through ui.cache every result lib.core.cache
+keeps: every visitor's live measurements and drawn charts) when any browser sends the `clear_cache`
+back-message on its websocket. The app's menu hides the button (client.toolbarMode = "viewer"), but a hand-made
 websocket client can still send the message, and Streamlit has no option to refuse it. This ASGI
 middleware reads each message a browser sends on /_stcore/stream and drops that one kind; every
 other message passes untouched. A dropped message is logged on the server, not answered: the

@@ -8,7 +8,7 @@ a pure function of the packs on the page, so it is built once and a revisit is a
     view.chart(n, plot_height)                      # comparison n's Vega-Lite spec, built once
     view.prebuild(plot_height)                      # the warm-up: what a first visit draws and offers
 
-Shipped packs alone are the same for every visitor: one view per process (st.cache_resource).
+Shipped packs alone are the same for every visitor: one view per process (lib.core.cache).
 A visitor's uploads (or gallery picks) are that visitor's: the view is held by the session
 (ui.sources.session_uploads), within the upload caps of lib.recorded.upload_budget, and let go
 with it, so a closed tab gives its memory back. The downloads are made when clicked.
@@ -30,6 +30,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lib.charts.machines import machines_chart
+from lib.core.cache import kept
 from lib.core.results import dumps_pack, pack_to_csv
 from lib.lessons.your_results.compare import (
     Comparison,
@@ -142,7 +143,7 @@ def forget_files(file_ids: Sequence[str]) -> None:
         ctx.uploaded_file_mgr.remove_file(ctx.session_id, file_id)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@kept(2)
 def _shipped_view(key: tuple, _shipped: tuple) -> ComparedView:
     """The shipped packs' view (the key: each pack's path and the identity of its parsed rows, which
     lib.recorded keeps one per file version; the view holds them, so the id is not reused meanwhile)."""

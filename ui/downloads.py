@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
 
+from lib.core.cache import kept
 from lib.core.results import (
     SCHEMA_VERSION,
     PackError,
@@ -24,7 +24,7 @@ from lib.core.results import (
 DISPLAY_ONLY = ("series", "epoch_iqr_s", "noisy", "other_recordings", "recordings", "epoch_s_by_recording")
 
 
-@functools.lru_cache(maxsize=1)
+@kept(1)
 def _this_machine() -> dict[str, Any]:
     from lib.core.devices import machine_fingerprint
 

@@ -12,19 +12,14 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import streamlit as st
-
 from lib.charts.provenance import CurveAxes, curve_chart
-from lib.core.memo import DiskMemo
+from lib.core.cache import kept, on_disk
 from lib.lessons.home.screen import HomeScreen, answers, home_screen
 from ui import scaffold
 from ui.sources import current_source, load_recorded, recorded_pack, unanswered
 from ui.specs import frozen_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-# Home's answer kept on disk as well, keyed by the packs, every line of lib/, ui/ and the page, and the
-# libraries that draw it: a host woken from sleep draws Home's chart without building it
-_KEPT = DiskMemo("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
 
 
 @dataclass(frozen=True)
@@ -35,7 +30,11 @@ class HomeAnswer:
     packs: tuple = ()  # kept alive with the cached value: the cache key names them by identity
 
 
-def _built(plot_height: int, beside: bool, packs: tuple) -> tuple[HomeScreen | None, dict[str, Any] | None]:
+# Home's answer kept on disk as well, keyed by the packs, every line of lib/, ui/ and the page, and the
+# libraries that draw it: a host woken from sleep draws Home's chart without building it
+@on_disk("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
+def _built(plot_height: int, beside: bool, packs: tuple, libraries: tuple[str, ...]
+           ) -> tuple[HomeScreen | None, dict[str, Any] | None]:
     screen = home_screen(packs)
     if screen is None:
         return None, None
@@ -45,13 +44,13 @@ def _built(plot_height: int, beside: bool, packs: tuple) -> tuple[HomeScreen | N
                                            legend_beside=beside))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@kept(16)
 def _cached(key: tuple, plot_height: int, beside: bool, _packs: tuple) -> HomeAnswer:
     """The answer and the chart's spec: the same for every visitor of these packs, so built once per process
     (a revisit is a lookup). `key` names the packs by the identity of their parsed objects, which the cached
     value keeps alive (lib.recorded parses each file version once)."""
     libraries = tuple(version(name) for name in ("streamlit", "altair", "pandas", "pyarrow"))
-    screen, spec = _KEPT.get((plot_height, beside, _packs, libraries), lambda: _built(plot_height, beside, _packs))
+    screen, spec = _built(plot_height, beside, _packs, libraries)
     return HomeAnswer(screen, spec, packs=_packs)
 
 

@@ -13,7 +13,7 @@ from lib.charts.layout import Layout
 from lib.charts.variants import MemoryLines, VariantLegends, VariantLines, memory_chart, variant_chart
 from lib.lessons.jacobian import memory, screen
 from ui import scaffold
-from ui.chart_cache import chart_spec
+from ui.specs import chart_spec
 
 MEMORY_KEY = "jacobian.memory"  # the memory expander's open state
 

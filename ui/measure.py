@@ -8,9 +8,9 @@ or, for any other measurement a lesson needs:
 
 The request (lib.core.request.LiveRequest) is both the job and its cache key: it runs in the
 measuring process (lib.core.worker), away from the visitors' scripts, called with a
-progress=(fraction, message) callback (unless reports_progress=False). Results are stored with
-st.cache_data (shared by every visitor of this server process) under the request's key, made from
-every argument the job gets. While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is
+progress=(fraction, message) callback (unless reports_progress=False). Results are kept by
+lib.core.cache (shared by every visitor of this server process, a copy each) under the request's key,
+made from every argument the job gets. While a measurement runs it holds lib.core.measure_lock.MEASURE_LOCK: a second visitor is
 told it waits, and gets its result when the first is done (or the first's result, if they asked for
 the same thing).
 """
@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from lib import APP_VERSION
+from lib.core.cache import kept
 from lib.core.fmt import fmt_s, plural
 from lib.core.measure_lock import MEASURE_LOCK, Holding
 from lib.core.request import LiveRequest
@@ -38,8 +39,8 @@ DEFAULT_POINT_BUDGET_S = 0.1  # seconds of timed repeats per point: a page must 
 DEFAULT_TOTAL_BUDGET_S = 60.0
 NOTE_REFRESH_S = 1.0  # the queue note is sent again at least this often (a visitor who left is noticed then)
 # A live result describes this server as it was when measured (its load, other visitors, its clock speed):
-# after half an hour it is measured again rather than shown as today's. Streamlit's own expiry (ttl) does
-# it, not a hand-written one; each stored result keeps the time it was measured, so the words say its age.
+# after half an hour it is measured again rather than shown as today's. The cache's expiry (ttl_s) does
+# it; each stored result keeps the time it was measured, so the words say its age.
 LIVE_TTL_S = 30 * 60
 
 
@@ -55,9 +56,9 @@ class _NotCached(Exception):
     """Raised inside the cached function to ask 'is it there?' without storing anything."""
 
 
-@st.cache_data(show_spinner=False, max_entries=500, ttl=LIVE_TTL_S)
+@kept(500, ttl_s=LIVE_TTL_S, copies=True)
 def _store(key: str, _value: Any = None) -> Any:
-    # st.cache_data never caches an exception, so calling with only the key is a pure look-up;
+    # an exception is never kept, so calling with only the key is a pure look-up;
     # calling with _value (not hashed: leading underscore) stores it under the key. Stored: (when, result).
     if _value is None:
         raise _NotCached

@@ -105,7 +105,7 @@ def chart_height(height: int, *, first: bool = True) -> int:
 
 
 def chart_or_why(box: Any, chart: Any, why_none: str, **kwargs: Any) -> None:
-    """Draw the chart (an Altair chart, or a finished spec from ui.chart_cache) in `box`, or, where it would
+    """Draw the chart (an Altair chart, or a finished spec from ui.specs.chart_spec) in `box`, or, where it would
     be empty axes, a sentence saying why there is none."""
     if chart is None:
         box.markdown(f"{NO_CHART} {why_none}")

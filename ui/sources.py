@@ -21,6 +21,7 @@ from lib.recorded import sources as lib_sources
 from lib.recorded.sources import NO_GPU, GpuSource
 from lib.recorded.upload_budget import SessionUploads
 from lib.recorded.uploads import session_pack, text_only
+from ui.cache import per_session
 from ui.router import ensure_router
 
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
@@ -31,7 +32,7 @@ def load_recorded() -> tuple[list[dict], list[str]]:
     return lib_recorded.load_recorded()
 
 
-@st.cache_resource(scope="session", on_release=SessionUploads.release, show_spinner=False)
+@per_session(on_release=SessionUploads.release)
 def session_uploads() -> SessionUploads:
     """This visitor's uploads: read on Your results, offered on every page. Held by the session, not
     in session_state: Streamlit releases a session's resources when its tab closes (session_state

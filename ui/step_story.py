@@ -25,8 +25,8 @@ from lib.lessons.training.modes import has_modes, modes_view
 from lib.recorded.sources import GpuSource
 from lib.recorded.timelines import find_timeline, load_timelines
 from ui import scaffold
-from ui.chart_cache import chart_spec
 from ui.measure import cached_measurement
+from ui.specs import chart_spec
 
 TIMELINE_TITLE = "See the bubble: one step on a timeline, the CPU thread against the GPU stream"
 TIMELINE_KEY = "training.bubble"  # its open state (st.session_state): a test or a script opens it with True
@@ -52,7 +52,7 @@ def where_time_went(screen: training_screen.Screen, view: training_view.View, gp
                 for name, s in splits if s]
         if bars:
             # a height in pixels, fitted in width only: a Step height under Streamlit's fit makes Vega drop the
-            # fit with a console warning (lib.charts.theme.FIT_X); built once per distinct bars (ui.chart_cache)
+            # fit with a console warning (lib.charts.theme.FIT_X); built once per distinct bars (ui.specs)
             st.vega_lite_chart(chart_spec(split_chart, pd.DataFrame(bars), PARTS), width="stretch")
         for line in training_screen.split_lines(screen, view, gpu):
             st.markdown(line)

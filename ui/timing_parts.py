@@ -13,7 +13,7 @@ from lib.charts.layout import Crossover, Layout
 from lib.charts.variants import Quantity, VariantLegends, VariantLines, variant_chart
 from lib.lessons.timing import screen
 from ui import scaffold
-from ui.chart_cache import chart_spec
+from ui.specs import chart_spec
 
 
 def time_chart(box: Any, shown: screen.TimingScreen) -> None:

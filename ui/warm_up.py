@@ -28,7 +28,7 @@ def start_warm_up() -> None:
     steps and one epoch of images through a DataLoader in it, parse the shipped packs, fit the
     Training page's cost models and compare the shipped packs' machines for Your results (under the
     measurement lock, so it never overlaps a measurement), so that the first visitors do not pay these
-    one-off costs (the fits load from lib.core.memo's disk cache when the packs and the fitting code
+    one-off costs (the fits load from lib.core.cache's disk cache when the packs and the fitting code
     are unchanged). Then, unless $GPUWIN_NO_PREFETCH=1, it measures the default view of each page that
     measures live (ui.prefetch) and builds Your results' first charts of the shipped packs. The router
     calls this after every page, so the first chart never waits for it."""

@@ -25,6 +25,8 @@ from typing import Any, TypeVar
 import altair as alt
 import pyarrow as pa
 
+from lib.core.cache import kept
+
 S = TypeVar("S", bound=Hashable)
 SHAPES_KEPT = 256  # distinct shapes kept per process (a page has a handful; the keys are small)
 
@@ -35,7 +37,7 @@ def compiled(build: Callable[[S], alt.TopLevelMixin]) -> Callable[[S], dict[str,
     hold everything the spec depends on besides the rows of its named datasets. The spec returned is
     shared: read it, or use FilledChart.to_dict() for a copy."""
 
-    @functools.lru_cache(maxsize=SHAPES_KEPT)
+    @kept(SHAPES_KEPT)
     def spec(shape: S) -> dict[str, Any]:
         return build(shape).to_dict()
 

@@ -12,7 +12,6 @@ May import lib.core and lib.workloads; never lessons, charts or Streamlit.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import time
@@ -20,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from lib.core import results
+from lib.core.cache import kept, on_disk
 from lib.core.load import Load, pack_quiet
-from lib.core.memo import DiskMemo
 from lib.core.results import PackError, load_pack
 
 RECORDED_DIR = Path(__file__).resolve().parent
@@ -55,17 +54,19 @@ def _stamp(directory: Path) -> tuple:
 # Parsing and validating the shipped JSON takes up to seconds on a small host (the first visitor's wait);
 # the parsed pack, pickled in the cache folder, loads in a few hundredths of a second. Keyed by the file's bytes and
 # the loader's source, so an edited pack or a changed schema parses again.
-_PARSED: DiskMemo[dict[str, Any]] = DiskMemo("pack", code=[results])
+@on_disk("pack", code=[results])
+def _parsed_once(name: str, digest: str, _path: str) -> dict[str, Any]:
+    return load_pack(_path)
 
 
 def _parsed(path: str) -> dict[str, Any]:
     if Path(path).stat().st_size > results.MAX_PACK_BYTES:
         return load_pack(path)  # refused there, unread
     data = Path(path).read_bytes()
-    return _PARSED.get((Path(path).name, hashlib.sha256(data).hexdigest()), lambda: load_pack(path))
+    return _parsed_once(Path(path).name, hashlib.sha256(data).hexdigest(), path)
 
 
-@functools.lru_cache(maxsize=8)
+@kept(8)
 def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
     packs, problems = [], []
     for path, _, _ in stamp:

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lib.core.cache import kept
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_bytes
-from lib.core.memo import IdentityMemo
 from lib.core.rows import is_ok
 from lib.recorded.sources import hardware_text
 from lib.workloads.matmul import ITEMSIZE
@@ -123,16 +123,18 @@ def _from(what: str, pack: Mapping[str, Any], row: Mapping[str, Any]) -> str:
     return f"{what}{size}, recorded {_date(pack, row)} ({Path(str(pack.get('path', '?'))).name})"
 
 
-# A page run asks on every rerun; reading every row of every pack takes ~80 ms on a small host. The
-# packs come from lib.recorded's cache (the same row lists while no file changes), so key by them.
-_FOUND: IdentityMemo[Ceilings | None] = IdentityMemo(8)
-
-
 def ceilings_for(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings | None:
     """The ceilings of the GPU named `machine` ('NVIDIA H200'; a 'NVIDIA H200, 2026-11-23' is read
     as its hardware) from the recorded packs; None when no fp32 matmul was recorded on it."""
     machine = machine.split(",")[0].strip()
-    return _FOUND.get([p.get("rows") for p in packs], lambda: _ceilings(machine, packs), extra=machine)
+    return _found(tuple(p.get("rows") for p in packs), machine, packs)
+
+
+# A page run asks on every rerun; reading every row of every pack takes ~80 ms on a small host. The
+# packs come from lib.recorded's cache (the same row lists while no file changes), so key by them.
+@kept(8)
+def _found(rows: tuple, machine: str, _packs: Sequence[Mapping[str, Any]]) -> Ceilings | None:
+    return _ceilings(machine, _packs)
 
 
 def _ceilings(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings | None:

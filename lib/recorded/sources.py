@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lib.core.cache import kept
 from lib.core.devices import is_cuda
 from lib.core.fmt import and_list, plural
 from lib.core.load import pack_quiet
-from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
 from lib.recorded.uploads import gpu_names, plain
@@ -97,7 +97,7 @@ class SeriesName(str):
         self.device, self.origin, self.machine = device, origin, machine
         return self
 
-    def __reduce__(self) -> tuple:  # pickled (st.cache_data) as what it is, not as its text
+    def __reduce__(self) -> tuple:  # pickled (a kept live result's copy) as what it is, not as its text
         return SeriesName, (self.device, self.origin.value, self.machine)
 
 
@@ -112,7 +112,9 @@ def slug(text: str) -> str:
 
 # whether a pack holds GPU rows, read once per pack per process: every page asks on every run, and a
 # CPU pack's thousands of rows were read to the end each time
-_HAS_GPU: IdentityMemo[bool] = IdentityMemo(256)
+@kept(256)
+def _has_gpu(rows: list[dict[str, Any]]) -> bool:
+    return any(is_cuda(r["device"]) for r in rows)
 
 
 def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
@@ -123,7 +125,7 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
     sources = [GpuSource(Origin.LIVE, "live", "live on this server", device=live_device)] if live_device else []
     machines: dict[str, list[dict]] = {}
     for pack in packs:
-        if _HAS_GPU.get([pack["rows"]], lambda rows=pack["rows"]: any(is_cuda(r["device"]) for r in rows)):
+        if _has_gpu(pack["rows"]):
             machines.setdefault(hardware_text(pack["machine"]), []).append(pack)
     recorded, rows = [], {}
     for name, group in machines.items():
@@ -171,10 +173,13 @@ def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str,
         return mine[0]
     # merged once per set of packs per process: the same merged object comes back on every page run,
     # so what is built from it (the Training page's step tables and cost models) is built once too
-    return _MERGED.get([p["rows"] for p in mine], lambda: {**mine[0], "rows": newest_rows(mine), "path": source.files})
+    return _merged(tuple(p["rows"] for p in mine), source.files, mine)
 
 
-_MERGED: IdentityMemo[dict[str, Any]] = IdentityMemo(16)
+@kept(16)
+def _merged(rows: tuple[list[dict], ...], files: Any, _mine: list[dict[str, Any]]) -> dict[str, Any]:
+    """The merged pack of `_mine`, keyed by their rows (each list by its identity) and the source's files."""
+    return {**_mine[0], "rows": newest_rows(_mine), "path": files}
 
 
 def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:

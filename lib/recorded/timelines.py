@@ -8,13 +8,13 @@ A timelines file that does not validate is left out and named; the others are st
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lib.core.cache import kept
 from lib.core.rows import Status
 from lib.core.timeline import TimelineError, validate_timelines
 from lib.recorded import recorded_dir
@@ -25,7 +25,7 @@ def timelines_dir() -> Path:
     return recorded_dir() / "timelines"
 
 
-@functools.lru_cache(maxsize=4)
+@kept(4)
 def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
     files, problems = [], []
     for path, _, _ in stamp:

@@ -24,7 +24,6 @@ measurement, where torch is loaded anyway) is traced.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 from collections.abc import Mapping
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lib.core.cache import kept
 from lib.core.workload import Workload
 from lib.workloads.execution import DEFAULT
 
@@ -101,7 +101,7 @@ def _key_text(key: Mapping[str, Any]) -> str:
     return json.dumps(key, sort_keys=True)
 
 
-@functools.lru_cache(maxsize=256)
+@kept(256)
 def _traced(workload: Workload, key: tuple[tuple[str, Any], ...]) -> StepCounts:
     from lib.workloads.traced import trace_step  # torch is imported there, where it runs
 
@@ -113,7 +113,7 @@ def _traced(workload: Workload, key: tuple[tuple[str, Any], ...]) -> StepCounts:
     return StepCounts(*lines, parameters=at[a].parameters)
 
 
-@functools.lru_cache(maxsize=1)
+@kept(1)
 def _shipped() -> dict[str, dict[str, StepCounts]]:
     """WORK_FILE's counts, by family and by their settings' text."""
     entries = json.loads(WORK_FILE.read_text()) if WORK_FILE.exists() else {}
@@ -146,5 +146,5 @@ def write_work(families: Any) -> dict[str, int]:
     WORK_FILE.write_text("{\n" + ",\n".join(
         f" {json.dumps(name)}: [\n" + ",\n".join(f"  {json.dumps(entry)}" for entry in entries) + "\n ]"
         for name, entries in out.items()) + "\n}\n")
-    _shipped.cache_clear()
+    _shipped.clear()
     return {name: len(entries) for name, entries in out.items()}

@@ -26,7 +26,6 @@ model families' counts, as lines in the rows, are lib.workloads.counted's, made 
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 from collections.abc import Callable, Mapping
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lib.core.cache import kept
 from lib.core.workload import Workload
 from lib.workloads import execution
 from lib.workloads.execution import DEFAULT, Kernels
@@ -90,7 +90,7 @@ def _trace(workload: Workload, key: tuple[tuple[str, Any], ...]) -> TracedStep:
         return _trace_once(workload, key)
 
 
-@functools.lru_cache(maxsize=512)
+@kept(512)
 def _trace_once(workload: Workload, key: tuple[tuple[str, Any], ...]) -> TracedStep:
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.utils.flop_counter import FlopCounterMode
@@ -160,7 +160,7 @@ def _traced_lines(workload: Workload, depth: str | None, shape: tuple) -> dict[s
     return lines
 
 
-@functools.lru_cache(maxsize=1)
+@kept(1)
 def _shipped() -> dict[str, list[dict[str, Any]]]:
     return json.loads(COUNTS_FILE.read_text()) if COUNTS_FILE.exists() else {}
 
@@ -177,7 +177,7 @@ def write_counts(families: Any) -> dict[str, list[dict[str, Any]]]:
         lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
         out.setdefault(family.name, []).append({"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}})
     COUNTS_FILE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    _shipped.cache_clear()
+    _shipped.clear()
     return out
 
 

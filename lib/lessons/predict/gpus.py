@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from lib.core import costmodel
+from lib.core.cache import on_disk
 from lib.core.fmt import and_list
-from lib.core.memo import DiskMemo
 from lib.core.rows import Origin
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training import model as cost_model
@@ -39,11 +39,6 @@ from lib.workloads import FAMILIES, execution
 from lib.workloads.family import SWITCHES, TrainingFamily
 
 _LIB = Path(__file__).resolve().parents[2]
-# the pooled fits with their family-out errors take seconds (the families' counted terms most): kept on disk,
-# keyed by the recorded steps and the code and shipped counts that turn them into terms and fit them
-_POOLED: DiskMemo[Pooled] = DiskMemo("predict-pooled", code=[
-    _LIB / "core", _LIB / "workloads", *sorted((_LIB / "workloads").glob("*.json")), _LIB / "lessons" / "training",
-    Path(__file__)])
 
 
 @dataclass(frozen=True)
@@ -110,7 +105,15 @@ class Pooled:
 def pooled_model(gpu: RecordedGpu) -> Pooled | None:
     families = gpu.recorded()
     steps = [(f.key, f.label, gpu.table(f).steps) for f in families]
-    return _POOLED.get((gpu.label, [(k, s) for k, _, s in steps]), lambda: _fit(families, gpu)) if families else None
+    return _pooled(gpu.label, [(k, s) for k, _, s in steps], families, gpu) if families else None
+
+
+# the pooled fits with their family-out errors take seconds (the families' counted terms most): kept on disk,
+# keyed by the recorded steps and the code and shipped counts that turn them into terms and fit them
+@on_disk("predict-pooled", code=[_LIB / "core", _LIB / "workloads", *sorted((_LIB / "workloads").glob("*.json")),
+                                 _LIB / "lessons" / "training", Path(__file__)])
+def _pooled(label: str, steps: list, _families: Sequence[TrainingFamily], _gpu: RecordedGpu) -> Pooled | None:
+    return _fit(_families, _gpu)
 
 
 def _fit(families: Sequence[TrainingFamily], gpu: RecordedGpu) -> Pooled | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lib.core import costmodel
-from lib.core.memo import DiskMemo
+from lib.core.cache import on_disk
 from lib.core.workload import Settings
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import TrainingFamily
@@ -114,8 +114,11 @@ def recordings(row: Mapping[str, Any]) -> list[float]:
 # fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the
 # recorded steps and the fitting code, and fits again only when a pack or the model's code changed (the
 # mode records among it: a mode's counted terms are declared there; and each family's terms)
-_FITS: DiskMemo[costmodel.CostModel] = DiskMemo("costmodel-machine", code=[
-    costmodel, execution, sys.modules[__name__], *dict.fromkeys(sys.modules[f.step_terms.__module__] for f in FAMILIES)])
+@on_disk("costmodel-machine", code=[costmodel, execution, sys.modules[__name__],
+                                    *dict.fromkeys(sys.modules[f.step_terms.__module__] for f in FAMILIES)])
+def fitted(family_key: str, observations: list[costmodel.Observation], device_kind: str,
+           validated: bool) -> costmodel.CostModel:
+    return (costmodel.validate if validated else costmodel.fit)(observations, device_kind)
 
 
 class MachineModel:
@@ -134,9 +137,8 @@ class MachineModel:
         obs = observations(steps, device_kind, kernels, family)
         if len(obs) < costmodel.MIN_POINTS:
             return None
-        fit = costmodel.validate if validated else costmodel.fit
         depths = {config: {d for _, _, d in table} for config, table in steps.items()}
-        model = _FITS.get((family.key, obs, device_kind, validated), lambda: fit(obs, device_kind))
+        model = fitted(family.key, obs, device_kind, validated)
         return cls(model, kernels, device_kind, depths)
 
     def terms(self, config: tuple, settings: Mapping[str, Any]) -> dict[str, float]:

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lib.core.cache import kept
 from lib.core.fmt import fmt_s
-from lib.core.memo import IdentityMemo
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training.model import MachineModel, settings_of
 from lib.lessons.training.recording import one_recording
@@ -261,16 +261,17 @@ def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
 _settings_of = settings_of
 
 
-_TABLES: IdentityMemo[dict[str, StepTable]] = IdentityMemo(32)
-
-
 def tables(pack: Mapping[str, Any] | None, machine: str, family: TrainingFamily = MLP_FAMILY) -> dict[str, StepTable]:
     """The pack's step tables of one family by device kind ('cpu', 'cuda'), built once per pack per
     process (the pack objects come from lib.recorded's cache, so the same rows come back on every page run)."""
     if pack is None:
         return {}
-    return _TABLES.get([pack["rows"]], lambda: {kind: StepTable(pack["rows"], kind, machine, family)
-                                                for kind in ("cpu", "cuda")}, extra=(machine, family.key))
+    return _tables(pack["rows"], machine, family)
+
+
+@kept(32)
+def _tables(rows: list[dict[str, Any]], machine: str, family: TrainingFamily) -> dict[str, StepTable]:
+    return {kind: StepTable(rows, kind, machine, family) for kind in ("cpu", "cuda")}
 
 
 def prepare(packs: Sequence[dict[str, Any]]) -> int:
@@ -348,10 +349,6 @@ def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
     return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 
-# curves read from a table: a revisit, and the mode lines' ten curves on every run, look them up
-_CURVES: IdentityMemo[list[dict[str, Any]]] = IdentityMemo(2048)
-
-
 def curve(view: View, table: StepTable | None, device: str, machine_words: str,
           xs: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """One row per x on the axis (every slider step by default) that the recordings cover. Read once
@@ -359,10 +356,14 @@ def curve(view: View, table: StepTable | None, device: str, machine_words: str,
     call gets rows of its own, which it may change."""
     if table is None:
         return []
-    rows = _CURVES.get([table], lambda: one_recording([r for r in (point(view.at(x), table, device, machine_words)
-                                                                   for x in (xs or view.axis.steps)) if r is not None]),
-                       extra=(view, device, machine_words, tuple(xs or ())))
-    return [dict(r) for r in rows]
+    return [dict(r) for r in _curve(view, table, device, machine_words, tuple(xs or ()))]
+
+
+# a revisit, and the mode lines' ten curves on every run, look a curve up
+@kept(2048)
+def _curve(view: View, table: StepTable, device: str, machine_words: str, xs: tuple[int, ...]) -> list[dict[str, Any]]:
+    return one_recording([r for r in (point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps))
+                          if r is not None])
 
 
 def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
