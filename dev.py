@@ -59,13 +59,20 @@ def ensure_chromium() -> None:
     else:
         print("installing chromium for the browser tests ...", flush=True)
         subprocess.run(["apt-get", "update", "-qq"], check=False)
-        done = subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=False,
-                              env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        done = subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            check=False,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
         if shutil.which("chromium"):
             return
         why = f"'apt-get install chromium' failed (exit status {done.returncode}); see its output above"
-    print(f"chromium is NOT installed: {why}. The browser tests (tests/test_browser*.py) will be skipped, "
-          "or fail where GPUWIN_REQUIRE_BROWSER=1.", file=sys.stderr, flush=True)
+    print(
+        f"chromium is NOT installed: {why}. The browser tests (tests/test_browser*.py) will be skipped, "
+        "or fail where GPUWIN_REQUIRE_BROWSER=1.",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def ensure_postgresql() -> None:
@@ -77,12 +84,16 @@ def ensure_postgresql() -> None:
         return
     print("installing postgresql for the gallery's database test ...", flush=True)
     subprocess.run(["apt-get", "update", "-qq"], check=False)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql"], check=False,
-                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "postgresql"],
+        check=False,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 def local_url(streamlit_args: list[str]) -> str:
     """Where `streamlit run ... <streamlit_args>` answers on this machine."""
+
     def option(name: str, default: str) -> str:
         for i, arg in enumerate(streamlit_args):
             if arg == name and i + 1 < len(streamlit_args):
@@ -124,11 +135,16 @@ def run_tests(args: list[str]) -> int:
         parts = [json.loads(line) for line in tally.read_text().splitlines()] if tally.exists() else []
     total = {key: sum(part.get(key, 0) for part in parts) for key in COUNTED}
     took = time.monotonic() - started
-    print(f"\ndev.py test: {took // 60:.0f} min {took % 60:.0f} s in all ({parallel_s // 60:.0f} min "
-          f"{parallel_s % 60:.0f} s for the parallel part on {workers} processes); "
-          f"{total['xfailed']} xfailed, {total['xpassed']} xpassed, {total['error']} errors", flush=True)
-    print(f"total: {total['passed']} passed, {total['failed'] + total['error']} failed, {total['skipped']} skipped",
-          flush=True)
+    print(
+        f"\ndev.py test: {took // 60:.0f} min {took % 60:.0f} s in all ({parallel_s // 60:.0f} min "
+        f"{parallel_s % 60:.0f} s for the parallel part on {workers} processes); "
+        f"{total['xfailed']} xfailed, {total['xpassed']} xpassed, {total['error']} errors",
+        flush=True,
+    )
+    print(
+        f"total: {total['passed']} passed, {total['failed'] + total['error']} failed, {total['skipped']} skipped",
+        flush=True,
+    )
     return combined_status(codes)
 
 

@@ -21,5 +21,7 @@ from ui.cache_guard import CacheGuardMiddleware  # noqa: E402
 from ui.not_found import NotFoundMiddleware  # noqa: E402
 from ui.upload_guard import UploadGuardMiddleware  # noqa: E402
 
-app = st.App(str(ROOT / "streamlit_app.py"), middleware=[
-    Middleware(CacheGuardMiddleware), Middleware(NotFoundMiddleware), Middleware(UploadGuardMiddleware)])
+app = st.App(
+    str(ROOT / "streamlit_app.py"),
+    middleware=[Middleware(CacheGuardMiddleware), Middleware(NotFoundMiddleware), Middleware(UploadGuardMiddleware)],
+)

@@ -25,13 +25,14 @@ from ui.sidebar import render_sidebar  # noqa: E402
 # Embedded in course material (an iframe with ?embed=true): no sidebar, no page menu, just the page;
 # the link's own parameters (gpu=..., the sliders) still choose the view.
 embedded = bool(st.context.is_embedded)
-st.set_page_config(page_title="When does the GPU win?", page_icon=":material/speed:", layout="centered",
-                   initial_sidebar_state="collapsed" if embedded else "auto")
+st.set_page_config(
+    page_title="When does the GPU win?",
+    page_icon=":material/speed:",
+    layout="centered",
+    initial_sidebar_state="collapsed" if embedded else "auto",
+)
 
-pages = [
-    st.Page(p.path, title=p.title, icon=p.icon, default=p.default)
-    for p in existing_pages()
-]
+pages = [st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in existing_pages()]
 page = st.navigation(pages, position="hidden" if embedded else "sidebar")
 bind()  # Streamlit's "clear cache" clears the results kept in lib.core.cache too
 page_style()  # smaller headings on a phone and in an iframe, so a page's chart and answer fit its first screen

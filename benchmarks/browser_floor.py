@@ -41,15 +41,15 @@ sys.path.insert(0, str(HERE))
 from browser_share import DEFAULT_PAGES, GOAL, pin_servers, pinned_chromium, quartiles, visit_rounds  # noqa: E402
 from page_speed import LINKS, server  # noqa: E402
 
-FLOOR = '''import altair as alt
+FLOOR = """import altair as alt
 import pandas as pd
 import streamlit as st
 
 st.title("Floor")
 st.altair_chart(alt.Chart(pd.DataFrame({"x": [1, 2, 3], "y": [1, 4, 9]})).mark_line().encode(x="x", y="y"))
-'''
+"""
 
-FRAME = '''import sys
+FRAME = """import sys
 sys.path.insert(0, {root!r})
 import altair as alt
 import pandas as pd
@@ -72,17 +72,17 @@ if {sidebar}:
     with routed():
         render_sidebar()
 page.run() if {nav} else floor()
-'''
+"""
 
-CHART = '''import json
+CHART = """import json
 import streamlit as st
 
 st.title("Floor")
 st.vega_lite_chart(json.loads(open({spec!r}, encoding="utf-8").read()), width="stretch")
-'''
+"""
 
 
-PARTS = '''import json
+PARTS = """import json
 import streamlit as st
 
 st.title("Floor")
@@ -98,7 +98,7 @@ for n, (kind, label, options) in enumerate(json.loads(open({parts!r}, encoding="
         st.page_link("https://example.com/" + str(n), label=label, icon=options[0])
     elif kind == "expander":
         st.expander(label)
-'''
+"""
 
 
 def first_view(page: str):
@@ -114,9 +114,16 @@ def first_view(page: str):
 def page_parts(at, expanders: bool) -> list[tuple[str, str, list]]:
     """The widgets (and with `expanders`, the expanders) of a first view's main area, in kind order."""
     parts = []
-    for kind, drawn in (("select_slider", "select_slider"), ("radio", "radio"), ("selectbox", "selectbox"),
-                        ("pills", "button_group"), ("toggle", "toggle")):
-        parts += [(kind, w.label, [str(o) for o in w.options] if kind != "toggle" else []) for w in getattr(at.main, drawn)]
+    for kind, drawn in (
+        ("select_slider", "select_slider"),
+        ("radio", "radio"),
+        ("selectbox", "selectbox"),
+        ("pills", "button_group"),
+        ("toggle", "toggle"),
+    ):
+        parts += [
+            (kind, w.label, [str(o) for o in w.options] if kind != "toggle" else []) for w in getattr(at.main, drawn)
+        ]
     parts += [("page_link", e.proto.label, [e.proto.icon]) for e in at.main.get("page_link")]
     if expanders:
         parts += [("expander", e.label, []) for e in at.main.expander]
@@ -164,10 +171,15 @@ def scripts(folder: Path, pages: list[str], parts: bool = False) -> dict[str, Pa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pages", nargs="*", help=f"pages whose first chart to time alone (default: {' '.join(DEFAULT_PAGES)})")
+    parser.add_argument(
+        "pages", nargs="*", help=f"pages whose first chart to time alone (default: {' '.join(DEFAULT_PAGES)})"
+    )
     parser.add_argument("--visits", type=int, default=6, help="new visitors per variant")
-    parser.add_argument("--parts", action="store_true", help="also each page's chart with its widgets, with its "
-                        "expanders, and the whole page")
+    parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="also each page's chart with its widgets, with its expanders, and the whole page",
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -176,13 +188,17 @@ def main(argv: list[str] | None = None) -> int:
     pages = args.pages or DEFAULT_PAGES
     paths = scripts(Path(tempfile.mkdtemp()), pages, args.parts)
     load = os.getloadavg()[0]
-    head = (f"browser floor benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
-            f"(load average {load:.1f} at start), servers on CPU 0, chromium on CPU 1, {args.visits} new visitors per "
-            "variant, shuffled")
+    head = (
+        f"browser floor benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
+        f"(load average {load:.1f} at start), servers on CPU 0, chromium on CPU 1, {args.visits} new visitors per "
+        "variant, shuffled"
+    )
     print(head, flush=True)
     with sync_playwright() as pw, ExitStack() as stack:
-        served = {name: stack.enter_context(server({"GPUWIN_NO_PREFETCH": "1"}, script=str(path)))
-                  for name, path in paths.items()}
+        served = {
+            name: stack.enter_context(server({"GPUWIN_NO_PREFETCH": "1"}, script=str(path)))
+            for name, path in paths.items()
+        }
         urls = {name: url for name, (url, _) in served.items()}
         if args.parts:  # the pages themselves, from one server of this checkout's app
             app_url, app_pid = stack.enter_context(server({"GPUWIN_NO_PREFETCH": "1"}))
@@ -194,13 +210,18 @@ def main(argv: list[str] | None = None) -> int:
     lines = [head, f"{'variant':30s} {'first chart: q1  median  q3':>28s}  x bare  busy  x bare"]
     order = [n for n in paths if "'s chart" not in n and " + " not in n]
     for page in pages:
-        order += [n for n in (f"{page}'s chart", f"{page} + its widgets", f"{page} + its expanders", f"{page} whole")
-                  if n in times]
+        order += [
+            n
+            for n in (f"{page}'s chart", f"{page} + its widgets", f"{page} + its expanders", f"{page} whole")
+            if n in times
+        ]
     for name in order:
         q1, med, q3 = quartiles([t[0] for t in times[name]])
         busy = statistics.median(t[1] for t in times[name])
-        lines.append(f"{name:30s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {med / bare_first:5.2f}x  {busy:4.2f}  "
-                     f"{busy / bare_busy:4.2f}x")
+        lines.append(
+            f"{name:30s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {med / bare_first:5.2f}x  {busy:4.2f}  "
+            f"{busy / bare_busy:4.2f}x"
+        )
     lines.append(f"(the goal: a page's first chart within {GOAL}x the bare page's, {GOAL * bare_first:.2f} s here)")
     print("\n".join(lines[1:]), flush=True)
     if args.out:

@@ -65,7 +65,7 @@ def pin_servers(pids) -> None:
 def pinned_chromium(pw):
     """Chromium on CPU 1 alone: the visitor's own machine, not sharing the servers' core."""
     wrapper = Path(tempfile.mkdtemp()) / "chromium"
-    wrapper.write_text(f"#!/bin/sh\nexec taskset -c 1 {CHROMIUM} \"$@\"\n")
+    wrapper.write_text(f'#!/bin/sh\nexec taskset -c 1 {CHROMIUM} "$@"\n')
     wrapper.chmod(0o755)
     return pw.chromium.launch(executable_path=str(wrapper), args=CHROMIUM_ARGS)
 
@@ -100,9 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     load = os.getloadavg()[0]
-    head = (f"browser share benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
-            f"(load average {load:.1f} at start), servers on CPU 0, chromium on CPU 1, {args.visits} new visitors per "
-            "page and server, shuffled")
+    head = (
+        f"browser share benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
+        f"(load average {load:.1f} at start), servers on CPU 0, chromium on CPU 1, {args.visits} new visitors per "
+        "page and server, shuffled"
+    )
     print(head, flush=True)
     apps = ([("before", args.before)] if args.before else []) + [("this checkout", ROOT)]
     env = {"GPUWIN_NO_PREFETCH": "1"}
@@ -113,23 +115,29 @@ def main(argv: list[str] | None = None) -> int:
             for (name, _), ctx in zip(apps, stack):
                 servers[name] = ctx.__enter__()
             pin_servers(pid for _, pid in servers.values())
-            urls = {("bare page", ""): floor_url} | {(name, page): f"{servers[name][0]}/{LINKS.get(page, page)}"
-                                                     for name, _ in apps for page in pages}
+            urls = {("bare page", ""): floor_url} | {
+                (name, page): f"{servers[name][0]}/{LINKS.get(page, page)}" for name, _ in apps for page in pages
+            }
             times = visit_rounds(pinned_chromium(pw), urls, args.visits)
         finally:
             for ctx in reversed(stack):
                 ctx.__exit__(None, None, None)
     bare_first, bare_busy = (statistics.median(t[i] for t in times[("bare page", "")]) for i in (0, 1))
-    lines = [head, f"bare page (benchmarks/floor_app.py): first chart {bare_first:.2f} s, main thread busy "
-                   f"{bare_busy:.2f} s (medians)",
-             f"{'page':16s} {'server':14s} {'first chart: q1  median  q3':>28s}  x bare  goal <= {GOAL}x  busy  x bare"]
+    lines = [
+        head,
+        f"bare page (benchmarks/floor_app.py): first chart {bare_first:.2f} s, main thread busy "
+        f"{bare_busy:.2f} s (medians)",
+        f"{'page':16s} {'server':14s} {'first chart: q1  median  q3':>28s}  x bare  goal <= {GOAL}x  busy  x bare",
+    ]
     for page in pages:
         for name, _ in apps:
             q1, med, q3 = quartiles([t[0] for t in times[(name, page)]])
             busy = statistics.median(t[1] for t in times[(name, page)])
             ratio = med / bare_first
-            lines.append(f"{page:16s} {name:14s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {ratio:5.2f}x  "
-                         f"{'met' if ratio <= GOAL else 'MISSED':>12s}  {busy:4.2f}  {busy / bare_busy:4.2f}x")
+            lines.append(
+                f"{page:16s} {name:14s} {q1:10.2f} {med:7.2f} {q3:5.2f} s  {ratio:5.2f}x  "
+                f"{'met' if ratio <= GOAL else 'MISSED':>12s}  {busy:4.2f}  {busy / bare_busy:4.2f}x"
+            )
     print("\n".join(lines[1:]), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

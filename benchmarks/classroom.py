@@ -49,8 +49,9 @@ ERRORS = ("Traceback", "StreamlitAPIException")
 def settings_for(i: int) -> str:
     """A different view for every visitor (a class does not all keep the defaults)."""
     widths, depths, batches = (16, 32, 64, 128, 256), (1, 2, 3, 4), (16, 64, 256, 1024, 4096)
-    return (f"over=batch_size&hidden_width={widths[i % 5]}&depth={depths[(i // 5) % 4]}"
-            f"&batch_size={batches[(i // 20) % 5]}")
+    return (
+        f"over=batch_size&hidden_width={widths[i % 5]}&depth={depths[(i // 5) % 4]}&batch_size={batches[(i // 20) % 5]}"
+    )
 
 
 def peak_memory_gb(pid: int) -> float:
@@ -127,8 +128,9 @@ def run_browsers_at(url: str, path: str, visitors: int, done_texts: list[str] | 
                 errors.append(f"no chart: {type(err).__name__}")
         for page in pages if done_texts else []:
             try:
-                page.wait_for_function("texts => texts.some(t => document.body.innerText.includes(t))",
-                                       arg=done_texts, timeout=600_000)
+                page.wait_for_function(
+                    "texts => texts.some(t => document.body.innerText.includes(t))", arg=done_texts, timeout=600_000
+                )
                 text = page.inner_text("body")
                 done.append(LIVE in text)
                 if any(e in text for e in ERRORS):
@@ -166,11 +168,13 @@ def main() -> int:
     parser.add_argument("--cold", action="store_true", help="the visitors are the server's first")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    lines = [f"classroom on {os.cpu_count()} cores: N visitors open the Training page at once, each its own view, "
-             f"on a {'cold' if args.cold else 'warm'} server",
-             f"{'visitors':10} {'N':>3} {'first chart median':>19} {'worst':>7} {'live measured':>14} "
-             f"{'kept recorded':>14} {'errors':>7} {'server peak':>12}  "
-             f"goal (worst <= {FIRST_CHART_GOAL_S:g} s, no error, <= {MEMORY_GOAL_GB:g} GB)"]
+    lines = [
+        f"classroom on {os.cpu_count()} cores: N visitors open the Training page at once, each its own view, "
+        f"on a {'cold' if args.cold else 'warm'} server",
+        f"{'visitors':10} {'N':>3} {'first chart median':>19} {'worst':>7} {'live measured':>14} "
+        f"{'kept recorded':>14} {'errors':>7} {'server peak':>12}  "
+        f"goal (worst <= {FIRST_CHART_GOAL_S:g} s, no error, <= {MEMORY_GOAL_GB:g} GB)",
+    ]
     print("\n".join(lines), flush=True)
     for client in args.clients.split(","):
         run = {"sessions": run_sessions, "browsers": run_browsers}[client]
@@ -183,14 +187,18 @@ def main() -> int:
             firsts = result["firsts"] or [float("nan")]
             worst = max(firsts)
             met = worst <= FIRST_CHART_GOAL_S and not result["errors"] and memory <= MEMORY_GOAL_GB
-            lines.append(f"{client:10} {n:3d} {statistics.median(firsts):18.2f}s {worst:6.2f}s {result['live']:14d} "
-                         f"{result['kept_recorded']:14d} {len(result['errors']):7d} {memory:10.2f} GB  "
-                         f"{'met' if met else 'MISSED'}")
+            lines.append(
+                f"{client:10} {n:3d} {statistics.median(firsts):18.2f}s {worst:6.2f}s {result['live']:14d} "
+                f"{result['kept_recorded']:14d} {len(result['errors']):7d} {memory:10.2f} GB  "
+                f"{'met' if met else 'MISSED'}"
+            )
             print(lines[-1], *sorted(set(result["errors"]))[:3], sep="\n  " if result["errors"] else "", flush=True)
             if client == "browsers":
                 floor = run_floor(n)["firsts"] or [float("nan")]
-                lines.append(f"{'bare page':10} {n:3d} {statistics.median(floor):18.2f}s {max(floor):6.2f}s"
-                             f"  (the same browsers opening a bare Streamlit page with one chart: chromium's floor)")
+                lines.append(
+                    f"{'bare page':10} {n:3d} {statistics.median(floor):18.2f}s {max(floor):6.2f}s"
+                    f"  (the same browsers opening a bare Streamlit page with one chart: chromium's floor)"
+                )
                 print(lines[-1], flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -68,8 +68,9 @@ def held_errors(steps: M.Steps, kind: str, test) -> dict[tuple, list[float]]:
     model = costmodel.fit(M.observations(train, kind, kernels), kind)
     out: dict[tuple, list[float]] = {}
     for o in M.observations(held, kind, kernels):
-        out.setdefault(o.config, []).append(abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0]
-                                                         / o.seconds)))
+        out.setdefault(o.config, []).append(
+            abs(math.log(model.predict(o.config, o.terms, o.where, o.group)[0] / o.seconds))
+        )
     return out
 
 
@@ -149,14 +150,18 @@ def why(kind: str, config: tuple, steps: int, depths: int, errors: list[list[flo
     if "depth out" in missed and depths == 1:
         out.append("recorded at one depth only: leaving that depth out leaves the whole configuration out")
     if kind == "cuda" and config[0] == "cuda_graph" and ({"config out", "depth out"} & missed):
-        out.append("with no CUDA graph recorded, its kernels are priced at eager's price per kernel, read from eager's "
-                   "busy time as the square root of (back-to-back time × step time) (lib.core.costmodel.stretched_busy); "
-                   "where that price differs from the graph's own profiles, the smallest graph steps come out "
-                   "slow and the widest fast: one price per kernel cannot fit both. Recorded graph steps in the fit "
-                   "bring it to the k-fold column")
+        out.append(
+            "with no CUDA graph recorded, its kernels are priced at eager's price per kernel, read from eager's "
+            "busy time as the square root of (back-to-back time × step time) (lib.core.costmodel.stretched_busy); "
+            "where that price differs from the graph's own profiles, the smallest graph steps come out "
+            "slow and the widest fast: one price per kernel cannot fit both. Recorded graph steps in the fit "
+            "bring it to the k-fold column"
+        )
     elif "config out" in missed and config[0] == "eager" and config[1:] == (True, False, False):
-        out.append("leaving eager out leaves the model without its per-operation issue cost, the term every other "
-                   "recorded configuration prices from it")
+        out.append(
+            "leaving eager out leaves the model without its per-operation issue cost, the term every other "
+            "recorded configuration prices from it"
+        )
     return out
 
 
@@ -192,14 +197,17 @@ def family_lines(label: str, pack: dict) -> tuple[list[str], list[str]]:
             if f is None:
                 continue
             goal = "met" if f[0] <= GOAL_MEDIAN and f[1] <= GOAL_P90 else "MISSED"
-            lines.append(f"family-out {gpu_name(label)} {what} n={len(errors)} median x{f[0]:.2f} p90 x{f[1]:.2f}  "
-                         f"{goal}")
+            lines.append(
+                f"family-out {gpu_name(label)} {what} n={len(errors)} median x{f[0]:.2f} p90 x{f[1]:.2f}  {goal}"
+            )
         ratios = sorted(kernel_ratios(found, name))
         own = factors(pooled(diagnosis.get(name, {})))
         if ratios and own:
-            why_lines.append(f"{gpu_name(label)} {name}: profiled / traced kernels (eager) ×{statistics.median(ratios):.2f} "
-                             f"median (×{ratios[0]:.2f}-×{ratios[-1]:.2f}); with its profiled counts the same "
-                             f"hold-out is median x{own[0]:.2f} p90 x{own[1]:.2f}")
+            why_lines.append(
+                f"{gpu_name(label)} {name}: profiled / traced kernels (eager) ×{statistics.median(ratios):.2f} "
+                f"median (×{ratios[0]:.2f}-×{ratios[-1]:.2f}); with its profiled counts the same "
+                f"hold-out is median x{own[0]:.2f} p90 x{own[1]:.2f}"
+            )
     return lines, why_lines
 
 
@@ -257,9 +265,12 @@ def main() -> int:
     args = parser.parse_args()
     packs, problems = load_recorded(Path(args.packs) if args.packs else None)
     head = f"{'machine':40} {'dev':4} {'configuration':38} {'steps':>5}"
-    lines = [f"cost_model_holdout.py, {datetime.date.today()}, on {platform.node()} ({os.cpu_count()} cores; a pure "
-             f"computation over the shipped packs: timing plays no part)", "",
-             f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}"]
+    lines = [
+        f"cost_model_holdout.py, {datetime.date.today()}, on {platform.node()} ({os.cpu_count()} cores; a pure "
+        f"computation over the shipped packs: timing plays no part)",
+        "",
+        f"{head} {'k-fold: med p90 n':>17} {'depth out':>17} {'config out':>17}  goal ×{GOAL_MEDIAN} / ×{GOAL_P90}",
+    ]
     notes: list[str] = []
     families: list[str] = []
     family_why: list[str] = []
@@ -277,17 +288,29 @@ def main() -> int:
                 errors = [w.get(config, []) for w in ways]
                 for p, e in zip(pooled, errors):
                     p += e
-                lines.append(f"{label[:40]:40} {kind:4} {str(config)[:38]:38} {table.count(config):5} "
-                             f"{cell(errors[0])} {cell(errors[1])} {cell(errors[2])}  {verdict(*errors)}")
-                notes += [f"{label} {kind} {config}: {n}" for n in
-                          why(kind, config, table.count(config), len(table.recorded_depths(config)), errors)]
-            lines.append(f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
-                         f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}")
+                lines.append(
+                    f"{label[:40]:40} {kind:4} {str(config)[:38]:38} {table.count(config):5} "
+                    f"{cell(errors[0])} {cell(errors[1])} {cell(errors[2])}  {verdict(*errors)}"
+                )
+                notes += [
+                    f"{label} {kind} {config}: {n}"
+                    for n in why(kind, config, table.count(config), len(table.recorded_depths(config)), errors)
+                ]
+            lines.append(
+                f"{label[:40]:40} {kind:4} {'all configurations':38} {len(table):5} "
+                f"{cell(pooled[0])} {cell(pooled[1])} {cell(pooled[2])}  {verdict(*pooled)}"
+            )
     lines += ["", f"Family out (goal median x{GOAL_MEDIAN}, p90 x{GOAL_P90}):", *families]
     if family_why:
-        lines += ["", "Family out, its kernels: the trace's count against the profiles', and the same hold-out if "
-                  "the trace counted kernels as the profiler does:", *[f"- {w}" for w in family_why],
-                  "", "Why family out misses:", *[f"- {n}" for n in FAMILY_NOTES]]
+        lines += [
+            "",
+            "Family out, its kernels: the trace's count against the profiles', and the same hold-out if "
+            "the trace counted kernels as the profiler does:",
+            *[f"- {w}" for w in family_why],
+            "",
+            "Why family out misses:",
+            *[f"- {n}" for n in FAMILY_NOTES],
+        ]
     if notes:
         lines += ["", "Why it misses:", *[f"- {n}" for n in notes]]
     lines += [f"left out (could not be read): {p}" for p in problems]

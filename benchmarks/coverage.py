@@ -32,8 +32,10 @@ from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
 from lib.recorded.sources import gpu_sources, machine_text, source_pack  # noqa: E402
 
-SWITCHES = [dict(zip(("data_resident", "item_every_step", "pin_memory"), combo))
-            for combo in itertools.product((True, False), repeat=3)]
+SWITCHES = [
+    dict(zip(("data_resident", "item_every_step", "pin_memory"), combo))
+    for combo in itertools.product((True, False), repeat=3)
+]
 DEFAULT_SWITCHES = {"data_resident": True, "item_every_step": False, "pin_memory": False}
 
 
@@ -63,8 +65,7 @@ def training_coverage(table: T.StepTable, machine: str) -> dict[str, Counter]:
     for view in training_views(modes):
         kinds = [origin(view.at(x)) for x in view.axis.steps]
         drawn = [k for k in kinds if k]
-        verdict = ("no GPU curve" if len(drawn) < 2 else "predicted" if "predicted" in drawn
-                   else "recorded or derived")
+        verdict = "no GPU curve" if len(drawn) < 2 else "predicted" if "predicted" in drawn else "recorded or derived"
         counts[f"any switches, {view.mode}"][verdict] += 1
         counts["every mode × switch × slider"][verdict] += 1
         if all(getattr(view, k) == v for k, v in DEFAULT_SWITCHES.items()):
@@ -96,9 +97,15 @@ def other_pages(pack: dict, label: str) -> dict[str, Counter]:
     axes = pipeline_screen.AXES
     for over in axes:
         for values in itertools.product(*(axes[k].steps for k in axes if k != over)):
-            for model, workers, pin in itertools.product(pipeline_screen.MODELS, pipeline_screen.WORKERS, (False, True)):
-                settings = pipeline_screen.Settings(**dict(zip([k for k in axes if k != over], values)), model=model,
-                                                    num_workers=workers, pin_memory=pin)  # `over` at its default
+            for model, workers, pin in itertools.product(
+                pipeline_screen.MODELS, pipeline_screen.WORKERS, (False, True)
+            ):
+                settings = pipeline_screen.Settings(
+                    **dict(zip([k for k in axes if k != over], values)),
+                    model=model,
+                    num_workers=workers,
+                    pin_memory=pin,
+                )  # `over` at its default
                 view = pipeline_screen.View(settings, over, gpu_live=False)
                 _, rows = pipeline_screen.find_recorded([pack], [pack["path"]], view)
                 gpu = [r for feed in rows.rows.values() for r in feed if r["device"] != "cpu"]
@@ -116,8 +123,10 @@ def row(page: str, machine: str, which: str, c: Counter) -> str:
     total = sum(c.values())
     curve = total - c["no GPU curve"]
     recorded = c["recorded or derived"] + c["recorded"]
-    return (f"{page:10} {machine[:44]:44} {which:42} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
-            f"{c['predicted'] / total:10.1%} {c['no GPU curve'] / total:8.1%}")
+    return (
+        f"{page:10} {machine[:44]:44} {which:42} {total:9,} {curve / total:10.1%} {recorded / total:17.1%} "
+        f"{c['predicted'] / total:10.1%} {c['no GPU curve'] / total:8.1%}"
+    )
 
 
 def main() -> int:
@@ -126,8 +135,10 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     packs, _ = load_recorded(Path(args.packs) if args.packs else None)
-    lines = [f"{'page':10} {'GPU machine':44} {'views':42} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
-             f"{'predicted':>10} {'none':>8}"]
+    lines = [
+        f"{'page':10} {'GPU machine':44} {'views':42} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
+        f"{'predicted':>10} {'none':>8}"
+    ]
     for source in gpu_sources(packs):
         pack = source_pack(source, packs)
         table = T.tables(pack, machine_text(pack["machine"])).get("cuda")

@@ -37,8 +37,10 @@ GOAL = 1.25
 
 def sample(rows: list[dict], n: int) -> list[dict]:
     """n ok rows spread evenly over the grid's order of settings (the same every run)."""
-    ok = sorted((r for r in rows if r.get("status") == "ok" and r.get("median_s")),
-                key=lambda r: tuple(str(r.get(k)) for k in setting_keys(r)))
+    ok = sorted(
+        (r for r in rows if r.get("status") == "ok" and r.get("median_s")),
+        key=lambda r: tuple(str(r.get(k)) for k in setting_keys(r)),
+    )
     if len(ok) <= n:
         return ok
     step = len(ok) / n
@@ -60,11 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     from lib.workloads import get_workload
 
     here, cores = cpu_model(), os.cpu_count()
-    lines = [f"# cpu_grid_recheck, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-             f"{here} ({cores} cores), torch {torch.__version__}, Python {platform.python_version()}",
-             f"# shipped / now per point (>1: the shipped time is slower than a quiet re-run here); goal: median within x{GOAL}"]
+    lines = [
+        f"# cpu_grid_recheck, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+        f"{here} ({cores} cores), torch {torch.__version__}, Python {platform.python_version()}",
+        f"# shipped / now per point (>1: the shipped time is slower than a quiet re-run here); goal: median within x{GOAL}",
+    ]
     paths = [Path(p) for p in args.packs] or sorted(
-        f for pattern in ("*.json", "*.json.gz") for f in recorded_dir().glob(pattern))
+        f for pattern in ("*.json", "*.json.gz") for f in recorded_dir().glob(pattern)
+    )
     watch = LoadWatch.start()
     for path in paths:
         pack, name = load_pack(path), path.name
@@ -73,34 +78,51 @@ def main(argv: list[str] | None = None) -> int:
         if not cpu_rows:
             continue
         if machine.get("cpu_model") != here or machine.get("cpu_cores") != cores:
-            lines.append(f"{name}: recorded on {machine.get('label')} ({machine.get('cpu_model')}, "
-                         f"{machine.get('cpu_cores')} cores): not this box's kind, not re-checked here")
+            lines.append(
+                f"{name}: recorded on {machine.get('label')} ({machine.get('cpu_model')}, "
+                f"{machine.get('cpu_cores')} cores): not this box's kind, not re-checked here"
+            )
             continue
         ratios, points = [], []
         for row in sample(cpu_rows, args.points):
             workload = get_workload(row["workload"])
             settings = {k: row[k] for k in setting_keys(row) if k in {s.name for s in workload.settings}}
-            now = measure_point(workload, settings, "cpu", budget_s=args.budget, with_phases=False,
-                                num_threads=int(row.get("num_threads") or 1), memory_cap_gb=None)
+            now = measure_point(
+                workload,
+                settings,
+                "cpu",
+                budget_s=args.budget,
+                with_phases=False,
+                num_threads=int(row.get("num_threads") or 1),
+                memory_cap_gb=None,
+            )
             if now.status != Status.OK:
                 points.append(f"  {settings}: {now.status} now ({now.message})")
                 continue
             ratio = float(row["median_s"]) / float(now.median_s)
             ratios.append(ratio)
-            shown = ", ".join(f"{k}={settings[k]}" for k in ("batch_size", "hidden_width", "depth", "size", "val",
-                                                           "method") if k in settings)
-            points.append(f"  {shown:<45} shipped {row['median_s'] * 1e3:9.3f} ms  now {now.median_s * 1e3:9.3f} ms"
-                         f"  x{ratio:.2f}")
+            shown = ", ".join(
+                f"{k}={settings[k]}"
+                for k in ("batch_size", "hidden_width", "depth", "size", "val", "method")
+                if k in settings
+            )
+            points.append(
+                f"  {shown:<45} shipped {row['median_s'] * 1e3:9.3f} ms  now {now.median_s * 1e3:9.3f} ms  x{ratio:.2f}"
+            )
         if ratios:
             q = statistics.quantiles(ratios, n=10) if len(ratios) >= 10 else [min(ratios), max(ratios)]
             verdict = "within the goal" if 1 / GOAL <= statistics.median(ratios) <= GOAL else "OUTSIDE the goal"
             quiet = machine.get("load_quiet")
-            lines.append(f"{name}: recorded {machine.get('date', '')[:10]} (load_quiet: {quiet}); n={len(ratios)} "
-                         f"median x{statistics.median(ratios):.2f}, p10 x{q[0]:.2f}, p90 x{q[-1]:.2f}: {verdict}")
+            lines.append(
+                f"{name}: recorded {machine.get('date', '')[:10]} (load_quiet: {quiet}); n={len(ratios)} "
+                f"median x{statistics.median(ratios):.2f}, p10 x{q[0]:.2f}, p90 x{q[-1]:.2f}: {verdict}"
+            )
         lines += points
     load = watch.finish()
-    lines.append(f"# this re-run's load: {'quiet' if load.quiet else 'BUSY: ' + '; '.join(load.reasons())} "
-                 f"(other processes {load.other_cpu_share or 0:.0%} of the cores, {load.wall_s:.0f} s)")
+    lines.append(
+        f"# this re-run's load: {'quiet' if load.quiet else 'BUSY: ' + '; '.join(load.reasons())} "
+        f"(other processes {load.other_cpu_share or 0:.0%} of the cores, {load.wall_s:.0f} s)"
+    )
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -45,14 +45,21 @@ def walk(root: Path, paths: list[str], read_s: float, between_s: float) -> dict[
 
 
 def report(label: str, runs: list[dict[str, tuple[float, float]]]) -> list[str]:
-    lines = [f"== {label}: median of {len(runs)} runs",
-             "page (server share)    first chart  complete  goals <= 1 / 2 s"]
+    lines = [
+        f"== {label}: median of {len(runs)} runs",
+        "page (server share)    first chart  complete  goals <= 1 / 2 s",
+    ]
     for path in runs[0]:
         first = statistics.median(r[path][0] if r[path][0] is not None else float("nan") for r in runs)
         done = statistics.median(r[path][1] for r in runs)
         met = first <= FIRST_GOAL_S and done <= COMPLETE_GOAL_S
-        verdict = ("the server's first visit: its cold start (host_demo.py compares it with a bare app's)"
-                   if path == "home" else "met" if met else "MISSED")
+        verdict = (
+            "the server's first visit: its cold start (host_demo.py compares it with a bare app's)"
+            if path == "home"
+            else "met"
+            if met
+            else "MISSED"
+        )
         lines.append(f"{path:20} {first:11.2f}s {done:8.2f}s  {verdict}")
     return lines
 
@@ -69,15 +76,18 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = [Path(p.path).stem for p in PAGES if Path(p.path).stem != "home"]
     load = Path("/proc/loadavg").read_text().split()[0]
-    head = [f"first visitor benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2-core box (load average "
-            f"{load} at start), server on one CPU; Home read {args.read:g} s, then each page at its defaults "
-            f"{args.between:g} s apart; shipped packs"]
+    head = [
+        f"first visitor benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2-core box (load average "
+        f"{load} at start), server on one CPU; Home read {args.read:g} s, then each page at its defaults "
+        f"{args.between:g} s apart; shipped packs"
+    ]
     print(head[0], flush=True)
     lines = list(head)
     roots = ([("before: " + str(args.before), args.before)] if args.before else []) + [("this checkout", ROOT)]
     for label, root in roots:
-        commit = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h"], capture_output=True,
-                                text=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(root), "log", "-1", "--format=%h"], capture_output=True, text=True
+        ).stdout.strip()
         runs = [walk(root, paths, args.read, args.between) for _ in range(args.runs)]
         block = report(f"{label} ({commit})", runs)
         print("\n".join(block), flush=True)

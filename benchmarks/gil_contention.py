@@ -32,8 +32,12 @@ BATCHES = [1, 64]
 
 
 def sweep(**kwargs):
-    return functools.partial(live_sweep, LiveSweep(get_workload("mlp"), "batch_size", BATCHES, FIXED, ["cpu"],
-                                                   profile_current=False), LiveBudget(1.0, num_threads=1), **kwargs)
+    return functools.partial(
+        live_sweep,
+        LiveSweep(get_workload("mlp"), "batch_size", BATCHES, FIXED, ["cpu"], profile_current=False),
+        LiveBudget(1.0, num_threads=1),
+        **kwargs,
+    )
 
 
 def busy_python(stop: threading.Event) -> None:
@@ -70,14 +74,18 @@ def main() -> int:
     worker_quiet = medians(worker.run(sweep()))
     worker.stop()
 
-    lines = [f"GIL contention on {os.cpu_count()} cores: MLP step, width 64, depth 2, 1 thread; "
-             f"{args.busy} threads running Python in the server meanwhile",
-             f"{'batch':>6} {'here, quiet':>12} {'here, loaded':>13} {'worker, quiet':>14} {'worker, loaded':>15}"
-             f"  loaded / quiet: here, worker"]
+    lines = [
+        f"GIL contention on {os.cpu_count()} cores: MLP step, width 64, depth 2, 1 thread; "
+        f"{args.busy} threads running Python in the server meanwhile",
+        f"{'batch':>6} {'here, quiet':>12} {'here, loaded':>13} {'worker, quiet':>14} {'worker, loaded':>15}"
+        f"  loaded / quiet: here, worker",
+    ]
     for b in BATCHES:
-        lines.append(f"{b:6d} {quiet[b] * 1e3:10.3f}ms {loaded_here[b] * 1e3:11.3f}ms {worker_quiet[b] * 1e3:12.3f}ms "
-                     f"{loaded_worker[b] * 1e3:13.3f}ms  x{loaded_here[b] / quiet[b]:.2f}, "
-                     f"x{loaded_worker[b] / worker_quiet[b]:.2f}")
+        lines.append(
+            f"{b:6d} {quiet[b] * 1e3:10.3f}ms {loaded_here[b] * 1e3:11.3f}ms {worker_quiet[b] * 1e3:12.3f}ms "
+            f"{loaded_worker[b] * 1e3:13.3f}ms  x{loaded_here[b] / quiet[b]:.2f}, "
+            f"x{loaded_worker[b] / worker_quiet[b]:.2f}"
+        )
     print("\n".join(lines))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

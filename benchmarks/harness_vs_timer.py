@@ -37,8 +37,10 @@ def cases(device: str, stack) -> list[tuple[str, object]]:
     vec = torch.randn(50_000_000 if gpu else 1_000_000, device=dev)
     mid = torch.randn(2048 if gpu else 256, 2048 if gpu else 256, device=dev)
     big = torch.randn(8192 if gpu else 1536, 8192 if gpu else 1536, device=dev)
-    out = [(f"matmul {tiny.shape[0]} (~0.05 ms)", lambda: tiny @ tiny),
-           (f"vector add {vec.numel() // 1_000_000}M", lambda: vec + vec)]
+    out = [
+        (f"matmul {tiny.shape[0]} (~0.05 ms)", lambda: tiny @ tiny),
+        (f"vector add {vec.numel() // 1_000_000}M", lambda: vec + vec),
+    ]
     for mode in ("eager", "cuda_graph") if gpu else ("eager",):
         step = stack.enter_context(built_step(MLP, MLP.resolve({"batch_size": 64, "mode": mode}), device))
         out.append((f"mlp step b64, {mode}", step.run))
@@ -70,9 +72,11 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    lines = [f"torch {torch.__version__}, {args.threads} CPU threads, {args.rounds} interleaved rounds of "
-             f"{args.budget} s per tool",
-             f"{'device':8} {'case':26} {'harness':>11} {'Timer':>11} {'ratio':>7} {'ratio IQR':>10}"]
+    lines = [
+        f"torch {torch.__version__}, {args.threads} CPU threads, {args.rounds} interleaved rounds of "
+        f"{args.budget} s per tool",
+        f"{'device':8} {'case':26} {'harness':>11} {'Timer':>11} {'ratio':>7} {'ratio IQR':>10}",
+    ]
     worst = 1.0
     for device in resolve_devices(args.devices):
         with ExitStack() as stack:
@@ -80,11 +84,14 @@ def main() -> int:
                 ours, timer = interleaved(fn, device, args.threads, args.budget, args.rounds)
                 ratio, spread = median_and_iqr([a / b for a, b in zip(ours, timer)])
                 worst = max(worst, ratio, 1 / ratio)
-                lines.append(f"{device:8} {name:26} {statistics.median(ours) * 1e6:9.1f}us "
-                             f"{statistics.median(timer) * 1e6:9.1f}us {ratio:7.3f} {spread:10.3f}")
+                lines.append(
+                    f"{device:8} {name:26} {statistics.median(ours) * 1e6:9.1f}us "
+                    f"{statistics.median(timer) * 1e6:9.1f}us {ratio:7.3f} {spread:10.3f}"
+                )
                 print(lines[-1], flush=True)
-    lines.append(f"worst median ratio (either way): {worst:.3f} -> "
-                 f"{'within' if worst <= 1.1 else 'OUTSIDE'} the 0.9-1.1 goal")
+    lines.append(
+        f"worst median ratio (either way): {worst:.3f} -> {'within' if worst <= 1.1 else 'OUTSIDE'} the 0.9-1.1 goal"
+    )
     print("\n".join(lines[-1:]))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -103,9 +103,23 @@ def host(script: str, cpus: str | None, root: Path = ROOT) -> Iterator[tuple[str
     pin = ["taskset", "-c", cpus] if cpus else []
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [*pin, sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            *pin,
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     watch = RssWatch(proc.pid)
     url = f"http://127.0.0.1:{port}"
@@ -130,6 +144,7 @@ async def _visit(url: str, path: str):
 
 def cold_start(url: str, started: float) -> float:
     """Seconds from the server process's start to Home's first chart, over a session."""
+
     async def first() -> float:
         async with open_session(url) as session:
             sent = time.perf_counter()
@@ -137,6 +152,7 @@ def cold_start(url: str, started: float) -> float:
             if visit.first_chart_s is None:
                 raise RuntimeError(f"no chart on {url}: {visit.exceptions}")
             return sent - started + visit.first_chart_s
+
     return asyncio.run(first())
 
 
@@ -155,8 +171,9 @@ def one_run(cpus: str | None, paths: list[str], browser, browser_paths: list[str
     with host("benchmarks/floor_app.py", cpus) as (url, started, _):
         out["floor_cold"] = in_thread(cold_start, url, started)
         # the floor under every page's server share: a new session on the warm bare app, start to end
-        out["floor_session"] = statistics.median(in_thread(lambda: asyncio.run(_visit(url, "")).finished_s)
-                                                 for _ in range(3))
+        out["floor_session"] = statistics.median(
+            in_thread(lambda: asyncio.run(_visit(url, "")).finished_s) for _ in range(3)
+        )
         if browser is not None:
             out["floor_browser_first"] = statistics.median(open_and_time(browser, url)[0] for _ in range(3))
     with host("streamlit_app.py", cpus) as (url, started, watch):
@@ -199,17 +216,23 @@ def verdict(ok: bool) -> str:
 def report(label: str, runs: list[dict], paths: list[str]) -> list[str]:
     cold, floor = med(runs, "app_cold"), med(runs, "floor_cold")
     ratio = statistics.median(r["app_cold"] / r["floor_cold"] for r in runs)
-    lines = [f"== {label}: median of {len(runs)} runs",
-             f"cold start to Home's first chart (server share): app {cold:.2f} s, bare one-chart app {floor:.2f} s, "
-             f"ratio {ratio:.2f} (goal <= {RATIO_GOAL:g}: {verdict(ratio <= RATIO_GOAL)})"]
+    lines = [
+        f"== {label}: median of {len(runs)} runs",
+        f"cold start to Home's first chart (server share): app {cold:.2f} s, bare one-chart app {floor:.2f} s, "
+        f"ratio {ratio:.2f} (goal <= {RATIO_GOAL:g}: {verdict(ratio <= RATIO_GOAL)})",
+    ]
     if "app_browser_cold" in runs[0]:
         b_ratio = statistics.median(r["app_browser_cold"] / r["floor_browser_cold"] for r in runs)
-        lines.append(f"cold start to Home's first chart in chromium: app {med(runs, 'app_browser_cold'):.2f} s, bare "
-                     f"{med(runs, 'floor_browser_cold'):.2f} s, ratio {b_ratio:.2f} (goal <= {RATIO_GOAL:g}: "
-                     f"{verdict(b_ratio <= RATIO_GOAL)})")
-    lines.append(f"{'page (server share)':22} {'first chart':>11} {'complete':>9} {'cached':>7}"
-                 f"  goals <= {FIRST_GOAL_S:g} / {COMPLETE_GOAL_S:g} / {CACHED_GOAL_S:g} s"
-                 + ("   browser first chart / bare page" if "app_browser_cold" in runs[0] else ""))
+        lines.append(
+            f"cold start to Home's first chart in chromium: app {med(runs, 'app_browser_cold'):.2f} s, bare "
+            f"{med(runs, 'floor_browser_cold'):.2f} s, ratio {b_ratio:.2f} (goal <= {RATIO_GOAL:g}: "
+            f"{verdict(b_ratio <= RATIO_GOAL)})"
+        )
+    lines.append(
+        f"{'page (server share)':22} {'first chart':>11} {'complete':>9} {'cached':>7}"
+        f"  goals <= {FIRST_GOAL_S:g} / {COMPLETE_GOAL_S:g} / {CACHED_GOAL_S:g} s"
+        + ("   browser first chart / bare page" if "app_browser_cold" in runs[0] else "")
+    )
     for path in paths:
         first, complete, cached = (med(runs, "pages", path, i) for i in range(3))
         met = first <= FIRST_GOAL_S and complete <= COMPLETE_GOAL_S and cached <= CACHED_GOAL_S
@@ -218,16 +241,22 @@ def report(label: str, runs: list[dict], paths: list[str]) -> list[str]:
             b = statistics.median(r["browser_pages"][path] / r["floor_browser_first"] for r in runs)
             line += f"   {med(runs, 'browser_pages', path):.2f} s = {b:.2f}x ({verdict(b <= RATIO_GOAL)})"
         lines.append(line)
-    lines.append(f"bare one-chart app, a new session on the warm server, start to end: {med(runs, 'floor_session'):.2f} s "
-                 "(the floor under every page's server share)")
+    lines.append(
+        f"bare one-chart app, a new session on the warm server, start to end: {med(runs, 'floor_session'):.2f} s "
+        "(the floor under every page's server share)"
+    )
     if runs[0]["browser_pages"]:
         lines.append(f"bare page, a new visitor's first chart in chromium: {med(runs, 'floor_browser_first'):.2f} s")
-    lines.append(f"10 visitors at once on Training (sessions): first chart median {med(runs, 'crowd_median'):.2f} s, "
-                 f"worst {med(runs, 'crowd_worst'):.2f} s; visitors without a chart or with an error: "
-                 f"{max(r['crowd_errors'] for r in runs)}")
+    lines.append(
+        f"10 visitors at once on Training (sessions): first chart median {med(runs, 'crowd_median'):.2f} s, "
+        f"worst {med(runs, 'crowd_worst'):.2f} s; visitors without a chart or with an error: "
+        f"{max(r['crowd_errors'] for r in runs)}"
+    )
     peak = max(r["peak_gb"] for r in runs)
-    lines.append(f"peak memory (server + measuring process, RSS): {peak:.2f} GB (cap {MEMORY_GB:g} GB: "
-                 f"{verdict(peak <= MEMORY_GB)})")
+    lines.append(
+        f"peak memory (server + measuring process, RSS): {peak:.2f} GB (cap {MEMORY_GB:g} GB: "
+        f"{verdict(peak <= MEMORY_GB)})"
+    )
     return lines
 
 
@@ -237,17 +266,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpus", default="0,all", help="'0' pins to CPU 0 (taskset -c 0); 'all' leaves it free")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-browser", action="store_true", help="sessions only (no chromium)")
-    parser.add_argument("--browser-pages", default="home,training",
-                        help="pages also opened in chromium by a new visitor (each takes long on a loaded box)")
+    parser.add_argument(
+        "--browser-pages",
+        default="home,training",
+        help="pages also opened in chromium by a new visitor (each takes long on a loaded box)",
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     from ui.pages import PAGES
 
     paths = args.pages or [Path(p.path).stem for p in PAGES]
     load = os.getloadavg()
-    lines = [f"host demo benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
-             f"shared with other work (load average {load[0]:.1f} at start); shipped packs; cost-model cache "
-             f"{'warm' if any((ROOT / '.cache').glob('costmodel-*.pkl')) else 'empty'} at start"]
+    lines = [
+        f"host demo benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()}-core box "
+        f"shared with other work (load average {load[0]:.1f} at start); shipped packs; cost-model cache "
+        f"{'warm' if any((ROOT / '.cache').glob('costmodel-*.pkl')) else 'empty'} at start"
+    ]
     print(lines[0], flush=True)
     for cpus in args.cpus.split(","):
         pin = None if cpus == "all" else cpus
@@ -262,15 +296,18 @@ def main(argv: list[str] | None = None) -> int:
                     # the visitor's browser is not on the host: keep chromium off the server's CPU
                     other = next(c for c in range(os.cpu_count()) if str(c) != pin)
                     wrapper = Path(tempfile.mkdtemp()) / "chromium"
-                    wrapper.write_text(f"#!/bin/sh\nexec taskset -c {other} {CHROMIUM} \"$@\"\n")
+                    wrapper.write_text(f'#!/bin/sh\nexec taskset -c {other} {CHROMIUM} "$@"\n')
                     wrapper.chmod(0o755)
                     executable = str(wrapper)
                 browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
             runs = []
             for i in range(args.repeats):
                 runs.append(one_run(pin, paths, browser, args.browser_pages.split(",")))
-                print(f"  run {i + 1} on {'CPU ' + pin if pin else 'all cores'}: cold {runs[-1]['app_cold']:.2f} s "
-                      f"vs bare {runs[-1]['floor_cold']:.2f} s", flush=True)
+                print(
+                    f"  run {i + 1} on {'CPU ' + pin if pin else 'all cores'}: cold {runs[-1]['app_cold']:.2f} s "
+                    f"vs bare {runs[-1]['floor_cold']:.2f} s",
+                    flush=True,
+                )
             label = f"one CPU (taskset -c {pin})" if pin else f"{os.cpu_count()} cores"
             lines += report(label, runs, paths)
             print("\n".join(report(label, runs, paths)), flush=True)

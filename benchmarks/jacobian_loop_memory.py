@@ -55,10 +55,12 @@ def main() -> int:
     t = make_input(params).requires_grad_(True)
     flat = net(t).reshape(-1)
     kept = []
-    lines = [f"# seed 004's loop on the CPU, val = {args.val:,} ({total:,} passes in a full call, a {temp / 1e3:,.0f} kB "
-             f"temporary each), {datetime.date.today()} on {platform.node() or 'this machine'} ({os.cpu_count()} cores, "
-             f"{args.threads} torch thread(s), torch {torch.__version__}, {os.confstr('CS_GNU_LIBC_VERSION')})",
-             f"{'passes':>8} {'growth GB':>10} {'kB/pass':>8} {'temps/pass':>10} {'s/pass':>9}"]
+    lines = [
+        f"# seed 004's loop on the CPU, val = {args.val:,} ({total:,} passes in a full call, a {temp / 1e3:,.0f} kB "
+        f"temporary each), {datetime.date.today()} on {platform.node() or 'this machine'} ({os.cpu_count()} cores, "
+        f"{args.threads} torch thread(s), torch {torch.__version__}, {os.confstr('CS_GNU_LIBC_VERSION')})",
+        f"{'passes':>8} {'growth GB':>10} {'kB/pass':>8} {'temps/pass':>10} {'s/pass':>9}",
+    ]
     print("\n".join(lines), flush=True)
     before, started = rss_bytes(), time.perf_counter()
     every = max(1, args.passes // 12)
@@ -68,8 +70,10 @@ def main() -> int:
         done = i + 1
         if done % every == 0 or done == args.passes:
             growth = rss_bytes() - before
-            line = (f"{done:8,} {growth / 1e9:10.2f} {growth / done / 1e3:8.0f} {growth / done / temp:10.2f} "
-                    f"{(time.perf_counter() - started) / done:9.2e}")
+            line = (
+                f"{done:8,} {growth / 1e9:10.2f} {growth / done / 1e3:8.0f} {growth / done / temp:10.2f} "
+                f"{(time.perf_counter() - started) / done:9.2e}"
+            )
             lines.append(line)
             print(line, flush=True)
             if growth > args.stop_gb * 1e9:

@@ -51,11 +51,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="fresh processes per point (default 1)")
     parser.add_argument("--only", help="only the points whose workload and settings contain this text")
     args = parser.parse_args()
-    lines = [f"# memory estimates against measured peaks, {datetime.date.today()} on {platform.node() or 'this machine'}"
-             f" ({os.cpu_count()} cores), one torch thread; growth = peak RSS (VmHWM) above RSS before the point,"
-             f" {args.repeat} fresh process(es) per point: smallest / median / largest",
-             f"{'workload':<11}{'settings':<48}{'estimate':>10}{'smallest':>10}{'median':>10}{'largest':>10}"
-             f"{'est/largest':>12}  bound?"]
+    lines = [
+        f"# memory estimates against measured peaks, {datetime.date.today()} on {platform.node() or 'this machine'}"
+        f" ({os.cpu_count()} cores), one torch thread; growth = peak RSS (VmHWM) above RSS before the point,"
+        f" {args.repeat} fresh process(es) per point: smallest / median / largest",
+        f"{'workload':<11}{'settings':<48}{'estimate':>10}{'smallest':>10}{'median':>10}{'largest':>10}"
+        f"{'est/largest':>12}  bound?",
+    ]
     print("\n".join(lines), flush=True)
     for workload, params, profiled in POINTS:
         if args.quick and params.get("hidden_width") == 8192:
@@ -65,10 +67,12 @@ def main() -> int:
         runs = [peak_growth(workload, params, profiled=profiled, timeout_s=1200) for _ in range(args.repeat)]
         est, grown = runs[0]["estimate_bytes"], sorted(r["growth_bytes"] for r in runs)
         failed = next((r for r in runs if r["status"] != "ok"), None)
-        line = (f"{workload:<11}{str(params):<48}{est / 1e9:>8.3f}GB{grown[0] / 1e9:>8.3f}GB"
-                f"{statistics.median(grown) / 1e9:>8.3f}GB{grown[-1] / 1e9:>8.3f}GB"
-                f"{est / max(grown[-1], 1):>12.2f}  {'yes' if est >= grown[-1] else 'NO'}"
-                + ("" if failed is None else f"  ({failed['status']}: {failed['message']})"))
+        line = (
+            f"{workload:<11}{str(params):<48}{est / 1e9:>8.3f}GB{grown[0] / 1e9:>8.3f}GB"
+            f"{statistics.median(grown) / 1e9:>8.3f}GB{grown[-1] / 1e9:>8.3f}GB"
+            f"{est / max(grown[-1], 1):>12.2f}  {'yes' if est >= grown[-1] else 'NO'}"
+            + ("" if failed is None else f"  ({failed['status']}: {failed['message']})")
+        )
         print(line, flush=True)
         lines.append(line)
     if args.out:

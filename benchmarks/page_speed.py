@@ -45,8 +45,16 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from warm_server import wait_healthy  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 CHART = "[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg"
 FIRST_CHART_GOAL_S, COMPLETE_GOAL_S, CACHED_GOAL_S, COLD_GOAL_S = 1.0, 2.0, 0.3, 3.0
 TIMEOUT_MS = 120_000
@@ -62,14 +70,29 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(env: dict[str, str] | None = None, script: str = "streamlit_app.py",
-           root: Path = ROOT) -> Iterator[tuple[str, int]]:
+def server(
+    env: dict[str, str] | None = None, script: str = "streamlit_app.py", root: Path = ROOT
+) -> Iterator[tuple[str, int]]:
     """A fresh `streamlit run` on a free port; yields (url, pid) once it answers its health check."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -116,26 +139,34 @@ def measure(paths: list[str]) -> list[str]:
             open_and_time(browser, url)  # the server's first run imports Altair and pandas
             floor = [open_and_time(browser, url) for _ in range(3)]
             floor_first, floor_complete = (sorted(f[i] for f in floor)[1] for i in (0, 1))
-            lines.append(f"floor (a bare Streamlit page with one small chart, median of 3 new visitors): first chart "
-                         f"{floor_first:.2f} s, complete {floor_complete:.2f} s")
+            lines.append(
+                f"floor (a bare Streamlit page with one small chart, median of 3 new visitors): first chart "
+                f"{floor_first:.2f} s, complete {floor_complete:.2f} s"
+            )
             print(lines[-1], flush=True)
         started = time.perf_counter()
         with server() as (url, _):
             boot = time.perf_counter() - started
             home_first, _ = open_and_time(browser, url)
-            lines.append(f"cold server: {boot:.2f} s to start, then {home_first:.2f} s to the Home page's chart = "
-                         f"{boot + home_first:.2f} s  goal <= {COLD_GOAL_S:g} s: "
-                         f"{'met' if boot + home_first <= COLD_GOAL_S else 'MISSED'}")
-            lines.append(f"{'page':16} {'first chart':>12} {'complete':>9} {'cached revisit':>15} {'same browser':>13}"
-                         f"  goals <= {FIRST_CHART_GOAL_S:g} / {COMPLETE_GOAL_S:g} / {CACHED_GOAL_S:g} s;"
-                         f" first chart above the floor")
+            lines.append(
+                f"cold server: {boot:.2f} s to start, then {home_first:.2f} s to the Home page's chart = "
+                f"{boot + home_first:.2f} s  goal <= {COLD_GOAL_S:g} s: "
+                f"{'met' if boot + home_first <= COLD_GOAL_S else 'MISSED'}"
+            )
+            lines.append(
+                f"{'page':16} {'first chart':>12} {'complete':>9} {'cached revisit':>15} {'same browser':>13}"
+                f"  goals <= {FIRST_CHART_GOAL_S:g} / {COMPLETE_GOAL_S:g} / {CACHED_GOAL_S:g} s;"
+                f" first chart above the floor"
+            )
             for path in paths:
                 link = f"{url}/{LINKS.get(path, path)}"
                 first, complete = open_and_time(browser, link)
                 _, cached, same_browser = open_and_time(browser, link, again=True)
                 met = first <= FIRST_CHART_GOAL_S and complete <= COMPLETE_GOAL_S and cached <= CACHED_GOAL_S
-                lines.append(f"{path:16} {first:11.2f}s {complete:8.2f}s {cached:14.2f}s {same_browser:12.2f}s  "
-                             f"{'met' if met else 'MISSED'}; +{first - floor_first:.2f} s")
+                lines.append(
+                    f"{path:16} {first:11.2f}s {complete:8.2f}s {cached:14.2f}s {same_browser:12.2f}s  "
+                    f"{'met' if met else 'MISSED'}; +{first - floor_first:.2f} s"
+                )
                 print(lines[-1], flush=True)
         browser.close()
     return lines
@@ -152,8 +183,10 @@ def server_share(paths: list[str]) -> list[str]:
         async with open_session(url) as session:
             return await session.visit(page, query, timeout_s=TIMEOUT_MS / 1000)
 
-    lines = [f"{'server share':16} {'first chart':>12} {'complete':>9} {'cached revisit':>15}"
-             f"  (a session, no browser; the same goals; cached: median of {CACHED_VISITS} new sessions)"]
+    lines = [
+        f"{'server share':16} {'first chart':>12} {'complete':>9} {'cached revisit':>15}"
+        f"  (a session, no browser; the same goals; cached: median of {CACHED_VISITS} new sessions)"
+    ]
     with server(script="benchmarks/floor_app.py") as (url, _):
         asyncio.run(visit(url, "home"))
         floor = statistics.median(asyncio.run(visit(url, "home")).finished_s for _ in range(CACHED_VISITS))
@@ -162,14 +195,17 @@ def server_share(paths: list[str]) -> list[str]:
         time.sleep(5)  # the warm-up (measuring process, cost models) finishes in the background
         for path in paths:
             new = asyncio.run(visit(url, path))
-            cached = statistics.median(asyncio.run(visit(url, path)).finished_s or float("nan")
-                                       for _ in range(CACHED_VISITS))
+            cached = statistics.median(
+                asyncio.run(visit(url, path)).finished_s or float("nan") for _ in range(CACHED_VISITS)
+            )
             first = f"{new.first_chart_s:11.2f}s" if new.first_chart_s is not None else f"{'no chart':>12}"
             lines.append(f"{path:16} {first} {new.finished_s or float('nan'):8.2f}s {cached:14.2f}s")
             print(lines[-1], flush=True)
     # a new session costs the server this much before any page script runs: no cached page goes below it
-    lines.append(f"{'bare app':16} {'':>12} {'':>9} {floor:14.2f}s  (benchmarks/floor_app.py, a new session, "
-                 "the same way: the floor)")
+    lines.append(
+        f"{'bare app':16} {'':>12} {'':>9} {floor:14.2f}s  (benchmarks/floor_app.py, a new session, "
+        "the same way: the floor)"
+    )
     return lines
 
 
@@ -186,10 +222,15 @@ def against(paths: list[str], other: Path, visits: int = 5) -> list[str]:
         async with open_session(url) as session:
             return await session.visit(page, query, timeout_s=TIMEOUT_MS / 1000)
 
-    lines = [f"cached revisit, server share, median of {visits} new sessions taken in turn on two servers side by side",
-             f"{'page':16} {'before':>8} {'after':>8}  (before: {other})"]
-    with server(root=other) as (before, _), server() as (after, _), \
-            server(script="benchmarks/floor_app.py") as (floor, _):
+    lines = [
+        f"cached revisit, server share, median of {visits} new sessions taken in turn on two servers side by side",
+        f"{'page':16} {'before':>8} {'after':>8}  (before: {other})",
+    ]
+    with (
+        server(root=other) as (before, _),
+        server() as (after, _),
+        server(script="benchmarks/floor_app.py") as (floor, _),
+    ):
         for url in (before, after, floor):
             asyncio.run(visit(url, "home"))  # each server's first visit: imports, packs, warm-up
         time.sleep(10)  # both warm-ups (measuring process, cost models) finish in the background
@@ -200,12 +241,14 @@ def against(paths: list[str], other: Path, visits: int = 5) -> list[str]:
             times: dict[int, list[float]] = {0: [], 1: []}
             for _ in range(visits):
                 for i, url in enumerate(urls):
-                    times[i].append(asyncio.run(visit(url, "home" if path == "floor" else path)).finished_s
-                                    or float("nan"))
+                    times[i].append(
+                        asyncio.run(visit(url, "home" if path == "floor" else path)).finished_s or float("nan")
+                    )
             b, a = (statistics.median(times[i]) for i in (0, 1))
             name = "bare app" if path == "floor" else path
-            lines.append(f"{name:16} {b:7.2f}s {a:7.2f}s" + ("  (benchmarks/floor_app.py: the floor)"
-                                                              if path == "floor" else ""))
+            lines.append(
+                f"{name:16} {b:7.2f}s {a:7.2f}s" + ("  (benchmarks/floor_app.py: the floor)" if path == "floor" else "")
+            )
             print(lines[-1], flush=True)
     return lines
 
@@ -215,22 +258,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="url paths (default: every page)")
     parser.add_argument("--out", default=None, help="also write the table here")
     parser.add_argument("--server-only", action="store_true", help="only the server's share, no browser")
-    parser.add_argument("--against", type=Path, default=None,
-                        help="another checkout (e.g. `git worktree add /tmp/before HEAD~1`): only the cached revisit, "
-                             "before and after side by side")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="another checkout (e.g. `git worktree add /tmp/before HEAD~1`): only the cached revisit, "
+        "before and after side by side",
+    )
     args = parser.parse_args(argv)
     from ui.pages import PAGES
 
     paths = args.pages or [Path(p.path).stem for p in PAGES]
     if args.against:
-        lines = [f"page speed on {len(os.sched_getaffinity(0))} of this box's {os.cpu_count()} cores (the servers and the "
-                 f"sessions), load average {os.getloadavg()[0]:.1f} at start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-                 *against(paths, args.against.resolve())]
+        lines = [
+            f"page speed on {len(os.sched_getaffinity(0))} of this box's {os.cpu_count()} cores (the servers and the "
+            f"sessions), load average {os.getloadavg()[0]:.1f} at start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+            *against(paths, args.against.resolve()),
+        ]
         if args.out:
             Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
         return 0
-    lines = [f"page speed on {os.cpu_count()} cores, chromium {CHROMIUM}",
-             *([] if args.server_only else measure(paths)), *server_share(paths)]
+    lines = [
+        f"page speed on {os.cpu_count()} cores, chromium {CHROMIUM}",
+        *([] if args.server_only else measure(paths)),
+        *server_share(paths),
+    ]
     print("\n".join(lines))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

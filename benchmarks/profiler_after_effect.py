@@ -25,8 +25,11 @@ from pathlib import Path
 def steps(path: Path) -> dict[tuple, float]:
     with gzip.open(path) if path.suffix == ".gz" else path.open() as f:
         rows = json.load(f)["rows"]
-    return {(r["hidden_width"], r["depth"], r["batch_size"]): r["median_s"] for r in rows
-            if r.get("status") == "ok" and str(r["device"]).startswith("cuda")}
+    return {
+        (r["hidden_width"], r["depth"], r["batch_size"]): r["median_s"]
+        for r in rows
+        if r.get("status") == "ok" and str(r["device"]).startswith("cuda")
+    }
 
 
 def main() -> int:
@@ -39,10 +42,14 @@ def main() -> int:
     grid = steps(args.profiled)
     with gzip.open(args.profiled) as f:
         first = json.load(f)["rows"][:4]
-    lines = [f"profiled grid: {args.profiled.name} ({len(grid)} ok CUDA points)",
-             "first points in order (the first was timed before any profile in the process):"]
-    lines += [f"  width {r['hidden_width']}, depth {r['depth']}, batch {r['batch_size']}: {r['median_s'] * 1e3:.3f} ms"
-              for r in first]
+    lines = [
+        f"profiled grid: {args.profiled.name} ({len(grid)} ok CUDA points)",
+        "first points in order (the first was timed before any profile in the process):",
+    ]
+    lines += [
+        f"  width {r['hidden_width']}, depth {r['depth']}, batch {r['batch_size']}: {r['median_s'] * 1e3:.3f} ms"
+        for r in first
+    ]
     for name in ("training_item", "training_copied", "training_fused"):
         path = args.clean / f"{args.prefix}_{name}.json.gz"
         if not path.exists():
@@ -51,9 +58,11 @@ def main() -> int:
         launch_bound = [k for k in other if k in grid and k[2] <= 1024 and k[0] <= 256]
         ratios = [grid[k] / other[k] for k in launch_bound]
         if ratios:
-            lines.append(f"profiled eager / {name} (no profile), {len(ratios)} launch-bound points (width <= 256, "
-                         f"batch <= 1,024): median {statistics.median(ratios):.2f}, "
-                         f"range {min(ratios):.2f}-{max(ratios):.2f}")
+            lines.append(
+                f"profiled eager / {name} (no profile), {len(ratios)} launch-bound points (width <= 256, "
+                f"batch <= 1,024): median {statistics.median(ratios):.2f}, "
+                f"range {min(ratios):.2f}-{max(ratios):.2f}"
+            )
     text = "\n".join(lines)
     print(text)
     if args.out:

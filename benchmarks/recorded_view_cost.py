@@ -66,16 +66,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="also write the lines here")
     args = parser.parse_args()
-    lines = [f"recorded_view_cost: {platform.node() or 'this machine'}, {os.cpu_count()} cores, "
-             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average "
-             f"{os.getloadavg()[0]:.1f} (other processes share the cores); the H200's recorded view at the "
-             "family's defaults, eager and CUDA graph, fresh cache"]
+    lines = [
+        f"recorded_view_cost: {platform.node() or 'this machine'}, {os.cpu_count()} cores, "
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average "
+        f"{os.getloadavg()[0]:.1f} (other processes share the cores); the H200's recorded view at the "
+        "family's defaults, eager and CUDA graph, fresh cache"
+    ]
     for family in ("cnn", "transformer", "torchvision"):
         for hidden in (False, True):
             got = measure(family, hidden)
             how = "traced in the server" if hidden else "shipped counts      "
-            lines.append(f"{family:12s} {how}: {got['seconds']:5.2f} s, RSS after {got['rss'] / 1e6:4.0f} MB, "
-                         f"torch loaded: {'yes' if got['torch'] else 'no'}")
+            lines.append(
+                f"{family:12s} {how}: {got['seconds']:5.2f} s, RSS after {got['rss'] / 1e6:4.0f} MB, "
+                f"torch loaded: {'yes' if got['torch'] else 'no'}"
+            )
             print(lines[-1], flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n")

@@ -26,9 +26,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # what a row says about how it was measured, not where: left out of a point's identity
-_MEASURED = {"median_s", "iqr_s", "repeats", "status", "message", "machine", "cold_s", "calls_per_repeat",
-             "achieved_flops_per_s", "kernels", "device_busy_s", "epoch_s", "initial_weights_abs_sum",
-             "num_threads", "device_name", "peak_memory_estimate_bytes", "flops", "bytes"}
+_MEASURED = {
+    "median_s",
+    "iqr_s",
+    "repeats",
+    "status",
+    "message",
+    "machine",
+    "cold_s",
+    "calls_per_repeat",
+    "achieved_flops_per_s",
+    "kernels",
+    "device_busy_s",
+    "epoch_s",
+    "initial_weights_abs_sum",
+    "num_threads",
+    "device_name",
+    "peak_memory_estimate_bytes",
+    "flops",
+    "bytes",
+}
 
 
 def point(row: dict) -> tuple:
@@ -37,15 +54,20 @@ def point(row: dict) -> tuple:
 
 def quantiles(values: list[float]) -> str:
     v = sorted(values)
-    return (f"n={len(v)} median x{statistics.median(v):.3f} p10 x{v[len(v) // 10]:.3f} "
-            f"p90 x{v[9 * len(v) // 10]:.3f}") if v else "n=0"
+    return (
+        (f"n={len(v)} median x{statistics.median(v):.3f} p10 x{v[len(v) // 10]:.3f} p90 x{v[9 * len(v) // 10]:.3f}")
+        if v
+        else "n=0"
+    )
 
 
 def load_words(machine: dict) -> str:
     if "load_quiet" not in machine:
         return "no load kept"
-    return (f"load_quiet {machine['load_quiet']}, other processes {machine.get('load_other_cpu_share', 0):.1%} "
-            f"of the host's cores")
+    return (
+        f"load_quiet {machine['load_quiet']}, other processes {machine.get('load_other_cpu_share', 0):.1%} "
+        f"of the host's cores"
+    )
 
 
 def compare(name: str, old_rev: str) -> list[str]:
@@ -53,8 +75,10 @@ def compare(name: str, old_rev: str) -> list[str]:
     new = json.loads(gzip.decompress((ROOT / path).read_bytes()))
     old_bytes = subprocess.run(["git", "show", f"{old_rev}:{path}"], cwd=ROOT, capture_output=True, check=True).stdout
     old = json.loads(gzip.decompress(old_bytes))
-    lines = [f"{name}: old {old['machine'].get('date', '?')[:10]} ({load_words(old['machine'])}), "
-             f"new {new['machine'].get('date', '?')[:10]} ({load_words(new['machine'])})"]
+    lines = [
+        f"{name}: old {old['machine'].get('date', '?')[:10]} ({load_words(old['machine'])}), "
+        f"new {new['machine'].get('date', '?')[:10]} ({load_words(new['machine'])})"
+    ]
     a = {point(r): r for r in old["rows"]}
     b = {point(r): r for r in new["rows"]}
     both = [k for k in a if k in b and a[k]["status"] == "ok" == b[k]["status"]]
@@ -64,7 +88,7 @@ def compare(name: str, old_rev: str) -> list[str]:
         return [b[k]["median_s"] / a[k]["median_s"] for k in keys]
 
     lines.append(f"  new/old step, all:          {quantiles(ratios(both))}")
-    for device in sorted({a[k]['device'] for k in both}):
+    for device in sorted({a[k]["device"] for k in both}):
         lines.append(f"  new/old step, {device:<13} {quantiles(ratios([k for k in both if a[k]['device'] == device]))}")
     lines.append(f"  new/old step, under 2 ms:   {quantiles(ratios([k for k in both if a[k]['median_s'] < 2e-3]))}")
     lines.append(f"  new/old step, over 10 ms:   {quantiles(ratios([k for k in both if a[k]['median_s'] >= 1e-2]))}")
@@ -74,8 +98,10 @@ def compare(name: str, old_rev: str) -> list[str]:
     spread = [r["iqr_s"] / r["median_s"] for r in (b[k] for k in both)]
     spread_old = [r["iqr_s"] / r["median_s"] for r in (a[k] for k in both)]
     if spread:
-        lines.append(f"  spread (IQR/median), median: old {statistics.median(spread_old):.1%}, "
-                     f"new {statistics.median(spread):.1%}")
+        lines.append(
+            f"  spread (IQR/median), median: old {statistics.median(spread_old):.1%}, "
+            f"new {statistics.median(spread):.1%}"
+        )
     return lines
 
 
@@ -85,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="also write the report here")
     parser.add_argument("packs", nargs="+", help="pack names, e.g. h200_training_gpu")
     args = parser.parse_args(argv)
-    out = [f"# packs recorded again against the versions they replaced ({args.old_rev}); "
-           f"run {datetime.date.today().isoformat()}", ""]
+    out = [
+        f"# packs recorded again against the versions they replaced ({args.old_rev}); "
+        f"run {datetime.date.today().isoformat()}",
+        "",
+    ]
     for name in args.packs:
         out += compare(name, args.old_rev) + [""]
     text = "\n".join(out)

@@ -85,6 +85,7 @@ class Shot:
     def cells(self) -> list[str]:
         def yes(v: bool | None, none: str) -> str:
             return none if v is None else "yes" if v else "NO"
+
         return [yes(self.chart, "no chart"), yes(self.answer, "no answer"), "yes" if self.fits else "NO"]
 
 
@@ -131,14 +132,22 @@ def shoot(browser, url: str, page_path: str, screen: str, out: Path) -> Shot:
     png = out / f"{page_path}_{screen}.png"
     page.screenshot(path=str(png))
     context.close()
-    return Shot(page_path, screen, within(charts[0], width, height) if charts else None,
-                within(answer, width, height), all(c[0] >= -1 and c[0] + c[2] <= width + 1 for c in charts),
-                seconds, png)
+    return Shot(
+        page_path,
+        screen,
+        within(charts[0], width, height) if charts else None,
+        within(answer, width, height),
+        all(c[0] >= -1 and c[0] + c[2] <= width + 1 for c in charts),
+        seconds,
+        png,
+    )
 
 
 def table(shots: list[Shot]) -> list[str]:
-    lines = [f"{'page':16} {'screen':9} {'chart in first screen':>22} {'answer in first screen':>23} "
-             f"{'no chart wider':>15} {'s':>6}"]
+    lines = [
+        f"{'page':16} {'screen':9} {'chart in first screen':>22} {'answer in first screen':>23} "
+        f"{'no chart wider':>15} {'s':>6}"
+    ]
     for s in shots:
         chart, answer, fits = s.cells()
         lines.append(f"{s.page:16} {s.screen:9} {chart:>22} {answer:>23} {fits:>15} {s.seconds:6.1f}")
@@ -171,8 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             browser.close()
     where = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
-    lines = [f"first screens on {os.cpu_count()} cores, chromium {CHROMIUM}; PNGs in {where}",
-             "desktop 1366×768, phone 390×844, embedded: an 800×600 iframe of /<page>?embed=true", *table(shots)]
+    lines = [
+        f"first screens on {os.cpu_count()} cores, chromium {CHROMIUM}; PNGs in {where}",
+        "desktop 1366×768, phone 390×844, embedded: an 800×600 iframe of /<page>?embed=true",
+        *table(shots),
+    ]
     print("\n".join(lines))
     if args.table:
         Path(args.table).write_text("\n".join(lines) + "\n", encoding="utf-8")

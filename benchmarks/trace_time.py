@@ -20,8 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SHAPES = ({}, {"depth": 1}, {"depth": 16}, {"hidden_width": 8192, "batch_size": 65536, "depth": 16},
-          {"mode": "cuda_graph"}, {"mode": "fused"})
+SHAPES = (
+    {},
+    {"depth": 1},
+    {"depth": 16},
+    {"hidden_width": 8192, "batch_size": 65536, "depth": 16},
+    {"mode": "cuda_graph"},
+    {"mode": "fused"},
+)
 REPEATS = 5
 
 
@@ -29,14 +35,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="also write the lines here")
     args = parser.parse_args()
-    lines = [f"trace_time: {platform.node() or 'this machine'}, {platform.processor() or platform.machine()}, "
-             f"{os.cpu_count()} cores, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-             f"load average {os.getloadavg()[0]:.1f} (other processes share the cores)"]
+    lines = [
+        f"trace_time: {platform.node() or 'this machine'}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+        f"load average {os.getloadavg()[0]:.1f} (other processes share the cores)"
+    ]
     start = time.perf_counter()
     import torch  # noqa: F401 - imported apart from the first trace
+
     lines.append(f"import torch: {time.perf_counter() - start:.2f} s")
     from lib.workloads import traced
     from lib.workloads.mlp import WORKLOAD
+
     for i, overrides in enumerate(SHAPES):
         times = []
         for r in range(REPEATS):
@@ -47,12 +57,16 @@ def main() -> int:
             times.append(time.perf_counter() - t)
         first = f"first {times[0] * 1e3:.0f} ms, then " if i == 0 else ""
         rest = times[1:] if i == 0 else times
-        lines.append(f"mlp {overrides or 'defaults'}: {first}median {statistics.median(rest) * 1e3:.0f} ms "
-                     f"(n={len(rest)}); kernels {step.ops}, matmul FLOPs {step.flops_matmul:.3g}, "
-                     f"other FLOPs {step.flops_other:.3g}, bytes {step.bytes:.3g}")
-    lines.append("The width-8192 line: a full batch (batch_size >= dataset_size) ends an epoch every step (the epoch's "
-                 "loss read, its sum zeroed: one kernel more), and each foreach operator of Adam's update launches "
-                 "49 times over 16 weights of 8,192 x 8,192 (CUDA's multi_tensor_apply: 320 blocks a launch).")
+        lines.append(
+            f"mlp {overrides or 'defaults'}: {first}median {statistics.median(rest) * 1e3:.0f} ms "
+            f"(n={len(rest)}); kernels {step.ops}, matmul FLOPs {step.flops_matmul:.3g}, "
+            f"other FLOPs {step.flops_other:.3g}, bytes {step.bytes:.3g}"
+        )
+    lines.append(
+        "The width-8192 line: a full batch (batch_size >= dataset_size) ends an epoch every step (the epoch's "
+        "loss read, its sum zeroed: one kernel more), and each foreach operator of Adam's update launches "
+        "49 times over 16 weights of 8,192 x 8,192 (CUDA's multi_tensor_apply: 320 blocks a launch)."
+    )
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:

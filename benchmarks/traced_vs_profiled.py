@@ -25,8 +25,14 @@ from lib.recorded import RECORDED_DIR  # noqa: E402
 from lib.workloads import traced  # noqa: E402
 from lib.workloads.mlp import WORKLOAD  # noqa: E402
 
-PACKS = ("h200_training_gpu", "h100_training_gpu", "h200_training_graph", "h100_training_graph",
-         "h200_training_graph_d1_12", "h100_training_graph_d1_12")
+PACKS = (
+    "h200_training_gpu",
+    "h100_training_gpu",
+    "h200_training_graph",
+    "h100_training_graph",
+    "h200_training_graph_d1_12",
+    "h100_training_graph_d1_12",
+)
 
 
 def ratios(pack: str) -> list[tuple[float, dict]]:
@@ -46,16 +52,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="also write the lines here")
     args = parser.parse_args()
-    lines = [f"traced_vs_profiled: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d} (no timing: counts only)",
-             "pack                         rows  profiled / traced: min  median  p90   max   within x1.2"]
+    lines = [
+        f"traced_vs_profiled: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d} (no timing: counts only)",
+        "pack                         rows  profiled / traced: min  median  p90   max   within x1.2",
+    ]
     for pack in PACKS:
         found = sorted(r for r, _ in ratios(pack))
         if not found:
             continue
         at = lambda q: found[int(q * (len(found) - 1))]
         within = sum(1 for r in found if 1 / 1.2 <= r <= 1.2) / len(found)
-        lines.append(f"{pack:<28} {len(found):>5}  {found[0]:>22.2f} {at(0.5):>7.2f} {at(0.9):>5.2f} "
-                     f"{found[-1]:>5.2f}   {within:>6.0%}")
+        lines.append(
+            f"{pack:<28} {len(found):>5}  {found[0]:>22.2f} {at(0.5):>7.2f} {at(0.9):>5.2f} "
+            f"{found[-1]:>5.2f}   {within:>6.0%}"
+        )
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:

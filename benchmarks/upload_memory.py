@@ -52,8 +52,10 @@ def make_packs(folder: Path, n: int, rows: int) -> list[Path]:
     paths = []
     for i in range(n):
         label = f"BENCHMARK upload box {i} (2026-11-28)"
-        out = [{**base["rows"][j % len(base["rows"])], "seed": j // len(base["rows"]), "machine": label}
-               for j in range(rows)]
+        out = [
+            {**base["rows"][j % len(base["rows"])], "seed": j // len(base["rows"]), "machine": label}
+            for j in range(rows)
+        ]
         pack = {"schema_version": 1, "machine": {**base["machine"], "label": label}, "rows": out}
         folder.mkdir(exist_ok=True)
         path = folder / f"pack{i:02d}.json"
@@ -66,13 +68,24 @@ def wide_pack(folder: Path, keys: int = 581_750) -> Path:
     """The probe's item 2: one row with `keys` keys of three characters each, under the widget's 5 MB."""
     chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+-./;<=>?@[]^_{|}~"
     names = (a + b + c for a in chars for b in chars for c in chars)
-    row = {"workload": "mlp", "device": "cpu", "median_s": 0.001, "iqr_s": 0.0001, "repeats": 3, "status": "ok",
-           "message": ""}
+    row = {
+        "workload": "mlp",
+        "device": "cpu",
+        "median_s": 0.001,
+        "iqr_s": 0.0001,
+        "repeats": 3,
+        "status": "ok",
+        "message": "",
+    }
     for _, name in zip(range(keys), names):
         row[name] = 0
     path = folder / "wide.json"
-    path.write_text(json.dumps({"schema_version": 1, "machine": {"cpu_model": "x", "torch": "x", "date": "x"},
-                                "rows": [row]}, separators=(",", ":")))
+    path.write_text(
+        json.dumps(
+            {"schema_version": 1, "machine": {"cpu_model": "x", "torch": "x", "date": "x"}, "rows": [row]},
+            separators=(",", ":"),
+        )
+    )
     return path
 
 
@@ -119,9 +132,8 @@ def settle(sampler: Sampler, quiet_mb: float = 20, window_s: float = 15, at_most
     history: list[int] = []
     while time.perf_counter() - start < at_most_s:
         history.append(sampler.now())
-        recent = history[-int(window_s / 5) - 1:]
-        if (sampler.proc.children() and len(recent) > window_s / 5
-                and max(recent) - min(recent) < quiet_mb * 1e6):
+        recent = history[-int(window_s / 5) - 1 :]
+        if sampler.proc.children() and len(recent) > window_s / 5 and max(recent) - min(recent) < quiet_mb * 1e6:
             break
         time.sleep(5)
     return history[-1], time.perf_counter() - start
@@ -140,8 +152,10 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
     wide = wide_pack(folder)
     [small] = make_packs(folder / "small", 1, 50)
     sizes = [p.stat().st_size for p in packs]
-    lines = [f"packs: {n_packs} of {rows:,} rows, {min(sizes) / 1e6:.2f}-{max(sizes) / 1e6:.2f} MB each; "
-             f"wide pack: 1 row of 581,750 keys (+7 fields), {wide.stat().st_size / 1e6:.2f} MB"]
+    lines = [
+        f"packs: {n_packs} of {rows:,} rows, {min(sizes) / 1e6:.2f}-{max(sizes) / 1e6:.2f} MB each; "
+        f"wide pack: 1 row of 581,750 keys (+7 fields), {wide.stat().st_size / 1e6:.2f} MB"
+    ]
     env = {"GPUWIN_NO_PREFETCH": "1"}
     with server(env, script="serve.py", root=root) as (url, pid), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -162,8 +176,10 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
         first.close()
         idle, settled_s = settle(sampler)
         sampler.peak = idle
-        lines.append(f"idle (server + children, after a first visitor's Home and Your results with a 50-row pack, settled in {settled_s:.0f} s): "
-                     f"{gb(idle)} ({sampler.split()})")
+        lines.append(
+            f"idle (server + children, after a first visitor's Home and Your results with a 50-row pack, settled in {settled_s:.0f} s): "
+            f"{gb(idle)} ({sampler.split()})"
+        )
 
         # item 1: every visitor gives the widget all its packs at once, as a drag of 40 files does
         start = time.perf_counter()
@@ -173,8 +189,12 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
             tab = context.new_page()
             mine: list[int] = []
             statuses.append(mine)
-            tab.on("response", lambda r, mine=mine: mine.append(r.status) if "/_stcore/upload_file/" in r.url
-                   and r.request.method == "PUT" else None)
+            tab.on(
+                "response",
+                lambda r, mine=mine: mine.append(r.status)
+                if "/_stcore/upload_file/" in r.url and r.request.method == "PUT"
+                else None,
+            )
             tab.goto(f"{url}/your_results", timeout=TIMEOUT_MS)
             tab.wait_for_selector(INPUT, state="attached", timeout=TIMEOUT_MS)
             pages.append(tab)
@@ -196,14 +216,19 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
         text = pages[0].inner_text("body")
         used, refused = counts(text)
         answered = [status for mine in statuses for status in mine]
-        lines.append(f"item 1: {sessions} visitors x {n_packs} packs sent in {uploaded_s:.0f} s; the server stored "
-                     f"{', '.join(str(mine.count(204)) for mine in statuses)} and refused the other "
-                     f"{answered.count(413)} (413: over a visitor's file or byte cap); other answers: "
-                     f"{sorted(set(answered) - {204, 413}) or 'none'}")
-        lines.append(f"    the first page then: {used} files used, {refused} refused with a message; server + children "
-                     f"{gb(during)} ({split_during})")
-        reasons = sorted({line.split(": not read: ", 1)[1].split(";")[0] for line in text.splitlines()
-                          if ": not read: " in line})
+        lines.append(
+            f"item 1: {sessions} visitors x {n_packs} packs sent in {uploaded_s:.0f} s; the server stored "
+            f"{', '.join(str(mine.count(204)) for mine in statuses)} and refused the other "
+            f"{answered.count(413)} (413: over a visitor's file or byte cap); other answers: "
+            f"{sorted(set(answered) - {204, 413}) or 'none'}"
+        )
+        lines.append(
+            f"    the first page then: {used} files used, {refused} refused with a message; server + children "
+            f"{gb(during)} ({split_during})"
+        )
+        reasons = sorted(
+            {line.split(": not read: ", 1)[1].split(";")[0] for line in text.splitlines() if ": not read: " in line}
+        )
         for reason in reasons:
             lines.append(f"    refused: ...{reason}")
 
@@ -217,8 +242,14 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
         try:
             tab.get_by_text("wide.json", exact=False).nth(1).wait_for(timeout=TIMEOUT_MS)  # the page's words on it
             wide_s = time.perf_counter() - start
-            message = next((line for line in tab.inner_text("body").splitlines()
-                            if "wide.json" in line and line.strip() != "wide.json"), "")
+            message = next(
+                (
+                    line
+                    for line in tab.inner_text("body").splitlines()
+                    if "wide.json" in line and line.strip() != "wide.json"
+                ),
+                "",
+            )
             lines.append(f"item 2: the 581,750-key upload answered in {wide_s:.1f} s (upload included): {message}")
         except PlaywrightTimeout:
             lines.append(f"item 2: the 581,750-key upload: no answer within {TIMEOUT_MS / 1000:.0f} s")
@@ -233,12 +264,16 @@ def run(root: Path, n_packs: int, rows: int, sessions: int, after_s: float) -> l
         peak = sampler.peak
         sampler.stop()
         browser.close()
-    lines.append(f"peak (server + children, sampled every 0.2 s): {gb(peak)}   goal <= {PEAK_GOAL_GB} GB: "
-                 + ("met" if peak <= PEAK_GOAL_GB * 1e9 else f"missed by {gb(peak - PEAK_GOAL_GB * 1e9)}"))
+    lines.append(
+        f"peak (server + children, sampled every 0.2 s): {gb(peak)}   goal <= {PEAK_GOAL_GB} GB: "
+        + ("met" if peak <= PEAK_GOAL_GB * 1e9 else f"missed by {gb(peak - PEAK_GOAL_GB * 1e9)}")
+    )
     back = held - idle
-    lines.append(f"{time.perf_counter() - closed:.0f} s after every tab closed: {gb(held)}, {back / 1e9:+.2f} GB "
-                 f"from idle ({split_held})   goal within {BACK_GOAL_GB} GB: "
-                 + ("met" if back <= BACK_GOAL_GB * 1e9 else f"missed by {gb(back - BACK_GOAL_GB * 1e9)}"))
+    lines.append(
+        f"{time.perf_counter() - closed:.0f} s after every tab closed: {gb(held)}, {back / 1e9:+.2f} GB "
+        f"from idle ({split_held})   goal within {BACK_GOAL_GB} GB: "
+        + ("met" if back <= BACK_GOAL_GB * 1e9 else f"missed by {gb(back - BACK_GOAL_GB * 1e9)}")
+    )
     return lines
 
 
@@ -251,9 +286,11 @@ def main() -> None:
     parser.add_argument("--after", type=float, default=60.0, help="seconds after the tabs close")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    head = [f"# benchmarks/upload_memory.py, {datetime.datetime.now():%Y-%m-%d %H:%M} on {platform.node()}: "
-            f"{os.cpu_count()} CPUs, {psutil.virtual_memory().total / 1e9:.0f} GB, load average "
-            f"{os.getloadavg()[0]:.1f} at start; checkout {args.root}"]
+    head = [
+        f"# benchmarks/upload_memory.py, {datetime.datetime.now():%Y-%m-%d %H:%M} on {platform.node()}: "
+        f"{os.cpu_count()} CPUs, {psutil.virtual_memory().total / 1e9:.0f} GB, load average "
+        f"{os.getloadavg()[0]:.1f} at start; checkout {args.root}"
+    ]
     lines = head + run(args.root, args.packs, args.rows, args.sessions, args.after)
     text = "\n".join(lines) + "\n"
     print(text, end="")

@@ -58,11 +58,18 @@ def page_jobs(settings: dict, *, point: bool = True, timeline: bool = True) -> l
 
     view = View(**settings)
     work, fixed = view.family.workload, L.live_settings(view, gpu_live=False)
-    jobs = [("grid", sweep_request(work, view.over, L.live_grid(view), fixed, ["cpu"],
-                                   num_threads=L.DEFAULT_THREADS)[1])]
+    jobs = [
+        ("grid", sweep_request(work, view.over, L.live_grid(view), fixed, ["cpu"], num_threads=L.DEFAULT_THREADS)[1])
+    ]
     if point:
-        jobs.append(("point, profiled", sweep_request(work, view.over, [view.current], fixed, ["cpu"],
-                                                      current=view.current, num_threads=L.DEFAULT_THREADS)[1]))
+        jobs.append(
+            (
+                "point, profiled",
+                sweep_request(
+                    work, view.over, [view.current], fixed, ["cpu"], current=view.current, num_threads=L.DEFAULT_THREADS
+                )[1],
+            )
+        )
     if timeline:
         step = work.resolve({**view.settings(), "mode": fixed["mode"]})
         jobs.append(("timeline", LiveRequest.of(live_timeline, work, step, "cpu", num_threads=L.DEFAULT_THREADS)))
@@ -75,9 +82,15 @@ def warm_up_jobs() -> list[tuple[str, object]]:
     from lib.workloads import get_workload
     from ui.warm_up import DATALOADER_WARM_UP
 
-    return [("warm-up: MLP steps", functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS)),
-            ("warm-up: DataLoader", functools.partial(warm_up, get_workload("dataloader"), DATALOADER_WARM_UP,
-                                                      num_threads=DEFAULT_CPU_THREADS, calls=1))]
+    return [
+        ("warm-up: MLP steps", functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS)),
+        (
+            "warm-up: DataLoader",
+            functools.partial(
+                warm_up, get_workload("dataloader"), DATALOADER_WARM_UP, num_threads=DEFAULT_CPU_THREADS, calls=1
+            ),
+        ),
+    ]
 
 
 class VisitorLeft(Exception):
@@ -105,8 +118,10 @@ def run(worker, name: str, job, out: list[str], *, leave_after: int | None = Non
     took = time.perf_counter() - started
     held = worker.held
     time.sleep(0.5)  # a recycled worker's successor has started: read it as the probe would
-    out.append(f"  {name:<46} {took:5.1f} s  rss {rss_gb(worker.pid()):5.2f} GB   after job {held.after_job / 1e9:5.2f}"
-               f"  after trim {held.after_trim / 1e9:5.2f}" + ("  recycled" if held.recycled else ""))
+    out.append(
+        f"  {name:<46} {took:5.1f} s  rss {rss_gb(worker.pid()):5.2f} GB   after job {held.after_job / 1e9:5.2f}"
+        f"  after trim {held.after_trim / 1e9:5.2f}" + ("  recycled" if held.recycled else "")
+    )
     print(out[-1], flush=True)
     return result
 
@@ -132,7 +147,9 @@ def replay(give_back: bool, out: list[str]) -> None:
     from lib.core.worker import MeasureWorker
 
     worker = MeasureWorker(give_back=give_back)
-    out.append(f"\n## a worker that {'gives memory back after each job (the app)' if give_back else 'keeps what its jobs leave (before issue 40)'}")
+    out.append(
+        f"\n## a worker that {'gives memory back after each job (the app)' if give_back else 'keeps what its jobs leave (before issue 40)'}"
+    )
     print(out[-1], flush=True)
     try:
         for name, job in warm_up_jobs():
@@ -144,9 +161,11 @@ def replay(give_back: bool, out: list[str]) -> None:
         run(worker, f"item 3's first view: {timeline[0]}", timeline[1], out, leave_after=1)
         run(worker, "a view at width 2,048: grid", page_jobs(WIDE, point=False, timeline=False)[0][1], out)
         held = rss_gb(worker.pid())
-        out.append(f"  held before the second view: {held:.2f} GB, {held - idle:+.2f} GB over the idle size "
-                   f"({'within' if held - idle <= GOAL_GB else 'over'} the {GOAL_GB} GB goal); "
-                   f"recycled {worker.recycled} time(s)")
+        out.append(
+            f"  held before the second view: {held:.2f} GB, {held - idle:+.2f} GB over the idle size "
+            f"({'within' if held - idle <= GOAL_GB else 'over'} the {GOAL_GB} GB goal); "
+            f"recycled {worker.recycled} time(s)"
+        )
         print(out[-1], flush=True)
         second_view(worker, out)
     finally:
@@ -181,8 +200,10 @@ def recycle_cost(out: list[str]) -> None:
         started = time.perf_counter()
         worker.recycle(("torch", "lib.lessons.common.live", "lib.workloads"))  # as after a job that kept memory
         worker.run(functools.partial(process_rss_bytes))
-        out.append(f"  a fresh process importing torch and the app's modules answers its first job after "
-                   f"{time.perf_counter() - started:.1f} s, holding {rss_gb(worker.pid()):.2f} GB")
+        out.append(
+            f"  a fresh process importing torch and the app's modules answers its first job after "
+            f"{time.perf_counter() - started:.1f} s, holding {rss_gb(worker.pid()):.2f} GB"
+        )
         print(out[-1], flush=True)
     finally:
         worker.stop()
@@ -192,16 +213,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     from lib.lessons.training.live import DEFAULT_THREADS
 
-    out = [f"# worker memory (issue 40, item 3), {datetime.date.today()} on {platform.node()} ({os.cpu_count()} cores), "
-           f"commit {commit}, {DEFAULT_THREADS} torch thread(s), memory cap {os.environ.get('GPUWIN_MEMORY_CAP_GB', '2.7')} GB",
-           "# rss: the worker's VmRSS read from /proc by the server half a second after the job; after job / after "
-           "trim: what the worker reported (GB)"]
+    out = [
+        f"# worker memory (issue 40, item 3), {datetime.date.today()} on {platform.node()} ({os.cpu_count()} cores), "
+        f"commit {commit}, {DEFAULT_THREADS} torch thread(s), memory cap {os.environ.get('GPUWIN_MEMORY_CAP_GB', '2.7')} GB",
+        "# rss: the worker's VmRSS read from /proc by the server half a second after the job; after job / after "
+        "trim: what the worker reported (GB)",
+    ]
     print(out[0], flush=True)
-    out.append(f"# load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (other sessions share "
-               "these cores: the seconds vary with them, the memory does not)")
+    out.append(
+        f"# load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (other sessions share "
+        "these cores: the seconds vary with them, the memory does not)"
+    )
     replay(False, out)
     replay(True, out)
     fresh(out)

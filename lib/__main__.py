@@ -1,11 +1,11 @@
 """Command-line interface: how packs are recorded on a GPU machine and figures reproduced.
 
-    python -m lib devices
-    python -m lib run WORKLOAD --set KEY=VALUE ... --devices cpu,cuda
-    python -m lib sweep WORKLOAD --over KEY=V1,V2,... --set KEY=VALUE ... --devices cpu,cuda --out PACK.json
-    python -m lib crossover PACK.json
-    python -m lib merge OUT.json IN.json ...
-    python -m lib predict MODEL --input SHAPE --over batch_size=1,16,256 [--json FILE] [--no-live]
+python -m lib devices
+python -m lib run WORKLOAD --set KEY=VALUE ... --devices cpu,cuda
+python -m lib sweep WORKLOAD --over KEY=V1,V2,... --set KEY=VALUE ... --devices cpu,cuda --out PACK.json
+python -m lib crossover PACK.json
+python -m lib merge OUT.json IN.json ...
+python -m lib predict MODEL --input SHAPE --over batch_size=1,16,256 [--json FILE] [--no-live]
 """
 
 from __future__ import annotations
@@ -61,8 +61,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     workload, devices = _common(args)
     # the one gate (lib.core.gate) with the limits given here
-    measure = partial(measure_point, workload, gate=recording_gate(
-        memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])))
+    measure = partial(
+        measure_point,
+        workload,
+        gate=recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])),
+    )
     settings = workload.resolve(_parse_sets(args.set))
     watch = LoadWatch.start()
     points: list[Point] = []
@@ -109,12 +112,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return _stopped(resume.with_rest(so_far), args.out, machine_so_far)
     if machine.get("load_quiet") is False:
-        print("warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
-              + "; ".join(Load.reasons_of(machine)) + ". The pack says so (load_quiet: false) and the app does "
-              "not draw it as recorded; record again with nothing else running.", file=sys.stderr)
+        print(
+            "warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
+            + "; ".join(Load.reasons_of(machine))
+            + ". The pack says so (load_quiet: false) and the app does "
+            "not draw it as recorded; record again with nothing else running.",
+            file=sys.stderr,
+        )
     if len(devices) > 1 and len(axes) == 1:
-        print(crossover_sentence(analyse_rows(rows_of(measured), names[0]), names[0], device_side("cpu"),
-                                 device_side(devices[1])).plain())
+        print(
+            crossover_sentence(
+                analyse_rows(rows_of(measured), names[0]), names[0], device_side("cpu"), device_side(devices[1])
+            ).plain()
+        )
     return 0
 
 
@@ -130,11 +140,15 @@ def _stopped(points: list[Point], out: str | None, machine: Callable[[], dict]) 
     measured = sum(1 for p in points if p.status == Status.OK)
     if out and points:
         save_pack(build_pack(points, machine()), out)
-        print(f"stopped: {_count(len(points), 'row')} ({measured} measured) kept in {out}; add --resume to go on",
-              file=sys.stderr)
+        print(
+            f"stopped: {_count(len(points), 'row')} ({measured} measured) kept in {out}; add --resume to go on",
+            file=sys.stderr,
+        )
     else:
-        print(f"stopped: {_count(measured, 'row')} measured, none kept" + ("" if out else " (no --out given)"),
-              file=sys.stderr)
+        print(
+            f"stopped: {_count(measured, 'row')} measured, none kept" + ("" if out else " (no --out given)"),
+            file=sys.stderr,
+        )
     return 130
 
 
@@ -142,8 +156,9 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _sweep_points(workload, points, names: list[str], devices, args, resume, so_far: list[Point],
-                  machine_so_far: Callable[[], dict]) -> list[Point]:
+def _sweep_points(
+    workload, points, names: list[str], devices, args, resume, so_far: list[Point], machine_so_far: Callable[[], dict]
+) -> list[Point]:
     """One setting (a sweep) or several (a grid, every combination), through lib.core.sweep's one
     loop. With --resume, points already in --out are kept and not measured again (a cut-off
     recording goes on where it stopped: lib.core.resume); the pack is saved every --save-every points.
@@ -161,8 +176,9 @@ def _sweep_points(workload, points, names: list[str], devices, args, resume, so_
     from lib.core.workload import Settings
 
     # one gate for the whole recording (lib.core.gate): the limits given here, the app's questions and words
-    gate = recording_gate(memory_cap_gb=args.memory_cap_gb, budget_s=args.total_budget,
-                          max_flops=dict(args.max_gflop or []))
+    gate = recording_gate(
+        memory_cap_gb=args.memory_cap_gb, budget_s=args.total_budget, max_flops=dict(args.max_gflop or [])
+    )
     progress = None if args.quiet else TerminalProgress()
 
     def save_now(point: Point) -> None:
@@ -170,16 +186,32 @@ def _sweep_points(workload, points, names: list[str], devices, args, resume, so_
         if args.out and args.save_every and len(so_far) % args.save_every == 0:
             save_pack(build_pack(resume.with_rest(so_far), machine_so_far()), args.out)
 
-    measured = run_points(RunRequest(
-        workload, tuple(points), tuple(devices), with_phases=not args.no_phases, with_profile=False,
-        swept=",".join(names), point_budget_s=args.budget, num_threads=args.threads, slow_call_s=args.slow_call_s,
-        single_call_s=args.single_call_s, gate=gate, describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names),
-        progress=progress, on_point=save_now, kept=resume.point_for))
+    measured = run_points(
+        RunRequest(
+            workload,
+            tuple(points),
+            tuple(devices),
+            with_phases=not args.no_phases,
+            with_profile=False,
+            swept=",".join(names),
+            point_budget_s=args.budget,
+            num_threads=args.threads,
+            slow_call_s=args.slow_call_s,
+            single_call_s=args.single_call_s,
+            gate=gate,
+            describe=lambda s: ", ".join(f"{n}={s[n]}" for n in names),
+            progress=progress,
+            on_point=save_now,
+            kept=resume.point_for,
+        )
+    )
     so_far[:] = measured  # every point now; the profiling pass replaces them one by one
     # (index, settings, device) measured and not yet profiled: profiled after every timing
     to_profile: list[tuple[int, Settings, str]] = [
-        (at, point, device) for at, (done, (point, device)) in enumerate(zip(measured, [(p, d) for p in points for d in devices]))
-        if args.profile and isinstance(point, Settings) and done.status == Status.OK and done.counts.kernels is None]
+        (at, point, device)
+        for at, (done, (point, device)) in enumerate(zip(measured, [(p, d) for p in points for d in devices]))
+        if args.profile and isinstance(point, Settings) and done.status == Status.OK and done.counts.kernels is None
+    ]
     for i, (at, point, device) in enumerate(to_profile, 1):
         measured[at] = so_far[at] = profile_point(measured[at], workload, point, device, args.threads)
         if args.out and args.save_every and i % args.save_every == 0:
@@ -200,8 +232,9 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     workload, devices = _common(args)
     settings = workload.resolve(_parse_sets(args.set))
     gate = recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or []))
-    entries = [timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate)
-               for d in devices]
+    entries = [
+        timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate) for d in devices
+    ]
     for e in entries:
         figures = ", ".join(f"{k} {v:.4g}" for k, v in e.get("figures", {}).items())
         print(f"{e['device']}: {e['status']} {e['message']} {figures}")
@@ -247,18 +280,22 @@ def cmd_crossover(args: argparse.Namespace) -> int:
             continue
         if "," in swept:  # a grid (every combination): a crossover reads one setting at a time
             ok = sum(1 for r in rows if is_ok(r))
-            print(f"{workload}: a grid over {swept.replace(',', ', ')} on {', '.join(sorted({r['device'] for r in rows}))}"
-                  f" ({len(rows)} rows, {ok} ok); no crossover printed: it reads a sweep over one setting")
+            print(
+                f"{workload}: a grid over {swept.replace(',', ', ')} on {', '.join(sorted({r['device'] for r in rows}))}"
+                f" ({len(rows)} rows, {ok} ok); no crossover printed: it reads a sweep over one setting"
+            )
             continue
         analysis = analyse_rows(rows, swept)
-        devices = sorted({r['device'] for r in rows})
+        devices = sorted({r["device"] for r in rows})
         print(f"{workload} over {swept} ({', '.join(devices)}):")
         gpu = analysis.gpu_device or "gpu"
         print("  measured: " + crossover_sentence(analysis, swept, device_side("cpu"), device_side(gpu)).plain())
         for name, model in (("cpu", analysis.cpu_model), (analysis.gpu_device or "gpu", analysis.gpu_model)):
             if model is not None:
-                print(f"  cost model {name}: {model.overhead_s * 1e6:.1f} us fixed + work at "
-                      f"{model.throughput / 1e9:.3g} GFLOP/s")
+                print(
+                    f"  cost model {name}: {model.overhead_s * 1e6:.1f} us fixed + work at "
+                    f"{model.throughput / 1e9:.3g} GFLOP/s"
+                )
         if analysis.gpu_model is not None:
             predicted = fmt_about(analysis.predicted_x) if analysis.predicted_x else "none"
             print(f"  cost models predict the crossover at {swept} ≈ {predicted}")
@@ -275,16 +312,27 @@ def _print_verdicts(rows: list[dict], swept: str, packs: list[dict]) -> None:
     from lib.recorded.ceilings import ceilings_for
 
     ok = sorted((r for r in rows if is_ok(r)), key=lambda r: (r["device"], float(r[swept])))
-    ceilings = {name: ceilings_for(name, packs) for name in {str(r.get("device_name") or r["device"])
-                                                             for r in ok if is_cuda(r["device"])}}
+    ceilings = {
+        name: ceilings_for(name, packs)
+        for name in {str(r.get("device_name") or r["device"]) for r in ok if is_cuda(r["device"])}
+    }
     for name, found in sorted(ceilings.items()):  # the label names its machine and the rows it came from
-        print("  ceilings of " + (found.label() if found else f"{name}: not recorded (record a matmul and a "
-              "stream sweep on it with this CLI and pass their packs with --ceilings)"))
+        print(
+            "  ceilings of "
+            + (
+                found.label()
+                if found
+                else f"{name}: not recorded (record a matmul and a "
+                "stream sweep on it with this CLI and pass their packs with --ceilings)"
+            )
+        )
     said = [(r, verdict(r, ceilings.get(str(r.get("device_name") or r["device"])))) for r in ok]
     unsplit = sorted({r["device"] for r, v in said if v is None})
     if unsplit:
-        print(f"  what holds a step back is not said on {', '.join(unsplit)}: its rows carry no profile "
-              "(sweep with --profile to count kernels and busy time)")
+        print(
+            f"  what holds a step back is not said on {', '.join(unsplit)}: its rows carry no profile "
+            "(sweep with --profile to count kernels and busy time)"
+        )
     for r, v in said:
         if v is not None:
             print("  " + verdict_words(v, f"{r['device']} at {swept} {fmt_value(r[swept])}").plain())
@@ -299,7 +347,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m lib", description="When does the GPU win? Measure PyTorch work on CPU and CUDA.")
+    parser = argparse.ArgumentParser(
+        prog="python -m lib", description="When does the GPU win? Measure PyTorch work on CPU and CUDA."
+    )
     parser.add_argument("--version", action="version", version=APP_VERSION)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -309,15 +359,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     def timing_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("workload", help="workload name, e.g. mlp")
-        p.add_argument("--set", action="append", type=args_.key_value, metavar="KEY=VALUE", help="a setting (repeatable)")
+        p.add_argument(
+            "--set", action="append", type=args_.key_value, metavar="KEY=VALUE", help="a setting (repeatable)"
+        )
         p.add_argument("--devices", default="cpu", help="comma-separated: cpu, cuda, cuda:1 (default cpu)")
-        p.add_argument("--budget", type=args_.positive_number, default=1.0, help="seconds of timed repeats per point (default 1)")
-        p.add_argument("--threads", type=args_.threads, default=None,
-                       help="CPU threads, at most this machine's cores (default: torch's own)")
-        p.add_argument("--memory-cap-gb", type=args_.positive_number, default=None,
-                       help="refuse points estimated above this (default: $GPUWIN_MEMORY_CAP_GB or 2.7)")
-        p.add_argument("--max-gflop", action="append", type=args_.work_cap, metavar="DEVICE=G",
-                       help="skip points above G GFLOP per step on cpu or cuda (repeatable)")
+        p.add_argument(
+            "--budget", type=args_.positive_number, default=1.0, help="seconds of timed repeats per point (default 1)"
+        )
+        p.add_argument(
+            "--threads",
+            type=args_.threads,
+            default=None,
+            help="CPU threads, at most this machine's cores (default: torch's own)",
+        )
+        p.add_argument(
+            "--memory-cap-gb",
+            type=args_.positive_number,
+            default=None,
+            help="refuse points estimated above this (default: $GPUWIN_MEMORY_CAP_GB or 2.7)",
+        )
+        p.add_argument(
+            "--max-gflop",
+            action="append",
+            type=args_.work_cap,
+            metavar="DEVICE=G",
+            help="skip points above G GFLOP per step on cpu or cuda (repeatable)",
+        )
         p.add_argument("--out", help="write a result pack (JSON) here")
 
     p = sub.add_parser("run", help="time one workload at given settings")
@@ -327,15 +394,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="sweep settings over values (several --over: every combination), write a pack")
     timing_options(p)
-    p.add_argument("--over", required=True, action="append", type=args_.axis, metavar="KEY=V1,V2,...",
-                   help="a setting to vary and its values; repeat it for a grid of every combination")
-    p.add_argument("--total-budget", type=args_.positive_number, default=None, help="seconds for the whole sweep; later points are skipped")
+    p.add_argument(
+        "--over",
+        required=True,
+        action="append",
+        type=args_.axis,
+        metavar="KEY=V1,V2,...",
+        help="a setting to vary and its values; repeat it for a grid of every combination",
+    )
+    p.add_argument(
+        "--total-budget",
+        type=args_.positive_number,
+        default=None,
+        help="seconds for the whole sweep; later points are skipped",
+    )
     p.add_argument("--resume", action="store_true", help="keep the points already in --out; measure only the rest")
-    p.add_argument("--save-every", type=args_.whole, default=0, metavar="N", help="write --out every N points (with --resume)")
+    p.add_argument(
+        "--save-every", type=args_.whole, default=0, metavar="N", help="write --out every N points (with --resume)"
+    )
     p.add_argument("--no-phases", action="store_true", help="do not time the phases at every point")
     p.add_argument("--profile", action="store_true", help="count kernels and device-busy time at every point")
-    p.add_argument("--slow-call-s", type=args_.positive_number, default=None, help="a first call this slow: time one warm call only")
-    p.add_argument("--single-call-s", type=args_.positive_number, default=None, help="a first call this slow is the result itself")
+    p.add_argument(
+        "--slow-call-s",
+        type=args_.positive_number,
+        default=None,
+        help="a first call this slow: time one warm call only",
+    )
+    p.add_argument(
+        "--single-call-s", type=args_.positive_number, default=None, help="a first call this slow is the result itself"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=cmd_sweep)
 
@@ -348,18 +435,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pack", help="a result pack (JSON)")
     p.add_argument("--workload", help="only this workload")
     p.add_argument("--setting", help="the swept setting, if the rows do not say")
-    p.add_argument("--ceilings", action="append", metavar="PACK",
-                   help="a pack with the GPU's matmul and stream rows, its measured roofline (repeatable; "
-                        "the shipped recordings are always read)")
+    p.add_argument(
+        "--ceilings",
+        action="append",
+        metavar="PACK",
+        help="a pack with the GPU's matmul and stream rows, its measured roofline (repeatable; "
+        "the shipped recordings are always read)",
+    )
     p.set_defaults(func=cmd_crossover)
 
     p = sub.add_parser("merge", help="merge packs (ddp: scaling efficiency across one machine's runs)")
     p.add_argument("out", help="the merged pack to write (JSON)")
-    p.add_argument("inputs", nargs="+", help="the packs to merge; rows keep their own machine and date "
-                                             "(packs of several machines keep every machine)")
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        help="the packs to merge; rows keep their own machine and date (packs of several machines keep every machine)",
+    )
     p.set_defaults(func=cmd_merge)
 
     from lib.lessons.predict.cli import add_parser
+
     add_parser(sub)  # predict: its options and words in lib.lessons.predict.cli
     return parser
 

@@ -64,8 +64,9 @@ def rewrite(path: Path) -> int:
             module = f"{node.module}.{alias.name}"
             free = [n for n in NAMES.get(module, ()) if n not in used]
             if not free or alias.asname in renames:
-                raise SystemExit(f"{path}: no free readable name for {module} (add one to NAMES), or "
-                                 f"{alias.asname} is bound twice")
+                raise SystemExit(
+                    f"{path}: no free readable name for {module} (add one to NAMES), or {alias.asname} is bound twice"
+                )
             new = free[0]
             used.add(new)
             renames[alias.asname] = new

@@ -64,9 +64,12 @@ def profiled_rows() -> list[tuple[str, object, dict]]:
                 continue
             for picked in family.every_pick():
                 table = T.tables(pack, machine_text(pack["machine"]), picked).get("cuda")
-                for config, steps in (table.steps.items() if table is not None else ()):
-                    out += [(gpu, picked, row) for row in steps.values()
-                            if config[0] == "eager" and row.get("kernels") is not None]
+                for config, steps in table.steps.items() if table is not None else ():
+                    out += [
+                        (gpu, picked, row)
+                        for row in steps.values()
+                        if config[0] == "eager" and row.get("kernels") is not None
+                    ]
     return out
 
 
@@ -99,28 +102,41 @@ def main() -> int:
         if key not in least or row["kernels"] < least[key][0]:
             least[key] = (float(row["kernels"]), picked, row)
     ops_of = {key: by_op(picked, row) for key, (_, picked, row) in least.items()}
-    mlp_ops = set(trace_step(MLP_FAMILY.workload, {**MLP_FAMILY.page_defaults(), "batch_size": 2, "dataset_size": 2}).by_op)
-    free = sorted({op for ops in ops_of.values() for op in ops} - mlp_ops - {o for o in
-                  (op for ops in ops_of.values() for op in ops) if o.startswith(("_foreach_", "_fused_"))})
+    mlp_ops = set(
+        trace_step(MLP_FAMILY.workload, {**MLP_FAMILY.page_defaults(), "batch_size": 2, "dataset_size": 2}).by_op
+    )
+    free = sorted(
+        {op for ops in ops_of.values() for op in ops}
+        - mlp_ops
+        - {o for o in (op for ops in ops_of.values() for op in ops) if o.startswith(("_foreach_", "_fused_"))}
+    )
     keys = sorted(least)
-    fixed = {key: sum(n * (1 + tracing.EXTRA_KERNELS.get(op, 0)) for op, n in ops_of[key].items() if op not in free)
-             for key in keys}
+    fixed = {
+        key: sum(n * (1 + tracing.EXTRA_KERNELS.get(op, 0)) for op, n in ops_of[key].items() if op not in free)
+        for key in keys
+    }
     a = np.array([[ops_of[key].get(op, 0) for op in free] for key in keys], dtype=float)
-    b = np.array([least[key][0] - PROFILED_EXTRA - fixed[key] - sum(ops_of[key].get(op, 0) for op in free)
-                  for key in keys])
+    b = np.array(
+        [least[key][0] - PROFILED_EXTRA - fixed[key] - sum(ops_of[key].get(op, 0) for op in free) for key in keys]
+    )
     # a little ridge (towards no extra kernel): the structures are fewer than the operators
     ridge = 0.05
     x, _ = nnls(np.vstack([a, ridge * np.eye(len(free))]), np.concatenate([b, np.zeros(len(free))]))
-    lines = [f"fit_extra_kernels.py, {datetime.date.today()}, on {platform.node()}: {len(rows)} profiled eager steps "
-             f"of {len(keys)} structures (least count of each, over its batches, sizes and GPUs)", "",
-             "kernels beyond one per operator (non-negative least squares, then rounded):"]
+    lines = [
+        f"fit_extra_kernels.py, {datetime.date.today()}, on {platform.node()}: {len(rows)} profiled eager steps "
+        f"of {len(keys)} structures (least count of each, over its batches, sizes and GPUs)",
+        "",
+        "kernels beyond one per operator (non-negative least squares, then rounded):",
+    ]
     lines += [f"  {op:50} {v:5.2f} -> {round(v)}" for op, v in zip(free, x) if v > 0.05]
     extra = {op: round(v) for op, v in zip(free, x) if round(v) > 0}
     lines += ["", f"{'structure':40} {'least profiled':>14} {'traced now':>10} {'with the fit':>12}"]
     for key in keys:
         now = fixed[key] + sum(ops_of[key].get(op, 0) * (1 + tracing.EXTRA_KERNELS.get(op, 0)) for op in free)
         fitted = fixed[key] + sum(n * (1 + extra.get(op, 0)) for op, n in ops_of[key].items() if op in free)
-        lines.append(f"{str(key):40} {least[key][0]:14.0f} {now + PROFILED_EXTRA:10.0f} {fitted + PROFILED_EXTRA:12.0f}")
+        lines.append(
+            f"{str(key):40} {least[key][0]:14.0f} {now + PROFILED_EXTRA:10.0f} {fitted + PROFILED_EXTRA:12.0f}"
+        )
     lines += ["", "profiled / traced kernels over every eager profile (median, range), now and with the fit:"]
     by_family: dict[str, list[tuple[float, float]]] = {}
     for gpu, picked, row in rows:
@@ -130,8 +146,10 @@ def main() -> int:
         by_family.setdefault(f"{gpu} {picked.key}", []).append((row["kernels"] / now, row["kernels"] / fitted))
     for name, pairs in sorted(by_family.items()):
         before, after = sorted(p[0] for p in pairs), sorted(p[1] for p in pairs)
-        lines.append(f"  {name:50} now x{statistics.median(before):.2f} (x{before[0]:.2f}-x{before[-1]:.2f})   "
-                     f"fit x{statistics.median(after):.2f} (x{after[0]:.2f}-x{after[-1]:.2f})")
+        lines.append(
+            f"  {name:50} now x{statistics.median(before):.2f} (x{before[0]:.2f}-x{before[-1]:.2f})   "
+            f"fit x{statistics.median(after):.2f} (x{after[0]:.2f}-x{after[-1]:.2f})"
+        )
     print("\n".join(lines))
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -34,12 +34,17 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="my_machine.json", help="where to write the pack (default my_machine.json)")
-    parser.add_argument("--devices", default=None, help="comma-separated, e.g. cpu (default: cpu, and cuda:0 if present)")
+    parser.add_argument(
+        "--devices", default=None, help="comma-separated, e.g. cpu (default: cpu, and cuda:0 if present)"
+    )
     parser.add_argument("--budget", type=float, default=BUDGET_S, help=f"seconds per point (default {BUDGET_S:g})")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own)")
     parser.add_argument("--course", default=None, help="your class's course code, for the upload link")
-    parser.add_argument("--app-url", default=os.environ.get("GPUWIN_APP_URL", DEFAULT_APP_URL),
-                        help="the app's address (default $GPUWIN_APP_URL or http://localhost:8501)")
+    parser.add_argument(
+        "--app-url",
+        default=os.environ.get("GPUWIN_APP_URL", DEFAULT_APP_URL),
+        help="the app's address (default $GPUWIN_APP_URL or http://localhost:8501)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
@@ -47,14 +52,18 @@ def main(argv: list[str] | None = None) -> int:
     if "cuda:0" not in devices and not args.devices:
         print("No CUDA GPU here: recording the CPU only (the gallery shows it as a CPU-only machine).")
     print(f"Recording the gallery sweep: {GALLERY_SWEEP.describe()}; on {', '.join(devices)}.", flush=True)
-    pack = record_gallery_pack(devices, budget_s=args.budget, num_threads=args.threads,
-                               progress=None if args.quiet else TerminalProgress())
+    pack = record_gallery_pack(
+        devices, budget_s=args.budget, num_threads=args.threads, progress=None if args.quiet else TerminalProgress()
+    )
     path = save_pack(pack, args.out)
     statuses = {}
     for row in pack["rows"]:
         statuses[row["status"]] = statuses.get(row["status"], 0) + 1
-    print(f"wrote {path.resolve()} ({len(pack['rows'])} rows: "
-          + ", ".join(f"{n} {s}" for s, n in statuses.items()) + f"), machine: {pack['machine']['label']}")
+    print(
+        f"wrote {path.resolve()} ({len(pack['rows'])} rows: "
+        + ", ".join(f"{n} {s}" for s, n in statuses.items())
+        + f"), machine: {pack['machine']['label']}"
+    )
     print(f"Upload it on the app's Gallery page: {upload_link(args.app_url, args.course)}")
     return 0
 

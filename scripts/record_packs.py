@@ -92,22 +92,49 @@ def with_memory_cap(command: list[str], cap_gb: float | None) -> list[str]:
     return [*out, "--memory-cap-gb", f"{cap_gb:g}"]
 
 
-def training_grid(mode: str, depths, widths, batches, memory_cap_gb: float | None = 60,
-                  family: TrainingFamily = MLP, cpu_gflop: float = 20, dataset_size: int = GRID_DATASET,
-                  **switches) -> list[str]:
+def training_grid(
+    mode: str,
+    depths,
+    widths,
+    batches,
+    memory_cap_gb: float | None = 60,
+    family: TrainingFamily = MLP,
+    cpu_gflop: float = 20,
+    dataset_size: int = GRID_DATASET,
+    **switches,
+) -> list[str]:
     cap = ["--memory-cap-gb", str(memory_cap_gb)] if memory_cap_gb else []
-    return ["sweep", family.name, *over(family.width, widths), *(over(family.depth, depths) if family.depth else []),
-            *over("batch_size", batches), *sets(dataset_size=dataset_size, mode=mode, **switches),
-            "--budget", "0.05", "--no-phases", *cap,
-            "--max-gflop", "cuda=10000", "--max-gflop", f"cpu={cpu_gflop:g}"]
+    return [
+        "sweep",
+        family.name,
+        *over(family.width, widths),
+        *(over(family.depth, depths) if family.depth else []),
+        *over("batch_size", batches),
+        *sets(dataset_size=dataset_size, mode=mode, **switches),
+        "--budget",
+        "0.05",
+        "--no-phases",
+        *cap,
+        "--max-gflop",
+        "cuda=10000",
+        "--max-gflop",
+        f"cpu={cpu_gflop:g}",
+    ]
 
 
 def mode_job(mode: str, recording: Recording) -> Job:
     """The job of one grid a mode's record asks for, on the GPU."""
     widths, batches = recording.widths or WIDTHS, recording.batches or BATCHES
-    args = training_grid(mode, list(recording.depths), list(widths)[::recording.every], list(batches)[::recording.every])
-    return Job(f"training_{recording.pack}", args + (["--profile"] if recording.profile else []), "cuda",
-               gpu_only=True, save_every=recording.save_every)
+    args = training_grid(
+        mode, list(recording.depths), list(widths)[:: recording.every], list(batches)[:: recording.every]
+    )
+    return Job(
+        f"training_{recording.pack}",
+        args + (["--profile"] if recording.profile else []),
+        "cuda",
+        gpu_only=True,
+        save_every=recording.save_every,
+    )
 
 
 def grid_jobs(family: TrainingFamily) -> list[Job]:
@@ -117,13 +144,33 @@ def grid_jobs(family: TrainingFamily) -> list[Job]:
     grid, jobs = family.grid, []
     for pick in grid.picks:
         name = "_".join([family.name, *(str(v) for v in pick.values())]) + "_"
-        args = {"depths": grid.depths, "widths": grid.widths, "batches": grid.batches, "family": family,
-                "dataset_size": max(grid.batches), **pick}
-        jobs += [Job(f"{name}training_{mode}", training_grid(mode, **args) + ["--profile"], "cuda", gpu_only=True,
-                     save_every=1 if mode.startswith("compile") else 50) for mode in grid.modes]
-        jobs += [Job(f"{name}training_cpu", training_grid("eager", **args), "cpu"),
-                 Job(f"{name}training_cpu1", training_grid("eager", **args, memory_cap_gb=None, cpu_gflop=3)
-                     + ["--threads", "1"], "cpu", small_server=True)]
+        args = {
+            "depths": grid.depths,
+            "widths": grid.widths,
+            "batches": grid.batches,
+            "family": family,
+            "dataset_size": max(grid.batches),
+            **pick,
+        }
+        jobs += [
+            Job(
+                f"{name}training_{mode}",
+                training_grid(mode, **args) + ["--profile"],
+                "cuda",
+                gpu_only=True,
+                save_every=1 if mode.startswith("compile") else 50,
+            )
+            for mode in grid.modes
+        ]
+        jobs += [
+            Job(f"{name}training_cpu", training_grid("eager", **args), "cpu"),
+            Job(
+                f"{name}training_cpu1",
+                training_grid("eager", **args, memory_cap_gb=None, cpu_gflop=3) + ["--threads", "1"],
+                "cpu",
+                small_server=True,
+            ),
+        ]
     return jobs
 
 
@@ -138,20 +185,42 @@ def family_jobs(family: TrainingFamily) -> list[Job]:
     batches, widths, depths = (list(family.axes[k].steps) for k in ("batch_size", family.width, family.depth))
     defaults = {k: family.default(k) for k in family.axes}
     return [
-        Job(f"{name}training_gpu", training_grid("eager", depths, widths, batches, family=family) + ["--profile"],
-            "cuda", gpu_only=True),
+        Job(
+            f"{name}training_gpu",
+            training_grid("eager", depths, widths, batches, family=family) + ["--profile"],
+            "cuda",
+            gpu_only=True,
+        ),
         # The host CPU at its own threads, and at 1 thread (the 'recording machine's CPU' curve).
         Job(f"{name}training_cpu", training_grid("eager", depths, widths, batches, family=family), "cpu"),
         # ... and at 1 thread within the live page's limits (3 GFLOP a step, the default memory cap): on a
         # small hosted box this is the CPU curve drawn before its own CPU is measured live.
-        Job(f"{name}training_cpu1", training_grid("eager", depths, widths, batches, memory_cap_gb=None, family=family,
-                                                  cpu_gflop=3) + ["--threads", "1"], "cpu", small_server=True),
+        Job(
+            f"{name}training_cpu1",
+            training_grid("eager", depths, widths, batches, memory_cap_gb=None, family=family, cpu_gflop=3)
+            + ["--threads", "1"],
+            "cpu",
+            small_server=True,
+        ),
         # The Training page's default 1-D sweeps (for the MLP: batch, width, dataset, depth through batch 64,
         # width 64, depth 3, dataset 8,192; phases timed), as the shipped <gpu>_training.json packs hold
         # them: recorded again on another lease, they show how far one day's curve moves from another's.
-        *[Job(f"{name}defaults_{swept}", ["sweep", family.name, *over(swept, values),
-                                          *sets(**{k: v for k, v in defaults.items() if k != swept}), "--budget", "0.5"],
-              "cpu,cuda", gpu_only=True) for swept, values in family.recorded_sweeps.items()],
+        *[
+            Job(
+                f"{name}defaults_{swept}",
+                [
+                    "sweep",
+                    family.name,
+                    *over(swept, values),
+                    *sets(**{k: v for k, v in defaults.items() if k != swept}),
+                    "--budget",
+                    "0.5",
+                ],
+                "cpu,cuda",
+                gpu_only=True,
+            )
+            for swept, values in family.recorded_sweeps.items()
+        ],
     ]
 
 
@@ -163,64 +232,206 @@ JOBS: list[Job] = [
     # depths 1 and 12, coarse (checks that the cost model's depth terms, fitted at depth 3, hold there).
     *[mode_job(mode.value, r) for mode in MODES for r in mode.recordings],
     # Pitfall switches on a coarser subgrid: every batch x every other width, depth 3, phases timed.
-    *[Job(f"training_{name}", [a for a in training_grid("eager", [3], WIDTHS[::2], BATCHES, **switches)
-                               if a != "--no-phases"], "cuda", gpu_only=True)
-      for name, switches in (("copied", {"data_resident": False}),
-                             ("copied_pinned", {"data_resident": False, "pin_memory": True}),
-                             ("item", {"item_every_step": True}))],
+    *[
+        Job(
+            f"training_{name}",
+            [a for a in training_grid("eager", [3], WIDTHS[::2], BATCHES, **switches) if a != "--no-phases"],
+            "cuda",
+            gpu_only=True,
+        )
+        for name, switches in (
+            ("copied", {"data_resident": False}),
+            ("copied_pinned", {"data_resident": False, "pin_memory": True}),
+            ("item", {"item_every_step": True}),
+        )
+    ],
     # Timelines of the Training page's main points (the step's CPU thread against its GPU stream).
-    *[Job(f"{'' if f is MLP else f.name + '_'}timeline_{mode}_b{b}_w{w}",
-          ["timeline", f.name, *sets(batch_size=b, **{f.width: w}, dataset_size=GRID_DATASET, mode=mode),
-           "--memory-cap-gb", "60"],
-          "cpu,cuda" if mode == "eager" else "cuda",
-          gpu_only=True) for f in FAMILIES for mode in (m.value for m in MODES if m.timelines)
-      for b in f.timeline_batches for w in f.timeline_widths],
+    *[
+        Job(
+            f"{'' if f is MLP else f.name + '_'}timeline_{mode}_b{b}_w{w}",
+            [
+                "timeline",
+                f.name,
+                *sets(batch_size=b, **{f.width: w}, dataset_size=GRID_DATASET, mode=mode),
+                "--memory-cap-gb",
+                "60",
+            ],
+            "cpu,cuda" if mode == "eager" else "cuda",
+            gpu_only=True,
+        )
+        for f in FAMILIES
+        for mode in (m.value for m in MODES if m.timelines)
+        for b in f.timeline_batches
+        for w in f.timeline_widths
+    ],
     # Data pipeline: every batch x dataset x model x workers x pinned memory, images and tensors.
-    Job("pipeline_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 1, 2, 4]),
-                            *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 512, 1024, 2048]),
-                            *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="images"),
-                            "--budget", "0.2"], "cpu,cuda", small_server=True, save_every=PIPELINE_SAVE_EVERY),
-    Job("pipeline_tensors", ["sweep", "dataloader", *over("model", ["linear", "mlp"]),
-                             *over("dataset_size", [256, 512, 1024, 2048]),
-                             *over("batch_size", [8, 16, 32, 64, 128, 256, 512]), *sets(source="tensors"),
-                             "--budget", "0.2"], "cpu,cuda", small_server=True, save_every=PIPELINE_SAVE_EVERY),
+    Job(
+        "pipeline_images",
+        [
+            "sweep",
+            "dataloader",
+            *over("model", ["linear", "mlp"]),
+            *over("num_workers", [0, 1, 2, 4]),
+            *over("pin_memory", ["false", "true"]),
+            *over("dataset_size", [256, 512, 1024, 2048]),
+            *over("batch_size", [8, 16, 32, 64, 128, 256, 512]),
+            *sets(source="images"),
+            "--budget",
+            "0.2",
+        ],
+        "cpu,cuda",
+        small_server=True,
+        save_every=PIPELINE_SAVE_EVERY,
+    ),
+    Job(
+        "pipeline_tensors",
+        [
+            "sweep",
+            "dataloader",
+            *over("model", ["linear", "mlp"]),
+            *over("dataset_size", [256, 512, 1024, 2048]),
+            *over("batch_size", [8, 16, 32, 64, 128, 256, 512]),
+            *sets(source="tensors"),
+            "--budget",
+            "0.2",
+        ],
+        "cpu,cuda",
+        small_server=True,
+        save_every=PIPELINE_SAVE_EVERY,
+    ),
     # ... a coarse subset of the images grid (a first pass on a GPU with none of it: 2 of each switch)
-    Job("pipeline_coarse_images", ["sweep", "dataloader", *over("model", ["linear", "mlp"]), *over("num_workers", [0, 2]),
-                                   *over("pin_memory", ["false", "true"]), *over("dataset_size", [256, 2048]),
-                                   *over("batch_size", [8, 64, 512]), *sets(source="images"), "--budget", "0.2"],
-        "cpu,cuda", gpu_only=True, save_every=PIPELINE_SAVE_EVERY),
+    Job(
+        "pipeline_coarse_images",
+        [
+            "sweep",
+            "dataloader",
+            *over("model", ["linear", "mlp"]),
+            *over("num_workers", [0, 2]),
+            *over("pin_memory", ["false", "true"]),
+            *over("dataset_size", [256, 2048]),
+            *over("batch_size", [8, 64, 512]),
+            *sets(source="images"),
+            "--budget",
+            "0.2",
+        ],
+        "cpu,cuda",
+        gpu_only=True,
+        save_every=PIPELINE_SAVE_EVERY,
+    ),
     # Jacobian (seed 004): every method x val; the loop stops where one call takes minutes.
-    Job("jacobian", ["sweep", "jacobian", *over("method", ["vectorize", "vmap_jacrev", "vmap_jacfwd"]),
-                     *over("val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]), "--budget", "0.3",
-                     "--memory-cap-gb", "60"], "cpu,cuda", small_server=True),
-    Job("jacobian_loop", ["sweep", "jacobian", *over("val", [1, 3, 10, 30, 100, 300]), *sets(method="loop"),
-                          "--budget", "0.3", "--slow-call-s", "2"], "cpu,cuda", small_server=True),
+    Job(
+        "jacobian",
+        [
+            "sweep",
+            "jacobian",
+            *over("method", ["vectorize", "vmap_jacrev", "vmap_jacfwd"]),
+            *over("val", [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]),
+            "--budget",
+            "0.3",
+            "--memory-cap-gb",
+            "60",
+        ],
+        "cpu,cuda",
+        small_server=True,
+    ),
+    Job(
+        "jacobian_loop",
+        [
+            "sweep",
+            "jacobian",
+            *over("val", [1, 3, 10, 30, 100, 300]),
+            *sets(method="loop"),
+            "--budget",
+            "0.3",
+            "--slow-call-s",
+            "2",
+        ],
+        "cpu,cuda",
+        small_server=True,
+    ),
     # Timing pitfalls (seed 003): every size x synchronise x TF32 x copy counted.
-    Job("timing", ["sweep", "matmul", *over("sync", ["true", "false"]), *over("dtype", ["fp32", "tf32"]),
-                   *over("transfer", ["false", "true"]),
-                   *over("size", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]), "--budget", "0.3",
-                   "--max-gflop", "cpu=200"], "cpu,cuda", small_server=True),
+    Job(
+        "timing",
+        [
+            "sweep",
+            "matmul",
+            *over("sync", ["true", "false"]),
+            *over("dtype", ["fp32", "tf32"]),
+            *over("transfer", ["false", "true"]),
+            *over("size", [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]),
+            "--budget",
+            "0.3",
+            "--max-gflop",
+            "cpu=200",
+        ],
+        "cpu,cuda",
+        small_server=True,
+    ),
     # ... the large synced matmuls alone (fp32 and TF32, copy counted or not): the peak flop rate the
     # roofline reads (lib/recorded/ceilings.py), for a machine whose timing grid skipped them under a
     # smaller cap; the unsynchronised variants at these sizes take 35-45 s a point and say nothing new.
-    Job("timing_large", ["sweep", "matmul", *over("dtype", ["fp32", "tf32"]), *over("transfer", ["false", "true"]),
-                         *over("size", [8192, 16384]), *sets(sync=True), "--budget", "0.3"], "cuda", gpu_only=True),
+    Job(
+        "timing_large",
+        [
+            "sweep",
+            "matmul",
+            *over("dtype", ["fp32", "tf32"]),
+            *over("transfer", ["false", "true"]),
+            *over("size", [8192, 16384]),
+            *sets(sync=True),
+            "--budget",
+            "0.3",
+        ],
+        "cuda",
+        gpu_only=True,
+    ),
     # ... and the unsynchronised ones at 16,384 (35-45 s a point): the H200's timing grid holds them only as
     # refusals under the small server's 2.7 GB cap, which the Timing page showed (issue 23)
-    Job("matmul_nosync_16384", ["sweep", "matmul", *over("dtype", ["fp32", "tf32"]), *over("transfer", ["false", "true"]),
-                                *over("size", [16384]), *sets(sync=False), "--budget", "0.3"], "cuda", gpu_only=True),
+    Job(
+        "matmul_nosync_16384",
+        [
+            "sweep",
+            "matmul",
+            *over("dtype", ["fp32", "tf32"]),
+            *over("transfer", ["false", "true"]),
+            *over("size", [16384]),
+            *sets(sync=False),
+            "--budget",
+            "0.3",
+        ],
+        "cuda",
+        gpu_only=True,
+    ),
     # Memory bandwidth: y = x + 1 from 256 kB to 8 GB of traffic a call (1 MB to 4 GB tensors), so the
     # largest sizes sit on the bandwidth plateau (bytes / median_s, the roofline's sloped roof).
-    Job("stream", ["sweep", "stream", *over("size", [2**i for i in range(15, 31)]), "--budget", "0.2"], "cpu,cuda",
-        gpu_only=True),
+    Job(
+        "stream",
+        ["sweep", "stream", *over("size", [2**i for i in range(15, 31)]), "--budget", "0.2"],
+        "cpu,cuda",
+        gpu_only=True,
+    ),
 ]
 
 
 # The order jobs run in on a GPU machine: what the Training page needs most first, so a call cut short
 # (or a device budget spent) still leaves the most-visited views covered; the slow data pipeline last.
-RUN_ORDER = ["stream", "training_gpu", "training_graph", "training_fused", "timeline_", "training_copied", "training_item",
-             "timing", "jacobian", "training_compile", "defaults_", "training_cpu", "pipeline_tensors",
-             "pipeline_coarse", "pipeline_images"]
+RUN_ORDER = [
+    "stream",
+    "training_gpu",
+    "training_graph",
+    "training_fused",
+    "timeline_",
+    "training_copied",
+    "training_item",
+    "timing",
+    "jacobian",
+    "training_compile",
+    "defaults_",
+    "training_cpu",
+    "pipeline_tensors",
+    "pipeline_coarse",
+    "pipeline_images",
+]
 
 
 def run_order(job: Job) -> int:
@@ -247,10 +458,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefix", default=None, help="file name prefix (default: from the machine)")
     parser.add_argument("--minutes", type=float, default=None, help="start no job after this many minutes")
     parser.add_argument("--small-server", action="store_true", help="only the jobs a small CPU-only server records")
-    parser.add_argument("--training-depths", default="",
-                        help="depths of the eager Training grids, e.g. 1,3 (default: every depth on the slider)")
-    parser.add_argument("--memory-cap-gb", type=float, default=None,
-                        help="one memory cap for every job, replacing each job's own (e.g. 60 on an 80 GB GPU)")
+    parser.add_argument(
+        "--training-depths",
+        default="",
+        help="depths of the eager Training grids, e.g. 1,3 (default: every depth on the slider)",
+    )
+    parser.add_argument(
+        "--memory-cap-gb",
+        type=float,
+        default=None,
+        help="one memory cap for every job, replacing each job's own (e.g. 60 on an 80 GB GPU)",
+    )
     parser.add_argument("--list", action="store_true", help="print the jobs and their commands, run nothing")
     args = parser.parse_args(argv)
 

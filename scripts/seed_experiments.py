@@ -41,12 +41,30 @@ from lib.workloads.presets import PRESETS_LIST, Preset, get_preset  # noqa: E402
 SOURCE = "scripts/seed_experiments.py"
 
 
-def measure(preset: Preset, params: dict[str, Any], device: str, *, budget_s: float, single_call_s: float,
-            memory_cap_gb: float | None, threads: int | None, check: bool) -> dict[str, Any]:
+def measure(
+    preset: Preset,
+    params: dict[str, Any],
+    device: str,
+    *,
+    budget_s: float,
+    single_call_s: float,
+    memory_cap_gb: float | None,
+    threads: int | None,
+    check: bool,
+) -> dict[str, Any]:
     """One result row for `preset` on `device`; a call slower than the budget is timed once warm."""
-    point = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, memory_cap_gb=memory_cap_gb,
-                          num_threads=threads, with_phases=False, check=check,
-                          slow_call_s=budget_s, single_call_s=single_call_s)
+    point = measure_point(
+        preset.workload_obj(),
+        params,
+        device,
+        budget_s=budget_s,
+        memory_cap_gb=memory_cap_gb,
+        num_threads=threads,
+        with_phases=False,
+        check=check,
+        slow_call_s=budget_s,
+        single_call_s=single_call_s,
+    )
     return rows_of([replace(point.with_notes(variant=preset.name), origin_text=SOURCE)])[0]
 
 
@@ -65,14 +83,26 @@ def verdict(expected: str | None, ratio: float | None) -> str:
     return "as expected (about even)" if 0.67 <= ratio <= 1.5 else "differs: not even"
 
 
-def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], cpu: str, gpu: str | None,
-                quick: bool) -> None:
-    header = ["experiment", "seed", "seed CPU", "seed GPU", "seed GPU/CPU", "ours CPU", "ours GPU", "ours GPU/CPU",
-              "covers", ""]
+def print_table(
+    results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], cpu: str, gpu: str | None, quick: bool
+) -> None:
+    header = [
+        "experiment",
+        "seed",
+        "seed CPU",
+        "seed GPU",
+        "seed GPU/CPU",
+        "ours CPU",
+        "ours GPU",
+        "ours GPU/CPU",
+        "covers",
+        "",
+    ]
     table = []
     notes: list[str] = []
     data_notes: dict[str, list[str]] = {}  # the same fallback note once, with every experiment it hit
     for preset, _params, rows in results:
+
         def ours(device: str | None) -> float | None:
             row = rows.get(device) if device else None
             if not is_ok(row):
@@ -81,11 +111,20 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
 
         c, g = ours(cpu), ours(gpu)
         ratio = g / c if c and g else None
-        table.append([
-            preset.name, preset.seed, fmt_s(preset.reported_cpu_s), fmt_s(preset.reported_gpu_s),
-            _ratio(preset.reported_ratio), fmt_s(c), fmt_s(g), _ratio(ratio),
-            preset.reported_what, verdict(preset.expected, ratio),
-        ])
+        table.append(
+            [
+                preset.name,
+                preset.seed,
+                fmt_s(preset.reported_cpu_s),
+                fmt_s(preset.reported_gpu_s),
+                _ratio(preset.reported_ratio),
+                fmt_s(c),
+                fmt_s(g),
+                _ratio(ratio),
+                preset.reported_what,
+                verdict(preset.expected, ratio),
+            ]
+        )
         for device, row in rows.items():
             if not is_ok(row):
                 notes.append(f"{preset.name} on {device}: {row['status']}: {row['message']}")
@@ -105,22 +144,34 @@ def print_table(results: list[tuple[Preset, dict[str, Any], dict[str, dict]]], c
             print("- " + note)
 
 
-def run_preset(preset: Preset, devices: list[str], args: argparse.Namespace, budget: float
-               ) -> tuple[Preset, dict[str, Any], dict[str, dict]]:
+def run_preset(
+    preset: Preset, devices: list[str], args: argparse.Namespace, budget: float
+) -> tuple[Preset, dict[str, Any], dict[str, dict]]:
     """One experiment on every device: its rows by device (a slow one left out unless asked for)."""
     params = preset.params(quick=args.quick)
     rows: dict[str, dict] = {}
     for device in devices:
         if preset.slow and not args.quick and not args.include_slow:
             point = Point.new(preset.workload, params, device).refused(
-                Status.SKIPPED, "minutes per call: run with --include-slow (or --quick for a cut-down size)")
+                Status.SKIPPED, "minutes per call: run with --include-slow (or --quick for a cut-down size)"
+            )
             row = rows_of([replace(point.with_notes(variant=preset.name), origin_text=SOURCE)])[0]
         else:
             t0 = time.perf_counter()
             print(f"{preset.name} on {device} ...", end=" ", flush=True)
-            row = measure(preset, params, device, budget_s=budget, single_call_s=args.single_call_s,
-                          memory_cap_gb=args.memory_cap_gb, threads=args.threads, check=not args.no_check)
-            print(f"{row['status']} {fmt_s(row.get('median_s'))} per call ({time.perf_counter() - t0:.0f} s)", flush=True)
+            row = measure(
+                preset,
+                params,
+                device,
+                budget_s=budget,
+                single_call_s=args.single_call_s,
+                memory_cap_gb=args.memory_cap_gb,
+                threads=args.threads,
+                check=not args.no_check,
+            )
+            print(
+                f"{row['status']} {fmt_s(row.get('median_s'))} per call ({time.perf_counter() - t0:.0f} s)", flush=True
+            )
         rows[device] = row
     return preset, params, rows
 
@@ -131,16 +182,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--only", default="", help="comma-separated preset names (default: all)")
     parser.add_argument("--include-slow", action="store_true", help="also run presets that take minutes per call")
     parser.add_argument("--devices", default=None, help="cpu, cuda, ... (default: cpu and cuda:0 when present)")
-    parser.add_argument("--budget", type=float, default=None, help="seconds of timed repeats per point (default 1, quick 0.3)")
+    parser.add_argument(
+        "--budget", type=float, default=None, help="seconds of timed repeats per point (default 1, quick 0.3)"
+    )
     parser.add_argument("--single-call-s", type=float, default=60.0, help="a call longer than this is timed only once")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own)")
-    parser.add_argument("--memory-cap-gb", type=float, default=None,
-                        help="refuse points estimated above this (default: only the device's free memory)")
+    parser.add_argument(
+        "--memory-cap-gb",
+        type=float,
+        default=None,
+        help="refuse points estimated above this (default: only the device's free memory)",
+    )
     parser.add_argument("--no-check", action="store_true", help="skip each workload's result check")
     parser.add_argument("--out", help="write a result pack (JSON) here")
-    parser.add_argument("--curves", action="store_true",
-                        help="with --out X.json, also write X_curves.json: each training preset's loss per epoch on "
-                             "every device, at the Seed case studies page's curve settings (lib/seed_cases.py)")
+    parser.add_argument(
+        "--curves",
+        action="store_true",
+        help="with --out X.json, also write X_curves.json: each training preset's loss per epoch on "
+        "every device, at the Seed case studies page's curve settings (lib/seed_cases.py)",
+    )
     return parser.parse_args(argv)
 
 
@@ -170,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     results = [run_preset(p, devices, args, budget) for p in presets]
     all_rows = [row for _, _, rows in results for row in rows.values()]
 
-    print(f"\nall done in {time.perf_counter() - started:.0f} s. 'ours' = time per call x the calls the seed's "
-          "time covers; GPU/CPU below 1 means the GPU was faster.\n")
+    print(
+        f"\nall done in {time.perf_counter() - started:.0f} s. 'ours' = time per call x the calls the seed's "
+        "time covers; GPU/CPU below 1 means the GPU was faster.\n"
+    )
     print_table(results, cpu or "cpu", gpu, args.quick)
     if args.out:
         save_pack(build_pack(all_rows), args.out)

@@ -50,8 +50,9 @@ class Session:
     def __init__(self, socket) -> None:
         self._socket = socket
 
-    async def visit(self, page: str, query: str = "", *, done_texts: Sequence[str] = (),
-                    timeout_s: float = 600.0) -> Visit:
+    async def visit(
+        self, page: str, query: str = "", *, done_texts: Sequence[str] = (), timeout_s: float = 600.0
+    ) -> Visit:
         """Ask for `page` with `query` (no '?') as a browser's first load does; return when the run
         that draws it finished and, if done_texts are given, one of them was sent (the page may run
         again, e.g. after a live measurement), or after timeout_s."""
@@ -89,6 +90,7 @@ class Session:
 async def open_session(url: str) -> AsyncIterator[Session]:
     """A websocket session on the server at `url` (http://host:port), closed on exit."""
     ws_url = url.replace("http://", "ws://", 1).rstrip("/") + "/_stcore/stream"
-    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, ping_interval=None,
-                                  open_timeout=120) as socket:
+    async with websockets.connect(
+        ws_url, subprotocols=["streamlit"], max_size=None, ping_interval=None, open_timeout=120
+    ) as socket:
         yield Session(socket)

@@ -47,8 +47,9 @@ def env(**values: str | None) -> Iterator[None]:
 
 
 # The recording a GPU machine would make of the Training page's default sweep (run here on the CPU).
-TRAINING_RECORD_COMMAND = ("python -m lib sweep mlp --over batch_size=1,16,256,4096 --devices cpu,cuda "
-                           "--out lib/recorded/fixture.json")
+TRAINING_RECORD_COMMAND = (
+    "python -m lib sweep mlp --over batch_size=1,16,256,4096 --devices cpu,cuda --out lib/recorded/fixture.json"
+)
 
 
 def make_fixture_pack(directory: Path, command: str) -> Path:

@@ -51,15 +51,19 @@ def precision_problems(sentence: str, bracket: tuple[float, float] | None = None
         said = match.group(0)
         if lo <= 0 or hi / lo > WIDE:
             width = f"{hi / lo:,.0f}×" if lo > 0 and hi / lo >= 10 else f"{hi / lo:.2f}×" if lo > 0 else "unbounded"
-            problems.append(f"'{said}' names one value inside a bracket of {lo:g} to {hi:g}, {width} wide "
-                            f"(more than {WIDE:g}×): only the bracket may be given")
+            problems.append(
+                f"'{said}' names one value inside a bracket of {lo:g} to {hi:g}, {width} wide "
+                f"(more than {WIDE:g}×): only the bracket may be given"
+            )
         elif not lo <= value <= hi:
             problems.append(f"'{said}' lies outside its bracket {lo:g} to {hi:g}")
         elif digits > MAX_DIGITS:
             problems.append(f"'{said}' claims {digits} significant digits (at most {MAX_DIGITS})")
         elif digits > 1 and lo <= _one_digit(value) <= hi:
-            problems.append(f"'{said}' claims {digits} significant digits where one ({_one_digit(value):g}) "
-                            f"already lies in the bracket {lo:g} to {hi:g}")
+            problems.append(
+                f"'{said}' claims {digits} significant digits where one ({_one_digit(value):g}) "
+                f"already lies in the bracket {lo:g} to {hi:g}"
+            )
     return problems
 
 

@@ -45,10 +45,14 @@ PARTS = ("parallel", "serial")
 # together, so its module fixtures (packs recorded by the CLI, servers) are built once; modules that use another's
 # fixture go with it (SAME_PROCESS); the modules in SPREAD, many independent tests with cheap fixtures, are dealt out
 # test by test, last, so the processes finish together.
-SAME_PROCESS = {"tests/test_app_multi_gpu.py": "tests/test_ddp.py",  # test_ddp's recorded pack, made once
-                # the shipped app's server (app_url below): started once, its cold first pages paid once
-                **{f"tests/test_browser_{name}.py": "tests/test_browser_views.py"
-                   for name in ("modes", "pictures", "roofline", "timeline")}}
+SAME_PROCESS = {
+    "tests/test_app_multi_gpu.py": "tests/test_ddp.py",  # test_ddp's recorded pack, made once
+    # the shipped app's server (app_url below): started once, its cold first pages paid once
+    **{
+        f"tests/test_browser_{name}.py": "tests/test_browser_views.py"
+        for name in ("modes", "pictures", "roofline", "timeline")
+    },
+}
 SPREAD = {"tests/test_random_views.py"}
 
 
@@ -67,9 +71,13 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--part", choices=PARTS, default=None,
-                     help="run only the tests not marked serial (parallel: they may share the machine) or only those "
-                          "marked serial (they time real work and need it quiet); dev.py test runs both, in turn")
+    parser.addoption(
+        "--part",
+        choices=PARTS,
+        default=None,
+        help="run only the tests not marked serial (parallel: they may share the machine) or only those "
+        "marked serial (they time real work and need it quiet); dev.py test runs both, in turn",
+    )
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -117,8 +125,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if not path or hasattr(config, "workerinput"):  # an xdist worker: the controller tallies the whole part
         return
     stats = terminalreporter.stats
-    counts = {key: len([r for r in stats.get(key, []) if getattr(r, "count_towards_summary", True)])
-              for key in TALLIED}
+    counts = {key: len([r for r in stats.get(key, []) if getattr(r, "count_towards_summary", True)]) for key in TALLIED}
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps({"part": config.getoption("--part"), **counts}) + "\n")
 
@@ -140,10 +147,12 @@ def timing_events(monkeypatch):
 
     events = []
     real_timed, real_profiled = sweep_module._timed, sweep_module._profiled
-    monkeypatch.setattr(sweep_module, "_timed", lambda point, *a, **k: (events.append("time"),
-                                                                        real_timed(point, *a, **k))[1])
-    monkeypatch.setattr(sweep_module, "_profiled", lambda point, *a, **k: (events.append("profile"),
-                                                                           real_profiled(point, *a, **k))[1])
+    monkeypatch.setattr(
+        sweep_module, "_timed", lambda point, *a, **k: (events.append("time"), real_timed(point, *a, **k))[1]
+    )
+    monkeypatch.setattr(
+        sweep_module, "_profiled", lambda point, *a, **k: (events.append("profile"), real_profiled(point, *a, **k))[1]
+    )
     return events
 
 

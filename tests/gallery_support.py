@@ -56,8 +56,9 @@ def sqlite_url(directory: Path) -> str:
     return f"sqlite:///{directory / 'gallery.sqlite'}"
 
 
-def add_many(url: str, payloads: list[bytes], session: str, barrier=None, course: str = "",
-             max_per_course: int = 300) -> list[int | str]:
+def add_many(
+    url: str, payloads: list[bytes], session: str, barrier=None, course: str = "", max_per_course: int = 300
+) -> list[int | str]:
     """Add each payload through a fresh engine of its own (the tests run this in child processes):
     the new entry's id, or the kind of refusal (GalleryError.kind) where it was refused."""
     import sqlalchemy
@@ -72,8 +73,9 @@ def add_many(url: str, payloads: list[bytes], session: str, barrier=None, course
     out: list[int | str] = []
     for n, data in enumerate(payloads):
         try:
-            out.append(gallery.add(f"p{n}.json", data, name=f"writer {session} #{n}", course=course,
-                                   session=session).id)
+            out.append(
+                gallery.add(f"p{n}.json", data, name=f"writer {session} #{n}", course=course, session=session).id
+            )
         except GalleryError as err:
             out.append(err.kind)
     engine.dispose()

@@ -21,8 +21,12 @@ from lib.lessons.timing import view as timing_lesson
 # The CPU runs the fixtures at these values (the pages' real commands sweep further).
 JACOBIAN_VALS = {"loop": [1, 3], "vectorize": [1, 10], "vmap_jacrev": [1, 10, 100], "vmap_jacfwd": [1, 10, 100, 1000]}
 TIMING_SIZES = [64, 128, 256, 512]
-TIMING_VARIANTS = [timing_lesson.BASELINE, timing_lesson.Variant(sync=False), timing_lesson.Variant(tf32=True),
-                   timing_lesson.Variant(transfer=True)]
+TIMING_VARIANTS = [
+    timing_lesson.BASELINE,
+    timing_lesson.Variant(sync=False),
+    timing_lesson.Variant(tf32=True),
+    timing_lesson.Variant(transfer=True),
+]
 
 
 def jacobian_commands() -> list[str]:
@@ -38,8 +42,7 @@ def build_pack(directory: Path, name: str, commands: list[str]) -> Path:
     and merge their rows into directory/<name>.json."""
     base = Path(tempfile.mkdtemp(prefix=f"gpuwin_{name}_"))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        paths = list(pool.map(lambda ic: make_fixture_pack(base / str(ic[0]) / "recorded", ic[1]),
-                              enumerate(commands)))
+        paths = list(pool.map(lambda ic: make_fixture_pack(base / str(ic[0]) / "recorded", ic[1]), enumerate(commands)))
     packs = [json.loads(p.read_text()) for p in paths]
     merged = {**packs[0], "rows": [row for pack in packs for row in pack["rows"]]}
     directory.mkdir(parents=True, exist_ok=True)
@@ -54,8 +57,11 @@ _MADE: dict[str, Path] = {}
 def fixture_dir(*which: str) -> Path:
     """A directory holding the fixture packs named ('jacobian', 'timing', or 'matmul64': one matmul point,
     a pack with no jacobian rows), each made once per process."""
-    builders = {"jacobian": jacobian_commands, "timing": timing_commands,
-                "matmul64": lambda: [timing_lesson.record_command(timing_lesson.BASELINE, [64])]}
+    builders = {
+        "jacobian": jacobian_commands,
+        "timing": timing_commands,
+        "matmul64": lambda: [timing_lesson.record_command(timing_lesson.BASELINE, [64])],
+    }
     for name in which:
         if name not in _MADE:
             home = Path(tempfile.mkdtemp(prefix=f"gpuwin_fixture_{name}_"))

@@ -75,8 +75,9 @@ def regime_is_physical(row: Mapping[str, Any], ceilings: Ceilings, regime: str) 
     - launch-bound: the host (overhead, copies) takes more of the step than the kernels do."""
     compute, memory = roof_shares(row, ceilings)
     if regime == "memory-bound":
-        return (memory is not None and memory >= ROOF_SHARE and compute is not None
-                and compute < memory)  # below the ridge: flops/bytes < F/B is compute share < memory share
+        return (
+            memory is not None and memory >= ROOF_SHARE and compute is not None and compute < memory
+        )  # below the ridge: flops/bytes < F/B is compute share < memory share
     if regime == "compute-bound":
         return compute is not None and compute >= ROOF_SHARE and (memory is None or compute >= memory)
     host = held_by_host(row)

@@ -41,8 +41,12 @@ def _unit_draw(seed: int, *parts: Any) -> random.Random:
 def stand_in_seconds(row: dict[str, Any], seed: int) -> tuple[float, float]:
     """(median, IQR) of one point: launch-ish overhead + FLOPs at 20 GFLOP/s + bytes at 5 GB/s, times noise."""
     base = 30e-6 + float(row.get("flops") or 0.0) / 20e9 + float(row.get("bytes") or 0.0) / 5e9
-    point = {k: v for k, v in row.items() if k not in ("median_s", "iqr_s", "repeats", "status", "message",
-                                                         "flops", "bytes", "peak_memory_estimate_bytes")}
+    point = {
+        k: v
+        for k, v in row.items()
+        if k
+        not in ("median_s", "iqr_s", "repeats", "status", "message", "flops", "bytes", "peak_memory_estimate_bytes")
+    }
     rng = _unit_draw(seed, point)
     if rng.random() < NOISY_SHARE:
         factor, spread = 1.0 + rng.uniform(-WILD, WILD), rng.uniform(0.1, WILD)
@@ -72,18 +76,22 @@ class NoisyCpu:
             point = replace(point, epoch_s=median * step.units["steps_per_epoch"])
         if timing.with_phases and step.phases:
             share = 0.8 / len(step.phases)
-            point = replace(point, phases=point.phases.with_(**{name: median * share for name in step.phases},
-                                                             overhead=median * 0.2))
-        point = point.reported({k: v for k, v in step.extras.items()
-                                if isinstance(v, (int, float, str, bool)) and not point.carries(k)})
+            point = replace(
+                point,
+                phases=point.phases.with_(**{name: median * share for name in step.phases}, overhead=median * 0.2),
+            )
+        point = point.reported(
+            {k: v for k, v in step.extras.items() if isinstance(v, (int, float, str, bool)) and not point.carries(k)}
+        )
         if iqr / median > 0.5:
             point = replace(point, message=f"noisy: the spread (IQR) is {iqr / median:.0%} of the median")
         return point
 
     def profiled(self, point: Point, step, device: str, num_threads: int | None) -> Point:
         rng = _unit_draw(self.seed, "profile", point.workload, point.device, point.median_s)
-        return point.with_counts(kernels=float(rng.randint(20, 200)),
-                                 device_busy_s=float(point.median_s * rng.uniform(0.3, 0.9)))
+        return point.with_counts(
+            kernels=float(rng.randint(20, 200)), device_busy_s=float(point.median_s * rng.uniform(0.3, 0.9))
+        )
 
 
 def stand_in_timeline(seed: int):
@@ -101,8 +109,15 @@ def stand_in_timeline(seed: int):
             for n in range(rng.randint(20, 120)):
                 at += rng.uniform(0.5, 8.0)
                 length = rng.uniform(1.0, 30.0)
-                events.append({"lane": "CPU: thread", "name": f"aten::op{n % 7}", "kind": "operator",
-                               "start_us": at, "end_us": at + length})
+                events.append(
+                    {
+                        "lane": "CPU: thread",
+                        "name": f"aten::op{n % 7}",
+                        "kind": "operator",
+                        "start_us": at,
+                        "end_us": at + length,
+                    }
+                )
                 at += length
             reduced.append({"events": events, "figures": figures(events, at + 2.0, []), "wall_us": at + 2.0})
         return {"device": device, "steps": reduced, "figures": reduced[len(reduced) // 2]["figures"]}
@@ -219,12 +234,19 @@ def declared_settings() -> Iterator[Declared]:
         return [str(v) for v in range(min_value, max_value + 1, step)]
 
     with pytest.MonkeyPatch.context() as mp:
-        for kind, choices_of in (("select_slider", options), ("radio", options), ("selectbox", options),
-                                 ("pills", options), ("slider", integers),
-                                 ("toggle", lambda label, default, **_: ["true", "false"])):
+        for kind, choices_of in (
+            ("select_slider", options),
+            ("radio", options),
+            ("selectbox", options),
+            ("pills", options),
+            ("slider", integers),
+            ("toggle", lambda label, default, **_: ["true", "false"]),
+        ):
             mp.setattr(UrlSettings, kind, wrap(kind, choices_of))
         # a radio not drawn (the sidebar's GPU picker, closed) is declared by the value it holds
-        mp.setattr(UrlSettings, "held", wrap("radio", lambda options, default, **_: [serialize(o) for o in options], "held"))
+        mp.setattr(
+            UrlSettings, "held", wrap("radio", lambda options, default, **_: [serialize(o) for o in options], "held")
+        )
         yield declared
 
 
@@ -268,15 +290,20 @@ class Reading:
 
     @property
     def url(self) -> str:
-        return "/" + self.page.removeprefix("pages/").removesuffix(".py") + "?" + "&".join(
-            f"{k}={v}" for k, v in self.query.items())
+        return (
+            "/"
+            + self.page.removeprefix("pages/").removesuffix(".py")
+            + "?"
+            + "&".join(f"{k}={v}" for k, v in self.query.items())
+        )
 
     def numbers_drawn(self) -> list[float]:
         return [v for c in self.charts for r in c.rows for v in _numbers_in(r.values())]
 
     def words_drawn(self) -> set[str]:
         return {v for c in self.charts for r in c.rows for v in r.values() if isinstance(v, str)} | {
-            s for c in self.charts for s in c.series}
+            s for c in self.charts for s in c.series
+        }
 
 
 def _numbers_in(values) -> Iterator[float]:
@@ -290,6 +317,7 @@ def _numbers_in(values) -> Iterator[float]:
 def _draws_hollow(spec: dict[str, Any]) -> bool:
     """Whether a layer draws points unfilled without a shape encoding (a memory chart's status shapes are
     unfilled too, but they are crosses and squares, not the hollow dots the sentences point at)."""
+
     def layers(node: Any) -> Iterator[dict]:
         if isinstance(node, dict):
             if "mark" in node:
@@ -300,8 +328,12 @@ def _draws_hollow(spec: dict[str, Any]) -> bool:
             for value in node:
                 yield from layers(value)
 
-    return any(isinstance(layer["mark"], dict) and layer["mark"].get("filled") is False
-               and "shape" not in (layer.get("encoding") or {}) for layer in layers(spec))
+    return any(
+        isinstance(layer["mark"], dict)
+        and layer["mark"].get("filled") is False
+        and "shape" not in (layer.get("encoding") or {})
+        for layer in layers(spec)
+    )
 
 
 def _series_of(spec: dict[str, Any]) -> list[str]:
@@ -312,8 +344,11 @@ def _series_of(spec: dict[str, Any]) -> list[str]:
             enc = node.get("encoding")
             if isinstance(enc, dict):
                 for channel in ("color", "strokeDash", "shape"):
-                    domain = (enc.get(channel) or {}).get("scale", {}).get("domain") if isinstance(
-                        enc.get(channel), dict) else None
+                    domain = (
+                        (enc.get(channel) or {}).get("scale", {}).get("domain")
+                        if isinstance(enc.get(channel), dict)
+                        else None
+                    )
                     if isinstance(domain, list):
                         names.extend(str(d) for d in domain)
             for value in node.values():

@@ -81,21 +81,29 @@ def hostile_pack() -> dict:
     pack["machine"].update(label=name, gpus=[HOSTILE["image"] + " " + HOSTILE["autolink"]], cpu_model=HOSTILE["style"])
     key = "evil_" + HOSTILE["formula"]
     for row in pack["rows"]:
-        row.update({key: row["batch_size"], "swept": key, "machine": name,
-                    "message": "=HYPERLINK(\"https://evil.example\",\"x\")", "variant": "+cmd|' /C calc'!A0"})
+        row.update(
+            {
+                key: row["batch_size"],
+                "swept": key,
+                "machine": name,
+                "message": '=HYPERLINK("https://evil.example","x")',
+                "variant": "+cmd|' /C calc'!A0",
+            }
+        )
         del row["batch_size"]
     return pack
 
 
-def test_names_and_settings_from_an_upload_are_text_on_every_page_and_csv_cells_are_inert(tmp_path, monkeypatch,
-                                                                                           downloads):
+def test_names_and_settings_from_an_upload_are_text_on_every_page_and_csv_cells_are_inert(
+    tmp_path, monkeypatch, downloads
+):
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
     at = open_page("pages/your_results.py")
     at.file_uploader[0].set_value([("evil.json", json.dumps(hostile_pack()).encode(), "application/json")])
     at.run()
     assert assert_inert(at) >= 3  # the answer, the chart's words, the 'Using:' line
     cells = [c for line in csv.reader(io.StringIO(downloads["your_results.csv"].decode(), newline="")) for c in line]
-    assert "'=HYPERLINK(\"https://evil.example\",\"x\")" in cells and "'+cmd|' /C calc'!A0" in cells
+    assert '\'=HYPERLINK("https://evil.example","x")' in cells and "'+cmd|' /C calc'!A0" in cells
     assert not [c for c in cells if c[:1] in ("=", "+", "@")]
     at.switch_page("pages/training.py").run()  # the upload's GPU is now a source of every page
     assert assert_inert(at) >= 1

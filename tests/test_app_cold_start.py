@@ -32,7 +32,11 @@ BLOCK_TORCH = textwrap.dedent("""
 
 
 def run_without_torch(body: str) -> subprocess.CompletedProcess:
-    code = BLOCK_TORCH.format(root=str(ROOT)) + textwrap.dedent(body) + "\nassert 'torch' not in sys.modules\nprint('NO TORCH')\n"
+    code = (
+        BLOCK_TORCH.format(root=str(ROOT))
+        + textwrap.dedent(body)
+        + "\nassert 'torch' not in sys.modules\nprint('NO TORCH')\n"
+    )
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
@@ -81,9 +85,13 @@ def test_torch_default_threads_is_what_torch_picks(cpus):
     prefix = ["taskset", "-c", cpus] if cpus else []
     if cpus and subprocess.run(["which", "taskset"], capture_output=True).returncode:
         pytest.skip("no taskset here")
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\nfrom lib.core.devices import torch_default_threads\n"
-            "guess = torch_default_threads()\nimport torch\nprint(guess, torch.get_num_threads())")
-    out = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout.split()
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r})\nfrom lib.core.devices import torch_default_threads\n"
+        "guess = torch_default_threads()\nimport torch\nprint(guess, torch.get_num_threads())"
+    )
+    out = subprocess.run(
+        [*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    ).stdout.split()
     assert out and out[0] == out[1], out
 
 
@@ -98,14 +106,16 @@ def test_cuda_available_needs_no_torch_without_a_driver():
 
 def test_the_fingerprint_without_torch_is_the_one_with_torch():
     """A download of live rows names this machine (torch's version, threads) before torch is loaded here."""
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r})\nfrom lib.core.devices import machine_fingerprint\n"
-            "before = machine_fingerprint(); loaded = 'torch' in sys.modules\nimport torch\nafter = machine_fingerprint()\n"
-            "print(json.dumps([loaded, *({k: v for k, v in m.items() if k not in ('date', 'label')} for m in (before, after))]))"
-            )
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT)!r})\nfrom lib.core.devices import machine_fingerprint\n"
+        "before = machine_fingerprint(); loaded = 'torch' in sys.modules\nimport torch\nafter = machine_fingerprint()\n"
+        "print(json.dumps([loaded, *({k: v for k, v in m.items() if k not in ('date', 'label')} for m in (before, after))]))"
+    )
     import json
 
-    loaded, before, after = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                                      timeout=120).stdout)
+    loaded, before, after = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    )
     assert not loaded or torch.cuda.is_available()
     assert before == after
 

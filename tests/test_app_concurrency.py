@@ -20,8 +20,11 @@ from ui.warm_up import WARM_UP_LABEL
 
 MLP = get_workload("mlp")
 # settings no other test uses, so nothing is cached yet
-VISITORS = [{"hidden_width": 16, "dataset_size": 512}, {"hidden_width": 8, "dataset_size": 512},
-            {"depth": 2, "dataset_size": 1024}]
+VISITORS = [
+    {"hidden_width": 16, "dataset_size": 512},
+    {"hidden_width": 8, "dataset_size": 512},
+    {"depth": 2, "dataset_size": 1024},
+]
 
 
 def test_three_visitors_measure_one_at_a_time():
@@ -32,8 +35,9 @@ def test_three_visitors_measure_one_at_a_time():
     def visit(i: int, fixed: dict) -> None:
         try:
             go.wait()
-            results[i] = measure_sweep(MLP, "batch_size", [8, 32], fixed, ["cpu"], current=32,
-                                       point_budget_s=0.03, num_threads=1)
+            results[i] = measure_sweep(
+                MLP, "batch_size", [8, 32], fixed, ["cpu"], current=32, point_budget_s=0.03, num_threads=1
+            )
         except BaseException as err:
             errors[i] = err
 
@@ -60,15 +64,25 @@ def test_three_visitors_measure_one_at_a_time():
 
     # a fourth visitor with the same settings as the first gets the cached rows at once
     again = time.perf_counter()
-    assert measure_sweep(MLP, "batch_size", [8, 32], VISITORS[0], ["cpu"], current=32,
-                         point_budget_s=0.03, num_threads=1) == results[0]
+    assert (
+        measure_sweep(MLP, "batch_size", [8, 32], VISITORS[0], ["cpu"], current=32, point_budget_s=0.03, num_threads=1)
+        == results[0]
+    )
     assert time.perf_counter() - again < 0.5
     assert len([h for h in MEASURE_LOCK.record() if h.start >= again]) == 0  # no measurement, no lock
 
 
 @pytest.mark.cpu_view
-@pytest.mark.parametrize("page", ["pages/training.py", "pages/jacobian.py", "pages/timing_pitfalls.py",
-                                  "pages/data_pipeline.py", "pages/seed_cases.py"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "pages/training.py",
+        "pages/jacobian.py",
+        "pages/timing_pitfalls.py",
+        "pages/data_pipeline.py",
+        "pages/seed_cases.py",
+    ],
+)
 def test_a_page_behind_a_long_queue_keeps_its_recorded_answer_and_says_so(page):
     # another visitor's measurement holds the line; this one may not wait at all ($GPUWIN_MAX_WAIT_S=0)
     from app_support import env, open_page, page_text

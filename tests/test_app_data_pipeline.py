@@ -27,16 +27,27 @@ CPU_LABEL = "cpu (live, this server)"
 LIVE_GRID = "8,64,512"  # the page's default live x values (batch size)
 
 
-
 def chart_specs(at) -> list[str]:
     """Each chart's Vega-Lite spec as text, non-ASCII characters unescaped (×, ÷, →)."""
     return [json.dumps(json.loads(e.proto.spec), ensure_ascii=False) for e in at.get("vega_lite_chart")]
 
+
 # -- the sentences, from hand-written rows ----------------------------------------------------------
 
+
 def row(device, median, loading, compute, **extra):
-    return {"workload": "dataloader", "device": device, "median_s": median, "iqr_s": median / 50, "repeats": 5,
-            "status": "ok", "message": "", "phase_loading_s": loading, "phase_compute_s": compute, **extra}
+    return {
+        "workload": "dataloader",
+        "device": device,
+        "median_s": median,
+        "iqr_s": median / 50,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+        "phase_loading_s": loading,
+        "phase_compute_s": compute,
+        **extra,
+    }
 
 
 def test_device_sentence_says_when_the_device_does_not_matter_and_when_it_does():
@@ -64,8 +75,11 @@ def test_ceiling_sentence_bounds_what_any_device_could_save():
 
 
 def test_sweep_summary_counts_the_points_within_the_line():
-    rows = [{"device": d, "batch_size": b, "median_s": t, "iqr_s": t / 10, "status": "ok"}
-            for b, c, g in ((8, 1.0, 0.95), (64, 1.0, 0.5), (512, 1.0, 0.2)) for d, t in (("cpu", c), ("cuda:0", g))]
+    rows = [
+        {"device": d, "batch_size": b, "median_s": t, "iqr_s": t / 10, "status": "ok"}
+        for b, c, g in ((8, 1.0, 0.95), (64, 1.0, 0.5), (512, 1.0, 0.2))
+        for d, t in (("cpu", c), ("cuda:0", g))
+    ]
     text = sweep_summary(rows, "batch_size", "batch size", "tensors", "cpu", "cuda:0")
     assert "at 1 of the 3 batch size values" in text and "(batch size 8)" in text
     assert "from 0.20× at 512 to 0.95× at 8" in text
@@ -97,7 +111,11 @@ def fixture_dir(tmp_root: Path) -> Path:
     if "dir" in _FIXTURE:
         return _FIXTURE["dir"]
     commands = record_commands()
-    assert len(commands) == 2 and any("source=images" in c for c in commands) and any("source=tensors" in c for c in commands)
+    assert (
+        len(commands) == 2
+        and any("source=images" in c for c in commands)
+        and any("source=tensors" in c for c in commands)
+    )
     rows, machine = [], None
     for i, command in enumerate(commands):
         args = shlex.split(command)[1:]  # drop 'python'
@@ -118,7 +136,8 @@ def fixture_dir(tmp_root: Path) -> Path:
     directory = tmp_root / "recorded"
     directory.mkdir()
     (directory / "test_fixture_dataloader.json").write_text(
-        json.dumps({"schema_version": 1, "machine": machine, "rows": fixture_rows}))
+        json.dumps({"schema_version": 1, "machine": machine, "rows": fixture_rows})
+    )
     _FIXTURE["dir"] = directory
     return directory
 
@@ -148,7 +167,9 @@ def assert_view(at, at_text: str) -> str:
     assert all(CPU_LABEL in s for s in specs)
     assert "Does the device matter at these settings?" in text and "Where one epoch's time went" in text
     assert f"At {at_text}:" in text
-    assert text.count("With the DataLoader over images") >= 1 and text.count("With the tensors already on the device") >= 1
+    assert (
+        text.count("With the DataLoader over images") >= 1 and text.count("With the tensors already on the device") >= 1
+    )
     return text
 
 
@@ -196,12 +217,29 @@ def test_every_control_moves_and_the_url_follows(no_pack):
 
 
 def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
-    at = open_page(PAGE, {"batch_size": "100", "dataset_size": "1", "num_workers": "x", "pin_memory": "maybe",
-                          "model": "cnn", "over": "depth"})
+    at = open_page(
+        PAGE,
+        {
+            "batch_size": "100",
+            "dataset_size": "1",
+            "num_workers": "x",
+            "pin_memory": "maybe",
+            "model": "cnn",
+            "over": "depth",
+        },
+    )
     assert not at.exception, [e.value for e in at.exception]
     note = "\n".join(str(w.value) for w in at.warning).replace("\\", "")  # as read: markdown escapes gone
-    for fragment in ("batch_size=100", "using the nearest, 128", "dataset_size=1 is outside", "using 256",
-                     "num_workers='x'", "pin_memory='maybe'", "model='cnn'", "over='depth'"):
+    for fragment in (
+        "batch_size=100",
+        "using the nearest, 128",
+        "dataset_size=1 is outside",
+        "using 256",
+        "num_workers='x'",
+        "pin_memory='maybe'",
+        "model='cnn'",
+        "over='depth'",
+    ):
         assert fragment in note, fragment
     assert_view(at, "batch size = 128")
     assert at.query_params["dataset_size"] == "256" and at.query_params["model"] == "linear"
@@ -263,8 +301,9 @@ def test_worker_choices_stop_at_the_cores_unless_a_recording_holds_more():
     assert worker_choices(64) == [0, 1, 2, 4]
     assert workers_note(2, 2) is None
     assert "This server has 2 CPU cores, so it does not run 4 workers live" in workers_note(4, 2)
-    assert workers_caption(2, [0, 1, 2, 4]).endswith("at most 2 workers live; 4 workers are shown from a GPU "
-                                                     "machine's recording only.")
+    assert workers_caption(2, [0, 1, 2, 4]).endswith(
+        "at most 2 workers live; 4 workers are shown from a GPU machine's recording only."
+    )
 
 
 @pytest.mark.cpu_view
@@ -318,12 +357,21 @@ def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkey
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path / "recorded"))
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")  # the recorded side alone
     # the MLP with 4 workers: the H100's grid holds it, the H200's 2026-11-24 grid does not
-    query = {"gpu": "nvidia-h200", "over": "dataset_size", "batch_size": "256", "dataset_size": "2048",
-             "model": "mlp", "num_workers": "4", "pin_memory": "true"}
+    query = {
+        "gpu": "nvidia-h200",
+        "over": "dataset_size",
+        "batch_size": "256",
+        "dataset_size": "2048",
+        "model": "mlp",
+        "num_workers": "4",
+        "pin_memory": "true",
+    }
     at = visit(PAGE, query)
     text = page_text(at)
-    assert "No recording of the GPU chosen in the sidebar holds this view of the data pipeline, so the recorded " \
-           "side drawn comes from another machine: NVIDIA H100 80GB HBM3" in text
+    assert (
+        "No recording of the GPU chosen in the sidebar holds this view of the data pipeline, so the recorded "
+        "side drawn comes from another machine: NVIDIA H100 80GB HBM3" in text
+    )
     reading = read_view(at, PAGE, query)
     found = dates_and_machines_on_chart(reading)
     assert not found, "\n".join(f.line(reading.url) for f in found)
@@ -354,12 +402,29 @@ def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
 
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")  # the recorded side alone
-    where = {"model": "mlp", "num_workers": 4, "pin_memory": True, "dataset_size": 2048, "batch_size": 256,
-             "source": "images", "machine": "NVIDIA H200 (2026-11-27)"}
+    where = {
+        "model": "mlp",
+        "num_workers": 4,
+        "pin_memory": True,
+        "dataset_size": 2048,
+        "batch_size": 256,
+        "source": "images",
+        "machine": "NVIDIA H200 (2026-11-27)",
+    }
     (gpu,) = [r for r in shipped_rows(**where) if r["device"] == "cuda:0" and r.get("swept")]
     assert gpu["median_s"] < gpu["phase_loading_s"] + gpu["phase_compute_s"]  # the case: phases overlap in the epoch
-    at = visit(PAGE, {"gpu": "nvidia-h200", "over": "dataset_size", "batch_size": "256", "dataset_size": "2048",
-                      "model": "mlp", "num_workers": "4", "pin_memory": "true"})
+    at = visit(
+        PAGE,
+        {
+            "gpu": "nvidia-h200",
+            "over": "dataset_size",
+            "batch_size": "256",
+            "dataset_size": "2048",
+            "model": "mlp",
+            "num_workers": "4",
+            "pin_memory": "true",
+        },
+    )
     first = chart_specs(at)[0]
     assert WHOLE_EPOCH in first and "images · cuda:0 (recorded on NVIDIA H200, 2026-11-27)" in first
     text = page_text(at)

@@ -87,14 +87,17 @@ def test_a_machine_added_is_listed_charted_kept_and_its_name_shown_as_text(tmp_p
     assert "1 shared entry, and 2 shipped" in page_text(other)
 
 
-@pytest.mark.parametrize("case, words", [
-    ("malformed", "Not a result pack: my_machine.json: not valid JSON"),
-    ("huge", "larger than the gallery's 0.03 MB limit per pack"),
-    ("twice", "The same results are already in the gallery as entry #1"),
-    ("shipped", "These are the results shipped with the app (h200_training)"),
-    ("no name", "Give a display name"),
-    ("no file", "Choose your result pack first"),
-])
+@pytest.mark.parametrize(
+    "case, words",
+    [
+        ("malformed", "Not a result pack: my_machine.json: not valid JSON"),
+        ("huge", "larger than the gallery's 0.03 MB limit per pack"),
+        ("twice", "The same results are already in the gallery as entry #1"),
+        ("shipped", "These are the results shipped with the app (h200_training)"),
+        ("no name", "Give a display name"),
+        ("no file", "Choose your result pack first"),
+    ],
+)
 @pytest.mark.slow
 def test_a_bad_input_gets_a_message_and_changes_nothing(monkeypatch, case, words):
     if case == "huge":
@@ -103,9 +106,14 @@ def test_a_bad_input_gets_a_message_and_changes_nothing(monkeypatch, case, words
     if case == "twice":
         at = add(at, "first", fixture_bytes(1))
         assert said(at, "success")
-    data = {"malformed": b'{"schema_version": 1, "machine": {', "huge": fixture_bytes(1) + b" " * 40_000,
-            "twice": fixture_bytes(1), "shipped": H200_PACK.read_bytes(), "no name": fixture_bytes(2),
-            "no file": None}[case]
+    data = {
+        "malformed": b'{"schema_version": 1, "machine": {',
+        "huge": fixture_bytes(1) + b" " * 40_000,
+        "twice": fixture_bytes(1),
+        "shipped": H200_PACK.read_bytes(),
+        "no name": fixture_bytes(2),
+        "no file": None,
+    }[case]
     before = len(table(at))
     at = add(at, "" if case == "no name" else "Ada", data)
     assert_clean(at)
@@ -129,8 +137,10 @@ def test_a_course_link_shows_only_that_class():
     assert [n for n in table(in_class)["named by"] if n != "shipped with the app"] == ["in class"]
     everyone = open_page(PAGE)
     assert sorted(n for n in table(everyone)["named by"] if n != "shipped with the app") == ["in class", "not in class"]
-    for query, words in (({"course": "NOPE"}, "There is no course NOPE in this gallery"),
-                         ({"course": "<b>x"}, "is not a course code")):
+    for query, words in (
+        ({"course": "NOPE"}, "There is no course NOPE in this gallery"),
+        ({"course": "<b>x"}, "is not a course code"),
+    ):
         lost = open_page(PAGE, query)
         assert_clean(lost)
         assert words in said(lost, "warning")[0].replace("\\", "") and not lost.dataframe
@@ -205,7 +215,8 @@ def test_two_picked_machines_open_together_on_your_results():
     at.multiselect(key="gallery.picks").set_value(["1", "shipped:h200_training"]).run()
     links = [link.proto for link in at.get("page_link")]
     assert [(link.page, link.query_string) for link in links] == [
-        ("your_results", "gallery=1%2Cshipped%3Ah200_training")]
+        ("your_results", "gallery=1%2Cshipped%3Ah200_training")
+    ]
 
     results = open_page("pages/your_results.py", {"gallery": "1,shipped:h200_training,99"})
     assert not results.exception, [e.value for e in results.exception]
@@ -264,8 +275,11 @@ def test_the_database_comes_from_secrets_toml_and_the_environment_overrides_it(t
     assert said(at, "success") and names(from_env) == ["via env"] and names(from_secrets) == ["via secrets"]
 
 
-SERVER_DETAILS = re.compile(r"127\.0\.0\.1|\bport\b|secretpw|psycopg|OperationalError|connection to server|/tmp/|"
-                            r"gallery\.sqlite|Errno", re.IGNORECASE)
+SERVER_DETAILS = re.compile(
+    r"127\.0\.0\.1|\bport\b|secretpw|psycopg|OperationalError|connection to server|/tmp/|"
+    r"gallery\.sqlite|Errno",
+    re.IGNORECASE,
+)
 
 
 def test_an_unreachable_database_is_a_note_that_says_what_not_where(monkeypatch, caplog):
@@ -275,8 +289,14 @@ def test_an_unreachable_database_is_a_note_that_says_what_not_where(monkeypatch,
     at = open_page(PAGE)
     assert not at.exception, [e.value for e in at.exception]
     errors = said(at, "error")
-    assert errors == ["The gallery's database could not be opened just now, so the gallery is not shown. Please try "
-                      "again in a few minutes."] and not at.dataframe
+    assert (
+        errors
+        == [
+            "The gallery's database could not be opened just now, so the gallery is not shown. Please try "
+            "again in a few minutes."
+        ]
+        and not at.dataframe
+    )
     assert not SERVER_DETAILS.search(page_text(at)), page_text(at)
     results = open_page("pages/your_results.py", {"gallery": "1"})  # a compare link meets the same note
     assert not results.exception and "could not be opened just now" in said(results, "warning")[0]
@@ -306,8 +326,9 @@ def test_a_database_failing_under_an_add_is_a_message(monkeypatch, caplog):
         raw.execute("DROP TABLE gallery_events")  # damaged behind the running app's back
     at = add(at, "second", fixture_bytes(2))
     assert not at.exception, [e.value for e in at.exception]
-    assert said(at, "error") == ["The gallery's database failed, so nothing was changed. Please try again in a few "
-                                 "minutes."]
+    assert said(at, "error") == [
+        "The gallery's database failed, so nothing was changed. Please try again in a few minutes."
+    ]
     assert "gallery_events" in caplog.text and not SERVER_DETAILS.search(page_text(at))
     assert [n for n in table(at)["named by"] if n != "shipped with the app"] == ["first"]  # nothing half-added
 
@@ -346,8 +367,12 @@ def test_an_add_past_the_pace_waits_and_the_instructor_approves_it(monkeypatch):
     assert "Many machines" not in said(at, "success")[0]
     late = add(open_page(PAGE, {"course": code}), "late student", fixture_bytes(2))  # another session
     assert_clean(late)
-    assert said(late, "error") == [] and "as entry #2 to course **PACE-2**. Many machines were added in the last " \
-        "hour, so it is kept but shown only once your instructor approves it." in said(late, "success")[0]
+    assert (
+        said(late, "error") == []
+        and "as entry #2 to course **PACE-2**. Many machines were added in the last "
+        "hour, so it is kept but shown only once your instructor approves it."
+        in said(late, "success")[0]
+    )
     assert "late student" not in list(table(late)["named by"])
     assert "1 more waits for the instructor's approval" in page_text(late)
     teacher = unlock(open_page(PAGE, {"course": code}), admin)
@@ -365,8 +390,9 @@ def test_a_new_session_does_not_restart_the_admin_code_tries():
     """Issue 40, finding 4: without a client address a new session got five new tries."""
     code, admin = create_course(open_page(PAGE), "TRIES-3")
     for n in range(5):  # AppTest reports no client address, like a local visitor
-        assert "does not open course TRIES-3" in said(unlock(open_page(PAGE, {"course": code}), f"guess {n}"),
-                                                      "error")[0]
+        assert (
+            "does not open course TRIES-3" in said(unlock(open_page(PAGE, {"course": code}), f"guess {n}"), "error")[0]
+        )
     fresh = unlock(open_page(PAGE, {"course": code}), admin)
     assert_clean(fresh)
     assert "Too many wrong admin codes in the last 60 minutes" in said(fresh, "error")[0]

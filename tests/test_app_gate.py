@@ -33,10 +33,12 @@ def in_process(tmp_path, monkeypatch):
 
     monkeypatch.setattr(MEASURE_WORKER, "run", run)
     for workload in WORKLOADS.values():
+
         def counted(settings, device, _build=workload.build):
             built["n"] += 1
             built["settings"].append(dict(settings))
             return _build(settings, device)
+
         monkeypatch.setattr(workload, "build", counted)
     return jobs, built
 
@@ -57,7 +59,9 @@ def test_the_timeline_expander_refuses_what_the_sweep_refuses_and_builds_nothing
     big = [s for s in built["settings"] if s["batch_size"] == 16384 and s["hidden_width"] == 4096]
     assert big == []  # neither the sweep nor the timeline built the 833 GFLOP step
     text = page_text(at)
-    refusal = ("about 833 GFLOP per step, more than the 3 GFLOP a live run on cpu may take here; not run "
-               "(see the recorded results, or run it with the CLI)")
+    refusal = (
+        "about 833 GFLOP per step, more than the 3 GFLOP a live run on cpu may take here; not run "
+        "(see the recorded results, or run it with the CLI)"
+    )
     assert f"CPU · this server (live): {refusal}" in text  # the timeline's note
     assert f"batch size 16,384: {refusal}" in text  # the sweep's note, word for word the same

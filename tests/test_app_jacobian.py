@@ -242,20 +242,35 @@ def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_dr
 
 # -- the sentences on GPU-like numbers (hand-written rows: the CPU fixture cannot behave like a GPU) --------
 def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
-    return [{"workload": "jacobian", "method": method, "val": v, "hidden": 20, "outputs": 400, "device": device,
-             "series": series, "median_s": t, "iqr_s": (t or 0) / 20, "repeats": 5 if t else 0,
-             "status": "ok" if t else "skipped", "message": "" if t else "needs about 9 GB, more than the cap"}
-            for v, t in times.items()]
+    return [
+        {
+            "workload": "jacobian",
+            "method": method,
+            "val": v,
+            "hidden": 20,
+            "outputs": 400,
+            "device": device,
+            "series": series,
+            "median_s": t,
+            "iqr_s": (t or 0) / 20,
+            "repeats": 5 if t else 0,
+            "status": "ok" if t else "skipped",
+            "message": "" if t else "needs about 9 GB, more than the cap",
+        }
+        for v, t in times.items()
+    ]
 
 
 def test_crossover_and_loop_sentences_read_the_numbers():
     from lib.lessons.jacobian import view as lesson
 
     cpu, gpu = "cpu (live, this server)", "cuda:0 (recorded on X)"
-    rows = (jac_rows(cpu, "cpu", "loop", {1: 0.02, 10: 0.5, 100: None})
-            + jac_rows(gpu, "cuda:0", "loop", {1: 0.05, 10: 0.25, 100: 20.0})
-            + jac_rows(cpu, "cpu", "vmap_jacfwd", {1: 1e-3, 10: 1.2e-3, 100: 1.5e-3})
-            + jac_rows(gpu, "cuda:0", "vmap_jacfwd", {1: 2e-3, 10: 2e-3, 100: 2e-3}))
+    rows = (
+        jac_rows(cpu, "cpu", "loop", {1: 0.02, 10: 0.5, 100: None})
+        + jac_rows(gpu, "cuda:0", "loop", {1: 0.05, 10: 0.25, 100: 20.0})
+        + jac_rows(cpu, "cpu", "vmap_jacfwd", {1: 1e-3, 10: 1.2e-3, 100: 1.5e-3})
+        + jac_rows(gpu, "cuda:0", "vmap_jacfwd", {1: 2e-3, 10: 2e-3, 100: 2e-3})
+    )
     text = lesson.crossover_sentence(rows, "loop", cpu, gpu)
     assert text.about.kind == CrossKind.CROSSES and text.about.bracket == (1, 10)
     assert text.markdown().startswith("**loop**: the GPU ") and "the CPU between val 1 and 10" in text.plain()
@@ -264,8 +279,9 @@ def test_crossover_and_loop_sentences_read_the_numbers():
     assert "the CPU is faster than the GPU at every val both curves have, from 1 to 100" in text.plain()
     cpu_line, gpu_line = lesson.at_val_sentences(rows, 100, [cpu, gpu])
     assert "not timed: loop" in cpu_line
-    assert ("at val = 10, the largest val where it was, the fastest method, vmap(jacfwd) (1.2 ms), is **417× "
-            "faster**") in cpu_line
+    assert (
+        "at val = 10, the largest val where it was, the fastest method, vmap(jacfwd) (1.2 ms), is **417× faster**"
+    ) in cpu_line
     assert "vmap(jacfwd) (2 ms), is **10,000× faster** than the seed's loop (20 s)" in gpu_line
     why = "\n".join(lesson.why_sentences(rows, 100, ["loop", "vmap_jacfwd"], [cpu, gpu]))
     assert "On cuda:0 (recorded on X) it took 20 s at val = 100 for 40,000 passes: 500 µs per pass." in why

@@ -92,5 +92,3 @@ def test_a_link_opens_the_model_and_axis_it_names(monkeypatch, tmp_path, recorde
     at.run()
     assert at.radio(key="multi_gpu.model").value == "mlp"  # unknown: the default, and a note says so
     assert any("model='gpt' is not one of mlp, cnn" in w.value for w in at.warning)
-
-

@@ -24,9 +24,17 @@ def home_pack(tmp_path, monkeypatch):
 
 def test_registry_matches_the_page_contract():
     names = [p.path for p in PAGES]
-    assert names == ["pages/home.py", "pages/training.py", "pages/jacobian.py", "pages/timing_pitfalls.py",
-                     "pages/data_pipeline.py", "pages/seed_cases.py", "pages/multi_gpu.py", "pages/your_results.py",
-                     "pages/gallery.py"]
+    assert names == [
+        "pages/home.py",
+        "pages/training.py",
+        "pages/jacobian.py",
+        "pages/timing_pitfalls.py",
+        "pages/data_pipeline.py",
+        "pages/seed_cases.py",
+        "pages/multi_gpu.py",
+        "pages/your_results.py",
+        "pages/gallery.py",
+    ]
     assert [p.path for p in existing_pages()][:2] == ["pages/home.py", "pages/training.py"]
     assert all((ROOT / p.path).is_file() for p in existing_pages())
 
@@ -86,14 +94,20 @@ def test_home_answers_with_one_chart_from_the_recorded_pack(home_pack):
     lo, hi, x = crossover_by_hand(xs=HOME_BATCHES, dataset_size=HOME_DATASET)
     # issue 37: a most likely value only where the bracket is narrow enough to name one (256 to 4,096 is not)
     about = crossing_about(x, lo, hi)
-    answer = (f"**The {GPU_NAME} GPU** catches up with **the {GPU_NAME} machine's CPU** between batch size "
-              f"{fmt_value(lo)} and {fmt_value(hi)}" + (f"; most likely at about {about}." if about else "."))
+    answer = (
+        f"**The {GPU_NAME} GPU** catches up with **the {GPU_NAME} machine's CPU** between batch size "
+        f"{fmt_value(lo)} and {fmt_value(hi)}" + (f"; most likely at about {about}." if about else ".")
+    )
     assert [str(m.value) for m in at.markdown].count(answer) == 1
     # both ends of the curve, in numbers read from the pack: at batch size 1 the GPU is slower, at the end faster
-    small, large = (step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "gpu")
-                    / step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "cpu") for b in (1, HOME_BATCHES[-1]))
+    small, large = (
+        step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "gpu")
+        / step_time({"batch_size": b, "dataset_size": HOME_DATASET}, "cpu")
+        for b in (1, HOME_BATCHES[-1])
+    )
     assert small > 1 > large
-    assert (f"At batch size 1, the GPU takes {fmt_ratio(small)} as long as the CPU" in page_text(at)
-            and f"at {fmt_value(HOME_BATCHES[-1])}, the GPU is {fmt_ratio(1 / large)} as fast as the CPU" in page_text(at))
+    assert f"At batch size 1, the GPU takes {fmt_ratio(small)} as long as the CPU" in page_text(
+        at
+    ) and f"at {fmt_value(HOME_BATCHES[-1])}, the GPU is {fmt_ratio(1 / large)} as fast as the CPU" in page_text(at)
     sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown).replace("\\", "")  # as read
     assert "recorded on" in sidebar and GPU_NAME in sidebar

@@ -55,8 +55,9 @@ def test_a_view_measured_ahead_is_what_its_page_shows_without_measuring_again():
         assert not at.exception, [e.value for e in at.exception]
         assert measure.measured_at(request) == stored_at, "the page measured its default view again"
         # the caption says how old the live side is: measured ahead, not on this visit
-        assert re.search(r"CPU: measured live on this server with \d+ threads? \(less than a minute ago\)\.",
-                         page_text(at)), page_text(at)
+        assert re.search(
+            r"CPU: measured live on this server with \d+ threads? \(less than a minute ago\)\.", page_text(at)
+        ), page_text(at)
 
 
 def test_your_results_first_visit_after_the_prebuild_builds_no_chart():

@@ -17,14 +17,42 @@ def scaffold_app():
     scaffold.source_caption(source, 2)
     scaffold.notice(None)
     scaffold.notice("The recorded results have no sweep with these settings.")
-    rows = [{"series": "cpu (live, this server)", "size": 64, "median_s": 1e-3, "iqr_s": 0.0, "status": "ok",
-             "message": "", "device": "cpu", "workload": "matmul", "repeats": 5},
-            {"series": "cpu (live, this server)", "size": 8192, "median_s": None, "iqr_s": None, "status": "skipped",
-             "message": "too much work", "device": "cpu", "workload": "matmul", "repeats": 0}]
+    rows = [
+        {
+            "series": "cpu (live, this server)",
+            "size": 64,
+            "median_s": 1e-3,
+            "iqr_s": 0.0,
+            "status": "ok",
+            "message": "",
+            "device": "cpu",
+            "workload": "matmul",
+            "repeats": 5,
+        },
+        {
+            "series": "cpu (live, this server)",
+            "size": 8192,
+            "median_s": None,
+            "iqr_s": None,
+            "status": "skipped",
+            "message": "too much work",
+            "device": "cpu",
+            "workload": "matmul",
+            "repeats": 0,
+        },
+    ]
     scaffold.point_notes(rows, lambda r: f"{r['series']}, size {r['size']}")
     scaffold.point_notes(rows[:1], lambda r: "")
-    scaffold.results_on_screen(rows, ("series", "size", "median_s", "not_a_column"), rows, None, (),
-                               file_stem="test", key="t.results", more=lambda: st.caption("added by the page"))
+    scaffold.results_on_screen(
+        rows,
+        ("series", "size", "median_s", "not_a_column"),
+        rows,
+        None,
+        (),
+        file_stem="test",
+        key="t.results",
+        more=lambda: st.caption("added by the page"),
+    )
     scaffold.record_view(["python -m lib sweep a", "python -m lib sweep b"], "Then the app shows them.")
     st.session_state.setdefault("t.over", "batch_size")
     scaffold.sweep_offers("t", [("Show the sweep over dataset size", {"over": "dataset_size", "pin_memory": True})])
@@ -35,15 +63,18 @@ def scaffold_app():
 def test_scaffold_lays_out_the_shared_parts():
     at = AppTest.from_function(scaffold_app, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.caption[0].value == ("CPU: measured live on this server with 2 threads. "
-                                   "GPU: recorded on NVIDIA H200, 2026-11-21.")
+    assert at.caption[0].value == (
+        "CPU: measured live on this server with 2 threads. GPU: recorded on NVIDIA H200, 2026-11-21."
+    )
     assert [i.value for i in at.info] == ["The recorded results have no sweep with these settings."]
     titles = [e.label for e in at.expander]
     assert titles == ["Notes on 1 point", "Results on screen", "Record this view on a GPU machine"]
     markdown = [m.value for m in at.markdown]
     assert "- cpu (live, this server), size 8192: not run — too much work" in markdown
     # 'Results on screen' is lazy: nothing inside it runs until a visitor opens it
-    assert not at.dataframe and not at.get("download_button") and "added by the page" not in [c.value for c in at.caption]
+    assert (
+        not at.dataframe and not at.get("download_button") and "added by the page" not in [c.value for c in at.caption]
+    )
     at.session_state["t.results"] = True
     at.run()
     assert list(at.dataframe[0].value.columns) == ["series", "size", "median_s"]
@@ -77,14 +108,17 @@ def answer_first_app():
         st.markdown("Why it is so.")
     with scaffold.why("Why not?"):
         st.markdown("Because.")
-    st.caption(f"embedded={scaffold.embedded()} heights={scaffold.chart_height(480)},"
-               f"{scaffold.chart_height(480, first=False)},{scaffold.chart_height(200)}")
+    st.caption(
+        f"embedded={scaffold.embedded()} heights={scaffold.chart_height(480)},"
+        f"{scaffold.chart_height(480, first=False)},{scaffold.chart_height(200)}"
+    )
 
 
 def test_answer_first_puts_the_answer_and_the_chart_above_the_controls():
     at = AppTest.from_function(answer_first_app, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "A lesson"
+
     # one answer (a later one replaces an earlier one), drawn before the slider though written after it
     def walk(node):
         children = getattr(node, "children", None)
@@ -97,8 +131,10 @@ def test_answer_first_puts_the_answer_and_the_chart_above_the_controls():
     kinds = [e.type for e in walk(at.main)]
     chart = next(k for k in kinds if "vega_lite_chart" in k)
     assert kinds.index("markdown") < kinds.index(chart) < kinds.index("slider"), kinds
-    assert [m.value for m in at.markdown][:2] == ["The answer at n = 3.", ":material/info: Nothing was timed, so "
-                                                  "there is no curve to draw."]
+    assert [m.value for m in at.markdown][:2] == [
+        "The answer at n = 3.",
+        ":material/info: Nothing was timed, so there is no curve to draw.",
+    ]
     assert "An early answer, replaced." not in [m.value for m in at.markdown]
     assert [e.label for e in at.expander] == ["Why? the long words", "Why not?"]
     assert not any(e.proto.expanded for e in at.expander)

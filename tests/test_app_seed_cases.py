@@ -37,12 +37,13 @@ IN_FIXTURE = ("boston_like", "iris", "mnist_minibatch", "big_matmul")
 TRAINS = {name for name in CASES if name in CURVE_EPOCHS}
 
 
-
 def chart_specs(at) -> list[str]:
     """Each chart's Vega-Lite spec as text, non-ASCII characters unescaped (×, ÷, →)."""
     return [json.dumps(json.loads(e.proto.spec), ensure_ascii=False) for e in at.get("vega_lite_chart")]
 
+
 # -- the pieces --------------------------------------------------------------------------------------
+
 
 def test_every_seed_experiment_is_a_case_and_training_ones_have_a_curve():
     assert set(CASES) == set(PRESETS)
@@ -58,10 +59,14 @@ def test_words_compare_the_seed_with_what_was_measured():
     boston = get_preset("boston_like")
     text = compare_sentence(boston, 2.0, "on X")
     assert "In the seed, the GPU took 2.43× as long as the CPU" in text and "the same direction" in text
-    assert "the GPU was 5.00× as fast" in compare_sentence(boston, 0.2, "on X") and "a different answer" in compare_sentence(boston, 0.2, "on X")
+    assert "the GPU was 5.00× as fast" in compare_sentence(
+        boston, 0.2, "on X"
+    ) and "a different answer" in compare_sentence(boston, 0.2, "on X")
     assert "Nothing was measured here on both devices" in compare_sentence(boston, None, "here")
     assert "printed no times" in compare_sentence(get_preset("mnist_100rows"), None, "here")
-    assert "learns" in learn_sentence([2.3, 1.0, 0.5], "cpu") and "from 2.3 to 0.5 over 3 epochs" in learn_sentence([2.3, 1.0, 0.5], "cpu")
+    assert "learns" in learn_sentence([2.3, 1.0, 0.5], "cpu") and "from 2.3 to 0.5 over 3 epochs" in learn_sentence(
+        [2.3, 1.0, 0.5], "cpu"
+    )
     assert "does not learn" in learn_sentence([2.3036, 2.3036], "cpu")
     assert "start together" in same_start_sentence({"a": [2.30, 1.0], "b": [2.301, 1.1]})
     assert "did not start from the same weights" in same_start_sentence({"a": [2.3, 1.0], "b": [1.5, 1.1]})
@@ -74,8 +79,10 @@ def test_packs_and_curves_are_found_by_the_experiments_name():
     pack, rows = find_seed_pack([skipped, measured], "iris", prefer=("a.json",))
     assert pack is measured and len(rows) == 2  # a measured GPU row beats a skipped one, even a preferred pack's
     assert find_seed_pack([measured], "boston_like") == (None, [])
-    curves = {"path": "/x/seeds_curves.json", "curves": [{"preset": "iris", "device": "cuda:0", "status": "ok",
-                                                           "losses": [1.0, 0.5]}]}
+    curves = {
+        "path": "/x/seeds_curves.json",
+        "curves": [{"preset": "iris", "device": "cuda:0", "status": "ok", "losses": [1.0, 0.5]}],
+    }
     assert find_curves([measured, curves], "iris")[1][0].device == "cuda:0"
     assert find_curves([curves], "boston_like") == (None, [])
     assert curves_path("lib/recorded/h200_seeds.json") == Path("lib/recorded/h200_seeds_curves.json")
@@ -90,9 +97,29 @@ def fixture_dir(tmp_root: Path) -> Path:
     if "dir" in _FIXTURE:
         return _FIXTURE["dir"]
     raw = tmp_root / "raw_seeds.json"
-    subprocess.run([PY, "scripts/seed_experiments.py", "--quick", "--only", ",".join(IN_FIXTURE), "--devices", "cpu",
-                    "--threads", "1", "--budget", "0.03", "--curves", "--out", str(raw)],
-                   cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
+    subprocess.run(
+        [
+            PY,
+            "scripts/seed_experiments.py",
+            "--quick",
+            "--only",
+            ",".join(IN_FIXTURE),
+            "--devices",
+            "cpu",
+            "--threads",
+            "1",
+            "--budget",
+            "0.03",
+            "--curves",
+            "--out",
+            str(raw),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     pack, curves = load_pack(raw), load_pack(curves_path(raw))
     assert [c["preset"] for c in curves["curves"]] == ["boston_like", "iris", "mnist_minibatch"]
     assert all(c["status"] == "ok" and len(c["losses"]) == CURVE_EPOCHS[c["preset"]] for c in curves["curves"])
@@ -100,10 +127,17 @@ def fixture_dir(tmp_root: Path) -> Path:
     directory.mkdir()
     for p in (pack, curves):
         p["machine"].update(gpus=[FIXTURE_GPU_NAME], label=FIXTURE_GPU_NAME)
-    pack["rows"] = [r2 for r in pack["rows"] for r2 in (
-        {**r, "machine": FIXTURE_GPU_NAME},
-        {**r, "device": "cuda:0", "device_name": FIXTURE_GPU_NAME, "machine": FIXTURE_GPU_NAME})]
-    curves["curves"] = [c2 for c in curves["curves"] for c2 in (c, {**c, "device": "cuda:0", "device_name": FIXTURE_GPU_NAME})]
+    pack["rows"] = [
+        r2
+        for r in pack["rows"]
+        for r2 in (
+            {**r, "machine": FIXTURE_GPU_NAME},
+            {**r, "device": "cuda:0", "device_name": FIXTURE_GPU_NAME, "machine": FIXTURE_GPU_NAME},
+        )
+    ]
+    curves["curves"] = [
+        c2 for c in curves["curves"] for c2 in (c, {**c, "device": "cuda:0", "device_name": FIXTURE_GPU_NAME})
+    ]
     (directory / "test_fixture_seeds.json").write_text(json.dumps(validate_pack(pack)))
     (directory / "test_fixture_seeds_curves.json").write_text(json.dumps(validate_pack(curves)))
     _FIXTURE["dir"] = directory
@@ -200,7 +234,9 @@ def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
     text, specs = assert_case(at, "boston_like")
     gpu = f"cuda:0 (recorded on {FIXTURE_GPU_NAME}"
     assert f"recorded on {FIXTURE_GPU_NAME}" in [s for s in specs if "GPU time ÷ CPU time" in s][0]
-    assert "the two were about even" in text and "the GPU took 2.43× as long as the CPU" in text  # fixture: equal copies
+    assert (
+        "the two were about even" in text and "the GPU took 2.43× as long as the CPU" in text
+    )  # fixture: equal copies
     assert "a different answer" in text
     loss = [s for s in specs if "loss (log scale)" in s][0]
     assert gpu in loss and CPU_LABEL in loss
@@ -253,6 +289,7 @@ def test_seed_script_wants_a_pack_to_put_the_curves_beside(capsys):
 
 # -- issue 23: a time in the words is a bar on the page (the shipped packs, the page's own live CPU) -------------
 
+
 @pytest.mark.parametrize("name", ["big_matmul", "linear_mnist_dataloader", "boston_like"])
 @pytest.mark.slow
 def test_every_time_the_page_quotes_is_drawn_on_the_shipped_packs(monkeypatch, name):
@@ -267,13 +304,18 @@ def test_every_time_the_page_quotes_is_drawn_on_the_shipped_packs(monkeypatch, n
     at = open_whys(open_page(PAGE, {"case": name}))  # every 'Why?' open: the times are quoted there
     assert not at.exception, [e.value for e in at.exception]
     reading = read_view(at, PAGE, {"case": name})
-    found = [f for f in numbers_on_chart(reading) + dates_and_machines_on_chart(reading)
-             if " in line (number " not in f.sentence]  # the queue's wait (ui.measure): this server's, not the case's
+    found = [
+        f
+        for f in numbers_on_chart(reading) + dates_and_machines_on_chart(reading)
+        if " in line (number " not in f.sentence
+    ]  # the queue's wait (ui.measure): this server's, not the case's
     assert not found, "\n".join(f.line(reading.url) for f in found)
     text = page_text(at)
     if name == "big_matmul":  # the recording's first and warm call, drawn beside the seed's 0.55 s / 0.46 s
         assert "the GPU's first call of this experiment in the recording run took" in text
         assert any("GPU, first call" in s and "seconds (log scale)" in s for s in chart_specs(at))
     if name == "linear_mnist_dataloader" and live_refusal(get_preset(name)) is None:
-        assert "was timed at a cut size (dataset size 2,500 instead of the seed's 50,000): its time per call, in the " \
-               "table, is not comparable" in text
+        assert (
+            "was timed at a cut size (dataset size 2,500 instead of the seed's 50,000): its time per call, in the "
+            "table, is not comparable" in text
+        )

@@ -12,8 +12,14 @@ from lib.recorded import load_recorded
 from lib.recorded.sources import gpu_sources, slug
 
 FOUR = slug("4 × NVIDIA H200")
-PAGES = ["pages/home.py", "pages/training.py", "pages/jacobian.py", "pages/timing_pitfalls.py",
-         "pages/data_pipeline.py", "pages/seed_cases.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/training.py",
+    "pages/jacobian.py",
+    "pages/timing_pitfalls.py",
+    "pages/data_pipeline.py",
+    "pages/seed_cases.py",
+]
 
 
 @pytest.fixture
@@ -34,7 +40,9 @@ def test_the_four_gpu_machine_chosen_in_the_sidebar_is_said_plainly_on_every_pag
     assert not at.exception, [e.value for e in at.exception]
     text = page_text(at)
     # the note names no machine and no date: it is about what is NOT drawn (the sidebar's list names them)
-    assert "The sidebar's GPU results were recorded for the Multi-GPU lesson only, so this page shows no GPU curve" in text
+    assert (
+        "The sidebar's GPU results were recorded for the Multi-GPU lesson only, so this page shows no GPU curve" in text
+    )
     assert "pick another machine under “GPU results from” for one" in text
     assert "not recorded with these switches" not in text
     for spec in chart_specs(at):  # only this server's CPU: no machine's recorded GPU curve

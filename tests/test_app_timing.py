@@ -79,11 +79,17 @@ def test_default_view_without_a_gpu(no_pack):
     assert "No GPU on this server and no recorded GPU results shipped yet" in text
     # sizes too big to time live here are listed, with the reason
     assert "GFLOP per step, more than the 3 GFLOP a live run on cpu may take here" in text
-    assert dict(at.query_params) == {"size": "1024", "sync": "true", "cold": "true", "tf32": "false",
-                                     "transfer": "false"}
+    assert dict(at.query_params) == {
+        "size": "1024",
+        "sync": "true",
+        "cold": "true",
+        "tf32": "false",
+        "transfer": "false",
+    }
     assert len(at.get("download_button")) == 2
-    assert any("python -m lib sweep matmul --over size=64,128" in c.value and "--set sync=true" in c.value
-               for c in at.code)
+    assert any(
+        "python -m lib sweep matmul --over size=64,128" in c.value and "--set sync=true" in c.value for c in at.code
+    )
 
 
 @pytest.mark.cpu_view
@@ -144,13 +150,20 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
     assert not at.exception, [e.value for e in at.exception]
     note = "\n".join(str(w.value) for w in at.warning).replace("\\", "")  # as read: markdown escapes gone
     assert "Some settings in the link were adjusted" in note
-    for fragment in ("size=1000 is not one of this slider's steps; using the nearest, 1,024",
-                     "sync='maybe' is not true or false; using the default, on",
-                     "tf32='2' is not true or false; using the default, off",
-                     "cold='' is not true or false"):
+    for fragment in (
+        "size=1000 is not one of this slider's steps; using the nearest, 1,024",
+        "sync='maybe' is not true or false; using the default, on",
+        "tf32='2' is not true or false; using the default, off",
+        "cold='' is not true or false",
+    ):
         assert fragment in note, fragment
-    assert dict(at.query_params) == {"size": "1024", "sync": "true", "cold": "true", "tf32": "false",
-                                     "transfer": "true"}
+    assert dict(at.query_params) == {
+        "size": "1024",
+        "sync": "true",
+        "cold": "true",
+        "tf32": "false",
+        "transfer": "true",
+    }
     assert_view(at)
 
 
@@ -198,9 +211,23 @@ def test_recorded_pack_is_the_gpu_side_toggle_by_toggle(with_pack):
 # -- the sentences on GPU-like numbers (hand-written rows: the CPU fixture cannot behave like a GPU) --------
 def matmul_rows(series: str, device: str, times: dict[int, float], **variant) -> list[dict]:
     v = {"dtype": "fp32", "sync": True, "transfer": False, **variant}
-    return [{"workload": "matmul", "size": n, "device": device, "series": series, "median_s": t, "iqr_s": t / 20,
-             "cold_s": t * 3, "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t,
-             **v} for n, t in times.items()]
+    return [
+        {
+            "workload": "matmul",
+            "size": n,
+            "device": device,
+            "series": series,
+            "median_s": t,
+            "iqr_s": t / 20,
+            "cold_s": t * 3,
+            "repeats": 9,
+            "status": "ok",
+            "message": "",
+            "achieved_flops_per_s": 2 * n**3 / t,
+            **v,
+        }
+        for n, t in times.items()
+    ]
 
 
 def test_naive_gpu_timer_sentences_read_the_numbers():
@@ -214,7 +241,7 @@ def test_naive_gpu_timer_sentences_read_the_numbers():
     assert "between 8 µs and 10 µs per call" in text and "grows from 10 µs to 20 ms" in text
     assert "naive number (9 µs) is **11.1× too small**" in text
     flops = words.flops_sentences(naive, honest + naive, variant, 8192, [gpu])
-    best = 2 * 8192 ** 3 / 2e-2
+    best = 2 * 8192**3 / 2e-2
     assert f"best measured here (fp32) is {fmt_rate(best)}, at size 8,192" in flops[0]
     assert "**2,000× the best it achieved when timed honestly**" in flops[0]
 

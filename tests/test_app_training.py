@@ -49,8 +49,12 @@ def series_in_chart(at) -> set[str]:
     """The curves the time chart draws: its colour scale's domain, which lists exactly the series
     present in the chart's rows (lib.charts.provenance)."""
     spec = json.loads(chart_specs(at)[0])
-    return {name for layer in spec["layer"] if "color" in layer.get("encoding", {})
-            for name in layer["encoding"]["color"]["scale"]["domain"]}
+    return {
+        name
+        for layer in spec["layer"]
+        if "color" in layer.get("encoding", {})
+        for name in layer["encoding"]["color"]["scale"]["domain"]
+    }
 
 
 def assert_ran(at) -> str:
@@ -80,13 +84,21 @@ def test_the_recorded_answer_is_exact_and_comes_first(with_pack):
     text = assert_ran(at)
     lo, hi, x = crossover_by_hand()
     # the crossover worked out by hand, in the one voice's words for the page's two curves
-    answer = voice.crossover_sentence(Crossover(CrossKind.CROSSES, x, (lo, hi), (lo, hi), span=(lo, hi)), "batch size",
-                                      voice.legend_side(voice.Unit.CPU, SMALL_LABEL),
-                                      voice.legend_side(voice.Unit.GPU, GPU_LABEL)).markdown()
-    assert f"between batch size {fmt_value(lo)} and {fmt_value(hi)}; most likely at about {crossing_about(x, lo, hi)}." in answer
+    answer = voice.crossover_sentence(
+        Crossover(CrossKind.CROSSES, x, (lo, hi), (lo, hi), span=(lo, hi)),
+        "batch size",
+        voice.legend_side(voice.Unit.CPU, SMALL_LABEL),
+        voice.legend_side(voice.Unit.GPU, GPU_LABEL),
+    ).markdown()
+    assert (
+        f"between batch size {fmt_value(lo)} and {fmt_value(hi)}; most likely at about {crossing_about(x, lo, hi)}."
+        in answer
+    )
     assert at.markdown[0].value == answer  # the first thing on the page, before any control
     assert {GPU_LABEL, SMALL_LABEL, LIVE_LABEL} <= series_in_chart(at)
-    assert re.search(r"Measured live on this server (less than a minute|\d+ min) ago:", text)  # its age, never 'just now'
+    assert re.search(
+        r"Measured live on this server (less than a minute|\d+ min) ago:", text
+    )  # its age, never 'just now'
     assert "derived from a recorded step" in text
 
 
@@ -108,13 +120,22 @@ def test_the_live_crossover_stays_put_while_the_slider_moves(with_pack):
 
 
 @pytest.mark.cpu_view
-@pytest.mark.parametrize("moves", [
-    {"batch_size": 1}, {"batch_size": 65536}, {"hidden_width": 4}, {"hidden_width": 8192},
-    {"depth": 1}, {"depth": 16}, {"dataset_size": 256}, {"dataset_size": 1048576},
-    {"over": "hidden_width", "batch_size": 1024, "depth": 8},
-    {"over": "depth", "hidden_width": 512, "dataset_size": 2048},
-    {"over": "dataset_size", "batch_size": 4096, "hidden_width": 16},
-])
+@pytest.mark.parametrize(
+    "moves",
+    [
+        {"batch_size": 1},
+        {"batch_size": 65536},
+        {"hidden_width": 4},
+        {"hidden_width": 8192},
+        {"depth": 1},
+        {"depth": 16},
+        {"dataset_size": 256},
+        {"dataset_size": 1048576},
+        {"over": "hidden_width", "batch_size": 1024, "depth": 8},
+        {"over": "depth", "hidden_width": 512, "dataset_size": 2048},
+        {"over": "dataset_size", "batch_size": 4096, "hidden_width": 16},
+    ],
+)
 def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(with_pack, moves):
     at = open_page(PAGE, {k: str(v) for k, v in moves.items()})
     text = assert_ran(at)
@@ -128,10 +149,18 @@ def test_every_slider_at_its_extremes_and_off_default_still_draws_a_gpu_curve(wi
 def test_every_control_moves_and_the_url_follows(with_pack):
     at = open_page(PAGE, opened=(PITFALLS,))
     assert_ran(at)
-    moves = [("select_slider", "batch_size", 128), ("select_slider", "hidden_width", 32),
-             ("select_slider", "dataset_size", 4096), ("select_slider", "depth", 2),
-             ("toggle", "data_resident", False), ("toggle", "item_every_step", True), ("toggle", "pin_memory", True),
-             ("toggle", "recorded_cpu", True), ("radio", "over", "depth"), ("radio", "over", "dataset_size")]
+    moves = [
+        ("select_slider", "batch_size", 128),
+        ("select_slider", "hidden_width", 32),
+        ("select_slider", "dataset_size", 4096),
+        ("select_slider", "depth", 2),
+        ("toggle", "data_resident", False),
+        ("toggle", "item_every_step", True),
+        ("toggle", "pin_memory", True),
+        ("toggle", "recorded_cpu", True),
+        ("radio", "over", "depth"),
+        ("radio", "over", "dataset_size"),
+    ]
     if torch.cuda.is_available():  # the sidebar's first GPU is the live one: no recorded machine's CPU to add
         assert NS + "recorded_cpu" not in {t.key for t in at.toggle}
         moves.remove(("toggle", "recorded_cpu", True))
@@ -170,12 +199,29 @@ def test_a_pitfall_switched_on_holds_while_its_expander_is_closed(no_pack):
 
 
 def test_bad_link_values_are_clamped_or_ignored_with_a_note(no_pack):
-    at = open_page(PAGE, {"batch_size": "100", "hidden_width": "99999", "depth": "abc", "over": "nonsense",
-                          "data_resident": "maybe", "dataset_size": "-5"})
+    at = open_page(
+        PAGE,
+        {
+            "batch_size": "100",
+            "hidden_width": "99999",
+            "depth": "abc",
+            "over": "nonsense",
+            "data_resident": "maybe",
+            "dataset_size": "-5",
+        },
+    )
     assert_ran(at)
     note = "\n".join(str(w.value) for w in at.warning).replace("\\", "")  # as read: markdown escapes gone
-    for fragment in ("batch_size=100", "using the nearest, 128", "hidden_width=99999", "using 8,192",
-                     "depth='abc'", "over='nonsense'", "data_resident='maybe'", "dataset_size=-5"):
+    for fragment in (
+        "batch_size=100",
+        "using the nearest, 128",
+        "hidden_width=99999",
+        "using 8,192",
+        "depth='abc'",
+        "over='nonsense'",
+        "data_resident='maybe'",
+        "dataset_size=-5",
+    ):
         assert fragment in note, fragment
     assert at.select_slider(key=NS + "hidden_width").value == max(AXES["hidden_width"].steps)
     assert at.radio(key=NS + "over").value == "batch_size"

@@ -29,8 +29,12 @@ def shipped_packs(monkeypatch):
 
 def drawn(at) -> set[str]:
     spec = json.loads(chart_specs(at)[0])
-    return {name for layer in spec["layer"] if "color" in layer.get("encoding", {})
-            for name in layer["encoding"]["color"]["scale"]["domain"]}
+    return {
+        name
+        for layer in spec["layer"]
+        if "color" in layer.get("encoding", {})
+        for name in layer["encoding"]["color"]["scale"]["domain"]
+    }
 
 
 def gpu_names() -> list[str]:
@@ -58,14 +62,21 @@ def assert_honest(at, why: str | None, live: bool = True) -> str:
 
 # small shapes: the live CPU measures six points of each view on this box
 VIEWS = [
-    ({"gpu": H100, "model": "cnn", "channels": "4", "depth": "1"},
-     "The H100 recorded this step only at channels 16 or 64 with depth 1 or 3: move the sliders there",
-     ("channels", 8, None)),  # 8 lies near enough to the recorded 16 for the cost model to predict
-    ({"gpu": H100, "model": "transformer", "d_model": "16", "layers": "1", "seq_len": "16"},
-     "The H100 has no recordings of this page's Transformer (16 tokens) training step.",
-     ("layers", 2, "The H100 has no recordings of this page's Transformer (16 tokens) training step.")),
-    ({"gpu": H100, "model": "torchvision", "network": "mobilenet_v3_small", "image_size": "32", "batch_size": "4"},
-     None, ("batch_size", 8, None)),
+    (
+        {"gpu": H100, "model": "cnn", "channels": "4", "depth": "1"},
+        "The H100 recorded this step only at channels 16 or 64 with depth 1 or 3: move the sliders there",
+        ("channels", 8, None),
+    ),  # 8 lies near enough to the recorded 16 for the cost model to predict
+    (
+        {"gpu": H100, "model": "transformer", "d_model": "16", "layers": "1", "seq_len": "16"},
+        "The H100 has no recordings of this page's Transformer (16 tokens) training step.",
+        ("layers", 2, "The H100 has no recordings of this page's Transformer (16 tokens) training step."),
+    ),
+    (
+        {"gpu": H100, "model": "torchvision", "network": "mobilenet_v3_small", "image_size": "32", "batch_size": "4"},
+        None,
+        ("batch_size", 8, None),
+    ),
 ]
 
 
@@ -89,8 +100,11 @@ def test_a_family_from_a_shared_link_draws_the_live_cpu_and_says_what_its_gpu_ha
 @pytest.mark.slow  # about 25 s on a shared 2-core box: the page's first run fits the shipped packs' models
 def test_the_model_choice_lists_every_family_and_a_network_picks_its_own_model(shipped_packs, monkeypatch):
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000001")  # every live point refused at once: words only
-    at = visit(PAGE, {"gpu": H100, "model": "torchvision", "network": "nope", "image_size": "33", "batch_size": "2"},
-               whys=False)
+    at = visit(
+        PAGE,
+        {"gpu": H100, "model": "torchvision", "network": "nope", "image_size": "33", "batch_size": "2"},
+        whys=False,
+    )
     assert not at.exception, [e.value for e in at.exception]
     assert at.radio(key=NS + "model").options == ["MLP", "CNN", "Transformer", "torchvision model"]
     assert at.radio(key=NS + "network").value == "resnet18"  # the default, with a note
@@ -118,8 +132,9 @@ def test_a_view_whose_every_cpu_step_is_over_the_live_limits_says_what_each_side
     assert not at.exception, [e.value for e in at.exception]
     headline = at.markdown[0].value
     gpu = next(c for c in drawn(at) if c.startswith("GPU"))
-    assert headline.startswith("The CPU has no points here: every step is over this server's live limits; "
-                               f"**{gpu}** has "), headline
+    assert headline.startswith(
+        f"The CPU has no points here: every step is over this server's live limits; **{gpu}** has "
+    ), headline
     has = re.fullmatch(r".*has (\d+) points, from batch size [\d,]+ to 1,024\.", headline)
     assert has and f"{gpu}: {has[1]} points drawn" in page_text(at), headline  # as many as the chart draws
     assert "Too few" not in page_text(at) and headline_words(headline) <= HEADLINE_WORDS  # issue 37's one sentence

@@ -42,8 +42,13 @@ def test_the_modes_bullets_quote_the_modes_charts_at_the_defaults():
     said = re.findall(r"takes (\S+ (?:ns|µs|ms|s)) \(", saving)
     assert len(said) == 2 and set(said) <= {fmt_s(r["step_s"]) for r in bars if "step_s" in r}, (said, saving)
     # each crossover bullet names curves the modes' curve chart draws (the CPU curve and one per mode)
-    curves = next(rows for rows in charts if any(str(r.get("series", "")).startswith("GPU · one CUDA graph") for r in rows
-                                                 if "t" in r and "step_s" not in r))
+    curves = next(
+        rows
+        for rows in charts
+        if any(
+            str(r.get("series", "")).startswith("GPU · one CUDA graph") for r in rows if "t" in r and "step_s" not in r
+        )
+    )
     drawn = {r["series"] for r in curves if "series" in r}
     bullets = [t for t in texts if t.startswith("- **GPU · ")]
     assert len(bullets) >= 2
@@ -52,11 +57,17 @@ def test_the_modes_bullets_quote_the_modes_charts_at_the_defaults():
 
 
 def test_the_split_sentences_count_of_kernels_is_written_under_its_bar():
-    at = visit("pages/training.py", {"batch_size": "4096", "hidden_width": "1024"},  # a recorded, profiled step
-               opened=(SPLIT_KEY,))
+    at = visit(
+        "pages/training.py",
+        {"batch_size": "4096", "hidden_width": "1024"},  # a recorded, profiled step
+        opened=(SPLIT_KEY,),
+    )
     texts = [str(m.value) for m in at.markdown]
-    counts = [(m.group(1), int(m.group(2).replace(",", ""))) for t in texts
-              for m in re.finditer(r"\*\*([^*]+)\*\*: one step takes [^;]*? and issues ([\d,]+) (?:kernels|operators)", t)]
+    counts = [
+        (m.group(1), int(m.group(2).replace(",", "")))
+        for t in texts
+        for m in re.finditer(r"\*\*([^*]+)\*\*: one step takes [^;]*? and issues ([\d,]+) (?:kernels|operators)", t)
+    ]
     assert counts, texts
     written = {(r["series"], r["kernels"]) for rows in _charts(at) for r in rows if "under" in r and "kernels" in r}
     for series, n in counts:

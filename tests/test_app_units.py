@@ -36,9 +36,24 @@ MLP = get_workload("mlp")
 
 def rows_for(device: str, times: dict[int, float], series: str) -> list[dict]:
     """Result rows in the pack schema for a hand-written curve (chart and sentence tests only)."""
-    return [{"workload": "mlp", "batch_size": x, "device": device, "median_s": t, "iqr_s": t / 10, "repeats": 5,
-             "status": "ok", "message": "", "epoch_s": t * 10, "steps_per_epoch": 10, "flops": 1e6 * x,
-             "swept": "batch_size", "series": series} for x, t in times.items()]
+    return [
+        {
+            "workload": "mlp",
+            "batch_size": x,
+            "device": device,
+            "median_s": t,
+            "iqr_s": t / 10,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+            "epoch_s": t * 10,
+            "steps_per_epoch": 10,
+            "flops": 1e6 * x,
+            "swept": "batch_size",
+            "series": series,
+        }
+        for x, t in times.items()
+    ]
 
 
 CPU = rows_for("cpu", {1: 1e-3, 10: 2e-3, 100: 1e-2, 1000: 1e-1}, "cpu (live, this server)")
@@ -57,7 +72,10 @@ def test_time_chart_has_a_line_per_series_error_bars_and_the_crossover_rule():
     text = spec(chart)
     assert "cpu (live, this server)" in text and "cuda:0 (recorded on X, 2026-01-01)" in text
     assert '"type": "log"' in text
-    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in chart.to_dict()["layer"]]
+    marks = [
+        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        for layer in chart.to_dict()["layer"]
+    ]
     assert marks.count("rule") == 2 and "line" in marks and "text" in marks  # IQR bars, crossover rule, its label
     assert "crossover" in text
 
@@ -79,8 +97,12 @@ def test_speedup_frame_and_chart():
 
 
 def test_phase_chart_stacks_the_phases_present():
-    frame = pd.DataFrame([{"series": "cpu", "phase_compute_s": 6e-4, "phase_overhead_s": 1e-4},
-                          {"series": "cuda:0", "phase_transfer_s": 1e-4, "phase_compute_s": 2e-4, "phase_overhead_s": 3e-4}])
+    frame = pd.DataFrame(
+        [
+            {"series": "cpu", "phase_compute_s": 6e-4, "phase_overhead_s": 1e-4},
+            {"series": "cuda:0", "phase_transfer_s": 1e-4, "phase_compute_s": 2e-4, "phase_overhead_s": 3e-4},
+        ]
+    )
     text = spec(phase_chart(frame))
     assert "transfer (host → device)" in text and "µs" in text
     only_cpu = spec(phase_chart(frame.iloc[:1]))
@@ -90,8 +112,12 @@ def test_phase_chart_stacks_the_phases_present():
 def test_a_phase_bar_marks_its_whole_time_with_a_tick_where_the_phases_overlap_in_it():
     """Data pipeline (found on the H200's rows with 4 workers): the GPU's bar of loading + compute, timed apart,
     ended at 93 ms while the answer quoted its 58.5 ms epoch, a time no mark drew."""
-    frame = pd.DataFrame([{"series": "cpu", "phase_loading_s": 0.05, "phase_compute_s": 0.013, "median_s": 0.137},
-                          {"series": "cuda:0", "phase_loading_s": 0.083, "phase_compute_s": 0.0095, "median_s": 0.0585}])
+    frame = pd.DataFrame(
+        [
+            {"series": "cpu", "phase_loading_s": 0.05, "phase_compute_s": 0.013, "median_s": 0.137},
+            {"series": "cuda:0", "phase_loading_s": 0.083, "phase_compute_s": 0.0095, "median_s": 0.0585},
+        ]
+    )
     chart = phase_chart(frame, total="median_s", total_label="the whole epoch")
     ticks = next(layer for layer in chart.to_dict()["layer"] if layer["mark"]["type"] == "tick")
     data = chart.to_dict()["datasets"][ticks["data"]["name"]]
@@ -128,8 +154,9 @@ def test_versus_names_the_winner_and_a_tie_within_the_spread():
 
 
 def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:
-    return voice.crossover_sentence(found, setting, voice.legend_side(voice.Unit.CPU, cpu),
-                                    voice.legend_side(voice.Unit.GPU, gpu)).markdown()
+    return voice.crossover_sentence(
+        found, setting, voice.legend_side(voice.Unit.CPU, cpu), voice.legend_side(voice.Unit.GPU, gpu)
+    ).markdown()
 
 
 def test_crossover_sentence_reads_the_measured_points_only():
@@ -137,12 +164,15 @@ def test_crossover_sentence_reads_the_measured_points_only():
     assert both.measured.kind == CrossKind.CROSSES
     assert "between batch size" in crossover_sentence(both, "batch size", "cpu", "gpu")
     slow_gpu = rows_for("cuda:0", {1: 1.0, 10: 1.0, 100: 1.0, 1000: 1.0}, "g")
-    assert "does not catch up" in crossover_sentence(analyse_rows(CPU + slow_gpu, "batch_size"), "batch size", "cpu", "gpu")
+    assert "does not catch up" in crossover_sentence(
+        analyse_rows(CPU + slow_gpu, "batch_size"), "batch size", "cpu", "gpu"
+    )
     assert "no GPU curve" in crossover_sentence(analyse_rows(CPU, "batch_size"), "batch size", "cpu", "gpu")
     one_shared = rows_for("cuda:0", {10: 1e-6}, "g")  # a live curve may share a single x with the other
     assert crossover_sentence(analyse_rows(CPU + one_shared, "batch_size"), "batch size", "cpu", "gpu") == (
         "**gpu** is faster than **cpu** at every batch size both curves have, which is only 10: "
-        "one point cannot place a crossover.")
+        "one point cannot place a crossover."
+    )
 
 
 def test_one_split_of_the_step_feeds_the_bars_and_the_words():
@@ -179,19 +209,28 @@ def test_work_cap_refuses_huge_steps_before_running_them():
 
 def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
     seen = []
-    rows = live_sweep(LiveSweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32),
-                      LiveBudget(0.02, num_threads=1), progress=lambda f, m: seen.append(f))
+    rows = live_sweep(
+        LiveSweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32),
+        LiveBudget(0.02, num_threads=1),
+        progress=lambda f, m: seen.append(f),
+    )
     assert [r["status"] for r in rows] == ["ok", "ok"]
     first, current = rows
     assert "phase_compute_s" not in first and "kernels" not in first
-    assert current["phase_compute_s"] > 0 and current["kernels"] > 10 and 0 < current["device_busy_s"] <= current["median_s"]
+    assert (
+        current["phase_compute_s"] > 0
+        and current["kernels"] > 10
+        and 0 < current["device_busy_s"] <= current["median_s"]
+    )
     assert current["swept"] == "batch_size" and current["origin"] == "live"
     assert seen[-1] == 1.0 and seen == sorted(seen)
 
 
 def test_live_sweep_turns_over_cap_points_into_skipped_rows():
-    rows = live_sweep(LiveSweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"]),
-                      LiveBudget(0.02, num_threads=1, max_flops={"cpu": 1e9}))
+    rows = live_sweep(
+        LiveSweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"]),
+        LiveBudget(0.02, num_threads=1, max_flops={"cpu": 1e9}),
+    )
     assert rows[0]["status"] == "ok"
     assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
 
@@ -209,8 +248,9 @@ def test_lock_serialises_holders_tells_waiters_their_place_and_keeps_a_record():
     t = threading.Thread(target=first)
     t.start()
     started.wait()
-    with lock.hold("second", on_wait=lambda holder, place, waited: told.append((holder and holder.label, place)),
-                   poll_s=0.02) as holding:
+    with lock.hold(
+        "second", on_wait=lambda holder, place, waited: told.append((holder and holder.label, place)), poll_s=0.02
+    ) as holding:
         assert holding.waited_s > 0.1 and holding.place == 1
     t.join()
     assert ("first", 1) in told and {place for _, place in told} == {1}  # told at every poll: first in line
@@ -228,6 +268,7 @@ def test_the_line_is_first_come_first_served_and_a_visitor_who_leaves_frees_the_
             places.setdefault(name, set()).add(place)
             if leave and waited > 0.05:
                 raise RuntimeError("the visitor left")  # what Streamlit does to a stopped script
+
         try:
             with lock.hold(name, on_wait=on_wait, poll_s=0.01):
                 order.append(name)
@@ -280,7 +321,9 @@ def test_matching_rows_and_groups():
     match = matching_rows(rows, MLP, "batch_size", {"batch_size": 64, "hidden_width": 64, "depth": 3})
     assert len(match) == 4
     assert matching_rows(rows, MLP, "batch_size", {"hidden_width": 256}) == []
-    assert matching_rows([{**r, "hidden_width": "64"} for r in GPU], MLP, "batch_size", {"hidden_width": 64})  # CSV text
+    assert matching_rows(
+        [{**r, "hidden_width": "64"} for r in GPU], MLP, "batch_size", {"hidden_width": 64}
+    )  # CSV text
     groups = recorded_groups(rows, MLP)
     assert sorted(g["points"] for g in groups) == [1, 4]
 
@@ -289,7 +332,9 @@ def test_labels_say_where_numbers_come_from():
     assert series_label("cpu", "live") == "cpu (live, this server)"
     machine = {"gpus": ["NVIDIA H200", "NVIDIA H200"], "date": "2026-11-20T10:00:00+00:00"}
     assert machine_text(machine) == "2 × NVIDIA H200, 2026-11-20"
-    assert series_label("cuda:0", "recorded", machine_text(machine)) == "cuda:0 (recorded on 2 × NVIDIA H200, 2026-11-20)"
+    assert (
+        series_label("cuda:0", "recorded", machine_text(machine)) == "cuda:0 (recorded on 2 × NVIDIA H200, 2026-11-20)"
+    )
 
 
 def test_grid_rows_serve_a_sweep_over_any_of_their_settings():
@@ -298,14 +343,27 @@ def test_grid_rows_serve_a_sweep_over_any_of_their_settings():
     grid = {"swept": "hidden_width,depth,batch_size", "batch_size": 4, "depth": 2, "hidden_width": 8}
     assert sweeps_over(grid, "depth") and sweeps_over(grid, "batch_size") and not sweeps_over(grid, "dataset_size")
     assert sweeps_over({"swept": "", "depth": 1}, "depth") and not sweeps_over({"swept": "depth"}, "depth")
-    rows = [{**grid, "workload": "mlp", "device": "cuda:0", "batch_size": b, "status": "ok", "median_s": 1e-3,
-             "iqr_s": 0.0, "repeats": 3, "message": ""} for b in (1, 2, 4)]
+    rows = [
+        {
+            **grid,
+            "workload": "mlp",
+            "device": "cuda:0",
+            "batch_size": b,
+            "status": "ok",
+            "median_s": 1e-3,
+            "iqr_s": 0.0,
+            "repeats": 3,
+            "message": "",
+        }
+        for b in (1, 2, 4)
+    ]
     assert len(matching_rows(rows, MLP, "batch_size", {"depth": 2, "hidden_width": 8})) == 3
     assert recorded_groups(rows, MLP) == []  # a grid offers no single sweep to jump to
 
 
 def test_a_list_reads_as_a_sentence_says_it():
     from lib.core.fmt import and_list
+
     assert and_list([]) == "" and and_list(["a"]) == "a" and and_list(["a", "b"]) == "a and b"
     assert and_list(["2026-11-21", "2026-11-23", "2026-11-24"]) == "2026-11-21, 2026-11-23 and 2026-11-24"
 
@@ -318,5 +376,7 @@ def test_a_curve_recorded_on_several_days_is_named_by_its_machine_alone():
     days = "NVIDIA H200, 2026-11-21, 2026-11-23, 2026-11-24 and 2026-11-27"
     assert without_days(days) == "NVIDIA H200" and without_days("NVIDIA H200") == "NVIDIA H200"
     assert voice.series_side(series_label("cuda:0", "recorded", days)).text == "the NVIDIA H200 GPU"
-    assert voice.series_side(series_label("cpu", "recorded", "NVIDIA H200, 2026-11-24")).text == \
-        "the NVIDIA H200 machine's CPU"
+    assert (
+        voice.series_side(series_label("cpu", "recorded", "NVIDIA H200, 2026-11-24")).text
+        == "the NVIDIA H200 machine's CPU"
+    )

@@ -36,11 +36,42 @@ FIXTURE_GPU = "TEST FIXTURE GPU (CPU rows renamed cuda:0)"
 def packs(tmp_path_factory) -> dict[str, bytes]:
     tmp = tmp_path_factory.mktemp("your_results")
     first = tmp / "first.json"
-    subprocess.run([PY, "-m", "lib", "sweep", "mlp", "--over", f"batch_size={','.join(map(str, VALUES))}",
-                    "--set", "hidden_width=16", "--devices", "cpu", "--budget", "0.03", "--threads", "1",
-                    "--quiet", "--out", str(first)], cwd=ROOT, check=True, capture_output=True, timeout=120)
-    again = run_sweep(get_workload("mlp"), "batch_size", VALUES, {"hidden_width": 16}, ["cpu"],
-                      point_budget_s=0.03, num_threads=1, with_phases=False)
+    subprocess.run(
+        [
+            PY,
+            "-m",
+            "lib",
+            "sweep",
+            "mlp",
+            "--over",
+            f"batch_size={','.join(map(str, VALUES))}",
+            "--set",
+            "hidden_width=16",
+            "--devices",
+            "cpu",
+            "--budget",
+            "0.03",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+            str(first),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    again = run_sweep(
+        get_workload("mlp"),
+        "batch_size",
+        VALUES,
+        {"hidden_width": 16},
+        ["cpu"],
+        point_budget_s=0.03,
+        num_threads=1,
+        with_phases=False,
+    )
     machine = {**machine_fingerprint(), "cpu_model": "TEST FIXTURE CPU", "label": SECOND}
     second = build_pack(again, machine=machine)
     return {"first.json": first.read_bytes(), "second.json": dumps_pack(second).encode()}
@@ -134,20 +165,27 @@ def test_two_machines_on_one_chart_with_their_fingerprints(no_shipped, packs, do
     assert_page_works(again, 1, [first, SECOND])
 
 
-@pytest.mark.parametrize("name, data, words", [
-    ("broken.json", b'{"schema_version": 1, "machine": {', "broken.json: not valid JSON"),
-    ("rows.csv", b"workload,device,median_s,repeats,status,message\nmlp,cpu,0.1,3,ok,\n",
-     "rows.csv: CSV column iqr_s: missing"),
-    ("huge.json", b"{" + b" " * MAX_UPLOAD_BYTES + b"}", "huge.json: 5.2 MB is larger than the 5 MB limit"),
-    ("fields.json", None, "fields.json: rows[1].median_s: must be a number >= 0 when status is ok"),
-])
+@pytest.mark.parametrize(
+    "name, data, words",
+    [
+        ("broken.json", b'{"schema_version": 1, "machine": {', "broken.json: not valid JSON"),
+        (
+            "rows.csv",
+            b"workload,device,median_s,repeats,status,message\nmlp,cpu,0.1,3,ok,\n",
+            "rows.csv: CSV column iqr_s: missing",
+        ),
+        ("huge.json", b"{" + b" " * MAX_UPLOAD_BYTES + b"}", "huge.json: 5.2 MB is larger than the 5 MB limit"),
+        ("fields.json", None, "fields.json: rows[1].median_s: must be a number >= 0 when status is ok"),
+    ],
+)
 def test_a_bad_file_is_named_and_the_good_files_still_work(no_shipped, packs, name, data, words):
     if data is None:  # a pack whose second row lost its time
         pack = json.loads(packs["second.json"])
         pack["rows"][1]["median_s"] = "fast"
         data = json.dumps(pack).encode()
-    at = upload(open_page(PAGE), ("first.json", packs["first.json"]), (name, data),
-                ("second.json", packs["second.json"]))
+    at = upload(
+        open_page(PAGE), ("first.json", packs["first.json"]), (name, data), ("second.json", packs["second.json"])
+    )
     assert len(errors(at)) == 1 and errors(at)[0].startswith(f"Not used: {words}"), errors(at)
     first = loads_pack(packs["first.json"])["machine"]["label"]
     assert_page_works(at, 1, [first, SECOND])
@@ -182,8 +220,10 @@ def test_shipped_packs_join_the_comparison_and_a_repeat_upload_counts_once(tmp_p
         assert_page_works(at, 1, [FIXTURE_GPU])
         text = unescaped(page_text(at))
         # equal times: the renamed copy takes the same time as its CPU everywhere, computed, not assumed
-        assert (f"{FIXTURE_GPU}: its GPU and its CPU take the same time within the spread of the repeats at every "
-                "batch size both curves have") in text
+        assert (
+            f"{FIXTURE_GPU}: its GPU and its CPU take the same time within the spread of the repeats at every "
+            "batch size both curves have"
+        ) in text
         at = upload(at, ("second.json", packs["second.json"]), ("fixture.json", json.dumps(shipped).encode()))
         assert_page_works(at, 1, [SECOND, FIXTURE_GPU])
         notes = [unescaped(str(i.value)) for i in at.info]
@@ -219,13 +259,25 @@ def test_past_the_file_cap_a_file_is_refused_in_one_line_and_the_rest_still_work
     files = []
     for i in range(LIMITS.session_files + 1):  # each its own machine, so none is a duplicate
         label = f"box {i}"
-        files.append((f"p{i}.json", json.dumps({**first, "machine": {**first["machine"], "label": label},
-                                                "rows": [{**r, "machine": label} for r in first["rows"]]}).encode()))
+        files.append(
+            (
+                f"p{i}.json",
+                json.dumps(
+                    {
+                        **first,
+                        "machine": {**first["machine"], "label": label},
+                        "rows": [{**r, "machine": label} for r in first["rows"]],
+                    }
+                ).encode(),
+            )
+        )
     at = upload(open_page(PAGE), *files)
     assert not at.exception, [e.value for e in at.exception]
     last = f"p{LIMITS.session_files}.json"
-    assert errors(at) == [f"Not used: {last}: not read: this page reads at most {LIMITS.session_files} files at a "
-                          "time; remove one to add another"]
+    assert errors(at) == [
+        f"Not used: {last}: not read: this page reads at most {LIMITS.session_files} files at a "
+        "time; remove one to add another"
+    ]
     assert len(machines_table(at)) == LIMITS.session_files
     at.run()
     assert len(errors(at)) == 1 and len(machines_table(at)) == LIMITS.session_files

@@ -11,8 +11,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOORS = {"lib": 0, "lib.core": 0, "lib.workloads": 1, "lib.recorded": 2, "lib.lessons": 3, "lib.charts": 4, "lib.__main__": 5,
-          "ui": 6, "pages": 7}
+FLOORS = {
+    "lib": 0,
+    "lib.core": 0,
+    "lib.workloads": 1,
+    "lib.recorded": 2,
+    "lib.lessons": 3,
+    "lib.charts": 4,
+    "lib.__main__": 5,
+    "ui": 6,
+    "pages": 7,
+}
 
 
 def module_name(path: Path) -> str:
@@ -128,9 +137,13 @@ def test_lib_holds_only_packages_init_and_the_cli_entry():
 def one_letter_aliases(path: Path) -> list[str]:
     """`import x as T` / `from x import y as T`: a capital letter a reader must look up at the top of the file."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [f"{path.name}:{node.lineno}: {a.name} as {a.asname}" for node in ast.walk(tree)
-            if isinstance(node, (ast.Import, ast.ImportFrom))
-            for a in node.names if a.asname and len(a.asname) == 1 and a.asname.isupper()]
+    return [
+        f"{path.name}:{node.lineno}: {a.name} as {a.asname}"
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+        if a.asname and len(a.asname) == 1 and a.asname.isupper()
+    ]
 
 
 @pytest.mark.parametrize("path", LIB + UI + PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -141,8 +154,10 @@ def test_modules_are_imported_under_readable_names(path):
 def test_the_alias_check_finds_a_one_letter_alias(tmp_path):
     """The check above can fail: both import forms, inside a function too; `import numpy as np` passes."""
     source = tmp_path / "m.py"
-    source.write_text("import numpy as np\nimport lib.core.fmt as F\n"
-                      "def f():\n    from lib.lessons.training import view as T, words\n")
+    source.write_text(
+        "import numpy as np\nimport lib.core.fmt as F\n"
+        "def f():\n    from lib.lessons.training import view as T, words\n"
+    )
     assert one_letter_aliases(source) == ["m.py:2: lib.core.fmt as F", "m.py:4: view as T"]
 
 
@@ -184,7 +199,8 @@ def parameter_counts(path: Path, root: Path = ROOT) -> dict[str, int]:
                 names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
                 bound = 1 if names and names[0] in ("self", "cls") else 0
                 counts[f"{path.relative_to(root).as_posix()}::{prefix}{child.name}"] = (
-                    len(names) - bound + (a.vararg is not None) + (a.kwarg is not None))
+                    len(names) - bound + (a.vararg is not None) + (a.kwarg is not None)
+                )
                 visit(child, f"{prefix}{child.name}.")
             else:
                 visit(child, prefix)
@@ -196,13 +212,19 @@ def parameter_counts(path: Path, root: Path = ROOT) -> dict[str, int]:
 def too_wide(paths: list[Path], root: Path = ROOT, allowed: dict[str, int] | None = None) -> dict[str, int]:
     """The functions taking more than MOST_PARAMETERS parameters, beyond what `allowed` lets each take."""
     allowed = WIDE_FOR_NOW if allowed is None else allowed
-    return {name: n for p in paths for name, n in parameter_counts(p, root).items()
-            if n > max(MOST_PARAMETERS, allowed.get(name, 0))}
+    return {
+        name: n
+        for p in paths
+        for name, n in parameter_counts(p, root).items()
+        if n > max(MOST_PARAMETERS, allowed.get(name, 0))
+    }
 
 
 def test_no_function_takes_too_many_parameters():
-    assert too_wide(LIB + UI + PAGES) == {}, ("group them in frozen request objects by meaning, as "
-                                              "lib.charts.layout.Layout or lib.lessons.common.live.LiveSweep do")
+    assert too_wide(LIB + UI + PAGES) == {}, (
+        "group them in frozen request objects by meaning, as "
+        "lib.charts.layout.Layout or lib.lessons.common.live.LiveSweep do"
+    )
 
 
 def test_every_wide_function_allowed_for_now_still_exists_and_is_still_wide():
@@ -214,8 +236,10 @@ def test_every_wide_function_allowed_for_now_still_exists_and_is_still_wide():
 def test_the_parameter_check_catches_a_wide_function_and_a_wide_method(tmp_path):
     (tmp_path / "ui").mkdir()
     planted = tmp_path / "ui" / "wide.py"
-    planted.write_text("def narrow(a, b, *, c=1, **rest):\n    pass\n\n\n"
-                       "def wide(a, b, c, d, e, f, g, *, h=1, i=2):\n    pass\n\n\n"
-                       "class Box:\n    def draw(self, a, b, c, d, e, f, g, h, *more):\n        pass\n")
+    planted.write_text(
+        "def narrow(a, b, *, c=1, **rest):\n    pass\n\n\n"
+        "def wide(a, b, c, d, e, f, g, *, h=1, i=2):\n    pass\n\n\n"
+        "class Box:\n    def draw(self, a, b, c, d, e, f, g, h, *more):\n        pass\n"
+    )
     assert too_wide([planted], tmp_path, allowed={}) == {"ui/wide.py::wide": 9, "ui/wide.py::Box.draw": 9}
     assert too_wide([planted], tmp_path, allowed={"ui/wide.py::wide": 9}) == {"ui/wide.py::Box.draw": 9}

@@ -22,20 +22,23 @@ def h100() -> dict:
     return json.loads(H100_PACK.read_text())
 
 
-@pytest.mark.parametrize(("field", "value", "words"), [
-    ("gpus", 5, "machine.gpus: must be a list"),
-    ("gpus", "H100", "machine.gpus: must be a list"),
-    ("gpus", [1, 2], "machine.gpus[0]: a GPU name must be text"),
-    ("gpus", ["x"] * 65, "machine.gpus: must be a list of at most 64"),
-    ("cpu_model", 7, "machine.cpu_model: must be text"),
-    ("label", {"a": 1}, "machine.label: must be text"),
-    ("cpu_cores", "many", "machine.cpu_cores: must be a whole number"),
-    ("cpu_cores", -1, "machine.cpu_cores: must be a whole number"),
-    ("torch_threads", 10**400, "machine.torch_threads: must be a whole number"),
-    ("host_memory_gb", float("inf"), "machine.host_memory_gb: must be a number"),
-    ("something_new", [1], "machine.something_new: a machine field must be a plain value"),
-    ("something_new", 10**400, "machine.something_new: a machine field must be a finite number"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("gpus", 5, "machine.gpus: must be a list"),
+        ("gpus", "H100", "machine.gpus: must be a list"),
+        ("gpus", [1, 2], "machine.gpus[0]: a GPU name must be text"),
+        ("gpus", ["x"] * 65, "machine.gpus: must be a list of at most 64"),
+        ("cpu_model", 7, "machine.cpu_model: must be text"),
+        ("label", {"a": 1}, "machine.label: must be text"),
+        ("cpu_cores", "many", "machine.cpu_cores: must be a whole number"),
+        ("cpu_cores", -1, "machine.cpu_cores: must be a whole number"),
+        ("torch_threads", 10**400, "machine.torch_threads: must be a whole number"),
+        ("host_memory_gb", float("inf"), "machine.host_memory_gb: must be a number"),
+        ("something_new", [1], "machine.something_new: a machine field must be a plain value"),
+        ("something_new", 10**400, "machine.something_new: a machine field must be a finite number"),
+    ],
+)
 def test_every_machine_field_is_checked(field, value, words):
     pack = h100()
     pack["machine"][field] = value
@@ -43,8 +46,10 @@ def test_every_machine_field_is_checked(field, value, words):
         validate_pack(pack)
 
 
-@pytest.mark.parametrize(("key", "value"), [("batch_size", 10**400), ("batch_size", -(10**19)),
-                                            ("flops", 1e300), ("phase_transfer_s", 10**30)])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("batch_size", 10**400), ("batch_size", -(10**19)), ("flops", 1e300), ("phase_transfer_s", 10**30)],
+)
 def test_numbers_out_of_range_are_refused_and_named(key, value):
     pack = h100()
     pack["rows"][0][key] = value
@@ -83,8 +88,15 @@ def test_gallery_picks_still_read_entry_numbers():
     assert parse_picks("12,#3,shipped:h100_training") == ([12, 3], ["h100_training"], [])
 
 
-FORMULAS = ["=HYPERLINK(\"https://evil.example\",\"x\")", "+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0",
-            "-2+3+cmd|' /C calc'!A0", "\t=1+1", "\r=1+1", "'=already quoted"]
+FORMULAS = [
+    '=HYPERLINK("https://evil.example","x")',
+    "+cmd|' /C calc'!A0",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+    "'=already quoted",
+]
 
 
 def test_csv_cells_that_would_run_as_formulas_start_with_a_quote_and_read_back_unchanged():

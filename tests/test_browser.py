@@ -24,8 +24,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 CHART = "[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg"
 # where a failing browser test leaves a picture of its page (GPUWIN_BROWSER_SHOTS, else the temp folder)
 SHOTS = Path(os.environ.get("GPUWIN_BROWSER_SHOTS") or Path(tempfile.gettempdir()) / "gpuwin_browser_shots")
@@ -66,9 +74,26 @@ def streamlit_server(env: dict[str, str], script: str = "streamlit_app.py") -> I
     for attempt in range(1, PORT_TRIES + 1):
         port = free_port()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                script,
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         url = f"http://127.0.0.1:{port}"
         try:
@@ -116,8 +141,7 @@ def wait_for_run(page, text: str, timeout_ms: int = 90_000) -> None:
     """The script run finished: the given words are on the page and a chart is drawn."""
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout_ms)
     page.wait_for_selector(CHART, timeout=timeout_ms)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
 
 
 @contextlib.contextmanager
@@ -151,8 +175,11 @@ def require_browser() -> None:
 def app_url(tmp_path_factory) -> Iterator[str]:
     """One `streamlit run` for this module: no recorded packs (CPU only), short live budget."""
     require_browser()
-    env = {"GPUWIN_RECORDED_DIR": str(tmp_path_factory.mktemp("no_packs")), "GPUWIN_LIVE_POINT_BUDGET_S": "0.1",
-           "GPUWIN_NO_WARM_UP": "1"}
+    env = {
+        "GPUWIN_RECORDED_DIR": str(tmp_path_factory.mktemp("no_packs")),
+        "GPUWIN_LIVE_POINT_BUDGET_S": "0.1",
+        "GPUWIN_NO_WARM_UP": "1",
+    }
     with streamlit_server(env) as url:
         yield url
 
@@ -169,8 +196,10 @@ def test_training_page_from_a_link_in_a_real_browser(browser, app_url):
     assert page.get_by_role("radio", name="depth", exact=True).is_checked()
     page.get_by_text("Pitfalls: the habits of the seed experiments").first.click()  # closed by default
     assert not page.get_by_role("switch", name="Data already on the device", exact=True).is_checked()
-    sliders = {s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
-               for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")}
+    sliders = {
+        s.get_attribute("aria-label"): s.get_attribute("aria-valuetext")
+        for s in page.query_selector_all("[data-testid='stSlider'] input[type='range']")
+    }
     assert sliders["Hidden width"] == "32" and sliders["Batch size"] == "64", sliders
     assert sliders["Depth (the point explained below)"] == "4", sliders
     assert "No GPU on this server" in body and "per epoch" in body
@@ -187,7 +216,9 @@ def test_training_page_from_a_link_in_a_real_browser(browser, app_url):
     wait_for_run(embedded, "At depth 4 (")
     assert not embedded.query_selector("[data-testid='stSidebar']")  # no sidebar when embedded
     assert not embedded.query_selector("[data-testid='stException']")
-    assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible("[data-testid='stToolbar']")
+    assert not embedded.query_selector("[data-testid='stToolbar']") or not embedded.is_visible(
+        "[data-testid='stToolbar']"
+    )
     assert "embed=true" in embedded.url
 
 

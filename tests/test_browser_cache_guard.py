@@ -37,7 +37,9 @@ def test_only_the_clear_cache_message_is_refused():
 
 def _cached_functions(url: str) -> set[str]:
     text = urllib.request.urlopen(url + "/_stcore/metrics?families=cache_memory_bytes", timeout=10).read().decode()
-    return {line.split("cache=", 1)[1].split('"')[1] for line in text.splitlines() if line.startswith("cache_memory_bytes{")}
+    return {
+        line.split("cache=", 1)[1].split('"')[1] for line in text.splitlines() if line.startswith("cache_memory_bytes{")
+    }
 
 
 async def _send_clear_cache(url: str) -> None:

@@ -54,8 +54,10 @@ def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
         page = open_gallery(browser, url)
         assert "0 shared entries, and 2 shipped" in page.inner_text("body")
         page.get_by_text("Add your machine", exact=True).click()  # closed by default: the chart comes first
-        page.set_input_files("[data-testid='stFileUploaderDropzoneInput']", files=[
-            {"name": "my_machine.json", "mimeType": "application/json", "buffer": fixture_bytes(1)}])
+        page.set_input_files(
+            "[data-testid='stFileUploaderDropzoneInput']",
+            files=[{"name": "my_machine.json", "mimeType": "application/json", "buffer": fixture_bytes(1)}],
+        )
         page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
         page.get_by_label("Display name").fill(NAME)
         page.get_by_label("Display name").press("Enter")
@@ -93,8 +95,10 @@ def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
 def add_machine(page, name: str, data: bytes) -> str:
     """Open 'Add your machine', choose the file and the name, press the button; the message shown."""
     page.get_by_text("Add your machine", exact=True).click()
-    page.set_input_files("[data-testid='stFileUploaderDropzoneInput']", files=[
-        {"name": "my_machine.json", "mimeType": "application/json", "buffer": data}])
+    page.set_input_files(
+        "[data-testid='stFileUploaderDropzoneInput']",
+        files=[{"name": "my_machine.json", "mimeType": "application/json", "buffer": data}],
+    )
     page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
     page.get_by_label("Display name").fill(name)
     page.get_by_label("Display name").press("Enter")
@@ -108,8 +112,12 @@ def add_machine(page, name: str, data: bytes) -> str:
 def test_the_tabs_of_one_browser_share_its_limit_without_a_client_address(browser, tmp_path):
     """Issue 40, finding 4: on loopback Streamlit reports no address, so each new session started the
     limit over. The tabs of one browser send the same Streamlit XSRF cookie, and count once."""
-    env = {"GPUWIN_DATA_DIR": str(tmp_path / "data"), "GPUWIN_NO_WARM_UP": "1", "GPUWIN_NO_PREFETCH": "1",
-           "GPUWIN_GALLERY_RATE": "1/3600"}
+    env = {
+        "GPUWIN_DATA_DIR": str(tmp_path / "data"),
+        "GPUWIN_NO_WARM_UP": "1",
+        "GPUWIN_NO_PREFETCH": "1",
+        "GPUWIN_GALLERY_RATE": "1/3600",
+    }
     with streamlit_server(env) as url:
         one_browser = browser.new_context(viewport={"width": 1200, "height": 2400})  # one cookie jar, two tabs
         first, second = (open_tab(one_browser, url) for _ in range(2))

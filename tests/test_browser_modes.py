@@ -28,8 +28,12 @@ MEASURE = """el => ({
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_each_modes_bar_says_where_its_time_came_from_in_whole_lines(browser, app_url, size):
-    with opened_expander(browser, app_url, VIEW, size, "How each way of running the step") as (page, expander,
-                                                                                       warnings, before):
+    with opened_expander(browser, app_url, VIEW, size, "How each way of running the step") as (
+        page,
+        expander,
+        warnings,
+        before,
+    ):
         bars = expander.locator(CHART).nth(1)
         bars.scroll_into_view_if_needed()
         bars.locator("svg g.mark-rect path").first.wait_for(timeout=TIMEOUT_MS)

@@ -17,11 +17,21 @@ from ui.not_found import is_unroutable, not_found_html
 def test_which_paths_are_the_apps_own_404():
     for path in ("/a/b/c", "/pages/training.py", "/nope", "/training/x", "/TRAINING/extra"):
         assert is_unroutable(path), path
-    for path in ("/", "/training", "/Training", "/gallery", "/_stcore/health", "/static/js/index.js",
-                 "/media/abc.png", "/component/x/index.html", "/favicon.png", "/manifest.json"):
+    for path in (
+        "/",
+        "/training",
+        "/Training",
+        "/gallery",
+        "/_stcore/health",
+        "/static/js/index.js",
+        "/media/abc.png",
+        "/component/x/index.html",
+        "/favicon.png",
+        "/manifest.json",
+    ):
         assert not is_unroutable(path), path
     page = not_found_html("/pages/training.py")
-    assert "Did you mean <a href=\"/training\">Training crossover</a>?" in page
+    assert 'Did you mean <a href="/training">Training crossover</a>?' in page
     assert '<a href="/">Home</a>' in page and '<a href="/gallery">' in page
     assert "&lt;script&gt;" in not_found_html("/a/<script>alert(1)</script>")  # the path is shown as text
 
@@ -30,8 +40,11 @@ def test_which_paths_are_the_apps_own_404():
 def served(tmp_path_factory):
     if CHROMIUM is None:
         _unavailable("no chromium on this machine (Debian: apt-get install chromium)")
-    env = {"GPUWIN_RECORDED_DIR": str(tmp_path_factory.mktemp("no_packs")), "GPUWIN_LIVE_POINT_BUDGET_S": "0.05",
-           "GPUWIN_NO_WARM_UP": "1"}
+    env = {
+        "GPUWIN_RECORDED_DIR": str(tmp_path_factory.mktemp("no_packs")),
+        "GPUWIN_LIVE_POINT_BUDGET_S": "0.05",
+        "GPUWIN_NO_WARM_UP": "1",
+    }
     with streamlit_server(env, script="serve.py") as url:
         yield url
 

@@ -85,8 +85,10 @@ def test_charts_show_whole_legend_names_and_print_no_vega_warning(browser, app_u
             for chart in charts:
                 problems += [f"{name}: legend name cut: {t!r}" for t in chart["labels"] if "…" in t]
                 if chart["overflow"] > 4:
-                    problems.append(f"{name}: a legend runs {chart['overflow']:.0f} px past the chart's right edge: "
-                                    f"{chart['labels']}")
+                    problems.append(
+                        f"{name}: a legend runs {chart['overflow']:.0f} px past the chart's right edge: "
+                        f"{chart['labels']}"
+                    )
             if name == "training" and size == "embedded":
                 problems += embedded_training(frame)
         assert not problems, "\n".join(problems)
@@ -113,7 +115,9 @@ def embedded_training(frame) -> list[str]:
     return found
 
 
-POINT_LINE = re.compile(r"^At batch size [\d,]+ \(")  # Training's point sentence (its headline says "at batch size" too)
+POINT_LINE = re.compile(
+    r"^At batch size [\d,]+ \("
+)  # Training's point sentence (its headline says "at batch size" too)
 # as the frame opens (unscrolled): the answer slot, and the first chart's drawn parts (plot, axes, legends;
 # not the SVG's empty padding)
 FIRST_SCREEN = """() => {

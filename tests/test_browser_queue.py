@@ -12,8 +12,12 @@ pytestmark = pytest.mark.browser
 
 def test_a_second_visitor_sees_the_recorded_answer_and_their_place_in_line(browser, tmp_path):
     # each live point takes about a second here, so the first visitor's measurement lasts several
-    env = {"GPUWIN_RECORDED_DIR": str(write_packs(tmp_path / "packs")), "GPUWIN_LIVE_POINT_BUDGET_S": "1.0",
-           "GPUWIN_NO_WARM_UP": "1", "GPUWIN_MAX_WAIT_S": "300"}
+    env = {
+        "GPUWIN_RECORDED_DIR": str(write_packs(tmp_path / "packs")),
+        "GPUWIN_LIVE_POINT_BUDGET_S": "1.0",
+        "GPUWIN_NO_WARM_UP": "1",
+        "GPUWIN_MAX_WAIT_S": "300",
+    }
     with streamlit_server(env) as url:
         first = browser.new_context().new_page()
         first.goto(f"{url}/training?hidden_width=64&depth=3")

@@ -24,8 +24,12 @@ MEASURE = """el => ({
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_the_roofline_draws_its_points_under_labelled_ceilings_without_a_vega_warning(browser, app_url, size):
-    with opened_expander(browser, app_url, VIEW, size, "Where one step's time went") as (page, expander,
-                                                                                  warnings, before):
+    with opened_expander(browser, app_url, VIEW, size, "Where one step's time went") as (
+        page,
+        expander,
+        warnings,
+        before,
+    ):
         roofline = expander.locator(CHART).filter(has_text="Each step under the GPU")
         roofline.locator("svg g.mark-symbol path").first.wait_for(timeout=TIMEOUT_MS)
         quiet(page, warnings)

@@ -38,15 +38,25 @@ def test_files_past_the_cap_are_refused_by_the_server_and_the_rest_are_used(brow
         page = browser.new_page(viewport={"width": 1200, "height": 2400})
         page.set_default_timeout(90_000)
         answers: list[int] = []
-        page.on("response", lambda r: answers.append(r.status) if "/_stcore/upload_file/" in r.url
-                and r.request.method == "PUT" else None)
+        page.on(
+            "response",
+            lambda r: answers.append(r.status)
+            if "/_stcore/upload_file/" in r.url and r.request.method == "PUT"
+            else None,
+        )
         page.goto(f"{url}/your_results")
         page.wait_for_selector(INPUT, state="attached")
         with screenshot_on_failure(page, "uploads_capped"):
-            page.set_input_files(INPUT, files=[{"name": f"p{i}.json", "mimeType": "application/json",
-                                                "buffer": small_pack(i)} for i in range(n)])
-            page.wait_for_function(f"() => performance.getEntriesByType('resource').filter(e => "
-                                   f"e.name.includes('/_stcore/upload_file/')).length >= {n}")
+            page.set_input_files(
+                INPUT,
+                files=[
+                    {"name": f"p{i}.json", "mimeType": "application/json", "buffer": small_pack(i)} for i in range(n)
+                ],
+            )
+            page.wait_for_function(
+                f"() => performance.getEntriesByType('resource').filter(e => "
+                f"e.name.includes('/_stcore/upload_file/')).length >= {n}"
+            )
             page.wait_for_timeout(500)
             assert sorted(answers) == [204] * LIMITS.session_files + [413, 413], answers
             page.get_by_text("Using:", exact=False).wait_for()

@@ -24,8 +24,10 @@ CHART = "[data-testid='stVegaLiteChart']"
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 SETTLED = "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
 TIMEOUT_MS = 120_000
-FIRST_CHART_ON_SCREEN = ("() => { const c = document.querySelector(\"[data-testid='stVegaLiteChart']\");"
-                         " return !!c && c.getBoundingClientRect().top < 600; }")
+FIRST_CHART_ON_SCREEN = (
+    "() => { const c = document.querySelector(\"[data-testid='stVegaLiteChart']\");"
+    " return !!c && c.getBoundingClientRect().top < 600; }"
+)
 GPU_LABEL = re.compile(r"GPU · (H100|H200) \((recorded|predicted|recorded \+ predicted)\)")
 IFRAME = '<!doctype html><body style="margin:0"><iframe src="{src}" width="800" height="600" style="border:0"></iframe>'
 
@@ -55,7 +57,7 @@ def training_link(browser, app_url: str, query: str) -> Iterator:
 
 def luminance(css_color: str) -> float:
     """0 (black) to 1 (white), from 'rgb(r, g, b)' or 'rgba(r, g, b, a)'."""
-    r, g, b = (float(v) for v in css_color[css_color.index("(") + 1:css_color.index(")")].split(",")[:3])
+    r, g, b = (float(v) for v in css_color[css_color.index("(") + 1 : css_color.index(")")].split(",")[:3])
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
@@ -67,7 +69,8 @@ def test_the_theme_follows_the_readers_system(browser, app_url, scheme):
         page.goto(f"{app_url}/timing_pitfalls")
         settle(page)
         background = page.evaluate(
-            "() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
+            "() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor"
+        )
         title = page.evaluate("() => getComputedStyle(document.querySelector('h1')).color")
         if scheme == "dark":
             assert luminance(background) < 0.2 and luminance(title) > 0.7, (background, title)
@@ -78,8 +81,19 @@ def test_the_theme_follows_the_readers_system(browser, app_url, scheme):
         context.close()
 
 
-@pytest.mark.parametrize("path", ["", "training", "jacobian", "timing_pitfalls", "data_pipeline", "seed_cases",
-                                  "gallery", "your_results?shipped=true"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "",
+        "training",
+        "jacobian",
+        "timing_pitfalls",
+        "data_pipeline",
+        "seed_cases",
+        "gallery",
+        "your_results?shipped=true",
+    ],
+)
 def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
     context = browser.new_context(viewport={"width": 800, "height": 600})
     try:
@@ -111,10 +125,10 @@ def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
         context.close()
 
 
-@pytest.mark.parametrize("query, gpu", [
-    ("gpu=nvidia-h100-80gb-hbm3&mode=cuda_graph&depth=12", "H100"),
-    ("gpu=nvidia-h200&mode=compile", "H200"),
-])
+@pytest.mark.parametrize(
+    "query, gpu",
+    [("gpu=nvidia-h100-80gb-hbm3&mode=cuda_graph&depth=12", "H100"), ("gpu=nvidia-h200&mode=compile", "H200")],
+)
 def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser, app_url, query, gpu):
     with training_link(browser, app_url, query) as page:
         answer = page.locator(".st-key-answer").inner_text(timeout=TIMEOUT_MS)
@@ -128,16 +142,21 @@ def test_a_shared_link_to_an_unrecorded_mode_draws_a_labelled_gpu_curve(browser,
         # the link's mode was kept (not swapped for eager): the mode picker shows it
         mode = {"cuda_graph": "one CUDA graph", "compile": "torch.compile"}[re.search(r"mode=(\w+)", query).group(1)]
         checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
-            "els => els.map(e => e.closest('label').innerText)")
+            "els => els.map(e => e.closest('label').innerText)"
+        )
         assert any(text.startswith(mode) for text in checked), checked
 
 
-@pytest.mark.parametrize("query, gpu, model", [
-    ("gpu=nvidia-h100-80gb-hbm3&model=cnn&mode=cuda_graph", "H100", "CNN"),
-    ("gpu=nvidia-h200&model=torchvision&network=resnet18&image_size=64", "H200", "torchvision model"),
-])
-def test_a_shared_link_to_another_model_family_draws_a_labelled_gpu_curve_and_one_sentence(browser, app_url, query,
-                                                                                            gpu, model):
+@pytest.mark.parametrize(
+    "query, gpu, model",
+    [
+        ("gpu=nvidia-h100-80gb-hbm3&model=cnn&mode=cuda_graph", "H100", "CNN"),
+        ("gpu=nvidia-h200&model=torchvision&network=resnet18&image_size=64", "H200", "torchvision model"),
+    ],
+)
+def test_a_shared_link_to_another_model_family_draws_a_labelled_gpu_curve_and_one_sentence(
+    browser, app_url, query, gpu, model
+):
     """Issue 38: a CNN view and a torchvision view, opened from shared links as a reader would."""
     with training_link(browser, app_url, query) as page:
         answer = page.locator(".st-key-answer [data-testid='stMarkdown']").first.inner_text(timeout=TIMEOUT_MS).strip()
@@ -147,5 +166,6 @@ def test_a_shared_link_to_another_model_family_draws_a_labelled_gpu_curve_and_on
         found = GPU_LABEL.search(legend)
         assert found and found.group(1) == gpu, legend  # the GPU curve is drawn and says what it is
         checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
-            "els => els.map(e => e.closest('label').innerText)")
+            "els => els.map(e => e.closest('label').innerText)"
+        )
         assert model in checked, checked  # the link's model was kept

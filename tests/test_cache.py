@@ -80,12 +80,16 @@ def test_training_models_come_back_the_same_from_disk(cache):
     from lib.workloads import execution, traced
 
     packs, _ = load_recorded()
-    pack = next(p for p in packs if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp"
-                                        for r in p["rows"]))
+    pack = next(
+        p
+        for p in packs
+        if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp" for r in p["rows"])
+    )
     table = T.StepTable(pack["rows"], "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
     code = [costmodel, execution, sys.modules[M.__name__], traced]  # every family's terms (traced)
+
     def fit_again(family_key, observations, device_kind, validated):
         pytest.fail("fitted again")
 

@@ -17,14 +17,22 @@ STREAMLIT_CACHES = {"cache_data", "cache_resource", "experimental_memo", "experi
 FUNCTOOLS_CACHES = {"lru_cache", "cache"}
 # functools caches that keep no result: (file, function) -> why
 NOT_RESULTS = {("lib/core/heap.py", "_malloc_trim"): "a handle on the C library's malloc_trim, looked up once"}
-SOURCES = sorted([*(ROOT / "lib").rglob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py"),
-                  ROOT / "streamlit_app.py", ROOT / "serve.py"])
+SOURCES = sorted(
+    [
+        *(ROOT / "lib").rglob("*.py"),
+        *(ROOT / "ui").glob("*.py"),
+        *(ROOT / "pages").glob("*.py"),
+        ROOT / "streamlit_app.py",
+        ROOT / "serve.py",
+    ]
+)
 
 
 def _decorated_name(tree: ast.AST, node: ast.AST) -> str | None:
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                node is sub for dec in fn.decorator_list for sub in ast.walk(dec)):
+            node is sub for dec in fn.decorator_list for sub in ast.walk(dec)
+        ):
             return fn.name
     return None
 
@@ -39,8 +47,9 @@ def cache_violations(source: str, path: str) -> list[str]:
     for node in ast.walk(tree):
         where = f"{path}:{getattr(node, 'lineno', '?')}"
         if isinstance(node, ast.Import):
-            found += [f"{where} imports {a.name}" for a in node.names if a.name in DECLARATIONS
-                      or a.name == "lib.core.memo"]
+            found += [
+                f"{where} imports {a.name}" for a in node.names if a.name in DECLARATIONS or a.name == "lib.core.memo"
+            ]
             functools_names |= {a.asname for a in node.names if a.name == "functools" and a.asname}
         elif isinstance(node, ast.ImportFrom) and node.module:
             names = {a.name for a in node.names}
@@ -60,8 +69,12 @@ def cache_violations(source: str, path: str) -> list[str]:
         elif isinstance(node, ast.Attribute):
             if node.attr in STREAMLIT_CACHES:
                 found.append(f"{where} uses Streamlit's {node.attr}")
-            elif (node.attr in FUNCTOOLS_CACHES and isinstance(node.value, ast.Name)
-                  and node.value.id in functools_names and (path, _decorated_name(tree, node)) not in NOT_RESULTS):
+            elif (
+                node.attr in FUNCTOOLS_CACHES
+                and isinstance(node.value, ast.Name)
+                and node.value.id in functools_names
+                and (path, _decorated_name(tree, node)) not in NOT_RESULTS
+            ):
                 found.append(f"{where} uses functools.{node.attr}")
     return found
 

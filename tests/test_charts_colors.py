@@ -35,8 +35,13 @@ XS = [1, 8, 64, 512, 4096, 8192]
 
 
 def frame(*series: str, **extra) -> pd.DataFrame:
-    return pd.DataFrame([{"series": s, "x": x, "median_s": 1e-3 * (i + 1) * x, "iqr_s": 1e-5, "status": "ok",
-                          **extra} for i, s in enumerate(series) for x in XS])
+    return pd.DataFrame(
+        [
+            {"series": s, "x": x, "median_s": 1e-3 * (i + 1) * x, "iqr_s": 1e-5, "status": "ok", **extra}
+            for i, s in enumerate(series)
+            for x in XS
+        ]
+    )
 
 
 def scales(spec: dict) -> list[dict]:
@@ -65,8 +70,10 @@ def colour_of(chart, name: str) -> str:
 
 def test_series_colors_read_what_a_curve_is_from_its_name():
     assert series_colors([CPU, HOST, GPU, "cuda:1 (recorded on X)"]) == [CPU_LIVE, CPU_HOST, *GPU_COLORS[:2]]
-    assert series_colors(["CPU · 2-core server (recorded)", "GPU · NVIDIA H200 (recorded)"]) == [CPU_SMALL,
-                                                                                                 GPU_COLORS[0]]
+    assert series_colors(["CPU · 2-core server (recorded)", "GPU · NVIDIA H200 (recorded)"]) == [
+        CPU_SMALL,
+        GPU_COLORS[0],
+    ]
     assert not set(METHOD_COLORS) & {CPU_LIVE, CPU_SMALL, CPU_HOST, GPU_COLORS[0], GPU_COLORS[1]}
 
 
@@ -81,9 +88,11 @@ def test_a_gpus_cuda_graph_curve_is_green_not_the_crossovers_red():
 @pytest.mark.parametrize("order", [[CPU, GPU], [GPU, CPU], [GPU, HOST, CPU]])
 def test_the_gpu_is_orange_and_the_live_cpu_blue_whatever_the_order(order):
     data = frame(*order)
-    for chart in (time_chart(data, TimeLines("x")),
-                  variant_chart(data.assign(line="synchronised"), VariantLines("x", "median_s", color="series", dash="line")),
-                  loss_chart(data.rename(columns={"x": "epoch", "median_s": "loss"}))):
+    for chart in (
+        time_chart(data, TimeLines("x")),
+        variant_chart(data.assign(line="synchronised"), VariantLines("x", "median_s", color="series", dash="line")),
+        loss_chart(data.rename(columns={"x": "epoch", "median_s": "loss"})),
+    ):
         assert colour_of(chart, GPU) == GPU_COLORS[0]
         assert colour_of(chart, CPU) == CPU_LIVE
         if HOST in order:
@@ -91,10 +100,23 @@ def test_the_gpu_is_orange_and_the_live_cpu_blue_whatever_the_order(order):
 
 
 def test_machines_chart_colours_each_curve_by_what_it_is_and_dashes_by_machine():
-    rows = [{"workload": "mlp", "batch_size": x, "device": d, "median_s": t * x, "iqr_s": 0.0, "repeats": 3,
-             "status": "ok", "message": "", "swept": "batch_size", "machine": m}
-            for m, devices in (("laptop", ("cpu",)), ("box", ("cpu", "cuda:0"))) for d, t in
-            zip(devices, (1e-4, 1e-6)) for x in XS]
+    rows = [
+        {
+            "workload": "mlp",
+            "batch_size": x,
+            "device": d,
+            "median_s": t * x,
+            "iqr_s": 0.0,
+            "repeats": 3,
+            "status": "ok",
+            "message": "",
+            "swept": "batch_size",
+            "machine": m,
+        }
+        for m, devices in (("laptop", ("cpu",)), ("box", ("cpu", "cuda:0")))
+        for d, t in zip(devices, (1e-4, 1e-6))
+        for x in XS
+    ]
     [comp] = compare_machines(rows)
     spec = machines_chart(comp).to_dict()
     scale = scales(spec)[0]
@@ -105,16 +127,32 @@ def test_machines_chart_colours_each_curve_by_what_it_is_and_dashes_by_machine()
 
 
 def test_gallery_and_multi_gpu_lines_take_the_gpu_colours():
-    speed = pd.DataFrame([{"machine": m, "x": x, "speedup": s * x} for m, s in (("H200", 1e-3), ("H100", 2e-3))
-                          for x in XS])
+    speed = pd.DataFrame(
+        [{"machine": m, "x": x, "speedup": s * x} for m, s in (("H200", 1e-3), ("H100", 2e-3)) for x in XS]
+    )
     chart = speedups_chart(speed, pd.DataFrame(columns=["machine", "x"]))
     assert colour_of(chart, "H200") == GPU_COLORS[0] and colour_of(chart, "H100") == GPU_COLORS[1]
-    rows = [{"workload": "ddp", "model": "mlp", "gpus": n, "batch_size": b, "device": device, "median_s": 1e-3 * n,
-             "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
-            for device, counts in (("cuda", (1, 2, 4)), ("cpu", (1, 2))) for n in counts for b in (16, 256)]
+    rows = [
+        {
+            "workload": "ddp",
+            "model": "mlp",
+            "gpus": n,
+            "batch_size": b,
+            "device": device,
+            "median_s": 1e-3 * n,
+            "iqr_s": 0.0,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+        }
+        for device, counts in (("cuda", (1, 2, 4)), ("cpu", (1, 2)))
+        for n in counts
+        for b in (16, 256)
+    ]
     gpus = scaling.chart_records(scaling.table([r for r in rows if r["device"] == "cuda"], "mlp"))
-    colours = dict(zip(*(lambda s: (s["domain"], s["range"]))(throughput_chart(gpus).to_dict()["encoding"]["color"]
-                                                               ["scale"])))
+    colours = dict(
+        zip(*(lambda s: (s["domain"], s["range"]))(throughput_chart(gpus).to_dict()["encoding"]["color"]["scale"]))
+    )
     assert colours == {"1 GPU": GPU_COLORS[0], "2 GPUs": GPU_COLORS[1], "4 GPUs": GPU_COLORS[2]}
     cpu = scaling.chart_records(scaling.table([r for r in rows if r["device"] == "cpu"], "mlp"))
     assert throughput_chart(cpu).to_dict()["encoding"]["color"]["scale"]["range"][0] == CPU_LIVE
@@ -122,20 +160,24 @@ def test_gallery_and_multi_gpu_lines_take_the_gpu_colours():
 
 def test_log_axes_tick_the_values_drawn_up_to_the_last_point():
     assert log_ticks([1, 8, 64, 512, 4096, 8192]) == [1, 8, 64, 512, 4096, 8192]
-    many = log_ticks([2 ** k for k in range(17)])
+    many = log_ticks([2**k for k in range(17)])
     assert many[0] == 1 and many[-1] == 65536 and len(many) <= 7
     assert log_ticks([]) == [] and log_ticks([0, None, 5]) == [5]
     spec = time_chart(frame(CPU, GPU), TimeLines("x")).to_dict()
     axis = json.dumps(spec)
     assert "8192" in axis and '"format": ",.7~g"' in axis
-    memory = memory_chart(pd.DataFrame({"val": XS, "bytes": [1e6 * x for x in XS], "color": "loop", "dash": "CPU"}),
-                          pd.DataFrame(columns=["val", "bytes", "color", "status", "detail"]), MemoryLines("val"))
+    memory = memory_chart(
+        pd.DataFrame({"val": XS, "bytes": [1e6 * x for x in XS], "color": "loop", "dash": "CPU"}),
+        pd.DataFrame(columns=["val", "bytes", "color", "status", "detail"]),
+        MemoryLines("val"),
+    )
     assert "8192" in json.dumps(memory.to_dict())
 
 
 def test_the_training_chart_ticks_plain_numbers_and_fits_its_legend_to_a_phone():
     rows = frame("CPU · this server (live)", "GPU · NVIDIA H200 (recorded)").rename(
-        columns={"x": "batch_size", "median_s": "epoch_s"})
+        columns={"x": "batch_size", "median_s": "epoch_s"}
+    )
     given = json.dumps(curve_chart(rows, CurveAxes("batch_size", ticks=[1, 64, 4096])).to_dict())
     assert '"format": ",.7~g"' in given and f'"labelLimit": {LEGEND_LABEL_LIMIT}' in given
     assert '"values": [1, 64, 4096]' in given

@@ -59,19 +59,41 @@ def test_the_arrow_spec_carries_the_same_rows_as_tables():
 
 
 def curve_rows() -> list[dict]:
-    cpu = [{"series": "CPU · this server (live)", "batch_size": b, "epoch_s": 0.001 * b, "iqr_s": 1e-5,
-            "steps_per_epoch": 4, "origin": "live"} for b in (1, 8, 64)]
-    gpu = [{"series": "GPU · H200 (recorded)", "batch_size": b, "epoch_s": 0.02 + 0.0001 * b, "iqr_s": float("nan"),
-            "steps_per_epoch": 4, "origin": origin, "epoch_s_low": 0.01, "epoch_s_high": 0.05}
-           for b, origin in ((1, "recorded"), (8, "predicted"), (64, "predicted"))]
+    cpu = [
+        {
+            "series": "CPU · this server (live)",
+            "batch_size": b,
+            "epoch_s": 0.001 * b,
+            "iqr_s": 1e-5,
+            "steps_per_epoch": 4,
+            "origin": "live",
+        }
+        for b in (1, 8, 64)
+    ]
+    gpu = [
+        {
+            "series": "GPU · H200 (recorded)",
+            "batch_size": b,
+            "epoch_s": 0.02 + 0.0001 * b,
+            "iqr_s": float("nan"),
+            "steps_per_epoch": 4,
+            "origin": origin,
+            "epoch_s_low": 0.01,
+            "epoch_s_high": 0.05,
+        }
+        for b, origin in ((1, "recorded"), (8, "predicted"), (64, "predicted"))
+    ]
     return cpu + gpu
 
 
 def test_the_training_curve_chart_layers_read_their_rows_and_nan_is_null():
     chart = curve_chart(curve_rows(), CurveAxes("batch_size"), crossover=(8.0, 32.0, 20.0)).to_dict()  # a bracket of 4×
     names = {layer["data"]["name"] for layer in chart["layer"]}
-    assert names == set(chart["datasets"]) == {"band", "measured", "segments", "solid", "hollow", "crossover_range",
-                                               "crossover"}
+    assert (
+        names
+        == set(chart["datasets"])
+        == {"band", "measured", "segments", "solid", "hollow", "crossover_range", "crossover"}
+    )
     assert len(chart["datasets"]["hollow"]) == 2 and len(chart["datasets"]["solid"]) == 4  # predicted are hollow
     assert len(chart["datasets"]["measured"]) == 3  # IQR bars only where a spread was measured
     assert chart["datasets"]["crossover"] == [{"x": 20.0, "label": "crossover ≈ 20"}]
@@ -106,30 +128,48 @@ def test_a_filled_chart_is_the_spec_altair_writes_with_its_words():
     from lib.charts.theme import series_colors, wrap_expr
 
     long = "cuda:0, one CUDA graph (recorded on NVIDIA H200, 2026-11-21, 2026-11-23 and 2026-11-24)"
-    views = [curve_rows(),
-             [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()],
-             [{**r, "series": long if r["series"].startswith("GPU") else r["series"]} for r in curve_rows()],
-             [r for r in curve_rows() if r["origin"] != "predicted"]]
+    views = [
+        curve_rows(),
+        [{**r, "epoch_s": r["epoch_s"] * 1000} for r in curve_rows()],
+        [{**r, "series": long if r["series"].startswith("GPU") else r["series"]} for r in curve_rows()],
+        [r for r in curve_rows() if r["origin"] != "predicted"],
+    ]
     for rows in views:
         chart = curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]), crossover=(8.0, 32.0, 20.0))
         names = list(dict.fromkeys(sorted((r["series"] for r in rows), key=lambda n: (not n.startswith("CPU"), n))))
         y_title = chart.words[next(k for k in chart.words if k.endswith("y title"))]
-        written = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),
-                                           styles=("measured", "predicted") if len(rows) == 6 else ("measured",),
-                                           height=300, legend="bottom"),
-                               y_title, names, series_colors(names), wrap_expr(names)).to_dict()
+        written = curve_layers(
+            _CurveShape(
+                x_title="batch_size",
+                curves=len(names),
+                ticks=(1, 8, 64),
+                styles=("measured", "predicted") if len(rows) == 6 else ("measured",),
+                height=300,
+                legend="bottom",
+            ),
+            y_title,
+            names,
+            series_colors(names),
+            wrap_expr(names),
+        ).to_dict()
         assert without_data(chart.to_dict()) == drawn_layers(written, set(chart.datasets)), rows[0]["series"]
 
 
 def test_the_line_style_legend_is_drawn_only_when_the_chart_mixes_styles():
     """Home drew a one-line legend, "measured or recorded", above a chart of recorded curves only: it told
     nothing. A chart with a predicted stretch keeps the legend that tells the dashed line apart."""
+
     def dash_legend(spec):
-        return [layer["encoding"]["strokeDash"].get("legend") for layer in spec["layer"]
-                if "strokeDash" in layer.get("encoding", {})]
+        return [
+            layer["encoding"]["strokeDash"].get("legend")
+            for layer in spec["layer"]
+            if "strokeDash" in layer.get("encoding", {})
+        ]
 
     mixed = curve_chart(curve_rows(), CurveAxes("batch_size")).to_dict()
-    assert [legend is not None and "predicted (band: its error)" in legend["labelExpr"] for legend in dash_legend(mixed)] == [True]
+    assert [
+        legend is not None and "predicted (band: its error)" in legend["labelExpr"] for legend in dash_legend(mixed)
+    ] == [True]
     recorded = [r for r in curve_rows() if r["origin"] != "predicted"]
     assert dash_legend(curve_chart(recorded, CurveAxes("batch_size")).to_dict()) == [None]
 
@@ -156,14 +196,28 @@ def test_a_chart_keeping_some_of_its_layers_is_the_spec_altair_writes_for_those_
 
     chart = curve_chart(curve_rows(), CurveAxes("batch_size"), crossover=(8.0, 32.0, 20.0))
     names = list(dict.fromkeys(r["series"] for r in curve_rows()))
-    built = curve_layers(_CurveShape(x_title="batch_size", curves=len(names), ticks=(1, 8, 64),  # every layer
-                                     styles=("measured", "predicted"), height=300, legend="bottom"),
-                         "time per epoch (ms)", names, series_colors(names), wrap_expr(names))
+    built = curve_layers(
+        _CurveShape(
+            x_title="batch_size",
+            curves=len(names),
+            ticks=(1, 8, 64),  # every layer
+            styles=("measured", "predicted"),
+            height=300,
+            legend="bottom",
+        ),
+        "time per epoch (ms)",
+        names,
+        series_colors(names),
+        wrap_expr(names),
+    )
     compiled_spec = built.to_dict()
     for n in range(1, len(LAYERS) + 1):
         for kept in combinations(LAYERS, n):
-            alone = alt.layer(*[layer for layer in built.layer if layer.data.name in kept]).properties(
-                height=built.height, autosize=built.autosize).to_dict()
+            alone = (
+                alt.layer(*[layer for layer in built.layer if layer.data.name in kept])
+                .properties(height=built.height, autosize=built.autosize)
+                .to_dict()
+            )
             assert drawn_layers(compiled_spec, kept) == data_in_layers(alone), kept
     assert {layer["data"]["name"] for layer in chart.spec["layer"]} == set(chart.datasets) == set(LAYERS)
 
@@ -173,8 +227,10 @@ def test_views_whose_drawn_layers_differ_share_one_compiled_spec():
     curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]), crossover=(8.0, 32.0, 20.0))
     before = _curve_spec.info()
     no_cross = curve_chart(rows, CurveAxes("batch_size", ticks=[1, 8, 64]))
-    no_band = curve_chart([{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows], CurveAxes("batch_size",
-                          ticks=[1, 8, 64]))
+    no_band = curve_chart(
+        [{k: v for k, v in r.items() if not k.startswith("epoch_s_")} for r in rows],
+        CurveAxes("batch_size", ticks=[1, 8, 64]),
+    )
     assert _curve_spec.info().misses == before.misses  # the same shape: no new build
     assert "crossover" not in no_cross.datasets and "band" not in no_band.datasets
     for chart in (no_cross, no_band):  # and no layer without rows (Vega warns "Infinite extent" of an empty one)

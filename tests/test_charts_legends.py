@@ -25,8 +25,13 @@ def test_a_long_name_is_wrapped_into_whole_lines_and_a_short_one_left_as_it_is()
 
 
 def frame() -> pd.DataFrame:
-    return pd.DataFrame([{"x": x, "median_s": t * x, "iqr_s": 0.0, "series": s, "status": "ok"}
-                         for s, t in (("cpu (live, this server)", 1e-3), (LONG, 1e-5)) for x in (1, 8, 64)])
+    return pd.DataFrame(
+        [
+            {"x": x, "median_s": t * x, "iqr_s": 0.0, "series": s, "status": "ok"}
+            for s, t in (("cpu (live, this server)", 1e-3), (LONG, 1e-5))
+            for x in (1, 8, 64)
+        ]
+    )
 
 
 def test_a_chart_given_a_plot_height_keeps_it_and_wraps_its_long_legend_names():
@@ -37,9 +42,19 @@ def test_a_chart_given_a_plot_height_keeps_it_and_wraps_its_long_legend_names():
 
 
 def training_rows(hollow: bool) -> list[dict]:
-    return [{"series": s, "batch_size": b, "epoch_s": t * b, "iqr_s": 1e-5, "steps_per_epoch": 4,
-             "origin": "live" if s.startswith("CPU") else "recorded", "noisy": hollow and b == 8}
-            for s, t in (("CPU · this server (live)", 1e-3), ("GPU · H200 (recorded)", 1e-5)) for b in (1, 8, 64)]
+    return [
+        {
+            "series": s,
+            "batch_size": b,
+            "epoch_s": t * b,
+            "iqr_s": 1e-5,
+            "steps_per_epoch": 4,
+            "origin": "live" if s.startswith("CPU") else "recorded",
+            "noisy": hollow and b == 8,
+        }
+        for s, t in (("CPU · this server (live)", 1e-3), ("GPU · H200 (recorded)", 1e-5))
+        for b in (1, 8, 64)
+    ]
 
 
 def test_the_training_chart_draws_no_empty_layer_and_keeps_its_plot_height():
@@ -57,8 +72,15 @@ def test_bar_charts_have_pixel_heights_and_no_channel_disables_a_merged_legend()
     for chart in (phase_chart(bars), ratio_chart(pd.DataFrame({"comparison": ["a", "b"], "ratio": [0.5, 2.0]}))):
         spec = chart.to_dict()
         assert isinstance(spec["height"], int) and spec["autosize"]["type"] == "fit-x"  # 'Dropping "fit-y"' otherwise
-    loss = loss_chart(pd.DataFrame({"epoch": [1, 2, 1, 2], "loss": [1.0, 0.5, 1.0, 0.4],
-                                    "series": ["cpu (live)"] * 2 + ["cuda (recorded on x)"] * 2})).to_dict()
+    loss = loss_chart(
+        pd.DataFrame(
+            {
+                "epoch": [1, 2, 1, 2],
+                "loss": [1.0, 0.5, 1.0, 0.4],
+                "series": ["cpu (live)"] * 2 + ["cuda (recorded on x)"] * 2,
+            }
+        )
+    ).to_dict()
     assert loss["encoding"]["strokeDash"]["field"] != loss["encoding"]["color"]["field"]
 
 
@@ -68,8 +90,9 @@ def test_a_variant_chart_puts_both_legends_beside_its_plot_when_asked():
     lines = frame().assign(line=lambda f: ["synchronised, fp32", "first call (cold), synchronised, fp32"] * 3)
 
     def orients(**kwargs) -> tuple:
-        spec = variant_chart(lines, VariantLines("x", "median_s", color="series", dash="line"),
-                             layout=Layout(plot_height=140, **kwargs)).to_dict()
+        spec = variant_chart(
+            lines, VariantLines("x", "median_s", color="series", dash="line"), layout=Layout(plot_height=140, **kwargs)
+        ).to_dict()
         layer = next(layer["encoding"] for layer in spec["layer"] if "strokeDash" in layer["encoding"])
         return layer["color"]["legend"]["orient"], layer["strokeDash"]["legend"]["orient"]
 

@@ -8,8 +8,18 @@ from lib.lessons.multi_gpu import scaling
 
 
 def record(gpus, batch, median_s):
-    return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "device": "cuda",
-            "median_s": median_s, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
+    return {
+        "workload": "ddp",
+        "model": "mlp",
+        "gpus": gpus,
+        "batch_size": batch,
+        "device": "cuda",
+        "median_s": median_s,
+        "iqr_s": 0.0,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+    }
 
 
 @pytest.fixture
@@ -38,8 +48,14 @@ def test_throughput_chart_draws_every_measured_point_log_log(records):
     assert enc["x"]["axis"] == {"values": [16, 256, 4096], "format": "d"}
     assert enc["y"]["field"] == "samples_per_s" and enc["y"]["scale"] == {"type": "log"}
     assert enc["color"]["field"] == "GPUs" and enc["color"]["sort"] == ["1 GPU", "2 GPUs", "16 GPUs"]
-    assert [t["field"] for t in enc["tooltip"]] == ["GPUs", "batch_size", "global_batch", "samples_per_s", "step_ms",
-                                                   "scaling_efficiency"]
+    assert [t["field"] for t in enc["tooltip"]] == [
+        "GPUs",
+        "batch_size",
+        "global_batch",
+        "samples_per_s",
+        "step_ms",
+        "scaling_efficiency",
+    ]
     drawn = data_of(d, d)
     assert len(drawn) == len(points) == 9
     assert sorted((p["gpus"], p["batch_size"]) for p in drawn) == sorted((p["gpus"], p["batch_size"]) for p in points)

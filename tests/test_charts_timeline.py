@@ -13,13 +13,19 @@ def events(lanes: dict[str, str]) -> list[dict]:
     """Two bars on each lane (lane name -> kind), the GPU's with an idle gap between them."""
     out = []
     for i, (lane, kind) in enumerate(lanes.items()):
-        out += [{"lane": lane, "kind": kind, "name": f"{kind} a", "start_us": 10.0 * i, "end_us": 10.0 * i + 5},
-                {"lane": lane, "kind": kind, "name": f"{kind} b", "start_us": 10.0 * i + 20, "end_us": 10.0 * i + 30}]
+        out += [
+            {"lane": lane, "kind": kind, "name": f"{kind} a", "start_us": 10.0 * i, "end_us": 10.0 * i + 5},
+            {"lane": lane, "kind": kind, "name": f"{kind} b", "start_us": 10.0 * i + 20, "end_us": 10.0 * i + 30},
+        ]
     return out
 
 
-GPU_LANES = {"GPU: stream 7": "kernel", "CPU: CUDA runtime": "launch", "CPU: autograd thread": "operator",
-             "CPU: Python thread": "operator"}
+GPU_LANES = {
+    "GPU: stream 7": "kernel",
+    "CPU: CUDA runtime": "launch",
+    "CPU: autograd thread": "operator",
+    "CPU: Python thread": "operator",
+}
 
 
 def test_each_lane_gets_its_own_row_of_fixed_height():

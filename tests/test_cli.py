@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def cli(*args, cwd=ROOT):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lib", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_help_lists_every_command():
@@ -37,8 +39,20 @@ def test_devices_lists_the_cpu_and_says_when_cuda_is_absent():
 @pytest.mark.slow
 def test_sweep_writes_a_pack_that_crossover_reads(tmp_path):
     pack = tmp_path / "p.json"
-    out = cli("sweep", "mlp", "--over", "batch_size=1,16,256", "--set", "hidden_width=64",
-              "--devices", "cpu", "--out", str(pack), "--budget", "0.1")
+    out = cli(
+        "sweep",
+        "mlp",
+        "--over",
+        "batch_size=1,16,256",
+        "--set",
+        "hidden_width=64",
+        "--devices",
+        "cpu",
+        "--out",
+        str(pack),
+        "--budget",
+        "0.1",
+    )
     assert out.returncode == 0, out.stderr
     rows = json.loads(pack.read_text())["rows"]
     assert [r["batch_size"] for r in rows] == [1, 16, 256]
@@ -53,8 +67,23 @@ def test_sweep_writes_a_pack_that_crossover_reads(tmp_path):
 @pytest.mark.slow
 def test_crossover_of_a_grid_pack_says_what_it_holds_instead_of_a_traceback(tmp_path):
     pack = tmp_path / "grid.json"
-    out = cli("sweep", "mlp", "--over", "batch_size=1,16", "--over", "hidden_width=8,64", "--set", "dataset_size=64",
-              "--devices", "cpu", "--out", str(pack), "--budget", "0.02", "--no-phases")
+    out = cli(
+        "sweep",
+        "mlp",
+        "--over",
+        "batch_size=1,16",
+        "--over",
+        "hidden_width=8,64",
+        "--set",
+        "dataset_size=64",
+        "--devices",
+        "cpu",
+        "--out",
+        str(pack),
+        "--budget",
+        "0.02",
+        "--no-phases",
+    )
     assert out.returncode == 0, out.stderr
     out = cli("crossover", str(pack))
     assert out.returncode == 0, out.stderr
@@ -102,14 +131,37 @@ def test_device_resolution_and_fingerprint():
     with pytest.raises(DeviceUnavailable, match="unknown device"):
         resolve_devices("tpu")
     fp = machine_fingerprint()
-    for key in ("cpu_model", "cpu_cores", "torch_threads", "gpus", "driver", "torch", "cuda", "python", "date", "app_version", "label"):
+    for key in (
+        "cpu_model",
+        "cpu_cores",
+        "torch_threads",
+        "gpus",
+        "driver",
+        "torch",
+        "cuda",
+        "python",
+        "date",
+        "app_version",
+        "label",
+    ):
         assert key in fp
 
 
 @pytest.mark.cuda
 def test_cuda_sweep_through_the_cli_finds_devices(tmp_path):
     pack = tmp_path / "p.json"
-    out = cli("sweep", "mlp", "--over", "batch_size=1,256,16384", "--devices", "cpu,cuda", "--out", str(pack), "--budget", "0.2")
+    out = cli(
+        "sweep",
+        "mlp",
+        "--over",
+        "batch_size=1,256,16384",
+        "--devices",
+        "cpu,cuda",
+        "--out",
+        str(pack),
+        "--budget",
+        "0.2",
+    )
     assert out.returncode == 0, out.stderr
     rows = json.loads(pack.read_text())["rows"]
     assert {r["device"] for r in rows} == {"cpu", "cuda:0"}
@@ -124,8 +176,27 @@ def test_a_profiled_grid_is_profiled_after_every_point_is_timed(tmp_path, timing
     import lib.__main__ as cli
 
     out = tmp_path / "grid.json"
-    assert cli.main(["sweep", "matmul", "--over", "size=64,128", "--over", "dtype=fp32,bf16",
-                     "--devices", "cpu", "--budget", "0.02", "--no-phases", "--profile", "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "sweep",
+                "matmul",
+                "--over",
+                "size=64,128",
+                "--over",
+                "dtype=fp32,bf16",
+                "--devices",
+                "cpu",
+                "--budget",
+                "0.02",
+                "--no-phases",
+                "--profile",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert timing_events == ["time"] * 4 + ["profile"] * 4
     rows = json.loads(out.read_text())["rows"]
     assert len(rows) == 4 and all(r["status"] == "ok" and r["kernels"] > 0 for r in rows)

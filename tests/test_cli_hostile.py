@@ -20,8 +20,9 @@ MACHINE = {"cpu_model": "x", "torch": "y", "date": "2026-11-28"}
 
 
 def cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lib", *map(str, args)], cwd=cwd, env=ENV, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lib", *map(str, args)], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=300
+    )
 
 
 def one_line_refusal(out: subprocess.CompletedProcess, *words: str) -> str:
@@ -36,8 +37,18 @@ def one_line_refusal(out: subprocess.CompletedProcess, *words: str) -> str:
 
 
 def row(batch, **extra) -> dict:
-    return {"workload": "mlp", "device": "cpu", "median_s": 1e-3 * batch, "iqr_s": 0.0, "repeats": 3,
-            "status": "ok", "message": "", "batch_size": batch, "swept": "batch_size", **extra}
+    return {
+        "workload": "mlp",
+        "device": "cpu",
+        "median_s": 1e-3 * batch,
+        "iqr_s": 0.0,
+        "repeats": 3,
+        "status": "ok",
+        "message": "",
+        "batch_size": batch,
+        "swept": "batch_size",
+        **extra,
+    }
 
 
 def pack_file(path: Path, rows: list[dict]) -> Path:
@@ -66,9 +77,27 @@ def test_crossover_on_a_swept_value_that_is_not_a_number_names_the_field(tmp_pat
 def test_ctrl_c_during_a_sweep_keeps_the_measured_rows_and_says_so_in_one_line(tmp_path):
     """SIGINT after the first row (the progress line of the second point), without --save-every."""
     out = tmp_path / "p.json"
-    proc = subprocess.Popen([sys.executable, "-m", "lib", "sweep", "mlp", "--over", "batch_size=1,2,4,8", *SMALL,
-                             "--budget", "1", "--out", str(out)], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lib",
+            "sweep",
+            "mlp",
+            "--over",
+            "batch_size=1,2,4,8",
+            *SMALL,
+            "--budget",
+            "1",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in proc.stderr:
             if "(2/4)" in line:  # the first point's row is complete
@@ -99,22 +128,27 @@ def test_an_output_under_proc_or_sys_is_refused_before_measuring(out, words):
 
 def test_a_255_character_name_is_refused_before_measuring_as_partial_would_be_too_long(tmp_path):
     out = tmp_path / ("p" * 250 + ".json")  # 255 characters; with '.partial' 263
-    one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,2", *SMALL, "--out", out), "too long",
-                     "at most 247 characters")
+    one_line_refusal(
+        cli("sweep", "mlp", "--over", "batch_size=1,2", *SMALL, "--out", out), "too long", "at most 247 characters"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_folder_named_like_the_partial_file_is_refused_before_measuring(tmp_path):
     (tmp_path / "p.json.partial").mkdir()
-    one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,2", *SMALL, "--out", tmp_path / "p.json"),
-                     "p.json.partial is in the way")
+    one_line_refusal(
+        cli("sweep", "mlp", "--over", "batch_size=1,2", *SMALL, "--out", tmp_path / "p.json"),
+        "p.json.partial is in the way",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json.partial"]
 
 
 @pytest.mark.slow
 def test_a_nan_among_the_swept_values_is_refused_before_measuring(tmp_path):
-    one_line_refusal(cli("sweep", "mlp", "--over", "lr=0.01,nan", *SMALL, "--out", tmp_path / "p.json"),
-                     "lr: expected a finite number, got 'nan'")
+    one_line_refusal(
+        cli("sweep", "mlp", "--over", "lr=0.01,nan", *SMALL, "--out", tmp_path / "p.json"),
+        "lr: expected a finite number, got 'nan'",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -122,8 +156,22 @@ def test_a_nan_among_the_swept_values_is_refused_before_measuring(tmp_path):
 def test_resuming_into_a_pack_of_another_sweep_is_refused_and_the_pack_is_kept(tmp_path):
     earlier = pack_file(tmp_path / "p.json", [{**row(1), "hidden_width": 8, "dataset_size": 64}])
     before = earlier.read_bytes()
-    last = one_line_refusal(cli("sweep", "mlp", "--over", "hidden_width=8,16", "--set", "dataset_size=64",
-                                "--budget", "0.02", "--out", earlier, "--resume"), "p.json holds rows[0]")
+    last = one_line_refusal(
+        cli(
+            "sweep",
+            "mlp",
+            "--over",
+            "hidden_width=8,16",
+            "--set",
+            "dataset_size=64",
+            "--budget",
+            "0.02",
+            "--out",
+            earlier,
+            "--resume",
+        ),
+        "p.json holds rows[0]",
+    )
     assert "not a point of this sweep" in last
     assert earlier.read_bytes() == before
 
@@ -144,8 +192,9 @@ def test_resuming_the_same_sweep_keeps_its_rows_as_they_are(tmp_path):
 def test_a_timeline_into_proc_is_refused_before_profiling():
     if not Path("/proc").is_dir():
         pytest.skip("no /proc here")
-    one_line_refusal(cli("timeline", "mlp", "--set", "dataset_size=64", "--out", "/proc/t.json"),
-                     "cannot write in the folder /proc")
+    one_line_refusal(
+        cli("timeline", "mlp", "--set", "dataset_size=64", "--out", "/proc/t.json"), "cannot write in the folder /proc"
+    )
 
 
 # -- item 8: bounds on threads and on what a pack inflates to ------------------------------------------
@@ -156,10 +205,12 @@ def test_more_threads_than_cores_are_refused():
 
 # The CLI run as `python -m lib` is, then its peak resident memory (VmHWM: this process's own, from its
 # exec on; a forked child's ru_maxrss would count the test process's memory at the fork)
-PEAK = ("import runpy, sys\n"
-        "sys.argv = ['lib', *sys.argv[1:]]\n"
-        "try:\n    runpy.run_module('lib', run_name='__main__', alter_sys=True)\n"
-        "finally:\n    print('peak_kb', open('/proc/self/status').read().split('VmHWM:')[1].split()[0], file=sys.stderr)\n")
+PEAK = (
+    "import runpy, sys\n"
+    "sys.argv = ['lib', *sys.argv[1:]]\n"
+    "try:\n    runpy.run_module('lib', run_name='__main__', alter_sys=True)\n"
+    "finally:\n    print('peak_kb', open('/proc/self/status').read().split('VmHWM:')[1].split()[0], file=sys.stderr)\n"
+)
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc")
@@ -173,8 +224,14 @@ def test_a_gzip_bomb_of_empty_rows_is_refused_while_it_inflates(tmp_path):
         f.write(b"]}")
     assert bomb.stat().st_size < 100_000
     for argv in (["crossover", bomb], ["merge", tmp_path / "m.json", bomb]):
-        out = subprocess.run([sys.executable, "-c", PEAK, *map(str, argv)], cwd=ROOT, env=ENV, capture_output=True,
-                             text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", PEAK, *map(str, argv)],
+            cwd=ROOT,
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         said, peak = out.stderr.strip().splitlines()
         assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
         assert said == "error: bomb.json.gz: expands to more than 2,000,000 values, more than a pack may hold; not read"
@@ -191,5 +248,8 @@ def test_a_value_swept_twice_is_refused():
 
 @pytest.mark.slow
 def test_a_set_beside_an_over_of_the_same_setting_is_refused():
-    one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,2", "--set", "batch_size=4", *SMALL),
-                     "--set batch_size=4 and --over batch_size", "drop the --set")
+    one_line_refusal(
+        cli("sweep", "mlp", "--over", "batch_size=1,2", "--set", "batch_size=4", *SMALL),
+        "--set batch_size=4 and --over batch_size",
+        "drop the --set",
+    )

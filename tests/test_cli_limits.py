@@ -27,6 +27,7 @@ def exit_and_stderr(argv, capsys) -> tuple[int, str]:
 @pytest.fixture
 def nothing_measured(monkeypatch):
     """Every way to measure a point fails the test: the refusals must come first."""
+
     def measured(*args, **kwargs):
         raise AssertionError("measured before the input was checked")
 
@@ -73,11 +74,16 @@ def test_an_unknown_set_key_in_a_sweep_is_exit_2_like_run(capsys, nothing_measur
 def test_an_output_that_cannot_be_written_is_refused_before_measuring(tmp_path, capsys, nothing_measured):
     folder = tmp_path / "already"
     folder.mkdir()
-    for out, words in [(folder, "is a folder"), ("/", "is a folder"),
-                       (tmp_path / "missing" / "dir" / "x.json", "does not exist")]:
-        for argv in (["run", "mlp", *FAST, "--out", str(out)],
-                     ["sweep", "mlp", "--over", "batch_size=1,2", *FAST, "--out", str(out)],
-                     ["merge", str(out), str(tmp_path / "in.json")]):
+    for out, words in [
+        (folder, "is a folder"),
+        ("/", "is a folder"),
+        (tmp_path / "missing" / "dir" / "x.json", "does not exist"),
+    ]:
+        for argv in (
+            ["run", "mlp", *FAST, "--out", str(out)],
+            ["sweep", "mlp", "--over", "batch_size=1,2", *FAST, "--out", str(out)],
+            ["merge", str(out), str(tmp_path / "in.json")],
+        ):
             code, err = exit_and_stderr(argv, capsys)
             assert code == 2 and words in err and "Traceback" not in err, (argv, err)
     assert list(tmp_path.iterdir()) == [folder] and list(folder.iterdir()) == []  # no stray .partial
@@ -124,8 +130,17 @@ H100 = {**MACHINE, "gpus": ["NVIDIA H100"], "date": "2026-11-23T10:00:00", "labe
 
 
 def row(batch, median_s, **extra):
-    return {"workload": "mlp", "batch_size": batch, "device": "cuda", "median_s": median_s, "iqr_s": 0.0,
-            "repeats": 5, "status": "ok", "message": "", **extra}
+    return {
+        "workload": "mlp",
+        "batch_size": batch,
+        "device": "cuda",
+        "median_s": median_s,
+        "iqr_s": 0.0,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+        **extra,
+    }
 
 
 def test_merging_packs_of_two_machines_keeps_each_rows_machine_and_date(tmp_path, capsys):
@@ -140,6 +155,10 @@ def test_merging_packs_of_two_machines_keeps_each_rows_machine_and_date(tmp_path
     assert [r["machine"] for r in merged["rows"]] == [H200["label"], H100["label"]]
     assert "NVIDIA H100" in merged["machine"]["label"] and merged["machine"]["date"] == H100["date"]
     # one machine's runs on two days stay one machine, as before
-    same = merge_runs([{"schema_version": SCHEMA_VERSION, "machine": H200, "rows": [row(1, 0.1)]},
-                       {"schema_version": SCHEMA_VERSION, "machine": {**H200, "label": "later"}, "rows": [row(2, 0.1)]}])
+    same = merge_runs(
+        [
+            {"schema_version": SCHEMA_VERSION, "machine": H200, "rows": [row(1, 0.1)]},
+            {"schema_version": SCHEMA_VERSION, "machine": {**H200, "label": "later"}, "rows": [row(2, 0.1)]},
+        ]
+    )
     assert same["machine"] == H200 and "machines" not in same

@@ -26,8 +26,14 @@ H200, H100 = "NVIDIA H200", "NVIDIA H100 80GB HBM3"
 
 
 def cli(*args, **env):
-    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+    return subprocess.run(
+        [sys.executable, "-m", "lib", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +44,27 @@ def packs():
 def sweep_of(packs, file: str, mode: str, width: int) -> list[dict]:
     """The profiled steps of one shipped grid at depth 3 and one width, as a sweep over batch_size."""
     pack = next(p for p in packs if Path(p["path"]).name == file)
-    return [{**r, "swept": "batch_size"} for r in pack["rows"]
-            if r.get("workload") == "mlp" and r.get("mode") == mode and r.get("hidden_width") == width
-            and r.get("depth") == 3 and r.get("kernels") and r.get("status") == "ok"
-            and r.get("data_resident", True) and not r.get("item_every_step")]
+    return [
+        {**r, "swept": "batch_size"}
+        for r in pack["rows"]
+        if r.get("workload") == "mlp"
+        and r.get("mode") == mode
+        and r.get("hidden_width") == width
+        and r.get("depth") == 3
+        and r.get("kernels")
+        and r.get("status") == "ok"
+        and r.get("data_resident", True)
+        and not r.get("item_every_step")
+    ]
 
 
 def expected_lines(rows: list[dict], ceilings) -> list[str]:
     """The verdict module's words for each row, as the CLI must print them (in order of x)."""
     rows = sorted(rows, key=lambda r: float(r["batch_size"]))
-    return [verdict_words(verdict(r, ceilings), f"{r['device']} at batch_size {fmt_value(r['batch_size'])}").plain()
-            for r in rows]
+    return [
+        verdict_words(verdict(r, ceilings), f"{r['device']} at batch_size {fmt_value(r['batch_size'])}").plain()
+        for r in rows
+    ]
 
 
 def test_the_verdicts_words_for_the_cli_are_the_pages_words_without_the_markdown(packs):
@@ -59,16 +75,20 @@ def test_the_verdicts_words_for_the_cli_are_the_pages_words_without_the_markdown
     assert words.about is v and "**" not in words.plain() and words.plain().startswith("cuda:0 at batch_size 1: ")
 
 
-@pytest.mark.parametrize("file, mode, width, machine, regimes", [
-    # at batch 65,536 the GPU is busy 0.84 ms of the 1.41 ms step (2026-11-28), more than it waits: below both roofs
-    ("h200_training_gpu.json.gz", "eager", 64, H200, {Regime.LAUNCH_BOUND, Regime.BELOW_ROOFS}),
-    ("h100_training_graph.json.gz", "cuda_graph", 64, H100, {Regime.KERNEL_LATENCY}),
-    # issue 37: batch 1-128 at width 4,096 move their counted bytes at 12-16 % of the H200's 4.19 TB/s, below both
-    # roofs (they were called memory-bound for their flop per byte alone); from 256 on, 42-92 % of its fp32 peak
-    ("h200_training_gpu.json.gz", "eager", 4096, H200, {Regime.BELOW_ROOFS, Regime.COMPUTE_BOUND}),
-])
-def test_crossover_prints_each_recorded_gpu_steps_verdict_and_its_fix(tmp_path, packs, file, mode, width, machine,
-                                                                     regimes):
+@pytest.mark.parametrize(
+    "file, mode, width, machine, regimes",
+    [
+        # at batch 65,536 the GPU is busy 0.84 ms of the 1.41 ms step (2026-11-28), more than it waits: below both roofs
+        ("h200_training_gpu.json.gz", "eager", 64, H200, {Regime.LAUNCH_BOUND, Regime.BELOW_ROOFS}),
+        ("h100_training_graph.json.gz", "cuda_graph", 64, H100, {Regime.KERNEL_LATENCY}),
+        # issue 37: batch 1-128 at width 4,096 move their counted bytes at 12-16 % of the H200's 4.19 TB/s, below both
+        # roofs (they were called memory-bound for their flop per byte alone); from 256 on, 42-92 % of its fp32 peak
+        ("h200_training_gpu.json.gz", "eager", 4096, H200, {Regime.BELOW_ROOFS, Regime.COMPUTE_BOUND}),
+    ],
+)
+def test_crossover_prints_each_recorded_gpu_steps_verdict_and_its_fix(
+    tmp_path, packs, file, mode, width, machine, regimes
+):
     rows = sweep_of(packs, file, mode, width)
     assert len(rows) >= 10
     pack = tmp_path / "sweep.json"
@@ -93,8 +113,12 @@ def test_the_ceilings_come_from_the_packs_given_when_none_are_shipped(tmp_path, 
     rows = [r for r in sweep_of(packs, "h200_training_gpu.json.gz", "eager", 4096) if r["batch_size"] in (2, 4096)]
     sweep, roof = tmp_path / "sweep.json", tmp_path / "roof.json"
     save_pack(build_pack(rows), sweep)
-    measured = [r for p in packs for r in p["rows"] if r.get("device_name") == H200 and r.get("status") == "ok"
-                and r.get("workload") in ("matmul", "stream")]
+    measured = [
+        r
+        for p in packs
+        for r in p["rows"]
+        if r.get("device_name") == H200 and r.get("status") == "ok" and r.get("workload") in ("matmul", "stream")
+    ]
     save_pack(build_pack(measured), roof)
     empty = tmp_path / "nothing_shipped"
     empty.mkdir()
@@ -115,8 +139,22 @@ def test_the_ceilings_come_from_the_packs_given_when_none_are_shipped(tmp_path, 
 def test_a_cpu_sweep_made_with_the_cli_gets_the_verdict_with_a_profile_and_says_why_not_without(tmp_path):
     profiled, plain = tmp_path / "profiled.json", tmp_path / "plain.json"
     for pack, extra in ((profiled, ["--profile"]), (plain, [])):
-        made = cli("sweep", "mlp", "--over", "batch_size=1,256", "--set", "hidden_width=32", "--devices", "cpu",
-                   "--out", str(pack), "--budget", "0.05", "--quiet", *extra)
+        made = cli(
+            "sweep",
+            "mlp",
+            "--over",
+            "batch_size=1,256",
+            "--set",
+            "hidden_width=32",
+            "--devices",
+            "cpu",
+            "--out",
+            str(pack),
+            "--budget",
+            "0.05",
+            "--quiet",
+            *extra,
+        )
         assert made.returncode == 0, made.stderr
     out = cli("crossover", str(profiled))
     assert out.returncode == 0, out.stderr
@@ -134,8 +172,22 @@ def test_a_cpu_sweep_made_with_the_cli_gets_the_verdict_with_a_profile_and_says_
 @pytest.mark.cuda
 def test_a_cuda_sweep_through_the_cli_gets_a_verdict_on_each_device(tmp_path):
     pack = tmp_path / "both.json"
-    made = cli("sweep", "mlp", "--over", "batch_size=1,1024", "--set", "hidden_width=256", "--devices", "cpu,cuda",
-               "--out", str(pack), "--budget", "0.1", "--quiet", "--profile")
+    made = cli(
+        "sweep",
+        "mlp",
+        "--over",
+        "batch_size=1,1024",
+        "--set",
+        "hidden_width=256",
+        "--devices",
+        "cpu,cuda",
+        "--out",
+        str(pack),
+        "--budget",
+        "0.1",
+        "--quiet",
+        "--profile",
+    )
     assert made.returncode == 0, made.stderr
     out = cli("crossover", str(pack))
     assert out.returncode == 0, out.stderr

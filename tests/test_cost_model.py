@@ -34,12 +34,10 @@ def test_a_launched_steps_busy_time_is_stretched_and_a_gpu_bound_ones_is_not():
     assert C.stretched_busy(2e-3, 1e-3) == pytest.approx(2e-3)  # GPU-bound: what the kernels take
     assert C.stretched_busy(1e-3, 1e-3) == pytest.approx(1e-3)
     eager = FAMILY.step_terms(MLPTraining().resolve({"mode": "eager"}), "cuda", flops=1.0, bytes_moved=1.0, rows=8)
-    compiled = FAMILY.step_terms(MLPTraining().resolve({"mode": "compile"}), "cuda", flops=1.0, bytes_moved=1.0,
-                                    rows=8)
+    compiled = FAMILY.step_terms(MLPTraining().resolve({"mode": "compile"}), "cuda", flops=1.0, bytes_moved=1.0, rows=8)
     assert C.launched(eager) and C.launched(compiled)
     for graphed in ("cuda_graph", "compile_reduce_overhead"):  # replayed back to back: nothing stretched
-        terms = FAMILY.step_terms(MLPTraining().resolve({"mode": graphed}), "cuda", flops=1.0, bytes_moved=1.0,
-                                     rows=8)
+        terms = FAMILY.step_terms(MLPTraining().resolve({"mode": graphed}), "cuda", flops=1.0, bytes_moved=1.0, rows=8)
         assert not C.launched(terms) and terms["kernels"] > 0 and "ops" not in terms
     cpu = FAMILY.step_terms(MLPTraining().resolve({}), "cpu", flops=1.0, bytes_moved=1.0, rows=8)
     assert not C.launched(cpu)  # the CPU runs each operation where it is issued
@@ -118,8 +116,11 @@ def test_the_fit_finds_the_round_trip_from_steps_that_sync():
             terms = {"fixed": 1.0, "ops": kernels, "kernels": kernels, "flops": flops, "bytes": 0.0}
             a, b = 1e-5 + PER_OP * kernels, PER_KERNEL * kernels + FLOP * flops
             obs.append(C.Observation(("eager",), terms, max(a, b) * 1.02, where=(math.log(kernels),)))
-            obs.append(C.Observation(("item",), {**terms, "syncs": 1.0}, max(a, b) * 1.02 + ROUND_TRIP,
-                                     where=(math.log(kernels),)))
+            obs.append(
+                C.Observation(
+                    ("item",), {**terms, "syncs": 1.0}, max(a, b) * 1.02 + ROUND_TRIP, where=(math.log(kernels),)
+                )
+            )
     model = C.fit(obs, "cuda")
     assert model.coef[C.SYNC] == pytest.approx(ROUND_TRIP, rel=0.35)
 
@@ -128,8 +129,17 @@ def test_the_correction_reads_only_the_steps_of_its_own_group():
     # one family's steps ran 1.5 x slower than another's of the same terms: one form cannot fit both, and
     # each family's residuals correct its own predictions only; a family never recorded gets none
     def steps(group: str, slow: float) -> list[C.Observation]:
-        return [C.Observation(("eager",), {"fixed": 1.0, "ops": k, "kernels": k}, (1e-5 + PER_OP * k) * slow,
-                              where=(math.log(k),), group=group) for k in (10.0, 20.0, 40.0, 80.0, 160.0)]
+        return [
+            C.Observation(
+                ("eager",),
+                {"fixed": 1.0, "ops": k, "kernels": k},
+                (1e-5 + PER_OP * k) * slow,
+                where=(math.log(k),),
+                group=group,
+            )
+            for k in (10.0, 20.0, 40.0, 80.0, 160.0)
+        ]
+
     model = C.fit(steps("mlp", 1.5) + steps("cnn", 1.0), "cuda")
     where = (math.log(40.0),)
     assert model.correction(("eager",), where, "mlp") > 0.05

@@ -32,19 +32,26 @@ def test_a_batch_between_profiled_ones_launches_what_they_do():
     counts = KernelCounts(steps, RESNET)
     profiled = {b: _kernels(counts, b, 64) for b in (16, 64, 256)}
     structural = RESNET.structural_kernels({**RESNET.page_defaults(), "image_size": 64, "batch_size": 32})
-    assert all(k > 1.5 * structural for k in profiled.values())  # the trace's count is far under the profiles' (x1.7-2.2)
+    assert all(
+        k > 1.5 * structural for k in profiled.values()
+    )  # the trace's count is far under the profiles' (x1.7-2.2)
     for between in (32, 128):  # never profiled: the nearest profiled batch's excess, not none
         assert min(profiled.values()) <= _kernels(counts, between, 64) <= max(profiled.values())
-    assert KernelCounts({}, RESNET)(("eager", True, False, False), {**RESNET.page_defaults(), "image_size": 64,
-                                                                    "batch_size": 32}, 32) == structural
+    assert (
+        KernelCounts({}, RESNET)(
+            ("eager", True, False, False), {**RESNET.page_defaults(), "image_size": 64, "batch_size": 32}, 32
+        )
+        == structural
+    )
 
 
 @pytest.mark.slow  # the model's fit and its hold-outs: seconds
 def test_the_recorded_resnet_curve_has_no_sawtooth():
     # recorded at 16, 64 and 256 images, predicted between: eager at 64 pixels is launch-bound, its step
     # flat within the recordings' spread, and no predicted point falls below the recorded ones beside it
-    table = T.StepTable(_steps("eager")[("eager", True, False, False)].values(), "cuda", "NVIDIA H200 (2026-11-28)",
-                        RESNET)
+    table = T.StepTable(
+        _steps("eager")[("eager", True, False, False)].values(), "cuda", "NVIDIA H200 (2026-11-28)", RESNET
+    )
     rows = T.curve(T.View(family=RESNET, image_size=64, mode="eager"), table, "cuda", "H200")
     times = {r["batch_size"]: r["median_s"] for r in rows}
     assert "predicted" in {r["origin"] for r in rows} and len(rows) >= 8

@@ -48,12 +48,19 @@ def meta_count(work, settings, rows: int) -> tuple[float, float, float, int]:
             loss = F.cross_entropy(model(x), y)
         loss.backward()
         optimizer.step()
-    return float(flops.get_total_flops()), float(whole.moved), float(forward.made), sum(p.numel() for p in model.parameters())
+    return (
+        float(flops.get_total_flops()),
+        float(whole.moved),
+        float(forward.made),
+        sum(p.numel() for p in model.parameters()),
+    )
 
 
 CASES = [
-    ("cnn", {"channels": 4, "depth": 1}), ("cnn", {"channels": 16, "depth": 3, "classes": 100}),
-    ("transformer", {"d_model": 16, "layers": 1, "seq_len": 16}), ("transformer", {"d_model": 64, "layers": 2, "heads": 8}),
+    ("cnn", {"channels": 4, "depth": 1}),
+    ("cnn", {"channels": 16, "depth": 3, "classes": 100}),
+    ("transformer", {"d_model": 16, "layers": 1, "seq_len": 16}),
+    ("transformer", {"d_model": 64, "layers": 2, "heads": 8}),
     pytest.param("torchvision", {"model": "resnet18", "image_size": 32}, marks=pytest.mark.slow),
     pytest.param("torchvision", {"model": "vit_tiny", "image_size": 32}, marks=pytest.mark.slow),
 ]
@@ -103,9 +110,14 @@ def test_every_setting_the_page_reaches_is_shipped():
         assert len(reached) == len(shipped) and all(counted._key_text(s) in shipped for s in reached), family.name
 
 
-@pytest.mark.parametrize("name,given", [("cnn", {}), ("transformer", {"seq_len": 16, "layers": 3}),
-                                        pytest.param("torchvision", {"model": "mobilenet_v3_small", "image_size": 96},
-                                                     marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name,given",
+    [
+        ("cnn", {}),
+        ("transformer", {"seq_len": 16, "layers": 3}),
+        pytest.param("torchvision", {"model": "mobilenet_v3_small", "image_size": 96}, marks=pytest.mark.slow),
+    ],
+)
 def test_the_shipped_counts_are_what_a_trace_gives_now(name, given):
     """Run scripts/trace_counts.py after changing a family's step (a few settings checked here: all take minutes)."""
     work = get_workload(name)

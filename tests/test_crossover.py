@@ -19,8 +19,9 @@ from lib.lessons.common import voice
 
 def crossover_sentence(found, setting: str, cpu: str, gpu: str) -> str:
     """The one voice's words for a CPU curve and a GPU curve named by their legends, as a page shows them."""
-    return voice.crossover_sentence(found, setting, voice.legend_side(voice.Unit.CPU, cpu),
-                                    voice.legend_side(voice.Unit.GPU, gpu)).markdown()
+    return voice.crossover_sentence(
+        found, setting, voice.legend_side(voice.Unit.CPU, cpu), voice.legend_side(voice.Unit.GPU, gpu)
+    ).markdown()
 
 
 def test_crossover_interpolates_in_log_log_space():
@@ -87,8 +88,18 @@ def test_work_to_x_inverts_a_power_law():
 
 def _rows(device, xs, times, flops):
     return [
-        {"workload": "mlp", "batch_size": x, "device": device, "median_s": t, "iqr_s": 0.0,
-         "repeats": 3, "status": "ok", "message": "", "flops": f, "swept": "batch_size"}
+        {
+            "workload": "mlp",
+            "batch_size": x,
+            "device": device,
+            "median_s": t,
+            "iqr_s": 0.0,
+            "repeats": 3,
+            "status": "ok",
+            "message": "",
+            "flops": f,
+            "swept": "batch_size",
+        }
         for x, t, f in zip(xs, times, flops)
     ]
 
@@ -165,8 +176,11 @@ def _claims_hold(xs, cpu, gpu, cpu_iqr, gpu_iqr, sentence: str, found) -> None:
     """What the sentence says about who leads where must be what the rows say."""
     # only points with a clear leader count (lib.core.noise.decides): not too close to call, not a noisy point
     # under 2x, not a lone lead
-    clear = [(x, "gpu" if g <= c else "cpu") for x, c, g, a, b in zip(xs, cpu, gpu, cpu_iqr, gpu_iqr)
-             if noise.decides(c, g, a, b, float(x) in found.doubtful) and float(x) not in found.lone]
+    clear = [
+        (x, "gpu" if g <= c else "cpu")
+        for x, c, g, a, b in zip(xs, cpu, gpu, cpu_iqr, gpu_iqr)
+        if noise.decides(c, g, a, b, float(x) in found.doubtful) and float(x) not in found.lone
+    ]
     leaders = [w for _, w in clear] or ["gpu" if gpu[0] <= cpu[0] else "cpu"]
     changes = [(clear[i - 1][0], clear[i][0], leaders[i]) for i in range(1, len(clear)) if leaders[i] != leaders[i - 1]]
     if "take the same time within the spread" in sentence:

@@ -27,14 +27,25 @@ from lib.workloads.ddp.models import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_MLP = ["--set", "model=mlp", "--set", "hidden_width=32", "--set", "depth=2", "--set", "input_features=16"]
-MEASURED = ("samples_per_s", "phase_compute_s", "phase_comm_s", "grad_bytes", "allreduce_s", "allreduce_gbps",
-            "cold_s", "calls_per_repeat", "num_threads", "flops")
+MEASURED = (
+    "samples_per_s",
+    "phase_compute_s",
+    "phase_comm_s",
+    "grad_bytes",
+    "allreduce_s",
+    "allreduce_gbps",
+    "cold_s",
+    "calls_per_repeat",
+    "num_threads",
+    "flops",
+)
 
 
 def cli(*args):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "lib", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lib", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 _RECORDED: dict[str, Path] = {}  # made once per test process: tests/test_app_multi_gpu.py reads it too
@@ -54,8 +65,20 @@ def _record(folder: Path) -> Path:
     runs = []
     for n in counts:
         run = folder / f"run_g{n}.json"
-        out = cli("sweep", "ddp", "--over", "batch_size=8,64", *SMALL_MLP, "--set", f"gpus={n}",
-                  "--budget", "0.1", "--quiet", "--out", str(run))
+        out = cli(
+            "sweep",
+            "ddp",
+            "--over",
+            "batch_size=8,64",
+            *SMALL_MLP,
+            "--set",
+            f"gpus={n}",
+            "--budget",
+            "0.1",
+            "--quiet",
+            "--out",
+            str(run),
+        )
         assert out.returncode == 0, out.stderr
         runs.append(str(run))
     merged = folder / "cpux2_ddp.json"
@@ -83,8 +106,14 @@ def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
         "print(importlib.util.find_spec(WORKER_MODULE).origin, ROOT)\n"
         "print(sorted(m for m in sys.modules if m.startswith(('lib.lessons', 'lib.charts', 'streamlit', 'altair'))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     origin_and_root, above = out.stdout.splitlines()
     assert origin_and_root == f"{ROOT / 'lib' / 'workloads' / 'ddp' / 'worker.py'} {ROOT}"
@@ -95,8 +124,23 @@ def test_the_workload_package_stays_on_its_floor_and_names_its_worker():
 def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_path):
     too_many = available_cores() + 1
     pack_path = tmp_path / "gpus.json"
-    out = cli("sweep", "ddp", "--over", f"gpus=1,{too_many}", "--set", "model=cnn", "--set", "width=4",
-              "--set", "batch_size=4", "--budget", "0.1", "--quiet", "--out", str(pack_path))
+    out = cli(
+        "sweep",
+        "ddp",
+        "--over",
+        f"gpus=1,{too_many}",
+        "--set",
+        "model=cnn",
+        "--set",
+        "width=4",
+        "--set",
+        "batch_size=4",
+        "--budget",
+        "0.1",
+        "--quiet",
+        "--out",
+        str(pack_path),
+    )
     assert out.returncode == 0, out.stderr
     rows = load_pack(pack_path)["rows"]
     assert [r["gpus"] for r in rows] == [1, too_many]
@@ -172,8 +216,9 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
     monkeypatch.setattr(torchrun, "launch", fake_launch)
     too_many = available_cores() + 1
     points = resolve_points(WORKLOAD, [{"gpus": g, "batch_size": b} for g in (1, too_many) for b in (8, 16)])
-    done = run_points(RunRequest(WORKLOAD, points, ["cpu"], point_budget_s=0.1,
-                                 gate=recording_gate(memory_cap_gb=None, budget_s=60)))
+    done = run_points(
+        RunRequest(WORKLOAD, points, ["cpu"], point_budget_s=0.1, gate=recording_gate(memory_cap_gb=None, budget_s=60))
+    )
     assert [(c[0], c[1], c[2], c[3]) for c in calls] == [([8, 16], "cpu", 1, "gloo")]
     assert 0 < calls[0][4] <= 60
     assert [p.status for p in done] == [Status.OK, Status.OK, Status.SKIPPED, Status.SKIPPED]

@@ -15,8 +15,19 @@ MACHINE = {"label": "box with 2 GPUs", "cpu_model": "test cpu", "torch": "2.11",
 
 
 def ddp_row(gpus, batch, median_s, **extra):
-    row = {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "steps": 50, "device": "cuda",
-           "median_s": median_s, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
+    row = {
+        "workload": "ddp",
+        "model": "mlp",
+        "gpus": gpus,
+        "batch_size": batch,
+        "steps": 50,
+        "device": "cuda",
+        "median_s": median_s,
+        "iqr_s": 0.0,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+    }
     row.update(extra)
     return row
 
@@ -61,8 +72,10 @@ def test_efficiency_never_mixes_experiments_and_drops_stale_values():
 # -- merging one machine's runs --------------------------------------------------------------------------
 def test_merge_runs_keeps_the_first_machine_and_scales_across_the_runs():
     first = pack([ddp_row(1, 64, 0.010), ddp_row(1, 128, 0.020)])
-    second = pack([ddp_row(2, 64, 0.016), ddp_row(2, 128, 0.020, machine="named itself")],
-                  machine={**MACHINE, "label": "a later label"})
+    second = pack(
+        [ddp_row(2, 64, 0.016), ddp_row(2, 128, 0.020, machine="named itself")],
+        machine={**MACHINE, "label": "a later label"},
+    )
     merged = merge_runs([first, second])
     validate_pack(merged)
     assert merged["machine"] == MACHINE
@@ -83,9 +96,13 @@ def test_merge_runs_refuses_nothing_and_invalid_packs():
 def test_merge_files_writes_one_pack_and_summarises_each_ddp_row(tmp_path):
     from lib.core.results import load_pack, save_pack
 
-    runs = [save_pack(pack([ddp_row(1, 64, 0.010)]), tmp_path / "g1.json"),
-            save_pack(pack([ddp_row(2, 64, 0.016), ddp_row(2, 128, None, status="oom", message="out of memory")]),
-                      tmp_path / "g2.json")]
+    runs = [
+        save_pack(pack([ddp_row(1, 64, 0.010)]), tmp_path / "g1.json"),
+        save_pack(
+            pack([ddp_row(2, 64, 0.016), ddp_row(2, 128, None, status="oom", message="out of memory")]),
+            tmp_path / "g2.json",
+        ),
+    ]
     out = tmp_path / "merged.json"
     lines = scaling.merge_files(out, runs)
     merged = load_pack(out)
@@ -110,8 +127,14 @@ def test_cli_merge_prints_the_summary_and_names_a_bad_input(tmp_path):
     second.write_text(json.dumps(pack([ddp_row(2, 64, 0.016)])))
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "lib", "merge", *map(str, args)], cwd=root, capture_output=True,
-                              text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+        return subprocess.run(
+            [sys.executable, "-m", "lib", "merge", *map(str, args)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
 
     out = cli(tmp_path / "all.json", first, second)
     assert out.returncode == 0, out.stderr
@@ -128,8 +151,17 @@ def measured(gpus, batch, device="cuda"):
     """A step of 1 ms + 1 us per row, plus (with 2 GPUs) a fixed 2 ms all-reduce of 100 MB, not hidden."""
     compute = 1e-3 + 1e-6 * batch
     exchange = 2e-3 if gpus == 2 else 0.0
-    return ddp_row(gpus, batch, compute + exchange, device=device, phase_compute_s=compute, phase_comm_s=exchange,
-                   grad_bytes=1e8, allreduce_s=2e-3, allreduce_gbps=50.0)
+    return ddp_row(
+        gpus,
+        batch,
+        compute + exchange,
+        device=device,
+        phase_compute_s=compute,
+        phase_comm_s=exchange,
+        grad_bytes=1e8,
+        allreduce_s=2e-3,
+        allreduce_gbps=50.0,
+    )
 
 
 def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
@@ -143,8 +175,9 @@ def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
     assert scaling.crossover(records, 2, "global").kind in (CrossKind.CPU_WINS, CrossKind.TOO_FEW_POINTS)
     lines = scaling.explanation(records, 2)
     assert "100 MB ÷ 50 GB/s = 2 ms per step" in lines[0]
-    assert ("batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: "
-            "the exchange is 2× the compute") in lines[1]
+    assert (
+        "batch of 16, computing one step takes 1.02 ms and the all-reduce alone 2 ms: the exchange is 2× the compute"
+    ) in lines[1]
     assert f"scaling efficiency rose from {effs[16]:.0%} to {effs[4096]:.0%}" in lines[3]
 
 
@@ -170,7 +203,8 @@ def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
     no_one = [d for d in records if d.gpus == 2]
     for subset in (only_one, no_one):
         assert [line.plain() for line in scaling.crossover_lines(subset, "global", cpu=True)] == [
-            "These results do not hold both 1 process and more for this model, so there is nothing to compare."]
+            "These results do not hold both 1 process and more for this model, so there is nothing to compare."
+        ]
 
 
 def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
@@ -227,6 +261,8 @@ def test_what_is_not_hidden_is_never_more_communication_than_the_whole_all_reduc
                     assert "could not be hidden" not in line, line
                     extra = d.exposed_comm_ms - d.allreduce_ms
                     assert d.ddp_overhead_ms == extra
-                    assert (f"at most {fmt_s(d.allreduce_ms / 1e3)} of it is communication, and at least "
-                            f"{fmt_s(extra / 1e3)} is DDP's own overhead") in line, line
+                    assert (
+                        f"at most {fmt_s(d.allreduce_ms / 1e3)} of it is communication, and at least "
+                        f"{fmt_s(extra / 1e3)} is DDP's own overhead"
+                    ) in line, line
     assert split >= 2  # the MLP's and the CNN's of the issue

@@ -30,8 +30,11 @@ def test_each_family_is_left_out_whole_and_every_step_predicted(h200):
     assert set(errors) == {r.family.name for r in found} >= {"mlp", "cnn", "transformer", "torchvision"}
     for r in found:  # each network's share is kept apart, every recording of every step in it
         assert len(errors[r.family.name][r.family.key]) == len(observations(r.steps, "cuda", None, r.family))
-    assert set(errors["torchvision"]) == {"torchvision:resnet18", "torchvision:mobilenet_v3_small",
-                                          "torchvision:vit_tiny"}
+    assert set(errors["torchvision"]) == {
+        "torchvision:resnet18",
+        "torchvision:mobilenet_v3_small",
+        "torchvision:vit_tiny",
+    }
     # predict's band is the same hold-out, family by family
     band = h200.pooled.family_out
     for r in found:
@@ -42,5 +45,6 @@ def test_each_family_is_left_out_whole_and_every_step_predicted(h200):
 
     lines, _ = cost_model_holdout.family_lines(h200.label, h200.pack)
     cnn = band["CNN"]
-    assert (f"family-out H200 cnn n={cnn.points} median x{cnn.median_factor:.2f} p90 x{cnn.p90_factor:.2f}"
-            in "\n".join(lines))
+    assert f"family-out H200 cnn n={cnn.points} median x{cnn.median_factor:.2f} p90 x{cnn.p90_factor:.2f}" in "\n".join(
+        lines
+    )

@@ -29,8 +29,21 @@ from lib.recorded.gallery.store import Entry
 
 def entry(entry_id: int, name: str, pack: dict, added: float, course: str = "") -> Entry:
     machine = pack["machine"]
-    return Entry(entry_id, course, name, machine["label"], machine["cpu_model"], machine["cpu_model"], "",
-                 machine["torch"], machine["date"], added, "cpu", len(pack["rows"]), False)
+    return Entry(
+        entry_id,
+        course,
+        name,
+        machine["label"],
+        machine["cpu_model"],
+        machine["cpu_model"],
+        "",
+        machine["torch"],
+        machine["date"],
+        added,
+        "cpu",
+        len(pack["rows"]),
+        False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +75,9 @@ def test_the_crossover_of_each_machine_is_the_one_the_cli_reads_from_its_rows(ma
         about = likely_about(expected)
         shown = rows[key]["GPU catches up at batch size"]
         assert shown == (float(about.replace(",", "")) if about else None)
-        assert rows[key]["crossover"] == (f"≈ {about}" if about else
-                                          "between {:,} and {:,}".format(*(int(v) for v in expected.sure)))
+        assert rows[key]["crossover"] == (
+            f"≈ {about}" if about else "between {:,} and {:,}".format(*(int(v) for v in expected.sure))
+        )
     assert rows["7"]["crossover"] == "CPU only" and rows["7"]["GPU catches up at batch size"] is None
     assert rows["7"]["named by"] == "<b>Ada</b>" and rows["7"]["course"] == "ML101" and rows["9"]["course"] == "none"
     assert rows["shipped:h200_training"]["named by"] == "shipped with the app"
@@ -89,7 +103,10 @@ def test_the_speedup_lines_are_one_per_gpu_machine_and_cross_one_where_the_table
 
 def test_sorting(machines):
     comparison = gallery_comparison(machines)
-    by = {key: [m.key for m in sort_machines(machines, comparison, key)] for key in ("crossover", "newest", "name", "machine")}
+    by = {
+        key: [m.key for m in sort_machines(machines, comparison, key)]
+        for key in ("crossover", "newest", "name", "machine")
+    }
     x = {m.key: crossover_words(comparison, m)[0] for m in machines}  # the sort's key (the table shows it rounded)
     assert by["crossover"][:2] == sorted(["shipped:h200_training", "shipped:h100_training"], key=x.get)
     assert by["newest"] == ["9", "7", "shipped:h100_training", "shipped:h200_training"]

@@ -126,14 +126,17 @@ def test_wrong_admin_codes_count_per_address_too(url):
     g.check_admin(code, admin, session="teacher", client="198.51.100.20")
 
 
-@pytest.mark.parametrize(("ip", "forwarded", "hops", "key"), [
-    ("198.51.100.7", None, 0, "198.51.100.7"),
-    (None, None, 0, ""),  # a local visitor: Streamlit reports no address
-    ("10.0.0.2", "1.2.3.4, 203.0.113.9", 1, "203.0.113.9"),  # the proxy's view of the client, not what it wrote
-    ("10.0.0.2", "203.0.113.9", 0, "10.0.0.2"),  # without trusted proxies the header is ignored
-    ("2001:db8:1:2:3:4:5:6", None, 0, "2001:db8:1:2::/64"),
-    ("::ffff:198.51.100.7", None, 0, "198.51.100.7"),
-    ("not an address", None, 0, ""),
-])
+@pytest.mark.parametrize(
+    ("ip", "forwarded", "hops", "key"),
+    [
+        ("198.51.100.7", None, 0, "198.51.100.7"),
+        (None, None, 0, ""),  # a local visitor: Streamlit reports no address
+        ("10.0.0.2", "1.2.3.4, 203.0.113.9", 1, "203.0.113.9"),  # the proxy's view of the client, not what it wrote
+        ("10.0.0.2", "203.0.113.9", 0, "10.0.0.2"),  # without trusted proxies the header is ignored
+        ("2001:db8:1:2:3:4:5:6", None, 0, "2001:db8:1:2::/64"),
+        ("::ffff:198.51.100.7", None, 0, "198.51.100.7"),
+        ("not an address", None, 0, ""),
+    ],
+)
 def test_the_client_key(ip, forwarded, hops, key):
     assert client_key(ip, forwarded, hops) == key

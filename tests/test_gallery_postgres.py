@@ -66,25 +66,51 @@ def server() -> Iterator[str]:
         shutil.chown(base, "postgres", "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     port, data = free_port(), base / "data"
-    run = lambda *args: subprocess.run([*as_user, *map(str, args)], check=True, capture_output=True, text=True,
-                                       timeout=120)
+    run = lambda *args: subprocess.run(
+        [*as_user, *map(str, args)], check=True, capture_output=True, text=True, timeout=120
+    )
     try:
         run(bin_dir / "initdb", "-D", data, "-U", "gallery", "-A", "trust", "-E", "UTF8", "--no-sync")
-        run(bin_dir / "pg_ctl", "-D", data, "-l", base / "server.log", "-w", "-t", "60", "-o",
-            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+        run(
+            bin_dir / "pg_ctl",
+            "-D",
+            data,
+            "-l",
+            base / "server.log",
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
+        )
     except subprocess.CalledProcessError as err:
         shutil.rmtree(base, ignore_errors=True)
         pytest.fail(f"could not start PostgreSQL: {err.stderr or err.stdout}")
-    ctl = lambda *args: subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), *args],
-                                       capture_output=True, timeout=120)
-    _CONTROL.update(stop=lambda: ctl("-m", "immediate", "-w", "stop"),  # as if killed: no goodbye to clients
-                    start=lambda: ctl("-l", str(base / "server.log"), "-w", "-t", "60", "-o",
-                                      f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start"))
+    ctl = lambda *args: subprocess.run(
+        [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), *args], capture_output=True, timeout=120
+    )
+    _CONTROL.update(
+        stop=lambda: ctl("-m", "immediate", "-w", "stop"),  # as if killed: no goodbye to clients
+        start=lambda: ctl(
+            "-l",
+            str(base / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
+        ),
+    )
     try:
         yield f"postgresql+psycopg://gallery@127.0.0.1:{port}"
     finally:
-        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -129,15 +155,21 @@ def test_writers_racing_on_postgresql_all_land_and_the_cap_holds(pg_url):
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Manager().Barrier(3)
     with ctx.Pool(3) as pool:  # three servers start on an empty database at once: the schema is made once
-        results = [pool.apply_async(add_many, (pg_url, [fixture_bytes(10 * w + i) for i in range(3)], f"w{w}", barrier))
-                   for w in range(3)]
+        results = [
+            pool.apply_async(add_many, (pg_url, [fixture_bytes(10 * w + i) for i in range(3)], f"w{w}", barrier))
+            for w in range(3)
+        ]
         ids = [i for r in results for i in r.get(timeout=120)]
     assert sorted(ids) == list(range(1, 10))
     Gallery(sqlalchemy.create_engine(pg_url)).create_course("RACE-2", session="teacher")
     barrier = ctx.Manager().Barrier(2)
     with ctx.Pool(2) as pool:
-        results = [pool.apply_async(add_many, (pg_url, [fixture_bytes(100 + 10 * w + i) for i in range(3)], f"c{w}",
-                                               barrier, "RACE-2", 4)) for w in range(2)]
+        results = [
+            pool.apply_async(
+                add_many, (pg_url, [fixture_bytes(100 + 10 * w + i) for i in range(3)], f"c{w}", barrier, "RACE-2", 4)
+            )
+            for w in range(2)
+        ]
         outcomes = [o for r in results for o in r.get(timeout=120)]
     assert sorted(map(str, outcomes)).count("course_full") == 2
     gallery = Gallery(sqlalchemy.create_engine(pg_url), Limits())

@@ -28,15 +28,35 @@ def test_the_gallery_sweep_is_the_one_the_shipped_h200_pack_recorded():
 @pytest.mark.slow
 def test_the_script_records_the_sweep_and_prints_where_to_upload(tmp_path):
     out = tmp_path / "laptop.json"
-    done = subprocess.run([sys.executable, "scripts/record_for_gallery.py", "--out", str(out), "--budget", "0.01",
-                           "--threads", "1", "--quiet", "--course", "ml101", "--app-url", "https://app.example/"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "scripts/record_for_gallery.py",
+            "--out",
+            str(out),
+            "--budget",
+            "0.01",
+            "--threads",
+            "1",
+            "--quiet",
+            "--course",
+            "ml101",
+            "--app-url",
+            "https://app.example/",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     assert "Upload it on the app's Gallery page: https://app.example/gallery?course=ML101" in done.stdout
     assert f"wrote {out.resolve()} (" in done.stdout
     if not torch.cuda.is_available():
         assert "No CUDA GPU here: recording the CPU only" in done.stdout
-    entry = Gallery(sqlalchemy.create_engine(sqlite_url(tmp_path))).add(out.name, out.read_bytes(), name="laptop",
-                                                                         session="s")
+    entry = Gallery(sqlalchemy.create_engine(sqlite_url(tmp_path))).add(
+        out.name, out.read_bytes(), name="laptop", session="s"
+    )
     assert entry.rows == len(GALLERY_SWEEP.values) * (2 if torch.cuda.is_available() else 1)
 
 
@@ -48,7 +68,9 @@ def run_notebook(tmp_path, monkeypatch, **env: str):
         monkeypatch.setenv(key, value)
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.validate(notebook)
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
     return "\n".join(str(o.get("text", "")) for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
 
@@ -56,9 +78,17 @@ def run_notebook(tmp_path, monkeypatch, **env: str):
 @pytest.mark.slow
 def test_the_notebook_runs_top_to_bottom_here_and_its_pack_joins_the_gallery(tmp_path, monkeypatch):
     out = tmp_path / "my_machine.json"
-    printed = run_notebook(tmp_path, monkeypatch, GPUWIN_SKIP_INSTALL="1", GPUWIN_PROJECT_DIR=str(ROOT),
-                           GPUWIN_BUDGET_S="0.01", GPUWIN_THREADS="1", GPUWIN_OUT=str(out), GPUWIN_COURSE="ml101",
-                           GPUWIN_APP_URL="https://app.example")
+    printed = run_notebook(
+        tmp_path,
+        monkeypatch,
+        GPUWIN_SKIP_INSTALL="1",
+        GPUWIN_PROJECT_DIR=str(ROOT),
+        GPUWIN_BUDGET_S="0.01",
+        GPUWIN_THREADS="1",
+        GPUWIN_OUT=str(out),
+        GPUWIN_COURSE="ml101",
+        GPUWIN_APP_URL="https://app.example",
+    )
     assert "GPUWIN_SKIP_INSTALL=1: using the project" in printed
     if torch.cuda.is_available():
         assert "GPU found:" in printed
@@ -85,9 +115,11 @@ def test_the_notebook_stops_with_a_message_until_its_repository_address_is_set(t
 def test_recording_needs_neither_sqlalchemy_nor_streamlit(tmp_path):
     """A GPU box or a notebook records with torch alone (DESIGN.md: lib runs without Streamlit)."""
     out = tmp_path / "pack.json"
-    code = (f"import sys; sys.path.insert(0, 'scripts'); import record_for_gallery\n"
-            f"record_for_gallery.main(['--out', {str(out)!r}, '--budget', '0.005', '--threads', '1', '--quiet'])\n"
-            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'streamlit', 'altair'}))")
+    code = (
+        f"import sys; sys.path.insert(0, 'scripts'); import record_for_gallery\n"
+        f"record_for_gallery.main(['--out', {str(out)!r}, '--budget', '0.005', '--threads', '1', '--quiet'])\n"
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'streamlit', 'altair'}))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "LOADED []" in done.stdout and out.is_file(), done.stdout

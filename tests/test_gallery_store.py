@@ -150,20 +150,24 @@ def test_the_same_pack_twice_is_refused_in_a_course_but_joins_another(url):
 
 
 def test_the_shipped_packs_are_not_added_again(url):
-    words = refused("duplicate", open_gallery(url).add, "h200_training.json", H200_PACK.read_bytes(), name="x",
-                    session="s")
+    words = refused(
+        "duplicate", open_gallery(url).add, "h200_training.json", H200_PACK.read_bytes(), name="x", session="s"
+    )
     assert "shipped with the app (h200_training)" in words
 
 
-@pytest.mark.parametrize("case, kind, words", [
-    ("broken", "malformed", "not valid JSON"),
-    ("field", "malformed", "rows[0].median_s: must be a number >= 0 when status is ok"),
-    ("huge", "too_big", "larger than the gallery's 0.05 MB limit"),
-    ("csv", "no_fingerprint", "A CSV has no machine fingerprint"),
-    ("merged", "several_machines", "holds several machines"),
-    ("other_sweep", "not_gallery_sweep", "needs at least two"),
-    ("empty", "malformed", "the file is empty"),
-])
+@pytest.mark.parametrize(
+    "case, kind, words",
+    [
+        ("broken", "malformed", "not valid JSON"),
+        ("field", "malformed", "rows[0].median_s: must be a number >= 0 when status is ok"),
+        ("huge", "too_big", "larger than the gallery's 0.05 MB limit"),
+        ("csv", "no_fingerprint", "A CSV has no machine fingerprint"),
+        ("merged", "several_machines", "holds several machines"),
+        ("other_sweep", "not_gallery_sweep", "needs at least two"),
+        ("empty", "malformed", "the file is empty"),
+    ],
+)
 def test_a_bad_upload_is_refused_saying_why(url, case, kind, words):
     from lib.core.results import merge_packs, pack_to_csv
 
@@ -174,7 +178,9 @@ def test_a_bad_upload_is_refused_saying_why(url, case, kind, words):
         "huge": lambda: fixture_bytes(1) + b" " * 50_000,
         "csv": lambda: pack_to_csv(pack).encode(),
         "merged": lambda: json.dumps(merge_packs([pack, relabelled(pack, "TEST FIXTURE other")])).encode(),
-        "other_sweep": lambda: json.dumps({**pack, "rows": [{**r, "swept": "hidden_width"} for r in pack["rows"]]}).encode(),
+        "other_sweep": lambda: json.dumps(
+            {**pack, "rows": [{**r, "swept": "hidden_width"} for r in pack["rows"]]}
+        ).encode(),
         "empty": lambda: b"  ",
     }[case]()
     gallery = open_gallery(url, max_pack_bytes=50_000)
@@ -206,8 +212,9 @@ def test_a_course_is_full_at_its_cap_and_hidden_entries_free_a_place(url):
     code, admin = gallery.create_course("CAP-1", session="teacher")
     first = gallery.add("a.json", fixture_bytes(1), name="a", course=code, session="s1")
     gallery.add("b.json", fixture_bytes(2), name="b", course=code, session="s2")
-    assert "Course CAP-1 is full (at most 2 visible entries)" in refused("course_full", gallery.add, "c.json", fixture_bytes(3),
-                                                           name="c", course=code, session="s3")
+    assert "Course CAP-1 is full (at most 2 visible entries)" in refused(
+        "course_full", gallery.add, "c.json", fixture_bytes(3), name="c", course=code, session="s3"
+    )
     assert gallery.add("c.json", fixture_bytes(3), name="c", session="s3").course == ""  # other courses are not full
     gallery.set_hidden(first.id, code, admin, session="teacher")
     assert gallery.add("d.json", fixture_bytes(4), name="d", course=code, session="s4").course == code
@@ -231,8 +238,9 @@ def test_an_instructor_hides_an_entry_with_the_course_admin_code_only(url):
     other, other_admin = gallery.create_course(session="teacher")
     assert normalize_course(other) == other and len(other) == 6
     entry = gallery.add("a.json", fixture_bytes(1), name="spam", course=code, session="s")
-    assert "does not open course HIDE-1" in refused("bad_admin_code", gallery.set_hidden, entry.id, code, "guess",
-                                                    session="x")
+    assert "does not open course HIDE-1" in refused(
+        "bad_admin_code", gallery.set_hidden, entry.id, code, "guess", session="x"
+    )
     refused("bad_admin_code", gallery.set_hidden, entry.id, code, other_admin, session="x")  # another course's code
     refused("no_entry", gallery.set_hidden, entry.id, other, other_admin, session="y")  # not that course's entry
     assert [e.id for e in gallery.entries(code)] == [entry.id]
@@ -240,7 +248,9 @@ def test_an_instructor_hides_an_entry_with_the_course_admin_code_only(url):
     assert gallery.entries(code) == [] and [e.hidden for e in gallery.entries(code, include_hidden=True)] == [True]
     assert not gallery.set_hidden(entry.id, code, admin, hidden=False, session="teacher").hidden
     refused("bad_admin_code", gallery.set_hidden, entry.id, code, "guess", session="x")
-    assert "Too many wrong admin codes" in refused("rate_limited", gallery.set_hidden, entry.id, code, admin, session="x")
+    assert "Too many wrong admin codes" in refused(
+        "rate_limited", gallery.set_hidden, entry.id, code, admin, session="x"
+    )
     public = gallery.add("b.json", fixture_bytes(2), name="public spam", session="s")
     refused("bad_admin_code", gallery.set_hidden, public.id, "", admin, session="teacher")
     assert gallery.set_hidden(public.id, "", "site-secret", session="site").hidden  # the site's own code
@@ -252,8 +262,9 @@ def test_course_codes_are_checked_and_the_admin_code_is_stored_only_as_a_hash(ur
     assert code == "ML101-2026" and gallery.course_exists("ml101-2026")
     assert "taken" in refused("course_exists", gallery.create_course, "ML101-2026", session="other")
     assert "3 to 24 letters" in refused("bad_course", gallery.create_course, "a b<c>", session="other")
-    assert "no course NOPE" in refused("no_course", gallery.add, "a.json", fixture_bytes(1), name="a", course="nope",
-                                       session="s")
+    assert "no course NOPE" in refused(
+        "no_course", gallery.add, "a.json", fixture_bytes(1), name="a", course="nope", session="s"
+    )
     gallery.engine.dispose()
     assert admin.encode() not in (tmp_path / "gallery.sqlite").read_bytes()
     with sqlite3.connect(tmp_path / "gallery.sqlite") as raw:
@@ -266,16 +277,21 @@ def test_a_pack_changed_by_hand_in_the_database_is_left_out(url):
     good = gallery.add("a.json", fixture_bytes(1), name="a", session="s")
     bad = gallery.add("b.json", fixture_bytes(2), name="b", session="s")
     with gallery.engine.begin() as conn:
-        conn.execute(text("UPDATE gallery_entries SET pack_json = :t WHERE id = :i"),
-                     {"t": '{"schema_version": 1, "rows": "x"}', "i": bad.id})
+        conn.execute(
+            text("UPDATE gallery_entries SET pack_json = :t WHERE id = :i"),
+            {"t": '{"schema_version": 1, "rows": "x"}', "i": bad.id},
+        )
     assert list(gallery.packs([good.id, bad.id])) == [good.id]
 
 
 def test_limits_come_from_the_environment():
-    limits = Limits.from_env({"GPUWIN_GALLERY_COURSE_CAP": "5", "GPUWIN_GALLERY_RATE": "3/60",
-                              "GPUWIN_GALLERY_MAX_PACK_KB": "200"})
+    limits = Limits.from_env(
+        {"GPUWIN_GALLERY_COURSE_CAP": "5", "GPUWIN_GALLERY_RATE": "3/60", "GPUWIN_GALLERY_MAX_PACK_KB": "200"}
+    )
     assert (limits.max_per_course, limits.max_actions, limits.window_s, limits.max_pack_bytes) == (5, 3, 60.0, 200_000)
-    paced = Limits.from_env({"GPUWIN_GALLERY_PACE": "12", "GPUWIN_GALLERY_MAX_HELD": "7", "GPUWIN_GALLERY_SITE_RATE": "99"})
+    paced = Limits.from_env(
+        {"GPUWIN_GALLERY_PACE": "12", "GPUWIN_GALLERY_MAX_HELD": "7", "GPUWIN_GALLERY_SITE_RATE": "99"}
+    )
     assert (paced.pace, paced.max_held, paced.max_site_actions) == (12, 7, 99)
     assert Limits.from_env({}) == Limits()
 
@@ -284,5 +300,6 @@ def test_the_whole_gallery_has_a_cap_too(url):
     gallery = open_gallery(url, max_total=2)
     gallery.add("a.json", fixture_bytes(1), name="a", session="s")
     gallery.add("b.json", fixture_bytes(2), name="b", session="s")
-    assert "maximum of 2 entries" in refused("gallery_full", gallery.add, "c.json", fixture_bytes(3), name="c",
-                                             session="s")
+    assert "maximum of 2 entries" in refused(
+        "gallery_full", gallery.add, "c.json", fixture_bytes(3), name="c", session="s"
+    )

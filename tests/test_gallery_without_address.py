@@ -46,8 +46,9 @@ def test_thirty_sessions_of_ten_adds_no_longer_lock_everyone_out(url):
     assert g.delete_hidden("", SITE_CODE, waiting=True, session="operator") == 240 and g.waiting() == 0
     # a class in its own course is not held back by the public gallery's flood
     code, _ = g.create_course("CLASS-1", session="teacher")
-    assert not any(g.add(f"c{n}.json", fixture_bytes(400 + n), name=f"s{n}", course=code, session=f"c{n}").held
-                   for n in range(30))
+    assert not any(
+        g.add(f"c{n}.json", fixture_bytes(400 + n), name=f"s{n}", course=code, session=f"c{n}").held for n in range(30)
+    )
 
 
 def test_past_the_pace_entries_wait_and_the_instructor_approves_them(url):
@@ -70,8 +71,9 @@ def test_past_the_pace_entries_wait_and_the_instructor_approves_them(url):
 def test_the_queue_of_held_entries_is_bounded_per_course(url):
     g = gallery(url, pace=1, max_held=2)
     code, admin = g.create_course("QUEUE-1", session="teacher")
-    assert [g.add(f"{n}.json", fixture_bytes(n), name=f"n{n}", course=code, session=f"s{n}").held
-            for n in range(3)] == [False, True, True]
+    assert [
+        g.add(f"{n}.json", fixture_bytes(n), name=f"n{n}", course=code, session=f"s{n}").held for n in range(3)
+    ] == [False, True, True]
     err = refused(g.add, "x.json", fixture_bytes(7), name="x", course=code, session="late")
     assert err.kind == "held_full" and "2 entries already wait for the instructor to approve them" in str(err)
     assert g.add("y.json", fixture_bytes(8), name="y", session="elsewhere").id  # the public gallery's queue is apart

@@ -40,9 +40,11 @@ def builds(monkeypatch):
     """How many steps each path built: every registered workload's build, counted."""
     count = {"n": 0}
     for workload in WORKLOADS.values():
+
         def counted(*args, _build=workload.build, **kwargs):
             count["n"] += 1
             return _build(*args, **kwargs)
+
         monkeypatch.setattr(workload, "build", counted)
     return count
 
@@ -59,15 +61,24 @@ def _expected(workload_name: str, row: dict) -> str:
 
 # Each path a page takes to run live work, as the page calls it (in the measuring process).
 PATHS = {
-    "training sweep": lambda: live_sweep(LiveSweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384),
-                                         LiveBudget(0.01)),
+    "training sweep": lambda: live_sweep(
+        LiveSweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384), LiveBudget(0.01)
+    ),
     "training timeline": lambda: [_flat(live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1))],
     "jacobian": lambda: jacobian_lesson.live_rows("loop", [100], ["cpu"], current=100, point_budget_s=0.01),
-    "timing pitfalls": lambda: timing_lesson.live_rows(timing_lesson.variant_of(True, False, False), ["cpu"],
-                                                       current=None, point_budget_s=0.01),
+    "timing pitfalls": lambda: timing_lesson.live_rows(
+        timing_lesson.variant_of(True, False, False), ["cpu"], current=None, point_budget_s=0.01
+    ),
     "data pipeline": lambda: pipeline_lesson.live_rows(
-        "batch_size", [128], {"images": {"source": "images"}, "tensors": {"source": "tensors"}}, ["cpu"],
-        current=128, point_budget_s=0.01, total_budget_s=60, num_threads=1),
+        "batch_size",
+        [128],
+        {"images": {"source": "images"}, "tensors": {"source": "tensors"}},
+        ["cpu"],
+        current=128,
+        point_budget_s=0.01,
+        total_budget_s=60,
+        num_threads=1,
+    ),
     "seed case": lambda: _seed_entries("mnist_100rows"),
 }
 
@@ -79,7 +90,8 @@ def _flat(entry: dict) -> dict:
 def _seed_entries(name: str) -> list[dict]:
     live = seed_cases.measure_live(get_preset(name), ["cpu"], budget_s=0.01, num_threads=1)
     return [{**r, "workload": get_preset(name).workload} for r in live.rows] + [
-        {**_flat(c.entry()), "workload": get_preset(name).workload} for c in live.curves.values()]
+        {**_flat(c.entry()), "workload": get_preset(name).workload} for c in live.curves.values()
+    ]
 
 
 @pytest.mark.parametrize("limit", list(LIMITS), ids=str)
@@ -150,6 +162,7 @@ def test_the_timeline_is_cancelled_in_the_measuring_process_at_its_next_report()
 
 def test_refusal_numbers_never_read_the_same():
     """Probe finding 10: 'needs about 2.7 GB, more than the 2.7 GB memory cap'."""
+
     class Sized:
         name = "sized"
 
@@ -166,12 +179,16 @@ def test_refusal_numbers_never_read_the_same():
             return 0.0
 
     gate = Gate(memory_cap_gb=2.7)
-    assert gate.check(Sized(2.74e9), {}, "cpu").message == "needs about 2.74 GB, more than the 2.70 GB memory cap; not run"
+    assert (
+        gate.check(Sized(2.74e9), {}, "cpu").message == "needs about 2.74 GB, more than the 2.70 GB memory cap; not run"
+    )
     assert gate.check(Sized(3.4e9), {}, "cpu").message == "needs about 3.4 GB, more than the 2.7 GB memory cap; not run"
     assert gate.check(Sized(2.7000001e9), {}, "cpu").message == "needs just over the 2.700000 GB memory cap; not run"
     held = Gate(memory_cap_gb=2.7, baseline_bytes=0.8e9).check(Sized(1.92e9), {}, "cpu").message
-    assert held == ("needs about 2.72 GB, more than the 2.70 GB memory cap (1.92 GB for this point on top of the "
-                    "0.8 GB this process already holds); not run")
+    assert held == (
+        "needs about 2.72 GB, more than the 2.70 GB memory cap (1.92 GB for this point on top of the "
+        "0.8 GB this process already holds); not run"
+    )
 
 
 def test_the_memory_cap_counts_what_the_process_already_holds():
@@ -188,8 +205,19 @@ def test_the_memory_cap_counts_what_the_process_already_holds():
 def test_the_cli_asks_the_same_gate_with_its_own_limits(builds, capsys):
     from lib.__main__ import main
 
-    assert main(["run", "mlp", *sum((["--set", f"{k}={v}"] for k, v in BIG.items()), []),
-                 "--max-gflop", "cpu=3", "--no-check"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "mlp",
+                *sum((["--set", f"{k}={v}"] for k, v in BIG.items()), []),
+                "--max-gflop",
+                "cpu=3",
+                "--no-check",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     expected = recording_gate(memory_cap_gb=None, max_flops={"cpu": 3e9}).check(MLP, MLP.resolve(BIG), "cpu")
     assert expected.message in printed and "this recording allows on cpu" in printed

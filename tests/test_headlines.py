@@ -18,8 +18,10 @@ def _shipped_packs_no_live(monkeypatch):
 
 
 def test_the_counter_counts_what_a_reader_reads():
-    said = ("**GPU · H200 (recorded)** catches up with **CPU · 2-core server (recorded)** between batch size 64 and "
-            "512; most likely at about 300.")
+    said = (
+        "**GPU · H200 (recorded)** catches up with **CPU · 2-core server (recorded)** between batch size 64 and "
+        "512; most likely at about 300."
+    )
     assert headline_words(said) == 21 and headline_sentences(said) == 1  # the lone "·" is no word
     assert headline_sentences("The GPU is 1.5× as fast. The CPU is not.") == 2
     assert headline_sentences("It runs 2.19 ms (vmap, e.g. jacrev) at val = 1,000.") == 1

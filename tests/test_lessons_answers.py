@@ -34,7 +34,8 @@ def test_curves_are_named_in_plain_words_in_a_sentence():
     assert answers.who(series_label("cuda:0", Origin.RECORDED, h200)) == "the NVIDIA H200 GPU"
     assert answers.who(series_label("cpu", Origin.RECORDED, h200)) == "the NVIDIA H200 machine's CPU"
     assert answers.who(series_label("cuda:0", Origin.RECORDED, "TEST (CPU rows renamed cuda:0), 2026-11-21")) == (
-        "the TEST (CPU rows renamed cuda:0) GPU")
+        "the TEST (CPU rows renamed cuda:0) GPU"
+    )
     assert answers.who(series_label("cuda:0", Origin.LIVE)) == "this server's GPU"
     assert say(Strong("the X GPU"), " wins").capitalised().markdown() == "**The X GPU** wins"
 
@@ -47,22 +48,40 @@ def test_rates_are_plain_words_first_and_the_unit_after():
 
 # -- Jacobian ----------------------------------------------------------------------------------------------
 def jac(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
-    return [{"workload": "jacobian", "method": method, "val": v, "device": device, "series": series,
-             "median_s": t, "iqr_s": (t or 0) / 20, "repeats": 5 if t else 0,
-             "status": "ok" if t else "skipped", "message": "" if t else "too big"} for v, t in times.items()]
+    return [
+        {
+            "workload": "jacobian",
+            "method": method,
+            "val": v,
+            "device": device,
+            "series": series,
+            "median_s": t,
+            "iqr_s": (t or 0) / 20,
+            "repeats": 5 if t else 0,
+            "status": "ok" if t else "skipped",
+            "message": "" if t else "too big",
+        }
+        for v, t in times.items()
+    ]
 
 
 def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
-    rows = (jac(CPU, "cpu", "loop", {10: 0.5, 100: 2.0}) + jac(GPU, "cuda:0", "loop", {10: 0.4, 100: 1.0})
-            + jac(CPU, "cpu", "vmap_jacfwd", {10: 1e-3, 100: 2e-3})
-            + jac(GPU, "cuda:0", "vmap_jacfwd", {10: 2e-3, 100: 4e-3}))
+    rows = (
+        jac(CPU, "cpu", "loop", {10: 0.5, 100: 2.0})
+        + jac(GPU, "cuda:0", "loop", {10: 0.4, 100: 1.0})
+        + jac(CPU, "cpu", "vmap_jacfwd", {10: 1e-3, 100: 2e-3})
+        + jac(GPU, "cuda:0", "vmap_jacfwd", {10: 2e-3, 100: 4e-3})
+    )
     text = jacobian_answer(rows, 100, ["loop", "vmap_jacfwd"])
     # 500× between the methods, 2× at most between the devices: the answer up top, the rest under the chart
-    assert text == ("With 100 inputs in the batch (val = 100), vmap(jacfwd) on this server's CPU takes 2 ms: **500× "
-                    "faster** than the seed's loop at its best.")
+    assert text == (
+        "With 100 inputs in the batch (val = 100), vmap(jacfwd) on this server's CPU takes 2 ms: **500× "
+        "faster** than the seed's loop at its best."
+    )
     assert jacobian_notes(rows, 100, ["loop", "vmap_jacfwd"]) == (
         "The seed's loop at its best: 1 s on the X GPU; the devices differ by 2.00× at most: the method matters "
-        "more than the device.")
+        "more than the device."
+    )
     # one device only: nothing on screen compares the devices, so nothing is claimed about them
     cpu_only = [r for r in rows if r["device"] == "cpu"]
     assert "the method matters more" not in jacobian_notes(cpu_only, 100, ["loop", "vmap_jacfwd"])
@@ -71,14 +90,17 @@ def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
 def test_jacobian_answer_says_why_the_loop_is_missing_and_what_to_pick():
     rows = jac(CPU, "cpu", "loop", {100: None}) + jac(CPU, "cpu", "vmap_jacrev", {100: 3e-3})
     text = jacobian_answer(rows, 100, ["loop", "vmap_jacrev"])
-    assert text == ("With 100 inputs in the batch (val = 100), the fastest method timed is vmap(jacrev) on this "
-                    "server's CPU: 3 ms.")
+    assert text == (
+        "With 100 inputs in the batch (val = 100), the fastest method timed is vmap(jacrev) on this server's CPU: 3 ms."
+    )
     assert jacobian_notes(rows, 100, ["loop", "vmap_jacrev"]) == (
-        "The seed's loop was not timed at this size here (too many backward passes or too much memory).")
+        "The seed's loop was not timed at this size here (too many backward passes or too much memory)."
+    )
     assert "Add the loop below" in jacobian_notes(rows[1:], 100, ["vmap_jacrev"])
     assert jacobian_answer(rows, 100, []) == "Pick at least one method below to see its curve."
     assert jacobian_answer(rows, 1000, ["loop"]).startswith(
-        "With 1,000 inputs in the batch (val = 1,000) nothing was timed here")
+        "With 1,000 inputs in the batch (val = 1,000) nothing was timed here"
+    )
     assert jacobian_answer(rows, 1, ["loop"]).startswith("With 1 input in the batch (val = 1)")
 
 
@@ -89,9 +111,23 @@ NAIVE = timing.Variant(sync=False)
 
 def mm(device: str, times: dict[int, float], **variant) -> list[dict]:
     v = {**HONEST.settings(), **variant}
-    return [{"workload": "matmul", "size": n, "device": device, "median_s": t, "iqr_s": t / 20, "cold_s": t * 3,
-             "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t, "swept": "size",
-             **v} for n, t in times.items()]
+    return [
+        {
+            "workload": "matmul",
+            "size": n,
+            "device": device,
+            "median_s": t,
+            "iqr_s": t / 20,
+            "cold_s": t * 3,
+            "repeats": 9,
+            "status": "ok",
+            "message": "",
+            "achieved_flops_per_s": 2 * n**3 / t,
+            "swept": "size",
+            **v,
+        }
+        for n, t in times.items()
+    ]
 
 
 def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
@@ -101,47 +137,72 @@ def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
 def test_timing_answer_on_the_cpu_alone_says_what_a_matmul_takes_and_what_cannot_be_shown():
     view = timing.screen(HONEST, {"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}, found({}), None)
     text = timing_answer(view, 1024)
-    assert text == ("On this server's CPU a 1,024 × 1,024 matmul takes 80 ms; with no GPU curve here, the GPU's "
-                    "timing traps cannot be shown.")
+    assert text == (
+        "On this server's CPU a 1,024 × 1,024 matmul takes 80 ms; with no GPU curve here, the GPU's "
+        "timing traps cannot be shown."
+    )
     # the rate, under the chart (issue 37: one short sentence up top)
     assert timing_notes(view, 1024) == "That is 26.8 billion operations per second (26.8 GFLOP/s)."
 
 
 def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_and_the_notes_where_the_gpu_catches_up():
-    live = {"naive timer (no synchronise), fp32": mm("cpu", {256: 1e-3, 1024: 0.08}, sync=False),
-            "synchronised, fp32": mm("cpu", {256: 1e-3, 1024: 0.08})}
-    recorded = found({"naive timer (no synchronise), fp32": mm("cuda:0", {256: 1e-5, 1024: 1e-5}, sync=False),
-                      "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3})})
+    live = {
+        "naive timer (no synchronise), fp32": mm("cpu", {256: 1e-3, 1024: 0.08}, sync=False),
+        "synchronised, fp32": mm("cpu", {256: 1e-3, 1024: 0.08}),
+    }
+    recorded = found(
+        {
+            "naive timer (no synchronise), fp32": mm("cuda:0", {256: 1e-5, 1024: 1e-5}, sync=False),
+            "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3}),
+        }
+    )
     naive = timing.screen(NAIVE, live, recorded, "X")
     assert timing_answer(naive, 1024) == (
         "On the X GPU, a timer that does not wait for it reports 10 µs per 1,024 × 1,024 matmul, "
-        "**400× too small**: the work takes 4 ms.")
-    honest = timing.screen(HONEST, {"synchronised, fp32": live["synchronised, fp32"]},
-                           found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
+        "**400× too small**: the work takes 4 ms."
+    )
+    honest = timing.screen(
+        HONEST,
+        {"synchronised, fp32": live["synchronised, fp32"]},
+        found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}),
+        "X",
+    )
     # synchronised: what the page teaches first, the crossover under the chart
-    assert timing_answer(honest, 1024) == ("With **Synchronise** on, the X GPU takes 4 ms per 1,024 × 1,024 matmul; "
-                                           "switch it off below to see what a naive timer reports.")
+    assert timing_answer(honest, 1024) == (
+        "With **Synchronise** on, the X GPU takes 4 ms per 1,024 × 1,024 matmul; "
+        "switch it off below to see what a naive timer reports."
+    )
     analysis, _ = timing.crossovers(honest)
     assert analysis.measured.kind == CrossKind.CROSSES and analysis.measured.sure == (256, 1024)
-    assert timing_notes(honest, 1024) == voice.crossover_sentence(
-        analysis, "matrix size", voice.series_side(CPU), voice.series_side(GPU)).capitalised().markdown()
+    assert (
+        timing_notes(honest, 1024)
+        == voice.crossover_sentence(analysis, "matrix size", voice.series_side(CPU), voice.series_side(GPU))
+        .capitalised()
+        .markdown()
+    )
     # no CPU curve drawn (this server's CPU refused): the GPU curve is there, the CPU's is what is missing
     gpu_only = timing.screen(HONEST, {}, found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}), "X")
     assert timing_notes(gpu_only, 1024) == (
-        "There is no curve for this server's CPU on screen, so there is no crossover to show.")
+        "There is no curve for this server's CPU on screen, so there is no crossover to show."
+    )
 
 
 def test_timing_answer_sets_the_naive_timer_against_the_same_view_synchronised():
     """With the copy counted, the naive timer is read against the synchronised timing with the copy counted
     (drawn beside it), not against the honest baseline without the copy."""
     copy, copy_naive = timing.Variant(transfer=True), timing.Variant(sync=False, transfer=True)
-    recorded = found({"naive timer (no synchronise), fp32, copy counted": mm("cuda:0", {1024: 1e-5},
-                                                                              **copy_naive.settings()),
-                      "synchronised, fp32, copy counted": mm("cuda:0", {1024: 2e-3}, **copy.settings()),
-                      "synchronised, fp32": mm("cuda:0", {1024: 1.5e-5})})
+    recorded = found(
+        {
+            "naive timer (no synchronise), fp32, copy counted": mm("cuda:0", {1024: 1e-5}, **copy_naive.settings()),
+            "synchronised, fp32, copy counted": mm("cuda:0", {1024: 2e-3}, **copy.settings()),
+            "synchronised, fp32": mm("cuda:0", {1024: 1.5e-5}),
+        }
+    )
     view = timing.screen(copy_naive, {}, recorded, "X")
-    assert timing_answer(view, 1024) == ("On the X GPU, a timer that does not wait for it reports 10 µs per "
-                                         "1,024 × 1,024 matmul, **200× too small**: the work takes 2 ms.")
+    assert timing_answer(view, 1024) == (
+        "On the X GPU, a timer that does not wait for it reports 10 µs per "
+        "1,024 × 1,024 matmul, **200× too small**: the work takes 2 ms."
+    )
 
 
 # -- Data pipeline --------------------------------------------------------------------------------------------
@@ -149,36 +210,62 @@ SETTINGS = feeds.Settings(batch_size=64, dataset_size=256, model="linear", num_w
 
 
 def dl(device: str, feed: str, median: float, loading: float, compute: float) -> dict:
-    return {"workload": "dataloader", "device": device, "source": feed, "batch_size": 64, "dataset_size": 256,
-            "model": "linear", "num_workers": 0, "pin_memory": False, "swept": "batch_size", "median_s": median,
-            "iqr_s": median / 50, "repeats": 5, "status": "ok", "message": "", "phase_loading_s": loading,
-            "phase_compute_s": compute}
+    return {
+        "workload": "dataloader",
+        "device": device,
+        "source": feed,
+        "batch_size": 64,
+        "dataset_size": 256,
+        "model": "linear",
+        "num_workers": 0,
+        "pin_memory": False,
+        "swept": "batch_size",
+        "median_s": median,
+        "iqr_s": median / 50,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+        "phase_loading_s": loading,
+        "phase_compute_s": compute,
+    }
 
 
 def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save():
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
-    on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
-                      None, feeds.FeedRows.empty())
+    on = feeds.screen(
+        view,
+        [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
+        None,
+        feeds.FeedRows.empty(),
+    )
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 loading alone takes 72 ms of this server's 80 ms epoch: "
-        "no device could save more than 10%.")
+        "no device could save more than 10%."
+    )
 
 
 def test_pipeline_answer_compares_both_devices_of_one_machine():
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
-    pack = {"schema_version": 1, "path": "/p/h200.json", "machine": {"gpus": ["H200"], "date": "2026-11-21"},
-            "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)]}
+    pack = {
+        "schema_version": 1,
+        "path": "/p/h200.json",
+        "machine": {"gpus": ["H200"], "date": "2026-11-21"},
+        "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)],
+    }
     pack_found, recorded = feeds.find_recorded([pack], (), view)
     on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01)], pack_found, recorded)
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 1 s on "
-        "the CPU, 960 ms on the GPU.")
+        "the CPU, 960 ms on the GPU."
+    )
     assert pipeline_notes(on) == "Both times above are one epoch on the same machine: its CPU and its GPU."
     pack["rows"][1] = dl("cuda:0", "images", 0.25, 0.2, 0.01)  # the gap all in loading: the host's, not the device's
     pack_found, recorded = feeds.find_recorded([pack], (), view)
     on = feeds.screen(view, [], pack_found, recorded)
-    assert pipeline_answer(on) == ("With a DataLoader over images, at batch size = 64 loading (host work for both) "
-                                   "makes the gap: 950 ms of the CPU's epoch, 200 ms of the GPU's.")
+    assert pipeline_answer(on) == (
+        "With a DataLoader over images, at batch size = 64 loading (host work for both) "
+        "makes the gap: 950 ms of the CPU's epoch, 200 ms of the GPU's."
+    )
     assert "not the device's" in pipeline_notes(on)
     pack["rows"] = [dl("cpu", "images", 1.0, 0.5, 0.5), dl("cuda:0", "images", 0.55, 0.5, 0.05)]  # the compute's gap
     pack_found, recorded = feeds.find_recorded([pack], (), view)
@@ -188,8 +275,18 @@ def test_pipeline_answer_compares_both_devices_of_one_machine():
 
 # -- Multi-GPU ------------------------------------------------------------------------------------------------
 def ddp(gpus: int, batch: int, median_s: float) -> dict:
-    return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "device": "cuda",
-            "median_s": median_s, "iqr_s": 0.0, "repeats": 5, "status": "ok", "message": ""}
+    return {
+        "workload": "ddp",
+        "model": "mlp",
+        "gpus": gpus,
+        "batch_size": batch,
+        "device": "cuda",
+        "median_s": median_s,
+        "iqr_s": 0.0,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+    }
 
 
 def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
@@ -201,16 +298,32 @@ def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
     last = scaling.crossover_lines(records, "per_gpu", notes=False)[-1]  # the answer alone: its notes under the chart
     assert last.about.kind == CrossKind.CROSSES and text == last.markdown() and text.startswith("2 GPUs ")
     assert scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
-        "These results do not hold both 1 GPU and more")
+        "These results do not hold both 1 GPU and more"
+    )
 
 
 # -- Your results and the gallery ----------------------------------------------------------------------------
 def machine_rows(label: str, cpu: list[float], gpu: list[float] | None = None) -> list[dict]:
     """One machine's rows of a batch-size sweep, its CPU (and its GPU)."""
+
     def rows(device: str, times: list[float]) -> list[dict]:
-        return [{"workload": "mlp", "batch_size": x, "hidden_width": 64, "device": device, "median_s": t,
-                 "iqr_s": t / 10, "repeats": 5, "status": "ok", "message": "", "swept": "batch_size", "machine": label}
-                for x, t in zip([1, 10, 100, 1000], times)]
+        return [
+            {
+                "workload": "mlp",
+                "batch_size": x,
+                "hidden_width": 64,
+                "device": device,
+                "median_s": t,
+                "iqr_s": t / 10,
+                "repeats": 5,
+                "status": "ok",
+                "message": "",
+                "swept": "batch_size",
+                "machine": label,
+            }
+            for x, t in zip([1, 10, 100, 1000], times)
+        ]
+
     return rows("cpu", cpu) + (rows("cuda:0", gpu) if gpu else [])
 
 
@@ -221,8 +334,12 @@ def test_machines_answer_prefers_a_machine_whose_gpu_catches_up():
     text = machines_answer(comp)
     assert comp.crossovers["box"].kind == CrossKind.CROSSES
     # the answer alone up top (issue 37): the points too close to call stay in the lines under the chart
-    assert text == next(line for line in compare.crossover_lines(comp, notes=False)
-                        if line.about is comp.crossovers["box"]).markdown()
+    assert (
+        text
+        == next(
+            line for line in compare.crossover_lines(comp, notes=False) if line.about is comp.crossovers["box"]
+        ).markdown()
+    )
     [alone] = compare_machines(laptop + machine_rows("desk", [1e-4, 1e-3, 1e-2, 1e-1]))
     # the largest shared value only; the smallest and the slowest curves are fastest_line's, under the chart
     assert machines_answer(alone) == "At batch size 1,000 the fastest of 2 curves is **CPU · desk**, 100 ms a step."
@@ -240,8 +357,10 @@ def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
     found = [comparison.crossovers[m.line] for m in shipped]
     if any(voice.likely_about(c) is None for c in found):
         lows, highs = zip(*(c.sure for c in found))
-        assert text == (f"The GPUs here catch up with their own CPUs between batch size {fmt_value(min(lows))} and "
-                        f"{fmt_value(max(highs))} on all 2 machines that cross.")
+        assert text == (
+            f"The GPUs here catch up with their own CPUs between batch size {fmt_value(min(lows))} and "
+            f"{fmt_value(max(highs))} on all 2 machines that cross."
+        )
     else:
         assert text.startswith("The GPUs here catch up with their own CPUs between batch size ≈ ")
         assert text.endswith("2 machines in all.")
@@ -253,16 +372,24 @@ def test_gallery_answer_names_the_earliest_and_the_latest_crossover(shipped):
     if first_high < last_low:
         assert "NVIDIA H200 · shipped" in notes and "NVIDIA H100 80GB HBM3 · shipped" in notes
     else:
-        assert notes == ("Their ranges overlap, so no machine here is surely the earliest or the latest to cross "
-                         "(the table gives each machine's crossover).")
+        assert notes == (
+            "Their ranges overlap, so no machine here is surely the earliest or the latest to cross "
+            "(the table gives each machine's crossover)."
+        )
         assert "≈" not in text
     one = [m for m in shipped if m.line == "NVIDIA H200 · shipped"]  # whatever the order of the shipped files
     only = gallery_comparison(one)
     assert only.crossovers["NVIDIA H200 · shipped"].kind == CrossKind.CROSSES
-    assert gallery_answer(one, only) == "On **NVIDIA H200 · shipped**, " + voice.crossover_sentence(
-        only.crossovers["NVIDIA H200 · shipped"], "batch size", OWN_CPU, OWN_GPU, notes=False).markdown()
-    assert gallery_notes(one, only) == voice.crossover_notes(only.crossovers["NVIDIA H200 · shipped"], "batch size",
-                                                             OWN_CPU, OWN_GPU)
+    assert (
+        gallery_answer(one, only)
+        == "On **NVIDIA H200 · shipped**, "
+        + voice.crossover_sentence(
+            only.crossovers["NVIDIA H200 · shipped"], "batch size", OWN_CPU, OWN_GPU, notes=False
+        ).markdown()
+    )
+    assert gallery_notes(one, only) == voice.crossover_notes(
+        only.crossovers["NVIDIA H200 · shipped"], "batch size", OWN_CPU, OWN_GPU
+    )
     assert gallery_answer([], None) == (
-        "No machine here has both CPU and GPU results yet, so there is no speed-up to compare.")
-
+        "No machine here has both CPU and GPU results yet, so there is no speed-up to compare."
+    )

@@ -15,9 +15,20 @@ STEPS = 4
 
 
 def row(device, batch, step_s, over="batch_size", **extra):
-    return {"workload": "mlp", "device": device, "swept": over, "batch_size": batch, "median_s": step_s,
-            "iqr_s": step_s / 10, "repeats": 5, "status": "ok", "message": "", "steps_per_epoch": STEPS,
-            "epoch_s": step_s * STEPS, **extra}
+    return {
+        "workload": "mlp",
+        "device": device,
+        "swept": over,
+        "batch_size": batch,
+        "median_s": step_s,
+        "iqr_s": step_s / 10,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+        "steps_per_epoch": STEPS,
+        "epoch_s": step_s * STEPS,
+        **extra,
+    }
 
 
 def pack(rows):
@@ -38,8 +49,9 @@ def test_one_chart_picks_the_first_pack_with_both_devices():
     # issue 37: 1 to 1,024 is too wide a bracket to name one value: the chart draws no rule where the words name none
     assert chart.analysis.measured.kind == "crosses" and 1 < chart.analysis.measured.x < 1024
     assert chart.crossover_x is None
-    narrow = home.one_chart([pack([row("cpu", 256, 1e-3), row("cuda:0", 256, 4e-3), row("cpu", 1024, 1.0),
-                                   row("cuda:0", 1024, 0.1)])], MLP)
+    narrow = home.one_chart(
+        [pack([row("cpu", 256, 1e-3), row("cuda:0", 256, 4e-3), row("cpu", 1024, 1.0), row("cuda:0", 1024, 0.1)])], MLP
+    )
     assert 256 < narrow.crossover_x < 1024
 
 
@@ -53,8 +65,10 @@ def test_steps_without_epochs_are_drawn_per_step():
 
 def test_ends_sentence_words_both_ends_of_the_curve():
     text = home.ends_sentence(home.one_chart([CROSSING], MLP))
-    assert text == ("At batch size 1, the GPU takes 4.00× as long as the CPU (16 ms against 4 ms); "
-                    "at 1,024, the GPU is 10.0× as fast as the CPU (400 ms against 4 s).")
+    assert text == (
+        "At batch size 1, the GPU takes 4.00× as long as the CPU (16 ms against 4 ms); "
+        "at 1,024, the GPU is 10.0× as fast as the CPU (400 ms against 4 s)."
+    )
     assert home.verdict(1.0, 1.0) == "both take 1 s"
 
 
@@ -130,14 +144,23 @@ def test_home_names_exactly_the_days_of_the_rows_it_draws_and_its_numbers_are_th
 def test_the_graph_curve_is_drawn_from_the_packs_graphed_steps_and_said_from_it():
     """On a hand-made pack: the CUDA-graph curve is the pack's graphed steps (recorded on a bigger dataset:
     derived per epoch of the chart's), drawn with its origin, and the sentence quotes its points."""
-    graph = [row("cuda:0", b, t, mode="cuda_graph", dataset_size=65536) for b, t in ((1, 1e-4), (1024, 2e-4), (64, 1.5e-4))]
+    graph = [
+        row("cuda:0", b, t, mode="cuda_graph", dataset_size=65536) for b, t in ((1, 1e-4), (1024, 2e-4), (64, 1.5e-4))
+    ]
     chart = home.one_chart([pack(CROSSING["rows"] + [row("cpu", 64, 2e-3), row("cuda:0", 64, 3e-3)] + graph)], MLP)
     rows = home.drawn(chart)
     drawn_graph = sorted((r["batch_size"], r["epoch_s"], r["origin"]) for r in rows if r["series"] == chart.graph_label)
-    assert drawn_graph == [(1, 1e-4 * STEPS, "derived"), (64, 1.5e-4 * STEPS, "derived"), (1024, 2e-4 * STEPS, "derived")]
+    assert drawn_graph == [
+        (1, 1e-4 * STEPS, "derived"),
+        (64, 1.5e-4 * STEPS, "derived"),
+        (1024, 2e-4 * STEPS, "derived"),
+    ]
     assert chart.graph_label == "cuda:0, one CUDA graph (recorded on NVIDIA H200, 2026-11-21)"
-    assert all(r["origin_note"].startswith("derived: 4 steps of the step recorded on") for r in rows
-               if r["series"] == chart.graph_label)
+    assert all(
+        r["origin_note"].startswith("derived: 4 steps of the step recorded on")
+        for r in rows
+        if r["series"] == chart.graph_label
+    )
     text = home.modes_sentence(chart).markdown()
     assert "At batch size 64 it takes 600 µs per epoch against 12 ms eager: 20.0× as fast." in text, text
     assert "**The NVIDIA H200 GPU in one CUDA graph** is faster than **the NVIDIA H200 machine's CPU**" in text, text
@@ -154,13 +177,19 @@ def test_homes_screen_holds_the_answer_the_chart_rows_and_the_words_under_it():
     chart = home.one_chart([CROSSING], MLP)
     assert shown.rows == home.drawn(chart) and shown.crossover == home.crossover_range(chart)
     sides = voice.series_side(chart.cpu_label), voice.series_side(chart.gpu_label)
-    assert shown.answer == voice.crossover_sentence(chart.analysis, "batch size", *sides, hollow=True,
-                                                    notes=False).capitalised().markdown()
+    assert (
+        shown.answer
+        == voice.crossover_sentence(chart.analysis, "batch size", *sides, hollow=True, notes=False)
+        .capitalised()
+        .markdown()
+    )
     assert home.ends_sentence(chart) in shown.ends and shown.caption == home.caption(chart)
     assert shown.modes is None  # no CUDA-graph rows in the pack: no sentence about them
 
 
 def test_a_refusal_says_one_sentence_up_top_and_where_to_look_under_it():
     assert S.refusal("The 4-GPU machine has no Training rows. Pick the H200 in the sidebar.") == (
-        "The 4-GPU machine has no Training rows.", "Pick the H200 in the sidebar.")
+        "The 4-GPU machine has no Training rows.",
+        "Pick the H200 in the sidebar.",
+    )
     assert S.refusal("Nothing here") == ("Nothing here", None)

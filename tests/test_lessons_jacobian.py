@@ -12,10 +12,23 @@ CPU, GPU, SAME = "cpu (live, this server)", "cuda:0 (recorded on X)", "cpu (reco
 
 
 def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
-    return [{"workload": "jacobian", "method": method, "val": v, "hidden": 20, "outputs": 400, "device": device,
-             "series": series, "median_s": t, "iqr_s": (t or 0) / 20, "repeats": 5 if t else 0,
-             "status": "ok" if t else "skipped", "message": "" if t else "needs about 9 GB, more than the cap"}
-            for v, t in times.items()]
+    return [
+        {
+            "workload": "jacobian",
+            "method": method,
+            "val": v,
+            "hidden": 20,
+            "outputs": 400,
+            "device": device,
+            "series": series,
+            "median_s": t,
+            "iqr_s": (t or 0) / 20,
+            "repeats": 5 if t else 0,
+            "status": "ok" if t else "skipped",
+            "message": "" if t else "needs about 9 GB, more than the cap",
+        }
+        for v, t in times.items()
+    ]
 
 
 def test_methods_budget_and_the_live_request():
@@ -46,13 +59,17 @@ def test_chart_rows_and_the_memory_cap_line():
 
 
 def test_crossover_lines_per_method_and_on_the_recording_machine():
-    rows = (jac_rows(CPU, "cpu", "loop", {1: 0.02, 10: 0.5}) + jac_rows(GPU, "cuda:0", "loop", {1: 0.05, 10: 0.25})
-            + jac_rows(SAME, "cpu", "loop", {1: 0.01, 10: 0.1}))
+    rows = (
+        jac_rows(CPU, "cpu", "loop", {1: 0.02, 10: 0.5})
+        + jac_rows(GPU, "cuda:0", "loop", {1: 0.05, 10: 0.25})
+        + jac_rows(SAME, "cpu", "loop", {1: 0.01, 10: 0.1})
+    )
     lines = lesson.crossover_lines(rows, ["loop"], "X", {"cpu_model": "Xeon", "torch_threads": 8})
     assert lines[0].about.kind == CrossKind.CROSSES and lines[0].markdown().startswith("**loop**: the GPU ")
     assert lines[1].plain() == "On the recording machine itself (Xeon, 8 threads), the comparison the seed made:"
     assert lines[2].about.kind == CrossKind.CPU_WINS and lines[2].markdown().startswith(
-        "- **loop**: the CPU is faster than the GPU at every val")
+        "- **loop**: the CPU is faster than the GPU at every val"
+    )
     assert len(lesson.crossover_lines(rows[:4], ["loop"], "X", {"cpu_model": "Xeon"})) == 1
     [none] = lesson.crossover_lines(rows[:2], ["loop"], "X", None)
     assert none.about.kind == CrossKind.ONE_DEVICE
@@ -76,15 +93,26 @@ def test_why_sentences_split_by_method_read_counts_and_times():
 
 def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
     # live rows come unlabelled: the screen names them
-    live = [{k: v for k, v in r.items() if k != "series"} for r in jac_rows(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})]
+    live = [
+        {k: v for k, v in r.items() if k != "series"}
+        for r in jac_rows(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
+    ]
     shown = S.jacobian_screen(live, onscreen.RecordedViews(), 100, ["loop"])
     assert {r["series"] for r in shown.rows} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
     assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
-    assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(shown.rows, 100,
-                                                                                                   shown.order)
+    assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(
+        shown.rows, 100, shown.order
+    )
     assert shown.not_measured() == [p.record() for p in memory.not_measured(shown.rows)]
-    assert shown.not_measured() == [{"measured on": onscreen.LIVE_CPU, "method": "loop", "val": 100, "status": "refused",
-                                     "why": "needs about 9 GB, more than the cap"}]
+    assert shown.not_measured() == [
+        {
+            "measured on": onscreen.LIVE_CPU,
+            "method": "loop",
+            "val": 100,
+            "status": "refused",
+            "why": "needs about 9 GB, more than the cap",
+        }
+    ]
     assert shown.crossover_lines() == [lesson.crossover_lines(shown.rows, ["loop"], None, None)[0].markdown()]
     assert S.jacobian_screen([], onscreen.RecordedViews(), 100, []).why_none.startswith("No method is chosen")
     requests = S.live_requests(["loop"], [1, 10], ["cpu"], live_budget_s=0.1, threads=1, memory_cap_gb=2.0)

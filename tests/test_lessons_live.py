@@ -11,9 +11,11 @@ MLP = get_workload("mlp")
 
 def test_progress_names_the_setting_in_words():
     messages = []
-    live_sweep(LiveSweep(MLP, "batch_size", [8, 1024], {"dataset_size": 256, "hidden_width": 4096}, ["cpu"]),
-               LiveBudget(0.01, num_threads=1, max_flops={"cpu": 1e9}),
-               progress=lambda fraction, message: messages.append(message))
+    live_sweep(
+        LiveSweep(MLP, "batch_size", [8, 1024], {"dataset_size": 256, "hidden_width": 4096}, ["cpu"]),
+        LiveBudget(0.01, num_threads=1, max_flops={"cpu": 1e9}),
+        progress=lambda fraction, message: messages.append(message),
+    )
     assert messages[:2] == ["measuring batch size 8 on cpu (1/2)", "measuring batch size 1,024 on cpu (2/2)"]
     assert not any("batch_size" in m for m in messages)
 

@@ -35,14 +35,17 @@ def timeline(mode, **figures):
 
 
 def test_the_eager_timeline_blames_the_launches():
-    text = timeline_sentence(timeline("eager", gpu_busy_fraction=0.05, kernels=44, gpu_idle_between_us=1900.0,
-                                      launch_delay_us=9.4), "GPU")
+    text = timeline_sentence(
+        timeline("eager", gpu_busy_fraction=0.05, kernels=44, gpu_idle_between_us=1900.0, launch_delay_us=9.4), "GPU"
+    )
     assert "busy 5%" in text and "44 kernels" in text and "waiting for the CPU to launch" in text
 
 
 def test_a_graphed_timeline_does_not_blame_the_cpu_launches():
-    text = timeline_sentence(timeline("cuda_graph", gpu_busy_fraction=0.64, kernels=68, gpu_idle_between_us=68.2,
-                                      launch_delay_us=130.0), "GPU")
+    text = timeline_sentence(
+        timeline("cuda_graph", gpu_busy_fraction=0.64, kernels=68, gpu_idle_between_us=68.2, launch_delay_us=130.0),
+        "GPU",
+    )
     assert "one CUDA graph" in text and "waiting for the CPU" not in text and "68.2 µs" in text
 
 

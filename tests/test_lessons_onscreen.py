@@ -14,9 +14,21 @@ H200 = GpuSource("recorded", "nvidia-h200", "NVIDIA H200, 2026-11-21", pack_path
 
 
 def row(device, size, median=1e-3, status="ok", message="", **extra):
-    return {"workload": "matmul", "device": device, "size": size, "dtype": "fp32", "sync": True, "transfer": False,
-            "swept": "size", "median_s": median if status == "ok" else None, "iqr_s": 0.0, "repeats": 5,
-            "status": status, "message": message, **extra}
+    return {
+        "workload": "matmul",
+        "device": device,
+        "size": size,
+        "dtype": "fp32",
+        "sync": True,
+        "transfer": False,
+        "swept": "size",
+        "median_s": median if status == "ok" else None,
+        "iqr_s": 0.0,
+        "repeats": 5,
+        "status": status,
+        "message": message,
+        **extra,
+    }
 
 
 def pack(*rows):
@@ -24,11 +36,13 @@ def pack(*rows):
 
 
 def test_source_sentence_says_where_each_device_comes_from():
-    assert onscreen.source_sentence(LIVE, 1) == ("CPU: measured live on this server with 1 thread. "
-                                                  "GPU: measured live on this server.")
+    assert onscreen.source_sentence(LIVE, 1) == (
+        "CPU: measured live on this server with 1 thread. GPU: measured live on this server."
+    )
     assert onscreen.source_sentence(H200, 2).endswith("2 threads. GPU: recorded on NVIDIA H200, 2026-11-21.")
     assert onscreen.source_sentence(H200, 1, age="3 min ago").startswith(
-        "CPU: measured live on this server with 1 thread (3 min ago). GPU: recorded on NVIDIA H200")
+        "CPU: measured live on this server with 1 thread (3 min ago). GPU: recorded on NVIDIA H200"
+    )
     assert "GPU: none here, and no recorded GPU results shipped yet" in onscreen.source_sentence(NO_GPU, 1)
     assert onscreen.source_sentence(H200, 1, not_live="from a pack").endswith("GPU: from a pack.")
     assert onscreen.source_sentence(LIVE, 1, not_live="from a pack").endswith("GPU: measured live on this server.")
@@ -39,10 +53,12 @@ def test_source_sentence_says_measured_live_only_when_a_cpu_point_was():
     measured = refused + [{"device": "cpu", "status": "ok"}]
     gpu_only = [{"device": "cuda:0", "status": "ok"}, {"device": "cpu", "status": "skipped"}]
     assert onscreen.source_sentence(H200, 1, live_rows=refused, age="now").startswith(
-        "CPU: no point of this view could be measured live on this server (the points not measured say why")
+        "CPU: no point of this view could be measured live on this server (the points not measured say why"
+    )
     assert onscreen.source_sentence(H200, 1, live_rows=gpu_only).startswith("CPU: no point of this view")
     assert onscreen.source_sentence(H200, 1, live_rows=measured, age="now").startswith(
-        "CPU: measured live on this server with 1 thread (now).")
+        "CPU: measured live on this server with 1 thread (now)."
+    )
     assert onscreen.source_sentence(H200, 1, live_rows=[]).startswith("CPU: not measured live on this server")
 
 
@@ -57,7 +73,8 @@ def test_recording_machine_is_named_by_its_cpu_and_threads():
     assert cpu_text({"cpu_model": "Xeon", "torch_threads": 1}) == "Xeon, 1 thread"
     assert cpu_text({}) == "?, ? threads"
     assert onscreen.same_machine_intro({"cpu_model": "Xeon", "torch_threads": 96}) == (
-        "On the recording machine itself (Xeon, 96 threads)")
+        "On the recording machine itself (Xeon, 96 threads)"
+    )
 
 
 def test_view_rows_finds_the_sweep_or_says_plainly_why_not():
@@ -73,8 +90,10 @@ def test_view_rows_finds_the_sweep_or_says_plainly_why_not():
 
 def test_recorded_views_keep_the_first_gpu_and_the_recording_cpu():
     p = pack(row("cpu", 64), row("cuda:0", 64), row("cuda:1", 64), row("cpu", 64, dtype="tf32"))
-    views = {"honest": {"dtype": "fp32", "sync": True, "transfer": False, "size": 64},
-             "tf32": {"dtype": "tf32", "sync": True, "transfer": False, "size": 64}}
+    views = {
+        "honest": {"dtype": "fp32", "sync": True, "transfer": False, "size": 64},
+        "tf32": {"dtype": "tf32", "sync": True, "transfer": False, "size": 64},
+    }
     found = onscreen.recorded_views(p, "X", MATMUL, "size", views, with_cpu=True)
     assert [r["device"] for r in found.gpu_rows("honest")] == ["cuda:0"]
     assert found.missing == ["tf32"] and "no sweep" in found.note and found.holds_workload
@@ -103,11 +122,18 @@ def test_repeats_and_crossing_read_the_rows():
 
 
 def test_point_notes_say_what_became_of_each_point_in_words():
-    rows = [row("cpu", 64), row("cpu", 128, message="noisy: the spread is 60% of the median"),
-            row("cpu", 256, status="skipped", message="about 9 GFLOP per step"), row("cpu", 512, status="oom")]
+    rows = [
+        row("cpu", 64),
+        row("cpu", 128, message="noisy: the spread is 60% of the median"),
+        row("cpu", 256, status="skipped", message="about 9 GFLOP per step"),
+        row("cpu", 512, status="oom"),
+    ]
     lines = onscreen.point_notes(rows, lambda r: f"size {r['size']}")
-    assert lines == ["size 128: measured — noisy: the spread is 60% of the median",
-                     "size 256: not run — about 9 GFLOP per step", "size 512: out of memory"]
+    assert lines == [
+        "size 128: measured — noisy: the spread is 60% of the median",
+        "size 256: not run — about 9 GFLOP per step",
+        "size 512: out of memory",
+    ]
     assert len(onscreen.point_notes(rows, lambda r: "", remarks=False)) == 2
     assert onscreen.notes_title(1) == "Notes on 1 point" and onscreen.notes_title(3) == "Notes on 3 points"
     assert onscreen.notes_title(2, remarks=False) == "Points not measured (2)"
@@ -140,8 +166,11 @@ def test_an_unanswered_choice_names_what_it_was_recorded_for_and_what_to_pick():
     four = GpuSource("recorded", "four", "4 × GPU X, 2026-11-21", pack_paths=("four.json",), gpus=4)
     one = GpuSource("recorded", "one", "GPU X, 2026-11-21", pack_paths=("one.json",))
     bare = GpuSource("recorded", "bare", "GPU Y", pack_paths=("bare.json",))
-    packs = {"four": {"rows": [row("ddp")]}, "one": {"rows": [row("mlp"), row("jacobian")]},
-             "bare": {"rows": [row("mlp", "cpu")]}}
+    packs = {
+        "four": {"rows": [row("ddp")]},
+        "one": {"rows": [row("mlp"), row("jacobian")]},
+        "bare": {"rows": [row("mlp", "cpu")]},
+    }
     pack_of = lambda s: packs.get(s.key)
     holds = lambda p: any(r["workload"] == "mlp" and r["device"] != "cpu" for r in p["rows"])
     sources = [one, four, bare]
@@ -149,7 +178,9 @@ def test_an_unanswered_choice_names_what_it_was_recorded_for_and_what_to_pick():
     assert unanswered(GpuSource("live", "live", "live"), sources, pack_of, holds) is None
     assert unanswered(four, sources, pack_of, holds) == (
         "The sidebar's GPU results were recorded for the Multi-GPU lesson only, so this page shows no "
-        "GPU curve: pick another machine under “GPU results from” for one.")
+        "GPU curve: pick another machine under “GPU results from” for one."
+    )
     assert unanswered(bare, [bare], pack_of, holds) == (
         "The sidebar's GPU results hold nothing this page can draw, so this page shows no GPU curve: "
-        "no other recorded GPU has results for this page.")
+        "no other recorded GPU has results for this page."
+    )

@@ -19,9 +19,22 @@ OTHER = GpuSource("recorded", "other", "Other GPU", pack_paths=("/p/other.json",
 
 def row(device, feed, batch, median, loading=None, compute=None, **extra):
     # recorded as SETTINGS asks: pinned memory on where the DataLoader copies images to a GPU (tensors never pin)
-    r = {"workload": "dataloader", "device": device, "source": feed, "batch_size": batch, "dataset_size": 256,
-         "model": "linear", "num_workers": 0, "pin_memory": feed == "images", "swept": "batch_size", "median_s": median,
-         "iqr_s": median / 50, "repeats": 5, "status": "ok", "message": ""}
+    r = {
+        "workload": "dataloader",
+        "device": device,
+        "source": feed,
+        "batch_size": batch,
+        "dataset_size": 256,
+        "model": "linear",
+        "num_workers": 0,
+        "pin_memory": feed == "images",
+        "swept": "batch_size",
+        "median_s": median,
+        "iqr_s": median / 50,
+        "repeats": 5,
+        "status": "ok",
+        "message": "",
+    }
     if loading is not None:
         r.update(phase_loading_s=loading, phase_compute_s=compute)
     return {**r, **extra}
@@ -29,8 +42,12 @@ def row(device, feed, batch, median, loading=None, compute=None, **extra):
 
 def machine_rows(batches=(8, 64), **extra):
     """A recording machine's CPU and two GPUs, both feeds: the GPU's epoch equal to the CPU's."""
-    return [row(d, feed, b, 0.02, 0.019, 0.001, **extra)
-            for feed in ("images", "tensors") for b in batches for d in ("cpu", "cuda:0", "cuda:1")]
+    return [
+        row(d, feed, b, 0.02, 0.019, 0.001, **extra)
+        for feed in ("images", "tensors")
+        for b in batches
+        for d in ("cpu", "cuda:0", "cuda:1")
+    ]
 
 
 def pack(rows, path="/p/h200.json"):
@@ -38,10 +55,12 @@ def pack(rows, path="/p/h200.json"):
 
 
 def live_rows():
-    return [row("cpu", "images", 8, 0.08, 0.075, 0.01, origin="live"),
-            row("cpu", "images", 64, 0.08, 0.075, 0.01, origin="live"),
-            row("cpu", "tensors", 8, 0.004, 0.0005, 0.003, origin="live"),
-            row("cpu", "tensors", 64, 0.004, 0.0005, 0.003, origin="live", message="noisy")]
+    return [
+        row("cpu", "images", 8, 0.08, 0.075, 0.01, origin="live"),
+        row("cpu", "images", 64, 0.08, 0.075, 0.01, origin="live"),
+        row("cpu", "tensors", 8, 0.004, 0.0005, 0.003, origin="live"),
+        row("cpu", "tensors", 64, 0.004, 0.0005, 0.003, origin="live", message="noisy"),
+    ]
 
 
 def test_view_settings_per_feed_and_the_live_request():
@@ -49,8 +68,14 @@ def test_view_settings_per_feed_and_the_live_request():
     params = VIEW.params()
     assert params["images"]["pin_memory"] is False  # no GPU to copy to: the CPU is measured without pinning
     assert feeds.View(SETTINGS, "batch_size", gpu_live=True).params()["images"]["pin_memory"] is True
-    assert params["tensors"] == {"batch_size": 64, "dataset_size": 256, "model": "linear", "source": "tensors",
-                                 "num_workers": 0, "pin_memory": False}
+    assert params["tensors"] == {
+        "batch_size": 64,
+        "dataset_size": 256,
+        "model": "linear",
+        "source": "tensors",
+        "num_workers": 0,
+        "pin_memory": False,
+    }
     assert "batch_size" not in VIEW.fixed()["images"]
     request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=30.0, threads=1)
     assert request.args == ("batch_size", VIEW.grid, VIEW.fixed(), ["cpu"]) and request.kwargs["current"] == 64
@@ -58,16 +83,19 @@ def test_view_settings_per_feed_and_the_live_request():
     other = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=60.0, threads=1)
     assert other != request and other.key != request.key
     label = feeds.measure_label(VIEW, ["cpu"])
-    assert label == ("data pipeline over batch size on cpu; Linear 784→10 (seed 001), dataset size 256, 0 workers, "
-                     "pinned memory off")
+    assert label == (
+        "data pipeline over batch size on cpu; Linear 784→10 (seed 001), dataset size 256, 0 workers, pinned memory off"
+    )
     assert "batch_size" not in label and "=" not in label
 
 
 def test_settings_in_words():
     assert feeds.settings_words(replace(SETTINGS, num_workers=1)) == (
-        "Linear 784→10 (seed 001), batch size 64, dataset size 256, 1 worker, pinned memory on")
+        "Linear 784→10 (seed 001), batch size 64, dataset size 256, 1 worker, pinned memory on"
+    )
     assert feeds.settings_words(SETTINGS, skip=("model", "batch_size", "num_workers", "pin_memory")) == (
-        "dataset size 256")
+        "dataset size 256"
+    )
 
 
 def test_the_recorded_side_is_one_machine_the_sidebars_first():
@@ -78,12 +106,16 @@ def test_the_recorded_side_is_one_machine_the_sidebars_first():
     found, _ = feeds.find_recorded([first, chosen], ("/p/none.json",), VIEW)
     assert found is first
     assert feeds.find_recorded([chosen], (), feeds.View(SETTINGS, "batch_size", gpu_live=True)) == (
-        None, feeds.FeedRows({"images": [], "tensors": []}, {"images": None, "tensors": None}))
+        None,
+        feeds.FeedRows({"images": [], "tensors": []}, {"images": None, "tensors": None}),
+    )
     assert feeds.find_recorded([pack([r for r in machine_rows() if r["device"] == "cpu"])], (), VIEW)[0] is None
     assert feeds.elsewhere_sentence(H200, chosen) is None
     text = feeds.elsewhere_sentence(OTHER, chosen)
-    assert text == ("No recording of the GPU chosen in the sidebar holds this view of the data pipeline, so the "
-                    "recorded side drawn comes from another machine: NVIDIA H200, 2026-11-21.")
+    assert text == (
+        "No recording of the GPU chosen in the sidebar holds this view of the data pipeline, so the "
+        "recorded side drawn comes from another machine: NVIDIA H200, 2026-11-21."
+    )
     assert "Other GPU" not in text  # the sidebar's machine and its dates hold no row on the page (issue 23)
     assert feeds.has_recorded_sweeps([chosen]) and not feeds.has_recorded_sweeps([pack([])])
 
@@ -93,8 +125,10 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
     images feed was empty, and the page said 'DataLoader over images: nothing was timed' while the H200's images
     grid of another day (2026-11-24) held the view. Each feed now comes from the machine's first pack holding it."""
     tensors_only = pack([r for r in machine_rows() if r["source"] == "tensors"], "/p/h200.json")
-    images_grid = {**pack([r for r in machine_rows() if r["source"] == "images"], "/p/h200_images.json"),
-                   "machine": {**MACHINE, "date": "2026-11-24"}}
+    images_grid = {
+        **pack([r for r in machine_rows() if r["source"] == "images"], "/p/h200_images.json"),
+        "machine": {**MACHINE, "date": "2026-11-24"},
+    }
     sidebar = ("/p/h200.json", "/p/h200_images.json")
     found, recorded = feeds.find_recorded([tensors_only, images_grid], sidebar, VIEW)
     assert found is images_grid  # the images feed's pack: the page's subject
@@ -114,8 +148,10 @@ def screen(rows=None, gpu_live=False):
 def test_the_screen_pairs_one_machines_devices_at_the_point():
     on = screen()
     assert [r["series"] for r in on.here("images")] == [
-        "cpu (live, this server)", "cpu (recorded on NVIDIA H200, 2026-11-21)",
-        "cuda:0 (recorded on NVIDIA H200, 2026-11-21)"]
+        "cpu (live, this server)",
+        "cpu (recorded on NVIDIA H200, 2026-11-21)",
+        "cuda:0 (recorded on NVIDIA H200, 2026-11-21)",
+    ]
     cpu, gpu = on.pair("images")
     assert cpu["series"] == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu["device"] == "cuda:0"
     assert on.at_point("tensors")["median_s"] == 0.004
@@ -127,11 +163,14 @@ def test_the_words_say_whether_the_device_matters():
     assert compared and all("**the device does not matter**" in s for s in sentences)
     alone, compared = feeds.device_words(screen(rows=[]))
     assert not compared and "loading alone took 75 ms of the 80 ms epoch" in alone[0]
-    assert feeds.feed_sentence(screen()).startswith("On **cpu (live, this server)**, an epoch over images takes "
-                                                     "20.0× as long as one over tensors")
+    assert feeds.feed_sentence(screen()).startswith(
+        "On **cpu (live, this server)**, an epoch over images takes 20.0× as long as one over tensors"
+    )
     text = feeds.machines_sentence(screen())
-    assert "This server's CPU takes 80 ms for the same epoch over images that the recording machine's CPU took " \
-           "20 ms for (4.00× as long). Loading is 95% of the timed phases on the recorded GPU too" in text
+    assert (
+        "This server's CPU takes 80 ms for the same epoch over images that the recording machine's CPU took "
+        "20 ms for (4.00× as long). Loading is 95% of the timed phases on the recorded GPU too" in text
+    )
     # issue 23, item 7: what would move it, never a change already on (these rows ran without workers)
     assert "What would move it: DataLoader workers" in text
     assert "What would move it: decode once" in feeds._loading_fix({"num_workers": 4})
@@ -149,15 +188,24 @@ def test_missing_note_and_the_recorded_sweeps_offered_instead():
     packs = [pack(other_workers)]
     assert on.missing == ["images"]
     text = feeds.missing_note(on, packs)
-    assert text == ("The recorded packs have no sweep over batch size for the DataLoader over images with these "
-                    "settings (Linear 784→10 (seed 001), dataset size 256, 0 workers, pinned memory on), so that "
-                    "part shows only the live CPU.")
+    assert text == (
+        "The recorded packs have no sweep over batch size for the DataLoader over images with these "
+        "settings (Linear 784→10 (seed 001), dataset size 256, 0 workers, pinned memory on), so that "
+        "part shows only the live CPU."
+    )
     assert feeds.missing_note(screen(), packs) is None
     ((label, query),) = feeds.recorded_offers(packs, VIEW)
-    assert label == ("Show the sweep over batch size (dataset size 256; Linear 784→10 (seed 001); 2 workers; "
-                     "pinned memory on)")
-    assert query == {"over": "batch_size", "model": "linear", "num_workers": 2, "pin_memory": True,
-                     "batch_size": 64, "dataset_size": 256}
+    assert label == (
+        "Show the sweep over batch size (dataset size 256; Linear 784→10 (seed 001); 2 workers; pinned memory on)"
+    )
+    assert query == {
+        "over": "batch_size",
+        "model": "linear",
+        "num_workers": 2,
+        "pin_memory": True,
+        "batch_size": 64,
+        "dataset_size": 256,
+    }
     now = feeds.View(replace(SETTINGS, num_workers=2, pin_memory=True), "batch_size", gpu_live=False)
     assert feeds.recorded_offers(packs, now) == []  # the view on screen is not offered
     assert feeds.recorded_offers([pack(machine_rows(dataset_size=999))], VIEW) == []  # not a slider step
@@ -165,16 +213,21 @@ def test_missing_note_and_the_recorded_sweeps_offered_instead():
 
 def test_phase_bars_notes_and_the_recording_commands():
     bars = feeds.phase_bars(screen())
-    assert [b["series"] for b in bars][:2] == ["images · cpu (live, this server)",
-                                               "images · cpu (recorded on NVIDIA H200, 2026-11-21)"]
+    assert [b["series"] for b in bars][:2] == [
+        "images · cpu (live, this server)",
+        "images · cpu (recorded on NVIDIA H200, 2026-11-21)",
+    ]
     assert len(feeds.phase_notes(bars)) == len(bars)
     where = feeds.point_where("batch_size")
     assert where({"series": "cpu (live, this server)", "source": "images", "batch_size": 8}) == (
-        "cpu (live, this server), DataLoader over images, batch size 8")
+        "cpu (live, this server), DataLoader over images, batch size 8"
+    )
     images, tensors = feeds.record_commands(VIEW)
-    assert images == ("python -m lib sweep dataloader --over batch_size=8,16,32,64,128,256,512 --set dataset_size=256 "
-                      "--set model=linear --set source=images --set num_workers=0 --set pin_memory=true "
-                      "--devices cpu,cuda --out lib/recorded/dataloader_images_batch_size.json")
+    assert images == (
+        "python -m lib sweep dataloader --over batch_size=8,16,32,64,128,256,512 --set dataset_size=256 "
+        "--set model=linear --set source=images --set num_workers=0 --set pin_memory=true "
+        "--devices cpu,cuda --out lib/recorded/dataloader_images_batch_size.json"
+    )
     assert "--set source=tensors" in tensors and "--set pin_memory=false" in tensors
     assert feeds.feed_title("tensors") == "Tensors already on the device"
 
@@ -184,8 +237,15 @@ def shipped_rows(**where):
     from lib.recorded import RECORDED_DIR, load_recorded
 
     packs, _ = load_recorded(RECORDED_DIR)
-    return [r for p in packs for r in p["rows"] if r.get("workload") == "dataloader" and r.get("status") == "ok"
-            and r.get("phase_loading_s") is not None and all(r.get(k) == v for k, v in where.items())]
+    return [
+        r
+        for p in packs
+        for r in p["rows"]
+        if r.get("workload") == "dataloader"
+        and r.get("status") == "ok"
+        and r.get("phase_loading_s") is not None
+        and all(r.get(k) == v for k, v in where.items())
+    ]
 
 
 def test_a_device_can_save_only_its_compute_not_the_epochs_bookkeeping_on_the_shipped_pack():
@@ -196,7 +256,9 @@ def test_a_device_can_save_only_its_compute_not_the_epochs_bookkeeping_on_the_sh
     from lib.lessons.data_pipeline import view as pipeline
 
     # that pack's row: the grids recorded since (every model, dataset and pinned memory) hold more at batch 8
-    (cpu,) = shipped_rows(device="cpu", source="images", num_workers=4, batch_size=8, machine="NVIDIA H200 (2026-11-21)")
+    (cpu,) = shipped_rows(
+        device="cpu", source="images", num_workers=4, batch_size=8, machine="NVIDIA H200 (2026-11-21)"
+    )
     epoch, compute = cpu["median_s"], cpu["phase_compute_s"]
     assert pipeline.rest_s(cpu) > 10 * compute  # mostly bookkeeping: the case of the issue
     text = pipeline.ceiling_sentence(cpu, "cpu", "DataLoader over images")
@@ -222,8 +284,10 @@ def test_the_overlap_caption_says_why_a_bar_runs_past_its_epoch():
     from lib.lessons.data_pipeline.view import overlap_caption
 
     cpu = {**row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013), "series": "images · cpu"}
-    gpu = {**row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4),
-           "series": "images · cuda:0"}
+    gpu = {
+        **row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4),
+        "series": "images · cuda:0",
+    }
     assert overlap_caption([cpu]) is None  # its bar ends at its epoch: nothing to explain
     text = overlap_caption([cpu, gpu])
     assert text.startswith("The dark tick on each bar is its whole epoch")
@@ -243,4 +307,5 @@ def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
         _, found = feeds.find_recorded([pack], H200.pack_paths, view)
         assert found["images"] and all(r["pin_memory"] is pin for r in found["images"])
         assert sorted(r["median_s"] for r in found["images"]) == sorted(
-            r["median_s"] for r in rows if r["source"] == "images" and r["device"] in ("cpu", "cuda:0"))
+            r["median_s"] for r in rows if r["source"] == "images" and r["device"] in ("cpu", "cuda:0")
+        )

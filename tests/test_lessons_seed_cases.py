@@ -17,8 +17,17 @@ REC = "recorded on NVIDIA H200, 2026-11-21"
 
 
 def row(preset, device, median, status="ok", **extra):
-    return {"workload": preset.workload, "variant": preset.name, "device": device, "median_s": median,
-            "iqr_s": 0.0, "repeats": 5, "status": status, "message": "" if status == "ok" else "why", **extra}
+    return {
+        "workload": preset.workload,
+        "variant": preset.name,
+        "device": device,
+        "median_s": median,
+        "iqr_s": 0.0,
+        "repeats": 5,
+        "status": status,
+        "message": "" if status == "ok" else "why",
+        **extra,
+    }
 
 
 def pack(rows, path="/p/h200_seeds.json"):
@@ -27,9 +36,17 @@ def pack(rows, path="/p/h200_seeds.json"):
 
 def entry(device, losses, status="ok", **extra):
     """A curve as the curves file keeps it."""
-    return {"preset": "mnist_minibatch", "device": device, "status": status, "message": "" if status == "ok" else "x",
-            "losses": losses, "epochs": seed_curves.CURVE_EPOCHS["mnist_minibatch"],
-            "settings": cases.live_params(MINIBATCH), "data_note": "", **extra}
+    return {
+        "preset": "mnist_minibatch",
+        "device": device,
+        "status": status,
+        "message": "" if status == "ok" else "x",
+        "losses": losses,
+        "epochs": seed_curves.CURVE_EPOCHS["mnist_minibatch"],
+        "settings": cases.live_params(MINIBATCH),
+        "data_note": "",
+        **extra,
+    }
 
 
 def curve(device, losses, status="ok", **extra):
@@ -50,8 +67,9 @@ def test_the_case_line_request_and_recording_command():
     assert request.args[0] is MINIBATCH and request.kwargs == {"budget_s": 0.1, "num_threads": 1}
     assert cases.live_params(request.args[0])["dataset_size"] == 3000
     assert screen.measure_label(MINIBATCH, ["cpu"]) == "seed case MNIST MLP, DataLoader batch 100 (seed 000) on cpu"
-    assert screen.record_command(BOSTON) == ("python3 scripts/seed_experiments.py --only boston_like --curves "
-                                             "--out lib/recorded/seeds_boston_like.json")
+    assert screen.record_command(BOSTON) == (
+        "python3 scripts/seed_experiments.py --only boston_like --curves --out lib/recorded/seeds_boston_like.json"
+    )
     assert "--include-slow" in screen.record_command(get_preset("jacobian_val1000"))
 
 
@@ -61,8 +79,10 @@ def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
     assert case.rec_ratio == 2.0 and case.live_total == 10.0 and case.covers == "10 000 epochs in total"
     table, bars = screen.comparison(case)
     assert [t.where for t in table] == [
-        "reported in seed 000 (an Intel Core i7-9700K CPU and an RTX 2070 SUPER GPU)", f"{REC} (the seed's sizes)",
-        "live on this server (the seed's sizes)"]
+        "reported in seed 000 (an Intel Core i7-9700K CPU and an RTX 2070 SUPER GPU)",
+        f"{REC} (the seed's sizes)",
+        "live on this server (the seed's sizes)",
+    ]
     assert table[1].cpu == "10 s" and table[1].ratio == "2.00×" and table[2].cpu == "10 s"
     assert table[1].row()["GPU ÷ CPU"] == "2.00×"  # the table's column heading on screen
     assert [b.comparison for b in bars] == ["reported in seed 000", REC, f"GPU {REC} ÷ CPU live here"]
@@ -79,8 +99,10 @@ def test_a_recorded_gpu_not_measured_is_said_in_words():
     rows = [row(BOSTON, "cpu", 1e-3), row(BOSTON, "cuda:0", None, status="skipped")]
     case = screen.Case(BOSTON, cases.Measured([row(BOSTON, "cpu", 1e-3)]), pack(rows), rows)
     assert screen.comparison(case)[0][1].gpu == "not run"
-    assert screen.missing_note(case) == f"The recorded pack ({case.machine}) did not measure this experiment on the " \
-                                        "GPU: not run — why."
+    assert (
+        screen.missing_note(case) == f"The recorded pack ({case.machine}) did not measure this experiment on the "
+        "GPU: not run — why."
+    )
     assert screen.missing_note(boston(rec=None)).startswith("No recorded seeds pack holds this experiment's GPU row")
     assert screen.missing_note(boston()) is None
 
@@ -89,22 +111,27 @@ def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
     assert "Measured on NVIDIA H200, 2026-11-21, the GPU took 2.00× as long" in screen.verdict_sentences(boston())[0]
     case = boston()
     assert times.live_cpu_sentence(case, times.time_bars(case), 1) == (
-        "This server's CPU (1 thread) takes 10 s for 10 000 epochs in total, against 12 s on the seed's CPU.")
+        "This server's CPU (1 thread) takes 10 s for 10 000 epochs in total, against 12 s on the seed's CPU."
+    )
     cut_rows = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
     cut = screen.Case(MINIBATCH, cases.Measured([row(MINIBATCH, "cpu", 2.0)]), pack(cut_rows), cut_rows)
     assert cut.rec_cut == {"dataset_size": (3000, 60000)}
-    assert screen.verdict_sentences(cut)[1] == ("The recorded rows ran at a cut size (dataset size 3,000 instead of "
-                                                "the seed's 60,000), so their ratio is for that size.")
+    assert screen.verdict_sentences(cut)[1] == (
+        "The recorded rows ran at a cut size (dataset size 3,000 instead of "
+        "the seed's 60,000), so their ratio is for that size."
+    )
     assert times.live_cpu_sentence(cut, times.time_bars(cut), 2) == (
         "This server's CPU (2 threads) was timed at a cut size (dataset size 3,000 instead of the seed's 60,000): its "
-        "time per call, in the table, is not comparable with times for the seed's size, so it is not drawn.")
+        "time per call, in the table, is not comparable with times for the seed's size, so it is not drawn."
+    )
     failed = screen.Case(BOSTON, cases.Measured([row(BOSTON, "cpu", None, status="error")]), None, [])
     assert times.live_cpu_sentence(failed, [], 1) == "This server's CPU was not timed: failed — why."
     gpu = row(MATMUL, "cuda:0", 0.46, cold_s=0.55, size=15360)
     matmul = screen.Case(MATMUL, cases.Measured(), pack([gpu]), [gpu])
     assert times.cold_sentence(matmul, times.time_bars(matmul)) == (
         f"On {matmul.machine} the GPU's first call of this experiment in the recording run took 550 ms, a warm one "
-        "460 ms, 1.20× as long (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio.")
+        "460 ms, 1.20× as long (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio."
+    )
     assert times.cold_sentence(boston(), times.time_bars(boston())) is None
 
 
@@ -116,9 +143,13 @@ def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
     matmul = screen.Case(MATMUL, cases.Measured(), pack([gpu]), [gpu])
     bars = times.time_bars(matmul)
     drawn = {(b.where, b.call): b.seconds for b in bars}
-    assert drawn == {(times.Where.SEED, times.Call.CPU): 296.9, (times.Where.SEED, times.Call.GPU): 0.46,
-                     (times.Where.SEED, times.Call.FIRST): 0.55, (times.Where.RECORDED, times.Call.GPU): 0.142,
-                     (times.Where.RECORDED, times.Call.FIRST): 0.143}
+    assert drawn == {
+        (times.Where.SEED, times.Call.CPU): 296.9,
+        (times.Where.SEED, times.Call.GPU): 0.46,
+        (times.Where.SEED, times.Call.FIRST): 0.55,
+        (times.Where.RECORDED, times.Call.GPU): 0.142,
+        (times.Where.RECORDED, times.Call.FIRST): 0.143,
+    }
     assert [b.row()["label"] for b in bars][-1] == f"{REC} · GPU, first call"
     assert "143 ms, a warm one 142 ms" in times.cold_sentence(matmul, bars)
     assert times.cold_sentence(matmul, [b for b in bars if b.call != times.Call.FIRST]) is None  # not drawn: not said
@@ -138,8 +169,9 @@ def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
 def test_data_notes_say_once_where_each_was_seen():
     live = [row(MINIBATCH, "cpu", 1.0, data_note="synthetic MNIST")]
     rec = [row(MINIBATCH, "cuda:0", 1.0, data_note="synthetic MNIST"), row(MINIBATCH, "cpu", 1.0, data_note="other")]
-    case = screen.Case(MINIBATCH, cases.Measured(live, {"cpu": curve("cpu", [1.0], data_note="curve data")}),
-                       pack(rec), rec)
+    case = screen.Case(
+        MINIBATCH, cases.Measured(live, {"cpu": curve("cpu", [1.0], data_note="curve data")}), pack(rec), rec
+    )
     notes = screen.data_notes(case)
     assert notes == {"synthetic MNIST": "live", "other": f"recorded on {case.machine}"}
     curves = screen.curves_view(case, [])
@@ -147,8 +179,13 @@ def test_data_notes_say_once_where_each_was_seen():
 
 
 def test_loss_curves_live_and_recorded_with_their_words():
-    recorded = {"schema_version": 1, "machine": MACHINE, "rows": [], "path": "/p/h200_seeds_curves.json",
-                "curves": [entry("cuda:0", [1.0, 0.5]), entry("cuda:1", [1.0, 0.5], epochs=99)]}
+    recorded = {
+        "schema_version": 1,
+        "machine": MACHINE,
+        "rows": [],
+        "path": "/p/h200_seeds_curves.json",
+        "curves": [entry("cuda:0", [1.0, 0.5]), entry("cuda:1", [1.0, 0.5], epochs=99)],
+    }
     live = cases.Measured([], {"cpu": curve("cpu", [2.3, 1.0, 0.1]), "cuda:0": curve("cuda:0", [], "error")})
     case = screen.Case(MINIBATCH, live, None, [])
     curves = screen.curves_view(case, [recorded])
@@ -159,10 +196,12 @@ def test_loss_curves_live_and_recorded_with_their_words():
     assert rows[0] == {"series": "cpu (live, this server)", "epoch": 1, "loss": 2.3} and len(rows) == 7
     assert screen.epochs_sentence(curves, MINIBATCH) == (
         "3 epochs at a cut size (dataset size 3,000 instead of the seed's 60,000) (the seed trained 15), from the "
-        "seeded initial weights on every device.")
+        "seeded initial weights on every device."
+    )
     assert screen.minibatch_sentence(curves, MINIBATCH) == (
         "Seed 000's CPU run stayed at a loss of 2.3036 from its first epoch to its last. Here the CPU model has its "
-        "own optimizer and learns: 2.3 → 0.1 in 3 epochs.")
+        "own optimizer and learns: 2.3 → 0.1 in 3 epochs."
+    )
     assert screen.minibatch_sentence(curves, BOSTON) is None
     assert screen.curves_view(screen.Case(MATMUL, cases.Measured(), None, []), []) is None
     assert seed_curves.pct_lower(0.995) == "more than 99%" and seed_curves.pct_lower(0.004) == "under 1%"
@@ -174,18 +213,24 @@ def test_elsewhere_is_said_when_the_pack_is_not_the_sidebars():
     chosen = GpuSource("recorded", "other", "Other GPU", pack_paths=("/p/other.json",))
     assert onscreen.elsewhere_sentence(chosen, pack([]), "this experiment") == (
         "No recording of the GPU chosen in the sidebar holds this experiment, so the recorded side drawn comes from "
-        "another machine: NVIDIA H200, 2026-11-21.")
+        "another machine: NVIDIA H200, 2026-11-21."
+    )
     assert onscreen.elsewhere_sentence(chosen, pack([], "/p/other.json"), "x") is None
 
 
 def test_the_headline_is_one_short_sentence_of_the_ratios_the_chart_draws():
     """Issue 37: the answer above the chart is the seed's ratio beside the recorded one and whether they agree;
     the seed's times, the date and the cut size are said under the chart (verdict_sentences)."""
-    assert screen.headline(boston()) == ("**Boston-like MLP, full batch (seed 000):** the GPU took 2.43× as long as the "
-                                         "CPU in the seed and 2.00× as long on NVIDIA H200: the same direction.")
+    assert screen.headline(boston()) == (
+        "**Boston-like MLP, full batch (seed 000):** the GPU took 2.43× as long as the "
+        "CPU in the seed and 2.00× as long on NVIDIA H200: the same direction."
+    )
     assert screen.headline(boston(rec=None)) == (
         "**Boston-like MLP, full batch (seed 000):** GPU time ÷ CPU time was 2.43× in the seed; nothing was measured "
-        "here on both devices to set beside it.")
+        "here on both devices to set beside it."
+    )
     no_times = screen.Case(get_preset("mnist_100rows"), cases.Measured(), None, [])
-    assert screen.headline(no_times) == ("**MNIST MLP, 100 rows (seed 000):** the seed printed no times for this run, "
-                                         "and nothing was measured here on both devices.")
+    assert screen.headline(no_times) == (
+        "**MNIST MLP, 100 rows (seed 000):** the seed printed no times for this run, "
+        "and nothing was measured here on both devices."
+    )

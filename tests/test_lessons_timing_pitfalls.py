@@ -16,9 +16,23 @@ GPU = "cuda:0 (recorded on X)"
 
 def rows(device: str, times: dict[int, float], **variant) -> list[dict]:
     v = {**HONEST.settings(), **variant}
-    return [{"workload": "matmul", "size": n, "device": device, "median_s": t, "iqr_s": t / 20, "cold_s": t * 3,
-             "repeats": 9, "status": "ok", "message": "", "achieved_flops_per_s": 2 * n ** 3 / t, "swept": "size", **v}
-            for n, t in times.items()]
+    return [
+        {
+            "workload": "matmul",
+            "size": n,
+            "device": device,
+            "median_s": t,
+            "iqr_s": t / 20,
+            "cold_s": t * 3,
+            "repeats": 9,
+            "status": "ok",
+            "message": "",
+            "achieved_flops_per_s": 2 * n**3 / t,
+            "swept": "size",
+            **v,
+        }
+        for n, t in times.items()
+    ]
 
 
 def found(gpu: dict[str, list[dict]], cpu: dict[str, list[dict]] | None = None) -> onscreen.RecordedViews:
@@ -30,8 +44,11 @@ def test_views_name_the_timing_and_the_honest_baseline_beside_it():
     assert lesson.views(NAIVE) == {"naive timer (no synchronise), fp32": NAIVE, "synchronised, fp32": HONEST}
     assert lesson.file_stem(HONEST) == "matmul_honest"
     assert lesson.file_stem(lesson.Variant(sync=False, tf32=True, transfer=True)) == "matmul_sync_tf32_transfer"
-    assert lesson.line_names(HONEST) == ["synchronised, fp32", "first call (cold), synchronised, fp32",
-                                         "honest baseline: synchronised, fp32"]
+    assert lesson.line_names(HONEST) == [
+        "synchronised, fp32",
+        "first call (cold), synchronised, fp32",
+        "honest baseline: synchronised, fp32",
+    ]
 
 
 def test_live_request_times_the_copy_only_at_the_slider():
@@ -44,11 +61,17 @@ def test_live_request_times_the_copy_only_at_the_slider():
 
 
 def test_screen_puts_the_view_beside_the_baseline_with_every_series():
-    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4}, sync=False),
-            "synchronised, fp32": rows("cpu", {64: 1e-4})}
-    recorded = found({"naive timer (no synchronise), fp32": rows("cuda:0", {64: 1e-5}, sync=False),
-                      "synchronised, fp32": rows("cuda:0", {64: 2e-5})},
-                     {"synchronised, fp32": rows("cpu", {64: 3e-4})})
+    live = {
+        "naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4}, sync=False),
+        "synchronised, fp32": rows("cpu", {64: 1e-4}),
+    }
+    recorded = found(
+        {
+            "naive timer (no synchronise), fp32": rows("cuda:0", {64: 1e-5}, sync=False),
+            "synchronised, fp32": rows("cuda:0", {64: 2e-5}),
+        },
+        {"synchronised, fp32": rows("cpu", {64: 3e-4})},
+    )
     view = lesson.screen(NAIVE, live, recorded, "X")
     assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.rows) == 5
     assert view.order == ["cpu (live, this server)", "cpu (recorded on X)", GPU]
@@ -58,8 +81,10 @@ def test_screen_puts_the_view_beside_the_baseline_with_every_series():
 
 
 def test_chart_lines_add_cold_calls_and_the_baseline():
-    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 128: 2e-4}, sync=False),
-            "synchronised, fp32": rows("cpu", {64: 1e-4, 128: 2e-4})}
+    live = {
+        "naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 128: 2e-4}, sync=False),
+        "synchronised, fp32": rows("cpu", {64: 1e-4, 128: 2e-4}),
+    }
     view = lesson.screen(NAIVE, live, found({}), None)
     lines = lesson.time_lines(view, show_cold=True)
     assert [ln["line"] for ln in lines].count("first call (cold), naive timer (no synchronise), fp32") == 2
@@ -67,16 +92,24 @@ def test_chart_lines_add_cold_calls_and_the_baseline():
     assert cold["median_s"] == cold["cold_s"] and cold["iqr_s"] is None
     assert sum(ln["line"] == "honest baseline: synchronised, fp32" for ln in lines) == 2
     assert len(lesson.time_lines(view, show_cold=False)) == 4
-    assert {ln["line"] for ln in lesson.rate_lines(view)} == {"naive timer (no synchronise), fp32",
-                                                               "honest baseline: synchronised, fp32"}
+    assert {ln["line"] for ln in lesson.rate_lines(view)} == {
+        "naive timer (no synchronise), fp32",
+        "honest baseline: synchronised, fp32",
+    }
 
 
 def test_crossover_sentences_read_the_synchronised_timings():
-    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-5, 4096: 1.0}, sync=False),
-            "synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})}
-    recorded = found({"naive timer (no synchronise), fp32": rows("cuda:0", {64: 1e-6, 4096: 1e-6}, sync=False),
-                      "synchronised, fp32": rows("cuda:0", {64: 1e-4, 4096: 1e-2})},
-                     {"synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})})
+    live = {
+        "naive timer (no synchronise), fp32": rows("cpu", {64: 1e-5, 4096: 1.0}, sync=False),
+        "synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0}),
+    }
+    recorded = found(
+        {
+            "naive timer (no synchronise), fp32": rows("cuda:0", {64: 1e-6, 4096: 1e-6}, sync=False),
+            "synchronised, fp32": rows("cuda:0", {64: 1e-4, 4096: 1e-2}),
+        },
+        {"synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})},
+    )
     view = lesson.screen(NAIVE, live, recorded, "X")
     analysis, same_machine = lesson.crossovers(view)
     assert analysis.measured.kind == CrossKind.CROSSES and same_machine.measured.kind == CrossKind.CROSSES
@@ -138,7 +171,9 @@ def test_tf32_and_the_copy_each_change_one_thing_on_the_shipped_packs():
         ratio = tf["achieved_flops_per_s"] / fp["achieved_flops_per_s"]
         assert fp["transfer"] and fp["dtype"] == "fp32"
         assert f"against {words.fmt_rate(fp['achieved_flops_per_s'])} in fp32 ({words.fmt_ratio(ratio)})" in tf32_text
-        (copy_text,) = words.transfer_sentences(view.current, view.partner_rows(lesson.Switch.TRANSFER), both, 256, [gpu])
+        (copy_text,) = words.transfer_sentences(
+            view.current, view.partner_rows(lesson.Switch.TRANSFER), both, 256, [gpu]
+        )
         without = lesson.by_size(view.partner_rows(lesson.Switch.TRANSFER), gpu)[256]
         assert without["dtype"] == "tf32" and not without["transfer"]
         assert f"the copy adds {words.fmt_s(tf['median_s'] - without['median_s'])}" in copy_text, copy_text
@@ -162,15 +197,27 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
         assert len(keys) == len(set(keys)), source.label  # every point once
         checked += len(rows)
     h200 = source_pack(next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200")), packs)
+
     def point(rows):
-        return [r for r in rows if r.get("workload") == "matmul" and r.get("size") == 16384
-                and r["device"] == "cuda:0" and r.get("dtype") == "fp32" and r.get("sync") and not r.get("transfer")]
+        return [
+            r
+            for r in rows
+            if r.get("workload") == "matmul"
+            and r.get("size") == 16384
+            and r["device"] == "cuda:0"
+            and r.get("dtype") == "fp32"
+            and r.get("sync")
+            and not r.get("transfer")
+        ]
 
     big = point(h200["rows"])
     # the days whose H200 packs measured it (a later pack may add one: the merge keeps a measured row, never
     # the capped lease's refusal)
-    measured = {str(p["machine"].get("date", ""))[:10] for p in packs if str(p["machine"].get("label", "")).startswith(
-        "NVIDIA H200 (") and any(is_ok(r) for r in point(p["rows"]))}
+    measured = {
+        str(p["machine"].get("date", ""))[:10]
+        for p in packs
+        if str(p["machine"].get("label", "")).startswith("NVIDIA H200 (") and any(is_ok(r) for r in point(p["rows"]))
+    }
     refused = {str(p["machine"].get("date", ""))[:10] for p in packs if any(not is_ok(r) for r in point(p["rows"]))}
     assert refused - measured, "the shipped packs no longer hold the refusal this test is about"
     assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] in measured, (big, measured)
@@ -180,10 +227,22 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
 def test_the_smallest_size_is_said_to_lack_work_only_where_it_is_clearly_below_the_best():
     """Seen on /timing_pitfalls with a noisy live CPU: 'the best measured here (fp32) is 70.1 GFLOP/s, at
     size 64. … At size 64 only 100%: too little work per call to keep the device busy.'"""
+
     def rows(rates):
-        return [{"series": "cpu", "dtype": "fp32", "sync": True, "transfer": False, "status": "ok", "size": size,
-                 "device": "cpu", "median_s": 2 * size**3 / rate, "achieved_flops_per_s": rate}
-                for size, rate in rates.items()]
+        return [
+            {
+                "series": "cpu",
+                "dtype": "fp32",
+                "sync": True,
+                "transfer": False,
+                "status": "ok",
+                "size": size,
+                "device": "cpu",
+                "median_s": 2 * size**3 / rate,
+                "achieved_flops_per_s": rate,
+            }
+            for size, rate in rates.items()
+        ]
 
     variant = lesson.variant_of(True, False, False)
     peaked_small = rows({64: 70e9, 256: 60e9, 1024: 25e9})
@@ -200,15 +259,19 @@ def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_w
     assert list(requests) == list(lesson.views(NAIVE))  # the view and the honest baseline beside it
     label, request = requests["synchronised, fp32"]
     assert label == lesson.measure_label(HONEST, ["cpu"]) and request.args == (HONEST, ["cpu"])
-    live = {"naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 256: 1e-3}, sync=False),
-            "synchronised, fp32": rows("cpu", {64: 1e-4, 256: 1e-3})}
+    live = {
+        "naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 256: 1e-3}, sync=False),
+        "synchronised, fp32": rows("cpu", {64: 1e-4, 256: 1e-3}),
+    }
     shown = S.timing_screen(flags, 256, live, None, "no GPU", with_cpu=False)
     view = lesson.screen(NAIVE, live, onscreen.RecordedViews(), None)
     assert shown.answer == timing_answer(view, 256) and shown.notes == timing_notes(view, 256)
     assert shown.time_rows == lesson.time_lines(view, False) and shown.timed
     assert shown.cold_lines() == [] and shown.cold_caption() == S.COLD_OFF  # the cold call not drawn: say how
     assert not shown.tf32 and not shown.transfer and shown.file_stem == "matmul_sync"
-    assert shown.sync_lines() == words.sync_sentences(view.current, view.partner_rows(lesson.Switch.SYNC), NAIVE, 256, view.order)
+    assert shown.sync_lines() == words.sync_sentences(
+        view.current, view.partner_rows(lesson.Switch.SYNC), NAIVE, 256, view.order
+    )
     assert shown.repeats_caption().startswith("Warm points: the median of 9 timed repeats")
 
 
@@ -218,7 +281,8 @@ def test_a_variant_is_the_workloads_settings_and_is_read_back_from_its_rows():
     both = lesson.Variant(sync=False, tf32=True, transfer=True)
     assert lesson.record_command(both, [64, 128]) == (
         "python -m lib sweep matmul --over size=64,128 --set dtype=tf32 --set sync=false --set transfer=true "
-        "--devices cpu,cuda --out lib/recorded/matmul_tf32_nosync_transfer.json")
+        "--devices cpu,cuda --out lib/recorded/matmul_tf32_nosync_transfer.json"
+    )
     for variant in (HONEST, NAIVE, both, lesson.Variant(tf32=True)):
         (row,) = rows("cpu", {64: 1e-3}, **variant.settings())
         assert lesson.Variant.of_row(row) == variant

@@ -38,8 +38,15 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     lo, hi, x = crossover_by_hand()
     assert screen.answer.kind == CrossKind.CROSSES and screen.answer.sure == (lo, hi)
     assert fmt_about(screen.answer.x) == fmt_about(x)
-    assert screen.headline == voice.crossover_sentence(screen.answer, "batch size", voice.legend_side(Unit.CPU, SMALL_LABEL),
-                                                       voice.legend_side(Unit.GPU, GPU_LABEL)).markdown()
+    assert (
+        screen.headline
+        == voice.crossover_sentence(
+            screen.answer,
+            "batch size",
+            voice.legend_side(Unit.CPU, SMALL_LABEL),
+            voice.legend_side(Unit.GPU, GPU_LABEL),
+        ).markdown()
+    )
     assert (lo, hi) == (256, 512) and fmt_about(x) == "310"  # the fixture's steps take the MLP's traced FLOPs
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
@@ -57,9 +64,11 @@ def test_dataset_size_is_derived_and_the_recorded_size_is_recorded(machines):
     origins = {r["dataset_size"]: r["origin"] for r in rows}
     assert origins[65536] == "recorded" and all(o == "derived" for d, o in origins.items() if d != 65536)
     # full batch once the batch is at least the dataset: one step of dataset rows
-    small_epoch = next(r for r in S.compose(T.View(over="dataset_size", batch_size=4096),
-                                            S.Machines(gpu)).curves[GPU_LABEL]
-                       if r["dataset_size"] == 256)
+    small_epoch = next(
+        r
+        for r in S.compose(T.View(over="dataset_size", batch_size=4096), S.Machines(gpu)).curves[GPU_LABEL]
+        if r["dataset_size"] == 256
+    )
     assert small_epoch["steps_per_epoch"] == 1 and "1 step of the 256-row step" in small_epoch["origin_note"]
 
 
@@ -75,8 +84,17 @@ def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     assert re.search(r"predicted from \d+ steps recorded on .*half within ×\d", r["origin_note"])
     assert "predicted (dashed, with its band)" in " ".join(screen.provenance)
     # beyond the widths a machine recorded, its model is not asked: no GPU curve, and the answer says so
-    narrow = S.Machine({"cuda": T.StepTable([r for t in gpu.tables["cuda"].steps.values() for r in t.values()
-                                             if r["hidden_width"] <= 64], "cuda", "narrow")}, "narrow", "narrow")
+    narrow = S.Machine(
+        {
+            "cuda": T.StepTable(
+                [r for t in gpu.tables["cuda"].steps.values() for r in t.values() if r["hidden_width"] <= 64],
+                "cuda",
+                "narrow",
+            )
+        },
+        "narrow",
+        "narrow",
+    )
     beyond = S.compose(T.View(hidden_width=1024), S.Machines(narrow, small_cpu=small))
     assert not any(n.startswith("GPU") for n in beyond.curves) and "no GPU curve for this view" in beyond.headline
 
@@ -130,9 +148,16 @@ def check_words_against_rows(screen: S.Screen, view: T.View) -> None:
 def test_the_answer_agrees_with_the_chart_over_many_views(machines):
     gpu, small = machines
     rng = random.Random(7)
-    views = [T.View(over=rng.choice(list(T.AXES)), batch_size=rng.choice(T.AXES["batch_size"].steps),
-                    hidden_width=rng.choice(WIDTHS + (32, 128, 2048)), depth=rng.choice(T.AXES["depth"].steps),
-                    dataset_size=rng.choice(T.AXES["dataset_size"].steps)) for _ in range(70)]
+    views = [
+        T.View(
+            over=rng.choice(list(T.AXES)),
+            batch_size=rng.choice(T.AXES["batch_size"].steps),
+            hidden_width=rng.choice(WIDTHS + (32, 128, 2048)),
+            depth=rng.choice(T.AXES["depth"].steps),
+            dataset_size=rng.choice(T.AXES["dataset_size"].steps),
+        )
+        for _ in range(70)
+    ]
     kinds, answered = set(), 0
     for view in views:
         screen = S.compose(view, S.Machines(gpu, small_cpu=small))
@@ -146,13 +171,28 @@ def test_the_answer_agrees_with_the_chart_over_many_views(machines):
 def test_live_rows_take_the_cpu_place_and_the_recorded_answer_stays_first(machines):
     gpu, small = machines
     fast = CPU_STEP[0] / 10
-    live = [{"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": fast, "iqr_s": 0.0, "repeats": 5,
-             "status": "ok", "message": "", "epoch_s": fast * T.View(batch_size=b).steps_per_epoch,
-             "steps_per_epoch": T.View(batch_size=b).steps_per_epoch, "measured_at": 1_000.0} for b in (1, 64, 4096)]
+    live = [
+        {
+            "workload": "mlp",
+            "device": "cpu",
+            "batch_size": b,
+            "median_s": fast,
+            "iqr_s": 0.0,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+            "epoch_s": fast * T.View(batch_size=b).steps_per_epoch,
+            "steps_per_epoch": T.View(batch_size=b).steps_per_epoch,
+            "measured_at": 1_000.0,
+        }
+        for b in (1, 64, 4096)
+    ]
     screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small), live=live, now=1_000.0 + 185)
     assert screen.cpu_label == SMALL_LABEL and "CPU · this server (live)" in screen.curves
     assert screen.live_line.startswith("Measured live on this server 3 min ago: ")
-    assert "is faster than" in screen.live_line and "at every batch size" in screen.live_line  # the fast live CPU never loses
+    assert (
+        "is faster than" in screen.live_line and "at every batch size" in screen.live_line
+    )  # the fast live CPU never loses
 
 
 def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_worded(machines):
@@ -164,16 +204,24 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
     screen = S.compose(view, S.Machines(gpu, small_cpu=small))
     modes = modes_view(view, gpu, screen)
     eager_name, graph_name = (f"**GPU · {T.mode_label(m)} (recorded)**" for m in ("eager", "cuda_graph"))
-    assert modes.lines[0].startswith(eager_name) and f"**{SMALL_LABEL}** between batch size 256 and 512" in modes.lines[0]
+    assert (
+        modes.lines[0].startswith(eager_name) and f"**{SMALL_LABEL}** between batch size 256 and 512" in modes.lines[0]
+    )
     assert modes.lines[1].startswith(graph_name) and f"**{SMALL_LABEL}** between batch size 8 and 32" in modes.lines[1]
-    eager, graph = (step_time({"batch_size": 64, "dataset_size": 65536, "mode": m}, "gpu") for m in ("eager", "cuda_graph"))
-    assert (f"takes {fmt_s(graph)} (derived from a recorded step) where eager PyTorch takes {fmt_s(eager)} (derived from a "
-            "recorded step): "
-            f"{fmt_ratio(eager / graph)} as fast") in modes.step_lines[0]
+    eager, graph = (
+        step_time({"batch_size": 64, "dataset_size": 65536, "mode": m}, "gpu") for m in ("eager", "cuda_graph")
+    )
+    assert (
+        f"takes {fmt_s(graph)} (derived from a recorded step) where eager PyTorch takes {fmt_s(eager)} (derived from a "
+        "recorded step): "
+        f"{fmt_ratio(eager / graph)} as fast"
+    ) in modes.step_lines[0]
     compiled = step_time({"batch_size": 64, "dataset_size": 65536, "mode": "compile"}, "gpu")
     raw = (30.0 + 2 * compiled - compiled) / (eager - compiled)
     # issue 37: the count has only the digits its saving supports (one or two significant), never 21,072
-    said = {f"{fmt_s(eager - compiled)} a step: it pays off after about {about_count(raw, err):,} steps." for err in (0, 1)}
+    said = {
+        f"{fmt_s(eager - compiled)} a step: it pays off after about {about_count(raw, err):,} steps." for err in (0, 1)
+    }
     assert modes.step_lines[1].startswith(f"torch.compile: Compiling costs {fmt_s(30.0 + compiled)} once and saves ")
     assert any(modes.step_lines[1].endswith(s) for s in said), modes.step_lines[1]
     graphed = S.compose(T.View(mode="cuda_graph"), S.Machines(gpu, small_cpu=small))
@@ -184,10 +232,24 @@ def test_each_recorded_mode_moves_the_crossover_and_the_graph_and_compile_are_wo
 def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded_at():
     # eager at depths 1, 3 and 8, a CUDA graph at depth 3 alone: the machine's one model prices the
     # graph at depth 12 from its counted terms; a machine recorded at one depth predicts no other
-    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": d,
-             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10, "mode": mode}
-            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)
-            for mode, depths in (("eager", (1, 3, 8)), ("cuda_graph", (3,))) for d in depths]
+    rows = [
+        {
+            "workload": "mlp",
+            "device": "cuda:0",
+            "status": "ok",
+            "batch_size": b,
+            "hidden_width": w,
+            "depth": d,
+            "dataset_size": 65536,
+            "median_s": 1e-3 + b * w * 1e-10,
+            "repeats": 10,
+            "mode": mode,
+        }
+        for b in (1, 16, 256, 4096)
+        for w in (4, 16, 64, 256)
+        for mode, depths in (("eager", (1, 3, 8)), ("cuda_graph", (3,)))
+        for d in depths
+    ]
     table = T.StepTable(rows, "cuda", "m")
     graph = ("cuda_graph", True, False, False)
     assert table.covers(graph, 64, 32, 12) and table.covers(graph, 64, 32, 3)
@@ -201,14 +263,20 @@ def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
     from lib.lessons.home.view import drawn, modes_sentence, one_chart
 
     gpu, _ = machines
-    rows = [{**r, "swept": "batch_size"} for t in gpu.tables.values() for table in t.steps.values()
-            for r in table.values() if r["hidden_width"] == 64 and r["depth"] == 3]
+    rows = [
+        {**r, "swept": "batch_size"}
+        for t in gpu.tables.values()
+        for table in t.steps.values()
+        for r in table.values()
+        if r["hidden_width"] == 64 and r["depth"] == 3
+    ]
     pack = {"machine": {"gpus": [GPU_NAME], "date": "2026-01-02T00:00:00"}, "rows": rows, "path": "x"}
     chart = one_chart([pack], T.MLP)
     text = modes_sentence(chart).markdown()
     eager = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536}, "gpu")
-    graphed = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536,
-                         "mode": "cuda_graph"}, "gpu")
+    graphed = step_time(
+        {"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536, "mode": "cuda_graph"}, "gpu"
+    )
     # the graphed step is a curve of Home's chart, and the words quote its drawn point and the eager one
     at_64 = {r["series"]: r for r in drawn(chart) if r["batch_size"] == 64}
     e, g = at_64[chart.gpu_label], at_64[chart.graph_label]
@@ -225,8 +293,10 @@ def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     fitted = T.prepare(packs)
     gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
     small_pack = small_server_pack(packs, T.MLP)
-    prepared = [T.tables(gpu_pack, machine_text(gpu_pack["machine"])),
-                T.tables(small_pack, machine_text(small_pack["machine"]))]
+    prepared = [
+        T.tables(gpu_pack, machine_text(gpu_pack["machine"])),
+        T.tables(small_pack, machine_text(small_pack["machine"])),
+    ]
     held = [t for tables in prepared for t in tables.values() if t.steps]
     assert held and fitted == sum(t._model[0] is not None for t in held if t._model) > 0
     assert all(t._model for t in held)  # every machine's model fitted already, one per device
@@ -245,16 +315,31 @@ def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
 
 
 def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
-    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
-             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
-            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+    rows = [
+        {
+            "workload": "mlp",
+            "device": "cuda:0",
+            "status": "ok",
+            "batch_size": b,
+            "hidden_width": w,
+            "depth": 3,
+            "dataset_size": 65536,
+            "median_s": 1e-3 + b * w * 1e-10,
+            "repeats": 10,
+        }
+        for b in (1, 16, 256, 4096)
+        for w in (4, 16, 64, 256)
+    ]
     gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
     deeper = S.compose(T.View(mode="cuda_graph", depth=6), S.Machines(gpu))
-    assert not deeper.curves and deeper.headline_notes.startswith("The H0 was recorded at depth 3 only: set Depth to 3 to "
-                                                          "see its curve.")
+    assert not deeper.curves and deeper.headline_notes.startswith(
+        "The H0 was recorded at depth 3 only: set Depth to 3 to see its curve."
+    )
     wide = S.compose(T.View(over="batch_size", hidden_width=8192), S.Machines(gpu))
-    assert wide.headline_notes.startswith("The H0 recorded this step only at hidden width 4, 16, 64 or 256 with depth 3: "
-                                          "move the sliders there to see its curve.")
+    assert wide.headline_notes.startswith(
+        "The H0 recorded this step only at hidden width 4, 16, 64 or 256 with depth 3: "
+        "move the sliders there to see its curve."
+    )
 
 
 def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_catches_up(tmp_path):
@@ -266,9 +351,15 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
 
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
-    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
-              "rows": [{**r, "median_s": 1.5 * r["median_s"], "epoch_s": 1.5 * r["epoch_s"],
-                        "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"] if r["device"] != "cpu"]}
+    second = {
+        **first,
+        "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
+        "rows": [
+            {**r, "median_s": 1.5 * r["median_s"], "epoch_s": 1.5 * r["epoch_s"], "machine": f"{GPU_NAME} (2026-01-09)"}
+            for r in first["rows"]
+            if r["device"] != "cpu"
+        ],
+    }
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
     packs, _ = load_recorded(folder)
     source = next(s for s in gpu_sources(packs) if s.recorded)
@@ -286,15 +377,23 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
 
     def crossing(scale: float) -> float:
         xs = list(T.AXES["batch_size"].steps)
-        ratio = [math.log(scale * step_time({"batch_size": b, "dataset_size": 65536}, "gpu")
-                          / step_time({"batch_size": b, "dataset_size": 65536}, "cpu")) for b in xs]
+        ratio = [
+            math.log(
+                scale
+                * step_time({"batch_size": b, "dataset_size": 65536}, "gpu")
+                / step_time({"batch_size": b, "dataset_size": 65536}, "cpu")
+            )
+            for b in xs
+        ]
         i = next(i for i in range(1, len(xs)) if ratio[i] <= 0 < ratio[i - 1])
         frac = ratio[i - 1] / (ratio[i - 1] - ratio[i])
         # issue 37: each day's value with the digits its bracket supports, as that day's own sentence prints it
         return crossing_about(math.exp(math.log(xs[i - 1]) + frac * math.log(xs[i] / xs[i - 1])), xs[i - 1], xs[i])
 
-    assert (f"On the 2 recorded days of **{GPU_LABEL}**, it catches up between batch size ~{crossing(1.0)} "
-            f"and ~{crossing(1.5)}") in screen.headline_notes  # under the chart: the answer is one sentence
+    assert (
+        f"On the 2 recorded days of **{GPU_LABEL}**, it catches up between batch size ~{crossing(1.0)} "
+        f"and ~{crossing(1.5)}"
+    ) in screen.headline_notes  # under the chart: the answer is one sentence
 
 
 def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
@@ -307,8 +406,11 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
 
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
-    second = {**first, "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
-              "rows": [{**r, "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"]]}
+    second = {
+        **first,
+        "machine": {**first["machine"], "date": "2026-01-09T00:00:00"},
+        "rows": [{**r, "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"]],
+    }
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
     packs, _ = load_recorded(folder)
     pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
@@ -321,12 +423,26 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
 def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
     """The 11-21 sweep (dataset 8,192) and the 11-23 grid (dataset 65,536) both hold the 64-row step:
     one step, two recordings; the same step twice on one day stays one recording."""
-    def row(dataset, machine, t):
-        return {"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": 64, "hidden_width": 64, "depth": 3,
-                "dataset_size": dataset, "median_s": t, "repeats": 10, "machine": machine}
 
-    table = T.StepTable([row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3),
-                         row(4096, "H (2026-11-23)", 1.1e-3)], "cuda", "H")
+    def row(dataset, machine, t):
+        return {
+            "workload": "mlp",
+            "device": "cuda:0",
+            "status": "ok",
+            "batch_size": 64,
+            "hidden_width": 64,
+            "depth": 3,
+            "dataset_size": dataset,
+            "median_s": t,
+            "repeats": 10,
+            "machine": machine,
+        }
+
+    table = T.StepTable(
+        [row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3), row(4096, "H (2026-11-23)", 1.1e-3)],
+        "cuda",
+        "H",
+    )
     kept = table.step(("eager", True, False, False), 64, 64, 3)
     assert T.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]
 
@@ -369,7 +485,8 @@ def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
     ok = find_timeline(files, "mlp", {**settings, "batch_size": 64}, device_kind="cuda", refused=True)
     assert ok["status"] == "ok"  # a measured timeline is still found first
     assert timeline_refused({"message": "over the work cap"}, "CPU · this server (live)") == (
-        "CPU · this server (live): over the work cap")
+        "CPU · this server (live): over the work cap"
+    )
 
 
 def test_a_recorded_timelines_title_names_the_day_of_its_own_file():
@@ -422,6 +539,7 @@ def test_the_view_is_the_workloads_settings_at_their_defaults():
 
 def test_every_mode_the_page_offers_is_a_record_the_cost_model_can_price():
     from lib.workloads import execution
+
     step_terms = T.MLP_FAMILY.step_terms
 
     assert tuple(m.value for m in execution.MODES) == T.MODES and set(T.LIVE_MODES) <= set(T.MODES)
@@ -451,8 +569,9 @@ def _wide_family():
 
     class Wide(MLPTraining):
         name = "mlp_wide"
-        settings = tuple(replace(s, default={"hidden_width": 512, "depth": 1}.get(s.name, s.default))
-                         for s in MLPTraining.settings)
+        settings = tuple(
+            replace(s, default={"hidden_width": 512, "depth": 1}.get(s.name, s.default)) for s in MLPTraining.settings
+        )
 
     axes = {**T.MLP_FAMILY.axes, "depth": Axis("layers", (1, 2, 3), "Hidden layers.")}
     return replace(T.MLP_FAMILY, workload=Wide(), label="wide MLP", axes=axes)
@@ -481,7 +600,8 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     assert rows and all(r["workload"] == "mlp_wide" for r in rows)
     same = T.curve(T.View(hidden_width=64, depth=3), T.tables(pack, "m")["cuda"], "cuda:0", "m")  # the MLP's
     assert [(r["batch_size"], r["median_s"], r["origin"]) for r in rows] == [
-        (r["batch_size"], r["median_s"], r["origin"]) for r in same]
+        (r["batch_size"], r["median_s"], r["origin"]) for r in same
+    ]
 
 
 def test_has_modes_says_whether_modes_view_has_anything_without_building_it(machines):
@@ -511,9 +631,21 @@ def test_a_lead_the_live_line_does_not_count_is_not_claimed_at_the_point(machine
     for b in grid:  # the GPU clearly ahead everywhere but at the slider's point, where the CPU leads alone
         steps = T.View(batch_size=b).steps_per_epoch
         epoch = gpu_at[b]["epoch_s"] * (1 / 1.2 if b == view.current else 1.15)  # in line: not a doubtful point
-        live.append({"workload": "mlp", "device": "cpu", "batch_size": b, "median_s": epoch / steps, "iqr_s": 0.0,
-                     "repeats": 5, "status": "ok", "message": "", "epoch_s": epoch, "steps_per_epoch": steps,
-                     "measured_at": 1_000.0})
+        live.append(
+            {
+                "workload": "mlp",
+                "device": "cpu",
+                "batch_size": b,
+                "median_s": epoch / steps,
+                "iqr_s": 0.0,
+                "repeats": 5,
+                "status": "ok",
+                "message": "",
+                "epoch_s": epoch,
+                "steps_per_epoch": steps,
+                "measured_at": 1_000.0,
+            }
+        )
     screen = S.compose(view, S.Machines(gpu, small_cpu=small), live=live, grid=grid, now=1_000.0)
     assert view.current in screen.live_answer.lone, screen.live_line
     assert f"The lead at batch size {view.current} is not counted" in screen.live_line
@@ -526,9 +658,21 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
     """A GPU recorded one way of running only: a prediction of another has no held-out error to band it with.
     It said 'half within x1.00, nine in ten within x1.00' and drew a zero-width band; it is drawn without one,
     its note says it was not tested, and the curve's count says so."""
-    rows = [{"workload": "mlp", "device": "cuda:0", "status": "ok", "batch_size": b, "hidden_width": w, "depth": 3,
-             "dataset_size": 65536, "median_s": 1e-3 + b * w * 1e-10, "repeats": 10}
-            for b in (1, 16, 256, 4096) for w in (4, 16, 64, 256)]
+    rows = [
+        {
+            "workload": "mlp",
+            "device": "cuda:0",
+            "status": "ok",
+            "batch_size": b,
+            "hidden_width": w,
+            "depth": 3,
+            "dataset_size": 65536,
+            "median_s": 1e-3 + b * w * 1e-10,
+            "repeats": 10,
+        }
+        for b in (1, 16, 256, 4096)
+        for w in (4, 16, 64, 256)
+    ]
     gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
     screen = S.compose(T.View(mode="cuda_graph", depth=3, hidden_width=64), S.Machines(gpu))
     name = "GPU · H0 (predicted)"
@@ -537,4 +681,5 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
     assert curve and all(r["epoch_s_low"] is None and r["epoch_s_high"] is None for r in curve)
     assert all("not tested" in r["origin_note"] and "×1.00" not in r["origin_note"] for r in curve)
     from lib.lessons.training.words import provenance
+
     assert "predicted but untested (dashed, no band" in provenance(curve, name)

@@ -24,10 +24,38 @@ FIXTURE = "TEST FIXTURE (CPU rows renamed cuda:0)"
 @pytest.fixture(scope="module")
 def cnn_pack(tmp_path_factory):
     out = tmp_path_factory.mktemp("cnn") / "cnn.json"
-    subprocess.run([sys.executable, "-m", "lib", "sweep", "cnn", "--over", "channels=4,8", "--over", "depth=1,2",
-                    "--over", "batch_size=1,4,16,64", "--set", "dataset_size=64", "--devices", "cpu", "--profile",
-                    "--budget", "0.02", "--threads", "1", "--no-phases", "--quiet", "--out", str(out)],
-                   check=True, capture_output=True, text=True, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lib",
+            "sweep",
+            "cnn",
+            "--over",
+            "channels=4,8",
+            "--over",
+            "depth=1,2",
+            "--over",
+            "batch_size=1,4,16,64",
+            "--set",
+            "dataset_size=64",
+            "--devices",
+            "cpu",
+            "--profile",
+            "--budget",
+            "0.02",
+            "--threads",
+            "1",
+            "--no-phases",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     pack = json.loads(out.read_text())
     rows = [{**r, "machine": FIXTURE} for r in pack["rows"]]
     pack["rows"] = rows + [{**r, "device": "cuda:0", "device_name": FIXTURE} for r in rows]
@@ -41,8 +69,9 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
     assert len(tables["cuda"]) == 16 and not len(T.tables(cnn_pack, FIXTURE)["cuda"])  # the MLP's table: none
     gpu = S.Machine(tables, FIXTURE, FIXTURE)
     cpu = S.Machine(tables, "2-core server", FIXTURE)
-    recorded = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256),
-                         S.Machines(gpu, small_cpu=cpu))
+    recorded = S.compose(
+        T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256), S.Machines(gpu, small_cpu=cpu)
+    )
     rows = recorded.curves[recorded.gpu_label]
     assert "derived" in {r["origin"] for r in rows}  # steps recorded at 64 images, times the steps of 256
     # a depth nobody recorded: every point predicted from the traced terms, with its band
@@ -50,12 +79,15 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
     screen = S.compose(view, S.Machines(gpu, small_cpu=cpu))
     predicted = screen.curves[screen.gpu_label]
     assert screen.gpu_label.origin is Origin.PREDICTED and predicted
-    assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] and "predicted from" in r["origin_note"]
-               for r in predicted)
+    assert all(
+        r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] and "predicted from" in r["origin_note"] for r in predicted
+    )
     assert screen.headline and screen.headline.count("**") >= 4  # one sentence naming both curves
     # in CUDA-graph mode too: never recorded here, priced from its counted terms
-    graphed = S.compose(T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256, mode="cuda_graph"),
-                        S.Machines(gpu, small_cpu=cpu))
+    graphed = S.compose(
+        T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256, mode="cuda_graph"),
+        S.Machines(gpu, small_cpu=cpu),
+    )
     assert "cuda_graph" in T.modes_answered(tables["cuda"])
     assert graphed.curves[graphed.gpu_label] and graphed.gpu_label.origin is Origin.PREDICTED
 
@@ -66,15 +98,26 @@ def test_an_empty_cpu_curve_is_said_as_empty_with_what_the_gpu_has():
     from lib.lessons.training import words as W
 
     view = T.View(family=T.BY_NAME["torchvision"], image_size=224)
-    refused = [{"batch_size": b, "status": "skipped", "origin": "live", "message": "over the live limits"}
-               for b in (1, 4, 16)]
-    gpu = [{"batch_size": b, "status": "ok", "origin": "predicted", "median_s": 1e-3 * b, "epoch_s": 1e-2 * b}
-           for b in (1, 4, 16)]
+    refused = [
+        {"batch_size": b, "status": "skipped", "origin": "live", "message": "over the live limits"} for b in (1, 4, 16)
+    ]
+    gpu = [
+        {"batch_size": b, "status": "ok", "origin": "predicted", "median_s": 1e-3 * b, "epoch_s": 1e-2 * b}
+        for b in (1, 4, 16)
+    ]
     said, notes = W.headline(refused, gpu, view, "CPU · live", "GPU · H200")
-    assert said.markdown() == ("The CPU has no points here: every step is over this server's live limits; "
-                               "**GPU · H200** has 3 points, from batch size 1 to 16.") and not notes
+    assert (
+        said.markdown()
+        == (
+            "The CPU has no points here: every step is over this server's live limits; "
+            "**GPU · H200** has 3 points, from batch size 1 to 16."
+        )
+        and not notes
+    )
     failed = [{**r, "status": "error", "message": "RuntimeError"} for r in refused]
     assert "none of its steps was measured" in W.headline(failed, gpu, view, "CPU · live", "GPU · H200")[0].markdown()
     # both curves with points: the crossover's words, as before
-    cpu = [{**r, "status": "ok", "median_s": 1e-2 * r["batch_size"], "epoch_s": 1e-1 * r["batch_size"]} for r in refused]
+    cpu = [
+        {**r, "status": "ok", "median_s": 1e-2 * r["batch_size"], "epoch_s": 1e-1 * r["batch_size"]} for r in refused
+    ]
     assert "has no points" not in W.headline(cpu, gpu, view, "CPU · live", "GPU · H200")[0].markdown()

@@ -45,11 +45,24 @@ def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(packs):
     view = T.View(batch_size=100)
     scene = C.Scene(view, gpu, small, host_cpu=True, threads=1)
     assert scene.recorded().headline == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True)).headline
-    live = [{"batch_size": b, "device": "cpu", "status": Status.OK, "median_s": 1e-3, "epoch_s": 0.1, "iqr_s": 1e-5,
-             "steps_per_epoch": 100, "measured_at": 0.0} for b in scene.grid]
+    live = [
+        {
+            "batch_size": b,
+            "device": "cpu",
+            "status": Status.OK,
+            "median_s": 1e-3,
+            "epoch_s": 0.1,
+            "iqr_s": 1e-5,
+            "steps_per_epoch": 100,
+            "measured_at": 0.0,
+        }
+        for b in scene.grid
+    ]
     with_live = scene.with_live(live)
-    assert with_live.rows() == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True), live=live,
-                                         grid=scene.grid, now=None).rows()
+    assert (
+        with_live.rows()
+        == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True), live=live, grid=scene.grid, now=None).rows()
+    )
     assert any(n.origin == Origin.LIVE for n in with_live.curves)
     assert view.current not in scene.grid  # 100 is off the live grid: the page measures it apart
     assert scene.fixed["mode"] == view.cpu_side().mode and "batch_size" not in scene.fixed
@@ -57,9 +70,11 @@ def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(packs):
 
 def test_live_notes_list_each_point_not_timed_or_with_a_message_and_nothing_when_clean():
     view = T.View()
-    rows = [{"batch_size": 1024, "status": Status.OK, "message": ""},
-            {"batch_size": 2048, "status": Status.OK, "message": "slow"},
-            {"batch_size": 4096, "status": Status.SKIPPED, "message": ""}]
+    rows = [
+        {"batch_size": 1024, "status": Status.OK, "message": ""},
+        {"batch_size": 2048, "status": Status.OK, "message": "slow"},
+        {"batch_size": 4096, "status": Status.SKIPPED, "message": ""},
+    ]
     title, lines = C.live_notes(rows, view)
     assert title == "Notes on 2 live points"
     assert lines[0] == "- batch size 2,048: slow" and lines[1] == "- batch size 4,096: skipped"

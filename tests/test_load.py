@@ -15,8 +15,13 @@ from lib.core import load
 from lib.core.load import Load, LoadWatch, pack_quiet
 from lib.core.results import PackError, build_pack, load_pack, save_pack, validate_machine
 
-MACHINE = {"cpu_model": "AMD EPYC", "cpu_cores": 2, "torch": "2.11.0", "date": "2026-11-28T00:00:00+00:00",
-           "label": "AMD EPYC (2026-11-28)"}
+MACHINE = {
+    "cpu_model": "AMD EPYC",
+    "cpu_cores": 2,
+    "torch": "2.11.0",
+    "date": "2026-11-28T00:00:00+00:00",
+    "label": "AMD EPYC (2026-11-28)",
+}
 
 
 def _load(other=0.02, before=3.0e-3, after=3.1e-3, best=2.9e-3) -> Load:
@@ -27,7 +32,8 @@ def test_a_quiet_recording_says_so_and_a_busy_one_says_why():
     assert _load().quiet and _load().reasons() == []
     busy = _load(other=0.47)
     assert not busy.quiet and busy.reasons() == [
-        "other processes used 47% of the 2 cores while it recorded (at most 10% is quiet)"]
+        "other processes used 47% of the 2 cores while it recorded (at most 10% is quiet)"
+    ]
     slow_host = _load(after=2.9e-3 * (load.QUIET_SLOWDOWN + 0.1))
     assert not slow_host.quiet and "reference kernel ran" in slow_host.reasons()[0]
     # what the pack keeps is enough to say it again
@@ -58,8 +64,10 @@ def test_other_processes_busy_while_recording_make_it_busy():
     read before they are waited for: a waited child's time counts as the recording's own, as a DataLoader
     worker's should)."""
     watch = LoadWatch.start()
-    spin = [subprocess.Popen([sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<3: pass"])
-            for _ in range(2)]
+    spin = [
+        subprocess.Popen([sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<3: pass"])
+        for _ in range(2)
+    ]
     time.sleep(1.5)
     found = watch.finish()
     for p in spin:
@@ -75,8 +83,27 @@ def test_the_cli_keeps_the_load_in_the_pack(tmp_path, monkeypatch):
 
     monkeypatch.setenv("GPUWIN_LOAD_CHECK", "1")  # judged, as a recording is outside the tests
     out = tmp_path / "p.json"
-    assert main(["sweep", "mlp", "--over", "batch_size=1,2", "--set", "hidden_width=8", "--set", "depth=1",
-                 "--budget", "0.02", "--no-phases", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "mlp",
+                "--over",
+                "batch_size=1,2",
+                "--set",
+                "hidden_width=8",
+                "--set",
+                "depth=1",
+                "--budget",
+                "0.02",
+                "--no-phases",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     machine = load_pack(out)["machine"]
     assert isinstance(machine["load_quiet"], bool) and machine["load_wall_s"] > 0
     assert machine["load_reference_best_s"] <= machine["load_reference_before_s"]
@@ -85,8 +112,18 @@ def test_the_cli_keeps_the_load_in_the_pack(tmp_path, monkeypatch):
 def test_a_busy_pack_is_never_drawn_as_recorded(tmp_path):
     from lib.recorded import load_recorded
 
-    rows = [{"workload": "mlp", "device": "cpu", "batch_size": 1, "median_s": 1e-3, "iqr_s": 1e-5, "repeats": 5,
-             "status": "ok", "message": ""}]
+    rows = [
+        {
+            "workload": "mlp",
+            "device": "cpu",
+            "batch_size": 1,
+            "median_s": 1e-3,
+            "iqr_s": 1e-5,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+        }
+    ]
     save_pack(build_pack(rows, {**MACHINE, **_load(other=0.6).fields()}), tmp_path / "busy.json.gz")
     save_pack(build_pack(rows, {**MACHINE, **_load().fields()}), tmp_path / "quiet.json")
     packs, problems = load_recorded(tmp_path)
@@ -113,8 +150,27 @@ def test_a_recording_made_beside_other_work_on_purpose_says_its_load_was_not_jud
 
     monkeypatch.setenv("GPUWIN_LOAD_CHECK", "0")
     out = tmp_path / "p.json"
-    assert main(["sweep", "mlp", "--over", "batch_size=1", "--set", "hidden_width=8", "--set", "depth=1",
-                 "--budget", "0.02", "--no-phases", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "mlp",
+                "--over",
+                "batch_size=1",
+                "--set",
+                "hidden_width=8",
+                "--set",
+                "depth=1",
+                "--budget",
+                "0.02",
+                "--no-phases",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     machine = load_pack(out)["machine"]
     assert machine["load_quiet"] is None and machine["load_other_cpu_share"] is not None
 
@@ -128,12 +184,21 @@ def test_a_recorded_machine_says_which_of_its_packs_kept_their_load():
         machine = {"date": f"{day}T05:00:00+00:00", **({"load_quiet": quiet} if quiet is not None else {})}
         return {"path": path, "machine": machine}
 
-    packs = [pack("a", "2026-11-23"), pack("b", "2026-11-28", True), pack("c", "2026-11-28", True), pack("z", "2026-11-28", True)]
+    packs = [
+        pack("a", "2026-11-23"),
+        pack("b", "2026-11-28", True),
+        pack("c", "2026-11-28", True),
+        pack("z", "2026-11-28", True),
+    ]
     source = GpuSource("recorded", "x", "X", pack_paths=("a", "b", "c"))
-    assert load_words(source, packs) == ("Its machine was checked quiet while recording 2 packs (on 2026-11-28); "
-                                         "the 1 pack recorded before kept no load.")
+    assert load_words(source, packs) == (
+        "Its machine was checked quiet while recording 2 packs (on 2026-11-28); "
+        "the 1 pack recorded before kept no load."
+    )
     assert load_words(GpuSource("recorded", "x", "X", pack_paths=("a",)), packs) == (
-        "Its pack was recorded before the app kept how busy a machine was.")
+        "Its pack was recorded before the app kept how busy a machine was."
+    )
     assert load_words(GpuSource("recorded", "x", "X", pack_paths=("b",)), packs) == (
-        "Its machine was checked quiet while recording 1 pack (on 2026-11-28).")
+        "Its machine was checked quiet while recording 1 pack (on 2026-11-28)."
+    )
     assert load_words(GpuSource("recorded", "x", "X", pack_paths=("q",)), packs) is None

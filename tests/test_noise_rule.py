@@ -29,21 +29,25 @@ def shipped():
     """The shipped packs as the Training page reads them: the 2-core server's CPU, and each GPU."""
     packs = load_recorded()[0]
     small_pack = small_server_pack(packs, T.MLP)
-    small = S.Machine(T.tables(small_pack, machine_text(small_pack["machine"])), "2-core server",
-                      machine_text(small_pack["machine"]))
+    small = S.Machine(
+        T.tables(small_pack, machine_text(small_pack["machine"])), "2-core server", machine_text(small_pack["machine"])
+    )
     gpus = {}
     for source in gpu_sources(packs):  # each GPU's packs merged into one, as the sidebar gives them
         pack = source_pack(source, packs)
         tables = T.tables(pack, machine_text(pack["machine"]))
         if tables.get("cuda") and len(pack["machine"].get("gpus") or []) == 1:
-            gpus[S.gpu_name(machine_text(pack["machine"]))] = S.Machine(tables, hardware_text(pack["machine"]),
-                                                                        machine_text(pack["machine"]))
+            gpus[S.gpu_name(machine_text(pack["machine"]))] = S.Machine(
+                tables, hardware_text(pack["machine"]), machine_text(pack["machine"])
+            )
     return small, gpus
 
 
 def _step_us(machine: S.Machine, **settings) -> float:
     view = T.View(**settings)
-    row = next(r for r in T.curve(view, machine.tables["cpu"], "cpu", machine.words) if r["batch_size"] == view.batch_size)
+    row = next(
+        r for r in T.curve(view, machine.tables["cpu"], "cpu", machine.words) if r["batch_size"] == view.batch_size
+    )
     return row["median_s"] * 1e6
 
 
@@ -71,8 +75,9 @@ def test_a_gap_of_2x_or_more_is_never_too_close_even_at_a_doubted_point():
     assert noise.decides(1.0, 2.0, 5.0, 5.0, doubted=True)
     assert not noise.decides(1.0, 1.9, doubted=True) and noise.decides(1.0, 1.9)
     # 360x at a point whose own repeats are noisy: the GPU leads there, and at its neighbours
-    found = find_crossover([512, 1024, 2048], [0.58, 1.175, 2.4], [1.754e-3, 1.623e-3, 4.90e-3],
-                           [0.01, 0.9, 0.02], [1e-5, 1e-5, 1e-5])
+    found = find_crossover(
+        [512, 1024, 2048], [0.58, 1.175, 2.4], [1.754e-3, 1.623e-3, 4.90e-3], [0.01, 0.9, 0.02], [1e-5, 1e-5, 1e-5]
+    )
     assert found.kind == CrossKind.GPU_WINS and found.ties == () and found.doubtful == (1024.0,)
     assert found.doubtful_cpu == (1024.0,) and found.doubtful_gpu == ()
 
@@ -80,6 +85,7 @@ def test_a_gap_of_2x_or_more_is_never_too_close_even_at_a_doubted_point():
 def test_a_verdict_resting_only_on_noisy_points_is_withheld():
     """Issue 37 (B): live lines whose verdict rests only on points listed as noisy (spreads of 320-604 %)."""
     from lib.lessons.common.voice import CPU, GPU, crossover_sentence
+
     found = find_crossover([1, 2, 4], [1.0, 1.0, 1.0], [3.0, 0.3, 0.25], [4.0, 3.2, 6.0], [0.01, 0.01, 0.01])
     assert found.noisy_only
     said = crossover_sentence(found, "batch size", CPU, GPU).plain()
@@ -121,8 +127,12 @@ def test_no_shipped_view_trades_the_lead_over_one_point(shipped):
     small, gpus = shipped
     rng = random.Random(23)
     for _ in range(60):
-        view = T.View(over=rng.choice(list(T.AXES)), batch_size=rng.choice(T.AXES["batch_size"].steps),
-                      hidden_width=rng.choice((4, 64, 1024)), depth=rng.choice((1, 3, 8)))
+        view = T.View(
+            over=rng.choice(list(T.AXES)),
+            batch_size=rng.choice(T.AXES["batch_size"].steps),
+            hidden_width=rng.choice((4, 64, 1024)),
+            depth=rng.choice((1, 3, 8)),
+        )
         screen = S.compose(view, S.Machines(gpus[rng.choice(sorted(gpus))], small_cpu=small))
         if screen.answer is None:
             continue
@@ -139,9 +149,21 @@ def noisy_live(view: T.View, xs, *, seed: int, scale: float = 1.0, iqr: float = 
     for x in xs:
         v = T.View(**{**view.__dict__, view.over: x})
         t = scale * (1e-3 + 5e-8 * v.batch_size * v.hidden_width) * (1 + rng.uniform(-0.5, 0.5))
-        rows.append({"workload": "mlp", "device": "cpu", view.over: x, "median_s": t, "status": "ok", "message": "",
-                     "iqr_s": t * rng.choice((0.05, iqr, 2 * iqr)), "repeats": 5, "steps_per_epoch": v.steps_per_epoch,
-                     "epoch_s": t * v.steps_per_epoch, "measured_at": 1_000.0})
+        rows.append(
+            {
+                "workload": "mlp",
+                "device": "cpu",
+                view.over: x,
+                "median_s": t,
+                "status": "ok",
+                "message": "",
+                "iqr_s": t * rng.choice((0.05, iqr, 2 * iqr)),
+                "repeats": 5,
+                "steps_per_epoch": v.steps_per_epoch,
+                "epoch_s": t * v.steps_per_epoch,
+                "measured_at": 1_000.0,
+            }
+        )
     return rows
 
 
@@ -165,8 +187,9 @@ def test_there_is_no_gpu_curve_is_said_only_when_none_is_drawn(shipped):
     grid = log_grid(view.axis.steps, n=6)
     live = noisy_live(view, grid, seed=9, iqr=0.6)
     assert sum(noise.is_noisy(r["median_s"], r["iqr_s"]) for r in live) >= 2  # the points the old words dropped
-    screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small, host_cpu=True), live=live, grid=grid,
-                       now=1_000.0)
+    screen = S.compose(
+        view, S.Machines(gpus["H200"], small_cpu=small, host_cpu=True), live=live, grid=grid, now=1_000.0
+    )
     assert screen.gpu_label in screen.curves
     assert "no GPU curve" not in screen.live_line and "no GPU curve" not in screen.headline
 
@@ -198,12 +221,20 @@ def test_the_whole_live_sentence_stays_put_while_the_slider_moves_off_the_grid(s
         said = {}
         for current in (16, 32, 64, 128, 256):
             view = T.View(batch_size=current)
-            point = [r for r in noisy_live(view, [current], seed=100 + 7 * seed + current, scale=0.2) if current not in grid]
-            screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small),
-                               live=S.with_point(base, point, "batch_size"), grid=grid, now=1_000.0)
+            point = [
+                r for r in noisy_live(view, [current], seed=100 + 7 * seed + current, scale=0.2) if current not in grid
+            ]
+            screen = S.compose(
+                view,
+                S.Machines(gpus["H200"], small_cpu=small),
+                live=S.with_point(base, point, "batch_size"),
+                grid=grid,
+                now=1_000.0,
+            )
             said[current] = screen.live_line.split(" At batch size")[0]  # without the off-grid point's own words
-            grid_doubt = {x for x in screen.doubtful[next(n for n in screen.curves if n.origin == Origin.LIVE)]
-                          if x in grid}
+            grid_doubt = {
+                x for x in screen.doubtful[next(n for n in screen.curves if n.origin == Origin.LIVE)] if x in grid
+            }
             said[current] += f" {sorted(grid_doubt)}"  # and the chart's hollow grid points
         assert len(set(said.values())) == 1, (seed, said)
 
@@ -218,14 +249,28 @@ def test_an_off_grid_point_that_disagrees_with_the_live_crossover_is_said(shippe
     gpu_rows = {r["batch_size"]: r for r in next(iter(gpu.values()))}
     # a live CPU 10 % slower than the GPU at every grid point, 15 % faster at the slider's 16 (no spike:
     # a point sticking out of its own curve would be not believed, and rightly so)
-    live = [{"workload": "mlp", "device": "cpu", "batch_size": x, "status": "ok", "message": "", "repeats": 5,
-             "median_s": gpu_rows[x]["median_s"] * (1.1 if x in grid else 0.85), "iqr_s": 0.0, "measured_at": 1_000.0,
-             "steps_per_epoch": gpu_rows[x]["steps_per_epoch"]} for x in [*grid, 16]]
+    live = [
+        {
+            "workload": "mlp",
+            "device": "cpu",
+            "batch_size": x,
+            "status": "ok",
+            "message": "",
+            "repeats": 5,
+            "median_s": gpu_rows[x]["median_s"] * (1.1 if x in grid else 0.85),
+            "iqr_s": 0.0,
+            "measured_at": 1_000.0,
+            "steps_per_epoch": gpu_rows[x]["steps_per_epoch"],
+        }
+        for x in [*grid, 16]
+    ]
     for r in live:
         r["epoch_s"] = r["median_s"] * r["steps_per_epoch"]
     screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid, now=1_000.0)
     assert screen.live_answer.kind == CrossKind.GPU_WINS
-    assert "At batch size 16, measured for this view between those points, the CPU is faster instead" in screen.live_line
+    assert (
+        "At batch size 16, measured for this view between those points, the CPU is faster instead" in screen.live_line
+    )
 
 
 def test_live_words_say_their_age_and_never_just_now(shipped):
@@ -234,8 +279,9 @@ def test_live_words_say_their_age_and_never_just_now(shipped):
     view = T.View()
     grid = log_grid(view.axis.steps, n=6)
     live = noisy_live(view, grid, seed=1)
-    line = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid,
-                     now=1_000.0 + 3 * 3600 + 60).live_line
+    line = S.compose(
+        view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid, now=1_000.0 + 3 * 3600 + 60
+    ).live_line
     assert line.startswith("Measured live on this server 3 h 1 min ago: ")
     assert W.age_words(20) == "less than a minute ago" and W.age_words(185) == "3 min ago"
     assert "just now" not in line
@@ -257,10 +303,22 @@ def test_the_live_cache_expires_and_keeps_when_each_result_was_measured():
 def test_two_point_two_times_apart_the_point_words_never_call_it_a_tie(shipped):
     """Issue 23: 'Where a time is 2.2× away from its neighbour the words "call it a tie"'."""
     view = T.View()
-    cpu = {"batch_size": 64, "median_s": 2.2e-3, "iqr_s": 1.5e-3, "epoch_s": 2.2e-3 * 128, "steps_per_epoch": 128,
-           "status": "ok"}
-    gpu = {"batch_size": 64, "median_s": 1e-3, "iqr_s": 0.2e-3, "epoch_s": 1e-3 * 128, "steps_per_epoch": 128,
-           "status": "ok"}
+    cpu = {
+        "batch_size": 64,
+        "median_s": 2.2e-3,
+        "iqr_s": 1.5e-3,
+        "epoch_s": 2.2e-3 * 128,
+        "steps_per_epoch": 128,
+        "status": "ok",
+    }
+    gpu = {
+        "batch_size": 64,
+        "median_s": 1e-3,
+        "iqr_s": 0.2e-3,
+        "epoch_s": 1e-3 * 128,
+        "steps_per_epoch": 128,
+        "status": "ok",
+    }
     said = W.at_point(cpu, gpu, view, SMALL_LABEL, "GPU · H200 (recorded)")
     assert not said.about.tie and "too close to call" not in said.markdown()
     assert not find_crossover([64], [2.2e-3], [1e-3], [1.5e-3], [0.2e-3]).ties
@@ -274,12 +332,21 @@ def test_over_many_views_with_a_noisy_live_cpu_the_words_read_every_drawn_point(
     small, gpus = shipped
     rng = random.Random(2323)
     for n in range(120):
-        view = T.View(over=rng.choice(list(T.AXES)), batch_size=rng.choice(T.AXES["batch_size"].steps),
-                      hidden_width=rng.choice(T.AXES["hidden_width"].steps), depth=rng.choice(T.AXES["depth"].steps))
+        view = T.View(
+            over=rng.choice(list(T.AXES)),
+            batch_size=rng.choice(T.AXES["batch_size"].steps),
+            hidden_width=rng.choice(T.AXES["hidden_width"].steps),
+            depth=rng.choice(T.AXES["depth"].steps),
+        )
         grid = log_grid(view.axis.steps, n=6)
         live = noisy_live(view, sorted({*grid, view.current}), seed=n)
-        screen = S.compose(view, S.Machines(gpus[rng.choice(sorted(gpus))], small_cpu=small, host_cpu=rng.random() < 0.3),
-                           live=live, grid=grid, now=1_000.0 + rng.uniform(0, 7200))
+        screen = S.compose(
+            view,
+            S.Machines(gpus[rng.choice(sorted(gpus))], small_cpu=small, host_cpu=rng.random() < 0.3),
+            live=live,
+            grid=grid,
+            now=1_000.0 + rng.uniform(0, 7200),
+        )
         gpu = screen.curves.get(screen.gpu_label or "", [])
         for text in (screen.headline, screen.live_line or ""):
             assert not (gpu and "no GPU curve" in text), text
@@ -319,10 +386,22 @@ def test_a_live_cpu_that_disagrees_with_the_recorded_one_is_said_to(shipped):
     recorded = {r["batch_size"]: r for r in T.curve(view, small.tables["cpu"], "cpu", small.words)}
 
     def live(scale: float) -> list[dict]:
-        return [{"workload": "mlp", "device": "cpu", "batch_size": x, "status": "ok", "message": "", "repeats": 20,
-                 "median_s": recorded[x]["median_s"] * scale, "iqr_s": recorded[x]["median_s"] * scale * 0.02,
-                 "steps_per_epoch": recorded[x]["steps_per_epoch"], "measured_at": 1_000.0,
-                 "epoch_s": recorded[x]["median_s"] * scale * recorded[x]["steps_per_epoch"]} for x in grid]
+        return [
+            {
+                "workload": "mlp",
+                "device": "cpu",
+                "batch_size": x,
+                "status": "ok",
+                "message": "",
+                "repeats": 20,
+                "median_s": recorded[x]["median_s"] * scale,
+                "iqr_s": recorded[x]["median_s"] * scale * 0.02,
+                "steps_per_epoch": recorded[x]["steps_per_epoch"],
+                "measured_at": 1_000.0,
+                "epoch_s": recorded[x]["median_s"] * scale * recorded[x]["steps_per_epoch"],
+            }
+            for x in grid
+        ]
 
     slower = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live(2.5), grid=grid, now=1_000.0)
     assert f"This server's CPU takes 2.50× as long as **{SMALL_LABEL}** at" in slower.live_line, slower.live_line

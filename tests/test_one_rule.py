@@ -55,7 +55,9 @@ def test_data_pipeline_no_longer_counts_20_percent_as_the_same():
     assert "**the device matters**" in text
     text = device_sentence(row("cpu", 1.0), row("cuda:0", 0.97), "cpu X", "cuda:0 X", "DataLoader over images")
     assert "**the device does not matter**" in text and "by only 3%" in text
-    summary = sweep_summary([row("cpu", 1.0), row("cuda:0", 0.85)], "batch_size", "batch size", "images", "cpu", "cuda:0")
+    summary = sweep_summary(
+        [row("cpu", 1.0), row("cuda:0", 0.85)], "batch_size", "batch size", "images", "cpu", "cuda:0"
+    )
     assert "count as the same at none of the 1 batch size values" in summary
 
 
@@ -108,11 +110,14 @@ def test_jacobian_passes_the_spreads():
     from lib.lessons.jacobian.view import method_crossover
 
     def rows(series, times, iqr):
-        return [{"series": series, "method": "loop", "val": v, "median_s": t, "iqr_s": i, "status": "ok"}
-                for v, t, i in zip((10, 100, 1000), times, iqr)]
+        return [
+            {"series": series, "method": "loop", "val": v, "median_s": t, "iqr_s": i, "status": "ok"}
+            for v, t, i in zip((10, 100, 1000), times, iqr)
+        ]
 
-    found, _ = method_crossover(rows("c", [1.0, 10, 100], [0.3, 0, 0]) + rows("g", [1.1, 5, 20], [0.3, 0, 0]),
-                                "loop", "c", "g")
+    found, _ = method_crossover(
+        rows("c", [1.0, 10, 100], [0.3, 0, 0]) + rows("g", [1.1, 5, 20], [0.3, 0, 0]), "loop", "c", "g"
+    )
     assert 10.0 in found.ties and found.kind == CrossKind.GPU_WINS  # without spreads: CROSSES
 
 
@@ -120,11 +125,28 @@ def test_multi_gpu_passes_the_spreads():
     from lib.lessons.multi_gpu import scaling
 
     def row(gpus, batch, step, iqr):
-        return {"workload": "ddp", "model": "mlp", "gpus": gpus, "batch_size": batch, "steps": 50, "device": "cuda",
-                "median_s": step, "iqr_s": iqr, "repeats": 5, "status": "ok", "message": ""}
+        return {
+            "workload": "ddp",
+            "model": "mlp",
+            "gpus": gpus,
+            "batch_size": batch,
+            "steps": 50,
+            "device": "cuda",
+            "median_s": step,
+            "iqr_s": iqr,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+        }
 
-    rows = [row(1, 16, 1.0e-3, 0.3e-3), row(2, 16, 2.2e-3, 0.66e-3), row(1, 256, 4e-3, 0.0), row(2, 256, 4e-3, 0.0),
-            row(1, 4096, 40e-3, 0.0), row(2, 4096, 42e-3, 0.0)]
+    rows = [
+        row(1, 16, 1.0e-3, 0.3e-3),
+        row(2, 16, 2.2e-3, 0.66e-3),
+        row(1, 256, 4e-3, 0.0),
+        row(2, 256, 4e-3, 0.0),
+        row(1, 4096, 40e-3, 0.0),
+        row(2, 4096, 42e-3, 0.0),
+    ]
     found = scaling.crossover(scaling.table(rows, "mlp"), 2, "per_gpu")
     assert 16.0 in found.ties and found.kind == CrossKind.GPU_WINS  # without spreads: CROSSES
 
@@ -133,11 +155,27 @@ def test_your_results_passes_the_spreads():
     from lib.lessons.your_results.compare import compare_machines
 
     def row(x, device, t, iqr):
-        return {"workload": "toy", "batch_size": x, "device": device, "median_s": t, "iqr_s": iqr, "repeats": 5,
-                "status": "ok", "message": "", "swept": "batch_size", "machine": "M"}
+        return {
+            "workload": "toy",
+            "batch_size": x,
+            "device": device,
+            "median_s": t,
+            "iqr_s": iqr,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+            "swept": "batch_size",
+            "machine": "M",
+        }
 
-    rows = [row(1, "cpu", 1.0, 0.3), row(1, "cuda:0", 1.1, 0.3), row(2, "cpu", 2.0, 0.0), row(2, "cuda:0", 1.0, 0.0),
-            row(4, "cpu", 4.0, 0.0), row(4, "cuda:0", 1.0, 0.0)]
+    rows = [
+        row(1, "cpu", 1.0, 0.3),
+        row(1, "cuda:0", 1.1, 0.3),
+        row(2, "cpu", 2.0, 0.0),
+        row(2, "cuda:0", 1.0, 0.0),
+        row(4, "cpu", 4.0, 0.0),
+        row(4, "cuda:0", 1.0, 0.0),
+    ]
     [comp] = compare_machines(rows)
     found = comp.crossovers["M"]
     assert 1.0 in found.ties and found.kind == CrossKind.GPU_WINS  # without spreads: CROSSES
@@ -152,15 +190,27 @@ def wide() -> Crossover:
 def test_a_wide_bracket_names_no_most_likely_value():
     text = crossover_sentence(wide(), "batch size", voice.CPU, voice.GPU).plain()
     assert "most likely" not in text and "5.4" not in text
-    assert text == "the GPU catches up with the CPU between batch size 1 and 1,024; the points measured place it no closer."
+    assert (
+        text
+        == "the GPU catches up with the CPU between batch size 1 and 1,024; the points measured place it no closer."
+    )
     assert crossover_brief(wide(), "batch size", voice.CPU, voice.GPU) == "between 1 and 1,024"
     assert likely_about(wide()) is None and crossing_about(5.4, 1, 1024) is None
 
 
-@pytest.mark.parametrize(("x", "low", "high", "said"), [
-    (683.4, 512, 1024, "700"), (1234.0, 1024, 2048, "1,200"), (39.0, 32, 64, "40"), (5.4, 4, 8, "5"),
-    (21.0, 16, 32, "20"), (0.0123, 0.01, 0.02, "0.01"), (1043.0, 1000, 1100, "1,000"), (97.0, 96, 128, "100"),
-])
+@pytest.mark.parametrize(
+    ("x", "low", "high", "said"),
+    [
+        (683.4, 512, 1024, "700"),
+        (1234.0, 1024, 2048, "1,200"),
+        (39.0, 32, 64, "40"),
+        (5.4, 4, 8, "5"),
+        (21.0, 16, 32, "20"),
+        (0.0123, 0.01, 0.02, "0.01"),
+        (1043.0, 1000, 1100, "1,000"),
+        (97.0, 96, 128, "100"),
+    ],
+)
 def test_a_narrow_bracket_rounds_to_what_it_supports(x, low, high, said):
     assert crossing_about(x, low, high) == said
     found = Crossover(CrossKind.CROSSES, x, (low, high), (low, high), span=(low, high))
@@ -177,9 +227,11 @@ def test_the_chart_rule_prints_the_sentences_value():
     pytest.importorskip("altair")
     from lib.charts.provenance import CurveAxes, curve_chart
 
-    rows = [{"series": s, "batch_size": b, "epoch_s": t, "iqr_s": 0.0, "steps_per_epoch": 1, "origin": "recorded"}
-            for s, ts in (("CPU · M (recorded)", (1.0, 2.0, 4.0)), ("GPU · M (recorded)", (3.0, 2.5, 1.0)))
-            for b, t in zip((256, 512, 1024), ts)]
+    rows = [
+        {"series": s, "batch_size": b, "epoch_s": t, "iqr_s": 0.0, "steps_per_epoch": 1, "origin": "recorded"}
+        for s, ts in (("CPU · M (recorded)", (1.0, 2.0, 4.0)), ("GPU · M (recorded)", (3.0, 2.5, 1.0)))
+        for b, t in zip((256, 512, 1024), ts)
+    ]
     chart = curve_chart(rows, CurveAxes("batch_size"), crossover=(512.0, 1024.0, 683.4)).to_dict()
     found = Crossover(CrossKind.CROSSES, 683.4, (512, 1024), (512, 1024), span=(256, 1024))
     assert chart["datasets"]["crossover"][0]["label"] == f"crossover ≈ {likely_about(found)}" == "crossover ≈ 700"
@@ -195,11 +247,24 @@ def test_machines_chart_rule_prints_the_sentences_value():
     from lib.lessons.your_results.compare import compare_machines, crossover_lines
 
     def row(x, device, t):
-        return {"workload": "toy", "batch_size": x, "device": device, "median_s": t, "iqr_s": t / 100, "repeats": 5,
-                "status": "ok", "message": "", "swept": "batch_size", "machine": "M"}
+        return {
+            "workload": "toy",
+            "batch_size": x,
+            "device": device,
+            "median_s": t,
+            "iqr_s": t / 100,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+            "swept": "batch_size",
+            "machine": "M",
+        }
 
-    rows = [row(x, d, t) for x, c, g in ((256, 1.0, 3.0), (512, 2.0, 2.5), (1024, 4.0, 1.0))
-            for d, t in (("cpu", c), ("cuda:0", g))]
+    rows = [
+        row(x, d, t)
+        for x, c, g in ((256, 1.0, 3.0), (512, 2.0, 2.5), (1024, 4.0, 1.0))
+        for d, t in (("cpu", c), ("cuda:0", g))
+    ]
     [comp] = compare_machines(rows)
     [line] = crossover_lines(comp)
     about = likely_about(comp.crossovers["M"])

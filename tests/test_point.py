@@ -11,8 +11,9 @@ from lib.core.point import COUNT_FIELDS, NOTE_FIELDS, Frozen, Point, rows_of
 from lib.core.rows import Origin, Status, is_ok
 
 RECORDED = Path(__file__).resolve().parent.parent / "lib" / "recorded"
-PACKS = sorted(p for pattern in ("**/*.json", "**/*.json.gz") for p in RECORDED.glob(pattern)
-               if "timelines" not in p.parts)  # timelines/ hold traces of steps, not rows
+PACKS = sorted(
+    p for pattern in ("**/*.json", "**/*.json.gz") for p in RECORDED.glob(pattern) if "timelines" not in p.parts
+)  # timelines/ hold traces of steps, not rows
 
 
 def test_the_round_trip_covers_the_shipped_packs():
@@ -35,20 +36,48 @@ def test_every_shipped_row_comes_back_whole_from_a_point(path):
 
 
 def test_a_point_reads_its_row_into_types():
-    row = {"workload": "mlp", "batch_size": 64, "device": "cuda:0", "median_s": 1e-3, "iqr_s": 1e-5, "repeats": 40,
-           "status": "ok", "message": "", "origin": "live", "machine": "NVIDIA H200 (2026-11-21)", "flops": 2e9,
-           "kernels": 120.0, "phase_transfer_s": 2e-4, "note": "warm", "swept": "batch_size", "epoch_s": 0.5}
+    row = {
+        "workload": "mlp",
+        "batch_size": 64,
+        "device": "cuda:0",
+        "median_s": 1e-3,
+        "iqr_s": 1e-5,
+        "repeats": 40,
+        "status": "ok",
+        "message": "",
+        "origin": "live",
+        "machine": "NVIDIA H200 (2026-11-21)",
+        "flops": 2e9,
+        "kernels": 120.0,
+        "phase_transfer_s": 2e-4,
+        "note": "warm",
+        "swept": "batch_size",
+        "epoch_s": 0.5,
+    }
     point = Point.from_row(row)
     assert point.status is Status.OK and point.origin is Origin.LIVE and point.origin_text is None
     assert point.settings == {"batch_size": 64} and point.phases == {"transfer": 2e-4}
     assert point.counts.flops == 2e9 and point.counts.kernels == 120.0 and point.notes.note == "warm"
-    assert point.machine == "NVIDIA H200 (2026-11-21)" and point.day == "2026-11-21" and point.swept == "batch_size" and point.epoch_s == 0.5
+    assert (
+        point.machine == "NVIDIA H200 (2026-11-21)"
+        and point.day == "2026-11-21"
+        and point.swept == "batch_size"
+        and point.epoch_s == 0.5
+    )
     assert point.to_row() == row and list(point.to_row())[:3] == ["workload", "batch_size", "device"]
 
 
 def test_an_origin_that_names_no_origin_is_kept_as_text():
-    row = {"workload": "mlp", "device": "cpu", "median_s": None, "iqr_s": None, "repeats": 0, "status": "error",
-           "message": "bad", "origin": "scripts/seed_experiments.py"}
+    row = {
+        "workload": "mlp",
+        "device": "cpu",
+        "median_s": None,
+        "iqr_s": None,
+        "repeats": 0,
+        "status": "error",
+        "message": "bad",
+        "origin": "scripts/seed_experiments.py",
+    }
     point = Point.from_row(row)
     assert point.origin is None and point.origin_text == "scripts/seed_experiments.py" and not point.ok
     assert point.machine is None and point.day is None
@@ -71,5 +100,10 @@ def test_refused_clears_the_time_and_says_why():
     assert measured.ok
     skipped = measured.refused(Status.SKIPPED, "over the cap")
     assert (skipped.median_s, skipped.iqr_s, skipped.repeats, skipped.status, skipped.message) == (
-        None, None, 0, Status.SKIPPED, "over the cap")
+        None,
+        None,
+        0,
+        Status.SKIPPED,
+        "over the cap",
+    )
     assert rows_of([skipped]) == [skipped.to_row()]

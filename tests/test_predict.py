@@ -35,8 +35,14 @@ def flat():
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lib", "predict", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "lib", "predict", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,28 +63,44 @@ def one_line_error(out: subprocess.CompletedProcess) -> str:
 def test_help_says_what_model_and_shape_accept():
     out = cli("--help")
     assert out.returncode == 0
-    for words in ("MODEL", "mlp, cnn, transformer", "torchvision:NAME", "file.py:factory", "SHAPE", "3x224x224",
-                  "128x512", "--no-live", "--json", "examples:"):
+    for words in (
+        "MODEL",
+        "mlp, cnn, transformer",
+        "torchvision:NAME",
+        "file.py:factory",
+        "SHAPE",
+        "3x224x224",
+        "128x512",
+        "--no-live",
+        "--json",
+        "examples:",
+    ):
         assert words in out.stdout
 
 
-@pytest.mark.parametrize("args, said", [
-    (("cnn", "--input", "3xx2"), "--input '3xx2': expected one sample's shape"),
-    (("nosuch",), "unknown model 'nosuch'"),
-    (("nowhere/net.py:make_net", "--input", "3x8x8"), "no file nowhere/net.py"),
-    (("cnn", "--over", "depth=1,2"), "sweeps the batch size only"),
-    (("cnn", "--input", "3x64x64"), "a CNN sample is 3x32x32"),
-    (("cnn", "--set", "channels=0"), "channels: 0 is below the minimum"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("cnn", "--input", "3xx2"), "--input '3xx2': expected one sample's shape"),
+        (("nosuch",), "unknown model 'nosuch'"),
+        (("nowhere/net.py:make_net", "--input", "3x8x8"), "no file nowhere/net.py"),
+        (("cnn", "--over", "depth=1,2"), "sweeps the batch size only"),
+        (("cnn", "--input", "3x64x64"), "a CNN sample is 3x32x32"),
+        (("cnn", "--set", "channels=0"), "channels: 0 is below the minimum"),
+    ],
+)
 def test_bad_input_is_one_line_before_anything_runs(args, said):
     assert said in one_line_error(cli(*args))
 
 
-@pytest.mark.parametrize("factory, shape, said", [
-    ("make_nett", "3x8x8", "has no function make_nett (it defines flat, make_net, not_a_module)"),
-    ("not_a_module", "3x8x8", "not_a_module() returned int, not a torch.nn.Module"),
-    ("flat", "3x9x9", "flat does not take samples of shape 3x9x9"),
-])
+@pytest.mark.parametrize(
+    "factory, shape, said",
+    [
+        ("make_nett", "3x8x8", "has no function make_nett (it defines flat, make_net, not_a_module)"),
+        ("not_a_module", "3x8x8", "not_a_module() returned int, not a torch.nn.Module"),
+        ("flat", "3x9x9", "flat does not take samples of shape 3x9x9"),
+    ],
+)
 def test_a_model_file_that_cannot_be_predicted_is_one_line(model_file, factory, shape, said):
     assert said in one_line_error(cli(f"{model_file}:{factory}", "--input", shape))
 
@@ -95,8 +117,16 @@ def test_an_unwritable_json_path_is_refused_up_front(tmp_path):
 @pytest.mark.slow
 def test_a_model_file_is_predicted_on_every_recorded_gpu(model_file, tmp_path):
     out_file = tmp_path / "p.json"
-    out = cli(f"{model_file}:make_net", "--input", "3x16x16", "--over", "batch_size=1,16,256", "--no-live",
-              "--json", str(out_file))
+    out = cli(
+        f"{model_file}:make_net",
+        "--input",
+        "3x16x16",
+        "--over",
+        "batch_size=1,16,256",
+        "--no-live",
+        "--json",
+        str(out_file),
+    )
     assert out.returncode == 0, out.stderr
     assert "GPU H200 (NVIDIA H200" in out.stdout and "GPU H100 (NVIDIA H100" in out.stdout
     assert "CPU: not measured (--no-live" in out.stdout
@@ -119,8 +149,19 @@ def test_a_model_file_is_predicted_on_every_recorded_gpu(model_file, tmp_path):
 @pytest.mark.slow
 def test_live_cpu_places_the_crossover(model_file, tmp_path):
     out_file = tmp_path / "p.json"
-    out = cli(f"{model_file}:make_net", "--input", "3x8x8", "--over", "batch_size=1,4", "--cpu-budget", "30",
-              "--threads", "1", "--json", str(out_file))
+    out = cli(
+        f"{model_file}:make_net",
+        "--input",
+        "3x8x8",
+        "--over",
+        "batch_size=1,4",
+        "--cpu-budget",
+        "30",
+        "--threads",
+        "1",
+        "--json",
+        str(out_file),
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out_file.read_text())
     points = data["cpu"]["points"]
@@ -141,8 +182,9 @@ def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_pat
     from lib.workloads import vision
 
     out_file = tmp_path / "p.json"
-    out = cli("torchvision:resnet18", "--input", "3x64x64", "--over", "batch_size=16,64", "--no-live",
-              "--json", str(out_file))
+    out = cli(
+        "torchvision:resnet18", "--input", "3x64x64", "--over", "batch_size=16,64", "--no-live", "--json", str(out_file)
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ResNet-18: one training step")
     h200 = next(g for g in json.loads(out_file.read_text())["gpus"] if g["gpu"] == "H200")
@@ -151,8 +193,12 @@ def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_pat
     family = vision.FAMILY.pick(model="resnet18")
     table = T.tables(pack, machine_text(pack["machine"]), family)["cuda"]
     for p in h200["points"]:
-        page = T.point(T.View(family=family, batch_size=p["batch_size"], image_size=64), table, "cuda:0",
-                       machine_text(pack["machine"]))
+        page = T.point(
+            T.View(family=family, batch_size=p["batch_size"], image_size=64),
+            table,
+            "cuda:0",
+            machine_text(pack["machine"]),
+        )
         assert page is not None and p["step_s"] == pytest.approx(page["median_s"]) and p["origin"] == page["origin"]
 
 
@@ -171,6 +217,7 @@ def test_a_function_in_process_is_predicted_as_the_file_is(model_file):
     import importlib.util
 
     from lib.lessons.predict import predict
+
     spec = importlib.util.spec_from_file_location("my_net_in_process", model_file)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -189,8 +236,9 @@ def test_the_notebook_predicts_a_model_defined_in_a_cell(tmp_path, monkeypatch):
     notebook = nbformat.read(ROOT / "notebooks" / "predict_your_model.ipynb", as_version=4)
     nbformat.validate(notebook)
     assert all(not c.get("outputs") for c in notebook.cells if c.cell_type == "code")  # shipped without outputs
-    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     printed = "\n".join(str(o.get("text", "")) for c in notebook.cells if c.cell_type == "code" for o in c.outputs)
     assert printed.count("make_net: one training step") == 1
     assert "GPU H200 (" in printed and "GPU H100 (" in printed and "CPU: not measured (--no-live" in printed

@@ -35,9 +35,17 @@ from view_checks import (
 SEED = 23
 # 320 views (at least 20 a page: issue 37 holds each answer to 30 words at 20 random views of every page); 305
 # took 2 min 41 s for the whole module on the 2-core development box (shared), a third of it Training
-VIEWS = {"pages/home.py": 20, "pages/training.py": 80, "pages/jacobian.py": 40, "pages/timing_pitfalls.py": 40,
-         "pages/data_pipeline.py": 40, "pages/seed_cases.py": 30, "pages/multi_gpu.py": 30,
-         "pages/your_results.py": 20, "pages/gallery.py": 20}
+VIEWS = {
+    "pages/home.py": 20,
+    "pages/training.py": 80,
+    "pages/jacobian.py": 40,
+    "pages/timing_pitfalls.py": 40,
+    "pages/data_pipeline.py": 40,
+    "pages/seed_cases.py": 30,
+    "pages/multi_gpu.py": 30,
+    "pages/your_results.py": 20,
+    "pages/gallery.py": 20,
+}
 
 # The defects the checkers find today, one line each (what the words say that the chart does not, and whose words
 # they are). Views that show one are xfail(strict=True) in KNOWN below: flip them once their owner fixes it.
@@ -61,21 +69,30 @@ def page(texts: list[str], rows: list[dict], series: list[str], query: dict[str,
 
 CPU, GPU = "CPU · this server (live)", "GPU · H200 (recorded)"
 CURVES = [{"x": x, "t": t, "series": CPU, "note": "measured live"} for x, t in ((1, 1.13), (8, 2.27), (64, 9.37))] + [
-    {"x": x, "t": t, "series": GPU, "note": "recorded on NVIDIA H200 (2026-11-21)"} for x, t in ((1, 5.03), (8, 5.11),
-                                                                                             (64, 6.41))]
+    {"x": x, "t": t, "series": GPU, "note": "recorded on NVIDIA H200 (2026-11-21)"}
+    for x, t in ((1, 5.03), (8, 5.11), (64, 6.41))
+]
 
 
 def test_numbers_must_be_on_the_chart_a_ratio_of_it_or_a_setting():
-    good = page([f"At batch size 64: **{CPU}** takes 9.37 ms against 6.41 ms on **{GPU}**, 1.46× as long; at 8 it takes 2.27 ms "
-                 "(16 steps per epoch of 1,024 rows).", "1 thread, 3 points."], CURVES, [CPU, GPU],
-                {"batch_size": "64", "dataset_size": "1024"})
+    good = page(
+        [
+            f"At batch size 64: **{CPU}** takes 9.37 ms against 6.41 ms on **{GPU}**, 1.46× as long; at 8 it takes 2.27 ms "
+            "(16 steps per epoch of 1,024 rows).",
+            "1 thread, 3 points.",
+        ],
+        CURVES,
+        [CPU, GPU],
+        {"batch_size": "64", "dataset_size": "1024"},
+    )
     assert numbers_on_chart(good) == []
     worked = page(["400 × 300 = 120,000 passes; (400 × 300)² = 14,400,000,000 numbers."], CURVES, [CPU, GPU])
     assert numbers_on_chart(worked) == []
     bad = page([f"At batch size 64: **{CPU}** takes 9.37 ms against 7.82 ms, 2.91× as long."], CURVES, [CPU, GPU])
     assert [f.why.split(" is on")[0] for f in numbers_on_chart(bad)] == ["7.82 ms", "2.91 ×"]
-    stated = page(["The profiler made this step 7.93× slower (1.46 ms against 184 µs timed without it)."],
-                  CURVES, [CPU, GPU])
+    stated = page(
+        ["The profiler made this step 7.93× slower (1.46 ms against 184 µs timed without it)."], CURVES, [CPU, GPU]
+    )
     whys = [f.why.split(" is on")[0] for f in numbers_on_chart(stated)]
     assert "1.46 ms" in whys and not any(w.endswith("×") for w in whys)  # each time is checked, not their ratio
 
@@ -85,12 +102,19 @@ def test_a_sentence_naming_a_curve_may_quote_only_that_curves_points_a_ratio_or_
     rejected in a sentence that names only this one, and passes where the sentence names both."""
     other = page([f"At batch size 64: **{GPU}** takes 9.37 ms."], CURVES, [CPU, GPU])  # 9.37 ms is the CPU's
     assert [f.why for f in numbers_on_chart(other)] == [
-        f"9.37 ms is on no point of {GPU}, nor a ratio of two of the page's values, nor a setting"]
-    both = page([f"At batch size 64: **{GPU}** takes 6.41 ms against 9.37 ms on **{CPU}**: it saves 2.96 ms."],
-                CURVES, [CPU, GPU])
+        f"9.37 ms is on no point of {GPU}, nor a ratio of two of the page's values, nor a setting"
+    ]
+    both = page(
+        [f"At batch size 64: **{GPU}** takes 6.41 ms against 9.37 ms on **{CPU}**: it saves 2.96 ms."],
+        CURVES,
+        [CPU, GPU],
+    )
     assert numbers_on_chart(both) == []
-    ratio = page([f"At batch size 64: **{GPU}** takes 6.41 ms, 5.67× the CPU's time at batch size 1 (batch 64)."],
-                 CURVES, [CPU, GPU])
+    ratio = page(
+        [f"At batch size 64: **{GPU}** takes 6.41 ms, 5.67× the CPU's time at batch size 1 (batch 64)."],
+        CURVES,
+        [CPU, GPU],
+    )
     assert numbers_on_chart(ratio) == []  # 6.41 / 1.13: a ratio of two values on the page; 64: a setting
     unnamed = page(["At batch size 64 the GPU takes 9.37 ms."], CURVES, [CPU, GPU])
     assert numbers_on_chart(unnamed) == []  # names no curve: read against the whole page, as before
@@ -101,14 +125,21 @@ def test_a_sentence_naming_a_curve_may_quote_only_that_curves_points_a_ratio_or_
 
 
 def test_a_chart_of_no_named_curve_is_read_whole_and_one_of_many_marks_by_its_totals():
-    events = [{"lane": "CPU: thread", "kind": "operator", "start_us": 10.0 * i + 3, "end_us": 10.0 * i + 9.5}
-              for i in range(30)]
+    events = [
+        {"lane": "CPU: thread", "kind": "operator", "start_us": 10.0 * i + 3, "end_us": 10.0 * i + 9.5}
+        for i in range(30)
+    ]
     speedup = [{"x": 64, "speedup": 1.46}]
-    reading = Reading("pages/hand_made.py", {"batch_size": "64"}, [
-        f"**{CPU}**: the profiled step lasts 299.5 µs, 195 µs of it running operators; at batch size 64 the GPU "
-        "is 1.46× as fast.",
-        f"**{CPU}**: one operator starts at 123 µs."], [Chart(CURVES, [CPU, GPU]), Chart(events, ["operator"]),
-                                                        Chart(speedup, [])])
+    reading = Reading(
+        "pages/hand_made.py",
+        {"batch_size": "64"},
+        [
+            f"**{CPU}**: the profiled step lasts 299.5 µs, 195 µs of it running operators; at batch size 64 the GPU "
+            "is 1.46× as fast.",
+            f"**{CPU}**: one operator starts at 123 µs.",
+        ],
+        [Chart(CURVES, [CPU, GPU]), Chart(events, ["operator"]), Chart(speedup, [])],
+    )
     assert [f.why.split(" is on")[0] for f in numbers_on_chart(reading)] == ["123 µs"]  # an event, not a total
     lenient = Reading(reading.page, reading.query, ["One operator starts at 123 µs."], reading.charts)
     assert numbers_on_chart(lenient) == []
@@ -130,29 +161,50 @@ def test_hollow_points_may_be_pointed_at_only_where_a_chart_draws_them():
 
 
 def test_a_crossover_must_lie_between_two_plotted_points_where_the_curves_swap():
-    good = page([f"**{GPU}** catches up with **{CPU}** between batch size 8 and 64; most likely at about 30."],
-                CURVES, [CPU, GPU])
+    good = page(
+        [f"**{GPU}** catches up with **{CPU}** between batch size 8 and 64; most likely at about 30."],
+        CURVES,
+        [CPU, GPU],
+    )
     assert crossovers_between_swaps(good) == []
-    no_swap = page([f"**{GPU}** catches up with **{CPU}** between batch size 1 and 8; most likely at about 4."],
-                   CURVES, [CPU, GPU])
+    no_swap = page(
+        [f"**{GPU}** catches up with **{CPU}** between batch size 1 and 8; most likely at about 4."], CURVES, [CPU, GPU]
+    )
     assert [f.why for f in crossovers_between_swaps(no_swap)] == [
-        "'between batch size 1 and 8; most likely at about 4': the curves do not swap order between 1 and 8"]
-    not_plotted = page([f"**{GPU}** catches up with **{CPU}** between batch size 8 and 32; most likely at about 90."],
-                       CURVES, [CPU, GPU])
+        "'between batch size 1 and 8; most likely at about 4': the curves do not swap order between 1 and 8"
+    ]
+    not_plotted = page(
+        [f"**{GPU}** catches up with **{CPU}** between batch size 8 and 32; most likely at about 90."],
+        CURVES,
+        [CPU, GPU],
+    )
     assert "are not points both curves draw" in crossovers_between_swaps(not_plotted)[0].why
-    outside = page([f"**{GPU}** catches up with **{CPU}** between batch size 8 and 64; most likely at about 90."],
-                   CURVES, [CPU, GPU])
+    outside = page(
+        [f"**{GPU}** catches up with **{CPU}** between batch size 8 and 64; most likely at about 90."],
+        CURVES,
+        [CPU, GPU],
+    )
     assert "outside its span" in crossovers_between_swaps(outside)[0].why
 
 
 def test_two_sentences_of_a_page_must_not_contradict():
-    good = page([f"**{GPU}** catches up with **{CPU}** between batch size 8 and 64; most likely at about 30.",
-                 f"At batch size 64: **{GPU}** is faster: 6.41 ms against 9.37 ms on {CPU}, 1.46× as fast."],
-                CURVES, [CPU, GPU])
+    good = page(
+        [
+            f"**{GPU}** catches up with **{CPU}** between batch size 8 and 64; most likely at about 30.",
+            f"At batch size 64: **{GPU}** is faster: 6.41 ms against 9.37 ms on {CPU}, 1.46× as fast.",
+        ],
+        CURVES,
+        [CPU, GPU],
+    )
     assert no_contradictions(good) == []
-    every = page([f"**{GPU}** is faster than **{CPU}** at every batch size both curves have, from 1 to 64.",
-                  f"At batch size 1: **{CPU}** is faster: 1.13 ms against 5.03 ms on {GPU}, 4.45× as fast."],
-                 CURVES, [CPU, GPU])
+    every = page(
+        [
+            f"**{GPU}** is faster than **{CPU}** at every batch size both curves have, from 1 to 64.",
+            f"At batch size 1: **{CPU}** is faster: 1.13 ms against 5.03 ms on {GPU}, 4.45× as fast.",
+        ],
+        CURVES,
+        [CPU, GPU],
+    )
     assert [f.checker for f in no_contradictions(every)] == ["contradictions"]
     no_curve = page(["Measured live on this server just now: There is no GPU curve on screen."], CURVES, [CPU, GPU])
     assert "no GPU curve" in no_contradictions(no_curve)[0].why
@@ -161,8 +213,16 @@ def test_two_sentences_of_a_page_must_not_contradict():
 def test_a_curve_of_two_recording_days_is_rejected():
     """Issue 37 (F): the H100 curve stitched 2026-11-24's exact points onto 2026-11-23's grid."""
     note = "recorded on NVIDIA H100 80GB HBM3 ({})"
-    two = [{"x": 1, "t": 1.0, "series": GPU, "origin": "recorded", "note": note.format("2026-11-24")},
-           {"x": 2, "t": 1.1, "series": GPU, "origin": "derived", "note": "derived: 4 steps of the 1-row step " + note.format("2026-11-23")}]
+    two = [
+        {"x": 1, "t": 1.0, "series": GPU, "origin": "recorded", "note": note.format("2026-11-24")},
+        {
+            "x": 2,
+            "t": 1.1,
+            "series": GPU,
+            "origin": "derived",
+            "note": "derived: 4 steps of the 1-row step " + note.format("2026-11-23"),
+        },
+    ]
     assert [f.checker for f in one_day_per_curve(page([], two, [GPU]))] == ["one day"]
     two[0]["note"] += "; drawn: the NVIDIA H100 80GB HBM3 (2026-11-23) recording, as the rest of its curve"
     assert one_day_per_curve(page([], two, [GPU])) == []
@@ -170,11 +230,20 @@ def test_a_curve_of_two_recording_days_is_rejected():
 
 def test_a_gap_of_2x_called_too_close_is_rejected():
     """Issue 37 (A): '5.78 s per epoch and GPU … 865 ms, but … not believed, so too close to call' (6.7x)."""
-    bad = page([f"At batch size 1: **{CPU}** takes 5.78 s per epoch and **{GPU}** 865 ms, but the point is not "
-                "believed, so too close to call."], CURVES, [CPU, GPU])
+    bad = page(
+        [
+            f"At batch size 1: **{CPU}** takes 5.78 s per epoch and **{GPU}** 865 ms, but the point is not "
+            "believed, so too close to call."
+        ],
+        CURVES,
+        [CPU, GPU],
+    )
     assert [f.checker for f in never_close_at_2x(bad)] == ["too close"]
-    good = page([f"At batch size 1: **{CPU}** takes 1.13 ms per epoch and **{GPU}** 1.6 ms: too close to call."],
-                CURVES, [CPU, GPU])
+    good = page(
+        [f"At batch size 1: **{CPU}** takes 1.13 ms per epoch and **{GPU}** 1.6 ms: too close to call."],
+        CURVES,
+        [CPU, GPU],
+    )
     assert never_close_at_2x(good) == []
 
 
@@ -222,10 +291,19 @@ def view_id(page_path: str, i: int) -> str:
 
 # the first EVERYDAY views of each page run in the everyday loop (-m "not slow"); the rest are marked slow
 EVERYDAY = 2
-CASES = [pytest.param(p, i, id=view_id(p, i), marks=([pytest.mark.xfail(strict=True, reason="; ".join(KNOWN[view_id(p, i)]))]
-                                                    if view_id(p, i) in KNOWN else [])
-                      + ([pytest.mark.slow] if i >= EVERYDAY else []))
-         for p, n in VIEWS.items() for i in range(n)]
+CASES = [
+    pytest.param(
+        p,
+        i,
+        id=view_id(p, i),
+        marks=(
+            [pytest.mark.xfail(strict=True, reason="; ".join(KNOWN[view_id(p, i)]))] if view_id(p, i) in KNOWN else []
+        )
+        + ([pytest.mark.slow] if i >= EVERYDAY else []),
+    )
+    for p, n in VIEWS.items()
+    for i in range(n)
+]
 
 
 def test_at_least_300_views_over_every_page():
@@ -255,8 +333,11 @@ def test_the_draw_offers_every_switch_mode_and_gpu(live_cpu, page_path):
 def test_draw_view_is_seeded_and_picks_only_offered_values():
     from random_views import Setting
 
-    settings = [Setting("batch_size", "select_slider", ["1", "8", "64"]), Setting("on", "toggle", ["true", "false"]),
-                Setting("methods", "pills", ["loop", "vmap"])]
+    settings = [
+        Setting("batch_size", "select_slider", ["1", "8", "64"]),
+        Setting("on", "toggle", ["true", "false"]),
+        Setting("methods", "pills", ["loop", "vmap"]),
+    ]
     one = [draw_view(random.Random(5), settings) for _ in range(3)]
     assert one == [draw_view(random.Random(5), settings) for _ in range(3)]
     for view in one:

@@ -34,7 +34,12 @@ def test_one_memory_cap_replaces_each_jobs_own_and_reaches_every_job(record_pack
     assert lines and all(line.count("--memory-cap-gb") == 1 and line.endswith("--memory-cap-gb 60") for line in lines)
     timing = next(line for line in lines if "h200_timing.json.gz" in line)
     assert "size=64,128,256,512,1024,2048,4096,8192,16384" in timing  # the H200's 16,384 is no longer refused
-    assert record_packs.with_memory_cap(["x", "--memory-cap-gb", "2.7", "y"], None) == ["x", "--memory-cap-gb", "2.7", "y"]
+    assert record_packs.with_memory_cap(["x", "--memory-cap-gb", "2.7", "y"], None) == [
+        "x",
+        "--memory-cap-gb",
+        "2.7",
+        "y",
+    ]
 
 
 def test_the_default_sweeps_are_the_shipped_packs_one_dimensional_sweeps(record_packs, monkeypatch, capsys):
@@ -61,7 +66,9 @@ def test_a_compile_job_saves_every_point(record_packs, monkeypatch, capsys):
     assert sum("--over depth=1,12 " in line for line in lines) == 2
     lines = listed(record_packs, monkeypatch, capsys, "--jobs", "training_compile", "--exclude", "training_compile_max")
     assert [line.split("mode=")[1].split()[0] for line in lines] == [m for m in compiled if "max" not in m]
-    assert all("--save-every 50 " in line for line in listed(record_packs, monkeypatch, capsys, "--jobs", "training_gpu"))
+    assert all(
+        "--save-every 50 " in line for line in listed(record_packs, monkeypatch, capsys, "--jobs", "training_gpu")
+    )
 
 
 def test_the_data_pipeline_jobs_save_often_so_a_cut_off_call_keeps_its_rows(record_packs, monkeypatch, capsys):
@@ -103,22 +110,38 @@ def test_no_gpu_point_on_screen_was_refused_under_the_small_servers_memory_cap()
     for source in gpu_sources(packs):
         for row in source_pack(source, packs)["rows"]:
             cap = re.search(r"more than the ([\d.]+) GB memory cap", str(row.get("message", "")))
-            if is_cuda(str(row.get("device", ""))) and row.get("status") == Status.SKIPPED and cap \
-                    and float(cap.group(1)) <= SMALL_SERVER_CAP_GB:
-                refused.append((source.label, row.get("workload"), row.get("size"), row.get("dtype"), row.get("sync"),
-                                row.get("transfer")))
+            if (
+                is_cuda(str(row.get("device", "")))
+                and row.get("status") == Status.SKIPPED
+                and cap
+                and float(cap.group(1)) <= SMALL_SERVER_CAP_GB
+            ):
+                refused.append(
+                    (
+                        source.label,
+                        row.get("workload"),
+                        row.get("size"),
+                        row.get("dtype"),
+                        row.get("sync"),
+                        row.get("transfer"),
+                    )
+                )
     assert not refused, refused
 
 
-def test_each_new_family_has_its_coarse_grid_in_three_modes_profiled_and_the_small_servers_cpu(record_packs,
-                                                                                              monkeypatch, capsys):
+def test_each_new_family_has_its_coarse_grid_in_three_modes_profiled_and_the_small_servers_cpu(
+    record_packs, monkeypatch, capsys
+):
     """Issue 38: the CNN and the Transformer over 5 batches x 2 widths x 2 depths, each torchvision network at
     3 batch sizes (two image sizes), in eager, one CUDA graph and torch.compile (every point saved), profiled
     after timing; and the same points on a small server's CPU, at 1 thread within the live page's limits."""
     lines = listed(record_packs, monkeypatch, capsys, "--jobs", "cnn_,transformer_,torchvision_")
     gpu = [line for line in lines if "--devices cuda " in line]
-    families = ("sweep cnn ", "sweep transformer ", *(f"--set model={n} " for n in ("resnet18", "mobilenet_v3_small",
-                                                                                    "vit_tiny")))
+    families = (
+        "sweep cnn ",
+        "sweep transformer ",
+        *(f"--set model={n} " for n in ("resnet18", "mobilenet_v3_small", "vit_tiny")),
+    )
     for family in families:
         mine = [line for line in gpu if family in line]
         assert sorted(line.split("--set mode=")[1].split()[0] for line in mine) == ["compile", "cuda_graph", "eager"]

@@ -16,8 +16,11 @@ MLP = get_workload("mlp")
 
 
 def sweep(**budgets) -> LiveRequest:
-    return LiveRequest.of(live_sweep, LiveSweep(MLP, "batch_size", [8, 32], {"hidden_width": 16}, ["cpu"], current=32),
-                          LiveBudget(num_threads=1, **budgets))
+    return LiveRequest.of(
+        live_sweep,
+        LiveSweep(MLP, "batch_size", [8, 32], {"hidden_width": 16}, ["cpu"], current=32),
+        LiveBudget(num_threads=1, **budgets),
+    )
 
 
 def test_two_requests_differing_only_in_a_budget_are_two_keys():

@@ -34,9 +34,19 @@ def test_streamlit_reads_no_gc_after_every_run_from_the_repo_config():
     # a full gc.collect() after each run walks every object the server holds (0.05-0.15 s on one CPU);
     # read as Streamlit reads it, from the repo's .streamlit/config.toml, so a misspelt key fails here
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
-    done = subprocess.run([sys.executable, "-c", "from streamlit import config; config.get_config_options(force_reparse=True); "
-                           "print(config.get_option('runner.postScriptGC'))"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from streamlit import config; config.get_config_options(force_reparse=True); "
+            "print(config.get_option('runner.postScriptGC'))",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.stdout.strip().splitlines()[-1] == "False", done.stderr[-2000:]
 
 
@@ -51,8 +61,9 @@ def test_a_curve_is_read_once_per_view_and_table_and_each_caller_gets_its_own_ro
     first[0]["epoch_s"] = -1.0  # a caller changing its rows changes nobody else's
     again = T.curve(view, gpu_table, "cuda:0", "m")
     assert len(calls) == read  # looked up, not read again
-    assert again[0]["epoch_s"] > 0 and again == [real_point(view.at(r["batch_size"]), gpu_table, "cuda:0", "m")
-                                                  for r in again]
+    assert again[0]["epoch_s"] > 0 and again == [
+        real_point(view.at(r["batch_size"]), gpu_table, "cuda:0", "m") for r in again
+    ]
     T.curve(T.View(hidden_width=96, mode="fused"), gpu_table, "cuda:0", "m")
     assert len(calls) == 2 * read  # another view is read anew
 
@@ -91,8 +102,14 @@ print(json.dumps({"spec": charts[0].proto.spec, "text": [m.value for m in at.mar
 def home_in_a_fresh_process(cache: Path, how: str) -> dict:
     env = {**os.environ, "GPUWIN_CACHE_DIR": str(cache)}
     env.pop("GPUWIN_RECORDED_DIR", None)
-    done = subprocess.run([sys.executable, "-c", HOME_IN_A_FRESH_PROCESS, how], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", HOME_IN_A_FRESH_PROCESS, how],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -87,8 +87,14 @@ def test_bad_settings_become_error_points_not_exceptions():
 def test_time_budget_keeps_unreached_points_as_skipped():
     progress = []
     points = run_sweep(
-        MLP, "batch_size", [1, 2, 4, 8, 16, 32], {"dataset_size": 64}, ["cpu"],
-        point_budget_s=0.1, total_budget_s=0.3, with_phases=False,
+        MLP,
+        "batch_size",
+        [1, 2, 4, 8, 16, 32],
+        {"dataset_size": 64},
+        ["cpu"],
+        point_budget_s=0.1,
+        total_budget_s=0.3,
+        with_phases=False,
         progress=lambda f, m: progress.append((f, m)),
     )
     assert len(points) == 6
@@ -132,12 +138,29 @@ def test_refusals_come_in_order_and_keep_the_estimates():
         calls.append(settings["batch_size"])
         return "refused by the hook" if settings["batch_size"] == 8 else None
 
-    points = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64, "hidden_width": 4096, "depth": 8}, ["cpu"],
-                       point_budget_s=0.02, memory_cap_gb=0.1, refuse=refuse)
+    points = run_sweep(
+        MLP,
+        "batch_size",
+        [4, 8],
+        {"dataset_size": 64, "hidden_width": 4096, "depth": 8},
+        ["cpu"],
+        point_budget_s=0.02,
+        memory_cap_gb=0.1,
+        refuse=refuse,
+    )
     assert [p.status for p in points] == [Status.SKIPPED, Status.SKIPPED]
     assert all("memory cap" in p.message for p in points) and calls == []  # memory is asked before the hook
-    points = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64}, ["cpu"], point_budget_s=0.02, refuse=refuse,
-                       with_phases=False, origin=Origin.LIVE)
+    points = run_sweep(
+        MLP,
+        "batch_size",
+        [4, 8],
+        {"dataset_size": 64},
+        ["cpu"],
+        point_budget_s=0.02,
+        refuse=refuse,
+        with_phases=False,
+        origin=Origin.LIVE,
+    )
     assert [p.status for p in points] == [Status.OK, Status.SKIPPED] and points[1].message == "refused by the hook"
     assert points[1].counts.flops > 0 and points[1].counts.peak_memory_estimate_bytes > 0
     assert all(p.origin is Origin.LIVE and p.swept == "batch_size" for p in points)
@@ -146,8 +169,16 @@ def test_refusals_come_in_order_and_keep_the_estimates():
 @pytest.mark.slow
 def test_on_point_sees_every_point_as_it_is_made():
     seen = []
-    points = run_sweep(MLP, "batch_size", [4, 8], {"dataset_size": 64}, ["cpu"], point_budget_s=0.02,
-                       with_phases=False, on_point=seen.append)
+    points = run_sweep(
+        MLP,
+        "batch_size",
+        [4, 8],
+        {"dataset_size": 64},
+        ["cpu"],
+        point_budget_s=0.02,
+        with_phases=False,
+        on_point=seen.append,
+    )
     assert [p.settings["batch_size"] for p in seen] == [4, 8] and seen == points
 
 
@@ -157,8 +188,16 @@ def test_profiles_come_after_every_timing_of_a_sweep(timing_events):
     import lib.core.sweep as sweep_module
     from lib.workloads import get_workload
 
-    points = sweep_module.run_sweep(get_workload("matmul"), "size", [64, 128, 256], {}, ["cpu"], point_budget_s=0.02,
-                                    with_phases=False, with_profile=True)
+    points = sweep_module.run_sweep(
+        get_workload("matmul"),
+        "size",
+        [64, 128, 256],
+        {},
+        ["cpu"],
+        point_budget_s=0.02,
+        with_phases=False,
+        with_profile=True,
+    )
     assert timing_events == ["time"] * 3 + ["profile"] * 3
     assert all(p.status == Status.OK and p.counts.kernels > 0 for p in points)
 

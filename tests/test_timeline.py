@@ -39,9 +39,29 @@ def test_a_cpu_step_timeline_has_its_operators_and_a_busy_share():
 @pytest.mark.slow
 def test_the_cli_writes_a_timelines_file_the_app_reads(tmp_path):
     out = tmp_path / "t.json.gz"
-    done = subprocess.run([sys.executable, "-m", "lib", "timeline", "mlp", "--set", "batch_size=16", "--set",
-                           "dataset_size=64", "--devices", "cpu", "--threads", "1", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lib",
+            "timeline",
+            "mlp",
+            "--set",
+            "batch_size=16",
+            "--set",
+            "dataset_size=64",
+            "--devices",
+            "cpu",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "cpu: ok" in done.stdout and "cpu_busy_fraction" in done.stdout
     timelines = validate_timelines(json.loads(gzip.decompress(out.read_bytes())))
@@ -55,10 +75,24 @@ def test_a_trace_is_reduced_to_lanes_and_gpu_figures():
         {"ph": "X", "cat": "user_annotation", "name": "gpuwin step 0", "ts": 100, "dur": 100, "tid": 1},
         {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 110, "dur": 20, "tid": 1},
         {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "ts": 112, "dur": 2, "tid": 1},  # inside aten::mm
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 120, "dur": 5, "tid": 1,
-         "args": {"correlation": 1}},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 160, "dur": 5, "tid": 1,
-         "args": {"correlation": 2}},
+        {
+            "ph": "X",
+            "cat": "cuda_runtime",
+            "name": "cudaLaunchKernel",
+            "ts": 120,
+            "dur": 5,
+            "tid": 1,
+            "args": {"correlation": 1},
+        },
+        {
+            "ph": "X",
+            "cat": "cuda_runtime",
+            "name": "cudaLaunchKernel",
+            "ts": 160,
+            "dur": 5,
+            "tid": 1,
+            "args": {"correlation": 2},
+        },
         {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "ts": 170, "dur": 25, "tid": 1},
         {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 130, "dur": 10, "tid": 7, "args": {"correlation": 1}},
         {"ph": "X", "cat": "kernel", "name": "relu", "ts": 170, "dur": 20, "tid": 7, "args": {"correlation": 2}},

@@ -49,8 +49,9 @@ def test_a_step_is_the_operators_a_gpu_runs():
 
 def test_each_mode_counts_its_own_optimizer():
     eager, fused, graph = (traced.trace_step(MLP, MLP.resolve({"mode": m})) for m in ("eager", "fused", "cuda_graph"))
-    assert fused.by_op.get("_fused_adam_") == 1 and not any(op.startswith("_foreach_") and op != "_foreach_add_"
-                                                            for op in fused.by_op)
+    assert fused.by_op.get("_fused_adam_") == 1 and not any(
+        op.startswith("_foreach_") and op != "_foreach_add_" for op in fused.by_op
+    )
     # capturable Adam keeps its step counts on the GPU: more kernels, two per parameter on CUDA's slow path
     assert graph.ops > eager.ops and graph.by_op["_foreach_div_"] >= 2 * 8
 
@@ -71,10 +72,15 @@ def former_bytes(settings) -> float:
 
 # the page's default, a wide one, a narrow one at a large batch, and the other forms at uneven sizes (a real
 # data set's shape is counted on synthetic rows of that shape: a trace under fake tensors cannot read data)
-CASES = ({}, {"hidden_width": 1024, "batch_size": 512, "depth": 6}, {"hidden_width": 8, "batch_size": 4096},
-         {"hidden_layers": "48,7,300", "input_features": 13, "outputs": 3, "task": "regression", "optimizer": "sgd"},
-         {"optimizer_impl": "fused", "depth": 1, "batch_size": 1}, {"optimizer_impl": "for-loop", "hidden_width": 100},
-         {"input_features": 4, "outputs": 3, "batch_size": 150})
+CASES = (
+    {},
+    {"hidden_width": 1024, "batch_size": 512, "depth": 6},
+    {"hidden_width": 8, "batch_size": 4096},
+    {"hidden_layers": "48,7,300", "input_features": 13, "outputs": 3, "task": "regression", "optimizer": "sgd"},
+    {"optimizer_impl": "fused", "depth": 1, "batch_size": 1},
+    {"optimizer_impl": "for-loop", "hidden_width": 100},
+    {"input_features": 4, "outputs": 3, "batch_size": 150},
+)
 
 
 @pytest.mark.parametrize("overrides", CASES)
@@ -119,15 +125,20 @@ def test_the_traced_bytes_count_every_operand_where_the_former_formula_counted_e
 def test_a_server_counts_the_mlp_without_torch():
     """A slider's or a live point's FLOPs and bytes come from the fitted forms: no trace (it patches process-wide
     state: lib.workloads.traced) and no torch in the web server's process for them."""
-    code = ("import sys; from lib.workloads.mlp import WORKLOAD as M\n"
-            "for s in ({}, {'hidden_layers': '5,77', 'batch_size': 3}, {'data': 'iris', 'optimizer': 'sgd'}):\n"
-            "    r = M.resolve(s); assert M.flops(r) > 0 and M.bytes_moved(r) > 0\n"
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+    code = (
+        "import sys; from lib.workloads.mlp import WORKLOAD as M\n"
+        "for s in ({}, {'hidden_layers': '5,77', 'batch_size': 3}, {'data': 'iris', 'optimizer': 'sgd'}):\n"
+        "    r = M.resolve(s); assert M.flops(r) > 0 and M.bytes_moved(r) > 0\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
-@pytest.mark.parametrize("form", [pytest.param(f, marks=() if f == mlp_terms.FORMS[0] else pytest.mark.slow)
-                                  for f in mlp_terms.FORMS], ids="/".join)
+@pytest.mark.parametrize(
+    "form",
+    [pytest.param(f, marks=() if f == mlp_terms.FORMS[0] else pytest.mark.slow) for f in mlp_terms.FORMS],
+    ids="/".join,
+)
 def test_the_shipped_mlp_forms_are_what_its_traces_give_now(form):
     """lib/workloads/mlp_counts.json: run scripts/trace_counts.py after changing the MLP's step."""
     assert mlp_fit.fit_form(form) == mlp_terms.forms()[mlp_terms.form_key(dict(zip(mlp_terms.FORM_KEYS, form)))]
@@ -144,8 +155,15 @@ def _least_profiled(name: str) -> dict[tuple[str, int], float]:
     return least
 
 
-@pytest.mark.parametrize("pack", ["h200_training_gpu.json.gz", "h100_training_gpu.json.gz",
-                                  "h200_training_graph_d1_12.json.gz", "h100_training_graph.json.gz"])
+@pytest.mark.parametrize(
+    "pack",
+    [
+        "h200_training_gpu.json.gz",
+        "h100_training_gpu.json.gz",
+        "h200_training_graph_d1_12.json.gz",
+        "h100_training_graph.json.gz",
+    ],
+)
 def test_traced_kernels_against_the_recorded_profiles(pack):
     """Each profiled depth's least kernel count (a shape where no matmul is split) within x1.2 of the
     structural count: eager exactly; the CUDA graph's capturable optimizer one kernel short."""

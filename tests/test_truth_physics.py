@@ -25,9 +25,21 @@ H200, H100 = "NVIDIA H200", "NVIDIA H100 80GB HBM3"
 
 # /training?mode=cuda_graph&batch_size=2&depth=16&hidden_width=8 on the H200 (predicted at depth 16): the old
 # verdict said "memory-bound: 15.6 kFLOP over 51.3 kB" of a 416 µs step (51.3 kB at 4.19 TB/s is 12 ns)
-TINY_GRAPH_STEP = {"workload": "mlp", "device": "cuda:0", "status": "ok", "origin": "predicted", "mode": "cuda_graph",
-                   "batch_size": 2, "hidden_width": 8, "depth": 16, "dataset_size": 8192, "median_s": 416e-6,
-                   "launch_share": 0.2, "flops": 15.6e3, "bytes": 51.3e3}
+TINY_GRAPH_STEP = {
+    "workload": "mlp",
+    "device": "cuda:0",
+    "status": "ok",
+    "origin": "predicted",
+    "mode": "cuda_graph",
+    "batch_size": 2,
+    "hidden_width": 8,
+    "depth": 16,
+    "dataset_size": 8192,
+    "median_s": 416e-6,
+    "launch_share": 0.2,
+    "flops": 15.6e3,
+    "bytes": 51.3e3,
+}
 
 
 @pytest.fixture(scope="module")
@@ -127,9 +139,19 @@ def test_the_link_rate_is_measured_from_the_recorded_copies(h200, packs):
 
 
 def test_a_pageable_copys_added_time_is_split_into_its_bytes_and_the_rest(h200):
-    plain = {"workload": "mlp", "status": "ok", "device": "cuda:0", "median_s": 1.623e-3, "iqr_s": 2e-5,
-             "batch_size": 4096, "dataset_size": 65536, "input_features": 32, "task": "classification",
-             "outputs": 10, "origin": "recorded"}
+    plain = {
+        "workload": "mlp",
+        "status": "ok",
+        "device": "cuda:0",
+        "median_s": 1.623e-3,
+        "iqr_s": 2e-5,
+        "batch_size": 4096,
+        "dataset_size": 65536,
+        "input_features": 32,
+        "task": "classification",
+        "outputs": 10,
+        "origin": "recorded",
+    }
     copied = {**plain, "median_s": 2.133e-3, "data_resident": False, "pin_memory": False}
     pinned = {**copied, "median_s": 1.55e-3, "pin_memory": True}
     text = switch_sentence(copied, plain, "GPU", h200, pinned)
@@ -141,8 +163,9 @@ def test_a_pageable_copys_added_time_is_split_into_its_bytes_and_the_rest(h200):
     assert "cannot say how much of it is the bytes moving" in without_link and "takes about" not in without_link
     # the fix's words: a copy from pinned memory is offered to a pageable one, and nothing says pinning hides "part"
     assert "only hides part" not in FIX_WORDS[Fix.DATA_ON_DEVICE]
-    assert "pin_memory=True" in text and "pin_memory=True" not in switch_sentence(pinned | {"median_s": 3e-3}, plain,
-                                                                                  "GPU", h200)
+    assert "pin_memory=True" in text and "pin_memory=True" not in switch_sentence(
+        pinned | {"median_s": 3e-3}, plain, "GPU", h200
+    )
 
 
 # -- the issue's URLs ----------------------------------------------------------------------------------------
@@ -154,8 +177,11 @@ def _gpu_lines(at) -> list[str]:
 def test_a_tiny_cuda_graph_step_is_not_called_memory_bound():
     from ui.step_story import SPLIT_KEY
 
-    at = visit("pages/training.py", {"mode": "cuda_graph", "batch_size": "2", "depth": "16", "hidden_width": "8"},
-               opened=(SPLIT_KEY,))
+    at = visit(
+        "pages/training.py",
+        {"mode": "cuda_graph", "batch_size": "2", "depth": "16", "hidden_width": "8"},
+        opened=(SPLIT_KEY,),
+    )
     said = [line for line in _gpu_lines(at) if "one step takes" in line]
     assert said, page_text(at)
     assert not any("memory-bound" in line for line in said), said
@@ -168,12 +194,22 @@ def test_a_tiny_cuda_graph_step_is_not_called_memory_bound():
 def test_a_graph_replaying_mode_is_not_said_to_launch_each_kernel():
     from ui.step_story import SPLIT_KEY
 
-    at = visit("pages/training.py", {"mode": "compile_reduce_overhead", "over": "depth", "hidden_width": "1024",
-                                     "batch_size": "256", "depth": "12"}, opened=(SPLIT_KEY,))
+    at = visit(
+        "pages/training.py",
+        {
+            "mode": "compile_reduce_overhead",
+            "over": "depth",
+            "hidden_width": "1024",
+            "batch_size": "256",
+            "depth": "12",
+        },
+        opened=(SPLIT_KEY,),
+    )
     said = [line for line in _gpu_lines(at) if "one step takes" in line]
     assert said, page_text(at)
-    assert not any("(Python, autograd, one launch per" in line or "waits for the CPU to issue" in line
-                   for line in said), said
+    assert not any(
+        "(Python, autograd, one launch per" in line or "waits for the CPU to issue" in line for line in said
+    ), said
     assert any("CUDA graph replay" in line for line in said), said
 
 
@@ -181,12 +217,17 @@ def test_a_graph_replaying_mode_is_not_said_to_launch_each_kernel():
 def test_a_copied_batch_is_split_into_its_bytes_at_the_measured_link_rate_and_the_rest():
     from ui.step_story import SPLIT_KEY
 
-    at = visit("pages/training.py", {"data_resident": "false", "batch_size": "4096", "hidden_width": "1024"},
-               opened=(SPLIT_KEY,))
+    at = visit(
+        "pages/training.py",
+        {"data_resident": "false", "batch_size": "4096", "hidden_width": "1024"},
+        opened=(SPLIT_KEY,),
+    )
     said = [line for line in _gpu_lines(at) if "copied in from" in line]
     assert said, page_text(at)
     assert "is the copy over the bus" not in said[0], said
-    found = re.search(r"moving its ([\d.]+) kB batch at this GPU's measured host-to-device rate \(([\d.]+) GB/s", said[0])
+    found = re.search(
+        r"moving its ([\d.]+) kB batch at this GPU's measured host-to-device rate \(([\d.]+) GB/s", said[0]
+    )
     assert found, said[0]
     assert "is not the bytes moving" in said[0] and "only hides part" not in said[0], said[0]
 
@@ -223,8 +264,11 @@ def test_the_copys_share_is_worded_as_the_drawn_rows_move_it():
     share that rises from 36 % at 64 to 92 % at 2,048 on the H200's rows; the words now follow the shares drawn."""
     at = visit("pages/timing_pitfalls.py", {"tf32": "true", "transfer": "true"})
     text = page_text(at)
-    said = re.search(r"Its share rises from (\d+)% at size ([\d,]+) to (\d+)% at ([\d,]+), then falls to (\d+)% at "
-                     r"([\d,]+): past ([\d,]+) the arithmetic \(size³\) grows faster than the copy \(size²\)", text)
+    said = re.search(
+        r"Its share rises from (\d+)% at size ([\d,]+) to (\d+)% at ([\d,]+), then falls to (\d+)% at "
+        r"([\d,]+): past ([\d,]+) the arithmetic \(size³\) grows faster than the copy \(size²\)",
+        text,
+    )
     assert said, text
     first, peak, last = (int(said.group(i)) for i in (1, 3, 5))
     assert first < peak > last and said.group(4) == said.group(7)

@@ -44,8 +44,10 @@ def test_the_h100_depth_curve_at_batch_1_never_says_the_gpu_catches_up_with_dept
 def test_a_drawn_gpu_curve_is_never_called_missing():
     """`…over=hidden_width&batch_size=4096&hidden_width=1024&recorded_cpu=true`: 'There is no GPU curve on
     screen' beside a 12-point GPU curve."""
-    at = visit("pages/training.py", {"over": "hidden_width", "batch_size": "4096", "hidden_width": "1024",
-                                     "recorded_cpu": "true"})
+    at = visit(
+        "pages/training.py",
+        {"over": "hidden_width", "batch_size": "4096", "hidden_width": "1024", "recorded_cpu": "true"},
+    )
     text = page_text(at)
     assert "GPU · H200 (recorded)" in at.markdown[0].value
     assert "no GPU curve" not in text
@@ -100,8 +102,11 @@ def test_tf32_with_the_copy_on_is_compared_with_fp32_with_the_copy_on():
     fp32 without the copy. Read against fp32 with the copy, TF32 is never slower on the H200 here."""
     at = visit("pages/timing_pitfalls.py", {"size": "256", "tf32": "true", "transfer": "true"})
     text = page_text(at)
-    said = re.search(r"\*\*cuda:0 [^*]+\*\* at size 256: ([\d.]+) TFLOP/s with TF32 against ([\d.]+) TFLOP/s in "
-                     r"fp32 \(([\d.]+)×\)", text)
+    said = re.search(
+        r"\*\*cuda:0 [^*]+\*\* at size 256: ([\d.]+) TFLOP/s with TF32 against ([\d.]+) TFLOP/s in "
+        r"fp32 \(([\d.]+)×\)",
+        text,
+    )
     assert said, text
     tf32, fp32, ratio = map(float, said.groups())
     assert ratio >= 1 and tf32 >= fp32, said.group(0)
@@ -111,8 +116,11 @@ def test_multi_gpu_never_calls_more_than_the_whole_all_reduce_communication():
     """'700 µs of communication could not be hidden' beside 'all-reduce alone 588 µs'."""
     at = visit("pages/multi_gpu.py", {})
     text = page_text(at)
-    told = re.findall(r"the all-reduce alone ([\d.]+) µs.*?(?:at most ([\d.]+) µs of it is communication|"
-                      r"([\d.]+) µs of communication)", text)
+    told = re.findall(
+        r"the all-reduce alone ([\d.]+) µs.*?(?:at most ([\d.]+) µs of it is communication|"
+        r"([\d.]+) µs of communication)",
+        text,
+    )
     assert told, text
     for whole, at_most, hidden in told:
         assert not hidden, "communication stated without the all-reduce's bound"
@@ -124,8 +132,9 @@ def test_the_data_pipelines_work_is_said_per_epoch(monkeypatch):
     """`/data_pipeline?over=dataset_size&model=mlp&batch_size=256&dataset_size=2048` said '5.09 GFLOP per
     step': one call of that workload is an epoch."""
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "3")  # the server's own cap: the refusal the issue saw
-    at = visit("pages/data_pipeline.py", {"over": "dataset_size", "model": "mlp", "batch_size": "256",
-                                          "dataset_size": "2048"})
+    at = visit(
+        "pages/data_pipeline.py", {"over": "dataset_size", "model": "mlp", "batch_size": "256", "dataset_size": "2048"}
+    )
     text = page_text(at)
     assert "GFLOP per epoch" in text and "GFLOP per step" not in text
 
@@ -133,8 +142,17 @@ def test_the_data_pipelines_work_is_said_per_epoch(monkeypatch):
 def test_the_data_pipelines_title_never_says_the_device_does_not_matter_over_an_answer_where_it_does():
     """`/data_pipeline?gpu=nvidia-h200&model=mlp&num_workers=2&batch_size=128&dataset_size=1024` answered
     '2.64× as fast' under the title 'Data pipeline: when the device does not matter'."""
-    at = visit("pages/data_pipeline.py", {"gpu": "nvidia-h200", "model": "mlp", "num_workers": "2",
-                                          "over": "batch_size", "batch_size": "128", "dataset_size": "1024"})
+    at = visit(
+        "pages/data_pipeline.py",
+        {
+            "gpu": "nvidia-h200",
+            "model": "mlp",
+            "num_workers": "2",
+            "over": "batch_size",
+            "batch_size": "128",
+            "dataset_size": "1024",
+        },
+    )
     text = page_text(at)
     assert "× as fast" in text, text  # the GPU's epoch is faster here: the device matters
     assert "does not matter" not in at.title[0].value and at.title[0].value.endswith("?"), at.title[0].value
@@ -168,9 +186,20 @@ def test_a_point_too_close_to_call_names_no_winner():
     &…`: the point sentence said '**CPU · this server (live)** is faster: … too close to call' while the live line had
     the GPU ahead wherever the gap was clear (the random views, CI 2026-11-27). A tie leads with the tie; with the live
     CPU refused here, the point reads the recorded CPU the chart draws there, not 'the CPU has no time here'."""
-    at = visit("pages/training.py", {"gpu": "nvidia-h200", "over": "batch_size", "batch_size": "2048",
-                                     "hidden_width": "128", "dataset_size": "256", "depth": "2",
-                                     "mode": "compile_max_autotune", "data_resident": "false", "pin_memory": "true"})
+    at = visit(
+        "pages/training.py",
+        {
+            "gpu": "nvidia-h200",
+            "over": "batch_size",
+            "batch_size": "2048",
+            "hidden_width": "128",
+            "dataset_size": "256",
+            "depth": "2",
+            "mode": "compile_max_autotune",
+            "data_resident": "false",
+            "pin_memory": "true",
+        },
+    )
     headline = at.markdown[0].value
     assert "wherever the gap is clear" in headline and "Too close" not in headline, headline
     # the points too close to call are said under the chart (issue 37: one short sentence up top), 2,048 among them
@@ -183,8 +212,9 @@ def test_a_point_too_close_to_call_names_no_winner():
 
 
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
-@pytest.mark.parametrize(("page", "results"), [("pages/jacobian.py", "jacobian.results"),
-                                               ("pages/timing_pitfalls.py", "timing.results")])
+@pytest.mark.parametrize(
+    ("page", "results"), [("pages/jacobian.py", "jacobian.results"), ("pages/timing_pitfalls.py", "timing.results")]
+)
 @pytest.mark.parametrize("gpu", ["nvidia-h200", "nvidia-h100-80gb-hbm3"])
 def test_a_recorded_curve_names_the_days_of_its_own_rows(page, results, gpu):
     """`/jacobian` named its GPU curve 'cuda:0 (recorded on NVIDIA H200, 2026-11-21, 2026-11-23, 2026-11-24
@@ -216,8 +246,9 @@ def test_a_gap_made_by_loading_is_never_the_devices_lead():
 
 
 @pytest.mark.cpu_view  # without CUDA every live point is the CPU's, and each is refused here
-@pytest.mark.parametrize("page", ["pages/training.py", "pages/timing_pitfalls.py", "pages/data_pipeline.py",
-                                  "pages/jacobian.py"])
+@pytest.mark.parametrize(
+    "page", ["pages/training.py", "pages/timing_pitfalls.py", "pages/data_pipeline.py", "pages/jacobian.py"]
+)
 def test_a_view_whose_live_points_were_all_refused_never_says_measured_live(page):
     """With every live CPU point over the work cap, Timing and Data pipeline said 'CPU: measured live on this
     server with 1 thread (less than a minute ago)' and Training 'Measured live on this server less than a minute

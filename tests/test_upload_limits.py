@@ -43,8 +43,15 @@ class CountingKey(str):
 
 
 def wide_row(n: int, key=str) -> dict:
-    row = {"workload": "mlp", "device": "cpu", "median_s": 0.001, "iqr_s": 0.0001, "repeats": 3,
-           "status": "ok", "message": ""}
+    row = {
+        "workload": "mlp",
+        "device": "cpu",
+        "median_s": 0.001,
+        "iqr_s": 0.0001,
+        "repeats": 3,
+        "status": "ok",
+        "message": "",
+    }
     row.update((key(f"k{i}"), i) for i in range(n))
     return row
 
@@ -56,8 +63,15 @@ def test_a_40000_key_row_goes_through_validation_and_the_csv_in_linear_work():
     text = rows_to_csv([row, row])
     assert CountingKey.compared <= CountingKey.limit
     header = text.split("\r\n", 1)[0].split(",")
-    assert len(header) == KEYS + 7 and header[:7] == ["workload", "device", "median_s", "iqr_s", "repeats",
-                                                      "status", "message"]
+    assert len(header) == KEYS + 7 and header[:7] == [
+        "workload",
+        "device",
+        "median_s",
+        "iqr_s",
+        "repeats",
+        "status",
+        "message",
+    ]
     assert len(csv_to_pack(text)["rows"]) == 2  # and the CSV reads back in
 
 
@@ -68,8 +82,18 @@ def test_titles_of_many_sweeps_with_many_settings_are_found_in_one_pass():
     rows = []
     for i in range(400):  # 400 sweeps of one setting, each with 100 settings of its own: 40,000 keys
         for x in (1, 2):
-            row = {"workload": "unknown_thing", "device": "cpu", "median_s": 0.001 * x, "iqr_s": 0.0, "repeats": 1,
-                   "status": "ok", "message": "", "swept": "size", "size": x, "machine": "box"}
+            row = {
+                "workload": "unknown_thing",
+                "device": "cpu",
+                "median_s": 0.001 * x,
+                "iqr_s": 0.0,
+                "repeats": 1,
+                "status": "ok",
+                "message": "",
+                "swept": "size",
+                "size": x,
+                "machine": "box",
+            }
             row.update((CountingKey(f"s{i}_{j}"), j) for j in range(100))
             rows.append(row)
     comparisons = compare_machines(rows)
@@ -80,35 +104,61 @@ def test_titles_of_many_sweeps_with_many_settings_are_found_in_one_pass():
 
 
 def test_the_fastest_line_over_two_long_curves_is_linear():
-    rows = [{"workload": "w", "device": d, "median_s": 0.001, "iqr_s": 0.0, "repeats": 1, "status": "ok",
-             "message": "", "swept": "size", "size": x, "machine": m}
-            for m, d in (("a", "cpu"), ("b", "cpu")) for x in range(1, 20_001)]
+    rows = [
+        {
+            "workload": "w",
+            "device": d,
+            "median_s": 0.001,
+            "iqr_s": 0.0,
+            "repeats": 1,
+            "status": "ok",
+            "message": "",
+            "swept": "size",
+            "size": x,
+            "machine": m,
+        }
+        for m, d in (("a", "cpu"), ("b", "cpu"))
+        for x in range(1, 20_001)
+    ]
     [comp] = compare_machines(rows)
     assert fastest_line(comp).startswith("At size 1 the fastest of 2 curves")  # list scans made this 800 million steps
 
 
 @pytest.mark.slow
 def test_the_probes_581750_key_upload_is_refused_naming_the_row():
-    keys = (f"{a}{b}{c}{d}" for a in "abcdefghijklmnopqrstuvwxyz" for b in "abcdefghijklmnopqrstuvwxyz0123456789"
-            for c in "abcdefghijklmnopqrstuvwxyz0123456789" for d in "abcdefghijklmnopqrstuvwxyz0123456789")
+    keys = (
+        f"{a}{b}{c}{d}"
+        for a in "abcdefghijklmnopqrstuvwxyz"
+        for b in "abcdefghijklmnopqrstuvwxyz0123456789"
+        for c in "abcdefghijklmnopqrstuvwxyz0123456789"
+        for d in "abcdefghijklmnopqrstuvwxyz0123456789"
+    )
     row = wide_row(0)
     for _, key in zip(range(581_750), keys):
         row[key] = 0
-    data = json.dumps({"schema_version": 1, "machine": {"cpu_model": "x", "torch": "x", "date": "x"}, "rows": [row]},
-                      separators=(",", ":")).encode()
+    data = json.dumps(
+        {"schema_version": 1, "machine": {"cpu_model": "x", "torch": "x", "date": "x"}, "rows": [row]},
+        separators=(",", ":"),
+    ).encode()
     assert 4.9e6 < len(data) <= 5 * 1024 * 1024
     with pytest.raises(PackError, match=r"^wide\.json: rows\[0\]: 581,757 fields, more than the 200"):
         parse_upload("wide.json", data, limits=UploadLimits())
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    (lambda p: p.update(schema_version=True), "schema_version: this app reads version 1, got True"),
-    (lambda p: p["rows"][0].update(epoch_s=-1.0), r"rows\[0\]\.epoch_s: must be a number >= 0"),
-    (lambda p: p["rows"][0].update(cold_s=-0.5), r"rows\[0\]\.cold_s: must be a number >= 0"),
-    (lambda p: p["rows"][0].update(phase_compute_s=-1e-3), r"rows\[0\]\.phase_compute_s: must be a number >= 0"),
-    (lambda p: p["rows"][0].update(steps_per_epoch=-4), r"rows\[0\]\.steps_per_epoch: must be a number >= 0"),
-    (lambda p: p["rows"][0].update(repeats=10**400), r"rows\[0\]\.repeats: must be a whole number from 0 to 1e\+18"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda p: p.update(schema_version=True), "schema_version: this app reads version 1, got True"),
+        (lambda p: p["rows"][0].update(epoch_s=-1.0), r"rows\[0\]\.epoch_s: must be a number >= 0"),
+        (lambda p: p["rows"][0].update(cold_s=-0.5), r"rows\[0\]\.cold_s: must be a number >= 0"),
+        (lambda p: p["rows"][0].update(phase_compute_s=-1e-3), r"rows\[0\]\.phase_compute_s: must be a number >= 0"),
+        (lambda p: p["rows"][0].update(steps_per_epoch=-4), r"rows\[0\]\.steps_per_epoch: must be a number >= 0"),
+        (
+            lambda p: p["rows"][0].update(repeats=10**400),
+            r"rows\[0\]\.repeats: must be a whole number from 0 to 1e\+18",
+        ),
+    ],
+)
 def test_the_probes_accepted_values_are_refused_naming_the_field(change, words):
     pack = json.loads(H100_PACK.read_text())
     validate_pack(pack)
@@ -131,16 +181,21 @@ def pack_bytes(rows: int, label: str, extra_keys: int = 0) -> bytes:
     pack = json.loads(H100_PACK.read_text())
     base = pack["rows"][0]
     pack["machine"]["label"] = label
-    pack["rows"] = [{**base, "machine": label, "batch_size": i + 1, **{f"x{label}{j}": 1 for j in range(extra_keys)}}
-                    for i in range(rows)]
+    pack["rows"] = [
+        {**base, "machine": label, "batch_size": i + 1, **{f"x{label}{j}": 1 for j in range(extra_keys)}}
+        for i in range(rows)
+    ]
     return dumps_pack(pack).encode()
 
 
-@pytest.mark.parametrize(("limits", "data", "words"), [
-    (UploadLimits(file_rows=5), pack_bytes(6, "a"), "a.json: rows: 6 rows, more than the 5 one file may hold"),
-    (UploadLimits(file_keys=60), pack_bytes(2, "a", 40), "a.json: rows: more than 60 different fields"),
-    (UploadLimits(file_bytes=1000), pack_bytes(2, "a"), "a.json: 0.0 MB is larger than the 0 MB limit"),
-])
+@pytest.mark.parametrize(
+    ("limits", "data", "words"),
+    [
+        (UploadLimits(file_rows=5), pack_bytes(6, "a"), "a.json: rows: 6 rows, more than the 5 one file may hold"),
+        (UploadLimits(file_keys=60), pack_bytes(2, "a", 40), "a.json: rows: more than 60 different fields"),
+        (UploadLimits(file_bytes=1000), pack_bytes(2, "a"), "a.json: 0.0 MB is larger than the 0 MB limit"),
+    ],
+)
 def test_a_file_over_a_cap_of_its_own_is_refused(limits, data, words):
     if limits.file_bytes == 1000:
         words = f"a.json: {len(data) / 1e6:.1f} MB is larger than the 0 MB limit"
@@ -166,15 +221,18 @@ def test_a_session_keeps_each_file_once_and_refuses_past_its_caps():
     again, _ = held.read(given(*[(i, n, None) for i, n, _ in files]))
     assert again[0] is sources[0] and again[1] is sources[1]  # read once, not on every rerun
     sources, dropped = held.read(given(*files, ("3", "c.json", pack_bytes(10, "c"))))
-    assert sources[2].error == ("c.json: not read: its 10 rows would bring your files past 25 rows, the most one "
-                                "visitor's uploads may hold; remove a file to add this one")
+    assert sources[2].error == (
+        "c.json: not read: its 10 rows would bring your files past 25 rows, the most one "
+        "visitor's uploads may hold; remove a file to add this one"
+    )
     assert dropped == ["3"] and held.held()[0] == 20
     # a removed file gives its rows back, so the refused one fits (read anew: a new file id)
     sources, _ = held.read(given(files[1], ("4", "c.json", pack_bytes(10, "c"))))
     assert [s.used for s in sources] == [True, True] and ledger.totals()[0] == 20
     b, c = ("2", "b.json", None), ("4", "c.json", None)  # known by their ids: their bytes are not read again
-    sources, dropped = held.read(given(b, c, ("7", "f.json", b"{}"), ("5", "d.json", pack_bytes(1, "d")),
-                                        ("6", "e.json", pack_bytes(1, "e"))))
+    sources, dropped = held.read(
+        given(b, c, ("7", "f.json", b"{}"), ("5", "d.json", pack_bytes(1, "d")), ("6", "e.json", pack_bytes(1, "e")))
+    )
     assert [s.used for s in sources] == [True, True, False, True, False]
     assert sources[2].error == "f.json: schema_version: missing"  # a bad file takes no place
     assert sources[4].error == "e.json: not read: this page reads at most 3 files at a time; remove one to add another"
@@ -198,8 +256,10 @@ def test_sessions_together_stay_within_the_servers_cap():
     first, second = SessionUploads(ledger, limits), SessionUploads(ledger, limits)
     assert first.read(given(("1", "a.json", pack_bytes(20, "a"))))[0][0].used
     [refused], dropped = second.read(given(("1", "b.json", pack_bytes(20, "b"))))
-    assert refused.error == ("b.json: not read: the server holds as many uploaded results as it can for all its "
-                             "visitors right now; try again in a few minutes") and dropped == ["1"]
+    assert refused.error == (
+        "b.json: not read: the server holds as many uploaded results as it can for all its "
+        "visitors right now; try again in a few minutes"
+    ) and dropped == ["1"]
     first.release()  # the first visitor's tab closed
     [used], _ = second.read(given(("2", "b.json", pack_bytes(20, "b"))))
     assert used.used and ledger.totals()[0] == 20

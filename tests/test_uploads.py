@@ -12,8 +12,15 @@ from lib.workloads import get_workload
 
 @pytest.fixture(scope="module")
 def sweep_points():
-    return run_sweep(get_workload("mlp"), "batch_size", [2, 8, 32], {"hidden_width": 16}, ["cpu"],
-                     point_budget_s=0.05, with_phases=False)
+    return run_sweep(
+        get_workload("mlp"),
+        "batch_size",
+        [2, 8, 32],
+        {"hidden_width": 16},
+        ["cpu"],
+        point_budget_s=0.05,
+        with_phases=False,
+    )
 
 
 def test_json_and_csv_uploads_parse(sweep_points):
@@ -45,8 +52,15 @@ def test_two_machines_compare_on_one_chart(sweep_points):
     here = build_pack(sweep_points)
     other_machine = {**machine_fingerprint(), "label": "second box (2026-11-20)"}
     # The second machine's rows are this machine's rows re-measured, not copied numbers.
-    again = run_sweep(get_workload("mlp"), "batch_size", [2, 8, 32], {"hidden_width": 16}, ["cpu"],
-                      point_budget_s=0.05, with_phases=False)
+    again = run_sweep(
+        get_workload("mlp"),
+        "batch_size",
+        [2, 8, 32],
+        {"hidden_width": 16},
+        ["cpu"],
+        point_budget_s=0.05,
+        with_phases=False,
+    )
     there = build_pack(again, machine=other_machine)
     merged = merge_packs([here, there])
     comparisons = compare_machines(merged["rows"])

@@ -35,8 +35,15 @@ def packs():
 
 def stream_pack(machine: str, rate: float, date: str = "2099-01-01") -> dict:
     """A hand-made pack of one 'stream' row (rec's workload: bytes read + written per call)."""
-    row = {"workload": "stream", "device": "cuda:0", "device_name": machine, "status": "ok", "bytes": 2e9,
-           "median_s": 2e9 / rate, "machine": f"{machine} ({date})"}
+    row = {
+        "workload": "stream",
+        "device": "cuda:0",
+        "device_name": machine,
+        "status": "ok",
+        "bytes": 2e9,
+        "median_s": 2e9 / rate,
+        "machine": f"{machine} ({date})",
+    }
     return {"path": "fixture/stream.json", "machine": {"gpus": [machine], "date": date}, "rows": [row]}
 
 
@@ -50,10 +57,17 @@ def step(packs, machine: str, mode: str, batch: int, width: int, **switches) -> 
     want = {"data_resident": True, "item_every_step": False, **switches}
     for pack in packs:
         for r in pack["rows"]:
-            if (r.get("workload") == "mlp" and r.get("device_name") == machine and r.get("mode") == mode
-                    and r.get("batch_size") == batch and r.get("hidden_width") == width and r.get("depth") == 3
-                    and r.get("kernels") and r.get("status") == "ok"
-                    and all(r.get(k, v) == v for k, v in want.items())):
+            if (
+                r.get("workload") == "mlp"
+                and r.get("device_name") == machine
+                and r.get("mode") == mode
+                and r.get("batch_size") == batch
+                and r.get("hidden_width") == width
+                and r.get("depth") == 3
+                and r.get("kernels")
+                and r.get("status") == "ok"
+                and all(r.get(k, v) == v for k, v in want.items())
+            ):
                 return r
     raise LookupError((machine, mode, batch, width))
 
@@ -136,17 +150,27 @@ def test_the_fix_is_never_a_change_already_on(packs):
             if v is None or v.fix is None:
                 continue
             seen.add(v.fix)
-            already_on = {Fix.CUDA_GRAPH: graphed(r.get("mode")), Fix.NO_ITEM: not r.get("item_every_step"),
-                          Fix.DATA_ON_DEVICE: r.get("data_resident", True),
-                          Fix.BIGGER_BATCH: r["batch_size"] >= r["dataset_size"],
-                          Fix.FUSE: str(r.get("mode", "")).startswith("compile")}
+            already_on = {
+                Fix.CUDA_GRAPH: graphed(r.get("mode")),
+                Fix.NO_ITEM: not r.get("item_every_step"),
+                Fix.DATA_ON_DEVICE: r.get("data_resident", True),
+                Fix.BIGGER_BATCH: r["batch_size"] >= r["dataset_size"],
+                Fix.FUSE: str(r.get("mode", "")).startswith("compile"),
+            }
             assert not already_on.get(v.fix), (v.fix, r)
     assert {Fix.CUDA_GRAPH, Fix.BIGGER_BATCH, Fix.LOWER_PRECISION} <= seen  # item() rows carry no profile
 
 
 def test_item_every_step_and_copied_batches_name_their_own_fix():
-    base = {"device": "cuda:0", "median_s": 1e-3, "kernels": 40, "device_busy_s": 1e-4, "batch_size": 64,
-            "dataset_size": 8192, "mode": "eager"}
+    base = {
+        "device": "cuda:0",
+        "median_s": 1e-3,
+        "kernels": 40,
+        "device_busy_s": 1e-4,
+        "batch_size": 64,
+        "dataset_size": 8192,
+        "mode": "eager",
+    }
     assert verdict({**base, "item_every_step": True}).fix == Fix.NO_ITEM
     copied = {**base, "data_resident": False, "phase_transfer_s": 6e-4}
     assert verdict(copied).fix == Fix.DATA_ON_DEVICE
@@ -158,8 +182,14 @@ def test_item_every_step_and_copied_batches_name_their_own_fix():
 
 def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
     row = step(packs, H200, "eager", 4096, 1024)
-    entry = find_timeline(load_timelines()[0], "mlp", {**row, "mode": "eager"}, device_kind="cuda", hardware=H200,
-                          keys=("batch_size", "hidden_width", "depth", "mode"))
+    entry = find_timeline(
+        load_timelines()[0],
+        "mlp",
+        {**row, "mode": "eager"},
+        device_kind="cuda",
+        hardware=H200,
+        keys=("batch_size", "hidden_width", "depth", "mode"),
+    )
     timed = {**row, "origin": "recorded", "dataset_size": 65536}
     text = timeline_sentence(entry, "GPU", timed)
     split = split_sentence(timed, "GPU", ceilings_for(H200, packs))
@@ -175,15 +205,22 @@ def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
 
 
 def test_an_eager_step_with_nothing_queued_waits_for_the_cpu(packs):
-    entry = find_timeline(load_timelines()[0], "mlp", {"batch_size": 64, "hidden_width": 64, "depth": 3,
-                                                       "mode": "eager"}, device_kind="cuda", hardware=H200)
+    entry = find_timeline(
+        load_timelines()[0],
+        "mlp",
+        {"batch_size": 64, "hidden_width": 64, "depth": 3, "mode": "eager"},
+        device_kind="cuda",
+        hardware=H200,
+    )
     text = timeline_sentence(entry, "GPU")
     assert "waiting for the CPU to launch the next one" in text and "nothing was queued" in text
 
 
 def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(packs):
-    rows = [{**step(packs, H200, m, b, w), "origin": "recorded"}
-            for m, b, w in (("eager", 1, 64), ("eager", 2, 4096), ("eager", 4096, 1024), ("cuda_graph", 1, 64))]
+    rows = [
+        {**step(packs, H200, m, b, w), "origin": "recorded"}
+        for m, b, w in (("eager", 1, 64), ("eager", 2, 4096), ("eager", 4096, 1024), ("cuda_graph", 1, 64))
+    ]
     for with_stream in (False, True):
         c = ceilings_for(H200, [*packs, stream_pack(H200, 4.2 * TB)] if with_stream else no_stream(packs))
         points = roofline_rows(rows, c, "batch_size", current=4096)
@@ -194,8 +231,11 @@ def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(pac
         assert set(scales) == {"log"}
         roof_rows = spec["datasets"][spec["layer"][0]["data"]["name"]]
         roofs = {d["roof"] for d in roof_rows}
-        assert roofs == ({"fp32 arithmetic", "TF32 arithmetic", "memory bandwidth"} if with_stream
-                         else {"fp32 arithmetic", "TF32 arithmetic"})
+        assert roofs == (
+            {"fp32 arithmetic", "TF32 arithmetic", "memory bandwidth"}
+            if with_stream
+            else {"fp32 arithmetic", "TF32 arithmetic"}
+        )
         # each roof names its own recording's day on the chart itself (the words quote it)
         days = {d["roof"]: d["recorded"] for d in roof_rows}
         assert days["fp32 arithmetic"] == f"{H200}, {c.date}" and days["TF32 arithmetic"] == f"{H200}, {c.tf32_date}"
@@ -246,30 +286,67 @@ def test_a_switch_without_a_profile_is_priced_against_the_same_step_without_it()
 
 
 def test_a_step_held_by_its_copy_is_not_called_launch_bound_in_words():
-    row = {"device": "cuda:0", "median_s": 1e-3, "kernels": 10, "device_busy_s": 2e-4, "phase_transfer_s": 6e-4,
-           "data_resident": False, "batch_size": 64, "dataset_size": 8192, "mode": "eager"}
+    row = {
+        "device": "cuda:0",
+        "median_s": 1e-3,
+        "kernels": 10,
+        "device_busy_s": 2e-4,
+        "phase_transfer_s": 6e-4,
+        "data_resident": False,
+        "batch_size": 64,
+        "dataset_size": 8192,
+        "mode": "eager",
+    }
     text = split_sentence(row, "GPU")
     assert "600 µs is copying the batch in" in text and "launch-bound" not in text
     assert "keep the data on the device" in text and text.count("copying the batch in") == 1
 
 
 def test_a_timeline_that_missed_most_kernels_says_its_picture_is_incomplete():
-    entry = {"settings": {"mode": "cuda_graph", "batch_size": 8192, "hidden_width": 64, "depth": 3},
-             "figures": {"step_us": 250.0, "gpu_busy_fraction": 0.01, "kernels": 2.0, "gpu_idle_between_us": 26.0,
-                         "launch_delay_us": 247.0}}
-    timed = {"status": "ok", "median_s": 2.1e-4, "kernels": 68, "batch_size": 8192, "dataset_size": 65536,
-             "hidden_width": 64, "depth": 3, "mode": "cuda_graph", "origin": "recorded"}
+    entry = {
+        "settings": {"mode": "cuda_graph", "batch_size": 8192, "hidden_width": 64, "depth": 3},
+        "figures": {
+            "step_us": 250.0,
+            "gpu_busy_fraction": 0.01,
+            "kernels": 2.0,
+            "gpu_idle_between_us": 26.0,
+            "launch_delay_us": 247.0,
+        },
+    }
+    timed = {
+        "status": "ok",
+        "median_s": 2.1e-4,
+        "kernels": 68,
+        "batch_size": 8192,
+        "dataset_size": 65536,
+        "hidden_width": 64,
+        "depth": 3,
+        "mode": "cuda_graph",
+        "origin": "recorded",
+    }
     assert "saw only 2 kernels of the 68 counted when this step was timed" in timeline_sentence(entry, "GPU", timed)
     assert "saw only" not in timeline_sentence(entry, "GPU", {**timed, "kernels": 3})
 
 
 def test_the_profiled_step_is_compared_with_the_timed_step_of_its_own_day(packs):
     row = step(packs, H200, "eager", 4096, 1024)
-    entry = find_timeline(load_timelines()[0], "mlp", {**row, "mode": "eager"}, device_kind="cuda", hardware=H200,
-                          keys=("batch_size", "hidden_width", "depth", "mode"))
+    entry = find_timeline(
+        load_timelines()[0],
+        "mlp",
+        {**row, "mode": "eager"},
+        device_kind="cuda",
+        hardware=H200,
+        keys=("batch_size", "hidden_width", "depth", "mode"),
+    )
     day = entry["machine"]["date"][:10]
-    timed = {**row, "origin": "recorded", "dataset_size": 65536, "steps_per_epoch": 16, "median_s": 1e-3,
-             "machine": "NVIDIA H200 (2099-01-01)"}
+    timed = {
+        **row,
+        "origin": "recorded",
+        "dataset_size": 65536,
+        "steps_per_epoch": 16,
+        "median_s": 1e-3,
+        "machine": "NVIDIA H200 (2099-01-01)",
+    }
     other_day = timeline_sentence(entry, "GPU", timed)
     assert "against 1 ms timed without it, on NVIDIA H200 (2099-01-01): another day" in other_day
     both = {**timed, "epoch_s_by_recording": {f"NVIDIA H200 ({day})": 16 * 1.7e-3, "NVIDIA H200 (2099-01-01)": 16e-3}}

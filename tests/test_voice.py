@@ -41,20 +41,29 @@ def test_every_kind_has_its_own_words_and_says_what_it_is():
     assert same.kind == CrossKind.GPU_WINS and same.ties == same.shared == (1.0, 2.0, 4.0)
     assert crossover_sentence(same, "size", CPU, GPU).plain() == (
         "gpu there and cpu here take the same time within the spread of the repeats at every size "
-        "both curves have, from 1 to 4: neither is surely faster, so there is no crossover to place.")
+        "both curves have, from 1 to 4: neither is surely faster, so there is no crossover to place."
+    )
     one_point = crossover_sentence(find_crossover([3], [1], [2]), "size", CPU, GPU)
-    assert one_point.plain().endswith("which is only 3: there the GPU does not catch up, and one point cannot place "
-                                      "a crossover.")
+    assert one_point.plain().endswith(
+        "which is only 3: there the GPU does not catch up, and one point cannot place a crossover."
+    )
 
 
 def test_a_sentence_renders_bold_on_a_page_and_plain_on_the_command_line():
     sentence = crossover_sentence(find_crossover([1, 2, 4], [1, 1, 1], [2, 1.5, 0.5]), "size", CPU, GPU)
     assert sentence.markdown().startswith("**gpu there** catches up with **cpu here** between size")
-    assert sentence.plain().startswith("gpu there catches up with cpu here between size") and "**" not in sentence.plain()
+    assert (
+        sentence.plain().startswith("gpu there catches up with cpu here between size") and "**" not in sentence.plain()
+    )
     # sides without a legend name are not bold: 'the GPU', '2 GPUs'
     plain_sides = crossover_sentence(find_crossover([1, 2], [1, 1], [2, 2]), "size", Side(Unit.CPU), Side(Unit.GPU))
-    assert plain_sides.markdown() == plain_sides.plain() == (
-        "the CPU is faster than the GPU at every size both curves have, from 1 to 2: the GPU does not catch up there.")
+    assert (
+        plain_sides.markdown()
+        == plain_sides.plain()
+        == (
+            "the CPU is faster than the GPU at every size both curves have, from 1 to 2: the GPU does not catch up there."
+        )
+    )
     joined = say("On ", Strong("box"), ", ") + sentence
     assert joined.about is sentence.about and joined.capitalised().markdown().startswith("On **box**, **gpu there**")
 
@@ -62,8 +71,11 @@ def test_a_sentence_renders_bold_on_a_page_and_plain_on_the_command_line():
 def test_sides_agree_with_their_verbs_whoever_is_compared():
     one, two = scaling.sides(2)
     found = find_crossover([8, 16, 32], [1, 1, 1], [2, 1.5, 0.5])
-    assert crossover_sentence(found, "per-GPU batch size", one, two).plain().startswith(
-        "2 GPUs catch up with 1 GPU between per-GPU batch size")
+    assert (
+        crossover_sentence(found, "per-GPU batch size", one, two)
+        .plain()
+        .startswith("2 GPUs catch up with 1 GPU between per-GPU batch size")
+    )
     cpu_wins = crossover_sentence(find_crossover([1, 2], [1, 1], [2, 2]), "batch size", one, two).plain()
     assert cpu_wins.startswith("1 GPU is faster than 2 GPUs") and cpu_wins.endswith("2 GPUs do not catch up there.")
     procs = scaling.sides(3, cpu=True)
@@ -74,8 +86,9 @@ def test_scaling_names_points_that_trade_the_lead():
     """Regression: with five shared points that trade the lead, scaling's own copy said 'Not enough
     points measured on both 1 GPU and 2 GPUs'."""
     xs, one_t, two_t = TRADES
-    records = ([scaling.ScalingPoint(1, x, status="ok", samples_per_s=1 / t) for x, t in zip(xs, one_t)]
-               + [scaling.ScalingPoint(2, x, status="ok", samples_per_s=1 / t) for x, t in zip(xs, two_t)])
+    records = [scaling.ScalingPoint(1, x, status="ok", samples_per_s=1 / t) for x, t in zip(xs, one_t)] + [
+        scaling.ScalingPoint(2, x, status="ok", samples_per_s=1 / t) for x, t in zip(xs, two_t)
+    ]
     [line] = scaling.crossover_lines(records, "per_gpu")
     assert line.about.kind == CrossKind.MIXED and len(line.about.crossings) == 4
     assert line.plain().startswith("2 GPUs and 1 GPU trade the lead 4 times between per-GPU batch size 1 and 512")
@@ -86,9 +99,22 @@ def test_gallery_names_points_that_trade_the_lead():
     """Regression: the gallery's own copy said 'CPU faster at every batch size measured' for any
     kind it did not know, points trading the lead among them."""
     xs, cpu, gpu = TRADES
-    rows = [{"workload": "mlp", "device": d, "batch_size": x, "swept": "batch_size", "median_s": t, "iqr_s": 0.0,
-             "repeats": 3, "status": "ok", "message": "", "machine": "box"}
-            for d, ts in (("cpu", cpu), ("cuda:0", gpu)) for x, t in zip(xs, ts)]
+    rows = [
+        {
+            "workload": "mlp",
+            "device": d,
+            "batch_size": x,
+            "swept": "batch_size",
+            "median_s": t,
+            "iqr_s": 0.0,
+            "repeats": 3,
+            "status": "ok",
+            "message": "",
+            "machine": "box",
+        }
+        for d, ts in (("cpu", cpu), ("cuda:0", gpu))
+        for x, t in zip(xs, ts)
+    ]
     machine = GalleryMachine("1", "box", "Ada", "T4", "2.11", "2026-11-24", rows=rows)
     [comparison] = compare_machines(rows)
     assert comparison.crossovers["box"].kind == CrossKind.MIXED
@@ -106,20 +132,27 @@ def test_a_curve_is_named_from_its_typed_series_not_its_text():
     assert voice.series_side(live).text == "this server's CPU"
     assert voice.series_side(gpu).text == "the NVIDIA H200 GPU"
     assert voice.series_side(series_label("cpu", Origin.RECORDED, "NVIDIA H200, 2026-11-21")).text == (
-        "the NVIDIA H200 machine's CPU")
+        "the NVIDIA H200 machine's CPU"
+    )
 
 
-@pytest.mark.parametrize(("x", "text", "said"), [(683.4, "680", "700"), (1234.0, "1,200", "1,000"), (6.56, "6.6", "7"),
-                                                 (0.0123, "0.012", "0.01")])
+@pytest.mark.parametrize(
+    ("x", "text", "said"),
+    [(683.4, "680", "700"), (1234.0, "1,200", "1,000"), (6.56, "6.6", "7"), (0.0123, "0.012", "0.01")],
+)
 def test_a_crossover_value_has_only_the_digits_its_bracket_supports_everywhere(x, text, said):
     """fmt_about keeps two digits; a crossover in words has one where its bracket (here x/2 to 2x, a
     factor 4) holds the one-digit value (issue 37), the same in a sentence and a table cell."""
     assert fmt_about(x) == text
     found = Crossover(CrossKind.CROSSES, x, (x / 2, x * 2), (x / 2, x * 2), span=(x / 2, x * 2))
     assert f"most likely at about {said}." in crossover_sentence(found, "size", CPU, GPU).plain()
-    assert crossover_words(Comparison("mlp", "batch_size", {}, [], {"m": found}),
-                           GalleryMachine("1", "m", "", "", "", "", rows=[
-                               {"device": "cuda:0", "status": "ok", "median_s": 1.0}]))[1] == f"≈ {said}"
+    assert (
+        crossover_words(
+            Comparison("mlp", "batch_size", {}, [], {"m": found}),
+            GalleryMachine("1", "m", "", "", "", "", rows=[{"device": "cuda:0", "status": "ok", "median_s": 1.0}]),
+        )[1]
+        == f"≈ {said}"
+    )
 
 
 def test_sentence_is_a_value():
@@ -130,8 +163,14 @@ def test_points_not_believed_are_called_hollow_only_where_the_chart_draws_them_s
     """Timing pitfalls' answer said 'Points at matrix size 64 and 512 (hollow) are out of line …' over its
     variant chart, which draws every point filled. '(hollow)' is said only by a caller whose chart draws
     those points hollow (lib.charts.provenance: Training, Home)."""
-    found = Crossover(CrossKind.GPU_WINS, None, span=(64.0, 1024.0), ties=(64.0, 512.0),
-                      shared=(64.0, 128.0, 256.0, 512.0, 1024.0), doubtful=(64.0, 512.0))
+    found = Crossover(
+        CrossKind.GPU_WINS,
+        None,
+        span=(64.0, 1024.0),
+        ties=(64.0, 512.0),
+        shared=(64.0, 128.0, 256.0, 512.0, 1024.0),
+        doubtful=(64.0, 512.0),
+    )
     plain = crossover_sentence(found, "matrix size", Side(Unit.CPU), Side(Unit.GPU)).plain()
     drawn = crossover_sentence(found, "matrix size", Side(Unit.CPU), Side(Unit.GPU), hollow=True).plain()
     assert "The points at matrix size 64 and 512 are noisy" in plain and "hollow" not in plain, plain

@@ -20,8 +20,11 @@ SMALL = {"hidden_width": 16, "depth": 1, "dataset_size": 256}
 
 
 def tiny_sweep(**budget) -> functools.partial:
-    return functools.partial(live_sweep, LiveSweep(MLP, "batch_size", [1, 8, 64], SMALL, ["cpu"], current=8),
-                             LiveBudget(0.02, num_threads=1, **budget))
+    return functools.partial(
+        live_sweep,
+        LiveSweep(MLP, "batch_size", [1, 8, 64], SMALL, ["cpu"], current=8),
+        LiveBudget(0.02, num_threads=1, **budget),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +70,11 @@ def test_a_caller_that_gives_up_cancels_its_job_and_the_next_answer_is_its_own(w
     with pytest.raises(VisitorLeft):
         worker.run(tiny_sweep(), progress=leave)
     assert len(calls) == 1  # cancelled at its next report, not run to the end
-    rows = worker.run(functools.partial(live_sweep, LiveSweep(MLP, "batch_size", [4], SMALL, ["cpu"]),
-                                        LiveBudget(0.02, num_threads=1)))
+    rows = worker.run(
+        functools.partial(
+            live_sweep, LiveSweep(MLP, "batch_size", [4], SMALL, ["cpu"]), LiveBudget(0.02, num_threads=1)
+        )
+    )
     assert [r["batch_size"] for r in rows] == [4]
 
 
@@ -107,7 +113,8 @@ def test_a_main_script_without_a_guard_stops_at_one_worker(tmp_path):
         "try:\n"
         "    print(MeasureWorker().run(functools.partial(sum, [1, 2])))\n"
         "except WorkerStopped as err:\n"
-        "    print('stopped:', err)\n")
+        "    print('stopped:', err)\n"
+    )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert "stopped: the measuring process stopped" in done.stdout
     assert "cannot start another" in done.stderr
@@ -116,7 +123,12 @@ def test_a_main_script_without_a_guard_stops_at_one_worker(tmp_path):
 @pytest.mark.cuda
 def test_a_live_gpu_sweep_runs_in_the_measuring_process(worker):
     # a server with a GPU times both devices live through the worker (spawned, so CUDA starts there)
-    rows = worker.run(functools.partial(live_sweep, LiveSweep(MLP, "batch_size", [1, 64], SMALL, ["cpu", "cuda:0"],
-                                                              current=64), LiveBudget(0.05, num_threads=1)))
+    rows = worker.run(
+        functools.partial(
+            live_sweep,
+            LiveSweep(MLP, "batch_size", [1, 64], SMALL, ["cpu", "cuda:0"], current=64),
+            LiveBudget(0.05, num_threads=1),
+        )
+    )
     assert {(r["batch_size"], r["device"]) for r in rows} == {(1, "cpu"), (1, "cuda:0"), (64, "cpu"), (64, "cuda:0")}
     assert all(r["status"] == "ok" and r["median_s"] > 0 for r in rows)

@@ -112,7 +112,9 @@ def _imported(name: str) -> bool:
 
 
 def test_what_a_job_imports_raises_the_idle_size_rather_than_recycling(worker, tmp_path):
-    (tmp_path / "big_module.py").write_text("BLOB = bytearray(200 * 2**20)  # held for the process's life, as torch is\n")
+    (tmp_path / "big_module.py").write_text(
+        "BLOB = bytearray(200 * 2**20)  # held for the process's life, as torch is\n"
+    )
     pid = worker.pid()
     worker.run(functools.partial(import_module_from, str(tmp_path), "big_module"))
     held = worker.held
@@ -182,8 +184,13 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
                 worker.run(LiveRequest.of(live_timeline, mlp, step, "cpu", num_threads=1), progress=left)
             # a cap the point fits under on top of the idle worker, but not on top of the step left behind
             monkeypatch.setenv("GPUWIN_MEMORY_CAP_GB", f"{(idle + estimate + 0.15e9) / 1e9:.3f}")
-            rows = worker.run(functools.partial(live_sweep, LiveSweep(mlp, "batch_size", [8], {"hidden_width": 4096, "depth": 2},
-                                                                      ["cpu"]), LiveBudget(0.02, num_threads=1)))
+            rows = worker.run(
+                functools.partial(
+                    live_sweep,
+                    LiveSweep(mlp, "batch_size", [8], {"hidden_width": 4096, "depth": 2}, ["cpu"]),
+                    LiveBudget(0.02, num_threads=1),
+                )
+            )
             monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB")
             if give_back:
                 assert rss_of(worker.pid()) - idle < RECYCLE_MARGIN_BYTES
@@ -198,8 +205,17 @@ def _gpu_sweep() -> int:
     from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
     from lib.workloads import get_workload
 
-    rows = live_sweep(LiveSweep(get_workload("mlp"), "batch_size", [1, 64], {"hidden_width": 64, "depth": 2, "dataset_size": 256},
-                                ["cpu", "cuda:0"], current=64), LiveBudget(0.05, num_threads=1))
+    rows = live_sweep(
+        LiveSweep(
+            get_workload("mlp"),
+            "batch_size",
+            [1, 64],
+            {"hidden_width": 64, "depth": 2, "dataset_size": 256},
+            ["cpu", "cuda:0"],
+            current=64,
+        ),
+        LiveBudget(0.05, num_threads=1),
+    )
     return sum(r["status"] == "ok" for r in rows)
 
 

@@ -26,8 +26,22 @@ def one_cpu_thread():
 @pytest.mark.slow
 def test_cli_runs_one_epoch_with_loading_and_compute_phases(tmp_path, capsys):
     out = tmp_path / "p.json"
-    rc = main(["run", "dataloader", "--set", "dataset_size=256", "--set", "batch_size=64",
-               "--budget", "0.05", "--threads", "1", "--out", str(out)])
+    rc = main(
+        [
+            "run",
+            "dataloader",
+            "--set",
+            "dataset_size=256",
+            "--set",
+            "batch_size=64",
+            "--budget",
+            "0.05",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr()
     (row,) = json.loads(out.read_text())["rows"]
     assert row["status"] == "ok", row["message"]
@@ -61,15 +75,23 @@ def test_images_and_tensors_give_the_same_training_without_shuffling():
 
 def test_workers_run_on_two_cores_and_are_stopped_by_close():
     before = set(multiprocessing.active_children())
-    point = measure_point(LOADER, {"dataset_size": 256, "batch_size": 32, "num_workers": 2}, "cpu",
-                        budget_s=0.05, num_threads=1, check=True)
+    point = measure_point(
+        LOADER,
+        {"dataset_size": 256, "batch_size": 32, "num_workers": 2},
+        "cpu",
+        budget_s=0.05,
+        num_threads=1,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
     left = [p for p in multiprocessing.active_children() if p not in before]
     assert left == [], f"worker processes still running: {left}"
 
 
 def test_workers_started_every_epoch_when_not_persistent():
-    step = LOADER.build(LOADER.resolve({"dataset_size": 128, "batch_size": 64, "num_workers": 1, "persistent_workers": False}), "cpu")
+    step = LOADER.build(
+        LOADER.resolve({"dataset_size": 128, "batch_size": 64, "num_workers": 1, "persistent_workers": False}), "cpu"
+    )
     try:
         step.run()
         step.run()
@@ -80,8 +102,14 @@ def test_workers_started_every_epoch_when_not_persistent():
 
 @pytest.mark.slow
 def test_fakedata_source_checks_out():
-    point = measure_point(LOADER, {"data": "fakedata", "dataset_size": 128, "batch_size": 64}, "cpu",
-                        budget_s=0.05, num_threads=1, check=True)
+    point = measure_point(
+        LOADER,
+        {"data": "fakedata", "dataset_size": 128, "batch_size": 64},
+        "cpu",
+        budget_s=0.05,
+        num_threads=1,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
 
 
@@ -89,8 +117,14 @@ def test_mnist_offline_falls_back_with_a_note(monkeypatch, tmp_path):
     monkeypatch.setattr(datasets, "_IMAGE_CACHE", {})
     monkeypatch.setenv("GPUWIN_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("GPUWIN_OFFLINE", "1")
-    point = measure_point(LOADER, {"data": "mnist", "model": "mlp", "optimizer": "adam", "lr": 0.001,
-                                 "dataset_size": 128, "batch_size": 64}, "cpu", budget_s=0.05, num_threads=1, check=True)
+    point = measure_point(
+        LOADER,
+        {"data": "mnist", "model": "mlp", "optimizer": "adam", "lr": 0.001, "dataset_size": 128, "batch_size": 64},
+        "cpu",
+        budget_s=0.05,
+        num_threads=1,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
     assert "synthetic" in point.notes.data_note and "mnist" in point.notes.data_note
 
@@ -112,7 +146,12 @@ def test_estimates_grow_with_the_data():
 @pytest.mark.cuda
 @pytest.mark.parametrize("source", ["images", "tensors"])
 def test_cuda_epoch_with_pinned_memory_and_workers(source):
-    point = measure_point(LOADER, {"source": source, "dataset_size": 1024, "batch_size": 128, "num_workers": 2,
-                                 "pin_memory": True}, "cuda", budget_s=0.2, check=True)
+    point = measure_point(
+        LOADER,
+        {"source": source, "dataset_size": 1024, "batch_size": 128, "num_workers": 2, "pin_memory": True},
+        "cuda",
+        budget_s=0.2,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
     assert point.phases["loading"] > 0

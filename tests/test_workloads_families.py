@@ -31,8 +31,9 @@ def one_cpu_thread():
 @pytest.mark.parametrize("name", sorted(TINY))
 @pytest.mark.parametrize("mode", ["eager", "fused"])
 def test_a_family_trains_one_real_step_on_the_cpu_and_learns(name, mode):
-    point = measure_point(get_workload(name), {**TINY[name], "mode": mode}, "cpu", budget_s=0.02, num_threads=1,
-                        check=True)  # check: 20 steps on one batch lower the loss, the optimizer holds the model
+    point = measure_point(
+        get_workload(name), {**TINY[name], "mode": mode}, "cpu", budget_s=0.02, num_threads=1, check=True
+    )  # check: 20 steps on one batch lower the loss, the optimizer holds the model
     assert point.status == Status.OK, point.message
     assert point.counts.steps_per_epoch == 2 and point.counts.flops > 0 and point.median_s > 0
 
@@ -40,9 +41,14 @@ def test_a_family_trains_one_real_step_on_the_cpu_and_learns(name, mode):
 @pytest.mark.slow  # about 5-8 s a network on a shared 2-core box (torchvision's import, the learning check)
 @pytest.mark.parametrize("network", list(NETWORKS))
 def test_each_torchvision_network_trains_one_real_step_at_a_small_image_size(network):
-    point = measure_point(get_workload("torchvision"), {"model": network, "image_size": 32, "batch_size": 2,
-                                                      "dataset_size": 2}, "cpu", budget_s=0.02, num_threads=1,
-                        check=True)
+    point = measure_point(
+        get_workload("torchvision"),
+        {"model": network, "image_size": 32, "batch_size": 2, "dataset_size": 2},
+        "cpu",
+        budget_s=0.02,
+        num_threads=1,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
     assert point.settings["model"] == network and point.counts.flops > 0
 
@@ -50,30 +56,56 @@ def test_each_torchvision_network_trains_one_real_step_at_a_small_image_size(net
 @pytest.mark.slow  # about 15 s on a shared 2-core box: a fresh CLI process imports torchvision
 def test_the_cli_trains_a_torchvision_network_by_name(tmp_path, capsys):
     out = tmp_path / "tv.json"
-    rc = main(["run", "torchvision", "--set", "model=mobilenet_v3_small", "--set", "image_size=32",
-               "--set", "batch_size=2", "--set", "dataset_size=2", "--budget", "0.02", "--threads", "1",
-               "--out", str(out)])
+    rc = main(
+        [
+            "run",
+            "torchvision",
+            "--set",
+            "model=mobilenet_v3_small",
+            "--set",
+            "image_size=32",
+            "--set",
+            "batch_size=2",
+            "--set",
+            "dataset_size=2",
+            "--budget",
+            "0.02",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr()
     (row,) = json.loads(out.read_text())["rows"]
     assert row["status"] == "ok", row["message"]
     assert (row["workload"], row["model"], row["image_size"]) == ("torchvision", "mobilenet_v3_small", 32)
 
 
-@pytest.mark.parametrize("name,given,fragment", [
-    ("torchvision", {"model": "vgg11"}, "not one of resnet18"),
-    ("torchvision", {"model": "vit_tiny", "image_size": 40}, "multiple of 16"),
-    ("torchvision", {"model": "resnet18", "image_size": 16}, "at least 32"),
-    ("transformer", {"d_model": 30, "heads": 4}, "not a multiple of heads"),
-    ("cnn", {"channels": 0}, "below the minimum"),
-    ("cnn", {"mode": "compile", "optimizer_impl": "fused"}, "leave optimizer_impl at default"),
-])
+@pytest.mark.parametrize(
+    "name,given,fragment",
+    [
+        ("torchvision", {"model": "vgg11"}, "not one of resnet18"),
+        ("torchvision", {"model": "vit_tiny", "image_size": 40}, "multiple of 16"),
+        ("torchvision", {"model": "resnet18", "image_size": 16}, "at least 32"),
+        ("transformer", {"d_model": 30, "heads": 4}, "not a multiple of heads"),
+        ("cnn", {"channels": 0}, "below the minimum"),
+        ("cnn", {"mode": "compile", "optimizer_impl": "fused"}, "leave optimizer_impl at default"),
+    ],
+)
 def test_bad_settings_are_refused_where_they_enter_with_one_line(name, given, fragment):
     with pytest.raises(SettingError, match=fragment):
         get_workload(name).resolve(given)
 
 
-@pytest.mark.parametrize("name,wider", [("cnn", {"channels": 8}), ("transformer", {"d_model": 32}),
-                                        pytest.param("torchvision", {"image_size": 64}, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name,wider",
+    [
+        ("cnn", {"channels": 8}),
+        ("transformer", {"d_model": 32}),
+        pytest.param("torchvision", {"image_size": 64}, marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.slow
 def test_flops_are_counted_and_grow_with_the_batch_and_the_width(name, wider):
     work = get_workload(name)

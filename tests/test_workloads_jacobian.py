@@ -46,16 +46,31 @@ def test_the_full_jacobian_is_block_diagonal():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_each_method_passes_its_check_with_other_widths(method):
-    point = measure_point(JAC, {"val": 4, "method": method, "hidden": 8, "outputs": 16}, "cpu",
-                        budget_s=0.05, num_threads=1, check=True)
+    point = measure_point(
+        JAC, {"val": 4, "method": method, "hidden": 8, "outputs": 16}, "cpu", budget_s=0.05, num_threads=1, check=True
+    )
     assert point.status == Status.OK, point.message
 
 
 @pytest.mark.slow
 def test_cli_runs_the_seed_method(tmp_path, capsys):
     out = tmp_path / "p.json"
-    rc = main(["run", "jacobian", "--set", "val=2", "--set", "method=loop", "--budget", "0.05", "--threads", "1",
-               "--out", str(out)])
+    rc = main(
+        [
+            "run",
+            "jacobian",
+            "--set",
+            "val=2",
+            "--set",
+            "method=loop",
+            "--budget",
+            "0.05",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr()
     (row,) = json.loads(out.read_text())["rows"]
     assert row["status"] == "ok" and row["method"] == "loop" and "memory grows" in row["note"]
@@ -111,8 +126,18 @@ def test_seed_004_at_val_1000_fits_a_gpu_hosts_cpu_where_glibc_reuses_the_tempor
     assert JAC.peak_memory_bytes(params, "cpu") > 100e9
 
 
-@pytest.mark.parametrize(("version", "strands"), [("glibc 2.36", True), ("glibc 2.39", False), ("glibc 2.41", False),
-                                                   ("glibc 3.0", False), ("musl", True), ("", True), ("glibc x", True)])
+@pytest.mark.parametrize(
+    ("version", "strands"),
+    [
+        ("glibc 2.36", True),
+        ("glibc 2.39", False),
+        ("glibc 2.41", False),
+        ("glibc 3.0", False),
+        ("musl", True),
+        ("", True),
+        ("glibc x", True),
+    ],
+)
 def test_which_c_library_strands(version, strands):
     assert jacobian.glibc_strands(version) is strands
 

@@ -22,13 +22,32 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_cli_subprocess_runs_matmul_and_reports_flops(tmp_path):
     out = tmp_path / "p.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "lib", "run", "matmul", "--set", "size=256", "--set", "dtype=bf16",
-         "--budget", "0.05", "--threads", "1", "--out", str(out)],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "lib",
+            "run",
+            "matmul",
+            "--set",
+            "size=256",
+            "--set",
+            "dtype=bf16",
+            "--budget",
+            "0.05",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (row,) = json.loads(out.read_text())["rows"]
-    assert row["status"] == "ok" and row["flops"] == 2 * 256 ** 3
+    assert row["status"] == "ok" and row["flops"] == 2 * 256**3
     assert row["achieved_flops_per_s"] == pytest.approx(row["flops"] / row["median_s"])
     assert row["cold_s"] > 0
 

@@ -34,8 +34,24 @@ def fresh_image_cache(monkeypatch, tmp_path):
 
 def test_cli_runs_mlp_on_iris_and_the_shape_follows_the_data(tmp_path, capsys):
     out = tmp_path / "p.json"
-    rc = main(["run", "mlp", "--set", "data=iris", "--set", "dataset_size=150", "--set", "hidden_width=16",
-               "--budget", "0.05", "--threads", "1", "--out", str(out)])
+    rc = main(
+        [
+            "run",
+            "mlp",
+            "--set",
+            "data=iris",
+            "--set",
+            "dataset_size=150",
+            "--set",
+            "hidden_width=16",
+            "--budget",
+            "0.05",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0, capsys.readouterr()
     (row,) = json.loads(out.read_text())["rows"]
     assert row["status"] == "ok", row["message"]
@@ -43,10 +59,16 @@ def test_cli_runs_mlp_on_iris_and_the_shape_follows_the_data(tmp_path, capsys):
     assert "data_note" not in row  # all 150 rows, nothing to say
 
 
-@pytest.mark.parametrize("name,features,outputs,task", [
-    ("iris", 4, 3, "classification"), ("diabetes", 10, 1, "regression"), ("digits", 64, 10, "classification"),
-    ("wine", 13, 3, "classification"), ("breast_cancer", 30, 2, "classification"),
-])
+@pytest.mark.parametrize(
+    "name,features,outputs,task",
+    [
+        ("iris", 4, 3, "classification"),
+        ("diabetes", 10, 1, "regression"),
+        ("digits", 64, 10, "classification"),
+        ("wine", 13, 3, "classification"),
+        ("breast_cancer", 30, 2, "classification"),
+    ],
+)
 def test_bundled_tables_set_features_outputs_and_task(name, features, outputs, task):
     params = MLP.resolve({"data": name, "input_features": 999, "outputs": 7, "dataset_size": 40})
     assert (params["input_features"], params["outputs"], params["task"]) == (features, outputs, task)
@@ -71,8 +93,9 @@ def test_dataset_size_repeats_a_small_table():
 
 def test_mnist_offline_falls_back_to_synthetic_rows_with_a_note(fresh_image_cache, monkeypatch):
     monkeypatch.setenv("GPUWIN_OFFLINE", "1")
-    point = measure_point(MLP, {"data": "mnist", "dataset_size": 64, "hidden_width": 16}, "cpu",
-                        budget_s=0.05, num_threads=1, check=True)
+    point = measure_point(
+        MLP, {"data": "mnist", "dataset_size": 64, "hidden_width": 16}, "cpu", budget_s=0.05, num_threads=1, check=True
+    )
     assert point.status == Status.OK, point.message
     assert point.settings["input_features"] == 784 and point.settings["outputs"] == 10
     note = point.notes.data_note
@@ -130,18 +153,29 @@ def test_minibatch_loss_curve_has_one_value_per_epoch():
 def test_both_steps_start_from_the_same_weights():
     a = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64}), "cpu").extras["initial_weights_abs_sum"]
     b = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64}), "cpu:0").extras["initial_weights_abs_sum"]
-    c = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64, "seed": 1}), "cpu").extras["initial_weights_abs_sum"]
+    c = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64, "seed": 1}), "cpu").extras[
+        "initial_weights_abs_sum"
+    ]
     assert a == b != c
 
 
-@pytest.mark.parametrize("switches", [
-    {"data_resident": False, "pin_memory": True, "item_every_step": True},
-    {"optimizer_impl": "foreach"},
-    {"optimizer_impl": "fused"},
-])
+@pytest.mark.parametrize(
+    "switches",
+    [
+        {"data_resident": False, "pin_memory": True, "item_every_step": True},
+        {"optimizer_impl": "foreach"},
+        {"optimizer_impl": "fused"},
+    ],
+)
 def test_pitfall_switches_still_run_and_check(switches):
-    point = measure_point(MLP, {"hidden_width": 16, "dataset_size": 256, "batch_size": 64, **switches}, "cpu",
-                        budget_s=0.05, num_threads=1, check=True)
+    point = measure_point(
+        MLP,
+        {"hidden_width": 16, "dataset_size": 256, "batch_size": 64, **switches},
+        "cpu",
+        budget_s=0.05,
+        num_threads=1,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
 
 
@@ -149,8 +183,10 @@ def test_pitfall_switches_still_run_and_check(switches):
 def test_cpu_and_cuda_start_alike_and_learn_the_same_curve():
     params = {"data": "iris", "dataset_size": 150, "batch_size": 150, "hidden_layers": "16,16"}
     params = MLP.resolve(params)
-    assert (MLP.build(params, "cpu").extras["initial_weights_abs_sum"]
-            == MLP.build(params, "cuda").extras["initial_weights_abs_sum"])
+    assert (
+        MLP.build(params, "cpu").extras["initial_weights_abs_sum"]
+        == MLP.build(params, "cuda").extras["initial_weights_abs_sum"]
+    )
     cpu = loss_curve(params, "cpu", 20)
     gpu = loss_curve(params, "cuda", 20)
     assert cpu[0] == pytest.approx(gpu[0], rel=1e-5)
@@ -159,7 +195,19 @@ def test_cpu_and_cuda_start_alike_and_learn_the_same_curve():
 
 @pytest.mark.cuda
 def test_cuda_mlp_with_real_data_and_copies_per_batch():
-    point = measure_point(MLP, {"data": "digits", "dataset_size": 1024, "batch_size": 128, "data_resident": False,
-                              "pin_memory": True, "optimizer_impl": "fused"}, "cuda", budget_s=0.1, check=True)
+    point = measure_point(
+        MLP,
+        {
+            "data": "digits",
+            "dataset_size": 1024,
+            "batch_size": 128,
+            "data_resident": False,
+            "pin_memory": True,
+            "optimizer_impl": "fused",
+        },
+        "cuda",
+        budget_s=0.1,
+        check=True,
+    )
     assert point.status == Status.OK, point.message
     assert point.phases["transfer"] > 0

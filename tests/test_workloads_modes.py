@@ -55,8 +55,9 @@ def test_every_mode_trains_like_eager_on_cuda(mode):
 
 
 @pytest.mark.cuda
-@pytest.mark.parametrize("extra", [{"data_resident": False, "pin_memory": True}, {"item_every_step": True},
-                                   {"batch_size": 256}])
+@pytest.mark.parametrize(
+    "extra", [{"data_resident": False, "pin_memory": True}, {"item_every_step": True}, {"batch_size": 256}]
+)
 def test_the_cuda_graph_with_copied_batches_item_and_one_full_batch_trains_like_eager(extra):
     assert losses("cuda_graph", "cuda", **extra) == pytest.approx(losses("eager", "cuda", **extra), rel=1e-4)
 

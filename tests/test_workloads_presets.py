@@ -13,8 +13,15 @@ from lib.workloads.presets import PRESETS, get_preset, loss_curve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = {
-    "boston_like", "iris", "mnist_minibatch", "mnist_fullbatch", "mnist_100rows", "linear_mnist_dataloader",
-    "big_matmul", "jacobian_val100", "jacobian_val1000",
+    "boston_like",
+    "iris",
+    "mnist_minibatch",
+    "mnist_fullbatch",
+    "mnist_100rows",
+    "linear_mnist_dataloader",
+    "big_matmul",
+    "jacobian_val100",
+    "jacobian_val1000",
 }
 
 
@@ -68,8 +75,21 @@ def test_seed_script_quick_run_writes_a_pack(tmp_path, capsys):
     script = load_script()
     out = tmp_path / "seeds.json"
     with cpu_threads(1):
-        rc = script.main(["--quick", "--only", "iris,big_matmul,jacobian_val100", "--devices", "cpu",
-                          "--threads", "1", "--budget", "0.05", "--out", str(out)])
+        rc = script.main(
+            [
+                "--quick",
+                "--only",
+                "iris,big_matmul,jacobian_val100",
+                "--devices",
+                "cpu",
+                "--threads",
+                "1",
+                "--budget",
+                "0.05",
+                "--out",
+                str(out),
+            ]
+        )
     printed = capsys.readouterr().out
     assert rc == 0, printed
     rows = load_pack(out)["rows"]

@@ -56,7 +56,9 @@ def test_scalar_extras_and_units_are_reserved_row_fields(name):
 
 def test_a_sweep_keeps_its_rows_comparable():
     with cpu_threads(1):
-        points = run_sweep(get_workload("jacobian"), "val", [1, 2], {"method": "vmap_jacfwd"}, ["cpu"], point_budget_s=0.02)
+        points = run_sweep(
+            get_workload("jacobian"), "val", [1, 2], {"method": "vmap_jacfwd"}, ["cpu"], point_budget_s=0.02
+        )
 
     fixed = {tuple(sorted((k, v) for k, v in p.settings.items() if k != "val")) for p in points}
     assert len(fixed) == 1
@@ -65,6 +67,8 @@ def test_a_sweep_keeps_its_rows_comparable():
 def test_one_reading_of_a_switch_for_settings_and_url_widgets():
     from lib.core.workload import parse_bool
 
-    assert [parse_bool(v) for v in (True, "on", " TRUE ", "1", "yes", False, "off", "0", "no")] == [True] * 5 + [False] * 4
+    assert [parse_bool(v) for v in (True, "on", " TRUE ", "1", "yes", False, "off", "0", "no")] == [True] * 5 + [
+        False
+    ] * 4
     with pytest.raises(ValueError):
         parse_bool("maybe")

@@ -26,6 +26,7 @@ def test_bytes_are_one_read_and_one_write_of_float32_and_flops_one_add_each():
 
 def test_the_step_computes_x_plus_one_and_check_catches_a_wrong_result(monkeypatch):
     import torch
+
     step = STREAM.build(STREAM.resolve({"size": 4096}), "cpu")
     step.check()
     real_add = torch.add
@@ -45,9 +46,28 @@ def test_a_measured_row_keeps_bytes_and_flops_so_bandwidth_is_bytes_over_median(
 def test_the_cli_sweeps_stream_over_size(tmp_path):
     out = tmp_path / "s.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "lib", "sweep", "stream", "--over", "size=1024,65536", "--devices", "cpu",
-         "--budget", "0.05", "--threads", "1", "--out", str(out)],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "lib",
+            "sweep",
+            "stream",
+            "--over",
+            "size=1024,65536",
+            "--devices",
+            "cpu",
+            "--budget",
+            "0.05",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = json.loads(out.read_text())["rows"]

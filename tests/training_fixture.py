@@ -33,12 +33,15 @@ def step_time(settings: dict, kind: str) -> float:
     return fixed + MLP.flops(MLP.resolve(settings)) / rate
 
 
-def crossover_by_hand(width: int = 64, depth: int = 3, xs: tuple[int, ...] | None = None,
-                      dataset_size: int = 65536) -> tuple[int, int, float]:
+def crossover_by_hand(
+    width: int = 64, depth: int = 3, xs: tuple[int, ...] | None = None, dataset_size: int = 65536
+) -> tuple[int, int, float]:
     """The bracket and the log-log interpolated break-even batch size of the two formulas."""
     xs = list(xs or AXES["batch_size"].steps)
     at = {"hidden_width": width, "depth": depth, "dataset_size": dataset_size}
-    ratio = [math.log(step_time({"batch_size": b, **at}, "gpu") / step_time({"batch_size": b, **at}, "cpu")) for b in xs]
+    ratio = [
+        math.log(step_time({"batch_size": b, **at}, "gpu") / step_time({"batch_size": b, **at}, "cpu")) for b in xs
+    ]
     i = next(i for i in range(1, len(xs)) if ratio[i] <= 0 < ratio[i - 1])
     frac = ratio[i - 1] / (ratio[i - 1] - ratio[i])
     return xs[i - 1], xs[i], math.exp(math.log(xs[i - 1]) + frac * math.log(xs[i] / xs[i - 1]))
@@ -49,29 +52,64 @@ def _row(settings: dict, device: str, kind: str, machine: str) -> dict:
     t = step_time(settings, kind)
     steps = math.ceil(resolved["dataset_size"] / min(resolved["batch_size"], resolved["dataset_size"]))
     compile_s = MODE_STEP.get(settings.get("mode"), (0, None))[1] if kind == "gpu" else None
-    return {**resolved, "workload": "mlp", "device": device, "median_s": t, "iqr_s": 0.02 * t, "repeats": 20,
-            "cold_s": (compile_s or 0.0) + 2 * t,
-            "status": "ok", "message": "", "steps_per_epoch": steps, "epoch_s": t * steps,
-            "flops": MLP.flops(resolved), "num_threads": 1, "swept": "batch_size,hidden_width,depth", "machine": machine}
+    return {
+        **resolved,
+        "workload": "mlp",
+        "device": device,
+        "median_s": t,
+        "iqr_s": 0.02 * t,
+        "repeats": 20,
+        "cold_s": (compile_s or 0.0) + 2 * t,
+        "status": "ok",
+        "message": "",
+        "steps_per_epoch": steps,
+        "epoch_s": t * steps,
+        "flops": MLP.flops(resolved),
+        "num_threads": 1,
+        "swept": "batch_size,hidden_width,depth",
+        "machine": machine,
+    }
 
 
 def write_packs(directory: Path) -> Path:
     """A GPU machine's pack (GPU and host CPU rows) and a small server's CPU pack, on a grid of every
     batch size x WIDTHS x DEPTHS, dataset 65,536 rows (so every batch size is its own step)."""
     directory.mkdir(parents=True, exist_ok=True)
-    grid = [{"batch_size": b, "hidden_width": w, "depth": d, "dataset_size": 65536}
-            for w in WIDTHS for d in DEPTHS for b in AXES["batch_size"].steps]
-    gpu_machine = {"cpu_model": "TEST FIXTURE CPU", "cpu_cores": 16, "torch": "fixture", "date": "2026-01-02T00:00:00",
-                   "gpus": [GPU_NAME], "label": f"{GPU_NAME} (2026-01-02)"}
-    small_machine = {"cpu_model": "TEST FIXTURE small server", "cpu_cores": 2, "torch": "fixture",
-                     "date": "2026-01-03T00:00:00", "gpus": [], "label": "TEST FIXTURE small server"}
+    grid = [
+        {"batch_size": b, "hidden_width": w, "depth": d, "dataset_size": 65536}
+        for w in WIDTHS
+        for d in DEPTHS
+        for b in AXES["batch_size"].steps
+    ]
+    gpu_machine = {
+        "cpu_model": "TEST FIXTURE CPU",
+        "cpu_cores": 16,
+        "torch": "fixture",
+        "date": "2026-01-02T00:00:00",
+        "gpus": [GPU_NAME],
+        "label": f"{GPU_NAME} (2026-01-02)",
+    }
+    small_machine = {
+        "cpu_model": "TEST FIXTURE small server",
+        "cpu_cores": 2,
+        "torch": "fixture",
+        "date": "2026-01-03T00:00:00",
+        "gpus": [],
+        "label": "TEST FIXTURE small server",
+    }
     gpu_rows = [_row(s, "cuda:0", "gpu", gpu_machine["label"]) for s in grid]
-    gpu_rows += [_row({**s, "mode": mode}, "cuda:0", "gpu", gpu_machine["label"])
-                 for mode in MODE_STEP for s in grid if s["depth"] == 3]
+    gpu_rows += [
+        _row({**s, "mode": mode}, "cuda:0", "gpu", gpu_machine["label"])
+        for mode in MODE_STEP
+        for s in grid
+        if s["depth"] == 3
+    ]
     gpu_rows += [_row(s, "cpu", "cpu", gpu_machine["label"]) for s in grid]
     small_rows = [_row(s, "cpu", "cpu", small_machine["label"]) for s in grid]
-    for name, machine, rows in (("fixture_gpu_training.json", gpu_machine, gpu_rows),
-                                ("fixture_small_cpu_training.json", small_machine, small_rows)):
+    for name, machine, rows in (
+        ("fixture_gpu_training.json", gpu_machine, gpu_rows),
+        ("fixture_small_cpu_training.json", small_machine, small_rows),
+    ):
         (directory / name).write_text(json.dumps({"schema_version": 1, "machine": machine, "rows": rows}))
     return directory
 
@@ -86,9 +124,20 @@ def write_home_pack(directory: Path) -> Path:
     recording Home draws), from the two formulas: the GPU catches up at crossover_by_hand(xs=HOME_BATCHES,
     dataset_size=HOME_DATASET)."""
     directory.mkdir(parents=True, exist_ok=True)
-    machine = {"cpu_model": "TEST FIXTURE CPU", "cpu_cores": 16, "torch": "fixture", "date": "2026-01-02T00:00:00",
-               "gpus": [GPU_NAME], "label": f"{GPU_NAME} (2026-01-02)"}
-    rows = [{**_row({"batch_size": b, "dataset_size": HOME_DATASET}, device, kind, machine["label"]), "swept": "batch_size"}
-            for b in HOME_BATCHES for device, kind in (("cpu", "cpu"), ("cuda:0", "gpu"))]
-    (directory / "fixture_gpu_home.json").write_text(json.dumps({"schema_version": 1, "machine": machine, "rows": rows}))
+    machine = {
+        "cpu_model": "TEST FIXTURE CPU",
+        "cpu_cores": 16,
+        "torch": "fixture",
+        "date": "2026-01-02T00:00:00",
+        "gpus": [GPU_NAME],
+        "label": f"{GPU_NAME} (2026-01-02)",
+    }
+    rows = [
+        {**_row({"batch_size": b, "dataset_size": HOME_DATASET}, device, kind, machine["label"]), "swept": "batch_size"}
+        for b in HOME_BATCHES
+        for device, kind in (("cpu", "cpu"), ("cuda:0", "gpu"))
+    ]
+    (directory / "fixture_gpu_home.json").write_text(
+        json.dumps({"schema_version": 1, "machine": machine, "rows": rows})
+    )
     return directory

@@ -51,7 +51,8 @@ CODE = re.compile(r"`[^`]*`")
 LINK = re.compile(r"\]\([^)]*\)")
 NUMBER = re.compile(
     r"(?<![\w.\-/·])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|TB|GB|MB|KB|kB|GFLOP/s|TFLOP/s|PFLOP/s|kFLOP|GFLOP|TFLOP|MFLOP))?(?![\w])")
+    r"(?:\s?(µs|ms|ns|s|min|%|×|GB/s|TB|GB|MB|KB|kB|GFLOP/s|TFLOP/s|PFLOP/s|kFLOP|GFLOP|TFLOP|MFLOP))?(?![\w])"
+)
 TIME_UNITS = {"µs", "ms", "ns", "s", "min"}
 SCALED = TIME_UNITS | {"GB/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"}
 # a workload's own estimate of the memory or the work of a point (why it was not run), never a drawn value
@@ -90,7 +91,7 @@ def _value(token: str) -> float:
 
 def _tolerance(token: str, value: float) -> float:
     decimals = len(token.split(".")[1]) if "." in token else 0
-    return 0.5 * 10 ** -decimals + REL_SLACK * abs(value)
+    return 0.5 * 10**-decimals + REL_SLACK * abs(value)
 
 
 # -- (a) numbers ---------------------------------------------------------------------------------------------
@@ -104,14 +105,22 @@ def source_literals() -> frozenset[str]:
     import ast
 
     found: set[str] = set()
-    files = [*ROOT.glob("pages/*.py"), *ROOT.glob("ui/*.py"), *ROOT.glob("lib/lessons/**/*.py"),
-             ROOT / "lib/workloads/presets.py"]
+    files = [
+        *ROOT.glob("pages/*.py"),
+        *ROOT.glob("ui/*.py"),
+        *ROOT.glob("lib/lessons/**/*.py"),
+        ROOT / "lib/workloads/presets.py",
+    ]
     for path in files:
         tree = ast.parse(path.read_text())
-        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                      and node.body and isinstance(node.body[0], ast.Expr)
-                      and isinstance(node.body[0].value, ast.Constant)}
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
         for node in ast.walk(tree):
             if not isinstance(node, ast.Constant) or id(node) in docstrings:
                 continue
@@ -154,8 +163,11 @@ class Pool:
 
 
 def _numeric(row: dict) -> dict[str, float]:
-    return {k: float(v) for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-            and math.isfinite(v) and v > 0}
+    return {
+        k: float(v)
+        for k, v in row.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+    }
 
 
 def series_names(reading: Reading) -> set[str]:
@@ -178,8 +190,10 @@ def scoped(reading: Reading, names: frozenset[str], curves: frozenset[str]) -> R
     """The page as a sentence naming `names` may read it: of a chart that draws any of the page's named
     `curves`, only the rows of `names`; a chart that draws none of them (a timeline, a roofline, the
     speedup) whole (Drawn(strict=True) reads one of many marks by its totals)."""
-    charts = [Chart([r for r in c.rows if _draws(r, names)], c.series)
-              if any(_draws(r, curves) for r in c.rows) else c for c in reading.charts]
+    charts = [
+        Chart([r for r in c.rows if _draws(r, names)], c.series) if any(_draws(r, curves) for r in c.rows) else c
+        for c in reading.charts
+    ]
     return Reading(reading.page, reading.query, reading.texts, charts)
 
 
@@ -192,8 +206,13 @@ class Drawn:
     curve may compare it with any value on the page); else this reading's own. `strict`: the pool of a sentence
     naming `curves` (see the module's "How strict (a) is")."""
 
-    def __init__(self, reading: Reading, ratios: list[float] | None = None, strict: bool = False,
-                 curves: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        reading: Reading,
+        ratios: list[float] | None = None,
+        strict: bool = False,
+        curves: frozenset[str] = frozenset(),
+    ) -> None:
         pool = Pool()
         by_x_field: dict[tuple[float, str], list[float]] = {}
         for chart in reading.charts:
@@ -215,13 +234,19 @@ class Drawn:
         for values in by_x_field.values():
             pool.add_pairs(values)
         self.settings = [_value(v) for v in reading.query.values() if re.fullmatch(r"\d+(\.\d+)?", v)]
-        self.xs = sorted({float(r["x"]) for c in reading.charts for r in c.rows if isinstance(r.get("x"), (int, float))})
+        self.xs = sorted(
+            {float(r["x"]) for c in reading.charts for r in c.rows if isinstance(r.get("x"), (int, float))}
+        )
         literals = seed_reports()
         self.amounts = sorted(pool.amounts | literals)
-        self.ratios = ratios if ratios is not None else sorted(
-            pool.ratios | literals | {a / b for a in self.settings for b in self.settings if b})
-        self.plain = sorted(pool.amounts | literals | set(self.settings) |
-                            {a / b for a in self.settings for b in self.settings if b})
+        self.ratios = (
+            ratios
+            if ratios is not None
+            else sorted(pool.ratios | literals | {a / b for a in self.settings for b in self.settings if b})
+        )
+        self.plain = sorted(
+            pool.amounts | literals | set(self.settings) | {a / b for a in self.settings for b in self.settings if b}
+        )
 
     @staticmethod
     def _near(values: list[float], target: float, tol: float) -> bool:
@@ -234,15 +259,19 @@ class Drawn:
         tol = _tolerance(token, value) * per
         if unit in TIME_UNITS:
             # a time against a chart in seconds, milliseconds or microseconds
-            return any(self._near(self.amounts, value * UNIT_SCALE[unit] * f, tol * UNIT_SCALE[unit] * f)
-                       for f in (1.0, 1e3, 1e6))
+            return any(
+                self._near(self.amounts, value * UNIT_SCALE[unit] * f, tol * UNIT_SCALE[unit] * f)
+                for f in (1.0, 1e3, 1e6)
+            )
         if unit in SCALED:  # a rate: its chart's unit unknown
-            return any(self._near(self.amounts, value * 10.0 ** k, tol * 10.0 ** k) for k in range(-12, 13, 3))
+            return any(self._near(self.amounts, value * 10.0**k, tol * 10.0**k) for k in range(-12, 13, 3))
         if unit == "×":
             return self._near(self.ratios, value, tol)
         if unit == "%":
             # a share (a ratio) or "82% lower" (one minus a ratio)
-            return self._near(self.ratios, value / 100, tol / 100) or self._near(self.ratios, 1 - value / 100, tol / 100)
+            return self._near(self.ratios, value / 100, tol / 100) or self._near(
+                self.ratios, 1 - value / 100, tol / 100
+            )
         return self._near(self.plain, value, tol)
 
 
@@ -287,7 +316,7 @@ def _worked_out(value: float, sentence: str) -> bool:
     made = set()
     for m in PRODUCT.finditer(sentence):
         product = math.prod(_value(g) for g in m.groups()[:3] if g)
-        made |= {product, product ** 2}
+        made |= {product, product**2}
     return any(math.isclose(value, m, rel_tol=REL_SLACK) for m in made)
 
 
@@ -310,8 +339,13 @@ def sentence_counts(sentence: str) -> list[float]:
 def _times_settings(value: float, numbers: set[float], settings: list[float]) -> bool:
     """A count worked out from a setting or a plotted x and a number the page states ('400 outputs' × val, × val²).
     A setting or x of 1 works nothing out: times 1, every number the page states would hold itself."""
-    return any(math.isclose(value, a * s * k, rel_tol=REL_SLACK)
-               for a in numbers for s in settings for k in (1.0, s) if a > SMALL_COUNT and s > 1)
+    return any(
+        math.isclose(value, a * s * k, rel_tol=REL_SLACK)
+        for a in numbers
+        for s in settings
+        for k in (1.0, s)
+        if a > SMALL_COUNT and s > 1
+    )
 
 
 def numbers_on_chart(reading: Reading) -> list[Finding]:
@@ -340,7 +374,7 @@ def numbers_on_chart(reading: Reading) -> list[Finding]:
                 continue
             if unit in (None, "×", "%") and value.is_integer() and value <= SMALL_COUNT and unit != "%":
                 continue
-            if unit in ESTIMATES or ABOUT.search(plain[:match.end(1)]):
+            if unit in ESTIMATES or ABOUT.search(plain[: match.end(1)]):
                 continue  # an estimate of memory or work; a crossover's "about", which (c) checks
             if token in literals or token.replace(",", "") in literals:
                 continue
@@ -349,10 +383,18 @@ def numbers_on_chart(reading: Reading) -> list[Finding]:
             if unit == "×" and _ratio_of_stated_times(value, _tolerance(token, value), plain):
                 continue
             counts = sentence_counts(plain) if unit in TIME_UNITS else []
-            if not any(drawn.holds(token, unit, per) for per in [1.0, *counts]):  # '3.44 ms for 400 passes: 8.6 µs per pass'
+            if not any(
+                drawn.holds(token, unit, per) for per in [1.0, *counts]
+            ):  # '3.44 ms for 400 passes: 8.6 µs per pass'
                 where = f"on no point of {', '.join(sorted(names))}" if names else "on no chart of the page"
-                found.append(Finding("numbers", sentence, f"{token}{(' ' + unit) if unit else ''} is {where}, "
-                                                          "nor a ratio of two of the page's values, nor a setting"))
+                found.append(
+                    Finding(
+                        "numbers",
+                        sentence,
+                        f"{token}{(' ' + unit) if unit else ''} is {where}, "
+                        "nor a ratio of two of the page's values, nor a setting",
+                    )
+                )
     return found
 
 
@@ -380,7 +422,8 @@ def dates_and_machines_on_chart(reading: Reading) -> list[Finding]:
 def _names_a_curve(name: str) -> bool:
     """A bold name that is a legend entry: a device with its origin ('GPU · H200 (recorded)', 'cpu (live, ...)')."""
     return bool(re.search(r"\((recorded|live|predicted|derived)\b", name)) and bool(
-        re.match(r"(CPU|GPU|cpu|cuda:\d)\b", name))
+        re.match(r"(CPU|GPU|cpu|cuda:\d)\b", name)
+    )
 
 
 # -- (c) crossovers ------------------------------------------------------------------------------------------
@@ -449,7 +492,7 @@ def crossovers_between_swaps(reading: Reading) -> list[Finding]:
             continue
         spans = []
         for match in BETWEEN.finditer(sentence):
-            if "~" in match.group(0) or "trade the lead" in sentence[:match.start()]:
+            if "~" in match.group(0) or "trade the lead" in sentence[: match.start()]:
                 continue  # a range over several days' curves, or the trading span: not one crossing
             lo, hi = _value(match.group(1)), _value(match.group(2))
             about = _value(match.group(3)) if match.group(3) else None
@@ -505,8 +548,11 @@ def hollow_points_drawn(reading: Reading) -> list[Finding]:
     of filled dots only."""
     if any(c.hollow for c in reading.charts):
         return []
-    return [Finding("hollow", s, "it points at hollow points, and no chart on the page draws any")
-            for s in sentences(reading) if "(hollow)" in s]
+    return [
+        Finding("hollow", s, "it points at hollow points, and no chart on the page draws any")
+        for s in sentences(reading)
+        if "(hollow)" in s
+    ]
 
 
 DRAWN_DAY = re.compile(r"drawn: the [^;]*?\((20\d\d-\d\d-\d\d)\) recording")
@@ -559,8 +605,13 @@ def live_counts_drawn(reading: Reading) -> list[Finding]:
     found = []
     for sentence in sentences(reading):
         for name, drawn, _live in DRAWN_COUNT.findall(sentence):
-            on_chart = max((len({r.get("x") for r in c.rows if r.get("series") == name.strip() and r.get("t") is not None})
-                            for c in reading.charts), default=0)  # a point is drawn by several marks: count its x
+            on_chart = max(
+                (
+                    len({r.get("x") for r in c.rows if r.get("series") == name.strip() and r.get("t") is not None})
+                    for c in reading.charts
+                ),
+                default=0,
+            )  # a point is drawn by several marks: count its x
             if on_chart and int(drawn.replace(",", "")) != on_chart:
                 found.append(Finding("live counts", sentence, f"{drawn} points said, {on_chart} drawn for {name}"))
     return found
@@ -594,10 +645,17 @@ def headline_short(reading: Reading) -> list[Finding]:
     return found
 
 
-CHECKERS = {"numbers": numbers_on_chart, "dates and machines": dates_and_machines_on_chart,
-            "crossovers": crossovers_between_swaps, "contradictions": no_contradictions,
-            "hollow": hollow_points_drawn, "headline": headline_short, "one day": one_day_per_curve,
-            "too close": never_close_at_2x, "live counts": live_counts_drawn}
+CHECKERS = {
+    "numbers": numbers_on_chart,
+    "dates and machines": dates_and_machines_on_chart,
+    "crossovers": crossovers_between_swaps,
+    "contradictions": no_contradictions,
+    "hollow": hollow_points_drawn,
+    "headline": headline_short,
+    "one day": one_day_per_curve,
+    "too close": never_close_at_2x,
+    "live counts": live_counts_drawn,
+}
 
 
 def check_all(reading: Reading) -> dict[str, list[Finding]]:

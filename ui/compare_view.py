@@ -61,8 +61,11 @@ class ComparedView:
         with self._lock:
             if key not in self._charts:
                 comp = self.drawn[n][1]
-                self._charts[key] = frozen_spec(machines_chart(comp, x_title=setting_name(comp.setting),
-                                                               plot_height=plot_height, legend_columns=legend_columns))
+                self._charts[key] = frozen_spec(
+                    machines_chart(
+                        comp, x_title=setting_name(comp.setting), plot_height=plot_height, legend_columns=legend_columns
+                    )
+                )
             return self._charts[key]
 
     def prebuild(self, first_plot_height: int) -> None:
@@ -86,6 +89,7 @@ class ComparedView:
         def data() -> str:
             view = ref()
             return make(view) if view is not None else "These results were let go when their page closed; upload again."
+
         return data
 
     @functools.cached_property
@@ -93,8 +97,12 @@ class ComparedView:
         return pd.DataFrame(machine_table(self.combined.machines))
 
 
-def compared_view(files: Sequence[Any], extra: Sequence[Source] = (),
-                  shipped: Sequence[dict[str, Any]] = (), widget_key: str | None = None) -> ComparedView:
+def compared_view(
+    files: Sequence[Any],
+    extra: Sequence[Source] = (),
+    shipped: Sequence[dict[str, Any]] = (),
+    widget_key: str | None = None,
+) -> ComparedView:
     """The view of the widget's files (anything with .file_id, .name, .getvalue()), `extra` Sources and
     the shipped packs. Files over a cap come back as a Source with its error, and Streamlit lets go of
     their bytes; the widget's file objects (`widget_key`: the uploader's key) are closed when the session ends."""
@@ -106,14 +114,21 @@ def compared_view(files: Sequence[Any], extra: Sequence[Source] = (),
         for f in files:  # read, or known: Streamlit makes new ones for a later run
             f.close()
         if widget_key:
-            held.also_release["widget"] = functools.partial(close_widget_files, get_script_run_ctx().session_state,
-                                                            widget_key)
+            held.also_release["widget"] = functools.partial(
+                close_widget_files, get_script_run_ctx().session_state, widget_key
+            )
     if held is None or (not files and not extra):
         if held is not None:
             held.view = None
         return _shipped_view(shipped_key, tuple(shipped))
-    key = ("extra", *((s.name, s.error, s.pack and hashlib.sha256(repr(s.pack).encode()).hexdigest()) for s in extra),
-           "files", *(f.file_id for f in files), "shipped", *shipped_key)
+    key = (
+        "extra",
+        *((s.name, s.error, s.pack and hashlib.sha256(repr(s.pack).encode()).hexdigest()) for s in extra),
+        "files",
+        *(f.file_id for f in files),
+        "shipped",
+        *shipped_key,
+    )
     if held.view is None or held.view[0] != key:
         held.view = None  # the old view is let go before the new one is built
         held.view = (key, build_view([*extra, *uploaded], shipped))
@@ -151,8 +166,13 @@ def _shipped_view(key: tuple, _shipped: tuple) -> ComparedView:
 
 
 def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> ComparedView:
-    sources = [*sources, *(Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"},
-                                 shipped=True) for p in shipped)]
+    sources = [
+        *sources,
+        *(
+            Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"}, shipped=True)
+            for p in shipped
+        ),
+    ]
     sources = drop_duplicates(sources)
     combined = combine([s for s in sources if s.used])
     if combined is None:
@@ -167,11 +187,22 @@ def download_buttons(view: ComparedView, file_stem: str) -> None:
     """The merged pack (JSON) and its rows (CSV), side by side; each made when clicked, not on every run: a
     large merge is tens of MB the session would otherwise hold."""
     left, right = st.columns(2)
-    left.download_button("Merged result pack (JSON)", view.deferred(ComparedView.download_json),
-                         file_name=f"{file_stem}.json", mime="application/json", icon=":material/download:",
-                         on_click="ignore")
-    right.download_button("Merged rows (CSV)", view.deferred(ComparedView.download_csv), file_name=f"{file_stem}.csv",
-                          mime="text/csv", icon=":material/table:", on_click="ignore")
+    left.download_button(
+        "Merged result pack (JSON)",
+        view.deferred(ComparedView.download_json),
+        file_name=f"{file_stem}.json",
+        mime="application/json",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Merged rows (CSV)",
+        view.deferred(ComparedView.download_csv),
+        file_name=f"{file_stem}.csv",
+        mime="text/csv",
+        icon=":material/table:",
+        on_click="ignore",
+    )
 
 
 def gallery_picks() -> list[Source]:

@@ -48,8 +48,13 @@ def results_pack(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, Seque
     return merge_packs(packs)
 
 
-def download_buttons(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, Sequence[dict]]] = (), *,
-                     file_stem: str, container: Any = None) -> None:
+def download_buttons(
+    live_rows: Sequence[dict],
+    recorded: Sequence[tuple[dict, Sequence[dict]]] = (),
+    *,
+    file_stem: str,
+    container: Any = None,
+) -> None:
     """Two buttons: the rows shown as CSV, and as a result pack that 'Your results' can load."""
     where = container or st
     try:
@@ -61,10 +66,22 @@ def download_buttons(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, S
         where.caption("Nothing measured yet to download.")
         return
     left, right = where.columns(2)
-    left.download_button("Download CSV", rows_to_csv(pack["rows"]), file_name=f"{file_stem}.csv",
-                         mime="text/csv", icon=":material/table:", on_click="ignore")
-    right.download_button("Download result pack (JSON)", dumps_pack(pack), file_name=f"{file_stem}.json",
-                          mime="application/json", icon=":material/download:", on_click="ignore")
+    left.download_button(
+        "Download CSV",
+        rows_to_csv(pack["rows"]),
+        file_name=f"{file_stem}.csv",
+        mime="text/csv",
+        icon=":material/table:",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Download result pack (JSON)",
+        dumps_pack(pack),
+        file_name=f"{file_stem}.json",
+        mime="application/json",
+        icon=":material/download:",
+        on_click="ignore",
+    )
 
 
 def csv_download(label: str, rows: Sequence[dict], file_name: str, icon: str) -> Callable[[], None] | None:
@@ -74,7 +91,8 @@ def csv_download(label: str, rows: Sequence[dict], file_name: str, icon: str) ->
         return None
 
     def button() -> None:
-        st.download_button(label, spreadsheet_csv(rows), file_name=file_name, mime="text/csv", icon=icon,
-                           on_click="ignore")
+        st.download_button(
+            label, spreadsheet_csv(rows), file_name=file_name, mime="text/csv", icon=icon, on_click="ignore"
+        )
 
     return button

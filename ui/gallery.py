@@ -36,8 +36,10 @@ from lib.recorded.uploads import Source
 
 SESSION_KEY = "gallery.session"
 XSRF_COOKIE = "_streamlit_xsrf"  # Streamlit's own cookie (server.enableXsrfProtection, on in .streamlit/config.toml)
-UNAVAILABLE = ("The gallery's database could not be opened just now, so the gallery is not shown. Please try "
-               "again in a few minutes.")
+UNAVAILABLE = (
+    "The gallery's database could not be opened just now, so the gallery is not shown. Please try "
+    "again in a few minutes."
+)
 FAILED = "The gallery's database failed, so nothing was changed. Please try again in a few minutes."
 log = logging.getLogger(__name__)
 
@@ -143,8 +145,9 @@ def gallery_sources(raw: str | None) -> tuple[list[Source], list[str]]:
                 notes.append(f"gallery: no shipped pack {stem[:40]!r} holds the gallery sweep")
                 continue
             machine = shipped_machines([(stem, shipped[stem])])[0]
-            sources.append(Source(f"gallery: {machine.line}", pack=labelled_pack(shipped[stem], machine.line),
-                                  shipped=True))
+            sources.append(
+                Source(f"gallery: {machine.line}", pack=labelled_pack(shipped[stem], machine.line), shipped=True)
+            )
     if ids:
         try:
             gallery = open_gallery()
@@ -159,6 +162,7 @@ def gallery_sources(raw: str | None) -> tuple[list[Source], list[str]]:
                 notes.append(f"gallery: entry #{entry_id} is not in the gallery (or was hidden)")
                 continue
             machine = entry_machines([found[entry_id]], packs)[0]
-            sources.append(Source(f"gallery #{entry_id}: {machine.named_by}",
-                                  pack=labelled_pack(packs[entry_id], machine.line)))
+            sources.append(
+                Source(f"gallery #{entry_id}: {machine.named_by}", pack=labelled_pack(packs[entry_id], machine.line))
+            )
     return sources, notes

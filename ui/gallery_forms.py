@@ -60,16 +60,22 @@ def course_filter(gallery: Gallery) -> tuple[str | None, str | None]:
     key = f"{NS}.course"
     if key not in st.session_state:
         st.session_state[key] = str(st.query_params.get("course") or "")[:40]
-    raw = st.text_input("Course code", key=key, placeholder="empty: every machine",
-                        help="Your instructor's code for your class. The link with ?course=CODE opens the gallery "
-                             "showing only that class (and the shipped GPUs).")
+    raw = st.text_input(
+        "Course code",
+        key=key,
+        placeholder="empty: every machine",
+        help="Your instructor's code for your class. The link with ?course=CODE opens the gallery "
+        "showing only that class (and the shipped GPUs).",
+    )
     try:
         course = normalize_course(raw)
     except GalleryError as err:
         return None, f"{raw!r} is not a course code: {err}"
     if course and not gallery.course_exists(course):
-        return None, (f"There is no course {course} in this gallery: check the code, or ask your instructor for the "
-                      "link. (Empty the box to see every machine.)")
+        return None, (
+            f"There is no course {course} in this gallery: check the code, or ask your instructor for the "
+            "link. (Empty the box to see every machine.)"
+        )
     if course:
         st.query_params["course"] = course
     elif "course" in st.query_params:
@@ -79,12 +85,20 @@ def course_filter(gallery: Gallery) -> tuple[str | None, str | None]:
 
 def record_instructions(course: str, base_url: str) -> None:
     course_arg = f" --course {course}" if course else ""
-    st.markdown("**1. Record your machine** (about a minute). On a free notebook GPU (Colab, Kaggle): open this "
-                "notebook there, pick a GPU runtime (Colab: Runtime → Change runtime type → T4 GPU), run every "
-                "cell; it downloads `my_machine.json`.")
+    st.markdown(
+        "**1. Record your machine** (about a minute). On a free notebook GPU (Colab, Kaggle): open this "
+        "notebook there, pick a GPU runtime (Colab: Runtime → Change runtime type → T4 GPU), run every "
+        "cell; it downloads `my_machine.json`."
+    )
     if NOTEBOOK.is_file():
-        st.download_button("record_your_machine.ipynb", NOTEBOOK.read_bytes(), file_name=NOTEBOOK.name,
-                           mime="application/x-ipynb+json", icon=":material/download:", on_click="ignore")
+        st.download_button(
+            "record_your_machine.ipynb",
+            NOTEBOOK.read_bytes(),
+            file_name=NOTEBOOK.name,
+            mime="application/x-ipynb+json",
+            icon=":material/download:",
+            on_click="ignore",
+        )
     st.markdown("On a laptop or any machine with Python 3.10+ and torch, from a copy of this project:")
     st.code(f"python3 scripts/record_for_gallery.py --app-url {base_url}{course_arg}", language="bash")
     st.markdown("**2. Upload the pack here** and give it a display name.")
@@ -96,29 +110,41 @@ def _add(gallery: Gallery, course: str, where: str) -> None:
         _say("add", "error", "Choose your result pack first (the .json file the notebook or the script wrote).")
         return
     try:
-        entry = gallery.add(upload.name, upload.getvalue(), name=st.session_state.get(f"{NS}.name", ""),
-                            course=course, **_who())
+        entry = gallery.add(
+            upload.name, upload.getvalue(), name=st.session_state.get(f"{NS}.name", ""), course=course, **_who()
+        )
     except Exception as err:  # a refusal, the database, or a file that surprised the store: a message
         _say("add", "error", _refusal(err))
     else:
         added = f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}."
         if entry.held:
             who = "your instructor approves it" if course else "the site's administrator approves it"
-            added += (" Many machines were added in the last hour, so it is kept but shown only once "
-                      f"{who}.")
+            added += f" Many machines were added in the last hour, so it is kept but shown only once {who}."
         _say("add", "success", added)
 
 
 def add_form(gallery: Gallery, course: str, base_url: str) -> None:
     where = f"course **{plain(course)}**" if course else "the public gallery (no course)"
     record_instructions(course, base_url)
-    st.file_uploader("Your result pack (.json)", type=["json"], key=f"{NS}.file",
-                     help=f"At most {gallery.limits.max_pack_bytes / 1e6:g} MB; read as data only, never run.")
-    st.text_input("Display name", key=f"{NS}.name", max_chars=MAX_NAME_CHARS,
-                  placeholder="a nickname, e.g. Ada's laptop (no real name needed)")
-    st.caption(f"It will be added to {where}, with your display name, the machine's CPU/GPU names, torch "
-               "version and date from the pack. Nothing else about you is stored.")
-    st.button("Add to the gallery", icon=":material/add:", key=f"{NS}.add", on_click=_add, args=(gallery, course, where))
+    st.file_uploader(
+        "Your result pack (.json)",
+        type=["json"],
+        key=f"{NS}.file",
+        help=f"At most {gallery.limits.max_pack_bytes / 1e6:g} MB; read as data only, never run.",
+    )
+    st.text_input(
+        "Display name",
+        key=f"{NS}.name",
+        max_chars=MAX_NAME_CHARS,
+        placeholder="a nickname, e.g. Ada's laptop (no real name needed)",
+    )
+    st.caption(
+        f"It will be added to {where}, with your display name, the machine's CPU/GPU names, torch "
+        "version and date from the pack. Nothing else about you is stored."
+    )
+    st.button(
+        "Add to the gallery", icon=":material/add:", key=f"{NS}.add", on_click=_add, args=(gallery, course, where)
+    )
     _said("add")
 
 
@@ -128,20 +154,31 @@ def _create(gallery: Gallery) -> None:
     except (GalleryError, SQLAlchemyError) as err:
         _say("create", "error", _refusal(err))
     else:
-        _say("create", "success", f"Course **{code}** created. Share the link below with your students. Keep the "
-                                  "admin code: it is shown only now (the gallery stores only a hash of it) and hides "
-                                  "entries of this course.", code=code, admin=admin)
+        _say(
+            "create",
+            "success",
+            f"Course **{code}** created. Share the link below with your students. Keep the "
+            "admin code: it is shown only now (the gallery stores only a hash of it) and hides "
+            "entries of this course.",
+            code=code,
+            admin=admin,
+        )
 
 
 def _create_course(gallery: Gallery, base_url: str) -> None:
-    st.text_input("Course code you want (optional)", key=f"{NS}.new_course",
-                  placeholder="e.g. ML101-2026; empty: one is made up")
+    st.text_input(
+        "Course code you want (optional)", key=f"{NS}.new_course", placeholder="e.g. ML101-2026; empty: one is made up"
+    )
     st.button("Create the course", key=f"{NS}.create", icon=":material/school:", on_click=_create, args=(gallery,))
     said = _said("create")
     if said and "code" in said:
         st.code(f"{base_url}/gallery?course={said['code']}\nadmin code: {said['admin']}", language="text")
-        st.page_link("pages/gallery.py", label=f"Open course {said['code']}", query_params={"course": said["code"]},
-                     icon=":material/open_in_new:")
+        st.page_link(
+            "pages/gallery.py",
+            label=f"Open course {said['code']}",
+            query_params={"course": said["code"]},
+            icon=":material/open_in_new:",
+        )
 
 
 def _unlocked(course: str) -> str | None:
@@ -200,16 +237,24 @@ def _hide_entries(gallery: Gallery, course: str) -> None:
     every = gallery.entries(course=course, include_hidden=True, limit=500)
     if every:
         by_id = {e.id: e for e in every}
-        st.multiselect("Entries (newest first)", list(by_id), key=f"{NS}.hide_pick", format_func=lambda i: one_line(
-            f"#{i} {by_id[i].name} · {by_id[i].hardware}" + _state(by_id[i])))
+        st.multiselect(
+            "Entries (newest first)",
+            list(by_id),
+            key=f"{NS}.hide_pick",
+            format_func=lambda i: one_line(f"#{i} {by_id[i].name} · {by_id[i].hardware}" + _state(by_id[i])),
+        )
         st.radio("Action", [HIDE, SHOW], horizontal=True, key=f"{NS}.hide_action")
         st.button("Apply", key=f"{NS}.hide_apply", on_click=_hide, args=(gallery, course))
         for waiting, many in ((True, sum(e.held for e in every)), (False, sum(e.hidden for e in every))):
             if many:
                 which = "waiting" if waiting else "hidden"
-                st.button(f"Delete the {many} {which} {'entry' if many == 1 else 'entries'} for good",
-                          key=f"{NS}.delete_{which}", on_click=_delete_hidden, args=(gallery, course, waiting),
-                          icon=":material/delete:")
+                st.button(
+                    f"Delete the {many} {which} {'entry' if many == 1 else 'entries'} for good",
+                    key=f"{NS}.delete_{which}",
+                    on_click=_delete_hidden,
+                    args=(gallery, course, waiting),
+                    icon=":material/delete:",
+                )
     else:
         st.caption("No entries to hide yet.")
     _said("hide")

@@ -33,15 +33,17 @@ class HomeAnswer:
 # Home's answer kept on disk as well, keyed by the packs, every line of lib/, ui/ and the page, and the
 # libraries that draw it: a host woken from sleep draws Home's chart without building it
 @on_disk("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
-def _built(plot_height: int, beside: bool, packs: tuple, libraries: tuple[str, ...]
-           ) -> tuple[HomeScreen | None, dict[str, Any] | None]:
+def _built(
+    plot_height: int, beside: bool, packs: tuple, libraries: tuple[str, ...]
+) -> tuple[HomeScreen | None, dict[str, Any] | None]:
     screen = home_screen(packs)
     if screen is None:
         return None, None
     chart = screen.chart
     axes = CurveAxes(chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title)
-    return screen, frozen_spec(curve_chart(screen.rows, axes, crossover=screen.crossover, height=plot_height,
-                                           legend_beside=beside))
+    return screen, frozen_spec(
+        curve_chart(screen.rows, axes, crossover=screen.crossover, height=plot_height, legend_beside=beside)
+    )
 
 
 @kept(16)
@@ -59,8 +61,12 @@ def home_answer() -> HomeAnswer:
     machine only: another machine's chart is never drawn under its name."""
     source = current_source()
     packs = (recorded_pack(source),) if source.recorded else tuple(load_recorded()[0])
-    found = _cached((source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)), scaffold.plot_height(),
-                    scaffold.embedded(), packs)
+    found = _cached(
+        (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)),
+        scaffold.plot_height(),
+        scaffold.embedded(),
+        packs,
+    )
     if found.screen:
         return found
     return HomeAnswer(None, None, unanswered(answers)[1], packs)

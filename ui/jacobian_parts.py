@@ -22,12 +22,25 @@ def time_chart(box: Any, shown: screen.JacobianScreen) -> None:
     """Time per Jacobian along val: colour where it was measured, line style the method."""
     scaffold.chart_or_why(
         box,
-        chart_spec(variant_chart, pd.DataFrame(shown.time_rows),
-                   VariantLines("val", "median_s", color="series", dash="method_label", iqr="iqr_s", x_title=screen.X_TITLE,
-                                y_title="time per Jacobian"),
-                   legends=VariantLegends(color_order=shown.order, dash_order=screen.DASH_ORDER, dash_columns=2),
-                   layout=Layout(plot_height=scaffold.plot_height())) if shown.time_rows else None,
-        shown.why_none)
+        chart_spec(
+            variant_chart,
+            pd.DataFrame(shown.time_rows),
+            VariantLines(
+                "val",
+                "median_s",
+                color="series",
+                dash="method_label",
+                iqr="iqr_s",
+                x_title=screen.X_TITLE,
+                y_title="time per Jacobian",
+            ),
+            legends=VariantLegends(color_order=shown.order, dash_order=screen.DASH_ORDER, dash_columns=2),
+            layout=Layout(plot_height=scaffold.plot_height()),
+        )
+        if shown.time_rows
+        else None,
+        shown.why_none,
+    )
 
 
 def memory_expander(shown: screen.JacobianScreen, cap_gb: float) -> None:
@@ -35,10 +48,15 @@ def memory_expander(shown: screen.JacobianScreen, cap_gb: float) -> None:
     with scaffold.lazy_expander("Why? The memory each method needs", MEMORY_KEY) as memory_open:
         if not memory_open:
             return
-        st.vega_lite_chart(chart_spec(memory_chart, pd.DataFrame(shown.memory_estimates()),
-                                      pd.DataFrame(shown.memory_marks()),
-                                      MemoryLines("val", x_title=screen.X_TITLE, color_order=screen.DASH_ORDER),
-                                      caps=[memory.memory_cap_rule(cap_gb)]),
-                           width="stretch")
+        st.vega_lite_chart(
+            chart_spec(
+                memory_chart,
+                pd.DataFrame(shown.memory_estimates()),
+                pd.DataFrame(shown.memory_marks()),
+                MemoryLines("val", x_title=screen.X_TITLE, color_order=screen.DASH_ORDER),
+                caps=[memory.memory_cap_rule(cap_gb)],
+            ),
+            width="stretch",
+        )
         st.caption(screen.MEMORY_CAPTION)
         scaffold.refused_table(shown.not_measured())

@@ -111,8 +111,13 @@ def max_wait_s() -> float:
         return 60.0
 
 
-def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bool = True,
-                       on_row: Callable[[dict[str, Any]], None] | None = None) -> Any | None:
+def cached_measurement(
+    request: LiveRequest,
+    *,
+    label: str,
+    reports_progress: bool = True,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> Any | None:
     """request(progress=...) once per distinct request per server, in the measuring process, one at a time,
     first come first served; on_row, if given, gets each row the job reports as it comes.
 
@@ -129,10 +134,12 @@ def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bo
     note = st.empty()
     limit = max_wait_s()
     if MEASURE_LOCK.expected_wait_s() > limit:
-        note.info(f"This server is busy measuring for {plural(MEASURE_LOCK.waiting() + 1, 'other view')} (about "
-                  f"{fmt_s(MEASURE_LOCK.expected_wait_s())} of work), so this view is not measured live now: the "
-                  "recorded answer stands. Reload in a minute to add this server's own measurement.",
-                  icon=":material/hourglass_disabled:")
+        note.info(
+            f"This server is busy measuring for {plural(MEASURE_LOCK.waiting() + 1, 'other view')} (about "
+            f"{fmt_s(MEASURE_LOCK.expected_wait_s())} of work), so this view is not measured live now: the "
+            "recorded answer stands. Reload in a minute to add this server's own measurement.",
+            icon=":material/hourglass_disabled:",
+        )
         return None
 
     shown = {"text": "", "at": 0.0}
@@ -141,8 +148,10 @@ def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bo
         if waited_s > limit:
             raise _GaveUp
         eta = max(1.0, round(place * MEASURE_LOCK.typical_hold_s() - waited_s))
-        text = (f"The recorded answer is shown. This server measures one view at a time, and yours is number "
-                f"{place} in line (about {fmt_s(eta)} to go). Leaving the page gives up your place.")
+        text = (
+            f"The recorded answer is shown. This server measures one view at a time, and yours is number "
+            f"{place} in line (about {fmt_s(eta)} to go). Leaving the page gives up your place."
+        )
         # sent when it reads differently, or every NOTE_REFRESH_S: a note redrawn four times a second in thirty
         # browsers costs them more than the page. Each send is where Streamlit stops a script whose visitor left.
         if text != shown["text"] or waited_s - shown["at"] >= NOTE_REFRESH_S:
@@ -154,17 +163,24 @@ def cached_measurement(request: LiveRequest, *, label: str, reports_progress: bo
             note.empty()
             result = _measure_once(key, request, label, reports_progress, on_row)
     except WorkerStopped as err:
-        note.warning(f"This server's measuring process stopped before it finished ({err}), so this view is not "
-                     "measured live now: the recorded answer stands. Smaller settings may fit.",
-                     icon=":material/error:")
+        note.warning(
+            f"This server's measuring process stopped before it finished ({err}), so this view is not "
+            "measured live now: the recorded answer stands. Smaller settings may fit.",
+            icon=":material/error:",
+        )
         return None
     except _GaveUp:
-        note.info(f"This view waited {fmt_s(limit)} in line without its turn, so it is not measured live now: the "
-                  "recorded answer stands. Reload to try again.", icon=":material/hourglass_disabled:")
+        note.info(
+            f"This view waited {fmt_s(limit)} in line without its turn, so it is not measured live now: the "
+            "recorded answer stands. Reload to try again.",
+            icon=":material/hourglass_disabled:",
+        )
         return None
     if holding.waited_s >= 0.05:
-        st.caption(f"This view waited {fmt_s(holding.waited_s)} in line (number {holding.place} when it arrived) for "
-                   "other measurements on this server to finish: one at a time keeps the timings honest.")
+        st.caption(
+            f"This view waited {fmt_s(holding.waited_s)} in line (number {holding.place} when it arrived) for "
+            "other measurements on this server to finish: one at a time keeps the timings honest."
+        )
     return result
 
 
@@ -177,8 +193,9 @@ def progress_to(bar: Any) -> Callable[[float, str], None]:
     return progress
 
 
-def _measure_once(key: str, job: Callable[..., T], label: str, reports_progress: bool,
-                  on_row: Callable[[dict[str, Any]], None] | None) -> T:
+def _measure_once(
+    key: str, job: Callable[..., T], label: str, reports_progress: bool, on_row: Callable[[dict[str, Any]], None] | None
+) -> T:
     """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
     try:
         return _store(key)[1]
@@ -209,17 +226,28 @@ def measure_ahead(request: LiveRequest, *, label: str) -> bool:
     return True
 
 
-def sweep_request(workload: Workload, over: str, values: Sequence[Any], fixed: dict[str, Any], devices: Sequence[str],
-                  *, current: Any = None, point_budget_s: float | None = None,
-                  total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S, num_threads: int | None = None
-                  ) -> tuple[str, LiveRequest]:
+def sweep_request(
+    workload: Workload,
+    over: str,
+    values: Sequence[Any],
+    fixed: dict[str, Any],
+    devices: Sequence[str],
+    *,
+    current: Any = None,
+    point_budget_s: float | None = None,
+    total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
+    num_threads: int | None = None,
+) -> tuple[str, LiveRequest]:
     """measure_sweep's label and request (its cache key), for a page and for the warm-up (ui.prefetch)."""
     point_budget_s = point_budget_s if point_budget_s is not None else live_point_budget_s()
     fixed = {k: v for k, v in fixed.items() if k != over}
     shown = ", ".join(f"{k}={v}" for k, v in fixed.items())
     label = f"{workload.name} over {over} on {', '.join(devices)}" + (f"; {shown}" if shown else "")
-    return label, LiveRequest.of(live_sweep, LiveSweep(workload, over, values, fixed, devices, current=current),
-                                 LiveBudget(point_budget_s, total_budget_s, num_threads))
+    return label, LiveRequest.of(
+        live_sweep,
+        LiveSweep(workload, over, values, fixed, devices, current=current),
+        LiveBudget(point_budget_s, total_budget_s, num_threads),
+    )
 
 
 def measure_sweep(
@@ -239,9 +267,17 @@ def measure_sweep(
 
     While it measures (not when the rows come from the cache), on_rows(rows so far) is called after
     every point, e.g. to redraw a chart placeholder as the curve grows."""
-    label, request = sweep_request(workload, over, values, fixed, devices, current=current,
-                                   point_budget_s=point_budget_s, total_budget_s=total_budget_s,
-                                   num_threads=num_threads)
+    label, request = sweep_request(
+        workload,
+        over,
+        values,
+        fixed,
+        devices,
+        current=current,
+        point_budget_s=point_budget_s,
+        total_budget_s=total_budget_s,
+        num_threads=num_threads,
+    )
     so_far: list[dict[str, Any]] = []
 
     def row_done(row: dict[str, Any]) -> None:

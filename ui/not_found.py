@@ -40,11 +40,13 @@ def not_found_html(path: str) -> str:
     links = "".join(f'<li><a href="/{p.url_path}">{html.escape(p.title)}</a></li>' for p in pages)
     hint = f'<p>Did you mean <a href="/{meant.url_path}">{html.escape(meant.title)}</a>?</p>' if meant else ""
     shown = html.escape(path[:200])
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>No such page</title>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'></head>"
-            "<body style='font-family: sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem'>"
-            f"<h1>No such page</h1><p>This app has no page at <code>{shown}</code>.</p>{hint}"
-            f"<p>Its pages:</p><ul>{links}</ul></body></html>")
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>No such page</title>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'></head>"
+        "<body style='font-family: sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem'>"
+        f"<h1>No such page</h1><p>This app has no page at <code>{shown}</code>.</p>{hint}"
+        f"<p>Its pages:</p><ul>{links}</ul></body></html>"
+    )
 
 
 class NotFoundMiddleware:
@@ -56,9 +58,17 @@ class NotFoundMiddleware:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and is_unroutable(scope.get("path", "")):
             body = not_found_html(scope["path"]).encode("utf-8")
-            await send({"type": "http.response.start", "status": 404,
-                        "headers": [(b"content-type", b"text/html; charset=utf-8"),
-                                    (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-cache")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 404,
+                    "headers": [
+                        (b"content-type", b"text/html; charset=utf-8"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"cache-control", b"no-cache"),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": body if scope["method"] == "GET" else b""})
             return
         await self.app(scope, receive, send)

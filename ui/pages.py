@@ -30,24 +30,55 @@ class PageInfo:
 
 
 PAGES: tuple[PageInfo, ...] = (
-    PageInfo("pages/home.py", "Home", ":material/home:",
-             "The question, and the one-chart answer.", default=True),
-    PageInfo("pages/training.py", "Training crossover", ":material/show_chart:",
-             "Move batch size, width, dataset size and depth; see where the GPU overtakes the CPU, and why."),
-    PageInfo("pages/jacobian.py", "Jacobian", ":material/functions:",
-             "A Python loop of backward passes vs vectorised Jacobians: when the algorithm beats the hardware."),
-    PageInfo("pages/timing_pitfalls.py", "Timing pitfalls", ":material/timer:",
-             "Asynchronous CUDA, warm-up and transfers: how a naive timer lies about a big matmul."),
-    PageInfo("pages/data_pipeline.py", "Data pipeline", ":material/conveyor_belt:",
-             "When image decoding and the DataLoader, not the device, set the pace."),
-    PageInfo("pages/seed_cases.py", "Seed case studies", ":material/science:",
-             "The original experiments: what was reported beside what this app measures."),
-    PageInfo("pages/multi_gpu.py", "Multi-GPU", ":material/developer_board:",
-             "One, two, four GPUs with DistributedDataParallel: where communication eats the gain."),
-    PageInfo("pages/your_results.py", "Your results", ":material/upload_file:",
-             "Upload result packs recorded elsewhere, compare machines, download."),
-    PageInfo("pages/gallery.py", "Class gallery", ":material/groups:",
-             "Every visitor's machine on one sweep, kept for the class: add yours, compare it with the H200."),
+    PageInfo("pages/home.py", "Home", ":material/home:", "The question, and the one-chart answer.", default=True),
+    PageInfo(
+        "pages/training.py",
+        "Training crossover",
+        ":material/show_chart:",
+        "Move batch size, width, dataset size and depth; see where the GPU overtakes the CPU, and why.",
+    ),
+    PageInfo(
+        "pages/jacobian.py",
+        "Jacobian",
+        ":material/functions:",
+        "A Python loop of backward passes vs vectorised Jacobians: when the algorithm beats the hardware.",
+    ),
+    PageInfo(
+        "pages/timing_pitfalls.py",
+        "Timing pitfalls",
+        ":material/timer:",
+        "Asynchronous CUDA, warm-up and transfers: how a naive timer lies about a big matmul.",
+    ),
+    PageInfo(
+        "pages/data_pipeline.py",
+        "Data pipeline",
+        ":material/conveyor_belt:",
+        "When image decoding and the DataLoader, not the device, set the pace.",
+    ),
+    PageInfo(
+        "pages/seed_cases.py",
+        "Seed case studies",
+        ":material/science:",
+        "The original experiments: what was reported beside what this app measures.",
+    ),
+    PageInfo(
+        "pages/multi_gpu.py",
+        "Multi-GPU",
+        ":material/developer_board:",
+        "One, two, four GPUs with DistributedDataParallel: where communication eats the gain.",
+    ),
+    PageInfo(
+        "pages/your_results.py",
+        "Your results",
+        ":material/upload_file:",
+        "Upload result packs recorded elsewhere, compare machines, download.",
+    ),
+    PageInfo(
+        "pages/gallery.py",
+        "Class gallery",
+        ":material/groups:",
+        "Every visitor's machine on one sweep, kept for the class: add yours, compare it with the H200.",
+    ),
 )
 
 

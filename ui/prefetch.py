@@ -45,15 +45,25 @@ def default_requests() -> list[tuple[str, LiveRequest]]:
     recorded side first (Jacobian, Data pipeline)."""
     devices, budget, threads = default_devices(), live_point_budget_s(), DEFAULT_CPU_THREADS
     view = training.View()
-    return [sweep_request(view.family.workload, view.over, training_live.live_grid(view),
-                          training_live.live_settings(view, gpu_live=len(devices) > 1), devices, point_budget_s=budget,
-                          num_threads=training_live.DEFAULT_THREADS),
-            *timing.default_requests(devices, point_budget_s=budget, threads=threads),
-            *seed_cases.default_requests(devices, threads=threads, budget_s=budget),
-            *jacobian.default_requests(devices, live_budget_s=budget, threads=threads,
-                                       memory_cap_gb=default_memory_cap_gb()),
-            *data_pipeline.default_requests(devices, point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2,
-                                            threads=threads)]
+    return [
+        sweep_request(
+            view.family.workload,
+            view.over,
+            training_live.live_grid(view),
+            training_live.live_settings(view, gpu_live=len(devices) > 1),
+            devices,
+            point_budget_s=budget,
+            num_threads=training_live.DEFAULT_THREADS,
+        ),
+        *timing.default_requests(devices, point_budget_s=budget, threads=threads),
+        *seed_cases.default_requests(devices, threads=threads, budget_s=budget),
+        *jacobian.default_requests(
+            devices, live_budget_s=budget, threads=threads, memory_cap_gb=default_memory_cap_gb()
+        ),
+        *data_pipeline.default_requests(
+            devices, point_budget_s=budget, total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, threads=threads
+        ),
+    ]
 
 
 def measure_default_views(quiet_s: float = QUIET_S) -> int:

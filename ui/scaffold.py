@@ -151,8 +151,13 @@ def why(label: str, *, drawn: bool = False) -> Iterator[bool]:
         yield open_
 
 
-def why_lines(label: str, lines: Callable[[], Iterable[str]] | Sequence[str], *,
-              caption: Callable[[], str | None] | None = None, drawn: bool = False) -> None:
+def why_lines(
+    label: str,
+    lines: Callable[[], Iterable[str]] | Sequence[str],
+    *,
+    caption: Callable[[], str | None] | None = None,
+    drawn: bool = False,
+) -> None:
     """A 'Why? …' expander (why) holding one markdown paragraph per line of `lines` (a function's: called only
     while it is open, or always, `drawn`), then `caption()` when it says something."""
     with why(label, drawn=drawn) as opened:
@@ -192,8 +197,14 @@ def why_said(label: str, make: Callable[..., Iterable[Said]], *args: Any) -> Non
             say(make(*args))
 
 
-def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = None, *,
-              code: str | None = None, footnote: str | None = None) -> None:
+def why_words(
+    label: str,
+    paragraphs: Iterable[str] = (),
+    caption: str | None = None,
+    *,
+    code: str | None = None,
+    footnote: str | None = None,
+) -> None:
     """A lazy 'Why? …' expander holding only words, written only while it is open (see why): a caption,
     a shell command (`code`), paragraphs of markdown, then a footnote (a caption), each when given."""
     with why(label) as opened:
@@ -208,17 +219,25 @@ def why_words(label: str, paragraphs: Iterable[str] = (), caption: str | None = 
                 st.caption(footnote)
 
 
-def source_caption(source: GpuSource, threads: int = DEFAULT_CPU_THREADS, *, not_live: str | None = None,
-                   box: Any = None, measured_at: float | None = None, drawn: str | None = None,
-                   live_rows: Sequence[dict] | None = None) -> None:
+def source_caption(
+    source: GpuSource,
+    threads: int = DEFAULT_CPU_THREADS,
+    *,
+    not_live: str | None = None,
+    box: Any = None,
+    measured_at: float | None = None,
+    drawn: str | None = None,
+    live_rows: Sequence[dict] | None = None,
+) -> None:
     """'CPU: measured live on this server with 1 thread (3 min ago). GPU: recorded on NVIDIA H200, …' (see
     lib.lessons.common.onscreen.source_sentence for `not_live`), in `box` (default: where the page is);
     `measured_at`: when the live result shown was measured (ui.measure.oldest_measured_at), if it was;
     `drawn`: the recorded machine as the curves name it (RecordedViews.machine); `live_rows`: the live rows on
     screen, so a view none of whose CPU points could run here does not say "measured live"."""
     age = age_words(time.time() - measured_at) if measured_at is not None else None
-    (box or st).caption(onscreen.source_sentence(source, threads, not_live=not_live, age=age, drawn=drawn,
-                                                 live_rows=live_rows))
+    (box or st).caption(
+        onscreen.source_sentence(source, threads, not_live=not_live, age=age, drawn=drawn, live_rows=live_rows)
+    )
 
 
 def notice(text: str | None, icon: str = INFO, *, box: Any = None) -> None:
@@ -254,13 +273,25 @@ def refused_table(refused: Sequence[dict]) -> None:
         st.caption("Every point on screen was timed.")
         return
     st.markdown(f"**Points not measured** ({fmt_value(len(refused))}), each with the reason:")
-    st.dataframe(pd.DataFrame(list(refused)), hide_index=True, width="stretch",
-                 column_config={"why": st.column_config.TextColumn("why", width="large")})
+    st.dataframe(
+        pd.DataFrame(list(refused)),
+        hide_index=True,
+        width="stretch",
+        column_config={"why": st.column_config.TextColumn("why", width="large")},
+    )
 
 
-def results_on_screen(rows: Sequence[dict], columns: Sequence[str], live: Sequence[dict],
-                      pack: Mapping[str, Any] | None = None, recorded: Sequence[dict] = (), *, file_stem: str,
-                      key: str, more: Callable[[], None] | None = None) -> None:
+def results_on_screen(
+    rows: Sequence[dict],
+    columns: Sequence[str],
+    live: Sequence[dict],
+    pack: Mapping[str, Any] | None = None,
+    recorded: Sequence[dict] = (),
+    *,
+    file_stem: str,
+    key: str,
+    more: Callable[[], None] | None = None,
+) -> None:
     """A closed lazy expander 'Results on screen' (st.session_state[key]): the rows (those of `columns`
     they have) and two downloads, the live rows and the recorded ones shown (with their pack's
     machine), then what `more()` lays out. Lazy: a table loads the frontend's grid code into a new visitor's
@@ -294,8 +325,13 @@ def _use(namespace: str, settings: Mapping[str, Any]) -> None:
         st.session_state[f"{namespace}.{key}"] = value
 
 
-def sweep_offers(namespace: str, offers: Sequence[tuple[str, Mapping[str, Any]]], *, limit: int = 8,
-                 heading: str = "Recorded sweeps this page can show:") -> None:
+def sweep_offers(
+    namespace: str,
+    offers: Sequence[tuple[str, Mapping[str, Any]]],
+    *,
+    limit: int = 8,
+    heading: str = "Recorded sweeps this page can show:",
+) -> None:
     """A button per offer (label, {URL key: widget value}) that puts those values into the page's
     UrlSettings widgets; nothing when there is no offer."""
     if not offers:

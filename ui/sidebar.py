@@ -26,13 +26,17 @@ def device_lines() -> list[str]:
         gpus = [f"{d}: {device_name(d)}" for d in available_devices()[1:]]
         lines.append("**GPU:** " + "; ".join(gpus))
     else:
-        lines.append("**No GPU on this server**: PyTorch finds no NVIDIA GPU here (CUDA is not available), "
-                     "so only the CPU is timed live.")
+        lines.append(
+            "**No GPU on this server**: PyTorch finds no NVIDIA GPU here (CUDA is not available), "
+            "so only the CPU is timed live."
+        )
     cores = plural(os.cpu_count(), "core") if os.cpu_count() else "? cores"
-    lines.append(f"**CPU:** {cpu_model()}, {cores}. PyTorch would use "
-                 f"{plural(TORCH_DEFAULT_THREADS, 'thread')}; live measurements here use "
-                 f"{plural(DEFAULT_CPU_THREADS, 'thread')} unless a page says otherwise"
-                 + (" (one core is left for the web server)." if DEFAULT_CPU_THREADS < TORCH_DEFAULT_THREADS else "."))
+    lines.append(
+        f"**CPU:** {cpu_model()}, {cores}. PyTorch would use "
+        f"{plural(TORCH_DEFAULT_THREADS, 'thread')}; live measurements here use "
+        f"{plural(DEFAULT_CPU_THREADS, 'thread')} unless a page says otherwise"
+        + (" (one core is left for the web server)." if DEFAULT_CPU_THREADS < TORCH_DEFAULT_THREADS else ".")
+    )
     return lines
 
 
@@ -42,8 +46,9 @@ def source_line(source: GpuSource) -> str:
     if source.recorded:
         how = "uploaded by you" if source.files.startswith("uploaded") else "shipped with the app"
         load = load_words(source, load_recorded()[0])
-        return (f"**GPU results:** recorded on {plain(source.label)}, {how}; the CPU is measured live here."
-                + (f" {load}" if load else ""))
+        return f"**GPU results:** recorded on {plain(source.label)}, {how}; the CPU is measured live here." + (
+            f" {load}" if load else ""
+        )
     return "**GPU results:** no recorded GPU results shipped yet, so the pages show the CPU only."
 
 
@@ -57,17 +62,33 @@ def render_sidebar() -> GpuSource:
         source_box = st.empty()  # the line saying which GPU results the pages show, above the picker
         if len(sources) > 1:
             keys = [s.key for s in sources]
-            labels = {s.key: ("live on this server" if s.live else
-                              f"your upload: {s.label}" if s.files.startswith("uploaded") else f"recorded: {s.label}")
-                      for s in sources}
+            labels = {
+                s.key: (
+                    "live on this server"
+                    if s.live
+                    else f"your upload: {s.label}"
+                    if s.files.startswith("uploaded")
+                    else f"recorded: {s.label}"
+                )
+                for s in sources
+            }
             # The choice is a radio in a closed lazy expander: a new visitor's browser would load a selectbox's or
             # a radio's code before every page's chart (docs/browser_floor.txt), and most keep the default. The line above it says which results the pages show.
             with lazy_expander(PICK_LABEL, PICK_KEY) as open_:
                 if open_:
-                    chosen = url.radio("gpu", PICK_LABEL, keys, keys[0], format_func=labels.get, horizontal=False,
-                                       label_visibility="collapsed")
-                    st.caption("Live when this server has a GPU; otherwise results recorded on a real GPU and shipped "
-                               "with the app, or uploaded by you on the Your results page.")
+                    chosen = url.radio(
+                        "gpu",
+                        PICK_LABEL,
+                        keys,
+                        keys[0],
+                        format_func=labels.get,
+                        horizontal=False,
+                        label_visibility="collapsed",
+                    )
+                    st.caption(
+                        "Live when this server has a GPU; otherwise results recorded on a real GPU and shipped "
+                        "with the app, or uploaded by you on the Your results page."
+                    )
                 else:
                     chosen = url.held("gpu", keys, keys[0], format_func=labels.get)
             source = next(s for s in sources if s.key == chosen)

@@ -98,8 +98,9 @@ def live_devices(source: GpuSource) -> list[str]:
     return ["cpu", source.device] if source.live and source.device else ["cpu"]
 
 
-def recorded_rows(source: GpuSource, workload: Workload, over: str, params: dict[str, Any]
-                  ) -> tuple[list[dict], str | None]:
+def recorded_rows(
+    source: GpuSource, workload: Workload, over: str, params: dict[str, Any]
+) -> tuple[list[dict], str | None]:
     """GPU rows of the chosen recorded pack matching the page's settings, and a plain note when
     there are none (or None when rows were found or the source is not a recorded pack)."""
     return lib_sources.view_rows(recorded_pack(source), source.label, workload, over, params)
@@ -111,6 +112,9 @@ def recorded_cpu_toggle(url, pack: dict | None, workload: Workload) -> bool:
     if not pack or not any(r.get("workload") == workload.name and r.get("device") == "cpu" for r in pack["rows"]):
         return False
     return url.toggle(
-        "recorded_cpu", "Also show the recording machine's own CPU", False,
+        "recorded_cpu",
+        "Also show the recording machine's own CPU",
+        False,
         help=f"The CPU of the machine the GPU results come from ({lib_sources.cpu_text(pack['machine'])}): "
-             "the same-machine comparison.")
+        "the same-machine comparison.",
+    )

@@ -60,6 +60,7 @@ def frozen_spec(chart: Any) -> dict[str, Any]:
     """An Altair chart's spec with its datasets as Arrow bytes: what st.altair_chart would have sent."""
     spec = chart.to_dict()
     if "datasets" in spec:
-        spec["datasets"] = {name: dataframe_util.convert_anything_to_arrow_bytes(rows)
-                            for name, rows in spec["datasets"].items()}
+        spec["datasets"] = {
+            name: dataframe_util.convert_anything_to_arrow_bytes(rows) for name, rows in spec["datasets"].items()
+        }
     return spec

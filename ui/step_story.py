@@ -39,7 +39,9 @@ SPEEDUP_KEY = "training.speedup"
 PARTS = {f"part_{k}": v for k, v in SPLIT_PARTS.items()}
 
 
-def where_time_went(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None) -> None:
+def where_time_went(
+    screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None
+) -> None:
     """The expander: bars, one verdict per curve, the roofline (or why there is none). Run only while it
     is open: the page then measures the live point's profile it reads (scaffold.is_open(SPLIT_KEY))."""
     with scaffold.lazy_expander(SPLIT_TITLE, SPLIT_KEY) as open_:
@@ -48,8 +50,11 @@ def where_time_went(screen: training_screen.Screen, view: training_view.View, gp
         st.markdown(f"**At {view.axis.label} {view.current:,}**")
         splits = [(r["series"], time_split(r)) for r in screen.here]
         # each bar with the count of kernels (operators) its sentence quotes, written under it
-        bars = [{"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}, "kernels": s["kernels"]}
-                for name, s in splits if s]
+        bars = [
+            {"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}, "kernels": s["kernels"]}
+            for name, s in splits
+            if s
+        ]
         if bars:
             # a height in pixels, fitted in width only: a Step height under Streamlit's fit makes Vega drop the
             # fit with a console warning (lib.charts.theme.FIT_X); built once per distinct bars (ui.specs)
@@ -60,14 +65,17 @@ def where_time_went(screen: training_screen.Screen, view: training_view.View, gp
             st.caption("No curve at this point carries a profile of its step or a cost model to split it.")
         points = training_screen.roofline(screen, view)
         if points and screen.ceilings is not None:
-            st.vega_lite_chart(chart_spec(roofline_chart, points, screen.ceilings, x_title=view.axis.label),
-                               width="stretch")
+            st.vega_lite_chart(
+                chart_spec(roofline_chart, points, screen.ceilings, x_title=view.axis.label), width="stretch"
+            )
             st.caption(training_screen.roofline_caption(points, screen.ceilings))
         elif gpu and screen.ceilings is None and screen.gpu_label:
             st.caption(f"No roofline: no fp32 matmul was recorded on the {gpu.name}, so its ceilings are unknown.")
 
 
-def how_modes_move(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None, height: int) -> None:
+def how_modes_move(
+    screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None, height: int
+) -> None:
     """The expander: each recorded mode's GPU curve against the answer's CPU curve, the crossover of each,
     and each mode's step at the slider's point (bars), the words read from those two charts alone."""
     if not has_modes(gpu, screen):
@@ -76,7 +84,9 @@ def how_modes_move(screen: training_screen.Screen, view: training_view.View, gpu
         modes = modes_view(view, gpu, screen) if open_ else None  # built only while open
         if modes is None:
             return
-        chart = curve_chart(modes.rows(), CurveAxes(view.over, x_title=view.axis.label, ticks=view.axis.steps[::4]), height=height)
+        chart = curve_chart(
+            modes.rows(), CurveAxes(view.over, x_title=view.axis.label, ticks=view.axis.steps[::4]), height=height
+        )
         st.vega_lite_chart(chart.to_arrow_spec(), width="stretch")
         for line in modes.lines:
             st.markdown(f"- {line}")
@@ -87,8 +97,14 @@ def how_modes_move(screen: training_screen.Screen, view: training_view.View, gpu
             st.markdown(f"- {line}")
 
 
-def step_timeline(screen: training_screen.Screen, view: training_view.View, gpu: training_screen.Machine | None, source: GpuSource, threads: int,
-                  mode: str) -> None:
+def step_timeline(
+    screen: training_screen.Screen,
+    view: training_view.View,
+    gpu: training_screen.Machine | None,
+    source: GpuSource,
+    threads: int,
+    mode: str,
+) -> None:
     """The expander: one step of this server's CPU (measured live) and of the recorded GPU on a timeline.
     Run only while it is open (Streamlit's lazy expander): its live timeline costs the measuring process and
     the browser a step's timeline and two charts, worth paying only for the few visitors who open it."""
@@ -98,15 +114,34 @@ def step_timeline(screen: training_screen.Screen, view: training_view.View, gpu:
         family, work = view.family, view.family.workload
         step_settings = work.resolve({**view.settings(), "mode": mode})
         cpu_line = cached_measurement(  # behind the live gate, as the sweep: the same caps, budget and cancel
-            LiveRequest.of(live_timeline, work, step_settings, "cpu", num_threads=threads), label="one step's timeline")
-        recorded_line = find_timeline(load_timelines()[0], work.name, view.settings(), device_kind="cuda",
-                                      hardware=gpu.name if gpu else None, refused=True,
-                                      keys=("batch_size", family.width, *filter(None, [family.depth]), *family.choices, "mode")) if not source.live else None
-        for entry, name, timed in ((cpu_line, "CPU · this server (live)", training_screen.here_row(screen, "CPU", Origin.LIVE)),
-                                   (recorded_line, screen.gpu_label or "GPU", training_screen.here_row(screen, "GPU"))):
+            LiveRequest.of(live_timeline, work, step_settings, "cpu", num_threads=threads), label="one step's timeline"
+        )
+        recorded_line = (
+            find_timeline(
+                load_timelines()[0],
+                work.name,
+                view.settings(),
+                device_kind="cuda",
+                hardware=gpu.name if gpu else None,
+                refused=True,
+                keys=("batch_size", family.width, *filter(None, [family.depth]), *family.choices, "mode"),
+            )
+            if not source.live
+            else None
+        )
+        for entry, name, timed in (
+            (cpu_line, "CPU · this server (live)", training_screen.here_row(screen, "CPU", Origin.LIVE)),
+            (recorded_line, screen.gpu_label or "GPU", training_screen.here_row(screen, "GPU")),
+        ):
             if entry and entry.get("steps"):
-                st.vega_lite_chart(chart_spec(timeline_chart, entry["steps"][len(entry["steps"]) // 2]["events"],
-                                              title=TW.timeline_title(entry, name)), width="stretch")
+                st.vega_lite_chart(
+                    chart_spec(
+                        timeline_chart,
+                        entry["steps"][len(entry["steps"]) // 2]["events"],
+                        title=TW.timeline_title(entry, name),
+                    ),
+                    width="stretch",
+                )
                 st.markdown(TW.timeline_sentence(entry, name, timed))
             elif entry and entry.get("message"):
                 st.caption(TW.timeline_refused(entry, name))
@@ -124,5 +159,7 @@ def speedup(screen: training_screen.Screen, view: training_view.View) -> None:
         frame = pd.DataFrame(screen.rows())
         speed = speedup_frame(frame, view.over, baseline=screen.cpu_label, other=screen.gpu_label, y="epoch_s")
         if not speed.empty:
-            st.vega_lite_chart(chart_spec(speedup_chart, speed, SpeedupAxis(view.over, x_title=view.axis.label)), width="stretch")
+            st.vega_lite_chart(
+                chart_spec(speedup_chart, speed, SpeedupAxis(view.over, x_title=view.axis.label)), width="stretch"
+            )
             st.caption("Above the 1× line the GPU is faster.")

@@ -22,15 +22,27 @@ def time_chart(box: Any, shown: screen.TimingScreen) -> None:
     lines = shown.time_rows
     scaffold.chart_or_why(
         box,
-        chart_spec(variant_chart, pd.DataFrame(lines),
-                   VariantLines("size", "median_s", color="series", dash="line", iqr="iqr_s", x_title=screen.X_TITLE,
-                                y_title="time per matmul"),
-                   legends=VariantLegends(color_order=shown.order, dash_order=shown.line_names),
-                   crossover=Crossover(crossover_x, crossover_label),
-                   # an 800 × 600 frame has width to spare, not height
-                   layout=Layout(plot_height=scaffold.plot_height(), legend_beside=scaffold.embedded()))
-        if shown.timed else None,
-        screen.NOTHING_TIMED)
+        chart_spec(
+            variant_chart,
+            pd.DataFrame(lines),
+            VariantLines(
+                "size",
+                "median_s",
+                color="series",
+                dash="line",
+                iqr="iqr_s",
+                x_title=screen.X_TITLE,
+                y_title="time per matmul",
+            ),
+            legends=VariantLegends(color_order=shown.order, dash_order=shown.line_names),
+            crossover=Crossover(crossover_x, crossover_label),
+            # an 800 × 600 frame has width to spare, not height
+            layout=Layout(plot_height=scaffold.plot_height(), legend_beside=scaffold.embedded()),
+        )
+        if shown.timed
+        else None,
+        screen.NOTHING_TIMED,
+    )
 
 
 def rates_expander(shown: screen.TimingScreen) -> None:
@@ -39,12 +51,26 @@ def rates_expander(shown: screen.TimingScreen) -> None:
     with scaffold.why("Operations per second (FLOP/s) against the best measured here", drawn=True):
         bests = pd.DataFrame(shown.rate_rules())
         st.vega_lite_chart(
-            chart_spec(variant_chart, pd.DataFrame(shown.rate_rows()),
-                       VariantLines("size", "achieved_flops_per_s", color="series", dash="line", kind=Quantity.FLOPS,
-                                    x_title=screen.X_TITLE, y_title="achieved rate"),
-                       legends=VariantLegends(color_title="measured on", dash_title="timing", color_order=shown.order,
-                                              dash_order=shown.rate_dashes()),
-                       rules=bests if not bests.empty else None),
+            chart_spec(
+                variant_chart,
+                pd.DataFrame(shown.rate_rows()),
+                VariantLines(
+                    "size",
+                    "achieved_flops_per_s",
+                    color="series",
+                    dash="line",
+                    kind=Quantity.FLOPS,
+                    x_title=screen.X_TITLE,
+                    y_title="achieved rate",
+                ),
+                legends=VariantLegends(
+                    color_title="measured on",
+                    dash_title="timing",
+                    color_order=shown.order,
+                    dash_order=shown.rate_dashes(),
+                ),
+                rules=bests if not bests.empty else None,
+            ),
             width="stretch",
         )
         for sentence in shown.rate_lines():

@@ -16,8 +16,10 @@ from ui.url_settings import UrlSettings
 
 PITFALLS_KEY = "training.pitfalls"  # the Pitfalls expander's open state (tests open it)
 PITFALLS_TITLE = "Pitfalls: the habits of the seed experiments, one switch each"
-ONE_THREAD = ("This server has 2 cores or fewer: the CPU is measured with 1 thread, so the web server keeps a core "
-              "(two busy threads sharing it with the server stall and make the CPU look many times slower).")
+ONE_THREAD = (
+    "This server has 2 cores or fewer: the CPU is measured with 1 thread, so the web server keeps a core "
+    "(two busy threads sharing it with the server stall and make the CPU look many times slower)."
+)
 
 
 def model_choice(url: UrlSettings) -> TrainingFamily:
@@ -25,9 +27,17 @@ def model_choice(url: UrlSettings) -> TrainingFamily:
     recorded apart. The MLP alone when the page has one family."""
     if len(view.FAMILIES) <= 1:
         return view.MLP_FAMILY
-    family = view.BY_NAME[url.radio("model", "Model trained", list(view.BY_NAME), view.MLP.name, format_func=MODEL_LABELS.get)]
-    return family.pick(**{k: url.radio(c.url, c.label.capitalize(), list(c.options), family.default(k), format_func=c.show,
-                                       help=c.sentence) for k, c in family.choices.items()})
+    family = view.BY_NAME[
+        url.radio("model", "Model trained", list(view.BY_NAME), view.MLP.name, format_func=MODEL_LABELS.get)
+    ]
+    return family.pick(
+        **{
+            k: url.radio(
+                c.url, c.label.capitalize(), list(c.options), family.default(k), format_func=c.show, help=c.sentence
+            )
+            for k, c in family.choices.items()
+        }
+    )
 
 
 def axis_sliders(url: UrlSettings, family: TrainingFamily, over: str) -> dict[str, int]:
@@ -36,8 +46,14 @@ def axis_sliders(url: UrlSettings, family: TrainingFamily, over: str) -> dict[st
     values = {}
     for i, (key, axis) in enumerate(family.axes.items()):
         shown = axis.label.capitalize() + (" (the point explained below)" if key == over else "")
-        values[key] = url.select_slider(key, shown, list(axis.steps), family.default(key), help=axis.sentence,
-                                        container=left if i % 2 == 0 else right)
+        values[key] = url.select_slider(
+            key,
+            shown,
+            list(axis.steps),
+            family.default(key),
+            help=axis.sentence,
+            container=left if i % 2 == 0 else right,
+        )
     return values
 
 
@@ -45,12 +61,19 @@ def pitfalls(url: UrlSettings, family: TrainingFamily) -> tuple[dict[str, Any], 
     """The switches of the Pitfalls expander and the live CPU's threads. Lazy: its switches are out of sight
     until opened, and drawing them cost a new visitor's browser before the chart."""
     with scaffold.lazy_expander(PITFALLS_TITLE, PITFALLS_KEY) as shown:
-        values = {key: url.toggle(key, label, family.default(key), help=sentence, drawn=shown)
-                  for key, (label, sentence) in view.PITFALLS.items()}
+        values = {
+            key: url.toggle(key, label, family.default(key), help=sentence, drawn=shown)
+            for key, (label, sentence) in view.PITFALLS.items()
+        }
         if len(live.THREAD_CHOICES) > 1:
-            return values, url.select_slider("threads", "CPU threads for the live measurement", list(live.THREAD_CHOICES),
-                                             live.DEFAULT_THREADS, drawn=shown,
-                                             help="Up to one fewer than this server's cores: the web server needs one.")
+            return values, url.select_slider(
+                "threads",
+                "CPU threads for the live measurement",
+                list(live.THREAD_CHOICES),
+                live.DEFAULT_THREADS,
+                drawn=shown,
+                help="Up to one fewer than this server's cores: the web server needs one.",
+            )
         if shown:
             st.caption(ONE_THREAD)
         return values, live.DEFAULT_THREADS

@@ -34,11 +34,16 @@ class ChartBox:
     def __call__(self, screen: Screen) -> None:
         rows = screen.rows()
         if not rows:
-            self.box.info("Nothing to draw yet: no recording covers this view, and this server's CPU has not been "
-                          "measured for it.", icon=":material/info:")
+            self.box.info(
+                "Nothing to draw yet: no recording covers this view, and this server's CPU has not been "
+                "measured for it.",
+                icon=":material/info:",
+            )
             return
         axes = CurveAxes(self.view.over, x_title=self.view.axis.label, ticks=self.view.axis.steps[::4])
-        chart = curve_chart(rows, axes, crossover=screen.crossover, height=self.height, legend_beside=scaffold.embedded())
+        chart = curve_chart(
+            rows, axes, crossover=screen.crossover, height=self.height, legend_beside=scaffold.embedded()
+        )
         self.box.vega_lite_chart(chart.to_arrow_spec(), width="stretch")  # an Altair chart compiled once per shape
 
 
@@ -71,9 +76,20 @@ def measure_live(scene: Scene, source: GpuSource, draw: Callable[[Screen], None]
         def grow_point(rows: list[Row]) -> None:
             grow(with_point(grid_rows, rows, over))
 
-        live = with_point(live, measure_sweep(work, over, [view.current], scene.fixed, devices,
-                                              current=view.current if split_open else None, num_threads=scene.threads,
-                                              on_rows=grow_point), over)
+        live = with_point(
+            live,
+            measure_sweep(
+                work,
+                over,
+                [view.current],
+                scene.fixed,
+                devices,
+                current=view.current if split_open else None,
+                num_threads=scene.threads,
+                on_rows=grow_point,
+            ),
+            over,
+        )
     return live
 
 

@@ -57,8 +57,13 @@ class UploadGuardMiddleware:
                 if not refusal:
                     self._in_flight[session_id] = self._in_flight.get(session_id, 0) + 1
             if refusal:
-                await send({"type": "http.response.start", "status": 413,
-                            "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 413,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+                    }
+                )
                 await send({"type": "http.response.body", "body": refusal.encode("utf-8")})
                 return
             try:

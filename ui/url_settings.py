@@ -71,8 +71,9 @@ class UrlSettings:
     def widget_key(self, key: str) -> str:
         return f"{self.namespace}.{key}"
 
-    def _seed(self, key: str, default: Any, parse: Callable[[str], tuple[Any, str | None]],
-              valid: Callable[[Any], bool]) -> str:
+    def _seed(
+        self, key: str, default: Any, parse: Callable[[str], tuple[Any, str | None]], valid: Callable[[Any], bool]
+    ) -> str:
         """Put the widget's starting value into session state; returns the widget key."""
         wkey = self.widget_key(key)
         self._bound[key] = default
@@ -83,8 +84,10 @@ class UrlSettings:
         if raw_values:
             raw = raw_values[-1]
             if len(raw) > MAX_RAW_CHARS:
-                value, note = default, (f"{key} was {len(raw):,} characters long, longer than any value of it; "
-                                        "using the default")
+                value, note = (
+                    default,
+                    (f"{key} was {len(raw):,} characters long, longer than any value of it; using the default"),
+                )
             else:
                 value, note = parse(raw)
             if len(raw_values) > 1:
@@ -98,9 +101,18 @@ class UrlSettings:
         return st.session_state[self.widget_key(key)]
 
     # -- widgets -------------------------------------------------------------------------------
-    def select_slider(self, key: str, label: str, options: Sequence[Any], default: Any, *,
-                      help: str | None = None, format_func: Callable[[Any], str] = fmt_value,
-                      container: Any = None, drawn: bool = True) -> Any:
+    def select_slider(
+        self,
+        key: str,
+        label: str,
+        options: Sequence[Any],
+        default: Any,
+        *,
+        help: str | None = None,
+        format_func: Callable[[Any], str] = fmt_value,
+        container: Any = None,
+        drawn: bool = True,
+    ) -> Any:
         """A slider over fixed (e.g. log-spaced) numbers; a link's value snaps to the nearest one.
         drawn=False: inside a closed lazy expander, its value without the widget (kept())."""
         options = list(options)
@@ -114,8 +126,10 @@ class UrlSettings:
             if choice == number:
                 return choice, None
             if number < min(options) or number > max(options):
-                return choice, (f"{key}={raw} is outside this slider's range ({format_func(min(options))} to "
-                                f"{format_func(max(options))}); using {format_func(choice)}")
+                return choice, (
+                    f"{key}={raw} is outside this slider's range ({format_func(min(options))} to "
+                    f"{format_func(max(options))}); using {format_func(choice)}"
+                )
             return choice, f"{key}={raw} is not one of this slider's steps; using the nearest, {format_func(choice)}"
 
         wkey = self._seed(key, default, parse, lambda v: v in options)
@@ -123,9 +137,20 @@ class UrlSettings:
             return self._kept(wkey)
         return (container or st).select_slider(label, options=options, key=wkey, help=help, format_func=format_func)
 
-    def slider(self, key: str, label: str, min_value: int, max_value: int, default: int, *,
-               step: int = 1, help: str | None = None, container: Any = None) -> int:
+    def slider(
+        self,
+        key: str,
+        label: str,
+        min_value: int,
+        max_value: int,
+        default: int,
+        *,
+        step: int = 1,
+        help: str | None = None,
+        container: Any = None,
+    ) -> int:
         """An integer slider; a link's value is rounded and clamped into range."""
+
         def parse(raw: str) -> tuple[Any, str | None]:
             try:
                 number = _number(raw)
@@ -139,9 +164,11 @@ class UrlSettings:
         wkey = self._seed(key, default, parse, lambda v: isinstance(v, int) and min_value <= v <= max_value)
         return (container or st).slider(label, min_value=min_value, max_value=max_value, step=step, key=wkey, help=help)
 
-    def toggle(self, key: str, label: str, default: bool, *, help: str | None = None, container: Any = None,
-               drawn: bool = True) -> bool:
+    def toggle(
+        self, key: str, label: str, default: bool, *, help: str | None = None, container: Any = None, drawn: bool = True
+    ) -> bool:
         """A switch; drawn=False: inside a closed lazy expander, its value without the widget (kept())."""
+
         def parse(raw: str) -> tuple[Any, str | None]:
             try:
                 return parse_bool(raw), None
@@ -167,13 +194,30 @@ class UrlSettings:
     def _choice_key(self, key: str, options: list[Any], default: Any, format_func: Callable[[Any], str]) -> str:
         return self._seed(key, default, self._choice_parse(key, options, default, format_func), lambda v: v in options)
 
-    def radio(self, key: str, label: str, options: Sequence[Any], default: Any, *,
-              format_func: Callable[[Any], str] = str, help: str | None = None, horizontal: bool = True,
-              container: Any = None, label_visibility: str = "visible") -> Any:
+    def radio(
+        self,
+        key: str,
+        label: str,
+        options: Sequence[Any],
+        default: Any,
+        *,
+        format_func: Callable[[Any], str] = str,
+        help: str | None = None,
+        horizontal: bool = True,
+        container: Any = None,
+        label_visibility: str = "visible",
+    ) -> Any:
         options = list(options)
         wkey = self._choice_key(key, options, default, format_func)
-        return (container or st).radio(label, options, key=wkey, format_func=format_func, help=help, horizontal=horizontal,
-                                       label_visibility=label_visibility)
+        return (container or st).radio(
+            label,
+            options,
+            key=wkey,
+            format_func=format_func,
+            help=help,
+            horizontal=horizontal,
+            label_visibility=label_visibility,
+        )
 
     def held(self, key: str, options: Sequence[Any], default: Any, *, format_func: Callable[[Any], str] = str) -> Any:
         """A radio's value while its widget is not drawn (inside a closed lazy expander): read from the
@@ -188,14 +232,32 @@ class UrlSettings:
         st.session_state[wkey] = st.session_state[wkey]
         return st.session_state[wkey]
 
-    def selectbox(self, key: str, label: str, options: Sequence[Any], default: Any, *,
-                  format_func: Callable[[Any], str] = str, help: str | None = None, container: Any = None) -> Any:
+    def selectbox(
+        self,
+        key: str,
+        label: str,
+        options: Sequence[Any],
+        default: Any,
+        *,
+        format_func: Callable[[Any], str] = str,
+        help: str | None = None,
+        container: Any = None,
+    ) -> Any:
         options = list(options)
         wkey = self._choice_key(key, options, default, format_func)
         return (container or st).selectbox(label, options, key=wkey, format_func=format_func, help=help)
 
-    def pills(self, key: str, label: str, options: Sequence[Any], default: Sequence[Any], *,
-              format_func: Callable[[Any], str] = str, help: str | None = None, container: Any = None) -> list[Any]:
+    def pills(
+        self,
+        key: str,
+        label: str,
+        options: Sequence[Any],
+        default: Sequence[Any],
+        *,
+        format_func: Callable[[Any], str] = str,
+        help: str | None = None,
+        container: Any = None,
+    ) -> list[Any]:
         """Several of fixed options, each a pill to switch on or off; in the URL comma-separated
         ('loop,vmap_jacfwd'). Unknown items in a link are dropped with a note; a link naming none of
         the options gets the default. Pills, not a multiselect: the multiselect's dropdown code costs a
@@ -217,10 +279,10 @@ class UrlSettings:
                 return chosen, f"{key}: {names} {'is' if len(unknown) == 1 else 'are'} not one of {allowed}; left out"
             return chosen, None
 
-        wkey = self._seed(key, list(default), parse,
-                          lambda v: isinstance(v, list) and all(o in options for o in v))
-        return (container or st).pills(label, options, selection_mode="multi", key=wkey, format_func=format_func,
-                                       help=help)
+        wkey = self._seed(key, list(default), parse, lambda v: isinstance(v, list) and all(o in options for o in v))
+        return (container or st).pills(
+            label, options, selection_mode="multi", key=wkey, format_func=format_func, help=help
+        )
 
     # -- after the widgets -----------------------------------------------------------------------
     def show_notes(self, container: Any = None) -> None:
@@ -229,7 +291,8 @@ class UrlSettings:
         formula; truncated), so it reads as text inside the app's own warning."""
         if self.notes:
             (container or st).warning(
-                "Some settings in the link were adjusted:\n\n" + "\n".join(f"- {plain(n, NOTE_CHARS)}" for n in self.notes),
+                "Some settings in the link were adjusted:\n\n"
+                + "\n".join(f"- {plain(n, NOTE_CHARS)}" for n in self.notes),
                 icon=":material/link:",
             )
 

@@ -51,8 +51,15 @@ def start_warm_up() -> None:
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
                 # the Data pipeline's images: torchvision's import and PIL's first decode, here in the background
                 # rather than in its first visitor's sweep
-                MEASURE_WORKER.run(functools.partial(warm_up, get_workload("dataloader"), DATALOADER_WARM_UP,
-                                                     num_threads=DEFAULT_CPU_THREADS, calls=1))
+                MEASURE_WORKER.run(
+                    functools.partial(
+                        warm_up,
+                        get_workload("dataloader"),
+                        DATALOADER_WARM_UP,
+                        num_threads=DEFAULT_CPU_THREADS,
+                        calls=1,
+                    )
+                )
                 # Your results' comparisons of the shipped packs, kept per process (ui.compare_view), so its
                 # first visitor does not wait for them. Under the lock: no live timing shares the CPU.
                 from ui.compare_view import compared_view

@@ -13,21 +13,37 @@ May import lib.core and lib.lessons (to draw what a lesson computed); nothing im
 """
 
 from lib.charts.curves import (
-                               SpeedupAxis,
-                               TimeLines,
-                               crossover_layers,
-                               loss_chart,
-                               ok_rows,
-                               phase_chart,
-                               phase_frame,
-                               ratio_chart,
-                               speedup_chart,
-                               speedup_frame,
-                               time_chart,
+    SpeedupAxis,
+    TimeLines,
+    crossover_layers,
+    loss_chart,
+    ok_rows,
+    phase_chart,
+    phase_frame,
+    ratio_chart,
+    speedup_chart,
+    speedup_frame,
+    time_chart,
 )
 from lib.charts.layout import Crossover, Layout
 from lib.charts.seeds import seed_times_chart
 from lib.charts.theme import SERIES_COLORS, time_unit
 
-__all__ = ["Crossover", "Layout", "SpeedupAxis", "TimeLines", "crossover_layers", "loss_chart", "ok_rows", "phase_chart", "phase_frame", "ratio_chart", "seed_times_chart", "speedup_chart",
-           "speedup_frame", "time_chart", "SERIES_COLORS", "time_unit"]
+__all__ = [
+    "Crossover",
+    "Layout",
+    "SpeedupAxis",
+    "TimeLines",
+    "crossover_layers",
+    "loss_chart",
+    "ok_rows",
+    "phase_chart",
+    "phase_frame",
+    "ratio_chart",
+    "seed_times_chart",
+    "speedup_chart",
+    "speedup_frame",
+    "time_chart",
+    "SERIES_COLORS",
+    "time_unit",
+]

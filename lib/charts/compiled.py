@@ -87,5 +87,7 @@ class FilledChart:
     def to_arrow_spec(self) -> dict[str, Any]:
         """The same spec with each dataset an Arrow table: what st.vega_lite_chart sends without
         building a DataFrame per dataset (Streamlit serialises Arrow tables as they are)."""
-        return {**filled(self.spec, self.words), "datasets": {name: pa.Table.from_pylist(rows)
-                                                              for name, rows in self.datasets.items()}}
+        return {
+            **filled(self.spec, self.words),
+            "datasets": {name: pa.Table.from_pylist(rows) for name, rows in self.datasets.items()},
+        }

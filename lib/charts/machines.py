@@ -38,8 +38,15 @@ def machines_frame(comparison: Comparison) -> pd.DataFrame:
     for curve in comparison.curves:
         iqrs = curve.iqr_s or [None] * len(curve.xs)
         for x, t, iqr in zip(curve.xs, curve.times_s, iqrs):
-            records.append({"machine": curve.machine, "device": curve.device, "x": float(x), "seconds": float(t),
-                            "iqr": float(iqr) if isinstance(iqr, (int, float)) and not isinstance(iqr, bool) else None})
+            records.append(
+                {
+                    "machine": curve.machine,
+                    "device": curve.device,
+                    "x": float(x),
+                    "seconds": float(t),
+                    "iqr": float(iqr) if isinstance(iqr, (int, float)) and not isinstance(iqr, bool) else None,
+                }
+            )
     return pd.DataFrame(records, columns=["machine", "device", "x", "seconds", "iqr"])
 
 
@@ -61,42 +68,61 @@ def curve_styles(plot: pd.DataFrame) -> tuple[list[str], list[str], list[list[in
     return curves, colours, dashes, shapes
 
 
-def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_title: str = "time of one step",
-                   title: str | None = None, height: int = 400, plot_height: int | None = None,
-                   legend_columns: int = 1) -> alt.LayerChart:
+def machines_chart(
+    comparison: Comparison,
+    *,
+    x_title: str | None = None,
+    y_title: str = "time of one step",
+    title: str | None = None,
+    height: int = 400,
+    plot_height: int | None = None,
+    legend_columns: int = 1,
+) -> alt.LayerChart:
     """The machines' curves of one sweep; `plot_height` keeps the plot that tall above the legend
     (`legend_columns` side by side: an embedded 800 x 600 frame has no room for one row per curve)."""
     frame = machines_frame(comparison)
     data = frame[frame["seconds"] > 0]
     scale, unit = time_unit(data["seconds"]) if not data.empty else (1.0, "s")
-    plot = pd.DataFrame({
-        "machine": data["machine"].astype(str),
-        "device": data["device"].astype(str),
-        "curve": [curve_name(m, d) for m, d in zip(data["machine"].astype(str), data["device"].astype(str))],
-        "x": data["x"],
-        "t": data["seconds"] / scale,
-    })
+    plot = pd.DataFrame(
+        {
+            "machine": data["machine"].astype(str),
+            "device": data["device"].astype(str),
+            "curve": [curve_name(m, d) for m, d in zip(data["machine"].astype(str), data["device"].astype(str))],
+            "x": data["x"],
+            "t": data["seconds"] / scale,
+        }
+    )
     half = data["iqr"].fillna(0).astype(float) / 2 / scale
     plot["lo"] = (plot["t"] - half).clip(lower=plot["t"] * 1e-3)
     plot["hi"] = plot["t"] + half
     curves, colours, dashes, _ = curve_styles(plot)
     domain = curves or [""]
     key = legend(domain, symbolType="stroke", columns=legend_columns)
-    color = alt.Color("curve:N", title=None, sort=domain, scale=alt.Scale(domain=domain, range=colours or ["#888"]),
-                      legend=key)
-    dash = alt.StrokeDash("curve:N", title=None, sort=domain, legend=key,
-                          scale=alt.Scale(domain=domain, range=dashes or [[1, 0]]))
+    color = alt.Color(
+        "curve:N", title=None, sort=domain, scale=alt.Scale(domain=domain, range=colours or ["#888"]), legend=key
+    )
+    dash = alt.StrokeDash(
+        "curve:N", title=None, sort=domain, legend=key, scale=alt.Scale(domain=domain, range=dashes or [[1, 0]])
+    )
     # the point's shape says the device: a scale of its own (on the curve's name, as colour and dash are,
     # Vega-Lite would merge it into their legend and warn 'Conflicting legend property "disable"')
     devices = sorted(dict.fromkeys(plot["device"]), key=lambda d: d != "cpu") or ["cpu"]
-    shape = alt.Shape("device:N", title=None, legend=None,
-                      scale=alt.Scale(domain=devices, range=[device_shape(d, devices) for d in devices]))
-    x_enc = alt.X("x:Q", title=f"{x_title or comparison.setting} (log scale)",
-                  scale=alt.Scale(type="log", nice=False, padding=12),
-                  axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
+    shape = alt.Shape(
+        "device:N",
+        title=None,
+        legend=None,
+        scale=alt.Scale(domain=devices, range=[device_shape(d, devices) for d in devices]),
+    )
+    x_enc = alt.X(
+        "x:Q",
+        title=f"{x_title or comparison.setting} (log scale)",
+        scale=alt.Scale(type="log", nice=False, padding=12),
+        axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT),
+    )
     y_enc = alt.Y("t:Q", title=f"{y_title} ({unit}, log)", scale=alt.Scale(type="log"))  # short: a small plot cuts it
     tooltip = [
-        alt.Tooltip("machine:N"), alt.Tooltip("device:N"),
+        alt.Tooltip("machine:N"),
+        alt.Tooltip("device:N"),
         alt.Tooltip("x:Q", title=x_title or comparison.setting, format=",.4~g"),
         alt.Tooltip("t:Q", title=f"median ({unit})", format=".4~g"),
         alt.Tooltip("lo:Q", title=f"IQR low ({unit})", format=".4~g"),
@@ -118,12 +144,17 @@ def machines_chart(comparison: Comparison, *, x_title: str | None = None, y_titl
         hue = colour_of.get(gpu, "#d62728")
         label = f"crossover ≈ {about}"
         mark = alt.Chart(pd.DataFrame({"machine": [machine], "x": [float(cross.x)], "label": [label]}))
-        layers.append(mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color=hue).encode(
-            x="x:Q", tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]))
+        layers.append(
+            mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color=hue).encode(
+                x="x:Q", tooltip=[alt.Tooltip("machine:N"), alt.Tooltip("label:N", title="its CPU vs GPU")]
+            )
+        )
         right = in_right_part(float(cross.x), list(plot["x"]))  # a phone cut the label at the chart's edge
-        layers.append(mark.mark_text(align="right" if right else "left", dx=-5 if right else 5, fontWeight="bold",
-                                     color=hue).encode(
-            x="x:Q", y=alt.value(12 + 15 * i), text="label:N"))
+        layers.append(
+            mark.mark_text(
+                align="right" if right else "left", dx=-5 if right else 5, fontWeight="bold", color=hue
+            ).encode(x="x:Q", y=alt.value(12 + 15 * i), text="label:N")
+        )
     chart = alt.layer(*layers)
     chart = sized(chart, height, plot_height)
     return chart.properties(title=title) if title else chart

@@ -50,13 +50,20 @@ def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> list[dict[str,
             continue
         iqr = _number(row.get("iqr_s"), 0.0) * (_number(row.get("steps_per_epoch"), 0.0) if y == "epoch_s" else 1.0)
         origin, note = _present(row.get("origin")), _present(row.get("origin_note"))
-        plot.append({
-            "x": float(row[x]), "t": t, "series": str(row["series"]),
-            "origin": "recorded" if origin is None else str(origin), "note": "" if note is None else str(note),
-            "noisy": bool(_present(row.get("noisy"))),
-            "lo": max(t - iqr / 2, t * 1e-3), "hi": t + iqr / 2,
-            "band_lo": _number(row.get(f"{y}_low")), "band_hi": _number(row.get(f"{y}_high")),
-        })
+        plot.append(
+            {
+                "x": float(row[x]),
+                "t": t,
+                "series": str(row["series"]),
+                "origin": "recorded" if origin is None else str(origin),
+                "note": "" if note is None else str(note),
+                "noisy": bool(_present(row.get("noisy"))),
+                "lo": max(t - iqr / 2, t * 1e-3),
+                "hi": t + iqr / 2,
+                "band_lo": _number(row.get(f"{y}_low")),
+                "band_hi": _number(row.get(f"{y}_high")),
+            }
+        )
     return sorted(plot, key=lambda p: (p["series"], p["x"]))
 
 
@@ -123,13 +130,19 @@ def curve_chart(
     if (about := crossing_about(x_likely, low, high)) is not None:
         data["crossover"] = [{"x": float(x_likely), "label": f"crossover ≈ {about}"}]
     shape = _CurveShape(
-        x_title=x_title or x, curves=len(names),
+        x_title=x_title or x,
+        curves=len(names),
         ticks=tuple(ticks) if ticks else tuple(log_ticks(p["x"] for p in plot)),
         styles=tuple(s for s in DASH if s in {seg["style"] for seg in segments}) or ("measured",),
-        height=height, legend="right" if legend_beside else "bottom")
+        height=height,
+        legend="right" if legend_beside else "bottom",
+    )
     drawn = [name for name in LAYERS if data.get(name)] or ["solid"]
-    return FilledChart(drawn_layers(_curve_spec(shape), drawn), {name: data.get(name, []) for name in drawn},
-                       _curve_words(f"{y_title} ({unit})", names))
+    return FilledChart(
+        drawn_layers(_curve_spec(shape), drawn),
+        {name: data.get(name, []) for name in drawn},
+        _curve_words(f"{y_title} ({unit})", names),
+    )
 
 
 @dataclass(frozen=True)
@@ -151,25 +164,40 @@ Y_TITLE, LABELS = blank("y title"), blank("legend labels")
 def _curve_words(y_title: str, names: Sequence[str]) -> dict[str, Any]:
     """What fills a compiled curve chart's blanks: its y title, each curve's name and colour, and the
     legend's labelExpr (which wraps the long names)."""
-    return {Y_TITLE: y_title, LABELS: wrap_expr(names), **{blank(f"curve {i}"): n for i, n in enumerate(names)},
-            **{blank(f"colour {i}"): c for i, c in enumerate(series_colors(names))}}
+    return {
+        Y_TITLE: y_title,
+        LABELS: wrap_expr(names),
+        **{blank(f"curve {i}"): n for i, n in enumerate(names)},
+        **{blank(f"colour {i}"): c for i, c in enumerate(series_colors(names))},
+    }
 
 
 @compiled
 def _curve_spec(shape: _CurveShape) -> alt.LayerChart:
     """The curve chart of `shape`, its words left blank: views whose curves are named differently (live,
     recorded, predicted) or whose times read in another unit share it."""
-    return curve_layers(shape, Y_TITLE, [blank(f"curve {i}") for i in range(shape.curves)],
-                        [blank(f"colour {i}") for i in range(shape.curves)], LABELS)
+    return curve_layers(
+        shape,
+        Y_TITLE,
+        [blank(f"curve {i}") for i in range(shape.curves)],
+        [blank(f"colour {i}") for i in range(shape.curves)],
+        LABELS,
+    )
 
 
 def curve_layers(shape: _CurveShape, y_title: str, names: list[str], colors: list[str], labels: str) -> alt.LayerChart:
     """Every layer of a curve chart as Altair builds it, on named datasets (curve_chart keeps those with
     rows). _curve_spec calls it with blanks; tests with the words themselves."""
-    color = alt.Color("series:N", title=None, sort=names, scale=alt.Scale(domain=names, range=colors),
-                      legend=legend(names, orient=shape.legend, labelExpr=labels))
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=names,
+        scale=alt.Scale(domain=names, range=colors),
+        legend=legend(names, orient=shape.legend, labelExpr=labels),
+    )
     # plain numbers (4,096 and 65,536, not 4.096k), at the values given or at those drawn up to the last point
     axis = alt.Axis(format=AXIS_TICK_FORMAT, values=list(shape.ticks))
+
     # Only layers with rows are drawn (an empty one makes Vega warn "Infinite extent"), so each one
     # carries the axes' titles and scales: any of them may be the only one.
     def x_enc(field: str = "x") -> alt.X:
@@ -178,33 +206,57 @@ def curve_layers(shape: _CurveShape, y_title: str, names: list[str], colors: lis
     def y_enc(field: str = "t") -> alt.Y:
         return alt.Y(f"{field}:Q", title=y_title, scale=alt.Scale(type="log"))
 
-    tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("x:Q", title=shape.x_title, format=",.4~g"),
-               alt.Tooltip("t:Q", title=y_title, format=".3~g"),
-               alt.Tooltip("origin:N", title="where it came from"), alt.Tooltip("note:N", title="how")]
+    tooltip = [
+        alt.Tooltip("series:N", title="curve"),
+        alt.Tooltip("x:Q", title=shape.x_title, format=",.4~g"),
+        alt.Tooltip("t:Q", title=y_title, format=".3~g"),
+        alt.Tooltip("origin:N", title="where it came from"),
+        alt.Tooltip("note:N", title="how"),
+    ]
     styles = list(shape.styles)
     # Vega sets two legends below a plot side by side, past a phone's edge: the line styles go above it
     dash_orient = "top" if shape.legend == "bottom" else shape.legend
     # A legend of one line style tells nothing (Home's curves are all recorded): only a mix of styles gets one
-    dash_legend = (alt.Legend(orient=dash_orient, direction="vertical",
-                              labelExpr="datum.label == 'predicted' ? 'predicted (band: its error)' : 'measured or recorded'")
-                   if len(styles) > 1 else None)
+    dash_legend = (
+        alt.Legend(
+            orient=dash_orient,
+            direction="vertical",
+            labelExpr="datum.label == 'predicted' ? 'predicted (band: its error)' : 'measured or recorded'",
+        )
+        if len(styles) > 1
+        else None
+    )
 
     def chart(name: str) -> alt.Chart:
         return alt.Chart(alt.NamedData(name=name))
 
     build = {
-        "band": lambda: chart("band").mark_area(opacity=0.15).encode(
-            x=x_enc(), y=y_enc("band_lo"), y2="band_hi:Q", color=color, detail="series:N"),
-        "measured": lambda: chart("measured").mark_rule(strokeWidth=2, opacity=0.5).encode(
-            x=x_enc(), y=y_enc("lo"), y2="hi:Q", color=color),
-        "segments": lambda: chart("segments").mark_line(strokeWidth=2).encode(
-            x=x_enc(), y=y_enc(), color=color, detail="seg:N",
-            strokeDash=alt.StrokeDash("style:N", title=None, scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
-                                      legend=dash_legend)),
-        "solid": lambda: chart("solid").mark_point(size=55, filled=True, opacity=1).encode(
-            x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
-        "hollow": lambda: chart("hollow").mark_point(size=55, filled=False, strokeWidth=2).encode(
-            x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
+        "band": lambda: chart("band")
+        .mark_area(opacity=0.15)
+        .encode(x=x_enc(), y=y_enc("band_lo"), y2="band_hi:Q", color=color, detail="series:N"),
+        "measured": lambda: chart("measured")
+        .mark_rule(strokeWidth=2, opacity=0.5)
+        .encode(x=x_enc(), y=y_enc("lo"), y2="hi:Q", color=color),
+        "segments": lambda: chart("segments")
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x_enc(),
+            y=y_enc(),
+            color=color,
+            detail="seg:N",
+            strokeDash=alt.StrokeDash(
+                "style:N",
+                title=None,
+                scale=alt.Scale(domain=styles, range=[DASH[s] for s in styles]),
+                legend=dash_legend,
+            ),
+        ),
+        "solid": lambda: chart("solid")
+        .mark_point(size=55, filled=True, opacity=1)
+        .encode(x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
+        "hollow": lambda: chart("hollow")
+        .mark_point(size=55, filled=False, strokeWidth=2)
+        .encode(x=x_enc(), y=y_enc(), color=color, tooltip=tooltip),
         "crossover_range": lambda: _range_layer(chart("crossover_range")),
     }
     # every layer, each on its own named dataset: curve_chart keeps those with rows (compiled.drawn_layers)
@@ -217,6 +269,9 @@ def _range_layer(chart: alt.Chart) -> alt.Chart:
 
 
 def _likely_layers(chart: alt.Chart) -> list[alt.Chart]:
-    return [chart.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
-            chart.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
-                x="x:Q", y=alt.value(12), text="label:N")]
+    return [
+        chart.mark_rule(strokeDash=[6, 4], color="#d62728", strokeWidth=2).encode(x="x:Q"),
+        chart.mark_text(align="left", dx=6, dy=-6, color="#d62728", fontWeight="bold").encode(
+            x="x:Q", y=alt.value(12), text="label:N"
+        ),
+    ]

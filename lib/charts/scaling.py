@@ -42,25 +42,46 @@ def points_frame(points: Sequence[dict[str, Any]] | pd.DataFrame) -> pd.DataFram
     return frame
 
 
-def gpu_line_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str, y: str, y_title: str, *,
-                   log_y: bool, rule: float | None = None) -> alt.Chart | alt.LayerChart:
+def gpu_line_chart(
+    points: Sequence[dict[str, Any]] | pd.DataFrame,
+    axis: str,
+    y: str,
+    y_title: str,
+    *,
+    log_y: bool,
+    rule: float | None = None,
+) -> alt.Chart | alt.LayerChart:
     """`y` against the batch of `axis`, one line (with points) per GPU count; a dashed grey
     horizontal rule at `rule` when given."""
     frame = points_frame(points)
     x, x_title = X_AXES[axis]
     counts = sorted(frame["GPUs"].dropna().unique(), key=lambda s: int(str(s).split()[0]))
-    base = alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=2),
-                axis=alt.Axis(values=sorted(int(v) for v in frame[x].dropna().unique()), format="d")),
-        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
-        color=alt.Color("GPUs:N", title="GPUs", sort=counts,
-                        scale=alt.Scale(domain=counts, range=[count_color(c) for c in counts])
-                        if counts else alt.Undefined),
-        tooltip=[alt.Tooltip("GPUs:N"), alt.Tooltip("batch_size:Q", title="per-GPU batch"),
-                 alt.Tooltip("global_batch:Q", title="global batch"),
-                 alt.Tooltip("samples_per_s:Q", title="samples/s", format=",.0f"),
-                 alt.Tooltip("step_ms:Q", title="step (ms)", format=".3g"),
-                 alt.Tooltip("scaling_efficiency:Q", title="scaling efficiency", format=".0%")],
+    base = (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                f"{x}:Q",
+                title=x_title,
+                scale=alt.Scale(type="log", base=2),
+                axis=alt.Axis(values=sorted(int(v) for v in frame[x].dropna().unique()), format="d"),
+            ),
+            y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Scale(zero=False)),
+            color=alt.Color(
+                "GPUs:N",
+                title="GPUs",
+                sort=counts,
+                scale=alt.Scale(domain=counts, range=[count_color(c) for c in counts]) if counts else alt.Undefined,
+            ),
+            tooltip=[
+                alt.Tooltip("GPUs:N"),
+                alt.Tooltip("batch_size:Q", title="per-GPU batch"),
+                alt.Tooltip("global_batch:Q", title="global batch"),
+                alt.Tooltip("samples_per_s:Q", title="samples/s", format=",.0f"),
+                alt.Tooltip("step_ms:Q", title="step (ms)", format=".3g"),
+                alt.Tooltip("scaling_efficiency:Q", title="scaling efficiency", format=".0%"),
+            ],
+        )
     )
     if rule is None:
         return base

@@ -21,22 +21,40 @@ CALLS = {str(Call.CPU): CPU_LIVE, str(Call.GPU): GPU_COLORS[0], str(Call.FIRST):
 def seed_times_chart(frame: pd.DataFrame, *, title: str | None = None) -> alt.LayerChart:
     """frame: one row per bar (lib.lessons.seed_cases.times.TimeBar.row): 'label' (whose time, of what), 'call'
     (a Call's name), 's' (seconds)."""
-    plot = pd.DataFrame({"label": frame["label"].astype(str), "call": frame["call"].astype(str),
-                         "s": frame["s"].astype(float)}) if not frame.empty else pd.DataFrame(
-        {"label": [], "call": [], "s": []})
+    plot = (
+        pd.DataFrame(
+            {"label": frame["label"].astype(str), "call": frame["call"].astype(str), "s": frame["s"].astype(float)}
+        )
+        if not frame.empty
+        else pd.DataFrame({"label": [], "call": [], "s": []})
+    )
     plot = plot[plot["s"] > 0]
     plot["text"] = [fmt_s(s) for s in plot["s"]]
     low, high = (min(plot["s"]) / 3, max(plot["s"]) * 3) if not plot.empty else (0.1, 10.0)
     plot["base"] = low
     domain = [c for c in CALLS if c in set(plot["call"])]
     y = alt.Y("label:N", title=None, sort=list(plot["label"]), axis=bar_axis())
-    x = alt.X("s:Q", title="seconds (log scale)", scale=alt.Scale(type="log", domain=[low, high], nice=False),
-              axis=alt.Axis(format=AXIS_TICK_FORMAT))
-    bars = alt.Chart(plot).mark_bar(height=BAR_PX).encode(
-        x=x, x2="base:Q", y=y,
-        color=alt.Color("call:N", title=None, scale=alt.Scale(domain=domain, range=[CALLS[c] for c in domain]),
-                        legend=legend(domain)),
-        tooltip=[alt.Tooltip("label:N", title="what"), alt.Tooltip("text:N", title="time")],
+    x = alt.X(
+        "s:Q",
+        title="seconds (log scale)",
+        scale=alt.Scale(type="log", domain=[low, high], nice=False),
+        axis=alt.Axis(format=AXIS_TICK_FORMAT),
+    )
+    bars = (
+        alt.Chart(plot)
+        .mark_bar(height=BAR_PX)
+        .encode(
+            x=x,
+            x2="base:Q",
+            y=y,
+            color=alt.Color(
+                "call:N",
+                title=None,
+                scale=alt.Scale(domain=domain, range=[CALLS[c] for c in domain]),
+                legend=legend(domain),
+            ),
+            tooltip=[alt.Tooltip("label:N", title="what"), alt.Tooltip("text:N", title="time")],
+        )
     )
     text = alt.Chart(plot).mark_text(align="left", dx=5, color=NOTE_COLOR).encode(x="s:Q", y=y, text="text:N")
     chart = alt.layer(bars, text).properties(height=BAR_STEP * max(1, len(plot)), autosize=FIT_X)  # a band per

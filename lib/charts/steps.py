@@ -27,8 +27,11 @@ LINE_PX = 14  # one line of those words
 def _under(rows: list[dict[str, Any]], names: Sequence[str]) -> alt.Chart:
     """A text mark under each bar, at the plot's left edge, carrying the numbers it names (kept as numbers
     in its rows, so what the words quote is on the chart)."""
-    return alt.Chart(pd.DataFrame(rows)).mark_text(**UNDER, lineBreak="\n").encode(
-        y=alt.Y("series:N", sort=list(names), title=None, axis=bar_axis()), x=alt.value(0), text="under:N")
+    return (
+        alt.Chart(pd.DataFrame(rows))
+        .mark_text(**UNDER, lineBreak="\n")
+        .encode(y=alt.Y("series:N", sort=list(names), title=None, axis=bar_axis()), x=alt.value(0), text="under:N")
+    )
 
 
 def split_chart(frame: pd.DataFrame, phases: Mapping[str, str]) -> alt.LayerChart:
@@ -39,29 +42,53 @@ def split_chart(frame: pd.DataFrame, phases: Mapping[str, str]) -> alt.LayerChar
     scale, unit = time_unit(list(totals)) if len(totals) else (1.0, "s")
     names = [str(n) for n in dict.fromkeys(frame["series"])] if len(frame) else []
     names = sorted(names, key=lambda n: (0 if n.lower().startswith("cpu") else 1, names.index(n)))
-    plot = pd.DataFrame({"series": long["series"].astype(str), "phase": long["phase"],
-                         "t": long["seconds"].astype(float) / scale, "order": long["order"]}) if not long.empty else \
-        pd.DataFrame(columns=["series", "phase", "t", "order"])
+    plot = (
+        pd.DataFrame(
+            {
+                "series": long["series"].astype(str),
+                "phase": long["phase"],
+                "t": long["seconds"].astype(float) / scale,
+                "order": long["order"],
+            }
+        )
+        if not long.empty
+        else pd.DataFrame(columns=["series", "phase", "t", "order"])
+    )
     domain = [n for n in phases.values() if n in set(plot["phase"])]
     colors = [PHASE_COLORS[list(phases.values()).index(n) % len(PHASE_COLORS)] for n in domain]
-    bars = alt.Chart(plot).mark_bar(size=BAR_PX).encode(
-        y=alt.Y("series:N", sort=names, title=None, axis=bar_axis()),
-        x=alt.X("t:Q", title=f"time of one step ({unit})", stack="zero"),
-        color=alt.Color("phase:N", title=None, scale=alt.Scale(domain=domain, range=colors), legend=legend(domain)),
-        order=alt.Order("order:Q"),
-        tooltip=[alt.Tooltip("series:N", title="curve"), alt.Tooltip("phase:N"), alt.Tooltip("t:Q", title=unit, format=".4~g")])
+    bars = (
+        alt.Chart(plot)
+        .mark_bar(size=BAR_PX)
+        .encode(
+            y=alt.Y("series:N", sort=names, title=None, axis=bar_axis()),
+            x=alt.X("t:Q", title=f"time of one step ({unit})", stack="zero"),
+            color=alt.Color("phase:N", title=None, scale=alt.Scale(domain=domain, range=colors), legend=legend(domain)),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("series:N", title="curve"),
+                alt.Tooltip("phase:N"),
+                alt.Tooltip("t:Q", title=unit, format=".4~g"),
+            ],
+        )
+    )
     counted = []
     for _, row in frame.iterrows():
         kernels = row.get("kernels")
         if kernels is not None and pd.notna(kernels) and kernels > 0:
             what = "operator" if str(row["series"]).lower().startswith("cpu") else "kernel"
-            counted.append({"series": str(row["series"]), "kernels": float(kernels),
-                            "under": f"{plural(int(kernels), what)} a step"})
+            counted.append(
+                {
+                    "series": str(row["series"]),
+                    "kernels": float(kernels),
+                    "under": f"{plural(int(kernels), what)} a step",
+                }
+            )
     if not counted:
         return alt.layer(bars).properties(height=BAR_STEP * max(1, len(names)), autosize=FIT_X)
     # a line more per band for the count, so it never meets the next bar's name
-    return alt.layer(bars, _under(counted, names)).properties(height=(BAR_STEP + LINE_PX) * max(1, len(names)),
-                                                              autosize=FIT_X)
+    return alt.layer(bars, _under(counted, names)).properties(
+        height=(BAR_STEP + LINE_PX) * max(1, len(names)), autosize=FIT_X
+    )
 
 
 def _kept(seconds: float) -> str:
@@ -84,7 +111,9 @@ def mode_steps_chart(bars: Sequence[Mapping[str, Any]], names: Sequence[str]) ->
         if bar.get("cold_s"):
             under += f"; first step {_kept(bar['cold_s'])} (compiling)"
         # whole lines (the text mark breaks at each newline): one long line would shrink the plot to fit it
-        rows.append({**bar, "under": "\n".join(label_lines(under, UNDER_CHARS)), "predicted": bool(bar.get("predicted"))})
+        rows.append(
+            {**bar, "under": "\n".join(label_lines(under, UNDER_CHARS)), "predicted": bool(bar.get("predicted"))}
+        )
     scale, unit = time_unit([r["step_s"] for r in rows]) if rows else (1.0, "s")
     for r in rows:
         r["t"] = r["step_s"] / scale
@@ -95,13 +124,24 @@ def mode_steps_chart(bars: Sequence[Mapping[str, Any]], names: Sequence[str]) ->
     palette = alt.Scale(domain=shown, range=[colors.get(n, NOTE_COLOR) for n in shown])
     color = alt.Color("series:N", legend=None, scale=palette)
     y = alt.Y("series:N", sort=shown, title=None, axis=bar_axis())
-    tooltip = [alt.Tooltip("series:N", title="curve"), alt.Tooltip("t:Q", title=unit, format=".4~g"),
-               alt.Tooltip("note:N", title="from")]
-    drawn = alt.Chart(frame).mark_bar(size=BAR_PX, strokeWidth=1.5).encode(
-        y=y, x=alt.X("t:Q", title=f"time of one step ({unit})"), color=color, tooltip=tooltip,
-        opacity=alt.condition("datum.predicted", alt.value(0.35), alt.value(1.0)),
-        strokeDash=alt.condition("datum.predicted", alt.value([4, 2]), alt.value([1, 0])),
-        stroke=alt.Stroke("series:N", legend=None, scale=palette))
+    tooltip = [
+        alt.Tooltip("series:N", title="curve"),
+        alt.Tooltip("t:Q", title=unit, format=".4~g"),
+        alt.Tooltip("note:N", title="from"),
+    ]
+    drawn = (
+        alt.Chart(frame)
+        .mark_bar(size=BAR_PX, strokeWidth=1.5)
+        .encode(
+            y=y,
+            x=alt.X("t:Q", title=f"time of one step ({unit})"),
+            color=color,
+            tooltip=tooltip,
+            opacity=alt.condition("datum.predicted", alt.value(0.35), alt.value(1.0)),
+            strokeDash=alt.condition("datum.predicted", alt.value([4, 2]), alt.value([1, 0])),
+            stroke=alt.Stroke("series:N", legend=None, scale=palette),
+        )
+    )
     # each band holds the name above its bar (bar_axis), the bar, and the lines under it, the bar in the middle
     lines = max((r["under"].count("\n") + 1 for r in rows), default=1)
     band = max(BAR_STEP, 2 * (BAR_PX // 2 + 3 + LINE_PX * lines))

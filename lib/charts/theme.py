@@ -142,5 +142,13 @@ def wrap_expr(names: Iterable[str], width: int = LEGEND_LINE_CHARS) -> str:
 def legend(names: Iterable[str], **options: Any) -> alt.Legend:
     """The legend below a plot, one entry per row, each name whole (long ones on two lines), its symbols
     opaque (a shaded band's or an error bar's opacity made a curve's colour too pale to tell apart)."""
-    return alt.Legend(**{"orient": "bottom", "direction": "vertical", "labelLimit": LEGEND_LABEL_LIMIT,
-                         "labelExpr": wrap_expr(names), "symbolOpacity": 1, **options})
+    return alt.Legend(
+        **{
+            "orient": "bottom",
+            "direction": "vertical",
+            "labelLimit": LEGEND_LABEL_LIMIT,
+            "labelExpr": wrap_expr(names),
+            "symbolOpacity": 1,
+            **options,
+        }
+    )

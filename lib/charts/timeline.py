@@ -17,8 +17,15 @@ import pandas as pd
 from lib.charts.theme import FIT_X, NOTE_COLOR
 from lib.core.fmt import fmt_s
 
-KINDS = {"operator": "#1f77b4", "launch": "#9467bd", "runtime": "#bcbd22", "sync": "#d62728",
-         "kernel": "#ff7f0e", "copy": "#2ca02c", "memset": "#17becf"}
+KINDS = {
+    "operator": "#1f77b4",
+    "launch": "#9467bd",
+    "runtime": "#bcbd22",
+    "sync": "#d62728",
+    "kernel": "#ff7f0e",
+    "copy": "#2ca02c",
+    "memset": "#17becf",
+}
 LABEL_LIMIT_PX = 160  # "CPU: autograd thread", "GPU: stream 7" at 11 px fit whole
 # drawn as SVG (a few hundred bars at most): each bar is an element a browser test can measure
 SVG = {"embedOptions": {"renderer": "svg"}}
@@ -49,30 +56,57 @@ def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, heigh
     lanes = sorted(set(frame["lane"]), key=lane_order) if not frame.empty else []
     kinds = [k for k in KINDS if not frame.empty and k in set(frame["kind"])]
     # bars fill their lane's band less its padding; long lane names keep their words on a phone too
-    y = alt.Y("lane:N", title=None, sort=lanes, scale=alt.Scale(paddingInner=0.25, paddingOuter=0.15),
-              axis=alt.Axis(labelLimit=LABEL_LIMIT_PX))
+    y = alt.Y(
+        "lane:N",
+        title=None,
+        sort=lanes,
+        scale=alt.Scale(paddingInner=0.25, paddingOuter=0.15),
+        axis=alt.Axis(labelLimit=LABEL_LIMIT_PX),
+    )
     # the end labels inside the plot, not past the chart's edge on a phone
     x = alt.X("start_us:Q", title="time within the step (µs)", axis=alt.Axis(labelFlush=True))
-    bars = alt.Chart(frame).mark_bar().encode(
-        x=x, x2="end_us:Q", y=y,
-        color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=kinds, range=[KINDS[k] for k in kinds]),
-                        legend=alt.Legend(orient="bottom", columns=2)),
-        tooltip=[alt.Tooltip("name:N", title="what"), alt.Tooltip("kind:N"), alt.Tooltip("lane:N"),
-                 alt.Tooltip("start_us:Q", title="starts (µs)", format=",.1f"),
-                 alt.Tooltip("duration_us:Q", title="lasts (µs)", format=",.1f")])
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=x,
+            x2="end_us:Q",
+            y=y,
+            color=alt.Color(
+                "kind:N",
+                title=None,
+                scale=alt.Scale(domain=kinds, range=[KINDS[k] for k in kinds]),
+                legend=alt.Legend(orient="bottom", columns=2),
+            ),
+            tooltip=[
+                alt.Tooltip("name:N", title="what"),
+                alt.Tooltip("kind:N"),
+                alt.Tooltip("lane:N"),
+                alt.Tooltip("start_us:Q", title="starts (µs)", format=",.1f"),
+                alt.Tooltip("duration_us:Q", title="lasts (µs)", format=",.1f"),
+            ],
+        )
+    )
     layers: list[alt.Chart] = []
     note = None
     if gaps := idle_gaps(events):
         total = sum(hi - lo for lo, hi in gaps)
-        gap_frame = pd.DataFrame({"start_us": [lo for lo, _ in gaps], "end_us": [hi for _, hi in gaps],
-                                  "lane": [next(n for n in lanes if n.startswith("GPU"))] * len(gaps)})
+        gap_frame = pd.DataFrame(
+            {
+                "start_us": [lo for lo, _ in gaps],
+                "end_us": [hi for _, hi in gaps],
+                "lane": [next(n for n in lanes if n.startswith("GPU"))] * len(gaps),
+            }
+        )
         gap_bars = alt.Chart(gap_frame).mark_bar(color="#999", opacity=0.25)
         layers.append(gap_bars.encode(x="start_us:Q", x2="end_us:Q", y=y))
         # under the title, not over the top lane's bars
         note = f"GPU idle between kernels: {fmt_s(total / 1e6)} in all (grey)"
-    chart = alt.layer(*layers, bars).properties(height=max(1, len(lanes)) * height_per_lane, usermeta=SVG,
-                                                autosize=FIT_X)
+    chart = alt.layer(*layers, bars).properties(
+        height=max(1, len(lanes)) * height_per_lane, usermeta=SVG, autosize=FIT_X
+    )
     if title or note:
-        chart = chart.properties(title=alt.TitleParams(title or "", subtitle=note or "", subtitleColor=NOTE_COLOR,
-                                                       anchor="start"))
+        chart = chart.properties(
+            title=alt.TitleParams(title or "", subtitle=note or "", subtitleColor=NOTE_COLOR, anchor="start")
+        )
     return chart

@@ -122,14 +122,21 @@ def variant_chart(
     if rules is not None and not rules.empty:
         values += list(rules["value"])
     scale, unit = _scaled(kind, values)
-    plot = pd.DataFrame({
-        "x": data[x].astype(float) if not data.empty else [],
-        "v": data[y] / scale if not data.empty else [],
-        "c": data[color].astype(str) if not data.empty else [],
-        "d": data[dash].astype(str) if not data.empty else [],
-    })
+    plot = pd.DataFrame(
+        {
+            "x": data[x].astype(float) if not data.empty else [],
+            "v": data[y] / scale if not data.empty else [],
+            "c": data[color].astype(str) if not data.empty else [],
+            "d": data[dash].astype(str) if not data.empty else [],
+        }
+    )
     tooltip_extra = []
-    if kind is Quantity.TIME and not data.empty and "phase_transfer_s" in data and data["phase_transfer_s"].notna().any():
+    if (
+        kind is Quantity.TIME
+        and not data.empty
+        and "phase_transfer_s" in data
+        and data["phase_transfer_s"].notna().any()
+    ):
         # the copy timed on its own, which the words quote beside the line's time (lib.lessons.timing.words)
         plot["copy"] = data["phase_transfer_s"].astype(float) / scale
         tooltip_extra = [alt.Tooltip("copy:Q", title=f"the copy alone ({unit})", format=".4~g")]
@@ -141,36 +148,70 @@ def variant_chart(
     dashes = _order(plot["d"], legends.dash_order)
     if rules is not None and not rules.empty:
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
-    color_enc = alt.Color("c:N", title=color_title, sort=colors,
-                          scale=alt.Scale(domain=colors or [""], range=series_colors(colors or [""])),
-                          legend=legend(colors, orient="right") if legend_beside else legend(colors))
-    dash_enc = alt.StrokeDash("d:N", title=dash_title, sort=dashes,
-                              scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                              legend=legend(dashes, orient="right" if legend_beside else "top", symbolType="stroke", symbolStrokeWidth=2,
-                                            symbolSize=400, symbolStrokeColor=NOTE_COLOR,
-                                            columns=legends.dash_columns or alt.Undefined))
-    x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
-                  axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT))
+    color_enc = alt.Color(
+        "c:N",
+        title=color_title,
+        sort=colors,
+        scale=alt.Scale(domain=colors or [""], range=series_colors(colors or [""])),
+        legend=legend(colors, orient="right") if legend_beside else legend(colors),
+    )
+    dash_enc = alt.StrokeDash(
+        "d:N",
+        title=dash_title,
+        sort=dashes,
+        scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[: max(1, len(dashes))])),
+        legend=legend(
+            dashes,
+            orient="right" if legend_beside else "top",
+            symbolType="stroke",
+            symbolStrokeWidth=2,
+            symbolSize=400,
+            symbolStrokeColor=NOTE_COLOR,
+            columns=legends.dash_columns or alt.Undefined,
+        ),
+    )
+    x_enc = alt.X(
+        "x:Q",
+        title=x_title or x,
+        scale=alt.Scale(type="log", nice=False, padding=12),
+        axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT),
+    )
     y_full = f"{y_title} ({unit}, log scale)"
-    tooltip = [alt.Tooltip("c:N", title=color_title or color), alt.Tooltip("d:N", title=dash_title or dash),
-               alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
-               alt.Tooltip("v:Q", title=f"{y_title} ({unit})", format=".4~g"), *tooltip_extra]
+    tooltip = [
+        alt.Tooltip("c:N", title=color_title or color),
+        alt.Tooltip("d:N", title=dash_title or dash),
+        alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+        alt.Tooltip("v:Q", title=f"{y_title} ({unit})", format=".4~g"),
+        *tooltip_extra,
+    ]
     base = alt.Chart(plot)
     layers: list[alt.Chart] = []
     if "lo" in plot:
         layers.append(base.mark_rule(strokeWidth=2, opacity=0.5).encode(x="x:Q", y="lo:Q", y2="hi:Q", color=color_enc))
     # points in a layer of their own: a point overlay on the line would hide the dash legend's symbols
-    layers.append(base.mark_line(strokeWidth=2).encode(
-        x=x_enc, y=alt.Y("v:Q", title=y_full, scale=alt.Scale(type="log")), color=color_enc, strokeDash=dash_enc))
-    layers.append(base.mark_point(size=45, filled=True, opacity=1).encode(x="x:Q", y="v:Q", color=color_enc,
-                                                                          tooltip=tooltip))
+    layers.append(
+        base.mark_line(strokeWidth=2).encode(
+            x=x_enc, y=alt.Y("v:Q", title=y_full, scale=alt.Scale(type="log")), color=color_enc, strokeDash=dash_enc
+        )
+    )
+    layers.append(
+        base.mark_point(size=45, filled=True, opacity=1).encode(x="x:Q", y="v:Q", color=color_enc, tooltip=tooltip)
+    )
     if rules is not None and not rules.empty:
-        marks = pd.DataFrame({"v": rules["value"].astype(float) / scale, "label": rules["label"].astype(str),
-                              "c": rules[color].astype(str)})
+        marks = pd.DataFrame(
+            {
+                "v": rules["value"].astype(float) / scale,
+                "label": rules["label"].astype(str),
+                "c": rules[color].astype(str),
+            }
+        )
         rule_base = alt.Chart(marks)
         layers.append(rule_base.mark_rule(strokeDash=[3, 3], strokeWidth=1.5).encode(y="v:Q", color=color_enc))
-        layers.append(rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
-            x=alt.value(4), y="v:Q", text="label:N", color=color_enc))
+        layers.append(
+            rule_base.mark_text(align="left", dx=4, dy=-6, fontSize=11).encode(
+                x=alt.value(4), y="v:Q", text="label:N", color=color_enc
+            )
+        )
     if crossover.x is not None and math.isfinite(crossover.x):
         layers += crossover_layers(crossover.x, crossover.label, list(plot["x"]))
     chart = sized(alt.layer(*layers), layout.height_or(480), layout.plot_height)
@@ -201,54 +242,102 @@ def memory_chart(
     detail) on top -- refused points as crosses -- and a labelled horizontal rule per cap."""
     x, x_title, color_title, dash_title = lines.x, lines.x_title, lines.color_title, lines.dash_title
     scale = 1.0  # bytes, the axis in SI prefixes (1G = 10⁹ bytes): the estimates span many decades
-    est = pd.DataFrame({
-        "x": estimates[x].astype(float) if not estimates.empty else [],
-        "v": estimates["bytes"].astype(float) / scale if not estimates.empty else [],
-        "c": estimates["color"].astype(str) if not estimates.empty else [],
-        "d": estimates["dash"].astype(str) if not estimates.empty else [],
-    })
-    pts = pd.DataFrame({
-        "x": marks[x].astype(float) if not marks.empty else [],
-        "v": marks["bytes"].astype(float) / scale if not marks.empty else [],
-        "c": marks["color"].astype(str) if not marks.empty else [],
-        "s": marks["status"].astype(str) if not marks.empty else [],
-        "detail": marks["detail"].astype(str) if not marks.empty else [],
-    })
+    est = pd.DataFrame(
+        {
+            "x": estimates[x].astype(float) if not estimates.empty else [],
+            "v": estimates["bytes"].astype(float) / scale if not estimates.empty else [],
+            "c": estimates["color"].astype(str) if not estimates.empty else [],
+            "d": estimates["dash"].astype(str) if not estimates.empty else [],
+        }
+    )
+    pts = pd.DataFrame(
+        {
+            "x": marks[x].astype(float) if not marks.empty else [],
+            "v": marks["bytes"].astype(float) / scale if not marks.empty else [],
+            "c": marks["color"].astype(str) if not marks.empty else [],
+            "s": marks["status"].astype(str) if not marks.empty else [],
+            "detail": marks["detail"].astype(str) if not marks.empty else [],
+        }
+    )
     colors = _order(list(est["c"]) + list(pts["c"]), lines.color_order)
     dashes = _order(est["d"], None)
-    color_enc = alt.Color("c:N", title=color_title, sort=colors,
-                          scale=alt.Scale(domain=colors, range=list((METHOD_COLORS * 2)[:max(1, len(colors))])),
-                          legend=legend(colors))
-    x_enc = alt.X("x:Q", title=x_title or x, scale=alt.Scale(type="log", nice=False, padding=12),
-                  axis=alt.Axis(values=log_ticks(list(est["x"]) + list(pts["x"])), format=AXIS_TICK_FORMAT))
-    y_enc = alt.Y("v:Q", title="estimated peak memory (bytes, log scale)", scale=alt.Scale(type="log"),
-                  axis=alt.Axis(format="~s"))
+    color_enc = alt.Color(
+        "c:N",
+        title=color_title,
+        sort=colors,
+        scale=alt.Scale(domain=colors, range=list((METHOD_COLORS * 2)[: max(1, len(colors))])),
+        legend=legend(colors),
+    )
+    x_enc = alt.X(
+        "x:Q",
+        title=x_title or x,
+        scale=alt.Scale(type="log", nice=False, padding=12),
+        axis=alt.Axis(values=log_ticks(list(est["x"]) + list(pts["x"])), format=AXIS_TICK_FORMAT),
+    )
+    y_enc = alt.Y(
+        "v:Q", title="estimated peak memory (bytes, log scale)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")
+    )
     layers: list[alt.Chart] = [
-        alt.Chart(est).mark_line(strokeWidth=2, opacity=0.8).encode(
-            x=x_enc, y=y_enc, color=color_enc,
-            strokeDash=alt.StrokeDash("d:N", title=dash_title, sort=dashes,
-                                      scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[:max(1, len(dashes))])),
-                                      legend=legend(dashes, orient="top", symbolType="stroke",
-                                                    symbolStrokeWidth=2, symbolSize=400,
-                                                    symbolStrokeColor=NOTE_COLOR)),
-            tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("d:N", title=dash_title),
-                     alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
-                     alt.Tooltip("v:Q", title="estimate (bytes)", format=".3~s")]),
+        alt.Chart(est)
+        .mark_line(strokeWidth=2, opacity=0.8)
+        .encode(
+            x=x_enc,
+            y=y_enc,
+            color=color_enc,
+            strokeDash=alt.StrokeDash(
+                "d:N",
+                title=dash_title,
+                sort=dashes,
+                scale=alt.Scale(domain=dashes, range=list((DASHES * 2)[: max(1, len(dashes))])),
+                legend=legend(
+                    dashes,
+                    orient="top",
+                    symbolType="stroke",
+                    symbolStrokeWidth=2,
+                    symbolSize=400,
+                    symbolStrokeColor=NOTE_COLOR,
+                ),
+            ),
+            tooltip=[
+                alt.Tooltip("c:N", title=color_title),
+                alt.Tooltip("d:N", title=dash_title),
+                alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+                alt.Tooltip("v:Q", title="estimate (bytes)", format=".3~s"),
+            ],
+        )
     ]
     if not pts.empty:
         statuses = [s for s in SHAPES if s in set(pts["s"])]
-        layers.append(alt.Chart(pts).mark_point(size=110, strokeWidth=2.5, filled=False).encode(
-            x="x:Q", y="v:Q", color=color_enc,
-            shape=alt.Shape("s:N", title="points on the time chart", sort=statuses,
-                            scale=alt.Scale(domain=statuses, range=[SHAPES[s] for s in statuses]),
-                            legend=alt.Legend(orient="bottom", direction="vertical")),
-            tooltip=[alt.Tooltip("c:N", title=color_title), alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
-                     alt.Tooltip("s:N", title="status"), alt.Tooltip("detail:N", title="why")]))
+        layers.append(
+            alt.Chart(pts)
+            .mark_point(size=110, strokeWidth=2.5, filled=False)
+            .encode(
+                x="x:Q",
+                y="v:Q",
+                color=color_enc,
+                shape=alt.Shape(
+                    "s:N",
+                    title="points on the time chart",
+                    sort=statuses,
+                    scale=alt.Scale(domain=statuses, range=[SHAPES[s] for s in statuses]),
+                    legend=alt.Legend(orient="bottom", direction="vertical"),
+                ),
+                tooltip=[
+                    alt.Tooltip("c:N", title=color_title),
+                    alt.Tooltip("x:Q", title=x_title or x, format=",.4~g"),
+                    alt.Tooltip("s:N", title="status"),
+                    alt.Tooltip("detail:N", title="why"),
+                ],
+            )
+        )
     if caps:
         cap_frame = pd.DataFrame({"v": [c / scale for c, _ in caps], "label": [label for _, label in caps]})
         cap_base = alt.Chart(cap_frame)
         layers.append(cap_base.mark_rule(strokeDash=[4, 3], color=NOTE_COLOR, strokeWidth=1.5).encode(y="v:Q"))
-        layers.append(cap_base.mark_text(align="left", dx=4, dy=-6, color=NOTE_COLOR).encode(
-            x=alt.value(4), y="v:Q", text="label:N"))
+        layers.append(
+            cap_base.mark_text(align="left", dx=4, dy=-6, color=NOTE_COLOR).encode(
+                x=alt.value(4), y="v:Q", text="label:N"
+            )
+        )
     chart = alt.layer(*layers).properties(height=layout.height_or(540))
     return chart.properties(title=layout.title) if layout.title else chart

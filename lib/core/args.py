@@ -92,14 +92,18 @@ def check_settings(workload: Workload, fixed: dict[str, str], axes: list[tuple[s
     for key, values in axes:
         setting = workload.setting(key)
         if key in fixed:
-            raise SettingError(f"--set {key}={fixed[key]} and --over {key}=... both give {key}; the sweep sets it, "
-                               "so drop the --set")
+            raise SettingError(
+                f"--set {key}={fixed[key]} and --over {key}=... both give {key}; the sweep sets it, so drop the --set"
+            )
         seen: dict[Any, str] = {}
         for value in values:
             parsed = setting.parse(value)
             if parsed in seen:
-                raise SettingError(f"--over {key}: {value} is given twice"
-                                   + (f" (as {seen[parsed]})" if seen[parsed] != value else "") + "; give it once")
+                raise SettingError(
+                    f"--over {key}: {value} is given twice"
+                    + (f" (as {seen[parsed]})" if seen[parsed] != value else "")
+                    + "; give it once"
+                )
             seen[parsed] = value
 
 
@@ -142,8 +146,10 @@ def output_problem(path: str | os.PathLike) -> str | None:
         return _output_problem(target) or _try_partial(partial_path(target))
     except OSError as err:
         if err.errno == errno.ENAMETOOLONG:
-            return (f"the name {target.name[:20]}... is too long for this file system once '.partial' is added "
-                    f"(it is written there first); give a name of at most {_name_max(target.parent) - 8} characters")
+            return (
+                f"the name {target.name[:20]}... is too long for this file system once '.partial' is added "
+                f"(it is written there first); give a name of at most {_name_max(target.parent) - 8} characters"
+            )
         return f"cannot write in the folder {target.parent} ({err.strerror or err})"
 
 

@@ -71,9 +71,21 @@ SYNC = "syncs"
 SERIAL = ("staged_bytes", "copy_bytes")  # with a synchronisation, the pageable copy overlaps nothing
 # seconds per unit of each term: where the fit starts, and what it is pulled toward (weakly)
 PRIOR = {
-    "cuda": {"fixed": 1e-5, "python_step": 8e-5, "ops": 6e-6, "compiled_launches": 4e-6, "calls": 3e-5, "replays": 1e-5, "copies": 6e-6,
-             "staged_bytes": 1 / 5e9, "kernels": 1.5e-6, "flops": 1 / 3e13, "bytes": 1 / 2e12, "copy_bytes": 1 / 2e10,
-             SYNC: 1.5e-5},
+    "cuda": {
+        "fixed": 1e-5,
+        "python_step": 8e-5,
+        "ops": 6e-6,
+        "compiled_launches": 4e-6,
+        "calls": 3e-5,
+        "replays": 1e-5,
+        "copies": 6e-6,
+        "staged_bytes": 1 / 5e9,
+        "kernels": 1.5e-6,
+        "flops": 1 / 3e13,
+        "bytes": 1 / 2e12,
+        "copy_bytes": 1 / 2e10,
+        SYNC: 1.5e-5,
+    },
     "cpu": {"fixed": 1e-5, "ops": 5e-6, "flops": 1 / 1e11, "bytes": 1 / 3e10},
 }
 PRIOR_WEIGHT = 0.05  # one prior counts like a twentieth of a recorded step
@@ -157,7 +169,11 @@ class CostModel:
         and for a group never recorded)."""
         if not len(self.residuals) or not len(where):
             return 0.0
-        mine = np.array([g == group for g in self.groups], dtype=bool) if self.groups else np.ones(len(self.residuals), bool)
+        mine = (
+            np.array([g == group for g in self.groups], dtype=bool)
+            if self.groups
+            else np.ones(len(self.residuals), bool)
+        )
         if not mine.any():
             return 0.0
         coords, residuals = self.coords[mine], self.residuals[mine]
@@ -172,8 +188,9 @@ class CostModel:
     def recorded(self, config: Hashable) -> bool:
         return config in set(self.configs)
 
-    def predict(self, config: Hashable, terms: Mapping[str, float], where: Sequence[float] = (),
-                group: Hashable = None) -> tuple[float, float, float]:
+    def predict(
+        self, config: Hashable, terms: Mapping[str, float], where: Sequence[float] = (), group: Hashable = None
+    ) -> tuple[float, float, float]:
         """(seconds, low, high): the prediction and its band (the held-out 90th percentile)."""
         seconds = self.form(terms) * math.exp(self.correction(config, where, group))
         spread = self.error_for(config).p90
@@ -190,7 +207,7 @@ def stretched_busy(device_s: float, step_s: float) -> float:
     """The GPU-busy time a profile records for a step whose kernels are launched one at a time,
     from B (the same kernels back to back) and the step's time: √(B × step) with STRETCH = 0.5, never
     less than B (a GPU-bound step records B)."""
-    return device_s ** STRETCH * max(step_s, device_s) ** (1 - STRETCH)
+    return device_s**STRETCH * max(step_s, device_s) ** (1 - STRETCH)
 
 
 def _smooth_max(a: float, b: float, p: float) -> float:
@@ -230,10 +247,12 @@ def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
     W = np.array([[float(o.terms.get(n, 0.0)) for n in work] for o in obs])
     S = np.array([float(o.terms.get(SYNC, 0.0)) for o in obs])
     # the pageable copy's staging (an issue term) and transfer (a work term), taken out of the overlap when synced
-    serial_i = np.array([[float(o.terms.get(n, 0.0)) if n == SERIAL[0] and o.terms.get(SYNC) else 0.0
-                          for n in issue] for o in obs])
-    serial_w = np.array([[float(o.terms.get(n, 0.0)) if n == SERIAL[1] and o.terms.get(SYNC) else 0.0
-                          for n in work] for o in obs])
+    serial_i = np.array(
+        [[float(o.terms.get(n, 0.0)) if n == SERIAL[0] and o.terms.get(SYNC) else 0.0 for n in issue] for o in obs]
+    )
+    serial_w = np.array(
+        [[float(o.terms.get(n, 0.0)) if n == SERIAL[1] and o.terms.get(SYNC) else 0.0 for n in work] for o in obs]
+    )
     t = np.log(np.array([o.seconds for o in obs]))
     busy_at = np.array([i for i, o in enumerate(obs) if o.busy_s and o.busy_s > 0], dtype=int)
     busy = np.log(np.array([obs[i].busy_s for i in busy_at])) if len(busy_at) else np.zeros(0)
@@ -243,14 +262,14 @@ def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
     def parts(theta: np.ndarray):
         c = np.exp(theta[: len(names)])
         a = I @ c[: len(issue)]
-        b = W @ c[len(issue): len(issue) + len(work)]
+        b = W @ c[len(issue) : len(issue) + len(work)]
         sync = c[-1] * S if SYNC in prior else 0.0
         return a, b, sync
 
     def form(theta: np.ndarray) -> np.ndarray:
         a, b, sync = parts(theta)
         c = np.exp(theta[: len(names)])
-        serial_a, serial_b = serial_i @ c[: len(issue)], serial_w @ c[len(issue): len(issue) + len(work)]
+        serial_a, serial_b = serial_i @ c[: len(issue)], serial_w @ c[len(issue) : len(issue) + len(work)]
         a, b = a - serial_a, b - serial_b  # what overlaps (all of it without a synchronisation)
         p = theta[-1]
         hi = np.maximum(np.maximum(a, b), 1e-30)
@@ -269,15 +288,24 @@ def fit(observations: Sequence[Observation], device_kind: str) -> CostModel:
     start = np.concatenate([log_prior, [2.0]])
     lower = np.concatenate([log_prior - 12, [1.0]])
     upper = np.concatenate([log_prior + 12, [16.0]])
-    theta = least_squares(residual, start, bounds=(lower, upper), loss="soft_l1", f_scale=0.2, max_nfev=200,
-                          tr_solver="lsmr", x_scale="jac").x
+    theta = least_squares(
+        residual,
+        start,
+        bounds=(lower, upper),
+        loss="soft_l1",
+        f_scale=0.2,
+        max_nfev=200,
+        tr_solver="lsmr",
+        x_scale="jac",
+    ).x
     coef = dict(zip(names, np.exp(theta[: len(names)]).tolist()))
     coords = np.array([o.where for o in obs], dtype=float).reshape(len(obs), -1)
     scale = np.maximum(coords.std(axis=0), 0.25) if coords.size else np.ones(0)
     res = t - np.log(np.maximum(form(theta), 1e-30))
     groups = tuple(o.group for o in obs) if any(o.group is not None for o in obs) else ()
-    return CostModel(device_kind, coef, float(theta[-1]), tuple(o.config for o in obs), coords, res, scale, len(obs),
-                     groups=groups)
+    return CostModel(
+        device_kind, coef, float(theta[-1]), tuple(o.config for o in obs), coords, res, scale, len(obs), groups=groups
+    )
 
 
 def held_out(train: Sequence[Observation], test: Sequence[Observation], device_kind: str) -> list[float]:
@@ -304,8 +332,19 @@ def validate(observations: Sequence[Observation], device_kind: str, folds: int =
     configs = list(dict.fromkeys(o.config for o in obs))
     if len(configs) > 1:
         for config in configs:
-            unseen += held_out([o for o in obs if o.config != config], [o for o in obs if o.config == config],
-                               device_kind)
-    return CostModel(model.device_kind, model.coef, model.sharpness, model.configs, model.coords, model.residuals,
-                     model.scale, model.points, {c: Error.of(e) for c, e in per_config.items()},
-                     Error.of(unseen) if unseen else None, model.groups)
+            unseen += held_out(
+                [o for o in obs if o.config != config], [o for o in obs if o.config == config], device_kind
+            )
+    return CostModel(
+        model.device_kind,
+        model.coef,
+        model.sharpness,
+        model.configs,
+        model.coords,
+        model.residuals,
+        model.scale,
+        model.points,
+        {c: Error.of(e) for c, e in per_config.items()},
+        Error.of(unseen) if unseen else None,
+        model.groups,
+    )

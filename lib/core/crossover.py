@@ -113,10 +113,17 @@ def _unconfirmed(judged: list[tuple[float, Lead, bool, float]]) -> set[float]:
         lone.add(min(doubtful)[1])
 
 
-def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[float],
-                   cpu_spread: Sequence[float] | None = None, gpu_spread: Sequence[float] | None = None,
-                   doubtful: Iterable[float] | None = None, *, cpu_doubtful: Iterable[float] | None = None,
-                   gpu_doubtful: Iterable[float] | None = None) -> Crossover:
+def find_crossover(
+    xs: Sequence[float],
+    cpu_s: Sequence[float],
+    gpu_s: Sequence[float],
+    cpu_spread: Sequence[float] | None = None,
+    gpu_spread: Sequence[float] | None = None,
+    doubtful: Iterable[float] | None = None,
+    *,
+    cpu_doubtful: Iterable[float] | None = None,
+    gpu_doubtful: Iterable[float] | None = None,
+) -> Crossover:
     """xs with the time (and optionally the IQR) at each on both devices; points missing or not
     positive on either device are dropped. Never extrapolates: only the measured range speaks.
 
@@ -145,8 +152,10 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     doubt_cpu, doubt_gpu = {float(x) for x in cpu_doubtful}, {float(x) for x in gpu_doubtful}
     doubt = doubt_cpu | doubt_gpu | {float(x) for x in doubtful or ()}
     # (x, who leads by the medians, whether that lead is clear, log(gpu / cpu))
-    judged = [(x, Lead.GPU if g <= c else Lead.CPU, noise.decides(c, g, a, b, x in doubt), math.log(g / c))
-              for x, c, g, a, b in points]
+    judged = [
+        (x, Lead.GPU if g <= c else Lead.CPU, noise.decides(c, g, a, b, x in doubt), math.log(g / c))
+        for x, c, g, a, b in points
+    ]
     lone = _unconfirmed(judged)
     judged = [(x, who, clear and x not in lone, r) for x, who, clear, r in judged]
     span = (points[0][0], points[-1][0])
@@ -156,8 +165,15 @@ def find_crossover(xs: Sequence[float], cpu_s: Sequence[float], gpu_s: Sequence[
     clear = [i for i, j in enumerate(judged) if j[2]]
     changes = [(a, b) for a, b in zip(clear, clear[1:]) if judged[a][1] != judged[b][1]]
     crossings = tuple((judged[a][0], judged[b][0], judged[b][1]) for a, b in changes)
-    base = dict(span=span, ties=ties, shared=shared, doubtful=marked, lone=tuple(sorted(lone)),
-                doubtful_cpu=tuple(x for x in shared if x in doubt_cpu), doubtful_gpu=tuple(x for x in shared if x in doubt_gpu))
+    base = dict(
+        span=span,
+        ties=ties,
+        shared=shared,
+        doubtful=marked,
+        lone=tuple(sorted(lone)),
+        doubtful_cpu=tuple(x for x in shared if x in doubt_cpu),
+        doubtful_gpu=tuple(x for x in shared if x in doubt_gpu),
+    )
     if not changes:
         first = judged[clear[0]] if clear else judged[0]
         return Crossover(CrossKind.GPU_WINS if first[1] == Lead.GPU else CrossKind.CPU_WINS, None, **base)
@@ -194,7 +210,9 @@ class WorkLine:
 def fit_work_line(work: Sequence[float], times_s: Sequence[float]) -> WorkLine:
     """Least squares on relative error of t ≈ a + b·w with a, b >= 0."""
     # below a femtosecond no step was timed, and 1/t² would overflow (a pack saying 1e-300 s)
-    pts = [(float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t >= 1e-15 and w is not None and w >= 0]
+    pts = [
+        (float(w), float(t)) for w, t in zip(work, times_s) if t is not None and t >= 1e-15 and w is not None and w >= 0
+    ]
     if not pts:
         raise ValueError("no measured points to fit")
     lo, hi = min(w for w, _ in pts), max(w for w, _ in pts)
@@ -325,13 +343,19 @@ def analyse_rows(rows: list[dict], setting: str | None = None, time_key: str = "
         models[dev] = model
     if cpu is None or gpu is None:
         kind = CrossKind.ONE_DEVICE if len(devices) == 1 else CrossKind.TOO_FEW_POINTS
-        return SweepAnalysis(setting, cpu or "", gpu or "", Crossover(kind, None),
-                             models.get(cpu), models.get(gpu), None)
+        return SweepAnalysis(
+            setting, cpu or "", gpu or "", Crossover(kind, None), models.get(cpu), models.get(gpu), None
+        )
     common = sorted(set(by_dev[cpu]) & set(by_dev[gpu]))
-    measured = find_crossover(common, [by_dev[cpu][x][time_key] for x in common], [by_dev[gpu][x][time_key] for x in common],
-                              [spread(by_dev[cpu][x], time_key) for x in common],
-                              [spread(by_dev[gpu][x], time_key) for x in common],
-                              cpu_doubtful=curve_doubt(by_dev[cpu], time_key), gpu_doubtful=curve_doubt(by_dev[gpu], time_key))
+    measured = find_crossover(
+        common,
+        [by_dev[cpu][x][time_key] for x in common],
+        [by_dev[gpu][x][time_key] for x in common],
+        [spread(by_dev[cpu][x], time_key) for x in common],
+        [spread(by_dev[gpu][x], time_key) for x in common],
+        cpu_doubtful=curve_doubt(by_dev[cpu], time_key),
+        gpu_doubtful=curve_doubt(by_dev[gpu], time_key),
+    )
     predicted = None
     if cpu in models and gpu in models:
         work = predicted_crossover_work(models[cpu], models[gpu])

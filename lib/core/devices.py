@@ -24,6 +24,7 @@ def cuda_available() -> bool:
     if "torch" not in sys.modules and not nvidia_driver_present():
         return False
     import torch
+
     return torch.cuda.is_available()
 
 
@@ -56,6 +57,7 @@ def torch_default_threads() -> int:
 def available_devices() -> list[str]:
     """'cpu' plus 'cuda:N' for every GPU present."""
     import torch
+
     devices = ["cpu"]
     if cuda_available():
         devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
@@ -65,6 +67,7 @@ def available_devices() -> list[str]:
 def resolve_devices(spec: str | list[str]) -> list[str]:
     """Turn 'cpu,cuda' into ['cpu', 'cuda:0']; refuse what is absent, saying so plainly."""
     import torch
+
     names = spec.split(",") if isinstance(spec, str) else list(spec)
     resolved = []
     for raw in (n.strip().lower() for n in names):
@@ -100,6 +103,7 @@ def is_cuda(device: str) -> bool:
 def synchronize(device: str) -> None:
     """Wait until all work queued on the device has finished (a no-op on the CPU)."""
     import torch
+
     if is_cuda(device):
         torch.cuda.synchronize(device)
 
@@ -117,6 +121,7 @@ def cpu_model() -> str:
 
 def device_name(device: str) -> str:
     import torch
+
     if is_cuda(device):
         return torch.cuda.get_device_name(torch.device(device))
     return f"{cpu_model()} ({torch.get_num_threads()} threads)"
@@ -139,6 +144,7 @@ def _host_memory() -> tuple[int, int]:
 def memory_info(device: str) -> tuple[int, int]:
     """(free, total) bytes on the device; host RAM for the CPU."""
     import torch
+
     if is_cuda(device):
         free, total = torch.cuda.mem_get_info(torch.device(device))
         return int(free), int(total)
@@ -149,7 +155,10 @@ def _nvidia_driver() -> str | None:
     try:
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=10, check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
         )
         return out.stdout.strip().splitlines()[0] or None
     except (OSError, subprocess.SubprocessError, IndexError):
@@ -168,6 +177,7 @@ def machine_fingerprint() -> dict:
     """What a result was measured on: enough to tell two machines apart and to reproduce."""
     if cuda_available():  # torch is loaded by now
         import torch
+
         gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     else:
         gpus = []
@@ -203,6 +213,7 @@ def torch_versions() -> tuple[str, str | None]:
         except (OSError, TypeError, KeyError, SyntaxError, ImportError, importlib.metadata.PackageNotFoundError):
             pass
     import torch
+
     return torch.__version__, torch.version.cuda
 
 

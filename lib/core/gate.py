@@ -50,6 +50,7 @@ def live_max_flops() -> dict[str, float]:
     """Most floating-point work one step may take in a live run, per device kind. A 2-core host does a
     few tens of GFLOP/s, so about 0.1 s per step at the CPU's cap; GPUs get a much larger allowance.
     Read at every call: the measuring process runs each job under the server's $GPUWIN_* settings."""
+
     def gflop(name: str, default: str) -> float:
         try:
             return float(os.environ.get(name) or default) * 1e9
@@ -81,6 +82,7 @@ class Limit(str, enum.Enum):
 @dataclass(frozen=True)
 class Refusal:
     """Why a point is not run: which limit, and the one sentence every path shows for it."""
+
     limit: Limit
     message: str
 
@@ -105,6 +107,7 @@ class Gate:
     """Limits for one job. max_flops: per device kind ('cpu', 'cuda'), a missing kind has no work cap;
     memory_cap_gb: None for no cap (free device memory still counts); budget_s: None for no time limit;
     baseline_bytes: what this process held when the gate was made (counted against the cap on the CPU)."""
+
     max_flops: Mapping[str, float] = field(default_factory=dict)
     memory_cap_gb: float | None = None
     budget_s: float | None = None
@@ -114,8 +117,9 @@ class Gate:
     hint: str = LIVE_HINT
 
     # -- the questions, in order ----------------------------------------------------------------------
-    def check(self, workload, settings, device: str, *, rule: RefuseFn | None = None,
-              timed: bool = True) -> Refusal | None:
+    def check(
+        self, workload, settings, device: str, *, rule: RefuseFn | None = None, timed: bool = True
+    ) -> Refusal | None:
         """The first limit this point breaks on `device`, or None (then it may be built)."""
         reason = workload.refusal(settings, device)
         if reason:
@@ -138,9 +142,12 @@ class Gate:
             if estimate + held <= cap:
                 return None
             if held > 0:  # what the process holds moves by megabytes between calls: one decimal keeps it the same
-                held_words = f" ({_gb(estimate)} for this point on top of the {held / 1e9:.1f} GB this process already holds)"
-                return Refusal(Limit.MEMORY, _more_than("needs", estimate + held, cap, "memory cap") + held_words
-                               + "; not run")
+                held_words = (
+                    f" ({_gb(estimate)} for this point on top of the {held / 1e9:.1f} GB this process already holds)"
+                )
+                return Refusal(
+                    Limit.MEMORY, _more_than("needs", estimate + held, cap, "memory cap") + held_words + "; not run"
+                )
             return Refusal(Limit.MEMORY, _more_than("needs", estimate, cap, "memory cap") + "; not run")
         if estimate <= free:
             return None
@@ -155,8 +162,11 @@ class Gate:
         shown = fmt_flops(flops)
         if shown == fmt_flops(cap):
             shown = f"just over {shown}"
-        return Refusal(Limit.WORK, f"about {shown} per {getattr(workload, 'call', 'step')}, more than the {fmt_flops(cap)} "
-                                   f"{self.work_words.format(kind=device)}; not run{self.hint}")
+        return Refusal(
+            Limit.WORK,
+            f"about {shown} per {getattr(workload, 'call', 'step')}, more than the {fmt_flops(cap)} "
+            f"{self.work_words.format(kind=device)}; not run{self.hint}",
+        )
 
     def time(self, what: str = "this point") -> Refusal | None:
         """Whether the job's time budget is used up (asked before each point, and between steps)."""
@@ -172,19 +182,30 @@ def _gb(n: float) -> str:
     return f"{n / 1e9:.2f} GB"
 
 
-def live_gate(*, budget_s: float | None = None, memory_cap_gb: float | None = None,
-              max_flops: Mapping[str, float] | None = None) -> Gate:
+def live_gate(
+    *, budget_s: float | None = None, memory_cap_gb: float | None = None, max_flops: Mapping[str, float] | None = None
+) -> Gate:
     """The gate of a live run in the app, made where the job runs (its baseline is that process's
     memory now): the live work caps, the memory cap, and the job's time budget (at most the
     server's live_budget_s())."""
     budget = live_budget_s() if budget_s is None else min(budget_s, live_budget_s())
-    return Gate(max_flops=dict(live_max_flops() if max_flops is None else max_flops),
-                memory_cap_gb=default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb,
-                budget_s=budget, baseline_bytes=process_rss_bytes())
+    return Gate(
+        max_flops=dict(live_max_flops() if max_flops is None else max_flops),
+        memory_cap_gb=default_memory_cap_gb() if memory_cap_gb is None else memory_cap_gb,
+        budget_s=budget,
+        baseline_bytes=process_rss_bytes(),
+    )
 
 
-def recording_gate(*, memory_cap_gb: float | None, budget_s: float | None = None,
-                   max_flops: Mapping[str, float] | None = None) -> Gate:
+def recording_gate(
+    *, memory_cap_gb: float | None, budget_s: float | None = None, max_flops: Mapping[str, float] | None = None
+) -> Gate:
     """The gate of a recording (the CLI, scripts): only the limits its caller gives, same questions and words."""
-    return Gate(max_flops=dict(max_flops or {}), memory_cap_gb=memory_cap_gb, budget_s=budget_s,
-                baseline_bytes=process_rss_bytes(), work_words="this recording allows on {kind}", hint="")
+    return Gate(
+        max_flops=dict(max_flops or {}),
+        memory_cap_gb=memory_cap_gb,
+        budget_s=budget_s,
+        baseline_bytes=process_rss_bytes(),
+        work_words="this recording allows on {kind}",
+        hint="",
+    )

@@ -43,8 +43,16 @@ REFERENCE_REPEATS = 5
 REFERENCE_BURSTS = 5
 REFERENCE_GAP_S = 0.1
 REFERENCE_WARMUP = 10
-LOAD_FIELDS = ("load_quiet", "load_other_cpu_share", "load_avg_before", "load_avg_after",
-               "load_reference_before_s", "load_reference_after_s", "load_reference_best_s", "load_wall_s")
+LOAD_FIELDS = (
+    "load_quiet",
+    "load_other_cpu_share",
+    "load_avg_before",
+    "load_avg_after",
+    "load_reference_before_s",
+    "load_reference_after_s",
+    "load_reference_best_s",
+    "load_wall_s",
+)
 
 
 def reference_kernel() -> int:
@@ -128,20 +136,31 @@ class Load:
         """Why this recording's machine was not quiet; empty when it was."""
         out = []
         if self.other_cpu_share is not None and self.other_cpu_share > QUIET_OTHER_SHARE:
-            out.append(f"other processes used {self.other_cpu_share:.0%} of the {self.cores} cores while it recorded "
-                       f"(at most {QUIET_OTHER_SHARE:.0%} is quiet)")
+            out.append(
+                f"other processes used {self.other_cpu_share:.0%} of the {self.cores} cores while it recorded "
+                f"(at most {QUIET_OTHER_SHARE:.0%} is quiet)"
+            )
         if self.slowdown > QUIET_SLOWDOWN:
-            out.append(f"a reference kernel ran {self.slowdown:.2f}x slower than its best repeat "
-                       f"(at most {QUIET_SLOWDOWN:.2f}x is quiet)")
+            out.append(
+                f"a reference kernel ran {self.slowdown:.2f}x slower than its best repeat "
+                f"(at most {QUIET_SLOWDOWN:.2f}x is quiet)"
+            )
         return out
 
     @staticmethod
     def reasons_of(machine: dict[str, Any]) -> list[str]:
         """Load.reasons of a pack's machine fields (a pack recorded before its load was kept: none)."""
         try:
-            return Load(machine.get("load_other_cpu_share"), None, None, float(machine["load_reference_before_s"]),
-                        float(machine["load_reference_after_s"]), float(machine["load_reference_best_s"]), 0.0,
-                        int(machine.get("cpu_cores") or 1)).reasons()
+            return Load(
+                machine.get("load_other_cpu_share"),
+                None,
+                None,
+                float(machine["load_reference_before_s"]),
+                float(machine["load_reference_after_s"]),
+                float(machine["load_reference_best_s"]),
+                0.0,
+                int(machine.get("cpu_cores") or 1),
+            ).reasons()
         except (KeyError, TypeError, ValueError):
             return []
 
@@ -152,11 +171,17 @@ class Load:
     def fields(self) -> dict[str, Any]:
         def r(x: float | None, n: int = 4) -> float | None:
             return None if x is None else round(x, n)
-        return {"load_quiet": self.quiet if self.checked else None, "load_other_cpu_share": r(self.other_cpu_share, 3),
-                "load_avg_before": r(self.load_avg_before, 2), "load_avg_after": r(self.load_avg_after, 2),
-                "load_reference_before_s": r(self.reference_before_s, 6),
-                "load_reference_after_s": r(self.reference_after_s, 6),
-                "load_reference_best_s": r(self.reference_best_s, 6), "load_wall_s": r(self.wall_s, 1)}
+
+        return {
+            "load_quiet": self.quiet if self.checked else None,
+            "load_other_cpu_share": r(self.other_cpu_share, 3),
+            "load_avg_before": r(self.load_avg_before, 2),
+            "load_avg_after": r(self.load_avg_after, 2),
+            "load_reference_before_s": r(self.reference_before_s, 6),
+            "load_reference_after_s": r(self.reference_after_s, 6),
+            "load_reference_best_s": r(self.reference_best_s, 6),
+            "load_wall_s": r(self.wall_s, 1),
+        }
 
     @staticmethod
     def merged(earlier: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
@@ -200,10 +225,17 @@ class LoadWatch:
         if busy is not None and self.busy is not None and wall > 0:
             other = min(1.0, max(0.0, (busy - self.busy) - (own - self.own)) / (wall * cores))
         after = _reference() if final else self.reference
-        return Load(other_cpu_share=other, load_avg_before=self.load_avg, load_avg_after=_loadavg(),
-                    reference_before_s=_fastest_burst(self.reference), reference_after_s=_fastest_burst(after),
-                    reference_best_s=_fastest_repeat(self.reference, after), wall_s=wall, cores=cores,
-                    checked=os.environ.get("GPUWIN_LOAD_CHECK", "1") != "0")
+        return Load(
+            other_cpu_share=other,
+            load_avg_before=self.load_avg,
+            load_avg_after=_loadavg(),
+            reference_before_s=_fastest_burst(self.reference),
+            reference_after_s=_fastest_burst(after),
+            reference_best_s=_fastest_repeat(self.reference, after),
+            wall_s=wall,
+            cores=cores,
+            checked=os.environ.get("GPUWIN_LOAD_CHECK", "1") != "0",
+        )
 
 
 def pack_quiet(machine: dict[str, Any]) -> bool | None:

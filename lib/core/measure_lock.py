@@ -75,8 +75,9 @@ class MeasureLock:
         return ahead * self.typical_hold_s()
 
     @contextlib.contextmanager
-    def hold(self, label: str, on_wait: WaitFn | None = None, timeout_s: float | None = None,
-             poll_s: float = 0.25) -> Iterator[Holding]:
+    def hold(
+        self, label: str, on_wait: WaitFn | None = None, timeout_s: float | None = None, poll_s: float = 0.25
+    ) -> Iterator[Holding]:
         """Hold the lock for the body, after everyone already in line. TimeoutError after timeout_s."""
         asked = time.perf_counter()
         ticket = object()
@@ -110,8 +111,9 @@ class MeasureLock:
             yield holding
         finally:
             with self._cond:
-                self._record.append(Holding(label, me, holding.start, time.perf_counter(), holding.waited_s,
-                                            holding.place))
+                self._record.append(
+                    Holding(label, me, holding.start, time.perf_counter(), holding.waited_s, holding.place)
+                )
                 self._holder = None
                 self._cond.notify_all()
 

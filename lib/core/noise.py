@@ -52,8 +52,12 @@ def is_tie(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0) -> 
     if ratio >= CLEAR_RATIO:
         return False
     spread_fast, spread_slow = (a_spread, b_spread) if a <= b else (b_spread, a_spread)
-    return (ratio < EVEN_RATIO or fast + spread_fast / 2 >= slow - spread_slow / 2
-            or is_noisy(fast, spread_fast) or is_noisy(slow, spread_slow))
+    return (
+        ratio < EVEN_RATIO
+        or fast + spread_fast / 2 >= slow - spread_slow / 2
+        or is_noisy(fast, spread_fast)
+        or is_noisy(slow, spread_slow)
+    )
 
 
 def decides(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0, doubted: bool = False) -> bool:
@@ -72,5 +76,6 @@ def doubtful(xs: Sequence[float], ts: Sequence[float], spreads: Sequence[float] 
     days or of its prediction) is more than NOISY of its time (is_noisy). The curve's shape never makes a
     point doubtful: a dip or a spike with tight repeats was measured so."""
     spreads = list(spreads) if spreads is not None else [0.0] * len(xs)
-    return {float(x) for x, t, s in zip(xs, ts, spreads)
-            if t is not None and t > 0 and is_noisy(float(t), float(s or 0.0))}
+    return {
+        float(x) for x, t, s in zip(xs, ts, spreads) if t is not None and t > 0 and is_noisy(float(t), float(s or 0.0))
+    }

@@ -52,13 +52,26 @@ print(json.dumps({"status": str(point.status), "message": point.message, "baseli
 """
 
 
-def peak_growth(workload: str, params: dict[str, Any], device: str = "cpu", *, threads: int = 1,
-                profiled: bool = True, timeout_s: float = 600) -> dict[str, Any]:
+def peak_growth(
+    workload: str,
+    params: dict[str, Any],
+    device: str = "cpu",
+    *,
+    threads: int = 1,
+    profiled: bool = True,
+    timeout_s: float = 600,
+) -> dict[str, Any]:
     """The estimate of one point and the peak memory it really added, measured in a fresh process.
     profiled: also its kernel profile and timeline, as the Training page does (the Jacobian and
     Data pipeline pages do neither, and a profiled Jacobian loop takes minutes)."""
     env_memory = {"GPUWIN_MEMORY_CAP_GB": "1000"}  # the timeline's own gate must not refuse what is measured
-    out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([workload, params, device, threads, profiled])],
-                         cwd=ROOT, capture_output=True, text=True, timeout=timeout_s, check=True,
-                         env={**os.environ, **env_memory, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps([workload, params, device, threads, profiled])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=True,
+        env={**os.environ, **env_memory, "PYTHONPATH": str(ROOT)},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])

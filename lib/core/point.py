@@ -151,8 +151,13 @@ class Point:
     def ok(self) -> bool:
         """Measured, with a positive, finite median."""
         value = self.median_s
-        return (self.status == Status.OK and isinstance(value, (int, float)) and not isinstance(value, bool)
-                and math.isfinite(value) and value > 0)
+        return (
+            self.status == Status.OK
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value > 0
+        )
 
     def refused(self, status: Status, message: str) -> Point:
         """This point not measured, with why; its times cleared."""
@@ -181,17 +186,31 @@ class Point:
     def from_row(cls, row: Mapping[str, Any]) -> Point:
         """A point from a row (a pack's, a CSV's): only lib.core.results and the edges call this."""
         top, counts, notes, settings, phases = _split(row)
-        return cls(**top, settings=Frozen(settings), counts=Counts(**counts), phases=Frozen(phases), notes=Notes(**notes))
+        return cls(
+            **top, settings=Frozen(settings), counts=Counts(**counts), phases=Frozen(phases), notes=Notes(**notes)
+        )
 
     def to_row(self) -> dict[str, Any]:
         """The point as a row: settings after the workload, then the fields every row has, then the
         ones it carries (a None optional field is left out, as a row without it reads)."""
-        row: dict[str, Any] = {"workload": self.workload, **self.settings, "device": self.device,
-                               "median_s": self.median_s, "iqr_s": self.iqr_s, "repeats": self.repeats,
-                               "status": self.status.value, "message": self.message}
+        row: dict[str, Any] = {
+            "workload": self.workload,
+            **self.settings,
+            "device": self.device,
+            "median_s": self.median_s,
+            "iqr_s": self.iqr_s,
+            "repeats": self.repeats,
+            "status": self.status.value,
+            "message": self.message,
+        }
         origin = self.origin.value if self.origin is not None else self.origin_text
-        optional = {"cold_s": self.cold_s, "epoch_s": self.epoch_s, "machine": self.machine, "origin": origin,
-                    "swept": self.swept}
+        optional = {
+            "cold_s": self.cold_s,
+            "epoch_s": self.epoch_s,
+            "machine": self.machine,
+            "origin": origin,
+            "swept": self.swept,
+        }
         row.update((k, v) for k, v in optional.items() if v is not None)
         row.update((k, v) for k, v in dataclasses.asdict(self.counts).items() if v is not None)
         row.update((k, v) for k, v in dataclasses.asdict(self.notes).items() if v is not None)
@@ -219,7 +238,7 @@ def _split(fields: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         elif key in _RESERVED:
             top[key] = value
         elif is_phase_key(key):
-            phases[key[len("phase_"):-len("_s")]] = value
+            phases[key[len("phase_") : -len("_s")]] = value
         else:
             settings[key] = value
     return top, counts, notes, settings, phases

@@ -34,15 +34,24 @@ def count_kernels(step: Callable[[], object], device: str) -> dict[str, float]:
         kernels = [e for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA]
         busy_us = sum(e.device_time for e in kernels) if kernels else 0.0
         launches = sum(1 for e in events if e.name in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC"))
-        return {"kernels": float(len(kernels)), "launches": float(launches), "device_busy_s": busy_us / 1e6,
-                "busy_fraction": min(1.0, busy_us / 1e6 / wall) if wall > 0 else 0.0}
+        return {
+            "kernels": float(len(kernels)),
+            "launches": float(launches),
+            "device_busy_s": busy_us / 1e6,
+            "busy_fraction": min(1.0, busy_us / 1e6 / wall) if wall > 0 else 0.0,
+        }
     # Outermost aten ops only (an op's inner ops are part of it), even under record_function scopes.
     ops = [
-        e for e in events
+        e
+        for e in events
         if e.name.startswith("aten::") and not (e.cpu_parent is not None and e.cpu_parent.name.startswith("aten::"))
     ]
     # On the CPU the profiler slows every op, so only the busy *fraction* of the profiled call is
     # meaningful; callers scale it by the unprofiled median.
     busy_us = sum(e.cpu_time_total for e in ops)
-    return {"kernels": float(len(ops)), "launches": float(len(ops)), "device_busy_s": busy_us / 1e6,
-            "busy_fraction": min(1.0, busy_us / 1e6 / wall) if wall > 0 else 0.0}
+    return {
+        "kernels": float(len(ops)),
+        "launches": float(len(ops)),
+        "device_busy_s": busy_us / 1e6,
+        "busy_fraction": min(1.0, busy_us / 1e6 / wall) if wall > 0 else 0.0,
+    }

@@ -41,8 +41,12 @@ class LiveRequest:
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(_copy(a) for a in self.args))
         object.__setattr__(self, "options", tuple(sorted((str(k), _copy(v)) for k, v in self.options)))
-        key = {"job": _name(self.job), "args": [_keyable(a) for a in self.args],
-               "options": {k: _keyable(v) for k, v in self.options}, "caps": live_max_flops()}
+        key = {
+            "job": _name(self.job),
+            "args": [_keyable(a) for a in self.args],
+            "options": {k: _keyable(v) for k, v in self.options},
+            "caps": live_max_flops(),
+        }
         object.__setattr__(self, "key", json.dumps(key, sort_keys=True, default=repr))
 
     @classmethod
@@ -93,8 +97,10 @@ def _keyable(value: Any) -> Any:
         items = [_keyable(v) for v in value]
         return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__qualname__,
-                **{f.name: _keyable(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+        return {
+            "type": type(value).__qualname__,
+            **{f.name: _keyable(getattr(value, f.name)) for f in dataclasses.fields(value)},
+        }
     if callable(value) and hasattr(value, "__qualname__"):
         return _name(value)
     return value

@@ -40,14 +40,33 @@ STATUSES = ("ok", "oom", "skipped", "error")
 ROW_FIELDS = ("workload", "device", "median_s", "iqr_s", "repeats", "status", "message")
 # Measured or derived numbers a row may carry.
 OPTIONAL_NUMBER_FIELDS = (
-    "cold_s", "epoch_s", "steps_per_epoch", "flops", "bytes", "peak_memory_estimate_bytes",
-    "num_threads", "calls_per_repeat", "kernels", "device_busy_s", "achieved_flops_per_s",
+    "cold_s",
+    "epoch_s",
+    "steps_per_epoch",
+    "flops",
+    "bytes",
+    "peak_memory_estimate_bytes",
+    "num_threads",
+    "calls_per_repeat",
+    "kernels",
+    "device_busy_s",
+    "achieved_flops_per_s",
     # multi-GPU (ddp): throughput, scaling, gradient exchange, measured peak memory
-    "samples_per_s", "scaling_efficiency", "grad_bytes", "allreduce_s", "allreduce_gbps", "peak_memory_bytes",
+    "samples_per_s",
+    "scaling_efficiency",
+    "grad_bytes",
+    "allreduce_s",
+    "allreduce_gbps",
+    "peak_memory_bytes",
     # workloads: DataLoader batches in one epoch (one call), checksum of the initial weights
-    "batches_per_epoch", "initial_weights_abs_sum",
+    "batches_per_epoch",
+    "initial_weights_abs_sum",
     # derived and predicted points: the band of a prediction, the model's share of issuing work
-    "epoch_s_low", "epoch_s_high", "median_s_low", "median_s_high", "launch_share",
+    "epoch_s_low",
+    "epoch_s_high",
+    "median_s_low",
+    "median_s_high",
+    "launch_share",
 )
 # data_note: what data really ran (fallbacks, subsets); note: other remarks on the point
 OPTIONAL_TEXT_FIELDS = ("machine", "device_name", "variant", "origin", "origin_note", "swept", "data_note", "note")
@@ -60,11 +79,29 @@ MAX_PACK_BYTES = 64_000_000
 MAX_PACK_VALUES = 2_000_000
 # A machine's fingerprint (lib.core.devices.machine_fingerprint): each field's type is checked, so a
 # page never meets `"gpus": 5`. Other fields (a later app's) must be plain values.
-MACHINE_TEXT_FIELDS = ("cpu_model", "torch", "date", "label", "driver", "cuda", "python", "platform",
-                       "app_version", "path")
+MACHINE_TEXT_FIELDS = (
+    "cpu_model",
+    "torch",
+    "date",
+    "label",
+    "driver",
+    "cuda",
+    "python",
+    "platform",
+    "app_version",
+    "path",
+)
 MACHINE_COUNT_FIELDS = ("cpu_cores", "torch_threads")
-MACHINE_NUMBER_FIELDS = ("host_memory_gb", "load_other_cpu_share", "load_avg_before", "load_avg_after",
-                         "load_reference_before_s", "load_reference_after_s", "load_reference_best_s", "load_wall_s")
+MACHINE_NUMBER_FIELDS = (
+    "host_memory_gb",
+    "load_other_cpu_share",
+    "load_avg_before",
+    "load_avg_after",
+    "load_reference_before_s",
+    "load_reference_after_s",
+    "load_reference_best_s",
+    "load_wall_s",
+)
 # Whether the machine was quiet while it recorded (lib.core.load): true, false, or null (not known)
 MACHINE_FLAG_FIELDS = ("load_quiet",)
 MAX_GPUS = 64
@@ -109,7 +146,9 @@ def validate_row(row: Any, where: str) -> dict[str, Any]:
     if not isinstance(row["message"], str):
         raise PackError(f"{where}.message: must be a string")
     if not (isinstance(row["repeats"], int) and _is_number(row["repeats"]) and row["repeats"] >= 0):  # not 400 digits
-        raise PackError(f"{where}.repeats: must be a whole number from 0 to {MAX_NUMBER:.0e}, got {_short(row['repeats'])}")
+        raise PackError(
+            f"{where}.repeats: must be a whole number from 0 to {MAX_NUMBER:.0e}, got {_short(row['repeats'])}"
+        )
     for key in ("median_s", "iqr_s"):
         value = row[key]
         if row["status"] == "ok":
@@ -137,8 +176,9 @@ def _check_plain(value: Any, where: str, what: str) -> None:
         return
     if isinstance(value, (int, float)):
         if not _is_number(value):
-            raise PackError(f"{where}: {what} must be a finite number of at most {MAX_NUMBER:.0e} in size, "
-                            f"got {_short(value)}")
+            raise PackError(
+                f"{where}: {what} must be a finite number of at most {MAX_NUMBER:.0e} in size, got {_short(value)}"
+            )
         return
     raise PackError(f"{where}: {what} must be a plain value, got {type(value).__name__}")
 
@@ -292,12 +332,14 @@ def spreadsheet_csv(rows: Iterable[dict[str, Any]], first: Iterable[str] = ()) -
     out = io.StringIO()
     # Lines end in CRLF (RFC 4180): Python's writer quotes a cell holding the line terminator's
     # characters only, so with a bare LF a CR inside a cell would end the row in a reader.
-    writer = csv.DictWriter(out, fieldnames=[spreadsheet_cell(c) for c in columns], extrasaction="ignore",
-                            lineterminator="\r\n")
+    writer = csv.DictWriter(
+        out, fieldnames=[spreadsheet_cell(c) for c in columns], extrasaction="ignore", lineterminator="\r\n"
+    )
     writer.writeheader()
     for row in rows:
-        writer.writerow({spreadsheet_cell(k): ("" if row.get(k) is None else spreadsheet_cell(row.get(k)))
-                         for k in columns})
+        writer.writerow(
+            {spreadsheet_cell(k): ("" if row.get(k) is None else spreadsheet_cell(row.get(k))) for k in columns}
+        )
     return out.getvalue()
 
 
@@ -373,9 +415,13 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
     by_identity: dict[str, dict[str, Any]] = {}  # one per same_machine identity, in order: linear, not pairwise
     rows: list[dict[str, Any]] = []
     for pack in packs:
-        if not (isinstance(pack, dict) and type(pack.get("schema_version")) is int
-                and pack["schema_version"] == SCHEMA_VERSION and isinstance(pack.get("machine"), dict)
-                and isinstance(pack.get("rows"), list)):
+        if not (
+            isinstance(pack, dict)
+            and type(pack.get("schema_version")) is int
+            and pack["schema_version"] == SCHEMA_VERSION
+            and isinstance(pack.get("machine"), dict)
+            and isinstance(pack.get("rows"), list)
+        ):
             validate_pack(pack)  # says what is wrong; rows and machines are checked once, in the merged pack
         sources = pack.get("machines") or [pack["machine"]]
         for m in sources:
@@ -387,7 +433,11 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
     if len(machines) == 1:
         return validate_pack({"schema_version": SCHEMA_VERSION, "machine": machines[0], "rows": rows})
     merged_machine = {
-        "cpu_model": "several", "torch": "several", "date": max(str(m.get("date", "")) for m in machines),
+        "cpu_model": "several",
+        "torch": "several",
+        "date": max(str(m.get("date", "")) for m in machines),
         "label": "merged: " + "; ".join(str(m.get("label", "?")) for m in machines),
     }
-    return validate_pack({"schema_version": SCHEMA_VERSION, "machine": merged_machine, "machines": machines, "rows": rows})
+    return validate_pack(
+        {"schema_version": SCHEMA_VERSION, "machine": merged_machine, "machines": machines, "rows": rows}
+    )

@@ -24,8 +24,9 @@ class Resume:
     """The points of one sweep (each on each device), keyed by every setting; `kept` the earlier points
     taken as they are."""
 
-    def __init__(self, workload: Workload, points: Sequence[Settings | Point], devices: Sequence[str],
-                 swept: str) -> None:
+    def __init__(
+        self, workload: Workload, points: Sequence[Settings | Point], devices: Sequence[str], swept: str
+    ) -> None:
         self.workload, self.swept = workload, swept
         self.defaults = workload.defaults()
         names: set[str] = set()
@@ -51,10 +52,13 @@ class Resume:
                 raise PackError(
                     f"--resume: {where} holds rows[{i}] ({_what(point)}), which is not a point of this sweep "
                     f"({self.workload.name} over {self.swept}) and would be lost; resume with the --over, --set "
-                    f"and --devices that wrote it, or give another --out")
+                    f"and --devices that wrote it, or give another --out"
+                )
             if key in seen:
-                raise PackError(f"--resume: {where} holds rows[{seen[key]}] and rows[{i}] of one point; "
-                                "one would be lost, so give another --out")
+                raise PackError(
+                    f"--resume: {where} holds rows[{seen[key]}] and rows[{i}] of one point; "
+                    "one would be lost, so give another --out"
+                )
             seen[key] = i
             self.earlier.append(point)
             if point.status in (Status.OK, Status.OOM):

@@ -39,6 +39,8 @@ def same_ratio(ratio: float, rel_spread: float = 0.0) -> bool:
 
 
 # The rule in words, from noise's constants (a caption says it as the code does).
-RULE_WORDS = (f"Two times count as the same when they are within {pct(round(noise.EVEN_RATIO - 1, 6))} of each other, "
-              "when their spreads (the error bars) overlap, or when either is too noisy to trust; never when one is "
-              f"{noise.CLEAR_RATIO:g}× the other or more.")
+RULE_WORDS = (
+    f"Two times count as the same when they are within {pct(round(noise.EVEN_RATIO - 1, 6))} of each other, "
+    "when their spreads (the error bars) overlap, or when either is too noisy to trust; never when one is "
+    f"{noise.CLEAR_RATIO:g}× the other or more."
+)

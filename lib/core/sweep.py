@@ -38,6 +38,7 @@ def _cap(memory_cap_gb: Any) -> float | None:
 
 def is_out_of_memory(err: BaseException) -> bool:
     import torch
+
     if isinstance(err, MemoryError):
         return True
     oom_type = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)
@@ -57,8 +58,10 @@ def memory_refusal(workload: Workload, settings: Settings, device: str, cap_gb: 
 def estimated_point(workload: Workload, settings: Settings, device: str) -> Point:
     """A point before it runs: its settings and the workload's estimates."""
     point = Point.new(workload.name, settings, device).with_counts(
-        flops=float(workload.flops(settings)), bytes=float(workload.bytes_moved(settings)),
-        peak_memory_estimate_bytes=float(workload.peak_memory_bytes(settings, device)))
+        flops=float(workload.flops(settings)),
+        bytes=float(workload.bytes_moved(settings)),
+        peak_memory_estimate_bytes=float(workload.peak_memory_bytes(settings, device)),
+    )
     return point.reported(workload.estimates(settings, device))
 
 
@@ -94,12 +97,25 @@ def measure_point(
     refusal = gate.check(workload, settings, device)
     if refusal:
         return estimated_point(workload, settings, device).refused(Status.SKIPPED, refusal.message)
-    return _measure(workload, settings, device, Timing(budget_s, num_threads, with_phases, slow_call_s, single_call_s),
-                    with_profile=with_profile, check=check)
+    return _measure(
+        workload,
+        settings,
+        device,
+        Timing(budget_s, num_threads, with_phases, slow_call_s, single_call_s),
+        with_profile=with_profile,
+        check=check,
+    )
 
 
-def _measure(workload: Workload, settings: Settings, device: str, timing: Timing, *, with_profile: bool = False,
-             check: bool = False) -> Point:
+def _measure(
+    workload: Workload,
+    settings: Settings,
+    device: str,
+    timing: Timing,
+    *,
+    with_profile: bool = False,
+    check: bool = False,
+) -> Point:
     """Build, time and close a point the gate let through (or launch it, for a workload with a Launch)."""
     point = estimated_point(workload, settings, device)
     if workload.launch is not None:
@@ -125,8 +141,15 @@ def _measure(workload: Workload, settings: Settings, device: str, timing: Timing
 
 def _timed(point: Point, step, device: str, timing: Timing) -> Point:
     """The point with the step's Measurement in it: time, spread, counts, phases, and what the step reports."""
-    m = time_step(step.run, device, budget_s=timing.budget_s, num_threads=timing.num_threads,
-                  synchronized=step.synchronized, slow_call_s=timing.slow_call_s, single_call_s=timing.single_call_s)
+    m = time_step(
+        step.run,
+        device,
+        budget_s=timing.budget_s,
+        num_threads=timing.num_threads,
+        synchronized=step.synchronized,
+        slow_call_s=timing.slow_call_s,
+        single_call_s=timing.single_call_s,
+    )
     point = replace(point, median_s=m.median_s, iqr_s=m.iqr_s, repeats=m.repeats, cold_s=m.cold_s)
     point = point.with_counts(calls_per_repeat=m.calls_per_repeat, num_threads=m.num_threads)
     if m.median_s > 0:
@@ -135,13 +158,15 @@ def _timed(point: Point, step, device: str, timing: Timing) -> Point:
     if "steps_per_epoch" in step.units:
         point = replace(point, epoch_s=m.median_s * step.units["steps_per_epoch"])
     if timing.with_phases and step.phases:
-        phases = time_phases(step.phases, device, budget_s=max(timing.budget_s / 4, 0.05),
-                             num_threads=timing.num_threads)
+        phases = time_phases(
+            step.phases, device, budget_s=max(timing.budget_s / 4, 0.05), num_threads=timing.num_threads
+        )
         overhead = max(0.0, m.median_s - sum(phases.values()))
         point = replace(point, phases=point.phases.with_(**phases, overhead=overhead))
     # a step's scalar extras it does not already carry (its notes, a weights checksum); lists stay in the step
-    point = point.reported({k: v for k, v in step.extras.items()
-                            if isinstance(v, (int, float, str, bool)) and not point.carries(k)})
+    point = point.reported(
+        {k: v for k, v in step.extras.items() if isinstance(v, (int, float, str, bool)) and not point.carries(k)}
+    )
     if m.note:
         return replace(point, message=m.note)
     if m.spread_ratio > 0.5:
@@ -149,8 +174,7 @@ def _timed(point: Point, step, device: str, timing: Timing) -> Point:
     return point
 
 
-def profile_point(point: Point, workload: Workload, settings: Settings, device: str,
-                  num_threads: int | None) -> Point:
+def profile_point(point: Point, workload: Workload, settings: Settings, device: str, num_threads: int | None) -> Point:
     """The measured point with the kernel count and busy time of one warm step (the step is built again)."""
     if workload.launch is not None:  # build() here is not the step its processes timed
         return point.remarked(" (no kernel count: this workload runs in processes of its own)")
@@ -229,12 +253,12 @@ def run_points(request: RunRequest) -> list[Point]:
 
 
 def _timing(request: RunRequest, with_phases: bool) -> Timing:
-    return Timing(request.point_budget_s, request.num_threads, with_phases, request.slow_call_s,
-                   request.single_call_s)
+    return Timing(request.point_budget_s, request.num_threads, with_phases, request.slow_call_s, request.single_call_s)
 
 
-def _one(request: RunRequest, point: Settings | Point, device: str, *, gate: Gate, phases_at: AtFn,
-         measure: bool = True) -> Point:
+def _one(
+    request: RunRequest, point: Settings | Point, device: str, *, gate: Gate, phases_at: AtFn, measure: bool = True
+) -> Point:
     """The point on this device: refused, or measured (measure=False: let through, to be launched later)."""
     workload = request.workload
     if not isinstance(point, Settings):  # an error point made where the settings were resolved
@@ -247,8 +271,15 @@ def _one(request: RunRequest, point: Settings | Point, device: str, *, gate: Gat
     return _measure(workload, point, device, _timing(request, phases_at(point)))
 
 
-def _launch_groups(request: RunRequest, done: list[Point], todo: Sequence[tuple[int, Settings, str]], *,
-                   gate: Gate, phases_at: AtFn, total: int) -> None:
+def _launch_groups(
+    request: RunRequest,
+    done: list[Point],
+    todo: Sequence[tuple[int, Settings, str]],
+    *,
+    gate: Gate,
+    phases_at: AtFn,
+    total: int,
+) -> None:
     """Launch the points the gate let through, one launch per group (Launch.group), in order, each
     result put in its place in `done`; a group reached after the time budget is used up is skipped
     with the gate's words."""
@@ -267,11 +298,13 @@ def _launch_groups(request: RunRequest, done: list[Point], todo: Sequence[tuple[
                 done[at] = done[at].refused(Status.SKIPPED, late.message)
         else:
             if progress:
-                progress(finished / total,
-                         f"{launch.describe([p for _, p in members], device)} ({finished + 1}/{total})")
+                progress(
+                    finished / total, f"{launch.describe([p for _, p in members], device)} ({finished + 1}/{total})"
+                )
             left = None if gate.budget_s is None else gate.budget_s - gate.elapsed_s()
-            results = _launched(workload, [(done[at], p) for at, p in members], device,
-                                _timing(request, with_phases), deadline_s=left)
+            results = _launched(
+                workload, [(done[at], p) for at, p in members], device, _timing(request, with_phases), deadline_s=left
+            )
             for (at, _), result in zip(members, results):
                 done[at] = result
         finished += len(members)
@@ -280,13 +313,24 @@ def _launch_groups(request: RunRequest, done: list[Point], todo: Sequence[tuple[
                 on_point(done[at])
 
 
-def _launched(workload: Workload, members: Sequence[tuple[Point, Settings]], device: str, timing: Timing, *,
-              deadline_s: float | None) -> list[Point]:
+def _launched(
+    workload: Workload,
+    members: Sequence[tuple[Point, Settings]],
+    device: str,
+    timing: Timing,
+    *,
+    deadline_s: float | None,
+) -> list[Point]:
     """One Launch.run over the members' points; each result put into its point as _measure's would be."""
     assert workload.launch is not None
-    results = workload.launch.run([s for _, s in members], device, budget_s=timing.budget_s,
-                                  num_threads=timing.num_threads, with_phases=timing.with_phases,
-                                  deadline_s=deadline_s)
+    results = workload.launch.run(
+        [s for _, s in members],
+        device,
+        budget_s=timing.budget_s,
+        num_threads=timing.num_threads,
+        with_phases=timing.with_phases,
+        deadline_s=deadline_s,
+    )
     return [_with_launch_result(point, fields) for (point, _), fields in zip(members, results)]
 
 
@@ -333,12 +377,12 @@ def run_sweep(
     return run_points(RunRequest(workload, tuple(points), tuple(devices), swept=over, **options))
 
 
-def grid_points(workload: Workload, axes: Sequence[tuple[str, Sequence[Any]]], fixed: Mapping[str, Any] | None
-                ) -> list[Settings | Point]:
+def grid_points(
+    workload: Workload, axes: Sequence[tuple[str, Sequence[Any]]], fixed: Mapping[str, Any] | None
+) -> list[Settings | Point]:
     """Every combination of the axes' values (the first axis outermost), the other settings fixed."""
     combos: list[dict[str, Any]] = [dict(fixed or {})]
     for name, values in axes:
         setting = workload.setting(name)
         combos = [{**c, name: setting.parse(v)} for c in combos for v in values]
     return resolve_points(workload, combos)
-

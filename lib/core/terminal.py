@@ -34,8 +34,15 @@ def print_points(points: list[Point], settings_shown: list[str]) -> None:
     """The points as a table: the settings shown, then the device, the times and the status."""
     header = [*settings_shown, "device", "median", "IQR", "repeats", "status", "message"]
     table = [
-        [*(str(p.settings.get(k, "")) for k in settings_shown), p.device, fmt_s(p.median_s),
-         fmt_s(p.iqr_s), str(p.repeats), str(p.status), p.message]
+        [
+            *(str(p.settings.get(k, "")) for k in settings_shown),
+            p.device,
+            fmt_s(p.median_s),
+            fmt_s(p.iqr_s),
+            str(p.repeats),
+            str(p.status),
+            p.message,
+        ]
         for p in points
     ]
     widths = [max(len(h), *(len(row[i]) for row in table)) if table else len(h) for i, h in enumerate(header)]

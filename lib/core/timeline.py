@@ -36,8 +36,14 @@ GPU_KINDS = {"kernel": "kernel", "gpu_memcpy": "copy", "gpu_memset": "memset"}
 SYNC_NAMES = ("Synchronize", "cudaMemcpy", "cudaEventSynchronize")  # runtime calls that wait for the GPU
 
 
-def record_timeline(run: Callable[[], object], device: str, *, steps: int = 3, warmup: int = 3,
-                    before_step: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def record_timeline(
+    run: Callable[[], object],
+    device: str,
+    *,
+    steps: int = 3,
+    warmup: int = 3,
+    before_step: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Profile `steps` warm calls of `run` on `device`; the events of each step and the figures
     of the middle one. before_step(i, of), if given, is called before every call (warm-up ones too):
     it may raise to stop (a time budget used up, a visitor who left)."""
@@ -90,9 +96,16 @@ def reduce_trace(trace: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         lo, hi = float(mark["ts"]), float(mark["ts"]) + float(mark["dur"])
         inside = [e for e in spans if lo <= float(e["ts"]) and float(e["ts"]) + float(e["dur"]) <= hi]
         cpu = _outermost_ops(inside, main_tid)
-        runtime = [_event(e, "CPU: CUDA runtime", _runtime_kind(e)) for e in inside
-                   if e.get("cat") in ("cuda_runtime", "cuda_driver")]
-        gpu = [e for e in spans if e.get("cat") in GPU_KINDS and lo <= float(launches.get(_correlation(e), {}).get("ts", -1)) <= hi]
+        runtime = [
+            _event(e, "CPU: CUDA runtime", _runtime_kind(e))
+            for e in inside
+            if e.get("cat") in ("cuda_runtime", "cuda_driver")
+        ]
+        gpu = [
+            e
+            for e in spans
+            if e.get("cat") in GPU_KINDS and lo <= float(launches.get(_correlation(e), {}).get("ts", -1)) <= hi
+        ]
         gpu_events = [_event(e, f"GPU: stream {e.get('tid')}", GPU_KINDS[e["cat"]]) for e in gpu]
         delays = [float(e["ts"]) - float(launches[_correlation(e)]["ts"]) for e in gpu if e.get("cat") == "kernel"]
         events = sorted(cpu + runtime + gpu_events, key=lambda e: e["start_us"])
@@ -109,8 +122,13 @@ def _correlation(event: dict[str, Any]) -> Any:
 
 
 def _event(e: dict[str, Any], lane: str, kind: str) -> dict[str, Any]:
-    return {"lane": lane, "name": str(e.get("name", "")), "kind": kind,
-            "start_us": float(e["ts"]), "end_us": float(e["ts"]) + float(e["dur"])}
+    return {
+        "lane": lane,
+        "name": str(e.get("name", "")),
+        "kind": kind,
+        "start_us": float(e["ts"]),
+        "end_us": float(e["ts"]) + float(e["dur"]),
+    }
 
 
 def _runtime_kind(e: dict[str, Any]) -> str:
@@ -151,16 +169,22 @@ def figures(events: Sequence[dict[str, Any]], step_us: float, delays: Sequence[f
     CPU (no GPU lane): how busy the thread was running operators."""
     gpu = [(e["start_us"], e["end_us"]) for e in events if e["lane"].startswith("GPU")]
     ops = [(e["start_us"], e["end_us"]) for e in events if e["kind"] == "operator"]
-    out = {"step_us": step_us, "operators": float(len(ops)),
-           "launches": float(sum(e["kind"] == "launch" for e in events)),
-           "syncs": float(sum(e["kind"] == "sync" for e in events))}
+    out = {
+        "step_us": step_us,
+        "operators": float(len(ops)),
+        "launches": float(sum(e["kind"] == "launch" for e in events)),
+        "syncs": float(sum(e["kind"] == "sync" for e in events)),
+    }
     if gpu:
         busy = union_length(gpu)
         span = max(h for _, h in gpu) - min(lo for lo, _ in gpu)
-        out.update(kernels=float(sum(e["kind"] == "kernel" for e in events)), gpu_busy_us=busy,
-                   gpu_busy_fraction=min(1.0, busy / step_us) if step_us > 0 else 0.0,
-                   gpu_idle_between_us=max(0.0, span - busy),
-                   launch_delay_us=statistics.mean(delays) if delays else 0.0)
+        out.update(
+            kernels=float(sum(e["kind"] == "kernel" for e in events)),
+            gpu_busy_us=busy,
+            gpu_busy_fraction=min(1.0, busy / step_us) if step_us > 0 else 0.0,
+            gpu_idle_between_us=max(0.0, span - busy),
+            launch_delay_us=statistics.mean(delays) if delays else 0.0,
+        )
     else:
         busy = union_length(ops)
         out.update(cpu_busy_us=busy, cpu_busy_fraction=min(1.0, busy / step_us) if step_us > 0 else 0.0)
@@ -184,8 +208,16 @@ class _CallerGone(Exception):
         self.original = original
 
 
-def timeline_point(workload, settings, device: str, *, steps: int = 3, num_threads: int | None = None,
-                   gate=None, progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+def timeline_point(
+    workload,
+    settings,
+    device: str,
+    *,
+    steps: int = 3,
+    num_threads: int | None = None,
+    gate=None,
+    progress: Callable[[float, str], None] | None = None,
+) -> dict[str, Any]:
     """The timeline of `steps` warm steps of one point: its settings, device and events; or the
     reason it was not recorded (status skipped / error, as for a result row).
 
@@ -198,8 +230,13 @@ def timeline_point(workload, settings, device: str, *, steps: int = 3, num_threa
     from lib.core.workload import built_step
 
     gate = gate or recording_gate(memory_cap_gb=default_memory_cap_gb())
-    entry: dict[str, Any] = {"workload": workload.name, "settings": dict(settings), "device": device,
-                             "status": "ok", "message": ""}
+    entry: dict[str, Any] = {
+        "workload": workload.name,
+        "settings": dict(settings),
+        "device": device,
+        "status": "ok",
+        "message": "",
+    }
     refusal = gate.check(workload, settings, device)
     if refusal:
         return {**entry, "status": "skipped", "message": refusal.message, "refused": refusal.limit.value}
@@ -223,13 +260,16 @@ def timeline_point(workload, settings, device: str, *, steps: int = 3, num_threa
     except _Stopped as stop:
         entry.update(status="skipped", message=stop.refusal.message, refused=stop.refusal.limit.value)
     except Exception as err:  # a failed point is kept with its reason; the others go on
-        entry.update(status="error", message=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}")
+        entry.update(
+            status="error", message=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
+        )
     return entry
 
 
 def timelines_file(entries: Sequence[dict[str, Any]], machine: dict[str, Any]) -> dict[str, Any]:
-    return validate_timelines({"kind": TIMELINES_KIND, "version": TIMELINES_VERSION, "machine": machine,
-                               "timelines": list(entries)})
+    return validate_timelines(
+        {"kind": TIMELINES_KIND, "version": TIMELINES_VERSION, "machine": machine, "timelines": list(entries)}
+    )
 
 
 class TimelineError(ValueError):

@@ -50,6 +50,7 @@ class Measurement:
 def cpu_threads(num_threads: int | None) -> Iterator[int]:
     """Run with `num_threads` intra-op CPU threads (None: leave as is), restoring afterwards."""
     import torch
+
     before = torch.get_num_threads()
     if num_threads is not None and num_threads != before:
         torch.set_num_threads(max(1, int(num_threads)))
@@ -119,21 +120,49 @@ def time_step(
     """
     warmup_s = budget_s / 5 if warmup_s is None else warmup_s
     with cpu_threads(num_threads) as threads:
-        cold = _timed_calls(step, device, 1, sync=True, clock=clock) if measure_cold or slow_call_s or single_call_s else None
+        cold = (
+            _timed_calls(step, device, 1, sync=True, clock=clock)
+            if measure_cold or slow_call_s or single_call_s
+            else None
+        )
         once = _timed_once(step, device, cold, slow_call_s, single_call_s, clock)
         if once is not None:
-            return Measurement(device=device, median_s=once[0], iqr_s=0.0, repeats=1, calls_per_repeat=1,
-                               cold_s=cold, num_threads=threads, times_s=[once[0]], note=once[1])
+            return Measurement(
+                device=device,
+                median_s=once[0],
+                iqr_s=0.0,
+                repeats=1,
+                calls_per_repeat=1,
+                cold_s=cold,
+                num_threads=threads,
+                times_s=[once[0]],
+                note=once[1],
+            )
         estimate = _warm_up(step, device, warmup_s, clock)
         calls = 1 if not synchronized else max(1, math.ceil(MIN_BLOCK_S / max(estimate, 1e-9)))
         times = _blocks(step, device, calls, synchronized, budget_s, min_repeats, max_repeats, clock)
     median, iqr = median_and_iqr(times)
-    return Measurement(device=device, median_s=median, iqr_s=iqr, repeats=len(times), calls_per_repeat=calls,
-                       cold_s=cold, num_threads=threads, synchronized=synchronized, times_s=times)
+    return Measurement(
+        device=device,
+        median_s=median,
+        iqr_s=iqr,
+        repeats=len(times),
+        calls_per_repeat=calls,
+        cold_s=cold,
+        num_threads=threads,
+        synchronized=synchronized,
+        times_s=times,
+    )
 
 
-def _timed_once(step: Callable[[], object], device: str, cold: float | None, slow_call_s: float | None,
-                single_call_s: float | None, clock: Clock) -> tuple[float, str] | None:
+def _timed_once(
+    step: Callable[[], object],
+    device: str,
+    cold: float | None,
+    slow_call_s: float | None,
+    single_call_s: float | None,
+    clock: Clock,
+) -> tuple[float, str] | None:
     """For steps of seconds or minutes: the cold call itself, or one warm call after it, or None."""
     if single_call_s is not None and cold >= single_call_s:
         return cold, f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
@@ -154,8 +183,16 @@ def _warm_up(step: Callable[[], object], device: str, warmup_s: float, clock: Cl
     return spent / calls
 
 
-def _blocks(step: Callable[[], object], device: str, calls: int, synchronized: bool, budget_s: float,
-            min_repeats: int, max_repeats: int, clock: Clock) -> list[float]:
+def _blocks(
+    step: Callable[[], object],
+    device: str,
+    calls: int,
+    synchronized: bool,
+    budget_s: float,
+    min_repeats: int,
+    max_repeats: int,
+    clock: Clock,
+) -> list[float]:
     """The timed blocks: per-call time of each, until the budget is spent (at least min_repeats)."""
     times: list[float] = []
     spent = 0.0
@@ -169,11 +206,7 @@ def _blocks(step: Callable[[], object], device: str, calls: int, synchronized: b
 
 
 def time_phases(
-    phases: dict[str, Callable[[], object]],
-    device: str,
-    *,
-    budget_s: float = 0.5,
-    num_threads: int | None = None,
+    phases: dict[str, Callable[[], object]], device: str, *, budget_s: float = 0.5, num_threads: int | None = None
 ) -> dict[str, float]:
     """Median time of each phase, each timed on its own with the same harness.
 

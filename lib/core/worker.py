@@ -76,6 +76,7 @@ class Held:
     """What the measuring process held after a job, in bytes: its garbage collected (after_job), its
     allocator's free pages given back (after_trim), its idle size then (idle), and whether it was
     replaced by a fresh process because after_trim stayed over idle + RECYCLE_MARGIN_BYTES."""
+
     after_job: float
     after_trim: float
     idle: float
@@ -217,16 +218,18 @@ class MeasureWorker:
         if multiprocessing.current_process().name == PROCESS_NAME:
             # a spawned worker re-runs its parent's main script first: one without a __main__ guard that
             # measures would start a worker from the worker, and so on without end
-            raise RuntimeError("the measuring process cannot start another: is the main script missing "
-                               "`if __name__ == '__main__':`?")
+            raise RuntimeError(
+                "the measuring process cannot start another: is the main script missing `if __name__ == '__main__':`?"
+            )
         with self._start_lock:
             if self._process is not None and self._process.is_alive():
                 return
             parent, child = self._context.Pipe()
             # not a daemon: a job may start processes of its own (DataLoader workers); stopped at exit instead,
             # and a worker whose server is gone ends when its pipe closes
-            process = self._context.Process(target=_serve, args=(child, self._cancel, self._preload, self._give_back),
-                                            name=PROCESS_NAME)
+            process = self._context.Process(
+                target=_serve, args=(child, self._cancel, self._preload, self._give_back), name=PROCESS_NAME
+            )
             process.start()
             if not self._stop_at_exit:
                 atexit.register(self.stop)
@@ -313,8 +316,10 @@ class MeasureWorker:
             process.join(5)
         code = process.exitcode if process is not None else None
         self.stop()
-        raise WorkerStopped(f"the measuring process stopped (exit code {code})"
-                            + (": probably killed for lack of memory" if code == -9 else ""))
+        raise WorkerStopped(
+            f"the measuring process stopped (exit code {code})"
+            + (": probably killed for lack of memory" if code == -9 else "")
+        )
 
     def _finish_cancelled(self, conn) -> None:
         """Stop the job and read what it still sends, so the next job's answers are its own."""

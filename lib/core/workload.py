@@ -92,7 +92,6 @@ class Setting:
         return value
 
 
-
 class Settings(dict):
     """One workload's settings, every value parsed and range-checked and the whole cross-checked.
 
@@ -174,8 +173,16 @@ class Launch:
         """The progress line while a group runs."""
         return f"{len(points)} point(s) on {device}"
 
-    def run(self, points: Sequence[Settings], device: str, *, budget_s: float, num_threads: int | None,
-            with_phases: bool, deadline_s: float | None) -> list[dict[str, Any]]:
+    def run(
+        self,
+        points: Sequence[Settings],
+        device: str,
+        *,
+        budget_s: float,
+        num_threads: int | None,
+        with_phases: bool,
+        deadline_s: float | None,
+    ) -> list[dict[str, Any]]:
         """One dict of measured fields per point, in order, each with `status` and `message`; never
         raises for the work itself. `deadline_s`: seconds left of the caller's time budget, or None."""
         raise NotImplementedError
@@ -266,6 +273,7 @@ RUNTIME_BYTES = 96e6
 def free_memory() -> None:
     """Collect what the last step left behind, and hand cached CUDA blocks back to the driver."""
     import torch
+
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()

@@ -91,8 +91,9 @@ def _best(machine: str, packs: Sequence[Mapping[str, Any]], keep, work: str, sec
 
 
 def _matmul(dtype: str):
-    return lambda r: (r.get("workload") == "matmul" and r.get("dtype") == dtype and r.get("sync") is True
-                      and not r.get("transfer"))
+    return lambda r: (
+        r.get("workload") == "matmul" and r.get("dtype") == dtype and r.get("sync") is True and not r.get("transfer")
+    )
 
 
 # A call that moves less than this may run out of the GPU's L2 cache (50 MB on an H100 or H200, more on
@@ -101,13 +102,21 @@ STREAM_MIN_BYTES = 512e6
 
 
 def _stream(row: Mapping[str, Any]) -> bool:
-    return (row.get("workload") == "stream" and row.get("sync", True) is not False and not row.get("transfer")
-            and float(row.get("bytes") or 0) >= STREAM_MIN_BYTES)
+    return (
+        row.get("workload") == "stream"
+        and row.get("sync", True) is not False
+        and not row.get("transfer")
+        and float(row.get("bytes") or 0) >= STREAM_MIN_BYTES
+    )
 
 
 def _link(row: Mapping[str, Any]) -> bool:
-    return (row.get("workload") == "matmul" and row.get("transfer") is True and row.get("sync") is True
-            and row.get("dtype") in ITEMSIZE)
+    return (
+        row.get("workload") == "matmul"
+        and row.get("transfer") is True
+        and row.get("sync") is True
+        and row.get("dtype") in ITEMSIZE
+    )
 
 
 def _copied(row: Mapping[str, Any]) -> float:
@@ -145,12 +154,16 @@ def _ceilings(machine: str, packs: Sequence[Mapping[str, Any]]) -> Ceilings | No
     stream = _best(machine, packs, _stream, "bytes")
     link = _best(machine, packs, _link, _copied, seconds="phase_transfer_s")
     return Ceilings(
-        machine=machine, date=_date(fp32[1], fp32[2]), flops_per_s=fp32[0],
+        machine=machine,
+        date=_date(fp32[1], fp32[2]),
+        flops_per_s=fp32[0],
         bytes_per_s=stream[0] if stream else None,
         flops_from=_from("fp32 matmul", fp32[1], fp32[2]),
         bytes_from=_from("stream (read + write)", stream[1], stream[2]) if stream else None,
-        tf32_flops_per_s=tf32[0] if tf32 else None, tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None,
-        bytes_date=_date(stream[1], stream[2]) if stream else None, tf32_date=_date(tf32[1], tf32[2]) if tf32 else None,
+        tf32_flops_per_s=tf32[0] if tf32 else None,
+        tf32_from=_from("TF32 matmul", tf32[1], tf32[2]) if tf32 else None,
+        bytes_date=_date(stream[1], stream[2]) if stream else None,
+        tf32_date=_date(tf32[1], tf32[2]) if tf32 else None,
         link_bytes_per_s=link[0] if link else None,
-        link_from=_from("pinned host-to-device copy of matmul's inputs", link[1], link[2])
-        if link else None)
+        link_from=_from("pinned host-to-device copy of matmul's inputs", link[1], link[2]) if link else None,
+    )

@@ -133,9 +133,15 @@ def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None)
         days = sorted({pack_date(p)[:10] for p in group if pack_date(p)})
         key = slug(name)
         rows[key] = sum(len(p["rows"]) for p in group)
-        recorded.append(GpuSource(Origin.RECORDED, key, f"{name}, {and_list(days)}" if days else name,
-                                  pack_paths=tuple(p["path"] for p in group),
-                                  gpus=len(gpu_names(group[0]["machine"])) or 1))
+        recorded.append(
+            GpuSource(
+                Origin.RECORDED,
+                key,
+                f"{name}, {and_list(days)}" if days else name,
+                pack_paths=tuple(p["path"] for p in group),
+                gpus=len(gpu_names(group[0]["machine"])) or 1,
+            )
+        )
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
     return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
 
@@ -155,7 +161,8 @@ def load_words(source: GpuSource, packs: Sequence[Mapping[str, Any]]) -> str | N
     days = sorted({pack_date(p)[:10] for p in checked})
     if not checked:
         return ("Its pack was" if len(mine) == 1 else f"Its {len(mine)} packs were") + (
-            " recorded before the app kept how busy a machine was.")
+            " recorded before the app kept how busy a machine was."
+        )
     said = f"Its machine was checked quiet while recording {plural(len(checked), 'pack')} (on {and_list(days)})"
     rest = len(mine) - len(checked)
     return said + (f"; the {plural(rest, 'pack')} recorded before kept no load." if rest else ".")
@@ -205,8 +212,10 @@ def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
             label = str(row.get("machine") or recording)  # the recording packs name it 'NVIDIA H200 (2026-11-23)'
             known = {str(kept.get("machine") or "")} | {r for r, _ in kept.get("other_recordings", ())}
             if label not in known:  # the same point twice in one recording is one recording
-                out[seen[key]] = {**kept, "other_recordings": (*kept.get("other_recordings", ()),
-                                                               (label, float(row["median_s"])))}
+                out[seen[key]] = {
+                    **kept,
+                    "other_recordings": (*kept.get("other_recordings", ()), (label, float(row["median_s"]))),
+                }
             continue
         seen[key] = len(out)
         out.append({**row, "recorded_on": pack_date(pack)[:10]})  # its own day, not the merged pack's newest
@@ -242,13 +251,19 @@ _DAYS = re.compile(r", \d{4}-\d{2}-\d{2}\b.*$")
 
 
 def has_gpu_rows(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
-    return bool(pack) and any(r.get("workload") == workload.name and is_cuda(str(r.get("device", "")))
-                              for r in pack["rows"])
+    return bool(pack) and any(
+        r.get("workload") == workload.name and is_cuda(str(r.get("device", ""))) for r in pack["rows"]
+    )
 
 
 # The lesson each workload's GPU rows feed (how a sentence names what a machine was recorded for).
-LESSON_OF = {"mlp": "Training", "jacobian": "Jacobian", "matmul": "Timing pitfalls", "dataloader": "Data pipeline",
-             "ddp": "Multi-GPU"}
+LESSON_OF = {
+    "mlp": "Training",
+    "jacobian": "Jacobian",
+    "matmul": "Timing pitfalls",
+    "dataloader": "Data pipeline",
+    "ddp": "Multi-GPU",
+}
 
 
 def recorded_lessons(pack: Mapping[str, Any] | None) -> list[str]:
@@ -257,8 +272,9 @@ def recorded_lessons(pack: Mapping[str, Any] | None) -> list[str]:
     return [lesson for workload, lesson in LESSON_OF.items() if workload in found]
 
 
-def unanswered(source: GpuSource, sources: Sequence[GpuSource], pack_of: Callable[[GpuSource], Any],
-               holds: Callable[[Any], bool]) -> str | None:
+def unanswered(
+    source: GpuSource, sources: Sequence[GpuSource], pack_of: Callable[[GpuSource], Any], holds: Callable[[Any], bool]
+) -> str | None:
     """When the recorded machine chosen in the sidebar holds nothing this page can draw (`holds` of its
     pack is false), the plain sentence saying so and which machines to pick instead; None otherwise.
     The page then draws no GPU curve: another machine's curve is never put in the chosen one's place."""
@@ -268,13 +284,19 @@ def unanswered(source: GpuSource, sources: Sequence[GpuSource], pack_of: Callabl
     if holds(mine):
         return None
     lessons = recorded_lessons(mine)
-    what = (f"were recorded for the {' and '.join(lessons)} {'lesson' if len(lessons) == 1 else 'lessons'} only"
-            if lessons else "hold nothing this page can draw")
+    what = (
+        f"were recorded for the {' and '.join(lessons)} {'lesson' if len(lessons) == 1 else 'lessons'} only"
+        if lessons
+        else "hold nothing this page can draw"
+    )
     # Neither the chosen machine nor the others are named: the note is about what is NOT drawn, and a name or a
     # date in it would read as the provenance of a curve on screen (the sidebar's list names them all).
     others = [s for s in sources if s.recorded and s.key != source.key and holds(pack_of(s))]
-    pick = ("pick another machine under “GPU results from” for one." if others
-            else "no other recorded GPU has results for this page.")
+    pick = (
+        "pick another machine under “GPU results from” for one."
+        if others
+        else "no other recorded GPU has results for this page."
+    )
     return f"The sidebar's GPU results {what}, so this page shows no GPU curve: {pick}"  # one sentence: a page's answer
 
 
@@ -301,8 +323,9 @@ def sweeps_over(row: Mapping[str, Any], over: str) -> bool:
     return over in row and (not swept or over in swept.split(","))
 
 
-def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: Mapping[str, Any],
-                  device_prefix: str = "cuda") -> list[dict]:
+def matching_rows(
+    rows: Sequence[dict], workload: Workload, over: str, params: Mapping[str, Any], device_prefix: str = "cuda"
+) -> list[dict]:
     """Rows of `workload` on matching devices from a sweep over `over`, whose other settings all
     equal `params` (compared after parsing)."""
     wanted = workload.resolve({k: v for k, v in params.items() if k != over})
@@ -318,8 +341,9 @@ def matching_rows(rows: Sequence[dict], workload: Workload, over: str, params: M
     return out
 
 
-def view_rows(pack: Mapping[str, Any] | None, label: str, workload: Workload, over: str, params: Mapping[str, Any]
-              ) -> tuple[list[dict], str | None]:
+def view_rows(
+    pack: Mapping[str, Any] | None, label: str, workload: Workload, over: str, params: Mapping[str, Any]
+) -> tuple[list[dict], str | None]:
     """GPU rows of `pack` (recorded on `label`) matching a view's settings, and a plain note when there
     are none: the pack holds nothing for this workload, or no sweep with these settings. ([], None)
     without a pack."""
@@ -330,8 +354,10 @@ def view_rows(pack: Mapping[str, Any] | None, label: str, workload: Workload, ov
         return rows, None
     if not holds_workload(pack, workload):
         return [], f"The recorded results ({plain(label)}) hold nothing for this lesson, so there is no GPU curve here."
-    return [], (f"The recorded results ({plain(label)}) have no sweep with these settings, so there is no GPU "
-                "curve for this view: only the live CPU is shown.")
+    return [], (
+        f"The recorded results ({plain(label)}) have no sweep with these settings, so there is no GPU "
+        "curve for this view: only the live CPU is shown."
+    )
 
 
 def holds_workload(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
@@ -356,15 +382,19 @@ def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str
     return list(groups.values())
 
 
-def best_recorded_sweep(pack: Mapping[str, Any], workload: Workload, prefer: str = "batch_size"
-                        ) -> tuple[str, list[dict]] | None:
+def best_recorded_sweep(
+    pack: Mapping[str, Any], workload: Workload, prefer: str = "batch_size"
+) -> tuple[str, list[dict]] | None:
     """The sweep in a pack with the most points measured on both the CPU and a GPU (preferring
     one over `prefer`): (swept setting, its rows on both devices), or None."""
     best: tuple[tuple, str, list[dict]] | None = None
     for group in recorded_groups(pack["rows"], workload):
         over = group["over"]
-        rows = [r for r in matching_rows(pack["rows"], workload, over, group["params"], device_prefix="")
-                if r["device"] == "cpu" or is_cuda(r["device"])]
+        rows = [
+            r
+            for r in matching_rows(pack["rows"], workload, over, group["params"], device_prefix="")
+            if r["device"] == "cpu" or is_cuda(r["device"])
+        ]
         gpus = sorted({r["device"] for r in rows if is_cuda(r["device"])})
         if not gpus:
             continue
@@ -379,6 +409,7 @@ def best_recorded_sweep(pack: Mapping[str, Any], workload: Workload, prefer: str
 def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:
     """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding rows
     of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
-    mine = [p for p in packs if not gpu_names(p["machine"])
-            and any(r.get("workload") == workload.name for r in p["rows"])]
+    mine = [
+        p for p in packs if not gpu_names(p["machine"]) and any(r.get("workload") == workload.name for r in p["rows"])
+    ]
     return min(mine, key=lambda p: p["machine"].get("cpu_cores") or 99) if mine else None

@@ -46,9 +46,16 @@ def load_timelines(directory: Path | None = None) -> tuple[list[dict[str, Any]],
     return list(files), list(problems)
 
 
-def find_timeline(files: Sequence[Mapping[str, Any]], workload: str, settings: Mapping[str, Any], *,
-                  device_kind: str, hardware: str | None = None, keys: Sequence[str] = (),
-                  refused: bool = False) -> dict[str, Any] | None:
+def find_timeline(
+    files: Sequence[Mapping[str, Any]],
+    workload: str,
+    settings: Mapping[str, Any],
+    *,
+    device_kind: str,
+    hardware: str | None = None,
+    keys: Sequence[str] = (),
+    refused: bool = False,
+) -> dict[str, Any] | None:
     """The recorded timeline of `workload` on a device of `device_kind` ('cpu' or 'cuda') whose
     settings agree with `settings` on `keys` (all given settings when empty), on the named hardware
     (any when None). With `refused`, when no such timeline was measured, the entry that was refused at
@@ -56,12 +63,21 @@ def find_timeline(files: Sequence[Mapping[str, Any]], workload: str, settings: M
     keys = keys or list(settings)
     found = _find(files, workload, settings, device_kind, hardware, keys, (Status.OK,))
     if found is None and refused:
-        found = _find(files, workload, settings, device_kind, hardware, keys, tuple(s for s in Status if s != Status.OK))
+        found = _find(
+            files, workload, settings, device_kind, hardware, keys, tuple(s for s in Status if s != Status.OK)
+        )
     return found
 
 
-def _find(files: Sequence[Mapping[str, Any]], workload: str, settings: Mapping[str, Any], device_kind: str,
-          hardware: str | None, keys: Sequence[str], statuses: tuple[Status, ...]) -> dict[str, Any] | None:
+def _find(
+    files: Sequence[Mapping[str, Any]],
+    workload: str,
+    settings: Mapping[str, Any],
+    device_kind: str,
+    hardware: str | None,
+    keys: Sequence[str],
+    statuses: tuple[Status, ...],
+) -> dict[str, Any] | None:
     for f in files:
         if hardware and hardware_text(f["machine"]) != hardware:
             continue

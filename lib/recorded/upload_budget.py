@@ -125,31 +125,56 @@ class SessionUploads:
     def _read(self, name: str, data: bytes) -> _File:
         limits = self.limits
         if len(self._files) >= limits.session_files:
-            return _File(Source(name, error=f"{name}: not read: this page reads at most {limits.session_files} "
-                                            "files at a time; remove one to add another"))
+            return _File(
+                Source(
+                    name,
+                    error=f"{name}: not read: this page reads at most {limits.session_files} "
+                    "files at a time; remove one to add another",
+                )
+            )
         held_bytes = sum(f.nbytes for f in self._files.values())
         if held_bytes + len(data) > limits.session_bytes:
-            return _File(Source(name, error=f"{name}: not read: with it your files would hold more than "
-                                            f"{limits.session_bytes / 1e6:.0f} MB, the most one visitor's uploads "
-                                            "may; remove a file to add this one"))
+            return _File(
+                Source(
+                    name,
+                    error=f"{name}: not read: with it your files would hold more than "
+                    f"{limits.session_bytes / 1e6:.0f} MB, the most one visitor's uploads "
+                    "may; remove a file to add this one",
+                )
+            )
         [source] = read_uploads([(name, data)], limits=limits)
         if source.pack is None:
             return _File(source)
         rows = len(source.pack["rows"])
         held_rows = sum(f.rows for f in self._files.values())
         if held_rows + rows > limits.session_rows:
-            return _File(Source(name, error=f"{name}: not read: its {rows:,} rows would bring your files past "
-                                            f"{limits.session_rows:,} rows, the most one visitor's uploads may "
-                                            "hold; remove a file to add this one"))
+            return _File(
+                Source(
+                    name,
+                    error=f"{name}: not read: its {rows:,} rows would bring your files past "
+                    f"{limits.session_rows:,} rows, the most one visitor's uploads may "
+                    "hold; remove a file to add this one",
+                )
+            )
         keys = frozenset(k for row in source.pack["rows"] for k in row)
         held_keys = frozenset().union(*(f.keys for f in self._files.values()))
         if len(held_keys | keys) > limits.session_keys:
-            return _File(Source(name, error=f"{name}: not read: with it your files would have more than "
-                                            f"{limits.session_keys} different fields in their rows; remove a file "
-                                            "to add this one"))
+            return _File(
+                Source(
+                    name,
+                    error=f"{name}: not read: with it your files would have more than "
+                    f"{limits.session_keys} different fields in their rows; remove a file "
+                    "to add this one",
+                )
+            )
         if not self.ledger.take(id(self), rows, len(data), limits):
-            return _File(Source(name, error=f"{name}: not read: the server holds as many uploaded results as it "
-                                            "can for all its visitors right now; try again in a few minutes"))
+            return _File(
+                Source(
+                    name,
+                    error=f"{name}: not read: the server holds as many uploaded results as it "
+                    "can for all its visitors right now; try again in a few minutes",
+                )
+            )
         return _File(source, rows, len(data), keys)
 
     def held(self) -> tuple[int, int]:
@@ -188,4 +213,3 @@ def trim_memory() -> bool:
         return False
     _LIBC.malloc_trim(0)
     return True
-

@@ -62,8 +62,9 @@ def check_shape(pack: dict[str, Any], limits: UploadLimits) -> None:
         if len(labels) > limits.file_machines:
             raise PackError(f"rows[{i}].machine: more than {limits.file_machines} different machines in one file")
         if len(keys) > limits.file_keys:
-            raise PackError(f"rows: more than {limits.file_keys} different fields across the rows "
-                            f"(a result pack has under 100)")
+            raise PackError(
+                f"rows: more than {limits.file_keys} different fields across the rows (a result pack has under 100)"
+            )
 
 
 def compact(pack: dict[str, Any]) -> dict[str, Any]:
@@ -79,8 +80,9 @@ def compact(pack: dict[str, Any]) -> dict[str, Any]:
     return pack
 
 
-def parse_upload(name: str, data: bytes, max_bytes: int = MAX_UPLOAD_BYTES,
-                 limits: UploadLimits | None = None) -> dict[str, Any]:
+def parse_upload(
+    name: str, data: bytes, max_bytes: int = MAX_UPLOAD_BYTES, limits: UploadLimits | None = None
+) -> dict[str, Any]:
     """A validated pack from an uploaded file, or PackError saying what is wrong with it. With
     `limits`, also within their per-file caps, and compacted (rows held as the pages use them)."""
     max_bytes = min(max_bytes, limits.file_bytes) if limits else max_bytes
@@ -124,13 +126,17 @@ class Source:
 
 
 def _content_key(pack: dict[str, Any]) -> str:
-    body = json.dumps({"machine": pack.get("machine"), "machines": pack.get("machines"), "rows": pack.get("rows")},
-                      sort_keys=True, default=str)
+    body = json.dumps(
+        {"machine": pack.get("machine"), "machines": pack.get("machines"), "rows": pack.get("rows")},
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def read_uploads(files: Iterable[tuple[str, bytes]], max_bytes: int = MAX_UPLOAD_BYTES,
-                 limits: UploadLimits | None = None) -> list[Source]:
+def read_uploads(
+    files: Iterable[tuple[str, bytes]], max_bytes: int = MAX_UPLOAD_BYTES, limits: UploadLimits | None = None
+) -> list[Source]:
     """Each (file name, bytes) as a Source: its validated pack, or the error naming file and field.
     A bad file never stops the others from being read."""
     sources = []
@@ -142,8 +148,9 @@ def read_uploads(files: Iterable[tuple[str, bytes]], max_bytes: int = MAX_UPLOAD
         except RecursionError:
             sources.append(Source(name, error=f"{name}: nested too deeply to be a result pack"))
         except Exception as err:
-            sources.append(Source(name, error=f"{name}: could not be read as a result pack "
-                                              f"({type(err).__name__}: {err})"))
+            sources.append(
+                Source(name, error=f"{name}: could not be read as a result pack ({type(err).__name__}: {err})")
+            )
         else:
             sources.append(Source(name, pack=pack))
     return sources
@@ -158,8 +165,12 @@ def drop_duplicates(sources: Sequence[Source]) -> list[Source]:
         if src.pack is not None and src.error is None and src.note is None:
             key = _content_key(src.pack)
             if key in seen:
-                src = Source(src.name, src.pack, note=f"{src.name}: the same results as {seen[key]}, so used once",
-                             shipped=src.shipped)
+                src = Source(
+                    src.name,
+                    src.pack,
+                    note=f"{src.name}: the same results as {seen[key]}, so used once",
+                    shipped=src.shipped,
+                )
             else:
                 seen[key] = src.name
         out.append(src)
@@ -221,8 +232,16 @@ def combine(sources: Sequence[Source]) -> Combined | None:
                 new = f"{label} · {src.name}" + (f" ({n - 1})" if n > 2 else "")
             taken[new] = identity
             rename[label] = new
-            entry = machines.setdefault(new, {"label": new, "fingerprint": machine if known else None,
-                                              "sources": [], "rows": 0, "cpu_threads": set()})
+            entry = machines.setdefault(
+                new,
+                {
+                    "label": new,
+                    "fingerprint": machine if known else None,
+                    "sources": [],
+                    "rows": 0,
+                    "cpu_threads": set(),
+                },
+            )
             if src.name not in entry["sources"]:
                 entry["sources"].append(src.name)
         rows = []
@@ -236,8 +255,14 @@ def combine(sources: Sequence[Source]) -> Combined | None:
         relabelled = [{**m, "label": rename.get(str(m.get("label") or ""), m.get("label", ""))} for m in fingerprints]
         top = dict(pack["machine"])
         top["label"] = rename.get(str(top.get("label") or ""), top.get("label") or default)
-        packs.append({"schema_version": pack["schema_version"], "machine": top, "rows": rows,
-                      **({"machines": relabelled} if pack.get("machines") else {})})
+        packs.append(
+            {
+                "schema_version": pack["schema_version"],
+                "machine": top,
+                "rows": rows,
+                **({"machines": relabelled} if pack.get("machines") else {}),
+            }
+        )
     if not packs:
         return None
     return Combined(merge_packs(packs), list(machines.values()))
@@ -260,23 +285,24 @@ def machine_table(machines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             return unknown if value in (None, "") else str(value)
 
         threads = sorted(entry.get("cpu_threads") or ())
-        out.append({
-            "machine": entry["label"],
-            "from": ", ".join(entry["sources"]),
-            "rows": entry["rows"],
-            "CPU": get("cpu_model"),
-            "cores": get("cpu_cores"),
-            "torch threads": get("torch_threads"),
-            "threads in CPU rows": ", ".join(map(str, threads)) or "–",
-            "GPU": _gpus_text(m) if m else unknown,
-            "driver": get("driver"),
-            "torch": get("torch"),
-            "CUDA": get("cuda"),
-            "Python": get("python"),
-            "date": get("date")[:16].replace("T", " ") if m.get("date") else unknown,
-        })
+        out.append(
+            {
+                "machine": entry["label"],
+                "from": ", ".join(entry["sources"]),
+                "rows": entry["rows"],
+                "CPU": get("cpu_model"),
+                "cores": get("cpu_cores"),
+                "torch threads": get("torch_threads"),
+                "threads in CPU rows": ", ".join(map(str, threads)) or "–",
+                "GPU": _gpus_text(m) if m else unknown,
+                "driver": get("driver"),
+                "torch": get("torch"),
+                "CUDA": get("cuda"),
+                "Python": get("python"),
+                "date": get("date")[:16].replace("T", " ") if m.get("date") else unknown,
+            }
+        )
     return out
-
 
 
 _MARKDOWN = set("\\`*_[]<>$|~:#")
@@ -284,9 +310,11 @@ _MARKDOWN = set("\\`*_[]<>$|~:#")
 # address with @): a word joiner (U+2060, invisible, no line break) after ':' / before '.' / after
 # '@' breaks the pattern, so the text is still read as it was written but nothing becomes a link.
 WORD_JOINER = "\u2060"
-_AUTOLINKS = ((re.compile(r"(?i)\b(https?|ftp|mailto|xmpp|file|javascript|data)(\\?:)"), "\\1\\2" + WORD_JOINER),
-              (re.compile(r"(?i)\b(www)(\\?\.)"), "\\1" + WORD_JOINER + "\\2"),
-              (re.compile("@"), "@" + WORD_JOINER))
+_AUTOLINKS = (
+    (re.compile(r"(?i)\b(https?|ftp|mailto|xmpp|file|javascript|data)(\\?:)"), "\\1\\2" + WORD_JOINER),
+    (re.compile(r"(?i)\b(www)(\\?\.)"), "\\1" + WORD_JOINER + "\\2"),
+    (re.compile("@"), "@" + WORD_JOINER),
+)
 
 
 def one_line(text: Any, limit: int = 200) -> str:
@@ -324,6 +352,7 @@ def session_pack(pack: dict[str, Any]) -> dict[str, Any]:
     """An uploaded pack as every lesson page of the session reads it (the sidebar offers its GPU):
     its machine's names and its rows' machine labels through text_only, since those pages put them
     into sentences and legends alike. Your results shows the file itself, escaped with plain()."""
+
     def machine(m: dict[str, Any]) -> dict[str, Any]:
         out = {**m, **{k: text_only(m[k]) for k in _NAME_FIELDS if isinstance(m.get(k), str)}}
         if isinstance(m.get("gpus"), list):
@@ -338,7 +367,9 @@ def session_pack(pack: dict[str, Any]) -> dict[str, Any]:
         return names[name]
 
     def row(r: dict[str, Any]) -> dict[str, Any]:
-        changed = {k: safe(r[k]) for k in ("machine", "device_name") if isinstance(r.get(k), str) and safe(r[k]) != r[k]}
+        changed = {
+            k: safe(r[k]) for k in ("machine", "device_name") if isinstance(r.get(k), str) and safe(r[k]) != r[k]
+        }
         return {**r, **changed} if changed else r  # most rows need no change: the same object, not a copy
 
     out = {**pack, "machine": machine(pack["machine"]), "rows": [row(r) for r in pack["rows"]]}

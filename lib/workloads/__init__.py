@@ -24,12 +24,7 @@ REGISTERED: tuple[Workload, ...] = (
 )
 
 # The model families the Training page switches between (lib.workloads.family), the first its default.
-FAMILIES: tuple[TrainingFamily, ...] = (
-    mlp.FAMILY,
-    cnn.FAMILY,
-    transformer.FAMILY,
-    vision.FAMILY,
-)
+FAMILIES: tuple[TrainingFamily, ...] = (mlp.FAMILY, cnn.FAMILY, transformer.FAMILY, vision.FAMILY)
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in REGISTERED}
 
@@ -41,4 +36,14 @@ def get_workload(name: str) -> Workload:
         raise SettingError(f"unknown workload '{name}' (known: {', '.join(sorted(WORKLOADS))})") from None
 
 
-__all__ = ["FAMILIES", "TrainingFamily", "Setting", "SettingError", "Step", "Workload", "WORKLOADS", "REGISTERED", "get_workload"]
+__all__ = [
+    "FAMILIES",
+    "TrainingFamily",
+    "Setting",
+    "SettingError",
+    "Step",
+    "Workload",
+    "WORKLOADS",
+    "REGISTERED",
+    "get_workload",
+]

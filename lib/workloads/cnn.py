@@ -32,6 +32,7 @@ STAGES = 3
 def conv_net(channels: int, depth: int, classes: int) -> nn.Sequential:
     """The network (on the current default device; fake tensors when its step is traced)."""
     from torch import nn
+
     layers: list[nn.Module] = []
     cin = IMAGE_SHAPE[0]
     for stage in range(STAGES):
@@ -71,17 +72,29 @@ WORKLOAD = CNNTraining()
 STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, sizes=("channels", "classes"))
 
 FAMILY = TrainingFamily(
-    WORKLOAD, "CNN",
+    WORKLOAD,
+    "CNN",
     axes={
-        "batch_size": Axis("batch size", tuple(2**i for i in range(13)),
-                           "Images per optimizer step (one full-batch step when at least the dataset size)."),
-        "channels": Axis("channels", (4, 8, 16, 32, 64, 128),
-                         "Channels of the first stage of convolutions; the next two stages have 2 and 4 times as many."),
-        "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 15)),
-                             "Images in one epoch: more images, more steps per epoch."),
-        "depth": Axis("depth", (1, 2, 3, 4, 6), "Convolutions in each of the 3 stages: each adds kernels to every step."),
+        "batch_size": Axis(
+            "batch size",
+            tuple(2**i for i in range(13)),
+            "Images per optimizer step (one full-batch step when at least the dataset size).",
+        ),
+        "channels": Axis(
+            "channels",
+            (4, 8, 16, 32, 64, 128),
+            "Channels of the first stage of convolutions; the next two stages have 2 and 4 times as many.",
+        ),
+        "dataset_size": Axis(
+            "dataset size", tuple(2**i for i in range(8, 15)), "Images in one epoch: more images, more steps per epoch."
+        ),
+        "depth": Axis(
+            "depth", (1, 2, 3, 4, 6), "Convolutions in each of the 3 stages: each adds kernels to every step."
+        ),
     },
-    width="channels", depth="depth",
-    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
+    width="channels",
+    depth="depth",
+    step_terms=STEP_TERMS,
+    structural_kernels=STRUCTURAL_KERNELS,
     grid=Grid(batches=(1, 8, 64, 512, 4096), widths=(16, 64), depths=(1, 3)),
 )

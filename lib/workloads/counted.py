@@ -38,8 +38,9 @@ from lib.workloads.execution import DEFAULT
 COUNT_BATCHES = (2, 4)
 WORK_FILE = Path(__file__).with_name("traced_work.json")
 # settings that change no count: the rows (lines in them), how the step runs and the switches (priced apart)
-_NOT_COUNTED = frozenset({"batch_size", "dataset_size", "mode", "data_resident", "item_every_step", "pin_memory",
-                          "seed", "lr"})
+_NOT_COUNTED = frozenset(
+    {"batch_size", "dataset_size", "mode", "data_resident", "item_every_step", "pin_memory", "seed", "lr"}
+)
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,15 @@ def _key_text(key: Mapping[str, Any]) -> str:
 def _traced(workload: Workload, key: tuple[tuple[str, Any], ...]) -> StepCounts:
     from lib.workloads.traced import trace_step  # torch is imported there, where it runs
 
-    at = {b: trace_step(workload, {**dict(key), "batch_size": b, "dataset_size": b, "mode": DEFAULT})
-          for b in COUNT_BATCHES}
+    at = {
+        b: trace_step(workload, {**dict(key), "batch_size": b, "dataset_size": b, "mode": DEFAULT})
+        for b in COUNT_BATCHES
+    }
     a, b = COUNT_BATCHES
-    lines = [Line.through((a, of(at[a])), (b, of(at[b])))
-             for of in (lambda t: t.flops_matmul, lambda t: t.bytes, lambda t: t.forward_bytes)]
+    lines = [
+        Line.through((a, of(at[a])), (b, of(at[b])))
+        for of in (lambda t: t.flops_matmul, lambda t: t.bytes, lambda t: t.forward_bytes)
+    ]
     return StepCounts(*lines, parameters=at[a].parameters)
 
 
@@ -117,7 +122,9 @@ def _traced(workload: Workload, key: tuple[tuple[str, Any], ...]) -> StepCounts:
 def _shipped() -> dict[str, dict[str, StepCounts]]:
     """WORK_FILE's counts, by family and by their settings' text."""
     entries = json.loads(WORK_FILE.read_text()) if WORK_FILE.exists() else {}
-    return {name: {_key_text(e["settings"]): StepCounts.from_json(e) for e in listed} for name, listed in entries.items()}
+    return {
+        name: {_key_text(e["settings"]): StepCounts.from_json(e) for e in listed} for name, listed in entries.items()
+    }
 
 
 def page_settings(family: Any) -> list[dict[str, Any]]:
@@ -140,11 +147,17 @@ def write_work(families: Any) -> dict[str, int]:
     for family in families:
         if not hasattr(family.workload, "counts"):
             continue
-        out[family.name] = [{"settings": key, **_traced(family.workload, tuple(key.items())).as_json()}
-                            for key in page_settings(family)]
+        out[family.name] = [
+            {"settings": key, **_traced(family.workload, tuple(key.items())).as_json()} for key in page_settings(family)
+        ]
     # one setting a line: a change to a family's step reads as the lines it changed
-    WORK_FILE.write_text("{\n" + ",\n".join(
-        f" {json.dumps(name)}: [\n" + ",\n".join(f"  {json.dumps(entry)}" for entry in entries) + "\n ]"
-        for name, entries in out.items()) + "\n}\n")
+    WORK_FILE.write_text(
+        "{\n"
+        + ",\n".join(
+            f" {json.dumps(name)}: [\n" + ",\n".join(f"  {json.dumps(entry)}" for entry in entries) + "\n ]"
+            for name, entries in out.items()
+        )
+        + "\n}\n"
+    )
     _shipped.clear()
     return {name: len(entries) for name, entries in out.items()}

@@ -64,6 +64,7 @@ class PixelImages:
 def synthetic_images(rows: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """MNIST-shaped uint8 images whose class can be learnt: a per-class pattern plus noise."""
     import torch
+
     gen = torch.Generator().manual_seed(seed + 7)
     patterns = torch.rand(CLASSES, 28, 28, generator=gen) * 160
     labels = torch.randint(0, CLASSES, (rows,), generator=gen)
@@ -85,6 +86,7 @@ def make_transform(data: str, normalize: bool):
 def image_dataset(params: Settings) -> tuple[Dataset, torch.Tensor, torch.Tensor, str]:
     """(dataset of PIL items, the same rows as float tensors [n, 784], labels [n], note)."""
     import torch
+
     data, rows, seed = params["data"], int(params["dataset_size"]), int(params["seed"])
     normalize = bool(params["normalize"])
     transform = make_transform(data, normalize)
@@ -115,6 +117,7 @@ def build_model(params: Settings) -> nn.Module:
     """Linear 784->10 (seed 001) or the 784-400-200-100-10 MLP (seed 000), seeded on the CPU."""
     import torch
     from torch import nn
+
     state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
     if params["model"] == "linear":
@@ -127,6 +130,7 @@ def build_model(params: Settings) -> nn.Module:
 
 def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     import torch
+
     if params["optimizer"] == "adam":
         return torch.optim.Adam(model.parameters(), lr=float(params["lr"]))
     return torch.optim.SGD(model.parameters(), lr=float(params["lr"]))
@@ -156,15 +160,38 @@ class DataLoading(Workload):
         "tensors on the device. Shows when the input pipeline, not the device, sets the pace."
     )
     settings = (
-        Setting("source", "images", "images: DataLoader over PIL images (ToTensor + Normalize per item); tensors: the same data preloaded on the device", choices=("images", "tensors")),
+        Setting(
+            "source",
+            "images",
+            "images: DataLoader over PIL images (ToTensor + Normalize per item); tensors: the same data preloaded on the device",
+            choices=("images", "tensors"),
+        ),
         Setting("batch_size", 128, "rows per optimizer step", 1, 65_536, log=True),
         Setting("dataset_size", 2048, "rows in one epoch (one call of the step)", 1, 1_000_000, log=True),
         Setting("num_workers", 0, "DataLoader worker processes decoding images (0: in the main process)", 0, 32),
-        Setting("pin_memory", False, "DataLoader copies batches into page-locked memory; copies to the GPU are then non_blocking (no effect on the CPU)"),
-        Setting("persistent_workers", True, "keep worker processes between epochs (False: start them again every epoch, PyTorch's default)"),
-        Setting("data", "synthetic", "images: synthetic (MNIST-like, offline), fakedata (torchvision FakeData), mnist / fashion_mnist when torchvision can reach them (else synthetic, with a note)", choices=("synthetic", "fakedata", "mnist", "fashion_mnist")),
+        Setting(
+            "pin_memory",
+            False,
+            "DataLoader copies batches into page-locked memory; copies to the GPU are then non_blocking (no effect on the CPU)",
+        ),
+        Setting(
+            "persistent_workers",
+            True,
+            "keep worker processes between epochs (False: start them again every epoch, PyTorch's default)",
+        ),
+        Setting(
+            "data",
+            "synthetic",
+            "images: synthetic (MNIST-like, offline), fakedata (torchvision FakeData), mnist / fashion_mnist when torchvision can reach them (else synthetic, with a note)",
+            choices=("synthetic", "fakedata", "mnist", "fashion_mnist"),
+        ),
         Setting("normalize", True, "transforms.Normalize after ToTensor (seed 001 did; seed 000 used ToTensor only)"),
-        Setting("model", "linear", "linear: Linear 784->10 (seed 001); mlp: 784-400-200-100-10 (seed 000)", choices=("linear", "mlp")),
+        Setting(
+            "model",
+            "linear",
+            "linear: Linear 784->10 (seed 001); mlp: 784-400-200-100-10 (seed 000)",
+            choices=("linear", "mlp"),
+        ),
         Setting("optimizer", "sgd", "optimizer", choices=("sgd", "adam")),
         Setting("lr", 0.005, "learning rate", 1e-6, 10.0, log=True),
         Setting("shuffle", True, "reshuffle the rows every epoch"),
@@ -205,6 +232,7 @@ class DataLoading(Workload):
     def build(self, params: Settings, device: str) -> Step:
         import torch
         from torch import nn
+
         dev = torch.device(device)
         dataset, x_host, y_host, note = image_dataset(params)
         feed = EpochBatches(params, dev, dataset, x_host, y_host, self.batches_per_epoch(params))
@@ -240,10 +268,13 @@ class DataLoading(Workload):
             for i in range(min(int(params["dataset_size"]), 4)):
                 img, label = dataset[i]
                 assert int(label) == int(y_host[i]), f"row {i}: label {label} != {int(y_host[i])}"
-                assert torch.allclose(img.reshape(-1), x_host[i], atol=1e-5), f"row {i}: image pipeline != preloaded tensor"
+                assert torch.allclose(img.reshape(-1), x_host[i], atol=1e-5), (
+                    f"row {i}: image pipeline != preloaded tensor"
+                )
             training.assert_holds_own_parameters(optimizer, model)
-            training.assert_learns(lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn,
-                                   feed.resident[0])
+            training.assert_learns(
+                lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn, feed.resident[0]
+            )
 
         # Scalar extras become row columns: only data_note and note (reserved in lib.core.results).
         extras: dict[str, Any] = {"epoch_losses": epoch_losses}
@@ -251,9 +282,14 @@ class DataLoading(Workload):
             extras["data_note"] = note
         if remarks := setting_remarks(params, dev.type == "cuda"):
             extras["note"] = remarks
-        return Step(run=run_epoch, phases={"loading": loading, "compute": compute},
-                    units={"batches_per_epoch": feed.n_batches}, check=check, extras=extras,
-                    close=lambda: shutdown_workers(feed.loader))
+        return Step(
+            run=run_epoch,
+            phases={"loading": loading, "compute": compute},
+            units={"batches_per_epoch": feed.n_batches},
+            check=check,
+            extras=extras,
+            close=lambda: shutdown_workers(feed.loader),
+        )
 
 
 def setting_remarks(params: Settings, cuda: bool) -> str:
@@ -270,10 +306,18 @@ class EpochBatches:
     """The batches of one epoch, from the DataLoader over images or from tensors already on the
     device (both hold the same numbers), and the same batches resident on the device."""
 
-    def __init__(self, params: Settings, dev: torch.device, dataset: Dataset, x_host: torch.Tensor,
-                 y_host: torch.Tensor, n_batches: int) -> None:
+    def __init__(
+        self,
+        params: Settings,
+        dev: torch.device,
+        dataset: Dataset,
+        x_host: torch.Tensor,
+        y_host: torch.Tensor,
+        n_batches: int,
+    ) -> None:
         import torch
         from torch.utils.data import DataLoader
+
         self.dev, self.n_batches = dev, n_batches
         self.pin = bool(params["pin_memory"]) and dev.type == "cuda"
         self.rows, self.batch_size = int(params["dataset_size"]), int(params["batch_size"])
@@ -281,7 +325,11 @@ class EpochBatches:
         self.x, self.y = x_host.to(dev), y_host.to(dev)
         workers = int(params["num_workers"])
         self.loader = DataLoader(
-            dataset, batch_size=self.batch_size, shuffle=self.shuffle, num_workers=workers, pin_memory=self.pin,
+            dataset,
+            batch_size=self.batch_size,
+            shuffle=self.shuffle,
+            num_workers=workers,
+            pin_memory=self.pin,
             persistent_workers=workers > 0 and bool(params["persistent_workers"]),
             generator=torch.Generator().manual_seed(int(params["seed"])),
         )
@@ -294,13 +342,17 @@ class EpochBatches:
 
     def __call__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         import torch
+
         if self.images:
             for xb, yb in self.loader:
-                yield xb.reshape(xb.shape[0], -1).to(self.dev, non_blocking=self.pin), yb.to(self.dev, non_blocking=self.pin)
+                yield (
+                    xb.reshape(xb.shape[0], -1).to(self.dev, non_blocking=self.pin),
+                    yb.to(self.dev, non_blocking=self.pin),
+                )
         elif self.shuffle:
             perm = torch.randperm(self.rows, generator=self.order).to(self.dev, non_blocking=self.dev.type == "cuda")
             for i in range(self.n_batches):
-                idx = perm[i * self.batch_size:(i + 1) * self.batch_size]
+                idx = perm[i * self.batch_size : (i + 1) * self.batch_size]
                 yield self.x[idx], self.y[idx]
         else:
             yield from (self._slice(i) for i in range(self.n_batches))

@@ -50,7 +50,10 @@ TABLES: dict[str, DataInfo] = {
         "diabetes",
         "Diabetes: 442 patients, 10 features, 1 target (regression; the stand-in for Boston housing, "
         "whose load_boston was removed in scikit-learn 1.2)",
-        10, 1, "regression", 442,
+        10,
+        1,
+        "regression",
+        442,
     ),
     "digits": DataInfo("digits", "Digits: 1,797 8x8 images, 64 pixels, 10 classes", 64, 10, "classification", 1797),
     "wine": DataInfo("wine", "Wine: 178 wines, 13 measurements, 3 cultivars", 13, 3, "classification", 178),
@@ -60,9 +63,16 @@ TABLES: dict[str, DataInfo] = {
 }
 
 IMAGES: dict[str, DataInfo] = {
-    "mnist": DataInfo("mnist", "MNIST: 60,000 handwritten digits, 28x28 pixels, 10 classes", 784, 10, "classification", 60_000),
+    "mnist": DataInfo(
+        "mnist", "MNIST: 60,000 handwritten digits, 28x28 pixels, 10 classes", 784, 10, "classification", 60_000
+    ),
     "fashion_mnist": DataInfo(
-        "fashion_mnist", "Fashion-MNIST: 60,000 clothing images, 28x28 pixels, 10 classes", 784, 10, "classification", 60_000
+        "fashion_mnist",
+        "Fashion-MNIST: 60,000 clothing images, 28x28 pixels, 10 classes",
+        784,
+        10,
+        "classification",
+        60_000,
     ),
 }
 
@@ -103,6 +113,7 @@ def load_table(name: str, standardize: bool = True) -> tuple[torch.Tensor, torch
     standard deviation 1 -- the seeds fed raw values, which trains worse but times the same.
     """
     import torch
+
     key = (name, bool(standardize))
     if key not in _TABLE_CACHE:
         if name not in TABLES:
@@ -154,6 +165,7 @@ def load_images(name: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 def _fetch_images(name: str) -> tuple[torch.Tensor, torch.Tensor]:
     import torch
+
     try:
         from torchvision import datasets
     except ImportError as err:  # pragma: no cover - torchvision is a requirement
@@ -200,6 +212,7 @@ def _download(cls: Any, root: Path, name: str) -> Any:
 def images_to_rows(images: torch.Tensor, name: str, standardize: bool = True) -> torch.Tensor:
     """uint8 images -> float32 rows [n, 784], exactly what ToTensor() (and Normalize) give per image."""
     import torch
+
     x = images.reshape(images.shape[0], -1).to(torch.float32).div(255)
     if standardize:
         mean, std = IMAGE_NORMALIZE.get(name, IMAGE_NORMALIZE["mnist"])
@@ -209,9 +222,11 @@ def images_to_rows(images: torch.Tensor, name: str, standardize: bool = True) ->
 
 # -- fitting a data set to the asked-for number of rows ---------------------------------------------
 
+
 def fit_rows(x: torch.Tensor, y: torch.Tensor, rows: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """`rows` rows of (x, y): a seeded random subset when there are more, repeated when fewer."""
     import torch
+
     have = x.shape[0]
     if rows == have:
         return x, y

@@ -102,31 +102,74 @@ _COMPILE_RECORDING = {"widths": (64, 1024), "batches": (1, 64, 4096, 65536), "sa
 # at other depths until a second depth is recorded (docs/cost_model_holdout.txt: depth-out missed ×3-7)
 _COMPILE_DEPTHS = {**_COMPILE_RECORDING, "depths": (1, 12)}
 MODES = (
-    Mode("eager", "eager PyTorch", "eager PyTorch", Kernels.EAGER, Issue(python_step=1.0, ops_per_kernel=1.0),
-         cpu_curve=True, live=True, timelines=True),
-    Mode("fused", "fused optimizer", "Adam(fused=True)", Kernels.FUSED_ADAM, Issue(python_step=1.0, ops_per_kernel=1.0),
-         optimizer=(("fused", True),), cpu_curve=True, live=True,
-         recordings=(Recording("fused"), Recording("fused_d1_12", depths=(1, 12), every=2))),
-    Mode("cuda_graph", "one CUDA graph", "the whole step captured once in a CUDA graph and replayed; CUDA only",
-         Kernels.CAPTURABLE, Issue(replays=1.0), graphed=True,
-         optimizer=(("capturable", True),),  # its step counter stays on the GPU, so the update can be replayed
-         cpu_refusal=("a CUDA graph records the GPU's kernel launches so they can be replayed at once; the CPU runs "
-                      "its operations directly and has no launches to record, so this mode runs on CUDA only"),
-         live=True, timelines=True,
-         recordings=(Recording("graph", profile=True),
-                     Recording("graph_d1_12", depths=(1, 12), every=2, profile=True))),
-    Mode("compile", "torch.compile", "torch.compile in its default mode; the compile is paid in the first call",
-         Kernels.INDUCTOR, Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS), compile="default",
-         recordings=(Recording("compile", **_COMPILE_RECORDING), Recording("compile_d1_12", **_COMPILE_DEPTHS))),
-    Mode("compile_reduce_overhead", "torch.compile (reduce-overhead)",
-         "torch.compile's reduce-overhead mode, which replays its kernels from CUDA graphs", Kernels.INDUCTOR,
-         Issue(calls=COMPILED_CALLS, replays=COMPILED_CALLS), graphed=True, compile="reduce-overhead",
-         recordings=(Recording("compile_reduce_overhead", **_COMPILE_RECORDING),
-                     Recording("compile_reduce_overhead_d1_12", **_COMPILE_DEPTHS))),
-    Mode("compile_max_autotune", "torch.compile (max-autotune)",
-         "torch.compile's max-autotune-no-cudagraphs mode", Kernels.INDUCTOR,
-         Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS), compile="max-autotune-no-cudagraphs",
-         recordings=(Recording("compile_max_autotune", widths=(64, 1024), batches=(64, 4096), save_every=1),)),
+    Mode(
+        "eager",
+        "eager PyTorch",
+        "eager PyTorch",
+        Kernels.EAGER,
+        Issue(python_step=1.0, ops_per_kernel=1.0),
+        cpu_curve=True,
+        live=True,
+        timelines=True,
+    ),
+    Mode(
+        "fused",
+        "fused optimizer",
+        "Adam(fused=True)",
+        Kernels.FUSED_ADAM,
+        Issue(python_step=1.0, ops_per_kernel=1.0),
+        optimizer=(("fused", True),),
+        cpu_curve=True,
+        live=True,
+        recordings=(Recording("fused"), Recording("fused_d1_12", depths=(1, 12), every=2)),
+    ),
+    Mode(
+        "cuda_graph",
+        "one CUDA graph",
+        "the whole step captured once in a CUDA graph and replayed; CUDA only",
+        Kernels.CAPTURABLE,
+        Issue(replays=1.0),
+        graphed=True,
+        optimizer=(("capturable", True),),  # its step counter stays on the GPU, so the update can be replayed
+        cpu_refusal=(
+            "a CUDA graph records the GPU's kernel launches so they can be replayed at once; the CPU runs "
+            "its operations directly and has no launches to record, so this mode runs on CUDA only"
+        ),
+        live=True,
+        timelines=True,
+        recordings=(Recording("graph", profile=True), Recording("graph_d1_12", depths=(1, 12), every=2, profile=True)),
+    ),
+    Mode(
+        "compile",
+        "torch.compile",
+        "torch.compile in its default mode; the compile is paid in the first call",
+        Kernels.INDUCTOR,
+        Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS),
+        compile="default",
+        recordings=(Recording("compile", **_COMPILE_RECORDING), Recording("compile_d1_12", **_COMPILE_DEPTHS)),
+    ),
+    Mode(
+        "compile_reduce_overhead",
+        "torch.compile (reduce-overhead)",
+        "torch.compile's reduce-overhead mode, which replays its kernels from CUDA graphs",
+        Kernels.INDUCTOR,
+        Issue(calls=COMPILED_CALLS, replays=COMPILED_CALLS),
+        graphed=True,
+        compile="reduce-overhead",
+        recordings=(
+            Recording("compile_reduce_overhead", **_COMPILE_RECORDING),
+            Recording("compile_reduce_overhead_d1_12", **_COMPILE_DEPTHS),
+        ),
+    ),
+    Mode(
+        "compile_max_autotune",
+        "torch.compile (max-autotune)",
+        "torch.compile's max-autotune-no-cudagraphs mode",
+        Kernels.INDUCTOR,
+        Issue(compiled_launches_per_kernel=1.0, calls=COMPILED_CALLS),
+        compile="max-autotune-no-cudagraphs",
+        recordings=(Recording("compile_max_autotune", widths=(64, 1024), batches=(64, 4096), save_every=1),),
+    ),
 )
 BY_VALUE = {m.value: m for m in MODES}
 VALUES = tuple(BY_VALUE)
@@ -176,8 +219,13 @@ def optimizer_options(value: str) -> dict[str, bool]:
     return dict(mode(value).optimizer)
 
 
-def make_trainer(mode: str, model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module,
-                 example: tuple[torch.Tensor, torch.Tensor]) -> Train:
+def make_trainer(
+    mode: str,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    loss_fn: nn.Module,
+    example: tuple[torch.Tensor, torch.Tensor],
+) -> Train:
     """One optimizer step on a batch, run the way `mode` says. `example` is a batch of the shape
     every later batch has (the CUDA graph's static inputs are shaped from it)."""
     how = BY_VALUE.get(mode)
@@ -201,11 +249,13 @@ def eager_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: n
     return train
 
 
-def compiled_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, torch_mode: str, *,
-                     graphs: bool = False) -> Train:
+def compiled_trainer(
+    model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, torch_mode: str, *, graphs: bool = False
+) -> Train:
     # A fresh compiler state per built step: each point pays (and reports) its own compile, and
     # many points in one process never reach Dynamo's recompile limit and fall back to eager.
     import torch
+
     torch._dynamo.reset()
     forward = torch.compile(lambda x, y: loss_fn(model(x), y), mode=torch_mode)
     update = torch.compile(optimizer.step, mode=torch_mode)
@@ -222,11 +272,13 @@ def compiled_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn
     return train
 
 
-def graph_trainer(model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module,
-                  example: tuple[torch.Tensor, torch.Tensor]) -> Train:
+def graph_trainer(
+    model: nn.Module, optimizer: torch.optim.Optimizer, loss_fn: nn.Module, example: tuple[torch.Tensor, torch.Tensor]
+) -> Train:
     """Capture forward, backward and update once; each call copies the batch into the static
     inputs (nothing to copy when it already is them) and replays the graph."""
     import torch
+
     static_x, static_y = example
     initial = [p.detach().clone() for p in model.parameters()]
     side = torch.cuda.Stream(static_x.device)
@@ -260,6 +312,7 @@ def restore_initial_state(model: nn.Module, optimizer: torch.optim.Optimizer, in
     """Undo the warm-up steps in place (the graph holds these very tensors): the initial weights
     and an empty optimizer state, so the first replay is the same step as eager's first."""
     import torch
+
     with torch.no_grad():
         for p, p0 in zip(model.parameters(), initial):
             p.copy_(p0)

@@ -77,7 +77,9 @@ class TrainingFamily:
     axes: Mapping[str, Axis]  # the page's sliders, in order: batch_size and dataset_size, and its shape
     width: str  # the setting that sizes each layer's work (with the rows): a step's key is (rows, width, depth)
     depth: str | None  # the setting that repeats layers: its kernels are counted, so any depth is predicted
-    step_terms: Callable[..., dict[str, float]]  # lib.core.costmodel's terms of one step (lib.workloads.traced.family_terms)
+    step_terms: Callable[
+        ..., dict[str, float]
+    ]  # lib.core.costmodel's terms of one step (lib.workloads.traced.family_terms)
     structural_kernels: Callable[[Mapping[str, Any]], float]  # kernels per step, from the structure alone
     # the shipped recordings' Training grids (scripts/record_packs.py): swept setting -> values
     recorded_sweeps: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
@@ -119,8 +121,10 @@ class TrainingFamily:
     def every_pick(self) -> list[TrainingFamily]:
         """The family at every value of its choices (itself alone when it has none)."""
         names = list(self.choices)
-        return [self.pick(**dict(zip(names, values)))
-                for values in itertools.product(*(self.choices[k].options for k in names))]
+        return [
+            self.pick(**dict(zip(names, values)))
+            for values in itertools.product(*(self.choices[k].options for k in names))
+        ]
 
     @property
     def named(self) -> str:

@@ -53,6 +53,7 @@ def glibc_strands(version: str | None = None) -> bool:
     REUSING_GLIBC; other C libraries (musl) and an unknown version count as stranding: the estimate
     must bound the peak, and a refusal says how much it needs."""
     import os
+
     if version is None:
         try:
             version = os.confstr("CS_GNU_LIBC_VERSION")
@@ -72,6 +73,7 @@ def build_net(params: Settings) -> nn.Sequential:
     """The seed's 1-20-20-400 tanh network, seeded on the CPU so every device gets the same one."""
     import torch
     from torch import nn
+
     hidden, outputs = int(params["hidden"]), int(params["outputs"])
     state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
@@ -84,6 +86,7 @@ def build_net(params: Settings) -> nn.Sequential:
 
 def make_input(params: Settings, rows: int | None = None) -> torch.Tensor:
     import torch
+
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
     t = torch.rand(int(params["val"]), 1, generator=gen)
     return t if rows is None else t[:rows]
@@ -93,6 +96,7 @@ def jacobian_fn(method: str, net: nn.Module) -> Callable[[torch.Tensor], torch.T
     """t (val, 1) -> the Jacobian by `method`: full (val, outputs, val, 1) for loop / vectorize,
     per-sample (val, outputs, 1) for the vmap methods."""
     import torch
+
     if method == "loop":
         return lambda t: torch.autograd.functional.jacobian(net, t)
     if method == "vectorize":
@@ -108,6 +112,7 @@ def jacobian_fn(method: str, net: nn.Module) -> Callable[[torch.Tensor], torch.T
 def diagonal_blocks(full: torch.Tensor) -> torch.Tensor:
     """(val, outputs, val, 1) -> (val, outputs, 1): the blocks d out[i] / d t[i]."""
     import torch
+
     rows = full.shape[0]
     index = torch.arange(rows, device=full.device)
     return full[index, :, index, :]
@@ -123,7 +128,12 @@ class Jacobian(Workload):
     )
     settings = (
         Setting("val", 10, "inputs in the batch (the seed ran 100 and 1000)", 1, 100_000, log=True),
-        Setting("method", "loop", "loop: autograd.functional.jacobian (the seed); vectorize: the same with vectorize=True; vmap_jacrev / vmap_jacfwd: torch.func per sample", choices=METHODS),
+        Setting(
+            "method",
+            "loop",
+            "loop: autograd.functional.jacobian (the seed); vectorize: the same with vectorize=True; vmap_jacrev / vmap_jacfwd: torch.func per sample",
+            choices=METHODS,
+        ),
         Setting("hidden", 20, "units in each of the two hidden tanh layers", 1, 4096, log=True),
         Setting("outputs", 400, "network outputs", 1, 65_536, log=True),
         Setting("seed", 0, "random seed for weights and inputs", 0, 2**31 - 1),
@@ -181,6 +191,7 @@ class Jacobian(Workload):
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
         import torch
+
         dev = torch.device(device)
         net = build_net(params).to(dev)
         t = make_input(params).to(dev)
@@ -207,7 +218,9 @@ class Jacobian(Workload):
                 assert worst == 0.0, f"{method}: off-diagonal blocks are not zero (max {worst:.3g})"
             blocks = diagonal_blocks(ours) if full else ours
             expected = diagonal_blocks(reference)
-            assert blocks.shape == expected.shape, f"{method} gave shape {tuple(blocks.shape)}, expected {tuple(expected.shape)}"
+            assert blocks.shape == expected.shape, (
+                f"{method} gave shape {tuple(blocks.shape)}, expected {tuple(expected.shape)}"
+            )
             err = (blocks - expected).abs().max().item()
             scale = expected.abs().max().item() or 1.0
             assert err <= 1e-4 * scale + 1e-6, f"{method} differs from the loop's diagonal blocks by {err:.3g}"

@@ -27,7 +27,11 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 from lib.core.devices import is_cuda
 from lib.core.workload import RUNTIME_BYTES, Setting, Settings, Step, Workload
 
-DTYPES = {"fp32": "float32", "tf32": "float32", "bf16": "bfloat16"}  # names of torch dtypes: declaring the workload imports no torch
+DTYPES = {
+    "fp32": "float32",
+    "tf32": "float32",
+    "bf16": "bfloat16",
+}  # names of torch dtypes: declaring the workload imports no torch
 ITEMSIZE = {"fp32": 4, "tf32": 4, "bf16": 2}
 # Largest relative (Frobenius) error of C against a float64 reference of the fp32 inputs.
 TOLERANCE = {"fp32": 1e-4, "tf32": 1e-2, "bf16": 5e-2}
@@ -43,6 +47,7 @@ def cuda_fp32_matmul(tf32: bool) -> Iterator[None]:
     For plain fp32 nothing is touched unless TF32 is currently on.
     """
     import torch
+
     matmul = torch.backends.cuda.matmul
     if hasattr(matmul, "fp32_precision"):
         previous = matmul.fp32_precision
@@ -70,6 +75,7 @@ def cuda_fp32_matmul(tf32: bool) -> Iterator[None]:
 def make_inputs(size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """A, B as float32 on the host, the same on every device."""
     import torch
+
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(size, size, generator=gen), torch.randn(size, size, generator=gen)
 
@@ -91,8 +97,17 @@ class MatMul(Workload):
     )
     settings = (
         Setting("size", 1024, "rows (= columns) of each matrix; seed 003 used 15360", 1, 65_536, log=True),
-        Setting("dtype", "fp32", "fp32: full fp32 (TF32 off); tf32: fp32 storage with tensor-core TF32 arithmetic (GPU only; the CPU runs fp32); bf16: bfloat16", choices=tuple(DTYPES)),
-        Setting("sync", True, "wait for the GPU before reading the clock (false: the naive timer, which sees only the launch)"),
+        Setting(
+            "dtype",
+            "fp32",
+            "fp32: full fp32 (TF32 off); tf32: fp32 storage with tensor-core TF32 arithmetic (GPU only; the CPU runs fp32); bf16: bfloat16",
+            choices=tuple(DTYPES),
+        ),
+        Setting(
+            "sync",
+            True,
+            "wait for the GPU before reading the clock (false: the naive timer, which sees only the launch)",
+        ),
         Setting("transfer", False, "copy both inputs host -> device inside every call (nothing to copy on the CPU)"),
         Setting("seed", 0, "random seed for the matrices", 0, 2**31 - 1),
     )
@@ -100,7 +115,7 @@ class MatMul(Workload):
     # -- estimates -----------------------------------------------------------------------------
     def flops(self, params: Settings) -> float:
         n = int(params["size"])
-        return 2.0 * n ** 3
+        return 2.0 * n**3
 
     def bytes_moved(self, params: Settings) -> float:
         n, item = int(params["size"]), ITEMSIZE[params["dtype"]]
@@ -118,6 +133,7 @@ class MatMul(Workload):
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
         import torch
+
         n, seed, name = int(params["size"]), int(params["seed"]), params["dtype"]
         dtype = getattr(torch, DTYPES[name])
         dev = torch.device(device)
@@ -146,9 +162,11 @@ class MatMul(Workload):
             b.copy_(b_host, non_blocking=True)
 
         if transfer:
+
             def run() -> None:
                 copy_in()
                 multiply()
+
             phases = {"transfer": copy_in, "compute": multiply}
         else:
             run = multiply
@@ -169,7 +187,8 @@ class MatMul(Workload):
         if not params["sync"]:
             remarks.append(
                 "the clock was read without waiting for the device: on a GPU this times the launch, not the work"
-                if cuda else "the CPU computes before returning, so sync=false changes nothing here"
+                if cuda
+                else "the CPU computes before returning, so sync=false changes nothing here"
             )
         if params["transfer"] and not cuda:
             remarks.append("on the CPU the inputs are already where the work runs: nothing is copied")

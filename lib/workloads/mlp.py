@@ -62,6 +62,7 @@ def build_model(params: Settings) -> nn.Sequential:
     kept and copied for the next point of the same shape: a grid builds each shape once per batch
     size, and initialising a 16 x 8,192 x 8,192 model on the CPU takes seconds. Same weights either way."""
     import torch
+
     sizes = layer_sizes(params)
     key = (tuple(sizes), int(params["seed"]))
     if os.environ.get("GPUWIN_REUSE_INIT") == "1" and _LAST_INIT.get("key") == key:
@@ -81,6 +82,7 @@ _LAST_INIT: dict[str, Any] = {}
 def relu_mlp(sizes: list[int]) -> nn.Sequential:
     """Linear layers of the given widths with ReLU between them (initialised from torch's RNG)."""
     from torch import nn
+
     layers: list[nn.Module] = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers.append(nn.Linear(fan_in, fan_out))
@@ -92,6 +94,7 @@ def relu_mlp(sizes: list[int]) -> nn.Sequential:
 def synthetic_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows of random features and a learnable target (a fixed random linear teacher)."""
     import torch
+
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
     rows, features, outputs = int(params["dataset_size"]), int(params["input_features"]), int(params["outputs"])
     x = torch.randn(rows, features, generator=gen)
@@ -107,6 +110,7 @@ def synthetic_data(params: Settings) -> tuple[torch.Tensor, torch.Tensor]:
 def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     """The optimizer the settings name, with the implementation the execution mode needs."""
     import torch
+
     impl = params["optimizer_impl"]
     kwargs: dict[str, Any] = {"lr": float(params["lr"])}
     if impl == "foreach":
@@ -131,27 +135,64 @@ class MLPTraining(Workload):
         Setting("batch_size", 64, "rows per optimizer step (full batch when >= dataset_size)", 1, 1_048_576, log=True),
         Setting("hidden_width", 64, "units in each hidden layer", 1, 16_384, log=True),
         Setting("depth", 3, "number of hidden layers", 1, 32),
-        Setting("dataset_size", 8192, "rows in one epoch (a real data set is subsampled or repeated to this many)", 1, 10_000_000, log=True),
         Setting(
-            "data", "synthetic",
+            "dataset_size",
+            8192,
+            "rows in one epoch (a real data set is subsampled or repeated to this many)",
+            1,
+            10_000_000,
+            log=True,
+        ),
+        Setting(
+            "data",
+            "synthetic",
             "training data: synthetic rows of any shape; scikit-learn's bundled iris, diabetes (the stand-in for "
             "Boston housing, which scikit-learn removed in 1.2), digits, wine, breast_cancer; mnist / fashion_mnist "
             "through torchvision when reachable (else synthetic rows of the same shape, with a note). "
             "A real data set sets input_features, outputs and task",
             choices=datasets.DATA_CHOICES,
         ),
-        Setting("standardize", True, "scale real data to mean 0, std 1 (images: ToTensor + Normalize); the seeds fed raw values"),
-        Setting("input_features", 32, "features per row (follows the data set unless data=synthetic)", 1, 65_536, log=True),
-        Setting("outputs", 10, "output units: classes, or targets for regression (follows the data set unless data=synthetic)", 1, 65_536, log=True),
+        Setting(
+            "standardize",
+            True,
+            "scale real data to mean 0, std 1 (images: ToTensor + Normalize); the seeds fed raw values",
+        ),
+        Setting(
+            "input_features", 32, "features per row (follows the data set unless data=synthetic)", 1, 65_536, log=True
+        ),
+        Setting(
+            "outputs",
+            10,
+            "output units: classes, or targets for regression (follows the data set unless data=synthetic)",
+            1,
+            65_536,
+            log=True,
+        ),
         Setting("hidden_layers", "", "explicit hidden widths like 16,32,16 (overrides hidden_width and depth)"),
-        Setting("task", "classification", "loss: cross-entropy or mean squared error (follows the data set unless data=synthetic)", choices=("classification", "regression")),
+        Setting(
+            "task",
+            "classification",
+            "loss: cross-entropy or mean squared error (follows the data set unless data=synthetic)",
+            choices=("classification", "regression"),
+        ),
         Setting("optimizer", "adam", "optimizer", choices=("adam", "sgd")),
-        Setting("optimizer_impl", "default", "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused", choices=("default", "for-loop", "foreach", "fused")),
+        Setting(
+            "optimizer_impl",
+            "default",
+            "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused",
+            choices=("default", "for-loop", "foreach", "fused"),
+        ),
         Setting("mode", execution.DEFAULT, execution.setting_help(), choices=execution.VALUES),
         Setting("lr", 0.01, "learning rate", 1e-6, 10.0, log=True),
-        Setting("data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"),
+        Setting(
+            "data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"
+        ),
         Setting("pin_memory", False, "page-locked host memory and non_blocking copies (when data is copied per batch)"),
-        Setting("item_every_step", False, "call loss.item() after every step (forces a synchronise) instead of once per epoch"),
+        Setting(
+            "item_every_step",
+            False,
+            "call loss.item() after every step (forces a synchronise) instead of once per epoch",
+        ),
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
@@ -167,8 +208,10 @@ class MLPTraining(Workload):
         if params["task"] == "classification" and int(params["outputs"]) < 2:
             raise SettingError("outputs: classification needs at least 2 classes")
         if params["mode"] != execution.DEFAULT and params["optimizer_impl"] != "default":
-            raise SettingError(f"optimizer_impl: mode {params['mode']} sets how the optimizer runs; leave "
-                               "optimizer_impl at default with it")
+            raise SettingError(
+                f"optimizer_impl: mode {params['mode']} sets how the optimizer runs; leave "
+                "optimizer_impl at default with it"
+            )
 
     def refusal(self, settings: Settings, device: str) -> str | None:
         return execution.mode_refusal(settings["mode"], device)
@@ -185,7 +228,9 @@ class MLPTraining(Workload):
         return math.ceil(int(params["dataset_size"]) / self.batch_rows(params))
 
     def flops(self, params: Settings) -> float:
-        return mlp_terms.flops(params, layer_sizes(params), self.batch_rows(params))  # its traced step's, as every family's
+        return mlp_terms.flops(
+            params, layer_sizes(params), self.batch_rows(params)
+        )  # its traced step's, as every family's
 
     def bytes_moved(self, params: Settings) -> float:
         # every operand of every kernel (its traced step's, as every family's), and the batch copied from host
@@ -213,13 +258,20 @@ class MLPTraining(Workload):
         info = datasets.IMAGES.get(params.get("data", "synthetic"))
         cached = info.rows * (info.features + 8) if info else 0  # MNIST's uint8 images kept on the host
         # The dataset lives in host memory always, and on the device too when resident.
-        return float(RUNTIME_BYTES + cached + weights + activations
-                     + dataset * (2 if is_cuda(device) and params["data_resident"] else 1))
+        return float(
+            RUNTIME_BYTES
+            + cached
+            + weights
+            + activations
+            + dataset * (2 if is_cuda(device) and params["data_resident"] else 1)
+        )
 
     # -- the step --------------------------------------------------------------------------------
     def build(self, params: Settings, device: str) -> Step:
         x_host, y_host, note = training_data(params)
-        step = build_training_step(params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params))
+        step = build_training_step(
+            params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params)
+        )
         step.extras["data"] = params["data"]
         if note:
             step.extras["data_note"] = note
@@ -245,7 +297,12 @@ def loss_curve(params: Mapping[str, Any], device: str, epochs: int) -> list[floa
 
 
 def build_training_step(
-    params: Settings, device: str, x_host: torch.Tensor, y_host: torch.Tensor, steps_per_epoch: int, rows: int,
+    params: Settings,
+    device: str,
+    x_host: torch.Tensor,
+    y_host: torch.Tensor,
+    steps_per_epoch: int,
+    rows: int,
     make_model: Callable[[Settings], nn.Module] | None = None,
 ) -> Step:
     """A training step over (x_host, y_host) for `device`, run in the settings' execution mode,
@@ -253,6 +310,7 @@ def build_training_step(
     make_model: the seeded model on the CPU (the MLP's by default; every Training family shares this step)."""
     import torch
     from torch import nn
+
     make_model = make_model or build_model
     dev = torch.device(device)
     model = make_model(params)
@@ -284,16 +342,28 @@ def build_training_step(
         eager = params.replace(mode=execution.DEFAULT)
         training.assert_learns(lambda: make_model(eager).to(dev), lambda m: make_optimizer(m, eager), loss_fn, resident)
 
-    return Step(run=run, phases=phases, units={"steps_per_epoch": steps_per_epoch}, check=check,
-                extras={"epoch_losses": losses.per_epoch, "initial_weights_abs_sum": checksum})
+    return Step(
+        run=run,
+        phases=phases,
+        units={"steps_per_epoch": steps_per_epoch},
+        check=check,
+        extras={"epoch_losses": losses.per_epoch, "initial_weights_abs_sum": checksum},
+    )
 
 
 class BatchFeed:
     """The batches of an epoch, in order: slices of the data already on the device, or copies from
     host memory (pinned and non_blocking when asked) made inside the step, as a DataLoader would."""
 
-    def __init__(self, params: Settings, dev: torch.device, x_host: torch.Tensor, y_host: torch.Tensor,
-                 steps_per_epoch: int, rows: int) -> None:
+    def __init__(
+        self,
+        params: Settings,
+        dev: torch.device,
+        x_host: torch.Tensor,
+        y_host: torch.Tensor,
+        steps_per_epoch: int,
+        rows: int,
+    ) -> None:
         self.dev, self.rows, self.steps = dev, rows, steps_per_epoch
         self.resident = bool(params["data_resident"])
         self.pinned = bool(params["pin_memory"]) and dev.type == "cuda" and not self.resident
@@ -305,7 +375,7 @@ class BatchFeed:
 
     def batch(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
         lo = (i % self.steps) * self.rows
-        xb, yb = self.x[lo:lo + self.rows], self.y[lo:lo + self.rows]
+        xb, yb = self.x[lo : lo + self.rows], self.y[lo : lo + self.rows]
         if not self.resident:
             xb, yb = xb.to(self.dev, non_blocking=self.pinned), yb.to(self.dev, non_blocking=self.pinned)
         return xb, yb
@@ -314,7 +384,7 @@ class BatchFeed:
         """The first batch on the device (for timing compute alone, and for checks)."""
         if self.resident:
             return self.batch(0)
-        return self.x[:self.rows].to(self.dev), self.y[:self.rows].to(self.dev)
+        return self.x[: self.rows].to(self.dev), self.y[: self.rows].to(self.dev)
 
     def static_batch(self) -> tuple[torch.Tensor, torch.Tensor]:
         """A batch on the device that a CUDA graph may own as its input buffer: the data itself
@@ -330,6 +400,7 @@ class EpochLosses:
 
     def __init__(self, steps_per_epoch: int, dev: torch.device) -> None:
         import torch
+
         self.steps_per_epoch = steps_per_epoch
         self.step = 0
         self.running = torch.zeros((), device=dev)
@@ -350,18 +421,30 @@ STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, sizes=("hidden_width",),
 # The Training page's model family: its sliders (their steps and meanings), the two settings that key
 # a recorded step, and the cost model's counted terms (traced: lib.workloads.traced; FLOPs and bytes: mlp_terms).
 FAMILY = TrainingFamily(
-    WORKLOAD, "MLP",
+    WORKLOAD,
+    "MLP",
     axes={
-        "batch_size": Axis("batch size", tuple(2**i for i in range(17)),
-                           "Rows per optimizer step (one full-batch step when at least the dataset size)."),
+        "batch_size": Axis(
+            "batch size",
+            tuple(2**i for i in range(17)),
+            "Rows per optimizer step (one full-batch step when at least the dataset size).",
+        ),
         "hidden_width": Axis("hidden width", tuple(2**i for i in range(2, 14)), "Units in each hidden layer."),
-        "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 21)),
-                             "Rows in one epoch: more rows, more steps per epoch."),
+        "dataset_size": Axis(
+            "dataset size", tuple(2**i for i in range(8, 21)), "Rows in one epoch: more rows, more steps per epoch."
+        ),
         "depth": Axis("depth", (1, 2, 3, 4, 6, 8, 12, 16), "Hidden layers: each adds kernels to every step."),
     },
-    width="hidden_width", depth="depth",
-    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
-    recorded_sweeps={"batch_size": (1, 4, 16, 64, 256, 1024, 4096, 8192), "hidden_width": (8, 32, 128, 512, 2048, 8192),
-                     "dataset_size": (256, 1024, 8192, 65536, 262144), "depth": (1, 2, 3, 4, 8, 16)},
-    timeline_batches=(1, 64, 4096, 65536), timeline_widths=(64, 1024),
+    width="hidden_width",
+    depth="depth",
+    step_terms=STEP_TERMS,
+    structural_kernels=STRUCTURAL_KERNELS,
+    recorded_sweeps={
+        "batch_size": (1, 4, 16, 64, 256, 1024, 4096, 8192),
+        "hidden_width": (8, 32, 128, 512, 2048, 8192),
+        "dataset_size": (256, 1024, 8192, 65536, 262144),
+        "depth": (1, 2, 3, 4, 8, 16),
+    },
+    timeline_batches=(1, 64, 4096, 65536),
+    timeline_widths=(64, 1024),
 )

@@ -25,9 +25,16 @@ def fit_samples(form: tuple[str, str, str]) -> list[dict[str, Any]]:
     for _ in range(FIT_SAMPLES):
         widths = [rng.choice((3, 4, 5, 8, 12, 16, 33)) for _ in range(rng.randint(1, 4))]
         rows = rng.choice((1, 2, 3, 4, 8, 16))
-        out.append({**dict(zip(mlp_terms.FORM_KEYS, form)), "hidden_layers": ",".join(map(str, widths)),
-                    "input_features": rng.choice((2, 5, 7, 32)), "outputs": rng.choice((2, 3, 10)),
-                    "batch_size": rows, "dataset_size": rows})
+        out.append(
+            {
+                **dict(zip(mlp_terms.FORM_KEYS, form)),
+                "hidden_layers": ",".join(map(str, widths)),
+                "input_features": rng.choice((2, 5, 7, 32)),
+                "outputs": rng.choice((2, 3, 10)),
+                "batch_size": rows,
+                "dataset_size": rows,
+            }
+        )
     return out
 
 
@@ -55,7 +62,10 @@ def write_forms() -> dict[str, dict[str, list[int]]]:
     it changed)."""
     forms = {mlp_terms.form_key(dict(zip(mlp_terms.FORM_KEYS, f))): fit_form(f) for f in mlp_terms.FORMS}
     mlp_terms.COUNTS_FILE.write_text(
-        "{\n" + f' "features": {json.dumps(mlp_terms.FEATURES)},\n "forms": {{\n'
-        + ",\n".join(f"  {json.dumps(key)}: {json.dumps(form)}" for key, form in forms.items()) + "\n }\n}\n")
+        "{\n"
+        + f' "features": {json.dumps(mlp_terms.FEATURES)},\n "forms": {{\n'
+        + ",\n".join(f"  {json.dumps(key)}: {json.dumps(form)}" for key, form in forms.items())
+        + "\n }\n}\n"
+    )
     mlp_terms.forms.cache_clear()
     return forms

@@ -28,20 +28,48 @@ BYTES_PER_FLOAT = 4
 COUNTS_FILE = Path(__file__).with_name("mlp_counts.json")
 # what a count is a linear form in: each layer's in x out and out, the first layer's apart (its input asks for
 # no gradient), and the rows times the sizes they meet
-FEATURES = ("1", "layers", "weights", "biases", "first_weights", "rows", "rows_x_input", "rows_x_output",
-            "rows_x_hidden", "rows_x_first_hidden", "rows_x_weights", "rows_x_first_weights")
+FEATURES = (
+    "1",
+    "layers",
+    "weights",
+    "biases",
+    "first_weights",
+    "rows",
+    "rows_x_input",
+    "rows_x_output",
+    "rows_x_hidden",
+    "rows_x_first_hidden",
+    "rows_x_weights",
+    "rows_x_first_weights",
+)
 # the settings that change the form: the optimizer's kernels and the loss
 FORM_KEYS = ("optimizer", "optimizer_impl", "task")
-FORMS = tuple((o, i, t) for o in ("adam", "sgd") for i in ("default", "for-loop", "foreach", "fused")
-              for t in ("classification", "regression"))
+FORMS = tuple(
+    (o, i, t)
+    for o in ("adam", "sgd")
+    for i in ("default", "for-loop", "foreach", "fused")
+    for t in ("classification", "regression")
+)
 
 
 def features(sizes: Sequence[int], rows: int) -> tuple[int, ...]:
     """The values of FEATURES for an MLP of these layer sizes (input, hidden..., output) at `rows` rows."""
     pairs = list(zip(sizes[:-1], sizes[1:]))
     weights, first = sum(i * o for i, o in pairs), pairs[0][0] * pairs[0][1]
-    return (1, len(pairs), weights, sum(o for _, o in pairs), first, rows, rows * sizes[0], rows * sizes[-1],
-            rows * sum(sizes[1:-1]), rows * sizes[1], rows * weights, rows * first)
+    return (
+        1,
+        len(pairs),
+        weights,
+        sum(o for _, o in pairs),
+        first,
+        rows,
+        rows * sizes[0],
+        rows * sizes[-1],
+        rows * sum(sizes[1:-1]),
+        rows * sizes[1],
+        rows * weights,
+        rows * first,
+    )
 
 
 def form_key(settings: Mapping[str, Any]) -> str:
@@ -70,5 +98,7 @@ def bytes_moved(settings: Mapping[str, Any], sizes: Sequence[int], rows: int) ->
 
 def copied_bytes(settings: Mapping[str, Any], rows: int) -> float:
     """Bytes of one batch copied from host memory: float features and int64 labels (or float targets)."""
-    target = 8 if settings.get("task", "classification") == "classification" else BYTES_PER_FLOAT * int(settings["outputs"])
+    target = (
+        8 if settings.get("task", "classification") == "classification" else BYTES_PER_FLOAT * int(settings["outputs"])
+    )
     return float(rows * (int(settings["input_features"]) * BYTES_PER_FLOAT + target))

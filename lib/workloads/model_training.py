@@ -28,22 +28,36 @@ ADAM_STATES = 5  # weights, gradients, Adam's two moments and its foreach update
 
 
 def batch_setting(maximum: int = 65_536) -> Setting:
-    return Setting("batch_size", 64, "samples per optimizer step (full batch when >= dataset_size)", 1, maximum, log=True)
+    return Setting(
+        "batch_size", 64, "samples per optimizer step (full batch when >= dataset_size)", 1, maximum, log=True
+    )
 
 
 def common_settings(dataset_size: int = 4096) -> tuple[Setting, ...]:
     """The settings every family's step takes: its data, optimizer, execution mode and the page's switches."""
     return (
-        Setting("dataset_size", dataset_size, "samples in one epoch (synthetic, made on the fly)", 1, 1_000_000, log=True),
+        Setting(
+            "dataset_size", dataset_size, "samples in one epoch (synthetic, made on the fly)", 1, 1_000_000, log=True
+        ),
         Setting("classes", 10, "output classes (cross-entropy loss)", 2, 10_000, log=True),
         Setting("optimizer", "adam", "optimizer", choices=("adam", "sgd")),
-        Setting("optimizer_impl", "default", "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), "
-                "grouped (foreach) or fused", choices=("default", "for-loop", "foreach", "fused")),
+        Setting(
+            "optimizer_impl",
+            "default",
+            "optimizer kernels: PyTorch's default, one kernel per tensor (for-loop), grouped (foreach) or fused",
+            choices=("default", "for-loop", "foreach", "fused"),
+        ),
         Setting("mode", execution.DEFAULT, execution.setting_help(), choices=execution.VALUES),
         Setting("lr", 1e-3, "learning rate", 1e-6, 10.0, log=True),
-        Setting("data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"),
+        Setting(
+            "data_resident", True, "keep the whole dataset on the device (False: copy every batch from host memory)"
+        ),
         Setting("pin_memory", False, "page-locked host memory and non_blocking copies (when data is copied per batch)"),
-        Setting("item_every_step", False, "call loss.item() after every step (forces a synchronise) instead of once per epoch"),
+        Setting(
+            "item_every_step",
+            False,
+            "call loss.item() after every step (forces a synchronise) instead of once per epoch",
+        ),
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
@@ -64,8 +78,10 @@ class ModelTraining(Workload):
     # -- settings ----------------------------------------------------------------------------------
     def validate(self, params: Mapping[str, Any]) -> None:
         if params["mode"] != execution.DEFAULT and params["optimizer_impl"] != "default":
-            raise SettingError(f"optimizer_impl: mode {params['mode']} sets how the optimizer runs; leave "
-                               "optimizer_impl at default with it")
+            raise SettingError(
+                f"optimizer_impl: mode {params['mode']} sets how the optimizer runs; leave "
+                "optimizer_impl at default with it"
+            )
 
     def refusal(self, settings: Settings, device: str) -> str | None:
         return execution.mode_refusal(settings["mode"], device)
@@ -109,13 +125,18 @@ class ModelTraining(Workload):
         if not is_cuda(device) and counts.parameters * 4 < HEAP_TENSOR_BYTES:
             states += mlp.HEAP_COPIES
         dataset = int(params["dataset_size"]) * self.sample_bytes(params)
-        return float(RUNTIME_BYTES + counts.parameters * 4 * states + 2 * counts.forward_bytes(self.batch_rows(params))
-                     + dataset * (2 if is_cuda(device) and params["data_resident"] else 1))
+        return float(
+            RUNTIME_BYTES
+            + counts.parameters * 4 * states
+            + 2 * counts.forward_bytes(self.batch_rows(params))
+            + dataset * (2 if is_cuda(device) and params["data_resident"] else 1)
+        )
 
     # -- the step ----------------------------------------------------------------------------------
     def make_model(self, params: Settings) -> nn.Module:
         """The model, initialised from `seed` on the CPU so every device starts from the same weights."""
         import torch
+
         state = torch.random.get_rng_state()
         torch.manual_seed(int(params["seed"]))
         try:
@@ -127,6 +148,7 @@ class ModelTraining(Workload):
         """Random samples (images, or token ids) and random labels: the step's time does not depend on
         what the samples show, and the learning check memorises one batch."""
         import torch
+
         gen = torch.Generator().manual_seed(int(params["seed"]) + 1)
         shape = (int(params["dataset_size"]), *self.sample_shape(params))
         if self.sample_dtype == "int64":
@@ -137,8 +159,8 @@ class ModelTraining(Workload):
 
     def build(self, params: Settings, device: str) -> Step:
         x, y = self.synthetic_data(params)
-        step = mlp.build_training_step(params, device, x, y, self.steps_per_epoch(params), self.batch_rows(params),
-                                       make_model=self.make_model)
+        step = mlp.build_training_step(
+            params, device, x, y, self.steps_per_epoch(params), self.batch_rows(params), make_model=self.make_model
+        )
         step.extras["data"] = "synthetic"
         return step
-

@@ -24,8 +24,14 @@ class Stream(Workload):
         "large sizes time the memory's bandwidth, small ones the launch."
     )
     settings = (
-        Setting("size", 1 << 20, "float32 elements of the tensor (4 bytes each; read once, written once)",
-                1, 1 << 31, log=True),
+        Setting(
+            "size",
+            1 << 20,
+            "float32 elements of the tensor (4 bytes each; read once, written once)",
+            1,
+            1 << 31,
+            log=True,
+        ),
     )
 
     def flops(self, params: Settings) -> float:
@@ -40,6 +46,7 @@ class Stream(Workload):
 
     def build(self, params: Settings, device: str) -> Step:
         import torch
+
         n = int(params["size"])
         x = torch.arange(n, dtype=torch.float32, device=device)  # distinct values: a misplaced element fails check()
         y = torch.empty_like(x)

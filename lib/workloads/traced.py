@@ -70,8 +70,9 @@ class TracedStep:
 def trace_step(workload: Workload, settings: Mapping[str, Any]) -> TracedStep:
     """Trace one training step of `workload` at `settings` (a mode's optimizer included; a mode that
     runs only on CUDA is traced with its optimizer in eager). Cached by the settings that matter."""
-    resolved = workload.resolve({**settings, **{k: workload.defaults()[k] for k in _PRICED_APART
-                                                if k in workload.defaults()}})
+    resolved = workload.resolve(
+        {**settings, **{k: workload.defaults()[k] for k in _PRICED_APART if k in workload.defaults()}}
+    )
     return _trace(workload, tuple(sorted((k, _hashable(v)) for k, v in resolved.items())))
 
 
@@ -109,10 +110,17 @@ def _trace_once(workload: Workload, key: tuple[tuple[str, Any], ...]) -> TracedS
         counter.stop()
     del step
     matmul = float(flops.get_total_flops())
-    return TracedStep(ops=sum(counter.kernels.values()), flops_matmul=matmul, flops_other=counter.flops_other,
-                      bytes_read=counter.bytes_read, bytes_written=counter.bytes_written,
-                      forward_bytes=counter.forward_bytes, parameters=counter.parameters,
-                      by_op=dict(counter.kernels), inductor_kernels=inductor_kernels(counter.sequence))
+    return TracedStep(
+        ops=sum(counter.kernels.values()),
+        flops_matmul=matmul,
+        flops_other=counter.flops_other,
+        bytes_read=counter.bytes_read,
+        bytes_written=counter.bytes_written,
+        forward_bytes=counter.forward_bytes,
+        parameters=counter.parameters,
+        by_op=dict(counter.kernels),
+        inductor_kernels=inductor_kernels(counter.sequence),
+    )
 
 
 # -- a family's counted terms, for TrainingFamily ---------------------------------------------------
@@ -125,15 +133,18 @@ _SHAPE = ("batch_size", "dataset_size")  # size the tensors, never which operato
 _TRACE_DEPTHS = (1, 2)  # a family's kernels grow by the same count per layer: two depths give the line
 
 
-def structure(workload: Workload, settings: Mapping[str, Any], depth: str | None, sizes: tuple[str, ...]) -> dict[str, Any]:
+def structure(
+    workload: Workload, settings: Mapping[str, Any], depth: str | None, sizes: tuple[str, ...]
+) -> dict[str, Any]:
     """The settings that decide which operators one step issues: all but its sizes, the depth (a
     line in it), the switches (priced apart) and the mode (a kernels kind of its own)."""
     left_out = {depth, "mode", *sizes, *_SHAPE, *_PRICED_APART}
     return {k: v for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in left_out}
 
 
-def kernel_lines(workload: Workload, settings: Mapping[str, Any], depth: str | None = "depth",
-                 sizes: tuple[str, ...] = ()) -> dict[str, tuple[float, float]]:
+def kernel_lines(
+    workload: Workload, settings: Mapping[str, Any], depth: str | None = "depth", sizes: tuple[str, ...] = ()
+) -> dict[str, tuple[float, float]]:
     """Kernels per step of each kernels kind as a line in the depth, (at depth 0, per layer), counted
     as torch.profiler counts them: from the shipped counts when they hold this structure, else traced."""
     shape = structure(workload, settings, depth, sizes)
@@ -204,8 +215,16 @@ class StepTerms:
     kernels_of: StructuralKernels
     copied_bytes: Callable[[Mapping[str, Any], int], float]
 
-    def __call__(self, settings: Mapping[str, Any], device_kind: str, *, flops: float, bytes_moved: float,
-                 rows: int, kernels: float | None = None) -> dict[str, float]:
+    def __call__(
+        self,
+        settings: Mapping[str, Any],
+        device_kind: str,
+        *,
+        flops: float,
+        bytes_moved: float,
+        rows: int,
+        kernels: float | None = None,
+    ) -> dict[str, float]:
         how = execution.mode(settings.get("mode", DEFAULT))
         terms = {"fixed": 1.0, "flops": float(flops), "bytes": float(bytes_moved)}
         if device_kind == "cpu":
@@ -215,9 +234,13 @@ class StepTerms:
         kernels = self.kernels_of(settings) if kernels is None else float(kernels)
         terms["kernels"] = kernels  # a graph's kernels cost the GPU what eager's do (lib.core.costmodel)
         issue = how.issue
-        for name, count in (("python_step", issue.python_step), ("ops", issue.ops_per_kernel * kernels),
-                            ("compiled_launches", issue.compiled_launches_per_kernel * kernels),
-                            ("calls", issue.calls), ("replays", issue.replays)):
+        for name, count in (
+            ("python_step", issue.python_step),
+            ("ops", issue.ops_per_kernel * kernels),
+            ("compiled_launches", issue.compiled_launches_per_kernel * kernels),
+            ("calls", issue.calls),
+            ("replays", issue.replays),
+        ):
             if count:
                 terms[name] = count
         syncs = 0.0
@@ -235,9 +258,13 @@ class StepTerms:
         return terms
 
 
-def family_terms(workload: Workload, *, depth: str | None = "depth", sizes: tuple[str, ...] = (),
-                 copied_bytes: Callable[[Mapping[str, Any], int], float] | None = None,
-                 ) -> tuple[StepTerms, StructuralKernels]:
+def family_terms(
+    workload: Workload,
+    *,
+    depth: str | None = "depth",
+    sizes: tuple[str, ...] = (),
+    copied_bytes: Callable[[Mapping[str, Any], int], float] | None = None,
+) -> tuple[StepTerms, StructuralKernels]:
     """(step_terms, structural_kernels) for TrainingFamily, from the workload's traced step. `depth`
     names the setting that repeats layers; `sizes` the settings that only size tensors (left at their
     defaults when counting kernels); `copied_bytes(settings, rows)`, one batch's bytes from host memory
@@ -245,4 +272,3 @@ def family_terms(workload: Workload, *, depth: str | None = "depth", sizes: tupl
     kernels = StructuralKernels(workload, depth, tuple(sizes))
     copied = copied_bytes or workload.copied_bytes  # type: ignore[attr-defined]
     return StepTerms(kernels, copied), kernels
-

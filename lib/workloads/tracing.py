@@ -14,40 +14,109 @@ from lib.workloads.execution import Kernels
 # ATen operators that launch no GPU kernel: views and metadata (a new tensor header over the same
 # memory), allocations that write nothing, and reads of a value on the host (a synchronisation, priced
 # as a switch: lib.workloads.traced.StepTerms / lib.lessons.common.switch, not as a kernel).
-NO_KERNEL = frozenset({
-    # views: same storage, new sizes or strides
-    "view", "_unsafe_view", "reshape", "_reshape_alias", "t", "transpose", "permute", "expand", "as_strided",
-    "squeeze", "unsqueeze", "slice", "select", "alias", "unbind", "split", "split_with_sizes", "chunk",
-    "narrow", "diagonal", "unfold", "view_as", "expand_as", "flatten", "unflatten", "movedim", "numpy_T",
-    "view_as_real", "view_as_complex", "_neg_view", "_conj",
-    # autograd bookkeeping: no data touched
-    "detach", "detach_", "lift_fresh", "lift", "requires_grad_", "_version", "set_", "resize_",
-    # allocations: memory handed out, nothing written
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "_empty_affine_quantized",
-    # metadata queries
-    "size", "stride", "numel", "dim", "is_same_size", "is_contiguous", "sym_size", "sym_stride", "sym_numel",
-    "_has_compatible_shallow_copy_type", "is_nonzero",
-    # a value read on the host: a device-to-host copy and a wait, priced as a synchronisation
-    "_local_scalar_dense", "item",
-})
+NO_KERNEL = frozenset(
+    {
+        # views: same storage, new sizes or strides
+        "view",
+        "_unsafe_view",
+        "reshape",
+        "_reshape_alias",
+        "t",
+        "transpose",
+        "permute",
+        "expand",
+        "as_strided",
+        "squeeze",
+        "unsqueeze",
+        "slice",
+        "select",
+        "alias",
+        "unbind",
+        "split",
+        "split_with_sizes",
+        "chunk",
+        "narrow",
+        "diagonal",
+        "unfold",
+        "view_as",
+        "expand_as",
+        "flatten",
+        "unflatten",
+        "movedim",
+        "numpy_T",
+        "view_as_real",
+        "view_as_complex",
+        "_neg_view",
+        "_conj",
+        # autograd bookkeeping: no data touched
+        "detach",
+        "detach_",
+        "lift_fresh",
+        "lift",
+        "requires_grad_",
+        "_version",
+        "set_",
+        "resize_",
+        # allocations: memory handed out, nothing written
+        "empty",
+        "empty_like",
+        "empty_strided",
+        "new_empty",
+        "new_empty_strided",
+        "_empty_affine_quantized",
+        # metadata queries
+        "size",
+        "stride",
+        "numel",
+        "dim",
+        "is_same_size",
+        "is_contiguous",
+        "sym_size",
+        "sym_stride",
+        "sym_numel",
+        "_has_compatible_shallow_copy_type",
+        "is_nonzero",
+        # a value read on the host: a device-to-host copy and a wait, priced as a synchronisation
+        "_local_scalar_dense",
+        "item",
+    }
+)
 # ATen operators that launch more than one kernel on CUDA (checked against the recorded profiles)
 EXTRA_KERNELS = {
-    "nll_loss_backward": 1,  # the CUDA kernel zero-fills grad_input before scattering into it
+    "nll_loss_backward": 1  # the CUDA kernel zero-fills grad_input before scattering into it
 }
 # Operator classes whose FLOPs torch.utils.flop_counter counts (matmul, convolution, attention): the
 # rest is elementwise work and reductions, counted here as one FLOP per element of the largest operand
-MATMUL_CLASS = frozenset({
-    "mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "convolution", "_convolution", "convolution_backward",
-    "cudnn_convolution", "_scaled_dot_product_efficient_attention", "_scaled_dot_product_flash_attention",
-    "_scaled_dot_product_cudnn_attention", "_scaled_dot_product_efficient_attention_backward",
-    "_scaled_dot_product_flash_attention_backward", "_scaled_dot_product_cudnn_attention_backward",
-    "_flash_attention_forward", "_flash_attention_backward", "_efficient_attention_forward",
-    "_efficient_attention_backward",
-    # the CPU's fused attention, which the trace issues where a GPU runs flash or memory-efficient attention
-    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_for_cpu_backward",
-})
+MATMUL_CLASS = frozenset(
+    {
+        "mm",
+        "addmm",
+        "bmm",
+        "baddbmm",
+        "matmul",
+        "linear",
+        "convolution",
+        "_convolution",
+        "convolution_backward",
+        "cudnn_convolution",
+        "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_flash_attention",
+        "_scaled_dot_product_cudnn_attention",
+        "_scaled_dot_product_efficient_attention_backward",
+        "_scaled_dot_product_flash_attention_backward",
+        "_scaled_dot_product_cudnn_attention_backward",
+        "_flash_attention_forward",
+        "_flash_attention_backward",
+        "_efficient_attention_forward",
+        "_efficient_attention_backward",
+        # the CPU's fused attention, which the trace issues where a GPU runs flash or memory-efficient attention
+        "_scaled_dot_product_flash_attention_for_cpu",
+        "_scaled_dot_product_flash_attention_for_cpu_backward",
+    }
+)
 HOST_READ = 1  # what a value read on the host returns while tracing: fake tensors hold no values (1, not
 # 0: Adam divides by 1 - beta ** step)
+
 
 class OpCounter:
     """A TorchDispatchMode (made on first use: torch is imported where it runs) that counts each
@@ -73,6 +142,7 @@ class OpCounter:
 
     def __enter__(self) -> OpCounter:
         from torch.utils._python_dispatch import TorchDispatchMode
+
         outer = self
 
         class Mode(TorchDispatchMode):
@@ -89,12 +159,17 @@ class OpCounter:
     def dispatch(self, func: Any, args: tuple, kwargs: dict) -> Any:
         import torch
         from torch.utils._pytree import tree_leaves
+
         name = func.overloadpacket.__name__
         if name in ("_local_scalar_dense", "item"):
             return HOST_READ  # fake tensors hold no value; a host read launches no kernel either
         out = func(*args, **kwargs)
-        if (self.counting and name in ("lift_fresh", "lift_fresh_copy") and isinstance(out, torch.Tensor)
-                and out.dim() == 0):
+        if (
+            self.counting
+            and name in ("lift_fresh", "lift_fresh_copy")
+            and isinstance(out, torch.Tensor)
+            and out.dim() == 0
+        ):
             # a Python number made a tensor inside the step (foreach Adam's `torch.tensor(1.0)`): on the host.
             # Not one made while building the model: BatchNorm's num_batches_tracked is a buffer, moved to
             # the GPU with the module, and its `add_(1)` every step is a kernel (one per batch norm)
@@ -105,9 +180,13 @@ class OpCounter:
         if inputs and all(id(t) in self.host_tensors for t in inputs):
             return out  # the optimizer's step counters, kept on the host by CUDA's foreach and for-loop Adam
         outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-        written = outputs + [t for t, arg in zip(args, func._schema.arguments)
-                             if arg.alias_info is not None and arg.alias_info.is_write
-                             for t in (t if isinstance(t, list | tuple) else [t]) if isinstance(t, torch.Tensor)]
+        written = outputs + [
+            t
+            for t, arg in zip(args, func._schema.arguments)
+            if arg.alias_info is not None and arg.alias_info.is_write
+            for t in (t if isinstance(t, list | tuple) else [t])
+            if isinstance(t, torch.Tensor)
+        ]
         kernels = foreach_kernels(name, args) or gradient_kernels(name, args) or 1 + EXTRA_KERNELS.get(name, 0)
         self.kernels[name] += kernels
         self.sequence.append(name)
@@ -137,16 +216,21 @@ def flop_formulas() -> dict[Any, Any]:
     that recomputes the scores in the backward does one more), as autograd counts the decomposed step."""
     import torch
     from torch.utils.flop_counter import sdpa_flop_count
+
     aten = torch.ops.aten
 
     def forward(query: Any, key: Any, value: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
         return sdpa_flop_count(query, key, value)
 
-    def backward(grad_out: Any, query: Any, key: Any, value: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
+    def backward(
+        grad_out: Any, query: Any, key: Any, value: Any, *args: Any, out_shape: Any = None, **kwargs: Any
+    ) -> int:
         return 2 * sdpa_flop_count(query, key, value)
 
-    return {aten._scaled_dot_product_flash_attention_for_cpu: forward,
-            aten._scaled_dot_product_flash_attention_for_cpu_backward: backward}
+    return {
+        aten._scaled_dot_product_flash_attention_for_cpu: forward,
+        aten._scaled_dot_product_flash_attention_for_cpu_backward: backward,
+    }
 
 
 def _nbytes(t: Any) -> float:
@@ -180,8 +264,11 @@ def gpu_flags(kind: Kernels, counter: OpCounter) -> Iterator[None]:
     # capturable optimizers check that their parameters are on a GPU; the trace's are fake CPU tensors
     # (each optimizer module imported the check by name: patched where it is looked up)
     supported = optim._get_capturable_supported_devices
-    checks = [m for name, m in list(sys.modules.items())
-              if name.startswith("torch.optim") and getattr(m, "_get_capturable_supported_devices", None) is supported]
+    checks = [
+        m
+        for name, m in list(sys.modules.items())
+        if name.startswith("torch.optim") and getattr(m, "_get_capturable_supported_devices", None) is supported
+    ]
     for module in checks:
         module._get_capturable_supported_devices = lambda supports_xla=True: [*supported(supports_xla), "cpu"]
     try:
@@ -263,6 +350,7 @@ def modules_stay() -> Iterator[None]:
     """module.to("cpu") while tracing: the fake parameters are on the CPU already, and nn.Module
     cannot swap a fake parameter for itself (it holds a weak reference), so the call keeps the module."""
     from torch import nn
+
     original = nn.Module.to
 
     def to(self: Any, *args: Any, **kwargs: Any) -> Any:

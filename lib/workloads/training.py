@@ -17,11 +17,17 @@ from lib.core.workload import Workload, built_step
 LEARN_STEPS = 20
 
 
-def assert_learns(make_model: Callable[[], nn.Module], make_optimizer: Callable[[nn.Module], torch.optim.Optimizer],
-                  loss_fn: nn.Module, batch: tuple[torch.Tensor, torch.Tensor], steps: int = LEARN_STEPS) -> None:
+def assert_learns(
+    make_model: Callable[[], nn.Module],
+    make_optimizer: Callable[[nn.Module], torch.optim.Optimizer],
+    loss_fn: nn.Module,
+    batch: tuple[torch.Tensor, torch.Tensor],
+    steps: int = LEARN_STEPS,
+) -> None:
     """A fresh model (the initial weights: a trained one may sit at its minimum) trained `steps`
     steps on one batch must end with a lower, finite loss."""
     import torch
+
     model = make_model()
     optimizer = make_optimizer(model)
     xb, yb = batch
@@ -42,7 +48,8 @@ def assert_holds_own_parameters(optimizer: torch.optim.Optimizer, model: nn.Modu
     held = [p for group in optimizer.param_groups for p in group["params"]]
     own = list(model.parameters())
     assert len(held) == len(own) and all(a is b for a, b in zip(held, own)), (
-        "the optimizer does not hold this model's parameters (seed 000's bug)")
+        "the optimizer does not hold this model's parameters (seed 000's bug)"
+    )
 
 
 def loss_curve(workload: Workload, given: Mapping[str, Any], device: str, epochs: int) -> list[float]:

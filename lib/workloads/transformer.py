@@ -38,8 +38,9 @@ def encoder_classifier(d_model: int, layers: int, heads: int, seq_len: int, clas
             super().__init__()
             self.embed = nn.Embedding(VOCABULARY, d_model)
             self.position = nn.Parameter(torch.zeros(seq_len, d_model).normal_(std=0.02))
-            layer = nn.TransformerEncoderLayer(d_model, heads, FEED_FORWARD * d_model, dropout=0.0, batch_first=True,
-                                               norm_first=True)
+            layer = nn.TransformerEncoderLayer(
+                d_model, heads, FEED_FORWARD * d_model, dropout=0.0, batch_first=True, norm_first=True
+            )
             self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
             self.head = nn.Linear(d_model, classes)
 
@@ -60,8 +61,14 @@ class TransformerTraining(ModelTraining):
     vocabulary = VOCABULARY
     settings = (
         batch_setting(),
-        Setting("d_model", 64, "model width: each token's vector, and the attention and feed-forward layers' size",
-                4, 4096, log=True),
+        Setting(
+            "d_model",
+            64,
+            "model width: each token's vector, and the attention and feed-forward layers' size",
+            4,
+            4096,
+            log=True,
+        ),
         Setting("layers", 2, "encoder layers", 1, 48),
         Setting("seq_len", 64, "tokens in each sequence", 1, 4096, log=True),
         Setting("heads", 4, "attention heads (d_model must be a multiple of them)", 1, 64),
@@ -74,8 +81,14 @@ class TransformerTraining(ModelTraining):
             raise SettingError(f"d_model: {params['d_model']} is not a multiple of heads ({params['heads']})")
 
     def model_factory(self, params: Mapping[str, Any]) -> Callable[[], nn.Module]:
-        return functools.partial(encoder_classifier, int(params["d_model"]), int(params["layers"]),
-                                 int(params["heads"]), int(params["seq_len"]), int(params["classes"]))
+        return functools.partial(
+            encoder_classifier,
+            int(params["d_model"]),
+            int(params["layers"]),
+            int(params["heads"]),
+            int(params["seq_len"]),
+            int(params["classes"]),
+        )
 
     def sample_shape(self, params: Mapping[str, Any]) -> tuple[int, ...]:
         return (int(params["seq_len"]),)
@@ -83,24 +96,44 @@ class TransformerTraining(ModelTraining):
 
 WORKLOAD = TransformerTraining()
 # kernels per step from its traced step: width, sequence length, heads and classes only size tensors
-STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, depth="layers", sizes=("d_model", "seq_len", "heads", "classes"))
+STEP_TERMS, STRUCTURAL_KERNELS = family_terms(
+    WORKLOAD, depth="layers", sizes=("d_model", "seq_len", "heads", "classes")
+)
 
 FAMILY = TrainingFamily(
-    WORKLOAD, "Transformer",
+    WORKLOAD,
+    "Transformer",
     axes={
-        "batch_size": Axis("batch size", tuple(2**i for i in range(13)),
-                           "Sequences per optimizer step (one full-batch step when at least the dataset size)."),
-        "d_model": Axis("model width", (16, 32, 64, 128, 256, 512),
-                        "Each token's vector: the attention and feed-forward layers grow with it."),
-        "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 15)),
-                             "Sequences in one epoch: more sequences, more steps per epoch."),
+        "batch_size": Axis(
+            "batch size",
+            tuple(2**i for i in range(13)),
+            "Sequences per optimizer step (one full-batch step when at least the dataset size).",
+        ),
+        "d_model": Axis(
+            "model width",
+            (16, 32, 64, 128, 256, 512),
+            "Each token's vector: the attention and feed-forward layers grow with it.",
+        ),
+        "dataset_size": Axis(
+            "dataset size",
+            tuple(2**i for i in range(8, 15)),
+            "Sequences in one epoch: more sequences, more steps per epoch.",
+        ),
         "layers": Axis("layers", (1, 2, 3, 4, 6), "Encoder layers: each adds kernels to every step."),
     },
-    width="d_model", depth="layers",
-    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
-    choices={"seq_len": Choice("sequence length", (16, 32, 64, 128, 256),
-                               "Tokens in each sequence: attention's work grows with its square. Each length is a "
-                               "model of its own, recorded apart.", url="seq_len",
-                               words={n: f"{n} tokens" for n in (16, 32, 64, 128, 256)})},
+    width="d_model",
+    depth="layers",
+    step_terms=STEP_TERMS,
+    structural_kernels=STRUCTURAL_KERNELS,
+    choices={
+        "seq_len": Choice(
+            "sequence length",
+            (16, 32, 64, 128, 256),
+            "Tokens in each sequence: attention's work grows with its square. Each length is a "
+            "model of its own, recorded apart.",
+            url="seq_len",
+            words={n: f"{n} tokens" for n in (16, 32, 64, 128, 256)},
+        )
+    },
     grid=Grid(batches=(1, 8, 64, 512, 4096), widths=(64, 256), depths=(1, 4)),
 )

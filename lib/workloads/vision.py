@@ -36,6 +36,7 @@ IMAGE_SIZES = (32, 64, 96, 128, 160, 224)  # the page's slider: multiples of the
 def network(name: str, image_size: int, classes: int) -> nn.Module:
     """The named network with random weights (on the current default device; fake tensors when its step is traced)."""
     import torchvision
+
     if name == "resnet18":
         return torchvision.models.resnet18(weights=None, num_classes=classes)
     if name == "mobilenet_v3_small":
@@ -55,8 +56,12 @@ class VisionTraining(ModelTraining):
     )
     settings = (
         batch_setting(maximum=16_384),
-        Setting("model", "resnet18", "the network: " + ", ".join(f"{k} ({v})" for k, v in NETWORKS.items()),
-                choices=tuple(NETWORKS)),
+        Setting(
+            "model",
+            "resnet18",
+            "the network: " + ", ".join(f"{k} ({v})" for k, v in NETWORKS.items()),
+            choices=tuple(NETWORKS),
+        ),
         Setting("image_size", 64, "pixels on each side of the square RGB images", 16, 1024, log=True),
         *common_settings(dataset_size=1024),
     )
@@ -65,8 +70,9 @@ class VisionTraining(ModelTraining):
         super().validate(params)
         size, patch = int(params["image_size"]), VIT_TINY["patch_size"]
         if params["model"] == "vit_tiny" and size % patch:
-            raise SettingError(f"image_size: vit_tiny cuts images into {patch} x {patch} patches; {size} is not a "
-                               f"multiple of {patch}")
+            raise SettingError(
+                f"image_size: vit_tiny cuts images into {patch} x {patch} patches; {size} is not a multiple of {patch}"
+            )
         if params["model"] == "resnet18" and size < 32:
             raise SettingError(f"image_size: resnet18 halves the image 5 times; use at least 32 pixels, not {size}")
 
@@ -82,19 +88,34 @@ WORKLOAD = VisionTraining()
 STEP_TERMS, STRUCTURAL_KERNELS = family_terms(WORKLOAD, depth=None, sizes=("image_size", "classes"))
 
 FAMILY = TrainingFamily(
-    WORKLOAD, "torchvision model",
+    WORKLOAD,
+    "torchvision model",
     axes={
-        "batch_size": Axis("batch size", tuple(2**i for i in range(11)),
-                           "Images per optimizer step (one full-batch step when at least the dataset size)."),
-        "image_size": Axis("image size", IMAGE_SIZES, "Pixels on each side of the images: the work grows with "
-                           "their square."),
-        "dataset_size": Axis("dataset size", tuple(2**i for i in range(8, 13)),
-                             "Images in one epoch: more images, more steps per epoch."),
+        "batch_size": Axis(
+            "batch size",
+            tuple(2**i for i in range(11)),
+            "Images per optimizer step (one full-batch step when at least the dataset size).",
+        ),
+        "image_size": Axis(
+            "image size", IMAGE_SIZES, "Pixels on each side of the images: the work grows with their square."
+        ),
+        "dataset_size": Axis(
+            "dataset size", tuple(2**i for i in range(8, 13)), "Images in one epoch: more images, more steps per epoch."
+        ),
     },
-    width="image_size", depth=None,
-    step_terms=STEP_TERMS, structural_kernels=STRUCTURAL_KERNELS,
-    choices={"model": Choice("network", tuple(NETWORKS), "Which torchvision network is trained (random weights: "
-                             "nothing is downloaded). Each is a model of its own, recorded apart.", url="network",
-                             words=NETWORKS)},
+    width="image_size",
+    depth=None,
+    step_terms=STEP_TERMS,
+    structural_kernels=STRUCTURAL_KERNELS,
+    choices={
+        "model": Choice(
+            "network",
+            tuple(NETWORKS),
+            "Which torchvision network is trained (random weights: "
+            "nothing is downloaded). Each is a model of its own, recorded apart.",
+            url="network",
+            words=NETWORKS,
+        )
+    },
     grid=Grid(batches=(16, 64, 256), widths=(64, 224), depths=(NO_DEPTH,), picks=tuple({"model": n} for n in NETWORKS)),
 )

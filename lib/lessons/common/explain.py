@@ -34,5 +34,11 @@ def time_split(row: dict[str, Any]) -> dict[str, Any] | None:
     else:
         return None
     transfer = min(float(row.get("phase_transfer_s") or 0.0), t - busy)
-    return {"step_s": t, "busy": busy, "transfer": transfer, "overhead": max(0.0, t - busy - transfer),
-            "kernels": row.get("kernels"), "source": source}
+    return {
+        "step_s": t,
+        "busy": busy,
+        "transfer": transfer,
+        "overhead": max(0.0, t - busy - transfer),
+        "kernels": row.get("kernels"),
+        "source": source,
+    }

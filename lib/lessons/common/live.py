@@ -109,8 +109,13 @@ class LiveBudget:
     memory_cap_gb: float | None = None
 
 
-def live_sweep(sweep: LiveSweep, budget: LiveBudget = LiveBudget(), *, progress: ProgressFn | None = None,
-               on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def live_sweep(
+    sweep: LiveSweep,
+    budget: LiveBudget = LiveBudget(),
+    *,
+    progress: ProgressFn | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """The sweep, one row per (value, device), marked origin='live'; points the live gate refuses
     (lib.core.gate: memory, work, sweep.refuse, the budget's time) are skipped rows. progress(fraction,
     message) before each point and on_row(row) after it (lib.core.sweep.run_points)."""
@@ -121,27 +126,53 @@ def live_sweep(sweep: LiveSweep, budget: LiveBudget = LiveBudget(), *, progress:
     # Not on a live GPU: after a CUDA trace the profiler stays attached to the server process and slows
     # every later launch, so each visitor's next live timing would be too slow (recorded rows carry the profile).
     profile = sweep.profile_current and not any(str(d).startswith("cuda") for d in sweep.devices)
-    return rows_of(run_sweep(
-        workload, over, sweep.values, sweep.fixed, sweep.devices, point_budget_s=budget.point_s, gate=gate,
-        num_threads=budget.num_threads, with_phases=lambda s: s[over] == current,
-        with_profile=lambda s: profile and s[over] == current, refuse=sweep.refuse, origin=Origin.LIVE,
-        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}", progress=progress,
-        on_point=row_callback(on_row),
-    ))
+    return rows_of(
+        run_sweep(
+            workload,
+            over,
+            sweep.values,
+            sweep.fixed,
+            sweep.devices,
+            point_budget_s=budget.point_s,
+            gate=gate,
+            num_threads=budget.num_threads,
+            with_phases=lambda s: s[over] == current,
+            with_profile=lambda s: profile and s[over] == current,
+            refuse=sweep.refuse,
+            origin=Origin.LIVE,
+            describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}",
+            progress=progress,
+            on_point=row_callback(on_row),
+        )
+    )
 
 
-def live_timeline(workload: Workload, settings: Settings, device: str, *, steps: int = 3, num_threads: int | None = None,
-                  budget_s: float | None = LIVE_TIMELINE_BUDGET_S, progress: ProgressFn | None = None) -> dict[str, Any]:
+def live_timeline(
+    workload: Workload,
+    settings: Settings,
+    device: str,
+    *,
+    steps: int = 3,
+    num_threads: int | None = None,
+    budget_s: float | None = LIVE_TIMELINE_BUDGET_S,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]:
     """The timeline of one point for a page (lib.core.timeline.timeline_point) behind the live gate:
     the work and memory caps, a time budget, and a report between steps where a visitor who left
     cancels it (lib.core.worker)."""
     gate = live_gate(budget_s=budget_s)
-    return timeline_point(workload, settings, device, steps=steps, num_threads=num_threads, gate=gate,
-                          progress=progress)
+    return timeline_point(
+        workload, settings, device, steps=steps, num_threads=num_threads, gate=gate, progress=progress
+    )
 
 
-def warm_up(workload: Workload, params: dict[str, Any] | None = None, device: str = "cpu",
-            num_threads: int | None = None, calls: int = 3) -> None:
+def warm_up(
+    workload: Workload,
+    params: dict[str, Any] | None = None,
+    device: str = "cpu",
+    num_threads: int | None = None,
+    calls: int = 3,
+) -> None:
     """Pay the process's one-off costs (first kernels, allocator, optimizer set-up, the profiler's
     own start-up) before a visitor waits for them. Measures nothing."""
     with built_step(workload, workload.resolve(params or {}), device) as step, cpu_threads(num_threads):
@@ -152,6 +183,7 @@ def warm_up(workload: Workload, params: dict[str, Any] | None = None, device: st
 
 def rows_at(rows: Sequence[dict[str, Any]], setting: str, value: Any) -> list[dict[str, Any]]:
     """The rows measured at setting == value (any device)."""
+
     def same(a: Any, b: Any) -> bool:
         try:
             return math.isclose(float(a), float(b), rel_tol=1e-9)

@@ -38,13 +38,24 @@ NO_GPU_YET = "none here, and no recorded GPU results shipped yet, so only the CP
 NONE_DRAWN = "none drawn, because the GPU chosen in the sidebar has no results for this page (see the note below)"
 
 # A row's status as a visitor reads it.
-STATUS_WORDS = {Status.OK.value: "measured", Status.OOM.value: "out of memory", Status.SKIPPED.value: "not run",
-                Status.ERROR.value: "failed"}
+STATUS_WORDS = {
+    Status.OK.value: "measured",
+    Status.OOM.value: "out of memory",
+    Status.SKIPPED.value: "not run",
+    Status.ERROR.value: "failed",
+}
 
 
 # -- where the numbers come from ----------------------------------------------------------------------
-def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = None, age: str | None = None,
-                    drawn: str | None = None, live_rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+def source_sentence(
+    source: GpuSource,
+    threads: int,
+    *,
+    not_live: str | None = None,
+    age: str | None = None,
+    drawn: str | None = None,
+    live_rows: Sequence[Mapping[str, Any]] | None = None,
+) -> str:
     """Where each device's numbers come from. `not_live`: the page's own words for a GPU side that
     is not measured here (default: the recorded machine chosen in the sidebar, or none). `age`: how long
     ago the live result on screen was measured ('3 min ago'), when it says. `drawn`: the recorded
@@ -56,7 +67,9 @@ def source_sentence(source: GpuSource, threads: int, *, not_live: str | None = N
     elif live_rows is not None and not live_cpu_measured(live_rows):
         cpu = "CPU: no point of this view could be measured live on this server (the points not measured say why). "
     else:
-        cpu = f"CPU: measured live on this server with {plural(threads, 'thread')}" + (f" ({age})" if age else "") + ". "
+        cpu = (
+            f"CPU: measured live on this server with {plural(threads, 'thread')}" + (f" ({age})" if age else "") + ". "
+        )
     if source.live:
         return cpu + "GPU: measured live on this server."
     if not_live:
@@ -84,8 +97,10 @@ def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None, what: 
     machine or its dates: none of its rows is on the page."""
     if not pack or not source.recorded or pack.get("path") in source.pack_paths:
         return None
-    return (f"No recording of the GPU chosen in the sidebar holds {what}, so the recorded side drawn comes from "
-            f"another machine: {machine_text(pack['machine'])}.")
+    return (
+        f"No recording of the GPU chosen in the sidebar holds {what}, so the recorded side drawn comes from "
+        f"another machine: {machine_text(pack['machine'])}."
+    )
 
 
 def same_machine_intro(machine: Mapping[str, Any]) -> str:
@@ -123,8 +138,15 @@ def first_device(rows: Sequence[dict]) -> list[dict]:
     return [r for r in rows if r["device"] == rows[0]["device"]] if rows else []
 
 
-def recorded_views(pack: Mapping[str, Any] | None, label: str, workload: Workload, over: str,
-                   views: Mapping[str, Mapping[str, Any]], *, with_cpu: bool = False) -> RecordedViews:
+def recorded_views(
+    pack: Mapping[str, Any] | None,
+    label: str,
+    workload: Workload,
+    over: str,
+    views: Mapping[str, Mapping[str, Any]],
+    *,
+    with_cpu: bool = False,
+) -> RecordedViews:
     """For each view {name: settings}: the pack's GPU rows of the sweep over `over` through those
     settings (the first GPU only), and with_cpu the recording machine's own CPU rows of it."""
     found = RecordedViews(holds_workload=holds_workload(pack, workload))
@@ -136,16 +158,23 @@ def recorded_views(pack: Mapping[str, Any] | None, label: str, workload: Workloa
             found.missing.append(name)
             found.note = note
         if with_cpu and pack is not None:
-            found.cpu[name] = [r for r in matching_rows(pack["rows"], workload, over, params, device_prefix="cpu")
-                               if r["device"] == "cpu"]
+            found.cpu[name] = [
+                r
+                for r in matching_rows(pack["rows"], workload, over, params, device_prefix="cpu")
+                if r["device"] == "cpu"
+            ]
     rows = found.all_rows()
     found.machine = rows_machine(rows, pack) if rows and pack is not None else label
     return found
 
 
 # -- series ---------------------------------------------------------------------------------------------
-def labelled(live: Iterable[dict], recorded_gpu: Iterable[dict] = (), recorded_cpu: Iterable[dict] = (),
-             machine: str | None = None) -> list[dict]:
+def labelled(
+    live: Iterable[dict],
+    recorded_gpu: Iterable[dict] = (),
+    recorded_cpu: Iterable[dict] = (),
+    machine: str | None = None,
+) -> list[dict]:
     """The rows on screen, each with its `series`: live ones, the recording machine's CPU, the recorded GPU."""
     rows = [{**r, "series": series_label(r["device"], "live")} for r in live]
     rows += [{**r, "series": series_label("cpu", "recorded", machine)} for r in recorded_cpu]
@@ -162,8 +191,9 @@ def series_order(rows: Sequence[dict], machine: str | None) -> list[str]:
     machine's CPU (when shown), the GPU (when there is one)."""
     recorded_cpu = series_label("cpu", "recorded", machine)
     gpu = gpu_series(rows)
-    return ([LIVE_CPU] + ([recorded_cpu] if any(r["series"] == recorded_cpu for r in rows) else [])
-            + ([gpu] if gpu else []))
+    return (
+        [LIVE_CPU] + ([recorded_cpu] if any(r["series"] == recorded_cpu for r in rows) else []) + ([gpu] if gpu else [])
+    )
 
 
 class Shaded(NamedTuple):

@@ -24,8 +24,13 @@ from lib.workloads.mlp_terms import copied_bytes
 RECORDED = ("recorded", "derived")  # a row's origin that was timed (a derived epoch is a recorded step's)
 
 
-def switch_sentence(row: Mapping[str, Any], plain: Mapping[str, Any] | None, label: str,
-                    ceilings: Ceilings | None = None, pinned: Mapping[str, Any] | None = None) -> str | None:
+def switch_sentence(
+    row: Mapping[str, Any],
+    plain: Mapping[str, Any] | None,
+    label: str,
+    ceilings: Ceilings | None = None,
+    pinned: Mapping[str, Any] | None = None,
+) -> str | None:
     """For a step with loss.item() every step or its batches copied in, which carries no profile to split:
     what the switch costs, read from the same step recorded without it, and the change that removes it. A
     copy's added time is split into its bytes at the GPU's measured host-to-device rate (`ceilings`) and
@@ -35,8 +40,12 @@ def switch_sentence(row: Mapping[str, Any], plain: Mapping[str, Any] | None, lab
     if row.get("item_every_step"):
         fix, what = Fix.NO_ITEM, "loss.item() every step"
     elif row.get("data_resident") is False:
-        fix, what = Fix.DATA_ON_DEVICE, "every batch copied in from " + ("pinned" if row.get("pin_memory") else
-                                                                         "pageable (not pinned)") + " host memory"
+        fix, what = (
+            Fix.DATA_ON_DEVICE,
+            "every batch copied in from "
+            + ("pinned" if row.get("pin_memory") else "pageable (not pinned)")
+            + " host memory",
+        )
     else:
         return None
     t, base = float(row["median_s"]), float(plain["median_s"])
@@ -46,7 +55,9 @@ def switch_sentence(row: Mapping[str, Any], plain: Mapping[str, Any] | None, lab
     if t < base:
         return f"{head}: faster with it, so here the switch costs nothing."
     if fix == Fix.NO_ITEM:
-        why = f"the {fmt_s(t - base)} it adds is the CPU waiting for the GPU to finish before it can queue the next step"
+        why = (
+            f"the {fmt_s(t - base)} it adds is the CPU waiting for the GPU to finish before it can queue the next step"
+        )
     else:
         why = _copy_words(row, t - base, ceilings, pinned, base)
     return f"{head}: {why}. What would move it: {_data_fix(row) if fix == Fix.DATA_ON_DEVICE else FIX_WORDS[fix]}"
@@ -64,18 +75,23 @@ def copied_bytes_of(row: Mapping[str, Any]) -> float | None:
         return None
 
 
-def _copy_words(row: Mapping[str, Any], added: float, c: Ceilings | None, pinned: Mapping[str, Any] | None,
-                base: float) -> str:
+def _copy_words(
+    row: Mapping[str, Any], added: float, c: Ceilings | None, pinned: Mapping[str, Any] | None, base: float
+) -> str:
     """The copy's added time: its bytes at the measured link rate, and the rest said plainly."""
     nbytes = copied_bytes_of(row)
     if not nbytes or c is None or not c.link_bytes_per_s:
         what = f"its {fmt_bytes(nbytes)} batch" if nbytes else "its batch"
-        return (f"the {fmt_s(added)} it adds is copying {what} in and whatever the copy makes the step wait for; no "
-                "host-to-device copy rate of this GPU is recorded, so this page cannot say how much of it is the "
-                "bytes moving")
+        return (
+            f"the {fmt_s(added)} it adds is copying {what} in and whatever the copy makes the step wait for; no "
+            "host-to-device copy rate of this GPU is recorded, so this page cannot say how much of it is the "
+            "bytes moving"
+        )
     moving = nbytes / c.link_bytes_per_s
-    said = (f"of the {fmt_s(added)} it adds, moving its {fmt_bytes(nbytes)} batch at this GPU's measured "
-            f"host-to-device rate ({rate_bytes(c.link_bytes_per_s)}: {c.link_from}) takes about {fmt_s(moving)}")
+    said = (
+        f"of the {fmt_s(added)} it adds, moving its {fmt_bytes(nbytes)} batch at this GPU's measured "
+        f"host-to-device rate ({rate_bytes(c.link_bytes_per_s)}: {c.link_from}) takes about {fmt_s(moving)}"
+    )
     rest = added - moving
     if rest <= 0:
         return said + ": the bytes moving account for all of it"
@@ -85,13 +101,21 @@ def _copy_words(row: Mapping[str, Any], added: float, c: Ceilings | None, pinned
     if row.get("pin_memory") or execution.graphed(row.get("mode")):
         # a CUDA graph's step copies into its static inputs with non_blocking=True: the stall below is eager's
         return said + ": this page did not time what it is apart"
-    said += (": a copy from pageable memory is synchronous (.to(device) with non_blocking=False), so the CPU stops "
-             "until the GPU has run all the work queued before it and the copy, instead of queuing the next work "
-             "while the GPU runs")
-    if (is_ok(pinned) and pinned.get("pin_memory") and pinned.get("origin", "recorded") in RECORDED
-            and float(pinned["median_s"]) < base + added):
-        said += (f" (the same step copying from pinned memory was recorded at {fmt_s(float(pinned['median_s']))}, "
-                 f"against {fmt_s(base)} without the copy)")
+    said += (
+        ": a copy from pageable memory is synchronous (.to(device) with non_blocking=False), so the CPU stops "
+        "until the GPU has run all the work queued before it and the copy, instead of queuing the next work "
+        "while the GPU runs"
+    )
+    if (
+        is_ok(pinned)
+        and pinned.get("pin_memory")
+        and pinned.get("origin", "recorded") in RECORDED
+        and float(pinned["median_s"]) < base + added
+    ):
+        said += (
+            f" (the same step copying from pinned memory was recorded at {fmt_s(float(pinned['median_s']))}, "
+            f"against {fmt_s(base)} without the copy)"
+        )
     return said
 
 
@@ -99,5 +123,6 @@ def _data_fix(row: Mapping[str, Any]) -> str:
     """The copy's fix, without the switch already on: pinning is offered only to a pageable copy."""
     if row.get("pin_memory"):
         return FIX_WORDS[Fix.DATA_ON_DEVICE]
-    return FIX_WORDS[Fix.DATA_ON_DEVICE][:-1] + (", or copy each batch from pinned memory (pin_memory=True), which "
-                                                  "queues the copy without stopping the CPU.")
+    return FIX_WORDS[Fix.DATA_ON_DEVICE][:-1] + (
+        ", or copy each batch from pinned memory (pin_memory=True), which queues the copy without stopping the CPU."
+    )

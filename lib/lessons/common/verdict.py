@@ -142,10 +142,20 @@ def verdict(row: Mapping[str, Any], ceilings: Ceilings | None = None) -> Verdict
     ceilings = ceilings if gpu else None
     kernels = int(split["kernels"] or 0)
     flops, nbytes = (float(row[k]) if row.get(k) else None for k in ("flops", "bytes"))
-    base = dict(gpu=gpu, step_s=split["step_s"], busy_s=split["busy"], transfer_s=split["transfer"],
-                overhead_s=split["overhead"], kernels=kernels, flops=flops, bytes=nbytes, ceilings=ceilings,
-                source=split["source"], mode=str(row.get("mode") or execution.DEFAULT),
-                tf32=row.get("dtype") == "tf32")
+    base = dict(
+        gpu=gpu,
+        step_s=split["step_s"],
+        busy_s=split["busy"],
+        transfer_s=split["transfer"],
+        overhead_s=split["overhead"],
+        kernels=kernels,
+        flops=flops,
+        bytes=nbytes,
+        ceilings=ceilings,
+        source=split["source"],
+        mode=str(row.get("mode") or execution.DEFAULT),
+        tf32=row.get("dtype") == "tf32",
+    )
     draft = Verdict(regime=None, fix=None, **base)  # its shares of the roofs, before its regime is read from them
     draft = Verdict(regime=_regime(draft), fix=None, **base)
     return Verdict(regime=draft.regime, fix=_fix(draft, row), **base)
@@ -205,8 +215,13 @@ def split_sentence(row: Mapping[str, Any], label: str, ceilings: Ceilings | None
     return verdict_sentence(v, label) if v else None
 
 
-def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, over: str,
-                  current: Any = None, series: str | None = None) -> list[dict[str, Any]]:
+def roofline_rows(
+    rows: Sequence[Mapping[str, Any]],
+    ceilings: Ceilings | None,
+    over: str,
+    current: Any = None,
+    series: str | None = None,
+) -> list[dict[str, Any]]:
     """A curve's steps as roofline points: flop per byte (x), FLOP/s over the whole timed step (y),
     the regime (its name, 'not decided' where the ceilings cannot tell), the point the slider picks,
     whether the cost model predicted it and (`series`) the curve's legend name, whose steps they are
@@ -216,11 +231,18 @@ def roofline_rows(rows: Sequence[Mapping[str, Any]], ceilings: Ceilings | None, 
         if not (is_ok(row) and row.get("flops") and row.get("bytes")):
             continue
         v = verdict(row, ceilings)
-        out.append({"x": row.get(over), "intensity": float(row["flops"]) / float(row["bytes"]),
-                    "rate": float(row["flops"]) / float(row["median_s"]),
-                    "regime": v.regime.value if v and v.regime else UNDECIDED, "current": row.get(over) == current,
-                    # drawn hollow: a step nobody recorded, its place the cost model's (as on the curve chart)
-                    "predicted": row.get("origin") == Origin.PREDICTED, **({"series": series} if series else {})})
+        out.append(
+            {
+                "x": row.get(over),
+                "intensity": float(row["flops"]) / float(row["bytes"]),
+                "rate": float(row["flops"]) / float(row["median_s"]),
+                "regime": v.regime.value if v and v.regime else UNDECIDED,
+                "current": row.get(over) == current,
+                # drawn hollow: a step nobody recorded, its place the cost model's (as on the curve chart)
+                "predicted": row.get("origin") == Origin.PREDICTED,
+                **({"series": series} if series else {}),
+            }
+        )
     return out
 
 
@@ -238,8 +260,10 @@ def verdict_sentence(v: Verdict, label: str) -> str:
     how = "measured with the profiler" if v.source == "profile" else "as the cost model splits it"
     rest = v.overhead_s + v.transfer_s
     them = "them" if v.kernels else f"its {unit}s"
-    head = (f"**{label}**: one step takes {fmt_s(v.step_s)}{count}; the {device} is busy running {them} for "
-            f"{fmt_s(v.busy_s)} ({pct(v.busy_s / v.step_s)}), {how}.")
+    head = (
+        f"**{label}**: one step takes {fmt_s(v.step_s)}{count}; the {device} is busy running {them} for "
+        f"{fmt_s(v.busy_s)} ({pct(v.busy_s / v.step_s)}), {how}."
+    )
     body = _regime_words(v, rest)
     if v.transfer_s > 0 and not (v.gpu and v.regime == Regime.LAUNCH_BOUND and v.transfer_s > v.overhead_s):
         body += f" Copying the batch in took {fmt_s(v.transfer_s)} of the step."
@@ -250,41 +274,56 @@ def _regime_words(v: Verdict, rest: float) -> str:
     c = v.ceilings
     if v.regime == Regime.LAUNCH_BOUND:
         if not v.gpu:
-            return (f"The other {fmt_s(rest)} is overhead between operators (Python, autograd, PyTorch's dispatch): "
-                    "the CPU pays it too, per operator, as the GPU's step does before its launches. This step is "
-                    "overhead-bound: more work per step would cost little extra time.")
+            return (
+                f"The other {fmt_s(rest)} is overhead between operators (Python, autograd, PyTorch's dispatch): "
+                "the CPU pays it too, per operator, as the GPU's step does before its launches. This step is "
+                "overhead-bound: more work per step would cost little extra time."
+            )
         if v.transfer_s > v.overhead_s:  # the host's copy, more than its launches
-            return (f"Of the other {fmt_s(rest)}, {fmt_s(v.transfer_s)} is copying the batch in and "
-                    f"{fmt_s(v.overhead_s)} issuing the work: this step is bound by the host, the copy first, not by "
-                    "the GPU's work.")
+            return (
+                f"Of the other {fmt_s(rest)}, {fmt_s(v.transfer_s)} is copying the batch in and "
+                f"{fmt_s(v.overhead_s)} issuing the work: this step is bound by the host, the copy first, not by "
+                "the GPU's work."
+            )
         return _overhead_words(v, rest)
     if v.regime in (Regime.KERNEL_LATENCY, Regime.BELOW_ROOFS):
         return _latency_words(v)
     if v.regime == Regime.MEMORY_BOUND:
-        return (f"This step is memory-bound: over the whole step it moved its {fmt_bytes(v.bytes or 0)} (the least it "
-                f"must touch, as this app counts them) at {rate_bytes((v.bytes or 0) / v.step_s)}, "
-                f"{pct(v.memory_share or 0)} of this GPU's measured bandwidth ({rate_bytes(c.bytes_per_s)}); "
-                f"{fmt_flops(v.flops or 0)} over those bytes is {per_byte(v.intensity or 0)} flop per byte, below the "
-                f"ridge of {fmt_num(c.ridge)} (its measured {fmt_rate(c.flops_per_s)} ÷ {rate_bytes(c.bytes_per_s)}): "
-                "its dot on the roofline sits under the slanted bandwidth roof, where the bytes, not the arithmetic, "
-                "set the pace.")
+        return (
+            f"This step is memory-bound: over the whole step it moved its {fmt_bytes(v.bytes or 0)} (the least it "
+            f"must touch, as this app counts them) at {rate_bytes((v.bytes or 0) / v.step_s)}, "
+            f"{pct(v.memory_share or 0)} of this GPU's measured bandwidth ({rate_bytes(c.bytes_per_s)}); "
+            f"{fmt_flops(v.flops or 0)} over those bytes is {per_byte(v.intensity or 0)} flop per byte, below the "
+            f"ridge of {fmt_num(c.ridge)} (its measured {fmt_rate(c.flops_per_s)} ÷ {rate_bytes(c.bytes_per_s)}): "
+            "its dot on the roofline sits under the slanted bandwidth roof, where the bytes, not the arithmetic, "
+            "set the pace."
+        )
     # the step's height on the roofline (lib.charts.roofline: its flops over the whole timed step), never a
     # rate over the busy time alone, which no chart draws
     achieved = v.achieved_flops_per_s or 0.0
     if v.regime == Regime.COMPUTE_BOUND:
         rate, name = v.flops_roof
-        where = (f" ({per_byte(v.intensity)} flop per byte, above the ridge of {fmt_num(c.ridge)})"
-                 if c.ridge and v.intensity and v.intensity > c.ridge else "")
-        return (f"This step is compute-bound{where}: over the whole step it ran {fmt_rate(achieved)} (its dot on the "
-                f"roofline), {pct(v.compute_share or 0)} of this GPU's measured {name} peak ({fmt_rate(rate)}).")
+        where = (
+            f" ({per_byte(v.intensity)} flop per byte, above the ridge of {fmt_num(c.ridge)})"
+            if c.ridge and v.intensity and v.intensity > c.ridge
+            else ""
+        )
+        return (
+            f"This step is compute-bound{where}: over the whole step it ran {fmt_rate(achieved)} (its dot on the "
+            f"roofline), {pct(v.compute_share or 0)} of this GPU's measured {name} peak ({fmt_rate(rate)})."
+        )
     if v.gpu and c is not None and v.flops:
-        return (f"The GPU is busy most of the step, yet over the whole step it reached {pct(v.compute_share or 0)} "
-                f"of its measured {v.flops_roof[1]} peak (its dot on the roofline), so arithmetic is not what holds "
-                "it; this GPU's memory bandwidth was not recorded, so this page cannot say whether the bytes do.")
+        return (
+            f"The GPU is busy most of the step, yet over the whole step it reached {pct(v.compute_share or 0)} "
+            f"of its measured {v.flops_roof[1]} peak (its dot on the roofline), so arithmetic is not what holds "
+            "it; this GPU's memory bandwidth was not recorded, so this page cannot say whether the bytes do."
+        )
     own = f"Most of the step is the {'kernels' if v.gpu else 'operators'}' own work ({fmt_s(rest)} is overhead)"
     if v.gpu:
-        return (f"{own}; no ceiling of this GPU is recorded with the step's flops and bytes, so this page cannot "
-                "say whether memory or arithmetic holds it.")
+        return (
+            f"{own}; no ceiling of this GPU is recorded with the step's flops and bytes, so this page cannot "
+            "say whether memory or arithmetic holds it."
+        )
     return f"{own}: time grows with the work, and the device with more throughput wins."
 
 
@@ -296,21 +335,34 @@ def _overhead_words(v: Verdict, rest: float) -> str:
     launched = f"{per} launched" if per else ""  # where each kernel is launched on its own
     after = "more work per step would cost little extra time."
     if how is not None and how.graphed:
-        issued, around = ((f"{how.label} issues it as one CUDA graph replay for each of its compiled calls (forward, "
-                           "backward, update)", "the compiled calls' own Python (their guard checks), the replays' "
-                           "launches") if how.compile else
-                          ("the whole step is captured in one CUDA graph and issued as one replay",
-                           "the step's Python around the replay, the replay's own launch"))
-        return (f"For the other {fmt_s(rest)} no kernel of the step is running, though {issued}, not one launch per "
-                f"kernel: that time is {around} and the gaps the GPU leaves between one kernel and the next{per}. "
-                f"This step is launch-bound all the same, held by that overhead around its kernels, not by memory or "
-                f"arithmetic: {after}")
+        issued, around = (
+            (
+                f"{how.label} issues it as one CUDA graph replay for each of its compiled calls (forward, "
+                "backward, update)",
+                "the compiled calls' own Python (their guard checks), the replays' launches",
+            )
+            if how.compile
+            else (
+                "the whole step is captured in one CUDA graph and issued as one replay",
+                "the step's Python around the replay, the replay's own launch",
+            )
+        )
+        return (
+            f"For the other {fmt_s(rest)} no kernel of the step is running, though {issued}, not one launch per "
+            f"kernel: that time is {around} and the gaps the GPU leaves between one kernel and the next{per}. "
+            f"This step is launch-bound all the same, held by that overhead around its kernels, not by memory or "
+            f"arithmetic: {after}"
+        )
     if how is not None and how.compile:
-        return (f"The other {fmt_s(rest)} the GPU waits for the CPU to issue the work: torch.compile's generated code "
-                f"({how.label}) checks its guards on each compiled call, then launches each of its fewer, fused "
-                f"kernels{launched}. This step is launch-bound: {after}")
-    return (f"The other {fmt_s(rest)} the GPU waits for the CPU to issue the work (Python, autograd, one launch per "
-            f"operation{launched}). This step is launch-bound: {after}")
+        return (
+            f"The other {fmt_s(rest)} the GPU waits for the CPU to issue the work: torch.compile's generated code "
+            f"({how.label}) checks its guards on each compiled call, then launches each of its fewer, fused "
+            f"kernels{launched}. This step is launch-bound: {after}"
+        )
+    return (
+        f"The other {fmt_s(rest)} the GPU waits for the CPU to issue the work (Python, autograd, one launch per "
+        f"operation{launched}). This step is launch-bound: {after}"
+    )
 
 
 def _latency_words(v: Verdict) -> str:
@@ -318,22 +370,32 @@ def _latency_words(v: Verdict) -> str:
     tiny, where the page says what it cannot tell; each roof's share where it is known."""
     shares = ""
     if v.memory_share is not None:
-        shares = (f" Over the whole step it moved its counted bytes at {pct(v.memory_share)} of this GPU's measured "
-                  f"bandwidth and did its arithmetic at {pct(v.compute_share or 0)} of its {v.flops_roof[1]} peak: its "
-                  f"dot on the roofline sits below both roofs (under {pct(ROOF_SHARE)} of each), so neither memory nor "
-                  "arithmetic holds it there.")
-    work = (f"the whole step's {fmt_flops(v.flops or 0)} and {fmt_bytes(v.bytes or 0)} would take {_short(v.roof_s)} "
-            f"at this GPU's ceilings{_missing(v.ceilings)}, against {fmt_s(v.busy_s)} busy")
+        shares = (
+            f" Over the whole step it moved its counted bytes at {pct(v.memory_share)} of this GPU's measured "
+            f"bandwidth and did its arithmetic at {pct(v.compute_share or 0)} of its {v.flops_roof[1]} peak: its "
+            f"dot on the roofline sits below both roofs (under {pct(ROOF_SHARE)} of each), so neither memory nor "
+            "arithmetic holds it there."
+        )
+    work = (
+        f"the whole step's {fmt_flops(v.flops or 0)} and {fmt_bytes(v.bytes or 0)} would take {_short(v.roof_s)} "
+        f"at this GPU's ceilings{_missing(v.ceilings)}, against {fmt_s(v.busy_s)} busy"
+    )
     each = f"its {plural(v.kernels, 'kernel')} last {fmt_s(v.busy_s / v.kernels)} each on average" if v.kernels else ""
     if v.regime == Regime.BELOW_ROOFS:
-        return (f"This step is below both roofs: {each or 'its kernels run'}, {work}.{shares} Its kernels are not "
-                f"at their latency floor either, and the bytes this app counts are the least the step must touch: "
-                "this page cannot tell kernels that leave the GPU partly idle from memory traffic it does not count.")
+        return (
+            f"This step is below both roofs: {each or 'its kernels run'}, {work}.{shares} Its kernels are not "
+            f"at their latency floor either, and the bytes this app counts are the least the step must touch: "
+            "this page cannot tell kernels that leave the GPU partly idle from memory traffic it does not count."
+        )
     if each:
-        return (f"This step is kernel-latency-bound: {each}, each at its latency floor; {work}: each kernel does too "
-                f"little to come near either ceiling.{shares}")
-    return (f"This step is kernel-latency-bound: {work}, so the time is its kernels' fixed cost each (starting, a "
-            f"wave of blocks, writing back), not their work.{shares}")
+        return (
+            f"This step is kernel-latency-bound: {each}, each at its latency floor; {work}: each kernel does too "
+            f"little to come near either ceiling.{shares}"
+        )
+    return (
+        f"This step is kernel-latency-bound: {work}, so the time is its kernels' fixed cost each (starting, a "
+        f"wave of blocks, writing back), not their work.{shares}"
+    )
 
 
 def per_byte(intensity: float) -> str:
@@ -352,10 +414,10 @@ def _missing(c: Ceilings | None) -> str:
 
 FIX_WORDS = {
     Fix.NO_ITEM: "drop the loss.item() from every step (read the loss once an epoch): each one makes the CPU wait "
-                 "for the GPU before it can queue the next step.",
+    "for the GPU before it can queue the next step.",
     Fix.DATA_ON_DEVICE: "keep the data on the device: copy it once, not every batch.",
     Fix.CUDA_GRAPH: "capture the step in one CUDA graph (or torch.compile with mode='reduce-overhead'): all its "
-                    "kernels go in one launch instead of one each.",
+    "kernels go in one launch instead of one each.",
     Fix.BIGGER_BATCH: "a bigger batch: as many {unit} as now, each with more rows to work on, for little more time.",
     Fix.FUSE: "fewer, bigger kernels: torch.compile, which fuses the many small element-wise ones.",
 }
@@ -365,16 +427,28 @@ def _fix_words(v: Verdict) -> str:
     if v.fix is None:
         return ""
     if v.fix == Fix.BIGGER_BATCH and v.regime == Regime.MEMORY_BOUND:
-        return (" What would move it: a bigger batch, which reads each weight and optimizer state once for more "
-                "rows, so more arithmetic per byte.")
+        return (
+            " What would move it: a bigger batch, which reads each weight and optimizer state once for more "
+            "rows, so more arithmetic per byte."
+        )
     if v.fix == Fix.LOWER_PRECISION:
         c = v.ceilings
         if v.tf32:
-            return " No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. bf16 matmuls."
-        tf32 = (f" (this GPU's TF32 matmul measured {fmt_rate(c.tf32_flops_per_s)} against "
-                f"{fmt_rate(c.flops_per_s)} in fp32)") if c and c.tf32_flops_per_s else ""
-        return (" No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. TF32 or "
-                f"bf16 matmuls{tf32}.")
+            return (
+                " No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. bf16 matmuls."
+            )
+        tf32 = (
+            (
+                f" (this GPU's TF32 matmul measured {fmt_rate(c.tf32_flops_per_s)} against "
+                f"{fmt_rate(c.flops_per_s)} in fp32)"
+            )
+            if c and c.tf32_flops_per_s
+            else ""
+        )
+        return (
+            " No switch on this page moves it: only less arithmetic or faster arithmetic would, e.g. TF32 or "
+            f"bf16 matmuls{tf32}."
+        )
     return " What would move it: " + FIX_WORDS[v.fix].format(unit="kernels" if v.gpu else "operators")
 
 
@@ -384,4 +458,4 @@ def verdict_words(v: Verdict, label: str) -> Sentence:
     said, strong = verdict_sentence(v, label), f"**{label}**"
     if not said.startswith(strong):
         raise ValueError(f"a verdict sentence opens with its label: {said[:80]!r}")
-    return say(Strong(label), said[len(strong):], about=v)
+    return say(Strong(label), said[len(strong) :], about=v)

@@ -102,7 +102,6 @@ def series_side(series: SeriesName) -> Side:
     return Side(unit, f"the {machine} machine's CPU" if unit == Unit.CPU else f"the {machine} GPU", legend=True)
 
 
-
 # -- where two curves cross ---------------------------------------------------------------------------
 def _between(low: float | None, high: float | None, setting: str) -> str:
     if low is not None and high is not None:
@@ -137,8 +136,9 @@ def _runs(values: tuple[float, ...], shared: tuple[float, ...]) -> list[str]:
     return said
 
 
-def close_words(found: Crossover, setting: str, hollow: bool = False, base: Side | None = None,
-                challenger: Side | None = None) -> str:
+def close_words(
+    found: Crossover, setting: str, hollow: bool = False, base: Side | None = None, challenger: Side | None = None
+) -> str:
     """' Too close to call at batch size 2 to 128 (the gap is within the spread). At batch size 1 the
     GPU's point (hollow) is noisy, …: too close to call there.' ('' with neither). Only the points that
     decide nothing are named; a noisy point with a gap of noise.NEVER_CLOSE or more leads like any other.
@@ -146,27 +146,43 @@ def close_words(found: Crossover, setting: str, hollow: bool = False, base: Side
     that does not must not be pointed at); `base`, `challenger`: the two curves, to say whose point."""
     said = ""
     if close := tuple(x for x in found.ties if x not in found.doubtful and x not in found.lone):
-        said += f" Too close to call at {setting} {and_list(_runs(close, found.shared))} (the gap is within the spread)."
+        said += (
+            f" Too close to call at {setting} {and_list(_runs(close, found.shared))} (the gap is within the spread)."
+        )
     if found.lone:
-        said += (f" The lead at {setting} {and_list(_runs(found.lone, found.shared))} is not counted: no neighbouring "
-                 "point shows it too.")
+        said += (
+            f" The lead at {setting} {and_list(_runs(found.lone, found.shared))} is not counted: no neighbouring "
+            "point shows it too."
+        )
     noisy = tuple(x for x in found.doubtful if x in found.ties)
     if noisy:
         mark = " (hollow)" if hollow else ""
-        whose = [side.text for side, xs in ((base, found.doubtful_cpu), (challenger, found.doubtful_gpu))
-                 if side is not None and any(x in xs for x in noisy)]
+        whose = [
+            side.text
+            for side, xs in ((base, found.doubtful_cpu), (challenger, found.doubtful_gpu))
+            if side is not None and any(x in xs for x in noisy)
+        ]
         curve = f" of {and_list(whose)}" if whose else ""
         one = len(noisy) == 1
-        said += (f" {'The point' if one else 'The points'}{curve} at {setting} {and_list(_runs(noisy, found.shared))}{mark} "
-                 f"{'is' if one else 'are'} noisy (the repeats spread over more than half the time), and the gap there "
-                 f"is under {noise.NEVER_CLOSE:g}×: too close to call.")
+        said += (
+            f" {'The point' if one else 'The points'}{curve} at {setting} {and_list(_runs(noisy, found.shared))}{mark} "
+            f"{'is' if one else 'are'} noisy (the repeats spread over more than half the time), and the gap there "
+            f"is under {noise.NEVER_CLOSE:g}×: too close to call."
+        )
     return said
 
 
 def _noisy_only(found: Crossover) -> Crossover:
     """found with only its noisy points among the ties: what close_words says under 'the same time everywhere'."""
-    return Crossover(found.kind, None, shared=found.shared, ties=tuple(x for x in found.ties if x in found.doubtful),
-                     doubtful=found.doubtful, doubtful_cpu=found.doubtful_cpu, doubtful_gpu=found.doubtful_gpu)
+    return Crossover(
+        found.kind,
+        None,
+        shared=found.shared,
+        ties=tuple(x for x in found.ties if x in found.doubtful),
+        doubtful=found.doubtful,
+        doubtful_cpu=found.doubtful_cpu,
+        doubtful_gpu=found.doubtful_gpu,
+    )
 
 
 def likely_about(found: Crossover | None) -> str | None:
@@ -179,8 +195,15 @@ def likely_about(found: Crossover | None) -> str | None:
     return crossing_about(found.x, low, high)
 
 
-def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
-                       hollow: bool = False, notes: bool = True) -> Sentence:
+def crossover_sentence(
+    found: Crossover | SweepAnalysis | None,
+    setting: str,
+    base: Side,
+    challenger: Side,
+    *,
+    hollow: bool = False,
+    notes: bool = True,
+) -> Sentence:
     """Who is faster where, read from the points both curves have (never from an extrapolated fit).
     `base` is the first curve given to find_crossover (the CPU, 1 GPU), `challenger` the second. A
     range comes from the spread of both curves (where neither is surely faster), the likely value
@@ -191,13 +214,17 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     if isinstance(found, SweepAnalysis):
         found = found.measured if found.gpu_device else None
     if found is None or found.kind == CrossKind.ONE_DEVICE:
-        curve = (f"{challenger.unit.value} curve" if challenger.count is None
-                 else f"curve for {challenger.noun}")
-        return say(f"There is no {curve} on screen, so there is no crossover to show.",
-                   about=found or Crossover(CrossKind.ONE_DEVICE, None))
+        curve = f"{challenger.unit.value} curve" if challenger.count is None else f"curve for {challenger.noun}"
+        return say(
+            f"There is no {curve} on screen, so there is no crossover to show.",
+            about=found or Crossover(CrossKind.ONE_DEVICE, None),
+        )
     if found.kind == CrossKind.TOO_FEW_POINTS:
-        both = ("both devices" if base.count is None and base.unit != challenger.unit
-                else f"both {base.noun} and {challenger.noun}")
+        both = (
+            "both devices"
+            if base.count is None and base.unit != challenger.unit
+            else f"both {base.noun} and {challenger.noun}"
+        )
         return say(f"Too few points were measured on {both} to locate a crossover.", about=found)
     cpu, gpu = base.called, challenger.called
     first, last = (fmt_value(v) for v in found.span)
@@ -207,56 +234,109 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
         if not notes:  # the one sentence above a chart: at most 30 words
             where = f"from {setting} {first} to {last}" if first != last else f"at {setting} {first}"
             return say(gpu, " and ", cpu, f" take the same time within the spread {where}.", about=found)
-        return say(gpu, " and ", cpu, f" take the same time within the spread of the repeats at every {setting} "
-                   f"both curves have, {span}: neither is surely faster, so there is no crossover to place."
-                   f"{close_words(_noisy_only(found), setting, hollow, base, challenger) if notes else ''}",
-                   about=found)
-    if found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last:  # one shared point: no range to speak of
+        return say(
+            gpu,
+            " and ",
+            cpu,
+            f" take the same time within the spread of the repeats at every {setting} "
+            f"both curves have, {span}: neither is surely faster, so there is no crossover to place."
+            f"{close_words(_noisy_only(found), setting, hollow, base, challenger) if notes else ''}",
+            about=found,
+        )
+    if (
+        found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS) and first == last
+    ):  # one shared point: no range to speak of
         ahead, behind = (challenger, base) if found.kind == CrossKind.GPU_WINS else (base, challenger)
-        there = ("" if found.kind == CrossKind.GPU_WINS
-                 else f"there {challenger.noun} {challenger.verb('does', 'do')} not catch up, and ")
+        there = (
+            ""
+            if found.kind == CrossKind.GPU_WINS
+            else f"there {challenger.noun} {challenger.verb('does', 'do')} not catch up, and "
+        )
         if not notes:
-            return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
-                       f" at the one {setting} both curves have, {first}: one point places no crossover.", about=found)
-        return say(ahead.called, f" {ahead.verb('is', 'are')} faster than ", behind.called,
-                   f" at every {setting} both curves have, which is only {first}: {there}one point "
-                   "cannot place a crossover.", about=found)
+            return say(
+                ahead.called,
+                f" {ahead.verb('is', 'are')} faster than ",
+                behind.called,
+                f" at the one {setting} both curves have, {first}: one point places no crossover.",
+                about=found,
+            )
+        return say(
+            ahead.called,
+            f" {ahead.verb('is', 'are')} faster than ",
+            behind.called,
+            f" at every {setting} both curves have, which is only {first}: {there}one point cannot place a crossover.",
+            about=found,
+        )
     close = close_words(found, setting, hollow, base, challenger) if notes else ""
     if found.noisy_only:  # every lead on the chart rests on points whose own repeats do not support them
         why = " (its repeats spread over more than half its time)" if notes else ""
-        return say("Too noisy here to say whether ", challenger.called, " or ", cpu,
-                   f" {base.verb('is', 'are')} faster: every lead rests on a noisy point{why}.", about=found)
+        return say(
+            "Too noisy here to say whether ",
+            challenger.called,
+            " or ",
+            cpu,
+            f" {base.verb('is', 'are')} faster: every lead rests on a noisy point{why}.",
+            about=found,
+        )
     clear = [x for x in found.shared if x not in found.ties]
-    where = (f"at every {setting} both curves have, from {first} to {last}" if not found.ties
-             else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})")
+    where = (
+        f"at every {setting} both curves have, from {first} to {last}"
+        if not found.ties
+        else f"at every {setting} on the chart where the gap is clear ({and_list(_runs(tuple(clear), found.shared))})"
+    )
     if not notes and found.kind in (CrossKind.GPU_WINS, CrossKind.CPU_WINS):  # at most 30 words
         ahead, behind = (gpu, cpu) if found.kind == CrossKind.GPU_WINS else (cpu, gpu)
         side = challenger if found.kind == CrossKind.GPU_WINS else base
-        where, then = ((f"at every {setting} both curves have, {first} to {last}", "no crossover there") if not found.ties
-                       else (f"wherever the gap is clear, {first} to {last}", "never clearly slower"))
+        where, then = (
+            (f"at every {setting} both curves have, {first} to {last}", "no crossover there")
+            if not found.ties
+            else (f"wherever the gap is clear, {first} to {last}", "never clearly slower")
+        )
         return say(ahead, f" {side.verb('is', 'are')} faster than ", behind, f" {where}: {then}.", about=found)
     if found.kind == CrossKind.GPU_WINS:
-        then = (": no crossover in this range." if not found.ties
-                else f": {base.noun} {base.verb('is', 'are')} never clearly faster.")
+        then = (
+            ": no crossover in this range."
+            if not found.ties
+            else f": {base.noun} {base.verb('is', 'are')} never clearly faster."
+        )
         return say(gpu, f" {challenger.verb('is', 'are')} faster than ", cpu, f" {where}{then}{close}", about=found)
     if found.kind == CrossKind.CPU_WINS:
-        then = (f"{challenger.verb('does', 'do')} not catch up there." if not found.ties
-                else f"never clearly {challenger.verb('catches', 'catch')} up.")
-        return say(cpu, f" {base.verb('is', 'are')} faster than ", gpu, f" {where}: {challenger.noun} {then}{close}",
-                   about=found)
+        then = (
+            f"{challenger.verb('does', 'do')} not catch up there."
+            if not found.ties
+            else f"never clearly {challenger.verb('catches', 'catch')} up."
+        )
+        return say(
+            cpu,
+            f" {base.verb('is', 'are')} faster than ",
+            gpu,
+            f" {where}: {challenger.noun} {then}{close}",
+            about=found,
+        )
     if found.kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
         low, high = found.sure or found.bracket
         between = _between(low, high, setting)
         about = likely_about(found)
-        likely = (f"; most likely at about {about}." if about is not None
-                  else ": the medians swap back and forth in between, so no single value can be named."
-                  if found.x is None else "; the points measured place it no closer." if notes
-                  else ".")  # the answer alone: the bracket says how close, in fewer words
+        likely = (
+            f"; most likely at about {about}."
+            if about is not None
+            else ": the medians swap back and forth in between, so no single value can be named."
+            if found.x is None
+            else "; the points measured place it no closer."
+            if notes
+            else "."
+        )  # the answer alone: the bracket says how close, in fewer words
         if found.kind == CrossKind.CROSSES:
-            return say(gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {between}{likely}{close}",
-                       about=found)
-        return say(gpu, f" {challenger.verb('is', 'are')} faster at the smaller values and ", cpu,
-                   f" {base.verb('catches', 'catch')} up {between}{likely}{close}", about=found)
+            return say(
+                gpu, f" {challenger.verb('catches', 'catch')} up with ", cpu, f" {between}{likely}{close}", about=found
+            )
+        return say(
+            gpu,
+            f" {challenger.verb('is', 'are')} faster at the smaller values and ",
+            cpu,
+            f" {base.verb('catches', 'catch')} up {between}{likely}{close}",
+            about=found,
+        )
     named = []
     for lo, hi, who in found.crossings:
         leader = challenger if who == Lead.GPU else base
@@ -264,29 +344,50 @@ def crossover_sentence(found: Crossover | SweepAnalysis | None, setting: str, ba
     # more than three changes would fill a phone's first screen: the first and the last say where it settles
     changes = "; ".join(named) if len(named) <= 3 else f"{named[0]}; after {len(named) - 2} more changes, {named[-1]}"
     if not notes:  # every change, and why they are this close: crossover_notes', under the chart
-        return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
-                   f"{last}.", about=found)
-    return say(gpu, " and ", cpu, f" trade the lead {len(found.crossings)} times between {setting} {first} and "
-               f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
-               f"{_decider(base, challenger)}.{close_words(found, setting, hollow, base, challenger)}", about=found)
+        return say(
+            gpu,
+            " and ",
+            cpu,
+            f" trade the lead {len(found.crossings)} times between {setting} {first} and {last}.",
+            about=found,
+        )
+    return say(
+        gpu,
+        " and ",
+        cpu,
+        f" trade the lead {len(found.crossings)} times between {setting} {first} and "
+        f"{last}: {changes}. Where they are this close, the spread of the repeats decides more than "
+        f"{_decider(base, challenger)}.{close_words(found, setting, hollow, base, challenger)}",
+        about=found,
+    )
 
 
-def empty_side_sentence(empty: Side, why: str, other: Side, xs: Sequence[float], setting: str,
-                        found: Crossover) -> Sentence:
+def empty_side_sentence(
+    empty: Side, why: str, other: Side, xs: Sequence[float], setting: str, found: Crossover
+) -> Sentence:
     """Where one curve holds no time at all and the other does: what each side has, and why the empty one is
     empty, not 'too few points on both' ('The CPU has no points here: every step is over this server's live
     limits; **GPU · H200** has 10 points, from batch size 2 to 1,024.'). The empty side is named by its noun,
     not its legend name: a curve without points is not drawn, so no legend entry could be pointed at."""
     xs = sorted(xs)
-    span = (f"from {setting} {fmt_value(xs[0])} to {fmt_value(xs[-1])}" if len(xs) > 1
-            else f"at {setting} {fmt_value(xs[0])}")
+    span = (
+        f"from {setting} {fmt_value(xs[0])} to {fmt_value(xs[-1])}"
+        if len(xs) > 1
+        else f"at {setting} {fmt_value(xs[0])}"
+    )
     noun = empty.noun
-    return say(noun[:1].upper() + noun[1:], f" has no points here: {why}; ", other.called,
-               f" has {plural(len(xs), 'point')}, {span}.", about=found)
+    return say(
+        noun[:1].upper() + noun[1:],
+        f" has no points here: {why}; ",
+        other.called,
+        f" has {plural(len(xs), 'point')}, {span}.",
+        about=found,
+    )
 
 
-def crossover_notes(found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *,
-                    hollow: bool = False) -> str:
+def crossover_notes(
+    found: Crossover | SweepAnalysis | None, setting: str, base: Side, challenger: Side, *, hollow: bool = False
+) -> str:
     """What crossover_sentence(..., notes=False) leaves for under the chart: the points too close to call and
     why (close_words); where the lead changes hands more than once, every change and why they are this close.
     '' when there is nothing to add."""
@@ -298,7 +399,7 @@ def crossover_notes(found: Crossover | SweepAnalysis | None, setting: str, base:
         return close_words(_noisy_only(found), setting, hollow, base, challenger).strip()
     if found.kind == CrossKind.MIXED:
         full = crossover_sentence(found, setting, base, challenger, hollow=hollow).markdown()
-        rest = full[full.index(": ", full.index(" trade the lead ")) + 2:].strip()  # after 'between A and B: '
+        rest = full[full.index(": ", full.index(" trade the lead ")) + 2 :].strip()  # after 'between A and B: '
         return rest[:1].upper() + rest[1:]
     return close_words(found, setting, hollow, base, challenger).strip()
 
@@ -311,8 +412,13 @@ def crossover_brief(found: Crossover | None, setting: str, base: Side, challenge
     if kind in (CrossKind.CROSSES, CrossKind.CROSSES_BACK):
         about = likely_about(found)
         low, high = found.sure or found.bracket or (None, None)
-        where = (f"≈ {about}" if about is not None else f"between {fmt_value(low)} and {fmt_value(high)}"
-                 if low is not None and high is not None else "somewhere in the measured range")
+        where = (
+            f"≈ {about}"
+            if about is not None
+            else f"between {fmt_value(low)} and {fmt_value(high)}"
+            if low is not None and high is not None
+            else "somewhere in the measured range"
+        )
         return where if kind == CrossKind.CROSSES else f"{base.unit.value} catches up {where}"
     if kind == CrossKind.GPU_WINS:
         return f"{challenger.unit.value} faster from the smallest {setting}"
@@ -345,8 +451,9 @@ def versus(a: Side, a_s: float, b: Side, b_s: float, *, spread_s: float = 0.0, t
     is within `spread_s` (each side's IQR up to it; 0: the two times alone) and under its ratio, unless
     the caller decided it (`tie`, from the same rule with each side's own spread)."""
     fast, fast_s, slow, slow_s = (a, a_s, b, b_s) if a_s <= b_s else (b, b_s, a, a_s)
-    return Versus(fast, fast_s, slow, slow_s, spread_s,
-                  tie if tie is not None else noise.is_tie(a_s, b_s, spread_s, spread_s))
+    return Versus(
+        fast, fast_s, slow, slow_s, spread_s, tie if tie is not None else noise.is_tie(a_s, b_s, spread_s, spread_s)
+    )
 
 
 def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these settings") -> Sentence:
@@ -354,14 +461,26 @@ def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these 
     A tie leads with the tie and names no winner: a reader who stops after 'is faster' would repeat
     a lead the numbers do not show."""
     if v.tie:
-        text = say(v.fast.called, " and ", v.slow.called, f" are too close to call{at}: {fmt_s(v.fast_s)} {what} "
-                   f"on {v.fast.text} against {fmt_s(v.slow_s)} on {v.slow.text}", about=v)
+        text = say(
+            v.fast.called,
+            " and ",
+            v.slow.called,
+            f" are too close to call{at}: {fmt_s(v.fast_s)} {what} "
+            f"on {v.fast.text} against {fmt_s(v.slow_s)} on {v.slow.text}",
+            about=v,
+        )
         if v.spread_s > 0:
-            return text + (f"; the gap ({fmt_s(v.slow_s - v.fast_s)}) is smaller than the spread of the repeats "
-                           f"(IQR up to {fmt_s(v.spread_s)}).")
+            return text + (
+                f"; the gap ({fmt_s(v.slow_s - v.fast_s)}) is smaller than the spread of the repeats "
+                f"(IQR up to {fmt_s(v.spread_s)})."
+            )
         return text + "; the gap is within the spread of the numbers here."
-    return say(v.fast.called, f" {v.fast.verb('is', 'are')} faster{at}: {fmt_s(v.fast_s)} {what} against "
-               f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.", about=v)
+    return say(
+        v.fast.called,
+        f" {v.fast.verb('is', 'are')} faster{at}: {fmt_s(v.fast_s)} {what} against "
+        f"{fmt_s(v.slow_s)} on {v.slow.text}, {fmt_ratio(v.ratio)} as fast.",
+        about=v,
+    )
 
 
 def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, tie: bool = False) -> str:
@@ -370,8 +489,10 @@ def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = Fals
     asked lib.core.same with the spreads it has), 'the two are about even'. No threshold of its own."""
     take, be = ("took", "was") if past else ("takes", "is")
     if tie or ratio == 1.0:
-        return (f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} "
-                f"time = {fmt_times(ratio)})")
+        return (
+            f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} "
+            f"time = {fmt_times(ratio)})"
+        )
     if ratio > 1.0:
         return f"{challenger.noun} {take} {fmt_times(ratio)} as long as {base.noun}"
     return f"{challenger.noun} {be} {fmt_times(1 / ratio)} as fast as {base.noun}"

@@ -23,12 +23,16 @@ def pipeline_answer(on: PipelineScreen) -> str:
     if is_ok(cpu) and is_ok(gpu):
         c, g = float(cpu["median_s"]), float(gpu["median_s"])
         if same_rows(cpu, gpu):  # the one rule, each row's own spread
-            return (f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
-                    f"{fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU.")
+            return (
+                f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
+                f"{fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU."
+            )
         if loading_gap(cpu, gpu):  # the gap is the host's, not the device's: no device lead to claim
-            return (f"With a DataLoader over images, at {at} loading (host work for both) makes the gap: "
-                    f"{fmt_s(float(cpu['phase_loading_s']))} of the CPU's epoch, {fmt_s(float(gpu['phase_loading_s']))} "
-                    "of the GPU's.")
+            return (
+                f"With a DataLoader over images, at {at} loading (host work for both) makes the gap: "
+                f"{fmt_s(float(cpu['phase_loading_s']))} of the CPU's epoch, {fmt_s(float(gpu['phase_loading_s']))} "
+                "of the GPU's."
+            )
         lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
         return f"With images fed by a DataLoader, at {at} {lead}: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU."
     row = on.at_point("images")
@@ -36,8 +40,10 @@ def pipeline_answer(on: PipelineScreen) -> str:
     if isinstance(loading, (int, float)) and loading > 0:
         epoch = float(row["median_s"])
         saved = max(0.0, 1 - min(loading, epoch) / epoch)
-        return (f"With images fed by a DataLoader, at {at} loading alone takes {fmt_s(loading)} of this server's "
-                f"{fmt_s(epoch)} epoch: no device could save more than {pct(saved)}.")
+        return (
+            f"With images fed by a DataLoader, at {at} loading alone takes {fmt_s(loading)} of this server's "
+            f"{fmt_s(epoch)} epoch: no device could save more than {pct(saved)}."
+        )
     return f"Nothing was measured at {at} with images fed by a DataLoader; the notes below say why."
 
 
@@ -64,15 +70,23 @@ def pipeline_notes(on: PipelineScreen) -> str:
     cpu, gpu = on.pair("images")
     if is_ok(cpu) and is_ok(gpu) and loading_gap(cpu, gpu) and not same_rows(cpu, gpu):
         compute = [cpu.get("phase_compute_s"), gpu.get("phase_compute_s")]
-        own = (f"; the device's own compute took {fmt_s(float(compute[0]))} on the CPU and {fmt_s(float(compute[1]))} "
-               "on the GPU" if all(isinstance(t, (int, float)) for t in compute) else "")
-        return (f"The whole epochs: {fmt_s(float(cpu['median_s']))} on the CPU, {fmt_s(float(gpu['median_s']))} on the "
-                f"GPU, one machine{own}. Loading is the host's work in both runs, so a gap there is the host's from "
-                "one run to the next, not the device's.")
+        own = (
+            f"; the device's own compute took {fmt_s(float(compute[0]))} on the CPU and {fmt_s(float(compute[1]))} "
+            "on the GPU"
+            if all(isinstance(t, (int, float)) for t in compute)
+            else ""
+        )
+        return (
+            f"The whole epochs: {fmt_s(float(cpu['median_s']))} on the CPU, {fmt_s(float(gpu['median_s']))} on the "
+            f"GPU, one machine{own}. Loading is the host's work in both runs, so a gap there is the host's from "
+            "one run to the next, not the device's."
+        )
     if is_ok(cpu) and is_ok(gpu):
         return "Both times above are one epoch on the same machine: its CPU and its GPU."
     row = on.at_point("images")
     if is_ok(row) and isinstance(row.get("phase_loading_s"), (int, float)) and row["phase_loading_s"] > 0:
-        return ("Loading the images is the same work whichever device trains: a device that trained in no time at "
-                "all would save only the rest of the epoch.")
+        return (
+            "Loading the images is the same work whichever device trains: a device that trained in no time at "
+            "all would save only the rest of the epoch."
+        )
     return ""

@@ -101,26 +101,42 @@ def settings_words(settings: Settings, skip: Iterable[str] = ()) -> str:
     return ", ".join(words)
 
 
-def live_request(view: View, devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None,
-                 threads: int) -> LiveRequest:
+def live_request(
+    view: View, devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None, threads: int
+) -> LiveRequest:
     """The page's live measurement, which is also its cache key (the total budget with the rest)."""
-    return LiveRequest.of(live_rows, view.over, view.grid, view.fixed(), list(devices), current=view.current,
-                          point_budget_s=point_budget_s, total_budget_s=total_budget_s, num_threads=threads)
+    return LiveRequest.of(
+        live_rows,
+        view.over,
+        view.grid,
+        view.fixed(),
+        list(devices),
+        current=view.current,
+        point_budget_s=point_budget_s,
+        total_budget_s=total_budget_s,
+        num_threads=threads,
+    )
 
 
-def default_requests(devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None,
-                     threads: int) -> list[tuple[str, LiveRequest]]:
+def default_requests(
+    devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None, threads: int
+) -> list[tuple[str, LiveRequest]]:
     """What the page measures at its defaults (DEFAULTS, swept over DEFAULT_OVER), with its label: the server's
     warm-up measures it before a visitor asks (ui.prefetch)."""
     view = View(DEFAULTS, DEFAULT_OVER, gpu_live=len(devices) > 1)
-    return [(measure_label(view, devices), live_request(view, devices, point_budget_s=point_budget_s,
-                                                        total_budget_s=total_budget_s, threads=threads))]
+    return [
+        (
+            measure_label(view, devices),
+            live_request(view, devices, point_budget_s=point_budget_s, total_budget_s=total_budget_s, threads=threads),
+        )
+    ]
 
 
 def measure_label(view: View, devices: Sequence[str]) -> str:
     """What is being measured, for the progress bar and for visitors who wait for it."""
-    return (f"data pipeline over {axis_label(view.over)} on {', '.join(devices)}; "
-            + settings_words(view.feed_settings("images"), skip=(view.over,)))
+    return f"data pipeline over {axis_label(view.over)} on {', '.join(devices)}; " + settings_words(
+        view.feed_settings("images"), skip=(view.over,)
+    )
 
 
 @dataclass(frozen=True)
@@ -145,8 +161,9 @@ class FeedRows:
         return any(self.rows.values())
 
 
-def find_recorded(packs: Sequence[Mapping[str, Any]], preferred: Iterable[str], view: View
-                  ) -> tuple[Mapping[str, Any] | None, FeedRows]:
+def find_recorded(
+    packs: Sequence[Mapping[str, Any]], preferred: Iterable[str], view: View
+) -> tuple[Mapping[str, Any] | None, FeedRows]:
     """The recorded side of this view, and its rows per feed: the CPU and the first GPU of one machine.
     The sidebar's machine first, feed by feed over its packs (the first pack holding GPU rows of that feed:
     the images grid of one day and the tensors sweep of another both count); where none of its packs holds
@@ -163,17 +180,31 @@ def find_recorded(packs: Sequence[Mapping[str, Any]], preferred: Iterable[str], 
     def has_gpu(rows: Iterable[Mapping[str, Any]]) -> bool:
         return any(is_cuda(str(r["device"])) for r in rows)
 
-    mine = {feed: next(((p, rows) for p in packs if p["path"] in preferred
-                        for rows in [match(p, feed)] if has_gpu(rows)), (None, [])) for feed in SOURCES}
+    mine = {
+        feed: next(
+            ((p, rows) for p in packs if p["path"] in preferred for rows in [match(p, feed)] if has_gpu(rows)),
+            (None, []),
+        )
+        for feed in SOURCES
+    }
     if not any(pack for pack, _ in mine.values()):
-        other = next(((p, found) for p in packs if p["path"] not in preferred
-                      for found in [{feed: match(p, feed) for feed in SOURCES}]
-                      if any(has_gpu(rows) for rows in found.values())), None)
+        other = next(
+            (
+                (p, found)
+                for p in packs
+                if p["path"] not in preferred
+                for found in [{feed: match(p, feed) for feed in SOURCES}]
+                if any(has_gpu(rows) for rows in found.values())
+            ),
+            None,
+        )
         if other is None:
             return None, FeedRows.empty()
         mine = {feed: (other[0], rows) for feed, rows in other[1].items()}
-    found = FeedRows({feed: cpu_and_first_gpu(rows) for feed, (_, rows) in mine.items()},
-                     {feed: pack for feed, (pack, _) in mine.items()})
+    found = FeedRows(
+        {feed: cpu_and_first_gpu(rows) for feed, (_, rows) in mine.items()},
+        {feed: pack for feed, (pack, _) in mine.items()},
+    )
     return found.packs["images"] or found.packs["tensors"], found
 
 
@@ -224,16 +255,24 @@ class Screen:
         """CPU and GPU rows of ONE machine at the point explained (the same host CPU feeds both devices):
         both live on a GPU server, else both recorded."""
         here = [r for r in self.here(feed) if self.view.gpu_live or "recorded" in r["series"]]
-        return (next((r for r in here if r["device"] == "cpu"), None),
-                next((r for r in here if r["device"] != "cpu"), None))
+        return (
+            next((r for r in here if r["device"] == "cpu"), None),
+            next((r for r in here if r["device"] != "cpu"), None),
+        )
 
 
 def screen(view: View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any] | None, recorded: FeedRows) -> Screen:
     machine = machine_text(pack["machine"]) if pack else None
     packs = recorded.packs  # each feed labelled with its own pack's machine and date
-    rows_of = {feed: onscreen.labelled([r for r in live if r.get("source") == feed], recorded[feed], (),
-                                       machine_text(packs[feed]["machine"]) if packs.get(feed) else machine)
-               for feed in SOURCES}
+    rows_of = {
+        feed: onscreen.labelled(
+            [r for r in live if r.get("source") == feed],
+            recorded[feed],
+            (),
+            machine_text(packs[feed]["machine"]) if packs.get(feed) else machine,
+        )
+        for feed in SOURCES
+    }
     return Screen(view, rows_of, pack, recorded)
 
 
@@ -253,8 +292,11 @@ def device_words(on: Screen) -> DeviceWords:
         row = on.at_point(feed)
         sentence = sentence or ceiling_sentence(row, onscreen.LIVE_CPU, words)
         if not sentence:
-            why = (row.get("message") or onscreen.STATUS_WORDS.get(row.get("status"), row.get("status"))
-                   if row else "nothing was measured there")
+            why = (
+                row.get("message") or onscreen.STATUS_WORDS.get(row.get("status"), row.get("status"))
+                if row
+                else "nothing was measured there"
+            )
             sentence = f"With the {words}, the CPU was not measured at {on.view.at}: {why}."
         out.append(sentence)
     return DeviceWords(out, compared)
@@ -267,10 +309,14 @@ def feed_sentence(on: Screen) -> str | None:
         return None
     a, b, who = images["median_s"], tensors["median_s"], onscreen.LIVE_CPU
     if a >= b:
-        return (f"On **{who}**, an epoch over images takes {fmt_ratio(a / b)} as long as one over tensors "
-                f"already in memory ({fmt_s(a)} against {fmt_s(b)}): same model, same numbers, only the feed differs.")
-    return (f"On **{who}**, an epoch over images ({fmt_s(a)}) is no slower than one over tensors ({fmt_s(b)}) at "
-            "these settings.")
+        return (
+            f"On **{who}**, an epoch over images takes {fmt_ratio(a / b)} as long as one over tensors "
+            f"already in memory ({fmt_s(a)} against {fmt_s(b)}): same model, same numbers, only the feed differs."
+        )
+    return (
+        f"On **{who}**, an epoch over images ({fmt_s(a)}) is no slower than one over tensors ({fmt_s(b)}) at "
+        "these settings."
+    )
 
 
 def machines_sentence(on: Screen) -> str | None:
@@ -281,22 +327,37 @@ def machines_sentence(on: Screen) -> str | None:
     if not (is_ok(here) and is_ok(cpu)):
         return None
     ratio = here["median_s"] / cpu["median_s"]
-    how = ("the same within the spread" if same_rows(here, cpu)  # the one rule (lib.core.same)
-           else f"{fmt_ratio(ratio)} as long" if ratio >= 1 else f"{fmt_ratio(1 / ratio)} as fast")
+    how = (
+        "the same within the spread"
+        if same_rows(here, cpu)  # the one rule (lib.core.same)
+        else f"{fmt_ratio(ratio)} as long"
+        if ratio >= 1
+        else f"{fmt_ratio(1 / ratio)} as fast"
+    )
     share = loading_share(gpu)
-    paced = (f" Loading is {pct(share)} of the timed phases on the recorded GPU too: with images, the CPU that "
-             "decodes them sets the GPU's pace." + _loading_fix(gpu) if share is not None and share >= MOSTLY else "")
-    return (f"This server's CPU takes {fmt_s(here['median_s'])} for the same epoch over images that the recording "
-            f"machine's CPU took {fmt_s(cpu['median_s'])} for ({how}).{paced}")
+    paced = (
+        f" Loading is {pct(share)} of the timed phases on the recorded GPU too: with images, the CPU that "
+        "decodes them sets the GPU's pace." + _loading_fix(gpu)
+        if share is not None and share >= MOSTLY
+        else ""
+    )
+    return (
+        f"This server's CPU takes {fmt_s(here['median_s'])} for the same epoch over images that the recording "
+        f"machine's CPU took {fmt_s(cpu['median_s'])} for ({how}).{paced}"
+    )
 
 
 def _loading_fix(row: Mapping[str, Any]) -> str:
     """The one change that moves a GPU paced by its loading, never one already on."""
     if not int(row.get("num_workers") or 0):
-        return (" What would move it: DataLoader workers (num_workers above 0), which decode the next batches "
-                "while the GPU trains on this one.")
-    return (" What would move it: decode once and keep the images as tensors in memory (the tensors curve), "
-            f"since {plural(int(row['num_workers']), 'worker')} already decode in parallel.")
+        return (
+            " What would move it: DataLoader workers (num_workers above 0), which decode the next batches "
+            "while the GPU trains on this one."
+        )
+    return (
+        " What would move it: decode once and keep the images as tensors in memory (the tensors curve), "
+        f"since {plural(int(row['num_workers']), 'worker')} already decode in parallel."
+    )
 
 
 def summaries(on: Screen) -> list[str]:
@@ -317,9 +378,11 @@ def missing_note(on: Screen, packs: Sequence[Mapping[str, Any]]) -> str | None:
     if on.view.gpu_live:
         return None
     if not has_recorded_sweeps(packs):
-        return ("No GPU on this server and no recorded data-pipeline results shipped, so only the live CPU is "
-                "shown. What the CPU's own numbers already say: the loading part of an epoch is a floor that "
-                "no faster device can lower.")
+        return (
+            "No GPU on this server and no recorded data-pipeline results shipped, so only the live CPU is "
+            "shown. What the CPU's own numbers already say: the loading part of an epoch is a floor that "
+            "no faster device can lower."
+        )
     missing = on.missing
     if not missing:
         return None
@@ -327,16 +390,23 @@ def missing_note(on: Screen, packs: Sequence[Mapping[str, Any]]) -> str | None:
     skip = (over,) if "images" in missing else (over, "num_workers", "pin_memory")
     what = " or ".join(f"the {SOURCES[feed]}" for feed in missing)
     part = "that part shows" if len(missing) < len(SOURCES) else "this view shows"
-    return (f"The recorded packs have no sweep over {axis_label(over)} for {what} with these settings "
-            f"({settings_words(settings, skip=skip)}), so {part} only the live CPU.")
+    return (
+        f"The recorded packs have no sweep over {axis_label(over)} for {what} with these settings "
+        f"({settings_words(settings, skip=skip)}), so {part} only the live CPU."
+    )
 
 
 def showable(group: Mapping[str, Any]) -> bool:
     """Whether the page's widgets can show a recorded sweep (an images sweep at settings they offer)."""
     p = group["params"]
-    return (group["over"] in AXES and p.get("source") == "images" and p.get("model") in MODELS
-            and p.get("num_workers") in WORKERS and all(p.get(k) in AXES[k].steps for k in AXES)
-            and all(p.get(k) == WORKLOAD.setting(k).default for k in NOT_ON_PAGE))
+    return (
+        group["over"] in AXES
+        and p.get("source") == "images"
+        and p.get("model") in MODELS
+        and p.get("num_workers") in WORKERS
+        and all(p.get(k) in AXES[k].steps for k in AXES)
+        and all(p.get(k) == WORKLOAD.setting(k).default for k in NOT_ON_PAGE)
+    )
 
 
 def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tuple[str, dict[str, Any]]]:
@@ -347,27 +417,45 @@ def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tupl
     for pack in packs:
         for group in filter(showable, recorded_groups(pack["rows"], WORKLOAD)):
             p, over = group["params"], group["over"]
-            settings = Settings(model=p["model"], num_workers=p["num_workers"], pin_memory=p["pin_memory"],
-                                **{k: view.settings.value(k) if k == over else p[k] for k in AXES})
+            settings = Settings(
+                model=p["model"],
+                num_workers=p["num_workers"],
+                pin_memory=p["pin_memory"],
+                **{k: view.settings.value(k) if k == over else p[k] for k in AXES},
+            )
             if (over, settings) not in seen:
                 seen.append((over, settings))
                 text = settings_words(settings, skip=(over, "model", "num_workers", "pin_memory"))
-                offers.append((f"Show the sweep over {axis_label(over)} ({text}; {MODELS[settings.model]}; "
-                               f"{plural(settings.num_workers, 'worker')}; pinned memory "
-                               f"{fmt_value(bool(settings.pin_memory))})", url_values(over, settings)))
+                offers.append(
+                    (
+                        f"Show the sweep over {axis_label(over)} ({text}; {MODELS[settings.model]}; "
+                        f"{plural(settings.num_workers, 'worker')}; pinned memory "
+                        f"{fmt_value(bool(settings.pin_memory))})",
+                        url_values(over, settings),
+                    )
+                )
     return offers
 
 
 def url_values(over: str, settings: Settings) -> dict[str, Any]:
     """The widgets' values of a view, by their URL keys (the URL's edge: a dict)."""
-    return {"over": over, "model": settings.model, "num_workers": settings.num_workers,
-            "pin_memory": settings.pin_memory, **{k: settings.value(k) for k in AXES}}
+    return {
+        "over": over,
+        "model": settings.model,
+        "num_workers": settings.num_workers,
+        "pin_memory": settings.pin_memory,
+        **{k: settings.value(k) for k in AXES},
+    }
 
 
 def phase_bars(on: Screen) -> list[dict[str, Any]]:
     """The phase chart's bars at the point explained: each timed row with phases, its series prefixed by its feed."""
-    return [with_rest({**r, "series": f"{feed} · {r['series']}"}) for feed in SOURCES for r in on.here(feed)
-            if is_ok(r) and r.get("phase_loading_s") is not None]
+    return [
+        with_rest({**r, "series": f"{feed} · {r['series']}"})
+        for feed in SOURCES
+        for r in on.here(feed)
+        if is_ok(r) and r.get("phase_loading_s") is not None
+    ]
 
 
 def phase_notes(bars: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -376,9 +464,11 @@ def phase_notes(bars: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def point_where(over: str) -> Callable[[Mapping[str, Any]], str]:
     """Where a point sits, for its note: 'cpu (live, this server), DataLoader over images, batch size 8'."""
+
     def where(row: Mapping[str, Any]) -> str:
         feed = SOURCES.get(str(row.get("source")), str(row.get("source")))
         return f"{row['series']}, {feed}, {axis_label(over)} {fmt_value(row.get(over))}"
+
     return where
 
 
@@ -388,6 +478,8 @@ def record_commands(view: View) -> list[str]:
     values = ",".join(str(v) for v in AXES[view.over].steps)
     for feed, params in view.recorded_params().items():  # a GPU machine records the pinned memory the switch sets
         sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in params.items() if k != view.over)
-        out.append(f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "
-                   f"--out lib/recorded/dataloader_{feed}_{view.over}.json")
+        out.append(
+            f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "
+            f"--out lib/recorded/dataloader_{feed}_{view.over}.json"
+        )
     return out

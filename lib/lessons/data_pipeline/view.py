@@ -35,18 +35,21 @@ PHASES = {
 }
 # the tick on each phase bar: the epoch the words quote, timed as one (its phases, timed apart, may overlap in it)
 WHOLE_EPOCH = "the whole epoch, timed as one"
-SOURCES = {
-    "images": "DataLoader over images",
-    "tensors": "tensors already on the device",
-}
+SOURCES = {"images": "DataLoader over images", "tensors": "tensors already on the device"}
 WORKLOAD = get_workload("dataloader")
 MODELS = {"linear": "Linear 784→10 (seed 001)", "mlp": "MLP 784-400-200-100-10 (seed 000)"}
 # The settings a visitor sweeps, each a slider (Training's typed Axis); their defaults are Settings'
 AXES = {
-    "batch_size": Axis("batch size", (8, 16, 32, 64, 128, 256, 512),
-                       "Rows per optimizer step: fewer, larger batches mean fewer steps in an epoch."),
-    "dataset_size": Axis("dataset size", (256, 512, 1024, 2048),
-                         "Rows in one epoch; every one of them is decoded once per epoch when the source is images."),
+    "batch_size": Axis(
+        "batch size",
+        (8, 16, 32, 64, 128, 256, 512),
+        "Rows per optimizer step: fewer, larger batches mean fewer steps in an epoch.",
+    ),
+    "dataset_size": Axis(
+        "dataset size",
+        (256, 512, 1024, 2048),
+        "Rows in one epoch; every one of them is decoded once per epoch when the source is images.",
+    ),
 }
 WORKERS = (0, 1, 2, 4)
 DEFAULT_OVER = "batch_size"
@@ -71,8 +74,14 @@ class Settings:
 
     def params(self, feed: str) -> dict[str, Any]:
         """The workload's settings for one feed, as the sweep takes them (lib.core's edge: a dict)."""
-        return {"batch_size": self.batch_size, "dataset_size": self.dataset_size, "model": self.model,
-                "source": feed, "num_workers": self.num_workers, "pin_memory": self.pin_memory}
+        return {
+            "batch_size": self.batch_size,
+            "dataset_size": self.dataset_size,
+            "model": self.model,
+            "source": feed,
+            "num_workers": self.num_workers,
+            "pin_memory": self.pin_memory,
+        }
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
@@ -93,15 +102,23 @@ def worker_choices(cores: int, recorded: Iterable[int] = ()) -> list[int]:
 
 def recorded_workers(packs: Iterable[Mapping[str, Any]]) -> set[int]:
     """The worker counts the packs' GPU rows of this lesson were recorded with."""
-    return {r["num_workers"] for p in packs for r in p["rows"] if r.get("workload") == WORKLOAD.name
-            and is_cuda(str(r.get("device", ""))) and isinstance(r.get("num_workers"), int)}
+    return {
+        r["num_workers"]
+        for p in packs
+        for r in p["rows"]
+        if r.get("workload") == WORKLOAD.name
+        and is_cuda(str(r.get("device", "")))
+        and isinstance(r.get("num_workers"), int)
+    }
 
 
 def workers_caption(cores: int, choices: Sequence[int]) -> str:
     """What the workers slider offers on this server, and why."""
     recorded = [w for w in choices if w > cores]
-    text = (f"This server has {plural(cores, 'CPU core')}, so it runs at most "
-            f"{plural(min(cores, max(WORKERS)), 'worker')} live")
+    text = (
+        f"This server has {plural(cores, 'CPU core')}, so it runs at most "
+        f"{plural(min(cores, max(WORKERS)), 'worker')} live"
+    )
     if recorded:
         text += f"; {' and '.join(map(str, recorded))} workers are shown from a GPU machine's recording only"
     return text + "."
@@ -111,9 +128,11 @@ def workers_note(workers: int, cores: int) -> str | None:
     """Why a worker count is not run live here (more workers than this server's cores), or None."""
     if workers <= cores:
         return None
-    return (f"This server has {plural(cores, 'CPU core')}, so it does not run {plural(workers, 'worker')} live "
-            "(PyTorch warns that more DataLoader workers than cores may freeze it): the numbers with "
-            f"{plural(workers, 'worker')} are the ones recorded on a GPU machine, where they were recorded.")
+    return (
+        f"This server has {plural(cores, 'CPU core')}, so it does not run {plural(workers, 'worker')} live "
+        "(PyTorch warns that more DataLoader workers than cores may freeze it): the numbers with "
+        f"{plural(workers, 'worker')} are the ones recorded on a GPU machine, where they were recorded."
+    )
 
 
 def _num(row: Mapping[str, Any] | None, key: str) -> float | None:
@@ -171,8 +190,9 @@ def epoch_gap(a_s: float, b_s: float) -> float:
     return (slow - fast) / slow if slow > 0 else 0.0
 
 
-def device_sentence(cpu: Mapping[str, Any] | None, gpu: Mapping[str, Any] | None, cpu_label: str, gpu_label: str,
-                    source: str) -> str | None:
+def device_sentence(
+    cpu: Mapping[str, Any] | None, gpu: Mapping[str, Any] | None, cpu_label: str, gpu_label: str, source: str
+) -> str | None:
     """Does the device matter for one epoch of `source`? Both rows must come from one machine (the
     same host CPU decodes the images for both). None when either row was not measured. The same
     epoch by the one rule (lib.core.same, each row's own spread), never a threshold of this page's."""
@@ -183,24 +203,36 @@ def device_sentence(cpu: Mapping[str, Any] | None, gpu: Mapping[str, Any] | None
     c_share, g_share = loading_share(cpu), loading_share(gpu)
     shares = ""
     if c_share is not None and g_share is not None:
-        shares = (f"loading is {pct(c_share)} of the timed phases on **{cpu_label}** and {pct(g_share)} on "
-                  f"**{gpu_label}**")
+        shares = (
+            f"loading is {pct(c_share)} of the timed phases on **{cpu_label}** and {pct(g_share)} on **{gpu_label}**"
+        )
     times = f"{fmt_s(c)} per epoch on the CPU, {fmt_s(g)} on the GPU"
     if same_rows(cpu, gpu):
-        how = ("by under 1%" if gap < 0.01 else f"by only {pct(gap)}" if same_time(c, g)
-               else f"by {pct(gap)}, within the spread of the repeats (the error bars)")
+        how = (
+            "by under 1%"
+            if gap < 0.01
+            else f"by only {pct(gap)}"
+            if same_time(c, g)
+            else f"by {pct(gap)}, within the spread of the repeats (the error bars)"
+        )
         if shares and min(c_share, g_share) >= MOSTLY:
-            return (f"With the {source}, **the device does not matter**: {shares}, and the two epochs differ {how} "
-                    f"({times}).")
-        return (f"With the {source}, the two epochs differ {how} ({times}){'; ' + shares if shares else ''}: "
-                "**the device does not matter** here.")
+            return (
+                f"With the {source}, **the device does not matter**: {shares}, and the two epochs differ {how} "
+                f"({times})."
+            )
+        return (
+            f"With the {source}, the two epochs differ {how} ({times}){'; ' + shares if shares else ''}: "
+            "**the device does not matter** here."
+        )
     lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
     text = f"With the {source}, **the device matters**: {lead} ({times})"
     cl, gl = _num(cpu, "phase_loading_s"), _num(gpu, "phase_loading_s")
     cc, gc = _num(cpu, "phase_compute_s"), _num(gpu, "phase_compute_s")
     if None not in (cl, gl, cc, gc):
-        text += (f". Timed apart, loading took {fmt_s(cl)} on the CPU and {fmt_s(gl)} on the GPU, compute "
-                 f"{fmt_s(cc)} and {fmt_s(gc)}")
+        text += (
+            f". Timed apart, loading took {fmt_s(cl)} on the CPU and {fmt_s(gl)} on the GPU, compute "
+            f"{fmt_s(cc)} and {fmt_s(gc)}"
+        )
         if shares:
             text += f" ({shares})"
     return text + "."
@@ -219,23 +251,33 @@ def ceiling_sentence(row: Mapping[str, Any] | None, label: str, source: str) -> 
     floor = epoch * (1 - saved)
     share = loading_share(row)
     share_words = f"loading is {pct(share)} of the timed phases" if share is not None else ""
-    text = (f"With the {source}, loading alone took {fmt_s(loading)} of the {fmt_s(epoch)} epoch on **{label}**"
-            f"{' (' + share_words + ')' if share_words else ''}. ")
+    text = (
+        f"With the {source}, loading alone took {fmt_s(loading)} of the {fmt_s(epoch)} epoch on **{label}**"
+        f"{' (' + share_words + ')' if share_words else ''}. "
+    )
     if loading >= epoch:
-        return text + ("Loading alone took as long as the whole epoch: a device that trained in no time at all "
-                       "would save nothing measurable here, so **the device cannot matter**.")
+        return text + (
+            "Loading alone took as long as the whole epoch: a device that trained in no time at all "
+            "would save nothing measurable here, so **the device cannot matter**."
+        )
     if same_time(epoch, floor, float(row.get("iqr_s") or 0.0)):  # no device could make it a different time
-        return text + (f"A device that trained in no time at all would still need about {fmt_s(floor)} per epoch, "
-                       f"at most {pct(saved)} less: **here the device can hardly matter**.")
+        return text + (
+            f"A device that trained in no time at all would still need about {fmt_s(floor)} per epoch, "
+            f"at most {pct(saved)} less: **here the device can hardly matter**."
+        )
     rest = rest_s(row)
     stays = "the loading and the rest of the epoch stay" if rest else "the loading stays"
-    return text + (f"A faster device could save up to {pct(saved)} of the epoch (its compute; {stays}), "
-                   "so here **the device can matter**.")
+    return text + (
+        f"A faster device could save up to {pct(saved)} of the epoch (its compute; {stays}), "
+        "so here **the device can matter**."
+    )
 
 
-def sweep_summary(rows: Sequence[Mapping[str, Any]], over: str, over_label: str, source: str, cpu_device: str,
-                  gpu_device: str) -> str | None:
+def sweep_summary(
+    rows: Sequence[Mapping[str, Any]], over: str, over_label: str, source: str, cpu_device: str, gpu_device: str
+) -> str | None:
     """Across the points on screen: at how many are the two devices' epochs the same (lib.core.same)."""
+
     def timed(device: str) -> dict[Any, Mapping[str, Any]]:  # the device's rows by their x (the last one kept)
         return {r[over]: r for r in rows if is_ok(r) and r.get("device") == device and r.get(over) is not None}
 
@@ -251,14 +293,18 @@ def sweep_summary(rows: Sequence[Mapping[str, Any]], over: str, over_label: str,
     where = ""
     if same and len(same) < n:
         where = f" ({over_label} {', '.join(fmt_value(x) for x in same)})"
-    count = ("at every one of the" if len(same) == n else "at none of the" if not same else f"at {len(same)} of the")
+    count = "at every one of the" if len(same) == n else "at none of the" if not same else f"at {len(same)} of the"
     if same_time(lo[1], hi[1]):
         span = f"GPU time ÷ CPU time stays at about {fmt_times(lo[1])}"
     else:
-        span = (f"GPU time ÷ CPU time runs from {fmt_times(lo[1])} at {fmt_value(lo[0])} to {fmt_times(hi[1])} "
-                f"at {fmt_value(hi[0])}")
-    return (f"With the {source}, the CPU's and GPU's epochs count as the same {count} {n} "
-            f"{over_label} values measured on both{where}; {span}.")
+        span = (
+            f"GPU time ÷ CPU time runs from {fmt_times(lo[1])} at {fmt_value(lo[0])} to {fmt_times(hi[1])} "
+            f"at {fmt_value(hi[0])}"
+        )
+    return (
+        f"With the {source}, the CPU's and GPU's epochs count as the same {count} {n} "
+        f"{over_label} values measured on both{where}; {span}."
+    )
 
 
 def phase_note(row: Mapping[str, Any] | None, label: str) -> str | None:
@@ -270,20 +316,25 @@ def phase_note(row: Mapping[str, Any] | None, label: str) -> str | None:
     if parts <= 0:
         return None
     if epoch < parts * 0.9:
-        text = (f"{label}: the whole epoch ({fmt_s(epoch)}) took less than loading and compute timed apart "
-                f"({fmt_s(parts)})")
+        text = (
+            f"{label}: the whole epoch ({fmt_s(epoch)}) took less than loading and compute timed apart ({fmt_s(parts)})"
+        )
         if int(row.get("num_workers") or 0) > 0 and row.get("source") == "images":
             return text + ": the worker processes decode the next batches while the main process trains."
         if str(row.get("device", "")).startswith("cuda"):
             return text + ": the GPU trains on one batch while the CPU prepares the next."
-        return text + (": nothing runs in parallel here (no workers, no GPU), so the difference is the noise "
-                       "between separately timed runs.")
+        return text + (
+            ": nothing runs in parallel here (no workers, no GPU), so the difference is the noise "
+            "between separately timed runs."
+        )
     if epoch > parts * 1.1:
         # the two phases and the epoch are separate runs: what the difference is was not measured, so it is
         # called unexplained, never given a cause
-        return (f"{label}: the whole epoch ({fmt_s(epoch)}) took {fmt_s(epoch - parts)} more than loading and "
-                f"compute timed apart ({fmt_s(parts)}). That difference is unexplained: the whole epoch and its "
-                "two phases were timed as separate runs, and no part of it was measured apart.")
+        return (
+            f"{label}: the whole epoch ({fmt_s(epoch)}) took {fmt_s(epoch - parts)} more than loading and "
+            f"compute timed apart ({fmt_s(parts)}). That difference is unexplained: the whole epoch and its "
+            "two phases were timed as separate runs, and no part of it was measured apart."
+        )
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
 
 
@@ -295,25 +346,39 @@ def overlap_caption(bars: Sequence[Mapping[str, Any]]) -> str | None:
         return None
     # the bars well past their tick say by how much and why (phase_note's overlap case), not noise-sized ones
     notes = [phase_note(r, r["series"]) for r in past if float(r["median_s"]) < 0.9 * (phases_s(r) or 0.0)]
-    return ("The dark tick on each bar is its whole epoch, timed as one; a bar runs past it where loading "
-            "and compute, each timed on its own, overlap in the epoch. " + " ".join(n for n in notes if n)).strip()
+    return (
+        "The dark tick on each bar is its whole epoch, timed as one; a bar runs past it where loading "
+        "and compute, each timed on its own, overlap in the epoch. " + " ".join(n for n in notes if n)
+    ).strip()
 
 
-def live_rows(over: str, values: Sequence[Any], fixed_of: dict[str, dict[str, Any]], devices: Sequence[str], *,
-              current: Any, point_budget_s: float, total_budget_s: float | None, num_threads: int | None,
-              progress: Callable[[float, str], None] | None = None) -> list[dict[str, Any]]:
+def live_rows(
+    over: str,
+    values: Sequence[Any],
+    fixed_of: dict[str, dict[str, Any]],
+    devices: Sequence[str],
+    *,
+    current: Any,
+    point_budget_s: float,
+    total_budget_s: float | None,
+    num_threads: int | None,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[dict[str, Any]]:
     """Live rows of the dataloader workload over `over` for each feed in `fixed_of` ({'images': {...},
     'tensors': {...}}), phases at `current`."""
     rows: list[dict[str, Any]] = []
     feeds = list(fixed_of)
     for i, feed in enumerate(feeds):
+
         def part(fraction: float, message: str, i: int = i, feed: str = feed) -> None:
             if progress:
                 progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
-        rows += live_sweep(LiveSweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current,
-                                     profile_current=False),
-                           LiveBudget(point_budget_s, total_budget_s, num_threads), progress=part)
+        rows += live_sweep(
+            LiveSweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current, profile_current=False),
+            LiveBudget(point_budget_s, total_budget_s, num_threads),
+            progress=part,
+        )
     return rows
 
 

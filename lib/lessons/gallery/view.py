@@ -52,8 +52,7 @@ class GalleryMachine:
 def _sweep_rows(rows: Sequence[Mapping[str, Any]], line: str) -> list[dict[str, Any]]:
     """Copies holding only what the comparison needs: the swept value, device, times, status."""
     over = GALLERY_SWEEP.over
-    return [{**{k: r.get(k) for k in ROW_FIELDS}, over: r.get(over), "swept": over, "machine": line}
-            for r in rows]
+    return [{**{k: r.get(k) for k in ROW_FIELDS}, over: r.get(over), "swept": over, "machine": line} for r in rows]
 
 
 def shipped_machines(shipped: Sequence[tuple[str, Mapping[str, Any]]]) -> list[GalleryMachine]:
@@ -63,10 +62,19 @@ def shipped_machines(shipped: Sequence[tuple[str, Mapping[str, Any]]]) -> list[G
         gpus = gpu_names(machine)
         hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "?")
         line = f"{hardware} · shipped"
-        out.append(GalleryMachine(SHIPPED_PREFIX + stem, line, "shipped with the app", hardware,
-                                  str(machine.get("torch") or ""), str(machine.get("date") or "")[:10],
-                                  devices=", ".join(dict.fromkeys(str(r["device"]) for r in pack["rows"])),
-                                  shipped=True, rows=_sweep_rows(pack["rows"], line)))
+        out.append(
+            GalleryMachine(
+                SHIPPED_PREFIX + stem,
+                line,
+                "shipped with the app",
+                hardware,
+                str(machine.get("torch") or ""),
+                str(machine.get("date") or "")[:10],
+                devices=", ".join(dict.fromkeys(str(r["device"]) for r in pack["rows"])),
+                shipped=True,
+                rows=_sweep_rows(pack["rows"], line),
+            )
+        )
     return out
 
 
@@ -78,8 +86,20 @@ def entry_machines(entries: Sequence[Any], packs: Mapping[int, Mapping[str, Any]
         if e.id not in packs:
             continue
         line = f"{e.name} · {e.hardware} (#{e.id})"
-        out.append(GalleryMachine(str(e.id), line, e.name, e.hardware, e.torch, e.recorded_at[:10], e.course,
-                                  e.added_at, e.devices, rows=_sweep_rows(packs[e.id]["rows"], line)))
+        out.append(
+            GalleryMachine(
+                str(e.id),
+                line,
+                e.name,
+                e.hardware,
+                e.torch,
+                e.recorded_at[:10],
+                e.course,
+                e.added_at,
+                e.devices,
+                rows=_sweep_rows(packs[e.id]["rows"], line),
+            )
+        )
     return out
 
 
@@ -113,30 +133,35 @@ def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None
         x, words = crossover_words(comparison, m)
         # the number shown is the words' own (lib.core.fmt.crossing_about), none where they give a bracket
         about = likely_about(comparison.crossovers.get(m.line)) if x is not None and comparison else None
-        rows.append({
-            "entry": "shipped" if m.shipped else f"#{m.key}",
-            "named by": m.named_by,
-            "GPU or CPU": m.hardware,
-            "GPU catches up at batch size": float(about.replace(",", "")) if about else None,
-            "crossover": words,
-            "devices": m.devices,
-            "torch": m.torch,
-            "recorded": m.recorded,
-            "course": m.course or ("–" if m.shipped else "none"),
-            "added": _dt.datetime.fromtimestamp(m.added, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if m.added else "–",
-            "key": m.key,
-        })
+        rows.append(
+            {
+                "entry": "shipped" if m.shipped else f"#{m.key}",
+                "named by": m.named_by,
+                "GPU or CPU": m.hardware,
+                "GPU catches up at batch size": float(about.replace(",", "")) if about else None,
+                "crossover": words,
+                "devices": m.devices,
+                "torch": m.torch,
+                "recorded": m.recorded,
+                "course": m.course or ("–" if m.shipped else "none"),
+                "added": _dt.datetime.fromtimestamp(m.added, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+                if m.added
+                else "–",
+                "key": m.key,
+            }
+        )
     return rows
 
 
-def sort_machines(machines: Sequence[GalleryMachine], comparison: Comparison | None, by: str
-                  ) -> list[GalleryMachine]:
+def sort_machines(machines: Sequence[GalleryMachine], comparison: Comparison | None, by: str) -> list[GalleryMachine]:
     """crossover: smallest break-even first (machines without one after, by their words); newest:
     latest added first (shipped last); name: who named it; machine: the GPU or CPU name."""
     if by == "crossover":
+
         def key(m: GalleryMachine) -> tuple:
             x, words = crossover_words(comparison, m)
             return (x is None, x or 0.0, words)
+
         return sorted(machines, key=key)
     if by == "newest":
         return sorted(machines, key=lambda m: -m.added)
@@ -166,13 +191,16 @@ def speedup_frame(comparison: Comparison | None) -> pd.DataFrame:
 
 def crossover_points(comparison: Comparison | None) -> pd.DataFrame:
     """Where each machine's speed-up line crosses 1 (machine, x)."""
-    points = [{"machine": m, "x": float(c.x)} for m, c in (comparison.crossovers.items() if comparison else [])
-              if c.kind == CrossKind.CROSSES and c.x is not None and math.isfinite(c.x)
-              and likely_about(c) is not None]  # a mark only where the words name a value
+    points = [
+        {"machine": m, "x": float(c.x)}
+        for m, c in (comparison.crossovers.items() if comparison else [])
+        if c.kind == CrossKind.CROSSES and c.x is not None and math.isfinite(c.x) and likely_about(c) is not None
+    ]  # a mark only where the words name a value
     return pd.DataFrame(points, columns=["machine", "x"])
 
 
 # -- picks for the comparison view (pages/your_results.py ?gallery=...) -------------------------------
+
 
 def compare_query(keys: Sequence[str]) -> dict[str, str]:
     return {"gallery": ",".join(keys)}
@@ -190,8 +218,8 @@ def parse_picks(raw: str | None, limit: int = 4) -> Picks:
     """'12,shipped:h200_training' -> Picks([12], ['h200_training'], [])."""
     ids, stems, notes = [], [], []
     for item in [t.strip() for t in str(raw or "").split(",") if t.strip()][:limit]:
-        if item.startswith(SHIPPED_PREFIX) and item[len(SHIPPED_PREFIX):]:
-            stems.append(item[len(SHIPPED_PREFIX):])
+        if item.startswith(SHIPPED_PREFIX) and item[len(SHIPPED_PREFIX) :]:
+            stems.append(item[len(SHIPPED_PREFIX) :])
         elif re.fullmatch(r"#?[0-9]{1,12}", item):  # ASCII digits: '²' and '١' are digits to str.isdigit()
             ids.append(int(item.lstrip("#")))
         else:
@@ -202,5 +230,8 @@ def parse_picks(raw: str | None, limit: int = 4) -> Picks:
 def labelled_pack(pack: Mapping[str, Any], line: str) -> dict[str, Any]:
     """A copy of a gallery pack whose machine and rows are all named `line` (its gallery label), so
     two machines of the same model stay two curves on the comparison view."""
-    return {"schema_version": pack["schema_version"], "machine": {**pack["machine"], "label": line},
-            "rows": [{**r, "machine": line} for r in pack["rows"]]}
+    return {
+        "schema_version": pack["schema_version"],
+        "machine": {**pack["machine"], "label": line},
+        "rows": [{**r, "machine": line} for r in pack["rows"]],
+    }

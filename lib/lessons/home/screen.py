@@ -18,8 +18,10 @@ from lib.workloads import get_workload
 
 WORKLOAD = get_workload("mlp")
 NO_RESULTS = "This copy of the app has no GPU results yet, so there is no GPU curve to answer with here."
-NO_RESULTS_NOTE = ("No recorded GPU results shipped yet. The Training page measures the CPU live on this server; a pack "
-                   "recorded on a GPU machine adds the GPU side (the Your results page says how to record one).")
+NO_RESULTS_NOTE = (
+    "No recorded GPU results shipped yet. The Training page measures the CPU live on this server; a pack "
+    "recorded on a GPU machine adds the GPU side (the Your results page says how to record one)."
+)
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,9 @@ def home_screen(packs: Iterable[Mapping[str, Any] | None]) -> HomeScreen | None:
     if not chart:
         return None
     sides = series_side(chart.cpu_label), series_side(chart.gpu_label)
-    answer = crossover_sentence(chart.analysis, chart.setting, *sides, hollow=True, notes=False).capitalised().markdown()
+    answer = (
+        crossover_sentence(chart.analysis, chart.setting, *sides, hollow=True, notes=False).capitalised().markdown()
+    )
     notes = crossover_notes(chart.analysis.measured, chart.setting, *sides, hollow=True)  # said under the chart
     modes = modes_sentence(chart)
     ends = " ".join(t for t in (notes, ends_sentence(chart)) if t)

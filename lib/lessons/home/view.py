@@ -76,15 +76,17 @@ class OneChart:
 # Home's "Why?". Both devices pay per-operator overhead (Python, autograd, PyTorch's dispatch): the
 # Training page shows the CPU's. What only the GPU pays is a launch over the bus per kernel and the wait
 # for it to finish; the recorded packs hold no CPU profile, so no number is quoted here.
-WHY = ("Because a GPU does not run your step: it runs the small pieces of work your step is made of (kernels), "
-       "each launched from Python on the CPU. Both devices pay the same per-operator cost on the CPU (Python, "
-       "autograd, PyTorch's dispatch); the GPU pays more on top of it: launching every kernel over the bus to the "
-       "GPU, and waiting for the GPU to finish (synchronisation) whenever the CPU needs a result. The CPU runs each "
-       "operator itself, so it launches nothing across a bus and has no device to wait for. For a small model every "
-       "kernel finishes almost at once, and the GPU's step is mostly that extra cost (launch-bound); even kernels "
-       "queued back to back each take a few microseconds however little they do (kernel latency). Give each kernel "
-       "enough work and the GPU's memory bandwidth, then its arithmetic, take over: there it is many times faster. "
-       "This app measures where that happens, and the Training page says which of the four holds each step.")
+WHY = (
+    "Because a GPU does not run your step: it runs the small pieces of work your step is made of (kernels), "
+    "each launched from Python on the CPU. Both devices pay the same per-operator cost on the CPU (Python, "
+    "autograd, PyTorch's dispatch); the GPU pays more on top of it: launching every kernel over the bus to the "
+    "GPU, and waiting for the GPU to finish (synchronisation) whenever the CPU needs a result. The CPU runs each "
+    "operator itself, so it launches nothing across a bus and has no device to wait for. For a small model every "
+    "kernel finishes almost at once, and the GPU's step is mostly that extra cost (launch-bound); even kernels "
+    "queued back to back each take a few microseconds however little they do (kernel latency). Give each kernel "
+    "enough work and the GPU's memory bandwidth, then its arithmetic, take over: there it is many times faster. "
+    "This app measures where that happens, and the Training page says which of the four holds each step."
+)
 
 
 def _number(value: Any) -> bool:
@@ -169,8 +171,14 @@ def graph_curve(rows: Sequence[Mapping[str, Any]], over: str, y: str, pack: Mapp
         g = _graphed(r, pack)
         if g is None:
             continue
-        point = {**g, "recorded_on": row_date(g, pack), over: r[over], "dataset_size": r.get("dataset_size"),
-                 "steps_per_epoch": r.get("steps_per_epoch"), "recorded_dataset_size": g.get("dataset_size")}
+        point = {
+            **g,
+            "recorded_on": row_date(g, pack),
+            over: r[over],
+            "dataset_size": r.get("dataset_size"),
+            "steps_per_epoch": r.get("steps_per_epoch"),
+            "recorded_dataset_size": g.get("dataset_size"),
+        }
         if y == "epoch_s":
             point["epoch_s"] = float(g["median_s"]) * float(r["steps_per_epoch"])
         by_recording.setdefault(_recording(point), []).append(point)
@@ -198,14 +206,23 @@ def drawn(chart: OneChart) -> list[dict[str, Any]]:
             steps = float(r.get("steps_per_epoch") or 1) if chart.y == "epoch_s" else 1.0
             others = tuple(r.get("other_recordings") or ())
             exact = r.get("recorded_dataset_size", r.get("dataset_size")) == r.get("dataset_size")
-            how = (f"recorded on {_recording(r)}" if exact or chart.y != "epoch_s" else
-                   f"derived: {plural(int(steps), 'step')} of the step recorded on {_recording(r)}")
-            point = {**r, "origin": Origin.RECORDED if exact else Origin.DERIVED, "noisy": float(r[chart.over]) in doubted}
+            how = (
+                f"recorded on {_recording(r)}"
+                if exact or chart.y != "epoch_s"
+                else f"derived: {plural(int(steps), 'step')} of the step recorded on {_recording(r)}"
+            )
+            point = {
+                **r,
+                "origin": Origin.RECORDED if exact else Origin.DERIVED,
+                "noisy": float(r[chart.over]) in doubted,
+            }
             if others:
                 times = [float(r["median_s"]), *(float(t) for _, t in others)]
                 point[f"{chart.y}_low"], point[f"{chart.y}_high"] = min(times) * steps, max(times) * steps
-                how += (f"; also {', '.join(f'{fmt_s(float(t))} a step on {label}' for label, t in others)}: "
-                        f"from {fmt_s(min(times))} to {fmt_s(max(times))} a step, the band")
+                how += (
+                    f"; also {', '.join(f'{fmt_s(float(t))} a step on {label}' for label, t in others)}: "
+                    f"from {fmt_s(min(times))} to {fmt_s(max(times))} a step, the band"
+                )
             out.append({**point, "origin_note": how})
     return out
 
@@ -222,17 +239,25 @@ def crossover_range(chart: OneChart) -> onscreen.Shaded | None:
 
 def band_days(chart: OneChart) -> list[str]:
     """The other recordings the drawn bands span ('NVIDIA H200 (2026-11-21)'), each once."""
-    return list(dict.fromkeys(label for r in [*chart.rows, *chart.graphed] for label, _ in r.get("other_recordings") or ()))
+    return list(
+        dict.fromkeys(label for r in [*chart.rows, *chart.graphed] for label, _ in r.get("other_recordings") or ())
+    )
 
 
 def caption(chart: OneChart) -> str:
     """What the chart is and where each curve came from, under it."""
     bands = band_days(chart)
-    band = (f" A shaded band spans the same steps' times as recorded on {' and '.join(bands)} too: compare curves "
-            "of the same day." if bands else "")
-    return (f"Training a small neural network (an MLP) on {chart.hardware or chart.machine}: every curve comes from "
-            f"that machine, recorded on the day its legend names.{band} The Training page puts this server's CPU "
-            "beside it.")
+    band = (
+        f" A shaded band spans the same steps' times as recorded on {' and '.join(bands)} too: compare curves "
+        "of the same day."
+        if bands
+        else ""
+    )
+    return (
+        f"Training a small neural network (an MLP) on {chart.hardware or chart.machine}: every curve comes from "
+        f"that machine, recorded on the day its legend names.{band} The Training page puts this server's CPU "
+        "beside it."
+    )
 
 
 def modes_sentence(chart: OneChart | None) -> Sentence | None:
@@ -245,21 +270,40 @@ def modes_sentence(chart: OneChart | None) -> Sentence | None:
     graphed = [r for r in chart.graphed if is_ok(r, chart.y)]
     found = analyse_rows([*cpu, *graphed], chart.over, time_key=chart.y)
     graph_side = voice.legend_side(voice.Unit.GPU, f"the {chart.hardware} GPU in {execution.label(GRAPH)}")
-    said = "That is eager PyTorch, launching every kernel from Python. " + voice.crossover_sentence(
-        found, chart.setting, voice.series_side(chart.cpu_label), graph_side, hollow=True).capitalised()
+    said = (
+        "That is eager PyTorch, launching every kernel from Python. "
+        + voice.crossover_sentence(
+            found, chart.setting, voice.series_side(chart.cpu_label), graph_side, hollow=True
+        ).capitalised()
+    )
     batch = view.View().batch_size
-    eager = next((r for r in chart.rows if r["device"] == chart.analysis.gpu_device and r[chart.over] == batch
-                  and is_ok(r, chart.y)), None)
+    eager = next(
+        (
+            r
+            for r in chart.rows
+            if r["device"] == chart.analysis.gpu_device and r[chart.over] == batch and is_ok(r, chart.y)
+        ),
+        None,
+    )
     graph = next((r for r in graphed if r[chart.over] == batch), None)
     if eager and graph:
         e, g = float(eager[chart.y]), float(graph[chart.y])
         each = "per epoch" if chart.y == "epoch_s" else "a step"
-        apart = (f" (the graph recorded {graph['recorded_on']}, eager {eager['recorded_on']})"
-                 if graph["recorded_on"] != eager["recorded_on"] else "")
-        how = ("the same within the spread of the repeats" if same_rows(eager, graph, chart.y)
-               else f"{fmt_ratio(e / g)} as fast" if g < e else f"{fmt_ratio(g / e)} as long")
-        said = said + (f" At {chart.setting} {fmt_value(batch)} it takes {fmt_s(g)} {each} against {fmt_s(e)} "
-                       f"eager{apart}: {how}.")
+        apart = (
+            f" (the graph recorded {graph['recorded_on']}, eager {eager['recorded_on']})"
+            if graph["recorded_on"] != eager["recorded_on"]
+            else ""
+        )
+        how = (
+            "the same within the spread of the repeats"
+            if same_rows(eager, graph, chart.y)
+            else f"{fmt_ratio(e / g)} as fast"
+            if g < e
+            else f"{fmt_ratio(g / e)} as long"
+        )
+        said = said + (
+            f" At {chart.setting} {fmt_value(batch)} it takes {fmt_s(g)} {each} against {fmt_s(e)} eager{apart}: {how}."
+        )
     return said + f" The Training page's “{view.MODES_TITLE}” compares every mode."
 
 

@@ -33,16 +33,23 @@ def _answer_and_notes(rows: Sequence[dict[str, Any]], val: int, methods: Sequenc
     name = f"{METHOD_LABEL[best['method']]} on {who(best['series'])}"
     loops = [r for r in here if r["method"] == "loop"]
     if best["method"] == "loop":
-        return (f"{at} the seed's loop is the fastest method timed here: {fmt_s(best['median_s'])} on "
-                f"{who(best['series'])}."), ""
+        return (
+            f"{at} the seed's loop is the fastest method timed here: {fmt_s(best['median_s'])} on "
+            f"{who(best['series'])}."
+        ), ""
     if not loops:
-        why = ("Add the loop below to compare it with the seed's method." if "loop" not in methods
-               else "The seed's loop was not timed at this size here (too many backward passes or too much memory).")
+        why = (
+            "Add the loop below to compare it with the seed's method."
+            if "loop" not in methods
+            else "The seed's loop was not timed at this size here (too many backward passes or too much memory)."
+        )
         return f"{at}, the fastest method timed is {name}: {fmt_s(best['median_s'])}.", why
     loop = min(loops, key=_median)
     method_gap = _median(loop) / _median(best)
-    text = (f"{at}, {name} takes {fmt_s(best['median_s'])}: **{fmt_ratio(method_gap)} faster** than the "
-            "seed's loop at its best.")
+    text = (
+        f"{at}, {name} takes {fmt_s(best['median_s'])}: **{fmt_ratio(method_gap)} faster** than the "
+        "seed's loop at its best."
+    )
     notes = f"The seed's loop at its best: {fmt_s(loop['median_s'])} on {who(loop['series'])}"
     device_gaps = []
     for method in {r["method"] for r in here}:
@@ -50,8 +57,9 @@ def _answer_and_notes(rows: Sequence[dict[str, Any]], val: int, methods: Sequenc
         if len(times) > 1:
             device_gaps.append(max(times) / min(times))
     if device_gaps and method_gap > max(device_gaps):
-        notes += (f"; the devices differ by {fmt_ratio(max(device_gaps))} at most: the method matters more than "
-                  "the device")
+        notes += (
+            f"; the devices differ by {fmt_ratio(max(device_gaps))} at most: the method matters more than the device"
+        )
     return text, notes + "."
 
 

@@ -36,8 +36,13 @@ class MemoryEstimate:
 
     def record(self) -> dict[str, str | int | float]:
         """The point as the memory chart's data."""
-        return {"val": self.val, "bytes": self.bytes, "color": LABEL[self.method], "dash": self.device,
-                "method": self.method}
+        return {
+            "val": self.val,
+            "bytes": self.bytes,
+            "color": LABEL[self.method],
+            "dash": self.device,
+            "method": self.method,
+        }
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,13 @@ class MemoryMark:
 
     def record(self) -> dict[str, str | int | float]:
         """The mark as the memory chart's data."""
-        return {"val": self.val, "bytes": self.bytes, "color": LABEL[self.method],
-                "status": "measured" if self.measured else "not measured", "detail": self.detail}
+        return {
+            "val": self.val,
+            "bytes": self.bytes,
+            "color": LABEL[self.method],
+            "status": "measured" if self.measured else "not measured",
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -68,16 +78,25 @@ class NotMeasured:
 
     def record(self) -> dict[str, str | int | None]:
         """The line as the table shows it, its columns named for people."""
-        return {"measured on": self.series, "method": LABEL[self.method], "val": self.val, "status": self.status,
-                "why": self.why}
+        return {
+            "measured on": self.series,
+            "method": LABEL[self.method],
+            "val": self.val,
+            "status": self.status,
+            "why": self.why,
+        }
 
 
 def memory_estimates(methods: Sequence[str], vals: Sequence[int], gpu: bool) -> list[MemoryEstimate]:
     """The workload's peak-memory estimate per method and val, for the CPU (and a GPU when one is
     on screen). They differ only for the loop, whose freed temporaries the CPU's allocator strands."""
     kinds = [("cpu", "the CPU")] + ([("cuda:0", "a GPU")] if gpu else [])
-    return [MemoryEstimate(m, v, label, estimate_bytes(m, v, device))
-            for m in methods for device, label in kinds for v in vals]
+    return [
+        MemoryEstimate(m, v, label, estimate_bytes(m, v, device))
+        for m in methods
+        for device, label in kinds
+        for v in vals
+    ]
 
 
 def memory_marks(rows: Sequence[dict[str, Any]]) -> list[MemoryMark]:
@@ -86,13 +105,28 @@ def memory_marks(rows: Sequence[dict[str, Any]]) -> list[MemoryMark]:
     for r in rows:
         ok = is_ok(r)
         why = "timed" if ok else (r.get("message") or r.get("status"))
-        marks.append(MemoryMark(r["method"], r["val"], estimate_bytes(r["method"], int(r["val"]), r["device"]), ok,
-                                f"{r.get('series', r['device'])}: {why}"))
+        marks.append(
+            MemoryMark(
+                r["method"],
+                r["val"],
+                estimate_bytes(r["method"], int(r["val"]), r["device"]),
+                ok,
+                f"{r.get('series', r['device'])}: {why}",
+            )
+        )
     return marks
 
 
 def not_measured(rows: Sequence[dict[str, Any]]) -> list[NotMeasured]:
     """The points on screen that were not timed, each with the reason (for a table)."""
-    return [NotMeasured(r.get("series", r["device"]), r["method"], int(r["val"]),
-                        "refused" if r.get("status") == Status.SKIPPED else r.get("status"), r.get("message") or "")
-            for r in rows if not is_ok(r)]
+    return [
+        NotMeasured(
+            r.get("series", r["device"]),
+            r["method"],
+            int(r["val"]),
+            "refused" if r.get("status") == Status.SKIPPED else r.get("status"),
+            r.get("message") or "",
+        )
+        for r in rows
+        if not is_ok(r)
+    ]

@@ -23,8 +23,10 @@ from lib.workloads.jacobian import METHODS
 
 X_TITLE = "inputs in the batch (val)"
 VAL_HELP = "The seed ran 100 and 1000. The curves always cover 1, 10, 100 and 1,000, plus this value."
-METHODS_HELP = ("\n".join(f"- {lesson.LONG[m]}" for m in METHODS)
-                + "\n\nAll four give the same numbers on the diagonal blocks (the workload checks it).")
+METHODS_HELP = (
+    "\n".join(f"- {lesson.LONG[m]}" for m in METHODS)
+    + "\n\nAll four give the same numbers on the diagonal blocks (the workload checks it)."
+)
 DASH_ORDER = [lesson.LABEL[m] for m in METHODS]  # the methods' line styles, and the memory chart's colours
 SEED_WHY = (
     "Seed 004 computed the Jacobian (every output's derivative with respect to every input) of a small tanh "
@@ -32,14 +34,31 @@ SEED_WHY = (
     f"`torch.autograd.functional.jacobian`, on the CPU and on the GPU. It reported {lesson.SEED_REPORTED}: the "
     "GPU won only at the larger batch. Here the same Jacobian is computed four ways (the chart opens on the seed's "
     "loop and vmap(jacrev); the pills add the other two) and timed on both devices. "
-    "Both axes of the time chart are logarithmic.")
-MEMORY_CAPTION = ("Lines: the workload's own estimate of peak memory, checked before anything is allocated. "
-                  "Circles: points timed; crosses (×): points not timed. On the CPU the loop's estimate includes the "
-                  "per-pass temporaries the C allocator cannot reuse.")
-RESULT_COLUMNS = ("series", "recorded_on", "method", "val", "median_s", "iqr_s", "repeats", "flops",
-                  "peak_memory_estimate_bytes", "num_threads", "status", "message")
-RECORD_CAPTION = ("One sweep per method; the app then shows those GPU curves beside the live CPU. `python3 "
-                  "scripts/record_packs.py --topics jacobian` records the page's default view and more.")
+    "Both axes of the time chart are logarithmic."
+)
+MEMORY_CAPTION = (
+    "Lines: the workload's own estimate of peak memory, checked before anything is allocated. "
+    "Circles: points timed; crosses (×): points not timed. On the CPU the loop's estimate includes the "
+    "per-pass temporaries the C allocator cannot reuse."
+)
+RESULT_COLUMNS = (
+    "series",
+    "recorded_on",
+    "method",
+    "val",
+    "median_s",
+    "iqr_s",
+    "repeats",
+    "flops",
+    "peak_memory_estimate_bytes",
+    "num_threads",
+    "status",
+    "message",
+)
+RECORD_CAPTION = (
+    "One sweep per method; the app then shows those GPU curves beside the live CPU. `python3 "
+    "scripts/record_packs.py --topics jacobian` records the page's default view and more."
+)
 
 
 @dataclass(frozen=True)
@@ -73,14 +92,20 @@ class JacobianScreen:
         repeats = onscreen.repeats_span(self.rows)
         if not repeats:
             return None
-        return (f"Each point: the median time of one full Jacobian over {repeats} timed repeats (bars: "
-                "interquartile range); the warm-up calls are not counted. Colour is where it was measured, "
-                "the line style the method. Points not timed are marked × on the memory chart.")
+        return (
+            f"Each point: the median time of one full Jacobian over {repeats} timed repeats (bars: "
+            "interquartile range); the warm-up calls are not counted. Colour is where it was measured, "
+            "the line style the method. Points not timed are marked × on the memory chart."
+        )
 
     def crossover_lines(self) -> list[str]:
         """Where the GPU starts to win, method by method (and on the recording machine, its CPU on screen)."""
-        return [s.markdown() for s in lesson.crossover_lines(self.rows, self.methods, self.machine_label,
-                                                             dict(self.machine) if self.machine else None)]
+        return [
+            s.markdown()
+            for s in lesson.crossover_lines(
+                self.rows, self.methods, self.machine_label, dict(self.machine) if self.machine else None
+            )
+        ]
 
     def why(self) -> list[str]:
         return lesson.why_sentences(self.rows, self.val, self.methods, self.order)
@@ -88,8 +113,10 @@ class JacobianScreen:
     def memory_estimates(self) -> list[dict[str, str | int | float]]:
         """The memory chart's lines: each method's estimated peak memory along val, on the GPU too where a GPU
         curve is on screen."""
-        return [e.record() for e in memory.memory_estimates(self.methods, lesson.VALS,
-                                                            gpu=onscreen.gpu_series(self.rows) is not None)]
+        return [
+            e.record()
+            for e in memory.memory_estimates(self.methods, lesson.VALS, gpu=onscreen.gpu_series(self.rows) is not None)
+        ]
 
     def memory_marks(self) -> list[dict[str, str | int | float]]:
         """The memory chart's marks: every point on screen, timed or not."""
@@ -100,19 +127,43 @@ class JacobianScreen:
         return [p.record() for p in memory.not_measured(self.rows)]
 
 
-def live_requests(methods: Sequence[str], grid: Sequence[int], devices: Sequence[str], *, live_budget_s: float,
-                  threads: int, memory_cap_gb: float) -> dict[str, tuple[str, LiveRequest]]:
+def live_requests(
+    methods: Sequence[str],
+    grid: Sequence[int],
+    devices: Sequence[str],
+    *,
+    live_budget_s: float,
+    threads: int,
+    memory_cap_gb: float,
+) -> dict[str, tuple[str, LiveRequest]]:
     """Each chosen method's live measurement over the grid, with the label its progress bar shows."""
     budget = lesson.point_budget(live_budget_s)
-    return {m: (lesson.measure_label(m, grid, devices),
-                lesson.live_request(m, grid, devices, point_budget_s=budget, threads=threads, memory_cap_gb=memory_cap_gb))
-            for m in methods}
+    return {
+        m: (
+            lesson.measure_label(m, grid, devices),
+            lesson.live_request(m, grid, devices, point_budget_s=budget, threads=threads, memory_cap_gb=memory_cap_gb),
+        )
+        for m in methods
+    }
 
 
-def jacobian_screen(live: Sequence[dict[str, Any]], found: onscreen.RecordedViews, val: int,
-                    methods: Sequence[str], pack: Mapping[str, Any] | None = None) -> JacobianScreen:
+def jacobian_screen(
+    live: Sequence[dict[str, Any]],
+    found: onscreen.RecordedViews,
+    val: int,
+    methods: Sequence[str],
+    pack: Mapping[str, Any] | None = None,
+) -> JacobianScreen:
     """The live rows and the recorded ones found for the view in `pack`, labelled, with the words read from them."""
     rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
     order = onscreen.series_order(rows, found.machine)
-    return JacobianScreen(rows, order, val, tuple(methods), jacobian_answer(rows, val, methods),
-                          jacobian_notes(rows, val, methods), found.machine, pack["machine"] if pack else None)
+    return JacobianScreen(
+        rows,
+        order,
+        val,
+        tuple(methods),
+        jacobian_answer(rows, val, methods),
+        jacobian_notes(rows, val, methods),
+        found.machine,
+        pack["machine"] if pack else None,
+    )

@@ -82,14 +82,24 @@ def loop_refusal(params: Mapping[str, Any], device: str) -> str | None:
     passes = loop_passes(params)
     if passes <= cap:
         return None
-    return (f"the loop runs {fmt_value(passes)} backward passes per call (outputs × val), more than the "
-            f"{fmt_value(cap)} a live run on {device} may take here; not run (see the recorded results, or run it "
-            "with the CLI)")
+    return (
+        f"the loop runs {fmt_value(passes)} backward passes per call (outputs × val), more than the "
+        f"{fmt_value(cap)} a live run on {device} may take here; not run (see the recorded results, or run it "
+        "with the CLI)"
+    )
 
 
-def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, current: int | None,
-              point_budget_s: float, num_threads: int | None = None, memory_cap_gb: float | None = None,
-              progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+def live_rows(
+    method: str,
+    values: Sequence[int],
+    devices: Sequence[str],
+    *,
+    current: int | None,
+    point_budget_s: float,
+    num_threads: int | None = None,
+    memory_cap_gb: float | None = None,
+    progress: ProgressFn | None = None,
+) -> list[dict[str, Any]]:
     """One row per (val, device) for one method: timed live (lib.lessons.common.live.live_sweep: its work and
     memory caps apply), or a `skipped` row saying why not: the memory estimate is checked first (the
     reason this lesson is about), then the loop's passes. No kernel profile (this page shows none)."""
@@ -99,9 +109,20 @@ def live_rows(method: str, values: Sequence[int], devices: Sequence[str], *, cur
         if progress:
             progress(fraction, f"{LABEL[method]}: {message}")
 
-    rows = live_sweep(LiveSweep(WORKLOAD, "val", values, {"method": method}, devices, current=current,
-                                profile_current=False, refuse=loop_refusal),
-                      LiveBudget(point_budget_s, num_threads=num_threads, memory_cap_gb=cap), progress=sub)
+    rows = live_sweep(
+        LiveSweep(
+            WORKLOAD,
+            "val",
+            values,
+            {"method": method},
+            devices,
+            current=current,
+            profile_current=False,
+            refuse=loop_refusal,
+        ),
+        LiveBudget(point_budget_s, num_threads=num_threads, memory_cap_gb=cap),
+        progress=sub,
+    )
     order = {d: i for i, d in enumerate(devices)}
     return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))
 
@@ -116,27 +137,54 @@ def ordered(methods: Sequence[str]) -> list[str]:
     return [m for m in METHODS if m in methods]
 
 
-def live_request(method: str, grid: Sequence[int], devices: Sequence[str], *, point_budget_s: float, threads: int,
-                 memory_cap_gb: float) -> LiveRequest:
+def live_request(
+    method: str,
+    grid: Sequence[int],
+    devices: Sequence[str],
+    *,
+    point_budget_s: float,
+    threads: int,
+    memory_cap_gb: float,
+) -> LiveRequest:
     """The live measurement of one method, which is also its cache key. No `current`: the Jacobian
     has no phases to time at one point, so the slider's value matters only through the grid, and the
     decades' views share one measurement."""
-    return LiveRequest.of(live_rows, method, list(grid), list(devices), current=None, point_budget_s=point_budget_s,
-                          num_threads=threads, memory_cap_gb=memory_cap_gb)
+    return LiveRequest.of(
+        live_rows,
+        method,
+        list(grid),
+        list(devices),
+        current=None,
+        point_budget_s=point_budget_s,
+        num_threads=threads,
+        memory_cap_gb=memory_cap_gb,
+    )
 
 
 def measure_label(method: str, grid: Sequence[int], devices: Sequence[str]) -> str:
     return f"jacobian {LABEL[method]} over val={','.join(map(str, grid))} on {', '.join(devices)}"
 
 
-def default_requests(devices: Sequence[str], *, live_budget_s: float, threads: int, memory_cap_gb: float
-                     ) -> list[tuple[str, LiveRequest]]:
+def default_requests(
+    devices: Sequence[str], *, live_budget_s: float, threads: int, memory_cap_gb: float
+) -> list[tuple[str, LiveRequest]]:
     """What the page measures at its defaults (DEFAULT_METHODS, val = DEFAULT_VAL), each with its label: the
     server's warm-up measures them before a visitor asks (ui.prefetch)."""
     grid = sweep_grid(DEFAULT_VAL)
-    return [(measure_label(m, grid, devices),
-             live_request(m, grid, devices, point_budget_s=point_budget(live_budget_s), threads=threads,
-                          memory_cap_gb=memory_cap_gb)) for m in DEFAULT_METHODS]
+    return [
+        (
+            measure_label(m, grid, devices),
+            live_request(
+                m,
+                grid,
+                devices,
+                point_budget_s=point_budget(live_budget_s),
+                threads=threads,
+                memory_cap_gb=memory_cap_gb,
+            ),
+        )
+        for m in DEFAULT_METHODS
+    ]
 
 
 def views(methods: Sequence[str], val: int) -> dict[str, dict[str, str | int]]:
@@ -146,8 +194,10 @@ def views(methods: Sequence[str], val: int) -> dict[str, dict[str, str | int]]:
 
 
 # -- the rows on screen --------------------------------------------------------------------------------
-NO_GPU = ("No GPU on this server and no recorded GPU results shipped yet: only the live CPU curves are shown. "
-          "A crossover needs a GPU curve.")
+NO_GPU = (
+    "No GPU on this server and no recorded GPU results shipped yet: only the live CPU curves are shown. "
+    "A crossover needs a GPU curve."
+)
 
 
 def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
@@ -156,10 +206,12 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
         return None
     if not found.holds_workload:
         return found.note
-    return (f"The recorded pack ({plain(label)}) has no jacobian sweep over val for "
-            f"{and_list([LABEL[m] for m in found.missing])} with the seed's network (20 hidden, 400 outputs), "
-            f"so there is no GPU curve for {'it' if len(found.missing) == 1 else 'them'}: only the live CPU is "
-            "shown there.")
+    return (
+        f"The recorded pack ({plain(label)}) has no jacobian sweep over val for "
+        f"{and_list([LABEL[m] for m in found.missing])} with the seed's network (20 hidden, 400 outputs), "
+        f"so there is no GPU curve for {'it' if len(found.missing) == 1 else 'them'}: only the live CPU is "
+        "shown there."
+    )
 
 
 def time_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -168,6 +220,7 @@ def time_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 # -- reading the rows ----------------------------------------------------------------------------
+
 
 def table(rows: Sequence[dict[str, Any]], series: str) -> dict[tuple[str, int], dict[str, Any]]:
     """{(method, val): row} of one series."""
@@ -189,8 +242,9 @@ def at_val_sentences(rows: Sequence[dict[str, Any]], val: int, series_order: Seq
         if timed:
             parts.append(", ".join(f"{LABEL[m]} {fmt_s(r['median_s'])}" for m, r in timed))
         if missing:
-            parts.append("not timed: " + and_list([LABEL[m] for m, _ in missing])
-                         + " (why: in the table of points not measured)")
+            parts.append(
+                "not timed: " + and_list([LABEL[m] for m, _ in missing]) + " (why: in the table of points not measured)"
+            )
         text = f"On **{series}** at val = {fmt_value(val)}: " + "; ".join(parts) + "."
         text += " " + loop_comparison(by, val)
         out.append(text.strip())
@@ -206,39 +260,55 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     others = [m for m in METHODS if m != "loop" and m in methods]
     if not others:
         return ""
-    loop_vals = sorted(v for (m, v), r in by.items() if m == "loop" and is_ok(r)
-                       and any(is_ok(by.get((o, v))) for o in others))
+    loop_vals = sorted(
+        v for (m, v), r in by.items() if m == "loop" and is_ok(r) and any(is_ok(by.get((o, v))) for o in others)
+    )
     if not loop_vals:
         return "The loop was not timed on this device at any val on screen where another method was."
     at = val if val in loop_vals else max(loop_vals)
     loop = by[("loop", at)]["median_s"]
     best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if is_ok(by.get((o, at)))), key=lambda t: t[1])
-    prefix = ("" if at == val else f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, "
-              "the largest val where it was, ")
+    prefix = (
+        ""
+        if at == val
+        else f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, "
+        "the largest val where it was, "
+    )
     if best >= loop or same_rows(by[("loop", at)], by[(best_m, at)]):  # the one rule, with both spreads
-        text = (f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
-                f"({LABEL[best_m]}: {fmt_s(best)}).")
+        text = (
+            f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
+            f"({LABEL[best_m]}: {fmt_s(best)})."
+        )
     else:
-        text = (f"the fastest method, {LABEL[best_m]} ({fmt_s(best)}), is **{fmt_ratio(loop / best)} faster** than "
-                f"the seed's loop ({fmt_s(loop)}) on the same device.")
+        text = (
+            f"the fastest method, {LABEL[best_m]} ({fmt_s(best)}), is **{fmt_ratio(loop / best)} faster** than "
+            f"the seed's loop ({fmt_s(loop)}) on the same device."
+        )
     return prefix + text if prefix else text[0].upper() + text[1:]
 
 
 def _times(rows: Sequence[dict[str, Any]], method: str, series: str) -> dict[int, float]:
     """{val: median} of one method's timed rows in one series."""
-    return {int(r["val"]): r["median_s"] for r in rows if r.get("series") == series and r["method"] == method
-            and is_ok(r)}
+    return {
+        int(r["val"]): r["median_s"] for r in rows if r.get("series") == series and r["method"] == method and is_ok(r)
+    }
 
 
-def method_crossover(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
-                     ) -> tuple[Crossover, list[int]]:
+def method_crossover(
+    rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
+) -> tuple[Crossover, list[int]]:
     """lib.core.crossover.find_crossover over the vals where the method was timed on both devices, with
     each point's spread (the one noise rule calls a gap within it too close to call)."""
-    cpu, gpu = ({int(r["val"]): r for r in rows if r.get("series") == s and r["method"] == method and is_ok(r)}
-                for s in (cpu_series, gpu_series))
+    cpu, gpu = (
+        {int(r["val"]): r for r in rows if r.get("series") == s and r["method"] == method and is_ok(r)}
+        for s in (cpu_series, gpu_series)
+    )
     common = sorted(set(cpu) & set(gpu))
-    return find_crossover(common, *([d[v]["median_s"] for v in common] for d in (cpu, gpu)),
-                          *([spread(d[v]) for v in common] for d in (cpu, gpu))), common
+    return find_crossover(
+        common,
+        *([d[v]["median_s"] for v in common] for d in (cpu, gpu)),
+        *([spread(d[v]) for v in common] for d in (cpu, gpu)),
+    ), common
 
 
 def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> Sentence:
@@ -249,13 +319,16 @@ def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: 
     gpu_max = max(_times(rows, method, gpu_series), default=None)
     limit = ""
     if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
-        limit = (f" The CPU was not timed beyond val = {fmt_value(cpu_max)} (see the points not measured), "
-                 f"so the comparison stops there.")
+        limit = (
+            f" The CPU was not timed beyond val = {fmt_value(cpu_max)} (see the points not measured), "
+            f"so the comparison stops there."
+        )
     return say(Strong(LABEL[method]), ": ") + crossover_sentence_of(found, "val", CPU, GPU) + limit
 
 
-def crossover_lines(rows: Sequence[dict[str, Any]], methods: Sequence[str], machine_label: str | None,
-                    machine: dict[str, Any] | None) -> list[Sentence]:
+def crossover_lines(
+    rows: Sequence[dict[str, Any]], methods: Sequence[str], machine_label: str | None, machine: dict[str, Any] | None
+) -> list[Sentence]:
     """Where the GPU starts to win, method by method; then on the recording machine itself, when its
     CPU is on screen (the comparison the seed made)."""
     gpu = onscreen.gpu_series(rows)
@@ -274,8 +347,9 @@ def _largest_ok(rows: Sequence[dict[str, Any]], series: str, method: str) -> dic
     return max(timed, key=lambda r: int(r["val"])) if timed else None
 
 
-def why_sentences(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str],
-                  series_order: Sequence[str]) -> list[str]:
+def why_sentences(
+    rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str], series_order: Sequence[str]
+) -> list[str]:
     """Why the methods cost what they do: counts from the settings, times from the rows."""
     out = []
     if "loop" in methods:
@@ -295,16 +369,20 @@ def _outputs(val: int) -> int:
 def loop_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> str:
     """The loop's backward passes at `val`, and its time per pass on each device."""
     outputs, passes, v = _outputs(val), loop_passes(params_of("loop", val)), fmt_value(val)
-    text = (f"**The loop** (what the seed ran) does one backward pass per output number: outputs × val = "
-            f"{outputs} × {v} = **{fmt_value(passes)} backward passes** per call at val = {v}, "
-            f"each through the whole batch, filling a {v} × {outputs} × {v} Jacobian "
-            f"of which only {'all' if val == 1 else '1/' + v} can be non-zero.")
+    text = (
+        f"**The loop** (what the seed ran) does one backward pass per output number: outputs × val = "
+        f"{outputs} × {v} = **{fmt_value(passes)} backward passes** per call at val = {v}, "
+        f"each through the whole batch, filling a {v} × {outputs} × {v} Jacobian "
+        f"of which only {'all' if val == 1 else '1/' + v} can be non-zero."
+    )
     for series in series_order:
         r = _largest_ok(rows, series, "loop")
         if r:
             n = loop_passes(r)
-            text += (f" On {series} it took {fmt_s(r['median_s'])} at val = {fmt_value(r['val'])} for "
-                     f"{fmt_value(n)} passes: {fmt_s(r['median_s'] / n)} per pass.")
+            text += (
+                f" On {series} it took {fmt_s(r['median_s'])} at val = {fmt_value(r['val'])} for "
+                f"{fmt_value(n)} passes: {fmt_s(r['median_s'] / n)} per pass."
+            )
     return text
 
 
@@ -312,51 +390,74 @@ def vectorize_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequen
     """vectorize=True's basis at `val`, and where the memory it needs stopped it on each device."""
     outputs = _outputs(val)
     basis = float(outputs * val) ** 2
-    text = (f"**vectorize=True** does those passes as one batched backward pass, but first builds its basis, an "
-            f"(outputs × val)² identity: ({outputs} × {fmt_value(val)})² = {fmt_num(basis)} numbers, "
-            f"{fmt_bytes(basis * 4)} in fp32 at val = {fmt_value(val)}.")
+    text = (
+        f"**vectorize=True** does those passes as one batched backward pass, but first builds its basis, an "
+        f"(outputs × val)² identity: ({outputs} × {fmt_value(val)})² = {fmt_num(basis)} numbers, "
+        f"{fmt_bytes(basis * 4)} in fp32 at val = {fmt_value(val)}."
+    )
     for series in series_order:
-        refused = sorted((r for r in rows if r.get("series") == series and r["method"] == "vectorize"
-                          and r.get("status") in (Status.SKIPPED, Status.OOM)), key=lambda r: int(r["val"]))
+        refused = sorted(
+            (
+                r
+                for r in rows
+                if r.get("series") == series
+                and r["method"] == "vectorize"
+                and r.get("status") in (Status.SKIPPED, Status.OOM)
+            ),
+            key=lambda r: int(r["val"]),
+        )
         memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == Status.OOM]
         if memory:
             first = memory[0]
-            text += (f" On {series} it was not run from val = {fmt_value(first['val'])} on: "
-                     f"{first.get('message') or onscreen.STATUS_WORDS.get(first.get('status'), first.get('status'))}.")
+            text += (
+                f" On {series} it was not run from val = {fmt_value(first['val'])} on: "
+                f"{first.get('message') or onscreen.STATUS_WORDS.get(first.get('status'), first.get('status'))}."
+            )
     return text
 
 
 def vmap_why(val: int) -> str:
     """Why per-sample vmap computes only the diagonal blocks."""
     blocks = val * _outputs(val)
-    return (f"The rows of the batch are independent (output row i depends only on input i), so the full "
-            f"Jacobian is block-diagonal. **Per-sample vmap** (torch.func.vmap of a one-sample function) computes "
-            f"only the {fmt_value(val)} diagonal blocks: {fmt_value(blocks)} numbers instead of "
-            f"{fmt_value(blocks * val)} at val = {fmt_value(val)}.")
+    return (
+        f"The rows of the batch are independent (output row i depends only on input i), so the full "
+        f"Jacobian is block-diagonal. **Per-sample vmap** (torch.func.vmap of a one-sample function) computes "
+        f"only the {fmt_value(val)} diagonal blocks: {fmt_value(blocks)} numbers instead of "
+        f"{fmt_value(blocks * val)} at val = {fmt_value(val)}."
+    )
 
 
 def modes_why(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str], series_order: Sequence[str]) -> str:
     """Forward against reverse mode per sample; with both on screen, which was faster on each device."""
     outputs = _outputs(val)
-    text = (f"Each sample has one input and {outputs} outputs, so **forward mode (jacfwd)** needs one pass per "
-            f"sample (one input direction) where **reverse mode (jacrev)** needs {outputs} (one per output).")
+    text = (
+        f"Each sample has one input and {outputs} outputs, so **forward mode (jacfwd)** needs one pass per "
+        f"sample (one input direction) where **reverse mode (jacrev)** needs {outputs} (one per output)."
+    )
     if not {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
         return text
     for series in series_order:
         by = table(rows, series)
-        both = [v for (m, v), r in by.items()
-                if m == "vmap_jacfwd" and is_ok(r) and is_ok(by.get(("vmap_jacrev", v)))]
+        both = [v for (m, v), r in by.items() if m == "vmap_jacfwd" and is_ok(r) and is_ok(by.get(("vmap_jacrev", v)))]
         if not both:
             continue
         at = val if val in both else min(both, key=lambda v: abs(math.log(v) - math.log(val)))
         fwd, rev = by[("vmap_jacfwd", at)]["median_s"], by[("vmap_jacrev", at)]["median_s"]
-        verdict = (f"jacfwd is {fmt_ratio(rev / fwd)} faster" if fwd < rev else
-                   f"jacrev is {fmt_ratio(fwd / rev)} faster here" if rev < fwd else "they tie")
-        text += (f" On {series} at val = {fmt_value(at)}: vmap(jacfwd) {fmt_s(fwd)}, vmap(jacrev) "
-                 f"{fmt_s(rev)}; {verdict}.")
+        verdict = (
+            f"jacfwd is {fmt_ratio(rev / fwd)} faster"
+            if fwd < rev
+            else f"jacrev is {fmt_ratio(fwd / rev)} faster here"
+            if rev < fwd
+            else "they tie"
+        )
+        text += (
+            f" On {series} at val = {fmt_value(at)}: vmap(jacfwd) {fmt_s(fwd)}, vmap(jacrev) {fmt_s(rev)}; {verdict}."
+        )
     return text
 
 
 def record_command(method: str, values: Sequence[int]) -> str:
-    return (f"python -m lib sweep jacobian --over val={','.join(str(v) for v in values)} --set method={method} "
-            f"--devices cpu,cuda --out lib/recorded/jacobian_{method}.json")
+    return (
+        f"python -m lib sweep jacobian --over val={','.join(str(v) for v in values)} --set method={method} "
+        f"--devices cpu,cuda --out lib/recorded/jacobian_{method}.json"
+    )

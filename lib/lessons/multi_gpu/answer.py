@@ -1,6 +1,6 @@
 """The Multi-GPU page's one-sentence answer, above its chart: where more GPUs start to pay off.
 
-    scaling_answer(records, "per_gpu", cpu=False)
+scaling_answer(records, "per_gpu", cpu=False)
 """
 
 from __future__ import annotations

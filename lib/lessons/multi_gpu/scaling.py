@@ -80,7 +80,10 @@ class ScalingPoint:
         ok = is_ok(r)
         grad, gbps, peak = r.get("grad_bytes"), r.get("allreduce_gbps"), r.get("peak_memory_bytes")
         return cls(
-            model=str(r.get("model", "")), device=str(r.get("device", "")), gpus=gpus, batch_size=batch,
+            model=str(r.get("model", "")),
+            device=str(r.get("device", "")),
+            gpus=gpus,
+            batch_size=batch,
             status=r.get("status", ""),
             step_ms=r["median_s"] * 1e3 if ok else None,
             iqr_ms=_ms(r.get("iqr_s")) if ok else None,
@@ -92,7 +95,9 @@ class ScalingPoint:
             allreduce_ms=_ms(r.get("allreduce_s")) if ok else None,
             allreduce_gbps=gbps if ok and gpus > 1 and isinstance(gbps, (int, float)) else None,
             peak_memory_gb=peak / 1e9 if isinstance(peak, (int, float)) else None,
-            machine=r.get("machine", ""), message=r.get("message", ""))
+            machine=r.get("machine", ""),
+            message=r.get("message", ""),
+        )
 
     @property
     def label(self) -> str:
@@ -113,13 +118,28 @@ class ScalingPoint:
 
     def record(self) -> dict[str, str | int | float | None]:
         """The point as the table's and the charts' data, its columns named as lib.charts.scaling reads them."""
-        return {"model": self.model, "device": self.device, "gpus": self.gpus, "GPUs": self.label,
-                "batch_size": self.batch_size, "global_batch": self.global_batch, "status": self.status,
-                "step_ms": self.step_ms, "iqr_ms": self.iqr_ms, "samples_per_s": self.samples_per_s,
-                "scaling_efficiency": self.scaling_efficiency, "compute_ms": self.compute_ms,
-                "exposed_comm_ms": self.exposed_comm_ms, "grad_mb": self.grad_mb, "allreduce_ms": self.allreduce_ms,
-                "allreduce_gbps": self.allreduce_gbps, "peak_memory_gb": self.peak_memory_gb,
-                "machine": self.machine, "message": self.message, "ddp_overhead_ms": self.ddp_overhead_ms}
+        return {
+            "model": self.model,
+            "device": self.device,
+            "gpus": self.gpus,
+            "GPUs": self.label,
+            "batch_size": self.batch_size,
+            "global_batch": self.global_batch,
+            "status": self.status,
+            "step_ms": self.step_ms,
+            "iqr_ms": self.iqr_ms,
+            "samples_per_s": self.samples_per_s,
+            "scaling_efficiency": self.scaling_efficiency,
+            "compute_ms": self.compute_ms,
+            "exposed_comm_ms": self.exposed_comm_ms,
+            "grad_mb": self.grad_mb,
+            "allreduce_ms": self.allreduce_ms,
+            "allreduce_gbps": self.allreduce_gbps,
+            "peak_memory_gb": self.peak_memory_gb,
+            "machine": self.machine,
+            "message": self.message,
+            "ddp_overhead_ms": self.ddp_overhead_ms,
+        }
 
 
 def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[ScalingPoint]:
@@ -183,11 +203,19 @@ def crossover(records: Sequence[ScalingPoint], n: int, x: str = "per_gpu") -> Cr
     def spread(d: ScalingPoint) -> float:
         """A sample's time spread: the step's IQR as a share of the step (0 where it was not given)."""
         step, iqr = d.step_ms, d.iqr_ms
-        return per_sample(d) * iqr / step if isinstance(step, (int, float)) and step > 0 and isinstance(
-            iqr, (int, float)) else 0.0
+        return (
+            per_sample(d) * iqr / step
+            if isinstance(step, (int, float)) and step > 0 and isinstance(iqr, (int, float))
+            else 0.0
+        )
 
-    return find_crossover(xs, [per_sample(one[v]) for v in xs], [per_sample(many[v]) for v in xs],
-                          [spread(one[v]) for v in xs], [spread(many[v]) for v in xs])
+    return find_crossover(
+        xs,
+        [per_sample(one[v]) for v in xs],
+        [per_sample(many[v]) for v in xs],
+        [spread(one[v]) for v in xs],
+        [spread(many[v]) for v in xs],
+    )
 
 
 def sides(n: int, cpu: bool = False) -> tuple[Side, Side]:
@@ -215,15 +243,20 @@ def crossover_notes(records: Sequence[ScalingPoint], x: str = "per_gpu", cpu: bo
     return crossover_notes_of(crossover(records, many[-1], x), _what(x, cpu), *sides(many[-1], cpu))
 
 
-def crossover_lines(records: Sequence[ScalingPoint], x: str = "per_gpu", cpu: bool = False, *,
-                    notes: bool = True) -> list[Sentence]:
+def crossover_lines(
+    records: Sequence[ScalingPoint], x: str = "per_gpu", cpu: bool = False, *, notes: bool = True
+) -> list[Sentence]:
     """Where more GPUs start to win: one sentence for each measured N > 1, or why there is nothing
     to compare (no gpus=1 point, or nothing but gpus=1)."""
     counts = _counts(records)
     many = [n for n in counts if n > 1]
     if not many or 1 not in counts:
-        return [say(f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
-                    "so there is nothing to compare.")]
+        return [
+            say(
+                f"These results do not hold both {gpu_label(1, cpu)} and more for this model, "
+                "so there is nothing to compare."
+            )
+        ]
     return [crossover_sentence(crossover(records, n, x), n, x, cpu, notes=notes) for n in many]
 
 
@@ -236,39 +269,53 @@ def why_lines(records: Sequence[ScalingPoint], cpu: bool = False) -> list[str]:
 def explanation(records: Sequence[ScalingPoint], n: int, cpu: bool = False) -> list[str]:
     """Sentences that explain the scaling at n GPUs with the numbers of the rows on screen:
     gradient bytes / measured all-reduce bandwidth against the compute time of a step."""
-    pts = [d for d in records if d.gpus == n and d.status == Status.OK and d.compute_ms is not None
-           and d.allreduce_ms is not None and d.grad_mb is not None]
+    pts = [
+        d
+        for d in records
+        if d.gpus == n
+        and d.status == Status.OK
+        and d.compute_ms is not None
+        and d.allreduce_ms is not None
+        and d.grad_mb is not None
+    ]
     if n < 2 or not pts:
         return []
     pts.sort(key=lambda d: d.batch_size)
     small, large = pts[0], pts[-1]
     unit = "process" if cpu else "GPU"
-    lines = [f"With {gpu_label(n, cpu)}, every step all-reduces {small.grad_mb:.3g} MB of gradients, "
-             "whatever the batch."]
+    lines = [
+        f"With {gpu_label(n, cpu)}, every step all-reduces {small.grad_mb:.3g} MB of gradients, whatever the batch."
+    ]
     if small.allreduce_gbps:
-        lines[0] += (f" At the all-reduce bandwidth measured with the batch of {small.batch_size}, "
-                     f"{small.allreduce_gbps:.3g} GB/s, that is {small.grad_mb:.3g} MB ÷ "
-                     f"{small.allreduce_gbps:.3g} GB/s "
-                     f"= {fmt_s(small.allreduce_ms / 1e3)} per step, unless it overlaps the backward pass.")
+        lines[0] += (
+            f" At the all-reduce bandwidth measured with the batch of {small.batch_size}, "
+            f"{small.allreduce_gbps:.3g} GB/s, that is {small.grad_mb:.3g} MB ÷ "
+            f"{small.allreduce_gbps:.3g} GB/s "
+            f"= {fmt_s(small.allreduce_ms / 1e3)} per step, unless it overlaps the backward pass."
+        )
     for d in (small, large) if large is not small else (small,):
         ratio = d.allreduce_ms / d.compute_ms if d.compute_ms > 0 else float("inf")
         exposed = not_hidden_words(d, unit)
-        eff = (f"; scaling efficiency {d.scaling_efficiency:.0%}" if d.scaling_efficiency is not None else "")
+        eff = f"; scaling efficiency {d.scaling_efficiency:.0%}" if d.scaling_efficiency is not None else ""
         lines.append(
             f"At a per-{unit} batch of {d.batch_size}, computing one step takes {fmt_s(d.compute_ms / 1e3)} "
             f"and the all-reduce alone {fmt_s(d.allreduce_ms / 1e3)}: the exchange is {ratio:.2g}× the "
             f"compute{exposed}{eff}."
         )
     if large is not small and large.compute_ms > small.compute_ms > 0:
-        line = (f"From a batch of {small.batch_size} to {large.batch_size}, the compute per step grew "
-                f"{large.compute_ms / small.compute_ms:.3g}× while the gradient stayed {small.grad_mb:.3g} MB")
+        line = (
+            f"From a batch of {small.batch_size} to {large.batch_size}, the compute per step grew "
+            f"{large.compute_ms / small.compute_ms:.3g}× while the gradient stayed {small.grad_mb:.3g} MB"
+        )
         e0, e1 = small.scaling_efficiency, large.scaling_efficiency
         if e0 is not None and e1 is not None:
             if e0 > 0 and e1 > 0 and same_time(e0, e1):  # the one rule (lib.core.same): 80 % to 81 % did not rise
                 line += f"; scaling efficiency stayed about the same ({e0:.0%} → {e1:.0%}) in these measurements."
             elif e1 > e0:
-                line += (f", and scaling efficiency rose from {e0:.0%} to {e1:.0%}: more work per step hides the "
-                         "fixed exchange.")
+                line += (
+                    f", and scaling efficiency rose from {e0:.0%} to {e1:.0%}: more work per step hides the "
+                    "fixed exchange."
+                )
             else:
                 line += f"; yet scaling efficiency did not rise ({e0:.0%} → {e1:.0%}) in these measurements."
         else:
@@ -296,9 +343,11 @@ def not_hidden_words(d: ScalingPoint, unit: str) -> str:
         return "; the step was no slower than without the exchange"
     if not extra:
         return f"; {fmt_s(exposed / 1e3)} of communication could not be hidden"
-    return (f"; the step took {fmt_s(exposed / 1e3)} longer than that compute, more than the whole all-reduce: at "
-            f"most {fmt_s(d.allreduce_ms / 1e3)} of it is communication, and at least {fmt_s(extra / 1e3)} is "
-            f"DDP's own overhead (bucketing the gradients, its autograd hooks, each {unit} waiting for the others)")
+    return (
+        f"; the step took {fmt_s(exposed / 1e3)} longer than that compute, more than the whole all-reduce: at "
+        f"most {fmt_s(d.allreduce_ms / 1e3)} of it is communication, and at least {fmt_s(extra / 1e3)} is "
+        f"DDP's own overhead (bucketing the gradients, its autograd hooks, each {unit} waiting for the others)"
+    )
 
 
 def single_process_sentences(records: Sequence[ScalingPoint]) -> list[str]:
@@ -310,14 +359,19 @@ def single_process_sentences(records: Sequence[ScalingPoint]) -> list[str]:
     pts.sort(key=lambda d: d.batch_size)
     lines = []
     for d in (pts[0], pts[-1]) if len(pts) > 1 else (pts[0],):
-        compute = (f" ({fmt_s(d.compute_ms / 1e3)} of it without DDP's gradient exchange)"
-                   if d.compute_ms is not None else "")
-        lines.append(f"At a batch of {d.batch_size}, one step took {fmt_s(d.step_ms / 1e3)}{compute}: "
-                     f"{d.samples_per_s:,.0f} samples per second.")
+        compute = (
+            f" ({fmt_s(d.compute_ms / 1e3)} of it without DDP's gradient exchange)" if d.compute_ms is not None else ""
+        )
+        lines.append(
+            f"At a batch of {d.batch_size}, one step took {fmt_s(d.step_ms / 1e3)}{compute}: "
+            f"{d.samples_per_s:,.0f} samples per second."
+        )
     d = pts[-1]
     if d.grad_mb is not None and d.allreduce_ms is not None:
-        lines.append(f"The gradient is {d.grad_mb:.3g} MB at every batch size; all-reducing it in a group of one "
-                     f"process took {fmt_s(d.allreduce_ms / 1e3)}, because there is nobody to exchange with.")
+        lines.append(
+            f"The gradient is {d.grad_mb:.3g} MB at every batch size; all-reducing it in a group of one "
+            f"process took {fmt_s(d.allreduce_ms / 1e3)}, because there is nobody to exchange with."
+        )
     return lines
 
 
@@ -357,11 +411,15 @@ def demo_sentence(plan: dict[str, Any]) -> str:
     """What the live demo will run here (plan: lib.workloads.ddp.demo.demo_plan)."""
     batches = ", ".join(str(b) for b in plan["batch_sizes"])
     if plan["device"] == "cpu":
-        return ("This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
-                f"backend, at batch sizes {batches}: the same torchrun launch, "
-                "DistributedDataParallel and timing as on the GPU machines, without anyone to exchange gradients with.")
-    return (f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan['gpus'])} "
-            f"at per-GPU batch sizes {batches}.")
+        return (
+            "This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
+            f"backend, at batch sizes {batches}: the same torchrun launch, "
+            "DistributedDataParallel and timing as on the GPU machines, without anyone to exchange gradients with."
+        )
+    return (
+        f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan['gpus'])} "
+        f"at per-GPU batch sizes {batches}."
+    )
 
 
 def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
@@ -380,6 +438,8 @@ def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]
     for d in table(pack["rows"]):
         eff = f"{d.scaling_efficiency:.2f}" if d.scaling_efficiency is not None else "-"
         sps = f"{d.samples_per_s:.4g}" if d.samples_per_s else "-"
-        lines.append(f"  {d.model:>4} {d.label:>7} batch {d.batch_size:>6}  {sps:>10} samples/s  "
-                     f"efficiency {eff}  {d.status} {d.message}")
+        lines.append(
+            f"  {d.model:>4} {d.label:>7} batch {d.batch_size:>6}  {sps:>10} samples/s  "
+            f"efficiency {eff}  {d.status} {d.message}"
+        )
     return lines

@@ -24,9 +24,15 @@ if TYPE_CHECKING:
 BATCHES = (1, 4, 16, 64, 256)
 
 
-def predict(model: str | Callable[[], Any], input_shape: Sequence[int] | str | None = None,
-            batches: Sequence[int] = BATCHES, *, live: bool = True, settings: Mapping[str, Any] | None = None,
-            threads: int | None = None) -> Prediction:
+def predict(
+    model: str | Callable[[], Any],
+    input_shape: Sequence[int] | str | None = None,
+    batches: Sequence[int] = BATCHES,
+    *,
+    live: bool = True,
+    settings: Mapping[str, Any] | None = None,
+    threads: int | None = None,
+) -> Prediction:
     """The prediction for `model`: a function returning an nn.Module (called with no arguments), or MODEL as the
     command line takes it ('cnn', 'torchvision:resnet18', 'net.py:make_net'); `input_shape`: one sample's shape."""
     from lib.lessons.predict.answer import predict_spec

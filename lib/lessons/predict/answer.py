@@ -71,9 +71,11 @@ class Prediction:
     # -- the command line's words ----------------------------------------------------------------------
     def lines(self) -> list[str]:
         mode = execution.label(str(self.settings.get("mode", execution.DEFAULT)))
-        out = [f"{self.label}: one training step (forward, loss, backward, {self.settings.get('optimizer', 'adam')}) "
-               f"on {self.samples}, {mode}, an epoch of "
-               f"{int(self.settings.get('dataset_size', 0)):,} samples"]
+        out = [
+            f"{self.label}: one training step (forward, loss, backward, {self.settings.get('optimizer', 'adam')}) "
+            f"on {self.samples}, {mode}, an epoch of "
+            f"{int(self.settings.get('dataset_size', 0)):,} samples"
+        ]
         if not self.gpus:
             out.append("No recorded GPU has Training steps to predict from.")
         for g in self.gpus:
@@ -84,9 +86,13 @@ class Prediction:
                 band = _band(r)
                 cpu = self.cpu_row(b)
                 v = g.verdicts.get(b)
-                regime = (v.regime.value if v and v.regime else "not decided") + (f"; try {v.fix.value}" if v and v.fix else "")
-                out.append(f"  {b:>7,}  {fmt_s(r['median_s']):>10}  {_band_cell(band):>19}  "
-                           f"{fmt_s(r['epoch_s']):>10}  {_cpu_cell(cpu):>10}  {regime}")
+                regime = (v.regime.value if v and v.regime else "not decided") + (
+                    f"; try {v.fix.value}" if v and v.fix else ""
+                )
+                out.append(
+                    f"  {b:>7,}  {fmt_s(r['median_s']):>10}  {_band_cell(band):>19}  "
+                    f"{fmt_s(r['epoch_s']):>10}  {_cpu_cell(cpu):>10}  {regime}"
+                )
             notes: dict[str, list[str]] = {}
             for r in g.rows:  # each way a point was made, with the batch sizes it made
                 notes.setdefault(str(r.get("origin_note", "")), []).append(f"{int(r['batch_size']):,}")
@@ -99,21 +105,32 @@ class Prediction:
                 out.append("  " + last)
         out.append("")
         if self.cpu:
-            out.append(f"CPU: {self.cpu_name}, measured live here ({self.cpu[0].get('num_threads', '?')} threads); "
-                       + "; ".join(f"batch {int(r['batch_size']):,}: {r.get('message')}" for r in self.cpu
-                                   if not is_ok(r) and r.get("message")))
+            out.append(
+                f"CPU: {self.cpu_name}, measured live here ({self.cpu[0].get('num_threads', '?')} threads); "
+                + "; ".join(
+                    f"batch {int(r['batch_size']):,}: {r.get('message')}"
+                    for r in self.cpu
+                    if not is_ok(r) and r.get("message")
+                )
+            )
         else:
             out.append("CPU: not measured (--no-live, or live=False), so no crossover is placed.")
         return [line.rstrip("; ") for line in out]
 
     # -- --json --------------------------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "label": self.label, "input_shape": list(self.input_shape),
-                "settings": {k: v for k, v in self.settings.items() if k != "batch_size"},
-                "batches": list(self.batches),
-                "cpu": {"what": f"{self.cpu_name}, measured live here" if self.cpu else "not measured",
-                        "points": [_cpu_point(r) for r in self.cpu]},
-                "gpus": [_gpu_dict(g, self) for g in self.gpus]}
+        return {
+            "model": self.model,
+            "label": self.label,
+            "input_shape": list(self.input_shape),
+            "settings": {k: v for k, v in self.settings.items() if k != "batch_size"},
+            "batches": list(self.batches),
+            "cpu": {
+                "what": f"{self.cpu_name}, measured live here" if self.cpu else "not measured",
+                "points": [_cpu_point(r) for r in self.cpu],
+            },
+            "gpus": [_gpu_dict(g, self) for g in self.gpus],
+        }
 
 
 class StepBand(NamedTuple):
@@ -145,9 +162,15 @@ def _cpu_cell(row: Mapping[str, Any] | None) -> str:
 
 def _cpu_point(r: Mapping[str, Any]) -> dict[str, Any]:
     ok = is_ok(r)
-    return {"batch_size": int(r["batch_size"]), "status": str(r.get("status")), "message": r.get("message") or "",
-            "step_s": float(r["median_s"]) if ok else None, "epoch_s": float(r["epoch_s"]) if ok and r.get("epoch_s") else None,
-            "iqr_s": float(r.get("iqr_s") or 0.0) if ok else None, "threads": r.get("num_threads")}
+    return {
+        "batch_size": int(r["batch_size"]),
+        "status": str(r.get("status")),
+        "message": r.get("message") or "",
+        "step_s": float(r["median_s"]) if ok else None,
+        "epoch_s": float(r["epoch_s"]) if ok and r.get("epoch_s") else None,
+        "iqr_s": float(r.get("iqr_s") or 0.0) if ok else None,
+        "threads": r.get("num_threads"),
+    }
 
 
 def _gpu_dict(g: GpuAnswer, result: Prediction) -> dict[str, Any]:
@@ -156,19 +179,35 @@ def _gpu_dict(g: GpuAnswer, result: Prediction) -> dict[str, Any]:
         b = int(r["batch_size"])
         low, high = _band(r) or (None, None)  # none for a recorded step: its spread is the recording's
         v = g.verdicts.get(b)
-        points.append({"batch_size": b, "step_s": float(r["median_s"]), "step_s_low": low, "step_s_high": high,
-                       "epoch_s": float(r["epoch_s"]), "epoch_s_low": r.get("epoch_s_low"),
-                       "epoch_s_high": r.get("epoch_s_high"),
-                       "steps_per_epoch": int(r.get("steps_per_epoch") or 1), "origin": str(Origin(r["origin"]).value),
-                       "how": r.get("origin_note", ""),
-                       "regime": v.regime.value if v and v.regime else None, "fix": v.fix.value if v and v.fix else None,
-                       "verdict": g.verdict_sentence(b)})
+        points.append(
+            {
+                "batch_size": b,
+                "step_s": float(r["median_s"]),
+                "step_s_low": low,
+                "step_s_high": high,
+                "epoch_s": float(r["epoch_s"]),
+                "epoch_s_low": r.get("epoch_s_low"),
+                "epoch_s_high": r.get("epoch_s_high"),
+                "steps_per_epoch": int(r.get("steps_per_epoch") or 1),
+                "origin": str(Origin(r["origin"]).value),
+                "how": r.get("origin_note", ""),
+                "regime": v.regime.value if v and v.regime else None,
+                "fix": v.fix.value if v and v.fix else None,
+                "verdict": g.verdict_sentence(b),
+            }
+        )
     found = g.crossover
     cross = None
     if found is not None:
         low, high = found.sure or found.bracket or (None, None)
-        cross = {"kind": found.kind.value, "low": low, "high": high, "likely": likely_about(found),
-                 "brief": crossover_brief(found, SETTING, *_sides(g)), "sentence": g.sentence.plain() if g.sentence else None}
+        cross = {
+            "kind": found.kind.value,
+            "low": low,
+            "high": high,
+            "likely": likely_about(found),
+            "brief": crossover_brief(found, SETTING, *_sides(g)),
+            "sentence": g.sentence.plain() if g.sentence else None,
+        }
     return {"gpu": g.gpu, "machine": g.machine, "points": points, "crossover": cross}
 
 
@@ -178,34 +217,76 @@ def _sides(g: GpuAnswer) -> tuple[Side, Side]:
 
 # -- the prediction ----------------------------------------------------------------------------------
 
-def live_cpu(spec: ModelSpec, batches: Sequence[int], *, threads: int | None = None, budget_s: float = CPU_BUDGET_S,
-             progress: Callable[[float, str], None] | None = None) -> list[dict[str, Any]]:
+
+def live_cpu(
+    spec: ModelSpec,
+    batches: Sequence[int],
+    *,
+    threads: int | None = None,
+    budget_s: float = CPU_BUDGET_S,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[dict[str, Any]]:
     """This machine's CPU over the batches, timed by the project's own sweep (lib.core.sweep) behind a
     recording's gate (memory cap, the whole sweep's time budget): the mode's CPU side (a CUDA graph or a
     compile runs eager there), the switches as they are (a copy to the CPU is no copy)."""
     fixed = {**spec.settings, "mode": execution.on_cpu(str(spec.at(batches[0])["mode"]))}
     gate = recording_gate(memory_cap_gb=default_memory_cap_gb(), budget_s=budget_s)
-    return rows_of(run_sweep(spec.workload, "batch_size", list(batches), fixed, ["cpu"], point_budget_s=CPU_POINT_S,
-                             gate=gate, num_threads=threads, with_phases=False, origin=Origin.LIVE,
-                             slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S, progress=progress,
-                             describe=lambda s: f"CPU, batch size {fmt_value(s['batch_size'])}"))
+    return rows_of(
+        run_sweep(
+            spec.workload,
+            "batch_size",
+            list(batches),
+            fixed,
+            ["cpu"],
+            point_budget_s=CPU_POINT_S,
+            gate=gate,
+            num_threads=threads,
+            with_phases=False,
+            origin=Origin.LIVE,
+            slow_call_s=SLOW_CALL_S,
+            single_call_s=SINGLE_CALL_S,
+            progress=progress,
+            describe=lambda s: f"CPU, batch size {fmt_value(s['batch_size'])}",
+        )
+    )
 
 
-def predict_spec(spec: ModelSpec, batches: Sequence[int] = BATCHES, *, live: bool = True, threads: int | None = None,
-                 cpu_budget_s: float = CPU_BUDGET_S, packs: Sequence[Mapping[str, Any]] | None = None,
-                 progress: Callable[[float, str], None] | None = None) -> Prediction:
+def predict_spec(
+    spec: ModelSpec,
+    batches: Sequence[int] = BATCHES,
+    *,
+    live: bool = True,
+    threads: int | None = None,
+    cpu_budget_s: float = CPU_BUDGET_S,
+    packs: Sequence[Mapping[str, Any]] | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> Prediction:
     from lib.recorded import load_recorded
 
     batches = tuple(sorted({int(b) for b in batches}))
     gpus = recorded_gpus(load_recorded()[0] if packs is None else packs)
     cpu = live_cpu(spec, batches, threads=threads, budget_s=cpu_budget_s, progress=progress) if live else []
     answers = [_answer(spec, g, batches, gpus, cpu) for g in gpus]
-    return Prediction(spec.text, spec.label, spec.input_shape, dict(spec.at(batches[0])), batches, answers, cpu,
-                      samples=spec.sample_words, cpu_name=f"this machine's CPU ({device_name('cpu')})" if cpu else "this machine's CPU")
+    return Prediction(
+        spec.text,
+        spec.label,
+        spec.input_shape,
+        dict(spec.at(batches[0])),
+        batches,
+        answers,
+        cpu,
+        samples=spec.sample_words,
+        cpu_name=f"this machine's CPU ({device_name('cpu')})" if cpu else "this machine's CPU",
+    )
 
 
-def _answer(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu],
-            cpu: Sequence[Mapping[str, Any]]) -> GpuAnswer:
+def _answer(
+    spec: ModelSpec,
+    gpu: RecordedGpu,
+    batches: Sequence[int],
+    gpus: Sequence[RecordedGpu],
+    cpu: Sequence[Mapping[str, Any]],
+) -> GpuAnswer:
     rows = gpu_rows(spec, gpu, batches, gpus)
     answer = GpuAnswer(gpu.name, gpu.label, rows)
     for r in rows:

@@ -40,22 +40,46 @@ examples:
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("predict", help="predict a model's training step on the recorded GPUs against this CPU",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "predict",
+        help="predict a model's training step on the recorded GPUs against this CPU",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("model", metavar="MODEL", help="mlp, cnn, transformer, torchvision:NAME or path/to/file.py:factory")
-    p.add_argument("--input", metavar="SHAPE", help="one sample's shape, e.g. 3x224x224 or 128x512 (a family's "
-                                                    "own when left out)")
-    p.add_argument("--over", action="append", type=args_.axis, metavar="batch_size=V1,V2,...",
-                   help="the batch sizes (default 1,4,16,64,256)")
-    p.add_argument("--set", action="append", type=args_.key_value, metavar="KEY=VALUE",
-                   help="a setting of the step (repeatable): mode=cuda_graph, item_every_step=true, a family's "
-                        "channels=32 ...")
-    p.add_argument("--dataset-size", type=args_.positive_whole, default=None, metavar="N",
-                   help="samples in one epoch (default: the family's, 4096 for a model of one's own)")
+    p.add_argument(
+        "--input", metavar="SHAPE", help="one sample's shape, e.g. 3x224x224 or 128x512 (a family's own when left out)"
+    )
+    p.add_argument(
+        "--over",
+        action="append",
+        type=args_.axis,
+        metavar="batch_size=V1,V2,...",
+        help="the batch sizes (default 1,4,16,64,256)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        type=args_.key_value,
+        metavar="KEY=VALUE",
+        help="a setting of the step (repeatable): mode=cuda_graph, item_every_step=true, a family's channels=32 ...",
+    )
+    p.add_argument(
+        "--dataset-size",
+        type=args_.positive_whole,
+        default=None,
+        metavar="N",
+        help="samples in one epoch (default: the family's, 4096 for a model of one's own)",
+    )
     p.add_argument("--no-live", action="store_true", help="do not time this machine's CPU (no crossover then)")
     p.add_argument("--threads", type=args_.threads, default=None, help="CPU threads for the live timing")
-    p.add_argument("--cpu-budget", type=args_.positive_number, default=60.0, metavar="S",
-                   help="seconds for the whole live CPU timing; later batch sizes are skipped (default 60)")
+    p.add_argument(
+        "--cpu-budget",
+        type=args_.positive_number,
+        default=60.0,
+        metavar="S",
+        help="seconds for the whole live CPU timing; later batch sizes are skipped (default 60)",
+    )
     p.add_argument("--json", dest="json_out", metavar="FILE", help="also write the prediction as JSON here")
     p.set_defaults(func=run_predict)
     return p
@@ -76,14 +100,21 @@ def run_predict(args: argparse.Namespace) -> int:
         spec = model_spec(args.model, shape, dict(args.set or []), args.dataset_size)
         for b in batches:
             spec.at(b)  # every batch size in range before anything is timed
-        result = predict_spec(spec, batches, live=not args.no_live, threads=args.threads, cpu_budget_s=args.cpu_budget,
-                              progress=None if args.no_live else TerminalProgress())
+        result = predict_spec(
+            spec,
+            batches,
+            live=not args.no_live,
+            threads=args.threads,
+            cpu_budget_s=args.cpu_budget,
+            progress=None if args.no_live else TerminalProgress(),
+        )
     except PredictError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print("\n".join(result.lines()))
     if args.json_out:
         from lib.core.files import write_file
+
         write_file(args.json_out, json.dumps(result.as_dict(), indent=1).encode())
         print(f"wrote {args.json_out}")
     return 0
@@ -94,8 +125,10 @@ def _batches(axes: list[tuple[str, list[str]]]) -> tuple[int, ...]:
 
     (name, values), *more = axes
     if more or name != "batch_size":
-        raise PredictError("--over: predict sweeps the batch size only (--over batch_size=1,16,256); set the "
-                           "model's other settings with --set")
+        raise PredictError(
+            "--over: predict sweeps the batch size only (--over batch_size=1,16,256); set the "
+            "model's other settings with --set"
+        )
     try:
         batches = tuple(int(v) for v in values)
     except ValueError:

@@ -110,8 +110,16 @@ def pooled_model(gpu: RecordedGpu) -> Pooled | None:
 
 # the pooled fits with their family-out errors take seconds (the families' counted terms most): kept on disk,
 # keyed by the recorded steps and the code and shipped counts that turn them into terms and fit them
-@on_disk("predict-pooled", code=[_LIB / "core", _LIB / "workloads", *sorted((_LIB / "workloads").glob("*.json")),
-                                 _LIB / "lessons" / "training", Path(__file__)])
+@on_disk(
+    "predict-pooled",
+    code=[
+        _LIB / "core",
+        _LIB / "workloads",
+        *sorted((_LIB / "workloads").glob("*.json")),
+        _LIB / "lessons" / "training",
+        Path(__file__),
+    ],
+)
 def _pooled(label: str, steps: list, _families: Sequence[TrainingFamily], _gpu: RecordedGpu) -> Pooled | None:
     return _fit(_families, _gpu)
 
@@ -122,8 +130,11 @@ def _fit(families: Sequence[TrainingFamily], gpu: RecordedGpu) -> Pooled | None:
     if len(every) < costmodel.MIN_POINTS:
         return None
     labels = {f.name: f.label for f in families}
-    out = {labels[name]: costmodel.Error.of(pooled(errors)) for name, errors in family_out(recorded).items()
-           if pooled(errors)}
+    out = {
+        labels[name]: costmodel.Error.of(pooled(errors))
+        for name, errors in family_out(recorded).items()
+        if pooled(errors)
+    }
     return Pooled(costmodel.fit(every, "cuda"), tuple(dict.fromkeys(labels.values())), out)
 
 
@@ -139,8 +150,13 @@ def on_page(spec: ModelSpec, settings: Mapping[str, Any]) -> training_view.View 
         return None
     if any(settings.get(k) != v for k, v in family.page_defaults().items()):
         return None
-    return training_view.View(over="batch_size", family=family, sizes=[(k, int(settings[k])) for k in family.axes],
-                  mode=settings["mode"], **{k: bool(settings[k]) for k in SWITCHES})
+    return training_view.View(
+        over="batch_size",
+        family=family,
+        sizes=[(k, int(settings[k])) for k in family.axes],
+        mode=settings["mode"],
+        **{k: bool(settings[k]) for k in SWITCHES},
+    )
 
 
 def page_rows(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int]) -> dict[int, dict[str, Any]]:
@@ -169,16 +185,22 @@ def band_of(gpu: RecordedGpu, others: Sequence[RecordedGpu]) -> Band | None:
     worst = pooled.worst()
     if worst is not None:
         label, error = worst
-        return Band(error, f"when each of its recorded families ({', '.join(pooled.families)}) was left out and "
-                           f"predicted, the worst ({label}) came within ×{error.median_factor:.2f} for half its "
-                           f"steps, ×{error.p90_factor:.2f} for nine in ten")
+        return Band(
+            error,
+            f"when each of its recorded families ({', '.join(pooled.families)}) was left out and "
+            f"predicted, the worst ({label}) came within ×{error.median_factor:.2f} for half its "
+            f"steps, ×{error.p90_factor:.2f} for nine in ten",
+        )
     borrowed = [(g, g.pooled.worst()) for g in others if g is not gpu and g.pooled and g.pooled.worst()]
     if not borrowed:
         return None
     g, (label, error) = max(borrowed, key=lambda b: b[1][1].p90)
-    return Band(error, f"it recorded only the {and_list(pooled.families)} here, so no other family was left out "
-                       f"on it: the band is the {g.name}'s family-out error (its worst, {label}: ×"
-                       f"{error.median_factor:.2f} for half, ×{error.p90_factor:.2f} for nine in ten)")
+    return Band(
+        error,
+        f"it recorded only the {and_list(pooled.families)} here, so no other family was left out "
+        f"on it: the band is the {g.name}'s family-out error (its worst, {label}: ×"
+        f"{error.median_factor:.2f} for half, ×{error.p90_factor:.2f} for nine in ten)",
+    )
 
 
 def pooled_row(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None) -> dict[str, Any] | None:
@@ -194,22 +216,43 @@ def pooled_row(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None)
     terms = machine.terms(config, settings)
     seconds, _, _ = pooled.model.predict(config, terms, ())
     spread = math.exp(band.error.p90) if band else 1.0
-    steps = work.steps_per_epoch(settings) if hasattr(work, "steps_per_epoch") else math.ceil(
-        int(settings["dataset_size"]) / min(batch, int(settings["dataset_size"])))
+    steps = (
+        work.steps_per_epoch(settings)
+        if hasattr(work, "steps_per_epoch")
+        else math.ceil(int(settings["dataset_size"]) / min(batch, int(settings["dataset_size"])))
+    )
     mode = execution.label(str(settings["mode"]))
-    note = (f"predicted from {pooled.model.points:,} steps of the {and_list(pooled.families)} recorded on "
-            f"{gpu.label}, from this model's counted FLOPs, bytes and traced kernels ({mode}); "
-            + (f"band: {band.words}" if band else "no error was measured for a model it never saw"))
-    return {"workload": work.name, **settings, "device": "cuda:0", "machine": gpu.machine, "status": "ok",
-            "message": "", "steps_per_epoch": steps, "median_s": seconds, "iqr_s": 0.0, "repeats": 0,
-            "epoch_s": seconds * steps, "epoch_s_low": seconds / spread * steps, "epoch_s_high": seconds * spread * steps,
-            "origin": Origin.PREDICTED.value, "origin_note": note, "kernels_counted": terms.get("kernels"),
-            "launch_share": machine.launch_share(config, settings),
-            "flops": work.flops(settings), "bytes": work.bytes_moved(settings)}
+    note = (
+        f"predicted from {pooled.model.points:,} steps of the {and_list(pooled.families)} recorded on "
+        f"{gpu.label}, from this model's counted FLOPs, bytes and traced kernels ({mode}); "
+        + (f"band: {band.words}" if band else "no error was measured for a model it never saw")
+    )
+    return {
+        "workload": work.name,
+        **settings,
+        "device": "cuda:0",
+        "machine": gpu.machine,
+        "status": "ok",
+        "message": "",
+        "steps_per_epoch": steps,
+        "median_s": seconds,
+        "iqr_s": 0.0,
+        "repeats": 0,
+        "epoch_s": seconds * steps,
+        "epoch_s_low": seconds / spread * steps,
+        "epoch_s_high": seconds * spread * steps,
+        "origin": Origin.PREDICTED.value,
+        "origin_note": note,
+        "kernels_counted": terms.get("kernels"),
+        "launch_share": machine.launch_share(config, settings),
+        "flops": work.flops(settings),
+        "bytes": work.bytes_moved(settings),
+    }
 
 
-def gpu_rows(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], others: Sequence[RecordedGpu]
-             ) -> list[dict[str, Any]]:
+def gpu_rows(
+    spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], others: Sequence[RecordedGpu]
+) -> list[dict[str, Any]]:
     """One row per batch: the page's point where it has one, else the pooled cost model's."""
     page = page_rows(spec, gpu, batches)
     band = band_of(gpu, others) if len(page) < len(batches) else None

@@ -73,7 +73,6 @@ class ModelSpec:
             return tuple(work.sample_shape(work.resolve(self.settings)))
         return (int(work.resolve(self.settings)["input_features"]),)  # the MLP: one row of features
 
-
     @property
     def sample_words(self) -> str:
         """'samples of 3x32x32', 'sequences of 64 tokens', 'rows of 32 features'."""
@@ -91,8 +90,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
     try:
         shape = tuple(int(p) for p in parts)
     except ValueError:
-        raise PredictError(f"--input {text!r}: expected one sample's shape as sizes joined by x, e.g. 3x224x224 "
-                           "or 128x512") from None
+        raise PredictError(
+            f"--input {text!r}: expected one sample's shape as sizes joined by x, e.g. 3x224x224 or 128x512"
+        ) from None
     if not shape or any(n < 1 for n in shape):
         raise PredictError(f"--input {text!r}: every size must be at least 1")
     if math.prod(shape) > MAX_SAMPLE:
@@ -105,6 +105,7 @@ def shape_text(shape: Sequence[int]) -> str:
 
 
 # -- a model of one's own -----------------------------------------------------------------------------
+
 
 class OwnTraining(ModelTraining):
     """One training step of a model a function builds, on random float32 samples of a given shape."""
@@ -124,8 +125,15 @@ class OwnTraining(ModelTraining):
         return self.shape
 
 
-def own_model(factory: Callable[[], Any], shape: Sequence[int], *, label: str | None = None, text: str | None = None,
-              kind: Kind = Kind.CALLABLE, settings: Mapping[str, Any] | None = None) -> ModelSpec:
+def own_model(
+    factory: Callable[[], Any],
+    shape: Sequence[int],
+    *,
+    label: str | None = None,
+    text: str | None = None,
+    kind: Kind = Kind.CALLABLE,
+    settings: Mapping[str, Any] | None = None,
+) -> ModelSpec:
     """A model a function builds (no arguments), trained on float32 samples of `shape`: checked on the meta
     device (it builds, takes a batch of that shape, and gives (batch, classes) logits)."""
     if not callable(factory):
@@ -134,9 +142,16 @@ def own_model(factory: Callable[[], Any], shape: Sequence[int], *, label: str | 
     classes = _classes(factory, tuple(shape), getattr(factory, "__name__", name))
     work = OwnTraining(factory, tuple(shape))
     steps, kernels = family_terms(work, depth=None)
-    family = TrainingFamily(work, name, axes={"batch_size": Axis("batch size", (1, 4, 16, 64, 256), "")},
-                            # nothing is recorded of it, so nothing is keyed by a width: the batch stands in
-                            width="batch_size", depth=None, step_terms=steps, structural_kernels=kernels)
+    family = TrainingFamily(
+        work,
+        name,
+        axes={"batch_size": Axis("batch size", (1, 4, 16, 64, 256), "")},
+        # nothing is recorded of it, so nothing is keyed by a width: the batch stands in
+        width="batch_size",
+        depth=None,
+        step_terms=steps,
+        structural_kernels=kernels,
+    )
     given = {"classes": classes, **(settings or {})}
     _check(work, given)
     return ModelSpec(kind, text or name, name, family, given, own=True)
@@ -146,6 +161,7 @@ def _classes(factory: Callable[[], Any], shape: tuple[int, ...], name: str) -> i
     """The classes the model's logits give, from one forward pass of a batch of 2 on the meta device."""
     import torch
     from torch import nn
+
     try:
         with torch.device("meta"):
             model = factory()
@@ -156,12 +172,16 @@ def _classes(factory: Callable[[], Any], shape: tuple[int, ...], name: str) -> i
     try:
         out = model(torch.zeros((2, *shape), device="meta"))
     except Exception as err:
-        raise PredictError(f"{name} does not take samples of shape {shape_text(shape)} (a batch of them: "
-                           f"{shape_text((2, *shape))}): {_first_line(err)}") from None
+        raise PredictError(
+            f"{name} does not take samples of shape {shape_text(shape)} (a batch of them: "
+            f"{shape_text((2, *shape))}): {_first_line(err)}"
+        ) from None
     if not isinstance(out, torch.Tensor) or out.dim() != 2 or out.shape[0] != 2 or out.shape[1] < 2:
         got = shape_text(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
-        raise PredictError(f"{name} gives {got} for a batch of 2; predict trains it with cross-entropy, so it must "
-                           "give (batch, classes) logits with at least 2 classes")
+        raise PredictError(
+            f"{name} gives {got} for a batch of 2; predict trains it with cross-entropy, so it must "
+            "give (batch, classes) logits with at least 2 classes"
+        )
     return int(out.shape[1])
 
 
@@ -192,10 +212,14 @@ def load_factory(text: str) -> Callable[[], Any]:
         sys.path.remove(str(path.resolve().parent))
     factory = getattr(module, name, None)
     if factory is None:
-        known = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
-                       and getattr(v, "__module__", None) == module.__name__)
-        raise PredictError(f"{text}: {path_text} has no function {name}" +
-                           (f" (it defines {', '.join(known)})" if known else ""))
+        known = sorted(
+            k
+            for k, v in vars(module).items()
+            if callable(v) and not k.startswith("_") and getattr(v, "__module__", None) == module.__name__
+        )
+        raise PredictError(
+            f"{text}: {path_text} has no function {name}" + (f" (it defines {', '.join(known)})" if known else "")
+        )
     return factory
 
 
@@ -204,21 +228,29 @@ def load_factory(text: str) -> Callable[[], Any]:
 BY_NAME = {f.name: f for f in FAMILIES}
 
 
-def model_spec(model: str, shape: tuple[int, ...] | None, sets: Mapping[str, str] | None = None,
-               dataset_size: int | None = None) -> ModelSpec:
+def model_spec(
+    model: str, shape: tuple[int, ...] | None, sets: Mapping[str, str] | None = None, dataset_size: int | None = None
+) -> ModelSpec:
     """MODEL as the command line gives it: a family name, 'torchvision:NAME' or 'file.py:function'."""
     sets = {**(sets or {}), **({"dataset_size": dataset_size} if dataset_size else {})}
     if model.startswith(TORCHVISION):
-        return _torchvision(model, model[len(TORCHVISION):], shape, sets)
+        return _torchvision(model, model[len(TORCHVISION) :], shape, sets)
     if model in BY_NAME:
         return _family(model, BY_NAME[model], shape, sets)
     if ":" in model:
         if shape is None:
             raise PredictError(f"{model}: give one sample's shape with --input, e.g. --input 3x32x32")
-        return own_model(load_factory(model), shape, label=f"{model.rpartition(':')[2]} ({Path(model.rpartition(':')[0]).name})",
-                         text=model, kind=Kind.FILE, settings=sets)
-    raise PredictError(f"unknown model {model!r}: give a family ({', '.join(BY_NAME)}), torchvision:NAME, or "
-                       "path/to/file.py:function")
+        return own_model(
+            load_factory(model),
+            shape,
+            label=f"{model.rpartition(':')[2]} ({Path(model.rpartition(':')[0]).name})",
+            text=model,
+            kind=Kind.FILE,
+            settings=sets,
+        )
+    raise PredictError(
+        f"unknown model {model!r}: give a family ({', '.join(BY_NAME)}), torchvision:NAME, or path/to/file.py:function"
+    )
 
 
 def _family(text: str, family: TrainingFamily, shape: tuple[int, ...] | None, sets: Mapping[str, Any]) -> ModelSpec:
@@ -232,15 +264,18 @@ def _family(text: str, family: TrainingFamily, shape: tuple[int, ...] | None, se
         spec = ModelSpec(Kind.FAMILY, text, family.label, family, given)
         if tuple(shape) != spec.input_shape:
             what = _INPUT_WORDS.get(family.name) or f"{shape_text(spec.input_shape)} (its own)"
-            raise PredictError(f"--input {shape_text(shape)}: a {family.label} sample is {what}; leave --input out "
-                               "for its own")
+            raise PredictError(
+                f"--input {shape_text(shape)}: a {family.label} sample is {what}; leave --input out for its own"
+            )
     _check(family.workload, given)
     return ModelSpec(Kind.FAMILY, text, family.label, family, given)
 
 
 _INPUT = {"mlp": "input_features", "transformer": "seq_len"}  # the setting a one-number --input sets
-_INPUT_WORDS = {"mlp": "one number, its features per row (e.g. --input 32)",
-                "transformer": "one number, its tokens per sequence (e.g. --input 64)"}
+_INPUT_WORDS = {
+    "mlp": "one number, its features per row (e.g. --input 32)",
+    "transformer": "one number, its tokens per sequence (e.g. --input 64)",
+}
 
 
 def _torchvision(text: str, name: str, shape: tuple[int, ...] | None, sets: Mapping[str, Any]) -> ModelSpec:
@@ -249,18 +284,22 @@ def _torchvision(text: str, name: str, shape: tuple[int, ...] | None, sets: Mapp
     given = dict(sets)
     if shape is not None:
         if len(shape) != 3 or shape[0] != 3 or shape[1] != shape[2]:
-            raise PredictError(f"--input {shape_text(shape)}: torchvision networks take RGB images, 3xSxS "
-                               "(e.g. 3x224x224)")
+            raise PredictError(
+                f"--input {shape_text(shape)}: torchvision networks take RGB images, 3xSxS (e.g. 3x224x224)"
+            )
         given["image_size"] = shape[1]
     if name in vision.NETWORKS:
         given["model"] = name
         _check(vision.WORKLOAD, given)
         return ModelSpec(Kind.TORCHVISION, text, vision.NETWORKS[name], vision.FAMILY, given)
     import torchvision
+
     known = torchvision.models.list_models(module=torchvision.models)
     if name not in known:
-        raise PredictError(f"unknown torchvision network {name!r} (e.g. {', '.join(vision.NETWORKS)}; any of "
-                           "torchvision.models.list_models() that classifies images)")
+        raise PredictError(
+            f"unknown torchvision network {name!r} (e.g. {', '.join(vision.NETWORKS)}; any of "
+            "torchvision.models.list_models() that classifies images)"
+        )
     size = int(given.pop("image_size", 224))
     classes = int(given.pop("classes", 10))
     factory = functools.partial(torchvision.models.get_model, name, weights=None, num_classes=classes)

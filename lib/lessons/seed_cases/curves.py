@@ -47,9 +47,17 @@ class Curve:
 
     def entry(self) -> dict[str, Any]:
         """The curve as the curves file keeps it."""
-        out = {"preset": self.preset, "device": self.device, "device_name": self.device_name, "epochs": self.epochs,
-               "settings": dict(self.settings), "losses": list(self.losses), "data_note": self.data_note,
-               "status": self.status.value, "message": self.message}
+        out = {
+            "preset": self.preset,
+            "device": self.device,
+            "device_name": self.device_name,
+            "epochs": self.epochs,
+            "settings": dict(self.settings),
+            "losses": list(self.losses),
+            "data_note": self.data_note,
+            "status": self.status.value,
+            "message": self.message,
+        }
         return out if self.seconds is None else {**out, "seconds": self.seconds}
 
     @classmethod
@@ -57,10 +65,17 @@ class Curve:
         """A curve read from a file entry that find_curves accepted (its status known, its losses valid)."""
         epochs, settings = entry.get("epochs"), entry.get("settings")
         whole = isinstance(epochs, (int, float)) and not isinstance(epochs, bool) and float(epochs).is_integer()
-        return cls(str(entry.get("preset")), str(entry.get("device")), str(entry.get("device_name") or ""),
-                   int(epochs) if whole else None, dict(settings) if isinstance(settings, Mapping) else {},
-                   tuple(float(v) for v in entry.get("losses") or ()),
-                   str(entry.get("data_note") or ""), Status(entry.get("status")), str(entry.get("message") or ""))
+        return cls(
+            str(entry.get("preset")),
+            str(entry.get("device")),
+            str(entry.get("device_name") or ""),
+            int(epochs) if whole else None,
+            dict(settings) if isinstance(settings, Mapping) else {},
+            tuple(float(v) for v in entry.get("losses") or ()),
+            str(entry.get("data_note") or ""),
+            Status(entry.get("status")),
+            str(entry.get("message") or ""),
+        )
 
 
 def curve_setting(preset: Preset | str) -> tuple[dict[str, Any], int] | None:
@@ -120,8 +135,13 @@ def curves_path(out: str | Path) -> Path:
     return out.with_name(f"{out.stem}_curves.json")
 
 
-def curves_pack(presets: Iterable[Preset], devices: Sequence[str], *, num_threads: int | None = None,
-                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def curves_pack(
+    presets: Iterable[Preset],
+    devices: Sequence[str],
+    *,
+    num_threads: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """A result pack with no rows and the loss curves of every training preset on every device."""
     from lib.core.results import build_pack
 
@@ -132,31 +152,44 @@ def curves_pack(presets: Iterable[Preset], devices: Sequence[str], *, num_thread
         for device in devices:
             curve = run_curve(preset, device, num_threads)
             if progress:
-                progress(f"curve {preset.name} on {device}: {curve.status.value} "
-                         f"({len(curve.losses)} epochs{', ' + curve.message if curve.message else ''})")
+                progress(
+                    f"curve {preset.name} on {device}: {curve.status.value} "
+                    f"({len(curve.losses)} epochs{', ' + curve.message if curve.message else ''})"
+                )
             curves.append(curve.entry())
     pack = build_pack([])
     pack[CURVES_KEY] = curves
     return pack
 
 
-def find_curves(packs: Sequence[Mapping[str, Any]], name: str, prefer_stem: str | None = None
-                ) -> tuple[Mapping[str, Any] | None, list[Curve]]:
+def find_curves(
+    packs: Sequence[Mapping[str, Any]], name: str, prefer_stem: str | None = None
+) -> tuple[Mapping[str, Any] | None, list[Curve]]:
     """The first sidecar holding curves of preset `name` (the one named <prefer_stem>_curves first)."""
+
     def rank(pack: Mapping[str, Any]) -> int:
         return 0 if prefer_stem and Path(str(pack.get("path", ""))).stem == f"{prefer_stem}_curves" else 1
 
     for pack in sorted((p for p in packs if isinstance(p.get(CURVES_KEY), list)), key=rank):
-        found = [c for c in pack[CURVES_KEY] if isinstance(c, dict) and c.get("preset") == name
-                 and c.get("status") == Status.OK and valid_losses(c.get("losses"))]
+        found = [
+            c
+            for c in pack[CURVES_KEY]
+            if isinstance(c, dict)
+            and c.get("preset") == name
+            and c.get("status") == Status.OK
+            and valid_losses(c.get("losses"))
+        ]
         if found:
             return pack, [Curve.from_entry(c) for c in found]
     return None, []
 
 
 def valid_losses(losses: Any) -> bool:
-    return (isinstance(losses, list) and len(losses) > 0
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in losses))
+    return (
+        isinstance(losses, list)
+        and len(losses) > 0
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in losses)
+    )
 
 
 def learn_sentence(losses: Sequence[float], who: str) -> str:
@@ -166,8 +199,10 @@ def learn_sentence(losses: Sequence[float], who: str) -> str:
     first, last = float(losses[0]), float(losses[-1])
     n = len(losses)
     if last < first * 0.9:
-        return (f"{who} learns: the epoch loss falls from {fmt_num(first)} to {fmt_num(last)} over {n} epochs "
-                f"({pct_lower(1 - last / first)} lower).")
+        return (
+            f"{who} learns: the epoch loss falls from {fmt_num(first)} to {fmt_num(last)} over {n} epochs "
+            f"({pct_lower(1 - last / first)} lower)."
+        )
     if last < first:
         return f"{who}: the epoch loss falls only a little, from {fmt_num(first)} to {fmt_num(last)} over {n} epochs."
     return f"{who} does not learn here: the epoch loss goes from {fmt_num(first)} to {fmt_num(last)} over {n} epochs."
@@ -182,10 +217,14 @@ def same_start_sentence(curves: dict[str, Sequence[float]]) -> str | None:
     spread = (max(values) - min(values)) / max(abs(max(values)), 1e-12)
     listing = ", ".join(f"{fmt_num(v, 4)} on {who}" for who, v in firsts.items())
     if spread < 0.01:
-        return (f"They start together (first-epoch loss {listing}): the same model from the same initial weights "
-                "on the same data, so the devices differ only in speed and rounding.")
-    return (f"Their first-epoch losses differ ({listing}): these runs did not start from the same weights or "
-            "did not see the same data.")
+        return (
+            f"They start together (first-epoch loss {listing}): the same model from the same initial weights "
+            "on the same data, so the devices differ only in speed and rounding."
+        )
+    return (
+        f"Their first-epoch losses differ ({listing}): these runs did not start from the same weights or "
+        "did not see the same data."
+    )
 
 
 def pct_lower(fraction: float) -> str:

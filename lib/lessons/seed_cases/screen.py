@@ -39,8 +39,10 @@ from lib.workloads.presets import Preset, get_preset
 def seed_line(preset: Preset) -> str:
     """'**Seed 000** (run on …): what the seed ran.'"""
     hardware = SEED_HARDWARE.get(preset.seed)
-    return (f"**Seed {preset.seed}** ({'run on ' + hardware if hardware else 'hardware not stated in the seed'}): "
-            f"{preset.description}.")
+    return (
+        f"**Seed {preset.seed}** ({'run on ' + hardware if hardware else 'hardware not stated in the seed'}): "
+        f"{preset.description}."
+    )
 
 
 def live_request(preset: Preset, devices: Sequence[str], *, threads: int, budget_s: float) -> LiveRequest:
@@ -62,8 +64,7 @@ def default_requests(devices: Sequence[str], *, threads: int, budget_s: float) -
 def record_command(preset: Preset) -> str:
     """The seed script's command that records this case (and its loss curves) on a GPU machine."""
     slow = " --include-slow" if preset.slow else ""
-    return (f"python3 {SEED_SOURCE} --only {preset.name}{slow} --curves "
-            f"--out lib/recorded/seeds_{preset.name}.json")
+    return f"python3 {SEED_SOURCE} --only {preset.name}{slow} --curves --out lib/recorded/seeds_{preset.name}.json"
 
 
 def _status(row: Mapping[str, Any] | None) -> str:
@@ -116,8 +117,11 @@ class Case:
     def covers(self) -> str:
         """What the seed's reported times cover: '10 000 epochs in total', or its number of calls."""
         p = self.preset
-        return (p.reported_what if p.reported_cpu_s or p.reported_gpu_s
-                else f"the seed's {plural(p.reported_calls, 'call')}")
+        return (
+            p.reported_what
+            if p.reported_cpu_s or p.reported_gpu_s
+            else f"the seed's {plural(p.reported_calls, 'call')}"
+        )
 
     @property
     def live_total(self) -> float | None:
@@ -171,9 +175,13 @@ def reported_entry(case: Case) -> tuple[TableLine, RatioBar | None]:
     p, hardware = case.preset, SEED_HARDWARE.get(case.preset.seed)
     if not (p.reported_cpu_s or p.reported_gpu_s):
         return TableLine(f"reported in seed {p.seed}", "–", "–", "–", "the seed printed no times"), None
-    line = TableLine(f"reported in seed {p.seed}" + (f" ({hardware})" if hardware else ""),
-                     fmt_s(p.reported_cpu_s), fmt_s(p.reported_gpu_s),
-                     fmt_times(p.reported_ratio) if p.reported_ratio else "–", case.covers)
+    line = TableLine(
+        f"reported in seed {p.seed}" + (f" ({hardware})" if hardware else ""),
+        fmt_s(p.reported_cpu_s),
+        fmt_s(p.reported_gpu_s),
+        fmt_times(p.reported_ratio) if p.reported_ratio else "–",
+        case.covers,
+    )
     bar = RatioBar(f"reported in seed {p.seed}", p.reported_ratio) if p.reported_ratio else None
     return line, bar
 
@@ -183,9 +191,13 @@ def recorded_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
     if not case.pack:
         return None, None
     c, g, ratio = total_s(case.rec_cpu, case.preset), total_s(case.rec_gpu, case.preset), case.rec_ratio
-    line = TableLine(f"recorded on {case.machine}" + (" (cut size)" if case.rec_cut else " (the seed's sizes)"),
-                     fmt_s(c) if c else _status(case.rec_cpu), fmt_s(g) if g else _status(case.rec_gpu),
-                     fmt_times(ratio) if ratio else "–", case.covers)
+    line = TableLine(
+        f"recorded on {case.machine}" + (" (cut size)" if case.rec_cut else " (the seed's sizes)"),
+        fmt_s(c) if c else _status(case.rec_cpu),
+        fmt_s(g) if g else _status(case.rec_gpu),
+        fmt_times(ratio) if ratio else "–",
+        case.covers,
+    )
     return line, (RatioBar(f"recorded on {case.machine}", ratio) if ratio else None)
 
 
@@ -197,11 +209,13 @@ def live_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
         return None, None
     per_call = cpu["median_s"]
     gpu_total = total_s(gpu, case.preset) if is_ok(gpu) and not cut else None
-    line = TableLine("live on this server" + (f" ({size_words(cut)})" if cut else " (the seed's sizes)"),
-                     fmt_s(total) if total else f"{fmt_s(per_call)} per call",
-                     (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu['median_s'])} per call") if is_ok(gpu) else "–",
-                     fmt_times(gpu["median_s"] / per_call) if is_ok(gpu) else "–",
-                     case.covers if total else "one call, at the cut size")
+    line = TableLine(
+        "live on this server" + (f" ({size_words(cut)})" if cut else " (the seed's sizes)"),
+        fmt_s(total) if total else f"{fmt_s(per_call)} per call",
+        (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu['median_s'])} per call") if is_ok(gpu) else "–",
+        fmt_times(gpu["median_s"] / per_call) if is_ok(gpu) else "–",
+        case.covers if total else "one call, at the cut size",
+    )
     if is_ok(gpu):
         return line, RatioBar("live on this server" + (" (cut size)" if cut else ""), gpu["median_s"] / per_call)
     if is_ok(case.rec_gpu) and not cut and not case.rec_cut:
@@ -217,11 +231,15 @@ def comparison(case: Case) -> tuple[list[TableLine], list[RatioBar]]:
 
 def verdict_sentences(case: Case) -> list[str]:
     """The seed's ratio beside the one measured, and the cut size the recording ran at: numbers from the rows."""
-    out = [compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}", case.rec_tie) if case.pack
-           else compare_sentence(case.preset, None, "here")]
+    out = [
+        compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}", case.rec_tie)
+        if case.pack
+        else compare_sentence(case.preset, None, "here")
+    ]
     if case.pack and case.rec_cut:
-        out.append(f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for "
-                   "that size.")
+        out.append(
+            f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for that size."
+        )
     return out
 
 
@@ -237,28 +255,38 @@ def headline(case: Case) -> str:
     if seed is None:
         return f"{name} the seed printed no times; {where} {ratio_words(measured)}."
     if measured is None:
-        return (f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed; nothing was measured here on both "
-                "devices to set beside it.")
+        return (
+            f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed; nothing was measured here on both "
+            "devices to set beside it."
+        )
     way = direction(seed)
     if way == direction(measured) and way != "even":  # one verb for both: plain words
         took, as_ = ("took", "long") if way == "gpu_slower" else ("was", "fast")
         seed_x, measured_x = (seed, measured) if way == "gpu_slower" else (1 / seed, 1 / measured)
-        return (f"{name} the GPU {took} {fmt_times(seed_x)} as {as_} as the CPU in the seed and {fmt_times(measured_x)} "
-                f"as {as_} {where}: {agreement(seed, measured)}.")
-    return (f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed, {fmt_times(measured)} {where}: "
-            f"{agreement(seed, measured)}.")
+        return (
+            f"{name} the GPU {took} {fmt_times(seed_x)} as {as_} as the CPU in the seed and {fmt_times(measured_x)} "
+            f"as {as_} {where}: {agreement(seed, measured)}."
+        )
+    return (
+        f"{name} GPU time ÷ CPU time was {fmt_times(seed)} in the seed, {fmt_times(measured)} {where}: "
+        f"{agreement(seed, measured)}."
+    )
 
 
 def missing_note(case: Case) -> str | None:
     """Why there is no recorded GPU time to set beside the seed's: no pack holds the case, or its GPU row
     was not measured."""
     if not case.pack:
-        return ("No recorded seeds pack holds this experiment's GPU row, so there is no GPU time measured here to "
-                "set beside the seed's: only this server's CPU, live" + (" at a cut size." if case.cut else "."))
+        return (
+            "No recorded seeds pack holds this experiment's GPU row, so there is no GPU time measured here to "
+            "set beside the seed's: only this server's CPU, live" + (" at a cut size." if case.cut else ".")
+        )
     gpu = case.rec_gpu
     if gpu is not None and not is_ok(gpu):
-        return (f"The recorded pack ({case.machine}) did not measure this experiment on the GPU: "
-                f"{_status(gpu)} — {gpu.get('message') or 'no message'}.")
+        return (
+            f"The recorded pack ({case.machine}) did not measure this experiment on the GPU: "
+            f"{_status(gpu)} — {gpu.get('message') or 'no message'}."
+        )
     return None
 
 
@@ -298,8 +326,9 @@ def curves_view(case: Case, packs: Sequence[Mapping[str, Any]]) -> Curves | None
             losses[name] = list(curve.losses)
         else:
             failures.append(f"{name}: no curve ({onscreen.status_words(curve.entry())}).")
-    side, recorded = find_curves(packs, case.preset.name,
-                                 prefer_stem=Path(case.pack["path"]).stem if case.pack else None)
+    side, recorded = find_curves(
+        packs, case.preset.name, prefer_stem=Path(case.pack["path"]).stem if case.pack else None
+    )
     side_machine = machine_text(side["machine"]) if side else None
     for curve in recorded:
         name = series_label(curve.device, "recorded", side_machine)
@@ -311,15 +340,20 @@ def curves_view(case: Case, packs: Sequence[Mapping[str, Any]]) -> Curves | None
 
 def curve_rows(curves: Curves) -> list[dict[str, Any]]:
     """The loss chart's points (and the loss curves' download): series, epoch, loss."""
-    return [{"series": name, "epoch": i + 1, "loss": v} for name, losses in curves.losses.items()
-            for i, v in enumerate(losses)]
+    return [
+        {"series": name, "epoch": i + 1, "loss": v}
+        for name, losses in curves.losses.items()
+        for i, v in enumerate(losses)
+    ]
 
 
 def epochs_sentence(curves: Curves, preset: Preset) -> str:
     cut = size_differences(curves.params, preset)
-    return (plural(curves.epochs, "epoch")
-            + (f" at a cut size ({size_words(cut)})" if cut else " at the seed's sizes")
-            + f" (the seed trained {fmt_value(preset.epochs)}), from the seeded initial weights on every device.")
+    return (
+        plural(curves.epochs, "epoch")
+        + (f" at a cut size ({size_words(cut)})" if cut else " at the seed's sizes")
+        + f" (the seed trained {fmt_value(preset.epochs)}), from the seeded initial weights on every device."
+    )
 
 
 def minibatch_sentence(curves: Curves, preset: Preset) -> str | None:
@@ -330,17 +364,21 @@ def minibatch_sentence(curves: Curves, preset: Preset) -> str | None:
     if not cpu:
         return None
     learned = cpu[-1] < cpu[0] * 0.9
-    return ("Seed 000's CPU run stayed at a loss of 2.3036 from its first epoch to its last. "
-            + (f"Here the CPU model has its own optimizer and learns: {fmt_num(cpu[0], 4)} → "
-               f"{fmt_num(cpu[-1], 4)} in {plural(len(cpu), 'epoch')}." if learned else
-               "Here the CPU curve did not fall by a tenth either; see the numbers above."))
+    return "Seed 000's CPU run stayed at a loss of 2.3036 from its first epoch to its last. " + (
+        f"Here the CPU model has its own optimizer and learns: {fmt_num(cpu[0], 4)} → "
+        f"{fmt_num(cpu[-1], 4)} in {plural(len(cpu), 'epoch')}."
+        if learned
+        else "Here the CPU curve did not fall by a tenth either; see the numbers above."
+    )
 
 
 def curve_data_notes(case: Case, curves: Curves, seen: Iterable[str]) -> list[str]:
     """Data notes of the curves not already said for the timed rows ('Data (live curve): …')."""
     seen, out = set(seen), []
-    for where, entries in (("live curve", case.live.curves.values()),
-                           (f"curve recorded on {curves.side_machine}", curves.recorded)):
+    for where, entries in (
+        ("live curve", case.live.curves.values()),
+        (f"curve recorded on {curves.side_machine}", curves.recorded),
+    ):
         for note in dict.fromkeys(c.data_note for c in entries if c.data_note):
             if note not in seen:
                 out.append(f"Data ({where}): {note}")

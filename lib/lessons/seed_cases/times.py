@@ -97,11 +97,13 @@ def cold_sentence(case: Case, bars: Sequence[TimeBar]) -> str | None:
     if not (first and warm) or case.preset.reported_calls != 1:
         return None
     ratio = first.seconds / warm.seconds
-    return (f"On {case.machine} the GPU's first call of this experiment in the recording run took "
-            f"{fmt_s(first.seconds)}, a warm one {fmt_s(warm.seconds)}"
-            + (f", {fmt_ratio(ratio)} as long" if not same_time(first.seconds, warm.seconds) else "")
-            + f" (the seed saw {SEED_FIRST_CALL_S[case.preset.name]:g} s against {case.preset.reported_gpu_s:g} s)."
-            " Only warm calls count in the ratio.")
+    return (
+        f"On {case.machine} the GPU's first call of this experiment in the recording run took "
+        f"{fmt_s(first.seconds)}, a warm one {fmt_s(warm.seconds)}"
+        + (f", {fmt_ratio(ratio)} as long" if not same_time(first.seconds, warm.seconds) else "")
+        + f" (the seed saw {SEED_FIRST_CALL_S[case.preset.name]:g} s against {case.preset.reported_gpu_s:g} s)."
+        " Only warm calls count in the ratio."
+    )
 
 
 def live_cpu_sentence(case: Case, bars: Sequence[TimeBar], threads: int) -> str | None:
@@ -116,7 +118,10 @@ def live_cpu_sentence(case: Case, bars: Sequence[TimeBar], threads: int) -> str 
     mine = bar_of(bars, Where.LIVE, Call.CPU)
     if mine:
         seed = bar_of(bars, Where.SEED, Call.CPU)
-        return (f"{who} takes {fmt_s(mine.seconds)} for {case.covers}"
-                + (f", against {fmt_s(seed.seconds)} on the seed's CPU." if seed else "."))
-    return (f"{who} was timed at a cut size ({size_words(case.cut)}): its time per call, in the table, is not "
-            "comparable with times for the seed's size, so it is not drawn.")
+        return f"{who} takes {fmt_s(mine.seconds)} for {case.covers}" + (
+            f", against {fmt_s(seed.seconds)} on the seed's CPU." if seed else "."
+        )
+    return (
+        f"{who} was timed at a cut size ({size_words(case.cut)}): its time per call, in the table, is not "
+        "comparable with times for the seed's size, so it is not drawn."
+    )

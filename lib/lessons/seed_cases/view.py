@@ -65,6 +65,7 @@ def label(name: str) -> str:
 
 # -- sizes ------------------------------------------------------------------------------------------
 
+
 def live_params(preset: Preset) -> dict[str, Any]:
     """The workload settings a live CPU run uses here: the preset's quick cut (the seed's own size when it has
     none), as the workload takes them."""
@@ -90,8 +91,9 @@ def size_differences(params: Mapping[str, Any], preset: Preset) -> dict[str, Siz
 
 def size_words(diff: Mapping[str, SizeChange]) -> str:
     """'dataset size 3,000 instead of the seed's 60,000' (empty when the sizes are the seed's)."""
-    return ", ".join(f"{k.replace('_', ' ')} {fmt_value(a)} instead of the seed's {fmt_value(b)}"
-                     for k, (a, b) in diff.items())
+    return ", ".join(
+        f"{k.replace('_', ' ')} {fmt_value(a)} instead of the seed's {fmt_value(b)}" for k, (a, b) in diff.items()
+    )
 
 
 def same_settings(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -101,8 +103,17 @@ def same_settings(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 # -- timing one call live -------------------------------------------------------------------------------
 
-def time_preset(preset: Preset, params: Mapping[str, Any], device: str, *, budget_s: float = 0.1,
-                num_threads: int | None = None, memory_cap_gb: float | None = None, gate=None) -> dict[str, Any]:
+
+def time_preset(
+    preset: Preset,
+    params: Mapping[str, Any],
+    device: str,
+    *,
+    budget_s: float = 0.1,
+    num_threads: int | None = None,
+    memory_cap_gb: float | None = None,
+    gate=None,
+) -> dict[str, Any]:
     """One result row for one call of the preset's step on `device` (never raises for the work).
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness.
     `gate` (lib.core.gate) decides whether it runs; without one, the live gate."""
@@ -110,9 +121,17 @@ def time_preset(preset: Preset, params: Mapping[str, Any], device: str, *, budge
     from lib.core.point import rows_of
     from lib.core.sweep import measure_point
 
-    point = measure_point(preset.workload_obj(), params, device, budget_s=budget_s, num_threads=num_threads,
-                          gate=gate or live_gate(memory_cap_gb=memory_cap_gb),
-                          with_phases=False, slow_call_s=SLOW_CALL_S, single_call_s=SINGLE_CALL_S)
+    point = measure_point(
+        preset.workload_obj(),
+        params,
+        device,
+        budget_s=budget_s,
+        num_threads=num_threads,
+        gate=gate or live_gate(memory_cap_gb=memory_cap_gb),
+        with_phases=False,
+        slow_call_s=SLOW_CALL_S,
+        single_call_s=SINGLE_CALL_S,
+    )
     return rows_of([replace(point.with_notes(variant=preset.name), origin=Origin.LIVE)])[0]
 
 
@@ -125,8 +144,14 @@ class Measured:
     curves: Mapping[str, Curve] = field(default_factory=dict)
 
 
-def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num_threads: int | None,
-                 progress: Callable[[float, str], None] | None = None) -> Measured:
+def measure_live(
+    preset: Preset,
+    devices: Sequence[str],
+    *,
+    budget_s: float,
+    num_threads: int | None,
+    progress: Callable[[float, str], None] | None = None,
+) -> Measured:
     """What the page measures live: one call of the preset at live_params on each device, and its loss
     curve there. Every run asks the live gate first (lib.core.gate: memory, work, and LIVE_BUDGET_S for the
     whole job)."""
@@ -144,8 +169,9 @@ def measure_live(preset: Preset, devices: Sequence[str], *, budget_s: float, num
 
     for device in devices:
         report(f"timing one call of {label(preset.name)} on {device}")
-        rows.append(time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads,
-                                gate=gate))
+        rows.append(
+            time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads, gate=gate)
+        )
         done += 1
         if curve:
             report(f"training {plural(curve[1], 'epoch')} of {label(preset.name)} on {device} for the loss curve")
@@ -165,15 +191,20 @@ def total_s(row: Mapping[str, Any] | None, preset: Preset) -> float | None:
 
 # -- recorded rows, found by preset name ---------------------------------------------------------------
 
+
 def seed_rows(pack: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
     """The rows of `pack` for preset `name` (variant == name, from the seed script)."""
     preset = PRESETS.get(name)
-    return [r for r in pack.get("rows", []) if r.get("variant") == name
-            and (preset is None or r.get("workload") == preset.workload)]
+    return [
+        r
+        for r in pack.get("rows", [])
+        if r.get("variant") == name and (preset is None or r.get("workload") == preset.workload)
+    ]
 
 
-def find_seed_pack(packs: Sequence[Mapping[str, Any]], name: str, prefer: Iterable[str] = ()
-                   ) -> tuple[Mapping[str, Any] | None, list[dict[str, Any]]]:
+def find_seed_pack(
+    packs: Sequence[Mapping[str, Any]], name: str, prefer: Iterable[str] = ()
+) -> tuple[Mapping[str, Any] | None, list[dict[str, Any]]]:
     """The pack holding preset `name`'s GPU row, and that preset's rows in it. Packs whose path is in
     `prefer` come first; a pack whose GPU row was measured (status ok) beats one where it was skipped."""
     prefer = set(prefer)
@@ -204,6 +235,7 @@ def pick(rows: Iterable[Mapping[str, Any]], gpu: bool) -> Mapping[str, Any] | No
 
 # -- words -------------------------------------------------------------------------------------------------
 
+
 def direction(ratio: float | None, tie: bool | None = None) -> str | None:
     """GPU time / CPU time -> 'gpu_slower', 'gpu_faster' or 'even': even where the one rule calls the two
     times the same (`tie`, decided from the rows' spreads; else lib.core.same.same_ratio of the ratio alone)."""
@@ -228,12 +260,16 @@ def compare_sentence(preset: Preset, measured_ratio: float | None, where: str, m
         return "The seed printed no times for this run, and nothing was measured here on both devices."
     if seed is None:
         return f"The seed printed no times for this run. Measured {where}, {ratio_words(measured_ratio, measured_tie)}."
-    seed_text = (f"In the seed, {ratio_words(seed)}: {fmt_s(preset.reported_gpu_s)} against "
-                 f"{fmt_s(preset.reported_cpu_s)}, {preset.reported_what}.")
+    seed_text = (
+        f"In the seed, {ratio_words(seed)}: {fmt_s(preset.reported_gpu_s)} against "
+        f"{fmt_s(preset.reported_cpu_s)}, {preset.reported_what}."
+    )
     if measured_ratio is None:
         return seed_text + " Nothing was measured here on both devices to set beside it."
-    return (f"{seed_text} Measured {where}, {ratio_words(measured_ratio, measured_tie)}: "
-            f"{agreement(seed, measured_ratio, measured_tie)}.")
+    return (
+        f"{seed_text} Measured {where}, {ratio_words(measured_ratio, measured_tie)}: "
+        f"{agreement(seed, measured_ratio, measured_tie)}."
+    )
 
 
 def agreement(seed: float, measured: float, measured_tie: bool | None = None) -> str:
@@ -244,8 +280,10 @@ def agreement(seed: float, measured: float, measured_tie: bool | None = None) ->
 
 
 # -- the case on screen ------------------------------------------------------------------------------------
-MISSING_CURVE = ("No recorded GPU loss curve ships for this experiment, so only this server's CPU curve is shown "
-                 "(the command under “Record this experiment on a GPU machine” records one).")
+MISSING_CURVE = (
+    "No recorded GPU loss curve ships for this experiment, so only this server's CPU curve is shown "
+    "(the command under “Record this experiment on a GPU machine” records one)."
+)
 
 
 # -- the loss curves on screen -------------------------------------------------------------------------------

@@ -35,19 +35,27 @@ def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
             at = nearest(common, size)
             n, h = naive[at]["median_s"], honest[at]["median_s"]
             if h >= 2 * n:
-                return (f"On {who(gpu)}, a timer that does not wait for it reports {fmt_s(n)} per {fmt_value(at)} × "
-                        f"{fmt_value(at)} matmul, **{fmt_ratio(h / n)} too small**: the work takes {fmt_s(h)}.")
-            return (f"On {who(gpu)} at size {fmt_value(at)}, the timer that does not wait reports {fmt_s(n)} against "
-                    f"{fmt_s(h)} when it waits: a small difference.")
+                return (
+                    f"On {who(gpu)}, a timer that does not wait for it reports {fmt_s(n)} per {fmt_value(at)} × "
+                    f"{fmt_value(at)} matmul, **{fmt_ratio(h / n)} too small**: the work takes {fmt_s(h)}."
+                )
+            return (
+                f"On {who(gpu)} at size {fmt_value(at)}, the timer that does not wait reports {fmt_s(n)} against "
+                f"{fmt_s(h)} when it waits: a small difference."
+            )
     timed = by_size(view.current, gpu)
     if not timed:
         return f"Nothing was timed on {who(gpu)} at these settings; the notes below say why."
     at = nearest(list(timed), size)
     if not view.variant.sync:  # the synchronised partner is missing: the naive number alone
-        return (f"Without **Synchronise**, the timer reports {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
-                f"{fmt_value(at)} matmul on {who(gpu)}; the synchronised timing to set it against is not on screen.")
-    return (f"With **Synchronise** on, {who(gpu)} takes {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
-            f"{fmt_value(at)} matmul; switch it off below to see what a naive timer reports.")
+        return (
+            f"Without **Synchronise**, the timer reports {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
+            f"{fmt_value(at)} matmul on {who(gpu)}; the synchronised timing to set it against is not on screen."
+        )
+    return (
+        f"With **Synchronise** on, {who(gpu)} takes {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
+        f"{fmt_value(at)} matmul; switch it off below to see what a naive timer reports."
+    )
 
 
 def _cpu_timed(view: TimingScreen) -> dict[int, dict]:
@@ -66,8 +74,10 @@ def timing_answer(view: TimingScreen, size: int) -> str:
     if not cpu:
         return "Nothing was timed here at these settings; the notes below say why."
     at = nearest(list(cpu), size)
-    return (f"On this server's CPU a {fmt_value(at)} × {fmt_value(at)} matmul takes {fmt_s(cpu[at]['median_s'])}; "
-            "with no GPU curve here, the GPU's timing traps cannot be shown.")
+    return (
+        f"On this server's CPU a {fmt_value(at)} × {fmt_value(at)} matmul takes {fmt_s(cpu[at]['median_s'])}; "
+        "with no GPU curve here, the GPU's timing traps cannot be shown."
+    )
 
 
 def timing_notes(view: TimingScreen, size: int) -> str:
@@ -81,8 +91,9 @@ def timing_notes(view: TimingScreen, size: int) -> str:
             return NO_CPU_CURVE
         analysis, _ = crossovers(view)
         said = crossover_sentence(analysis, "matrix size", series_side(onscreen.LIVE_CPU), series_side(gpu))
-        return (said.capitalised().markdown() if view.variant.sync
-                else f"From the synchronised timings: {said.markdown()}")
+        return (
+            said.capitalised().markdown() if view.variant.sync else f"From the synchronised timings: {said.markdown()}"
+        )
     cpu = _cpu_timed(view)
     rate = cpu[nearest(list(cpu), size)].get("achieved_flops_per_s") if cpu else None
     return f"That is {rate_words(rate)}." if rate else ""

@@ -32,16 +32,28 @@ class Toggle(NamedTuple):
 
 # the switches under the chart by their URL key; the first two in the left column
 TOGGLES = {
-    "sync": Toggle("Synchronise before reading the clock", True,
-             "On: the harness waits for the device (torch.cuda.synchronize()) before every clock read. Off: a naive "
-             "timer, which on a GPU measures only how long it takes to queue the work."),
-    "cold": Toggle("Show the cold first call", True,
-             "The very first call of each point, timed on its own and never part of the median."),
-    "tf32": Toggle("Faster, less precise arithmetic (TF32)", False,
-             "fp32 matmuls computed in TF32 on NVIDIA tensor cores (fp32 range, 10-bit mantissa); the CPU runs fp32."),
-    "transfer": Toggle("Count the host → device copy", False,
-                 "Copy both inputs from (pinned) host memory inside every timed call, as if they came from the CPU "
-                 "each time. Nothing to copy on the CPU."),
+    "sync": Toggle(
+        "Synchronise before reading the clock",
+        True,
+        "On: the harness waits for the device (torch.cuda.synchronize()) before every clock read. Off: a naive "
+        "timer, which on a GPU measures only how long it takes to queue the work.",
+    ),
+    "cold": Toggle(
+        "Show the cold first call",
+        True,
+        "The very first call of each point, timed on its own and never part of the median.",
+    ),
+    "tf32": Toggle(
+        "Faster, less precise arithmetic (TF32)",
+        False,
+        "fp32 matmuls computed in TF32 on NVIDIA tensor cores (fp32 range, 10-bit mantissa); the CPU runs fp32.",
+    ),
+    "transfer": Toggle(
+        "Count the host → device copy",
+        False,
+        "Copy both inputs from (pinned) host memory inside every timed call, as if they came from the CPU "
+        "each time. Nothing to copy on the CPU.",
+    ),
 }
 LEFT_COLUMN = 2  # toggles in the left column
 SIZE_LABEL = "Matrix size (rows = columns; the point explained)"
@@ -52,18 +64,41 @@ SEED_WHY = (
     f"Seed 003 timed {lesson.SEED_REPORTED}. Work on a GPU is queued, not waited for (CUDA calls are "
     "asynchronous): `a @ b` on the GPU returns as soon as the work is queued, so a clock read right after it "
     "measures the queueing, not the arithmetic. Here the same square matmul is timed over a range of sizes on "
-    "both devices; each switch shows one way the numbers can mislead. Both axes are logarithmic.")
-COLD_CAPTION = ("The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
-                "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
-                "context). The warm median leaves it out; report it separately when it matters.")
+    "both devices; each switch shows one way the numbers can mislead. Both axes are logarithmic."
+)
+COLD_CAPTION = (
+    "The first call pays one-off costs that later calls do not (on a GPU, for example creating the "
+    "cuBLAS handle and choosing a kernel for the shape; the first call of a run also starts the CUDA "
+    "context). The warm median leaves it out; report it separately when it matters."
+)
 COLD_OFF = "Switch on **Show the cold first call** to draw each point's first call beside the warm median."
-RATE_CAPTION = ("Achieved floating-point operations per second (FLOP/s) = 2·size³ operations ÷ the time of one "
-                "call. “Best measured here” (dotted lines) is the highest among the synchronised points on screen "
-                "for that device and number format: a measurement from this sweep, not a datasheet number.")
-RESULT_COLUMNS = ("series", "recorded_on", "size", "dtype", "sync", "transfer", "median_s", "iqr_s", "cold_s",
-                  "achieved_flops_per_s", "phase_transfer_s", "repeats", "num_threads", "status", "message", "note")
-RECORD_CAPTION = ("The app then shows that GPU curve beside the live CPU. `python3 scripts/record_packs.py "
-                  "--topics timing` records the baseline and each toggle on its own.")
+RATE_CAPTION = (
+    "Achieved floating-point operations per second (FLOP/s) = 2·size³ operations ÷ the time of one "
+    "call. “Best measured here” (dotted lines) is the highest among the synchronised points on screen "
+    "for that device and number format: a measurement from this sweep, not a datasheet number."
+)
+RESULT_COLUMNS = (
+    "series",
+    "recorded_on",
+    "size",
+    "dtype",
+    "sync",
+    "transfer",
+    "median_s",
+    "iqr_s",
+    "cold_s",
+    "achieved_flops_per_s",
+    "phase_transfer_s",
+    "repeats",
+    "num_threads",
+    "status",
+    "message",
+    "note",
+)
+RECORD_CAPTION = (
+    "The app then shows that GPU curve beside the live CPU. `python3 scripts/record_packs.py "
+    "--topics timing` records the baseline and each toggle on its own."
+)
 
 
 def variant(flags: Mapping[str, bool]) -> lesson.Variant:
@@ -71,12 +106,17 @@ def variant(flags: Mapping[str, bool]) -> lesson.Variant:
     return lesson.variant_of(flags["sync"], flags["tf32"], flags["transfer"])
 
 
-def live_requests(flags: Mapping[str, bool], devices: Sequence[str], *, size: int, point_budget_s: float,
-                  threads: int) -> dict[str, tuple[str, LiveRequest]]:
+def live_requests(
+    flags: Mapping[str, bool], devices: Sequence[str], *, size: int, point_budget_s: float, threads: int
+) -> dict[str, tuple[str, LiveRequest]]:
     """Each timing the view needs (lesson.views), its live measurement with the label its progress bar shows."""
-    return {name: (lesson.measure_label(v, devices),
-                   lesson.live_request(v, devices, size=size, point_budget_s=point_budget_s, threads=threads))
-            for name, v in lesson.views(variant(flags)).items()}
+    return {
+        name: (
+            lesson.measure_label(v, devices),
+            lesson.live_request(v, devices, size=size, point_budget_s=point_budget_s, threads=threads),
+        )
+        for name, v in lesson.views(variant(flags)).items()
+    }
 
 
 class Crossing(NamedTuple):
@@ -137,15 +177,18 @@ class TimingScreen:
         return lesson.file_stem(self.variant)
 
     def sync_lines(self) -> list[str]:
-        return words.sync_sentences(self.view.current, self.view.partner_rows(lesson.Switch.SYNC), self.variant, self.size,
-                                    self.order)
+        return words.sync_sentences(
+            self.view.current, self.view.partner_rows(lesson.Switch.SYNC), self.variant, self.size, self.order
+        )
 
     def repeats_caption(self) -> str | None:
         repeats = onscreen.repeats_span(self.view.rows)
         if not repeats:
             return None
-        return (f"Warm points: the median of {repeats} timed repeats after warm-up (bars: interquartile range). "
-                "Colour is where it was measured, the line style how it was timed.")
+        return (
+            f"Warm points: the median of {repeats} timed repeats after warm-up (bars: interquartile range). "
+            "Colour is where it was measured, the line style how it was timed."
+        )
 
     def crossover_lines(self) -> list[str]:
         return [s.markdown() for s in lesson.crossover_sentences(self.view, self.machine)]
@@ -157,11 +200,14 @@ class TimingScreen:
         return COLD_CAPTION if self.cold else COLD_OFF
 
     def tf32_lines(self) -> list[str]:
-        return words.tf32_sentences(self.view.current, self.view.partner_rows(lesson.Switch.TF32), self.variant, self.size, self.order)
+        return words.tf32_sentences(
+            self.view.current, self.view.partner_rows(lesson.Switch.TF32), self.variant, self.size, self.order
+        )
 
     def transfer_lines(self) -> list[str]:
-        return words.transfer_sentences(self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size,
-                                        self.order)
+        return words.transfer_sentences(
+            self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size, self.order
+        )
 
     def rate_rows(self) -> list[dict[str, Any]]:
         return lesson.rate_lines(self.view)
@@ -181,13 +227,27 @@ class TimingScreen:
         return words.flops_sentences(self.view.current, self.view.rows, self.variant, self.size, self.order)
 
 
-def timing_screen(flags: Mapping[str, bool], size: int, live: dict[str, list[dict[str, Any]]],
-                  pack: dict[str, Any] | None, label: str, *, with_cpu: bool) -> TimingScreen:
+def timing_screen(
+    flags: Mapping[str, bool],
+    size: int,
+    live: dict[str, list[dict[str, Any]]],
+    pack: dict[str, Any] | None,
+    label: str,
+    *,
+    with_cpu: bool,
+) -> TimingScreen:
     """The live rows per timing (live_requests' names) and the pack's recorded ones (its source's `label`), on
     screen with their words."""
     chosen = variant(flags)
     found = lesson.recorded(pack, label, chosen, size, with_cpu=with_cpu)
     view = lesson.screen(chosen, live, found, found.machine)
-    return TimingScreen(view, size, bool(flags["cold"]), timing_answer(view, size), timing_notes(view, size),
-                        pack["machine"] if pack else None, found, lesson.missing_note(found, label))
-
+    return TimingScreen(
+        view,
+        size,
+        bool(flags["cold"]),
+        timing_answer(view, size),
+        timing_notes(view, size),
+        pack["machine"] if pack else None,
+        found,
+        lesson.missing_note(found, label),
+    )

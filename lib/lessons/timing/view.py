@@ -30,6 +30,8 @@ from lib.workloads import get_workload
 WORKLOAD = get_workload("matmul")
 SIZES = (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 DEFAULT_SIZE = 1024
+
+
 class Switch(Enum):
     """A switch under the chart that changes how the matmul is timed (the cold call is only drawn or not)."""
 
@@ -69,8 +71,10 @@ class Variant:
 
 
 BASELINE = Variant()
-SEED_REPORTED = ("a 15,360 × 15,360 fp32 matmul: CPU 296.9 s; GPU 0.55 s for the first call, 0.46 s after, "
-                 "once torch.cuda.synchronize() was called before reading the clock")
+SEED_REPORTED = (
+    "a 15,360 × 15,360 fp32 matmul: CPU 296.9 s; GPU 0.55 s for the first call, 0.46 s after, "
+    "once torch.cuda.synchronize() was called before reading the clock"
+)
 
 
 def variant_of(sync: bool, tf32: bool, transfer: bool) -> Variant:
@@ -118,8 +122,9 @@ def views(variant: Variant) -> dict[str, Variant]:
     return out
 
 
-def recorded(pack: Mapping[str, Any] | None, label: str, variant: Variant, size: int, *,
-             with_cpu: bool) -> onscreen.RecordedViews:
+def recorded(
+    pack: Mapping[str, Any] | None, label: str, variant: Variant, size: int, *, with_cpu: bool
+) -> onscreen.RecordedViews:
     """The pack's size sweeps through `size` for each timing the view needs (views())."""
     through = {name: {**v.settings(), "size": size} for name, v in views(variant).items()}
     return onscreen.recorded_views(pack, label, WORKLOAD, "size", through, with_cpu=with_cpu)
@@ -151,8 +156,11 @@ def nearest(sizes: Sequence[int], size: int) -> int | None:
 
 
 def _at(size: int, chosen: int) -> str:
-    return (f"at size {fmt_value(chosen)}" if chosen == size else
-            f"at size {fmt_value(chosen)} (the nearest measured to {fmt_value(size)})")
+    return (
+        f"at size {fmt_value(chosen)}"
+        if chosen == size
+        else f"at size {fmt_value(chosen)} (the nearest measured to {fmt_value(size)})"
+    )
 
 
 def live_current(variant: Variant, size: int) -> int | None:
@@ -161,11 +169,18 @@ def live_current(variant: Variant, size: int) -> int | None:
     return size if variant.transfer else None
 
 
-def live_request(variant: Variant, devices: Sequence[str], *, size: int, point_budget_s: float,
-                 threads: int) -> LiveRequest:
+def live_request(
+    variant: Variant, devices: Sequence[str], *, size: int, point_budget_s: float, threads: int
+) -> LiveRequest:
     """The live measurement of one variant, which is also its cache key."""
-    return LiveRequest.of(live_rows, variant, list(devices), current=live_current(variant, size),
-                          point_budget_s=point_budget_s, num_threads=threads)
+    return LiveRequest.of(
+        live_rows,
+        variant,
+        list(devices),
+        current=live_current(variant, size),
+        point_budget_s=point_budget_s,
+        num_threads=threads,
+    )
 
 
 def measure_label(variant: Variant, devices: Sequence[str]) -> str:
@@ -175,23 +190,38 @@ def measure_label(variant: Variant, devices: Sequence[str]) -> str:
 def default_requests(devices: Sequence[str], *, point_budget_s: float, threads: int) -> list[tuple[str, LiveRequest]]:
     """What the page measures at its defaults (the honest baseline at DEFAULT_SIZE), each with its label: the
     server's warm-up measures them before a visitor asks (ui.prefetch)."""
-    return [(measure_label(v, devices), live_request(v, devices, size=DEFAULT_SIZE, point_budget_s=point_budget_s,
-                                                     threads=threads)) for v in views(BASELINE).values()]
+    return [
+        (
+            measure_label(v, devices),
+            live_request(v, devices, size=DEFAULT_SIZE, point_budget_s=point_budget_s, threads=threads),
+        )
+        for v in views(BASELINE).values()
+    ]
 
 
-def live_rows(variant: Variant, devices: Sequence[str], *, current: int | None, point_budget_s: float,
-              num_threads: int | None = None, progress: Callable[[float, str], None] | None = None
-              ) -> list[dict[str, Any]]:
+def live_rows(
+    variant: Variant,
+    devices: Sequence[str],
+    *,
+    current: int | None,
+    point_budget_s: float,
+    num_threads: int | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[dict[str, Any]]:
     """The size sweep of one variant, timed live (lib.lessons.common.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
-    return live_sweep(LiveSweep(WORKLOAD, "size", SIZES, variant.settings(), devices, current=current,
-                                profile_current=False),
-                      LiveBudget(point_budget_s, num_threads=num_threads), progress=progress)
+    return live_sweep(
+        LiveSweep(WORKLOAD, "size", SIZES, variant.settings(), devices, current=current, profile_current=False),
+        LiveBudget(point_budget_s, num_threads=num_threads),
+        progress=progress,
+    )
 
 
 # -- the rows on screen ------------------------------------------------------------------------------
-NO_GPU = ("No GPU on this server and no recorded GPU results shipped yet: only the live CPU is shown, and the "
-          "GPU's pitfalls (asynchronous calls, tensor cores, copies) cannot be shown.")
+NO_GPU = (
+    "No GPU on this server and no recorded GPU results shipped yet: only the live CPU is shown, and the "
+    "GPU's pitfalls (asynchronous calls, tensor cores, copies) cannot be shown."
+)
 
 
 @dataclass(frozen=True)
@@ -229,9 +259,11 @@ class Screen:
         return series_label("cpu", Origin.RECORDED, self.machine)
 
 
-def screen(variant: Variant, live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews,
-           machine: str | None) -> Screen:
+def screen(
+    variant: Variant, live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews, machine: str | None
+) -> Screen:
     """The rows on screen from the live rows per view (views()) and the recorded ones."""
+
     def rows_of(name: str) -> list[dict[str, Any]]:
         return onscreen.labelled(live.get(name, []), found.gpu_rows(name), found.cpu_rows(name), machine)
 
@@ -246,10 +278,12 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
         return None
     if not found.holds_workload:
         return found.note
-    return (f"The recorded pack ({plain(label)}) has no matmul sweep over size for "
-            + " or ".join(f"“{n}”" for n in found.missing)
-            + ", so there is no GPU curve for it: only the live CPU is shown there. The pack holds the honest "
-            "baseline and one toggle at a time; combinations are not recorded.")
+    return (
+        f"The recorded pack ({plain(label)}) has no matmul sweep over size for "
+        + " or ".join(f"“{n}”" for n in found.missing)
+        + ", so there is no GPU curve for it: only the live CPU is shown there. The pack holds the honest "
+        "baseline and one toggle at a time; combinations are not recorded."
+    )
 
 
 def partner_lines(variant: Variant) -> list[str]:
@@ -272,8 +306,15 @@ def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
     for r in view.current:
         lines.append({**r, "line": name})
         if show_cold and is_ok(r, "cold_s"):
-            lines.append({**r, "line": cold_label(view.variant), "median_s": r["cold_s"], "iqr_s": None,
-                          "phase_transfer_s": None})  # the copy was timed warm, not in the first call
+            lines.append(
+                {
+                    **r,
+                    "line": cold_label(view.variant),
+                    "median_s": r["cold_s"],
+                    "iqr_s": None,
+                    "phase_transfer_s": None,
+                }
+            )  # the copy was timed warm, not in the first call
     lines += _partner_points(view)
     if view.differs:
         lines += [{**r, "line": baseline_line()} for r in view.baseline]
@@ -305,8 +346,11 @@ def crossovers(view: Screen) -> Crossovers:
     if not gpu:
         return Crossovers(None, None)
     analysis = analyse_rows([r for r in honest if r["series"] in (onscreen.LIVE_CPU, gpu)], "size") if honest else None
-    same_machine = (analyse_rows([r for r in honest if r["series"] in (same, gpu)], "size")
-                    if any(r["series"] == same for r in view.rows) else None)
+    same_machine = (
+        analyse_rows([r for r in honest if r["series"] in (same, gpu)], "size")
+        if any(r["series"] == same for r in view.rows)
+        else None
+    )
     return Crossovers(analysis, same_machine)
 
 
@@ -324,12 +368,17 @@ def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Se
     if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):  # the CPU's curve is the one missing
         out = [say(NO_CPU_CURVE, about=Crossover(CrossKind.ONE_DEVICE, None))]
     else:
-        out = [which + crossover_sentence(analysis, "size", legend_side(Unit.CPU, onscreen.LIVE_CPU),
-                                             legend_side(Unit.GPU, gpu))]
+        out = [
+            which
+            + crossover_sentence(analysis, "size", legend_side(Unit.CPU, onscreen.LIVE_CPU), legend_side(Unit.GPU, gpu))
+        ]
     if same_machine is not None and machine is not None:
-        out.append(f"{onscreen.same_machine_intro(machine)}: "
-                   + crossover_sentence(same_machine, "size", legend_side(Unit.CPU, view.recorded_cpu_series),
-                                        legend_side(Unit.GPU, gpu)))
+        out.append(
+            f"{onscreen.same_machine_intro(machine)}: "
+            + crossover_sentence(
+                same_machine, "size", legend_side(Unit.CPU, view.recorded_cpu_series), legend_side(Unit.GPU, gpu)
+            )
+        )
     return out
 
 
@@ -350,7 +399,10 @@ def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Se
 
 def record_command(variant: Variant, sizes: Sequence[int] = SIZES) -> str:
     sets = " ".join(f"--set {k}={str(v).lower()}" for k, v in variant.settings().items())
-    name = "_".join(["matmul", variant.dtype, "sync" if variant.sync else "nosync"]
-                    + (["transfer"] if variant.transfer else []))
-    return (f"python -m lib sweep matmul --over size={','.join(str(s) for s in sizes)} {sets} "
-            f"--devices cpu,cuda --out lib/recorded/{name}.json")
+    name = "_".join(
+        ["matmul", variant.dtype, "sync" if variant.sync else "nosync"] + (["transfer"] if variant.transfer else [])
+    )
+    return (
+        f"python -m lib sweep matmul --over size={','.join(str(s) for s in sizes)} {sets} "
+        f"--devices cpu,cuda --out lib/recorded/{name}.json"
+    )

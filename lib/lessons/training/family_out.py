@@ -46,16 +46,25 @@ def recorded_families(pack: Mapping[str, Any], kind: str = "cuda") -> list[Recor
     return out
 
 
-def fitted(recorded: Sequence[Recorded], kind: str = "cuda", bytes_of: Mapping[str, Callable[[Settings], float]]
-           | None = None) -> list[costmodel.Observation]:
+def fitted(
+    recorded: Sequence[Recorded], kind: str = "cuda", bytes_of: Mapping[str, Callable[[Settings], float]] | None = None
+) -> list[costmodel.Observation]:
     """The observations a model of these families is fitted to (their kernels as profiled where they were)."""
     counts = bytes_of or {}
-    return [o for r in recorded for o in observations(r.steps, kind, KernelCounts(r.steps, r.family), r.family,
-                                                      counts.get(r.family.name))]
+    return [
+        o
+        for r in recorded
+        for o in observations(r.steps, kind, KernelCounts(r.steps, r.family), r.family, counts.get(r.family.name))
+    ]
 
 
-def family_out(recorded: Sequence[Recorded], kind: str = "cuda", *, own_profiles: bool = False,
-               bytes_of: Mapping[str, Callable[[Settings], float]] | None = None) -> dict[str, dict[str, list[float]]]:
+def family_out(
+    recorded: Sequence[Recorded],
+    kind: str = "cuda",
+    *,
+    own_profiles: bool = False,
+    bytes_of: Mapping[str, Callable[[Settings], float]] | None = None,
+) -> dict[str, dict[str, list[float]]]:
     """family name -> {family key: |log(predicted / recorded)| of each of its steps}, each family predicted by
     the model fitted to the others. own_profiles: its kernels as its own profiles count them (a diagnosis, not
     a hold-out: what a trace that counted kernels as the profiler does would give). bytes_of: family name ->
@@ -70,11 +79,13 @@ def family_out(recorded: Sequence[Recorded], kind: str = "cuda", *, own_profiles
         for r in recorded:
             if r.family.name != name:
                 continue
-            held = observations(r.steps, kind, KernelCounts(r.steps if own_profiles else {}, r.family), r.family,
-                                counts.get(name))
+            held = observations(
+                r.steps, kind, KernelCounts(r.steps if own_profiles else {}, r.family), r.family, counts.get(name)
+            )
             # its group was never fitted, so no recorded step of it corrects the form
             out.setdefault(name, {})[r.family.key] = [
-                abs(math.log(model.predict(o.config, o.terms, (), o.group)[0] / o.seconds)) for o in held]
+                abs(math.log(model.predict(o.config, o.terms, (), o.group)[0] / o.seconds)) for o in held
+            ]
     return out
 
 

@@ -72,22 +72,31 @@ def where(rows: int, width: int, depth: int) -> tuple[float, float, float]:
     return math.log(rows), math.log(width), math.log(depth + 1)
 
 
-def terms_of(settings: Mapping[str, Any], device_kind: str, kernels: float | None,
-             family: TrainingFamily = FAMILIES[0], bytes_of: Callable[[Settings], float] | None = None
-             ) -> dict[str, float]:
+def terms_of(
+    settings: Mapping[str, Any],
+    device_kind: str,
+    kernels: float | None,
+    family: TrainingFamily = FAMILIES[0],
+    bytes_of: Callable[[Settings], float] | None = None,
+) -> dict[str, float]:
     """The step's counted terms. bytes_of: another count of its bytes (benchmarks/cost_model_holdout.py
     asks what the MLP's would do counted as the other families' are, by its trace)."""
     work = family.workload
     resolved = work.resolve(settings)
     rows = work.batch_rows(resolved)
     bytes_moved = (bytes_of or work.bytes_moved)(resolved.replace(data_resident=True))
-    return family.step_terms(resolved, device_kind, flops=work.flops(resolved), bytes_moved=bytes_moved, rows=rows,
-                             kernels=kernels)
+    return family.step_terms(
+        resolved, device_kind, flops=work.flops(resolved), bytes_moved=bytes_moved, rows=rows, kernels=kernels
+    )
 
 
-def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = None,
-                 family: TrainingFamily = FAMILIES[0], bytes_of: Callable[[Settings], float] | None = None
-                 ) -> list[costmodel.Observation]:
+def observations(
+    steps: Steps,
+    device_kind: str,
+    kernels: KernelCounts | None = None,
+    family: TrainingFamily = FAMILIES[0],
+    bytes_of: Callable[[Settings], float] | None = None,
+) -> list[costmodel.Observation]:
     """One observation per recorded step and per recording of it (a step recorded on two days is
     two observations: the model's band then holds the day-to-day spread), in the family's group (its
     key: the residual correction reads only the family's own steps)."""
@@ -96,12 +105,20 @@ def observations(steps: Steps, device_kind: str, kernels: KernelCounts | None = 
     for config, table in steps.items():
         for (rows, width, depth), row in table.items():
             settings = settings_of(row, family)
-            terms = terms_of(settings, device_kind, kernels(config, settings, rows) if device_kind != "cpu" else None,
-                             family, bytes_of)
+            terms = terms_of(
+                settings,
+                device_kind,
+                kernels(config, settings, rows) if device_kind != "cpu" else None,
+                family,
+                bytes_of,
+            )
             busy = row.get("device_busy_s")
             for seconds in recordings(row):
-                out.append(costmodel.Observation(config, terms, seconds, float(busy) if busy else None,
-                                                 where(rows, width, depth), family.key))
+                out.append(
+                    costmodel.Observation(
+                        config, terms, seconds, float(busy) if busy else None, where(rows, width, depth), family.key
+                    )
+                )
     return out
 
 
@@ -114,25 +131,39 @@ def recordings(row: Mapping[str, Any]) -> list[float]:
 # fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the
 # recorded steps and the fitting code, and fits again only when a pack or the model's code changed (the
 # mode records among it: a mode's counted terms are declared there; and each family's terms)
-@on_disk("costmodel-machine", code=[costmodel, execution, sys.modules[__name__],
-                                    *dict.fromkeys(sys.modules[f.step_terms.__module__] for f in FAMILIES)])
-def fitted(family_key: str, observations: list[costmodel.Observation], device_kind: str,
-           validated: bool) -> costmodel.CostModel:
+@on_disk(
+    "costmodel-machine",
+    code=[
+        costmodel,
+        execution,
+        sys.modules[__name__],
+        *dict.fromkeys(sys.modules[f.step_terms.__module__] for f in FAMILIES),
+    ],
+)
+def fitted(
+    family_key: str, observations: list[costmodel.Observation], device_kind: str, validated: bool
+) -> costmodel.CostModel:
     return (costmodel.validate if validated else costmodel.fit)(observations, device_kind)
 
 
 class MachineModel:
     """One machine's cost model on one kind of device, and how to feed it a page's settings."""
 
-    def __init__(self, model: costmodel.CostModel, kernels: KernelCounts, device_kind: str,
-                 depths: Mapping[tuple, set[int]] | None = None) -> None:
+    def __init__(
+        self,
+        model: costmodel.CostModel,
+        kernels: KernelCounts,
+        device_kind: str,
+        depths: Mapping[tuple, set[int]] | None = None,
+    ) -> None:
         self.model, self.kernels, self.device_kind = model, kernels, device_kind
         self.family = kernels.family
         self.depths = depths or {}  # the depths each configuration was recorded at
 
     @classmethod
-    def of(cls, steps: Steps, device_kind: str, *, validated: bool = True,
-           family: TrainingFamily = FAMILIES[0]) -> MachineModel | None:
+    def of(
+        cls, steps: Steps, device_kind: str, *, validated: bool = True, family: TrainingFamily = FAMILIES[0]
+    ) -> MachineModel | None:
         kernels = KernelCounts(steps, family)
         obs = observations(steps, device_kind, kernels, family)
         if len(obs) < costmodel.MIN_POINTS:
@@ -149,8 +180,9 @@ class MachineModel:
     def predict(self, config: tuple, settings: Mapping[str, Any]) -> tuple[float, float | None, float | None]:
         """(seconds, low, high), the band from error(); no band (None, None) where no error was measured."""
         rows, width, depth = self.family.step_key(settings)
-        seconds, _, _ = self.model.predict(config, self.terms(config, settings), where(rows, width, depth),
-                                           self.family.key)
+        seconds, _, _ = self.model.predict(
+            config, self.terms(config, settings), where(rows, width, depth), self.family.key
+        )
         error = self.error(config, depth)
         if error is None:
             return seconds, None, None
@@ -182,19 +214,26 @@ class MachineModel:
         """How a prediction for this configuration was made and tested, for a point's note."""
         error = self.error(config, depth)
         if error is None:
-            return ("(not tested: too few ways of running this step were recorded on this machine to leave one out "
-                    "and check the prediction, so it has no band)")
+            return (
+                "(not tested: too few ways of running this step were recorded on this machine to leave one out "
+                "and check the prediction, so it has no band)"
+            )
         depths = sorted(self.depths.get(config, ()))
         if not self.model.recorded(config):
-            how = ("; this way of running was never recorded on this machine: its terms are counted from the "
-                   "step's structure, priced by the ways that were (tested by leaving each recorded way out)")
+            how = (
+                "; this way of running was never recorded on this machine: its terms are counted from the "
+                "step's structure, priced by the ways that were (tested by leaving each recorded way out)"
+            )
         elif depth not in depths and self.family.depth:
             depth_label = self.family.axes[self.family.depth].label  # 'depth' for the MLP
-            how = (f"; recorded this way at {depth_label} {', '.join(map(str, depths))} only: this {depth_label}'s "
-                   "kernels and "
-                   "operations are counted from the step's structure (tested by leaving whole ways out)")
+            how = (
+                f"; recorded this way at {depth_label} {', '.join(map(str, depths))} only: this {depth_label}'s "
+                "kernels and "
+                "operations are counted from the step's structure (tested by leaving whole ways out)"
+            )
         else:
             how = ""
-        return (f"(tested on held-out recordings: half within ×{error.median_factor:.2f}, nine in ten within "
-                f"×{error.p90_factor:.2f}{how})")
-
+        return (
+            f"(tested on held-out recordings: half within ×{error.median_factor:.2f}, nine in ten within "
+            f"×{error.p90_factor:.2f}{how})"
+        )

@@ -37,8 +37,11 @@ class Modes:
 
     def rows(self) -> list[Row]:
         """The curves as the chart draws them (hollow: a point the noise rule does not believe, as on the main chart)."""
-        return [{**r, "series": name, "noisy": words.hollow(r, self.doubtful.get(name, ()), self.over)}
-                for name, rows in self.curves.items() for r in rows]
+        return [
+            {**r, "series": name, "noisy": words.hollow(r, self.doubtful.get(name, ()), self.over)}
+            for name, rows in self.curves.items()
+            for r in rows
+        ]
 
 
 def has_modes(gpu: Machine | None, screen: Screen) -> bool:
@@ -46,8 +49,11 @@ def has_modes(gpu: Machine | None, screen: Screen) -> bool:
     without building its curves (on a Training visit they were 44 % of the server's work, for an expander
     few open)."""
     table = gpu.tables.get("cuda") if gpu else None
-    return (len(training_view.modes_recorded(table)) >= 2 and screen.cpu_label is not None
-            and bool(screen.curves.get(screen.cpu_label)))
+    return (
+        len(training_view.modes_recorded(table)) >= 2
+        and screen.cpu_label is not None
+        and bool(screen.curves.get(screen.cpu_label))
+    )
 
 
 def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) -> Modes | None:
@@ -65,11 +71,15 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
             name = label("GPU", training_view.mode_label(mode), *curve_origin(rows))
             out.curves[name], out.by_mode[mode] = rows, name
     out.doubtful = {name: words.doubt(rows, view.over) for name, rows in out.curves.items()}
-    out.lines = [words.mode_line(cpu, out.curves[name], view, screen.cpu_label, name).markdown()
-                 for name in out.by_mode.values()]
+    out.lines = [
+        words.mode_line(cpu, out.curves[name], view, screen.cpu_label, name).markdown() for name in out.by_mode.values()
+    ]
     here = {mode: _at(out.curves[name], view) for mode, name in out.by_mode.items()}
-    out.steps = [step_bar(here[mode], name, view.current, mode in training_view.COMPILED_MODES)
-                 for mode, name in out.by_mode.items() if is_ok(here[mode])]
+    out.steps = [
+        step_bar(here[mode], name, view.current, mode in training_view.COMPILED_MODES)
+        for mode, name in out.by_mode.items()
+        if is_ok(here[mode])
+    ]
     out.step_lines = _step_lines(here)
     return out
 
@@ -84,11 +94,19 @@ def step_bar(row: Row, name: str, x: Any, compiled: bool = False) -> Row:
     origin = Origin(row.get("origin") or Origin.RECORDED)
     note = str(row.get("origin_note") or words.origin_words(row))
     # in short, under the bar: how the time was had, and the recording it came from (its note in full: the tooltip)
-    short = {Origin.PREDICTED: "predicted by the cost model",
-             Origin.DERIVED: f"derived from a step recorded on {row.get('machine')}"}.get(
-        origin, f"recorded on {row.get('machine')}")
-    bar = {"series": name, "x": x, "step_s": float(row["median_s"]), "origin": origin.value, "note": note,
-           "from": short, "predicted": origin == Origin.PREDICTED}
+    short = {
+        Origin.PREDICTED: "predicted by the cost model",
+        Origin.DERIVED: f"derived from a step recorded on {row.get('machine')}",
+    }.get(origin, f"recorded on {row.get('machine')}")
+    bar = {
+        "series": name,
+        "x": x,
+        "step_s": float(row["median_s"]),
+        "origin": origin.value,
+        "note": note,
+        "from": short,
+        "predicted": origin == Origin.PREDICTED,
+    }
     for key in ("kernels", "cold_s") if compiled else ("kernels",):
         if row.get(key):
             bar[key] = float(row[key])
@@ -103,4 +121,3 @@ def _step_lines(here: dict[str, Row | None]) -> list[str]:
         if payback := words.compile_payback(here.get("eager"), here.get(mode)):
             lines.append(f"{training_view.mode_label(mode)}: {payback}")
     return lines
-

@@ -29,8 +29,10 @@ from lib.workloads.family import TrainingFamily
 Row = dict[str, Any]
 
 MODEL_LABELS = {name: f.label for name, f in training_view.BY_NAME.items()}  # the "Model trained" choice's words
-MODE_HELP = ("Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the whole "
-             "step, or torch.compile remove some of those launches.")
+MODE_HELP = (
+    "Eager PyTorch launches every operation from Python; a fused optimizer, one CUDA graph of the whole "
+    "step, or torch.compile remove some of those launches."
+)
 
 
 def axis_labels(family: TrainingFamily) -> dict[str, str]:
@@ -40,25 +42,45 @@ def axis_labels(family: TrainingFamily) -> dict[str, str]:
 
 def result_columns(over: str) -> tuple[str, ...]:
     """The columns of the rows on screen the page offers to download, in this order."""
-    return ("series", "recorded_on", over, "epoch_s", "epoch_s_low", "epoch_s_high", "median_s", "iqr_s",
-            "steps_per_epoch", "repeats", "origin", "origin_note")
+    return (
+        "series",
+        "recorded_on",
+        over,
+        "epoch_s",
+        "epoch_s_low",
+        "epoch_s_high",
+        "median_s",
+        "iqr_s",
+        "steps_per_epoch",
+        "repeats",
+        "origin",
+        "origin_note",
+    )
 
 
-def machines(pack: Mapping[str, Any] | None, packs: Sequence[dict[str, Any]], family: TrainingFamily
-             ) -> tuple[Machine | None, Machine | None]:
+def machines(
+    pack: Mapping[str, Any] | None, packs: Sequence[dict[str, Any]], family: TrainingFamily
+) -> tuple[Machine | None, Machine | None]:
     """(the recorded GPU machine of `pack`, a small server's recorded CPU) with the family's step tables,
     as the page names them; None where there is no such pack."""
     gpu = None
     if pack:
         words = machine_text(pack["machine"])
-        gpu = Machine(training_view.tables(pack, words, family), hardware_text(pack["machine"]), words,
-                      ceilings_for(hardware_text(pack["machine"]), packs))
+        gpu = Machine(
+            training_view.tables(pack, words, family),
+            hardware_text(pack["machine"]),
+            words,
+            ceilings_for(hardware_text(pack["machine"]), packs),
+        )
     small_pack = small_server_pack(packs, family.workload)
     small = None
     if small_pack:
         words = machine_text(small_pack["machine"])
-        small = Machine(training_view.tables(small_pack, words, family), f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
-                        words)
+        small = Machine(
+            training_view.tables(small_pack, words, family),
+            f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
+            words,
+        )
     return gpu, small
 
 
@@ -74,8 +96,11 @@ class ModeChoice:
 def mode_choice(gpu: Machine | None, live_gpu: bool) -> ModeChoice:
     table = gpu.tables.get("cuda") if gpu else None
     options = training_view.modes_answered(table) if not live_gpu else list(training_view.LIVE_MODES)
-    labels = {m: training_view.mode_label(m) + ("" if live_gpu or training_view.mode_origin(table, m) is Origin.RECORDED else " (predicted)")
-              for m in training_view.MODES}
+    labels = {
+        m: training_view.mode_label(m)
+        + ("" if live_gpu or training_view.mode_origin(table, m) is Origin.RECORDED else " (predicted)")
+        for m in training_view.MODES
+    }
     return ModeChoice(tuple(options or [training_view.View.mode]), labels)
 
 
@@ -102,8 +127,9 @@ class Scene:
         return training_live.live_settings(self.view, gpu_live=self.live_gpu)
 
     def machines(self, *, live_gpu: bool) -> Machines:
-        return Machines(self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, live_gpu=live_gpu,
-                        threads=self.threads)
+        return Machines(
+            self.gpu, small_cpu=self.small_cpu, host_cpu=self.host_cpu, live_gpu=live_gpu, threads=self.threads
+        )
 
     def recorded(self) -> Screen:
         """Recorded curves only: what the page draws at once, before anything is measured (a live GPU's too)."""
@@ -120,11 +146,17 @@ def live_notes(live: Sequence[Row], view: training_view.View) -> tuple[str, list
     if not problems:
         return None
     over = view.over
-    return (f"Notes on {plural(len(problems), 'live point')}",
-            [f"- {view.axis.label} {r.get(over):,}: {r.get('message') or r.get('status')}" for r in problems])
+    return (
+        f"Notes on {plural(len(problems), 'live point')}",
+        [f"- {view.axis.label} {r.get(over):,}: {r.get('message') or r.get('status')}" for r in problems],
+    )
 
 
 def recorded_gpu_rows(screen: Screen) -> list[Row]:
     """The recorded (not derived or predicted) rows of the screen's GPU curves: what a download calls measured."""
-    return [r for rows in screen.curves.values() for r in rows
-            if r.get("origin") == Origin.RECORDED and r.get("device") != "cpu"]
+    return [
+        r
+        for rows in screen.curves.values()
+        for r in rows
+        if r.get("origin") == Origin.RECORDED and r.get("device") != "cpu"
+    ]

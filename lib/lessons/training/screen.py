@@ -74,8 +74,11 @@ class Screen:
     def rows(self) -> list[Row]:
         """Every curve's rows as the chart draws them: `noisy` marks a point drawn hollow, one the noise
         rule does not believe (the words call it so) or one whose spread is over half its time."""
-        return [{**r, "series": name, "noisy": training_words.hollow(r, self.doubtful.get(name, ()), self.over)}
-                for name, rows in self.curves.items() for r in rows]
+        return [
+            {**r, "series": name, "noisy": training_words.hollow(r, self.doubtful.get(name, ()), self.over)}
+            for name, rows in self.curves.items()
+            for r in rows
+        ]
 
 
 def gpu_name(words: str) -> str:
@@ -118,8 +121,14 @@ def curve_origin(rows: Sequence[Row]) -> tuple[Origin, Origin | None]:
     return Origin.RECORDED, Origin.PREDICTED if any(predicted) else None
 
 
-def compose(view: training_view.View, machines: Machines, *, live: Sequence[Row] = (), grid: Collection[Any] | None = None,
-            now: float | None = None) -> Screen:
+def compose(
+    view: training_view.View,
+    machines: Machines,
+    *,
+    live: Sequence[Row] = (),
+    grid: Collection[Any] | None = None,
+    now: float | None = None,
+) -> Screen:
     """The curves of one view and the words read from them. live: this server's rows; grid: the live
     curve's fixed points (its crossover is read from them alone, the same at every slider position);
     now: the time the live rows' age is counted to (default: the clock)."""
@@ -136,8 +145,11 @@ def compose(view: training_view.View, machines: Machines, *, live: Sequence[Row]
         screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
-    small = (training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
-             if small_cpu is not None and machines.threads == 1 else [])
+    small = (
+        training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
+        if small_cpu is not None and machines.threads == 1
+        else []
+    )
     if small:
         screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = small
     if live_cpu:
@@ -160,8 +172,10 @@ def with_point(grid: Sequence[Row], point: Sequence[Row], over: str) -> list[Row
     point, measured apart with its profile, in place of the grid's row at that point (one row per
     point and device: the chart, the split and the words read the same one)."""
     mine = {(r.get(over), r.get("device")) for r in point}
-    return sorted([*(r for r in grid if (r.get(over), r.get("device")) not in mine), *point],
-                  key=lambda r: (str(r.get("device")), r.get(over) or 0))
+    return sorted(
+        [*(r for r in grid if (r.get(over), r.get("device")) not in mine), *point],
+        key=lambda r: (str(r.get("device")), r.get(over) or 0),
+    )
 
 
 def _where_recorded(view: training_view.View, gpu: Machine) -> str:
@@ -174,38 +188,56 @@ def _where_recorded(view: training_view.View, gpu: Machine) -> str:
     depths = sorted({d for steps in table.steps.values() for _, _, d in steps})
     depth = family.axes[family.depth].label if family.depth else ""  # 'depth' for the MLP
     if depth and len(depths) == 1 and getattr(view, family.depth) not in depths:
-        return (f" The {name} was recorded at {depth} {depths[0]} only: set {depth.capitalize()} to {depths[0]} "
-                "to see its curve.")
+        return (
+            f" The {name} was recorded at {depth} {depths[0]} only: set {depth.capitalize()} to {depths[0]} "
+            "to see its curve."
+        )
     widths = sorted({w for steps in table.steps.values() for _, w, _ in steps})
     width = family.axes[family.width].label
     at = f" with {depth} {and_list(depths, 'or')}" if depth else ""
-    return (f" The {name} recorded this step only at {width} {and_list(widths, 'or')}{at}: move the sliders there to "
-            "see its curve.")
+    return (
+        f" The {name} recorded this step only at {width} {and_list(widths, 'or')}{at}: move the sliders there to "
+        "see its curve."
+    )
 
 
-def _answer(screen: Screen, view: training_view.View, small_cpu: Machine | None, live_cpu: Sequence[Row],
-            grid: Collection[Any] | None, now: float) -> None:
+def _answer(
+    screen: Screen,
+    view: training_view.View,
+    small_cpu: Machine | None,
+    live_cpu: Sequence[Row],
+    grid: Collection[Any] | None,
+    now: float,
+) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
     cpu_names = [n for n in screen.curves if n.kind == "CPU"]
     live_name = next((n for n in cpu_names if n.origin == Origin.LIVE), None)
-    recorded_cpu = next((n for n in cpu_names if n.origin != Origin.LIVE and small_cpu and n.where == small_cpu.name),
-                        None)
+    recorded_cpu = next(
+        (n for n in cpu_names if n.origin != Origin.LIVE and small_cpu and n.where == small_cpu.name), None
+    )
     primary = recorded_cpu or live_name or (cpu_names[0] if cpu_names else None)
     screen.cpu_label = primary
     gpu = screen.curves.get(screen.gpu_label or "", [])
     cpu = screen.curves.get(primary or "", [])
     if primary and gpu:
         # a live curve's answer is read from its fixed grid, the same at every slider position
-        said, notes = training_words.headline(cpu, gpu, view, primary, screen.gpu_label,
-                                 only=grid if Origin.LIVE in (primary.origin, screen.gpu_label.origin) else None)
+        said, notes = training_words.headline(
+            cpu,
+            gpu,
+            view,
+            primary,
+            screen.gpu_label,
+            only=grid if Origin.LIVE in (primary.origin, screen.gpu_label.origin) else None,
+        )
         if days := training_words.days_sentence(cpu, gpu, view, screen.gpu_label):
             notes = f"{notes} {days.markdown()}".strip()
         screen.headline, screen.headline_notes, screen.answer = said.markdown(), notes, said.about
         found = said.about
         screen.crossover = (*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
-            live_said = training_words.live_headline(screen.curves[live_name], gpu, view, live_name, screen.gpu_label,
-                                        grid=grid, now=now)
+            live_said = training_words.live_headline(
+                screen.curves[live_name], gpu, view, live_name, screen.gpu_label, grid=grid, now=now
+            )
             screen.live_line, screen.live_answer = live_said.markdown(), live_said.about
             if apart := cpu_disagreement(cpu, screen.curves[live_name], view, primary, grid=grid):
                 screen.live_line += apart.markdown()  # why the two answers differ: two CPUs, not two readings
@@ -213,18 +245,27 @@ def _answer(screen: Screen, view: training_view.View, small_cpu: Machine | None,
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
     else:
         screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
-    at = {name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()}
+    at = {
+        name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()
+    }
     screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
     # the live CPU's time here when it has one; a live run refused here (too big for this server) leaves the
     # recorded CPU's time, which the chart draws at this point, rather than 'the CPU has no time here'
-    cpu_here = next((n for n in (live_name, primary) if n and is_ok(at.get(n), "epoch_s")),
-                    live_name if at.get(live_name or "") else primary)
+    cpu_here = next(
+        (n for n in (live_name, primary) if n and is_ok(at.get(n), "epoch_s")),
+        live_name if at.get(live_name or "") else primary,
+    )
     # the answer that speaks of this point's pair: the live line's for the live CPU, else the headline's
     pair_answer = screen.live_answer if cpu_here == live_name and live_name != primary else screen.answer
-    said = training_words.at_point(at.get(cpu_here or ""), at.get(screen.gpu_label or ""), view, cpu_here or "the CPU",
-                      screen.gpu_label or "the GPU",
-                      doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)),
-                      lone=pair_answer is not None and view.current in pair_answer.lone)
+    said = training_words.at_point(
+        at.get(cpu_here or ""),
+        at.get(screen.gpu_label or ""),
+        view,
+        cpu_here or "the CPU",
+        screen.gpu_label or "the GPU",
+        doubted=tuple(view.current in screen.doubtful.get(n or "", ()) for n in (cpu_here, screen.gpu_label)),
+        lone=pair_answer is not None and view.current in pair_answer.lone,
+    )
     screen.at_point, screen.at_point_result = said.markdown(), said.about
     screen.provenance = [p for name, rows in screen.curves.items() if (p := training_words.provenance(rows, name))]
 
@@ -239,10 +280,19 @@ def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Mac
         said = split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None)
         if said is None and r["series"] == screen.gpu_label and view is not None and gpu is not None:
             table = gpu.tables.get("cuda")
-            plain = training_view.View(**{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False})
-            pinned = (training_view.point(training_view.View(**{**view.__dict__, "pin_memory": True}), table, "cuda:0", gpu.words)
-                      if view.data_resident is False and not view.pin_memory and not view.item_every_step else None)
-            said = switch_sentence(r, training_view.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned)
+            plain = training_view.View(
+                **{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False}
+            )
+            pinned = (
+                training_view.point(
+                    training_view.View(**{**view.__dict__, "pin_memory": True}), table, "cuda:0", gpu.words
+                )
+                if view.data_resident is False and not view.pin_memory and not view.item_every_step
+                else None
+            )
+            said = switch_sentence(
+                r, training_view.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned
+            )
         if said:
             lines.append(said)
     return lines
@@ -261,8 +311,9 @@ def roofline(screen: Screen, view: training_view.View) -> list[Row]:
     """The GPU curve's steps on its roofline (empty without a recorded GPU's ceilings)."""
     if screen.ceilings is None or not screen.gpu_label:
         return []
-    return roofline_rows(screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current,
-                         series=screen.gpu_label)
+    return roofline_rows(
+        screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current, series=screen.gpu_label
+    )
 
 
 def roofline_caption(points: Sequence[Mapping[str, Any]], c: Ceilings) -> str:
@@ -270,21 +321,29 @@ def roofline_caption(points: Sequence[Mapping[str, Any]], c: Ceilings) -> str:
     (and a bandwidth one it cannot), and the reason for a kind of dot only where that kind is drawn."""
     drawn = {p.get("regime") for p in points}
     tf32 = f"; TF32: {c.tf32_from}" if c.tf32_flops_per_s and c.tf32_from else ""
-    text = ("Each dot is one step of the GPU curve (ringed: this point; hollow: predicted by the cost model, nobody "
-            "recorded it). A dot is called memory- or compute-bound only where, over its whole step, it reaches "
-            f"{pct(ROOF_SHARE)} of that dashed roof. "
-            f"Ceilings: {c.flops_from}{tf32}; bandwidth: {c.bytes_from or 'not recorded'}.")
+    text = (
+        "Each dot is one step of the GPU curve (ringed: this point; hollow: predicted by the cost model, nobody "
+        "recorded it). A dot is called memory- or compute-bound only where, over its whole step, it reaches "
+        f"{pct(ROOF_SHARE)} of that dashed roof. "
+        f"Ceilings: {c.flops_from}{tf32}; bandwidth: {c.bytes_from or 'not recorded'}."
+    )
     if Regime.LAUNCH_BOUND.value in drawn:
         text += " Launch-bound: the GPU waits on the host (issuing the work, copies) longer than its kernels run."
     if Regime.KERNEL_LATENCY.value in drawn:
-        text += (" Kernel-latency-bound: busy with kernels too small to come near either roof, each held by its "
-                 "fixed cost.")
+        text += (
+            " Kernel-latency-bound: busy with kernels too small to come near either roof, each held by its fixed cost."
+        )
     if Regime.BELOW_ROOFS.value in drawn:
-        text += (" Below both roofs: busy steps whose kernels are not tiny, where this page cannot tell kernels that "
-                 "leave the GPU partly idle from memory traffic beyond the bytes it counts.")
+        text += (
+            " Below both roofs: busy steps whose kernels are not tiny, where this page cannot tell kernels that "
+            "leave the GPU partly idle from memory traffic beyond the bytes it counts."
+        )
     if UNDECIDED in drawn:
-        text += (" Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling the page "
-                 "cannot tell whether memory holds it." if not c.bytes_per_s else
-                 " Grey: steps recorded without a profile of their time (and not split by the cost model), so no "
-                 "regime is said of them.")
+        text += (
+            " Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling the page "
+            "cannot tell whether memory holds it."
+            if not c.bytes_per_s
+            else " Grey: steps recorded without a profile of their time (and not split by the cost model), so no "
+            "regime is said of them."
+        )
     return text

@@ -14,6 +14,8 @@ from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
 
 Row = Mapping[str, Any]
+
+
 def timeline_title(entry: Mapping[str, Any], label: str) -> str:
     """A timeline chart's title: the curve's legend name, and for a recorded timeline the day its own
     file was recorded, which need not be the day of the curve's pack ('GPU · H200 (recorded), this
@@ -26,7 +28,9 @@ def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
     """Why a step has no timeline: a recorded one refused when it was recorded (its file holds it,
     skipped), or a live one that was not run, each with its reason."""
     if entry.get("machine") and entry.get("status") != Status.OK:
-        return f"{label}: this step's timeline was refused when it was recorded ({entry['status']}: {entry['message']})."
+        return (
+            f"{label}: this step's timeline was refused when it was recorded ({entry['status']}: {entry['message']})."
+        )
     return f"{label}: {entry['message']}"
 
 
@@ -41,8 +45,12 @@ def no_timeline(family: TrainingFamily) -> str:
 
 
 # the settings a timeline's step is matched by: every family's sliders but the dataset size, the mode, two switches
-STEP_KEYS = (*dict.fromkeys(k for f in FAMILIES for k in (*f.axes, *f.choices) if k != "dataset_size"),
-             "mode", "data_resident", "item_every_step")
+STEP_KEYS = (
+    *dict.fromkeys(k for f in FAMILIES for k in (*f.axes, *f.choices) if k != "dataset_size"),
+    "mode",
+    "data_resident",
+    "item_every_step",
+)
 
 
 def _same_step(entry: Mapping[str, Any], timed: Row | None) -> bool:
@@ -83,34 +91,56 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | 
     step = fmt_s(profiled)
     t, when = _timed_s(entry, timed) if _same_step(entry, timed) else (None, "")
     slower = profiled / t if t and profiled / t >= PROFILER_SLOWER else None
-    lead = (f"**{label}**: the profiler made this step {fmt_ratio(slower)} slower ({step} against {fmt_s(t)} timed "
-            f"without it{when}); the times above are the unprofiled ones. Profiled, " if slower else f"**{label}**: ")
+    lead = (
+        f"**{label}**: the profiler made this step {fmt_ratio(slower)} slower ({step} against {fmt_s(t)} timed "
+        f"without it{when}); the times above are the unprofiled ones. Profiled, "
+        if slower
+        else f"**{label}**: "
+    )
     if "gpu_busy_fraction" in figures:
         kernels = int(figures.get("kernels", 0))
         idle = fmt_s(figures["gpu_idle_between_us"] / 1e6)
-        seen = (f" (the profiler saw only {plural(kernels, 'kernel')} of the {int(timed['kernels'])} counted when "
-                "this step was timed: the picture is incomplete)" if t and timed.get("kernels")
-                and kernels < 0.5 * float(timed["kernels"]) else "")
+        seen = (
+            f" (the profiler saw only {plural(kernels, 'kernel')} of the {int(timed['kernels'])} counted when "
+            "this step was timed: the picture is incomplete)"
+            if t and timed.get("kernels") and kernels < 0.5 * float(timed["kernels"])
+            else ""
+        )
         if graphed((entry.get("settings") or {}).get("mode")):  # its kernels replay from a CUDA graph
-            return (f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}; its "
-                    f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
-                    f"the CPU no longer paces them: the gaps between them add up to {idle}.")
+            return (
+                f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}; its "
+                f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
+                f"the CPU no longer paces them: the gaps between them add up to {idle}."
+            )
         head = f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}"
         delay = fmt_s(figures["launch_delay_us"] / 1e6)
         if figures["launch_delay_us"] >= QUEUED_US:
             split = time_split(dict(timed)) if slower else None
-            after = (f"; the {idle} of gaps between them is the profiler slowing the CPU: timed without it, the GPU "
-                     f"is busy {pct(split['busy'] / split['step_s'])} of the step" if split else
-                     f"; between them it sat idle for {idle} in all")
-            return (f"{head}. Its {plural(kernels, 'kernel')} started {delay} after their launch calls on average: "
-                    f"they waited in a queue behind earlier work, so the GPU, not the CPU, set the pace{after}.")
-        return (f"{head}; between its {plural(kernels, 'kernel')} it sat idle for {idle} in all, waiting for the CPU "
-                f"to launch the next one (each started {delay} after its launch call, on average: nothing was "
-                "queued).")
-    cost = "" if slower else " The profiler itself adds to every operator, so a profiled step runs slower than a timed one."
-    return (f"{lead}the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
-            f"({plural(int(figures['operators']), 'operator')}); the gaps between the bars are Python, autograd and "
-            f"dispatch deciding what runs next.{cost}")
+            after = (
+                f"; the {idle} of gaps between them is the profiler slowing the CPU: timed without it, the GPU "
+                f"is busy {pct(split['busy'] / split['step_s'])} of the step"
+                if split
+                else f"; between them it sat idle for {idle} in all"
+            )
+            return (
+                f"{head}. Its {plural(kernels, 'kernel')} started {delay} after their launch calls on average: "
+                f"they waited in a queue behind earlier work, so the GPU, not the CPU, set the pace{after}."
+            )
+        return (
+            f"{head}; between its {plural(kernels, 'kernel')} it sat idle for {idle} in all, waiting for the CPU "
+            f"to launch the next one (each started {delay} after its launch call, on average: nothing was "
+            "queued)."
+        )
+    cost = (
+        ""
+        if slower
+        else " The profiler itself adds to every operator, so a profiled step runs slower than a timed one."
+    )
+    return (
+        f"{lead}the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
+        f"({plural(int(figures['operators']), 'operator')}); the gaps between the bars are Python, autograd and "
+        f"dispatch deciding what runs next.{cost}"
+    )
 
 
 # under the model choice: the page never runs a visitor's code, so a model of one's own is predicted on one's own machine

@@ -47,15 +47,21 @@ COMPILED_MODES = tuple(m.value for m in execution.MODES if m.compile)
 
 AXES = MLP_FAMILY.axes  # the default family's sliders (a view's own: view.family.axes)
 PITFALLS = {
-    "data_resident": ("Data already on the device",
-                      "On: the dataset is copied to the device once; off: every batch is copied from host memory "
-                      "inside the step, as a DataLoader would feed it."),
-    "item_every_step": ("loss.item() every step",
-                        "On: each step copies the loss back to the host, so the CPU must wait for the GPU to finish "
-                        "before it can queue the next step."),
-    "pin_memory": ("Pinned host memory",
-                   "On: batches copied per step come from page-locked memory with non_blocking copies, which lets "
-                   "the copy overlap the GPU's work (no effect on the CPU, or when the data is resident)."),
+    "data_resident": (
+        "Data already on the device",
+        "On: the dataset is copied to the device once; off: every batch is copied from host memory "
+        "inside the step, as a DataLoader would feed it.",
+    ),
+    "item_every_step": (
+        "loss.item() every step",
+        "On: each step copies the loss back to the host, so the CPU must wait for the GPU to finish "
+        "before it can queue the next step.",
+    ),
+    "pin_memory": (
+        "Pinned host memory",
+        "On: batches copied per step come from page-locked memory with non_blocking copies, which lets "
+        "the copy overlap the GPU's work (no effect on the CPU, or when the data is resident).",
+    ),
 }
 EXTRAPOLATE = 8  # a prediction may reach this many times beyond the recorded batch rows, no further
 
@@ -79,18 +85,33 @@ class View:
     pin_memory: bool = _default("pin_memory")
     mode: str = _default("mode")
 
-    def __init__(self, over: str = "batch_size", family: TrainingFamily = MLP_FAMILY,
-                 sizes: Sequence[tuple[str, int]] = (), data_resident: bool | None = None,
-                 item_every_step: bool | None = None, pin_memory: bool | None = None, mode: str | None = None,
-                 **axes: int) -> None:
+    def __init__(
+        self,
+        over: str = "batch_size",
+        family: TrainingFamily = MLP_FAMILY,
+        sizes: Sequence[tuple[str, int]] = (),
+        data_resident: bool | None = None,
+        item_every_step: bool | None = None,
+        pin_memory: bool | None = None,
+        mode: str | None = None,
+        **axes: int,
+    ) -> None:
         given = {**dict(sizes), **axes}
         if over not in family.axes or not given.keys() <= family.axes.keys():
             unknown = sorted(set(given) - set(family.axes)) or [over]
-            raise TypeError(f"View of {family.named}: no axis {', '.join(unknown)} (its axes: {', '.join(family.axes)})")
+            raise TypeError(
+                f"View of {family.named}: no axis {', '.join(unknown)} (its axes: {', '.join(family.axes)})"
+            )
         values = {k: int(given[k]) if k in given else family.default(k) for k in family.axes}
-        for name, value in (("over", over), ("family", family), ("sizes", tuple(values.items())),
-                            ("data_resident", data_resident), ("item_every_step", item_every_step),
-                            ("pin_memory", pin_memory), ("mode", mode)):
+        for name, value in (
+            ("over", over),
+            ("family", family),
+            ("sizes", tuple(values.items())),
+            ("data_resident", data_resident),
+            ("item_every_step", item_every_step),
+            ("pin_memory", pin_memory),
+            ("mode", mode),
+        ):
             object.__setattr__(self, name, family.default(name) if value is None else value)
         for name, value in values.items():  # each axis also an attribute (view.batch_size), as a field reads
             object.__setattr__(self, name, value)
@@ -166,8 +187,9 @@ class StepTable:
     (rows, width, depth) (the family's width and depth settings: lib.workloads.family), and the
     machine's cost model for the steps nobody recorded (one model for every configuration)."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str,
-                 family: TrainingFamily = MLP_FAMILY) -> None:
+    def __init__(
+        self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str, family: TrainingFamily = MLP_FAMILY
+    ) -> None:
         self.device_kind, self.machine, self.family = device_kind, machine, family
         self.steps: dict[tuple, dict[tuple[int, int, int], Mapping[str, Any]]] = {}
         self._model: list[MachineModel | None] = []
@@ -233,8 +255,9 @@ class StepTable:
         return sum(len(t) for t in self.steps.values())
 
 
-def _same_step(a: Mapping[str, Any], b: Mapping[str, Any], size: Callable[[Mapping[str, Any]], int] = lambda r: 0
-               ) -> Mapping[str, Any]:
+def _same_step(
+    a: Mapping[str, Any], b: Mapping[str, Any], size: Callable[[Mapping[str, Any]], int] = lambda r: 0
+) -> Mapping[str, Any]:
     """One step recorded twice (another dataset size, another pack): the preferred row, keeping the
     other's time as one more recording when it comes from another recording (machine and day), so
     the day-to-day spread is drawn and fitted. size: how many steps of this configuration the row's
@@ -297,16 +320,27 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     config = view.config(table.device_kind)
     recorded = table.step(config, *view.key)
     steps = view.steps_per_epoch
-    base = {"workload": view.family.name, **view.page_defaults, **view.settings(), "device": device, "steps_per_epoch": steps,
-            "status": "ok", "message": "", "machine": table.machine}
+    base = {
+        "workload": view.family.name,
+        **view.page_defaults,
+        **view.settings(),
+        "device": device,
+        "steps_per_epoch": steps,
+        "status": "ok",
+        "message": "",
+        "machine": table.machine,
+    }
     if recorded is not None:
         # the step's own recording ('NVIDIA H200 (2026-11-23)'), not every day of the machine nor its newest file
         machine_words = str(recorded.get("machine") or machine_words)
         base["machine"] = machine_words
         exact = int(recorded["batch_size"]) == view.batch_size and int(recorded["dataset_size"]) == view.dataset_size
-        how = (f"recorded on {machine_words}" if exact else
-               f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
-               f"{machine_words}")
+        how = (
+            f"recorded on {machine_words}"
+            if exact
+            else f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
+            f"{machine_words}"
+        )
         extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
         # the step's work as it is counted now (every family's from its traced step), not as its recording
         # counted it: a recorded point and a predicted one beside it sit on the roofline by the same count
@@ -315,19 +349,36 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         days = recordings(recorded)
         if len(days) > 1:  # the band of a recorded point: its range over the days it was recorded
             times = [t for _, t in days]
-            extra.update(recordings=len(days), epoch_s_low=min(times) * steps, epoch_s_high=max(times) * steps,
-                         epoch_s_by_recording={d: t * steps for d, t in days})
-            how += (f"; recorded {len(days)} times ({', '.join(d for d, _ in days)}): from {fmt_s(min(times))} to "
-                    f"{fmt_s(max(times))} a step, the band")
-        if (table.device_kind == "cuda" and not (extra.get("kernels") and extra.get("device_busy_s") is not None)
-                and view.data_resident is not False and not view.item_every_step
-                and (model := table.model()) is not None):
+            extra.update(
+                recordings=len(days),
+                epoch_s_low=min(times) * steps,
+                epoch_s_high=max(times) * steps,
+                epoch_s_by_recording={d: t * steps for d, t in days},
+            )
+            how += (
+                f"; recorded {len(days)} times ({', '.join(d for d, _ in days)}): from {fmt_s(min(times))} to "
+                f"{fmt_s(max(times))} a step, the band"
+            )
+        if (
+            table.device_kind == "cuda"
+            and not (extra.get("kernels") and extra.get("device_busy_s") is not None)
+            and view.data_resident is not False
+            and not view.item_every_step
+            and (model := table.model()) is not None
+        ):
             # a step recorded without its profile is split as the cost model splits it (time_split says so), as a
             # predicted one is: the default view's point was recorded so and had no words on where its time went
             extra["launch_share"] = model.launch_share(config, {**view.page_defaults, **view.settings()})
-        return {**base, **extra, "median_s": recorded["median_s"], "iqr_s": recorded.get("iqr_s") or 0.0,
-                "repeats": recorded.get("repeats", 1), "epoch_s": recorded["median_s"] * steps,
-                "origin": "recorded" if exact else "derived", "origin_note": how}
+        return {
+            **base,
+            **extra,
+            "median_s": recorded["median_s"],
+            "iqr_s": recorded.get("iqr_s") or 0.0,
+            "repeats": recorded.get("repeats", 1),
+            "epoch_s": recorded["median_s"] * steps,
+            "origin": "recorded" if exact else "derived",
+            "origin_note": how,
+        }
     rows, width, depth = view.key
     model = table.model() if table.covers(config, rows, width, depth) else None
     if model is None:
@@ -335,12 +386,21 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     settings = {**view.page_defaults, **view.settings()}
     seconds, low, high = model.predict(config, settings)
     note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, depth)}"
-    return {**base, "median_s": seconds, "iqr_s": 0.0, "repeats": 0, "epoch_s": seconds * steps,
-            "epoch_s_low": None if low is None else low * steps, "epoch_s_high": None if high is None else high * steps,
-            "origin": "predicted", "origin_note": note,
-            "launch_share": model.launch_share(config, settings),
-            # the step's work, counted (not timed), for its place on the roofline
-            "flops": view.family.workload.flops(settings), "bytes": view.family.workload.bytes_moved(settings)}
+    return {
+        **base,
+        "median_s": seconds,
+        "iqr_s": 0.0,
+        "repeats": 0,
+        "epoch_s": seconds * steps,
+        "epoch_s_low": None if low is None else low * steps,
+        "epoch_s_high": None if high is None else high * steps,
+        "origin": "predicted",
+        "origin_note": note,
+        "launch_share": model.launch_share(config, settings),
+        # the step's work, counted (not timed), for its place on the roofline
+        "flops": view.family.workload.flops(settings),
+        "bytes": view.family.workload.bytes_moved(settings),
+    }
 
 
 def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
@@ -349,8 +409,9 @@ def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
     return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
 
 
-def curve(view: View, table: StepTable | None, device: str, machine_words: str,
-          xs: Sequence[int] | None = None) -> list[dict[str, Any]]:
+def curve(
+    view: View, table: StepTable | None, device: str, machine_words: str, xs: Sequence[int] | None = None
+) -> list[dict[str, Any]]:
     """One row per x on the axis (every slider step by default) that the recordings cover. Read once
     per view and table per process (tables() gives the same table while its pack is the same); each
     call gets rows of its own, which it may change."""
@@ -362,8 +423,9 @@ def curve(view: View, table: StepTable | None, device: str, machine_words: str,
 # a revisit, and the mode lines' ten curves on every run, look a curve up
 @kept(2048)
 def _curve(view: View, table: StepTable, device: str, machine_words: str, xs: tuple[int, ...]) -> list[dict[str, Any]]:
-    return one_recording([r for r in (point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps))
-                          if r is not None])
+    return one_recording(
+        [r for r in (point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps)) if r is not None]
+    )
 
 
 def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:

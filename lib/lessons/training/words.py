@@ -43,8 +43,9 @@ def doubt(rows: Sequence[Row], over: str) -> frozenset[float]:
     return frozenset(noise.doubtful([r[over] for r in ok], [r[key] for r in ok], [spread(r, key) for r in ok]))
 
 
-def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s",
-                 only: Collection[Any] | None = None) -> Crossover:
+def crossover_of(
+    cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "epoch_s", only: Collection[Any] | None = None
+) -> Crossover:
     """The crossover of two curves over every point both have (`only`: just these x values, e.g. a
     live curve's fixed grid), with the points the noise rule does not believe counted as too close."""
     by_cpu = {r[over]: r for r in cpu if is_ok(r, key) and (only is None or r[over] in only)}
@@ -52,9 +53,15 @@ def crossover_of(cpu: Sequence[Row], gpu: Sequence[Row], over: str, key: str = "
     if not by_gpu:
         return Crossover(CrossKind.ONE_DEVICE if by_cpu else CrossKind.TOO_FEW_POINTS, None)
     xs = sorted(set(by_cpu) & set(by_gpu))
-    return find_crossover(xs, [by_cpu[x][key] for x in xs], [by_gpu[x][key] for x in xs],
-                          [spread(by_cpu[x], key) for x in xs], [spread(by_gpu[x], key) for x in xs],
-                          cpu_doubtful=doubt(cpu, over), gpu_doubtful=doubt(gpu, over))
+    return find_crossover(
+        xs,
+        [by_cpu[x][key] for x in xs],
+        [by_gpu[x][key] for x in xs],
+        [spread(by_cpu[x], key) for x in xs],
+        [spread(by_gpu[x], key) for x in xs],
+        cpu_doubtful=doubt(cpu, over),
+        gpu_doubtful=doubt(gpu, over),
+    )
 
 
 def hollow(row: Row, doubted: Collection[float], over: str) -> bool:
@@ -68,24 +75,36 @@ def measured_at(rows: Sequence[Row]) -> float | None:
     return min(stamps) if stamps else None
 
 
-def live_headline(live: Sequence[Row], gpu: Sequence[Row], view: View, live_label: str, gpu_label: str, *,
-                  grid: Collection[Any] | None, now: float) -> Sentence:
+def live_headline(
+    live: Sequence[Row],
+    gpu: Sequence[Row],
+    view: View,
+    live_label: str,
+    gpu_label: str,
+    *,
+    grid: Collection[Any] | None,
+    now: float,
+) -> Sentence:
     """'Measured live on this server 3 min ago: …' the crossover of the live CPU curve against the
     GPU's, read from the live curve's fixed grid (the same at every slider position: the crossover is
     the curves', not the selected point's); the slider's own point, when off that grid, is said
     where it disagrees."""
     if live and not any(is_ok(r, "epoch_s") for r in live):  # every point refused or failed: nothing measured
-        return say("No point of this view could be measured live on this server (the notes on the live points "
-                   "say why).")
+        return say(
+            "No point of this view could be measured live on this server (the notes on the live points say why)."
+        )
     when = measured_at(live)
     age = age_words(now - when) if when is not None else "for this view"
     found = crossover_of(live, gpu, view.over, only=grid)
     said = say(f"Measured live on this server {age}: ") + crossover_sentence(
-        found, view.axis.label, legend_side(Unit.CPU, live_label), legend_side(Unit.GPU, gpu_label), hollow=True)
+        found, view.axis.label, legend_side(Unit.CPU, live_label), legend_side(Unit.GPU, gpu_label), hollow=True
+    )
     return said + _off_grid(found, live, gpu, view, grid)
 
 
-def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: View, grid: Collection[Any] | None) -> str:
+def _off_grid(
+    found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: View, grid: Collection[Any] | None
+) -> str:
     """' At batch size 256, measured for this view only, the CPU is faster: …' where the slider's own
     live point (off the grid) clearly disagrees with the side of the crossover it lies on."""
     x = view.current
@@ -95,8 +114,13 @@ def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: V
     g = next((r for r in gpu if r.get(view.over) == x and is_ok(r, "epoch_s")), None)
     if c is None or g is None:
         return ""
-    if not noise.decides(c["epoch_s"], g["epoch_s"], spread(c, "epoch_s"), spread(g, "epoch_s"),
-                         x in doubt(live, view.over) | doubt(gpu, view.over)):
+    if not noise.decides(
+        c["epoch_s"],
+        g["epoch_s"],
+        spread(c, "epoch_s"),
+        spread(g, "epoch_s"),
+        x in doubt(live, view.over) | doubt(gpu, view.over),
+    ):
         return ""
     here = Lead.GPU if g["epoch_s"] <= c["epoch_s"] else Lead.CPU
     expected = {CrossKind.GPU_WINS: Lead.GPU, CrossKind.CPU_WINS: Lead.CPU}.get(found.kind)
@@ -105,12 +129,20 @@ def _off_grid(found: Crossover, live: Sequence[Row], gpu: Sequence[Row], view: V
         expected = first if x < found.sure[0] else then if x > found.sure[1] else None
     if expected is None or expected == here:
         return ""
-    return (f" At {view.axis.label} {fmt_value(x)}, measured for this view between those points, the "
-            f"{here.name} is faster instead: the curves lie closer there than the other points show.")
+    return (
+        f" At {view.axis.label} {fmt_value(x)}, measured for this view between those points, the "
+        f"{here.name} is faster instead: the curves lie closer there than the other points show."
+    )
 
 
-def headline(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str, gpu_label: str,
-             only: Collection[Any] | None = None) -> tuple[Sentence, str]:
+def headline(
+    cpu: Sequence[Row],
+    gpu: Sequence[Row],
+    view: View,
+    cpu_label: str,
+    gpu_label: str,
+    only: Collection[Any] | None = None,
+) -> tuple[Sentence, str]:
     """The one-sentence answer: where the GPU curve crosses the CPU curve on this chart (`only`: read
     from these x values alone, a live curve's fixed grid); and its notes, said under the chart: the
     points too close to call and why, and a range that rests on predicted points."""
@@ -139,8 +171,11 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
         return None
     xs, crossed, brackets = [], 0, False
     for day in days:
-        own = [{**r, "epoch_s": r["epoch_s_by_recording"][day], "epoch_s_low": None, "epoch_s_high": None}
-               for r in gpu if day in (r.get("epoch_s_by_recording") or {})]
+        own = [
+            {**r, "epoch_s": r["epoch_s_by_recording"][day], "epoch_s_low": None, "epoch_s_high": None}
+            for r in gpu
+            if day in (r.get("epoch_s_by_recording") or {})
+        ]
         found = crossover_of(cpu, own, view.over)
         if len(own) < 2:
             continue
@@ -157,21 +192,34 @@ def days_sentence(cpu: Sequence[Row], gpu: Sequence[Row], view: View, gpu_label:
     if crossed < 2:
         return None
     about = "" if brackets else "~"  # a measured point bounding a day's bracket is no estimate
-    return say(f"On the {len(days)} recorded days of ", legend_side(Unit.GPU, gpu_label).called,
-               f", it catches up between {view.axis.label} {about}{fmt_value(min(xs))} and {about}{fmt_value(max(xs))} "
-               "(each day's curve against the same CPU curve).")
+    return say(
+        f"On the {len(days)} recorded days of ",
+        legend_side(Unit.GPU, gpu_label).called,
+        f", it catches up between {view.axis.label} {about}{fmt_value(min(xs))} and {about}{fmt_value(max(xs))} "
+        "(each day's curve against the same CPU curve).",
+    )
 
 
-def at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
-             doubted: tuple[bool, bool] = (False, False), lone: bool = False) -> Sentence:
+def at_point(
+    cpu: Row | None,
+    gpu: Row | None,
+    view: View,
+    cpu_label: str,
+    gpu_label: str,
+    doubted: tuple[bool, bool] = (False, False),
+    lone: bool = False,
+) -> Sentence:
     """Who is faster at the slider's point, by how much, or why it cannot be said (`.about`: the Versus),
     ending with the origin of each time named that is not what its curve's legend name says (a
     '(recorded + predicted)' curve's point the cost model predicted is said to be predicted).
     doubted: whether the CPU's and the GPU's point here is one the noise rule does not believe; lone: whether
     the lead here is one the curves' answer does not count (no neighbouring point shows it: Crossover.lone)."""
     said = _at_point(cpu, gpu, view, cpu_label, gpu_label, doubted, lone)
-    named = [(row, side) for row, side in ((cpu, legend_side(Unit.CPU, cpu_label)), (gpu, legend_side(Unit.GPU, gpu_label)))
-             if is_ok(row, "epoch_s")]
+    named = [
+        (row, side)
+        for row, side in ((cpu, legend_side(Unit.CPU, cpu_label)), (gpu, legend_side(Unit.GPU, gpu_label)))
+        if is_ok(row, "epoch_s")
+    ]
     for row, side in named:
         said = said + own_origin(row, side)
     return said
@@ -185,33 +233,59 @@ def own_origin(row: Row, side: Side) -> Sentence | str:
     return say(" The time of ", side.called, " here is predicted by its cost model: nobody recorded this point.")
 
 
-def _at_point(cpu: Row | None, gpu: Row | None, view: View, cpu_label: str, gpu_label: str,
-              doubted: tuple[bool, bool], lone: bool = False) -> Sentence:
+def _at_point(
+    cpu: Row | None,
+    gpu: Row | None,
+    view: View,
+    cpu_label: str,
+    gpu_label: str,
+    doubted: tuple[bool, bool],
+    lone: bool = False,
+) -> Sentence:
     at = f"At {view.axis.label} {fmt_value(view.current)} ({plural(view.steps_per_epoch, 'step')} per epoch)"
     cpu_side, gpu_side = legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label)
     if not is_ok(cpu, "epoch_s") and not is_ok(gpu, "epoch_s"):
         return say(f"{at} neither device has a time.")
     if not is_ok(gpu, "epoch_s"):
-        return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at "
-                   "this point.")
+        return say(
+            f"{at}: ", cpu_side.called, f" takes {fmt_s(cpu['epoch_s'])} per epoch; there is no GPU time at this point."
+        )
     if not is_ok(cpu, "epoch_s"):
         why = (cpu or {}).get("message") or "not measured"
-        return say(f"{at}: ", gpu_side.called, f" takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here "
-                   f"({why}).")
+        return say(
+            f"{at}: ", gpu_side.called, f" takes {fmt_s(gpu['epoch_s'])} per epoch; the CPU has no time here ({why})."
+        )
     c, g = float(cpu["epoch_s"]), float(gpu["epoch_s"])
     # the one noise rule (lib.core.noise.decides): within the spread and under its ratio, or a noisy point
     # under NEVER_CLOSE
-    v = versus(cpu_side, c, gpu_side, g,  # the CPU takes an exact tie: only a shorter epoch makes the GPU faster
-               tie=not noise.decides(c, g, spread(cpu, "epoch_s"), spread(gpu, "epoch_s"), any(doubted)))
+    v = versus(
+        cpu_side,
+        c,
+        gpu_side,
+        g,  # the CPU takes an exact tie: only a shorter epoch makes the GPU faster
+        tie=not noise.decides(c, g, spread(cpu, "epoch_s"), spread(gpu, "epoch_s"), any(doubted)),
+    )
     if any(doubted) and v.tie:
         whose = " and ".join(side.text for side, d in zip((cpu_side, gpu_side), doubted) if d)
-        return say(f"{at}: ", cpu_side.called, f" takes {fmt_s(c)} per epoch and ", gpu_side.called,
-                   f" {fmt_s(g)}, but the point of {whose} here is noisy (hollow: its repeats spread over more than "
-                   f"half its time) and the gap is under {noise.NEVER_CLOSE:g}×, so too close to call.", about=v)
+        return say(
+            f"{at}: ",
+            cpu_side.called,
+            f" takes {fmt_s(c)} per epoch and ",
+            gpu_side.called,
+            f" {fmt_s(g)}, but the point of {whose} here is noisy (hollow: its repeats spread over more than "
+            f"half its time) and the gap is under {noise.NEVER_CLOSE:g}×, so too close to call.",
+            about=v,
+        )
     if lone and not v.tie:  # the answer above does not count this lead: the point must not claim it either
-        return say(f"{at}: ", v.fast.called, f" takes {fmt_s(v.fast_s)} per epoch and ", v.slow.called,
-                   f" {fmt_s(v.slow_s)}: a lead of {fmt_ratio(v.ratio)} at this point alone, which no neighbouring "
-                   "point shows, so the answer above does not count it.", about=v)
+        return say(
+            f"{at}: ",
+            v.fast.called,
+            f" takes {fmt_s(v.fast_s)} per epoch and ",
+            v.slow.called,
+            f" {fmt_s(v.slow_s)}: a lead of {fmt_ratio(v.ratio)} at this point alone, which no neighbouring "
+            "point shows, so the answer above does not count it.",
+            about=v,
+        )
     return f"{at}: " + faster_sentence(v, "per epoch", at="")
 
 
@@ -221,8 +295,12 @@ def provenance(rows: Sequence[Row], label: str) -> str | None:
     counts = origins(drawn)
     if not counts and len(drawn) == len(rows):
         return None
-    words = {Origin.LIVE: "measured live", Origin.RECORDED: "recorded", Origin.DERIVED: "derived from a recorded step",
-             Origin.PREDICTED: "predicted (dashed, with its band)"}
+    words = {
+        Origin.LIVE: "measured live",
+        Origin.RECORDED: "recorded",
+        Origin.DERIVED: "derived from a recorded step",
+        Origin.PREDICTED: "predicted (dashed, with its band)",
+    }
     untested = sum(1 for r in drawn if r.get("origin") == Origin.PREDICTED and r.get("epoch_s_low") is None)
     if untested:  # a prediction nobody could test is drawn without a band, and said so
         counts = {**counts, Origin.PREDICTED: counts[Origin.PREDICTED] - untested}
@@ -239,7 +317,9 @@ def mode_line(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str
     """Where one mode's GPU curve crosses the CPU curve, both named by their legend names on the modes'
     chart (lib.lessons.training.modes), the range flagged where it rests on predicted points."""
     found = crossover_of(cpu, gpu, view.over)
-    said = crossover_sentence(found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label), hollow=True)
+    said = crossover_sentence(
+        found, view.axis.label, legend_side(Unit.CPU, cpu_label), legend_side(Unit.GPU, gpu_label), hollow=True
+    )
     near = [r for r in [*cpu, *gpu] if found.bracket and r.get(view.over) in found.bracket]
     if any(r.get("origin") == Origin.PREDICTED for r in near):
         said += " That range rests on predicted points (dashed): read it as an estimate."
@@ -249,7 +329,8 @@ def mode_line(cpu: Sequence[Row], gpu: Sequence[Row], view: View, cpu_label: str
 def origin_words(row: Row) -> str:
     """'recorded', 'derived from a recorded step', 'predicted by the cost model': how a bar's time was had."""
     return {Origin.DERIVED: "derived from a recorded step", Origin.PREDICTED: "predicted by the cost model"}.get(
-        row.get("origin"), "recorded")
+        row.get("origin"), "recorded"
+    )
 
 
 def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
@@ -259,15 +340,22 @@ def graph_saving(eager: Row | None, graphed: Row | None) -> str | None:
         return None
     e, g = float(eager["median_s"]), float(graphed["median_s"])
     kernels = eager.get("kernels")
-    launches = (f"The eager step launches {int(kernels)} kernels one by one from Python; the graph launches them "
-                "all at once" if kernels else "The graph launches all the step's kernels at once")
+    launches = (
+        f"The eager step launches {int(kernels)} kernels one by one from Python; the graph launches them all at once"
+        if kernels
+        else "The graph launches all the step's kernels at once"
+    )
     if g >= e or same_rows(eager, graphed):  # the one rule: a saving within the spread is no saving
-        return (f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
-                f"takes {fmt_s(e)} ({origin_words(eager)}): no faster here. {launches}, but at this size the "
-                "launches were not what the step waited on.")
-    return (f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
-            f"takes {fmt_s(e)} ({origin_words(eager)}): {fmt_ratio(e / g)} as fast. {launches}, so what it saves "
-            f"({fmt_s(e - g)} a step) was launch overhead, not arithmetic.")
+        return (
+            f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
+            f"takes {fmt_s(e)} ({origin_words(eager)}): no faster here. {launches}, but at this size the "
+            "launches were not what the step waited on."
+        )
+    return (
+        f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
+        f"takes {fmt_s(e)} ({origin_words(eager)}): {fmt_ratio(e / g)} as fast. {launches}, so what it saves "
+        f"({fmt_s(e - g)} a step) was launch overhead, not arithmetic."
+    )
 
 
 def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
@@ -277,18 +365,26 @@ def compile_payback(eager: Row | None, compiled: Row | None) -> str | None:
     e, c = float(eager["median_s"]), float(compiled["median_s"])
     cost = max(0.0, float(compiled["cold_s"]) - c)
     if c >= e:
-        return (f"Compiling took {fmt_s(cost)} and the compiled step ({fmt_s(c)}) is no faster than eager "
-                f"({fmt_s(e)}): here it never pays off.")
+        return (
+            f"Compiling took {fmt_s(cost)} and the compiled step ({fmt_s(c)}) is no faster than eager "
+            f"({fmt_s(e)}): here it never pays off."
+        )
     if same_rows(eager, compiled):  # the one rule: a saving within the spread counts no steps
-        return (f"Compiling costs {fmt_s(cost)} once; the compiled step ({fmt_s(c)}) saves {fmt_s(e - c)} against "
-                f"eager ({fmt_s(e)}), within the spread of the repeats: too small to count, so no number of steps "
-                "can be said to pay it back.")
+        return (
+            f"Compiling costs {fmt_s(cost)} once; the compiled step ({fmt_s(c)}) saves {fmt_s(e - c)} against "
+            f"eager ({fmt_s(e)}), within the spread of the repeats: too small to count, so no number of steps "
+            "can be said to pay it back."
+        )
     saved = e - c
     # the count is known no better than the saving: its relative error is the two spreads' against it
     rel_err = (spread(eager) + spread(compiled)) / 2 / saved
-    return (f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(saved)} a step: it pays off after about "
-            f"{plural(about_count(cost / saved, rel_err), 'step')}.")
+    return (
+        f"Compiling costs {fmt_s(cost)} once and saves {fmt_s(saved)} a step: it pays off after about "
+        f"{plural(about_count(cost / saved, rel_err), 'step')}."
+    )
 
 
-OWN_MODEL = ("Your own model? On your own machine, `python -m lib predict path/to/model.py:factory --input 3x32x32` "
-             "predicts its step on these GPUs and times your CPU (see the README).")
+OWN_MODEL = (
+    "Your own model? On your own machine, `python -m lib predict path/to/model.py:factory --input 3x32x32` "
+    "predicts its step on these GPUs and times your CPU (see the README)."
+)

@@ -1,6 +1,6 @@
 """The Your results page's one-sentence answer, above its first chart.
 
-    machines_answer(comparison)
+machines_answer(comparison)
 """
 
 from __future__ import annotations
@@ -32,5 +32,7 @@ def fastest_at_the_largest(comparison: compare.Comparison) -> str | None:
     x = max(shared)
     times = [(dict(zip(c.xs, c.times_s))[x], c) for c in comparison.curves if x in c.xs]
     best_t, best = min(times, key=lambda tc: tc[0])
-    return (f"At {plain(compare.setting_name(comparison.setting))} {fmt_value(x)} the fastest of {len(times)} curves "
-            f"is **{plain(compare.curve_name(best.machine, best.device))}**, {fmt_s(best_t)} a step.")
+    return (
+        f"At {plain(compare.setting_name(comparison.setting))} {fmt_value(x)} the fastest of {len(times)} curves "
+        f"is **{plain(compare.curve_name(best.machine, best.device))}**, {fmt_s(best_t)} a step."
+    )

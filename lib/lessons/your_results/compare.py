@@ -100,8 +100,10 @@ def compare_machines(rows: Sequence[Mapping[str, Any]]) -> list[Comparison]:
         for r in members:
             key = (str(r.get("machine") or "unknown machine"), str(r["device"]))
             by_series.setdefault(key, {})[sweep_x(r)] = (float(r["median_s"]), r.get("iqr_s"))
-        curves = [MachineCurve(m, d, sorted(p), [p[x][0] for x in sorted(p)], [p[x][1] for x in sorted(p)])
-                  for (m, d), p in by_series.items()]
+        curves = [
+            MachineCurve(m, d, sorted(p), [p[x][0] for x in sorted(p)], [p[x][1] for x in sorted(p)])
+            for (m, d), p in by_series.items()
+        ]
         crossovers = {}
         for machine, own in _by_machine(curves).items():
             cpu = next((c for c in own if c.device == "cpu"), None)
@@ -109,10 +111,17 @@ def compare_machines(rows: Sequence[Mapping[str, Any]]) -> list[Comparison]:
             if cpu and gpu:
                 common = sorted(set(cpu.xs) & set(gpu.xs))
                 cpu_t, gpu_t = dict(zip(cpu.xs, cpu.times_s)), dict(zip(gpu.xs, gpu.times_s))
-                cpu_iqr, gpu_iqr = dict(zip(cpu.xs, cpu.iqr_s)), dict(zip(gpu.xs, gpu.iqr_s))  # the one noise rule's spreads
-                crossovers[machine] = find_crossover(common, [cpu_t[x] for x in common], [gpu_t[x] for x in common],
-                                                     [cpu_iqr.get(x) or 0.0 for x in common],
-                                                     [gpu_iqr.get(x) or 0.0 for x in common])
+                cpu_iqr, gpu_iqr = (
+                    dict(zip(cpu.xs, cpu.iqr_s)),
+                    dict(zip(gpu.xs, gpu.iqr_s)),
+                )  # the one noise rule's spreads
+                crossovers[machine] = find_crossover(
+                    common,
+                    [cpu_t[x] for x in common],
+                    [gpu_t[x] for x in common],
+                    [cpu_iqr.get(x) or 0.0 for x in common],
+                    [gpu_iqr.get(x) or 0.0 for x in common],
+                )
         comparisons.append(Comparison(workload, swept, dict(fixed), curves, crossovers))
     return comparisons
 
@@ -141,8 +150,8 @@ def uncharted_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return counts
 
 
-
 # -- words, computed from the comparison ------------------------------------------------------------
+
 
 def device_word(device: str) -> str:
     """A device as people name it: 'CPU', 'GPU' (cuda:0), 'GPU 1' (cuda:1), another one as written."""
@@ -195,15 +204,15 @@ def describe_fixed(workload: str, fixed: Mapping[str, Any]) -> str:
             setting = known.setting(key)
             try:
                 same = value == _same_value(setting.default) or (
-                    value is not None and setting.parse(value) == setting.default)
+                    value is not None and setting.parse(value) == setting.default
+                )
             except (ValueError, TypeError):
                 same = False
             if same:
                 continue
         shown.append(f"{setting_name(key)} {fmt_value(value) if value is not None else '–'}")
     if known is not None:
-        return ("other settings at their defaults" if not shown else
-                "; ".join(shown) + "; the rest at their defaults")
+        return "other settings at their defaults" if not shown else "; ".join(shown) + "; the rest at their defaults"
     return "; ".join(shown) or "no other settings"
 
 
@@ -222,8 +231,10 @@ def crossover_lines(comparison: Comparison, *, notes: bool = True) -> list[Sente
             if devices == ["cpu"]:
                 lines.append(who + "CPU only, so no crossover.")
             elif "cpu" not in devices:
-                lines.append(who + f"{', '.join(plain(device_word(d)) for d in devices)} only, no CPU curve "
-                             "from this machine, so no crossover.")
+                lines.append(
+                    who + f"{', '.join(plain(device_word(d)) for d in devices)} only, no CPU curve "
+                    "from this machine, so no crossover."
+                )
             continue
         gpu = next(d for d in devices if d != "cpu")
         its_gpu = Side(Unit.GPU, f"its {plain(device_word(gpu))}")
@@ -249,9 +260,11 @@ def fastest_line(comparison: Comparison) -> str | None:
         best_t, best = min(times, key=lambda tc: tc[0])
         slowest_t, slowest = max(times, key=lambda tc: tc[0])
         # each curve by its legend name, so a reader finds both on the chart (and a checker reads their points)
-        parts.append(f"at {plain(setting_name(comparison.setting))} {fmt_value(x)} the fastest of {len(times)} curves is "
-                     f"**{plain(curve_name(best.machine, best.device))}** ({fmt_s(best_t)} a step; the slowest, "
-                     f"**{plain(curve_name(slowest.machine, slowest.device))}**, takes {fmt_s(slowest_t)})")
+        parts.append(
+            f"at {plain(setting_name(comparison.setting))} {fmt_value(x)} the fastest of {len(times)} curves is "
+            f"**{plain(curve_name(best.machine, best.device))}** ({fmt_s(best_t)} a step; the slowest, "
+            f"**{plain(curve_name(slowest.machine, slowest.device))}**, takes {fmt_s(slowest_t)})"
+        )
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
 
@@ -294,7 +307,11 @@ def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
             among = differ_sets.setdefault((comp.workload, comp.setting), set(keys))  # once per kind of sweep
             # this sweep's own settings, not every setting of its kind: linear in all
             keys = sorted(k for k, v in comp.fixed.items() if k in among and v is not None)[:TITLE_SETTINGS] + ["…"]
-        parts = ["…" if k == "…" else f"{setting_name(k)} {fmt_value(comp.fixed[k]) if comp.fixed.get(k) is not None else '–'}"
-                 for k in keys]
+        parts = [
+            "…"
+            if k == "…"
+            else f"{setting_name(k)} {fmt_value(comp.fixed[k]) if comp.fixed.get(k) is not None else '–'}"
+            for k in keys
+        ]
         titles.append(title + (f" ({', '.join(parts)})" if parts else ""))
     return titles

@@ -29,33 +29,46 @@ HOW_TO_RECORD = (
     "GPUs, driver, torch/CUDA/Python versions, date). Then either **upload it here** (drag the file onto the "
     "box above; it is held for your session only, never written to disk), or **ship it with your copy of the "
     "app** by putting it in `lib/recorded/`: the sidebar then offers it as the source of every page's GPU "
-    "curves (when it holds GPU rows).")
+    "curves (when it holds GPU rows)."
+)
 CSV_CAPTION = "A CSV of the rows works too, but only the JSON pack carries the machine's fingerprint."
 UPLOAD_MB = max(1, MAX_UPLOAD_BYTES // (1024 * 1024))
-UPLOAD_HELP = (f"Data only: JSON or CSV, at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB each, {LIMITS.session_files} "
-               f"files and {LIMITS.session_rows:,} rows in all. Files are read, never run, and let go when you close "
-               "the tab.")
+UPLOAD_HELP = (
+    f"Data only: JSON or CSV, at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB each, {LIMITS.session_files} "
+    f"files and {LIMITS.session_rows:,} rows in all. Files are read, never run, and let go when you close "
+    "the tab."
+)
 NOTHING_NOTE = "**How to record your own pack** says how to make one."
-NO_SWEEP = ("None of these rows is a measured point of a sweep (a setting varied over several values), so there is "
-            "no curve to draw; the table and the download below still hold them.")
-POINTS_CAPTION = ("Each point: the median time of one step (one call of the workload) over its timed repeats; bars "
-                  "span the interquartile range. Colour says what a curve is (CPU blue or purple, GPU orange then "
-                  "red), dash which machine. A crossover compares a machine's GPU with its own CPU, from its "
-                  "measured points only.")
-MACHINES_CAPTION = ("From each pack's fingerprint, as recorded by the machine itself. 'threads in CPU rows' is what "
-                    "the CPU measurements really used; 'torch threads' is PyTorch's default there.")
+NO_SWEEP = (
+    "None of these rows is a measured point of a sweep (a setting varied over several values), so there is "
+    "no curve to draw; the table and the download below still hold them."
+)
+POINTS_CAPTION = (
+    "Each point: the median time of one step (one call of the workload) over its timed repeats; bars "
+    "span the interquartile range. Colour says what a curve is (CPU blue or purple, GPU orange then "
+    "red), dash which machine. A crossover compares a machine's GPU with its own CPU, from its "
+    "measured points only."
+)
+MACHINES_CAPTION = (
+    "From each pack's fingerprint, as recorded by the machine itself. 'threads in CPU rows' is what "
+    "the CPU measurements really used; 'torch threads' is PyTorch's default there."
+)
 
 
 def shipped_toggle(shipped: int) -> tuple[str, str]:
     """The shipped packs' switch: its label and its help."""
-    return (f"Compare with the {plural(shipped, 'pack')} shipped with the app",
-            "Packs recorded on real GPUs with this project's command line." if shipped else
-            "No packs are shipped with this copy of the app yet.")
+    return (
+        f"Compare with the {plural(shipped, 'pack')} shipped with the app",
+        "Packs recorded on real GPUs with this project's command line."
+        if shipped
+        else "No packs are shipped with this copy of the app yet.",
+    )
 
 
 def nothing_yet(shipped: int) -> str:
-    return ("Nothing to compare yet: upload a result pack below"
-            + (", or switch on the shipped packs." if shipped else "."))
+    return "Nothing to compare yet: upload a result pack below" + (
+        ", or switch on the shipped packs." if shipped else "."
+    )
 
 
 @dataclass(frozen=True)
@@ -74,9 +87,12 @@ class ComparisonWords:
 
 
 def comparison_words(comp: Comparison) -> ComparisonWords:
-    return ComparisonWords(f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
-                           f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.",
-                           tuple(f"- {line.markdown()}" for line in crossover_lines(comp)), fastest_line(comp))
+    return ComparisonWords(
+        f"Held fixed: {plain(describe_fixed(comp.workload, comp.fixed), limit=600)}. "
+        f"{plural(len(comp.machines), 'machine')}, {plural(len(comp.curves), 'curve')}.",
+        tuple(f"- {line.markdown()}" for line in crossover_lines(comp)),
+        fastest_line(comp),
+    )
 
 
 class Uploads(NamedTuple):
@@ -97,23 +113,32 @@ class Screen:
     download: str | None  # what the download holds
 
 
-def screen(sources: Sequence[Source], combined: Combined | None, drawn: Sequence[tuple[int, Comparison, str]],
-           more: int) -> Screen:
-    notices = tuple(Notice(f"Not used: {plain(s.error, limit=400)}", True) if s.error else
-                    Notice(plain(s.note, limit=400), False) for s in sources if s.error or s.note)
+def screen(
+    sources: Sequence[Source], combined: Combined | None, drawn: Sequence[tuple[int, Comparison, str]], more: int
+) -> Screen:
+    notices = tuple(
+        Notice(f"Not used: {plain(s.error, limit=400)}", True) if s.error else Notice(plain(s.note, limit=400), False)
+        for s in sources
+        if s.error or s.note
+    )
     used = [s for s in sources if s.used]
     own = [s for s in used if not s.shipped]
-    using = ("Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used)
-             if used else None)
+    using = (
+        "Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used) if used else None
+    )
     if combined is None:
         return Screen(notices, using, Uploads([s.pack for s in own], [s.name for s in own]), None, (), None, None)
     rows = combined.pack["rows"]
     skipped = uncharted_rows(rows)
     return Screen(
-        notices, using, Uploads([s.pack for s in own], [s.name for s in own]),
+        notices,
+        using,
+        Uploads([s.pack for s in own], [s.name for s in own]),
         machines_answer(drawn[0][1]) if drawn else NO_SWEEP,
-        tuple(f"{one_line(title)} ({plural(len(comp.machines), 'machine')})" for _, comp, title in drawn[1 + more:]),
+        tuple(f"{one_line(title)} ({plural(len(comp.machines), 'machine')})" for _, comp, title in drawn[1 + more :]),
         "Not on the charts: " + "; ".join(f"{plural(k, 'row')} with {reason}" for reason, k in skipped.items()) + "."
-        if skipped else None,
+        if skipped
+        else None,
         f"{plural(len(rows), 'row')} from {plural(len(combined.machines), 'machine')}; every row names its machine, "
-        "and the JSON keeps every machine's fingerprint. Upload it here again to see this page.")
+        "and the JSON keeps every machine's fingerprint. Upload it here again to see this page.",
+    )

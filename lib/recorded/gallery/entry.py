@@ -38,7 +38,9 @@ MAX_NAME_CHARS = 40
 # What an entry keeps of a row: its numbers and settings, nothing a file may pad it with.
 ROW_TEXT_KEPT = ("swept", "machine", "device_name", "variant", "origin")
 PHASES_KEPT = ("phase_transfer_s", "phase_compute_s", "phase_overhead_s", "phase_loading_s", "phase_comm_s")
-MACHINE_KEPT = tuple(k for k in MACHINE_TEXT_FIELDS if k != "path") + MACHINE_COUNT_FIELDS + MACHINE_NUMBER_FIELDS + ("gpus",)
+MACHINE_KEPT = (
+    tuple(k for k in MACHINE_TEXT_FIELDS if k != "path") + MACHINE_COUNT_FIELDS + MACHINE_NUMBER_FIELDS + ("gpus",)
+)
 COURSE_CODE = re.compile(r"^[A-Z0-9][A-Z0-9-]{2,23}$")
 REFERENCE_DIR = "gallery"  # lib/recorded/gallery/*.json: packs shown in the gallery only (not in the sidebar)
 
@@ -114,8 +116,11 @@ class Candidate:
 def _one_machine(pack: dict[str, Any]) -> None:
     labels = {str(r.get("machine") or "") for r in pack["rows"]}
     if len(pack.get("machines") or []) > 1 or len(labels) > 1:
-        raise GalleryError("several_machines", "This pack holds several machines (a merged download?). The gallery "
-                                               "takes one machine per entry: upload each machine's own pack.")
+        raise GalleryError(
+            "several_machines",
+            "This pack holds several machines (a merged download?). The gallery "
+            "takes one machine per entry: upload each machine's own pack.",
+        )
 
 
 def _slim_machine(machine: dict[str, Any]) -> dict[str, Any]:
@@ -147,14 +152,18 @@ def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
     """Reduce a validated pack to the gallery sweep, or GalleryError saying why it cannot join."""
     _one_machine(pack)
     if pack["machine"].get("cpu_model") == "unknown (from CSV)":
-        raise GalleryError("no_fingerprint", "A CSV has no machine fingerprint (CPU, GPU, torch, date); upload the "
-                                             "JSON result pack instead.")
+        raise GalleryError(
+            "no_fingerprint",
+            "A CSV has no machine fingerprint (CPU, GPU, torch, date); upload the JSON result pack instead.",
+        )
     rows = gallery_rows(pack["rows"])
     measured = {r[GALLERY_SWEEP.over] for r in rows if r["status"] == Status.OK}
     if len(measured) < 2:
-        raise GalleryError("not_gallery_sweep",
-                           f"This pack has {len(measured)} measured point(s) of the gallery's sweep ({GALLERY_SWEEP.describe()}); "
-                           "it needs at least two. Record it with scripts/record_for_gallery.py or the notebook.")
+        raise GalleryError(
+            "not_gallery_sweep",
+            f"This pack has {len(measured)} measured point(s) of the gallery's sweep ({GALLERY_SWEEP.describe()}); "
+            "it needs at least two. Record it with scripts/record_for_gallery.py or the notebook.",
+        )
     if len(rows) > max_rows:
         raise GalleryError("too_big", f"This pack has {len(rows)} rows of the gallery sweep; at most {max_rows}.")
     machine = _slim_machine(pack["machine"])
@@ -168,8 +177,10 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
     """An uploaded file read as data only (lib.recorded.uploads.parse_upload), then prepare_pack."""
     shown = clean_text(file_name, 80) or "the file"
     if len(data) > max_bytes:
-        raise GalleryError("too_big", f"{shown}: {len(data) / 1e6:.2f} MB is larger than the gallery's "
-                                      f"{max_bytes / 1e6:.2f} MB limit per pack.")
+        raise GalleryError(
+            "too_big",
+            f"{shown}: {len(data) / 1e6:.2f} MB is larger than the gallery's {max_bytes / 1e6:.2f} MB limit per pack.",
+        )
     try:
         pack = parse_upload(shown, data, max_bytes)
     except PackError as err:
@@ -182,8 +193,9 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
         raise
     except (PackError, ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
         # validation should have caught it; if a field still surprises the reduction, say which file
-        raise GalleryError("malformed", f"{shown}: could not be read as a result pack ({type(err).__name__}: "
-                                        f"{clean_text(err, 200)})") from None
+        raise GalleryError(
+            "malformed", f"{shown}: could not be read as a result pack ({type(err).__name__}: {clean_text(err, 200)})"
+        ) from None
 
 
 def shipped_gallery_packs() -> list[tuple[str, dict[str, Any]]]:

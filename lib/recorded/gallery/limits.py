@@ -60,14 +60,18 @@ class Limits:
 
     max_pack_bytes: int = 1_000_000  # GPUWIN_GALLERY_MAX_PACK_KB
     max_rows: int = 200  # rows of the gallery sweep in one entry
-    max_per_course: int = 300  # visible entries in one course (the public gallery is one too): GPUWIN_GALLERY_COURSE_CAP
+    max_per_course: int = (
+        300  # visible entries in one course (the public gallery is one too): GPUWIN_GALLERY_COURSE_CAP
+    )
     max_total: int = 20_000  # visible entries in the whole database
     # Entries kept, hidden ones included. Hiding frees a place under max_total (what an instructor
     # who hides spam expects); the hidden rows stay, so a hide can be undone, until the course's
     # admin deletes them for good; this bound keeps the database finite meanwhile.
     max_stored: int = 40_000
     max_courses: int = 500  # courses in the database: GPUWIN_GALLERY_MAX_COURSES
-    max_actions: int = 10  # adds and course creations per session, and per browser, per window: GPUWIN_GALLERY_RATE ('10/3600')
+    max_actions: int = (
+        10  # adds and course creations per session, and per browser, per window: GPUWIN_GALLERY_RATE ('10/3600')
+    )
     max_client_actions: int = 40  # the same per client address (a class behind one router): GPUWIN_GALLERY_CLIENT_RATE
     max_client_courses: int = 3  # course creations per client address per window
     # The pace: entries shown at once per course per window (a class of 30 adding twice); later ones
@@ -77,7 +81,9 @@ class Limits:
     # later courses are refused: GPUWIN_GALLERY_SITE_RATE
     max_site_actions: int = 300
     max_held: int = 300  # entries waiting for approval in one course: GPUWIN_GALLERY_MAX_HELD
-    max_admin_failures: int = 5  # wrong admin codes per session, browser and address (or course, without one) per window
+    max_admin_failures: int = (
+        5  # wrong admin codes per session, browser and address (or course, without one) per window
+    )
     window_s: float = 3600.0
     page_size: int = 30  # entries (and their packs) one gallery view reads: GPUWIN_GALLERY_PAGE_SIZE
 
@@ -97,9 +103,12 @@ class Limits:
             values["window_s"] = float(window or cls.window_s)
         if environ.get("GPUWIN_GALLERY_PAGE_SIZE"):
             values["page_size"] = max(1, int(environ["GPUWIN_GALLERY_PAGE_SIZE"]))
-        for name, key in (("GPUWIN_GALLERY_CLIENT_RATE", "max_client_actions"),
-                          ("GPUWIN_GALLERY_SITE_RATE", "max_site_actions"),
-                          ("GPUWIN_GALLERY_PACE", "pace"), ("GPUWIN_GALLERY_MAX_HELD", "max_held")):
+        for name, key in (
+            ("GPUWIN_GALLERY_CLIENT_RATE", "max_client_actions"),
+            ("GPUWIN_GALLERY_SITE_RATE", "max_site_actions"),
+            ("GPUWIN_GALLERY_PACE", "pace"),
+            ("GPUWIN_GALLERY_MAX_HELD", "max_held"),
+        ):
             if environ.get(name):
                 values[key] = int(environ[name].partition("/")[0])
         return cls(**values)
@@ -180,8 +189,11 @@ def _nowhere_key(course: str) -> str:
 
 def count_events(conn: Connection, limits: Limits, key: str, kinds: tuple[Act, ...]) -> int:
     since = time.time() - limits.window_s
-    return conn.execute(select(func.count()).select_from(events).where(
-        events.c.session == key, events.c.kind.in_([k.value for k in kinds]), events.c.at >= since)).scalar_one()
+    return conn.execute(
+        select(func.count())
+        .select_from(events)
+        .where(events.c.session == key, events.c.kind.in_([k.value for k in kinds]), events.c.at >= since)
+    ).scalar_one()
 
 
 def check_rate(conn: Connection, limits: Limits, who: Visitor, kind: Act = Act.ADD) -> None:
@@ -193,18 +205,32 @@ def check_rate(conn: Connection, limits: Limits, who: Visitor, kind: Act = Act.A
     wait = "please wait a while before adding more."
     for name, whose in (("session", "This session has"), ("browser", "This browser has")):
         if name in keys and count_events(conn, limits, keys[name], ACTIONS) >= limits.max_actions:
-            raise GalleryError("rate_limited", f"{whose} already added {limits.max_actions} things in the "
-                                               f"last {minutes} minutes; {wait}")
+            raise GalleryError(
+                "rate_limited",
+                f"{whose} already added {limits.max_actions} things in the last {minutes} minutes; {wait}",
+            )
     if "client" in keys:
         if count_events(conn, limits, keys["client"], ACTIONS) >= limits.max_client_actions:
-            raise GalleryError("rate_limited", f"{limits.max_client_actions} things were added from your network in "
-                                               f"the last {minutes} minutes; {wait}")
-        if kind == Act.COURSE and count_events(conn, limits, keys["client"], (Act.COURSE,)) >= limits.max_client_courses:
-            raise GalleryError("rate_limited", f"{limits.max_client_courses} courses were created from your network "
-                                               f"in the last {minutes} minutes; please wait a while.")
+            raise GalleryError(
+                "rate_limited",
+                f"{limits.max_client_actions} things were added from your network in "
+                f"the last {minutes} minutes; {wait}",
+            )
+        if (
+            kind == Act.COURSE
+            and count_events(conn, limits, keys["client"], (Act.COURSE,)) >= limits.max_client_courses
+        ):
+            raise GalleryError(
+                "rate_limited",
+                f"{limits.max_client_courses} courses were created from your network "
+                f"in the last {minutes} minutes; please wait a while.",
+            )
     if kind == Act.COURSE and _site_busy(conn, limits):
-        raise GalleryError("rate_limited", f"The gallery took {limits.max_site_actions} additions from everyone in the "
-                                           f"last {minutes} minutes, its most; please try again later.")
+        raise GalleryError(
+            "rate_limited",
+            f"The gallery took {limits.max_site_actions} additions from everyone in the "
+            f"last {minutes} minutes, its most; please try again later.",
+        )
 
 
 def _site_busy(conn: Connection, limits: Limits) -> bool:

@@ -44,20 +44,19 @@ _LOCK_KEY = 0x67707577696E  # PostgreSQL advisory lock held while the schema is 
 
 metadata = MetaData()
 
-schema_version = Table(
-    "gallery_schema_version", metadata,
-    Column("version", Integer, nullable=False),
-)
+schema_version = Table("gallery_schema_version", metadata, Column("version", Integer, nullable=False))
 
 courses = Table(
-    "gallery_courses", metadata,
+    "gallery_courses",
+    metadata,
     Column("code", String(24), primary_key=True),  # '' is the public gallery
     Column("admin_hash", String(200), nullable=False, default=""),  # pbkdf2 of the admin code; '' for public
     Column("created_at", Float, nullable=False),
 )
 
 entries = Table(
-    "gallery_entries", metadata,
+    "gallery_entries",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("course", String(24), ForeignKey("gallery_courses.code"), nullable=False),
     Column("name", String(80), nullable=False),  # the display name the uploader picked
@@ -80,7 +79,8 @@ entries = Table(
 Index("gallery_entries_by_course", entries.c.course, entries.c.hidden)
 
 events = Table(  # what a session did, for the rate limits: lib.recorded.gallery.limits.Act
-    "gallery_events", metadata,
+    "gallery_events",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("session", String(64), nullable=False),  # sha256 of whose counter: a session, browser, address, course
     Column("kind", String(16), nullable=False),
@@ -108,6 +108,7 @@ def default_url() -> str:
 
 
 # -- engine set-up ----------------------------------------------------------------------------------
+
 
 def _sqlite_connect(dbapi_connection, _record) -> None:
     # Python's sqlite3 opens transactions late and as DEFERRED; take over, so a write transaction
@@ -168,9 +169,11 @@ def ensure_schema(engine: Engine) -> int:
             _migrate_from_1(conn)
         elif versions != [SCHEMA_VERSION]:
             # A later schema adds its migration from the previous version here.
-            raise SchemaError(f"the gallery database says schema version {', '.join(map(str, versions))}; this "
-                              f"app reads version {SCHEMA_VERSION} and knows no migration from it. Use the app "
-                              "that wrote it, or another database.")
+            raise SchemaError(
+                f"the gallery database says schema version {', '.join(map(str, versions))}; this "
+                f"app reads version {SCHEMA_VERSION} and knows no migration from it. Use the app "
+                "that wrote it, or another database."
+            )
     _ready.add(engine)
     return SCHEMA_VERSION
 

@@ -103,8 +103,10 @@ class Gallery:
         refuses text that is not ASCII."""
         if admin_failures(conn, self.limits, who, course) >= self.limits.max_admin_failures:
             minutes = max(1, round(self.limits.window_s / 60))
-            raise GalleryError("rate_limited", f"Too many wrong admin codes in the last {minutes} minutes; please "
-                                               "wait a while before trying again.")
+            raise GalleryError(
+                "rate_limited",
+                f"Too many wrong admin codes in the last {minutes} minutes; please wait a while before trying again.",
+            )
         code = str(admin_code or "")
         stored = conn.execute(select(courses.c.admin_hash).where(courses.c.code == course)).scalar()
         site = self.site_admin_code is not None and hmac.compare_digest(code.encode(), self.site_admin_code.encode())
@@ -139,8 +141,9 @@ class Gallery:
         with self.engine.connect() as conn:
             return conn.execute(select(courses.c.code).where(courses.c.code == code)).first() is not None
 
-    def create_course(self, code: str | None = None, *, session: str, client: str = "",
-                      browser: str = "") -> tuple[str, str]:
+    def create_course(
+        self, code: str | None = None, *, session: str, client: str = "", browser: str = ""
+    ) -> tuple[str, str]:
         """A new course: (its code, its admin code). The admin code is returned once and stored
         only as a salted hash. Without a code, a free six-character one is made up."""
         wanted = normalize_course(code) if code and str(code).strip() else None
@@ -154,8 +157,9 @@ class Gallery:
                     taken = conn.execute(select(courses.c.code).where(courses.c.code == new)).first() is not None
                     if not taken:
                         self._check_course_cap(conn)
-                        conn.execute(insert(courses).values(code=new, admin_hash=hash_admin_code(admin),
-                                                            created_at=time.time()))
+                        conn.execute(
+                            insert(courses).values(code=new, admin_hash=hash_admin_code(admin), created_at=time.time())
+                        )
                         record_event(conn, self.limits, who, Act.COURSE)
             except IntegrityError:  # another server created it between our check and our insert
                 taken = True
@@ -171,16 +175,28 @@ class Gallery:
         conn.execute(select(courses.c.code).where(courses.c.code == PUBLIC).with_for_update())
         made = conn.execute(select(func.count()).select_from(courses).where(courses.c.code != PUBLIC)).scalar_one()
         if made >= self.limits.max_courses:
-            raise GalleryError("too_many_courses", f"The gallery holds its maximum of {self.limits.max_courses} courses; "
-                                                   "ask the site's administrator to remove old ones.")
+            raise GalleryError(
+                "too_many_courses",
+                f"The gallery holds its maximum of {self.limits.max_courses} courses; "
+                "ask the site's administrator to remove old ones.",
+            )
 
     # -- entries -----------------------------------------------------------------------------------
     def prepare(self, file_name: str, data: bytes) -> Candidate:
         """Check an upload without storing it (GalleryError says what is wrong)."""
         return prepare_upload(file_name, data, self.limits.max_pack_bytes, self.limits.max_rows)
 
-    def add(self, file_name: str, data: bytes, *, name: str, course: str = PUBLIC, session: str,
-            client: str = "", browser: str = "") -> Entry:
+    def add(
+        self,
+        file_name: str,
+        data: bytes,
+        *,
+        name: str,
+        course: str = PUBLIC,
+        session: str,
+        client: str = "",
+        browser: str = "",
+    ) -> Entry:
         """Store an upload as a new entry, or GalleryError (malformed, too big, a duplicate, the
         course full or unknown, the visitor over its rate, the course's queue of held entries full).
         Past the pace the entry is stored held (Entry.held): shown once an instructor approves it."""
@@ -190,66 +206,100 @@ class Gallery:
         candidate = self.prepare(file_name, data)
         for stem, pack in shipped_gallery_packs():
             if candidate.content_key == content_key(pack["machine"], pack["rows"]):
-                raise GalleryError("duplicate", f"These are the results shipped with the app ({stem}); the gallery "
-                                                "shows them already.")
+                raise GalleryError(
+                    "duplicate", f"These are the results shipped with the app ({stem}); the gallery shows them already."
+                )
         try:
             with write_transaction(self.engine) as conn:
                 check_rate(conn, self.limits, who)
                 row = conn.execute(select(courses.c.code).where(courses.c.code == course).with_for_update()).first()
                 if row is None:
-                    raise GalleryError("no_course", f"There is no course {course} here: check the code, or ask your "
-                                                    "instructor for the gallery link.")
+                    raise GalleryError(
+                        "no_course",
+                        f"There is no course {course} here: check the code, or ask your "
+                        "instructor for the gallery link.",
+                    )
                 self._check_duplicate(conn, course, candidate.content_key)
                 self._check_caps(conn, course)
                 held = over_pace(conn, self.limits, course)
                 if held:
                     self._check_held(conn, course)
-                new_id = conn.execute(insert(entries).values(
-                    course=course, name=display, machine=clean_text(candidate.machine.get("label"), 200),
-                    hardware=candidate.hardware, cpu_model=clean_text(candidate.machine.get("cpu_model"), 200),
-                    gpus=clean_text(", ".join(candidate.gpus), 400), torch=clean_text(candidate.machine.get("torch"), 80),
-                    recorded_at=clean_text(candidate.machine.get("date"), 40), added_at=time.time(),
-                    devices=clean_text(", ".join(candidate.devices), 200), rows=len(candidate.pack["rows"]),
-                    content_key=candidate.content_key, pack_json=candidate.pack_json, hidden=False, held=held,
-                ).returning(entries.c.id)).scalar_one()
+                new_id = conn.execute(
+                    insert(entries)
+                    .values(
+                        course=course,
+                        name=display,
+                        machine=clean_text(candidate.machine.get("label"), 200),
+                        hardware=candidate.hardware,
+                        cpu_model=clean_text(candidate.machine.get("cpu_model"), 200),
+                        gpus=clean_text(", ".join(candidate.gpus), 400),
+                        torch=clean_text(candidate.machine.get("torch"), 80),
+                        recorded_at=clean_text(candidate.machine.get("date"), 40),
+                        added_at=time.time(),
+                        devices=clean_text(", ".join(candidate.devices), 200),
+                        rows=len(candidate.pack["rows"]),
+                        content_key=candidate.content_key,
+                        pack_json=candidate.pack_json,
+                        hidden=False,
+                        held=held,
+                    )
+                    .returning(entries.c.id)
+                ).scalar_one()
                 record_event(conn, self.limits, who, Act.HELD if held else Act.ADD, course)
         except IntegrityError:  # the unique (course, content) constraint: another visitor was faster
             raise GalleryError("duplicate", "The same results are already in this gallery.") from None
         return self.entry(new_id)
 
     def _check_duplicate(self, conn: Connection, course: str, key: str) -> None:
-        same = conn.execute(select(entries.c.id, entries.c.name, entries.c.hidden).where(
-            entries.c.course == course, entries.c.content_key == key)).first()
+        same = conn.execute(
+            select(entries.c.id, entries.c.name, entries.c.hidden).where(
+                entries.c.course == course, entries.c.content_key == key
+            )
+        ).first()
         if same is not None:
             where = f"course {course}" if course else "the gallery"
             state = " (hidden by the instructor)" if same.hidden else ""
-            raise GalleryError("duplicate", f"The same results are already in {where} as entry #{same.id} "
-                                            f"'{same.name}'{state}; each pack is added once.")
+            raise GalleryError(
+                "duplicate",
+                f"The same results are already in {where} as entry #{same.id} "
+                f"'{same.name}'{state}; each pack is added once.",
+            )
 
     def _check_held(self, conn: Connection, course: str) -> None:
-        waiting = conn.execute(select(func.count()).select_from(entries).where(
-            entries.c.course == course, entries.c.held.is_(True))).scalar_one()
+        waiting = conn.execute(
+            select(func.count()).select_from(entries).where(entries.c.course == course, entries.c.held.is_(True))
+        ).scalar_one()
         if waiting >= self.limits.max_held:
             who = "the instructor" if course else "the site's administrator"
-            raise GalleryError("held_full", f"{waiting} entries already wait for {who} to approve them, the most that "
-                                            f"can wait; please try again once {who} has looked at them.")
+            raise GalleryError(
+                "held_full",
+                f"{waiting} entries already wait for {who} to approve them, the most that "
+                f"can wait; please try again once {who} has looked at them.",
+            )
 
     def _check_caps(self, conn: Connection, course: str) -> None:
-        visible = conn.execute(select(func.count()).select_from(entries).where(
-            entries.c.course == course, _SHOWN)).scalar_one()
+        visible = conn.execute(
+            select(func.count()).select_from(entries).where(entries.c.course == course, _SHOWN)
+        ).scalar_one()
         if visible >= self.limits.max_per_course:
             where = f"Course {course}" if course else "The public gallery"
             most = self.limits.max_per_course
-            raise GalleryError("course_full", f"{where} is full (at most {most} visible "
-                                              f"{'entry' if most == 1 else 'entries'}); ask the instructor for a new "
-                                              "course code.")
+            raise GalleryError(
+                "course_full",
+                f"{where} is full (at most {most} visible "
+                f"{'entry' if most == 1 else 'entries'}); ask the instructor for a new "
+                "course code.",
+            )
         shown = conn.execute(select(func.count()).select_from(entries).where(_SHOWN)).scalar_one()
         if shown >= self.limits.max_total:
             raise GalleryError("gallery_full", f"The gallery holds its maximum of {self.limits.max_total} entries.")
         kept = conn.execute(select(func.count()).select_from(entries)).scalar_one()
         if kept >= self.limits.max_stored:
-            raise GalleryError("gallery_full", f"The gallery keeps at most {self.limits.max_stored} entries, hidden ones "
-                                               "included; an instructor can delete hidden entries for good.")
+            raise GalleryError(
+                "gallery_full",
+                f"The gallery keeps at most {self.limits.max_stored} entries, hidden ones "
+                "included; an instructor can delete hidden entries for good.",
+            )
 
     def entry(self, entry_id: int) -> Entry:
         with self.engine.connect() as conn:
@@ -265,8 +315,9 @@ class Gallery:
             query = query.where(_SHOWN)
         return query
 
-    def entries(self, course: str | None = None, include_hidden: bool = False, *, limit: int | None = None,
-                offset: int = 0) -> list[Entry]:
+    def entries(
+        self, course: str | None = None, include_hidden: bool = False, *, limit: int | None = None, offset: int = 0
+    ) -> list[Entry]:
         """Entries newest first: every course's when `course` is None, else that course's only;
         `limit` entries from `offset` on (a page of them), or all."""
         query = self._listing(select(*_ENTRY_COLUMNS), course, include_hidden)
@@ -279,8 +330,9 @@ class Gallery:
     def count(self, course: str | None = None, include_hidden: bool = False) -> int:
         """How many entries entries() would list without a limit."""
         with self.engine.connect() as conn:
-            return conn.execute(self._listing(select(func.count()).select_from(entries), course,
-                                              include_hidden)).scalar_one()
+            return conn.execute(
+                self._listing(select(func.count()).select_from(entries), course, include_hidden)
+            ).scalar_one()
 
     def entries_by_id(self, ids: Iterable[int]) -> list[Entry]:
         """The visible entries among these ids (a link names at most a few)."""
@@ -307,16 +359,38 @@ class Gallery:
                 continue
         return out
 
-    def set_hidden(self, entry_id: int, course: str, admin_code: str, *, hidden: bool = True, session: str,
-                   client: str = "", browser: str = "") -> Entry:
+    def set_hidden(
+        self,
+        entry_id: int,
+        course: str,
+        admin_code: str,
+        *,
+        hidden: bool = True,
+        session: str,
+        client: str = "",
+        browser: str = "",
+    ) -> Entry:
         """Hide (or show: again, or approved) an entry of `course`, given that course's admin code."""
-        if self.hide_entries([entry_id], course, admin_code, hidden=hidden, session=session, client=client,
-                             browser=browser) != 1:
+        if (
+            self.hide_entries(
+                [entry_id], course, admin_code, hidden=hidden, session=session, client=client, browser=browser
+            )
+            != 1
+        ):
             raise GalleryError("no_entry", f"Entry #{entry_id} is not in course {normalize_course(course)}.")
         return self.entry(entry_id)
 
-    def hide_entries(self, ids: Iterable[int], course: str, admin_code: str, *, hidden: bool = True, session: str,
-                     client: str = "", browser: str = "") -> int:
+    def hide_entries(
+        self,
+        ids: Iterable[int],
+        course: str,
+        admin_code: str,
+        *,
+        hidden: bool = True,
+        session: str,
+        client: str = "",
+        browser: str = "",
+    ) -> int:
         """Hide, or show, several entries of `course` at once; how many it changed. Showing approves
         held entries too; it is refused, changing nothing, where it would pass the caps."""
         course, ids = normalize_course(course), [int(i) for i in ids]
@@ -324,24 +398,34 @@ class Gallery:
         def act(conn: Connection) -> int:
             if not ids:
                 return 0
-            done = conn.execute(update(entries).where(entries.c.id.in_(ids), entries.c.course == course)
-                                .values(hidden=hidden, held=False)).rowcount
+            done = conn.execute(
+                update(entries)
+                .where(entries.c.id.in_(ids), entries.c.course == course)
+                .values(hidden=hidden, held=False)
+            ).rowcount
             if not hidden:
                 self._check_shown(conn, course)
             return done
+
         return self._as_admin(course, admin_code, Visitor(session, client, browser), act)
 
     def _check_shown(self, conn: Connection, course: str) -> None:
         """After showing entries: GalleryError (the transaction rolls back) where a cap is passed."""
-        shown = conn.execute(select(func.count()).select_from(entries).where(
-            entries.c.course == course, _SHOWN)).scalar_one()
+        shown = conn.execute(
+            select(func.count()).select_from(entries).where(entries.c.course == course, _SHOWN)
+        ).scalar_one()
         if shown > self.limits.max_per_course:
-            raise GalleryError("course_full", f"That would show {shown} entries, more than the "
-                                              f"{self.limits.max_per_course} a course shows; hide some first.")
+            raise GalleryError(
+                "course_full",
+                f"That would show {shown} entries, more than the "
+                f"{self.limits.max_per_course} a course shows; hide some first.",
+            )
         total = conn.execute(select(func.count()).select_from(entries).where(_SHOWN)).scalar_one()
         if total > self.limits.max_total:
-            raise GalleryError("gallery_full", f"That would show more than the gallery's {self.limits.max_total} "
-                                               "entries; hide some first.")
+            raise GalleryError(
+                "gallery_full",
+                f"That would show more than the gallery's {self.limits.max_total} entries; hide some first.",
+            )
 
     def waiting(self, course: str | None = None) -> int:
         """Entries held for approval (in `course`, or in every course)."""
@@ -351,14 +435,19 @@ class Gallery:
         with self.engine.connect() as conn:
             return conn.execute(query).scalar_one()
 
-    def delete_hidden(self, course: str, admin_code: str, *, waiting: bool = False, session: str, client: str = "",
-                      browser: str = "") -> int:
+    def delete_hidden(
+        self, course: str, admin_code: str, *, waiting: bool = False, session: str, client: str = "", browser: str = ""
+    ) -> int:
         """Delete the course's hidden entries (waiting=True: those held for approval) for good, after a
         flood; how many went."""
         course = normalize_course(course)
         which = entries.c.held.is_(True) if waiting else entries.c.hidden.is_(True)
-        return self._as_admin(course, admin_code, Visitor(session, client, browser), lambda conn: conn.execute(
-            delete(entries).where(entries.c.course == course, which)).rowcount)
+        return self._as_admin(
+            course,
+            admin_code,
+            Visitor(session, client, browser),
+            lambda conn: conn.execute(delete(entries).where(entries.c.course == course, which)).rowcount,
+        )
 
 
 class _WrongCode(Exception):

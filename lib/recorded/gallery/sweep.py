@@ -30,12 +30,16 @@ class GallerySweep:
     def command(self, devices: str = "cpu,cuda", out: str = "my_machine.json") -> str:
         """The same sweep as one `python -m lib` call (for people who prefer the plain CLI)."""
         sets = "".join(f" --set {k}={v}" for k, v in self.fixed.items())
-        return (f"python -m lib sweep {self.workload} --over {self.over}={','.join(map(str, self.values))}{sets} "
-                f"--devices {devices} --budget {BUDGET_S:g} --out {out}")
+        return (
+            f"python -m lib sweep {self.workload} --over {self.over}={','.join(map(str, self.values))}{sets} "
+            f"--devices {devices} --budget {BUDGET_S:g} --out {out}"
+        )
 
     def describe(self) -> str:
-        return (f"{self.workload} training step over {self.over.replace('_', ' ')} "
-                f"{', '.join(map(str, self.values))}, other settings at the Training page's defaults")
+        return (
+            f"{self.workload} training step over {self.over.replace('_', ' ')} "
+            f"{', '.join(map(str, self.values))}, other settings at the Training page's defaults"
+        )
 
 
 GALLERY_SWEEP = GallerySweep()
@@ -48,17 +52,29 @@ def gallery_devices() -> list[str]:
     return ["cpu", "cuda:0"] if torch.cuda.is_available() else ["cpu"]
 
 
-def record_gallery_pack(devices: Sequence[str] | None = None, *, budget_s: float = BUDGET_S,
-                        num_threads: int | None = None, progress: Callable[[float, str], None] | None = None,
-                        sweep: GallerySweep = GALLERY_SWEEP) -> dict[str, Any]:
+def record_gallery_pack(
+    devices: Sequence[str] | None = None,
+    *,
+    budget_s: float = BUDGET_S,
+    num_threads: int | None = None,
+    progress: Callable[[float, str], None] | None = None,
+    sweep: GallerySweep = GALLERY_SWEEP,
+) -> dict[str, Any]:
     """Measure the gallery sweep on this machine and return it as a validated result pack."""
     from lib.core.results import build_pack
     from lib.core.sweep import run_sweep
     from lib.workloads import get_workload
 
-    points = run_sweep(get_workload(sweep.workload), sweep.over, list(sweep.values), dict(sweep.fixed),
-                       list(devices or gallery_devices()), point_budget_s=budget_s, num_threads=num_threads,
-                       progress=progress)
+    points = run_sweep(
+        get_workload(sweep.workload),
+        sweep.over,
+        list(sweep.values),
+        dict(sweep.fixed),
+        list(devices or gallery_devices()),
+        point_budget_s=budget_s,
+        num_threads=num_threads,
+        progress=progress,
+    )
     return build_pack(points)
 
 

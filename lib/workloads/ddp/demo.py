@@ -24,13 +24,17 @@ from lib.workloads.ddp.workload import WORKLOAD, ProgressFn
 # Small enough for a 2-core server (one launch, a few seconds); on a server with several GPUs,
 # the recording's MLP over 1, 2 (and 4) GPUs.
 DEMO_CPU = {
-    "mlp": {"settings": {"model": "mlp", "hidden_width": 256, "depth": 2, "input_features": 256, "steps": 30},
-            "batch_sizes": [8, 32, 128]},
+    "mlp": {
+        "settings": {"model": "mlp", "hidden_width": 256, "depth": 2, "input_features": 256, "steps": 30},
+        "batch_sizes": [8, 32, 128],
+    },
     "cnn": {"settings": {"model": "cnn", "width": 8, "steps": 20}, "batch_sizes": [4, 16, 64]},
 }
 DEMO_CUDA = {
-    "mlp": {"settings": {"model": "mlp", "hidden_width": 2048, "depth": 8, "input_features": 1024, "steps": 50},
-            "batch_sizes": [16, 64, 256, 1024]},
+    "mlp": {
+        "settings": {"model": "mlp", "hidden_width": 2048, "depth": 8, "input_features": 1024, "steps": 50},
+        "batch_sizes": [16, 64, 256, 1024],
+    },
     "cnn": {"settings": {"model": "cnn", "width": 64, "steps": 30}, "batch_sizes": [16, 64, 256, 1024]},
 }
 
@@ -40,6 +44,7 @@ def demo_plan(model: str) -> dict[str, Any]:
     gpus_here = 0
     if cuda_available():  # needs no torch where there is no NVIDIA driver
         import torch
+
         gpus_here = torch.cuda.device_count()
     if gpus_here >= 2:
         plan = DEMO_CUDA[model]
@@ -70,7 +75,18 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
     with lock:
         threads = demo_threads(max(plan["gpus"])) if plan["device"] == "cpu" else None
         # the sweep engine every workload goes through: no memory cap beyond free memory, two minutes in all
-        return rows_of(run_points(RunRequest(WORKLOAD, tuple(resolve_points(WORKLOAD, points)), (plan["device"],),
-                                     point_budget_s=budget_s, num_threads=threads,
-                                     gate=recording_gate(memory_cap_gb=None, budget_s=120.0), swept="batch_size",
-                                     origin=Origin.LIVE, progress=progress)))
+        return rows_of(
+            run_points(
+                RunRequest(
+                    WORKLOAD,
+                    tuple(resolve_points(WORKLOAD, points)),
+                    (plan["device"],),
+                    point_budget_s=budget_s,
+                    num_threads=threads,
+                    gate=recording_gate(memory_cap_gb=None, budget_s=120.0),
+                    swept="batch_size",
+                    origin=Origin.LIVE,
+                    progress=progress,
+                )
+            )
+        )

@@ -94,5 +94,6 @@ def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     rows = [dict(r) for p in packs for r in p["rows"]]
     for row in rows:
         row.setdefault("machine", machine.get("label", ""))
-    return _results.validate_pack({"schema_version": _results.SCHEMA_VERSION, "machine": machine,
-                                   "rows": add_scaling_efficiency(rows)})
+    return _results.validate_pack(
+        {"schema_version": _results.SCHEMA_VERSION, "machine": machine, "rows": add_scaling_efficiency(rows)}
+    )

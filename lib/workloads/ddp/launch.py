@@ -82,8 +82,16 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def launch(
-    points: list[dict[str, Any]], device: str, gpus: int, backend: str, *, budget_s: float, threads: int,
-    with_phases: bool = True, deadline_s: float | None = None, timeout_s: float | None = None,
+    points: list[dict[str, Any]],
+    device: str,
+    gpus: int,
+    backend: str,
+    *,
+    budget_s: float,
+    threads: int,
+    with_phases: bool = True,
+    deadline_s: float | None = None,
+    timeout_s: float | None = None,
 ) -> list[dict[str, Any]]:
     """Measure `points` (resolved settings sharing `gpus`) in torchrun launches of `gpus` processes;
     return one result dict per point (status, message and the measured fields).
@@ -102,8 +110,17 @@ def launch(
             for i in todo:
                 results[i] = {"status": "skipped", "message": "time budget used up before this point"}
             continue
-        outcome = _launch_once([points[i] for i in todo], device, gpus, backend, budget_s=budget_s, threads=threads,
-                               with_phases=with_phases, deadline_s=left, timeout_s=timeout_s)
+        outcome = _launch_once(
+            [points[i] for i in todo],
+            device,
+            gpus,
+            backend,
+            budget_s=budget_s,
+            threads=threads,
+            with_phases=with_phases,
+            deadline_s=left,
+            timeout_s=timeout_s,
+        )
         progressed = False
         for i, result in zip(todo, outcome):
             if result is not None:
@@ -115,27 +132,59 @@ def launch(
 
 
 def _launch_once(
-    points: list[dict[str, Any]], device: str, gpus: int, backend: str, *, budget_s: float, threads: int,
-    with_phases: bool, deadline_s: float | None, timeout_s: float | None,
+    points: list[dict[str, Any]],
+    device: str,
+    gpus: int,
+    backend: str,
+    *,
+    budget_s: float,
+    threads: int,
+    with_phases: bool,
+    deadline_s: float | None,
+    timeout_s: float | None,
 ) -> list[dict[str, Any] | None]:
     """One torchrun launch; None for points it did not reach (to be launched again)."""
     timeout = timeout_s if timeout_s is not None else default_timeout_s(len(points), budget_s)
     with tempfile.TemporaryDirectory(prefix="gpuwin-ddp-") as tmp:
         tmpdir = Path(tmp)
         config = {
-            "points": points, "device": device, "backend": backend, "budget_s": budget_s, "threads": threads,
-            "with_phases": with_phases, "deadline_s": deadline_s, "collective_timeout_s": min(120.0, timeout),
-            "result_path": str(tmpdir / "result.json"), "error_dir": str(tmpdir),
+            "points": points,
+            "device": device,
+            "backend": backend,
+            "budget_s": budget_s,
+            "threads": threads,
+            "with_phases": with_phases,
+            "deadline_s": deadline_s,
+            "collective_timeout_s": min(120.0, timeout),
+            "result_path": str(tmpdir / "result.json"),
+            "error_dir": str(tmpdir),
         }
         cmd = [
-            sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}",
-            "--log-dir", str(tmpdir / "logs"), "--redirects", "3",
-            "-m", WORKER_MODULE, "--json-args", json.dumps(config),
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc_per_node={gpus}",
+            "--log-dir",
+            str(tmpdir / "logs"),
+            "--redirects",
+            "3",
+            "-m",
+            WORKER_MODULE,
+            "--json-args",
+            json.dumps(config),
         ]
         timed_out = False
         try:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=child_env(threads), stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                env=child_env(threads),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
         except OSError as err:
             return [{"status": "error", "message": f"could not start torchrun: {err}"} for _ in points]
         try:
@@ -148,7 +197,7 @@ def _launch_once(
 
 
 def _outcome(
-    tmpdir: Path, count: int, returncode: int | None, stderr: str, timed_out: bool, timeout: float,
+    tmpdir: Path, count: int, returncode: int | None, stderr: str, timed_out: bool, timeout: float
 ) -> list[dict[str, Any] | None]:
     """What one launch left in `tmpdir`: rank 0's results, else the failing rank's error file,
     else the children's last stderr line; None for points to launch again."""
@@ -167,13 +216,21 @@ def _outcome(
     if timed_out:
         at = current if current is not None else len(measured)
         for i in range(len(measured), count):
-            out[i] = {"status": "error", "message": (
-                f"timed out after {timeout:.0f} s" if i == at else "not run: the launch timed out at an earlier point")}
+            out[i] = {
+                "status": "error",
+                "message": (
+                    f"timed out after {timeout:.0f} s"
+                    if i == at
+                    else "not run: the launch timed out at an earlier point"
+                ),
+            }
         return out
     if failed and failed[0].get("index") is not None and failed[0]["index"] < count:
         index = failed[0]["index"]
-        out[index] = {"status": failed[0].get("status", "error"),
-                      "message": failed[0].get("message", "") or _child_stderr_line(tmpdir / "logs")}
+        out[index] = {
+            "status": failed[0].get("status", "error"),
+            "message": failed[0].get("message", "") or _child_stderr_line(tmpdir / "logs"),
+        }
         return out  # points after `index` stay None: launched again
     child_line = _child_stderr_line(tmpdir / "logs") or last_line(stderr)
     message = (failed[0].get("message") if failed else "") or child_line or f"torchrun exited with status {returncode}"

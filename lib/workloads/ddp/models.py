@@ -26,9 +26,12 @@ IMAGE_SHAPE = (3, 32, 32)
 def mlp_params(params: dict[str, Any]) -> dict[str, Any]:
     """The settings lib.workloads.mlp expects, from ours."""
     return {
-        "input_features": int(params["input_features"]), "hidden_layers": "",
-        "hidden_width": int(params["hidden_width"]), "depth": int(params["depth"]),
-        "outputs": int(params["classes"]), "seed": int(params["seed"]),
+        "input_features": int(params["input_features"]),
+        "hidden_layers": "",
+        "hidden_width": int(params["hidden_width"]),
+        "depth": int(params["depth"]),
+        "outputs": int(params["classes"]),
+        "seed": int(params["seed"]),
     }
 
 
@@ -48,6 +51,7 @@ def cnn_stages(params: dict[str, Any]) -> list[tuple[int, int, int]]:
 def build_cnn(params: dict[str, Any]) -> nn.Sequential:
     import torch
     from torch import nn
+
     generator_state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
     layers: list[nn.Module] = []
@@ -73,6 +77,7 @@ def build_model(params: dict[str, Any]) -> nn.Module:
 def synthetic_batch(params: dict[str, Any], rank: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """One batch of random inputs and labels for process `rank` (each rank gets its own data)."""
     import torch
+
     gen = torch.Generator().manual_seed(int(params["seed"]) + 1 + rank)
     rows = int(params["batch_size"])
     shape = IMAGE_SHAPE if params["model"] == "cnn" else (int(params["input_features"]),)
@@ -83,4 +88,5 @@ def synthetic_batch(params: dict[str, Any], rank: int, device: str) -> tuple[tor
 
 def make_optimizer(model: nn.Module, params: dict[str, Any]) -> torch.optim.Optimizer:
     import torch
+
     return torch.optim.SGD(model.parameters(), lr=float(params["lr"]), momentum=0.9)

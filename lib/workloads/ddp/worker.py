@@ -125,8 +125,9 @@ def time_allreduce(grad_numel: int, group: Group, *, budget_s: float, max_calls:
     return result
 
 
-def time_training(point: dict[str, Any], group: Group, local_rank: int, *, with_phases: bool, budget_s: float,
-                  max_calls: int) -> tuple[dict[str, Any], int]:
+def time_training(
+    point: dict[str, Any], group: Group, local_rank: int, *, with_phases: bool, budget_s: float, max_calls: int
+) -> tuple[dict[str, Any], int]:
     """The DDP step timed across the group (and, with phases, the same step without the gradient
     exchange), and the number of gradient elements. The model lives only in this frame."""
     device = group.device
@@ -173,20 +174,24 @@ def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_r
         estimate = WORKLOAD.peak_memory_bytes(point, "cuda")
         free = group.min(torch.cuda.mem_get_info(device)[0])
         if estimate > free:
-            return {"status": "skipped",
-                    "message": f"needs about {estimate / 1e9:.1f} GB per GPU, more than the {free / 1e9:.1f} GB free; not run"}
+            return {
+                "status": "skipped",
+                "message": f"needs about {estimate / 1e9:.1f} GB per GPU, more than the {free / 1e9:.1f} GB free; not run",
+            }
         torch.cuda.reset_peak_memory_stats(device)
 
-    result, grad_numel = time_training(point, group, local_rank, with_phases=config.get("with_phases", True),
-                                       budget_s=budget, max_calls=max_calls)
+    result, grad_numel = time_training(
+        point, group, local_rank, with_phases=config.get("with_phases", True), budget_s=budget, max_calls=max_calls
+    )
     if cuda:
         result["peak_memory_bytes"] = group.max(torch.cuda.max_memory_allocated(device))
         torch.cuda.empty_cache()  # the model is gone with time_training's frame; free its blocks
 
     result.update(time_allreduce(grad_numel, group, budget_s=budget / 4, max_calls=max_calls))
     result["num_threads"] = torch.get_num_threads()
-    result["device_name"] = (torch.cuda.get_device_name(device) if cuda
-                             else f"{cpu_model()} ({torch.get_num_threads()} threads per process)")
+    result["device_name"] = (
+        torch.cuda.get_device_name(device) if cuda else f"{cpu_model()} ({torch.get_num_threads()} threads per process)"
+    )
     result.update(status="ok", message="")
     return result
 
@@ -211,15 +216,18 @@ def _fail(config: dict[str, Any], rank: int, index: int | None, err: BaseExcepti
         status, message = "error", f"result check failed: {first}"
     else:
         status, message = "error", f"{type(err).__name__}: {first}" if first else type(err).__name__
-    _write(Path(config["error_dir"]) / f"error.rank{rank}.json",
-           {"rank": rank, "index": index, "status": status, "message": message})
+    _write(
+        Path(config["error_dir"]) / f"error.rank{rank}.json",
+        {"rank": rank, "index": index, "status": status, "message": message},
+    )
     print(message, file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json-args", required=True,
-                        help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)")
+    parser.add_argument(
+        "--json-args", required=True, help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)"
+    )
     config = json.loads(parser.parse_args(argv).json_args)
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))

@@ -66,13 +66,29 @@ class TorchrunLaunch(Launch):
         kind = "cuda" if is_cuda(device) else "cpu"
         return f"torchrun: {int(points[0]['gpus'])} process(es) on {kind}, {len(points)} point(s)"
 
-    def run(self, points: Sequence[Settings], device: str, *, budget_s: float, num_threads: int | None,
-            with_phases: bool, deadline_s: float | None) -> list[dict[str, Any]]:
+    def run(
+        self,
+        points: Sequence[Settings],
+        device: str,
+        *,
+        budget_s: float,
+        num_threads: int | None,
+        with_phases: bool,
+        deadline_s: float | None,
+    ) -> list[dict[str, Any]]:
         kind = "cuda" if is_cuda(device) else "cpu"
         gpus, backend = self.group(points[0], device)
         threads = num_threads or max(1, available_cores() // gpus)
-        results = torchrun.launch([{**p, "backend": backend} for p in points], kind, gpus, backend, budget_s=budget_s,
-                         threads=threads, with_phases=with_phases, deadline_s=deadline_s)
+        results = torchrun.launch(
+            [{**p, "backend": backend} for p in points],
+            kind,
+            gpus,
+            backend,
+            budget_s=budget_s,
+            threads=threads,
+            with_phases=with_phases,
+            deadline_s=deadline_s,
+        )
         for point, result in zip(points, results):
             median = result.get("median_s")
             if result.get("status") == Status.OK and median and median > 0:
@@ -93,11 +109,35 @@ class DDPTraining(Workload):
     launch = TorchrunLaunch()
 
     settings = (
-        Setting("model", "mlp", "the model: an MLP (hidden_width x depth) or a 10-layer CNN on 3x32x32 images", choices=("mlp", "cnn")),
-        Setting("batch_size", 64, "rows per process (per GPU) per step; the global batch is gpus x batch_size", 1, 65_536, log=True),
+        Setting(
+            "model",
+            "mlp",
+            "the model: an MLP (hidden_width x depth) or a 10-layer CNN on 3x32x32 images",
+            choices=("mlp", "cnn"),
+        ),
+        Setting(
+            "batch_size",
+            64,
+            "rows per process (per GPU) per step; the global batch is gpus x batch_size",
+            1,
+            65_536,
+            log=True,
+        ),
         Setting("gpus", 1, "processes, one per GPU (on the CPU: one per core, gloo backend)", 1, 64),
-        Setting("backend", "auto", "collective backend: auto = nccl on CUDA, gloo on the CPU", choices=("auto", "nccl", "gloo")),
-        Setting("steps", 50, "most timed steps per measurement (fewer when the time budget runs out; at least 3 timed blocks)", 3, 100_000, log=True),
+        Setting(
+            "backend",
+            "auto",
+            "collective backend: auto = nccl on CUDA, gloo on the CPU",
+            choices=("auto", "nccl", "gloo"),
+        ),
+        Setting(
+            "steps",
+            50,
+            "most timed steps per measurement (fewer when the time budget runs out; at least 3 timed blocks)",
+            3,
+            100_000,
+            log=True,
+        ),
         Setting("hidden_width", 1024, "MLP: units in each hidden layer", 1, 16_384, log=True),
         Setting("depth", 4, "MLP: number of hidden layers", 1, 32),
         Setting("input_features", 1024, "MLP: features per row", 1, 65_536, log=True),
@@ -126,7 +166,9 @@ class DDPTraining(Workload):
             final = 2 * cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2 * int(params["classes"])
             return 3.0 * (convs + final) * rows  # backward costs about twice the forward pass
         sizes = mlp.layer_sizes(mlp_params(params))
-        return 3.0 * 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * rows  # as its CNN's: backward twice the forward
+        return (
+            3.0 * 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * rows
+        )  # as its CNN's: backward twice the forward
 
     def flops(self, params: dict[str, Any]) -> float:
         """FLOPs of one step of the whole group (all processes together)."""
@@ -142,7 +184,9 @@ class DDPTraining(Workload):
 
     def bytes_moved(self, params: dict[str, Any]) -> float:
         """Least memory traffic of one step of the whole group, plus the gradient all-reduce."""
-        per_process = self.parameter_count(params) * BYTES_PER_FLOAT * 6 + self.activation_floats(params) * BYTES_PER_FLOAT * 2
+        per_process = (
+            self.parameter_count(params) * BYTES_PER_FLOAT * 6 + self.activation_floats(params) * BYTES_PER_FLOAT * 2
+        )
         exchange = self.grad_bytes(params) * 2 if int(params["gpus"]) > 1 else 0
         return float((per_process + exchange) * int(params["gpus"]))
 
@@ -160,6 +204,7 @@ class DDPTraining(Workload):
         exchange): what generic code gets; the sweep engine times points through TorchrunLaunch."""
         import torch
         from torch import nn
+
         params = self.resolve(params)
         dev = torch.device(device)
         model = build_model(params).to(dev)
@@ -188,6 +233,7 @@ class DDPTraining(Workload):
         gpus = int(settings["gpus"])
         if is_cuda(device):
             import torch
+
             count = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if count == 0:
                 return f"gpus={gpus} on CUDA asked for, but CUDA is not available on this machine; not run"
@@ -204,8 +250,11 @@ class DDPTraining(Workload):
         """The backend this device gets for `auto`, the bytes all-reduced every step, and the device
         as a kind ('cuda', not 'cuda:0': a point of N processes uses GPUs 0 to N-1)."""
         kind = "cuda" if is_cuda(device) else "cpu"
-        return {"backend": resolve_backend(settings["backend"], device), "grad_bytes": float(self.grad_bytes(settings)),
-                "device": kind}
+        return {
+            "backend": resolve_backend(settings["backend"], device),
+            "grad_bytes": float(self.grad_bytes(settings)),
+            "device": kind,
+        }
 
     def summarise(self, points: list[Point]) -> list[Point]:
         return with_scaling_efficiency(points)
