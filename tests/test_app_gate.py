@@ -1,7 +1,7 @@
 """The Training page behind the one live gate (issue 26, item 3 and probe finding 2), through AppTest.
 
 /training?batch_size=16384&hidden_width=4096&depth=2 used to refuse the sweep's point and then run
-the very same 833 GFLOP step live in the timeline expander (120 s of CPU on a 2-core server). Here
+the very same 831 GFLOP step live in the timeline expander (120 s of CPU on a 2-core server). Here
 the measuring process runs each job in this test's process (so its builds can be counted), and the
 page must show the same refusal in both places with no step built.
 """
@@ -57,10 +57,10 @@ def test_the_timeline_expander_refuses_what_the_sweep_refuses_and_builds_nothing
     assert not at.exception, [e.value for e in at.exception]
     assert "live_timeline" in jobs  # the page asked for it: the gate, not the page, said no
     big = [s for s in built["settings"] if s["batch_size"] == 16384 and s["hidden_width"] == 4096]
-    assert big == []  # neither the sweep nor the timeline built the 833 GFLOP step
+    assert big == []  # neither the sweep nor the timeline built the 831 GFLOP step
     text = page_text(at)
     refusal = (
-        "about 833 GFLOP per step, more than the 3 GFLOP a live run on cpu may take here; not run "
+        "about 831 GFLOP per step, more than the 3 GFLOP a live run on cpu may take here; not run "
         "(see the recorded results, or run it with the CLI)"
     )
     assert f"CPU · this server (live): {refusal}" in text  # the timeline's note

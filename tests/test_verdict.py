@@ -16,6 +16,7 @@ import json
 import pytest
 
 from lib.charts.roofline import roofline_chart
+from lib.core.fmt import fmt_ratio, pct
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import Fix, Regime, roofline_rows, split_sentence, verdict
 from lib.lessons.training.timeline_words import timeline_sentence
@@ -193,10 +194,12 @@ def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
     timed = {**row, "origin": "recorded", "dataset_size": 65536}
     text = timeline_sentence(entry, "GPU", timed)
     split = split_sentence(timed, "GPU", ceilings_for(H200, packs))
-    assert "the profiler made this step 2.19× slower" in text and "the times above are the unprofiled ones" in text
+    slower = fmt_ratio(entry["figures"]["step_us"] / 1e6 / row["median_s"])  # profiled over timed
+    assert f"the profiler made this step {slower} slower" in text and "the times above are the unprofiled ones" in text
     assert "waited in a queue" in text and "the GPU, not the CPU, set the pace" in text
     assert "waiting for the CPU" not in text
-    assert "busy 94% of the step" in text and "(94%)" in split  # the same share in both
+    share = pct(min(row["device_busy_s"], row["median_s"]) / row["median_s"])  # the timed step's own busy share
+    assert f"busy {share} of the step" in text and f"({share})" in split  # the same share in both
     assert "the profiler adds a little" not in text.lower()
     # a predicted point is not the step the profiler ran: no ratio against it
     assert "slower" not in timeline_sentence(entry, "GPU", {**timed, "origin": "predicted"})
@@ -222,7 +225,7 @@ def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(pac
         for m, b, w in (("eager", 1, 64), ("eager", 2, 4096), ("eager", 4096, 1024), ("cuda_graph", 1, 64))
     ]
     for with_stream in (False, True):
-        c = ceilings_for(H200, [*packs, stream_pack(H200, 4.2 * TB)] if with_stream else no_stream(packs))
+        c = ceilings_for(H200, [*no_stream(packs), stream_pack(H200, 4.2 * TB)] if with_stream else no_stream(packs))
         points = roofline_rows(rows, c, "batch_size", current=4096)
         assert len(points) == 4 and sum(p["current"] for p in points) == 1
         assert {p["regime"] for p in points} >= {"launch-bound", "kernel-latency-bound", "compute-bound"}
@@ -262,8 +265,21 @@ def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     text = page_text(at)
     gpu = [line for line in text.splitlines() if line.startswith("**GPU · H200")]
-    assert any("(94%)" in line and "compute-bound" in line for line in gpu), gpu
-    assert any("2.19× slower" in line and "busy 94% of the step" in line and "queue" in line for line in gpu), gpu
+    row = step(load_recorded()[0], H200, "eager", 4096, 1024)
+    entry = find_timeline(
+        load_timelines()[0],
+        "mlp",
+        {**row, "mode": "eager"},
+        device_kind="cuda",
+        hardware=H200,
+        keys=("batch_size", "hidden_width", "depth", "mode"),
+    )
+    slower = fmt_ratio(entry["figures"]["step_us"] / 1e6 / row["median_s"])
+    share = pct(min(row["device_busy_s"], row["median_s"]) / row["median_s"])
+    assert any(f"({share})" in line and "compute-bound" in line for line in gpu), gpu
+    assert any(
+        f"{slower} slower" in line and f"busy {share} of the step" in line and "queue" in line for line in gpu
+    ), gpu
     assert not any("waiting for the CPU" in line for line in gpu)
     specs = [e.proto.spec for e in at.get("vega_lite_chart")]
     assert any("Each step under the GPU" in s for s in specs)

@@ -18,11 +18,12 @@ The fit is lib.workloads.mlp_fit's.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from lib.core.cache import kept
 
 BYTES_PER_FLOAT = 4
 COUNTS_FILE = Path(__file__).with_name("mlp_counts.json")
@@ -76,7 +77,7 @@ def form_key(settings: Mapping[str, Any]) -> str:
     return "/".join(str(settings[k]) for k in FORM_KEYS)
 
 
-@functools.lru_cache(maxsize=1)
+@kept(1)
 def forms() -> dict[str, dict[str, list[float]]]:
     return json.loads(COUNTS_FILE.read_text())["forms"]
 
