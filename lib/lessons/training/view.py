@@ -26,7 +26,7 @@ from typing import Any
 from lib.core.cache import kept
 from lib.core.fmt import fmt_s
 from lib.core.rows import Origin, is_ok
-from lib.lessons.training.model import MachineModel, settings_of
+from lib.lessons.training.model import MachineModel
 from lib.lessons.training.recording import one_recording
 from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
 from lib.workloads import FAMILIES as _FAMILIES
@@ -279,9 +279,6 @@ def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
     """Of one step recorded twice, the later recording ('NVIDIA H200 (2026-11-23)' names its day), so
     that modes compared at a point come from one session; then the one with more repeats."""
     return str(row.get("machine") or ""), int(row.get("repeats", 0))
-
-
-_settings_of = settings_of
 
 
 def tables(pack: Mapping[str, Any] | None, machine: str, family: TrainingFamily = MLP_FAMILY) -> dict[str, StepTable]:
