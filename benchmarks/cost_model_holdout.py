@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from lib.core import costmodel  # noqa: E402
 from lib.lessons.training import model as M  # noqa: E402
+from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.lessons.training.family_out import Recorded, family_out, pooled, recorded_families  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
@@ -279,7 +280,7 @@ def main() -> int:
             found, why_lines = family_lines(label, pack)
             families += found
             family_why += why_lines
-        for kind, table in T.tables(pack, machine_text(pack["machine"])).items():
+        for kind, table in step_tables.tables(pack, machine_text(pack["machine"])).items():
             if len(table) < costmodel.MIN_POINTS * 2:
                 continue
             ways = kfold(table.steps, kind), depth_out(table.steps, kind), config_out(table.steps, kind)

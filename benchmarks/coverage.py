@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
 from lib.recorded.sources import gpu_sources, machine_text, source_pack  # noqa: E402
@@ -47,7 +48,7 @@ def training_views(modes: list[str]):
             yield T.View(over=over, mode=mode, **dict(zip(others, values)), **switches)
 
 
-def training_coverage(table: T.StepTable, machine: str) -> dict[str, Counter]:
+def training_coverage(table: step_tables.StepTable, machine: str) -> dict[str, Counter]:
     memo: dict[tuple, str | None] = {}
 
     def origin(view: T.View) -> str | None:
@@ -141,7 +142,7 @@ def main() -> int:
     ]
     for source in gpu_sources(packs):
         pack = source_pack(source, packs)
-        table = T.tables(pack, machine_text(pack["machine"])).get("cuda")
+        table = step_tables.tables(pack, machine_text(pack["machine"])).get("cuda")
         if table is None or not len(table):
             continue  # e.g. the multi-GPU machine: its page draws its own recorded pack
         for which, c in training_coverage(table, source.label).items():

@@ -30,7 +30,7 @@ os.environ["GPUWIN_CACHE_DIR"] = {cache!r}
 from lib.workloads import counted
 if {hidden!r}:
     counted.WORK_FILE = counted.WORK_FILE.with_name("absent.json")  # every count traced here
-from lib.lessons.training import screen as S, view as T
+from lib.lessons.training import screen as S, step_tables, view as T
 from lib.recorded import load_recorded
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
@@ -41,9 +41,10 @@ gpu_name, machine = hardware_text(pack["machine"]), machine_text(pack["machine"]
 family = T.BY_NAME[{family!r}]
 start = time.perf_counter()
 small_pack = small_server_pack(packs, family.workload)
-small = small_pack and S.Machine(T.tables(small_pack, machine_text(small_pack["machine"]), family), "2-core server",
-                                 machine_text(small_pack["machine"]))
-gpu = S.Machine(T.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
+small = small_pack and S.Machine(
+    step_tables.tables(small_pack, machine_text(small_pack["machine"]), family), "2-core server",
+    machine_text(small_pack["machine"]))
+gpu = S.Machine(step_tables.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
 for mode in ("eager", "cuda_graph"):
     screen = S.compose(T.View(family=family, mode=mode), S.Machines(gpu, small_cpu=small or None))
     assert screen.curves.get(screen.gpu_label), (mode, screen.headline)

@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lib.lessons.training import model as M  # noqa: E402
+from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recorded  # noqa: E402
 from lib.recorded.sources import gpu_sources, machine_text, source_pack  # noqa: E402
@@ -63,7 +64,7 @@ def profiled_rows() -> list[tuple[str, object, dict]]:
             if family.name == MLP_FAMILY.name:
                 continue
             for picked in family.every_pick():
-                table = T.tables(pack, machine_text(pack["machine"]), picked).get("cuda")
+                table = step_tables.tables(pack, machine_text(pack["machine"]), picked).get("cuda")
                 for config, steps in table.steps.items() if table is not None else ():
                     out += [
                         (gpu, picked, row)

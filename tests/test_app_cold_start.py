@@ -127,7 +127,7 @@ def test_recorded_views_of_every_family_are_drawn_without_torch(tmp_path):
     counts). A fresh cache folder: every recorded step's terms are counted for the fit, none read from disk."""
     done = run_without_torch(f"""
         os.environ["GPUWIN_CACHE_DIR"] = {str(tmp_path)!r}
-        from lib.lessons.training import screen as S, view as T
+        from lib.lessons.training import screen as S, step_tables, view as T
         from lib.recorded import load_recorded
         from lib.recorded.ceilings import ceilings_for
         from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
@@ -137,9 +137,10 @@ def test_recorded_views_of_every_family_are_drawn_without_torch(tmp_path):
         gpu_name, machine = hardware_text(pack["machine"]), machine_text(pack["machine"])
         for family in (T.BY_NAME["cnn"], T.BY_NAME["transformer"], T.BY_NAME["torchvision"].pick(model="vit_tiny")):
             small_pack = small_server_pack(packs, family.workload)
-            small = small_pack and S.Machine(T.tables(small_pack, machine_text(small_pack["machine"]), family),
-                                             "2-core server", machine_text(small_pack["machine"]))
-            gpu = S.Machine(T.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
+            small = small_pack and S.Machine(
+                step_tables.tables(small_pack, machine_text(small_pack["machine"]), family), "2-core server",
+                machine_text(small_pack["machine"]))
+            gpu = S.Machine(step_tables.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
             for mode in ("eager", "cuda_graph"):
                 screen = S.compose(T.View(family=family, mode=mode), S.Machines(gpu, small_cpu=small or None))
                 assert screen.curves.get(screen.gpu_label), (family, mode, screen.headline)

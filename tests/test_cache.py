@@ -75,6 +75,7 @@ def test_training_models_come_back_the_same_from_disk(cache):
 
     from lib.core import costmodel
     from lib.lessons.training import model as M
+    from lib.lessons.training import step_tables
     from lib.lessons.training import view as T
     from lib.recorded import load_recorded
     from lib.workloads import execution, traced
@@ -85,7 +86,7 @@ def test_training_models_come_back_the_same_from_disk(cache):
         for p in packs
         if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp" for r in p["rows"])
     )
-    table = T.StepTable(pack["rows"], "cuda", "m")
+    table = step_tables.StepTable(pack["rows"], "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
     code = [costmodel, execution, sys.modules[M.__name__], traced]  # every family's terms (traced)

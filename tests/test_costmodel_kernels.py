@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training.model import KernelCounts
 
@@ -19,7 +20,7 @@ RESNET = T.BY_NAME["torchvision"].pick(model="resnet18")
 def _steps(mode: str) -> dict:
     with gzip.open(PACKS / f"h200_torchvision_resnet18_training_{mode}.json.gz") as f:
         pack = json.loads(f.read())
-    return T.StepTable(pack["rows"], "cuda", "NVIDIA H200 (2026-11-28)", RESNET).steps
+    return step_tables.StepTable(pack["rows"], "cuda", "NVIDIA H200 (2026-11-28)", RESNET).steps
 
 
 def _kernels(counts: KernelCounts, batch: int, image: int, mode: str = "eager") -> float:
@@ -49,7 +50,7 @@ def test_a_batch_between_profiled_ones_launches_what_they_do():
 def test_the_recorded_resnet_curve_has_no_sawtooth():
     # recorded at 16, 64 and 256 images, predicted between: eager at 64 pixels is launch-bound, its step
     # flat within the recordings' spread, and no predicted point falls below the recorded ones beside it
-    table = T.StepTable(
+    table = step_tables.StepTable(
         _steps("eager")[("eager", True, False, False)].values(), "cuda", "NVIDIA H200 (2026-11-28)", RESNET
     )
     rows = T.curve(T.View(family=RESNET, image_size=64, mode="eager"), table, "cuda", "H200")

@@ -13,6 +13,7 @@ from lib.core.fmt import about_count, crossing_about, fmt_about, fmt_ratio, fmt_
 from lib.lessons.common import voice
 from lib.lessons.common.voice import Unit
 from lib.lessons.training import screen as S
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text, small_server_pack
@@ -27,8 +28,10 @@ def machines(tmp_path_factory):
     assert not problems
     gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
     small_pack = small_server_pack(packs, T.MLP)
-    gpu = S.Machine(T.tables(gpu_pack, machine_text(gpu_pack["machine"])), GPU_NAME, machine_text(gpu_pack["machine"]))
-    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    gpu = S.Machine(
+        step_tables.tables(gpu_pack, machine_text(gpu_pack["machine"])), GPU_NAME, machine_text(gpu_pack["machine"])
+    )
+    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
     return gpu, small
 
 
@@ -86,7 +89,7 @@ def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     # beyond the widths a machine recorded, its model is not asked: no GPU curve, and the answer says so
     narrow = S.Machine(
         {
-            "cuda": T.StepTable(
+            "cuda": step_tables.StepTable(
                 [r for t in gpu.tables["cuda"].steps.values() for r in t.values() if r["hidden_width"] <= 64],
                 "cuda",
                 "narrow",
@@ -250,11 +253,11 @@ def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded
         for mode, depths in (("eager", (1, 3, 8)), ("cuda_graph", (3,)))
         for d in depths
     ]
-    table = T.StepTable(rows, "cuda", "m")
+    table = step_tables.StepTable(rows, "cuda", "m")
     graph = ("cuda_graph", True, False, False)
     assert table.covers(graph, 64, 32, 12) and table.covers(graph, 64, 32, 3)
     assert not table.covers(graph, 64, 4096, 3)  # far beyond the widths recorded
-    one_depth = T.StepTable([r for r in rows if r["depth"] == 3], "cuda", "m")
+    one_depth = step_tables.StepTable([r for r in rows if r["depth"] == 3], "cuda", "m")
     assert one_depth.covers(graph, 64, 32, 3) and not one_depth.covers(graph, 64, 32, 4)
     assert T.modes_answered(table) == list(T.MODES) and T.modes_recorded(table) == ["eager", "cuda_graph"]
 
@@ -290,17 +293,17 @@ def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
 def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     """The server's warm-up builds the step tables and cost models the Training page then finds built."""
     packs, _ = load_recorded(write_packs(tmp_path))
-    fitted = T.prepare(packs)
+    fitted = step_tables.prepare(packs)
     gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
     small_pack = small_server_pack(packs, T.MLP)
     prepared = [
-        T.tables(gpu_pack, machine_text(gpu_pack["machine"])),
-        T.tables(small_pack, machine_text(small_pack["machine"])),
+        step_tables.tables(gpu_pack, machine_text(gpu_pack["machine"])),
+        step_tables.tables(small_pack, machine_text(small_pack["machine"])),
     ]
     held = [t for tables in prepared for t in tables.values() if t.steps]
     assert held and fitted == sum(t._model[0] is not None for t in held if t._model) > 0
     assert all(t._model for t in held)  # every machine's model fitted already, one per device
-    assert T.prepare(packs) == fitted  # the second call finds everything built
+    assert step_tables.prepare(packs) == fitted  # the second call finds everything built
 
 
 def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
@@ -330,7 +333,7 @@ def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
         for b in (1, 16, 256, 4096)
         for w in (4, 16, 64, 256)
     ]
-    gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    gpu = S.Machine({"cuda": step_tables.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
     deeper = S.compose(T.View(mode="cuda_graph", depth=6), S.Machines(gpu))
     assert not deeper.curves and deeper.headline_notes.startswith(
         "The H0 was recorded at depth 3 only: set Depth to 3 to see its curve."
@@ -365,9 +368,9 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
     source = next(s for s in gpu_sources(packs) if s.recorded)
     assert source.label.endswith("2026-01-02 and 2026-01-09")
     pack = source_pack(source, packs)
-    gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), GPU_NAME, machine_text(pack["machine"]))
+    gpu = S.Machine(step_tables.tables(pack, machine_text(pack["machine"])), GPU_NAME, machine_text(pack["machine"]))
     small_pack = small_server_pack(packs, T.MLP)
-    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
     screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small))
     row = next(r for r in screen.curves[GPU_LABEL] if r["batch_size"] == 64)
     newest = 128 * 1.5 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu")
@@ -415,7 +418,7 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
     packs, _ = load_recorded(folder)
     pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
     assert any(r.get("other_recordings") for r in pack["rows"])
-    rows = T.curve(T.View(), T.tables(pack, "m")["cuda"], "cuda:0", "m")
+    rows = T.curve(T.View(), step_tables.tables(pack, "m")["cuda"], "cuda:0", "m")
     assert all(r["recordings"] == 2 for r in rows)
     validate_pack(results_pack([], [(pack, rows), (pack, pack["rows"][:5])]))
 
@@ -438,13 +441,13 @@ def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
             "machine": machine,
         }
 
-    table = T.StepTable(
+    table = step_tables.StepTable(
         [row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3), row(4096, "H (2026-11-23)", 1.1e-3)],
         "cuda",
         "H",
     )
     kept = table.step(("eager", True, False, False), 64, 64, 3)
-    assert T.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]
+    assert step_tables.recordings(kept) == [("H (2026-11-23)", 1e-3), ("H (2026-11-21)", 2e-3)]
 
 
 def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
@@ -457,9 +460,9 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     packs = load_recorded()[0]
     source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
     pack = source_pack(source, packs)
-    gpu = S.Machine(T.tables(pack, machine_text(pack["machine"])), "H200", source.label)
+    gpu = S.Machine(step_tables.tables(pack, machine_text(pack["machine"])), "H200", source.label)
     small_pack = small_server_pack(packs, T.MLP)
-    small = S.Machine(T.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
     view = T.View(batch_size=65536, hidden_width=8192, dataset_size=1048576)
     screen = S.compose(view, S.Machines(gpu, small_cpu=small))
     here = next(r for r in screen.here if r["series"] == screen.gpu_label)
@@ -514,7 +517,7 @@ def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
     packs = load_recorded()[0]
     source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
     pack = source_pack(source, packs)
-    table = T.tables(pack, machine_text(pack["machine"]))["cuda"]
+    table = step_tables.tables(pack, machine_text(pack["machine"]))["cuda"]
     days = set()
     for mode in ("eager", "fused"):
         row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
@@ -587,18 +590,18 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     packs, _ = load_recorded(write_packs(tmp_path))
     pack = next(p for p in packs if p["machine"].get("gpus"))
     # only MLP rows recorded: the wide family has no step there, and the headline says so plainly
-    tables = T.tables(pack, "m", wide)
-    assert len(tables["cuda"]) == 0 and len(T.tables(pack, "m")["cuda"]) > 0
+    tables = step_tables.tables(pack, "m", wide)
+    assert len(tables["cuda"]) == 0 and len(step_tables.tables(pack, "m")["cuda"]) > 0
     screen = S.compose(view, S.Machines(S.Machine(tables, GPU_NAME, machine_text(pack["machine"]))))
     assert not screen.curves.get(GPU_LABEL) and screen.headline.startswith("There is no GPU curve for this view")
     assert f"The {GPU_NAME} has no recordings of this page's wide MLP training step." in screen.headline_notes
     # its own rows (the same steps recorded under its name) are keyed by its settings and drawn
     mine = {**pack, "rows": [{**r, "workload": "mlp_wide"} for r in pack["rows"]]}
-    table = T.tables(mine, "m", wide)["cuda"]
-    assert len(table) == len(T.tables(pack, "m")["cuda"]) and not T.tables(mine, "m")["cuda"]
+    table = step_tables.tables(mine, "m", wide)["cuda"]
+    assert len(table) == len(step_tables.tables(pack, "m")["cuda"]) and not step_tables.tables(mine, "m")["cuda"]
     rows = T.curve(T.View(family=wide, hidden_width=64, depth=3), table, "cuda:0", "m")
     assert rows and all(r["workload"] == "mlp_wide" for r in rows)
-    same = T.curve(T.View(hidden_width=64, depth=3), T.tables(pack, "m")["cuda"], "cuda:0", "m")  # the MLP's
+    same = T.curve(T.View(hidden_width=64, depth=3), step_tables.tables(pack, "m")["cuda"], "cuda:0", "m")  # the MLP's
     assert [(r["batch_size"], r["median_s"], r["origin"]) for r in rows] == [
         (r["batch_size"], r["median_s"], r["origin"]) for r in same
     ]
@@ -673,7 +676,7 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
         for b in (1, 16, 256, 4096)
         for w in (4, 16, 64, 256)
     ]
-    gpu = S.Machine({"cuda": T.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    gpu = S.Machine({"cuda": step_tables.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
     screen = S.compose(T.View(mode="cuda_graph", depth=3, hidden_width=64), S.Machines(gpu))
     name = "GPU · H0 (predicted)"
     assert screen.gpu_label == name, screen.gpu_label

@@ -15,6 +15,7 @@ import pytest
 
 from lib.core.rows import Origin
 from lib.lessons.training import screen as S
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.workloads import cnn
 
@@ -65,8 +66,8 @@ def cnn_pack(tmp_path_factory):
 
 @pytest.mark.slow  # the sweep: 16 CNN steps timed and profiled on the CPU, about 20-40 s on a shared 2-core box
 def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_and_one_answer(cnn_pack):
-    tables = T.tables(cnn_pack, FIXTURE, cnn.FAMILY)
-    assert len(tables["cuda"]) == 16 and not len(T.tables(cnn_pack, FIXTURE)["cuda"])  # the MLP's table: none
+    tables = step_tables.tables(cnn_pack, FIXTURE, cnn.FAMILY)
+    assert len(tables["cuda"]) == 16 and not len(step_tables.tables(cnn_pack, FIXTURE)["cuda"])  # the MLP's table: none
     gpu = S.Machine(tables, FIXTURE, FIXTURE)
     cpu = S.Machine(tables, "2-core server", FIXTURE)
     recorded = S.compose(

@@ -20,6 +20,7 @@ from lib.core.fmt import fmt_rate, fmt_s
 from lib.lessons.common.explain import SPLIT_PARTS
 from lib.lessons.common.verdict import roofline_rows, split_sentence
 from lib.lessons.training import screen as S
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training.modes import modes_view
 from lib.recorded import RECORDED_DIR, load_recorded
@@ -42,11 +43,16 @@ def shipped():
             pack = source_pack(source, packs)
             name = hardware_text(pack["machine"])
             machines[name] = S.Machine(
-                T.tables(pack, machine_text(pack["machine"])), S.gpu_name(name), source.label, ceilings_for(name, packs)
+                step_tables.tables(pack, machine_text(pack["machine"])),
+                S.gpu_name(name),
+                source.label,
+                ceilings_for(name, packs),
             )
     small_pack = small_server_pack(packs, T.MLP)
     small = S.Machine(
-        T.tables(small_pack, machine_text(small_pack["machine"])), "2-core server", machine_text(small_pack["machine"])
+        step_tables.tables(small_pack, machine_text(small_pack["machine"])),
+        "2-core server",
+        machine_text(small_pack["machine"]),
     )
     assert len(machines) == 2
     return machines, small

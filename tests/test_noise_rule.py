@@ -15,6 +15,7 @@ from lib.core.crossover import CrossKind, find_crossover
 from lib.core.rows import Origin
 from lib.lessons.common.live import log_grid
 from lib.lessons.training import screen as S
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
 from lib.recorded import load_recorded
@@ -30,12 +31,14 @@ def shipped():
     packs = load_recorded()[0]
     small_pack = small_server_pack(packs, T.MLP)
     small = S.Machine(
-        T.tables(small_pack, machine_text(small_pack["machine"])), "2-core server", machine_text(small_pack["machine"])
+        step_tables.tables(small_pack, machine_text(small_pack["machine"])),
+        "2-core server",
+        machine_text(small_pack["machine"]),
     )
     gpus = {}
     for source in gpu_sources(packs):  # each GPU's packs merged into one, as the sidebar gives them
         pack = source_pack(source, packs)
-        tables = T.tables(pack, machine_text(pack["machine"]))
+        tables = step_tables.tables(pack, machine_text(pack["machine"]))
         if tables.get("cuda") and len(pack["machine"].get("gpus") or []) == 1:
             gpus[S.gpu_name(machine_text(pack["machine"]))] = S.Machine(
                 tables, hardware_text(pack["machine"]), machine_text(pack["machine"])

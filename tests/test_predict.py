@@ -176,6 +176,7 @@ def test_live_cpu_places_the_crossover(model_file, tmp_path):
 
 @pytest.mark.slow
 def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_path):
+    from lib.lessons.training import step_tables
     from lib.lessons.training import view as T
     from lib.recorded import load_recorded
     from lib.recorded.sources import gpu_sources, machine_text, source_pack
@@ -191,7 +192,7 @@ def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_pat
     packs = load_recorded()[0]
     pack = source_pack(next(s for s in gpu_sources(packs) if s.key == "nvidia-h200"), packs)
     family = vision.FAMILY.pick(model="resnet18")
-    table = T.tables(pack, machine_text(pack["machine"]), family)["cuda"]
+    table = step_tables.tables(pack, machine_text(pack["machine"]), family)["cuda"]
     for p in h200["points"]:
         page = T.point(
             T.View(family=family, batch_size=p["batch_size"], image_size=64),

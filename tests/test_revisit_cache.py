@@ -16,6 +16,7 @@ from training_fixture import write_packs
 
 import lib.recorded.sources as sources
 from lib.core.cache import on_disk
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.recorded import load_recorded
 from lib.recorded.sources import machine_text
@@ -27,7 +28,7 @@ def gpu_table(tmp_path_factory):
     packs, problems = load_recorded(write_packs(tmp_path_factory.mktemp("revisit_packs")))
     assert not problems
     pack = next(p for p in packs if p["machine"].get("gpus"))
-    return T.tables(pack, machine_text(pack["machine"]))["cuda"]
+    return step_tables.tables(pack, machine_text(pack["machine"]))["cuda"]
 
 
 def test_streamlit_reads_no_gc_after_every_run_from_the_repo_config():
@@ -71,7 +72,8 @@ def test_a_curve_is_read_once_per_view_and_table_and_each_caller_gets_its_own_ro
 def test_a_tables_span_is_what_covers_read_from_every_step(gpu_table):
     keys = [k for steps in gpu_table.steps.values() for k in steps]
     assert gpu_table.span == tuple(frozenset(axis) for axis in zip(*keys))
-    assert T.StepTable([], "cuda", "m").span is None and not T.StepTable([], "cuda", "m").covers(("eager",), 64, 64, 3)
+    empty = step_tables.StepTable([], "cuda", "m")
+    assert empty.span is None and not empty.covers(("eager",), 64, 64, 3)
 
 
 def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch):

@@ -39,7 +39,7 @@ def start_warm_up() -> None:
 
     def run() -> None:
         import lib.recorded
-        from lib.lessons.training import view as training
+        from lib.lessons.training import step_tables
         from lib.workloads import get_workload
 
         try:
@@ -47,7 +47,7 @@ def start_warm_up() -> None:
                 MEASURE_WORKER.start()  # its imports (seconds) overlap the fitting below
                 # the shipped packs parsed and the Training page's cost models fitted (seconds on 2 cores)
                 packs = lib.recorded.load_recorded()[0]
-                training.prepare(packs)
+                step_tables.prepare(packs)
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
                 # the Data pipeline's images: torchvision's import and PIL's first decode, here in the background
                 # rather than in its first visitor's sweep

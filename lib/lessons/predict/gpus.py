@@ -30,6 +30,7 @@ from lib.core.fmt import and_list
 from lib.core.rows import Origin
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training import model as cost_model
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training.family_out import Recorded, family_out, fitted, pooled
 from lib.lessons.training.screen import gpu_name
@@ -63,8 +64,8 @@ class RecordedGpu:
     def name(self) -> str:
         return gpu_name(self.machine)  # 'H200'
 
-    def table(self, family: TrainingFamily) -> training_view.StepTable | None:
-        return training_view.tables(self.pack, self.machine, family).get("cuda")
+    def table(self, family: TrainingFamily) -> step_tables.StepTable | None:
+        return step_tables.tables(self.pack, self.machine, family).get("cuda")
 
     def recorded(self) -> list[TrainingFamily]:
         """The family records (one per choice value) this GPU recorded Training steps of."""
@@ -211,7 +212,7 @@ def pooled_row(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None)
     settings = spec.at(batch)
     family = spec.family
     work = family.workload
-    config = training_view.step_config(settings, "cuda")
+    config = step_tables.step_config(settings, "cuda")
     machine = cost_model.MachineModel(pooled.model, cost_model.KernelCounts({}, family), "cuda")
     terms = machine.terms(config, settings)
     seconds, _, _ = pooled.model.predict(config, terms, ())

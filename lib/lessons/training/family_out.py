@@ -20,7 +20,7 @@ from typing import Any
 from lib.core import costmodel
 from lib.core.workload import Settings
 from lib.lessons.training.model import KernelCounts, Steps, observations
-from lib.lessons.training.view import tables
+from lib.lessons.training.step_tables import tables
 from lib.recorded.sources import machine_text
 from lib.workloads import FAMILIES
 from lib.workloads.family import TrainingFamily

@@ -20,6 +20,7 @@ from typing import Any
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
 from lib.lessons.training import live as training_live
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training.screen import Machine, Machines, Screen, compose
 from lib.recorded.ceilings import ceilings_for
@@ -67,7 +68,7 @@ def machines(
     if pack:
         words = machine_text(pack["machine"])
         gpu = Machine(
-            training_view.tables(pack, words, family),
+            step_tables.tables(pack, words, family),
             hardware_text(pack["machine"]),
             words,
             ceilings_for(hardware_text(pack["machine"]), packs),
@@ -77,7 +78,7 @@ def machines(
     if small_pack:
         words = machine_text(small_pack["machine"])
         small = Machine(
-            training_view.tables(small_pack, words, family),
+            step_tables.tables(small_pack, words, family),
             f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
             words,
         )

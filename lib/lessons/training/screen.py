@@ -21,6 +21,7 @@ from lib.core.rows import Origin, is_ok
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import ROOF_SHARE, UNDECIDED, Regime, roofline_rows, split_sentence
 from lib.lessons.common.voice import Versus
+from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words as training_words
 from lib.lessons.training.two_cpus import cpu_disagreement
@@ -33,7 +34,7 @@ Row = dict[str, Any]
 class Machine:
     """A recorded machine as the page names it: its step tables and its short legend name."""
 
-    tables: Mapping[str, training_view.StepTable]
+    tables: Mapping[str, step_tables.StepTable]
     name: str  # 'H200', 'a 2-core server'
     words: str  # for notes: 'NVIDIA H200, 2026-11-21'
     ceilings: Ceilings | None = None  # its GPU's measured roofline (lib.recorded.ceilings), for the verdicts
