@@ -18,38 +18,20 @@ from __future__ import annotations
 import argparse
 import datetime
 import gzip
-import json
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# what a row says about how it was measured, not where: left out of a point's identity
-_MEASURED = {
-    "median_s",
-    "iqr_s",
-    "repeats",
-    "status",
-    "message",
-    "machine",
-    "cold_s",
-    "calls_per_repeat",
-    "achieved_flops_per_s",
-    "kernels",
-    "device_busy_s",
-    "epoch_s",
-    "initial_weights_abs_sum",
-    "num_threads",
-    "device_name",
-    "peak_memory_estimate_bytes",
-    "flops",
-    "bytes",
-}
+sys.path.insert(0, str(ROOT))
+
+from lib.core.results import load_pack, loads_pack, setting_keys  # noqa: E402
 
 
 def point(row: dict) -> tuple:
-    return tuple(sorted((k, str(v)) for k, v in row.items() if k not in _MEASURED and not k.startswith("phase_")))
+    """A row's identity: its workload, device and settings (what the pack's format does not reserve)."""
+    return (row["workload"], row["device"], *((k, str(row[k])) for k in sorted(setting_keys(row))))
 
 
 def quantiles(values: list[float]) -> str:
@@ -72,9 +54,9 @@ def load_words(machine: dict) -> str:
 
 def compare(name: str, old_rev: str) -> list[str]:
     path = f"lib/recorded/{name}.json.gz"
-    new = json.loads(gzip.decompress((ROOT / path).read_bytes()))
+    new = load_pack(ROOT / path)
     old_bytes = subprocess.run(["git", "show", f"{old_rev}:{path}"], cwd=ROOT, capture_output=True, check=True).stdout
-    old = json.loads(gzip.decompress(old_bytes))
+    old = loads_pack(gzip.decompress(old_bytes))
     lines = [
         f"{name}: old {old['machine'].get('date', '?')[:10]} ({load_words(old['machine'])}), "
         f"new {new['machine'].get('date', '?')[:10]} ({load_words(new['machine'])})"
