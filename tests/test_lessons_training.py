@@ -317,7 +317,8 @@ def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
         assert f"**{name}**" in screen.headline
 
 
-def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
+def eager_depth_3_gpu() -> S.Machine:
+    """A made-up GPU recorded eager only, at depth 3, over 4 batch sizes x 4 widths."""
     rows = [
         {
             "workload": "mlp",
@@ -333,7 +334,11 @@ def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
         for b in (1, 16, 256, 4096)
         for w in (4, 16, 64, 256)
     ]
-    gpu = S.Machine({"cuda": step_tables.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    return S.Machine({"cuda": step_tables.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+
+
+def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
+    gpu = eager_depth_3_gpu()
     deeper = S.compose(T.View(mode="cuda_graph", depth=6), S.Machines(gpu))
     assert not deeper.curves and deeper.headline_notes.startswith(
         "The H0 was recorded at depth 3 only: set Depth to 3 to see its curve."
@@ -661,22 +666,7 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
     """A GPU recorded one way of running only: a prediction of another has no held-out error to band it with.
     It said 'half within x1.00, nine in ten within x1.00' and drew a zero-width band; it is drawn without one,
     its note says it was not tested, and the curve's count says so."""
-    rows = [
-        {
-            "workload": "mlp",
-            "device": "cuda:0",
-            "status": "ok",
-            "batch_size": b,
-            "hidden_width": w,
-            "depth": 3,
-            "dataset_size": 65536,
-            "median_s": 1e-3 + b * w * 1e-10,
-            "repeats": 10,
-        }
-        for b in (1, 16, 256, 4096)
-        for w in (4, 16, 64, 256)
-    ]
-    gpu = S.Machine({"cuda": step_tables.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    gpu = eager_depth_3_gpu()
     screen = S.compose(T.View(mode="cuda_graph", depth=3, hidden_width=64), S.Machines(gpu))
     name = "GPU · H0 (predicted)"
     assert screen.gpu_label == name, screen.gpu_label
