@@ -520,18 +520,26 @@ def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
     from lib.recorded.sources import gpu_sources, source_pack
 
     packs = load_recorded()[0]
-    source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
-    pack = source_pack(source, packs)
-    table = step_tables.tables(pack, machine_text(pack["machine"]))["cuda"]
-    days = set()
-    for mode in ("eager", "fused"):
-        row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
-        config = T.View(mode=mode).config("cuda")
-        step = table.step(config, 64, 64, 3)
-        assert row["origin"] != "predicted" and row["machine"] == step["machine"]
-        assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
-        days.add(step["recorded_on"])
-    assert len(days) == 2  # the eager step and the fused one were recorded on different days
+    days_by_machine = {}
+    for source in gpu_sources(packs):
+        pack = source_pack(source, packs)
+        table = step_tables.tables(pack, machine_text(pack["machine"])).get("cuda")
+        if table is None:
+            continue
+        days = set()
+        for mode in ("eager", "fused"):
+            config = T.View(mode=mode).config("cuda")
+            step = table.step(config, 64, 64, 3)
+            if step is None:
+                continue
+            row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
+            assert row["origin"] != "predicted" and row["machine"] == step["machine"]
+            assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
+            days.add(step["recorded_on"])
+        days_by_machine[source.label] = days
+    # some machine's eager step and fused step were recorded on different days (the H100's: 2026-11-23 and -24),
+    # so a note naming the machine's days rather than its step's would fail above
+    assert any(len(days) == 2 for days in days_by_machine.values()), days_by_machine
 
 
 def test_the_view_is_the_workloads_settings_at_their_defaults():

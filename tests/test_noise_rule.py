@@ -250,7 +250,8 @@ def test_an_off_grid_point_that_disagrees_with_the_live_crossover_is_said(shippe
     grid = [1, 8, 64, 1024, 8192, 65536]
     gpu = S.compose(view, S.Machines(gpus["H200"])).curves
     gpu_rows = {r["batch_size"]: r for r in next(iter(gpu.values()))}
-    # a live CPU 10 % slower than the GPU at every grid point, 15 % faster at the slider's 16 (no spike:
+    # a live CPU 40 % slower than the GPU at every grid point, 30 % faster at the slider's 16 (gaps past the GPU
+    # steps' own spreads, 11-23 % on the quiet 2026-11-28 defaults; no spike:
     # a point sticking out of its own curve would be not believed, and rightly so)
     live = [
         {
@@ -260,7 +261,7 @@ def test_an_off_grid_point_that_disagrees_with_the_live_crossover_is_said(shippe
             "status": "ok",
             "message": "",
             "repeats": 5,
-            "median_s": gpu_rows[x]["median_s"] * (1.1 if x in grid else 0.85),
+            "median_s": gpu_rows[x]["median_s"] * (1.4 if x in grid else 0.7),
             "iqr_s": 0.0,
             "measured_at": 1_000.0,
             "steps_per_epoch": gpu_rows[x]["steps_per_epoch"],

@@ -64,6 +64,7 @@ ABOUT = re.compile(r"(?:about|≈|~)\s?[\d,.]+$")
 # notebook's T4 are prose about other machines
 GPU_NAME = re.compile(r"\bNVIDIA (?:H100|H200|A100|A10G|L4|T4|V100|RTX \d{4})(?: 80GB HBM3)?\b")
 BOLD = re.compile(r"\*\*([^*]+)\*\*")
+MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!:|<>~])")
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,9 @@ def series_names(reading: Reading) -> set[str]:
 
 def named_curves(reading: Reading, sentence: str) -> frozenset[str]:
     """The series a sentence names in bold ('**GPU · H200 (recorded)**'), as the charts name them."""
-    return frozenset(n for n in BOLD.findall(sentence) if n in series_names(reading))
+    # Markdown escapes a name's '_' and ':' (h200\_jacobian); the chart names it plainly
+    names = (MD_ESCAPE.sub(r"\1", n) for n in BOLD.findall(sentence))
+    return frozenset(n for n in names if n in series_names(reading))
 
 
 def _draws(row: dict, names: Iterable[str]) -> bool:
