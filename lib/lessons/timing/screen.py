@@ -15,7 +15,6 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from lib.core.request import LiveRequest
-from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
@@ -133,7 +132,7 @@ class TimingScreen:
     cold: bool  # the cold first call drawn
     answer: str  # the one sentence above the chart
     notes: str  # what the answer leaves out, under the chart
-    machine: dict[str, Any] | None  # the recorded pack's fingerprint, for the same-machine comparison
+    same_machine: str | None  # how the recording machine is named before its own comparison (its pack's CPU)
     found: onscreen.RecordedViews  # what the pack holds of the view: its rows (downloads), its machine, what is missing
     missing: str | None  # why a timing the view needs has no recorded GPU curve, where one has none
 
@@ -160,7 +159,10 @@ class TimingScreen:
 
     @property
     def timed(self) -> bool:
-        return any(is_ok(r) for r in self.time_rows)
+        """Whether the time chart has a measured point to draw (time_lines' points)."""
+        partners = [t for name in lesson.partner_lines(self.variant) for t in self.view.by_view.get(name, ())]
+        warm = any(t.ok for t in [*self.view.rows, *partners])
+        return warm or (self.cold and any(t.cold_ok for t in self.view.current))
 
     @property
     def crossing(self) -> Crossing:
@@ -182,7 +184,7 @@ class TimingScreen:
         )
 
     def repeats_caption(self) -> str | None:
-        repeats = onscreen.repeats_span(self.view.rows)
+        repeats = onscreen.repeats_span(self.view.table_rows())
         if not repeats:
             return None
         return (
@@ -191,7 +193,7 @@ class TimingScreen:
         )
 
     def crossover_lines(self) -> list[str]:
-        return [s.markdown() for s in lesson.crossover_sentences(self.view, self.machine)]
+        return [s.markdown() for s in lesson.crossover_sentences(self.view, self.same_machine)]
 
     def cold_lines(self) -> list[str]:
         return words.cold_sentences(self.view.current, self.size, self.order) if self.cold else []
@@ -247,7 +249,7 @@ def timing_screen(
         bool(flags["cold"]),
         timing_answer(view, size),
         timing_notes(view, size),
-        pack["machine"] if pack else None,
+        onscreen.same_machine_intro(pack["machine"]) if pack else None,
         found,
         lesson.missing_note(found, label),
     )
