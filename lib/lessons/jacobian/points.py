@@ -16,6 +16,9 @@ from lib.core.crossover import spread
 from lib.core.point import Frozen, Point
 from lib.core.rows import Status
 
+# A record of Altair's data (the chart's edge): a point's row, with the columns the chart draws it by.
+ChartRow = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class MethodPoint:

@@ -18,7 +18,7 @@ from lib.lessons.common import onscreen
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
-from lib.lessons.jacobian.points import MethodPoint
+from lib.lessons.jacobian.points import ChartRow, MethodPoint
 from lib.workloads.jacobian import METHODS
 
 X_TITLE = "inputs in the batch (val)"
@@ -73,7 +73,7 @@ class JacobianScreen:
     same_machine: str | None = None  # how that machine is named before its own comparison (its pack's CPU)
 
     @property
-    def time_rows(self) -> list[dict[str, Any]]:
+    def time_rows(self) -> list[ChartRow]:
         """The time chart's rows: the timed points only."""
         return lesson.time_rows([p for p in self.rows if p.ok])
 

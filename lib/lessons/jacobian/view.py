@@ -30,7 +30,7 @@ from lib.lessons.common import onscreen
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
-from lib.lessons.jacobian.points import MethodPoint, timed
+from lib.lessons.jacobian.points import ChartRow, MethodPoint, timed
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
@@ -215,7 +215,7 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
     )
 
 
-def time_rows(points: Sequence[MethodPoint]) -> list[dict[str, Any]]:
+def time_rows(points: Sequence[MethodPoint]) -> list[ChartRow]:
     """The time chart's data: the points as rows, each with its method's label."""
     return [{**p.row(), "method_label": LABEL[p.method]} for p in points]
 

@@ -19,6 +19,7 @@ from lib.lessons.common import onscreen
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
+from lib.lessons.timing.timed import ChartRow
 
 
 class Toggle(NamedTuple):
@@ -153,7 +154,7 @@ class TimingScreen:
         return self.view.order
 
     @cached_property
-    def time_rows(self) -> list[dict[str, Any]]:
+    def time_rows(self) -> list[ChartRow]:
         """The time chart's lines (the view's, its partners', the baseline's; the cold first calls when drawn)."""
         return lesson.time_lines(self.view, self.cold)
 
@@ -211,7 +212,7 @@ class TimingScreen:
             self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size, self.order
         )
 
-    def rate_rows(self) -> list[dict[str, Any]]:
+    def rate_rows(self) -> list[ChartRow]:
         return lesson.rate_lines(self.view)
 
     def best_rates(self) -> list[words.BestRate]:

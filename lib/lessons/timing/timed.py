@@ -22,6 +22,10 @@ def _positive(value: float | None) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
+# A record of Altair's data (the chart's edge): a point's row, with the columns the chart draws it by.
+ChartRow = dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Timed:
     """One matmul point on screen, in its series (where it was measured)."""

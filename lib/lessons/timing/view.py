@@ -23,7 +23,7 @@ from lib.core.rows import Origin
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
-from lib.lessons.timing.timed import Timed
+from lib.lessons.timing.timed import ChartRow, Timed
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
@@ -306,12 +306,12 @@ def line_names(variant: Variant) -> list[str]:
     return [variant_label(variant), cold_label(variant), *partner_lines(variant), baseline_line()]
 
 
-def _line(point: Timed, line: str) -> dict[str, Any]:
+def _line(point: Timed, line: str) -> ChartRow:
     """A point as a row of the chart's data, with the line it is drawn in."""
     return {**point.row(), "line": line}
 
 
-def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
+def time_lines(view: Screen, show_cold: bool) -> list[ChartRow]:
     """The time chart's data, each row with its `line`: the view's warm medians, its cold first calls
     (show_cold), and the honest baseline when the view differs from it."""
     name = variant_label(view.variant)
@@ -328,11 +328,11 @@ def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
     return lines
 
 
-def _partner_points(view: Screen) -> list[dict[str, Any]]:
+def _partner_points(view: Screen) -> list[ChartRow]:
     return [_line(t, name) for name in partner_lines(view.variant) for t in view.by_view.get(name, ())]
 
 
-def rate_lines(view: Screen) -> list[dict[str, Any]]:
+def rate_lines(view: Screen) -> list[ChartRow]:
     """The FLOP/s chart's data: the view's points, and the honest baseline's when it differs."""
     lines = [_line(t, variant_label(view.variant)) for t in view.current] + _partner_points(view)
     return lines + ([_line(t, baseline_line()) for t in view.baseline] if view.differs else [])
