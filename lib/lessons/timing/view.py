@@ -2,11 +2,12 @@
 warm, with and without TF32 and the host-to-device copy. No Streamlit here; pages/timing_pitfalls.py
 lays it out.
 
-Rows are the matmul workload's result rows (lib/workloads/matmul.py: median_s, cold_s,
-achieved_flops_per_s, phase_transfer_s, ...); the page adds `series` (the device and where its
-numbers came from). A Variant is how the matmul is timed (sync, TF32, the copy counted; the workload's
-settings dtype, sync, transfer); the honest BASELINE is synchronised fp32 with the inputs already on the
-device. Every number in a sentence is read from the rows passed in.
+The live measurement and the packs give the matmul workload's result rows (lib/workloads/matmul.py);
+screen() turns each into a Timed (lib.lessons.timing.timed): the point and its series (the device and
+where its numbers came from), read by name (median_s, cold_s, rate, copy_s). A Variant is how the
+matmul is timed (sync, TF32, the copy counted; the workload's settings dtype, sync, transfer); the honest
+BASELINE is synchronised fp32 with the inputs already on the device. Every number in a sentence is read
+from the points passed in.
 """
 
 from __future__ import annotations
