@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from lib.core.crossover import spread
@@ -34,6 +35,10 @@ class MethodPoint:
 
     def row(self) -> dict[str, Any]:
         """The point as the row it came from, for the edges that read rows (charts, tables, the noise rule)."""
+        return dict(self._row)  # a copy: a chart's row adds its own columns
+
+    @cached_property
+    def _row(self) -> dict[str, Any]:  # to_row walks every field and the sentences ask often: once a point
         return {**self.point.to_row(), "series": self.series}
 
     @property
