@@ -105,12 +105,12 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
         for r in jac_dicts(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
     ]
     shown = S.jacobian_screen(live, onscreen.RecordedViews(), 100, ["loop"])
-    assert {p.series for p in shown.rows} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
+    assert {p.series for p in shown.points} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
     assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
     assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(
-        shown.rows, 100, shown.order
+        shown.points, 100, shown.order
     )
-    assert shown.not_measured() == [p.record() for p in memory.not_measured(shown.rows)]
+    assert shown.not_measured() == [p.record() for p in memory.not_measured(shown.points)]
     assert shown.not_measured() == [
         {
             "measured on": onscreen.LIVE_CPU,
@@ -120,7 +120,7 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
             "why": "needs about 9 GB, more than the cap",
         }
     ]
-    assert shown.crossover_lines() == [lesson.crossover_lines(shown.rows, ["loop"], None, None)[0].markdown()]
+    assert shown.crossover_lines() == [lesson.crossover_lines(shown.points, ["loop"], None, None)[0].markdown()]
     assert S.jacobian_screen([], onscreen.RecordedViews(), 100, []).why_none.startswith("No method is chosen")
     requests = S.live_requests(["loop"], [1, 10], ["cpu"], live_budget_s=0.1, threads=1, memory_cap_gb=2.0)
     label, request = requests["loop"]

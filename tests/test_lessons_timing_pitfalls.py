@@ -74,7 +74,7 @@ def test_screen_puts_the_view_beside_the_baseline_with_every_series():
         {"synchronised, fp32": rows("cpu", {64: 3e-4})},
     )
     view = lesson.screen(NAIVE, live, recorded, "X")
-    assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.rows) == 5
+    assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.points) == 5
     assert view.order == ["cpu (live, this server)", "cpu (recorded on X)", GPU]
     assert view.gpu_series == GPU
     same = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-4})}, found({}), "X")
@@ -173,15 +173,15 @@ def test_tf32_and_the_copy_each_change_one_thing_on_the_shipped_packs():
     for machine in ("H200", "H100"):
         view = shipped_screen(both, machine)
         gpu = view.gpu_series
-        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_rows(lesson.Switch.TF32)))
-        (tf32_text,) = words.tf32_sentences(view.current, view.partner_rows(lesson.Switch.TF32), both, 256, [gpu])
+        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_points(lesson.Switch.TF32)))
+        (tf32_text,) = words.tf32_sentences(view.current, view.partner_points(lesson.Switch.TF32), both, 256, [gpu])
         ratio = tf.rate / fp.rate
         assert fp.point.settings["transfer"] and fp.dtype == "fp32"
         assert f"against {words.fmt_rate(fp.rate)} in fp32 ({words.fmt_ratio(ratio)})" in tf32_text
         (copy_text,) = words.transfer_sentences(
-            view.current, view.partner_rows(lesson.Switch.TRANSFER), both, 256, [gpu]
+            view.current, view.partner_points(lesson.Switch.TRANSFER), both, 256, [gpu]
         )
-        without = lesson.by_size(view.partner_rows(lesson.Switch.TRANSFER), gpu)[256]
+        without = lesson.by_size(view.partner_points(lesson.Switch.TRANSFER), gpu)[256]
         assert without.dtype == "tf32" and not without.point.settings["transfer"]
         assert f"the copy adds {words.fmt_s(tf.median_s - without.median_s)}" in copy_text, copy_text
         drawn = {ln["line"] for ln in lesson.time_lines(view, show_cold=False)}
@@ -280,7 +280,7 @@ def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_w
     assert shown.cold_lines() == [] and shown.cold_caption() == S.COLD_OFF  # the cold call not drawn: say how
     assert not shown.tf32 and not shown.transfer and shown.file_stem == "matmul_sync"
     assert shown.sync_lines() == words.sync_sentences(
-        view.current, view.partner_rows(lesson.Switch.SYNC), NAIVE, 256, view.order
+        view.current, view.partner_points(lesson.Switch.SYNC), NAIVE, 256, view.order
     )
     assert shown.repeats_caption().startswith("Warm points: the median of 9 timed repeats")
 

@@ -20,12 +20,12 @@ def _median(point: MethodPoint) -> float:
     return float(point.median_s)
 
 
-def _answer_and_notes(rows: Sequence[MethodPoint], val: int, methods: Sequence[str]) -> tuple[str, str]:
+def _answer_and_notes(points: Sequence[MethodPoint], val: int, methods: Sequence[str]) -> tuple[str, str]:
     v = fmt_value(val)
     at = f"With {plural(val, 'input')} in the batch (val = {v})"
     if not methods:
         return "Pick at least one method below to see its curve.", ""
-    here = [p for p in rows if p.val == int(val) and p.method in methods and p.ok]
+    here = [p for p in points if p.val == int(val) and p.method in methods and p.ok]
     if not here:
         return f"{at} nothing was timed here; the points not measured (below) say why.", ""
     best = min(here, key=_median)
@@ -61,14 +61,14 @@ def _answer_and_notes(rows: Sequence[MethodPoint], val: int, methods: Sequence[s
     return text, notes + "."
 
 
-def jacobian_answer(rows: Sequence[MethodPoint], val: int, methods: Sequence[str]) -> str:
+def jacobian_answer(points: Sequence[MethodPoint], val: int, methods: Sequence[str]) -> str:
     """The fastest method timed at `val` against the seed's loop at its best, in one short sentence (above
     the chart; the rest is jacobian_notes')."""
-    return _answer_and_notes(rows, val, methods)[0]
+    return _answer_and_notes(points, val, methods)[0]
 
 
-def jacobian_notes(rows: Sequence[MethodPoint], val: int, methods: Sequence[str]) -> str:
+def jacobian_notes(points: Sequence[MethodPoint], val: int, methods: Sequence[str]) -> str:
     """What the answer leaves for under the chart: the seed's loop's own time, and 'the method matters more
-    than the device' only when the rows show a larger gap between methods than between devices; or why the
+    than the device' only when the points show a larger gap between methods than between devices; or why the
     loop is missing. Empty when there is nothing to add."""
-    return _answer_and_notes(rows, val, methods)[1]
+    return _answer_and_notes(points, val, methods)[1]

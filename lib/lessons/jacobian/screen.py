@@ -1,4 +1,4 @@
-"""The Jacobian page's screen object: the rows on screen with their legend order, the one-sentence answer
+"""The Jacobian page's screen object: the points on screen with their legend order, the one-sentence answer
 and its notes, the time chart's rows, and every longer sentence read from them (built only when an
 expander asks). No Streamlit; pages/jacobian.py lays it out.
 
@@ -63,7 +63,7 @@ RECORD_CAPTION = (
 
 @dataclass(frozen=True)
 class JacobianScreen:
-    rows: tuple[MethodPoint, ...]  # every point on screen, in its series
+    points: tuple[MethodPoint, ...]  # every point on screen, in its series
     order: list[str]  # the series in the legend's order
     val: int
     methods: tuple[str, ...]
@@ -75,7 +75,7 @@ class JacobianScreen:
     @property
     def time_rows(self) -> list[ChartRow]:
         """The time chart's rows: the timed points only."""
-        return lesson.time_rows([p for p in self.rows if p.ok])
+        return lesson.time_rows([p for p in self.points if p.ok])
 
     @property
     def why_none(self) -> str:
@@ -86,11 +86,11 @@ class JacobianScreen:
 
     def at_val(self) -> list[str]:
         """What the measurements say at the chosen val: its heading, then a sentence per method."""
-        return [f"At val = {fmt_value(self.val)}:", *lesson.at_val_sentences(self.rows, self.val, self.order)]
+        return [f"At val = {fmt_value(self.val)}:", *lesson.at_val_sentences(self.points, self.val, self.order)]
 
     def table_rows(self) -> list[dict[str, Any]]:
         """The points on screen as rows, for the table and the downloads (ui.scaffold reads rows)."""
-        return [p.row() for p in self.rows]
+        return [p.row() for p in self.points]
 
     def repeats_caption(self) -> str | None:
         repeats = onscreen.repeats_span(self.table_rows())
@@ -105,11 +105,12 @@ class JacobianScreen:
     def crossover_lines(self) -> list[str]:
         """Where the GPU starts to win, method by method (and on the recording machine, its CPU on screen)."""
         return [
-            s.markdown() for s in lesson.crossover_lines(self.rows, self.methods, self.machine_label, self.same_machine)
+            s.markdown()
+            for s in lesson.crossover_lines(self.points, self.methods, self.machine_label, self.same_machine)
         ]
 
     def why(self) -> list[str]:
-        return lesson.why_sentences(self.rows, self.val, self.methods, self.order)
+        return lesson.why_sentences(self.points, self.val, self.methods, self.order)
 
     def memory_estimates(self) -> list[dict[str, str | int | float]]:
         """The memory chart's lines: each method's estimated peak memory along val, on the GPU too where a GPU
@@ -123,11 +124,11 @@ class JacobianScreen:
 
     def memory_marks(self) -> list[dict[str, str | int | float]]:
         """The memory chart's marks: every point on screen, timed or not."""
-        return [m.record() for m in memory.memory_marks(self.rows)]
+        return [m.record() for m in memory.memory_marks(self.points)]
 
     def not_measured(self) -> list[dict[str, str | int | None]]:
         """The table of the points not timed, each with the reason."""
-        return [p.record() for p in memory.not_measured(self.rows)]
+        return [p.record() for p in memory.not_measured(self.points)]
 
 
 def live_requests(

@@ -228,12 +228,12 @@ def table(points: Sequence[MethodPoint], series: str) -> dict[tuple[str, int], M
     return {(p.method, p.val): p for p in points if p.series == series}
 
 
-def at_val_sentences(rows: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> list[str]:
+def at_val_sentences(points: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> list[str]:
     """Per series: each method's time at `val` (or why it was not measured), and how many times
     faster the fastest method is than the seed's loop on that device."""
     out = []
     for series in series_order:
-        by = table(rows, series)
+        by = table(points, series)
         here = [(m, by.get((m, val))) for m in METHODS if (m, val) in by]
         if not here:
             continue
@@ -296,11 +296,11 @@ def _measured(points: Sequence[MethodPoint], method: str, series: str) -> dict[i
 
 
 def method_crossover(
-    rows: Sequence[MethodPoint], method: str, cpu_series: str, gpu_series: str
+    points: Sequence[MethodPoint], method: str, cpu_series: str, gpu_series: str
 ) -> tuple[Crossover, list[int]]:
     """lib.core.crossover.find_crossover over the vals where the method was timed on both devices, with
     each point's spread (the one noise rule calls a gap within it too close to call)."""
-    cpu, gpu = (_measured(rows, method, s) for s in (cpu_series, gpu_series))
+    cpu, gpu = (_measured(points, method, s) for s in (cpu_series, gpu_series))
     common = sorted(set(cpu) & set(gpu))
     return find_crossover(
         common,
@@ -309,12 +309,12 @@ def method_crossover(
     ), common
 
 
-def crossover_sentence(rows: Sequence[MethodPoint], method: str, cpu_series: str, gpu_series: str) -> Sentence:
+def crossover_sentence(points: Sequence[MethodPoint], method: str, cpu_series: str, gpu_series: str) -> Sentence:
     """Where the GPU starts to win for one method, from the vals timed on both devices only (the
     words are lib.lessons.common.voice's; `.about` holds the Crossover)."""
-    found, common = method_crossover(rows, method, cpu_series, gpu_series)
-    cpu_max = max(_measured(rows, method, cpu_series), default=None)
-    gpu_max = max(_measured(rows, method, gpu_series), default=None)
+    found, common = method_crossover(points, method, cpu_series, gpu_series)
+    cpu_max = max(_measured(points, method, cpu_series), default=None)
+    gpu_max = max(_measured(points, method, gpu_series), default=None)
     limit = ""
     if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
         limit = (
@@ -325,39 +325,39 @@ def crossover_sentence(rows: Sequence[MethodPoint], method: str, cpu_series: str
 
 
 def crossover_lines(
-    rows: Sequence[MethodPoint], methods: Sequence[str], machine_label: str | None, same_machine_intro: str | None
+    points: Sequence[MethodPoint], methods: Sequence[str], machine_label: str | None, same_machine_intro: str | None
 ) -> list[Sentence]:
     """Where the GPU starts to win, method by method; then on the recording machine itself, when its
     CPU is on screen (the comparison the seed made; `same_machine_intro` names that machine:
     lib.lessons.common.onscreen.same_machine_intro of its pack's machine, None without a pack)."""
-    gpu = onscreen.gpu_series(p.row() for p in rows)  # onscreen's rule reads rows
+    gpu = onscreen.gpu_series(p.row() for p in points)  # onscreen's rule reads rows
     if not gpu:
         return [crossover_sentence_of(None, "val", CPU, GPU)]
-    out = [crossover_sentence(rows, m, onscreen.LIVE_CPU, gpu) for m in methods]
+    out = [crossover_sentence(points, m, onscreen.LIVE_CPU, gpu) for m in methods]
     same = series_label("cpu", Origin.RECORDED, machine_label)
-    if same_machine_intro is not None and any(p.series == same for p in rows):
+    if same_machine_intro is not None and any(p.series == same for p in points):
         out.append(say(f"{same_machine_intro}, the comparison the seed made:"))
-        out += ["- " + crossover_sentence(rows, m, same, gpu) for m in methods]
+        out += ["- " + crossover_sentence(points, m, same, gpu) for m in methods]
     return out
 
 
-def _largest_ok(rows: Sequence[MethodPoint], series: str, method: str) -> MethodPoint | None:
-    measured = _measured(rows, method, series)
+def _largest_ok(points: Sequence[MethodPoint], series: str, method: str) -> MethodPoint | None:
+    measured = _measured(points, method, series)
     return measured[max(measured)] if measured else None
 
 
 def why_sentences(
-    rows: Sequence[MethodPoint], val: int, methods: Sequence[str], series_order: Sequence[str]
+    points: Sequence[MethodPoint], val: int, methods: Sequence[str], series_order: Sequence[str]
 ) -> list[str]:
-    """Why the methods cost what they do: counts from the settings, times from the rows."""
+    """Why the methods cost what they do: counts from the settings, times from the points."""
     out = []
     if "loop" in methods:
-        out.append(loop_why(rows, val, series_order))
+        out.append(loop_why(points, val, series_order))
     if "vectorize" in methods:
-        out.append(vectorize_why(rows, val, series_order))
+        out.append(vectorize_why(points, val, series_order))
     out.append(vmap_why(val))
     if "vmap_jacfwd" in methods or "vmap_jacrev" in methods:
-        out.append(modes_why(rows, val, methods, series_order))
+        out.append(modes_why(points, val, methods, series_order))
     return out
 
 
@@ -365,7 +365,7 @@ def _outputs(val: int) -> int:
     return int(params_of("loop", val)["outputs"])
 
 
-def loop_why(rows: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> str:
+def loop_why(points: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> str:
     """The loop's backward passes at `val`, and its time per pass on each device."""
     outputs, passes, v = _outputs(val), loop_passes(params_of("loop", val)), fmt_value(val)
     text = (
@@ -375,7 +375,7 @@ def loop_why(rows: Sequence[MethodPoint], val: int, series_order: Sequence[str])
         f"of which only {'all' if val == 1 else '1/' + v} can be non-zero."
     )
     for series in series_order:
-        p = _largest_ok(rows, series, "loop")
+        p = _largest_ok(points, series, "loop")
         if p:
             n = loop_passes(p.settings)
             text += (
@@ -385,7 +385,7 @@ def loop_why(rows: Sequence[MethodPoint], val: int, series_order: Sequence[str])
     return text
 
 
-def vectorize_why(rows: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> str:
+def vectorize_why(points: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> str:
     """vectorize=True's basis at `val`, and where the memory it needs stopped it on each device."""
     outputs = _outputs(val)
     basis = float(outputs * val) ** 2
@@ -398,7 +398,7 @@ def vectorize_why(rows: Sequence[MethodPoint], val: int, series_order: Sequence[
         refused = sorted(
             (
                 p
-                for p in rows
+                for p in points
                 if p.series == series and p.method == "vectorize" and p.status in (Status.SKIPPED, Status.OOM)
             ),
             key=lambda p: p.val,
@@ -425,7 +425,7 @@ def vmap_why(val: int) -> str:
     )
 
 
-def modes_why(rows: Sequence[MethodPoint], val: int, methods: Sequence[str], series_order: Sequence[str]) -> str:
+def modes_why(points: Sequence[MethodPoint], val: int, methods: Sequence[str], series_order: Sequence[str]) -> str:
     """Forward against reverse mode per sample; with both on screen, which was faster on each device."""
     outputs = _outputs(val)
     text = (
@@ -435,7 +435,7 @@ def modes_why(rows: Sequence[MethodPoint], val: int, methods: Sequence[str], ser
     if not {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
         return text
     for series in series_order:
-        by = table(rows, series)
+        by = table(points, series)
         both = [v for (m, v), p in by.items() if m == "vmap_jacfwd" and p.ok and timed(by.get(("vmap_jacrev", v)))]
         if not both:
             continue

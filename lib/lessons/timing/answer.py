@@ -29,7 +29,7 @@ def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
     """What the page teaches, from the drawn rows: the timer that does not wait against the one that does."""
     if not view.variant.sync:
         # against the same view synchronised (the copy counted or TF32 on both sides), drawn beside it
-        naive, honest = by_size(view.current, gpu), by_size(view.partner_rows(Switch.SYNC), gpu)
+        naive, honest = by_size(view.current, gpu), by_size(view.partner_points(Switch.SYNC), gpu)
         common = sorted(set(naive) & set(honest))
         if common:
             at = nearest(common, size)

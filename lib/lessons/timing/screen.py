@@ -1,4 +1,4 @@
-"""The Timing pitfalls page's screen object: the rows on screen (lib.lessons.timing.view.Screen), the
+"""The Timing pitfalls page's screen object: the points on screen (lib.lessons.timing.view.Screen), the
 one-sentence answer and its notes, the time and rate charts' rows, and each expander's sentences (built
 only when it is opened). No Streamlit; pages/timing_pitfalls.py lays it out.
 
@@ -128,7 +128,7 @@ class Crossing(NamedTuple):
 
 @dataclass(frozen=True)
 class TimingScreen:
-    view: lesson.Screen  # the view's rows and the honest baseline's, labelled
+    view: lesson.Screen  # the view's points and the honest baseline's, each in its series
     size: int
     cold: bool  # the cold first call drawn
     answer: str  # the one sentence above the chart
@@ -162,7 +162,7 @@ class TimingScreen:
     def timed(self) -> bool:
         """Whether the time chart has a measured point to draw (time_lines' points)."""
         partners = [t for name in lesson.partner_lines(self.variant) for t in self.view.by_view.get(name, ())]
-        warm = any(t.ok for t in [*self.view.rows, *partners])
+        warm = any(t.ok for t in [*self.view.points, *partners])
         return warm or (self.cold and any(t.cold_ok for t in self.view.current))
 
     @property
@@ -181,7 +181,7 @@ class TimingScreen:
 
     def sync_lines(self) -> list[str]:
         return words.sync_sentences(
-            self.view.current, self.view.partner_rows(lesson.Switch.SYNC), self.variant, self.size, self.order
+            self.view.current, self.view.partner_points(lesson.Switch.SYNC), self.variant, self.size, self.order
         )
 
     def repeats_caption(self) -> str | None:
@@ -204,12 +204,12 @@ class TimingScreen:
 
     def tf32_lines(self) -> list[str]:
         return words.tf32_sentences(
-            self.view.current, self.view.partner_rows(lesson.Switch.TF32), self.variant, self.size, self.order
+            self.view.current, self.view.partner_points(lesson.Switch.TF32), self.variant, self.size, self.order
         )
 
     def transfer_lines(self) -> list[str]:
         return words.transfer_sentences(
-            self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size, self.order
+            self.view.current, self.view.partner_points(lesson.Switch.TRANSFER), self.variant, self.size, self.order
         )
 
     def rate_rows(self) -> list[ChartRow]:
@@ -217,7 +217,7 @@ class TimingScreen:
 
     def best_rates(self) -> list[words.BestRate]:
         """The best synchronised rate on screen per device and number format (the rate chart's dotted rules)."""
-        return words.best_rates(self.view.rows, self.order)
+        return words.best_rates(self.view.points, self.order)
 
     def rate_rules(self) -> list[dict[str, str | float | int]]:
         """best_rates() as the rate chart's data."""
@@ -227,7 +227,7 @@ class TimingScreen:
         return [lesson.variant_label(self.variant), *lesson.partner_lines(self.variant), lesson.baseline_line()]
 
     def rate_lines(self) -> list[str]:
-        return words.flops_sentences(self.view.current, self.view.rows, self.variant, self.size, self.order)
+        return words.flops_sentences(self.view.current, self.view.points, self.variant, self.size, self.order)
 
 
 def timing_screen(

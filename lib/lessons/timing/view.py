@@ -237,7 +237,7 @@ class Screen:
     machine: str | None  # the recorded machine's label
     by_view: Mapping[str, tuple[Timed, ...]] = field(default_factory=dict)  # every view's points (views())
 
-    def partner_rows(self, switch: Switch) -> tuple[Timed, ...]:
+    def partner_points(self, switch: Switch) -> tuple[Timed, ...]:
         """The points of the variant with only `switch` set back (partner()): what that switch is read against."""
         return self.by_view.get(variant_label(partner(self.variant, switch)), ())
 
@@ -246,12 +246,12 @@ class Screen:
         return self.variant != BASELINE
 
     @property
-    def rows(self) -> list[Timed]:
+    def points(self) -> list[Timed]:
         return list(self.current + (self.baseline if self.differs else ()))
 
     def table_rows(self) -> list[dict[str, Any]]:
         """The points on screen as rows, for the table, the downloads and the notes (ui.scaffold reads rows)."""
-        return [t.row() for t in self.rows]
+        return [t.row() for t in self.points]
 
     @property
     def order(self) -> list[str]:
@@ -358,7 +358,7 @@ def crossovers(view: Screen) -> Crossovers:
         return analyse_rows([t.row() for t in honest if t.series in (cpu, gpu)], "size")  # it reads rows
 
     analysis = analysed(onscreen.LIVE_CPU) if honest else None
-    same_machine = analysed(same) if any(t.series == same for t in view.rows) else None
+    same_machine = analysed(same) if any(t.series == same for t in view.points) else None
     return Crossovers(analysis, same_machine)
 
 

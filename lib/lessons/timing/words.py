@@ -1,7 +1,7 @@
 """Timing pitfalls (seed 003): the sentences read from the rows on screen, one group per switch (synchronise, the cold call, TF32, the copy) and for the achieved FLOP/s. No Streamlit.
 
 Each switch's sentences take `against`: the points of the view with only that switch set back
-(lib.lessons.timing.view.partner(), Screen.partner_rows()), so each comparison changes one thing."""
+(lib.lessons.timing.view.partner(), Screen.partner_points()), so each comparison changes one thing."""
 
 from __future__ import annotations
 
