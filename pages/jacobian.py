@@ -83,6 +83,6 @@ if methods:
     memory_expander(shown, cap_gb)
 
     # -- the rows themselves, recording ------------------------------------------------------------------
-    scaffold.results_on_screen(shown.rows, screen.RESULT_COLUMNS, live, pack, found.all_rows(), file_stem=f"jacobian_val{val}",
+    scaffold.results_on_screen(shown.table_rows(), screen.RESULT_COLUMNS, live, pack, found.all_rows(), file_stem=f"jacobian_val{val}",
                                key="jacobian.results")
     scaffold.record_view(["\n".join(lesson.record_command(m, grid) for m in methods)], screen.RECORD_CAPTION)

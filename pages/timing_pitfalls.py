@@ -75,8 +75,8 @@ if shown.transfer:
 rates_expander(shown)
 
 # -- what was not measured, the rows themselves, recording ---------------------------------------------
-scaffold.point_notes(shown.view.rows, lesson.point_where, remarks=False)
-scaffold.results_on_screen(shown.view.rows, screen.RESULT_COLUMNS, live_rows, pack, shown.found.all_rows(),
+scaffold.point_notes(shown.view.table_rows(), lesson.point_where, remarks=False)
+scaffold.results_on_screen(shown.view.table_rows(), screen.RESULT_COLUMNS, live_rows, pack, shown.found.all_rows(),
                            file_stem=shown.file_stem, key="timing.results")
 scaffold.record_view(["\n".join(lesson.record_command(v) for v in lesson.views(shown.variant).values())],
                      screen.RECORD_CAPTION)

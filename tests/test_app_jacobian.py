@@ -14,6 +14,7 @@ from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, pag
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.crossover import CrossKind
+from lib.lessons.jacobian.points import MethodPoint
 from lib.recorded.sources import slug
 from ui.scaffold import RECORD_KEY
 
@@ -241,22 +242,24 @@ def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_dr
 
 
 # -- the sentences on GPU-like numbers (hand-written rows: the CPU fixture cannot behave like a GPU) --------
-def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
+def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[MethodPoint]:
     return [
-        {
-            "workload": "jacobian",
-            "method": method,
-            "val": v,
-            "hidden": 20,
-            "outputs": 400,
-            "device": device,
-            "series": series,
-            "median_s": t,
-            "iqr_s": (t or 0) / 20,
-            "repeats": 5 if t else 0,
-            "status": "ok" if t else "skipped",
-            "message": "" if t else "needs about 9 GB, more than the cap",
-        }
+        MethodPoint.of_row(
+            {
+                "workload": "jacobian",
+                "method": method,
+                "val": v,
+                "hidden": 20,
+                "outputs": 400,
+                "device": device,
+                "series": series,
+                "median_s": t,
+                "iqr_s": (t or 0) / 20,
+                "repeats": 5 if t else 0,
+                "status": "ok" if t else "skipped",
+                "message": "" if t else "needs about 9 GB, more than the cap",
+            }
+        )
         for v, t in times.items()
     ]
 

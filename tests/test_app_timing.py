@@ -8,12 +8,14 @@ honest baseline and each toggle on its own, as scripts/record_packs.py records t
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text
 from lesson_support import chart_frames, fixture_dir
 
 from lib.core.fmt import fmt_rate
+from lib.lessons.timing.timed import Timed
 from lib.lessons.timing.view import Variant
 from ui.scaffold import RECORD_KEY
 
@@ -209,23 +211,25 @@ def test_recorded_pack_is_the_gpu_side_toggle_by_toggle(with_pack):
 
 
 # -- the sentences on GPU-like numbers (hand-written rows: the CPU fixture cannot behave like a GPU) --------
-def matmul_rows(series: str, device: str, times: dict[int, float], **variant) -> list[dict]:
+def matmul_rows(series: str, device: str, times: dict[int, float], **variant) -> list[Timed]:
     v = {"dtype": "fp32", "sync": True, "transfer": False, **variant}
     return [
-        {
-            "workload": "matmul",
-            "size": n,
-            "device": device,
-            "series": series,
-            "median_s": t,
-            "iqr_s": t / 20,
-            "cold_s": t * 3,
-            "repeats": 9,
-            "status": "ok",
-            "message": "",
-            "achieved_flops_per_s": 2 * n**3 / t,
-            **v,
-        }
+        Timed.of_row(
+            {
+                "workload": "matmul",
+                "size": n,
+                "device": device,
+                "series": series,
+                "median_s": t,
+                "iqr_s": t / 20,
+                "cold_s": t * 3,
+                "repeats": 9,
+                "status": "ok",
+                "message": "",
+                "achieved_flops_per_s": 2 * n**3 / t,
+                **v,
+            }
+        )
         for n, t in times.items()
     ]
 
@@ -251,7 +255,10 @@ def test_copy_and_tf32_sentences_read_the_numbers():
 
     gpu = "cuda:0 (recorded on X)"
     base = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 1e-3})
-    copy = [{**r, "phase_transfer_s": 3e-5} for r in matmul_rows(gpu, "cuda:0", {256: 4e-5, 4096: 2e-3}, transfer=True)]
+    copy = [
+        replace(t, point=t.point.reported({"phase_transfer_s": 3e-5}))
+        for t in matmul_rows(gpu, "cuda:0", {256: 4e-5, 4096: 2e-3}, transfer=True)
+    ]
     (text,) = words.transfer_sentences(copy, base, Variant(transfer=True), 256, [gpu])
     assert "one call takes 40 µs against 10 µs" in text and "the copy adds 30 µs, 75% of the call" in text
     assert "Its share is 75% at size 256 and 50% at 4,096" in text

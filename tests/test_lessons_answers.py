@@ -14,6 +14,7 @@ from lib.lessons.data_pipeline.answer import pipeline_answer, pipeline_notes
 from lib.lessons.gallery.answer import gallery_answer, gallery_notes
 from lib.lessons.gallery.view import OWN_CPU, OWN_GPU, gallery_comparison, shipped_machines
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
+from lib.lessons.jacobian.points import MethodPoint
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu.answer import scaling_answer
 from lib.lessons.timing import view as timing
@@ -47,20 +48,22 @@ def test_rates_are_plain_words_first_and_the_unit_after():
 
 
 # -- Jacobian ----------------------------------------------------------------------------------------------
-def jac(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
+def jac(series: str, device: str, method: str, times: dict[int, float | None]) -> list[MethodPoint]:
     return [
-        {
-            "workload": "jacobian",
-            "method": method,
-            "val": v,
-            "device": device,
-            "series": series,
-            "median_s": t,
-            "iqr_s": (t or 0) / 20,
-            "repeats": 5 if t else 0,
-            "status": "ok" if t else "skipped",
-            "message": "" if t else "too big",
-        }
+        MethodPoint.of_row(
+            {
+                "workload": "jacobian",
+                "method": method,
+                "val": v,
+                "device": device,
+                "series": series,
+                "median_s": t,
+                "iqr_s": (t or 0) / 20,
+                "repeats": 5 if t else 0,
+                "status": "ok" if t else "skipped",
+                "message": "" if t else "too big",
+            }
+        )
         for v, t in times.items()
     ]
 
@@ -83,7 +86,7 @@ def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
         "more than the device."
     )
     # one device only: nothing on screen compares the devices, so nothing is claimed about them
-    cpu_only = [r for r in rows if r["device"] == "cpu"]
+    cpu_only = [p for p in rows if p.device == "cpu"]
     assert "the method matters more" not in jacobian_notes(cpu_only, 100, ["loop", "vmap_jacfwd"])
 
 

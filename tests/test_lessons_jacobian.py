@@ -7,11 +7,16 @@ from lib.lessons.common import onscreen
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import screen as S
 from lib.lessons.jacobian import view as lesson
+from lib.lessons.jacobian.points import MethodPoint
 
 CPU, GPU, SAME = "cpu (live, this server)", "cuda:0 (recorded on X)", "cpu (recorded on X)"
 
 
-def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
+def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[MethodPoint]:
+    return [MethodPoint.of_row(r) for r in jac_dicts(series, device, method, times)]
+
+
+def jac_dicts(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
     return [
         {
             "workload": "jacobian",
@@ -64,13 +69,15 @@ def test_crossover_lines_per_method_and_on_the_recording_machine():
         + jac_rows(GPU, "cuda:0", "loop", {1: 0.05, 10: 0.25})
         + jac_rows(SAME, "cpu", "loop", {1: 0.01, 10: 0.1})
     )
-    lines = lesson.crossover_lines(rows, ["loop"], "X", {"cpu_model": "Xeon", "torch_threads": 8})
+    lines = lesson.crossover_lines(
+        rows, ["loop"], "X", onscreen.same_machine_intro({"cpu_model": "Xeon", "torch_threads": 8})
+    )
     assert lines[0].about.kind == CrossKind.CROSSES and lines[0].markdown().startswith("**loop**: the GPU ")
     assert lines[1].plain() == "On the recording machine itself (Xeon, 8 threads), the comparison the seed made:"
     assert lines[2].about.kind == CrossKind.CPU_WINS and lines[2].markdown().startswith(
         "- **loop**: the CPU is faster than the GPU at every val"
     )
-    assert len(lesson.crossover_lines(rows[:4], ["loop"], "X", {"cpu_model": "Xeon"})) == 1
+    assert len(lesson.crossover_lines(rows[:4], ["loop"], "X", onscreen.same_machine_intro({"cpu_model": "Xeon"}))) == 1
     [none] = lesson.crossover_lines(rows[:2], ["loop"], "X", None)
     assert none.about.kind == CrossKind.ONE_DEVICE
     assert none.plain() == "There is no GPU curve on screen, so there is no crossover to show."
@@ -95,15 +102,15 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
     # live rows come unlabelled: the screen names them
     live = [
         {k: v for k, v in r.items() if k != "series"}
-        for r in jac_rows(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
+        for r in jac_dicts(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
     ]
     shown = S.jacobian_screen(live, onscreen.RecordedViews(), 100, ["loop"])
-    assert {r["series"] for r in shown.rows} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
+    assert {p.series for p in shown.points} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
     assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
     assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(
-        shown.rows, 100, shown.order
+        shown.points, 100, shown.order
     )
-    assert shown.not_measured() == [p.record() for p in memory.not_measured(shown.rows)]
+    assert shown.not_measured() == [p.record() for p in memory.not_measured(shown.points)]
     assert shown.not_measured() == [
         {
             "measured on": onscreen.LIVE_CPU,
@@ -113,7 +120,7 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
             "why": "needs about 9 GB, more than the cap",
         }
     ]
-    assert shown.crossover_lines() == [lesson.crossover_lines(shown.rows, ["loop"], None, None)[0].markdown()]
+    assert shown.crossover_lines() == [lesson.crossover_lines(shown.points, ["loop"], None, None)[0].markdown()]
     assert S.jacobian_screen([], onscreen.RecordedViews(), 100, []).why_none.startswith("No method is chosen")
     requests = S.live_requests(["loop"], [1, 10], ["cpu"], live_budget_s=0.1, threads=1, memory_cap_gb=2.0)
     label, request = requests["loop"]

@@ -8,6 +8,7 @@ from lib.lessons.timing import screen as S
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
+from lib.lessons.timing.timed import Timed
 
 HONEST = lesson.BASELINE
 NAIVE = lesson.Variant(sync=False)
@@ -73,7 +74,7 @@ def test_screen_puts_the_view_beside_the_baseline_with_every_series():
         {"synchronised, fp32": rows("cpu", {64: 3e-4})},
     )
     view = lesson.screen(NAIVE, live, recorded, "X")
-    assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.rows) == 5
+    assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.points) == 5
     assert view.order == ["cpu (live, this server)", "cpu (recorded on X)", GPU]
     assert view.gpu_series == GPU
     same = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-4})}, found({}), "X")
@@ -113,7 +114,9 @@ def test_crossover_sentences_read_the_synchronised_timings():
     view = lesson.screen(NAIVE, live, recorded, "X")
     analysis, same_machine = lesson.crossovers(view)
     assert analysis.measured.kind == CrossKind.CROSSES and same_machine.measured.kind == CrossKind.CROSSES
-    first, second = lesson.crossover_sentences(view, {"cpu_model": "Xeon", "torch_threads": 8})
+    first, second = lesson.crossover_sentences(
+        view, onscreen.same_machine_intro({"cpu_model": "Xeon", "torch_threads": 8})
+    )
     assert first.plain().startswith("From the synchronised timings: ") and first.about == analysis.measured
     assert second.plain().startswith("On the recording machine itself (Xeon, 8 threads): ")
     assert second.about == same_machine.measured
@@ -140,8 +143,12 @@ def test_missing_note_names_the_timings_the_pack_lacks():
 def test_points_are_placed_in_words_and_shares_are_percentages():
     point = {**rows("cpu", {16384: 1.0})[0], "series": "cpu (live, this server)"}
     assert lesson.point_where(point) == "cpu (live, this server), size 16,384, synchronised, fp32"
-    assert words.copy_share({"median_s": 4.0}, {"median_s": 1.0}) == 0.75
-    assert words.copy_share({"median_s": 1.0}, {"median_s": 2.0}) == 0.0
+
+    def timed(median_s: float) -> Timed:
+        return Timed.of_row({**rows("cpu", {64: median_s})[0], "series": "cpu (live, this server)"})
+
+    assert words.copy_share(timed(4.0), timed(1.0)) == 0.75
+    assert words.copy_share(timed(1.0), timed(2.0)) == 0.0
 
 
 def shipped_screen(variant: lesson.Variant, machine: str) -> lesson.Screen:
@@ -166,17 +173,17 @@ def test_tf32_and_the_copy_each_change_one_thing_on_the_shipped_packs():
     for machine in ("H200", "H100"):
         view = shipped_screen(both, machine)
         gpu = view.gpu_series
-        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_rows(lesson.Switch.TF32)))
-        (tf32_text,) = words.tf32_sentences(view.current, view.partner_rows(lesson.Switch.TF32), both, 256, [gpu])
-        ratio = tf["achieved_flops_per_s"] / fp["achieved_flops_per_s"]
-        assert fp["transfer"] and fp["dtype"] == "fp32"
-        assert f"against {words.fmt_rate(fp['achieved_flops_per_s'])} in fp32 ({words.fmt_ratio(ratio)})" in tf32_text
+        tf, fp = (lesson.by_size(rows, gpu)[256] for rows in (view.current, view.partner_points(lesson.Switch.TF32)))
+        (tf32_text,) = words.tf32_sentences(view.current, view.partner_points(lesson.Switch.TF32), both, 256, [gpu])
+        ratio = tf.rate / fp.rate
+        assert fp.point.settings["transfer"] and fp.dtype == "fp32"
+        assert f"against {words.fmt_rate(fp.rate)} in fp32 ({words.fmt_ratio(ratio)})" in tf32_text
         (copy_text,) = words.transfer_sentences(
-            view.current, view.partner_rows(lesson.Switch.TRANSFER), both, 256, [gpu]
+            view.current, view.partner_points(lesson.Switch.TRANSFER), both, 256, [gpu]
         )
-        without = lesson.by_size(view.partner_rows(lesson.Switch.TRANSFER), gpu)[256]
-        assert without["dtype"] == "tf32" and not without["transfer"]
-        assert f"the copy adds {words.fmt_s(tf['median_s'] - without['median_s'])}" in copy_text, copy_text
+        without = lesson.by_size(view.partner_points(lesson.Switch.TRANSFER), gpu)[256]
+        assert without.dtype == "tf32" and not without.point.settings["transfer"]
+        assert f"the copy adds {words.fmt_s(tf.median_s - without.median_s)}" in copy_text, copy_text
         drawn = {ln["line"] for ln in lesson.time_lines(view, show_cold=False)}
         assert set(lesson.partner_lines(both)) <= drawn
 
@@ -239,17 +246,20 @@ def test_the_smallest_size_is_said_to_lack_work_only_where_it_is_clearly_below_t
 
     def rows(rates):
         return [
-            {
-                "series": "cpu",
-                "dtype": "fp32",
-                "sync": True,
-                "transfer": False,
-                "status": "ok",
-                "size": size,
-                "device": "cpu",
-                "median_s": 2 * size**3 / rate,
-                "achieved_flops_per_s": rate,
-            }
+            Timed.of_row(
+                {
+                    "workload": "matmul",
+                    "series": "cpu",
+                    "dtype": "fp32",
+                    "sync": True,
+                    "transfer": False,
+                    "status": "ok",
+                    "size": size,
+                    "device": "cpu",
+                    "median_s": 2 * size**3 / rate,
+                    "achieved_flops_per_s": rate,
+                }
+            )
             for size, rate in rates.items()
         ]
 
@@ -279,7 +289,7 @@ def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_w
     assert shown.cold_lines() == [] and shown.cold_caption() == S.COLD_OFF  # the cold call not drawn: say how
     assert not shown.tf32 and not shown.transfer and shown.file_stem == "matmul_sync"
     assert shown.sync_lines() == words.sync_sentences(
-        view.current, view.partner_rows(lesson.Switch.SYNC), NAIVE, 256, view.order
+        view.current, view.partner_points(lesson.Switch.SYNC), NAIVE, 256, view.order
     )
     assert shown.repeats_caption().startswith("Warm points: the median of 9 timed repeats")
 
@@ -294,5 +304,5 @@ def test_a_variant_is_the_workloads_settings_and_is_read_back_from_its_rows():
     )
     for variant in (HONEST, NAIVE, both, lesson.Variant(tf32=True)):
         (row,) = rows("cpu", {64: 1e-3}, **variant.settings())
-        assert lesson.Variant.of_row(row) == variant
+        assert lesson.Variant.of_settings(row) == variant
     assert lesson.changes(both) == list(lesson.Switch) and lesson.changes(HONEST) == []

@@ -32,11 +32,13 @@ def test_the_one_rule_is_noise_is_tie_with_its_thresholds_and_says_so():
 
 def test_timing_never_calls_a_1_5x_gap_about_the_same():
     """/timing_pitfalls?sync=false&size=16384 said 'naive 21.3 ms, synchronised 32.2 ms (about the same)'."""
+    from lib.lessons.timing.timed import Timed
     from lib.lessons.timing.view import Variant
     from lib.lessons.timing.words import sync_sentences
 
     def rows(t):
-        return [{"series": CPU_SERIES, "size": 16384, "median_s": t, "iqr_s": 0.4e-3, "status": "ok", "device": "cpu"}]
+        row = {"workload": "matmul", "size": 16384, "device": "cpu", "median_s": t, "iqr_s": 0.4e-3, "status": "ok"}
+        return [Timed.of_row({**row, "series": CPU_SERIES})]
 
     text = sync_sentences(rows(21.3e-3), rows(32.2e-3), Variant(sync=False), 16384, [CPU_SERIES])[0]
     assert "about the same" not in text and "1.51× apart" in text and "Synchronising is not what changed" in text
@@ -107,11 +109,15 @@ def test_about_count_keeps_one_or_two_significant_digits():
 
 # -- G: every find_crossover adapter passes the spreads it has ---------------------------------------------
 def test_jacobian_passes_the_spreads():
+    from lib.lessons.jacobian.points import MethodPoint
     from lib.lessons.jacobian.view import method_crossover
 
     def rows(series, times, iqr):
         return [
-            {"series": series, "method": "loop", "val": v, "median_s": t, "iqr_s": i, "status": "ok"}
+            MethodPoint.of_row(
+                {"workload": "jacobian", "device": "cpu", "series": series, "method": "loop", "val": v}
+                | {"median_s": t, "iqr_s": i, "status": "ok"}
+            )
             for v, t, i in zip((10, 100, 1000), times, iqr)
         ]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lib.core.fmt import fmt_bytes
-from lib.core.rows import Status, is_ok
+from lib.core.rows import Status
+from lib.lessons.jacobian.points import MethodPoint
 from lib.lessons.jacobian.view import LABEL, WORKLOAD, params_of
 
 
@@ -99,34 +99,26 @@ def memory_estimates(methods: Sequence[str], vals: Sequence[int], gpu: bool) -> 
     ]
 
 
-def memory_marks(rows: Sequence[dict[str, Any]]) -> list[MemoryMark]:
+def memory_marks(points: Sequence[MethodPoint]) -> list[MemoryMark]:
     """Every point on screen at its estimated memory: measured, or not (with the reason)."""
-    marks = []
-    for r in rows:
-        ok = is_ok(r)
-        why = "timed" if ok else (r.get("message") or r.get("status"))
-        marks.append(
-            MemoryMark(
-                r["method"],
-                r["val"],
-                estimate_bytes(r["method"], int(r["val"]), r["device"]),
-                ok,
-                f"{r.get('series', r['device'])}: {why}",
-            )
+    return [
+        MemoryMark(
+            p.method,
+            p.val,
+            estimate_bytes(p.method, p.val, p.device),
+            p.ok,
+            f"{p.series}: {'timed' if p.ok else (p.message or p.status.value)}",
         )
-    return marks
+        for p in points
+    ]
 
 
-def not_measured(rows: Sequence[dict[str, Any]]) -> list[NotMeasured]:
+def not_measured(points: Sequence[MethodPoint]) -> list[NotMeasured]:
     """The points on screen that were not timed, each with the reason (for a table)."""
     return [
         NotMeasured(
-            r.get("series", r["device"]),
-            r["method"],
-            int(r["val"]),
-            "refused" if r.get("status") == Status.SKIPPED else r.get("status"),
-            r.get("message") or "",
+            p.series, p.method, p.val, "refused" if p.status == Status.SKIPPED else p.status.value, p.message or ""
         )
-        for r in rows
-        if not is_ok(r)
+        for p in points
+        if not p.ok
     ]

@@ -1,4 +1,4 @@
-"""The Jacobian page's screen object: the rows on screen with their legend order, the one-sentence answer
+"""The Jacobian page's screen object: the points on screen with their legend order, the one-sentence answer
 and its notes, the time chart's rows, and every longer sentence read from them (built only when an
 expander asks). No Streamlit; pages/jacobian.py lays it out.
 
@@ -14,11 +14,11 @@ from typing import Any
 
 from lib.core.fmt import fmt_value
 from lib.core.request import LiveRequest
-from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
+from lib.lessons.jacobian.points import ChartRow, MethodPoint
 from lib.workloads.jacobian import METHODS
 
 X_TITLE = "inputs in the batch (val)"
@@ -63,19 +63,19 @@ RECORD_CAPTION = (
 
 @dataclass(frozen=True)
 class JacobianScreen:
-    rows: list[dict[str, Any]]  # every row on screen, labelled with its series
+    points: tuple[MethodPoint, ...]  # every point on screen, in its series
     order: list[str]  # the series in the legend's order
     val: int
     methods: tuple[str, ...]
     answer: str  # the one sentence above the chart
     notes: str  # what the answer leaves out, under the chart
     machine_label: str | None = None  # the recording machine drawn ('NVIDIA H200, 2026-11-21')
-    machine: Mapping[str, Any] | None = None  # its pack's fingerprint, for the same-machine comparison
+    same_machine: str | None = None  # how that machine is named before its own comparison (its pack's CPU)
 
     @property
-    def time_rows(self) -> list[dict[str, Any]]:
+    def time_rows(self) -> list[ChartRow]:
         """The time chart's rows: the timed points only."""
-        return lesson.time_rows([r for r in self.rows if is_ok(r)])
+        return lesson.time_rows([p for p in self.points if p.ok])
 
     @property
     def why_none(self) -> str:
@@ -86,10 +86,14 @@ class JacobianScreen:
 
     def at_val(self) -> list[str]:
         """What the measurements say at the chosen val: its heading, then a sentence per method."""
-        return [f"At val = {fmt_value(self.val)}:", *lesson.at_val_sentences(self.rows, self.val, self.order)]
+        return [f"At val = {fmt_value(self.val)}:", *lesson.at_val_sentences(self.points, self.val, self.order)]
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """The points on screen as rows, for the table and the downloads (ui.scaffold reads rows)."""
+        return [p.row() for p in self.points]
 
     def repeats_caption(self) -> str | None:
-        repeats = onscreen.repeats_span(self.rows)
+        repeats = onscreen.repeats_span(self.table_rows())
         if not repeats:
             return None
         return (
@@ -102,29 +106,29 @@ class JacobianScreen:
         """Where the GPU starts to win, method by method (and on the recording machine, its CPU on screen)."""
         return [
             s.markdown()
-            for s in lesson.crossover_lines(
-                self.rows, self.methods, self.machine_label, dict(self.machine) if self.machine else None
-            )
+            for s in lesson.crossover_lines(self.points, self.methods, self.machine_label, self.same_machine)
         ]
 
     def why(self) -> list[str]:
-        return lesson.why_sentences(self.rows, self.val, self.methods, self.order)
+        return lesson.why_sentences(self.points, self.val, self.methods, self.order)
 
     def memory_estimates(self) -> list[dict[str, str | int | float]]:
         """The memory chart's lines: each method's estimated peak memory along val, on the GPU too where a GPU
         curve is on screen."""
         return [
             e.record()
-            for e in memory.memory_estimates(self.methods, lesson.VALS, gpu=onscreen.gpu_series(self.rows) is not None)
+            for e in memory.memory_estimates(
+                self.methods, lesson.VALS, gpu=onscreen.gpu_series(self.table_rows()) is not None
+            )
         ]
 
     def memory_marks(self) -> list[dict[str, str | int | float]]:
         """The memory chart's marks: every point on screen, timed or not."""
-        return [m.record() for m in memory.memory_marks(self.rows)]
+        return [m.record() for m in memory.memory_marks(self.points)]
 
     def not_measured(self) -> list[dict[str, str | int | None]]:
         """The table of the points not timed, each with the reason."""
-        return [p.record() for p in memory.not_measured(self.rows)]
+        return [p.record() for p in memory.not_measured(self.points)]
 
 
 def live_requests(
@@ -154,16 +158,18 @@ def jacobian_screen(
     methods: Sequence[str],
     pack: Mapping[str, Any] | None = None,
 ) -> JacobianScreen:
-    """The live rows and the recorded ones found for the view in `pack`, labelled, with the words read from them."""
+    """The live rows and the recorded ones found for the view in `pack`, as points in their series (the one
+    place the lesson reads rows), with the words read from them."""
     rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
     order = onscreen.series_order(rows, found.machine)
+    points = tuple(MethodPoint.of_row(r) for r in rows)
     return JacobianScreen(
-        rows,
+        points,
         order,
         val,
         tuple(methods),
-        jacobian_answer(rows, val, methods),
-        jacobian_notes(rows, val, methods),
+        jacobian_answer(points, val, methods),
+        jacobian_notes(points, val, methods),
         found.machine,
-        pack["machine"] if pack else None,
+        onscreen.same_machine_intro(pack["machine"]) if pack else None,
     )

@@ -1,14 +1,14 @@
 """The Jacobian lesson (seed 004): what to time live, the memory each method needs, and sentences
 read from the rows on screen. No Streamlit here; pages/jacobian.py lays it out.
 
-Rows are the jacobian workload's result rows (lib/workloads/jacobian.py); the page adds a
-`series` column (the device and where its numbers came from, e.g. 'cpu (live, this server)').
-Every number in a sentence is read from those rows, or computed from the settings they carry
-(how many backward passes a method runs, how big its basis is).
+The live measurement gives the jacobian workload's result rows (lib/workloads/jacobian.py); on screen
+each is a MethodPoint (lib.lessons.jacobian.points): the point and its series (the device and where its
+numbers came from, e.g. 'cpu (live, this server)'). Every number in a sentence is read from those points,
+or computed from the settings they carry (how many backward passes a method runs, how big its basis is).
 
     rows = live_rows("loop", [1, 10, 100], ["cpu"], current=100, point_budget_s=0.05)
-    at_val_sentences(rows, 100, ["cpu (live, this server)"])
-    crossover_sentence(rows, "loop", LIVE_CPU, gpu_series).markdown()   # '**loop**: the GPU catches up …'
+    at_val_sentences(points, 100, ["cpu (live, this server)"])
+    crossover_sentence(points, "loop", LIVE_CPU, gpu_series).markdown()   # '**loop**: the GPU catches up …'
 
 """
 
@@ -18,18 +18,19 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from lib.core.crossover import Crossover, find_crossover, spread
+from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, and_list, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
 from lib.core.request import LiveRequest
-from lib.core.rows import Origin, Status, is_ok
-from lib.core.same import same_rows
+from lib.core.rows import Origin, Status
+from lib.core.same import same_time
 from lib.core.sweep import default_memory_cap_gb
 from lib.core.workload import Settings
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
+from lib.lessons.jacobian.points import ChartRow, MethodPoint, timed
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
@@ -214,33 +215,33 @@ def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
     )
 
 
-def time_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The time chart's points: the rows, each with its method's label."""
-    return [{**r, "method_label": LABEL[r["method"]]} for r in rows]
+def time_rows(points: Sequence[MethodPoint]) -> list[ChartRow]:
+    """The time chart's data: the points as rows, each with its method's label."""
+    return [{**p.row(), "method_label": LABEL[p.method]} for p in points]
 
 
-# -- reading the rows ----------------------------------------------------------------------------
+# -- reading the points --------------------------------------------------------------------------
 
 
-def table(rows: Sequence[dict[str, Any]], series: str) -> dict[tuple[str, int], dict[str, Any]]:
-    """{(method, val): row} of one series."""
-    return {(r["method"], int(r["val"])): r for r in rows if r.get("series") == series}
+def table(points: Sequence[MethodPoint], series: str) -> dict[tuple[str, int], MethodPoint]:
+    """{(method, val): point} of one series."""
+    return {(p.method, p.val): p for p in points if p.series == series}
 
 
-def at_val_sentences(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> list[str]:
+def at_val_sentences(points: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> list[str]:
     """Per series: each method's time at `val` (or why it was not measured), and how many times
     faster the fastest method is than the seed's loop on that device."""
     out = []
     for series in series_order:
-        by = table(rows, series)
+        by = table(points, series)
         here = [(m, by.get((m, val))) for m in METHODS if (m, val) in by]
         if not here:
             continue
-        timed = sorted(((m, r) for m, r in here if is_ok(r)), key=lambda mr: mr[1]["median_s"])
-        missing = [(m, r) for m, r in here if not is_ok(r)]
+        measured = sorted(((m, p) for m, p in here if p.ok), key=lambda mp: mp[1].median_s)
+        missing = [(m, p) for m, p in here if not p.ok]
         parts = []
-        if timed:
-            parts.append(", ".join(f"{LABEL[m]} {fmt_s(r['median_s'])}" for m, r in timed))
+        if measured:
+            parts.append(", ".join(f"{LABEL[m]} {fmt_s(p.median_s)}" for m, p in measured))
         if missing:
             parts.append(
                 "not timed: " + and_list([LABEL[m] for m, _ in missing]) + " (why: in the table of points not measured)"
@@ -251,7 +252,7 @@ def at_val_sentences(rows: Sequence[dict[str, Any]], val: int, series_order: Seq
     return out
 
 
-def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
+def loop_comparison(by: Mapping[tuple[str, int], MethodPoint], val: int) -> str:
     """How many times faster the fastest method is than the loop, at `val` if the loop was timed
     there, else at the largest val where it was (saying so)."""
     methods = {m for m, _ in by}
@@ -261,20 +262,22 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     if not others:
         return ""
     loop_vals = sorted(
-        v for (m, v), r in by.items() if m == "loop" and is_ok(r) and any(is_ok(by.get((o, v))) for o in others)
+        v for (m, v), p in by.items() if m == "loop" and p.ok and any(timed(by.get((o, v))) for o in others)
     )
     if not loop_vals:
         return "The loop was not timed on this device at any val on screen where another method was."
     at = val if val in loop_vals else max(loop_vals)
-    loop = by[("loop", at)]["median_s"]
-    best_m, best = min(((o, by[(o, at)]["median_s"]) for o in others if is_ok(by.get((o, at)))), key=lambda t: t[1])
+    loop_point = by[("loop", at)]
+    loop = loop_point.median_s
+    best_m, best = min(((o, by[(o, at)].median_s) for o in others if timed(by.get((o, at)))), key=lambda t: t[1])
+    best_point = by[(best_m, at)]
     prefix = (
         ""
         if at == val
         else f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, "
         "the largest val where it was, "
     )
-    if best >= loop or same_rows(by[("loop", at)], by[(best_m, at)]):  # the one rule, with both spreads
+    if best >= loop or same_time(loop, best, loop_point.spread, best_point.spread):  # the one rule, both spreads
         text = (
             f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
             f"({LABEL[best_m]}: {fmt_s(best)})."
@@ -287,36 +290,31 @@ def loop_comparison(by: dict[tuple[str, int], dict[str, Any]], val: int) -> str:
     return prefix + text if prefix else text[0].upper() + text[1:]
 
 
-def _times(rows: Sequence[dict[str, Any]], method: str, series: str) -> dict[int, float]:
-    """{val: median} of one method's timed rows in one series."""
-    return {
-        int(r["val"]): r["median_s"] for r in rows if r.get("series") == series and r["method"] == method and is_ok(r)
-    }
+def _measured(points: Sequence[MethodPoint], method: str, series: str) -> dict[int, MethodPoint]:
+    """{val: point} of one method's measured points in one series."""
+    return {p.val: p for p in points if p.series == series and p.method == method and p.ok}
 
 
 def method_crossover(
-    rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str
+    points: Sequence[MethodPoint], method: str, cpu_series: str, gpu_series: str
 ) -> tuple[Crossover, list[int]]:
     """lib.core.crossover.find_crossover over the vals where the method was timed on both devices, with
     each point's spread (the one noise rule calls a gap within it too close to call)."""
-    cpu, gpu = (
-        {int(r["val"]): r for r in rows if r.get("series") == s and r["method"] == method and is_ok(r)}
-        for s in (cpu_series, gpu_series)
-    )
+    cpu, gpu = (_measured(points, method, s) for s in (cpu_series, gpu_series))
     common = sorted(set(cpu) & set(gpu))
     return find_crossover(
         common,
-        *([d[v]["median_s"] for v in common] for d in (cpu, gpu)),
-        *([spread(d[v]) for v in common] for d in (cpu, gpu)),
+        *([d[v].median_s for v in common] for d in (cpu, gpu)),
+        *([d[v].spread for v in common] for d in (cpu, gpu)),
     ), common
 
 
-def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: str, gpu_series: str) -> Sentence:
+def crossover_sentence(points: Sequence[MethodPoint], method: str, cpu_series: str, gpu_series: str) -> Sentence:
     """Where the GPU starts to win for one method, from the vals timed on both devices only (the
     words are lib.lessons.common.voice's; `.about` holds the Crossover)."""
-    found, common = method_crossover(rows, method, cpu_series, gpu_series)
-    cpu_max = max(_times(rows, method, cpu_series), default=None)
-    gpu_max = max(_times(rows, method, gpu_series), default=None)
+    found, common = method_crossover(points, method, cpu_series, gpu_series)
+    cpu_max = max(_measured(points, method, cpu_series), default=None)
+    gpu_max = max(_measured(points, method, gpu_series), default=None)
     limit = ""
     if common and cpu_max is not None and gpu_max is not None and cpu_max < gpu_max:
         limit = (
@@ -327,38 +325,39 @@ def crossover_sentence(rows: Sequence[dict[str, Any]], method: str, cpu_series: 
 
 
 def crossover_lines(
-    rows: Sequence[dict[str, Any]], methods: Sequence[str], machine_label: str | None, machine: dict[str, Any] | None
+    points: Sequence[MethodPoint], methods: Sequence[str], machine_label: str | None, same_machine_intro: str | None
 ) -> list[Sentence]:
     """Where the GPU starts to win, method by method; then on the recording machine itself, when its
-    CPU is on screen (the comparison the seed made)."""
-    gpu = onscreen.gpu_series(rows)
+    CPU is on screen (the comparison the seed made; `same_machine_intro` names that machine:
+    lib.lessons.common.onscreen.same_machine_intro of its pack's machine, None without a pack)."""
+    gpu = onscreen.gpu_series(p.row() for p in points)  # onscreen's rule reads rows
     if not gpu:
         return [crossover_sentence_of(None, "val", CPU, GPU)]
-    out = [crossover_sentence(rows, m, onscreen.LIVE_CPU, gpu) for m in methods]
+    out = [crossover_sentence(points, m, onscreen.LIVE_CPU, gpu) for m in methods]
     same = series_label("cpu", Origin.RECORDED, machine_label)
-    if machine is not None and any(r.get("series") == same for r in rows):
-        out.append(say(f"{onscreen.same_machine_intro(machine)}, the comparison the seed made:"))
-        out += ["- " + crossover_sentence(rows, m, same, gpu) for m in methods]
+    if same_machine_intro is not None and any(p.series == same for p in points):
+        out.append(say(f"{same_machine_intro}, the comparison the seed made:"))
+        out += ["- " + crossover_sentence(points, m, same, gpu) for m in methods]
     return out
 
 
-def _largest_ok(rows: Sequence[dict[str, Any]], series: str, method: str) -> dict[str, Any] | None:
-    timed = [r for r in rows if r.get("series") == series and r["method"] == method and is_ok(r)]
-    return max(timed, key=lambda r: int(r["val"])) if timed else None
+def _largest_ok(points: Sequence[MethodPoint], series: str, method: str) -> MethodPoint | None:
+    measured = _measured(points, method, series)
+    return measured[max(measured)] if measured else None
 
 
 def why_sentences(
-    rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str], series_order: Sequence[str]
+    points: Sequence[MethodPoint], val: int, methods: Sequence[str], series_order: Sequence[str]
 ) -> list[str]:
-    """Why the methods cost what they do: counts from the settings, times from the rows."""
+    """Why the methods cost what they do: counts from the settings, times from the points."""
     out = []
     if "loop" in methods:
-        out.append(loop_why(rows, val, series_order))
+        out.append(loop_why(points, val, series_order))
     if "vectorize" in methods:
-        out.append(vectorize_why(rows, val, series_order))
+        out.append(vectorize_why(points, val, series_order))
     out.append(vmap_why(val))
     if "vmap_jacfwd" in methods or "vmap_jacrev" in methods:
-        out.append(modes_why(rows, val, methods, series_order))
+        out.append(modes_why(points, val, methods, series_order))
     return out
 
 
@@ -366,7 +365,7 @@ def _outputs(val: int) -> int:
     return int(params_of("loop", val)["outputs"])
 
 
-def loop_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> str:
+def loop_why(points: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> str:
     """The loop's backward passes at `val`, and its time per pass on each device."""
     outputs, passes, v = _outputs(val), loop_passes(params_of("loop", val)), fmt_value(val)
     text = (
@@ -376,17 +375,17 @@ def loop_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[st
         f"of which only {'all' if val == 1 else '1/' + v} can be non-zero."
     )
     for series in series_order:
-        r = _largest_ok(rows, series, "loop")
-        if r:
-            n = loop_passes(r)
+        p = _largest_ok(points, series, "loop")
+        if p:
+            n = loop_passes(p.settings)
             text += (
-                f" On {series} it took {fmt_s(r['median_s'])} at val = {fmt_value(r['val'])} for "
-                f"{fmt_value(n)} passes: {fmt_s(r['median_s'] / n)} per pass."
+                f" On {series} it took {fmt_s(p.median_s)} at val = {fmt_value(p.val)} for "
+                f"{fmt_value(n)} passes: {fmt_s(p.median_s / n)} per pass."
             )
     return text
 
 
-def vectorize_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequence[str]) -> str:
+def vectorize_why(points: Sequence[MethodPoint], val: int, series_order: Sequence[str]) -> str:
     """vectorize=True's basis at `val`, and where the memory it needs stopped it on each device."""
     outputs = _outputs(val)
     basis = float(outputs * val) ** 2
@@ -398,20 +397,19 @@ def vectorize_why(rows: Sequence[dict[str, Any]], val: int, series_order: Sequen
     for series in series_order:
         refused = sorted(
             (
-                r
-                for r in rows
-                if r.get("series") == series
-                and r["method"] == "vectorize"
-                and r.get("status") in (Status.SKIPPED, Status.OOM)
+                p
+                for p in points
+                if p.series == series and p.method == "vectorize" and p.status in (Status.SKIPPED, Status.OOM)
             ),
-            key=lambda r: int(r["val"]),
+            key=lambda p: p.val,
         )
-        memory = [r for r in refused if "GB" in (r.get("message") or "") or r.get("status") == Status.OOM]
+        memory = [p for p in refused if "GB" in (p.message or "") or p.status == Status.OOM]
         if memory:
             first = memory[0]
+            status = first.status.value
             text += (
-                f" On {series} it was not run from val = {fmt_value(first['val'])} on: "
-                f"{first.get('message') or onscreen.STATUS_WORDS.get(first.get('status'), first.get('status'))}."
+                f" On {series} it was not run from val = {fmt_value(first.val)} on: "
+                f"{first.message or onscreen.STATUS_WORDS.get(status, status)}."
             )
     return text
 
@@ -427,7 +425,7 @@ def vmap_why(val: int) -> str:
     )
 
 
-def modes_why(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str], series_order: Sequence[str]) -> str:
+def modes_why(points: Sequence[MethodPoint], val: int, methods: Sequence[str], series_order: Sequence[str]) -> str:
     """Forward against reverse mode per sample; with both on screen, which was faster on each device."""
     outputs = _outputs(val)
     text = (
@@ -437,12 +435,12 @@ def modes_why(rows: Sequence[dict[str, Any]], val: int, methods: Sequence[str], 
     if not {"vmap_jacfwd", "vmap_jacrev"} <= set(methods):
         return text
     for series in series_order:
-        by = table(rows, series)
-        both = [v for (m, v), r in by.items() if m == "vmap_jacfwd" and is_ok(r) and is_ok(by.get(("vmap_jacrev", v)))]
+        by = table(points, series)
+        both = [v for (m, v), p in by.items() if m == "vmap_jacfwd" and p.ok and timed(by.get(("vmap_jacrev", v)))]
         if not both:
             continue
         at = val if val in both else min(both, key=lambda v: abs(math.log(v) - math.log(val)))
-        fwd, rev = by[("vmap_jacfwd", at)]["median_s"], by[("vmap_jacrev", at)]["median_s"]
+        fwd, rev = by[("vmap_jacfwd", at)].median_s, by[("vmap_jacrev", at)].median_s
         verdict = (
             f"jacfwd is {fmt_ratio(rev / fwd)} faster"
             if fwd < rev

@@ -9,11 +9,11 @@ the GPU catches up (one short sentence up top).
 from __future__ import annotations
 
 from lib.core.fmt import fmt_num, fmt_rate, fmt_ratio, fmt_s, fmt_value
-from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.common.answers import who
 from lib.lessons.common.voice import crossover_sentence, series_side
-from lib.lessons.timing.view import NO_CPU_CURVE, Switch, by_size, crossovers, nearest
+from lib.lessons.timing.timed import Timed
+from lib.lessons.timing.view import NO_CPU_CURVE, Switch, by_size, crossovers, live_cpu_timed, nearest
 from lib.lessons.timing.view import Screen as TimingScreen
 
 _SCALES = ((1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"), (1e3, "thousand"))
@@ -29,11 +29,11 @@ def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
     """What the page teaches, from the drawn rows: the timer that does not wait against the one that does."""
     if not view.variant.sync:
         # against the same view synchronised (the copy counted or TF32 on both sides), drawn beside it
-        naive, honest = by_size(view.current, gpu), by_size(view.partner_rows(Switch.SYNC), gpu)
+        naive, honest = by_size(view.current, gpu), by_size(view.partner_points(Switch.SYNC), gpu)
         common = sorted(set(naive) & set(honest))
         if common:
             at = nearest(common, size)
-            n, h = naive[at]["median_s"], honest[at]["median_s"]
+            n, h = naive[at].median_s, honest[at].median_s
             if h >= 2 * n:
                 return (
                     f"On {who(gpu)}, a timer that does not wait for it reports {fmt_s(n)} per {fmt_value(at)} × "
@@ -49,17 +49,17 @@ def _gpu_answer(view: TimingScreen, size: int, gpu: str) -> str:
     at = nearest(list(timed), size)
     if not view.variant.sync:  # the synchronised partner is missing: the naive number alone
         return (
-            f"Without **Synchronise**, the timer reports {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
+            f"Without **Synchronise**, the timer reports {fmt_s(timed[at].median_s)} per {fmt_value(at)} × "
             f"{fmt_value(at)} matmul on {who(gpu)}; the synchronised timing to set it against is not on screen."
         )
     return (
-        f"With **Synchronise** on, {who(gpu)} takes {fmt_s(timed[at]['median_s'])} per {fmt_value(at)} × "
+        f"With **Synchronise** on, {who(gpu)} takes {fmt_s(timed[at].median_s)} per {fmt_value(at)} × "
         f"{fmt_value(at)} matmul; switch it off below to see what a naive timer reports."
     )
 
 
-def _cpu_timed(view: TimingScreen) -> dict[int, dict]:
-    return {s: r for s, r in by_size(view.current, onscreen.LIVE_CPU).items() if is_ok(r)}
+def _cpu_timed(view: TimingScreen) -> dict[int, Timed]:
+    return by_size(view.current, onscreen.LIVE_CPU)
 
 
 def timing_answer(view: TimingScreen, size: int) -> str:
@@ -75,7 +75,7 @@ def timing_answer(view: TimingScreen, size: int) -> str:
         return "Nothing was timed here at these settings; the notes below say why."
     at = nearest(list(cpu), size)
     return (
-        f"On this server's CPU a {fmt_value(at)} × {fmt_value(at)} matmul takes {fmt_s(cpu[at]['median_s'])}; "
+        f"On this server's CPU a {fmt_value(at)} × {fmt_value(at)} matmul takes {fmt_s(cpu[at].median_s)}; "
         "with no GPU curve here, the GPU's timing traps cannot be shown."
     )
 
@@ -87,7 +87,7 @@ def timing_notes(view: TimingScreen, size: int) -> str:
     gpu = view.gpu_series
     if gpu:
         honest = view.current if view.variant.sync else view.baseline
-        if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):
+        if not live_cpu_timed(honest):
             return NO_CPU_CURVE
         analysis, _ = crossovers(view)
         said = crossover_sentence(analysis, "matrix size", series_side(onscreen.LIVE_CPU), series_side(gpu))
@@ -95,5 +95,5 @@ def timing_notes(view: TimingScreen, size: int) -> str:
             said.capitalised().markdown() if view.variant.sync else f"From the synchronised timings: {said.markdown()}"
         )
     cpu = _cpu_timed(view)
-    rate = cpu[nearest(list(cpu), size)].get("achieved_flops_per_s") if cpu else None
+    rate = cpu[nearest(list(cpu), size)].rate if cpu else None
     return f"That is {rate_words(rate)}." if rate else ""

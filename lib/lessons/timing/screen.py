@@ -1,4 +1,4 @@
-"""The Timing pitfalls page's screen object: the rows on screen (lib.lessons.timing.view.Screen), the
+"""The Timing pitfalls page's screen object: the points on screen (lib.lessons.timing.view.Screen), the
 one-sentence answer and its notes, the time and rate charts' rows, and each expander's sentences (built
 only when it is opened). No Streamlit; pages/timing_pitfalls.py lays it out.
 
@@ -15,11 +15,11 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from lib.core.request import LiveRequest
-from lib.core.rows import is_ok
 from lib.lessons.common import onscreen
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
+from lib.lessons.timing.timed import ChartRow
 
 
 class Toggle(NamedTuple):
@@ -128,12 +128,12 @@ class Crossing(NamedTuple):
 
 @dataclass(frozen=True)
 class TimingScreen:
-    view: lesson.Screen  # the view's rows and the honest baseline's, labelled
+    view: lesson.Screen  # the view's points and the honest baseline's, each in its series
     size: int
     cold: bool  # the cold first call drawn
     answer: str  # the one sentence above the chart
     notes: str  # what the answer leaves out, under the chart
-    machine: dict[str, Any] | None  # the recorded pack's fingerprint, for the same-machine comparison
+    same_machine: str | None  # how the recording machine is named before its own comparison (its pack's CPU)
     found: onscreen.RecordedViews  # what the pack holds of the view: its rows (downloads), its machine, what is missing
     missing: str | None  # why a timing the view needs has no recorded GPU curve, where one has none
 
@@ -154,13 +154,16 @@ class TimingScreen:
         return self.view.order
 
     @cached_property
-    def time_rows(self) -> list[dict[str, Any]]:
+    def time_rows(self) -> list[ChartRow]:
         """The time chart's lines (the view's, its partners', the baseline's; the cold first calls when drawn)."""
         return lesson.time_lines(self.view, self.cold)
 
     @property
     def timed(self) -> bool:
-        return any(is_ok(r) for r in self.time_rows)
+        """Whether the time chart has a measured point to draw (time_lines' points)."""
+        partners = [t for name in lesson.partner_lines(self.variant) for t in self.view.by_view.get(name, ())]
+        warm = any(t.ok for t in [*self.view.points, *partners])
+        return warm or (self.cold and any(t.cold_ok for t in self.view.current))
 
     @property
     def crossing(self) -> Crossing:
@@ -178,11 +181,11 @@ class TimingScreen:
 
     def sync_lines(self) -> list[str]:
         return words.sync_sentences(
-            self.view.current, self.view.partner_rows(lesson.Switch.SYNC), self.variant, self.size, self.order
+            self.view.current, self.view.partner_points(lesson.Switch.SYNC), self.variant, self.size, self.order
         )
 
     def repeats_caption(self) -> str | None:
-        repeats = onscreen.repeats_span(self.view.rows)
+        repeats = onscreen.repeats_span(self.view.table_rows())
         if not repeats:
             return None
         return (
@@ -191,7 +194,7 @@ class TimingScreen:
         )
 
     def crossover_lines(self) -> list[str]:
-        return [s.markdown() for s in lesson.crossover_sentences(self.view, self.machine)]
+        return [s.markdown() for s in lesson.crossover_sentences(self.view, self.same_machine)]
 
     def cold_lines(self) -> list[str]:
         return words.cold_sentences(self.view.current, self.size, self.order) if self.cold else []
@@ -201,20 +204,20 @@ class TimingScreen:
 
     def tf32_lines(self) -> list[str]:
         return words.tf32_sentences(
-            self.view.current, self.view.partner_rows(lesson.Switch.TF32), self.variant, self.size, self.order
+            self.view.current, self.view.partner_points(lesson.Switch.TF32), self.variant, self.size, self.order
         )
 
     def transfer_lines(self) -> list[str]:
         return words.transfer_sentences(
-            self.view.current, self.view.partner_rows(lesson.Switch.TRANSFER), self.variant, self.size, self.order
+            self.view.current, self.view.partner_points(lesson.Switch.TRANSFER), self.variant, self.size, self.order
         )
 
-    def rate_rows(self) -> list[dict[str, Any]]:
+    def rate_rows(self) -> list[ChartRow]:
         return lesson.rate_lines(self.view)
 
     def best_rates(self) -> list[words.BestRate]:
         """The best synchronised rate on screen per device and number format (the rate chart's dotted rules)."""
-        return words.best_rates(self.view.rows, self.order)
+        return words.best_rates(self.view.points, self.order)
 
     def rate_rules(self) -> list[dict[str, str | float | int]]:
         """best_rates() as the rate chart's data."""
@@ -224,7 +227,7 @@ class TimingScreen:
         return [lesson.variant_label(self.variant), *lesson.partner_lines(self.variant), lesson.baseline_line()]
 
     def rate_lines(self) -> list[str]:
-        return words.flops_sentences(self.view.current, self.view.rows, self.variant, self.size, self.order)
+        return words.flops_sentences(self.view.current, self.view.points, self.variant, self.size, self.order)
 
 
 def timing_screen(
@@ -247,7 +250,7 @@ def timing_screen(
         bool(flags["cold"]),
         timing_answer(view, size),
         timing_notes(view, size),
-        pack["machine"] if pack else None,
+        onscreen.same_machine_intro(pack["machine"]) if pack else None,
         found,
         lesson.missing_note(found, label),
     )

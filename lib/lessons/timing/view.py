@@ -2,11 +2,12 @@
 warm, with and without TF32 and the host-to-device copy. No Streamlit here; pages/timing_pitfalls.py
 lays it out.
 
-Rows are the matmul workload's result rows (lib/workloads/matmul.py: median_s, cold_s,
-achieved_flops_per_s, phase_transfer_s, ...); the page adds `series` (the device and where its
-numbers came from). A Variant is how the matmul is timed (sync, TF32, the copy counted; the workload's
-settings dtype, sync, transfer); the honest BASELINE is synchronised fp32 with the inputs already on the
-device. Every number in a sentence is read from the rows passed in.
+The live measurement and the packs give the matmul workload's result rows (lib/workloads/matmul.py);
+screen() turns each into a Timed (lib.lessons.timing.timed): the point and its series (the device and
+where its numbers came from), read by name (median_s, cold_s, rate, copy_s). A Variant is how the
+matmul is timed (sync, TF32, the copy counted; the workload's settings dtype, sync, transfer); the honest
+BASELINE is synchronised fp32 with the inputs already on the device. Every number in a sentence is read
+from the points passed in.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Any, NamedTuple
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value, say
 from lib.core.request import LiveRequest
-from lib.core.rows import Origin, is_ok
+from lib.core.rows import Origin
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
+from lib.lessons.timing.timed import ChartRow, Timed
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
@@ -49,9 +51,9 @@ class Variant:
     transfer: bool = False
 
     @classmethod
-    def of_row(cls, row: Mapping[str, Any]) -> Variant:
-        """The timing a matmul result row was measured with."""
-        return cls(bool(row["sync"]), row["dtype"] == "tf32", bool(row["transfer"]))
+    def of_settings(cls, settings: Mapping[str, Any]) -> Variant:
+        """The timing a matmul point was measured with, from its settings (or its row)."""
+        return cls(bool(settings["sync"]), settings["dtype"] == "tf32", bool(settings["transfer"]))
 
     @property
     def dtype(self) -> str:
@@ -137,11 +139,12 @@ def file_stem(variant: Variant) -> str:
 
 def point_where(row: Mapping[str, Any]) -> str:
     """Where a point of the page sits, for its note: 'cpu (live, this server), size 16,384, synchronised, fp32'."""
-    return f"{row['series']}, size {fmt_value(row.get('size'))}, {variant_label(Variant.of_row(row))}"
+    return f"{row['series']}, size {fmt_value(row.get('size'))}, {variant_label(Variant.of_settings(row))}"
 
 
-def by_size(rows: Sequence[dict[str, Any]], series: str) -> dict[int, dict[str, Any]]:
-    return {int(r["size"]): r for r in rows if r.get("series") == series and is_ok(r)}
+def by_size(points: Sequence[Timed], series: str) -> dict[int, Timed]:
+    """The measured points of one series, by size."""
+    return {t.size: t for t in points if t.series == series and t.ok}
 
 
 def nearest(sizes: Sequence[int], size: int) -> int | None:
@@ -226,33 +229,37 @@ NO_GPU = (
 
 @dataclass(frozen=True)
 class Screen:
-    """The view's rows and the honest baseline's, each labelled with its series."""
+    """The view's points and the honest baseline's, each in its series."""
 
     variant: Variant
-    current: list[dict[str, Any]]
-    baseline: list[dict[str, Any]]  # the same rows as `current` when the view is the baseline
+    current: tuple[Timed, ...]
+    baseline: tuple[Timed, ...]  # the same points as `current` when the view is the baseline
     machine: str | None  # the recorded machine's label
-    by_view: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every view's rows (views())
+    by_view: Mapping[str, tuple[Timed, ...]] = field(default_factory=dict)  # every view's points (views())
 
-    def partner_rows(self, switch: Switch) -> list[dict[str, Any]]:
-        """The rows of the variant with only `switch` set back (partner()): what that switch is read against."""
-        return self.by_view.get(variant_label(partner(self.variant, switch)), [])
+    def partner_points(self, switch: Switch) -> tuple[Timed, ...]:
+        """The points of the variant with only `switch` set back (partner()): what that switch is read against."""
+        return self.by_view.get(variant_label(partner(self.variant, switch)), ())
 
     @property
     def differs(self) -> bool:
         return self.variant != BASELINE
 
     @property
-    def rows(self) -> list[dict[str, Any]]:
-        return self.current + (self.baseline if self.differs else [])
+    def points(self) -> list[Timed]:
+        return list(self.current + (self.baseline if self.differs else ()))
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """The points on screen as rows, for the table, the downloads and the notes (ui.scaffold reads rows)."""
+        return [t.row() for t in self.points]
 
     @property
     def order(self) -> list[str]:
-        return onscreen.series_order(self.rows, self.machine)
+        return onscreen.series_order(self.table_rows(), self.machine)
 
     @property
     def gpu_series(self) -> str | None:
-        return onscreen.gpu_series(self.rows)
+        return onscreen.gpu_series(self.table_rows())
 
     @property
     def recorded_cpu_series(self) -> str:
@@ -262,10 +269,12 @@ class Screen:
 def screen(
     variant: Variant, live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews, machine: str | None
 ) -> Screen:
-    """The rows on screen from the live rows per view (views()) and the recorded ones."""
+    """The points on screen from the live rows per view (views()) and the recorded ones: the one place the
+    lesson reads rows."""
 
-    def rows_of(name: str) -> list[dict[str, Any]]:
-        return onscreen.labelled(live.get(name, []), found.gpu_rows(name), found.cpu_rows(name), machine)
+    def rows_of(name: str) -> tuple[Timed, ...]:
+        labelled = onscreen.labelled(live.get(name, []), found.gpu_rows(name), found.cpu_rows(name), machine)
+        return tuple(Timed.of_row(r) for r in labelled)
 
     by_view = {name: rows_of(name) for name in views(variant)}
     current = by_view[variant_label(variant)]
@@ -298,37 +307,36 @@ def line_names(variant: Variant) -> list[str]:
     return [variant_label(variant), cold_label(variant), *partner_lines(variant), baseline_line()]
 
 
-def time_lines(view: Screen, show_cold: bool) -> list[dict[str, Any]]:
-    """The time chart's points, each with its `line`: the view's warm medians, its cold first calls
+def _line(point: Timed, line: str) -> ChartRow:
+    """A point as a row of the chart's data, with the line it is drawn in."""
+    return {**point.row(), "line": line}
+
+
+def time_lines(view: Screen, show_cold: bool) -> list[ChartRow]:
+    """The time chart's data, each row with its `line`: the view's warm medians, its cold first calls
     (show_cold), and the honest baseline when the view differs from it."""
     name = variant_label(view.variant)
     lines = []
-    for r in view.current:
-        lines.append({**r, "line": name})
-        if show_cold and is_ok(r, "cold_s"):
-            lines.append(
-                {
-                    **r,
-                    "line": cold_label(view.variant),
-                    "median_s": r["cold_s"],
-                    "iqr_s": None,
-                    "phase_transfer_s": None,
-                }
-            )  # the copy was timed warm, not in the first call
+    for t in view.current:
+        lines.append(_line(t, name))
+        if show_cold and t.cold_ok:
+            # the copy was timed warm, not in the first call
+            cold = {"median_s": t.cold_s, "iqr_s": None, "phase_transfer_s": None}
+            lines.append({**_line(t, cold_label(view.variant)), **cold})
     lines += _partner_points(view)
     if view.differs:
-        lines += [{**r, "line": baseline_line()} for r in view.baseline]
+        lines += [_line(t, baseline_line()) for t in view.baseline]
     return lines
 
 
-def _partner_points(view: Screen) -> list[dict[str, Any]]:
-    return [{**r, "line": name} for name in partner_lines(view.variant) for r in view.by_view.get(name, [])]
+def _partner_points(view: Screen) -> list[ChartRow]:
+    return [_line(t, name) for name in partner_lines(view.variant) for t in view.by_view.get(name, ())]
 
 
-def rate_lines(view: Screen) -> list[dict[str, Any]]:
-    """The FLOP/s chart's points: the view's, and the honest baseline's when it differs."""
-    lines = [{**r, "line": variant_label(view.variant)} for r in view.current] + _partner_points(view)
-    return lines + ([{**r, "line": baseline_line()} for r in view.baseline] if view.differs else [])
+def rate_lines(view: Screen) -> list[ChartRow]:
+    """The FLOP/s chart's data: the view's points, and the honest baseline's when it differs."""
+    lines = [_line(t, variant_label(view.variant)) for t in view.current] + _partner_points(view)
+    return lines + ([_line(t, baseline_line()) for t in view.baseline] if view.differs else [])
 
 
 class Crossovers(NamedTuple):
@@ -341,40 +349,46 @@ class Crossovers(NamedTuple):
 def crossovers(view: Screen) -> Crossovers:
     """The crossover of the synchronised timings on screen: live CPU against the GPU, and the recording
     machine's CPU against its GPU (None where a curve is missing)."""
-    honest = [r for r in (view.current if view.variant.sync else view.baseline) if is_ok(r)]
+    honest = [t for t in (view.current if view.variant.sync else view.baseline) if t.ok]
     gpu, same = view.gpu_series, view.recorded_cpu_series
     if not gpu:
         return Crossovers(None, None)
-    analysis = analyse_rows([r for r in honest if r["series"] in (onscreen.LIVE_CPU, gpu)], "size") if honest else None
-    same_machine = (
-        analyse_rows([r for r in honest if r["series"] in (same, gpu)], "size")
-        if any(r["series"] == same for r in view.rows)
-        else None
-    )
+
+    def analysed(cpu: str) -> SweepAnalysis:
+        return analyse_rows([t.row() for t in honest if t.series in (cpu, gpu)], "size")  # it reads rows
+
+    analysis = analysed(onscreen.LIVE_CPU) if honest else None
+    same_machine = analysed(same) if any(t.series == same for t in view.points) else None
     return Crossovers(analysis, same_machine)
 
 
 NO_CPU_CURVE = "There is no curve for this server's CPU on screen, so there is no crossover to show."
 
 
-def crossover_sentences(view: Screen, machine: dict[str, Any] | None) -> list[Sentence]:
-    """Where the GPU catches up, from the synchronised timings; and on the recording machine itself."""
+def live_cpu_timed(points: Sequence[Timed]) -> bool:
+    """Whether this server's CPU has a measured point among `points` (else there is no crossover to show)."""
+    return any(t.series == onscreen.LIVE_CPU and t.ok for t in points)
+
+
+def crossover_sentences(view: Screen, same_machine_intro: str | None) -> list[Sentence]:
+    """Where the GPU catches up, from the synchronised timings; and on the recording machine itself (its
+    words: lib.lessons.common.onscreen.same_machine_intro of the pack's machine, None without a pack)."""
     gpu = view.gpu_series
     if not gpu:
         return []
     analysis, same_machine = crossovers(view)
     which = "" if view.variant.sync else "From the synchronised timings: "
     honest = view.current if view.variant.sync else view.baseline
-    if not any(r["series"] == onscreen.LIVE_CPU and is_ok(r) for r in honest):  # the CPU's curve is the one missing
+    if not live_cpu_timed(honest):  # the CPU's curve is the one missing
         out = [say(NO_CPU_CURVE, about=Crossover(CrossKind.ONE_DEVICE, None))]
     else:
         out = [
             which
             + crossover_sentence(analysis, "size", legend_side(Unit.CPU, onscreen.LIVE_CPU), legend_side(Unit.GPU, gpu))
         ]
-    if same_machine is not None and machine is not None:
+    if same_machine is not None and same_machine_intro is not None:
         out.append(
-            f"{onscreen.same_machine_intro(machine)}: "
+            f"{same_machine_intro}: "
             + crossover_sentence(
                 same_machine, "size", legend_side(Unit.CPU, view.recorded_cpu_series), legend_side(Unit.GPU, gpu)
             )

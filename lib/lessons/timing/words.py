@@ -1,28 +1,23 @@
 """Timing pitfalls (seed 003): the sentences read from the rows on screen, one group per switch (synchronise, the cold call, TF32, the copy) and for the achieved FLOP/s. No Streamlit.
 
-Each switch's sentences take `against`: the rows of the view with only that switch set back
-(lib.lessons.timing.view.partner(), Screen.partner_rows()), so each comparison changes one thing."""
+Each switch's sentences take `against`: the points of the view with only that switch set back
+(lib.lessons.timing.view.partner(), Screen.partner_points()), so each comparison changes one thing."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
 from lib.core.noise import CLEAR_RATIO
-from lib.core.rows import is_ok
-from lib.core.same import same_rows
+from lib.core.same import same_time
+from lib.lessons.timing.timed import Timed
 from lib.lessons.timing.view import BASELINE, Variant, _at, by_size, nearest
 
 
 def sync_sentences(
-    current: Sequence[dict[str, Any]],
-    against: Sequence[dict[str, Any]],
-    variant: Variant,
-    size: int,
-    series_order: Sequence[str],
+    current: Sequence[Timed], against: Sequence[Timed], variant: Variant, size: int, series_order: Sequence[str]
 ) -> list[str]:
     """What the naive timer reports against the honest one, per series; on the CPU, that it is the same."""
     if variant.sync:
@@ -38,10 +33,10 @@ def sync_sentences(
         if not common:
             continue
         at = nearest(common, size)
-        n, h = naive[at]["median_s"], honest[at]["median_s"]
+        n, h = naive[at].median_s, honest[at].median_s
         if series.startswith("cpu"):
             # the one rule (lib.core.same): 21.3 ms against 32.2 ms is 1.51× apart, never 'about the same'
-            if same_rows(naive[at], honest[at]):
+            if same_time(n, h, naive[at].spread, honest[at].spread):
                 out.append(
                     f"On **{series}** {_at(size, at)}: naive {fmt_s(n)}, synchronised {fmt_s(h)} "
                     "(the same within the spread of the repeats). On the CPU synchronising changes nothing: "
@@ -55,8 +50,8 @@ def sync_sentences(
                     "is between two timings of the same work, which this CPU did not repeat alike."
                 )
             continue
-        lo, hi = min(naive[s]["median_s"] for s in common), max(naive[s]["median_s"] for s in common)
-        h_lo, h_hi = honest[common[0]]["median_s"], honest[common[-1]]["median_s"]
+        lo, hi = min(naive[s].median_s for s in common), max(naive[s].median_s for s in common)
+        h_lo, h_hi = honest[common[0]].median_s, honest[common[-1]].median_s
         text = (
             f"On **{series}**, from size {fmt_value(common[0])} to {fmt_value(common[-1])} the naive timer reports "
             f"between {fmt_s(lo)} and {fmt_s(hi)} per call (a {fmt_ratio(hi / lo)} spread), while the synchronised "
@@ -81,21 +76,21 @@ def sync_sentences(
     return out
 
 
-def cold_sentences(current: Sequence[dict[str, Any]], size: int, series_order: Sequence[str]) -> list[str]:
+def cold_sentences(current: Sequence[Timed], size: int, series_order: Sequence[str]) -> list[str]:
     out = []
     for series in series_order:
-        rows = {s: r for s, r in by_size(current, series).items() if r.get("cold_s")}
+        rows = {s: t for s, t in by_size(current, series).items() if t.cold_s}
         if not rows:
             continue
         at = nearest(list(rows), size)
-        cold, warm = rows[at]["cold_s"], rows[at]["median_s"]
+        cold, warm = rows[at].cold_s, rows[at].median_s
         text = (
             f"On **{series}** {_at(size, at)} the first call took {fmt_s(cold)} and the warm median "
             f"{fmt_s(warm)}: the first call was {fmt_ratio(cold / warm)} the warm time."
         )
-        worst = max(rows, key=lambda s: rows[s]["cold_s"] / rows[s]["median_s"])
+        worst = max(rows, key=lambda s: rows[s].cold_s / rows[s].median_s)
         if worst != at:
-            w_cold, w_warm = rows[worst]["cold_s"], rows[worst]["median_s"]
+            w_cold, w_warm = rows[worst].cold_s, rows[worst].median_s
             text += (
                 f" The largest gap on screen is at size {fmt_value(worst)}: {fmt_s(w_cold)} "
                 f"against {fmt_s(w_warm)} ({fmt_ratio(w_cold / w_warm)})."
@@ -105,42 +100,30 @@ def cold_sentences(current: Sequence[dict[str, Any]], size: int, series_order: S
 
 
 def tf32_sentences(
-    current: Sequence[dict[str, Any]],
-    against: Sequence[dict[str, Any]],
-    variant: Variant,
-    size: int,
-    series_order: Sequence[str],
+    current: Sequence[Timed], against: Sequence[Timed], variant: Variant, size: int, series_order: Sequence[str]
 ) -> list[str]:
     if not variant.tf32:
         return []
     out = []
     for series in series_order:
         tf, fp = by_size(current, series), by_size(against, series)
-        common = [
-            s
-            for s in sorted(set(tf) & set(fp))
-            if tf[s].get("achieved_flops_per_s") and fp[s].get("achieved_flops_per_s")
-        ]
+        common = [s for s in sorted(set(tf) & set(fp)) if tf[s].rate and fp[s].rate]
         if not common:
             continue
         at = nearest(common, size)
-        a, b = tf[at]["achieved_flops_per_s"], fp[at]["achieved_flops_per_s"]
+        a, b = tf[at].rate, fp[at].rate
         text = (
             f"On **{series}** {_at(size, at)}: {fmt_rate(a)} with TF32 against {fmt_rate(b)} in fp32 "
             f"({fmt_ratio(a / b)})."
         )
-        if not is_cuda(str(tf[at].get("device", ""))):
+        if not is_cuda(tf[at].device):
             text += " TF32 is an NVIDIA tensor-core mode: on the CPU both runs are plain fp32 arithmetic."
         out.append(text)
     return out
 
 
 def transfer_sentences(
-    current: Sequence[dict[str, Any]],
-    against: Sequence[dict[str, Any]],
-    variant: Variant,
-    size: int,
-    series_order: Sequence[str],
+    current: Sequence[Timed], against: Sequence[Timed], variant: Variant, size: int, series_order: Sequence[str]
 ) -> list[str]:
     if not variant.transfer:
         return []
@@ -151,8 +134,8 @@ def transfer_sentences(
         if not common:
             continue
         at = nearest(common, size)
-        a, b = with_copy[at]["median_s"], without[at]["median_s"]
-        if not is_cuda(str(with_copy[at].get("device", ""))):
+        a, b = with_copy[at].median_s, without[at].median_s
+        if not is_cuda(with_copy[at].device):
             out.append(
                 f"On **{series}** {_at(size, at)}: {fmt_s(a)} with the copy “counted”, {fmt_s(b)} without: "
                 "on the CPU the inputs are already where the work runs, so nothing is copied."
@@ -163,7 +146,7 @@ def transfer_sentences(
             f"{fmt_s(a)} against {fmt_s(b)} with the inputs already on the device"
         )
         text += f": the copy adds {fmt_s(a - b)}, {pct(min((a - b) / a, 1))} of the call." if a > b else "."
-        copy = with_copy[at].get("phase_transfer_s")
+        copy = with_copy[at].copy_s
         if copy:
             text += f" Timed on its own, the copy took {fmt_s(copy)}."
         text += share_trend(common, {s: copy_share(with_copy[s], without[s]) for s in common})
@@ -199,9 +182,9 @@ def share_trend(sizes: Sequence[int], shares: dict[int, float]) -> str:
     return f" Its share is {ends} and the same at {fmt_value(big)}."
 
 
-def copy_share(with_copy: dict[str, Any], without: dict[str, Any]) -> float:
+def copy_share(with_copy: Timed, without: Timed) -> float:
     """The copy's part of one call: (with the copy - without) / with the copy, never below 0."""
-    return max(0.0, with_copy["median_s"] - without["median_s"]) / with_copy["median_s"]
+    return max(0.0, with_copy.median_s - without.median_s) / with_copy.median_s
 
 
 @dataclass(frozen=True)
@@ -223,44 +206,35 @@ class BestRate:
         return {"series": self.series, "dtype": self.dtype, "value": self.value, "size": self.size, "label": self.label}
 
 
-def best_rates(rows: Sequence[dict[str, Any]], series_order: Sequence[str]) -> list[BestRate]:
-    """The best achieved FLOP/s per series and dtype among the honest (synchronised) rows on screen."""
-    best: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in rows:
-        if (
-            not is_ok(r)
-            or not r.get("sync", True)
-            or not r.get("achieved_flops_per_s")
-            or r.get("series") not in series_order
-        ):
+def best_rates(points: Sequence[Timed], series_order: Sequence[str]) -> list[BestRate]:
+    """The best achieved FLOP/s per series and dtype among the honest (synchronised) points on screen."""
+    best: dict[tuple[str, str], Timed] = {}
+    for t in points:
+        if not t.ok or not t.sync or not t.rate or t.series not in series_order:
             continue
-        key = (r["series"], r["dtype"])
-        if key not in best or r["achieved_flops_per_s"] > best[key]["achieved_flops_per_s"]:
-            best[key] = r
+        key = (t.series, t.dtype)
+        if key not in best or t.rate > best[key].rate:
+            best[key] = t
     return [
-        BestRate(s, d, r["achieved_flops_per_s"], int(r["size"]))
-        for (s, d), r in sorted(best.items(), key=lambda kv: (series_order.index(kv[0][0]), kv[0][1]))
+        BestRate(s, d, t.rate, t.size)
+        for (s, d), t in sorted(best.items(), key=lambda kv: (series_order.index(kv[0][0]), kv[0][1]))
     ]
 
 
 def flops_sentences(
-    current: Sequence[dict[str, Any]],
-    all_rows: Sequence[dict[str, Any]],
-    variant: Variant,
-    size: int,
-    series_order: Sequence[str],
+    current: Sequence[Timed], all_rows: Sequence[Timed], variant: Variant, size: int, series_order: Sequence[str]
 ) -> list[str]:
     bests = best_rates(all_rows, series_order)
     out = []
     for series in series_order:
-        rows = {s: r for s, r in by_size(current, series).items() if r.get("achieved_flops_per_s")}
+        rows = {s: t for s, t in by_size(current, series).items() if t.rate}
         mine = next((b for b in bests if b.series == series and b.dtype == variant.dtype), None) or next(
             (b for b in bests if b.series == series and b.dtype == BASELINE.dtype), None
         )
         if not rows or not mine:
             continue
         at = nearest(list(rows), size)
-        rate = rows[at]["achieved_flops_per_s"]
+        rate = rows[at].rate
         text = (
             f"**{series}**: the best measured here ({mine.dtype}) is {fmt_rate(mine.value)}, at size "
             f"{fmt_value(mine.size)}."
@@ -268,14 +242,14 @@ def flops_sentences(
         if variant.sync:
             text += f" {_at(size, at).capitalize()} it reaches {fmt_rate(rate)}, {pct(rate / mine.value)} of that."
             small = min(rows)
-            share = rows[small]["achieved_flops_per_s"] / mine.value
+            share = rows[small].rate / mine.value
             # said only where the smallest size is clearly below the best: a noisy live CPU may peak at its
             # smallest size, and 'only 100%: too little work' beside 'the best … at size 64' contradicts itself
             if small != at and share * CLEAR_RATIO <= 1:
                 text += (
                     f" At size {fmt_value(small)} only {pct(share)}: too little work per call to keep the device busy."
                 )
-        elif not is_cuda(str(rows[at].get("device", ""))):
+        elif not is_cuda(rows[at].device):
             text += (
                 f" {_at(size, at).capitalize()} the naive timer gives {fmt_rate(rate)}, "
                 f"{pct(rate / mine.value)} of that: on the CPU the naive timer is honest, the work is done "
