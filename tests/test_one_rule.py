@@ -122,6 +122,7 @@ def test_jacobian_passes_the_spreads():
 
 
 def test_multi_gpu_passes_the_spreads():
+    from lib.core.point import points_of
     from lib.lessons.multi_gpu import scaling
 
     def row(gpus, batch, step, iqr):
@@ -147,7 +148,7 @@ def test_multi_gpu_passes_the_spreads():
         row(1, 4096, 40e-3, 0.0),
         row(2, 4096, 42e-3, 0.0),
     ]
-    found = scaling.crossover(scaling.table(rows, "mlp"), 2, "per_gpu")
+    found = scaling.crossover(scaling.table(points_of(rows), "mlp"), 2, "per_gpu")
     assert 16.0 in found.ties and found.kind == CrossKind.GPU_WINS  # without spreads: CROSSES
 
 
