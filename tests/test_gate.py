@@ -72,7 +72,10 @@ PATHS = {
     "data pipeline": lambda: pipeline_lesson.live_rows(
         "batch_size",
         [128],
-        {"images": {"source": "images"}, "tensors": {"source": "tensors"}},
+        [
+            pipeline_lesson.FeedSettings(feed, pipeline_lesson.Settings(dataset_size=2048))
+            for feed in ("images", "tensors")
+        ],
         ["cpu"],
         current=128,
         point_budget_s=0.01,

@@ -65,10 +65,11 @@ def live_rows():
 
 def test_view_settings_per_feed_and_the_live_request():
     assert VIEW.current == 64 and VIEW.at == "batch size = 64" and 64 in VIEW.grid and 8 in VIEW.grid
-    params = VIEW.params()
-    assert params["images"]["pin_memory"] is False  # no GPU to copy to: the CPU is measured without pinning
-    assert feeds.View(SETTINGS, "batch_size", gpu_live=True).params()["images"]["pin_memory"] is True
-    assert params["tensors"] == {
+    images, tensors = VIEW.feeds()
+    assert images.settings.pin_memory is False  # no GPU to copy to: the CPU is measured without pinning
+    assert feeds.View(SETTINGS, "batch_size", gpu_live=True).feeds()[0].settings.pin_memory is True
+    assert (images.feed, tensors.feed) == ("images", "tensors")
+    assert tensors.workload_settings() == {
         "batch_size": 64,
         "dataset_size": 256,
         "model": "linear",
@@ -76,9 +77,9 @@ def test_view_settings_per_feed_and_the_live_request():
         "num_workers": 0,
         "pin_memory": False,
     }
-    assert "batch_size" not in VIEW.fixed()["images"]
+    assert "batch_size" not in images.workload_settings(skip="batch_size")
     request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=30.0, threads=1)
-    assert request.args == ("batch_size", VIEW.grid, VIEW.fixed(), ["cpu"]) and request.kwargs["current"] == 64
+    assert request.args == ("batch_size", VIEW.grid, VIEW.feeds(), ["cpu"]) and request.kwargs["current"] == 64
     # the job's total budget is in its key: a shorter budget measures fewer points, so it is another answer
     other = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=60.0, threads=1)
     assert other != request and other.key != request.key
@@ -303,7 +304,7 @@ def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
     pack = {"schema_version": 1, "machine": MACHINE, "rows": pinned + unpinned, "path": "/p/h200.json"}
     for pin, rows in ((True, pinned), (False, unpinned)):
         view = feeds.View(replace(SETTINGS, pin_memory=pin), "batch_size", gpu_live=False)
-        assert view.params()["images"]["pin_memory"] is False  # the live CPU: still measured without pinning
+        assert view.feeds()[0].settings.pin_memory is False  # the live CPU: still measured without pinning
         _, found = feeds.find_recorded([pack], H200.pack_paths, view)
         assert found["images"] and all(r["pin_memory"] is pin for r in found["images"])
         assert sorted(r["median_s"] for r in found["images"]) == sorted(

@@ -24,6 +24,7 @@ from lib.lessons.data_pipeline.view import (
     SOURCES,
     WORKERS,
     WORKLOAD,
+    FeedSettings,
     Settings,
     ceiling_sentence,
     device_sentence,
@@ -77,17 +78,9 @@ class View:
             return replace(self.settings, num_workers=0, pin_memory=False)
         return self.settings if self.gpu_live or recorded else replace(self.settings, pin_memory=False)
 
-    def params(self) -> dict[str, dict[str, Any]]:
-        """Each feed's workload settings, measured live."""
-        return {feed: self.feed_settings(feed).params(feed) for feed in SOURCES}
-
-    def recorded_params(self) -> dict[str, dict[str, Any]]:
-        """Each feed's workload settings in a recording."""
-        return {feed: self.feed_settings(feed, recorded=True).params(feed) for feed in SOURCES}
-
-    def fixed(self) -> dict[str, dict[str, Any]]:
-        """Each feed's workload settings but the swept one."""
-        return {feed: {k: v for k, v in p.items() if k != self.over} for feed, p in self.params().items()}
+    def feeds(self, *, recorded: bool = False) -> tuple[FeedSettings, ...]:
+        """Each feed's settings, measured live (or in a recording)."""
+        return tuple(FeedSettings(feed, self.feed_settings(feed, recorded=recorded)) for feed in SOURCES)
 
 
 def settings_words(settings: Settings, skip: Iterable[str] = ()) -> str:
@@ -109,7 +102,7 @@ def live_request(
         live_rows,
         view.over,
         view.grid,
-        view.fixed(),
+        view.feeds(),
         list(devices),
         current=view.current,
         point_budget_s=point_budget_s,
@@ -172,10 +165,10 @@ def find_recorded(
     if view.gpu_live:
         return None, FeedRows.empty()
     preferred = set(preferred)
-    params = view.recorded_params()
+    wanted = {fed.feed: fed.workload_settings() for fed in view.feeds(recorded=True)}
 
     def match(pack: Mapping[str, Any], feed: str) -> list[dict[str, Any]]:
-        return matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
+        return matching_rows(pack["rows"], WORKLOAD, view.over, wanted[feed], device_prefix="c")
 
     def has_gpu(rows: Iterable[Mapping[str, Any]]) -> bool:
         return any(is_cuda(str(r["device"])) for r in rows)
@@ -476,10 +469,11 @@ def record_commands(view: View) -> list[str]:
     """The CLI sweeps that record this view on a GPU machine, one per feed, the CPU and the GPU each."""
     out = []
     values = ",".join(str(v) for v in AXES[view.over].steps)
-    for feed, params in view.recorded_params().items():  # a GPU machine records the pinned memory the switch sets
-        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in params.items() if k != view.over)
+    for fed in view.feeds(recorded=True):  # a GPU machine records the pinned memory the switch sets
+        fixed = fed.workload_settings(skip=view.over)
+        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in fixed.items())
         out.append(
             f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "
-            f"--out lib/recorded/dataloader_{feed}_{view.over}.json"
+            f"--out lib/recorded/dataloader_{fed.feed}_{view.over}.json"
         )
     return out

@@ -19,6 +19,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
+from lib.core.point import Frozen
 from lib.core.rows import is_ok
 from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
@@ -72,16 +73,27 @@ class Settings:
             raise KeyError(key)
         return getattr(self, key)
 
-    def params(self, feed: str) -> dict[str, Any]:
-        """The workload's settings for one feed, as the sweep takes them (lib.core's edge: a dict)."""
-        return {
-            "batch_size": self.batch_size,
-            "dataset_size": self.dataset_size,
-            "model": self.model,
-            "source": feed,
-            "num_workers": self.num_workers,
-            "pin_memory": self.pin_memory,
-        }
+
+@dataclass(frozen=True)
+class FeedSettings:
+    """One feed's settings: the page's settings, with the data fed from `feed` ('images', 'tensors')."""
+
+    feed: str
+    settings: Settings
+
+    def workload_settings(self, skip: str | None = None) -> Frozen:
+        """The dataloader workload's settings as the sweep and the recorded rows name them, less `skip` (the
+        swept one)."""
+        s = self.settings
+        named = (
+            ("batch_size", s.batch_size),
+            ("dataset_size", s.dataset_size),
+            ("model", s.model),
+            ("source", self.feed),
+            ("num_workers", s.num_workers),
+            ("pin_memory", s.pin_memory),
+        )
+        return Frozen((k, v) for k, v in named if k != skip)
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
@@ -355,7 +367,7 @@ def overlap_caption(bars: Sequence[Mapping[str, Any]]) -> str | None:
 def live_rows(
     over: str,
     values: Sequence[Any],
-    fixed_of: dict[str, dict[str, Any]],
+    feeds: Sequence[FeedSettings],
     devices: Sequence[str],
     *,
     current: Any,
@@ -364,18 +376,17 @@ def live_rows(
     num_threads: int | None,
     progress: Callable[[float, str], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Live rows of the dataloader workload over `over` for each feed in `fixed_of` ({'images': {...},
-    'tensors': {...}}), phases at `current`."""
+    """Live rows of the dataloader workload over `over` for each of `feeds`, phases at `current`."""
     rows: list[dict[str, Any]] = []
-    feeds = list(fixed_of)
-    for i, feed in enumerate(feeds):
+    for i, fed in enumerate(feeds):
 
-        def part(fraction: float, message: str, i: int = i, feed: str = feed) -> None:
+        def part(fraction: float, message: str, i: int = i, feed: str = fed.feed) -> None:
             if progress:
                 progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
+        fixed = fed.workload_settings(skip=over)
         rows += live_sweep(
-            LiveSweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current, profile_current=False),
+            LiveSweep(WORKLOAD, over, values, fixed, devices, current=current, profile_current=False),
             LiveBudget(point_budget_s, total_budget_s, num_threads),
             progress=part,
         )
