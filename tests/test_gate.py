@@ -92,7 +92,7 @@ def _flat(entry: dict) -> dict:
 
 def _seed_entries(name: str) -> list[dict]:
     live = seed_cases.measure_live(get_preset(name), ["cpu"], budget_s=0.01, num_threads=1)
-    return [{**r, "workload": get_preset(name).workload} for r in live.rows] + [
+    return [{**p.to_row(), "workload": get_preset(name).workload} for p in live.points] + [
         {**_flat(c.entry()), "workload": get_preset(name).workload} for c in live.curves.values()
     ]
 
