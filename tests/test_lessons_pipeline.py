@@ -214,7 +214,7 @@ def test_missing_note_and_the_recorded_sweeps_offered_instead():
 
 def test_phase_bars_notes_and_the_recording_commands():
     bars = feeds.phase_bars(screen())
-    assert [b["series"] for b in bars][:2] == [
+    assert [b.series for b in bars][:2] == [
         "images · cpu (live, this server)",
         "images · cpu (recorded on NVIDIA H200, 2026-11-21)",
     ]
@@ -275,20 +275,17 @@ def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pa
     longer = [r for r in shipped_rows() if r["median_s"] > r["phase_loading_s"] + r["phase_compute_s"]]
     assert longer
     for r in longer:
-        bar = pipeline.with_rest(r)
+        bar = pipeline.PhaseBar("cpu", r).chart_row()
         assert abs(sum(bar[k] for k in pipeline.PHASES) - r["median_s"]) < 1e-12
     bars = feeds.phase_bars(screen())
-    assert all("phase_rest_s" in b for b in bars)
+    assert all("phase_rest_s" in b.chart_row() for b in bars)
 
 
 def test_the_overlap_caption_says_why_a_bar_runs_past_its_epoch():
-    from lib.lessons.data_pipeline.view import overlap_caption
+    from lib.lessons.data_pipeline.view import PhaseBar, overlap_caption
 
-    cpu = {**row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013), "series": "images · cpu"}
-    gpu = {
-        **row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4),
-        "series": "images · cuda:0",
-    }
+    cpu = PhaseBar("images · cpu", row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013))
+    gpu = PhaseBar("images · cuda:0", row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4))
     assert overlap_caption([cpu]) is None  # its bar ends at its epoch: nothing to explain
     text = overlap_caption([cpu, gpu])
     assert text.startswith("The dark tick on each bar is its whole epoch")

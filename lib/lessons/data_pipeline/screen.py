@@ -25,6 +25,7 @@ from lib.lessons.data_pipeline.view import (
     WORKERS,
     WORKLOAD,
     FeedSettings,
+    PhaseBar,
     Settings,
     ceiling_sentence,
     device_sentence,
@@ -32,7 +33,6 @@ from lib.lessons.data_pipeline.view import (
     loading_share,
     phase_note,
     sweep_summary,
-    with_rest,
 )
 from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorded_groups
 
@@ -402,11 +402,19 @@ def showable(group: Mapping[str, Any]) -> bool:
     )
 
 
-def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tuple[str, dict[str, Any]]]:
-    """Buttons for recorded sweeps the page can show instead: (label, the widgets' values for the URL). The
-    slider of the swept setting keeps its value; the view on screen is not offered."""
+class Offer(NamedTuple):
+    """A button for a recorded sweep the page can show instead: its words, and the widgets' values by their URL
+    keys (url_values)."""
+
+    label: str
+    values: dict[str, Any]  # the URL's edge
+
+
+def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[Offer]:
+    """Buttons for recorded sweeps the page can show instead. The slider of the swept setting keeps its value;
+    the view on screen is not offered."""
     seen = [(view.over, view.settings)]
-    offers: list[tuple[str, dict[str, Any]]] = []
+    offers: list[Offer] = []
     for pack in packs:
         for group in filter(showable, recorded_groups(pack["rows"], WORKLOAD)):
             p, over = group["params"], group["over"]
@@ -420,7 +428,7 @@ def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tupl
                 seen.append((over, settings))
                 text = settings_words(settings, skip=(over, "model", "num_workers", "pin_memory"))
                 offers.append(
-                    (
+                    Offer(
                         f"Show the sweep over {axis_label(over)} ({text}; {MODELS[settings.model]}; "
                         f"{plural(settings.num_workers, 'worker')}; pinned memory "
                         f"{fmt_value(bool(settings.pin_memory))})",
@@ -441,18 +449,18 @@ def url_values(over: str, settings: Settings) -> dict[str, Any]:
     }
 
 
-def phase_bars(on: Screen) -> list[dict[str, Any]]:
+def phase_bars(on: Screen) -> list[PhaseBar]:
     """The phase chart's bars at the point explained: each timed row with phases, its series prefixed by its feed."""
     return [
-        with_rest({**r, "series": f"{feed} · {r['series']}"})
+        PhaseBar(f"{feed} · {r['series']}", r)
         for feed in SOURCES
         for r in on.here(feed)
         if is_ok(r) and r.get("phase_loading_s") is not None
     ]
 
 
-def phase_notes(bars: Iterable[Mapping[str, Any]]) -> list[str]:
-    return [n for n in (phase_note(r, r["series"]) for r in bars) if n]
+def phase_notes(bars: Iterable[PhaseBar]) -> list[str]:
+    return [n for n in (phase_note(b.row, b.series) for b in bars) if n]
 
 
 def point_where(over: str) -> Callable[[Mapping[str, Any]], str]:

@@ -180,10 +180,18 @@ def rest_s(row: Mapping[str, Any] | None) -> float | None:
     return rest if rest > 0 else None
 
 
-def with_rest(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The row with `phase_rest_s`, so that its bar of loading + compute + the rest ends at the epoch its
-    words name (the bars of loading and compute alone ended short of it)."""
-    return {**row, "phase_rest_s": rest_s(row)}
+@dataclass(frozen=True)
+class PhaseBar:
+    """One bar of the phase chart: a timed row's epoch split into loading, compute and the rest; `series` names its
+    feed and its series ('images · cpu (live, this server)')."""
+
+    series: str
+    row: Mapping[str, Any]  # the row on screen it draws: its epoch, its phases, how it ran
+
+    def chart_row(self) -> dict[str, Any]:
+        """The bar as the phase chart's row (Altair's edge): the row under its series, with `phase_rest_s` so that
+        loading + compute + the rest ends at the epoch its words name (loading and compute alone ended short)."""
+        return {**self.row, "series": self.series, "phase_rest_s": rest_s(self.row)}
 
 
 def device_saving(row: Mapping[str, Any]) -> float:
@@ -350,14 +358,14 @@ def phase_note(row: Mapping[str, Any] | None, label: str) -> str | None:
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
 
 
-def overlap_caption(bars: Sequence[Mapping[str, Any]]) -> str | None:
+def overlap_caption(bars: Sequence[PhaseBar]) -> str | None:
     """Under the phase chart, when a bar runs past its tick (the whole epoch the answer quotes): why a bar of
     loading and compute, each timed on its own, can be longer than the epoch. None when no bar does."""
-    past = [r for r in bars if is_ok(r) and (phases_s(r) or 0.0) > float(r["median_s"])]
+    past = [b for b in bars if is_ok(b.row) and (phases_s(b.row) or 0.0) > float(b.row["median_s"])]
     if not past:
         return None
     # the bars well past their tick say by how much and why (phase_note's overlap case), not noise-sized ones
-    notes = [phase_note(r, r["series"]) for r in past if float(r["median_s"]) < 0.9 * (phases_s(r) or 0.0)]
+    notes = [phase_note(b.row, b.series) for b in past if float(b.row["median_s"]) < 0.9 * (phases_s(b.row) or 0.0)]
     return (
         "The dark tick on each bar is its whole epoch, timed as one; a bar runs past it where loading "
         "and compute, each timed on its own, overlap in the epoch. " + " ".join(n for n in notes if n)
