@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from lib.core.point import Point
 from lib.lessons.data_pipeline import screen as feeds
 from lib.recorded.sources import GpuSource
 
@@ -136,7 +137,7 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
     assert recorded.packs == {"images": images_grid, "tensors": tensors_only}
     assert {r["source"] for r in recorded["images"]} == {"images"} and recorded["tensors"]
     on = feeds.screen(VIEW, [], found, recorded)
-    series = {feed: {r["series"] for r in on.rows_of[feed]} for feed in ("images", "tensors")}
+    series = {feed: {s.series for s in on.shown[feed]} for feed in ("images", "tensors")}
     assert all("2026-11-24" in s for s in series["images"]) and all("2026-11-21" in s for s in series["tensors"])
 
 
@@ -148,14 +149,14 @@ def screen(rows=None, gpu_live=False):
 
 def test_the_screen_pairs_one_machines_devices_at_the_point():
     on = screen()
-    assert [r["series"] for r in on.here("images")] == [
+    assert [s.series for s in on.here("images")] == [
         "cpu (live, this server)",
         "cpu (recorded on NVIDIA H200, 2026-11-21)",
         "cuda:0 (recorded on NVIDIA H200, 2026-11-21)",
     ]
     cpu, gpu = on.pair("images")
-    assert cpu["series"] == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu["device"] == "cuda:0"
-    assert on.at_point("tensors")["median_s"] == 0.004
+    assert cpu.series == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu.point.device == "cuda:0"
+    assert on.at_point("tensors").median_s == 0.004
     assert on.missing == [] and len(on.recorded_rows()) == 8 and len(on.rows) == 12
 
 
@@ -174,8 +175,8 @@ def test_the_words_say_whether_the_device_matters():
     )
     # issue 23, item 7: what would move it, never a change already on (these rows ran without workers)
     assert "What would move it: DataLoader workers" in text
-    assert "What would move it: decode once" in feeds._loading_fix({"num_workers": 4})
-    assert "DataLoader workers" not in feeds._loading_fix({"num_workers": 4})
+    assert "What would move it: decode once" in feeds._loading_fix(4)
+    assert "DataLoader workers" not in feeds._loading_fix(4)
     assert feeds.machines_sentence(screen(rows=[])) is None
     (images, tensors) = feeds.summaries(screen())
     assert "count as the same at every one of the 2 batch size values" in images
@@ -257,14 +258,15 @@ def test_a_device_can_save_only_its_compute_not_the_epochs_bookkeeping_on_the_sh
     from lib.lessons.data_pipeline import view as pipeline
 
     # that pack's row: the grids recorded since (every model, dataset and pinned memory) hold more at batch 8
-    (cpu,) = shipped_rows(
+    (row,) = shipped_rows(
         device="cpu", source="images", num_workers=4, batch_size=8, machine="NVIDIA H200 (2026-11-21)"
     )
-    epoch, compute = cpu["median_s"], cpu["phase_compute_s"]
+    cpu = Point.from_row(row)
+    epoch, compute = cpu.median_s, cpu.phases["compute"]
     assert pipeline.rest_s(cpu) > 10 * compute  # mostly bookkeeping: the case of the issue
     text = pipeline.ceiling_sentence(cpu, "cpu", "DataLoader over images")
     assert f"at most {pct(compute / epoch)} less" in text and "can hardly matter" in text, text
-    assert pct(1 - cpu["phase_loading_s"] / epoch) not in text  # the old ceiling: everything but loading
+    assert pct(1 - cpu.phases["loading"] / epoch) not in text  # the old ceiling: everything but loading
 
 
 def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pack():
@@ -275,7 +277,7 @@ def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pa
     longer = [r for r in shipped_rows() if r["median_s"] > r["phase_loading_s"] + r["phase_compute_s"]]
     assert longer
     for r in longer:
-        bar = pipeline.PhaseBar("cpu", r).chart_row()
+        bar = pipeline.PhaseBar("cpu", Point.from_row(r)).chart_row()
         assert abs(sum(bar[k] for k in pipeline.PHASES) - r["median_s"]) < 1e-12
     bars = feeds.phase_bars(screen())
     assert all("phase_rest_s" in b.chart_row() for b in bars)
@@ -284,8 +286,9 @@ def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pa
 def test_the_overlap_caption_says_why_a_bar_runs_past_its_epoch():
     from lib.lessons.data_pipeline.view import PhaseBar, overlap_caption
 
-    cpu = PhaseBar("images · cpu", row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013))
-    gpu = PhaseBar("images · cuda:0", row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4))
+    cpu = PhaseBar("images · cpu", Point.from_row(row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013)))
+    gpu_row = row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4)
+    gpu = PhaseBar("images · cuda:0", Point.from_row(gpu_row))
     assert overlap_caption([cpu]) is None  # its bar ends at its epoch: nothing to explain
     text = overlap_caption([cpu, gpu])
     assert text.startswith("The dark tick on each bar is its whole epoch")

@@ -46,10 +46,20 @@ def test_timing_never_calls_a_1_5x_gap_about_the_same():
 
 def test_data_pipeline_no_longer_counts_20_percent_as_the_same():
     """A 15 % gap with tight spreads read 'the device does not matter' (SAME_WITHIN = 0.20)."""
+    from lib.core.point import Point
     from lib.lessons.data_pipeline.view import device_sentence, sweep_summary
 
     def row(device, t):
-        return {"device": device, "median_s": t, "iqr_s": t / 100, "status": "ok", "batch_size": 8}
+        return Point.from_row(
+            {
+                "workload": "dataloader",
+                "device": device,
+                "median_s": t,
+                "iqr_s": t / 100,
+                "status": "ok",
+                "batch_size": 8,
+            }
+        )
 
     text = device_sentence(row("cpu", 1.0), row("cuda:0", 0.85), "cpu X", "cuda:0 X", "DataLoader over images")
     assert "**the device matters**" in text

@@ -180,7 +180,7 @@ def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
     over = on.view.over
     return tuple(
         SweepChart(
-            pd.DataFrame(on.rows_of[feed]),
+            pd.DataFrame(on.feed_rows(feed)),
             feeds.axis_label(over),
             "time per epoch",
             feeds.feed_title(feed),
