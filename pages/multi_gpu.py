@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.charts import scaling as scaling_charts
+from lib.core.point import points_of
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu import screen as lesson
 from lib.workloads.ddp import demo
@@ -36,22 +37,22 @@ def _pick(key: str, label: str, options: list, linked: bool, **kw):
         label, options, horizontal=True, key=f"live_{key}", **kw)
 
 
-def show_results(rows: list[dict], source: str, key: str, slots: scaffold.AnswerFirst | None = None) -> None:
+def show_results(found: scaling.Results, key: str, slots: scaffold.AnswerFirst | None = None) -> None:
     """The answer and the throughput chart (in `slots` when given, else here), then the efficiency chart,
-    crossovers, explanation and table for ddp rows from one machine (key 'recorded': its pickers in the URL)."""
+    crossovers, explanation and table for ddp points from one machine (key 'recorded': its pickers in the URL)."""
     answer_box, chart_box = (slots.answer, slots.chart) if slots else (st.container(), st.container())
-    if not (models := scaling.models_in(rows)):
+    if not (models := scaling.models_in(found.points)):
         answer_box.info(lesson.NO_DDP_ROWS)
         return
-    picked = lesson.points(rows, _pick("model", "Model", models, key == LINKED, format_func=lesson.model_name))
+    picked = lesson.points(found.points, _pick("model", "Model", models, key == LINKED, format_func=lesson.model_name))
     if not picked.ok:
-        answer_box.warning(lesson.failed(picked, source))
+        answer_box.warning(lesson.failed(picked, found.source))
     else:
         axis = _pick("axis", "Compare at the same", list(scaling.X_AXES), key == LINKED,
                      format_func=lesson.AXIS_NAMES.get)
-        on = lesson.screen(picked, axis, source)
+        on = lesson.screen(picked, axis, found.source)
         answer_box.markdown(on.answer)
-        chart_box.vega_lite_chart(chart_spec(scaling_charts.sized_throughput_chart, picked.ok_records, axis,
+        chart_box.vega_lite_chart(chart_spec(scaling_charts.sized_throughput_chart, picked.ok, axis,
                                              scaffold.chart_height(340, first=slots is not None)), width="stretch")
         if on.notes:  # what the answer leaves out, under the chart
             chart_box.markdown(on.notes)
@@ -60,7 +61,7 @@ def show_results(rows: list[dict], source: str, key: str, slots: scaffold.Answer
             with scaffold.why("Scaling efficiency: how close to N times one GPU") as opened:
                 if opened:
                     st.caption(lesson.EFFICIENCY_CAPTION)
-                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, on.efficiency_records, axis),
+                    st.vega_lite_chart(chart_spec(scaling_charts.efficiency_chart, on.efficiency, axis),
                                        width="stretch")
         scaffold.why_words("Where more GPUs start to win", on.crossovers)
         scaffold.why_words("Why: communication against compute", on.why)
@@ -78,8 +79,7 @@ live = st.session_state.get(LIVE_KEY)
 if recorded.by_name:
     name = url.selectbox("machine", "Recorded on", list(recorded.by_name), next(iter(recorded.by_name)),
                          format_func=recorded.labels.get)
-    pack = recorded.by_name[name]
-    show_results(scaling.ddp_rows(pack), scaling.recorded_source(pack), LINKED, slots=top)
+    show_results(recorded.by_name[name], LINKED, slots=top)
 elif not live:
     top.answer.markdown(lesson.NOTHING_RECORDED)
     top.note.caption(lesson.HOW_RECORDED)
@@ -97,4 +97,4 @@ if st.button("Run the live demo", key="multi_gpu_run"):
     live = st.session_state[LIVE_KEY] = (demo_model, demo.run_demo(demo_model, progress=progress_to(bar)))
     bar.empty()
 if live:  # (model, rows): the rows of the last demo this session ran
-    show_results(live[1], scaling.live_source(live[1]), "live", slots=None if recorded.by_name else top)
+    show_results(scaling.Results.live(points_of(live[1])), "live", slots=None if recorded.by_name else top)

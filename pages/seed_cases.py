@@ -41,11 +41,11 @@ preset = get_preset(case)
 # cannot: the sidebar's machine holds no seed experiment at all (then no other machine's rows either)
 source, cannot = unanswered(shown.holds_a_case)
 packs = [] if cannot else load_recorded()[0]
-pack, rec_rows = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
+pack, recorded = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
 devices, threads = live_devices(source), DEFAULT_CPU_THREADS
 live = cached_measurement(screen.live_request(preset, devices, threads=threads, budget_s=live_point_budget_s()),
                           label=screen.measure_label(preset, devices)) or shown.not_measured()
-experiment = screen.Case(preset, live, pack, rec_rows)
+experiment = screen.Case(preset, live, pack, recorded)
 
 # -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------
 first = shown.first_screen(experiment)
@@ -87,7 +87,8 @@ with scaffold.why("Loss curves: does each model learn?") as opened:
         scaffold.paragraphs(said.data, caption=True)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
-scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, live.rows, pack, rec_rows,
+scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, experiment.live_rows(), pack,
+                           experiment.recorded_rows(),
                            file_stem=f"seed_{case}", key="seed_cases.results",
                            more=csv_download("Download the loss curves (CSV)", shown.curve_rows(curves),
                                              f"seed_{case}_loss_curves.csv", ":material/show_chart:"))

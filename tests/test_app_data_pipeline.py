@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, env, open_page, open_whys, page_text, visit
 
+from lib.core.point import Point, points_of
+from lib.core.rows import Status
 from lib.lessons.data_pipeline.view import ceiling_sentence, device_sentence, loading_share, phase_note, sweep_summary
 from ui.scaffold import RECORD_KEY
 
@@ -36,18 +39,21 @@ def chart_specs(at) -> list[str]:
 
 
 def row(device, median, loading, compute, **extra):
-    return {
-        "workload": "dataloader",
-        "device": device,
-        "median_s": median,
-        "iqr_s": median / 50,
-        "repeats": 5,
-        "status": "ok",
-        "message": "",
-        "phase_loading_s": loading,
-        "phase_compute_s": compute,
-        **extra,
-    }
+    """A point as the sentences read it, from a row as a file holds it."""
+    return Point.from_row(
+        {
+            "workload": "dataloader",
+            "device": device,
+            "median_s": median,
+            "iqr_s": median / 50,
+            "repeats": 5,
+            "status": "ok",
+            "message": "",
+            "phase_loading_s": loading,
+            "phase_compute_s": compute,
+            **extra,
+        }
+    )
 
 
 def test_device_sentence_says_when_the_device_does_not_matter_and_when_it_does():
@@ -59,7 +65,7 @@ def test_device_sentence_says_when_the_device_does_not_matter_and_when_it_does()
     text = device_sentence(row("cpu", 1.0, 0.1, 0.9), fast_gpu, "cpu X", "cuda:0 X", "tensors already on the device")
     assert "the device matters" in text and "GPU's epoch is 10.0× as fast" in text
     assert "compute 900 ms and 80 ms" in text
-    assert device_sentence(cpu, {**gpu, "status": "oom", "median_s": None}, "a", "b", "x") is None
+    assert device_sentence(cpu, replace(gpu, status=Status.OOM, median_s=None), "a", "b", "x") is None
 
 
 def test_ceiling_sentence_bounds_what_any_device_could_save():
@@ -71,15 +77,17 @@ def test_ceiling_sentence_bounds_what_any_device_could_save():
     text = ceiling_sentence(row("cpu", 1.0, 0.1, 0.9), "cpu X", "tensors already on the device")
     assert "up to 90% of the epoch" in text and "the device can matter" in text
     assert "cannot matter" in ceiling_sentence(row("cpu", 1.0, 1.05, 0.01), "cpu X", "images")
-    assert ceiling_sentence({**row("cpu", 1.0, 0.9, 0.1), "phase_loading_s": None}, "cpu", "images") is None
+    no_loading = row("cpu", 1.0, 0.9, 0.1)
+    no_loading = replace(no_loading, phases=no_loading.phases.with_(loading=None))
+    assert ceiling_sentence(no_loading, "cpu", "images") is None
 
 
 def test_sweep_summary_counts_the_points_within_the_line():
-    rows = [
-        {"device": d, "batch_size": b, "median_s": t, "iqr_s": t / 10, "status": "ok"}
+    rows = points_of(
+        {"workload": "dataloader", "device": d, "batch_size": b, "median_s": t, "iqr_s": t / 10, "status": "ok"}
         for b, c, g in ((8, 1.0, 0.95), (64, 1.0, 0.5), (512, 1.0, 0.2))
         for d, t in (("cpu", c), ("cuda:0", g))
-    ]
+    )
     text = sweep_summary(rows, "batch_size", "batch size", "tensors", "cpu", "cuda:0")
     assert "at 1 of the 3 batch size values" in text and "(batch size 8)" in text
     assert "from 0.20× at 512 to 0.95× at 8" in text

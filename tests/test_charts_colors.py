@@ -25,6 +25,7 @@ from lib.charts.theme import (
     series_colors,
 )
 from lib.charts.variants import MemoryLines, VariantLines, memory_chart, variant_chart
+from lib.core.point import points_of
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.your_results.compare import compare_machines
 
@@ -149,12 +150,12 @@ def test_gallery_and_multi_gpu_lines_take_the_gpu_colours():
         for n in counts
         for b in (16, 256)
     ]
-    gpus = scaling.chart_records(scaling.table([r for r in rows if r["device"] == "cuda"], "mlp"))
+    gpus = scaling.table(points_of([r for r in rows if r["device"] == "cuda"]), "mlp")
     colours = dict(
         zip(*(lambda s: (s["domain"], s["range"]))(throughput_chart(gpus).to_dict()["encoding"]["color"]["scale"]))
     )
     assert colours == {"1 GPU": GPU_COLORS[0], "2 GPUs": GPU_COLORS[1], "4 GPUs": GPU_COLORS[2]}
-    cpu = scaling.chart_records(scaling.table([r for r in rows if r["device"] == "cpu"], "mlp"))
+    cpu = scaling.table(points_of([r for r in rows if r["device"] == "cpu"]), "mlp")
     assert throughput_chart(cpu).to_dict()["encoding"]["color"]["scale"]["range"][0] == CPU_LIVE
 
 

@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from lib.charts.scaling import efficiency_chart, points_frame, throughput_chart
+from lib.core.point import points_of
 from lib.lessons.multi_gpu import scaling
 
 
@@ -27,7 +28,7 @@ def records():
     # 16 GPUs sorts after 2 GPUs: the colour order is numeric, not alphabetical.
     rows = [record(n, b, 1e-3 * (1 + n / 8) + 1e-6 * b) for n in (1, 2, 16) for b in (16, 256, 4096)]
     rows.append(record(2, 64, None) | {"status": "oom"})
-    return scaling.table(rows, "mlp")
+    return scaling.table(points_of(rows), "mlp")
 
 
 def spec(chart):
@@ -39,7 +40,7 @@ def data_of(d, layer):
 
 
 def test_throughput_chart_draws_every_measured_point_log_log(records):
-    points = scaling.chart_records(scaling.ok_points(records))
+    points = scaling.ok_points(records)
     d = spec(throughput_chart(points, "per_gpu"))
     assert d["mark"] == {"type": "line", "point": True}
     enc = d["encoding"]
@@ -58,19 +59,19 @@ def test_throughput_chart_draws_every_measured_point_log_log(records):
     ]
     drawn = data_of(d, d)
     assert len(drawn) == len(points) == 9
-    assert sorted((p["gpus"], p["batch_size"]) for p in drawn) == sorted((p["gpus"], p["batch_size"]) for p in points)
+    assert sorted((p["gpus"], p["batch_size"]) for p in drawn) == sorted((p.gpus, p.batch_size) for p in points)
     assert all(p["samples_per_s"] == pytest.approx(p["gpus"] * p["batch_size"] / (p["step_ms"] / 1e3)) for p in drawn)
 
 
 def test_efficiency_chart_on_the_global_batch_with_perfect_scaling_dashed(records):
-    points = scaling.chart_records(scaling.efficiency_points(records))
+    points = scaling.efficiency_points(records)
     d = spec(efficiency_chart(points, "global"))
     line, rule = d["layer"]
     assert line["encoding"]["x"]["field"] == "global_batch" and line["encoding"]["x"]["title"] == "global batch size"
-    assert line["encoding"]["x"]["axis"]["values"] == sorted({p["global_batch"] for p in points})
+    assert line["encoding"]["x"]["axis"]["values"] == sorted({p.global_batch for p in points})
     assert line["encoding"]["y"]["field"] == "scaling_efficiency" and line["encoding"]["y"]["scale"] == {"zero": False}
     assert line["encoding"]["color"]["sort"] == ["2 GPUs", "16 GPUs"]
-    assert [p["scaling_efficiency"] for p in data_of(d, line)] == [p["scaling_efficiency"] for p in points]
+    assert [p["scaling_efficiency"] for p in data_of(d, line)] == [p.scaling_efficiency for p in points]
     assert rule["mark"] == {"type": "rule", "strokeDash": [4, 4], "color": "gray"}
     assert rule["encoding"]["y"]["field"] == "scaling_efficiency" and data_of(d, rule) == [{"scaling_efficiency": 1.0}]
 

@@ -14,6 +14,7 @@ import torch
 
 from lib.core.crossover import CrossKind
 from lib.core.gate import recording_gate
+from lib.core.point import points_of
 from lib.core.results import load_pack, setting_keys, validate_pack, validate_row
 from lib.core.rows import Status
 from lib.core.sweep import RunRequest, measure_point, resolve_points, run_points
@@ -266,7 +267,7 @@ def test_scaling_efficiency_from_measured_rows(recorded):
 
 @pytest.mark.slow
 def test_crossover_and_explanation_read_the_rows(recorded):
-    records = scaling.table(load_pack(recorded)["rows"], "mlp")
+    records = scaling.table(points_of(load_pack(recorded)["rows"]), "mlp")
     assert {d.gpus for d in records} >= {1}
     for n in sorted({d.gpus for d in records} - {1}):
         for axis in scaling.X_AXES:

@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from lib.core.crossover import CrossKind
-from lib.core.point import Point
+from lib.core.point import Point, points_of
 from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
 from lib.lessons.multi_gpu import scaling
 from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
@@ -165,7 +165,7 @@ def measured(gpus, batch, device="cuda"):
 
 
 def test_crossover_on_hand_made_rows_finds_where_two_gpus_overtake():
-    records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
+    records = scaling.table(points_of([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)]), "mlp")
     c = scaling.crossover(records, 2, "per_gpu")
     assert c.kind == CrossKind.CROSSES and c.bracket == (256, 4096)
     assert scaling.crossover_sentence(c, 2, "per_gpu").plain().startswith("2 GPUs ")
@@ -185,7 +185,7 @@ def test_points_are_the_measured_records_and_efficiency_needs_more_than_one_gpu(
     rows = [measured(n, b) for n in (1, 2) for b in (16, 256)] + [ddp_row(2, 1024, None, status="oom")]
     rows.append(measured(4, 16))  # its gpus=1 twin (batch 16) is there: efficiency present
     rows.append({**measured(4, 256), "hidden_width": 7})  # a different experiment: no twin, no efficiency
-    records = scaling.table(rows, "mlp")
+    records = scaling.table(points_of(rows), "mlp")
     points = scaling.ok_points(records)
     assert len(records) == 7 and len(points) == 6
     assert all(d.status == "ok" and d.samples_per_s > 0 for d in points)
@@ -195,7 +195,7 @@ def test_points_are_the_measured_records_and_efficiency_needs_more_than_one_gpu(
 
 
 def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
-    records = scaling.table([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)], "mlp")
+    records = scaling.table(points_of([measured(n, b) for n in (1, 2) for b in (16, 256, 4096)]), "mlp")
     lines = scaling.crossover_lines(records, "per_gpu")
     assert lines == [scaling.crossover_sentence(scaling.crossover(records, 2, "per_gpu"), 2, "per_gpu")]
     assert lines[0].about.kind == CrossKind.CROSSES and lines[0].about.bracket == (256, 4096)
@@ -209,9 +209,9 @@ def test_crossover_lines_compare_every_gpu_count_with_one_or_say_why_not():
 
 def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
     rows = [measured(n, b) for n in (1, 2) for b in (16, 4096)]
-    records = scaling.table(rows, "mlp")
+    records = scaling.table(points_of(rows), "mlp")
     assert scaling.why_lines(records) == scaling.explanation(records, 2)
-    one = scaling.table([measured(1, b, device="cpu") for b in (16, 4096)], "mlp")
+    one = scaling.table(points_of([measured(1, b, device="cpu") for b in (16, 4096)]), "mlp")
     lines = scaling.why_lines(one, cpu=True)
     assert lines == scaling.single_process_sentences(one)
     assert lines[0].startswith("At a batch of 16, one step took 1.02 ms")
@@ -220,12 +220,14 @@ def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
 
 def test_sources_name_the_machine_not_the_file():
     recorded = {**pack([measured(1, 16)], machine={**MACHINE, "gpus": ["H200"] * 4}), "path": "/x/h200x4_ddp.json"}
-    assert scaling.recorded_source(recorded) == "recorded on box with 2 GPUs"
-    assert scaling.pack_label(recorded) == "box with 2 GPUs, 2026-01-01"
-    bare = {"machine": {}}
-    assert scaling.pack_label(bare) == "unknown machine"
-    assert scaling.live_source([measured(1, 16, device="cpu")]) == "live on this server, CPU, 1 process"
-    assert scaling.live_source([measured(1, 16), measured(2, 16)]) == "live on this server, GPUs"
+    found = scaling.Results.of_pack(recorded)
+    assert found.source == "recorded on box with 2 GPUs"
+    assert found.label == "box with 2 GPUs, 2026-01-01" and found.name == "h200x4_ddp"
+    bare = {"machine": {}, "rows": []}
+    assert scaling.Results.of_pack(bare).label == "unknown machine"
+    live = scaling.Results.live(points_of([measured(1, 16, device="cpu")]))
+    assert live.source == "live on this server, CPU, 1 process"
+    assert scaling.Results.live(points_of([measured(1, 16), measured(2, 16)])).source == "live on this server, GPUs"
 
 
 def test_demo_sentence_says_what_the_demo_runs_here():
@@ -247,9 +249,9 @@ def test_what_is_not_hidden_is_never_more_communication_than_the_whole_all_reduc
 
     packs, _ = load_recorded(RECORDED_DIR)
     split = 0
-    for p in (p for p in packs if scaling.ddp_rows(p)):
-        for model in scaling.models_in(scaling.ddp_rows(p)):
-            records = scaling.table(scaling.ddp_rows(p), model)
+    for p in (scaling.Results.of_pack(p) for p in packs):
+        for model in scaling.models_in(p.points):
+            records = scaling.table(p.points, model)
             n = max(d.gpus for d in scaling.ok_points(records))
             for line in scaling.why_lines(records):
                 if not line.startswith("At a per-GPU batch of "):

@@ -72,7 +72,10 @@ PATHS = {
     "data pipeline": lambda: pipeline_lesson.live_rows(
         "batch_size",
         [128],
-        {"images": {"source": "images"}, "tensors": {"source": "tensors"}},
+        [
+            pipeline_lesson.FeedSettings(feed, pipeline_lesson.Settings(dataset_size=2048))
+            for feed in ("images", "tensors")
+        ],
         ["cpu"],
         current=128,
         point_budget_s=0.01,
@@ -89,7 +92,7 @@ def _flat(entry: dict) -> dict:
 
 def _seed_entries(name: str) -> list[dict]:
     live = seed_cases.measure_live(get_preset(name), ["cpu"], budget_s=0.01, num_threads=1)
-    return [{**r, "workload": get_preset(name).workload} for r in live.rows] + [
+    return [{**p.to_row(), "workload": get_preset(name).workload} for p in live.points] + [
         {**_flat(c.entry()), "workload": get_preset(name).workload} for c in live.curves.values()
     ]
 

@@ -7,6 +7,7 @@ import pytest
 
 from lib.core.crossover import CrossKind
 from lib.core.fmt import Strong, fmt_value, say
+from lib.core.point import points_of
 from lib.core.rows import Origin
 from lib.lessons.common import answers, onscreen, voice
 from lib.lessons.data_pipeline import screen as feeds
@@ -296,11 +297,11 @@ def test_scaling_answer_is_where_the_most_gpus_start_to_pay_off():
     # one GPU: 1 ms + 1 µs per sample; two GPUs: 3 ms of exchange per step on top: they win from a large batch
     rows = [ddp(1, b, 1e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
     rows += [ddp(2, b, 4e-3 + 1e-6 * b) for b in (16, 256, 4096, 65536)]
-    records = scaling.table(rows, "mlp")
+    records = scaling.table(points_of(rows), "mlp")
     text = scaling_answer(records, "per_gpu")
     last = scaling.crossover_lines(records, "per_gpu", notes=False)[-1]  # the answer alone: its notes under the chart
     assert last.about.kind == CrossKind.CROSSES and text == last.markdown() and text.startswith("2 GPUs ")
-    assert scaling_answer(scaling.table(rows[:4], "mlp"), "per_gpu").startswith(
+    assert scaling_answer(scaling.table(points_of(rows[:4]), "mlp"), "per_gpu").startswith(
         "These results do not hold both 1 GPU and more"
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from lib.core.point import Point
 from lib.lessons.data_pipeline import screen as feeds
 from lib.recorded.sources import GpuSource
 
@@ -65,10 +66,11 @@ def live_rows():
 
 def test_view_settings_per_feed_and_the_live_request():
     assert VIEW.current == 64 and VIEW.at == "batch size = 64" and 64 in VIEW.grid and 8 in VIEW.grid
-    params = VIEW.params()
-    assert params["images"]["pin_memory"] is False  # no GPU to copy to: the CPU is measured without pinning
-    assert feeds.View(SETTINGS, "batch_size", gpu_live=True).params()["images"]["pin_memory"] is True
-    assert params["tensors"] == {
+    images, tensors = VIEW.feeds()
+    assert images.settings.pin_memory is False  # no GPU to copy to: the CPU is measured without pinning
+    assert feeds.View(SETTINGS, "batch_size", gpu_live=True).feeds()[0].settings.pin_memory is True
+    assert (images.feed, tensors.feed) == ("images", "tensors")
+    assert tensors.workload_settings() == {
         "batch_size": 64,
         "dataset_size": 256,
         "model": "linear",
@@ -76,9 +78,9 @@ def test_view_settings_per_feed_and_the_live_request():
         "num_workers": 0,
         "pin_memory": False,
     }
-    assert "batch_size" not in VIEW.fixed()["images"]
+    assert "batch_size" not in images.workload_settings(skip="batch_size")
     request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=30.0, threads=1)
-    assert request.args == ("batch_size", VIEW.grid, VIEW.fixed(), ["cpu"]) and request.kwargs["current"] == 64
+    assert request.args == ("batch_size", VIEW.grid, VIEW.feeds(), ["cpu"]) and request.kwargs["current"] == 64
     # the job's total budget is in its key: a shorter budget measures fewer points, so it is another answer
     other = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=60.0, threads=1)
     assert other != request and other.key != request.key
@@ -135,7 +137,7 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
     assert recorded.packs == {"images": images_grid, "tensors": tensors_only}
     assert {r["source"] for r in recorded["images"]} == {"images"} and recorded["tensors"]
     on = feeds.screen(VIEW, [], found, recorded)
-    series = {feed: {r["series"] for r in on.rows_of[feed]} for feed in ("images", "tensors")}
+    series = {feed: {s.series for s in on.shown[feed]} for feed in ("images", "tensors")}
     assert all("2026-11-24" in s for s in series["images"]) and all("2026-11-21" in s for s in series["tensors"])
 
 
@@ -147,14 +149,14 @@ def screen(rows=None, gpu_live=False):
 
 def test_the_screen_pairs_one_machines_devices_at_the_point():
     on = screen()
-    assert [r["series"] for r in on.here("images")] == [
+    assert [s.series for s in on.here("images")] == [
         "cpu (live, this server)",
         "cpu (recorded on NVIDIA H200, 2026-11-21)",
         "cuda:0 (recorded on NVIDIA H200, 2026-11-21)",
     ]
     cpu, gpu = on.pair("images")
-    assert cpu["series"] == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu["device"] == "cuda:0"
-    assert on.at_point("tensors")["median_s"] == 0.004
+    assert cpu.series == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu.point.device == "cuda:0"
+    assert on.at_point("tensors").median_s == 0.004
     assert on.missing == [] and len(on.recorded_rows()) == 8 and len(on.rows) == 12
 
 
@@ -173,8 +175,8 @@ def test_the_words_say_whether_the_device_matters():
     )
     # issue 23, item 7: what would move it, never a change already on (these rows ran without workers)
     assert "What would move it: DataLoader workers" in text
-    assert "What would move it: decode once" in feeds._loading_fix({"num_workers": 4})
-    assert "DataLoader workers" not in feeds._loading_fix({"num_workers": 4})
+    assert "What would move it: decode once" in feeds._loading_fix(4)
+    assert "DataLoader workers" not in feeds._loading_fix(4)
     assert feeds.machines_sentence(screen(rows=[])) is None
     (images, tensors) = feeds.summaries(screen())
     assert "count as the same at every one of the 2 batch size values" in images
@@ -213,7 +215,7 @@ def test_missing_note_and_the_recorded_sweeps_offered_instead():
 
 def test_phase_bars_notes_and_the_recording_commands():
     bars = feeds.phase_bars(screen())
-    assert [b["series"] for b in bars][:2] == [
+    assert [b.series for b in bars][:2] == [
         "images · cpu (live, this server)",
         "images · cpu (recorded on NVIDIA H200, 2026-11-21)",
     ]
@@ -256,14 +258,15 @@ def test_a_device_can_save_only_its_compute_not_the_epochs_bookkeeping_on_the_sh
     from lib.lessons.data_pipeline import view as pipeline
 
     # that pack's row: the grids recorded since (every model, dataset and pinned memory) hold more at batch 8
-    (cpu,) = shipped_rows(
+    (row,) = shipped_rows(
         device="cpu", source="images", num_workers=4, batch_size=8, machine="NVIDIA H200 (2026-11-21)"
     )
-    epoch, compute = cpu["median_s"], cpu["phase_compute_s"]
+    cpu = Point.from_row(row)
+    epoch, compute = cpu.median_s, cpu.phases["compute"]
     assert pipeline.rest_s(cpu) > 10 * compute  # mostly bookkeeping: the case of the issue
     text = pipeline.ceiling_sentence(cpu, "cpu", "DataLoader over images")
     assert f"at most {pct(compute / epoch)} less" in text and "can hardly matter" in text, text
-    assert pct(1 - cpu["phase_loading_s"] / epoch) not in text  # the old ceiling: everything but loading
+    assert pct(1 - cpu.phases["loading"] / epoch) not in text  # the old ceiling: everything but loading
 
 
 def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pack():
@@ -274,20 +277,18 @@ def test_the_epoch_bars_end_where_the_words_say_the_epoch_ends_on_the_shipped_pa
     longer = [r for r in shipped_rows() if r["median_s"] > r["phase_loading_s"] + r["phase_compute_s"]]
     assert longer
     for r in longer:
-        bar = pipeline.with_rest(r)
+        bar = pipeline.PhaseBar("cpu", Point.from_row(r)).chart_row()
         assert abs(sum(bar[k] for k in pipeline.PHASES) - r["median_s"]) < 1e-12
     bars = feeds.phase_bars(screen())
-    assert all("phase_rest_s" in b for b in bars)
+    assert all("phase_rest_s" in b.chart_row() for b in bars)
 
 
 def test_the_overlap_caption_says_why_a_bar_runs_past_its_epoch():
-    from lib.lessons.data_pipeline.view import overlap_caption
+    from lib.lessons.data_pipeline.view import PhaseBar, overlap_caption
 
-    cpu = {**row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013), "series": "images · cpu"}
-    gpu = {
-        **row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4),
-        "series": "images · cuda:0",
-    }
+    cpu = PhaseBar("images · cpu", Point.from_row(row("cpu", "images", 64, 0.137, loading=0.05, compute=0.013)))
+    gpu_row = row("cuda:0", "images", 64, 0.0585, loading=0.083, compute=0.0095, num_workers=4)
+    gpu = PhaseBar("images · cuda:0", Point.from_row(gpu_row))
     assert overlap_caption([cpu]) is None  # its bar ends at its epoch: nothing to explain
     text = overlap_caption([cpu, gpu])
     assert text.startswith("The dark tick on each bar is its whole epoch")
@@ -303,7 +304,7 @@ def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
     pack = {"schema_version": 1, "machine": MACHINE, "rows": pinned + unpinned, "path": "/p/h200.json"}
     for pin, rows in ((True, pinned), (False, unpinned)):
         view = feeds.View(replace(SETTINGS, pin_memory=pin), "batch_size", gpu_live=False)
-        assert view.params()["images"]["pin_memory"] is False  # the live CPU: still measured without pinning
+        assert view.feeds()[0].settings.pin_memory is False  # the live CPU: still measured without pinning
         _, found = feeds.find_recorded([pack], H200.pack_paths, view)
         assert found["images"] and all(r["pin_memory"] is pin for r in found["images"])
         assert sorted(r["median_s"] for r in found["images"]) == sorted(

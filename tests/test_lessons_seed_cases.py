@@ -5,6 +5,7 @@ The pieces under them (compare_sentence, find_seed_pack, ...) are tested in test
 
 from __future__ import annotations
 
+from lib.core.point import points_of
 from lib.lessons.seed_cases import curves as seed_curves
 from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases import view as cases
@@ -54,10 +55,20 @@ def curve(device, losses, status="ok", **extra):
     return seed_curves.Curve.from_entry(entry(device, losses, status, **extra))
 
 
+def measured(rows=(), curves=None):
+    """What the page measured live: the rows as points."""
+    return cases.Measured(tuple(points_of(rows)), curves or {})
+
+
+def case_of(preset, live, found, rec_rows):
+    """A case with the recorded rows as the points the page reads."""
+    return screen.Case(preset, live, found, points_of(rec_rows))
+
+
 def boston(live_cpu=1e-3, rec=(1e-3, 2e-3), live_gpu=None):
     rec_rows = [row(BOSTON, "cpu", rec[0]), row(BOSTON, "cuda:0", rec[1])] if rec else []
     live = [row(BOSTON, "cpu", live_cpu)] + ([row(BOSTON, "cuda:0", live_gpu)] if live_gpu else [])
-    return screen.Case(BOSTON, cases.Measured(live), pack(rec_rows) if rec else None, rec_rows)
+    return case_of(BOSTON, measured(live), pack(rec_rows) if rec else None, rec_rows)
 
 
 def test_the_case_line_request_and_recording_command():
@@ -89,7 +100,7 @@ def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
     assert bars[2].ratio == 2.0
     _, bars = screen.comparison(boston(live_gpu=5e-4))
     assert bars[-1] == screen.RatioBar("live on this server", 0.5)
-    no_times = screen.Case(get_preset("mnist_100rows"), cases.Measured(), None, [])
+    no_times = case_of(get_preset("mnist_100rows"), measured(), None, [])
     (line,), bars = screen.comparison(no_times)
     assert line.covers == "the seed printed no times" and bars == []
     assert no_times.covers == "the seed's 1,000 calls"
@@ -97,7 +108,7 @@ def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
 
 def test_a_recorded_gpu_not_measured_is_said_in_words():
     rows = [row(BOSTON, "cpu", 1e-3), row(BOSTON, "cuda:0", None, status="skipped")]
-    case = screen.Case(BOSTON, cases.Measured([row(BOSTON, "cpu", 1e-3)]), pack(rows), rows)
+    case = case_of(BOSTON, measured([row(BOSTON, "cpu", 1e-3)]), pack(rows), rows)
     assert screen.comparison(case)[0][1].gpu == "not run"
     assert (
         screen.missing_note(case) == f"The recorded pack ({case.machine}) did not measure this experiment on the "
@@ -114,7 +125,7 @@ def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
         "This server's CPU (1 thread) takes 10 s for 10 000 epochs in total, against 12 s on the seed's CPU."
     )
     cut_rows = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
-    cut = screen.Case(MINIBATCH, cases.Measured([row(MINIBATCH, "cpu", 2.0)]), pack(cut_rows), cut_rows)
+    cut = case_of(MINIBATCH, measured([row(MINIBATCH, "cpu", 2.0)]), pack(cut_rows), cut_rows)
     assert cut.rec_cut == {"dataset_size": (3000, 60000)}
     assert screen.verdict_sentences(cut)[1] == (
         "The recorded rows ran at a cut size (dataset size 3,000 instead of "
@@ -124,10 +135,10 @@ def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
         "This server's CPU (2 threads) was timed at a cut size (dataset size 3,000 instead of the seed's 60,000): its "
         "time per call, in the table, is not comparable with times for the seed's size, so it is not drawn."
     )
-    failed = screen.Case(BOSTON, cases.Measured([row(BOSTON, "cpu", None, status="error")]), None, [])
+    failed = case_of(BOSTON, measured([row(BOSTON, "cpu", None, status="error")]), None, [])
     assert times.live_cpu_sentence(failed, [], 1) == "This server's CPU was not timed: failed — why."
     gpu = row(MATMUL, "cuda:0", 0.46, cold_s=0.55, size=15360)
-    matmul = screen.Case(MATMUL, cases.Measured(), pack([gpu]), [gpu])
+    matmul = case_of(MATMUL, measured(), pack([gpu]), [gpu])
     assert times.cold_sentence(matmul, times.time_bars(matmul)) == (
         f"On {matmul.machine} the GPU's first call of this experiment in the recording run took 550 ms, a warm one "
         "460 ms, 1.20× as long (the seed saw 0.55 s against 0.46 s). Only warm calls count in the ratio."
@@ -140,7 +151,7 @@ def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
     size (7.83 ms) were quoted and drawn nowhere. Now each quoted time is a bar, and the cut-size call is not
     quoted."""
     gpu = row(MATMUL, "cuda:0", 0.142, cold_s=0.143, size=15360)
-    matmul = screen.Case(MATMUL, cases.Measured(), pack([gpu]), [gpu])
+    matmul = case_of(MATMUL, measured(), pack([gpu]), [gpu])
     bars = times.time_bars(matmul)
     drawn = {(b.where, b.call): b.seconds for b in bars}
     assert drawn == {
@@ -154,24 +165,22 @@ def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
     assert "143 ms, a warm one 142 ms" in times.cold_sentence(matmul, bars)
     assert times.cold_sentence(matmul, [b for b in bars if b.call != times.Call.FIRST]) is None  # not drawn: not said
     linear = get_preset("linear_mnist_dataloader")
-    cut = screen.Case(linear, cases.Measured([row(linear, "cpu", 7.83e-3, dataset_size=2500)]), None, [])
+    cut = case_of(linear, measured([row(linear, "cpu", 7.83e-3, dataset_size=2500)]), None, [])
     bars = times.time_bars(cut)
     assert all(b.where == times.Where.SEED for b in bars)  # a call at a cut size is no bar...
     assert "7.83" not in times.live_cpu_sentence(cut, bars, 1)  # ...and no sentence quotes it
     recorded_cut = [row(MINIBATCH, d, 1.0, dataset_size=3000) for d in ("cpu", "cuda:0")]
-    cut = screen.Case(MINIBATCH, cases.Measured(), pack(recorded_cut), recorded_cut)
+    cut = case_of(MINIBATCH, measured(), pack(recorded_cut), recorded_cut)
     assert {b.where for b in times.time_bars(cut)} == {times.Where.SEED}
     assert times.times_title(boston()) == "Time for 10 000 epochs in total, at the seed's sizes"
-    linear = screen.Case(get_preset("linear_mnist_dataloader"), cases.Measured(), None, [])
+    linear = case_of(get_preset("linear_mnist_dataloader"), measured(), None, [])
     assert times.times_title(linear) == "Time per epoch, at the seed's sizes"
 
 
 def test_data_notes_say_once_where_each_was_seen():
     live = [row(MINIBATCH, "cpu", 1.0, data_note="synthetic MNIST")]
     rec = [row(MINIBATCH, "cuda:0", 1.0, data_note="synthetic MNIST"), row(MINIBATCH, "cpu", 1.0, data_note="other")]
-    case = screen.Case(
-        MINIBATCH, cases.Measured(live, {"cpu": curve("cpu", [1.0], data_note="curve data")}), pack(rec), rec
-    )
+    case = case_of(MINIBATCH, measured(live, {"cpu": curve("cpu", [1.0], data_note="curve data")}), pack(rec), rec)
     notes = screen.data_notes(case)
     assert notes == {"synthetic MNIST": "live", "other": f"recorded on {case.machine}"}
     curves = screen.curves_view(case, [])
@@ -186,14 +195,15 @@ def test_loss_curves_live_and_recorded_with_their_words():
         "path": "/p/h200_seeds_curves.json",
         "curves": [entry("cuda:0", [1.0, 0.5]), entry("cuda:1", [1.0, 0.5], epochs=99)],
     }
-    live = cases.Measured([], {"cpu": curve("cpu", [2.3, 1.0, 0.1]), "cuda:0": curve("cuda:0", [], "error")})
-    case = screen.Case(MINIBATCH, live, None, [])
+    live = measured([], {"cpu": curve("cpu", [2.3, 1.0, 0.1]), "cuda:0": curve("cuda:0", [], "error")})
+    case = case_of(MINIBATCH, live, None, [])
     curves = screen.curves_view(case, [recorded])
     assert list(curves.losses) == ["cpu (live, this server)", f"cuda:0 ({REC})", f"cuda:1 ({REC})"]
     assert curves.failures == ["cuda:0 (live, this server): no curve (failed — x)."]
     assert curves.differing == [f"cuda:1 ({REC})"] and curves.side_machine == "NVIDIA H200, 2026-11-21"
-    rows = screen.curve_rows(curves)
-    assert rows[0] == {"series": "cpu (live, this server)", "epoch": 1, "loss": 2.3} and len(rows) == 7
+    points = screen.loss_points(curves)
+    assert points[0] == seed_curves.LossPoint("cpu (live, this server)", 1, 2.3) and len(points) == 7
+    assert points[0].row() == {"series": "cpu (live, this server)", "epoch": 1, "loss": 2.3}
     assert screen.epochs_sentence(curves, MINIBATCH) == (
         "3 epochs at a cut size (dataset size 3,000 instead of the seed's 60,000) (the seed trained 15), from the "
         "seeded initial weights on every device."
@@ -203,7 +213,7 @@ def test_loss_curves_live_and_recorded_with_their_words():
         "own optimizer and learns: 2.3 → 0.1 in 3 epochs."
     )
     assert screen.minibatch_sentence(curves, BOSTON) is None
-    assert screen.curves_view(screen.Case(MATMUL, cases.Measured(), None, []), []) is None
+    assert screen.curves_view(case_of(MATMUL, measured(), None, []), []) is None
     assert seed_curves.pct_lower(0.995) == "more than 99%" and seed_curves.pct_lower(0.004) == "under 1%"
 
 
@@ -229,7 +239,7 @@ def test_the_headline_is_one_short_sentence_of_the_ratios_the_chart_draws():
         "**Boston-like MLP, full batch (seed 000):** GPU time ÷ CPU time was 2.43× in the seed; nothing was measured "
         "here on both devices to set beside it."
     )
-    no_times = screen.Case(get_preset("mnist_100rows"), cases.Measured(), None, [])
+    no_times = case_of(get_preset("mnist_100rows"), measured(), None, [])
     assert screen.headline(no_times) == (
         "**MNIST MLP, 100 rows (seed 000):** the seed printed no times for this run, "
         "and nothing was measured here on both devices."

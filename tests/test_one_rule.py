@@ -48,10 +48,20 @@ def test_timing_never_calls_a_1_5x_gap_about_the_same():
 
 def test_data_pipeline_no_longer_counts_20_percent_as_the_same():
     """A 15 % gap with tight spreads read 'the device does not matter' (SAME_WITHIN = 0.20)."""
+    from lib.core.point import Point
     from lib.lessons.data_pipeline.view import device_sentence, sweep_summary
 
     def row(device, t):
-        return {"device": device, "median_s": t, "iqr_s": t / 100, "status": "ok", "batch_size": 8}
+        return Point.from_row(
+            {
+                "workload": "dataloader",
+                "device": device,
+                "median_s": t,
+                "iqr_s": t / 100,
+                "status": "ok",
+                "batch_size": 8,
+            }
+        )
 
     text = device_sentence(row("cpu", 1.0), row("cuda:0", 0.85), "cpu X", "cuda:0 X", "DataLoader over images")
     assert "**the device matters**" in text
@@ -128,6 +138,7 @@ def test_jacobian_passes_the_spreads():
 
 
 def test_multi_gpu_passes_the_spreads():
+    from lib.core.point import points_of
     from lib.lessons.multi_gpu import scaling
 
     def row(gpus, batch, step, iqr):
@@ -153,7 +164,7 @@ def test_multi_gpu_passes_the_spreads():
         row(1, 4096, 40e-3, 0.0),
         row(2, 4096, 42e-3, 0.0),
     ]
-    found = scaling.crossover(scaling.table(rows, "mlp"), 2, "per_gpu")
+    found = scaling.crossover(scaling.table(points_of(rows), "mlp"), 2, "per_gpu")
     assert 16.0 in found.ties and found.kind == CrossKind.GPU_WINS  # without spreads: CROSSES
 
 

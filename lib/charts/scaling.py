@@ -1,10 +1,10 @@
 """Altair charts of the multi-GPU lesson: one line per GPU count against the per-GPU or the global batch.
 
-    records = lib.lessons.multi_gpu.scaling.table(rows, "mlp")
-    throughput_chart(scaling.chart_records(scaling.ok_points(records)), "per_gpu")   samples/s, log-log
-    efficiency_chart(scaling.chart_records(scaling.efficiency_points(records)), "global")   1.0 dashed
+    records = lib.lessons.multi_gpu.scaling.table(points, "mlp")
+    throughput_chart(scaling.ok_points(records), "per_gpu")                samples/s, log-log
+    efficiency_chart(scaling.efficiency_points(records), "global")         1.0 dashed
 
-`points` are lib.lessons.multi_gpu.scaling.chart_records (or a DataFrame of them); `axis` is a key of
+`points` are lib.lessons.multi_gpu.scaling.ScalingPoint (or a DataFrame of their chart_records); `axis` is a key of
 lib.lessons.multi_gpu.scaling.X_AXES. The x axis is logarithmic (base 2) with a tick at every batch measured;
 colour = the GPU count ('1 GPU', '2 GPUs', or processes on the CPU), in numeric order, each count its
 own colour on both charts: GPUs in the GPU colours of every page (1 GPU orange, 2 red, 4 brown, …),
@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import altair as alt
 import pandas as pd
 
 from lib.charts.theme import GPU_COLORS, cpu_colors
-from lib.lessons.multi_gpu.scaling import X_AXES
+from lib.lessons.multi_gpu.scaling import X_AXES, ScalingPoint, chart_records
 
 
 def count_color(label: str) -> str:
@@ -33,9 +32,9 @@ def count_color(label: str) -> str:
     return GPU_COLORS[index % len(GPU_COLORS)]
 
 
-def points_frame(points: Sequence[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
-    """The points as a DataFrame, with every column the charts read (empty ones added if missing)."""
-    frame = points if isinstance(points, pd.DataFrame) else pd.DataFrame(list(points))
+def points_frame(points: Sequence[ScalingPoint] | pd.DataFrame) -> pd.DataFrame:
+    """The points as a DataFrame (Altair's edge), with every column the charts read (empty ones added if missing)."""
+    frame = points if isinstance(points, pd.DataFrame) else pd.DataFrame(chart_records(points))
     for column in ("GPUs", "gpus", "batch_size", "global_batch", "samples_per_s", "step_ms", "scaling_efficiency"):
         if column not in frame:
             frame = frame.assign(**{column: pd.Series(dtype=object if column == "GPUs" else float)})
@@ -43,7 +42,7 @@ def points_frame(points: Sequence[dict[str, Any]] | pd.DataFrame) -> pd.DataFram
 
 
 def gpu_line_chart(
-    points: Sequence[dict[str, Any]] | pd.DataFrame,
+    points: Sequence[ScalingPoint] | pd.DataFrame,
     axis: str,
     y: str,
     y_title: str,
@@ -89,16 +88,16 @@ def gpu_line_chart(
     return base + ideal
 
 
-def throughput_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str = "per_gpu") -> alt.Chart:
+def throughput_chart(points: Sequence[ScalingPoint] | pd.DataFrame, axis: str = "per_gpu") -> alt.Chart:
     """Samples per second of the whole group; both axes logarithmic."""
     return gpu_line_chart(points, axis, "samples_per_s", "samples per second", log_y=True)
 
 
-def efficiency_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str = "per_gpu") -> alt.LayerChart:
+def efficiency_chart(points: Sequence[ScalingPoint] | pd.DataFrame, axis: str = "per_gpu") -> alt.LayerChart:
     """Scaling efficiency (linear axis, not from zero), with perfect scaling (1.0) dashed."""
     return gpu_line_chart(points, axis, "scaling_efficiency", "scaling efficiency", log_y=False, rule=1.0)
 
 
-def sized_throughput_chart(points: Sequence[dict[str, Any]] | pd.DataFrame, axis: str, height: int) -> alt.Chart:
+def sized_throughput_chart(points: Sequence[ScalingPoint] | pd.DataFrame, axis: str, height: int) -> alt.Chart:
     """throughput_chart at a plot height (the page's first chart fits a phone's first screen)."""
     return throughput_chart(points, axis).properties(height=height)

@@ -8,10 +8,26 @@ the device matter.
 from __future__ import annotations
 
 from lib.core.fmt import fmt_s, pct
-from lib.core.rows import is_ok
-from lib.core.same import same_rows
+from lib.core.point import Point
 from lib.lessons.common import voice
 from lib.lessons.data_pipeline.screen import Screen as PipelineScreen
+from lib.lessons.data_pipeline.view import same_points
+
+
+def _pair(on: PipelineScreen) -> tuple[Point | None, Point | None]:
+    """The CPU and GPU points of one machine over images at the point explained."""
+    cpu, gpu = on.pair("images")
+    return (cpu.point if cpu else None, gpu.point if gpu else None)
+
+
+def _ok(point: Point | None) -> bool:
+    return point is not None and point.ok
+
+
+def _loading(point: Point | None) -> float | None:
+    """The loading phase's seconds, None where the point holds none."""
+    value = point.phases.get("loading") if point else None
+    return value if isinstance(value, (int, float)) else None
 
 
 def pipeline_answer(on: PipelineScreen) -> str:
@@ -19,10 +35,10 @@ def pipeline_answer(on: PipelineScreen) -> str:
     has them, else how much of this server's epoch the loading alone takes (what no device can save).
     One short sentence; pipeline_notes says the rest under the chart."""
     at = on.view.at
-    cpu, gpu = on.pair("images")
-    if is_ok(cpu) and is_ok(gpu):
-        c, g = float(cpu["median_s"]), float(gpu["median_s"])
-        if same_rows(cpu, gpu):  # the one rule, each row's own spread
+    cpu, gpu = _pair(on)
+    if _ok(cpu) and _ok(gpu):
+        c, g = float(cpu.median_s), float(gpu.median_s)
+        if same_points(cpu, gpu):  # the one rule, each point's own spread
             return (
                 f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
                 f"{fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU."
@@ -30,15 +46,15 @@ def pipeline_answer(on: PipelineScreen) -> str:
         if loading_gap(cpu, gpu):  # the gap is the host's, not the device's: no device lead to claim
             return (
                 f"With a DataLoader over images, at {at} loading (host work for both) makes the gap: "
-                f"{fmt_s(float(cpu['phase_loading_s']))} of the CPU's epoch, {fmt_s(float(gpu['phase_loading_s']))} "
+                f"{fmt_s(float(_loading(cpu)))} of the CPU's epoch, {fmt_s(float(_loading(gpu)))} "
                 "of the GPU's."
             )
         lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
         return f"With images fed by a DataLoader, at {at} {lead}: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU."
-    row = on.at_point("images")
-    loading = row.get("phase_loading_s") if is_ok(row) else None
-    if isinstance(loading, (int, float)) and loading > 0:
-        epoch = float(row["median_s"])
+    point = on.at_point("images")
+    loading = _loading(point) if _ok(point) else None
+    if loading is not None and loading > 0:
+        epoch = float(point.median_s)
         saved = max(0.0, 1 - min(loading, epoch) / epoch)
         return (
             f"With images fed by a DataLoader, at {at} loading alone takes {fmt_s(loading)} of this server's "
@@ -53,11 +69,11 @@ def pipeline_answer(on: PipelineScreen) -> str:
 LOADING_GAP = 0.8
 
 
-def loading_gap(cpu: dict, gpu: dict) -> bool:
+def loading_gap(cpu: Point, gpu: Point) -> bool:
     """Whether the difference between two epochs lies in their loading phases (LOADING_GAP of it or more, same way)."""
     try:
-        c, g = float(cpu["median_s"]), float(gpu["median_s"])
-        cl, gl = float(cpu["phase_loading_s"]), float(gpu["phase_loading_s"])
+        c, g = float(cpu.median_s), float(gpu.median_s)
+        cl, gl = float(cpu.phases["loading"]), float(gpu.phases["loading"])
     except (KeyError, TypeError, ValueError):
         return False
     gap = c - g
@@ -67,9 +83,9 @@ def loading_gap(cpu: dict, gpu: dict) -> bool:
 def pipeline_notes(on: PipelineScreen) -> str:
     """What the answer leaves for under the chart: where its two times come from, or why loading bounds
     what a device could save. Empty when there is nothing to add."""
-    cpu, gpu = on.pair("images")
-    if is_ok(cpu) and is_ok(gpu) and loading_gap(cpu, gpu) and not same_rows(cpu, gpu):
-        compute = [cpu.get("phase_compute_s"), gpu.get("phase_compute_s")]
+    cpu, gpu = _pair(on)
+    if _ok(cpu) and _ok(gpu) and loading_gap(cpu, gpu) and not same_points(cpu, gpu):
+        compute = [cpu.phases.get("compute"), gpu.phases.get("compute")]
         own = (
             f"; the device's own compute took {fmt_s(float(compute[0]))} on the CPU and {fmt_s(float(compute[1]))} "
             "on the GPU"
@@ -77,14 +93,15 @@ def pipeline_notes(on: PipelineScreen) -> str:
             else ""
         )
         return (
-            f"The whole epochs: {fmt_s(float(cpu['median_s']))} on the CPU, {fmt_s(float(gpu['median_s']))} on the "
+            f"The whole epochs: {fmt_s(float(cpu.median_s))} on the CPU, {fmt_s(float(gpu.median_s))} on the "
             f"GPU, one machine{own}. Loading is the host's work in both runs, so a gap there is the host's from "
             "one run to the next, not the device's."
         )
-    if is_ok(cpu) and is_ok(gpu):
+    if _ok(cpu) and _ok(gpu):
         return "Both times above are one epoch on the same machine: its CPU and its GPU."
-    row = on.at_point("images")
-    if is_ok(row) and isinstance(row.get("phase_loading_s"), (int, float)) and row["phase_loading_s"] > 0:
+    point = on.at_point("images")
+    loading = _loading(point) if _ok(point) else None
+    if loading is not None and loading > 0:
         return (
             "Loading the images is the same work whichever device trains: a device that trained in no time at "
             "all would save only the rest of the epoch."

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
+from lib.core.point import Point
 from lib.core.request import LiveRequest
-from lib.core.rows import is_ok
-from lib.core.same import same_rows
 from lib.lessons.common import onscreen
-from lib.lessons.common.live import log_grid, rows_at
+from lib.lessons.common.live import log_grid
 from lib.lessons.data_pipeline.view import (
     AXES,
     DEFAULT_OVER,
@@ -24,16 +24,18 @@ from lib.lessons.data_pipeline.view import (
     SOURCES,
     WORKERS,
     WORKLOAD,
+    FeedSettings,
+    PhaseBar,
     Settings,
     ceiling_sentence,
     device_sentence,
     live_rows,
     loading_share,
     phase_note,
+    same_points,
     sweep_summary,
-    with_rest,
 )
-from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorded_groups
+from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorded_groups, series_label
 
 
 def axis_label(key: str) -> str:
@@ -77,17 +79,9 @@ class View:
             return replace(self.settings, num_workers=0, pin_memory=False)
         return self.settings if self.gpu_live or recorded else replace(self.settings, pin_memory=False)
 
-    def params(self) -> dict[str, dict[str, Any]]:
-        """Each feed's workload settings, measured live."""
-        return {feed: self.feed_settings(feed).params(feed) for feed in SOURCES}
-
-    def recorded_params(self) -> dict[str, dict[str, Any]]:
-        """Each feed's workload settings in a recording."""
-        return {feed: self.feed_settings(feed, recorded=True).params(feed) for feed in SOURCES}
-
-    def fixed(self) -> dict[str, dict[str, Any]]:
-        """Each feed's workload settings but the swept one."""
-        return {feed: {k: v for k, v in p.items() if k != self.over} for feed, p in self.params().items()}
+    def feeds(self, *, recorded: bool = False) -> tuple[FeedSettings, ...]:
+        """Each feed's settings, measured live (or in a recording)."""
+        return tuple(FeedSettings(feed, self.feed_settings(feed, recorded=recorded)) for feed in SOURCES)
 
 
 def settings_words(settings: Settings, skip: Iterable[str] = ()) -> str:
@@ -109,7 +103,7 @@ def live_request(
         live_rows,
         view.over,
         view.grid,
-        view.fixed(),
+        view.feeds(),
         list(devices),
         current=view.current,
         point_budget_s=point_budget_s,
@@ -172,10 +166,10 @@ def find_recorded(
     if view.gpu_live:
         return None, FeedRows.empty()
     preferred = set(preferred)
-    params = view.recorded_params()
+    wanted = {fed.feed: fed.workload_settings() for fed in view.feeds(recorded=True)}
 
     def match(pack: Mapping[str, Any], feed: str) -> list[dict[str, Any]]:
-        return matching_rows(pack["rows"], WORKLOAD, view.over, params[feed], device_prefix="c")
+        return matching_rows(pack["rows"], WORKLOAD, view.over, wanted[feed], device_prefix="c")
 
     def has_gpu(rows: Iterable[Mapping[str, Any]]) -> bool:
         return any(is_cuda(str(r["device"])) for r in rows)
@@ -223,18 +217,42 @@ def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:
     return any(r.get("workload") == WORKLOAD.name and r.get("swept") for p in packs for r in p["rows"])
 
 
+class Shown(NamedTuple):
+    """A point on screen under its series ('cpu (live, this server)')."""
+
+    series: str
+    point: Point
+
+    def row(self) -> dict[str, Any]:
+        """The point as a row under its series: the charts', the table's and the notes' (their edge)."""
+        return {**self.point.to_row(), "series": self.series}
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Two values of the swept setting, as lib.lessons.common.live.rows_at compares them."""
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9)
+    except (TypeError, ValueError):
+        return a == b
+
+
 @dataclass
 class Screen:
-    """The rows on screen per feed ('images', 'tensors'), each labelled with its series."""
+    """The points on screen per feed ('images', 'tensors'), each under its series."""
 
     view: View
-    rows_of: dict[str, list[dict[str, Any]]]  # the chart's records per feed
+    shown: dict[str, tuple[Shown, ...]]  # the chart's points per feed
     pack: Mapping[str, Any] | None  # the recorded pack shown, if any
     recorded: FeedRows  # its rows per feed, unlabelled (for downloads)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        return [r for feed in SOURCES for r in self.rows_of[feed]]
+        """Every point on screen as a row under its series (the table's and the notes' edge)."""
+        return [s.row() for feed in SOURCES for s in self.shown[feed]]
+
+    def feed_rows(self, feed: str) -> list[dict[str, Any]]:
+        """A feed's points as the sweep chart's rows (Altair's edge)."""
+        return [s.row() for s in self.shown[feed]]
 
     @property
     def missing(self) -> list[str]:
@@ -244,36 +262,50 @@ class Screen:
     def recorded_rows(self) -> list[dict[str, Any]]:
         return [r for feed in SOURCES for r in self.recorded[feed]]
 
-    def here(self, feed: str) -> list[dict[str, Any]]:
-        """The feed's rows at the point explained."""
-        return rows_at(self.rows_of[feed], self.view.over, self.view.current)
+    def here(self, feed: str) -> list[Shown]:
+        """The feed's points at the point explained."""
+        over, current = self.view.over, self.view.current
+        return [
+            s for s in self.shown[feed] if over in s.point.settings and _same_value(s.point.settings[over], current)
+        ]
 
-    def at_point(self, feed: str, series: str = onscreen.LIVE_CPU) -> Mapping[str, Any] | None:
-        return next((r for r in self.here(feed) if r["series"] == series), None)
+    def at_point(self, feed: str, series: str = onscreen.LIVE_CPU) -> Point | None:
+        return next((s.point for s in self.here(feed) if s.series == series), None)
 
-    def pair(self, feed: str) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
-        """CPU and GPU rows of ONE machine at the point explained (the same host CPU feeds both devices):
+    def pair(self, feed: str) -> tuple[Shown | None, Shown | None]:
+        """CPU and GPU points of ONE machine at the point explained (the same host CPU feeds both devices):
         both live on a GPU server, else both recorded."""
-        here = [r for r in self.here(feed) if self.view.gpu_live or "recorded" in r["series"]]
+        here = [s for s in self.here(feed) if self.view.gpu_live or "recorded" in s.series]
         return (
-            next((r for r in here if r["device"] == "cpu"), None),
-            next((r for r in here if r["device"] != "cpu"), None),
+            next((s for s in here if s.point.device == "cpu"), None),
+            next((s for s in here if s.point.device != "cpu"), None),
         )
 
 
+def _shown(
+    live: Iterable[Mapping[str, Any]], recorded: Iterable[Mapping[str, Any]], machine: str | None
+) -> tuple[Shown, ...]:
+    """The rows on screen as points, each under its series: the live ones, then the recording machine's."""
+    return (
+        *(Shown(series_label(r["device"], "live"), Point.from_row(r)) for r in live),
+        *(Shown(series_label(r["device"], "recorded", machine), Point.from_row(r)) for r in recorded),
+    )
+
+
 def screen(view: View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any] | None, recorded: FeedRows) -> Screen:
+    """The screen of a view: the live rows (the measurement's) and the recorded ones (the packs'), read as points
+    here, where they come in."""
     machine = machine_text(pack["machine"]) if pack else None
     packs = recorded.packs  # each feed labelled with its own pack's machine and date
-    rows_of = {
-        feed: onscreen.labelled(
+    shown = {
+        feed: _shown(
             [r for r in live if r.get("source") == feed],
             recorded[feed],
-            (),
             machine_text(packs[feed]["machine"]) if packs.get(feed) else machine,
         )
         for feed in SOURCES
     }
-    return Screen(view, rows_of, pack, recorded)
+    return Screen(view, shown, pack, recorded)
 
 
 class DeviceWords(NamedTuple):
@@ -287,14 +319,20 @@ def device_words(on: Screen) -> DeviceWords:
     out, compared = [], False
     for feed, words in SOURCES.items():
         cpu, gpu = on.pair(feed)
-        sentence = device_sentence(cpu, gpu, cpu["series"] if cpu else "", gpu["series"] if gpu else "", words)
+        sentence = device_sentence(
+            cpu.point if cpu else None,
+            gpu.point if gpu else None,
+            cpu.series if cpu else "",
+            gpu.series if gpu else "",
+            words,
+        )
         compared = compared or sentence is not None
-        row = on.at_point(feed)
-        sentence = sentence or ceiling_sentence(row, onscreen.LIVE_CPU, words)
+        point = on.at_point(feed)
+        sentence = sentence or ceiling_sentence(point, onscreen.LIVE_CPU, words)
         if not sentence:
             why = (
-                row.get("message") or onscreen.STATUS_WORDS.get(row.get("status"), row.get("status"))
-                if row
+                point.message or onscreen.STATUS_WORDS.get(point.status.value, point.status.value)
+                if point
                 else "nothing was measured there"
             )
             sentence = f"With the {words}, the CPU was not measured at {on.view.at}: {why}."
@@ -305,9 +343,9 @@ def device_words(on: Screen) -> DeviceWords:
 def feed_sentence(on: Screen) -> str | None:
     """On the live CPU: an epoch over images against one over tensors, same model, same numbers."""
     images, tensors = on.at_point("images"), on.at_point("tensors")
-    if not (is_ok(images) and is_ok(tensors)):
+    if not (images and images.ok and tensors and tensors.ok):
         return None
-    a, b, who = images["median_s"], tensors["median_s"], onscreen.LIVE_CPU
+    a, b, who = images.median_s, tensors.median_s, onscreen.LIVE_CPU
     if a >= b:
         return (
             f"On **{who}**, an epoch over images takes {fmt_ratio(a / b)} as long as one over tensors "
@@ -323,13 +361,14 @@ def machines_sentence(on: Screen) -> str | None:
     """This server's CPU against the recording machine's, over images; and whether loading paces the GPU there."""
     if not on.pack or on.view.gpu_live:
         return None
-    here, (cpu, gpu) = on.at_point("images"), on.pair("images")
-    if not (is_ok(here) and is_ok(cpu)):
+    here, (cpu_shown, gpu_shown) = on.at_point("images"), on.pair("images")
+    cpu, gpu = cpu_shown.point if cpu_shown else None, gpu_shown.point if gpu_shown else None
+    if not (here and here.ok and cpu and cpu.ok):
         return None
-    ratio = here["median_s"] / cpu["median_s"]
+    ratio = here.median_s / cpu.median_s
     how = (
         "the same within the spread"
-        if same_rows(here, cpu)  # the one rule (lib.core.same)
+        if same_points(here, cpu)  # the one rule (lib.core.same)
         else f"{fmt_ratio(ratio)} as long"
         if ratio >= 1
         else f"{fmt_ratio(1 / ratio)} as fast"
@@ -337,26 +376,26 @@ def machines_sentence(on: Screen) -> str | None:
     share = loading_share(gpu)
     paced = (
         f" Loading is {pct(share)} of the timed phases on the recorded GPU too: with images, the CPU that "
-        "decodes them sets the GPU's pace." + _loading_fix(gpu)
+        "decodes them sets the GPU's pace." + _loading_fix(int(gpu.settings.get("num_workers") or 0))
         if share is not None and share >= MOSTLY
         else ""
     )
     return (
-        f"This server's CPU takes {fmt_s(here['median_s'])} for the same epoch over images that the recording "
-        f"machine's CPU took {fmt_s(cpu['median_s'])} for ({how}).{paced}"
+        f"This server's CPU takes {fmt_s(here.median_s)} for the same epoch over images that the recording "
+        f"machine's CPU took {fmt_s(cpu.median_s)} for ({how}).{paced}"
     )
 
 
-def _loading_fix(row: Mapping[str, Any]) -> str:
-    """The one change that moves a GPU paced by its loading, never one already on."""
-    if not int(row.get("num_workers") or 0):
+def _loading_fix(workers: int) -> str:
+    """The one change that moves a GPU paced by its loading (its DataLoader's `workers`), never one already on."""
+    if not workers:
         return (
             " What would move it: DataLoader workers (num_workers above 0), which decode the next batches "
             "while the GPU trains on this one."
         )
     return (
         " What would move it: decode once and keep the images as tensors in memory (the tensors curve), "
-        f"since {plural(int(row['num_workers']), 'worker')} already decode in parallel."
+        f"since {plural(workers, 'worker')} already decode in parallel."
     )
 
 
@@ -366,8 +405,10 @@ def summaries(on: Screen) -> list[str]:
     for feed, words in SOURCES.items():
         cpu, gpu = on.pair(feed)
         if cpu and gpu:
-            rows = [r for r in on.rows_of[feed] if r["series"] in (cpu["series"], gpu["series"])]
-            text = sweep_summary(rows, on.view.over, axis_label(on.view.over), words, cpu["device"], gpu["device"])
+            points = [s.point for s in on.shown[feed] if s.series in (cpu.series, gpu.series)]
+            text = sweep_summary(
+                points, on.view.over, axis_label(on.view.over), words, cpu.point.device, gpu.point.device
+            )
             if text:
                 out.append(text)
     return out
@@ -409,11 +450,19 @@ def showable(group: Mapping[str, Any]) -> bool:
     )
 
 
-def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tuple[str, dict[str, Any]]]:
-    """Buttons for recorded sweeps the page can show instead: (label, the widgets' values for the URL). The
-    slider of the swept setting keeps its value; the view on screen is not offered."""
+class Offer(NamedTuple):
+    """A button for a recorded sweep the page can show instead: its words, and the widgets' values by their URL
+    keys (url_values)."""
+
+    label: str
+    values: dict[str, Any]  # the URL's edge
+
+
+def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[Offer]:
+    """Buttons for recorded sweeps the page can show instead. The slider of the swept setting keeps its value;
+    the view on screen is not offered."""
     seen = [(view.over, view.settings)]
-    offers: list[tuple[str, dict[str, Any]]] = []
+    offers: list[Offer] = []
     for pack in packs:
         for group in filter(showable, recorded_groups(pack["rows"], WORKLOAD)):
             p, over = group["params"], group["over"]
@@ -427,7 +476,7 @@ def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[tupl
                 seen.append((over, settings))
                 text = settings_words(settings, skip=(over, "model", "num_workers", "pin_memory"))
                 offers.append(
-                    (
+                    Offer(
                         f"Show the sweep over {axis_label(over)} ({text}; {MODELS[settings.model]}; "
                         f"{plural(settings.num_workers, 'worker')}; pinned memory "
                         f"{fmt_value(bool(settings.pin_memory))})",
@@ -448,18 +497,18 @@ def url_values(over: str, settings: Settings) -> dict[str, Any]:
     }
 
 
-def phase_bars(on: Screen) -> list[dict[str, Any]]:
+def phase_bars(on: Screen) -> list[PhaseBar]:
     """The phase chart's bars at the point explained: each timed row with phases, its series prefixed by its feed."""
     return [
-        with_rest({**r, "series": f"{feed} · {r['series']}"})
+        PhaseBar(f"{feed} · {s.series}", s.point)
         for feed in SOURCES
-        for r in on.here(feed)
-        if is_ok(r) and r.get("phase_loading_s") is not None
+        for s in on.here(feed)
+        if s.point.ok and s.point.phases.get("loading") is not None
     ]
 
 
-def phase_notes(bars: Iterable[Mapping[str, Any]]) -> list[str]:
-    return [n for n in (phase_note(r, r["series"]) for r in bars) if n]
+def phase_notes(bars: Iterable[PhaseBar]) -> list[str]:
+    return [n for n in (phase_note(b.point, b.series) for b in bars) if n]
 
 
 def point_where(over: str) -> Callable[[Mapping[str, Any]], str]:
@@ -476,10 +525,11 @@ def record_commands(view: View) -> list[str]:
     """The CLI sweeps that record this view on a GPU machine, one per feed, the CPU and the GPU each."""
     out = []
     values = ",".join(str(v) for v in AXES[view.over].steps)
-    for feed, params in view.recorded_params().items():  # a GPU machine records the pinned memory the switch sets
-        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in params.items() if k != view.over)
+    for fed in view.feeds(recorded=True):  # a GPU machine records the pinned memory the switch sets
+        fixed = fed.workload_settings(skip=view.over)
+        sets = " ".join(f"--set {k}={onscreen.cli_value(v)}" for k, v in fixed.items())
         out.append(
             f"python -m lib sweep dataloader --over {view.over}={values} {sets} --devices cpu,cuda "
-            f"--out lib/recorded/dataloader_{feed}_{view.over}.json"
+            f"--out lib/recorded/dataloader_{fed.feed}_{view.over}.json"
         )
     return out

@@ -119,13 +119,13 @@ class FirstScreen:
 
     on: feeds.Screen  # the rows on screen per feed
     answer: str
-    bar_rows: tuple[dict[str, Any], ...]  # the phase chart's bars (none: no epoch split into loading and compute)
+    bar_rows: tuple[lesson.PhaseBar, ...]  # the phase chart's bars (none: no epoch split into loading and compute)
     no_bars: str  # why there are no bars
     notes: tuple[str, ...]  # captions under the chart: what the answer leaves out, where a bar runs past its tick
 
     @property
     def bars(self) -> pd.DataFrame:
-        return pd.DataFrame(list(self.bar_rows))
+        return pd.DataFrame([bar.chart_row() for bar in self.bar_rows])
 
 
 def first_screen(
@@ -180,7 +180,7 @@ def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
     over = on.view.over
     return tuple(
         SweepChart(
-            pd.DataFrame(on.rows_of[feed]),
+            pd.DataFrame(on.feed_rows(feed)),
             feeds.axis_label(over),
             "time per epoch",
             feeds.feed_title(feed),

@@ -1,13 +1,13 @@
-"""The Data pipeline lesson's numbers and sentences (seeds 000 and 001), read from result rows.
+"""The Data pipeline lesson's numbers and sentences (seeds 000 and 001), read from points (lib.core.point).
 
-Rows are the dataloader workload's (lib/workloads/dataloader.py): one call is one epoch, and the
-point the page explains carries the phases `phase_loading_s` (walking the DataLoader and copying
-each batch to the device, no training) and `phase_compute_s` (training on the same batches already
-on the device). No Streamlit here; every number in a sentence comes from a row passed in.
+Points are the dataloader workload's (lib/workloads/dataloader.py): one call is one epoch, and the
+point the page explains carries the phases `loading` (walking the DataLoader and copying each batch
+to the device, no training) and `compute` (training on the same batches already on the device). No
+Streamlit here; every number in a sentence comes from a point passed in.
 
-    share = loading_share(row)                        # loading / (loading + compute)
-    device_sentence(cpu_row, gpu_row, "cpu …", "cuda:0 …", "DataLoader over images")
-    ceiling_sentence(cpu_row, "cpu …", "DataLoader over images")   # without a GPU: what a device could save
+    share = loading_share(point)                          # loading / (loading + compute)
+    device_sentence(cpu, gpu, "cpu …", "cuda:0 …", "DataLoader over images")
+    ceiling_sentence(cpu, "cpu …", "DataLoader over images")   # without a GPU: what a device could save
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
-from lib.core.rows import is_ok
+from lib.core.point import Frozen, Point
 from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
@@ -72,16 +72,27 @@ class Settings:
             raise KeyError(key)
         return getattr(self, key)
 
-    def params(self, feed: str) -> dict[str, Any]:
-        """The workload's settings for one feed, as the sweep takes them (lib.core's edge: a dict)."""
-        return {
-            "batch_size": self.batch_size,
-            "dataset_size": self.dataset_size,
-            "model": self.model,
-            "source": feed,
-            "num_workers": self.num_workers,
-            "pin_memory": self.pin_memory,
-        }
+
+@dataclass(frozen=True)
+class FeedSettings:
+    """One feed's settings: the page's settings, with the data fed from `feed` ('images', 'tensors')."""
+
+    feed: str
+    settings: Settings
+
+    def workload_settings(self, skip: str | None = None) -> Frozen:
+        """The dataloader workload's settings as the sweep and the recorded rows name them, less `skip` (the
+        swept one)."""
+        s = self.settings
+        named = (
+            ("batch_size", s.batch_size),
+            ("dataset_size", s.dataset_size),
+            ("model", s.model),
+            ("source", self.feed),
+            ("num_workers", s.num_workers),
+            ("pin_memory", s.pin_memory),
+        )
+        return Frozen((k, v) for k, v in named if k != skip)
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
@@ -135,52 +146,69 @@ def workers_note(workers: int, cores: int) -> str | None:
     )
 
 
-def _num(row: Mapping[str, Any] | None, key: str) -> float | None:
-    if not row:
+def _phase(point: Point | None, name: str) -> float | None:
+    """A phase's seconds ('loading', 'compute'), None where the point holds no usable number."""
+    if point is None:
         return None
-    value = row.get(key)
     try:
-        value = float(value)
+        value = float(point.phases.get(name))
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) and value >= 0 else None
 
 
-def phases_s(row: Mapping[str, Any] | None) -> float | None:
-    """Loading plus compute, each timed on its own (None when the row has no phases)."""
-    loading, compute = _num(row, "phase_loading_s"), _num(row, "phase_compute_s")
+def _ok(point: Point | None) -> bool:
+    return point is not None and point.ok
+
+
+def same_points(a: Point, b: Point) -> bool:
+    """Whether two points' epochs are the same by the one rule, each with its own spread (lib.core.same)."""
+    return same_rows(a.to_row(), b.to_row())
+
+
+def phases_s(point: Point | None) -> float | None:
+    """Loading plus compute, each timed on its own (None when the point has no phases)."""
+    loading, compute = _phase(point, "loading"), _phase(point, "compute")
     return None if loading is None or compute is None else loading + compute
 
 
-def loading_share(row: Mapping[str, Any] | None) -> float | None:
-    """Loading's part of the two timed phases (None when the row has no phases)."""
-    parts = phases_s(row)
-    return _num(row, "phase_loading_s") / parts if parts else None
+def loading_share(point: Point | None) -> float | None:
+    """Loading's part of the two timed phases (None when the point has no phases)."""
+    parts = phases_s(point)
+    return _phase(point, "loading") / parts if parts else None
 
 
-def rest_s(row: Mapping[str, Any] | None) -> float | None:
+def rest_s(point: Point | None) -> float | None:
     """The part of the epoch in neither timed phase, never timed apart (so never given a cause): the
     epoch less loading and compute, None when the phases are missing or overlap (workers, a GPU)."""
-    parts = phases_s(row) if is_ok(row) else None
+    parts = phases_s(point) if _ok(point) else None
     if parts is None:
         return None
-    rest = float(row["median_s"]) - parts
+    rest = float(point.median_s) - parts
     return rest if rest > 0 else None
 
 
-def with_rest(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The row with `phase_rest_s`, so that its bar of loading + compute + the rest ends at the epoch its
-    words name (the bars of loading and compute alone ended short of it)."""
-    return {**row, "phase_rest_s": rest_s(row)}
+@dataclass(frozen=True)
+class PhaseBar:
+    """One bar of the phase chart: a timed point's epoch split into loading, compute and the rest; `series` names
+    its feed and its series ('images · cpu (live, this server)')."""
+
+    series: str
+    point: Point
+
+    def chart_row(self) -> dict[str, Any]:
+        """The bar as the phase chart's row (Altair's edge): the point under its series, with `phase_rest_s` so
+        that loading + compute + the rest ends at the epoch its words name (loading and compute alone ended short)."""
+        return {**self.point.to_row(), "series": self.series, "phase_rest_s": rest_s(self.point)}
 
 
-def device_saving(row: Mapping[str, Any]) -> float:
+def device_saving(point: Point) -> float:
     """The most of one epoch a device that trained in no time at all could save: its compute, no more than
     what is not loading (loading is a floor whatever trains, and so is the rest of the epoch, which is
     no training: counting it as the device's time made 'save at most 62%' of an epoch mostly outside its timed phases)."""
-    epoch, loading = float(row["median_s"]), _num(row, "phase_loading_s") or 0.0
+    epoch, loading = float(point.median_s), _phase(point, "loading") or 0.0
     beyond_loading = max(0.0, epoch - loading)
-    compute = _num(row, "phase_compute_s")
+    compute = _phase(point, "compute")
     return (min(compute, beyond_loading) if compute is not None else beyond_loading) / epoch if epoch > 0 else 0.0
 
 
@@ -190,15 +218,13 @@ def epoch_gap(a_s: float, b_s: float) -> float:
     return (slow - fast) / slow if slow > 0 else 0.0
 
 
-def device_sentence(
-    cpu: Mapping[str, Any] | None, gpu: Mapping[str, Any] | None, cpu_label: str, gpu_label: str, source: str
-) -> str | None:
-    """Does the device matter for one epoch of `source`? Both rows must come from one machine (the
-    same host CPU decodes the images for both). None when either row was not measured. The same
-    epoch by the one rule (lib.core.same, each row's own spread), never a threshold of this page's."""
-    if not (is_ok(cpu) and is_ok(gpu)):
+def device_sentence(cpu: Point | None, gpu: Point | None, cpu_label: str, gpu_label: str, source: str) -> str | None:
+    """Does the device matter for one epoch of `source`? Both points must come from one machine (the
+    same host CPU decodes the images for both). None when either point was not measured. The same
+    epoch by the one rule (lib.core.same, each point's own spread), never a threshold of this page's."""
+    if not (_ok(cpu) and _ok(gpu)):
         return None
-    c, g = float(cpu["median_s"]), float(gpu["median_s"])
+    c, g = float(cpu.median_s), float(gpu.median_s)
     gap = epoch_gap(c, g)
     c_share, g_share = loading_share(cpu), loading_share(gpu)
     shares = ""
@@ -207,7 +233,7 @@ def device_sentence(
             f"loading is {pct(c_share)} of the timed phases on **{cpu_label}** and {pct(g_share)} on **{gpu_label}**"
         )
     times = f"{fmt_s(c)} per epoch on the CPU, {fmt_s(g)} on the GPU"
-    if same_rows(cpu, gpu):
+    if same_points(cpu, gpu):
         how = (
             "by under 1%"
             if gap < 0.01
@@ -226,8 +252,8 @@ def device_sentence(
         )
     lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
     text = f"With the {source}, **the device matters**: {lead} ({times})"
-    cl, gl = _num(cpu, "phase_loading_s"), _num(gpu, "phase_loading_s")
-    cc, gc = _num(cpu, "phase_compute_s"), _num(gpu, "phase_compute_s")
+    cl, gl = _phase(cpu, "loading"), _phase(gpu, "loading")
+    cc, gc = _phase(cpu, "compute"), _phase(gpu, "compute")
     if None not in (cl, gl, cc, gc):
         text += (
             f". Timed apart, loading took {fmt_s(cl)} on the CPU and {fmt_s(gl)} on the GPU, compute "
@@ -238,18 +264,18 @@ def device_sentence(
     return text + "."
 
 
-def ceiling_sentence(row: Mapping[str, Any] | None, label: str, source: str) -> str | None:
+def ceiling_sentence(point: Point | None, label: str, source: str) -> str | None:
     """Without a GPU to compare: the most any faster device could save of this epoch (Amdahl).
     Loading alone (walking the batches without training) is a floor under the epoch whatever
-    device trains; None when the row has no loading phase."""
-    if not is_ok(row):
+    device trains; None when the point has no loading phase."""
+    if not _ok(point):
         return None
-    epoch, loading = float(row["median_s"]), _num(row, "phase_loading_s")
+    epoch, loading = float(point.median_s), _phase(point, "loading")
     if loading is None:
         return None
-    saved = device_saving(row)
+    saved = device_saving(point)
     floor = epoch * (1 - saved)
-    share = loading_share(row)
+    share = loading_share(point)
     share_words = f"loading is {pct(share)} of the timed phases" if share is not None else ""
     text = (
         f"With the {source}, loading alone took {fmt_s(loading)} of the {fmt_s(epoch)} epoch on **{label}**"
@@ -260,12 +286,12 @@ def ceiling_sentence(row: Mapping[str, Any] | None, label: str, source: str) -> 
             "Loading alone took as long as the whole epoch: a device that trained in no time at all "
             "would save nothing measurable here, so **the device cannot matter**."
         )
-    if same_time(epoch, floor, float(row.get("iqr_s") or 0.0)):  # no device could make it a different time
+    if same_time(epoch, floor, float(point.iqr_s or 0.0)):  # no device could make it a different time
         return text + (
             f"A device that trained in no time at all would still need about {fmt_s(floor)} per epoch, "
             f"at most {pct(saved)} less: **here the device can hardly matter**."
         )
-    rest = rest_s(row)
+    rest = rest_s(point)
     stays = "the loading and the rest of the epoch stay" if rest else "the loading stays"
     return text + (
         f"A faster device could save up to {pct(saved)} of the epoch (its compute; {stays}), "
@@ -274,19 +300,21 @@ def ceiling_sentence(row: Mapping[str, Any] | None, label: str, source: str) -> 
 
 
 def sweep_summary(
-    rows: Sequence[Mapping[str, Any]], over: str, over_label: str, source: str, cpu_device: str, gpu_device: str
+    points: Sequence[Point], over: str, over_label: str, source: str, cpu_device: str, gpu_device: str
 ) -> str | None:
     """Across the points on screen: at how many are the two devices' epochs the same (lib.core.same)."""
 
-    def timed(device: str) -> dict[Any, Mapping[str, Any]]:  # the device's rows by their x (the last one kept)
-        return {r[over]: r for r in rows if is_ok(r) and r.get("device") == device and r.get(over) is not None}
+    def timed(device: str) -> dict[Any, Point]:  # the device's points by their x (the last one kept)
+        return {
+            p.settings.get(over): p for p in points if p.ok and p.device == device and p.settings.get(over) is not None
+        }
 
     cpus, gpus = timed(cpu_device), timed(gpu_device)
     both = sorted(((x, (cpus[x], gpus[x])) for x in cpus if x in gpus), key=lambda p: p[0])
     if not both:
         return None
-    same = [x for x, (cpu, gpu) in both if same_rows(cpu, gpu)]
-    gaps = [(x, float(gpu["median_s"]) / float(cpu["median_s"])) for x, (cpu, gpu) in both]
+    same = [x for x, (cpu, gpu) in both if same_points(cpu, gpu)]
+    gaps = [(x, float(gpu.median_s) / float(cpu.median_s)) for x, (cpu, gpu) in both]
     lo = min(gaps, key=lambda p: p[1])
     hi = max(gaps, key=lambda p: p[1])
     n = len(both)
@@ -307,21 +335,21 @@ def sweep_summary(
     )
 
 
-def phase_note(row: Mapping[str, Any] | None, label: str) -> str | None:
+def phase_note(point: Point | None, label: str) -> str | None:
     """How the whole epoch compares with its two phases timed on their own (overlap or extra)."""
-    parts = phases_s(row) if is_ok(row) else None
+    parts = phases_s(point) if _ok(point) else None
     if parts is None:
         return None
-    epoch = float(row["median_s"])
+    epoch = float(point.median_s)
     if parts <= 0:
         return None
     if epoch < parts * 0.9:
         text = (
             f"{label}: the whole epoch ({fmt_s(epoch)}) took less than loading and compute timed apart ({fmt_s(parts)})"
         )
-        if int(row.get("num_workers") or 0) > 0 and row.get("source") == "images":
+        if int(point.settings.get("num_workers") or 0) > 0 and point.settings.get("source") == "images":
             return text + ": the worker processes decode the next batches while the main process trains."
-        if str(row.get("device", "")).startswith("cuda"):
+        if point.device.startswith("cuda"):
             return text + ": the GPU trains on one batch while the CPU prepares the next."
         return text + (
             ": nothing runs in parallel here (no workers, no GPU), so the difference is the noise "
@@ -338,14 +366,14 @@ def phase_note(row: Mapping[str, Any] | None, label: str) -> str | None:
     return f"{label}: the whole epoch ({fmt_s(epoch)}) is about loading plus compute ({fmt_s(parts)})."
 
 
-def overlap_caption(bars: Sequence[Mapping[str, Any]]) -> str | None:
+def overlap_caption(bars: Sequence[PhaseBar]) -> str | None:
     """Under the phase chart, when a bar runs past its tick (the whole epoch the answer quotes): why a bar of
     loading and compute, each timed on its own, can be longer than the epoch. None when no bar does."""
-    past = [r for r in bars if is_ok(r) and (phases_s(r) or 0.0) > float(r["median_s"])]
+    past = [b for b in bars if b.point.ok and (phases_s(b.point) or 0.0) > float(b.point.median_s)]
     if not past:
         return None
     # the bars well past their tick say by how much and why (phase_note's overlap case), not noise-sized ones
-    notes = [phase_note(r, r["series"]) for r in past if float(r["median_s"]) < 0.9 * (phases_s(r) or 0.0)]
+    notes = [phase_note(b.point, b.series) for b in past if float(b.point.median_s) < 0.9 * (phases_s(b.point) or 0.0)]
     return (
         "The dark tick on each bar is its whole epoch, timed as one; a bar runs past it where loading "
         "and compute, each timed on its own, overlap in the epoch. " + " ".join(n for n in notes if n)
@@ -355,7 +383,7 @@ def overlap_caption(bars: Sequence[Mapping[str, Any]]) -> str | None:
 def live_rows(
     over: str,
     values: Sequence[Any],
-    fixed_of: dict[str, dict[str, Any]],
+    feeds: Sequence[FeedSettings],
     devices: Sequence[str],
     *,
     current: Any,
@@ -364,18 +392,17 @@ def live_rows(
     num_threads: int | None,
     progress: Callable[[float, str], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Live rows of the dataloader workload over `over` for each feed in `fixed_of` ({'images': {...},
-    'tensors': {...}}), phases at `current`."""
+    """Live rows of the dataloader workload over `over` for each of `feeds`, phases at `current`."""
     rows: list[dict[str, Any]] = []
-    feeds = list(fixed_of)
-    for i, feed in enumerate(feeds):
+    for i, fed in enumerate(feeds):
 
-        def part(fraction: float, message: str, i: int = i, feed: str = feed) -> None:
+        def part(fraction: float, message: str, i: int = i, feed: str = fed.feed) -> None:
             if progress:
                 progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
+        fixed = fed.workload_settings(skip=over)
         rows += live_sweep(
-            LiveSweep(WORKLOAD, over, values, fixed_of[feed], devices, current=current, profile_current=False),
+            LiveSweep(WORKLOAD, over, values, fixed, devices, current=current, profile_current=False),
             LiveBudget(point_budget_s, total_budget_s, num_threads),
             progress=part,
         )

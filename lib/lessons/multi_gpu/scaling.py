@@ -9,7 +9,7 @@ experiment) is computed where the rows are made, in lib.workloads.ddp.efficiency
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,23 +17,24 @@ from typing import Any, NamedTuple
 from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.fmt import Sentence, fmt_s, say
-from lib.core.rows import Status, is_ok
+from lib.core.point import Point, points_of
+from lib.core.rows import Status
 from lib.core.same import same_time
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
-from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, row_throughput
+from lib.workloads.ddp.efficiency import WORKLOAD_NAME, merge_runs, throughput, with_scaling_efficiency
 
 
 # -- what the page shows ------------------------------------------------------------------------------
-def ddp_rows(pack_or_rows: dict[str, Any] | Sequence[dict[str, Any]], model: str | None = None) -> list[dict[str, Any]]:
-    rows = pack_or_rows["rows"] if isinstance(pack_or_rows, dict) else pack_or_rows
-    return [r for r in rows if r.get("workload") == WORKLOAD_NAME and (model is None or r.get("model") == model)]
+def ddp_points(points: Sequence[Point], model: str | None = None) -> list[Point]:
+    """The ddp points (of `model` when given)."""
+    return [p for p in points if p.workload == WORKLOAD_NAME and (model is None or p.settings.get("model") == model)]
 
 
-def models_in(rows: Sequence[dict[str, Any]]) -> list[str]:
-    found = {str(r.get("model")) for r in ddp_rows(rows) if r.get("model")}
+def models_in(points: Sequence[Point]) -> list[str]:
+    found = {str(p.settings.get("model")) for p in ddp_points(points) if p.settings.get("model")}
     return sorted(found, key=lambda m: ({"mlp": 0, "cnn": 1}.get(m, 2), m))
 
 
@@ -76,27 +77,27 @@ class ScalingPoint:
     message: str = ""
 
     @classmethod
-    def of_row(cls, r: Mapping[str, Any], gpus: int, batch: int) -> ScalingPoint:
-        ok = is_ok(r)
-        grad, gbps, peak = r.get("grad_bytes"), r.get("allreduce_gbps"), r.get("peak_memory_bytes")
+    def of_point(cls, p: Point, gpus: int, batch: int) -> ScalingPoint:
+        ok, counts = p.ok, p.counts
+        grad, gbps, peak = counts.grad_bytes, counts.allreduce_gbps, counts.peak_memory_bytes
         return cls(
-            model=str(r.get("model", "")),
-            device=str(r.get("device", "")),
+            model=str(p.settings.get("model", "")),
+            device=p.device,
             gpus=gpus,
             batch_size=batch,
-            status=r.get("status", ""),
-            step_ms=r["median_s"] * 1e3 if ok else None,
-            iqr_ms=_ms(r.get("iqr_s")) if ok else None,
-            samples_per_s=row_throughput(r),
-            scaling_efficiency=r.get("scaling_efficiency"),
-            compute_ms=_ms(r.get("phase_compute_s")) if ok else None,
-            exposed_comm_ms=_ms(r.get("phase_comm_s")) if ok else None,
+            status=p.status.value,
+            step_ms=p.median_s * 1e3 if ok else None,
+            iqr_ms=_ms(p.iqr_s) if ok else None,
+            samples_per_s=throughput(p),
+            scaling_efficiency=counts.scaling_efficiency,
+            compute_ms=_ms(p.phases.get("compute")) if ok else None,
+            exposed_comm_ms=_ms(p.phases.get("comm")) if ok else None,
             grad_mb=grad / 1e6 if isinstance(grad, (int, float)) else None,
-            allreduce_ms=_ms(r.get("allreduce_s")) if ok else None,
+            allreduce_ms=_ms(counts.allreduce_s) if ok else None,
             allreduce_gbps=gbps if ok and gpus > 1 and isinstance(gbps, (int, float)) else None,
             peak_memory_gb=peak / 1e9 if isinstance(peak, (int, float)) else None,
-            machine=r.get("machine", ""),
-            message=r.get("message", ""),
+            machine=p.machine or "",
+            message=p.message,
         )
 
     @property
@@ -142,15 +143,15 @@ class ScalingPoint:
         }
 
 
-def table(rows: Sequence[dict[str, Any]], model: str | None = None) -> list[ScalingPoint]:
-    """One point per row of `model` (ok or not), sorted by GPUs then batch."""
+def table(points: Sequence[Point], model: str | None = None) -> list[ScalingPoint]:
+    """One scaling point per ddp point of `model` (ok or not), sorted by GPUs then batch."""
     out = []
-    for r in add_scaling_efficiency([dict(r) for r in ddp_rows(rows, model)]):
+    for p in with_scaling_efficiency(ddp_points(points, model)):
         try:
-            gpus, batch = int(r["gpus"]), int(r["batch_size"])
+            gpus, batch = int(p.settings["gpus"]), int(p.settings["batch_size"])
         except (KeyError, TypeError, ValueError):
             continue
-        out.append(ScalingPoint.of_row(r, gpus, batch))
+        out.append(ScalingPoint.of_point(p, gpus, batch))
     out.sort(key=lambda d: (d.model, d.gpus, d.batch_size))
     return out
 
@@ -376,35 +377,43 @@ def single_process_sentences(records: Sequence[ScalingPoint]) -> list[str]:
 
 
 # -- recorded packs, the live demo, merging ------------------------------------------------------
-def recorded_ddp_packs() -> tuple[list[dict[str, Any]], list[str]]:
-    """The shipped packs holding ddp rows, and a line for each file that could not be read
+@dataclass(frozen=True)
+class Results:
+    """One machine's ddp points (a recorded pack's, or the live demo's) and how the page names them: `source`
+    in its sentences, `label` in the machine picker ('<machine>, <date>': no file names, visitors read it),
+    `name` in a link (the pack's file name without folder or suffixes, 'h200x4_ddp')."""
+
+    points: tuple[Point, ...]
+    source: str
+    label: str = ""
+    name: str = ""
+
+    @classmethod
+    def of_pack(cls, pack: dict[str, Any]) -> Results:
+        """A recorded pack (lib.recorded's, a file's shape) as the page reads it."""
+        machine = pack.get("machine", {})
+        label, date = str(machine.get("label", "unknown machine")), str(machine.get("date") or "")[:10]
+        name = Path(str(pack.get("path") or label)).name.removesuffix(".gz").removesuffix(".json")
+        return cls(
+            tuple(ddp_points(points_of(pack["rows"]))),
+            f"recorded on {label}",
+            f"{label}, {date}" if date and date not in label else label,
+            name,
+        )
+
+    @classmethod
+    def live(cls, points: Sequence[Point]) -> Results:
+        """The live demo's points, measured on this server."""
+        where = "CPU, 1 process" if all(p.device == "cpu" for p in points) else "GPUs"
+        return cls(tuple(points), f"live on this server, {where}")
+
+
+def recorded_ddp_packs() -> tuple[list[Results], list[str]]:
+    """The shipped packs holding ddp points, and a line for each file that could not be read
     (one bad file must not hide the others)."""
     packs, problems = load_recorded()
-    return [p for p in packs if ddp_rows(p)], problems
-
-
-def pack_label(pack: dict[str, Any]) -> str:
-    """'<machine>, <date>': how the page's machine picker names a pack (no file names: visitors read it)."""
-    label, date = machine_label(pack), str(pack.get("machine", {}).get("date") or "")[:10]
-    return f"{label}, {date}" if date and date not in label else label
-
-
-def pack_name(pack: dict[str, Any]) -> str:
-    """The pack's file name without folder or suffixes ('h200x4_ddp'): how a link names the machine picked."""
-    return Path(str(pack.get("path") or machine_label(pack))).name.removesuffix(".gz").removesuffix(".json")
-
-
-def machine_label(pack: dict[str, Any]) -> str:
-    return str(pack.get("machine", {}).get("label", "unknown machine"))
-
-
-def recorded_source(pack: dict[str, Any]) -> str:
-    """Where a recorded pack's numbers come from, as the page's sentences name it."""
-    return f"recorded on {machine_label(pack)}"
-
-
-def live_source(rows: Sequence[dict[str, Any]]) -> str:
-    return "live on this server, " + ("CPU, 1 process" if all(r.get("device") == "cpu" for r in rows) else "GPUs")
+    found = [Results.of_pack(p) for p in packs]
+    return [r for r in found if r.points], problems
 
 
 def demo_sentence(plan: dict[str, Any]) -> str:
@@ -428,14 +437,14 @@ def merge_files(out: str | Path, inputs: Sequence[str | Path]) -> list[str]:
     the lines of a short summary to print."""
     pack = merge_runs([_results.load_pack(p) for p in inputs])
     _results.save_pack(pack, out)
-    return merge_summary(pack, out, len(inputs))
+    return merge_summary(points_of(pack["rows"]), out, len(inputs))
 
 
-def merge_summary(pack: dict[str, Any], out: str | Path, runs: int) -> list[str]:
-    """What was written, then one line per ddp row: throughput, scaling efficiency, status."""
-    ok = [r for r in pack["rows"] if r.get("status") == Status.OK]
-    lines = [f"wrote {out}: {len(pack['rows'])} rows ({len(ok)} ok) from {runs} run(s)"]
-    for d in table(pack["rows"]):
+def merge_summary(points: Sequence[Point], out: str | Path, runs: int) -> list[str]:
+    """What was written, then one line per ddp point: throughput, scaling efficiency, status."""
+    ok = [p for p in points if p.status == Status.OK]
+    lines = [f"wrote {out}: {len(points)} rows ({len(ok)} ok) from {runs} run(s)"]
+    for d in table(points):
         eff = f"{d.scaling_efficiency:.2f}" if d.scaling_efficiency is not None else "-"
         sps = f"{d.samples_per_s:.4g}" if d.samples_per_s else "-"
         lines.append(

@@ -2,17 +2,18 @@
 rows, everything it shows, as values; the page lays them out and declares its pickers.
 
     machines = recorded()                          the recorded machines, by name, with their labels
-    picked = points(rows, model)                   one model's measurements: the table, its points, its failure
+    picked = points(results.points, model)         one model's measurements: the table, its points, its failure
     on = screen(picked, axis, source)              the answer, its notes, the captions and the 'Why?' lines
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
+from lib.core.point import Point
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu.answer import scaling_answer, scaling_notes
 
@@ -85,17 +86,19 @@ def model_name(model: str) -> str:
 class Recorded:
     """The shipped packs holding multi-GPU rows, by name (the URL's), their labels, and the files not read."""
 
-    by_name: dict[str, dict[str, Any]]
-    labels: dict[str, str]  # name -> '<machine>, <date>', as the picker shows it
+    by_name: dict[str, scaling.Results]
     problems: tuple[str, ...]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """name -> '<machine>, <date>', as the picker shows it."""
+        return {name: found.label for name, found in self.by_name.items()}
 
 
 def recorded() -> Recorded:
     packs, problems = scaling.recorded_ddp_packs()
-    by_name = {scaling.pack_name(p): p for p in packs}
     return Recorded(
-        by_name,
-        {n: scaling.pack_label(p) for n, p in by_name.items()},
+        {found.name: found for found in packs},
         tuple(f"A recorded pack could not be read and is left out: {p}" for p in problems),
     )
 
@@ -110,14 +113,9 @@ class Points:
     cpu: bool  # the demo's single CPU process, not GPUs
     table: pd.DataFrame  # every measurement, its columns named for people
 
-    @property
-    def ok_records(self) -> list[dict[str, str | int | float | None]]:
-        """The successful points as the throughput chart's data."""
-        return scaling.chart_records(self.ok)
 
-
-def points(rows: list[dict[str, Any]], model: str) -> Points:
-    records = scaling.table(rows, model)
+def points(found: Sequence[Point], model: str) -> Points:
+    records = scaling.table(found, model)
     return Points(
         model,
         records,
@@ -142,11 +140,6 @@ class Screen:
     efficiency: list[scaling.ScalingPoint]
     crossovers: tuple[str, ...]  # markdown, one line per GPU count
     why: tuple[str, ...]
-
-    @property
-    def efficiency_records(self) -> list[dict[str, str | int | float | None]]:
-        """The efficiency chart's data."""
-        return scaling.chart_records(self.efficiency)
 
 
 def screen(picked: Points, axis: str, source: str) -> Screen:

@@ -7,9 +7,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_num, pct
+from lib.core.point import Frozen
 from lib.core.rows import Status
 from lib.workloads.presets import Preset, get_preset, loss_curve
 
@@ -78,12 +79,31 @@ class Curve:
         )
 
 
-def curve_setting(preset: Preset | str) -> tuple[dict[str, Any], int] | None:
-    """(settings, epochs) of the loss curve for a training preset; None for one that trains nothing."""
+class CurveSetting(NamedTuple):
+    """What a training preset's loss curve is trained at: the workload's settings, and how many epochs."""
+
+    settings: Frozen
+    epochs: int
+
+
+class LossPoint(NamedTuple):
+    """One point of the loss chart: a curve's series, an epoch (from 1), its loss."""
+
+    series: str
+    epoch: int
+    loss: float
+
+    def row(self) -> dict[str, str | int | float]:
+        """The point as the chart's and the download's row (their edge)."""
+        return self._asdict()
+
+
+def curve_setting(preset: Preset | str) -> CurveSetting | None:
+    """The loss curve's setting for a training preset; None for one that trains nothing."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
     if preset.name not in CURVE_EPOCHS or preset.workload not in ("mlp", "dataloader"):
         return None
-    return preset.params(quick=True), CURVE_EPOCHS[preset.name]
+    return CurveSetting(Frozen(preset.params(quick=True)), CURVE_EPOCHS[preset.name])
 
 
 def data_note(params: Mapping[str, Any]) -> str:

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
+from lib.core.point import Frozen, Point, rows_of
 from lib.core.request import LiveRequest
-from lib.core.rows import Status, is_ok
-from lib.core.same import same_rows
+from lib.core.rows import Status
+from lib.core.same import same_time
 from lib.lessons.common import onscreen
-from lib.lessons.seed_cases.curves import Curve, curve_setting, find_curves
+from lib.lessons.seed_cases.curves import Curve, LossPoint, curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
     CASES,
     SEED_HARDWARE,
@@ -28,6 +29,7 @@ from lib.lessons.seed_cases.view import (
     pick,
     ratio_words,
     same_settings,
+    seed_rows,
     size_differences,
     size_words,
     total_s,
@@ -67,38 +69,46 @@ def record_command(preset: Preset) -> str:
     return f"python3 {SEED_SOURCE} --only {preset.name}{slow} --curves --out lib/recorded/seeds_{preset.name}.json"
 
 
-def _status(row: Mapping[str, Any] | None) -> str:
-    return onscreen.STATUS_WORDS.get(str(row.get("status")), str(row.get("status"))) if row else "–"
+def _status(point: Point | None) -> str:
+    return onscreen.STATUS_WORDS.get(point.status.value, point.status.value) if point else "–"
+
+
+def _spread(point: Point) -> float:
+    """How uncertain a point's time is (lib.core.crossover.spread's rule): its prediction band, else its IQR."""
+    low, high = point.counts.median_s_low, point.counts.median_s_high
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)):
+        return float(high) - float(low)
+    return float(point.iqr_s or 0.0)
 
 
 @dataclass
 class Case:
-    """One experiment: the preset, what was measured live here, and the recorded pack's rows of it."""
+    """One experiment: the preset, what was measured live here, and the recorded pack's points of it."""
 
     preset: Preset
     live: Measured
     pack: Mapping[str, Any] | None
-    rec_rows: list[dict[str, Any]]
+    recorded: Sequence[Point]
 
     @property
     def machine(self) -> str | None:
         return machine_text(self.pack["machine"]) if self.pack else None
 
     @property
-    def live_cpu(self) -> Mapping[str, Any] | None:
-        return pick(self.live.rows, gpu=False)
+    def live_cpu(self) -> Point | None:
+        return pick(self.live.points, gpu=False)
 
     @property
-    def live_gpu(self) -> Mapping[str, Any] | None:
-        return pick(self.live.rows, gpu=True)
+    def live_gpu(self) -> Point | None:
+        return pick(self.live.points, gpu=True)
 
     @property
-    def rec_cpu(self) -> Mapping[str, Any] | None:
-        return pick(self.rec_rows, gpu=False)
+    def rec_cpu(self) -> Point | None:
+        return pick(self.recorded, gpu=False)
 
     @property
-    def rec_gpu(self) -> Mapping[str, Any] | None:
-        return pick(self.rec_rows, gpu=True)
+    def rec_gpu(self) -> Point | None:
+        return pick(self.recorded, gpu=True)
 
     @property
     def cut(self) -> dict[str, SizeChange]:
@@ -107,11 +117,12 @@ class Case:
 
     @property
     def rec_cut(self) -> dict[str, SizeChange]:
-        """Where the recorded rows' sizes differ from the seed's."""
+        """Where the recorded points' sizes differ from the seed's."""
         if not self.pack:
             return {}
-        source = self.rec_cpu or self.rec_gpu or {}
-        return size_differences({k: source.get(k) for k in live_params(self.preset)}, self.preset)
+        source = self.rec_cpu or self.rec_gpu
+        settings = source.settings if source else Frozen()
+        return size_differences({k: settings.get(k) for k in live_params(self.preset)}, self.preset)
 
     @property
     def covers(self) -> str:
@@ -136,11 +147,22 @@ class Case:
     @property
     def rec_tie(self) -> bool | None:
         """Whether the recorded CPU and GPU times are the same by the one rule, each with its spread."""
-        return same_rows(self.rec_cpu, self.rec_gpu) if is_ok(self.rec_cpu) and is_ok(self.rec_gpu) else None
+        cpu, gpu = self.rec_cpu, self.rec_gpu
+        if not (cpu and gpu and cpu.ok and gpu.ok):
+            return None
+        return same_time(cpu.median_s, gpu.median_s, _spread(cpu), _spread(gpu))
+
+    def live_rows(self) -> list[dict[str, Any]]:
+        """The live points as rows (their download)."""
+        return rows_of(self.live.points)
+
+    def recorded_rows(self) -> list[dict[str, Any]]:
+        """The recorded points' rows as their pack holds them (their download)."""
+        return seed_rows(self.pack, self.preset.name) if self.pack else []
 
     def shown_rows(self) -> list[dict[str, Any]]:
-        """Every row on screen, labelled with its series."""
-        return onscreen.labelled(self.live.rows, recorded_gpu=self.rec_rows, machine=self.machine)
+        """Every point on screen as a row labelled with its series (the table's edge)."""
+        return onscreen.labelled(self.live_rows(), recorded_gpu=self.recorded_rows(), machine=self.machine)
 
 
 @dataclass(frozen=True)
@@ -205,21 +227,22 @@ def live_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
     """The table's line for this server (None when its CPU was not timed), and a ratio bar: both devices
     live, else the recorded GPU over this CPU when both ran the seed's sizes."""
     cpu, gpu, cut, total = case.live_cpu, case.live_gpu, case.cut, case.live_total
-    if not is_ok(cpu):
+    if not (cpu and cpu.ok):
         return None, None
-    per_call = cpu["median_s"]
-    gpu_total = total_s(gpu, case.preset) if is_ok(gpu) and not cut else None
+    per_call, gpu_ok = cpu.median_s, bool(gpu and gpu.ok)
+    gpu_total = total_s(gpu, case.preset) if gpu_ok and not cut else None
     line = TableLine(
         "live on this server" + (f" ({size_words(cut)})" if cut else " (the seed's sizes)"),
         fmt_s(total) if total else f"{fmt_s(per_call)} per call",
-        (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu['median_s'])} per call") if is_ok(gpu) else "–",
-        fmt_times(gpu["median_s"] / per_call) if is_ok(gpu) else "–",
+        (fmt_s(gpu_total) if gpu_total else f"{fmt_s(gpu.median_s)} per call") if gpu_ok else "–",
+        fmt_times(gpu.median_s / per_call) if gpu_ok else "–",
         case.covers if total else "one call, at the cut size",
     )
-    if is_ok(gpu):
-        return line, RatioBar("live on this server" + (" (cut size)" if cut else ""), gpu["median_s"] / per_call)
-    if is_ok(case.rec_gpu) and not cut and not case.rec_cut:
-        return line, RatioBar(f"GPU recorded on {case.machine} ÷ CPU live here", case.rec_gpu["median_s"] / per_call)
+    if gpu_ok:
+        return line, RatioBar("live on this server" + (" (cut size)" if cut else ""), gpu.median_s / per_call)
+    rec_gpu = case.rec_gpu
+    if rec_gpu and rec_gpu.ok and not cut and not case.rec_cut:
+        return line, RatioBar(f"GPU recorded on {case.machine} ÷ CPU live here", rec_gpu.median_s / per_call)
     return line, None
 
 
@@ -282,10 +305,10 @@ def missing_note(case: Case) -> str | None:
             "set beside the seed's: only this server's CPU, live" + (" at a cut size." if case.cut else ".")
         )
     gpu = case.rec_gpu
-    if gpu is not None and not is_ok(gpu):
+    if gpu is not None and not gpu.ok:
         return (
             f"The recorded pack ({case.machine}) did not measure this experiment on the GPU: "
-            f"{_status(gpu)} — {gpu.get('message') or 'no message'}."
+            f"{_status(gpu)} — {gpu.message or 'no message'}."
         )
     return None
 
@@ -293,8 +316,8 @@ def missing_note(case: Case) -> str | None:
 def data_notes(case: Case) -> dict[str, str]:
     """What data the runs really used, when not what was asked: {note: where it was seen first}."""
     notes: dict[str, str] = {}
-    for where, rows in (("live", case.live.rows), (f"recorded on {case.machine}", case.rec_rows)):
-        for note in dict.fromkeys(r["data_note"] for r in rows if r.get("data_note")):
+    for where, points in (("live", case.live.points), (f"recorded on {case.machine}", case.recorded)):
+        for note in dict.fromkeys(p.notes.data_note for p in points if p.notes.data_note):
             notes.setdefault(note, where)
     return notes
 
@@ -303,7 +326,7 @@ def data_notes(case: Case) -> dict[str, str]:
 class Curves:
     """The loss curves of one case: live here, and the recorded GPU's from a curves file."""
 
-    params: dict[str, Any]  # the workload settings the curves were trained at
+    params: Frozen  # the workload settings the curves were trained at
     epochs: int
     losses: dict[str, list[float]]  # series -> loss per epoch
     failures: list[str]  # a sentence per live curve that could not be trained
@@ -338,13 +361,9 @@ def curves_view(case: Case, packs: Sequence[Mapping[str, Any]]) -> Curves | None
     return Curves(params, epochs, losses, failures, differing, recorded, side_machine)
 
 
-def curve_rows(curves: Curves) -> list[dict[str, Any]]:
+def loss_points(curves: Curves) -> list[LossPoint]:
     """The loss chart's points (and the loss curves' download): series, epoch, loss."""
-    return [
-        {"series": name, "epoch": i + 1, "loss": v}
-        for name, losses in curves.losses.items()
-        for i, v in enumerate(losses)
-    ]
+    return [LossPoint(name, i + 1, v) for name, losses in curves.losses.items() for i, v in enumerate(losses)]
 
 
 def epochs_sentence(curves: Curves, preset: Preset) -> str:

@@ -92,9 +92,9 @@ def holds_a_case(pack: Mapping[str, Any] | None) -> bool:
     return bool(pack) and any(find_seed_pack([pack], c)[0] for c in CASES)
 
 
-def curve_rows(curves: screen.Curves | None) -> list[dict[str, Any]]:
-    """The loss curves' points (their download): none for a case that trains nothing."""
-    return screen.curve_rows(curves) if curves else []
+def curve_rows(curves: screen.Curves | None) -> list[dict[str, str | int | float]]:
+    """The loss curves' points as their download's rows: none for a case that trains nothing."""
+    return [p.row() for p in screen.loss_points(curves)] if curves else []
 
 
 def record_caption(name: str) -> str:
@@ -170,5 +170,5 @@ def curves_told(case: screen.Case, curves: screen.Curves) -> CurvesTold:
         not curves.recorded,
         tuple(screen.curve_data_notes(case, curves, seen)),
         screen.minibatch_sentence(curves, case.preset),
-        pd.DataFrame(screen.curve_rows(curves)),
+        pd.DataFrame([p.row() for p in screen.loss_points(curves)]),
     )

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lib.core.fmt import fmt_ratio, fmt_s, plural
-from lib.core.rows import is_ok
 from lib.core.same import same_time
 from lib.lessons.common import onscreen
 from lib.lessons.seed_cases.screen import Case
@@ -74,7 +73,7 @@ def time_bars(case: Case) -> list[TimeBar]:
         add(Where.RECORDED, recorded, Call.CPU, total_s(case.rec_cpu, p))
         add(Where.RECORDED, recorded, Call.GPU, total_s(case.rec_gpu, p))
         if p.name in SEED_FIRST_CALL_S and total_s(case.rec_gpu, p):
-            add(Where.RECORDED, recorded, Call.FIRST, case.rec_gpu.get("cold_s"))
+            add(Where.RECORDED, recorded, Call.FIRST, case.rec_gpu.cold_s)
     if not case.cut:
         add(Where.LIVE, "live on this server", Call.CPU, case.live_total)
         add(Where.LIVE, "live on this server", Call.GPU, total_s(case.live_gpu, p))
@@ -112,8 +111,8 @@ def live_cpu_sentence(case: Case, bars: Sequence[TimeBar], threads: int) -> str 
     cpu = case.live_cpu
     if not cpu:
         return None
-    if not is_ok(cpu):
-        return f"This server's CPU was not timed: {onscreen.status_words(cpu)}."
+    if not cpu.ok:
+        return f"This server's CPU was not timed: {onscreen.status_words(cpu.to_row())}."
     who = f"This server's CPU ({plural(threads, 'thread')})"
     mine = bar_of(bars, Where.LIVE, Call.CPU)
     if mine:

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_s, fmt_value, plural
-from lib.core.rows import Origin, is_ok
+from lib.core.point import Frozen, Point, points_of
+from lib.core.rows import Origin
 from lib.core.same import same_ratio
 from lib.lessons.common import voice
 from lib.lessons.seed_cases.curves import Curve, curve_setting, run_curve
@@ -66,10 +67,10 @@ def label(name: str) -> str:
 # -- sizes ------------------------------------------------------------------------------------------
 
 
-def live_params(preset: Preset) -> dict[str, Any]:
+def live_params(preset: Preset) -> Frozen:
     """The workload settings a live CPU run uses here: the preset's quick cut (the seed's own size when it has
-    none), as the workload takes them."""
-    return preset.params(quick=True)
+    none), as the workload names them."""
+    return Frozen(preset.params(quick=True))
 
 
 class SizeChange(NamedTuple):
@@ -113,12 +114,11 @@ def time_preset(
     num_threads: int | None = None,
     memory_cap_gb: float | None = None,
     gate=None,
-) -> dict[str, Any]:
-    """One result row for one call of the preset's step on `device` (never raises for the work).
+) -> Point:
+    """One point for one call of the preset's step on `device` (never raises for the work).
     A call slower than SLOW_CALL_S is timed once after its cold call; faster ones with the harness.
     `gate` (lib.core.gate) decides whether it runs; without one, the live gate."""
     from lib.core.gate import live_gate
-    from lib.core.point import rows_of
     from lib.core.sweep import measure_point
 
     point = measure_point(
@@ -132,15 +132,15 @@ def time_preset(
         slow_call_s=SLOW_CALL_S,
         single_call_s=SINGLE_CALL_S,
     )
-    return rows_of([replace(point.with_notes(variant=preset.name), origin=Origin.LIVE)])[0]
+    return replace(point.with_notes(variant=preset.name), origin=Origin.LIVE)
 
 
 @dataclass(frozen=True)
 class Measured:
-    """What the page measures live of one case: one call's result row per device, and the loss curve there
+    """What the page measures live of one case: one call's point per device, and the loss curve there
     by device. Empty when nothing was measured now."""
 
-    rows: Sequence[dict[str, Any]] = ()
+    points: Sequence[Point] = ()
     curves: Mapping[str, Curve] = field(default_factory=dict)
 
 
@@ -161,7 +161,7 @@ def measure_live(
     curve = curve_setting(preset)
     steps = len(devices) * (2 if curve else 1)
     done = 0
-    rows, curves = [], {}
+    points, curves = [], {}
 
     def report(message: str) -> None:
         if progress:
@@ -169,7 +169,7 @@ def measure_live(
 
     for device in devices:
         report(f"timing one call of {label(preset.name)} on {device}")
-        rows.append(
+        points.append(
             time_preset(preset, live_params(preset), device, budget_s=budget_s, num_threads=num_threads, gate=gate)
         )
         done += 1
@@ -179,21 +179,22 @@ def measure_live(
             done += 1
     if progress:
         progress(1.0, "done")
-    return Measured(rows, curves)
+    return Measured(tuple(points), curves)
 
 
-def total_s(row: Mapping[str, Any] | None, preset: Preset) -> float | None:
-    """A row's time for the calls the seed's reported time covers (median per call × calls)."""
-    if not is_ok(row):
+def total_s(point: Point | None, preset: Preset) -> float | None:
+    """A point's time for the calls the seed's reported time covers (median per call × calls)."""
+    if point is None or not point.ok:
         return None
-    return float(row["median_s"]) * preset.reported_calls
+    return float(point.median_s) * preset.reported_calls
 
 
-# -- recorded rows, found by preset name ---------------------------------------------------------------
+# -- recorded points, found by preset name ---------------------------------------------------------------
 
 
 def seed_rows(pack: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
-    """The rows of `pack` for preset `name` (variant == name, from the seed script)."""
+    """The rows of `pack` for preset `name` (variant == name, from the seed script), as the file holds them
+    (the download's edge)."""
     preset = PRESETS.get(name)
     return [
         r
@@ -202,18 +203,23 @@ def seed_rows(pack: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
     ]
 
 
+def seed_points(pack: Mapping[str, Any], name: str) -> list[Point]:
+    """The points of `pack` for preset `name`."""
+    return points_of(seed_rows(pack, name))
+
+
 def find_seed_pack(
     packs: Sequence[Mapping[str, Any]], name: str, prefer: Iterable[str] = ()
-) -> tuple[Mapping[str, Any] | None, list[dict[str, Any]]]:
-    """The pack holding preset `name`'s GPU row, and that preset's rows in it. Packs whose path is in
-    `prefer` come first; a pack whose GPU row was measured (status ok) beats one where it was skipped."""
+) -> tuple[Mapping[str, Any] | None, list[Point]]:
+    """The pack holding preset `name`'s GPU point, and that preset's points in it. Packs whose path is in
+    `prefer` come first; a pack whose GPU point was measured (status ok) beats one where it was skipped."""
     prefer = set(prefer)
     found = []
     for i, pack in enumerate(packs):
-        rows = seed_rows(pack, name)
-        gpu = [r for r in rows if str(r.get("device", "")).startswith("cuda")]
+        rows = seed_points(pack, name)
+        gpu = [p for p in rows if p.device.startswith("cuda")]
         if gpu:
-            ok = any(is_ok(r) for r in gpu)
+            ok = any(p.ok for p in gpu)
             found.append(((0 if ok else 1, 0 if pack.get("path") in prefer else 1, i), pack, rows))
     if not found:
         return None, []
@@ -221,13 +227,9 @@ def find_seed_pack(
     return pack, rows
 
 
-def pick(rows: Iterable[Mapping[str, Any]], gpu: bool) -> Mapping[str, Any] | None:
-    """The CPU row (gpu=False) or the first GPU row."""
-    for row in rows:
-        is_gpu = str(row.get("device", "")).startswith("cuda")
-        if is_gpu == gpu:
-            return row
-    return None
+def pick(points: Iterable[Point], gpu: bool) -> Point | None:
+    """The CPU point (gpu=False) or the first GPU point."""
+    return next((p for p in points if p.device.startswith("cuda") == gpu), None)
 
 
 # -- loss curves ---------------------------------------------------------------------------------------
