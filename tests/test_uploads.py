@@ -27,7 +27,7 @@ def test_json_and_csv_uploads_parse(sweep_points):
     pack = build_pack(sweep_points)
     from_json = parse_upload("a.json", dumps_pack(pack).encode())
     from_csv = parse_upload("a.csv", pack_to_csv(pack).encode())
-    assert len(from_json["rows"]) == len(from_csv["rows"]) == 3
+    assert len(from_json.rows) == len(from_csv.rows) == 3
 
 
 @pytest.mark.parametrize(

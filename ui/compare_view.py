@@ -40,10 +40,12 @@ from lib.lessons.your_results.compare import (
     setting_name,
 )
 from lib.lessons.your_results.screen import Notice
-from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table, plain
+from lib.recorded.pack import JsonObject, Pack
+from lib.recorded.uploads import MACHINE_COLUMNS, Combined, Source, combine, drop_duplicates, machine_table, plain
 from ui.sources import session_uploads
 from ui.specs import frozen_spec
 
+VegaLiteSpec = dict[str, Any]  # a chart as Vega-Lite's JSON, what st.vega_lite_chart sends
 MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
 
 
@@ -52,10 +54,10 @@ class ComparedView:
     sources: list[Source]  # every file, with its error or note
     combined: Combined | None
     drawn: list[tuple[int, Comparison, str]]  # comparisons of several machines first, each with its title
-    _charts: dict[tuple, dict[str, Any]] = field(default_factory=dict)
+    _charts: dict[tuple, VegaLiteSpec] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> dict[str, Any]:
+    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> VegaLiteSpec:
         """Comparison n's chart as a Vega-Lite spec, built once per shape (visitors share it: read only)."""
         key = (n, plot_height, legend_columns)
         with self._lock:
@@ -76,10 +78,10 @@ class ComparedView:
 
     def download_json(self) -> str:
         """The merged pack as JSON: made when clicked, never kept (a big merge is tens of MB)."""
-        return dumps_pack(self.combined.pack)
+        return dumps_pack(self.combined.pack.to_json())
 
     def download_csv(self) -> str:
-        return pack_to_csv(self.combined.pack)
+        return pack_to_csv(self.combined.pack.to_json())
 
     def deferred(self, make: Callable[[ComparedView], str]) -> Callable[[], str]:
         """`make(view)` for a download button, made when clicked. Streamlit keeps the callable until the
@@ -94,13 +96,13 @@ class ComparedView:
 
     @functools.cached_property
     def machines(self) -> pd.DataFrame:
-        return pd.DataFrame(machine_table(self.combined.machines))
+        return pd.DataFrame(machine_table(self.combined.machines), columns=MACHINE_COLUMNS)
 
 
 def compared_view(
     files: Sequence[Any],
     extra: Sequence[Source] = (),
-    shipped: Sequence[dict[str, Any]] = (),
+    shipped: Sequence[JsonObject] = (),
     widget_key: str | None = None,
 ) -> ComparedView:
     """The view of the widget's files (anything with .file_id, .name, .getvalue()), `extra` Sources and
@@ -165,11 +167,16 @@ def _shipped_view(key: tuple, _shipped: tuple) -> ComparedView:
     return build_view([], _shipped)
 
 
-def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> ComparedView:
+def build_view(sources: Sequence[Source], shipped: Sequence[JsonObject]) -> ComparedView:
+    """`shipped`: the shipped packs as lib.recorded loads them (each with its 'path')."""
     sources = [
         *sources,
         *(
-            Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"}, shipped=True)
+            Source(
+                f"shipped: {Path(p['path']).name}",
+                pack=Pack.from_json({k: v for k, v in p.items() if k != "path"}),
+                shipped=True,
+            )
             for p in shipped
         ),
     ]
@@ -177,8 +184,8 @@ def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> 
     combined = combine([s for s in sources if s.used])
     if combined is None:
         return ComparedView(sources, None, [])
-    uploaded = [m["label"] for m in combined.machines if any(not s.startswith("shipped: ") for s in m["sources"])]
-    comparisons = order_comparisons(compare_machines(combined.pack["rows"]), first=uploaded)
+    uploaded = [m.label for m in combined.machines if any(not s.startswith("shipped: ") for s in m.sources)]
+    comparisons = order_comparisons(compare_machines(combined.pack.rows), first=uploaded)
     ordered = [c for c in comparisons if len(c.machines) > 1] + [c for c in comparisons if len(c.machines) == 1]
     return ComparedView(sources, combined, list(zip(range(len(ordered)), ordered, comparison_titles(ordered))))
 

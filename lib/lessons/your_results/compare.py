@@ -1,6 +1,6 @@
 """Several machines' curves of the same sweep side by side, and the words read from them.
 
-    for comp in compare_machines(combined.pack["rows"]):          # per workload + swept setting + fixed settings
+    for comp in compare_machines(combined.pack.rows):                 # per workload + swept setting + fixed settings
         crossover_lines(comp), fastest_line(comp)                 # words computed from the curves
 
 The packs come from lib.recorded.uploads (read, validated, merged); no Streamlit here.
