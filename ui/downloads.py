@@ -17,6 +17,7 @@ from lib.core.results import (
     rows_to_csv,
     spreadsheet_csv,
 )
+from lib.recorded.pack import Fingerprint
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
 # drawn or worded, not part of the result schema: the other days a recorded point was recorded on
@@ -25,10 +26,10 @@ DISPLAY_ONLY = ("series", "epoch_iqr_s", "noisy", "other_recordings", "recording
 
 
 @kept(1)
-def _this_machine() -> dict[str, Any]:
+def _this_machine() -> Fingerprint:
     from lib.core.devices import machine_fingerprint
 
-    return machine_fingerprint()
+    return Fingerprint.from_json(machine_fingerprint())
 
 
 def clean(rows: Sequence[dict]) -> list[dict]:
@@ -39,7 +40,7 @@ def results_pack(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, Seque
     """One pack of the live rows (this machine) and the recorded rows shown (each with its machine)."""
     packs = []
     if live_rows:
-        packs.append(build_pack(clean(live_rows), _this_machine()))
+        packs.append(build_pack(clean(live_rows), _this_machine().to_json()))
     for pack, rows in recorded:
         if rows:
             packs.append({"schema_version": SCHEMA_VERSION, "machine": pack["machine"], "rows": clean(rows)})
