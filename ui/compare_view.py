@@ -32,13 +32,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from lib.charts.machines import machines_chart
 from lib.core.cache import kept
 from lib.core.results import dumps_pack, pack_to_csv
-from lib.lessons.your_results.compare import (
-    Comparison,
-    compare_machines,
-    comparison_titles,
-    order_comparisons,
-    setting_name,
-)
+from lib.lessons.your_results.compare import Drawn, drawn_comparisons, setting_name
 from lib.lessons.your_results.screen import Notice
 from lib.recorded.pack import JsonObject, Pack
 from lib.recorded.uploads import MACHINE_COLUMNS, Combined, Source, combine, drop_duplicates, machine_table, plain
@@ -53,7 +47,7 @@ MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any othe
 class ComparedView:
     sources: list[Source]  # every file, with its error or note
     combined: Combined | None
-    drawn: list[tuple[int, Comparison, str]]  # comparisons of several machines first, each with its title
+    drawn: list[Drawn]  # comparisons of several machines first, each with its title
     _charts: dict[tuple, VegaLiteSpec] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -62,7 +56,7 @@ class ComparedView:
         key = (n, plot_height, legend_columns)
         with self._lock:
             if key not in self._charts:
-                comp = self.drawn[n][1]
+                comp = self.drawn[n].comparison
                 self._charts[key] = frozen_spec(
                     machines_chart(
                         comp, x_title=setting_name(comp.setting), plot_height=plot_height, legend_columns=legend_columns
@@ -185,9 +179,7 @@ def build_view(sources: Sequence[Source], shipped: Sequence[JsonObject]) -> Comp
     if combined is None:
         return ComparedView(sources, None, [])
     uploaded = [m.label for m in combined.machines if any(not s.startswith("shipped: ") for s in m.sources)]
-    comparisons = order_comparisons(compare_machines(combined.pack.rows), first=uploaded)
-    ordered = [c for c in comparisons if len(c.machines) > 1] + [c for c in comparisons if len(c.machines) == 1]
-    return ComparedView(sources, combined, list(zip(range(len(ordered)), ordered, comparison_titles(ordered))))
+    return ComparedView(sources, combined, drawn_comparisons(combined.pack.rows, first=uploaded))
 
 
 def download_buttons(view: ComparedView, file_stem: str) -> None:

@@ -13,7 +13,14 @@ from typing import NamedTuple
 
 from lib.core.fmt import plural
 from lib.lessons.your_results.answer import machines_answer
-from lib.lessons.your_results.compare import Comparison, crossover_lines, describe_fixed, fastest_line, uncharted_rows
+from lib.lessons.your_results.compare import (
+    Comparison,
+    Drawn,
+    crossover_lines,
+    describe_fixed,
+    fastest_line,
+    uncharted_rows,
+)
 from lib.recorded.pack import Pack
 from lib.recorded.upload_budget import LIMITS
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, Combined, Source, one_line, plain
@@ -114,9 +121,7 @@ class Screen:
     download: str | None  # what the download holds
 
 
-def screen(
-    sources: Sequence[Source], combined: Combined | None, drawn: Sequence[tuple[int, Comparison, str]], more: int
-) -> Screen:
+def screen(sources: Sequence[Source], combined: Combined | None, drawn: Sequence[Drawn], more: int) -> Screen:
     notices = tuple(
         Notice(f"Not used: {plain(s.error, limit=400)}", True) if s.error else Notice(plain(s.note, limit=400), False)
         for s in sources
@@ -135,8 +140,8 @@ def screen(
         notices,
         using,
         Uploads([s.pack for s in own], [s.name for s in own]),
-        machines_answer(drawn[0][1]) if drawn else NO_SWEEP,
-        tuple(f"{one_line(title)} ({plural(len(comp.machines), 'machine')})" for _, comp, title in drawn[1 + more :]),
+        machines_answer(drawn[0].comparison) if drawn else NO_SWEEP,
+        tuple(f"{one_line(d.title)} ({plural(len(d.comparison.machines), 'machine')})" for d in drawn[1 + more :]),
         "Not on the charts: " + "; ".join(f"{plural(k, 'row')} with {reason}" for reason, k in skipped.items()) + "."
         if skipped
         else None,
