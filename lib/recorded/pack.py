@@ -107,7 +107,8 @@ class Pack:
         return self.machines or (self.machine,)
 
     def to_json(self) -> JsonObject:
-        out: JsonObject = {"schema_version": self.schema_version, "machine": self.machine.to_json(), "rows": self.rows}
+        """The pack as lib.core.results writes it (its fields in the order merge_packs gives them)."""
+        out: JsonObject = {"schema_version": self.schema_version, "machine": self.machine.to_json()}
         if self.machines:
             out["machines"] = [m.to_json() for m in self.machines]
-        return {**out, **self.extra}
+        return {**out, "rows": self.rows, **self.extra}
