@@ -10,13 +10,12 @@ the course box, the add form (closed), the table and the pickers.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
 from lib.charts.gallery import speedups_chart
 from lib.lessons.gallery import screen as lesson
-from lib.lessons.gallery.view import SORTS, compare_query, entry_machines, shipped_machines, sort_machines, table_rows
+from lib.lessons.gallery.view import SORTS, compare_query, entry_machines, shipped_machines, sort_machines, table_frame
 from lib.recorded.gallery.entry import shipped_gallery_packs
 from lib.recorded.uploads import plain
 from ui import scaffold
@@ -78,7 +77,7 @@ order = url.selectbox("sort", "Sort by", list(SORTS), "crossover", format_func=l
 url.show_notes()
 url.sync_url()
 machines = sort_machines(on.machines, on.comparison, order)
-table = pd.DataFrame(table_rows(machines, on.comparison))
+table = table_frame(machines, on.comparison)
 st.dataframe(table, hide_index=True, width="stretch", column_order=[c for c in table.columns if c != "key"],
              column_config={"GPU catches up at batch size": st.column_config.NumberColumn(format="%.0f")})
 st.caption(lesson.TABLE_CAPTION)

@@ -72,7 +72,7 @@ def test_what_validation_lets_through_reads_without_raising():
     del pack["machine"]["label"]
     [source] = read_uploads([("plain.json", json.dumps(pack).encode())])
     combined = combine([source])
-    assert machine_table(combined.machines)[0]["GPU"] == "none"
+    assert machine_table(combined.machines)[0].gpu == "none"
     row = copy.deepcopy(pack["rows"][0])
     row.update(swept="batch_size", batch_size=10**400)
     assert sweep_x(row) is None and compare_machines([row]) == []

@@ -25,10 +25,11 @@ from lib.lessons.gallery.view import (
 )
 from lib.recorded.gallery.entry import prepare_pack, shipped_gallery_packs
 from lib.recorded.gallery.store import Entry
+from lib.recorded.pack import Pack
 
 
-def entry(entry_id: int, name: str, pack: dict, added: float, course: str = "") -> Entry:
-    machine = pack["machine"]
+def entry(entry_id: int, name: str, pack: Pack, added: float, course: str = "") -> Entry:
+    machine = pack.machine.fields
     return Entry(
         entry_id,
         course,
@@ -41,7 +42,7 @@ def entry(entry_id: int, name: str, pack: dict, added: float, course: str = "") 
         machine["date"],
         added,
         "cpu",
-        len(pack["rows"]),
+        len(pack.rows),
         False,
     )
 
@@ -50,7 +51,7 @@ def entry(entry_id: int, name: str, pack: dict, added: float, course: str = "") 
 def machines():
     shipped = shipped_gallery_packs()
     assert [stem for stem, _ in shipped] == ["h100_training", "h200_training"]
-    mine = prepare_pack(cpu_pack()).pack
+    mine = prepare_pack(Pack.from_json(cpu_pack())).pack
     entries = [entry(7, "<b>Ada</b>", mine, 2000.0, "ML101"), entry(9, "Bob", mine, 3000.0)]
     return shipped_machines(shipped) + entry_machines(entries, {7: mine, 9: mine})
 
@@ -66,22 +67,22 @@ def test_each_machine_gets_its_own_line_even_on_the_same_hardware(machines):
 
 def test_the_crossover_of_each_machine_is_the_one_the_cli_reads_from_its_rows(machines):
     comparison = gallery_comparison(machines)
-    rows = {r["key"]: r for r in table_rows(machines, comparison)}
+    rows = {r.key: r for r in table_rows(machines, comparison)}
     for key, stem in (("shipped:h200_training", "h200_training"), ("shipped:h100_training", "h100_training")):
         pack = dict(shipped_gallery_packs())[stem]
-        expected = analyse_rows(pack["rows"], "batch_size").measured
+        expected = analyse_rows(pack.rows, "batch_size").measured
         assert expected.kind == "crosses"
         # issue 37: the number and the words show only the digits the bracket supports (none past 4×)
         about = likely_about(expected)
-        shown = rows[key]["GPU catches up at batch size"]
+        shown = rows[key].catches_up_at
         assert shown == (float(about.replace(",", "")) if about else None)
-        assert rows[key]["crossover"] == (
+        assert rows[key].crossover == (
             f"≈ {about}" if about else "between {:,} and {:,}".format(*(int(v) for v in expected.sure))
         )
-    assert rows["7"]["crossover"] == "CPU only" and rows["7"]["GPU catches up at batch size"] is None
-    assert rows["7"]["named by"] == "<b>Ada</b>" and rows["7"]["course"] == "ML101" and rows["9"]["course"] == "none"
-    assert rows["shipped:h200_training"]["named by"] == "shipped with the app"
-    assert rows["shipped:h200_training"]["devices"] == "cpu, cuda:0"
+    assert rows["7"].crossover == "CPU only" and rows["7"].catches_up_at is None
+    assert rows["7"].named_by == "<b>Ada</b>" and rows["7"].course == "ML101" and rows["9"].course == "none"
+    assert rows["shipped:h200_training"].named_by == "shipped with the app"
+    assert rows["shipped:h200_training"].devices == "cpu, cuda:0"
 
 
 def test_the_speedup_lines_are_one_per_gpu_machine_and_cross_one_where_the_table_says(machines):
@@ -126,11 +127,11 @@ def test_picks_for_the_comparison_view_round_trip_and_odd_items_are_named():
 
 
 def test_labelled_pack_copies_and_renames_every_row():
-    pack = prepare_pack(cpu_pack()).pack
-    before = json.dumps(pack, sort_keys=True)
+    pack = prepare_pack(Pack.from_json(cpu_pack())).pack
+    before = json.dumps(pack.to_json(), sort_keys=True)
     out = labelled_pack(pack, "Ada · CPU (#7)")
-    assert {r["machine"] for r in out["rows"]} == {"Ada · CPU (#7)"} and out["machine"]["label"] == "Ada · CPU (#7)"
-    assert json.dumps(pack, sort_keys=True) == before
+    assert {r["machine"] for r in out.rows} == {"Ada · CPU (#7)"} and out.machine.label == "Ada · CPU (#7)"
+    assert json.dumps(pack.to_json(), sort_keys=True) == before
 
 
 def test_the_chart_draws_one_line_per_machine_on_log_axes(machines):

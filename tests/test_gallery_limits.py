@@ -80,10 +80,10 @@ def test_an_entry_keeps_only_its_rows_numbers_and_settings(url):
     with g.engine.connect() as conn:
         text = conn.execute(sqlalchemy.text("SELECT pack_json FROM gallery_entries")).scalar_one()
     assert len(text) < plain_size + 320 * len(pack["rows"])  # the messages, capped at 300 characters
-    keys = {k for r in stored["rows"] for k in r} | set(stored["machine"])
+    keys = {k for r in stored.rows for k in r} | set(stored.machine.fields)
     assert not [k for k in keys if k.startswith("pad_")] and "phase_padding_s" not in keys
-    assert [r["median_s"] for r in stored["rows"]] == [r["median_s"] for r in pack["rows"]]
-    assert stored["machine"]["gpus"] == pack["machine"]["gpus"]
+    assert [r["median_s"] for r in stored.rows] == [r["median_s"] for r in pack["rows"]]
+    assert list(stored.machine.gpus) == pack["machine"]["gpus"]
 
 
 def test_a_view_reads_one_page_of_entries(url):

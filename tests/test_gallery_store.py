@@ -52,7 +52,7 @@ def test_first_use_creates_the_schema_and_a_restart_keeps_every_entry(url, tmp_p
         assert raw.execute("SELECT version FROM gallery_schema_version").fetchall() == [(GALLERY_SCHEMA,)]
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
         text_stored = raw.execute("SELECT pack_json FROM gallery_entries WHERE id = ?", (a.id,)).fetchone()[0]
-    assert json.loads(text_stored)["rows"] == stored[a.id]["rows"]  # JSON text, not a pickle
+    assert json.loads(text_stored)["rows"] == stored[a.id].rows  # JSON text, not a pickle
 
 
 def test_a_database_from_a_newer_app_is_refused_and_left_alone(url):
@@ -193,8 +193,8 @@ def test_only_the_gallery_sweep_is_kept_from_a_bigger_pack(url):
     pack = relabelled(json.loads(H200_PACK.read_text()), "TEST FIXTURE: the shipped H200 training pack relabelled")
     gallery = open_gallery(url)
     candidate = gallery.prepare("training.json", json.dumps(pack).encode())
-    assert len(candidate.pack["rows"]) == 16 and candidate.left_out == len(pack["rows"]) - 16
-    assert {r["batch_size"] for r in candidate.pack["rows"]} == {1, 4, 16, 64, 256, 1024, 4096, 8192}
+    assert len(candidate.pack.rows) == 16 and candidate.left_out == len(pack["rows"]) - 16
+    assert {r["batch_size"] for r in candidate.pack.rows} == {1, 4, 16, 64, 256, 1024, 4096, 8192}
     entry = gallery.add("training.json", json.dumps(pack).encode(), name="H200 again", session="s")
     assert entry.rows == 16 and entry.hardware == "NVIDIA H200"
 

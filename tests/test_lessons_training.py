@@ -409,8 +409,9 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
     import json
 
     from lib.core.results import validate_pack
+    from lib.recorded.pack import Fingerprint
     from lib.recorded.sources import gpu_sources, source_pack
-    from ui.downloads import results_pack
+    from ui.downloads import RecordedShown, results_pack
 
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
@@ -425,7 +426,8 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
     assert any(r.get("other_recordings") for r in pack["rows"])
     rows = T.curve(T.View(), step_tables.tables(pack, "m")["cuda"], "cuda:0", "m")
     assert all(r["recordings"] == 2 for r in rows)
-    validate_pack(results_pack([], [(pack, rows), (pack, pack["rows"][:5])]))
+    machine = Fingerprint.from_json(pack["machine"])
+    validate_pack(results_pack([], [RecordedShown(machine, rows), RecordedShown(machine, pack["rows"][:5])]))
 
 
 def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from lib.lessons.your_results.screen import Notice, nothing_yet, screen
+from lib.recorded.pack import Fingerprint, Pack
 from lib.recorded.uploads import Source
 
-PACK = {"machine": {"label": "box"}, "rows": [{"workload": "mlp"}, {"workload": "mlp"}]}
+PACK = Pack(Fingerprint.from_json({"label": "box"}), [{"workload": "mlp"}, {"workload": "mlp"}])
 
 
 def test_each_unused_file_says_why_in_order_and_only_the_visitors_own_packs_are_remembered():

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 
@@ -27,7 +28,7 @@ def test_json_and_csv_uploads_parse(sweep_points):
     pack = build_pack(sweep_points)
     from_json = parse_upload("a.json", dumps_pack(pack).encode())
     from_csv = parse_upload("a.csv", pack_to_csv(pack).encode())
-    assert len(from_json["rows"]) == len(from_csv["rows"]) == 3
+    assert len(from_json.rows) == len(from_csv.rows) == 3
 
 
 @pytest.mark.parametrize(
@@ -71,3 +72,18 @@ def test_two_machines_compare_on_one_chart(sweep_points):
     assert all(c.xs == [2.0, 8.0, 32.0] for c in comp.curves)
     assert comp.crossovers == {}  # CPU-only machines: no crossover to report
     assert json.loads(dumps_pack(merged))["machines"][1]["label"] == "second box (2026-11-20)"
+
+
+def test_a_pack_writes_back_as_it_was_read():
+    """Pack.to_json gives the file's object again: a merged download, its machines and any other field."""
+    from lib.core.results import load_pack
+    from lib.recorded.pack import Pack
+
+    folder = Path(__file__).resolve().parents[1] / "lib" / "recorded"
+    merged = merge_packs(
+        [load_pack(folder / "h200_training_gpu.json.gz"), load_pack(folder / "h100_training_gpu.json.gz")]
+    )
+    assert len(merged["machines"]) == 2
+    assert dumps_pack(Pack.from_json(merged).to_json()) == dumps_pack(merged)
+    with_curves = {**merged, "curves": [{"preset": "iris"}]}
+    assert Pack.from_json(with_curves).to_json() == with_curves

@@ -26,6 +26,7 @@ from lib.lessons.your_results.compare import (
     order_comparisons,
     uncharted_rows,
 )
+from lib.recorded.pack import Pack
 from lib.recorded.uploads import Source, combine, drop_duplicates, machine_table, plain, read_uploads
 
 XS = [1, 10, 100, 1000]
@@ -76,8 +77,8 @@ GPU = [1e-3, 3e-3, 3e-3, 4e-3]  # nearly flat (launch overhead)
 
 
 def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_chart():
-    combined = combine([Source("a.json", pack(machine("box A", gpus=["GPU A"]), CPU, GPU))])
-    [comp] = compare_machines(combined.pack["rows"])
+    combined = combine([Source("a.json", Pack.from_json(pack(machine("box A", gpus=["GPU A"]), CPU, GPU)))])
+    [comp] = compare_machines(combined.pack.rows)
     assert comp.crossovers["box A"].kind == CrossKind.CROSSES
     [line] = crossover_lines(comp)
     assert line.about is comp.crossovers["box A"]
@@ -99,8 +100,8 @@ def test_a_machine_whose_gpu_catches_up_gets_its_crossover_in_words_and_on_the_c
 
 @pytest.mark.parametrize("gpu, words", [([1e-5] * 4, CrossKind.GPU_WINS), ([1.0] * 4, CrossKind.CPU_WINS)])
 def test_no_crossover_is_said_plainly(gpu, words):
-    combined = combine([Source("a.json", pack(machine("box A", gpus=["GPU A"]), CPU, gpu))])
-    [comp] = compare_machines(combined.pack["rows"])
+    combined = combine([Source("a.json", Pack.from_json(pack(machine("box A", gpus=["GPU A"]), CPU, gpu)))])
+    [comp] = compare_machines(combined.pack.rows)
     assert crossover_lines(comp)[0].about.kind == words
     assert "crossover ≈" not in json.dumps(machines_chart(comp).to_dict(), ensure_ascii=False)
 
@@ -109,27 +110,33 @@ def test_two_machines_with_one_label_are_kept_apart_and_one_machine_on_two_days_
     a = pack(machine("same name", cpu="CPU A"), CPU)
     b = pack(machine("same name", cpu="CPU B"), [t * 2 for t in CPU])
     a_later = pack(machine("same name", cpu="CPU A", date="2026-11-20T11:00:00+00:00"), [t * 3 for t in CPU], depth=4)
-    combined = combine([Source("a.json", a), Source("b.json", b), Source("a2.json", a_later)])
-    assert [m["label"] for m in combined.machines] == ["same name", "same name · b.json"]
-    assert combined.machines[0]["sources"] == ["a.json", "a2.json"]
+    combined = combine(
+        [
+            Source("a.json", Pack.from_json(a)),
+            Source("b.json", Pack.from_json(b)),
+            Source("a2.json", Pack.from_json(a_later)),
+        ]
+    )
+    assert [m.label for m in combined.machines] == ["same name", "same name · b.json"]
+    assert combined.machines[0].sources == ("a.json", "a2.json")
     table = machine_table(combined.machines)
-    assert [t["CPU"] for t in table] == ["CPU A", "CPU B"] and table[0]["threads in CPU rows"] == "4"
-    comps = compare_machines(combined.pack["rows"])
+    assert [t.cpu for t in table] == ["CPU A", "CPU B"] and table[0].cpu_row_threads == "4"
+    comps = compare_machines(combined.pack.rows)
     assert [len(c.machines) for c in comps] == [2, 1]
     # rows that do not name the depth have the default one (3): packs older than a setting still compare
     assert comparison_titles(comps) == [
         "MLP training step — time against batch size (depth 3)",
         "MLP training step — time against batch size (depth 4)",
     ]
-    assert validate_pack(combined.pack)["machines"][1]["label"] == "same name · b.json"
+    assert validate_pack(combined.pack.to_json())["machines"][1]["label"] == "same name · b.json"
 
 
 def test_a_csv_never_borrows_another_machines_fingerprint():
     a = pack(machine("box A"), CPU)
     from_csv = read_uploads([("a.csv", pack_to_csv(a).encode())])[0]
-    combined = combine([Source("a.json", a), from_csv])
-    assert [m["label"] for m in combined.machines] == ["box A", "box A · a.csv"]
-    assert machine_table(combined.machines)[1]["CPU"] == "not in the file"
+    combined = combine([Source("a.json", Pack.from_json(a)), from_csv])
+    assert [m.label for m in combined.machines] == ["box A", "box A · a.csv"]
+    assert machine_table(combined.machines)[1].cpu == "not in the file"
 
 
 def test_duplicates_count_once_and_bad_files_do_not_stop_the_rest():
@@ -177,11 +184,11 @@ def test_settings_are_described_against_the_workload_defaults():
 def test_uploaded_machines_come_first_among_equals():
     combined = combine(
         [
-            Source("shipped: s.json", pack(machine("shipped box"), CPU, depth=8)),
-            Source("mine.json", pack(machine("my box"), CPU)),
+            Source("shipped: s.json", Pack.from_json(pack(machine("shipped box"), CPU, depth=8))),
+            Source("mine.json", Pack.from_json(pack(machine("my box"), CPU))),
         ]
     )
-    comps = compare_machines(combined.pack["rows"])
+    comps = compare_machines(combined.pack.rows)
     assert [c.machines for c in order_comparisons(comps, first=["my box"])] == [["my box"], ["shipped box"]]
 
 

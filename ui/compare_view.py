@@ -32,18 +32,14 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from lib.charts.machines import machines_chart
 from lib.core.cache import kept
 from lib.core.results import dumps_pack, pack_to_csv
-from lib.lessons.your_results.compare import (
-    Comparison,
-    compare_machines,
-    comparison_titles,
-    order_comparisons,
-    setting_name,
-)
+from lib.lessons.your_results.compare import Drawn, drawn_comparisons, setting_name
 from lib.lessons.your_results.screen import Notice
-from lib.recorded.uploads import Combined, Source, combine, drop_duplicates, machine_table, plain
+from lib.recorded.pack import JsonObject, Pack
+from lib.recorded.uploads import MACHINE_COLUMNS, Combined, Source, combine, drop_duplicates, machine_table, plain
 from ui.sources import session_uploads
 from ui.specs import frozen_spec
 
+VegaLiteSpec = dict[str, Any]  # a chart as Vega-Lite's JSON, what st.vega_lite_chart sends
 MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
 
 
@@ -51,16 +47,16 @@ MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any othe
 class ComparedView:
     sources: list[Source]  # every file, with its error or note
     combined: Combined | None
-    drawn: list[tuple[int, Comparison, str]]  # comparisons of several machines first, each with its title
-    _charts: dict[tuple, dict[str, Any]] = field(default_factory=dict)
+    drawn: list[Drawn]  # comparisons of several machines first, each with its title
+    _charts: dict[tuple, VegaLiteSpec] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> dict[str, Any]:
+    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> VegaLiteSpec:
         """Comparison n's chart as a Vega-Lite spec, built once per shape (visitors share it: read only)."""
         key = (n, plot_height, legend_columns)
         with self._lock:
             if key not in self._charts:
-                comp = self.drawn[n][1]
+                comp = self.drawn[n].comparison
                 self._charts[key] = frozen_spec(
                     machines_chart(
                         comp, x_title=setting_name(comp.setting), plot_height=plot_height, legend_columns=legend_columns
@@ -76,10 +72,10 @@ class ComparedView:
 
     def download_json(self) -> str:
         """The merged pack as JSON: made when clicked, never kept (a big merge is tens of MB)."""
-        return dumps_pack(self.combined.pack)
+        return dumps_pack(self.combined.pack.to_json())
 
     def download_csv(self) -> str:
-        return pack_to_csv(self.combined.pack)
+        return pack_to_csv(self.combined.pack.to_json())
 
     def deferred(self, make: Callable[[ComparedView], str]) -> Callable[[], str]:
         """`make(view)` for a download button, made when clicked. Streamlit keeps the callable until the
@@ -94,13 +90,13 @@ class ComparedView:
 
     @functools.cached_property
     def machines(self) -> pd.DataFrame:
-        return pd.DataFrame(machine_table(self.combined.machines))
+        return pd.DataFrame(machine_table(self.combined.machines), columns=MACHINE_COLUMNS)
 
 
 def compared_view(
     files: Sequence[Any],
     extra: Sequence[Source] = (),
-    shipped: Sequence[dict[str, Any]] = (),
+    shipped: Sequence[JsonObject] = (),
     widget_key: str | None = None,
 ) -> ComparedView:
     """The view of the widget's files (anything with .file_id, .name, .getvalue()), `extra` Sources and
@@ -165,11 +161,16 @@ def _shipped_view(key: tuple, _shipped: tuple) -> ComparedView:
     return build_view([], _shipped)
 
 
-def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> ComparedView:
+def build_view(sources: Sequence[Source], shipped: Sequence[JsonObject]) -> ComparedView:
+    """`shipped`: the shipped packs as lib.recorded loads them (each with its 'path')."""
     sources = [
         *sources,
         *(
-            Source(f"shipped: {Path(p['path']).name}", pack={k: v for k, v in p.items() if k != "path"}, shipped=True)
+            Source(
+                f"shipped: {Path(p['path']).name}",
+                pack=Pack.from_json({k: v for k, v in p.items() if k != "path"}),
+                shipped=True,
+            )
             for p in shipped
         ),
     ]
@@ -177,10 +178,8 @@ def build_view(sources: Sequence[Source], shipped: Sequence[dict[str, Any]]) -> 
     combined = combine([s for s in sources if s.used])
     if combined is None:
         return ComparedView(sources, None, [])
-    uploaded = [m["label"] for m in combined.machines if any(not s.startswith("shipped: ") for s in m["sources"])]
-    comparisons = order_comparisons(compare_machines(combined.pack["rows"]), first=uploaded)
-    ordered = [c for c in comparisons if len(c.machines) > 1] + [c for c in comparisons if len(c.machines) == 1]
-    return ComparedView(sources, combined, list(zip(range(len(ordered)), ordered, comparison_titles(ordered))))
+    uploaded = [m.label for m in combined.machines if any(not s.startswith("shipped: ") for s in m.sources)]
+    return ComparedView(sources, combined, drawn_comparisons(combined.pack.rows, first=uploaded))
 
 
 def download_buttons(view: ComparedView, file_stem: str) -> None:

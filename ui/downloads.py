@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 
@@ -17,6 +17,7 @@ from lib.core.results import (
     rows_to_csv,
     spreadsheet_csv,
 )
+from lib.recorded.pack import Fingerprint, JsonObject
 
 # Columns pages add for display only; they are not settings and must not enter a pack.
 # drawn or worded, not part of the result schema: the other days a recorded point was recorded on
@@ -25,35 +26,40 @@ DISPLAY_ONLY = ("series", "epoch_iqr_s", "noisy", "other_recordings", "recording
 
 
 @kept(1)
-def _this_machine() -> dict[str, Any]:
+def _this_machine() -> Fingerprint:
     from lib.core.devices import machine_fingerprint
 
-    return machine_fingerprint()
+    return Fingerprint.from_json(machine_fingerprint())
 
 
 def clean(rows: Sequence[dict]) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in DISPLAY_ONLY} for r in rows]
 
 
-def results_pack(live_rows: Sequence[dict], recorded: Sequence[tuple[dict, Sequence[dict]]] = ()) -> dict | None:
+class RecordedShown(NamedTuple):
+    """Recorded rows on screen and the machine that recorded them (a download names it)."""
+
+    machine: Fingerprint
+    rows: Sequence[dict]
+
+
+def results_pack(live_rows: Sequence[dict], recorded: Sequence[RecordedShown] = ()) -> JsonObject | None:
     """One pack of the live rows (this machine) and the recorded rows shown (each with its machine)."""
     packs = []
     if live_rows:
-        packs.append(build_pack(clean(live_rows), _this_machine()))
-    for pack, rows in recorded:
-        if rows:
-            packs.append({"schema_version": SCHEMA_VERSION, "machine": pack["machine"], "rows": clean(rows)})
+        packs.append(build_pack(clean(live_rows), _this_machine().to_json()))
+    for shown in recorded:
+        if shown.rows:
+            packs.append(
+                {"schema_version": SCHEMA_VERSION, "machine": shown.machine.to_json(), "rows": clean(shown.rows)}
+            )
     if not packs:
         return None
     return merge_packs(packs)
 
 
 def download_buttons(
-    live_rows: Sequence[dict],
-    recorded: Sequence[tuple[dict, Sequence[dict]]] = (),
-    *,
-    file_stem: str,
-    container: Any = None,
+    live_rows: Sequence[dict], recorded: Sequence[RecordedShown] = (), *, file_stem: str, container: Any = None
 ) -> None:
     """Two buttons: the rows shown as CSV, and as a result pack that 'Your results' can load."""
     where = container or st

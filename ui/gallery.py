@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from typing import Any
+from typing import NamedTuple, TypedDict
 from urllib.parse import urlsplit
 
 import streamlit as st
@@ -48,24 +48,40 @@ class GalleryUnavailable(RuntimeError):
     """The database could not be opened; the message is safe to show (no host, port, path or password)."""
 
 
-def _secrets_section() -> dict[str, Any] | None:
+class SecretsEntry(NamedTuple):
+    """[connections.gallery] in .streamlit/secrets.toml: its url, or None where Streamlit builds one from
+    the section's dialect, host, ..."""
+
+    url: str | None
+
+
+def _secrets_entry() -> SecretsEntry | None:
     if not st.secrets.load_if_toml_exists():
         return None
     section = st.secrets.get("connections", {}).get("gallery")
-    return dict(section) if section else None
+    return SecretsEntry(section.get("url")) if section else None
 
 
-def connection_kwargs() -> dict[str, Any]:
+class ConnectionArgs(TypedDict, total=False):
+    """The keyword arguments st.connection('gallery', type='sql', ...) is given."""
+
+    url: str
+    pool_pre_ping: bool
+    connect_args: dict[str, int]
+
+
+def connection_kwargs() -> ConnectionArgs:
     """The keyword arguments for st.connection('gallery', type='sql', ...)."""
+    secrets_entry = None if os.environ.get("GPUWIN_GALLERY_URL") else _secrets_entry()
     if os.environ.get("GPUWIN_GALLERY_URL"):
         url: str | None = os.environ["GPUWIN_GALLERY_URL"]
-    elif _secrets_section() is not None:
-        url = _secrets_section().get("url")  # None: Streamlit builds it from dialect, host, ...
+    elif secrets_entry is not None:
+        url = secrets_entry.url
     else:
         url = default_url()
     # pool_pre_ping: a pooled connection that died with the database (a restart, an idle timeout)
     # is replaced before use, instead of failing the first visitor after the outage.
-    kwargs: dict[str, Any] = {"url": url, "pool_pre_ping": True} if url else {"pool_pre_ping": True}
+    kwargs = ConnectionArgs(url=url, pool_pre_ping=True) if url else ConnectionArgs(pool_pre_ping=True)
     if url and make_url(url).get_backend_name() == "sqlite":
         kwargs["connect_args"] = {"timeout": 30}  # sqlite3's own wait for a lock, before our PRAGMAs run
     return kwargs

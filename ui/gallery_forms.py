@@ -8,7 +8,10 @@ its button. Every refusal from the store (GalleryError), and a database error un
 
 from __future__ import annotations
 
+import enum
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
@@ -21,12 +24,34 @@ from ui.gallery import FAILED, browser_token, client_address, logged, session_to
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "record_your_machine.ipynb"
 NS = "gallery"
-ICONS = {"success": ":material/check:", "error": ":material/block:"}
 HIDE, SHOW = "Hide", "Show (approves a waiting one)"
 
 
-def _say(form: str, kind: str, text: str, **extra: str) -> None:
-    st.session_state[f"{NS}.said.{form}"] = {"kind": kind, "text": text, **extra}
+class Kind(enum.Enum):
+    """How an outcome is shown: its Streamlit element and icon."""
+
+    SUCCESS = ("success", ":material/check:")
+    ERROR = ("error", ":material/block:")
+
+
+class NewCourse(NamedTuple):
+    """A course just created: its code, and the admin code shown only now."""
+
+    code: str
+    admin: str
+
+
+@dataclass(frozen=True)
+class Said:
+    """The outcome of a form's last action, kept in session state until it is shown once."""
+
+    kind: Kind
+    text: str
+    course: NewCourse | None = None
+
+
+def _say(form: str, said: Said) -> None:
+    st.session_state[f"{NS}.said.{form}"] = said
 
 
 def _refusal(err: Exception) -> str:
@@ -46,11 +71,12 @@ def _who() -> dict[str, str]:
     return {"session": session_token(), "client": client_address(), "browser": browser_token()}
 
 
-def _said(form: str) -> dict | None:
+def _said(form: str) -> Said | None:
     """The outcome of the form's last action, shown once."""
     said = st.session_state.pop(f"{NS}.said.{form}", None)
     if said:
-        getattr(st, said["kind"])(said["text"], icon=ICONS[said["kind"]])
+        element, icon = said.kind.value
+        getattr(st, element)(said.text, icon=icon)
     return said
 
 
@@ -107,20 +133,22 @@ def record_instructions(course: str, base_url: str) -> None:
 def _add(gallery: Gallery, course: str, where: str) -> None:
     upload = st.session_state.get(f"{NS}.file")
     if upload is None:
-        _say("add", "error", "Choose your result pack first (the .json file the notebook or the script wrote).")
+        _say(
+            "add", Said(Kind.ERROR, "Choose your result pack first (the .json file the notebook or the script wrote).")
+        )
         return
     try:
         entry = gallery.add(
             upload.name, upload.getvalue(), name=st.session_state.get(f"{NS}.name", ""), course=course, **_who()
         )
     except Exception as err:  # a refusal, the database, or a file that surprised the store: a message
-        _say("add", "error", _refusal(err))
+        _say("add", Said(Kind.ERROR, _refusal(err)))
     else:
         added = f"Added **{plain(entry.name)}** ({plain(entry.hardware)}) as entry #{entry.id} to {where}."
         if entry.held:
             who = "your instructor approves it" if course else "the site's administrator approves it"
             added += f" Many machines were added in the last hour, so it is kept but shown only once {who}."
-        _say("add", "success", added)
+        _say("add", Said(Kind.SUCCESS, added))
 
 
 def add_form(gallery: Gallery, course: str, base_url: str) -> None:
@@ -152,16 +180,17 @@ def _create(gallery: Gallery) -> None:
     try:
         code, admin = gallery.create_course(st.session_state.get(f"{NS}.new_course"), **_who())
     except (GalleryError, SQLAlchemyError) as err:
-        _say("create", "error", _refusal(err))
+        _say("create", Said(Kind.ERROR, _refusal(err)))
     else:
         _say(
             "create",
-            "success",
-            f"Course **{code}** created. Share the link below with your students. Keep the "
-            "admin code: it is shown only now (the gallery stores only a hash of it) and hides "
-            "entries of this course.",
-            code=code,
-            admin=admin,
+            Said(
+                Kind.SUCCESS,
+                f"Course **{code}** created. Share the link below with your students. Keep the "
+                "admin code: it is shown only now (the gallery stores only a hash of it) and hides "
+                "entries of this course.",
+                NewCourse(code, admin),
+            ),
         )
 
 
@@ -171,12 +200,13 @@ def _create_course(gallery: Gallery, base_url: str) -> None:
     )
     st.button("Create the course", key=f"{NS}.create", icon=":material/school:", on_click=_create, args=(gallery,))
     said = _said("create")
-    if said and "code" in said:
-        st.code(f"{base_url}/gallery?course={said['code']}\nadmin code: {said['admin']}", language="text")
+    if said and said.course:
+        code = said.course.code
+        st.code(f"{base_url}/gallery?course={code}\nadmin code: {said.course.admin}", language="text")
         st.page_link(
             "pages/gallery.py",
-            label=f"Open course {said['code']}",
-            query_params={"course": said["code"]},
+            label=f"Open course {code}",
+            query_params={"course": code},
             icon=":material/open_in_new:",
         )
 
@@ -191,7 +221,7 @@ def _unlock(gallery: Gallery, course: str) -> None:
     try:
         gallery.check_admin(course, code, **_who())
     except (GalleryError, SQLAlchemyError) as err:
-        _say("hide", "error", _refusal(err))
+        _say("hide", Said(Kind.ERROR, _refusal(err)))
     else:
         st.session_state[f"{NS}.admin_ok.{course}"] = code
     st.session_state[f"{NS}.admin_code"] = ""
@@ -204,10 +234,10 @@ def _hide(gallery: Gallery, course: str) -> None:
     try:
         done = gallery.hide_entries(picks, course, _unlocked(course) or "", hidden=hide, **_who())
     except (GalleryError, SQLAlchemyError) as err:
-        _say("hide", "error", _refusal(err))
+        _say("hide", Said(Kind.ERROR, _refusal(err)))
     else:
         numbers = ", ".join(f"#{i}" for i in picks)
-        _say("hide", "success", f"{done} of {len(picks)} entries ({numbers}) {'hidden' if hide else 'shown'}.")
+        _say("hide", Said(Kind.SUCCESS, f"{done} of {len(picks)} entries ({numbers}) {'hidden' if hide else 'shown'}."))
         state[f"{NS}.hide_pick"] = []
 
 
@@ -215,10 +245,10 @@ def _delete_hidden(gallery: Gallery, course: str, waiting: bool = False) -> None
     try:
         done = gallery.delete_hidden(course, _unlocked(course) or "", waiting=waiting, **_who())
     except (GalleryError, SQLAlchemyError) as err:
-        _say("hide", "error", _refusal(err))
+        _say("hide", Said(Kind.ERROR, _refusal(err)))
     else:
         which = "waiting" if waiting else "hidden"
-        _say("hide", "success", f"{done} {which} {'entry' if done == 1 else 'entries'} deleted for good.")
+        _say("hide", Said(Kind.SUCCESS, f"{done} {which} {'entry' if done == 1 else 'entries'} deleted for good."))
 
 
 def _state(entry) -> str:

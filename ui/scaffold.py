@@ -40,8 +40,9 @@ from lib.core.fmt import age_words, fmt_value
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
 from lib.lessons.common.said import Said, Style
+from lib.recorded.pack import Fingerprint
 from lib.recorded.sources import GpuSource
-from ui.downloads import download_buttons
+from ui.downloads import RecordedShown, download_buttons
 
 INFO = ":material/info:"
 NO_CHART = ":material/info:"
@@ -300,7 +301,8 @@ def results_on_screen(
         if open_:
             frame = pd.DataFrame(list(rows))
             st.dataframe(frame[[c for c in columns if c in frame.columns]], hide_index=True)
-            download_buttons(live, [(pack, recorded)] if pack and recorded else [], file_stem=file_stem)
+            shown = [RecordedShown(Fingerprint.from_json(pack["machine"]), recorded)] if pack and recorded else []
+            download_buttons(live, shown, file_stem=file_stem)
             if more is not None:
                 more()
 

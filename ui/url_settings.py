@@ -65,7 +65,7 @@ class UrlSettings:
         ensure_router()
         self.namespace = namespace
         self.notes: list[str] = []
-        self._bound: dict[str, Any] = {}  # URL key -> default
+        self._bound: list[str] = []  # URL keys a widget bound this run, in order
 
     # -- plumbing ------------------------------------------------------------------------------
     def widget_key(self, key: str) -> str:
@@ -76,7 +76,8 @@ class UrlSettings:
     ) -> str:
         """Put the widget's starting value into session state; returns the widget key."""
         wkey = self.widget_key(key)
-        self._bound[key] = default
+        if key not in self._bound:
+            self._bound.append(key)
         if wkey in st.session_state and valid(st.session_state[wkey]):
             return wkey  # the widget already has a value in this session
         raw_values = st.query_params.get_all(key)

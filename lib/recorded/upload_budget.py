@@ -145,7 +145,7 @@ class SessionUploads:
         [source] = read_uploads([(name, data)], limits=limits)
         if source.pack is None:
             return _File(source)
-        rows = len(source.pack["rows"])
+        rows = len(source.pack.rows)
         held_rows = sum(f.rows for f in self._files.values())
         if held_rows + rows > limits.session_rows:
             return _File(
@@ -156,7 +156,7 @@ class SessionUploads:
                     "hold; remove a file to add this one",
                 )
             )
-        keys = frozenset(k for row in source.pack["rows"] for k in row)
+        keys = frozenset(k for row in source.pack.rows for k in row)
         held_keys = frozenset().union(*(f.keys for f in self._files.values()))
         if len(held_keys | keys) > limits.session_keys:
             return _File(

@@ -16,10 +16,12 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 from lib.core.results import PackError, csv_to_pack, loads_pack, merge_packs
+from lib.recorded.pack import CSV_MACHINE, Fingerprint, JsonObject, Pack
+from lib.recorded.pack import gpu_names as gpu_names  # lib.recorded.sources imports it from here
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
@@ -44,7 +46,7 @@ class UploadLimits:
     server_bytes: int = 100_000_000
 
 
-def check_shape(pack: dict[str, Any], limits: UploadLimits) -> None:
+def check_shape(pack: JsonObject, limits: UploadLimits) -> None:
     """PackError naming the first cap the pack is over: rows, fields in a row, fields in all, machines."""
     rows = pack["rows"]
     if len(rows) > limits.file_rows:
@@ -67,7 +69,7 @@ def check_shape(pack: dict[str, Any], limits: UploadLimits) -> None:
             )
 
 
-def compact(pack: dict[str, Any]) -> dict[str, Any]:
+def compact(pack: JsonObject) -> JsonObject:
     """The pack with every repeated text and whole number in its rows held once (a 5,000-row pack's
     'mlp', 'cpu', 'ok', machine names, sizes...): a parsed row drops from about 1.8 to 1.2 kB.
     In place, in one pass: no copy of the rows is made."""
@@ -80,9 +82,7 @@ def compact(pack: dict[str, Any]) -> dict[str, Any]:
     return pack
 
 
-def parse_upload(
-    name: str, data: bytes, max_bytes: int = MAX_UPLOAD_BYTES, limits: UploadLimits | None = None
-) -> dict[str, Any]:
+def parse_upload(name: str, data: bytes, max_bytes: int = MAX_UPLOAD_BYTES, limits: UploadLimits | None = None) -> Pack:
     """A validated pack from an uploaded file, or PackError saying what is wrong with it. With
     `limits`, also within their per-file caps, and compacted (rows held as the pages use them)."""
     max_bytes = min(max_bytes, limits.file_bytes) if limits else max_bytes
@@ -102,12 +102,9 @@ def parse_upload(
         if limits:
             check_shape(pack, limits)
             compact(pack)
-        return pack
+        return Pack.from_json(pack)
     except PackError as err:
         raise PackError(f"{name}: {err}") from None
-
-
-CSV_MACHINE = "unknown (from CSV)"  # the cpu_model lib.core.results.csv_to_pack gives a CSV's machine
 
 
 @dataclass
@@ -115,7 +112,7 @@ class Source:
     """One pack on the page: an uploaded file or a pack shipped in lib/recorded/."""
 
     name: str  # the file name ('shipped: h200x4_ddp.json' for a shipped pack)
-    pack: dict[str, Any] | None = None
+    pack: Pack | None = None
     error: str | None = None  # why the file was not used
     note: str | None = None  # why a readable file was still not used (a duplicate)
     shipped: bool = False
@@ -125,9 +122,13 @@ class Source:
         return self.pack is not None and self.error is None and self.note is None
 
 
-def _content_key(pack: dict[str, Any]) -> str:
+def _content_key(pack: Pack) -> str:
     body = json.dumps(
-        {"machine": pack.get("machine"), "machines": pack.get("machines"), "rows": pack.get("rows")},
+        {
+            "machine": pack.machine.to_json(),
+            "machines": [m.to_json() for m in pack.machines] or None,
+            "rows": pack.rows,
+        },
         sort_keys=True,
         default=str,
     )
@@ -177,130 +178,167 @@ def drop_duplicates(sources: Sequence[Source]) -> list[Source]:
     return out
 
 
-def _fingerprint_key(machine: dict[str, Any]) -> str:
-    """The same hardware and software, whenever it measured (packs recorded minutes apart differ only in date)."""
-    return json.dumps({k: v for k, v in machine.items() if k not in ("label", "date")}, sort_keys=True, default=str)
-
-
-def gpu_names(machine: dict[str, Any]) -> list[str]:
-    """The GPU names of a fingerprint as text, whatever the file held there (a pack validated by
-    lib.core.results has a list of text; a pack from elsewhere may not, and must not break a page)."""
-    gpus = machine.get("gpus") if isinstance(machine, dict) else None
-    if isinstance(gpus, str):
-        gpus = [gpus]
-    return [str(g) for g in gpus if g] if isinstance(gpus, (list, tuple)) else []
-
-
-def _fallback_label(machine: dict[str, Any], source: str) -> str:
-    gpus = gpu_names(machine)
-    hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "")
+def _fallback_label(machine: Fingerprint, source: str) -> str:
+    gpus = machine.gpus
+    hardware = gpus[0] if gpus else machine.text("cpu_model")
     if not hardware or hardware == CSV_MACHINE:
         return source
-    day = str(machine.get("date") or "")[:10]
+    day = machine.date[:10]
     return f"{hardware} ({day})" if day else hardware
 
 
-@dataclass
+@dataclass(frozen=True)
+class MachineEntry:
+    """One machine of a merged pack: its unique label, its fingerprint (None when its file gave none,
+    a CSV's), the files its rows came from, how many rows, and the threads its CPU rows used."""
+
+    label: str
+    fingerprint: Fingerprint | None
+    sources: tuple[str, ...]
+    rows: int = 0
+    cpu_threads: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
 class Combined:
-    pack: dict[str, Any]  # every used source merged; each row's 'machine' names its machine uniquely
-    machines: list[dict[str, Any]]  # one entry per machine label in the rows: fingerprint and sources
+    pack: Pack  # every used source merged; each row's 'machine' names its machine uniquely
+    machines: tuple[MachineEntry, ...]  # one per machine label in the rows
+
+
+@dataclass
+class _Tally:
+    """A machine's entry while combine reads the files."""
+
+    fingerprint: Fingerprint | None
+    sources: list[str]
+    rows: int = 0
+    cpu_threads: set[int] = field(default_factory=set)
 
 
 def combine(sources: Sequence[Source]) -> Combined | None:
     """Merge the used sources into one pack. Two different machines (or a machine known only from
     a CSV) never share a label: a clash gets ' · <file name>' appended. None when nothing is used."""
     taken: dict[str, str] = {}  # label -> identity of the machine that holds it
-    packs, machines = [], {}
+    packs: list[JsonObject] = []
+    machines: dict[str, _Tally] = {}
     for src in sources:
         if not src.used:
             continue
         pack = src.pack
-        fingerprints = [m for m in (pack.get("machines") or [pack["machine"]]) if isinstance(m, dict)]
-        by_label = {str(m.get("label") or ""): m for m in fingerprints}
-        default = str(pack["machine"].get("label") or "") or _fallback_label(pack["machine"], src.name)
+        fingerprints = pack.fingerprints
+        by_label = {m.label: m for m in fingerprints}
+        default = pack.machine.label or _fallback_label(pack.machine, src.name)
         rename: dict[str, str] = {}
-        for row in pack["rows"]:
+        for row in pack.rows:
             label = str(row.get("machine") or "") or default
             if label in rename:
                 continue
-            machine = by_label.get(label) or (pack["machine"] if len(fingerprints) == 1 else None)
-            known = machine is not None and machine.get("cpu_model") != CSV_MACHINE
-            identity = _fingerprint_key(machine) if known else f"{src.name}\n{label}"
+            machine = by_label.get(label) or (pack.machine if len(fingerprints) == 1 else None)
+            known = machine is not None and not machine.from_csv
+            identity = machine.identity if known else f"{src.name}\n{label}"
             new, n = label, 1
             while new in taken and taken[new] != identity:
                 n += 1
                 new = f"{label} · {src.name}" + (f" ({n - 1})" if n > 2 else "")
             taken[new] = identity
             rename[label] = new
-            entry = machines.setdefault(
-                new,
-                {
-                    "label": new,
-                    "fingerprint": machine if known else None,
-                    "sources": [],
-                    "rows": 0,
-                    "cpu_threads": set(),
-                },
-            )
-            if src.name not in entry["sources"]:
-                entry["sources"].append(src.name)
+            tally = machines.setdefault(new, _Tally(machine if known else None, []))
+            if src.name not in tally.sources:
+                tally.sources.append(src.name)
         rows = []
-        for row in pack["rows"]:
+        for row in pack.rows:
             label = rename[str(row.get("machine") or "") or default]
             # a row already under its label is kept as it is: the merged pack holds no second copy of it
             rows.append(row if row.get("machine") == label else {**row, "machine": label})
-            machines[label]["rows"] += 1
+            machines[label].rows += 1
             if row.get("device") == "cpu" and isinstance(row.get("num_threads"), (int, float)):
-                machines[label]["cpu_threads"].add(int(row["num_threads"]))
-        relabelled = [{**m, "label": rename.get(str(m.get("label") or ""), m.get("label", ""))} for m in fingerprints]
-        top = dict(pack["machine"])
-        top["label"] = rename.get(str(top.get("label") or ""), top.get("label") or default)
+                machines[label].cpu_threads.add(int(row["num_threads"]))
+        relabelled = [m.named(rename.get(m.label, m.fields.get("label", ""))).to_json() for m in pack.machines]
+        top = pack.machine.named(rename.get(pack.machine.label, pack.machine.label or default))
         packs.append(
             {
-                "schema_version": pack["schema_version"],
-                "machine": top,
+                "schema_version": pack.schema_version,
+                "machine": top.to_json(),
                 "rows": rows,
-                **({"machines": relabelled} if pack.get("machines") else {}),
+                **({"machines": relabelled} if relabelled else {}),
             }
         )
     if not packs:
         return None
-    return Combined(merge_packs(packs), list(machines.values()))
+    entries = tuple(
+        MachineEntry(label, t.fingerprint, tuple(t.sources), t.rows, frozenset(t.cpu_threads))
+        for label, t in machines.items()
+    )
+    return Combined(Pack.from_json(merge_packs(packs)), entries)
 
 
-def _gpus_text(machine: dict[str, Any]) -> str:
-    names = gpu_names(machine)
+def _gpus_text(machine: Fingerprint) -> str:
+    names = list(machine.gpus)
     return ", ".join(f"{names.count(n)}× {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names)) or "none"
 
 
-def machine_table(machines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One plain row per machine for a table: what it was, where its numbers came from."""
+class MachineRow(NamedTuple):
+    """One machine as a table row: what it was, where its numbers came from (MACHINE_COLUMNS names each)."""
+
+    machine: str
+    sources: str
+    rows: int
+    cpu: str
+    cores: str
+    torch_threads: str
+    cpu_row_threads: str
+    gpu: str
+    driver: str
+    torch: str
+    cuda: str
+    python: str
+    date: str
+
+
+MACHINE_COLUMNS = (
+    "machine",
+    "from",
+    "rows",
+    "CPU",
+    "cores",
+    "torch threads",
+    "threads in CPU rows",
+    "GPU",
+    "driver",
+    "torch",
+    "CUDA",
+    "Python",
+    "date",
+)
+
+
+def machine_table(machines: Sequence[MachineEntry]) -> list[MachineRow]:
+    """One row per machine for a table (its columns: MACHINE_COLUMNS)."""
     out = []
     for entry in machines:
-        m = entry.get("fingerprint") or {}
-        unknown = "not in the file" if not m else "–"
+        m = entry.fingerprint
+        unknown = "not in the file" if m is None else "–"
 
-        def get(key: str) -> str:
-            value = m.get(key)
+        def get(key: str, m: Fingerprint | None = m, unknown: str = unknown) -> str:
+            value = m.fields.get(key) if m is not None else None
             return unknown if value in (None, "") else str(value)
 
-        threads = sorted(entry.get("cpu_threads") or ())
         out.append(
-            {
-                "machine": entry["label"],
-                "from": ", ".join(entry["sources"]),
-                "rows": entry["rows"],
-                "CPU": get("cpu_model"),
-                "cores": get("cpu_cores"),
-                "torch threads": get("torch_threads"),
-                "threads in CPU rows": ", ".join(map(str, threads)) or "–",
-                "GPU": _gpus_text(m) if m else unknown,
-                "driver": get("driver"),
-                "torch": get("torch"),
-                "CUDA": get("cuda"),
-                "Python": get("python"),
-                "date": get("date")[:16].replace("T", " ") if m.get("date") else unknown,
-            }
+            MachineRow(
+                entry.label,
+                ", ".join(entry.sources),
+                entry.rows,
+                get("cpu_model"),
+                get("cpu_cores"),
+                get("torch_threads"),
+                ", ".join(map(str, sorted(entry.cpu_threads))) or "–",
+                _gpus_text(m) if m is not None else unknown,
+                get("driver"),
+                get("torch"),
+                get("cuda"),
+                get("python"),
+                get("date")[:16].replace("T", " ") if m is not None and m.fields.get("date") else unknown,
+            )
         )
     return out
 
@@ -348,17 +386,18 @@ def text_only(text: Any, limit: int = 200) -> str:
 _NAME_FIELDS = ("label", "cpu_model", "driver", "torch", "cuda", "python", "platform", "date", "app_version")
 
 
-def session_pack(pack: dict[str, Any]) -> dict[str, Any]:
+def _safe_machine(machine: Fingerprint) -> Fingerprint:
+    fields = machine.fields
+    changes = {k: text_only(fields[k]) for k in _NAME_FIELDS if isinstance(fields.get(k), str)}
+    if isinstance(fields.get("gpus"), list):
+        changes["gpus"] = [text_only(g, 100) for g in fields["gpus"]]
+    return Fingerprint(fields.with_(**changes))
+
+
+def session_pack(pack: Pack) -> JsonObject:
     """An uploaded pack as every lesson page of the session reads it (the sidebar offers its GPU):
     its machine's names and its rows' machine labels through text_only, since those pages put them
     into sentences and legends alike. Your results shows the file itself, escaped with plain()."""
-
-    def machine(m: dict[str, Any]) -> dict[str, Any]:
-        out = {**m, **{k: text_only(m[k]) for k in _NAME_FIELDS if isinstance(m.get(k), str)}}
-        if isinstance(m.get("gpus"), list):
-            out["gpus"] = [text_only(g, 100) for g in m["gpus"]]
-        return out
-
     names: dict[str, str] = {}  # each distinct name made safe once
 
     def safe(name: str) -> str:
@@ -366,13 +405,15 @@ def session_pack(pack: dict[str, Any]) -> dict[str, Any]:
             names[name] = text_only(name)
         return names[name]
 
-    def row(r: dict[str, Any]) -> dict[str, Any]:
+    def row(r: JsonObject) -> JsonObject:
         changed = {
             k: safe(r[k]) for k in ("machine", "device_name") if isinstance(r.get(k), str) and safe(r[k]) != r[k]
         }
         return {**r, **changed} if changed else r  # most rows need no change: the same object, not a copy
 
-    out = {**pack, "machine": machine(pack["machine"]), "rows": [row(r) for r in pack["rows"]]}
-    if isinstance(pack.get("machines"), list):
-        out["machines"] = [machine(m) for m in pack["machines"]]
-    return out
+    return replace(
+        pack,
+        machine=_safe_machine(pack.machine),
+        rows=[row(r) for r in pack.rows],
+        machines=tuple(_safe_machine(m) for m in pack.machines),
+    ).to_json()

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
@@ -27,7 +27,10 @@ from lib.core.rows import is_ok
 from lib.lessons.common.voice import Side, Unit, crossover_brief, likely_about
 from lib.lessons.your_results.compare import Comparison, compare_machines
 from lib.recorded.gallery.sweep import GALLERY_SWEEP
-from lib.recorded.uploads import gpu_names
+from lib.recorded.pack import JsonObject, Pack
+
+if TYPE_CHECKING:
+    from lib.recorded.gallery.store import Entry  # the store needs SQLAlchemy; these lessons do not
 
 SHIPPED_PREFIX = "shipped:"
 SORTS = ("crossover", "newest", "name", "machine")
@@ -46,21 +49,21 @@ class GalleryMachine:
     added: float = 0.0  # Unix seconds; 0 for shipped packs
     devices: str = ""
     shipped: bool = False
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[JsonObject] = field(default_factory=list)  # its sweep's rows, in a pack's row shape
 
 
-def _sweep_rows(rows: Sequence[Mapping[str, Any]], line: str) -> list[dict[str, Any]]:
+def _sweep_rows(rows: Sequence[JsonObject], line: str) -> list[JsonObject]:
     """Copies holding only what the comparison needs: the swept value, device, times, status."""
     over = GALLERY_SWEEP.over
     return [{**{k: r.get(k) for k in ROW_FIELDS}, over: r.get(over), "swept": over, "machine": line} for r in rows]
 
 
-def shipped_machines(shipped: Sequence[tuple[str, Mapping[str, Any]]]) -> list[GalleryMachine]:
+def shipped_machines(shipped: Sequence[tuple[str, Pack]]) -> list[GalleryMachine]:
     out = []
     for stem, pack in shipped:
-        machine = pack["machine"]
-        gpus = gpu_names(machine)
-        hardware = gpus[0] if gpus else str(machine.get("cpu_model") or "?")
+        machine = pack.machine
+        gpus = machine.gpus
+        hardware = gpus[0] if gpus else machine.text("cpu_model") or "?"
         line = f"{hardware} · shipped"
         out.append(
             GalleryMachine(
@@ -68,17 +71,17 @@ def shipped_machines(shipped: Sequence[tuple[str, Mapping[str, Any]]]) -> list[G
                 line,
                 "shipped with the app",
                 hardware,
-                str(machine.get("torch") or ""),
-                str(machine.get("date") or "")[:10],
-                devices=", ".join(dict.fromkeys(str(r["device"]) for r in pack["rows"])),
+                machine.text("torch"),
+                machine.date[:10],
+                devices=", ".join(dict.fromkeys(str(r["device"]) for r in pack.rows)),
                 shipped=True,
-                rows=_sweep_rows(pack["rows"], line),
+                rows=_sweep_rows(pack.rows, line),
             )
         )
     return out
 
 
-def entry_machines(entries: Sequence[Any], packs: Mapping[int, Mapping[str, Any]]) -> list[GalleryMachine]:
+def entry_machines(entries: Sequence[Entry], packs: Mapping[int, Pack]) -> list[GalleryMachine]:
     """Gallery entries (lib.recorded.gallery.store.Entry) with their packs; an entry whose pack did
     not load again is left out."""
     out = []
@@ -97,7 +100,7 @@ def entry_machines(entries: Sequence[Any], packs: Mapping[int, Mapping[str, Any]
                 e.course,
                 e.added_at,
                 e.devices,
-                rows=_sweep_rows(packs[e.id]["rows"], line),
+                rows=_sweep_rows(packs[e.id].rows, line),
             )
         )
     return out
@@ -126,31 +129,65 @@ def crossover_words(comparison: Comparison | None, machine: GalleryMachine) -> C
     return CrossoverWords(x, crossover_brief(cross, "batch size", OWN_CPU, OWN_GPU))
 
 
-def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None) -> list[dict[str, Any]]:
-    """One plain row per machine, for st.dataframe (which shows text as text: nothing is rendered)."""
+class GalleryRow(NamedTuple):
+    """One machine as a table row (TABLE_COLUMNS names each column)."""
+
+    entry: str
+    named_by: str
+    hardware: str
+    catches_up_at: float | None
+    crossover: str
+    devices: str
+    torch: str
+    recorded: str
+    course: str
+    added: str
+    key: str
+
+
+TABLE_COLUMNS = (
+    "entry",
+    "named by",
+    "GPU or CPU",
+    "GPU catches up at batch size",
+    "crossover",
+    "devices",
+    "torch",
+    "recorded",
+    "course",
+    "added",
+    "key",
+)
+
+
+def table_rows(machines: Sequence[GalleryMachine], comparison: Comparison | None) -> list[GalleryRow]:
+    """One row per machine."""
     rows = []
     for m in machines:
         x, words = crossover_words(comparison, m)
         # the number shown is the words' own (lib.core.fmt.crossing_about), none where they give a bracket
         about = likely_about(comparison.crossovers.get(m.line)) if x is not None and comparison else None
         rows.append(
-            {
-                "entry": "shipped" if m.shipped else f"#{m.key}",
-                "named by": m.named_by,
-                "GPU or CPU": m.hardware,
-                "GPU catches up at batch size": float(about.replace(",", "")) if about else None,
-                "crossover": words,
-                "devices": m.devices,
-                "torch": m.torch,
-                "recorded": m.recorded,
-                "course": m.course or ("–" if m.shipped else "none"),
-                "added": _dt.datetime.fromtimestamp(m.added, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
-                if m.added
-                else "–",
-                "key": m.key,
-            }
+            GalleryRow(
+                "shipped" if m.shipped else f"#{m.key}",
+                m.named_by,
+                m.hardware,
+                float(about.replace(",", "")) if about else None,
+                words,
+                m.devices,
+                m.torch,
+                m.recorded,
+                m.course or ("–" if m.shipped else "none"),
+                _dt.datetime.fromtimestamp(m.added, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if m.added else "–",
+                m.key,
+            )
         )
     return rows
+
+
+def table_frame(machines: Sequence[GalleryMachine], comparison: Comparison | None) -> pd.DataFrame:
+    """The table for st.dataframe (which shows text as text: nothing is rendered)."""
+    return pd.DataFrame(table_rows(machines, comparison), columns=TABLE_COLUMNS)
 
 
 def sort_machines(machines: Sequence[GalleryMachine], comparison: Comparison | None, by: str) -> list[GalleryMachine]:
@@ -227,11 +264,7 @@ def parse_picks(raw: str | None, limit: int = 4) -> Picks:
     return Picks(list(dict.fromkeys(ids)), list(dict.fromkeys(stems)), notes)
 
 
-def labelled_pack(pack: Mapping[str, Any], line: str) -> dict[str, Any]:
+def labelled_pack(pack: Pack, line: str) -> Pack:
     """A copy of a gallery pack whose machine and rows are all named `line` (its gallery label), so
     two machines of the same model stay two curves on the comparison view."""
-    return {
-        "schema_version": pack["schema_version"],
-        "machine": {**pack["machine"], "label": line},
-        "rows": [{**r, "machine": line} for r in pack["rows"]],
-    }
+    return Pack(pack.machine.named(line), [{**r, "machine": line} for r in pack.rows], (), pack.schema_version)

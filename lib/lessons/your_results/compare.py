@@ -1,7 +1,8 @@
 """Several machines' curves of the same sweep side by side, and the words read from them.
 
-    for comp in compare_machines(combined.pack["rows"]):          # per workload + swept setting + fixed settings
-        crossover_lines(comp), fastest_line(comp)                 # words computed from the curves
+    for comp in compare_machines(combined.pack.rows):     # per workload + swept setting + fixed settings
+        crossover_lines(comp), fastest_line(comp)         # words computed from the curves
+    drawn_comparisons(combined.pack.rows, first=uploaded) # the page's order: Drawn(n, comparison, title)
 
 The packs come from lib.recorded.uploads (read, validated, merged); no Streamlit here.
 """
@@ -12,17 +13,18 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.fmt import Sentence, Strong, fmt_s, fmt_value, say
+from lib.core.point import Frozen
 from lib.core.results import setting_keys
 from lib.core.rows import is_ok
 from lib.lessons.common.voice import Side, Unit, crossover_sentence
 from lib.recorded.uploads import plain
 
 
-@dataclass
+@dataclass(frozen=True)
 class MachineCurve:
     """One machine's measured points for one device, ready to chart."""
 
@@ -33,11 +35,11 @@ class MachineCurve:
     iqr_s: list[float | None] = field(default_factory=list)  # the spread at each x (None when not given)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Comparison:
     workload: str
     setting: str
-    fixed: Mapping[str, Any]  # the settings held fixed, by the workload's names for them
+    fixed: Frozen  # the settings held fixed (name -> value), by the workload's names for them
     curves: list[MachineCurve]
     crossovers: dict[str, Crossover]  # machine -> its own CPU-vs-GPU crossover
 
@@ -122,7 +124,7 @@ def compare_machines(rows: Sequence[Mapping[str, Any]]) -> list[Comparison]:
                     [cpu_iqr.get(x) or 0.0 for x in common],
                     [gpu_iqr.get(x) or 0.0 for x in common],
                 )
-        comparisons.append(Comparison(workload, swept, dict(fixed), curves, crossovers))
+        comparisons.append(Comparison(workload, swept, Frozen(fixed), curves, crossovers))
     return comparisons
 
 
@@ -315,3 +317,18 @@ def comparison_titles(comparisons: Sequence[Comparison]) -> list[str]:
         ]
         titles.append(title + (f" ({', '.join(parts)})" if parts else ""))
     return titles
+
+
+class Drawn(NamedTuple):
+    """A comparison as the page draws it: its place in the page's order (its chart's key), and its title."""
+
+    n: int
+    comparison: Comparison
+    title: str
+
+
+def drawn_comparisons(rows: Sequence[Mapping[str, Any]], first: Iterable[str] = ()) -> list[Drawn]:
+    """Every comparison of the rows, those of several machines first (see order_comparisons), each titled."""
+    comparisons = order_comparisons(compare_machines(rows), first=first)
+    ordered = [c for c in comparisons if len(c.machines) > 1] + [c for c in comparisons if len(c.machines) == 1]
+    return [Drawn(n, comp, title) for n, (comp, title) in enumerate(zip(ordered, comparison_titles(ordered)))]

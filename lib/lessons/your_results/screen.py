@@ -7,13 +7,21 @@ them out and declares its widgets.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from lib.core.fmt import plural
 from lib.lessons.your_results.answer import machines_answer
-from lib.lessons.your_results.compare import Comparison, crossover_lines, describe_fixed, fastest_line, uncharted_rows
+from lib.lessons.your_results.compare import (
+    Comparison,
+    Drawn,
+    crossover_lines,
+    describe_fixed,
+    fastest_line,
+    uncharted_rows,
+)
+from lib.recorded.pack import Pack
 from lib.recorded.upload_budget import LIMITS
 from lib.recorded.uploads import MAX_UPLOAD_BYTES, Combined, Source, one_line, plain
 
@@ -98,7 +106,7 @@ def comparison_words(comp: Comparison) -> ComparisonWords:
 class Uploads(NamedTuple):
     """The visitor's own packs used (as read from their files), and those files' names."""
 
-    packs: list[Mapping[str, Any]]
+    packs: list[Pack]
     names: list[str]
 
 
@@ -113,9 +121,7 @@ class Screen:
     download: str | None  # what the download holds
 
 
-def screen(
-    sources: Sequence[Source], combined: Combined | None, drawn: Sequence[tuple[int, Comparison, str]], more: int
-) -> Screen:
+def screen(sources: Sequence[Source], combined: Combined | None, drawn: Sequence[Drawn], more: int) -> Screen:
     notices = tuple(
         Notice(f"Not used: {plain(s.error, limit=400)}", True) if s.error else Notice(plain(s.note, limit=400), False)
         for s in sources
@@ -124,18 +130,18 @@ def screen(
     used = [s for s in sources if s.used]
     own = [s for s in used if not s.shipped]
     using = (
-        "Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack['rows']), 'row')})" for s in used) if used else None
+        "Using: " + "; ".join(f"{plain(s.name)} ({plural(len(s.pack.rows), 'row')})" for s in used) if used else None
     )
     if combined is None:
         return Screen(notices, using, Uploads([s.pack for s in own], [s.name for s in own]), None, (), None, None)
-    rows = combined.pack["rows"]
+    rows = combined.pack.rows
     skipped = uncharted_rows(rows)
     return Screen(
         notices,
         using,
         Uploads([s.pack for s in own], [s.name for s in own]),
-        machines_answer(drawn[0][1]) if drawn else NO_SWEEP,
-        tuple(f"{one_line(title)} ({plural(len(comp.machines), 'machine')})" for _, comp, title in drawn[1 + more :]),
+        machines_answer(drawn[0].comparison) if drawn else NO_SWEEP,
+        tuple(f"{one_line(d.title)} ({plural(len(d.comparison.machines), 'machine')})" for d in drawn[1 + more :]),
         "Not on the charts: " + "; ".join(f"{plural(k, 'row')} with {reason}" for reason, k in skipped.items()) + "."
         if skipped
         else None,

@@ -32,7 +32,8 @@ from lib.core.results import (
 from lib.core.rows import Status
 from lib.recorded import LEASES_DIR, load_recorded, recorded_dir
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
-from lib.recorded.uploads import gpu_names, parse_upload
+from lib.recorded.pack import Fingerprint, JsonObject, Pack
+from lib.recorded.uploads import parse_upload
 
 MAX_NAME_CHARS = 40
 # What an entry keeps of a row: its numbers and settings, nothing a file may pad it with.
@@ -80,8 +81,9 @@ def normalize_course(code: Any) -> str:
     return text
 
 
-def content_key(machine: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    body = json.dumps({"machine": machine, "rows": rows}, sort_keys=True, default=str)
+def content_key(pack: Pack) -> str:
+    """The same machine and rows: the same entry, whatever the file's other fields."""
+    body = json.dumps({"machine": pack.machine.to_json(), "rows": pack.rows}, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -89,33 +91,33 @@ def content_key(machine: dict[str, Any], rows: list[dict[str, Any]]) -> str:
 class Candidate:
     """A validated pack holding only the gallery sweep's rows, with what the gallery lists of it."""
 
-    pack: dict[str, Any]
+    pack: Pack
     pack_json: str
     content_key: str
     left_out: int  # rows of the upload that are not points of the gallery sweep
 
     @property
-    def machine(self) -> dict[str, Any]:
-        return self.pack["machine"]
+    def machine(self) -> Fingerprint:
+        return self.pack.machine
 
     @property
     def devices(self) -> list[str]:
-        return list(dict.fromkeys(str(r["device"]) for r in self.pack["rows"]))
+        return list(dict.fromkeys(str(r["device"]) for r in self.pack.rows))
 
     @property
     def gpus(self) -> list[str]:
-        return [clean_text(g, 100) for g in gpu_names(self.machine)]
+        return [clean_text(g, 100) for g in self.machine.gpus]
 
     @property
     def hardware(self) -> str:
         """What the GPU side ran on, or the CPU for a CPU-only pack."""
         on_gpu = any(d != "cpu" for d in self.devices)
-        return self.gpus[0] if on_gpu and self.gpus else clean_text(self.machine.get("cpu_model"), 200)
+        return self.gpus[0] if on_gpu and self.gpus else clean_text(self.machine.text("cpu_model"), 200)
 
 
-def _one_machine(pack: dict[str, Any]) -> None:
-    labels = {str(r.get("machine") or "") for r in pack["rows"]}
-    if len(pack.get("machines") or []) > 1 or len(labels) > 1:
+def _one_machine(pack: Pack) -> None:
+    labels = {str(r.get("machine") or "") for r in pack.rows}
+    if len(pack.machines) > 1 or len(labels) > 1:
         raise GalleryError(
             "several_machines",
             "This pack holds several machines (a merged download?). The gallery "
@@ -123,9 +125,9 @@ def _one_machine(pack: dict[str, Any]) -> None:
         )
 
 
-def _slim_machine(machine: dict[str, Any]) -> dict[str, Any]:
+def _slim_machine(machine: Fingerprint) -> JsonObject:
     """The fingerprint's known fields, text capped: an entry is small whatever the file carried."""
-    out = {k: machine[k] for k in MACHINE_KEPT if k in machine}
+    out = {k: machine.fields[k] for k in MACHINE_KEPT if k in machine.fields}
     for key in MACHINE_TEXT_FIELDS:
         if isinstance(out.get(key), str):
             out[key] = clean_text(out[key], 200)
@@ -134,7 +136,7 @@ def _slim_machine(machine: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _slim_row(row: dict[str, Any]) -> dict[str, Any]:
+def _slim_row(row: JsonObject) -> JsonObject:
     """A gallery row as its numbers and its workload's settings only (the sweep's workload knows
     them): padding keys, unknown phases and long messages are left out."""
     from lib.workloads import get_workload
@@ -148,15 +150,15 @@ def _slim_row(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
+def prepare_pack(pack: Pack, max_rows: int = 200) -> Candidate:
     """Reduce a validated pack to the gallery sweep, or GalleryError saying why it cannot join."""
     _one_machine(pack)
-    if pack["machine"].get("cpu_model") == "unknown (from CSV)":
+    if pack.machine.from_csv:
         raise GalleryError(
             "no_fingerprint",
             "A CSV has no machine fingerprint (CPU, GPU, torch, date); upload the JSON result pack instead.",
         )
-    rows = gallery_rows(pack["rows"])
+    rows = gallery_rows(pack.rows)
     measured = {r[GALLERY_SWEEP.over] for r in rows if r["status"] == Status.OK}
     if len(measured) < 2:
         raise GalleryError(
@@ -166,11 +168,12 @@ def prepare_pack(pack: dict[str, Any], max_rows: int = 200) -> Candidate:
         )
     if len(rows) > max_rows:
         raise GalleryError("too_big", f"This pack has {len(rows)} rows of the gallery sweep; at most {max_rows}.")
-    machine = _slim_machine(pack["machine"])
+    machine = _slim_machine(pack.machine)
     rows = [_slim_row(r) for r in rows]
     kept = validate_pack({"schema_version": SCHEMA_VERSION, "machine": machine, "rows": rows})
     text = json.dumps(kept, sort_keys=True, separators=(",", ":"))
-    return Candidate(kept, text, content_key(machine, rows), len(pack["rows"]) - len(rows))
+    slim = Pack.from_json(kept)
+    return Candidate(slim, text, content_key(slim), len(pack.rows) - len(rows))
 
 
 def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 200) -> Candidate:
@@ -198,7 +201,7 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
         ) from None
 
 
-def shipped_gallery_packs() -> list[tuple[str, dict[str, Any]]]:
+def shipped_gallery_packs() -> list[tuple[str, Pack]]:
     """(file stem, pack reduced to the gallery sweep) for every shipped pack that holds it: the
     sidebar's packs (lib/recorded/) and those shipped for the gallery only (lib/recorded/gallery/)."""
     # one shipped sweep per machine: a later lease of the same machine is more days of the Training
@@ -210,7 +213,7 @@ def shipped_gallery_packs() -> list[tuple[str, dict[str, Any]]]:
     out = []
     for pack in packs:
         try:
-            candidate = prepare_pack(pack)
+            candidate = prepare_pack(Pack.from_json(pack))
         except GalleryError:
             continue
         out.append((Path(pack["path"]).stem, candidate.pack))

@@ -31,7 +31,6 @@ import os
 import time
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection
@@ -90,7 +89,7 @@ class Limits:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
         environ = dict(os.environ if environ is None else environ)
-        values: dict[str, Any] = {}
+        values: dict[str, int | float] = {}  # Limits field -> the value the environment sets
         if environ.get("GPUWIN_GALLERY_MAX_PACK_KB"):
             values["max_pack_bytes"] = int(float(environ["GPUWIN_GALLERY_MAX_PACK_KB"]) * 1000)
         if environ.get("GPUWIN_GALLERY_COURSE_CAP"):

@@ -45,6 +45,7 @@ from lib.recorded.gallery.entry import (
 )
 from lib.recorded.gallery.limits import Act, Limits, Visitor, admin_failures, check_rate, over_pace, record_event
 from lib.recorded.gallery.schema import PUBLIC, courses, ensure_schema, entries, write_transaction
+from lib.recorded.pack import Pack
 
 __all__ = ["Entry", "Gallery", "Limits", "Visitor"]
 
@@ -205,7 +206,7 @@ class Gallery:
         course = normalize_course(course)
         candidate = self.prepare(file_name, data)
         for stem, pack in shipped_gallery_packs():
-            if candidate.content_key == content_key(pack["machine"], pack["rows"]):
+            if candidate.content_key == content_key(pack):
                 raise GalleryError(
                     "duplicate", f"These are the results shipped with the app ({stem}); the gallery shows them already."
                 )
@@ -229,15 +230,15 @@ class Gallery:
                     .values(
                         course=course,
                         name=display,
-                        machine=clean_text(candidate.machine.get("label"), 200),
+                        machine=clean_text(candidate.machine.label, 200),
                         hardware=candidate.hardware,
-                        cpu_model=clean_text(candidate.machine.get("cpu_model"), 200),
+                        cpu_model=clean_text(candidate.machine.text("cpu_model"), 200),
                         gpus=clean_text(", ".join(candidate.gpus), 400),
-                        torch=clean_text(candidate.machine.get("torch"), 80),
-                        recorded_at=clean_text(candidate.machine.get("date"), 40),
+                        torch=clean_text(candidate.machine.text("torch"), 80),
+                        recorded_at=clean_text(candidate.machine.date, 40),
                         added_at=time.time(),
                         devices=clean_text(", ".join(candidate.devices), 200),
-                        rows=len(candidate.pack["rows"]),
+                        rows=len(candidate.pack.rows),
                         content_key=candidate.content_key,
                         pack_json=candidate.pack_json,
                         hidden=False,
@@ -343,7 +344,7 @@ class Gallery:
         with self.engine.connect() as conn:
             return [Entry(**row._asdict()) for row in conn.execute(query)]
 
-    def packs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    def packs(self, ids: Iterable[int]) -> dict[int, Pack]:
         """The stored packs of these entries, validated again on the way out (a row edited in the
         database by hand is left out rather than shown)."""
         ids = [int(i) for i in ids]
@@ -354,7 +355,7 @@ class Gallery:
         out = {}
         for entry_id, text in found:
             try:
-                out[entry_id] = validate_pack(json.loads(text))
+                out[entry_id] = Pack.from_json(validate_pack(json.loads(text)))
             except (PackError, ValueError):
                 continue
         return out

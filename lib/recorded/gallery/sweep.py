@@ -11,8 +11,14 @@ shipped or uploaded, is measured on identical work. Needs torch only (no SQLAlch
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lib.core.point import Frozen
+from lib.recorded.pack import JsonObject
+
+if TYPE_CHECKING:
+    from lib.core.workload import Workload
 
 WORKLOAD = "mlp"
 OVER = "batch_size"
@@ -25,7 +31,7 @@ class GallerySweep:
     workload: str = WORKLOAD
     over: str = OVER
     values: tuple = VALUES
-    fixed: dict[str, Any] = field(default_factory=dict)  # empty: every other setting at its default
+    fixed: Frozen = Frozen()  # setting name -> value; empty: every other setting at its default
 
     def command(self, devices: str = "cpu,cuda", out: str = "my_machine.json") -> str:
         """The same sweep as one `python -m lib` call (for people who prefer the plain CLI)."""
@@ -59,8 +65,8 @@ def record_gallery_pack(
     num_threads: int | None = None,
     progress: Callable[[float, str], None] | None = None,
     sweep: GallerySweep = GALLERY_SWEEP,
-) -> dict[str, Any]:
-    """Measure the gallery sweep on this machine and return it as a validated result pack."""
+) -> JsonObject:
+    """Measure the gallery sweep on this machine and return it as a validated result pack (to write to a file)."""
     from lib.core.results import build_pack
     from lib.core.sweep import run_sweep
     from lib.workloads import get_workload
@@ -78,17 +84,18 @@ def record_gallery_pack(
     return build_pack(points)
 
 
-def _canonical(workload, row: dict[str, Any]) -> dict[str, Any] | None:
+def _canonical(workload: Workload, row: JsonObject) -> Frozen | None:
+    """The row's settings as the workload reads them (its defaults filled in), None if it refuses them."""
     from lib.core.workload import SettingError
 
     given = {s.name: row[s.name] for s in workload.settings if row.get(s.name) not in (None, "")}
     try:
-        return workload.resolve(given)
+        return Frozen(workload.resolve(given))
     except SettingError:
         return None
 
 
-def gallery_rows(rows: Sequence[dict[str, Any]], sweep: GallerySweep = GALLERY_SWEEP) -> list[dict[str, Any]]:
+def gallery_rows(rows: Sequence[JsonObject], sweep: GallerySweep = GALLERY_SWEEP) -> list[JsonObject]:
     """The rows that are points of the gallery sweep: its workload, swept over its setting at one of
     its values, every other setting equal to the sweep's (compared after parsing, so '64' == 64)."""
     from lib.workloads import get_workload
