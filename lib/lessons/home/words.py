@@ -7,8 +7,9 @@ NO_RESULTS_NOTE = (
     "No recorded GPU results shipped yet. The Training page measures the CPU live on this server; a pack "
     "recorded on a GPU machine adds the GPU side (the Your results page says how to record one)."
 )
-# the link under Home's chart: the same view, where every setting can be moved and this server's CPU is measured
-EXPLORE = "Explore it on the Training page: other sizes, models and modes, and this server's CPU measured live"
+# the link under Home's chart to the same view, where every setting moves and this server's CPU is measured live;
+# short enough for one line of a phone's page link
+EXPLORE = "Explore it on the Training page"
 
 # Home's "Why?". Both devices pay per-operator overhead (Python, autograd, PyTorch's dispatch): the
 # Training page shows the CPU's. What only the GPU pays is a launch over the bus per kernel and the wait
