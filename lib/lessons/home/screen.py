@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.lessons.training import scene
-from lib.lessons.training.screen import Screen
+from lib.lessons.training.screen import Row, Screen
 from lib.lessons.training.view import View
 from lib.recorded.sources import has_gpu_rows
 
@@ -50,8 +50,8 @@ class HomeScreen:
         """The crossover range the chart shades and marks (low, high, likely)."""
         return self.training.crossover
 
-    def rows(self) -> list[dict[str, Any]]:
-        """Every point the chart draws, as Training's chart draws them."""
+    def rows(self) -> list[Row]:
+        """Every point the chart draws, as Training's chart draws them (its rows' type too)."""
         return self.training.rows()
 
 
