@@ -25,7 +25,8 @@ if home.cannot:  # what is not drawn up top, which machine to pick instead under
         top.note.markdown(instead)
 elif home.screen:
     top.answer.markdown(home.screen.headline)
-    top.chart.vega_lite_chart(home.spec, width="stretch")
+    if home.spec:
+        top.chart.vega_lite_chart(home.spec, width="stretch")
     top.note.caption(home.screen.caption)
     if home.screen.notes:
         st.markdown(home.screen.notes)

@@ -65,3 +65,15 @@ def test_a_refusal_says_one_sentence_up_top_and_where_to_look_under_it():
         "Pick the H200 in the sidebar.",
     )
     assert home.refusal("Nothing here") == ("Nothing here", None)
+
+
+def test_a_machine_without_a_curve_at_the_defaults_says_trainings_words_and_another_is_preferred(packs, gpu_pack):
+    """A GPU that recorded the model, but not at the default view (depth 16 only): Home says what Training says
+    there (no crossover; where that GPU has a curve). Where Home may pick (a live GPU in the sidebar, which it does
+    not measure), a machine whose default view has its GPU curve comes first."""
+    deep = {**gpu_pack, "rows": [r for r in gpu_pack["rows"] if r["device"] == "cpu" or r["depth"] == 16]}
+    shown = home.first_answer([deep], packs)
+    assert not shown.gpu_drawn and set(shown.training.curves) == {SMALL_LABEL}
+    assert shown.headline == "There is no GPU curve for this view, so there is no crossover to show."
+    assert "was recorded at depth 16 only: set Depth to 16 to see its curve." in shown.notes
+    assert home.first_answer([deep, gpu_pack], packs).gpu_drawn

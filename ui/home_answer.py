@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class HomeAnswer:
     screen: HomeScreen | None  # None: no GPU machine of the sidebar's choice answers at Training's defaults
-    spec: dict[str, Any] | None  # the chart, built once (ui.specs.frozen_spec)
+    spec: dict[str, Any] | None  # the chart, built once (ui.specs.frozen_spec); None: no curve to draw
     cannot: str | None = None  # the sidebar's machine cannot answer: what to say instead
     packs: tuple = ()  # kept alive with the cached value: the cache key names them by identity
 
@@ -41,7 +41,10 @@ def _built(
         return None, None
     # the axes the Training page draws its chart on (ui.training_live.ChartBox), at its default view
     axes = CurveAxes(DEFAULT.over, x_title=DEFAULT.axis.label, ticks=DEFAULT.axis.steps[::4])
-    chart = curve_chart(screen.rows(), axes, crossover=screen.crossover, height=plot_height, legend_beside=beside)
+    rows = screen.rows()
+    if not rows:
+        return screen, None
+    chart = curve_chart(rows, axes, crossover=screen.crossover, height=plot_height, legend_beside=beside)
     return screen, frozen_spec(chart)
 
 

@@ -2,7 +2,7 @@
 (lib.lessons.training.scene: the same lesson, recorded curves only, since Home measures nothing live). No
 Streamlit; pages/home.py lays it out, ui.home_answer keeps it.
 
-    screen = first_answer([chosen_pack], packs)   # Training at its defaults; None where it draws no GPU curve
+    screen = first_answer([chosen_pack], packs)   # Training at its defaults; None: no machine recorded its model
     screen.headline, screen.rows(), screen.crossover
     refusal(cannot)                               # a machine Home cannot answer with: one sentence up top
 """
@@ -50,25 +50,35 @@ class HomeScreen:
         """The crossover range the chart shades and marks (low, high, likely)."""
         return self.training.crossover
 
+    @property
+    def gpu_drawn(self) -> bool:
+        """Whether the default view has a curve of this GPU (else Training's words say where it was recorded)."""
+        return self.training.gpu_label in self.training.curves
+
     def rows(self) -> list[Row]:
         """Every point the chart draws, as Training's chart draws them (its rows' type too)."""
         return self.training.rows()
 
 
-def home_screen(pack: Mapping[str, Any], packs: Sequence[dict[str, Any]]) -> HomeScreen | None:
-    """Training at its defaults for `pack`'s GPU machine, beside the shipped small server's CPU (`packs`);
-    None where that view draws no GPU curve."""
+def home_screen(pack: Mapping[str, Any], packs: Sequence[dict[str, Any]]) -> HomeScreen:
+    """Training at its defaults for `pack`'s GPU machine, beside the shipped small server's CPU (`packs`)."""
     gpu, small = scene.machines(pack, packs, DEFAULT.family)
-    shown = scene.Scene(DEFAULT, gpu, small, host_cpu=False, threads=THREADS).recorded()
-    return HomeScreen(shown) if shown.gpu_label in shown.curves else None
+    return HomeScreen(scene.Scene(DEFAULT, gpu, small, host_cpu=False, threads=THREADS).recorded())
 
 
 def first_answer(candidates: Iterable[Mapping[str, Any] | None], packs: Sequence[dict[str, Any]]) -> HomeScreen | None:
-    """Home's answer from the first of `candidates` (each one GPU machine's packs as one) that has one."""
+    """Home's answer from the first of `candidates` (each one GPU machine's packs as one) that recorded the
+    default model on its GPU: the first whose default view draws its GPU curve, else Training's words for the
+    first (where that GPU has a curve); None where none recorded it."""
+    first = None
     for pack in candidates:
-        if pack and answers(pack) and (found := home_screen(pack, packs)):
-            return found
-    return None
+        if not answers(pack):
+            continue
+        shown = home_screen(pack, packs)
+        if shown.gpu_drawn:
+            return shown
+        first = first or shown
+    return first
 
 
 def answers(pack: Mapping[str, Any] | None) -> bool:
