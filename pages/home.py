@@ -1,16 +1,16 @@
-"""Home: the question, the one-chart answer from a recorded pack, and a link to each lesson.
+"""Home: the question, the Training page's answer at its default view, and a link to each lesson.
 
-Answer first: the title, the one sentence read from the chart, the chart; the explanation behind
-'Why?', the lessons below. Layout and words only: lib.lessons.home.screen builds the answer and the words
-under it, ui.home_answer keeps it with its chart for every visitor.
+Answer first: the title, Training's one sentence, its chart; the link to explore it on the Training page, the
+explanation behind 'Why?', the lessons below. Layout and words only: lib.lessons.home.screen takes the answer
+from the Training lesson, ui.home_answer keeps it with its chart for every visitor.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lib.lessons.home.screen import NO_RESULTS, NO_RESULTS_NOTE, refusal
-from lib.lessons.home.view import WHY
+from lib.lessons.home.screen import refusal
+from lib.lessons.home.words import EXPLORE, NO_RESULTS, NO_RESULTS_NOTE, WHY
 from ui import scaffold
 from ui.home_answer import home_answer
 from ui.pages import lesson_pages
@@ -24,13 +24,13 @@ if home.cannot:  # what is not drawn up top, which machine to pick instead under
     if instead:
         top.note.markdown(instead)
 elif home.screen:
-    top.answer.markdown(home.screen.answer)
-    top.chart.vega_lite_chart(home.spec, width="stretch")
+    top.answer.markdown(home.screen.headline)
+    if home.spec:
+        top.chart.vega_lite_chart(home.spec, width="stretch")
     top.note.caption(home.screen.caption)
-    if home.screen.ends:
-        st.markdown(home.screen.ends)
-    if home.screen.modes:
-        st.markdown(home.screen.modes)
+    if home.screen.notes:
+        st.markdown(home.screen.notes)
+    st.page_link("pages/training.py", label=EXPLORE, icon=":material/show_chart:")
 else:
     top.answer.markdown(NO_RESULTS)
     scaffold.notice(NO_RESULTS_NOTE, box=top.chart)

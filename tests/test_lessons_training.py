@@ -262,34 +262,6 @@ def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded
     assert T.modes_answered(table) == list(T.MODES) and T.modes_recorded(table) == ["eager", "cuda_graph"]
 
 
-def test_the_home_page_reads_what_one_graph_does_to_the_default_step(machines):
-    from lib.lessons.home.view import drawn, modes_sentence, one_chart
-
-    gpu, _ = machines
-    rows = [
-        {**r, "swept": "batch_size"}
-        for t in gpu.tables.values()
-        for table in t.steps.values()
-        for r in table.values()
-        if r["hidden_width"] == 64 and r["depth"] == 3
-    ]
-    pack = {"machine": {"gpus": [GPU_NAME], "date": "2026-01-02T00:00:00"}, "rows": rows, "path": "x"}
-    chart = one_chart([pack], T.MLP)
-    text = modes_sentence(chart).markdown()
-    eager = step_time({"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536}, "gpu")
-    graphed = step_time(
-        {"batch_size": 64, "hidden_width": 64, "depth": 3, "dataset_size": 65536, "mode": "cuda_graph"}, "gpu"
-    )
-    # the graphed step is a curve of Home's chart, and the words quote its drawn point and the eager one
-    at_64 = {r["series"]: r for r in drawn(chart) if r["batch_size"] == 64}
-    e, g = at_64[chart.gpu_label], at_64[chart.graph_label]
-    assert e["median_s"] == eager and g["median_s"] == graphed
-    assert f"it takes {fmt_s(g[chart.y])} " in text and f"against {fmt_s(e[chart.y])} eager" in text
-    assert f"{fmt_ratio(eager / graphed)} as fast" in text and "2026-01-02" in chart.graph_label
-    plain = one_chart([{**pack, "rows": [r for r in rows if r.get("mode") != "cuda_graph"]}], T.MLP)
-    assert modes_sentence(plain) is None
-
-
 def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     """The server's warm-up builds the step tables and cost models the Training page then finds built."""
     packs, _ = load_recorded(write_packs(tmp_path))

@@ -91,12 +91,6 @@ def test_ratio_words_and_versus_have_no_threshold_of_their_own():
     assert voice.versus(voice.CPU, 1.0, voice.GPU, 1.02).tie and not voice.versus(voice.CPU, 1.0, voice.GPU, 1.2).tie
 
 
-def test_home_ends_and_graph_words_ask_the_one_rule():
-    from lib.lessons.home.view import verdict
-
-    assert "about even" in verdict(1.0, 1.02, tie=True) and "1.02× as long" in verdict(1.0, 1.02)
-
-
 def test_a_graph_or_compile_saving_within_the_spread_is_no_saving():
     """'One CUDA graph … 1.02× as fast' and 'pays off after about 21,072 steps' from a 103 µs saving
     inside a 26 % spread."""

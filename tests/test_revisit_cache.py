@@ -90,9 +90,9 @@ HOME_IN_A_FRESH_PROCESS = """
 import json, os, sys
 sys.path.insert(0, os.getcwd())
 os.environ["GPUWIN_NO_WARM_UP"] = "1"
-import lib.lessons.home.view as home
+import lib.lessons.home.screen as home
 if sys.argv[1] == "loaded":  # the answer must come from the disk: building it fails here
-    home.one_chart = lambda *a, **k: (_ for _ in ()).throw(AssertionError("Home's answer built again"))
+    home.first_answer = lambda *a, **k: (_ for _ in ()).throw(AssertionError("Home's answer built again"))
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file("streamlit_app.py", default_timeout=120).run()
 assert not at.exception, [e.value for e in at.exception]

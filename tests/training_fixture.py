@@ -112,32 +112,3 @@ def write_packs(directory: Path) -> Path:
     ):
         (directory / name).write_text(json.dumps({"schema_version": 1, "machine": machine, "rows": rows}))
     return directory
-
-
-# Home's chart reads one sweep over one setting: the batch sizes the Training page's recording command sweeps
-HOME_BATCHES = (1, 16, 256, 4096)
-HOME_DATASET = 8192  # the MLP's default
-
-
-def write_home_pack(directory: Path) -> Path:
-    """A GPU machine's pack with one batch-size sweep at the MLP's defaults on its GPU and its CPU (the
-    recording Home draws), from the two formulas: the GPU catches up at crossover_by_hand(xs=HOME_BATCHES,
-    dataset_size=HOME_DATASET)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    machine = {
-        "cpu_model": "TEST FIXTURE CPU",
-        "cpu_cores": 16,
-        "torch": "fixture",
-        "date": "2026-01-02T00:00:00",
-        "gpus": [GPU_NAME],
-        "label": f"{GPU_NAME} (2026-01-02)",
-    }
-    rows = [
-        {**_row({"batch_size": b, "dataset_size": HOME_DATASET}, device, kind, machine["label"]), "swept": "batch_size"}
-        for b in HOME_BATCHES
-        for device, kind in (("cpu", "cpu"), ("cuda:0", "gpu"))
-    ]
-    (directory / "fixture_gpu_home.json").write_text(
-        json.dumps({"schema_version": 1, "machine": machine, "rows": rows})
-    )
-    return directory

@@ -1,8 +1,8 @@
-"""Home's answer as the page shows it, built once per process and kept on disk: the screen object
-(lib.lessons.home.screen) with its chart's finished spec, and the sentence for a sidebar machine it cannot
-answer with.
+"""Home's answer as the page shows it, built once per process and kept on disk: the Training page's screen at
+its default view (lib.lessons.home.screen) with its chart's finished spec, and the sentence for a sidebar
+machine it cannot answer with.
 
-    home = home_answer()     # .screen, .spec (None without a recorded sweep), .cannot
+    home = home_answer()     # .screen, .spec (None without a recorded GPU machine to answer with), .cannot
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from lib.charts.provenance import CurveAxes, curve_chart
 from lib.core.cache import kept, on_disk
-from lib.lessons.home.screen import HomeScreen, answers, home_screen
+from lib.lessons.home.screen import DEFAULT, HomeScreen, answers, first_answer
 from ui import scaffold
-from ui.sources import current_source, load_recorded, recorded_pack, unanswered
+from ui.sources import current_source, gpu_sources, load_recorded, recorded_pack, unanswered
 from ui.specs import frozen_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class HomeAnswer:
-    screen: HomeScreen | None  # None: no pack of the sidebar's choice holds a recorded sweep of both devices
-    spec: dict[str, Any] | None  # the chart, built once (ui.specs.frozen_spec)
+    screen: HomeScreen | None  # None: no GPU machine of the sidebar's choice answers at Training's defaults
+    spec: dict[str, Any] | None  # the chart, built once (ui.specs.frozen_spec); None: no curve to draw
     cannot: str | None = None  # the sidebar's machine cannot answer: what to say instead
     packs: tuple = ()  # kept alive with the cached value: the cache key names them by identity
 
@@ -34,39 +34,46 @@ class HomeAnswer:
 # libraries that draw it: a host woken from sleep draws Home's chart without building it
 @on_disk("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
 def _built(
-    plot_height: int, beside: bool, packs: tuple, libraries: tuple[str, ...]
+    plot_height: int, beside: bool, candidates: tuple, packs: tuple, libraries: tuple[str, ...]
 ) -> tuple[HomeScreen | None, dict[str, Any] | None]:
-    screen = home_screen(packs)
+    screen = first_answer(candidates, packs)
     if screen is None:
         return None, None
-    chart = screen.chart
-    axes = CurveAxes(chart.over, y=chart.y, x_title=chart.setting, y_title=chart.y_title)
-    return screen, frozen_spec(
-        curve_chart(screen.rows, axes, crossover=screen.crossover, height=plot_height, legend_beside=beside)
-    )
+    # the axes the Training page draws its chart on (ui.training_live.ChartBox), at its default view
+    axes = CurveAxes(DEFAULT.over, x_title=DEFAULT.axis.label, ticks=DEFAULT.axis.steps[::4])
+    rows = screen.rows()
+    if not rows:
+        return screen, None
+    chart = curve_chart(rows, axes, crossover=screen.crossover, height=plot_height, legend_beside=beside)
+    return screen, frozen_spec(chart)
 
 
 @kept(16)
-def _cached(key: tuple, plot_height: int, beside: bool, _packs: tuple) -> HomeAnswer:
+def _cached(key: tuple, plot_height: int, beside: bool, _candidates: tuple, _packs: tuple) -> HomeAnswer:
     """The answer and the chart's spec: the same for every visitor of these packs, so built once per process
     (a revisit is a lookup). `key` names the packs by the identity of their parsed objects, which the cached
     value keeps alive (lib.recorded parses each file version once)."""
     libraries = tuple(version(name) for name in ("streamlit", "altair", "pandas", "pyarrow"))
-    screen, spec = _built(plot_height, beside, _packs, libraries)
-    return HomeAnswer(screen, spec, packs=_packs)
+    screen, spec = _built(plot_height, beside, _candidates, _packs, libraries)
+    return HomeAnswer(screen, spec, packs=(*_candidates, *_packs))
 
 
 def home_answer() -> HomeAnswer:
-    """The one chart: a recorded sweep with both devices from the same GPU machine. The sidebar's recorded
-    machine only: another machine's chart is never drawn under its name."""
+    """Training's answer at its defaults for the sidebar's recorded GPU machine: another machine's chart is never
+    drawn under its name. A live GPU or none in the sidebar: the first recorded machine that answers (Home
+    measures nothing live)."""
     source = current_source()
-    packs = (recorded_pack(source),) if source.recorded else tuple(load_recorded()[0])
+    candidates = (
+        (recorded_pack(source),) if source.recorded else tuple(recorded_pack(s) for s in gpu_sources() if s.recorded)
+    )
+    packs = tuple(load_recorded()[0])
     found = _cached(
-        (source.key, *((p["path"], id(p["rows"])) if p else None for p in packs)),
+        (source.key, *((p["path"], id(p["rows"])) if p else None for p in (*candidates, *packs))),
         scaffold.plot_height(),
         scaffold.embedded(),
+        candidates,
         packs,
     )
     if found.screen:
         return found
-    return HomeAnswer(None, None, unanswered(answers)[1], packs)
+    return HomeAnswer(None, None, unanswered(answers)[1], found.packs)

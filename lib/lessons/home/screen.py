@@ -1,67 +1,89 @@
-"""The Home page's screen object: the one-sentence answer, the chart's rows, the words under it, built from
-the first pack with a recorded sweep (lib.lessons.home.view). No Streamlit; pages/home.py lays it out.
+"""The Home page's screen object: the Training page's answer at its default view, for one recorded GPU machine
+(lib.lessons.training.scene: the same lesson, recorded curves only, since Home measures nothing live). No
+Streamlit; pages/home.py lays it out, ui.home_answer keeps it.
 
-    screen = home_screen(packs)        # None where no pack holds a sweep of both devices
-    refusal(cannot)                    # a page that cannot answer: its one sentence up top, where to look instead
+    screen = first_answer([chosen_pack], packs)   # Training at its defaults; None: no machine recorded its model
+    screen.headline, screen.rows(), screen.crossover
+    refusal(cannot)                               # a machine Home cannot answer with: one sentence up top
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lib.lessons.common.onscreen import Shaded
-from lib.lessons.common.voice import crossover_notes, crossover_sentence, series_side
-from lib.lessons.home.view import OneChart, caption, crossover_range, drawn, ends_sentence, modes_sentence, one_chart
-from lib.workloads import get_workload
+from lib.lessons.training import scene
+from lib.lessons.training.screen import Row, Screen
+from lib.lessons.training.view import View
+from lib.recorded.sources import has_gpu_rows
 
-WORKLOAD = get_workload("mlp")
-NO_RESULTS = "This copy of the app has no GPU results yet, so there is no GPU curve to answer with here."
-NO_RESULTS_NOTE = (
-    "No recorded GPU results shipped yet. The Training page measures the CPU live on this server; a pack "
-    "recorded on a GPU machine adds the GPU side (the Your results page says how to record one)."
-)
+DEFAULT = View()  # the Training page's view before a visitor moves anything
+# The recorded small server's CPU is drawn at one thread, as it was recorded; a live run's thread count,
+# which Training offers on a bigger server, does not apply to a page that measures nothing.
+THREADS = 1
 
 
 @dataclass(frozen=True)
 class HomeScreen:
-    """What Home shows of one recorded sweep: the sentences (markdown) and the chart's rows."""
+    """What Home shows: the Training page's first screen (recorded curves only) at its default view."""
 
-    chart: OneChart
-    answer: str  # the one sentence above the chart
-    ends: str  # under it: the crossover's notes and both ends of the curve in words
-    modes: str | None  # what one CUDA graph of the step does, where the chart draws it
-    caption: str  # what the chart is and where each curve came from
+    training: Screen
 
     @property
-    def rows(self) -> list[dict[str, Any]]:
-        """Every point the chart draws (each curve one recording, its band the others)."""
-        return drawn(self.chart)
+    def headline(self) -> str:
+        """The one sentence above the chart: Training's headline."""
+        return self.training.headline
 
     @property
-    def crossover(self) -> Shaded | None:
-        return crossover_range(self.chart)
+    def notes(self) -> str:
+        """Said under the chart, as Training says it: points too close to call, other days."""
+        return self.training.headline_notes
+
+    @property
+    def caption(self) -> str:
+        """Where each curve's numbers came from."""
+        return " ".join(self.training.provenance)
+
+    @property
+    def crossover(self) -> tuple | None:
+        """The crossover range the chart shades and marks (low, high, likely)."""
+        return self.training.crossover
+
+    @property
+    def gpu_drawn(self) -> bool:
+        """Whether the default view has a curve of this GPU (else Training's words say where it was recorded)."""
+        return self.training.gpu_label in self.training.curves
+
+    def rows(self) -> list[Row]:
+        """Every point the chart draws, as Training's chart draws them (its rows' type too)."""
+        return self.training.rows()
 
 
-def home_screen(packs: Iterable[Mapping[str, Any] | None]) -> HomeScreen | None:
-    """Home's answer from the first of `packs` holding a recorded sweep of both devices, else None."""
-    chart = one_chart(packs, WORKLOAD)
-    if not chart:
-        return None
-    sides = series_side(chart.cpu_label), series_side(chart.gpu_label)
-    answer = (
-        crossover_sentence(chart.analysis, chart.setting, *sides, hollow=True, notes=False).capitalised().markdown()
-    )
-    notes = crossover_notes(chart.analysis.measured, chart.setting, *sides, hollow=True)  # said under the chart
-    modes = modes_sentence(chart)
-    ends = " ".join(t for t in (notes, ends_sentence(chart)) if t)
-    return HomeScreen(chart, answer, ends, modes and modes.markdown(), caption(chart))
+def home_screen(pack: Mapping[str, Any], packs: Sequence[dict[str, Any]]) -> HomeScreen:
+    """Training at its defaults for `pack`'s GPU machine, beside the shipped small server's CPU (`packs`)."""
+    gpu, small = scene.machines(pack, packs, DEFAULT.family)
+    return HomeScreen(scene.Scene(DEFAULT, gpu, small, host_cpu=False, threads=THREADS).recorded())
 
 
-def answers(pack: Mapping[str, Any]) -> bool:
-    """Whether Home can answer from this pack alone (a recorded sweep of both devices)."""
-    return one_chart([pack], WORKLOAD) is not None
+def first_answer(candidates: Iterable[Mapping[str, Any] | None], packs: Sequence[dict[str, Any]]) -> HomeScreen | None:
+    """Home's answer from the first of `candidates` (each one GPU machine's packs as one) that recorded the
+    default model on its GPU: the first whose default view draws its GPU curve, else Training's words for the
+    first (where that GPU has a curve); None where none recorded it."""
+    first = None
+    for pack in candidates:
+        if not answers(pack):
+            continue
+        shown = home_screen(pack, packs)
+        if shown.gpu_drawn:
+            return shown
+        first = first or shown
+    return first
+
+
+def answers(pack: Mapping[str, Any] | None) -> bool:
+    """Whether Home can answer with this GPU machine: it recorded the default model's step on its GPU."""
+    return has_gpu_rows(pack, DEFAULT.family.workload)
 
 
 def refusal(cannot: str) -> tuple[str, str | None]:
