@@ -436,6 +436,9 @@ BETWEEN = re.compile(rf"between [a-z ]+?(?: =)? ~?{NUM} and ~?{NUM}(?:; most lik
 LEADS = re.compile(rf"the (CPU|GPU) leads from {NUM} \(after {NUM}\)")
 
 
+POINT_FIELDS = {"origin", "note", "seg"}
+
+
 def curves(reading: Reading, name: str) -> dict[tuple, dict[float, float]]:
     """The named series' points, x -> value (its 't', 'v' or 'y'), one curve per combination of the rows'
     other categorical values (a line style: 'synchronised' or 'first call'; a method), over every chart."""
@@ -448,7 +451,15 @@ def curves(reading: Reading, name: str) -> dict[tuple, dict[float, float]]:
             value = next((row[k] for k in ("t", "v", "y") if isinstance(row.get(k), (int, float))), None)
             if value is None or not math.isfinite(value):
                 continue
-            key = (n, *sorted(f"{k}={v}" for k, v in row.items() if isinstance(v, str) and v != name and len(v) < 60))
+            # a point's origin, note and segment describe the point, not its line: one line draws them all
+            key = (
+                n,
+                *sorted(
+                    f"{k}={v}"
+                    for k, v in row.items()
+                    if isinstance(v, str) and v != name and len(v) < 60 and k not in POINT_FIELDS
+                ),
+            )
             out.setdefault(key, {})[float(row["x"])] = float(value)
     return out
 
