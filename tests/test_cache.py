@@ -119,6 +119,8 @@ def test_shipped_packs_parse_once_and_again_when_a_file_changes(cache, tmp_path,
     monkeypatch.setattr(recorded, "load_pack", lambda path: pytest.fail("parsed again"))
     again, _ = recorded.load_recorded()
     assert again[0]["rows"] == first[0]["rows"]
+    (recording,), _ = recorded.load_recordings()  # its points came from the cache folder with it
+    assert recording.pack is again[0] and [p.to_row() for p in recording.points] == first[0]["rows"]
 
     # an edited pack is parsed again
     monkeypatch.undo()
