@@ -43,12 +43,8 @@ class Recording:
         return (p for p in self.points if p.workload == workload)
 
 
-def recording_of(pack: Mapping[str, Any]) -> Recording:
-    """The Recording of a pack dict (an upload, a pack a caller made): its rows converted once per pack
-    object per process. The shipped packs come with theirs (lib.recorded.load_recordings)."""
-    return _converted(pack)
-
-
 @kept(64)
-def _converted(pack: Mapping[str, Any]) -> Recording:
+def recording_of(pack: Mapping[str, Any]) -> Recording:
+    """The Recording of a pack dict that lib.recorded did not load (a visitor's upload, a pack a caller made):
+    its rows typed once per pack object per process. A loaded pack has its own: load_recordings."""
     return Recording(str(pack.get("path") or ""), pack["machine"], tuple(Point.from_row(r) for r in pack["rows"]), pack)
