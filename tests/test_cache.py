@@ -77,16 +77,14 @@ def test_training_models_come_back_the_same_from_disk(cache):
     from lib.lessons.training import model as M
     from lib.lessons.training import step_tables
     from lib.lessons.training import view as T
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
     from lib.workloads import execution, traced
 
-    packs, _ = load_recorded()
-    pack = next(
-        p
-        for p in packs
-        if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp" for r in p["rows"])
+    recordings, _ = load_recordings()
+    recording = next(
+        r for r in recordings if any(p.device.startswith("cuda") and p.workload == "mlp" for p in r.points)
     )
-    table = step_tables.StepTable(pack["rows"], "cuda", "m")
+    table = step_tables.StepTable(recording.points, "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
     code = [costmodel, execution, sys.modules[M.__name__], traced]  # every family's terms (traced)

@@ -29,6 +29,7 @@ from lib.lessons.predict import BATCHES
 from lib.lessons.predict.gpus import RecordedGpu, gpu_rows, recorded_gpus
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training.words import crossover_of
+from lib.recorded.recording import Recording
 from lib.workloads import execution
 
 SETTING = "batch size"
@@ -258,13 +259,13 @@ def predict_spec(
     live: bool = True,
     threads: int | None = None,
     cpu_budget_s: float = CPU_BUDGET_S,
-    packs: Sequence[Mapping[str, Any]] | None = None,
+    recordings: Sequence[Recording] | None = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> Prediction:
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
 
     batches = tuple(sorted({int(b) for b in batches}))
-    gpus = recorded_gpus(load_recorded()[0] if packs is None else packs)
+    gpus = recorded_gpus(load_recordings()[0] if recordings is None else recordings)
     cpu = live_cpu(spec, batches, threads=threads, budget_s=cpu_budget_s, progress=progress) if live else []
     answers = [_answer(spec, g, batches, gpus, cpu) for g in gpus]
     return Prediction(
