@@ -59,6 +59,33 @@ def test_a_torn_file_is_built_again(cache, tmp_path):
     assert kept_results.on_disk("t", code=[fit])(lambda n: "rebuilt")(1) == "rebuilt"
 
 
+class SeesCollector:
+    """Unpickled, says whether garbage collection was on while it was."""
+
+    def __init__(self) -> None:
+        self.collecting = None
+
+    def __setstate__(self, state) -> None:
+        import gc
+
+        self.collecting = gc.isenabled()
+
+
+def test_a_value_is_loaded_with_collection_off_and_it_is_back_on_after(cache, tmp_path):
+    import gc
+
+    fit = _module(tmp_path, "fit_gc", "X = 1\n")
+    kept_results.on_disk("gc", code=[fit])(lambda n: SeesCollector())(1)
+    loaded = kept_results.on_disk("gc", code=[fit])(lambda n: pytest.fail("built again"))(1)
+    assert loaded.collecting is False and gc.isenabled()
+    gc.disable()
+    try:  # off before: left off
+        kept_results.on_disk("gc", code=[fit])(lambda n: pytest.fail("built again"))(1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_folder_that_cannot_be_made_keeps_values_in_memory(tmp_path, monkeypatch):
     blocker = tmp_path / "a_file"
     blocker.write_text("")  # a read-only checkout, as far as mkdir is concerned (root writes anywhere else)
