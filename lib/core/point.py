@@ -241,8 +241,8 @@ class Point:
         row.update((f"phase_{name}_s", seconds) for name, seconds in self.phases.items())
         if self.recorded_on is not None:  # a merged recording's keys, last as its rows have always had them
             row["recorded_on"] = self.recorded_on
-        if self.other_recordings:
-            row[_MERGED] = self.other_recordings
+        if self.other_recordings:  # plain pairs in a row, as a DataFrame and Arrow have always read them
+            row[_MERGED] = tuple((o.recording, o.median_s) for o in self.other_recordings)
         return row
 
 

@@ -2,7 +2,7 @@
 
     recordings, problems = load_recordings()     # lib.recorded: every shipped pack, its points parsed once
     recording.points                             # (Point, ...): what lessons and charts read
-    recording.hardware, recording.text           # 'NVIDIA H200', 'NVIDIA H200, 2026-11-23'
+    machine_text(recording.machine)              # 'NVIDIA H200, 2026-11-23' (lib.recorded.sources)
 
 A pack file's machine fingerprint stays the mapping lib.core.results validated (a file's record, read
 by name at the edge: `machine`). `pack` is the same pack as a dict, for the code that still reads a
@@ -35,8 +35,8 @@ class Recording:
 
     @property
     def date(self) -> str:
-        """The day the pack was recorded ('2026-11-23'), or ''."""
-        return str(self.machine.get("date") or "")[:10]
+        """When the pack was recorded, as its machine says ('2026-11-23T10:00:00+00:00'), or ''."""
+        return str(self.machine.get("date") or "")
 
     def of(self, workload: str) -> Iterable[Point]:
         """Its points of one workload, on any device."""

@@ -202,7 +202,7 @@ def source_recording(source: GpuSource, recordings: Sequence[Recording]) -> Reco
     (newest_points)."""
     if not source.recorded:
         return None
-    mine = sorted((r for r in recordings if r.path in source.pack_paths), key=_recording_date, reverse=True)
+    mine = sorted((r for r in recordings if r.path in source.pack_paths), key=lambda r: r.date, reverse=True)
     if not mine:
         return None
     if len(mine) == 1:
@@ -216,10 +216,6 @@ def _merged_recording(mine: tuple[Recording, ...], files: str) -> Recording:
     packs = [r.pack for r in mine]  # its pack: the very dict source_pack merges of the same packs
     pack = _merged(tuple(p["rows"] for p in packs), files, packs)
     return Recording(files, mine[0].machine, tuple(newest_points(mine)), pack)
-
-
-def _recording_date(recording: Recording) -> str:
-    return str(recording.machine.get("date") or "")
 
 
 class _Entry(NamedTuple):
@@ -265,7 +261,7 @@ def newest_points(recordings_newest_first: Sequence[Recording]) -> list[Point]:
     dropped; each with its own pack's day (`recorded_on`). A recording is the pack's machine and date."""
     points, entries = [], []
     for recording in recordings_newest_first:
-        day = _recording_date(recording)[:10]
+        day = recording.date[:10]
         fallback = f"{hardware_text(recording.machine)} ({day})"
         for point in recording.points:
             key = _key_of(point.workload, point.device, point.settings, id(point))
@@ -289,8 +285,8 @@ def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
     out = []
     for i, others in _merge(entries):
         merged = {**rows[i], "recorded_on": entries[i].day}
-        if others:
-            merged["other_recordings"] = others
+        if others:  # plain pairs in a row, as a DataFrame and Arrow have always read them
+            merged["other_recordings"] = tuple((o.recording, o.median_s) for o in others)
         out.append(merged)
     return out
 
