@@ -46,8 +46,15 @@ from lib.lessons.training import model as M  # noqa: E402
 from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.lessons.training.family_out import Recorded, family_out, pooled, recorded_families  # noqa: E402
-from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import gpu_names, gpu_sources, machine_text, small_server_pack, source_pack  # noqa: E402
+from lib.recorded import load_recordings  # noqa: E402
+from lib.recorded.recording import Recording  # noqa: E402
+from lib.recorded.sources import (  # noqa: E402
+    gpu_names,
+    gpu_sources,
+    machine_text,
+    small_server_recording,
+    source_recording,
+)
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
@@ -177,16 +184,18 @@ def kernel_ratios(found: list[Recorded], name: str) -> list[float]:
     out = []
     for r in found:
         for config, table in r.steps.items() if r.family.name == name else ():
-            for row in table.values():
-                if config[0] == "eager" and row.get("kernels"):
-                    out.append(float(row["kernels"]) / r.family.structural_kernels(M.settings_of(row, r.family)))
+            for point in table.values():
+                if config[0] == "eager" and point.counts.kernels:
+                    out.append(
+                        float(point.counts.kernels) / r.family.structural_kernels(M.settings_of(point, r.family))
+                    )
     return out
 
 
-def family_lines(label: str, pack: dict) -> tuple[list[str], list[str]]:
+def family_lines(label: str, recording: Recording) -> tuple[list[str], list[str]]:
     """(the family-out lines, and what each family's errors come from: its kernels as traced against
     its profiles, and the same hold-out with its profiled kernel counts)."""
-    found = recorded_families(pack)
+    found = recorded_families(recording)
     lines, why_lines = [], []
     held, diagnosis = family_out(found), family_out(found, own_profiles=True)
     for name, by_key in held.items():
@@ -251,12 +260,12 @@ FAMILY_NOTES = (
 )
 
 
-def machines(packs: list[dict]) -> list[tuple[str, dict]]:
-    out = [(s.label, source_pack(s, packs)) for s in gpu_sources(packs)]
-    small = small_server_pack(packs, T.MLP)
+def machines(recordings: list[Recording]) -> list[tuple[str, Recording]]:
+    out = [(s.label, source_recording(s, recordings)) for s in gpu_sources([r.pack for r in recordings])]
+    small = small_server_recording(recordings, T.MLP)
     if small:
-        out.append((machine_text(small["machine"]), small))
-    return [(label, pack) for label, pack in out if pack]
+        out.append((machine_text(small.machine), small))
+    return [(label, recording) for label, recording in out if recording]
 
 
 def main() -> int:
@@ -264,7 +273,7 @@ def main() -> int:
     parser.add_argument("--packs", default=None, help="a folder of packs (default: the shipped ones)")
     parser.add_argument("--out", default=None, help="also write the table here")
     args = parser.parse_args()
-    packs, problems = load_recorded(Path(args.packs) if args.packs else None)
+    recordings, problems = load_recordings(Path(args.packs) if args.packs else None)
     head = f"{'machine':40} {'dev':4} {'configuration':38} {'steps':>5}"
     lines = [
         f"cost_model_holdout.py, {datetime.date.today()}, on {platform.node()} ({os.cpu_count()} cores; a pure "
@@ -275,12 +284,12 @@ def main() -> int:
     notes: list[str] = []
     families: list[str] = []
     family_why: list[str] = []
-    for label, pack in machines(packs):
-        if gpu_names(pack["machine"]):
-            found, why_lines = family_lines(label, pack)
+    for label, recording in machines(recordings):
+        if gpu_names(dict(recording.machine)):
+            found, why_lines = family_lines(label, recording)
             families += found
             family_why += why_lines
-        for kind, table in step_tables.tables(pack, machine_text(pack["machine"])).items():
+        for kind, table in step_tables.tables(recording, machine_text(recording.machine)).items():
             if len(table) < costmodel.MIN_POINTS * 2:
                 continue
             ways = kfold(table.steps, kind), depth_out(table.steps, kind), config_out(table.steps, kind)

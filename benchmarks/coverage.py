@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
-from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, source_pack  # noqa: E402
+from lib.recorded import load_recorded, load_recordings  # noqa: E402
+from lib.recorded.sources import gpu_sources, machine_text, source_pack, source_recording  # noqa: E402
 
 SWITCHES = [
     dict(zip(("data_resident", "item_every_step", "pin_memory"), combo))
@@ -136,13 +136,15 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     packs, _ = load_recorded(Path(args.packs) if args.packs else None)
+    recordings, _ = load_recordings(Path(args.packs) if args.packs else None)
     lines = [
         f"{'page':10} {'GPU machine':44} {'views':42} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
         f"{'predicted':>10} {'none':>8}"
     ]
     for source in gpu_sources(packs):
         pack = source_pack(source, packs)
-        table = step_tables.tables(pack, machine_text(pack["machine"])).get("cuda")
+        recording = source_recording(source, recordings)
+        table = step_tables.tables(recording, machine_text(recording.machine)).get("cuda")
         if table is None or not len(table):
             continue  # e.g. the multi-GPU machine: its page draws its own recorded pack
         for which, c in training_coverage(table, source.label).items():

@@ -31,20 +31,20 @@ from lib.workloads import counted
 if {hidden!r}:
     counted.WORK_FILE = counted.WORK_FILE.with_name("absent.json")  # every count traced here
 from lib.lessons.training import screen as S, step_tables, view as T
-from lib.recorded import load_recorded
+from lib.recorded import load_recorded, load_recordings
 from lib.recorded.ceilings import ceilings_for
-from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
-packs = load_recorded()[0]
+from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
+packs, recordings = load_recorded()[0], load_recordings()[0]
 source = next(s for s in gpu_sources(packs) if "H200" in s.label)
-pack = source_pack(source, packs)
-gpu_name, machine = hardware_text(pack["machine"]), machine_text(pack["machine"])
+recording = source_recording(source, recordings)
+gpu_name, machine = hardware_text(recording.machine), machine_text(recording.machine)
 family = T.BY_NAME[{family!r}]
 start = time.perf_counter()
-small_pack = small_server_pack(packs, family.workload)
-small = small_pack and S.Machine(
-    step_tables.tables(small_pack, machine_text(small_pack["machine"]), family), "2-core server",
-    machine_text(small_pack["machine"]))
-gpu = S.Machine(step_tables.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
+small_recording = small_server_recording(recordings, family.workload)
+small = small_recording and S.Machine(
+    step_tables.tables(small_recording, machine_text(small_recording.machine), family), "2-core server",
+    machine_text(small_recording.machine))
+gpu = S.Machine(step_tables.tables(recording, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
 for mode in ("eager", "cuda_graph"):
     screen = S.compose(T.View(family=family, mode=mode), S.Machines(gpu, small_cpu=small or None))
     assert screen.curves.get(screen.gpu_label), (mode, screen.headline)

@@ -15,7 +15,7 @@ from lib.lessons.training import scene as lesson
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words
 from ui import scaffold
-from ui.sources import load_recorded, recorded_pack, source_for
+from ui.sources import load_recordings, recorded_recording, source_for
 from ui.step_story import how_modes_move, speedup, step_timeline, where_time_went
 from ui.training_controls import axis_sliders, model_choice, pitfalls
 from ui.training_live import ChartBox, live_point_notes, measure_live
@@ -39,14 +39,14 @@ over = url.radio("over", "On the x-axis", list(family.axes), "batch_size", forma
 sizes = axis_sliders(url, family, over)
 # cannot: the sidebar's machine holds no Training rows of any family (the 4-GPU one); one family's missing
 source, cannot = source_for(*(f.workload for f in training_view.FAMILIES))  # recording is said by the lesson's headline
-pack = None if cannot else recorded_pack(source)
+recording = None if cannot else recorded_recording(source)
 scaffold.notice(cannot, box=answer_box)
-gpu, small = lesson.machines(pack, load_recorded()[0], family)
+gpu, small = lesson.machines(recording, load_recordings(), family)
 modes = lesson.mode_choice(gpu, source.live)
 mode = url.radio("mode", "How the step runs", modes.options, training_view.View.mode, format_func=modes.labels.get,
                  help=lesson.MODE_HELP) if len(modes.options) > 1 else training_view.View.mode
 switches, threads = pitfalls(url, family)
-host_cpu = bool(pack) and url.toggle("recorded_cpu", "Also show the GPU machine's own CPU", False,
+host_cpu = bool(recording) and url.toggle("recorded_cpu", "Also show the GPU machine's own CPU", False,
                                      help="The CPU of the machine the GPU results come from: the comparison its owner sees.")
 url.show_notes(container=notes_box)
 url.sync_url()
@@ -81,5 +81,5 @@ step_timeline(screen, view, gpu, source, threads, scene.fixed["mode"])
 how_modes_move(screen, view, gpu, scaffold.chart_height(CHART_HEIGHT, first=False))
 speedup(screen, view)
 live_point_notes(live, view)
-scaffold.results_on_screen(screen.rows(), lesson.result_columns(over), live, pack, lesson.recorded_gpu_rows(screen),
-                           file_stem=f"training_{over}", key=f"{NS}.results")
+scaffold.results_on_screen(screen.rows(), lesson.result_columns(over), live, recording and recording.pack,
+                           lesson.recorded_gpu_rows(screen), file_stem=f"training_{over}", key=f"{NS}.results")

@@ -41,35 +41,36 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lib.core.point import Point  # noqa: E402
 from lib.lessons.training import model as M  # noqa: E402
 from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
-from lib.recorded import load_recorded  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, source_pack  # noqa: E402
+from lib.recorded import load_recordings  # noqa: E402
+from lib.recorded.sources import gpu_sources, machine_text, source_recording  # noqa: E402
 from lib.workloads import tracing  # noqa: E402
 from lib.workloads.mlp import FAMILY as MLP_FAMILY  # noqa: E402
 from lib.workloads.traced import PROFILED_EXTRA, trace_step  # noqa: E402
 
 
-def profiled_rows() -> list[tuple[str, object, dict]]:
+def profiled_rows() -> list[tuple[str, object, Point]]:
     """(gpu, family pick, row) of every profiled eager step of every family but the MLP, on every GPU."""
-    packs, _ = load_recorded(None)
+    recordings, _ = load_recordings(None)
     out = []
-    for source in gpu_sources(packs):
-        pack = source_pack(source, packs)
-        if not pack:
+    for source in gpu_sources([r.pack for r in recordings]):
+        recording = source_recording(source, recordings)
+        if not recording:
             continue
         gpu = source.label.split(",")[0]
         for family in T.FAMILIES:
             if family.name == MLP_FAMILY.name:
                 continue
             for picked in family.every_pick():
-                table = step_tables.tables(pack, machine_text(pack["machine"]), picked).get("cuda")
+                table = step_tables.tables(recording, machine_text(recording.machine), picked).get("cuda")
                 for config, steps in table.steps.items() if table is not None else ():
                     out += [
-                        (gpu, picked, row)
-                        for row in steps.values()
-                        if config[0] == "eager" and row.get("kernels") is not None
+                        (gpu, picked, point)
+                        for point in steps.values()
+                        if config[0] == "eager" and point.counts.kernels is not None
                     ]
     return out
 
@@ -97,11 +98,11 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     rows = profiled_rows()
-    least: dict[tuple, tuple[float, object, dict]] = {}
+    least: dict[tuple, tuple[float, object, Point]] = {}
     for _, picked, row in rows:
         key = structure_key(picked, row)
-        if key not in least or row["kernels"] < least[key][0]:
-            least[key] = (float(row["kernels"]), picked, row)
+        if key not in least or row.counts.kernels < least[key][0]:
+            least[key] = (float(row.counts.kernels), picked, row)
     ops_of = {key: by_op(picked, row) for key, (_, picked, row) in least.items()}
     mlp_ops = set(
         trace_step(MLP_FAMILY.workload, {**MLP_FAMILY.page_defaults(), "batch_size": 2, "dataset_size": 2}).by_op
@@ -144,7 +145,7 @@ def main() -> int:
         ops = ops_of[structure_key(picked, row)]
         now = sum(n * (1 + tracing.EXTRA_KERNELS.get(op, 0)) for op, n in ops.items()) + PROFILED_EXTRA
         fitted = now + sum(n * extra.get(op, 0) for op, n in ops.items())
-        by_family.setdefault(f"{gpu} {picked.key}", []).append((row["kernels"] / now, row["kernels"] / fitted))
+        by_family.setdefault(f"{gpu} {picked.key}", []).append((row.counts.kernels / now, row.counts.kernels / fitted))
     for name, pairs in sorted(by_family.items()):
         before, after = sorted(p[0] for p in pairs), sorted(p[1] for p in pairs)
         lines.append(

@@ -128,18 +128,19 @@ def test_recorded_views_of_every_family_are_drawn_without_torch(tmp_path):
     done = run_without_torch(f"""
         os.environ["GPUWIN_CACHE_DIR"] = {str(tmp_path)!r}
         from lib.lessons.training import screen as S, step_tables, view as T
-        from lib.recorded import load_recorded
+        from lib.recorded import load_recorded, load_recordings
         from lib.recorded.ceilings import ceilings_for
-        from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
-        packs = load_recorded()[0]
+        from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording
+        from lib.recorded.sources import source_recording
+        packs, recordings = load_recorded()[0], load_recordings()[0]
         source = next(s for s in gpu_sources(packs) if "H200" in s.label)
-        pack = source_pack(source, packs)
-        gpu_name, machine = hardware_text(pack["machine"]), machine_text(pack["machine"])
+        pack = source_recording(source, recordings)
+        gpu_name, machine = hardware_text(pack.machine), machine_text(pack.machine)
         for family in (T.BY_NAME["cnn"], T.BY_NAME["transformer"], T.BY_NAME["torchvision"].pick(model="vit_tiny")):
-            small_pack = small_server_pack(packs, family.workload)
+            small_pack = small_server_recording(recordings, family.workload)
             small = small_pack and S.Machine(
-                step_tables.tables(small_pack, machine_text(small_pack["machine"]), family), "2-core server",
-                machine_text(small_pack["machine"]))
+                step_tables.tables(small_pack, machine_text(small_pack.machine), family), "2-core server",
+                machine_text(small_pack.machine))
             gpu = S.Machine(step_tables.tables(pack, machine, family), gpu_name, machine, ceilings_for(gpu_name, packs))
             for mode in ("eager", "cuda_graph"):
                 screen = S.compose(T.View(family=family, mode=mode), S.Machines(gpu, small_cpu=small or None))

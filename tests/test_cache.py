@@ -59,6 +59,33 @@ def test_a_torn_file_is_built_again(cache, tmp_path):
     assert kept_results.on_disk("t", code=[fit])(lambda n: "rebuilt")(1) == "rebuilt"
 
 
+class SeesCollector:
+    """Unpickled, says whether garbage collection was on while it was."""
+
+    def __init__(self) -> None:
+        self.collecting = None
+
+    def __setstate__(self, state) -> None:
+        import gc
+
+        self.collecting = gc.isenabled()
+
+
+def test_a_value_is_loaded_with_collection_off_and_it_is_back_on_after(cache, tmp_path):
+    import gc
+
+    fit = _module(tmp_path, "fit_gc", "X = 1\n")
+    kept_results.on_disk("gc", code=[fit])(lambda n: SeesCollector())(1)
+    loaded = kept_results.on_disk("gc", code=[fit])(lambda n: pytest.fail("built again"))(1)
+    assert loaded.collecting is False and gc.isenabled()
+    gc.disable()
+    try:  # off before: left off
+        kept_results.on_disk("gc", code=[fit])(lambda n: pytest.fail("built again"))(1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_folder_that_cannot_be_made_keeps_values_in_memory(tmp_path, monkeypatch):
     blocker = tmp_path / "a_file"
     blocker.write_text("")  # a read-only checkout, as far as mkdir is concerned (root writes anywhere else)
@@ -77,16 +104,14 @@ def test_training_models_come_back_the_same_from_disk(cache):
     from lib.lessons.training import model as M
     from lib.lessons.training import step_tables
     from lib.lessons.training import view as T
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
     from lib.workloads import execution, traced
 
-    packs, _ = load_recorded()
-    pack = next(
-        p
-        for p in packs
-        if any(r.get("device", "").startswith("cuda") and r.get("workload") == "mlp" for r in p["rows"])
+    recordings, _ = load_recordings()
+    recording = next(
+        r for r in recordings if any(p.device.startswith("cuda") and p.workload == "mlp" for p in r.points)
     )
-    table = step_tables.StepTable(pack["rows"], "cuda", "m")
+    table = step_tables.StepTable(recording.points, "cuda", "m")
     fitted = table.model().model
     obs = M.observations(table.steps, "cuda")
     code = [costmodel, execution, sys.modules[M.__name__], traced]  # every family's terms (traced)
@@ -119,6 +144,8 @@ def test_shipped_packs_parse_once_and_again_when_a_file_changes(cache, tmp_path,
     monkeypatch.setattr(recorded, "load_pack", lambda path: pytest.fail("parsed again"))
     again, _ = recorded.load_recorded()
     assert again[0]["rows"] == first[0]["rows"]
+    (recording,), _ = recorded.load_recordings()  # its points came from the cache folder with it
+    assert recording.pack is again[0] and [p.to_row() for p in recording.points] == first[0]["rows"]
 
     # an edited pack is parsed again
     monkeypatch.undo()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.core.point import points_of
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training.model import KernelCounts
@@ -20,7 +21,7 @@ RESNET = T.BY_NAME["torchvision"].pick(model="resnet18")
 def _steps(mode: str) -> dict:
     with gzip.open(PACKS / f"h200_torchvision_resnet18_training_{mode}.json.gz") as f:
         pack = json.loads(f.read())
-    return step_tables.StepTable(pack["rows"], "cuda", "NVIDIA H200 (2026-11-28)", RESNET).steps
+    return step_tables.StepTable(points_of(pack["rows"]), "cuda", "NVIDIA H200 (2026-11-28)", RESNET).steps
 
 
 def _kernels(counts: KernelCounts, batch: int, image: int, mode: str = "eager") -> float:

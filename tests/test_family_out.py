@@ -12,20 +12,20 @@ from lib.core import costmodel
 from lib.lessons.predict.gpus import recorded_gpus
 from lib.lessons.training.family_out import family_out, pooled, recorded_families
 from lib.lessons.training.model import observations
-from lib.recorded import load_recorded
+from lib.recorded import load_recordings
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def h200():
-    packs, _ = load_recorded(None)
-    return next(g for g in recorded_gpus(packs) if g.name == "H200")
+    recordings, _ = load_recordings(None)
+    return next(g for g in recorded_gpus(recordings) if g.name == "H200")
 
 
 @pytest.mark.slow
 def test_each_family_is_left_out_whole_and_every_step_predicted(h200):
-    found = recorded_families(h200.pack)
+    found = recorded_families(h200.recording)
     errors = family_out(found)
     assert set(errors) == {r.family.name for r in found} >= {"mlp", "cnn", "transformer", "torchvision"}
     for r in found:  # each network's share is kept apart, every recording of every step in it
@@ -43,7 +43,7 @@ def test_each_family_is_left_out_whole_and_every_step_predicted(h200):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import cost_model_holdout
 
-    lines, _ = cost_model_holdout.family_lines(h200.label, h200.pack)
+    lines, _ = cost_model_holdout.family_lines(h200.label, h200.recording)
     cnn = band["CNN"]
     assert f"family-out H200 cnn n={cnn.points} median x{cnn.median_factor:.2f} p90 x{cnn.p90_factor:.2f}" in "\n".join(
         lines

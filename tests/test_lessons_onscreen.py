@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from lib.core.crossover import analyse_rows
+from lib.core.point import OtherRecording
 from lib.lessons.common import onscreen
-from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, gpu_sources, source_pack, view_rows
+from lib.recorded.recording import recording_of
+from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, gpu_sources, source_pack, source_recording, view_rows
 from lib.workloads import get_workload
 
 MATMUL = get_workload("matmul")
@@ -154,6 +156,23 @@ def test_a_machine_recorded_on_two_days_is_one_pack_merged_once():
     assert source_pack(source, [older, newer]) is merged
     newer = {**newer, "rows": [row("cuda:0", 256, 5e-4)]}  # new rows (a new upload): merged again
     assert [r["median_s"] for r in source_pack(source, [older, newer])["rows"] if r["size"] == 256] == [5e-4]
+
+
+def test_a_machine_recorded_on_two_days_is_one_recording_of_points_merged_once():
+    older = {**pack(row("cuda:0", 256, 2e-3), row("cuda:0", 512, 3e-3)), "path": "old.json"}
+    newer = {**pack(row("cuda:0", 256, 1e-3), row("cuda:0", 1024, status="skipped")), "path": "new.json"}
+    older["machine"] = {**older["machine"], "gpus": ["H200"], "date": "2026-11-21T10:00:00+00:00"}
+    newer["machine"] = {**newer["machine"], "gpus": ["H200"], "date": "2026-11-23T10:00:00+00:00"}
+    recordings = [recording_of(older), recording_of(newer)]
+    [source] = gpu_sources([older, newer])
+    merged = source_recording(source, recordings)
+    by_size = {p.settings["size"]: p for p in merged.points}
+    assert (by_size[256].median_s, by_size[256].recorded_on) == (1e-3, "2026-11-23")  # the newest kept
+    assert by_size[256].other_recordings == (OtherRecording("H200 (2026-11-21)", 2e-3),)  # the other day, its band
+    assert (by_size[512].median_s, by_size[512].recorded_on, by_size[1024].ok) == (3e-3, "2026-11-21", False)
+    # the same points as the merged pack's rows, and its pack that very dict: built once for both
+    assert [p.to_row() for p in merged.points] == source_pack(source, [older, newer])["rows"]
+    assert merged.pack is source_pack(source, [older, newer]) and source_recording(source, recordings) is merged
 
 
 # -- a sidebar choice the page cannot answer (issue 26) ------------------------------------------------------

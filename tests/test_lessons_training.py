@@ -10,13 +10,15 @@ from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step
 
 from lib.core.crossover import CrossKind
 from lib.core.fmt import about_count, crossing_about, fmt_about, fmt_ratio, fmt_s, fmt_value
+from lib.core.point import points_of
 from lib.lessons.common import voice
 from lib.lessons.common.voice import Unit
 from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
-from lib.recorded import load_recorded
-from lib.recorded.sources import machine_text, small_server_pack
+from lib.recorded import load_recorded, load_recordings
+from lib.recorded.recording import recording_of
+from lib.recorded.sources import machine_text, small_server_recording
 
 GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
 SMALL_LABEL = "CPU · 2-core server (recorded)"
@@ -24,14 +26,14 @@ SMALL_LABEL = "CPU · 2-core server (recorded)"
 
 @pytest.fixture(scope="module")
 def machines(tmp_path_factory):
-    packs, problems = load_recorded(write_packs(tmp_path_factory.mktemp("training_fixture")))
+    packs, problems = load_recordings(write_packs(tmp_path_factory.mktemp("training_fixture")))
     assert not problems
-    gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
-    small_pack = small_server_pack(packs, T.MLP)
+    gpu_pack = next(p for p in packs if p.machine.get("gpus"))
+    small_pack = small_server_recording(packs, T.MLP)
     gpu = S.Machine(
-        step_tables.tables(gpu_pack, machine_text(gpu_pack["machine"])), GPU_NAME, machine_text(gpu_pack["machine"])
+        step_tables.tables(gpu_pack, machine_text(gpu_pack.machine)), GPU_NAME, machine_text(gpu_pack.machine)
     )
-    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack.machine))
     return gpu, small
 
 
@@ -90,7 +92,7 @@ def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     narrow = S.Machine(
         {
             "cuda": step_tables.StepTable(
-                [r for t in gpu.tables["cuda"].steps.values() for r in t.values() if r["hidden_width"] <= 64],
+                [p for t in gpu.tables["cuda"].steps.values() for p in t.values() if p.settings["hidden_width"] <= 64],
                 "cuda",
                 "narrow",
             )
@@ -253,24 +255,24 @@ def test_one_model_per_machine_predicts_a_mode_at_depths_only_eager_was_recorded
         for mode, depths in (("eager", (1, 3, 8)), ("cuda_graph", (3,)))
         for d in depths
     ]
-    table = step_tables.StepTable(rows, "cuda", "m")
+    table = step_tables.StepTable(points_of(rows), "cuda", "m")
     graph = ("cuda_graph", True, False, False)
     assert table.covers(graph, 64, 32, 12) and table.covers(graph, 64, 32, 3)
     assert not table.covers(graph, 64, 4096, 3)  # far beyond the widths recorded
-    one_depth = step_tables.StepTable([r for r in rows if r["depth"] == 3], "cuda", "m")
+    one_depth = step_tables.StepTable(points_of(r for r in rows if r["depth"] == 3), "cuda", "m")
     assert one_depth.covers(graph, 64, 32, 3) and not one_depth.covers(graph, 64, 32, 4)
     assert T.modes_answered(table) == list(T.MODES) and T.modes_recorded(table) == ["eager", "cuda_graph"]
 
 
 def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     """The server's warm-up builds the step tables and cost models the Training page then finds built."""
-    packs, _ = load_recorded(write_packs(tmp_path))
+    packs, _ = load_recordings(write_packs(tmp_path))
     fitted = step_tables.prepare(packs)
-    gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
-    small_pack = small_server_pack(packs, T.MLP)
+    gpu_pack = next(p for p in packs if p.machine.get("gpus"))
+    small_pack = small_server_recording(packs, T.MLP)
     prepared = [
-        step_tables.tables(gpu_pack, machine_text(gpu_pack["machine"])),
-        step_tables.tables(small_pack, machine_text(small_pack["machine"])),
+        step_tables.tables(gpu_pack, machine_text(gpu_pack.machine)),
+        step_tables.tables(small_pack, machine_text(small_pack.machine)),
     ]
     held = [t for tables in prepared for t in tables.values() if t.steps]
     assert held and fitted == sum(t._model[0] is not None for t in held if t._model) > 0
@@ -306,7 +308,7 @@ def eager_depth_3_gpu() -> S.Machine:
         for b in (1, 16, 256, 4096)
         for w in (4, 16, 64, 256)
     ]
-    return S.Machine({"cuda": step_tables.StepTable(rows, "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
+    return S.Machine({"cuda": step_tables.StepTable(points_of(rows), "cuda", "m")}, "H0", "NVIDIA H0, 2026-01-01")
 
 
 def test_a_view_without_a_gpu_curve_says_where_that_gpu_has_one():
@@ -327,7 +329,7 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
     is their range, and the answer gives the crossover of each day's curve against the same CPU."""
     import json
 
-    from lib.recorded.sources import gpu_sources, source_pack
+    from lib.recorded.sources import gpu_sources, source_recording
 
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
@@ -341,13 +343,13 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
         ],
     }
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
-    packs, _ = load_recorded(folder)
+    packs, recordings = load_recorded(folder)[0], load_recordings(folder)[0]
     source = next(s for s in gpu_sources(packs) if s.recorded)
     assert source.label.endswith("2026-01-02 and 2026-01-09")
-    pack = source_pack(source, packs)
-    gpu = S.Machine(step_tables.tables(pack, machine_text(pack["machine"])), GPU_NAME, machine_text(pack["machine"]))
-    small_pack = small_server_pack(packs, T.MLP)
-    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    pack = source_recording(source, recordings)
+    gpu = S.Machine(step_tables.tables(pack, machine_text(pack.machine)), GPU_NAME, machine_text(pack.machine))
+    small_pack = small_server_recording(recordings, T.MLP)
+    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack.machine))
     screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small))
     row = next(r for r in screen.curves[GPU_LABEL] if r["batch_size"] == 64)
     newest = 128 * 1.5 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu")
@@ -396,7 +398,7 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
     packs, _ = load_recorded(folder)
     pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
     assert any(r.get("other_recordings") for r in pack["rows"])
-    rows = T.curve(T.View(), step_tables.tables(pack, "m")["cuda"], "cuda:0", "m")
+    rows = T.curve(T.View(), step_tables.tables(recording_of(pack), "m")["cuda"], "cuda:0", "m")
     assert all(r["recordings"] == 2 for r in rows)
     machine = Fingerprint.from_json(pack["machine"])
     validate_pack(results_pack([], [RecordedShown(machine, rows), RecordedShown(machine, pack["rows"][:5])]))
@@ -421,7 +423,9 @@ def test_one_step_recorded_in_two_sweeps_on_two_days_keeps_both_days():
         }
 
     table = step_tables.StepTable(
-        [row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3), row(4096, "H (2026-11-23)", 1.1e-3)],
+        points_of(
+            [row(8192, "H (2026-11-21)", 2e-3), row(65536, "H (2026-11-23)", 1e-3), row(4096, "H (2026-11-23)", 1.1e-3)]
+        ),
         "cuda",
         "H",
     )
@@ -433,15 +437,14 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     """Issue 23: `/training?batch_size=65536&hidden_width=8192&dataset_size=1048576` said 'GPU · H200
     (recorded) takes 16.2 s per epoch' where the cost model predicted that point: a sentence naming a
     point's time names the point's own origin, read from its row."""
-    from lib.recorded import load_recorded
-    from lib.recorded.sources import gpu_sources, source_pack
+    from lib.recorded.sources import gpu_sources, source_recording
 
-    packs = load_recorded()[0]
+    packs, recordings = load_recorded()[0], load_recordings()[0]
     source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
-    pack = source_pack(source, packs)
-    gpu = S.Machine(step_tables.tables(pack, machine_text(pack["machine"])), "H200", source.label)
-    small_pack = small_server_pack(packs, T.MLP)
-    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack["machine"]))
+    pack = source_recording(source, recordings)
+    gpu = S.Machine(step_tables.tables(pack, machine_text(pack.machine)), "H200", source.label)
+    small_pack = small_server_recording(recordings, T.MLP)
+    small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack.machine))
     view = T.View(batch_size=65536, hidden_width=8192, dataset_size=1048576)
     screen = S.compose(view, S.Machines(gpu, small_cpu=small))
     here = next(r for r in screen.here if r["series"] == screen.gpu_label)
@@ -490,14 +493,13 @@ def test_a_recorded_timelines_title_names_the_day_of_its_own_file():
 def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
     """Issue 23: a recorded step's note named the machine's every day (or its newest file's), not the
     day that step was recorded."""
-    from lib.recorded import load_recorded
-    from lib.recorded.sources import gpu_sources, source_pack
+    from lib.recorded.sources import gpu_sources, source_recording
 
-    packs = load_recorded()[0]
+    packs, recordings = load_recorded()[0], load_recordings()[0]
     days_by_machine = {}
     for source in gpu_sources(packs):
-        pack = source_pack(source, packs)
-        table = step_tables.tables(pack, machine_text(pack["machine"])).get("cuda")
+        pack = source_recording(source, recordings)
+        table = step_tables.tables(pack, machine_text(pack.machine)).get("cuda")
         if table is None:
             continue
         days = set()
@@ -507,9 +509,9 @@ def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
             if step is None:
                 continue
             row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
-            assert row["origin"] != "predicted" and row["machine"] == step["machine"]
-            assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step["recorded_on"]]
-            days.add(step["recorded_on"])
+            assert row["origin"] != "predicted" and row["machine"] == step.machine
+            assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step.recorded_on]
+            days.add(step.recorded_on)
         days_by_machine[source.label] = days
     # some machine's eager step and fused step were recorded on different days (the H100's: 2026-11-23 and -24),
     # so a note naming the machine's days rather than its step's would fail above
@@ -574,16 +576,16 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     assert view.axis is wide.axes["batch_size"] and T.View(family=wide, over="depth").axis.label == "layers"
     with pytest.raises(TypeError):
         T.View(family=wide, channels=3)  # no such slider in this family
-    packs, _ = load_recorded(write_packs(tmp_path))
-    pack = next(p for p in packs if p["machine"].get("gpus"))
+    packs, _ = load_recordings(write_packs(tmp_path))
+    pack = next(p for p in packs if p.machine.get("gpus"))
     # only MLP rows recorded: the wide family has no step there, and the headline says so plainly
     tables = step_tables.tables(pack, "m", wide)
     assert len(tables["cuda"]) == 0 and len(step_tables.tables(pack, "m")["cuda"]) > 0
-    screen = S.compose(view, S.Machines(S.Machine(tables, GPU_NAME, machine_text(pack["machine"]))))
+    screen = S.compose(view, S.Machines(S.Machine(tables, GPU_NAME, machine_text(pack.machine))))
     assert not screen.curves.get(GPU_LABEL) and screen.headline.startswith("There is no GPU curve for this view")
     assert f"The {GPU_NAME} has no recordings of this page's wide MLP training step." in screen.headline_notes
     # its own rows (the same steps recorded under its name) are keyed by its settings and drawn
-    mine = {**pack, "rows": [{**r, "workload": "mlp_wide"} for r in pack["rows"]]}
+    mine = recording_of({**pack.pack, "rows": [{**r, "workload": "mlp_wide"} for r in pack.pack["rows"]]})
     table = step_tables.tables(mine, "m", wide)["cuda"]
     assert len(table) == len(step_tables.tables(pack, "m")["cuda"]) and not step_tables.tables(mine, "m")["cuda"]
     rows = T.curve(T.View(family=wide, hidden_width=64, depth=3), table, "cuda:0", "m")

@@ -17,6 +17,7 @@ from lib.core.rows import Origin
 from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
+from lib.recorded.recording import recording_of
 from lib.workloads import cnn
 
 FIXTURE = "TEST FIXTURE (CPU rows renamed cuda:0)"
@@ -66,8 +67,11 @@ def cnn_pack(tmp_path_factory):
 
 @pytest.mark.slow  # the sweep: 16 CNN steps timed and profiled on the CPU, about 20-40 s on a shared 2-core box
 def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_and_one_answer(cnn_pack):
-    tables = step_tables.tables(cnn_pack, FIXTURE, cnn.FAMILY)
-    assert len(tables["cuda"]) == 16 and not len(step_tables.tables(cnn_pack, FIXTURE)["cuda"])  # the MLP's table: none
+    recording = recording_of(cnn_pack)
+    tables = step_tables.tables(recording, FIXTURE, cnn.FAMILY)
+    assert len(tables["cuda"]) == 16 and not len(
+        step_tables.tables(recording, FIXTURE)["cuda"]
+    )  # the MLP's table: none
     gpu = S.Machine(tables, FIXTURE, FIXTURE)
     cpu = S.Machine(tables, "2-core server", FIXTURE)
     recorded = S.compose(

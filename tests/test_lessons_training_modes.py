@@ -23,9 +23,9 @@ from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training.modes import modes_view
-from lib.recorded import RECORDED_DIR, load_recorded
+from lib.recorded import RECORDED_DIR, load_recorded, load_recordings
 from lib.recorded.ceilings import Ceilings, ceilings_for
-from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
+from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
 
 TIME = re.compile(r"(\d[\d,]*(?:\.\d+)?) (ns|µs|ms|s)\b")
 SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -36,23 +36,23 @@ BOLD = re.compile(r"\*\*([^*]+)\*\*")
 def shipped():
     """The H200 and the H100 as the page builds them (lib.recorded.sources: a machine's packs merged),
     and the small server's recorded CPU."""
-    packs = load_recorded(RECORDED_DIR)[0]
+    packs, recordings = load_recorded(RECORDED_DIR)[0], load_recordings(RECORDED_DIR)[0]
     machines = {}
     for source in gpu_sources(packs):
         if source.gpus == 1 and source.label.startswith(("NVIDIA H200", "NVIDIA H100")):
-            pack = source_pack(source, packs)
-            name = hardware_text(pack["machine"])
+            recording = source_recording(source, recordings)
+            name = hardware_text(recording.machine)
             machines[name] = S.Machine(
-                step_tables.tables(pack, machine_text(pack["machine"])),
+                step_tables.tables(recording, machine_text(recording.machine)),
                 S.gpu_name(name),
                 source.label,
                 ceilings_for(name, packs),
             )
-    small_pack = small_server_pack(packs, T.MLP)
+    small_recording = small_server_recording(recordings, T.MLP)
     small = S.Machine(
-        step_tables.tables(small_pack, machine_text(small_pack["machine"])),
+        step_tables.tables(small_recording, machine_text(small_recording.machine)),
         "2-core server",
-        machine_text(small_pack["machine"]),
+        machine_text(small_recording.machine),
     )
     assert len(machines) == 2
     return machines, small

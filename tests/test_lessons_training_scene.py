@@ -11,26 +11,26 @@ from lib.core.rows import Origin, Status
 from lib.lessons.training import scene as C
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
-from lib.recorded import load_recorded
+from lib.recorded import load_recordings
 
 
 @pytest.fixture(scope="module")
-def packs(tmp_path_factory):
-    found, problems = load_recorded(write_packs(tmp_path_factory.mktemp("scene_fixture")))
+def recordings(tmp_path_factory):
+    found, problems = load_recordings(write_packs(tmp_path_factory.mktemp("scene_fixture")))
     assert not problems
     return found
 
 
-def test_machines_are_the_gpu_pack_and_the_small_server_named_as_the_page_names_them(packs):
-    gpu_pack = next(p for p in packs if p["machine"].get("gpus"))
-    gpu, small = C.machines(gpu_pack, packs, T.MLP_FAMILY)
+def test_machines_are_the_gpu_pack_and_the_small_server_named_as_the_page_names_them(recordings):
+    gpu_recording = next(r for r in recordings if r.machine.get("gpus"))
+    gpu, small = C.machines(gpu_recording, recordings, T.MLP_FAMILY)
     assert gpu.name == GPU_NAME and gpu.words.startswith(GPU_NAME) and set(gpu.tables) == {"cpu", "cuda"}
     assert small.name == "2-core server" and len(small.tables["cpu"]) > 0
-    assert C.machines(None, packs, T.MLP_FAMILY)[0] is None  # no GPU pack: no GPU machine, still the small server
+    assert C.machines(None, recordings, T.MLP_FAMILY)[0] is None  # no GPU pack: no GPU machine, still the small server
 
 
-def test_modes_recorded_are_plain_and_the_rest_are_said_to_be_predicted(packs):
-    gpu, _ = C.machines(next(p for p in packs if p["machine"].get("gpus")), packs, T.MLP_FAMILY)
+def test_modes_recorded_are_plain_and_the_rest_are_said_to_be_predicted(recordings):
+    gpu, _ = C.machines(next(r for r in recordings if r.machine.get("gpus")), recordings, T.MLP_FAMILY)
     modes = C.mode_choice(gpu, live_gpu=False)
     assert modes.options == tuple(T.MODES)  # a GPU with a cost model answers every mode
     assert modes.labels["cuda_graph"] == T.mode_label("cuda_graph")  # recorded in the fixture
@@ -40,8 +40,8 @@ def test_modes_recorded_are_plain_and_the_rest_are_said_to_be_predicted(packs):
     assert live.options == T.LIVE_MODES and not any("predicted" in w for w in live.labels.values())
 
 
-def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(packs):
-    gpu, small = C.machines(next(p for p in packs if p["machine"].get("gpus")), packs, T.MLP_FAMILY)
+def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(recordings):
+    gpu, small = C.machines(next(r for r in recordings if r.machine.get("gpus")), recordings, T.MLP_FAMILY)
     view = T.View(batch_size=100)
     scene = C.Scene(view, gpu, small, host_cpu=True, threads=1)
     assert scene.recorded().headline == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True)).headline

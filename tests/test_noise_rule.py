@@ -18,8 +18,8 @@ from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
-from lib.recorded import load_recorded
-from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_pack, source_pack
+from lib.recorded import load_recorded, load_recordings
+from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
 
 SMALL_LABEL = "CPU · 2-core server (recorded)"
 LIVE_LABEL = "CPU · this server (live)"
@@ -28,20 +28,20 @@ LIVE_LABEL = "CPU · this server (live)"
 @pytest.fixture(scope="module")
 def shipped():
     """The shipped packs as the Training page reads them: the 2-core server's CPU, and each GPU."""
-    packs = load_recorded()[0]
-    small_pack = small_server_pack(packs, T.MLP)
+    packs, recordings = load_recorded()[0], load_recordings()[0]
+    small_pack = small_server_recording(recordings, T.MLP)
     small = S.Machine(
-        step_tables.tables(small_pack, machine_text(small_pack["machine"])),
+        step_tables.tables(small_pack, machine_text(small_pack.machine)),
         "2-core server",
-        machine_text(small_pack["machine"]),
+        machine_text(small_pack.machine),
     )
     gpus = {}
     for source in gpu_sources(packs):  # each GPU's packs merged into one, as the sidebar gives them
-        pack = source_pack(source, packs)
-        tables = step_tables.tables(pack, machine_text(pack["machine"]))
-        if tables.get("cuda") and len(pack["machine"].get("gpus") or []) == 1:
-            gpus[S.gpu_name(machine_text(pack["machine"]))] = S.Machine(
-                tables, hardware_text(pack["machine"]), machine_text(pack["machine"])
+        pack = source_recording(source, recordings)
+        tables = step_tables.tables(pack, machine_text(pack.machine))
+        if tables.get("cuda") and len(pack.machine.get("gpus") or []) == 1:
+            gpus[S.gpu_name(machine_text(pack.machine))] = S.Machine(
+                tables, hardware_text(pack.machine), machine_text(pack.machine)
             )
     return small, gpus
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lib.core import results
-from lib.core.point import COUNT_FIELDS, NOTE_FIELDS, Frozen, Point, rows_of
+from lib.core.point import COUNT_FIELDS, NOTE_FIELDS, Frozen, OtherRecording, Point, rows_of
 from lib.core.rows import Origin, Status, is_ok
 
 RECORDED = Path(__file__).resolve().parent.parent / "lib" / "recorded"
@@ -107,3 +107,24 @@ def test_refused_clears_the_time_and_says_why():
         "over the cap",
     )
     assert rows_of([skipped]) == [skipped.to_row()]
+
+
+def test_a_merged_rows_day_and_other_recordings_are_the_points_own_not_settings():
+    row = {
+        "workload": "mlp",
+        "batch_size": 64,
+        "device": "cuda:0",
+        "median_s": 1e-3,
+        "iqr_s": 1e-5,
+        "repeats": 40,
+        "status": "ok",
+        "message": "",
+        "machine": "NVIDIA H200 (2026-11-23)",
+        "recorded_on": "2026-11-23",
+        "other_recordings": (("NVIDIA H200 (2026-11-21)", 1.2e-3),),
+    }
+    point = Point.from_row(row)
+    assert point.settings == {"batch_size": 64} and point.recorded_on == "2026-11-23"
+    assert point.other_recordings == (OtherRecording("NVIDIA H200 (2026-11-21)", 1.2e-3),)
+    assert point.to_row() == row and list(point.to_row())[-2:] == ["recorded_on", "other_recordings"]
+    assert pickle.loads(pickle.dumps(point)) == point

@@ -18,17 +18,17 @@ import lib.recorded.sources as sources
 from lib.core.cache import on_disk
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
-from lib.recorded import load_recorded
+from lib.recorded import load_recorded, load_recordings
 from lib.recorded.sources import machine_text
 from tests.app_support import ROOT
 
 
 @pytest.fixture(scope="module")
 def gpu_table(tmp_path_factory):
-    packs, problems = load_recorded(write_packs(tmp_path_factory.mktemp("revisit_packs")))
+    recordings, problems = load_recordings(write_packs(tmp_path_factory.mktemp("revisit_packs")))
     assert not problems
-    pack = next(p for p in packs if p["machine"].get("gpus"))
-    return step_tables.tables(pack, machine_text(pack["machine"]))["cuda"]
+    recording = next(r for r in recordings if r.machine.get("gpus"))
+    return step_tables.tables(recording, machine_text(recording.machine))["cuda"]
 
 
 def test_streamlit_reads_no_gc_after_every_run_from_the_repo_config():

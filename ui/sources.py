@@ -3,6 +3,7 @@
     source = current_source()                  # live GPU, a recorded machine, or none
     devices = live_devices(source)             # ['cpu'] or ['cpu', 'cuda:0']
     rows, note = recorded_rows(source, workload, over="batch_size", params=settings)
+    recording = recorded_recording(source)     # the same machine's packs as one Recording (its Points)
 
 The pack queries themselves are pure functions in lib.recorded.sources, tested there.
 """
@@ -18,6 +19,7 @@ import lib.recorded as lib_recorded
 from lib.core.devices import available_devices, cuda_available
 from lib.core.workload import Workload
 from lib.recorded import sources as lib_sources
+from lib.recorded.recording import Recording, recording_of
 from lib.recorded.sources import NO_GPU, GpuSource
 from lib.recorded.upload_budget import SessionUploads
 from lib.recorded.uploads import session_pack, text_only
@@ -30,6 +32,11 @@ SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves it
 def load_recorded() -> tuple[list[dict], list[str]]:
     """Every shipped pack (parsed once per process by lib.recorded), and a message per pack that failed."""
     return lib_recorded.load_recorded()
+
+
+def load_recordings() -> list[Recording]:
+    """Every shipped pack as a Recording (its points typed once, when lib.recorded parsed it)."""
+    return lib_recorded.load_recordings()[0]
 
 
 @per_session(on_release=SessionUploads.release)
@@ -56,6 +63,12 @@ def all_packs() -> list[dict]:
     """The shipped packs and this visitor's uploads (none outside a visitor's session, e.g. the warm-up)."""
     uploads = session_uploads().packs if get_script_run_ctx() is not None else []
     return load_recorded()[0] + list(uploads)
+
+
+def all_recordings() -> list[Recording]:
+    """The shipped recordings and this visitor's uploads as Recordings (an upload's rows typed once)."""
+    uploads = session_uploads().packs if get_script_run_ctx() is not None else []
+    return load_recordings() + [recording_of(p) for p in uploads]
 
 
 def gpu_sources(packs: list[dict] | None = None) -> list[GpuSource]:
@@ -91,6 +104,11 @@ def unanswered(holds) -> tuple[GpuSource, str | None]:
 def recorded_pack(source: GpuSource) -> dict | None:
     """All rows of the source's packs as one pack, or None."""
     return lib_sources.source_pack(source, all_packs())
+
+
+def recorded_recording(source: GpuSource) -> Recording | None:
+    """All points of the source's packs as one Recording, or None (its `pack`: recorded_pack's dict)."""
+    return lib_sources.source_recording(source, all_recordings())
 
 
 def live_devices(source: GpuSource) -> list[str]:

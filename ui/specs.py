@@ -24,6 +24,7 @@ from typing import Any
 
 from streamlit import dataframe_util
 
+from lib.charts.compiled import VegaSpec
 from lib.core.cache import kept
 
 CHARTS_KEPT = 256  # distinct charts kept per process: a page draws a handful per view
@@ -31,7 +32,7 @@ CHARTS_KEPT = 256  # distinct charts kept per process: a page draws a handful pe
 BUILDS: collections.Counter[str] = collections.Counter()
 
 
-def chart_spec(build: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+def chart_spec(build: Callable[..., Any], *args: Any, **kwargs: Any) -> VegaSpec:
     """build(*args, **kwargs), an Altair chart, as a finished Vega-Lite spec: built once per distinct
     input (read only: every visitor of that view gets the same dict)."""
     code = getattr(build, "__code__", None)
@@ -47,16 +48,16 @@ def chart_spec(build: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str
 
 
 @kept(CHARTS_KEPT)
-def _kept(name: str, digest: str, _build: Callable[..., Any], _args: tuple, _kwargs: dict) -> dict[str, Any]:
+def _kept(name: str, digest: str, _build: Callable[..., Any], _args: tuple, _kwargs: dict) -> VegaSpec:
     return _made(name, _build, _args, _kwargs)
 
 
-def _made(name: str, build: Callable[..., Any], args: tuple, kwargs: dict) -> dict[str, Any]:
+def _made(name: str, build: Callable[..., Any], args: tuple, kwargs: dict) -> VegaSpec:
     BUILDS[name] += 1
     return frozen_spec(build(*args, **kwargs))
 
 
-def frozen_spec(chart: Any) -> dict[str, Any]:
+def frozen_spec(chart: Any) -> VegaSpec:
     """An Altair chart's spec with its datasets as Arrow bytes: what st.altair_chart would have sent."""
     spec = chart.to_dict()
     if "datasets" in spec:

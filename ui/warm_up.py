@@ -47,7 +47,7 @@ def start_warm_up() -> None:
                 MEASURE_WORKER.start()  # its imports (seconds) overlap the fitting below
                 # the shipped packs parsed and the Training page's cost models fitted (seconds on 2 cores)
                 packs = lib.recorded.load_recorded()[0]
-                step_tables.prepare(packs)
+                step_tables.prepare(lib.recorded.load_recordings()[0])
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
                 # the Data pipeline's images: torchvision's import and PIL's first decode, here in the background
                 # rather than in its first visitor's sweep

@@ -28,23 +28,27 @@ import pyarrow as pa
 from lib.core.cache import kept
 
 S = TypeVar("S", bound=Hashable)
+# Vega-Lite's own formats, where Altair hands a chart to the browser: a spec (JSON, as Altair's to_dict()
+# writes it) and the records of one named dataset in it
+VegaSpec = dict[str, Any]
+VegaRecords = list[dict[str, Any]]
 SHAPES_KEPT = 256  # distinct shapes kept per process (a page has a handful; the keys are small)
 
 
-def compiled(build: Callable[[S], alt.TopLevelMixin]) -> Callable[[S], dict[str, Any]]:
+def compiled(build: Callable[[S], alt.TopLevelMixin]) -> Callable[[S], VegaSpec]:
     """Decorate build(shape) -> Altair chart on named data: the result gives the chart's Vega-Lite spec,
     built and validated by Altair once per shape. The shape (hashable, e.g. a frozen dataclass) must
     hold everything the spec depends on besides the rows of its named datasets. The spec returned is
     shared: read it, or use FilledChart.to_dict() for a copy."""
 
     @kept(SHAPES_KEPT)
-    def spec(shape: S) -> dict[str, Any]:
+    def spec(shape: S) -> VegaSpec:
         return build(shape).to_dict()
 
     return functools.wraps(build)(spec)
 
 
-def drawn_layers(spec: dict[str, Any], names: Collection[str]) -> dict[str, Any]:
+def drawn_layers(spec: VegaSpec, names: Collection[str]) -> VegaSpec:
     """A layered spec compiled with every layer it may have, keeping only the layers that read one of the
     named datasets `names` (a layer of no rows makes Vega warn "Infinite extent"). Each layer of Altair's
     to_dict() is self-contained, so this is the spec Altair writes for those layers alone (tests say so;
@@ -76,15 +80,15 @@ class FilledChart:
     """A compiled chart spec, the rows of each of its named datasets (JSON-ready values), and what fills
     its blanks (see blank())."""
 
-    spec: dict[str, Any]  # shared by every chart of this shape: never changed
-    datasets: dict[str, list[dict[str, Any]]]
+    spec: VegaSpec  # shared by every chart of this shape: never changed
+    datasets: dict[str, VegaRecords]
     words: Mapping[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> VegaSpec:
         """The full Vega-Lite spec, as Altair's to_dict() would give it: a fresh copy."""
         return {**filled(self.spec, self.words), "datasets": {name: list(rows) for name, rows in self.datasets.items()}}
 
-    def to_arrow_spec(self) -> dict[str, Any]:
+    def to_arrow_spec(self) -> VegaSpec:
         """The same spec with each dataset an Arrow table: what st.vega_lite_chart sends without
         building a DataFrame per dataset (Streamlit serialises Arrow tables as they are)."""
         return {

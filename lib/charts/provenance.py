@@ -20,7 +20,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from lib.charts.compiled import FilledChart, blank, compiled, drawn_layers
+from lib.charts.compiled import FilledChart, VegaRecords, blank, compiled, drawn_layers
 from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit, wrap_expr
 from lib.core.fmt import crossing_about
 from lib.core.rows import Origin
@@ -40,7 +40,7 @@ def _number(value: Any, default: float | None = None) -> float | None:
     return default if value is None else float(value)
 
 
-def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> list[dict[str, Any]]:
+def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> VegaRecords:
     """One row per drawable point: x, time t (seconds), its IQR bar (lo, hi) and band, how it was
     drawn; sorted by curve and x. Plain Python: a few dozen rows, drawn for every visitor."""
     plot = []
@@ -67,10 +67,10 @@ def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> list[dict[str,
     return sorted(plot, key=lambda p: (p["series"], p["x"]))
 
 
-def _segments(plot: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _segments(plot: VegaRecords) -> VegaRecords:
     """One two-point segment per neighbouring pair of a curve: dashed where either end is predicted."""
     rows = []
-    by_series: dict[str, list[dict[str, Any]]] = {}
+    by_series: dict[str, VegaRecords] = {}
     for p in plot:
         by_series.setdefault(p["series"], []).append(p)
     for name, pts in by_series.items():
@@ -161,7 +161,7 @@ class _CurveShape:
 Y_TITLE, LABELS = blank("y title"), blank("legend labels")
 
 
-def _curve_words(y_title: str, names: Sequence[str]) -> dict[str, Any]:
+def _curve_words(y_title: str, names: Sequence[str]) -> dict[str, str]:
     """What fills a compiled curve chart's blanks: its y title, each curve's name and colour, and the
     legend's labelExpr (which wraps the long names)."""
     return {

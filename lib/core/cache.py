@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import hashlib
 import inspect
 import os
@@ -253,12 +254,26 @@ def cache_dir() -> Path | None:
 
 def _read(path: Path) -> Any:
     try:
-        with open(path, "rb") as f:
+        with open(path, "rb") as f, _no_collection():
             return pickle.load(f)
     except FileNotFoundError:
         return _MISSING
     except Exception:  # a torn or foreign file: build again and overwrite it
         return _MISSING
+
+
+@contextlib.contextmanager
+def _no_collection() -> Any:
+    """No garbage collection while a value is unpickled: its thousands of new objects (a pack's points) set off
+    collections that walk the server's whole heap for garbage a fresh value cannot hold (a load took 2-3 times
+    as long). Left off only if it was off."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _write(path: Path, value: Any) -> None:

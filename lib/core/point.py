@@ -16,7 +16,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.rows import Origin, Status
 
@@ -45,14 +45,20 @@ class Frozen(Mapping[str, Any]):
     def __setattr__(self, name: str, value: Any) -> None:
         raise TypeError("Frozen is immutable: make a new one")
 
-    def __reduce__(self) -> tuple:
-        return (Frozen, (tuple(self._items.items()),))
+    def __reduce__(self) -> tuple:  # its dict as it is: a cached pack's thousands of points load without a copy each
+        return (_frozen, (self._items,))
 
     def __repr__(self) -> str:
         return f"Frozen({self._items!r})"
 
     def with_(self, **changes: Any) -> Frozen:
         return Frozen({**self._items, **changes})
+
+
+def _frozen(items: dict[str, Any]) -> Frozen:
+    made = object.__new__(Frozen)
+    object.__setattr__(made, "_items", items)
+    return made
 
 
 @dataclass(frozen=True)
@@ -97,11 +103,21 @@ class Notes:
     note: str | None = None
 
 
+class OtherRecording(NamedTuple):
+    """Another recording's time of the same point (machine and day, step seconds): kept when one
+    machine's packs of several days are merged, so the day-to-day spread is drawn and fitted."""
+
+    recording: str  # 'NVIDIA H200 (2026-11-23)'
+    median_s: float
+
+
 COUNT_FIELDS = tuple(f.name for f in dataclasses.fields(Counts))
 NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(Notes))
+NO_COUNTS, NO_NOTES, NOTHING = Counts(), Notes(), Frozen()  # shared by the many points that carry none
 _HEAD = ("workload", "device", "median_s", "iqr_s", "repeats", "status", "message")
-_OPTIONAL = ("cold_s", "epoch_s", "machine", "origin", "swept")
-_RESERVED = frozenset(_HEAD + _OPTIONAL + COUNT_FIELDS + NOTE_FIELDS)
+_OPTIONAL = ("cold_s", "epoch_s", "machine", "origin", "swept", "recorded_on")
+_MERGED = "other_recordings"  # a merged recording's rows only (lib.recorded.sources.newest_points), never a file's
+_RESERVED = frozenset(_HEAD + _OPTIONAL + COUNT_FIELDS + NOTE_FIELDS + (_MERGED,))
 _COUNTS, _NOTES = frozenset(COUNT_FIELDS), frozenset(NOTE_FIELDS)  # a set's lookup: every row of every pack is read
 
 
@@ -116,7 +132,9 @@ class Point:
 
     `origin` is an Origin, or None for a recorded pack's rows (they name none); `origin_text` keeps an
     origin that names no Origin (early seed packs name the script that made them). `machine` is the
-    machine and day it was measured on ('NVIDIA H200 (2026-11-21)'), None until a pack says."""
+    machine and day it was measured on ('NVIDIA H200 (2026-11-21)'), None until a pack says.
+    `recorded_on` and `other_recordings` are set where one machine's packs are merged: the day of the
+    pack the point came from, and the same point's times in the other recordings."""
 
     workload: str
     device: str
@@ -132,6 +150,8 @@ class Point:
     swept: str | None = None
     cold_s: float | None = None
     epoch_s: float | None = None
+    recorded_on: str | None = None
+    other_recordings: tuple[OtherRecording, ...] = ()
     counts: Counts = field(default_factory=Counts)
     phases: Frozen = field(default_factory=Frozen)  # phase name ('transfer') -> seconds
     notes: Notes = field(default_factory=Notes)
@@ -187,7 +207,11 @@ class Point:
         """A point from a row (a pack's, a CSV's): only lib.core.results and the edges call this."""
         top, counts, notes, settings, phases = _split(row)
         return cls(
-            **top, settings=Frozen(settings), counts=Counts(**counts), phases=Frozen(phases), notes=Notes(**notes)
+            **top,
+            settings=Frozen(settings),
+            counts=Counts(**counts) if counts else NO_COUNTS,
+            phases=Frozen(phases) if phases else NOTHING,
+            notes=Notes(**notes) if notes else NO_NOTES,
         )
 
     def to_row(self) -> dict[str, Any]:
@@ -215,6 +239,10 @@ class Point:
         row.update((k, v) for k, v in dataclasses.asdict(self.counts).items() if v is not None)
         row.update((k, v) for k, v in dataclasses.asdict(self.notes).items() if v is not None)
         row.update((f"phase_{name}_s", seconds) for name, seconds in self.phases.items())
+        if self.recorded_on is not None:  # a merged recording's keys, last as its rows have always had them
+            row["recorded_on"] = self.recorded_on
+        if self.other_recordings:  # plain pairs in a row, as a DataFrame and Arrow have always read them
+            row[_MERGED] = tuple((o.recording, o.median_s) for o in self.other_recordings)
         return row
 
 
@@ -235,6 +263,8 @@ def _split(fields: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
             top[key] = Status(value)
         elif key == "origin":
             top["origin"], top["origin_text"] = _origin(value)
+        elif key == _MERGED:
+            top[key] = tuple(OtherRecording(*pair) for pair in value or ())
         elif key in _RESERVED:
             top[key] = value
         elif is_phase_key(key):

@@ -1,10 +1,12 @@
 """Result packs measured on real GPUs with this project's CLI and shipped with the app, and the
 one loader that reads them.
 
-    packs, problems = load_recorded()      # every pack here (or in $GPUWIN_RECORDED_DIR), parsed once
+    recordings, problems = load_recordings()   # every pack here (or in $GPUWIN_RECORDED_DIR), parsed once
+    packs, problems = load_recorded()          # the same packs as dicts, for code that still reads rows
 
 A pack that does not validate is left out and named in `problems`; the others are still used.
-Each pack gets a 'path' key. The folder is listed at most once a second and read again only when
+Each pack is a lib.recorded.recording.Recording (its points typed once, with the parse); its dict gets a
+'path' key. The folder is listed at most once a second and read again only when
 a file in it changes, so a pack dropped in while the server runs is picked up without a restart.
 
 May import lib.core and lib.workloads; never lessons, charts or Streamlit.
@@ -16,12 +18,15 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from lib.core import results
+from lib.core import point, results
 from lib.core.cache import kept, on_disk
 from lib.core.load import Load, pack_quiet
+from lib.core.point import Point
 from lib.core.results import PackError, load_pack
+from lib.recorded import recording as recording_module
+from lib.recorded.recording import Recording
 
 RECORDED_DIR = Path(__file__).resolve().parent
 
@@ -51,40 +56,62 @@ def _stamp(directory: Path) -> tuple:
     return stamp
 
 
-# Parsing and validating the shipped JSON takes up to seconds on a small host (the first visitor's wait);
-# the parsed pack, pickled in the cache folder, loads in a few hundredths of a second. Keyed by the file's bytes and
-# the loader's source, so an edited pack or a changed schema parses again.
-@on_disk("pack", code=[results])
-def _parsed_once(name: str, digest: str, _path: str) -> dict[str, Any]:
-    return load_pack(_path)
+class _Parsed(NamedTuple):
+    """A pack file as parsed: the pack (a dict, as lib.core.results reads it) and its rows as points."""
+
+    pack: dict[str, Any]
+    points: tuple[Point, ...]
 
 
-def _parsed(path: str) -> dict[str, Any]:
+# Parsing and validating the shipped JSON takes up to seconds on a small host (the first visitor's wait), and
+# typing its rows as points half a second more; the parsed pack with its points, pickled in the cache folder,
+# loads in a few hundredths of a second. Keyed by the file's bytes and the loader's and the point's source, so
+# an edited pack, a changed schema or a changed Point parses again.
+@on_disk("pack", code=[results, point, recording_module])
+def _parsed_once(name: str, digest: str, _path: str) -> _Parsed:
+    pack = load_pack(_path)
+    return _Parsed(pack, tuple(Point.from_row(r) for r in pack["rows"]))
+
+
+def _parsed(path: str) -> _Parsed:
     if Path(path).stat().st_size > results.MAX_PACK_BYTES:
-        return load_pack(path)  # refused there, unread
+        load_pack(path)  # refused there, unread: raises PackError
     data = Path(path).read_bytes()
     return _parsed_once(Path(path).name, hashlib.sha256(data).hexdigest(), path)
 
 
+class _Loaded(NamedTuple):
+    recordings: tuple[Recording, ...]
+    problems: tuple[str, ...]
+
+
 @kept(8)
-def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
-    packs, problems = [], []
+def _load(stamp: tuple) -> _Loaded:
+    recordings, problems = [], []
     for path, _, _ in stamp:
         try:
-            pack = _parsed(path)
+            pack, points = _parsed(path)
             if pack_quiet(pack["machine"]) is False:  # a wrong number with a real date on it: never drawn
                 why = "; ".join(Load.reasons_of(pack["machine"])) or "its machine was busy"
                 problems.append(f"{Path(path).name}: recorded while the machine was busy ({why}), so not shown")
                 continue
-            packs.append({**pack, "path": path})
+            recordings.append(Recording(path, pack["machine"], points, {**pack, "path": path}))
         except PackError as err:
             problems.append(str(err))  # load_pack's message starts with the file's name
         except OSError as err:
             problems.append(f"{Path(path).name}: {err.strerror or err}")
-    return tuple(packs), tuple(problems)
+    return _Loaded(tuple(recordings), tuple(problems))
+
+
+def load_recordings(directory: str | Path | None = None) -> tuple[list[Recording], list[str]]:
+    """Every pack in `directory` (default: recorded_dir()) as a Recording, and a line per file that could
+    not be read."""
+    loaded = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
+    return list(loaded.recordings), list(loaded.problems)
 
 
 def load_recorded(directory: str | Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """Every pack in `directory` (default: recorded_dir()), and a line per file that could not be read."""
-    packs, problems = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
-    return list(packs), list(problems)
+    """The adapter for code that still reads pack dicts: the same packs as load_recordings, each as its dict
+    (the same dict objects while no file changes, so what is built from them is built once)."""
+    loaded = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
+    return [r.pack for r in loaded.recordings], list(loaded.problems)

@@ -1,8 +1,13 @@
 """Where a page's GPU side comes from, and which recorded rows match the view on screen.
 
     sources = gpu_sources(packs, live_device=None)     # each recorded GPU machine (and a live GPU first)
-    pack = source_pack(source, packs)                  # all of one machine's packs as one
+    recording = source_recording(source, recordings)   # all of one machine's packs as one Recording (Points)
+    pack = source_pack(source, packs)                  # the same as a pack dict (the adapter, below)
     rows = matching_rows(pack["rows"], workload, "batch_size", settings)   # the sweep through this view
+
+Lessons that read Points take Recordings (lib.recorded.load_recordings, source_recording,
+small_server_recording). The functions that take pack dicts and hand out rows are the adapter for
+the lessons that still read rows: they give what they always gave.
 
 A source is one machine: every pack recorded on it (one pack per topic). Series labels, used as
 chart legends, always say where a curve came from: 'cpu (live, this server)',
@@ -13,16 +18,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.cache import kept
 from lib.core.devices import is_cuda
 from lib.core.fmt import and_list, plural
 from lib.core.load import pack_quiet
+from lib.core.point import OtherRecording, Point
 from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, Workload
+from lib.recorded.recording import Recording
 from lib.recorded.uploads import gpu_names, plain
 from lib.workloads import WORKLOADS
 
@@ -184,49 +191,115 @@ def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str,
 
 
 @kept(16)
-def _merged(rows: tuple[list[dict], ...], files: Any, _mine: list[dict[str, Any]]) -> dict[str, Any]:
+def _merged(rows: tuple[list[dict], ...], files: str, _mine: list[dict[str, Any]]) -> dict[str, Any]:
     """The merged pack of `_mine`, keyed by their rows (each list by its identity) and the source's files."""
     return {**_mine[0], "rows": newest_rows(_mine), "path": files}
 
 
-def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
-    """Every row once: of a point recorded on several days (or leases), the newest ok row, which
-    keeps the others' times as `other_recordings`: ((recording, median_s), ...), so the day-to-day
-    spread is drawn and fitted rather than dropped. A recording is the pack's machine and date. A
-    point no recording measured keeps its newest refusal; a refusal never hides a measured row of the
-    same point (a newer lease skipped under a smaller memory cap, an older one measured it)."""
-    keyed = [(pack, row, _point_key(row)) for pack in packs_newest_first for row in pack["rows"]]
-    measured = {key for _, row, key in keyed if is_ok(row)}
+def source_recording(source: GpuSource, recordings: Sequence[Recording]) -> Recording | None:
+    """All points of the source's recordings as one Recording (the machine of the newest), or None. A point
+    recorded on two days (the same workload, device and settings) is kept once: the newest ok one
+    (newest_points)."""
+    if not source.recorded:
+        return None
+    mine = sorted((r for r in recordings if r.path in source.pack_paths), key=lambda r: r.date, reverse=True)
+    if not mine:
+        return None
+    if len(mine) == 1:
+        return mine[0]
+    # merged once per set of recordings per process, as source_pack's: what is built from it is built once too
+    return _merged_recording(tuple(mine), source.files)
+
+
+@kept(16)
+def _merged_recording(mine: tuple[Recording, ...], files: str) -> Recording:
+    packs = [r.pack for r in mine]  # its pack: the very dict source_pack merges of the same packs
+    pack = _merged(tuple(p["rows"] for p in packs), files, packs)
+    return Recording(files, mine[0].machine, tuple(newest_points(mine)), pack)
+
+
+class _Entry(NamedTuple):
+    """One row or point of one of a machine's packs, as merging reads it."""
+
+    key: tuple  # the point it is (_point_key)
+    ok: bool
+    own: str  # the recording it names ('NVIDIA H200 (2026-11-23)'), or ''
+    label: str  # that, or its pack's machine and day
+    median_s: Any
+    day: str  # its pack's day
+
+
+def _merge(entries: Sequence[_Entry]) -> list[tuple[int, tuple[OtherRecording, ...]]]:
+    """Which entries a merge keeps, in order, each with the other recordings' times of its point: of a
+    point recorded on several days, the newest ok entry; a point no recording measured keeps its newest
+    refusal; a refusal never hides a measured entry of the same point (a newer lease skipped under a smaller
+    memory cap, an older one measured it)."""
+    measured = {e.key for e in entries if e.ok}
     seen: dict[tuple, int] = {}
     refused: set[tuple] = set()
-    out: list[dict] = []
-    for pack, row, key in keyed:
-        recording = f"{hardware_text(pack['machine'])} ({pack_date(pack)[:10]})"
-        if not is_ok(row):
-            if key not in measured and key not in refused:
-                refused.add(key)
-                out.append({**row, "recorded_on": pack_date(pack)[:10]})
+    out: list[tuple[int, tuple[OtherRecording, ...]]] = []
+    for i, entry in enumerate(entries):
+        if not entry.ok:
+            if entry.key not in measured and entry.key not in refused:
+                refused.add(entry.key)
+                out.append((i, ()))
             continue
-        if key in seen:
-            kept = out[seen[key]]
-            label = str(row.get("machine") or recording)  # the recording packs name it 'NVIDIA H200 (2026-11-23)'
-            known = {str(kept.get("machine") or "")} | {r for r, _ in kept.get("other_recordings", ())}
-            if label not in known:  # the same point twice in one recording is one recording
-                out[seen[key]] = {
-                    **kept,
-                    "other_recordings": (*kept.get("other_recordings", ()), (label, float(row["median_s"]))),
-                }
+        if entry.key in seen:
+            at, others = out[seen[entry.key]]
+            known = {entries[at].own} | {r for r, _ in others}
+            if entry.label not in known:  # the same point twice in one recording is one recording
+                out[seen[entry.key]] = (at, (*others, OtherRecording(entry.label, float(entry.median_s))))
             continue
-        seen[key] = len(out)
-        out.append({**row, "recorded_on": pack_date(pack)[:10]})  # its own day, not the merged pack's newest
+        seen[entry.key] = len(out)
+        out.append((i, ()))
+    return out
+
+
+def newest_points(recordings_newest_first: Sequence[Recording]) -> list[Point]:
+    """Every point once: of a point recorded on several days (or leases), the newest ok one, which keeps
+    the others' times as `other_recordings`, so the day-to-day spread is drawn and fitted rather than
+    dropped; each with its own pack's day (`recorded_on`). A recording is the pack's machine and date."""
+    points, entries = [], []
+    for recording in recordings_newest_first:
+        day = recording.date[:10]
+        fallback = f"{hardware_text(recording.machine)} ({day})"
+        for point in recording.points:
+            key = _key_of(point.workload, point.device, point.settings, id(point))
+            own = str(point.machine or "")
+            entries.append(_Entry(key, point.ok, own, own or fallback, point.median_s, day))
+            points.append(point)
+    return [replace(points[i], recorded_on=entries[i].day, other_recordings=others) for i, others in _merge(entries)]
+
+
+def newest_rows(packs_newest_first: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The adapter of newest_points for pack dicts: the same merge, each row with its `recorded_on` and,
+    where other days recorded it, `other_recordings`: ((recording, median_s), ...)."""
+    rows, entries = [], []
+    for pack in packs_newest_first:
+        day = pack_date(pack)[:10]
+        fallback = f"{hardware_text(pack['machine'])} ({day})"
+        for row in pack["rows"]:
+            own = str(row.get("machine") or "")
+            entries.append(_Entry(_point_key(row), is_ok(row), own, own or fallback, row.get("median_s"), day))
+            rows.append(row)
+    out = []
+    for i, others in _merge(entries):
+        merged = {**rows[i], "recorded_on": entries[i].day}
+        if others:  # plain pairs in a row, as a DataFrame and Arrow have always read them
+            merged["other_recordings"] = tuple((o.recording, o.median_s) for o in others)
+        out.append(merged)
     return out
 
 
 def _point_key(row: Mapping[str, Any]) -> tuple:
     """What makes two rows the same point: workload, device and every setting (parsed)."""
-    workload = WORKLOADS.get(str(row.get("workload")))
-    values = canonical(workload, row) if workload else None
-    return (row.get("workload"), row.get("device"), tuple(sorted(values.items())) if values else id(row))
+    return _key_of(row.get("workload"), row.get("device"), row, id(row))
+
+
+def _key_of(workload_name: Any, device: Any, settings: Mapping[str, Any], fallback: int) -> tuple:
+    workload = WORKLOADS.get(str(workload_name))
+    values = canonical(workload, settings) if workload else None
+    return (workload_name, device, tuple(sorted(values.items())) if values else fallback)
 
 
 def row_date(row: Mapping[str, Any], pack: Mapping[str, Any]) -> str:
@@ -404,6 +477,13 @@ def best_recorded_sweep(
         if score[1] and (best is None or score > best[0]):
             best = (score, over, rows)
     return (best[1], best[2]) if best else None
+
+
+def small_server_recording(recordings: Sequence[Recording], workload: Workload) -> Recording | None:
+    """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding points
+    of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
+    mine = [r for r in recordings if not gpu_names(dict(r.machine)) and any(r.of(workload.name))]
+    return min(mine, key=lambda r: r.machine.get("cpu_cores") or 99) if mine else None
 
 
 def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:

@@ -20,8 +20,8 @@ from lib.core.crossover import Crossover
 from lib.core.devices import device_name
 from lib.core.fmt import Sentence, and_list, fmt_s, fmt_value
 from lib.core.gate import default_memory_cap_gb, recording_gate
-from lib.core.point import rows_of
-from lib.core.rows import Origin, is_ok
+from lib.core.point import Point, rows_of
+from lib.core.rows import Origin
 from lib.core.sweep import run_sweep
 from lib.lessons.common.verdict import Verdict, verdict, verdict_words
 from lib.lessons.common.voice import Side, Unit, crossover_brief, crossover_sentence, likely_about
@@ -29,6 +29,7 @@ from lib.lessons.predict import BATCHES
 from lib.lessons.predict.gpus import RecordedGpu, gpu_rows, recorded_gpus
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training.words import crossover_of
+from lib.recorded.recording import Recording
 from lib.workloads import execution
 
 SETTING = "batch size"
@@ -61,12 +62,12 @@ class Prediction:
     settings: Mapping[str, Any]
     batches: tuple[int, ...]
     gpus: list[GpuAnswer]
-    cpu: Sequence[Mapping[str, Any]]  # this machine's CPU's rows, measured live ([] with live=False)
+    cpu: Sequence[Point]  # this machine's CPU's points, measured live ([] with live=False)
     cpu_name: str = "this machine's CPU"
     samples: str = ""  # 'samples of 3x32x32', 'sequences of 64 tokens'
 
-    def cpu_row(self, batch: int) -> Mapping[str, Any] | None:
-        return next((r for r in self.cpu if int(r.get("batch_size", -1)) == batch), None)
+    def cpu_point(self, batch: int) -> Point | None:
+        return next((p for p in self.cpu if int(p.settings.get("batch_size", -1)) == batch), None)
 
     # -- the command line's words ----------------------------------------------------------------------
     def lines(self) -> list[str]:
@@ -84,7 +85,7 @@ class Prediction:
             for r in g.rows:
                 b = int(r["batch_size"])
                 band = _band(r)
-                cpu = self.cpu_row(b)
+                cpu = self.cpu_point(b)
                 v = g.verdicts.get(b)
                 regime = (v.regime.value if v and v.regime else "not decided") + (
                     f"; try {v.fix.value}" if v and v.fix else ""
@@ -106,11 +107,9 @@ class Prediction:
         out.append("")
         if self.cpu:
             out.append(
-                f"CPU: {self.cpu_name}, measured live here ({self.cpu[0].get('num_threads', '?')} threads); "
+                f"CPU: {self.cpu_name}, measured live here ({_threads(self.cpu[0])} threads); "
                 + "; ".join(
-                    f"batch {int(r['batch_size']):,}: {r.get('message')}"
-                    for r in self.cpu
-                    if not is_ok(r) and r.get("message")
+                    f"batch {int(p.settings['batch_size']):,}: {p.message}" for p in self.cpu if not p.ok and p.message
                 )
             )
         else:
@@ -154,22 +153,26 @@ def _band_cell(band: StepBand | None) -> str:
     return "recorded" if band is None else f"{fmt_s(band.low)} - {fmt_s(band.high)}"
 
 
-def _cpu_cell(row: Mapping[str, Any] | None) -> str:
-    if row is None:
+def _cpu_cell(point: Point | None) -> str:
+    if point is None:
         return "-"
-    return fmt_s(row["median_s"]) if is_ok(row) else str(row.get("status", "?"))
+    return fmt_s(point.median_s) if point.ok else point.status.value
 
 
-def _cpu_point(r: Mapping[str, Any]) -> dict[str, Any]:
-    ok = is_ok(r)
+def _threads(point: Point) -> int | str:
+    return "?" if point.counts.num_threads is None else point.counts.num_threads
+
+
+def _cpu_point(p: Point) -> dict[str, Any]:
+    """One CPU point as --json writes it."""
     return {
-        "batch_size": int(r["batch_size"]),
-        "status": str(r.get("status")),
-        "message": r.get("message") or "",
-        "step_s": float(r["median_s"]) if ok else None,
-        "epoch_s": float(r["epoch_s"]) if ok and r.get("epoch_s") else None,
-        "iqr_s": float(r.get("iqr_s") or 0.0) if ok else None,
-        "threads": r.get("num_threads"),
+        "batch_size": int(p.settings["batch_size"]),
+        "status": p.status.value,
+        "message": p.message or "",
+        "step_s": float(p.median_s) if p.ok else None,
+        "epoch_s": float(p.epoch_s) if p.ok and p.epoch_s else None,
+        "iqr_s": float(p.iqr_s or 0.0) if p.ok else None,
+        "threads": p.counts.num_threads,
     }
 
 
@@ -225,29 +228,27 @@ def live_cpu(
     threads: int | None = None,
     budget_s: float = CPU_BUDGET_S,
     progress: Callable[[float, str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Point]:
     """This machine's CPU over the batches, timed by the project's own sweep (lib.core.sweep) behind a
     recording's gate (memory cap, the whole sweep's time budget): the mode's CPU side (a CUDA graph or a
     compile runs eager there), the switches as they are (a copy to the CPU is no copy)."""
     fixed = {**spec.settings, "mode": execution.on_cpu(str(spec.at(batches[0])["mode"]))}
     gate = recording_gate(memory_cap_gb=default_memory_cap_gb(), budget_s=budget_s)
-    return rows_of(
-        run_sweep(
-            spec.workload,
-            "batch_size",
-            list(batches),
-            fixed,
-            ["cpu"],
-            point_budget_s=CPU_POINT_S,
-            gate=gate,
-            num_threads=threads,
-            with_phases=False,
-            origin=Origin.LIVE,
-            slow_call_s=SLOW_CALL_S,
-            single_call_s=SINGLE_CALL_S,
-            progress=progress,
-            describe=lambda s: f"CPU, batch size {fmt_value(s['batch_size'])}",
-        )
+    return run_sweep(
+        spec.workload,
+        "batch_size",
+        list(batches),
+        fixed,
+        ["cpu"],
+        point_budget_s=CPU_POINT_S,
+        gate=gate,
+        num_threads=threads,
+        with_phases=False,
+        origin=Origin.LIVE,
+        slow_call_s=SLOW_CALL_S,
+        single_call_s=SINGLE_CALL_S,
+        progress=progress,
+        describe=lambda s: f"CPU, batch size {fmt_value(s['batch_size'])}",
     )
 
 
@@ -258,13 +259,13 @@ def predict_spec(
     live: bool = True,
     threads: int | None = None,
     cpu_budget_s: float = CPU_BUDGET_S,
-    packs: Sequence[Mapping[str, Any]] | None = None,
+    recordings: Sequence[Recording] | None = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> Prediction:
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
 
     batches = tuple(sorted({int(b) for b in batches}))
-    gpus = recorded_gpus(load_recorded()[0] if packs is None else packs)
+    gpus = recorded_gpus(load_recordings()[0] if recordings is None else recordings)
     cpu = live_cpu(spec, batches, threads=threads, budget_s=cpu_budget_s, progress=progress) if live else []
     answers = [_answer(spec, g, batches, gpus, cpu) for g in gpus]
     return Prediction(
@@ -281,11 +282,7 @@ def predict_spec(
 
 
 def _answer(
-    spec: ModelSpec,
-    gpu: RecordedGpu,
-    batches: Sequence[int],
-    gpus: Sequence[RecordedGpu],
-    cpu: Sequence[Mapping[str, Any]],
+    spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu], cpu: Sequence[Point]
 ) -> GpuAnswer:
     rows = gpu_rows(spec, gpu, batches, gpus)
     answer = GpuAnswer(gpu.name, gpu.label, rows)
@@ -294,7 +291,7 @@ def _answer(
         if v is not None:
             answer.verdicts[int(r["batch_size"])] = v
     if cpu:
-        found = crossover_of(cpu, rows, "batch_size")
+        found = crossover_of(rows_of(cpu), rows, "batch_size")  # the Training page's rule, on rows
         answer.crossover = found
         answer.sentence = crossover_sentence(found, SETTING, *_sides(answer))
     return answer

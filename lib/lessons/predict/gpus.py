@@ -35,7 +35,8 @@ from lib.lessons.training import view as training_view
 from lib.lessons.training.family_out import Recorded, family_out, fitted, pooled
 from lib.lessons.training.screen import gpu_name
 from lib.recorded.ceilings import Ceilings, ceilings_for
-from lib.recorded.sources import GpuSource, gpu_sources, hardware_text, machine_text, source_pack
+from lib.recorded.recording import Recording
+from lib.recorded.sources import GpuSource, gpu_sources, hardware_text, machine_text, source_recording
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import SWITCHES, TrainingFamily
 
@@ -47,13 +48,13 @@ class RecordedGpu:
     """One recorded GPU machine as the Training page names it."""
 
     source: GpuSource
-    pack: Mapping[str, Any]
+    recording: Recording
     ceilings: Ceilings | None
 
     @property
     def machine(self) -> str:
         """'NVIDIA H200, 2026-11-28' (the page's machine words for its tables)."""
-        return machine_text(self.pack["machine"])
+        return machine_text(self.recording.machine)
 
     @property
     def label(self) -> str:
@@ -65,7 +66,7 @@ class RecordedGpu:
         return gpu_name(self.machine)  # 'H200'
 
     def table(self, family: TrainingFamily) -> step_tables.StepTable | None:
-        return step_tables.tables(self.pack, self.machine, family).get("cuda")
+        return step_tables.tables(self.recording, self.machine, family).get("cuda")
 
     def recorded(self) -> list[TrainingFamily]:
         """The family records (one per choice value) this GPU recorded Training steps of."""
@@ -76,14 +77,15 @@ class RecordedGpu:
         return pooled_model(self)
 
 
-def recorded_gpus(packs: Sequence[Mapping[str, Any]]) -> list[RecordedGpu]:
+def recorded_gpus(recordings: Sequence[Recording]) -> list[RecordedGpu]:
     """Every one-GPU machine with recorded Training steps, in the sidebar's order."""
     out = []
+    packs = [r.pack for r in recordings]  # the sidebar's sources and the ceilings read pack dicts
     for source in gpu_sources(packs):
-        pack = source_pack(source, packs) if source.gpus == 1 else None
-        if pack is None:
+        recording = source_recording(source, recordings) if source.gpus == 1 else None
+        if recording is None:
             continue
-        gpu = RecordedGpu(source, pack, ceilings_for(hardware_text(pack["machine"]), packs))
+        gpu = RecordedGpu(source, recording, ceilings_for(hardware_text(recording.machine), packs))
         if gpu.recorded():
             out.append(gpu)
     return out

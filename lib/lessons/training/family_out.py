@@ -2,7 +2,7 @@
 that family's recorded steps, its kernels counted from its traced step alone (no profile of it, and no
 recorded step of it to correct toward): how far off a prediction for a model nobody recorded is.
 
-    errors = family_out(recorded_families(pack))   # family name -> {family key: [|log(predicted / recorded)|]}
+    errors = family_out(recorded_families(recording))   # family name -> {family key: [|log(predicted / recorded)|]}
 
 A family is left out whole by its name (all three torchvision networks together) and its errors kept per
 family key (each network, each sequence length), so a reader can show one network's share of the same hold-out.
@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lib.core import costmodel
 from lib.core.workload import Settings
 from lib.lessons.training.model import KernelCounts, Steps, observations
 from lib.lessons.training.step_tables import tables
+from lib.recorded.recording import Recording
 from lib.recorded.sources import machine_text
 from lib.workloads import FAMILIES
 from lib.workloads.family import TrainingFamily
@@ -34,13 +34,13 @@ class Recorded:
     steps: Steps
 
 
-def recorded_families(pack: Mapping[str, Any], kind: str = "cuda") -> list[Recorded]:
-    """Every family (each value of its choices) the pack recorded steps of on this kind of device."""
-    machine = machine_text(pack["machine"])
+def recorded_families(recording: Recording, kind: str = "cuda") -> list[Recorded]:
+    """Every family (each value of its choices) the recording holds steps of on this kind of device."""
+    machine = machine_text(recording.machine)
     out = []
     for family in FAMILIES:
         for picked in family.every_pick():
-            table = tables(pack, machine, picked).get(kind)
+            table = tables(recording, machine, picked).get(kind)
             if table is not None and len(table):
                 out.append(Recorded(picked, table.steps))
     return out

@@ -22,15 +22,18 @@ from typing import Any
 
 from lib.core import costmodel
 from lib.core.cache import on_disk
+from lib.core.point import Point
 from lib.core.workload import Settings
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import TrainingFamily
 
-Steps = Mapping[tuple, Mapping[tuple[int, int, int], Mapping[str, Any]]]  # config -> (rows, width, depth) -> row
+Steps = Mapping[tuple, Mapping[tuple[int, int, int], Point]]  # config -> (rows, width, depth) -> its recorded point
 
 
-def settings_of(row: Mapping[str, Any], family: TrainingFamily = FAMILIES[0]) -> dict[str, Any]:
-    return {k: row[k] for k in family.workload.defaults() if k in row and row[k] is not None}
+def settings_of(point: Point, family: TrainingFamily = FAMILIES[0]) -> dict[str, Any]:
+    """The point's settings of the family's workload (a recorded step's, as the model reads them)."""
+    settings = point.settings
+    return {k: settings[k] for k in family.workload.defaults() if settings.get(k) is not None}
 
 
 class KernelCounts:
@@ -41,12 +44,12 @@ class KernelCounts:
         self.excess: dict[tuple[int, int], dict[int, list[float]]] = {}
         self.profiled: dict[tuple, float] = {}
         for config, table in steps.items():
-            for (rows, width, depth), row in table.items():
-                if row.get("kernels") is None:
+            for (rows, width, depth), point in table.items():
+                if point.counts.kernels is None:
                     continue
-                kernels = float(row["kernels"])
+                kernels = float(point.counts.kernels)
                 self.profiled[(config, rows, width, depth)] = kernels
-                extra = kernels - family.structural_kernels(settings_of(row, family))
+                extra = kernels - family.structural_kernels(settings_of(point, family))
                 self.excess.setdefault((rows, width), {}).setdefault(depth, []).append(extra)
 
     def __call__(self, config: tuple, settings: Mapping[str, Any], rows: int) -> float:
@@ -103,8 +106,8 @@ def observations(
     kernels = kernels or KernelCounts(steps, family)
     out = []
     for config, table in steps.items():
-        for (rows, width, depth), row in table.items():
-            settings = settings_of(row, family)
+        for (rows, width, depth), point in table.items():
+            settings = settings_of(point, family)
             terms = terms_of(
                 settings,
                 device_kind,
@@ -112,8 +115,8 @@ def observations(
                 family,
                 bytes_of,
             )
-            busy = row.get("device_busy_s")
-            for seconds in recordings(row):
+            busy = point.counts.device_busy_s
+            for seconds in recordings(point):
                 out.append(
                     costmodel.Observation(
                         config, terms, seconds, float(busy) if busy else None, where(rows, width, depth), family.key
@@ -122,10 +125,9 @@ def observations(
     return out
 
 
-def recordings(row: Mapping[str, Any]) -> list[float]:
-    """The step's time on each recording of it (the kept row's, and the other days' when merged)."""
-    others = [float(s) for _, s in row.get("other_recordings") or ()]
-    return [float(row["median_s"]), *others]
+def recordings(point: Point) -> list[float]:
+    """The step's time on each recording of it (the kept point's, and the other days' when merged)."""
+    return [float(point.median_s), *(float(s) for _, s in point.other_recordings)]
 
 
 # fits take seconds on the dense grids (with their hold-outs): a cold process loads them, keyed by the

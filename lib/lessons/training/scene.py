@@ -1,8 +1,8 @@
 """What the Training page puts together before and after it measures, so the page only lays it out:
-the recorded machines it draws (built from the packs), the modes it offers with their labels, and
+the recorded machines it draws (built from the recordings), the modes it offers with their labels, and
 one `Scene` that composes every screen of a view from the same inputs (recorded first, live on top).
 
-    gpu, small = machines(pack, packs, family)     # the sidebar's GPU machine, a small server's CPU
+    gpu, small = machines(recording, recordings, family)   # the sidebar's GPU machine, a small server's CPU
     scene = Scene(view, gpu, small, host_cpu, threads, live_gpu=source.live)
     scene.recorded()                               # the first paint: recorded curves only
     scene.with_live(rows)                          # this server's live rows on top
@@ -24,7 +24,8 @@ from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training.screen import Machine, Machines, Screen, compose
 from lib.recorded.ceilings import ceilings_for
-from lib.recorded.sources import hardware_text, machine_text, small_server_pack
+from lib.recorded.recording import Recording
+from lib.recorded.sources import hardware_text, machine_text, small_server_recording
 from lib.workloads.family import TrainingFamily
 
 Row = dict[str, Any]
@@ -60,26 +61,23 @@ def result_columns(over: str) -> tuple[str, ...]:
 
 
 def machines(
-    pack: Mapping[str, Any] | None, packs: Sequence[dict[str, Any]], family: TrainingFamily
+    recording: Recording | None, recordings: Sequence[Recording], family: TrainingFamily
 ) -> tuple[Machine | None, Machine | None]:
-    """(the recorded GPU machine of `pack`, a small server's recorded CPU) with the family's step tables,
-    as the page names them; None where there is no such pack."""
+    """(the recorded GPU machine of `recording`, a small server's recorded CPU) with the family's step tables,
+    as the page names them; None where there is no such recording."""
     gpu = None
-    if pack:
-        words = machine_text(pack["machine"])
-        gpu = Machine(
-            step_tables.tables(pack, words, family),
-            hardware_text(pack["machine"]),
-            words,
-            ceilings_for(hardware_text(pack["machine"]), packs),
-        )
-    small_pack = small_server_pack(packs, family.workload)
+    if recording:
+        words, hardware = machine_text(recording.machine), hardware_text(recording.machine)
+        # its measured roofline: ceilings_for reads pack dicts (lib.recorded.ceilings)
+        ceilings = ceilings_for(hardware, [r.pack for r in recordings])
+        gpu = Machine(step_tables.tables(recording, words, family), hardware, words, ceilings)
+    small_recording = small_server_recording(recordings, family.workload)
     small = None
-    if small_pack:
-        words = machine_text(small_pack["machine"])
+    if small_recording:
+        words = machine_text(small_recording.machine)
         small = Machine(
-            step_tables.tables(small_pack, words, family),
-            f"{small_pack['machine'].get('cpu_cores', '?')}-core server",
+            step_tables.tables(small_recording, words, family),
+            f"{small_recording.machine.get('cpu_cores', '?')}-core server",
             words,
         )
     return gpu, small

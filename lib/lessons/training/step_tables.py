@@ -1,6 +1,7 @@
 """One machine's recorded training steps, as the Training page looks them up: a StepTable per family,
 machine and kind of device, keyed by the configuration that decides a step's time (step_config) and its
-(rows, width, depth), with the machine's cost model for the steps nobody recorded.
+(rows, width, depth), with the machine's cost model for the steps nobody recorded. A step is the recorded
+Point (lib.recorded's, typed once when its pack was parsed).
 
 No Streamlit: lib.lessons.training.view draws its curves from these tables.
 """
@@ -9,12 +10,14 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from lib.core.cache import kept
-from lib.core.rows import is_ok
+from lib.core.point import OtherRecording, Point
 from lib.lessons.training.model import MachineModel
-from lib.recorded.sources import gpu_sources, machine_text, small_server_pack, source_pack
+from lib.recorded.recording import Recording
+from lib.recorded.sources import gpu_sources, machine_text, small_server_recording, source_recording
 from lib.workloads import FAMILIES, execution, mlp
 from lib.workloads.family import TrainingFamily
 
@@ -33,10 +36,11 @@ def step_config(settings: Mapping[str, Any], device_kind: str) -> tuple:
     return (mode, resident, pinned, bool(settings.get("item_every_step", False)))
 
 
-def page_model(row: Mapping[str, Any], family: TrainingFamily = mlp.FAMILY) -> bool:
-    """A row of the family's model as this page trains it: every setting but the sliders, switches and
+def page_model(point: Point, family: TrainingFamily = mlp.FAMILY) -> bool:
+    """A point of the family's model as this page trains it: every setting but the sliders, switches and
     mode at its default."""
-    return row.get("workload") == family.name and all(row.get(k, v) == v for k, v in family.page_defaults().items())
+    settings = point.settings
+    return point.workload == family.name and all(settings.get(k, v) == v for k, v in family.page_defaults().items())
 
 
 class StepTable:
@@ -45,38 +49,38 @@ class StepTable:
     machine's cost model for the steps nobody recorded (one model for every configuration)."""
 
     def __init__(
-        self, rows: Sequence[Mapping[str, Any]], device_kind: str, machine: str, family: TrainingFamily = mlp.FAMILY
+        self, points: Sequence[Point], device_kind: str, machine: str, family: TrainingFamily = mlp.FAMILY
     ) -> None:
         self.device_kind, self.machine, self.family = device_kind, machine, family
-        self.steps: dict[tuple, dict[tuple[int, int, int], Mapping[str, Any]]] = {}
+        self.steps: dict[tuple, dict[tuple[int, int, int], Point]] = {}
         self._model: list[MachineModel | None] = []
-        found: list[tuple[tuple, tuple[int, int, int], Mapping[str, Any]]] = []
-        for row in rows:
-            kind = "cpu" if row.get("device") == "cpu" else "cuda"
-            if kind != device_kind or not is_ok(row) or not page_model(row, family):
+        found: list[tuple[tuple, tuple[int, int, int], Point]] = []
+        for point in points:
+            kind = "cpu" if point.device == "cpu" else "cuda"
+            if kind != device_kind or not point.ok or not page_model(point, family):
                 continue
             try:
-                key = family.step_key(row)
+                key = family.step_key(point.settings)
             except (KeyError, TypeError, ValueError):  # an uploaded row without this page's sizes: not a step here
                 continue
-            found.append((step_config(row, kind), key, row))
+            found.append((step_config(point.settings, kind), key, point))
         # A curve is drawn from one recording where one holds its points: of a step recorded twice, the
         # recording with more steps of that configuration (the full grid, not a later lease's few points)
         # keeps it, the other's time becomes the day-to-day band. Picking per point the newer row mixed
         # two days along one curve, and their day-to-day gap read as a bend.
-        sizes = collections.Counter((config, _recording(row)) for config, _, row in found)
-        for config, key, row in found:
+        sizes = collections.Counter((config, _recording(point)) for config, _, point in found)
+        for config, key, point in found:
             table = self.steps.setdefault(config, {})
             if key not in table:
-                table[key] = row
+                table[key] = point
             else:
-                table[key] = _same_step(table[key], row, lambda r, c=config: sizes[(c, _recording(r))])
+                table[key] = _same_step(table[key], point, lambda p, c=config: sizes[(c, _recording(p))])
         # the recorded rows, widths and depths over every configuration, read once: covers() is asked for every
         # predicted point of every curve on every page run, and the dense grids hold thousands of steps
         keys = [k for table in self.steps.values() for k in table]
         self.span = tuple(frozenset(axis) for axis in zip(*keys)) if keys else None
 
-    def step(self, config: tuple, rows: int, width: int, depth: int) -> Mapping[str, Any] | None:
+    def step(self, config: tuple, rows: int, width: int, depth: int) -> Point | None:
         return self.steps.get(config, {}).get((rows, width, depth))
 
     def covers(self, config: tuple, rows: int, width: int, depth: int) -> bool:
@@ -112,61 +116,61 @@ class StepTable:
         return sum(len(t) for t in self.steps.values())
 
 
-def _same_step(
-    a: Mapping[str, Any], b: Mapping[str, Any], size: Callable[[Mapping[str, Any]], int] = lambda r: 0
-) -> Mapping[str, Any]:
-    """One step recorded twice (another dataset size, another pack): the preferred row, keeping the
+def _same_step(a: Point, b: Point, size: Callable[[Point], int] = lambda p: 0) -> Point:
+    """One step recorded twice (another dataset size, another pack): the preferred point, keeping the
     other's time as one more recording when it comes from another recording (machine and day), so
-    the day-to-day spread is drawn and fitted. size: how many steps of this configuration the row's
+    the day-to-day spread is drawn and fitted. size: how many steps of this configuration the point's
     recording holds (the larger grid keeps the point)."""
     keep, other = (b, a) if (size(b), *_preference(b)) > (size(a), *_preference(a)) else (a, b)
     known = {label for label, _ in recordings(keep)}
-    extra = [(label, t) for label, t in recordings(other) if label not in known]
+    extra = [OtherRecording(label, t) for label, t in recordings(other) if label not in known]
     if not extra:
         return keep
-    return {**keep, "other_recordings": (*keep.get("other_recordings", ()), *extra)}
+    return replace(keep, other_recordings=(*keep.other_recordings, *extra))
 
 
-def _recording(row: Mapping[str, Any]) -> str:
-    """The recording a row came from: its machine and day ('NVIDIA H200 (2026-11-23)')."""
-    return str(row.get("machine") or "")
+def _recording(point: Point) -> str:
+    """The recording a point came from: its machine and day ('NVIDIA H200 (2026-11-23)')."""
+    return str(point.machine or "")
 
 
-def _preference(row: Mapping[str, Any]) -> tuple[str, int]:
+def _preference(point: Point) -> tuple[str, int]:
     """Of one step recorded twice, the later recording ('NVIDIA H200 (2026-11-23)' names its day), so
     that modes compared at a point come from one session; then the one with more repeats."""
-    return str(row.get("machine") or ""), int(row.get("repeats", 0))
+    return str(point.machine or ""), int(point.repeats)
 
 
-def recordings(row: Mapping[str, Any]) -> list[tuple[str, float]]:
-    """(recording, step seconds) of each time a step was recorded: the kept row's, then the others'."""
-    own = (str(row.get("machine") or "the newest recording"), float(row["median_s"]))
-    return [own, *((str(r), float(t)) for r, t in row.get("other_recordings") or ())]
+def recordings(point: Point) -> list[tuple[str, float]]:
+    """(recording, step seconds) of each time a step was recorded: the kept point's, then the others'."""
+    own = (str(point.machine or "the newest recording"), float(point.median_s))
+    return [own, *((str(r), float(t)) for r, t in point.other_recordings)]
 
 
-def tables(pack: Mapping[str, Any] | None, machine: str, family: TrainingFamily = mlp.FAMILY) -> dict[str, StepTable]:
-    """The pack's step tables of one family by device kind ('cpu', 'cuda'), built once per pack per
-    process (the pack objects come from lib.recorded's cache, so the same rows come back on every page run)."""
-    if pack is None:
+def tables(recording: Recording | None, machine: str, family: TrainingFamily = mlp.FAMILY) -> dict[str, StepTable]:
+    """The recording's step tables of one family by device kind ('cpu', 'cuda'), built once per recording per
+    process (lib.recorded hands out the same Recording objects until a file changes)."""
+    if recording is None:
         return {}
-    return _tables(pack["rows"], machine, family)
+    return _tables(recording, machine, family)
 
 
 @kept(32)
-def _tables(rows: list[dict[str, Any]], machine: str, family: TrainingFamily) -> dict[str, StepTable]:
-    return {kind: StepTable(rows, kind, machine, family) for kind in ("cpu", "cuda")}
+def _tables(recording: Recording, machine: str, family: TrainingFamily) -> dict[str, StepTable]:
+    return {kind: StepTable(recording.points, kind, machine, family) for kind in ("cpu", "cuda")}
 
 
-def prepare(packs: Sequence[dict[str, Any]]) -> int:
+def prepare(recordings: Sequence[Recording]) -> int:
     """Build every recorded machine's step tables and fit each configuration's cost model, as the
-    Training page will (same packs, same keys, so the page finds them built): a server does this once
+    Training page will (same recordings, same keys, so the page finds them built): a server does this once
     in the background at start, instead of its first Training visitor waiting seconds for it.
     Returns how many models were fitted (one per machine and device)."""
-    machines = [(p, machine_text(p["machine"])) for p in (source_pack(s, packs) for s in gpu_sources(packs)) if p]
+    sources = gpu_sources([r.pack for r in recordings])
+    merged = (source_recording(s, recordings) for s in sources)
+    machines = [(r, machine_text(r.machine)) for r in merged if r]
     fitted = 0
     for family in FAMILIES:
-        small = small_server_pack(packs, family.workload)
-        for pack, machine in [*machines, *([(small, machine_text(small["machine"]))] if small else [])]:
-            for table in tables(pack, machine, family).values():
+        small = small_server_recording(recordings, family.workload)
+        for recording, machine in [*machines, *([(small, machine_text(small.machine))] if small else [])]:
+            for table in tables(recording, machine, family).values():
                 fitted += table.model() is not None
     return fitted

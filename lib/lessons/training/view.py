@@ -181,16 +181,24 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
     }
     if recorded is not None:
         # the step's own recording ('NVIDIA H200 (2026-11-23)'), not every day of the machine nor its newest file
-        machine_words = str(recorded.get("machine") or machine_words)
+        machine_words = str(recorded.machine or machine_words)
         base["machine"] = machine_words
-        exact = int(recorded["batch_size"]) == view.batch_size and int(recorded["dataset_size"]) == view.dataset_size
+        at = recorded.settings
+        exact = int(at["batch_size"]) == view.batch_size and int(at["dataset_size"]) == view.dataset_size
         how = (
             f"recorded on {machine_words}"
             if exact
             else f"derived: {steps:,} step{'s' if steps != 1 else ''} of the {view.rows:,}-row step recorded on "
             f"{machine_words}"
         )
-        extra = {k: recorded[k] for k in ("kernels", "device_busy_s", "cold_s", "num_threads") if k in recorded}
+        counted = recorded.counts
+        carried = {
+            "kernels": counted.kernels,
+            "device_busy_s": counted.device_busy_s,
+            "cold_s": recorded.cold_s,
+            "num_threads": counted.num_threads,
+        }
+        extra = {k: v for k, v in carried.items() if v is not None}
         # the step's work as it is counted now (every family's from its traced step), not as its recording
         # counted it: a recorded point and a predicted one beside it sit on the roofline by the same count
         settings = {**view.page_defaults, **view.settings()}
@@ -221,10 +229,10 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         return {
             **base,
             **extra,
-            "median_s": recorded["median_s"],
-            "iqr_s": recorded.get("iqr_s") or 0.0,
-            "repeats": recorded.get("repeats", 1),
-            "epoch_s": recorded["median_s"] * steps,
+            "median_s": recorded.median_s,
+            "iqr_s": recorded.iqr_s or 0.0,
+            "repeats": recorded.repeats,
+            "epoch_s": recorded.median_s * steps,
             "origin": "recorded" if exact else "derived",
             "origin_note": how,
         }
