@@ -20,9 +20,10 @@ import gc
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from lib.core.point import Point
+from lib.core.rows import Status
 
 
 class SettingError(ValueError):
@@ -159,6 +160,18 @@ class Step:
     close: Callable[[], None] | None = None
 
 
+class Launched(Protocol):
+    """What a Launch made of one point: its status and message, and what it measured put into the point."""
+
+    @property
+    def status(self) -> Status: ...
+
+    @property
+    def message(self) -> str: ...
+
+    def into(self, point: Point) -> Point: ...
+
+
 class Launch:
     """How a workload whose points run in processes of its own (ddp: one torchrun launch of `gpus`
     processes) times them. The sweep engine (lib.core.sweep) still resolves, gates, orders, budgets
@@ -182,9 +195,9 @@ class Launch:
         num_threads: int | None,
         with_phases: bool,
         deadline_s: float | None,
-    ) -> list[dict[str, Any]]:
-        """One dict of measured fields per point, in order, each with `status` and `message`; never
-        raises for the work itself. `deadline_s`: seconds left of the caller's time budget, or None."""
+    ) -> Sequence[Launched]:
+        """One outcome per point, in order; never raises for the work itself. `deadline_s`: seconds
+        left of the caller's time budget, or None."""
         raise NotImplementedError
 
 
@@ -232,9 +245,10 @@ class Workload:
         """Why these settings cannot run on `device` at all (e.g. a CUDA graph on the CPU), or None."""
         return None
 
-    def estimates(self, settings: Settings, device: str) -> dict[str, Any]:
-        """Fields a row of this point has before it runs, beyond FLOPs, bytes and peak memory (none by default)."""
-        return {}
+    def estimated(self, point: Point, settings: Settings, device: str) -> Point:
+        """The point before it runs with what this workload knows of it beyond FLOPs, bytes and peak
+        memory (nothing by default)."""
+        return point
 
     def summarise(self, points: list[Point]) -> list[Point]:
         """Fields that need several points of one run (ddp: scaling efficiency against the gpus=1
