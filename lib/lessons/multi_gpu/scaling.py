@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
@@ -24,6 +24,9 @@ from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, add_scaling_efficiency, merge_runs, row_throughput
+
+if TYPE_CHECKING:  # annotations only: the plan is made by the page's demo, which loads the sweep engine
+    from lib.workloads.ddp.demo import DemoPlan
 
 
 # -- what the page shows ------------------------------------------------------------------------------
@@ -407,17 +410,17 @@ def live_source(rows: Sequence[dict[str, Any]]) -> str:
     return "live on this server, " + ("CPU, 1 process" if all(r.get("device") == "cpu" for r in rows) else "GPUs")
 
 
-def demo_sentence(plan: dict[str, Any]) -> str:
+def demo_sentence(plan: DemoPlan) -> str:
     """What the live demo will run here (plan: lib.workloads.ddp.demo.demo_plan)."""
-    batches = ", ".join(str(b) for b in plan["batch_sizes"])
-    if plan["device"] == "cpu":
+    batches = ", ".join(str(b) for b in plan.batch_sizes)
+    if plan.device == "cpu":
         return (
             "This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
             f"backend, at batch sizes {batches}: the same torchrun launch, "
             "DistributedDataParallel and timing as on the GPU machines, without anyone to exchange gradients with."
         )
     return (
-        f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan['gpus'])} "
+        f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan.gpus)} "
         f"at per-GPU batch sizes {batches}."
     )
 
