@@ -227,7 +227,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     from lib.core.devices import machine_fingerprint
     from lib.core.gate import recording_gate
     from lib.core.rows import Status
-    from lib.core.timeline import timeline_point, timelines_file
+    from lib.core.step_timeline import timelines_file
+    from lib.core.timeline import timeline_point
 
     workload, devices = _common(args)
     settings = workload.resolve(_parse_sets(args.set))
@@ -236,12 +237,12 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate) for d in devices
     ]
     for e in entries:
-        figures = ", ".join(f"{k} {v:.4g}" for k, v in e.get("figures", {}).items())
-        print(f"{e['device']}: {e['status']} {e['message']} {figures}")
+        figures = ", ".join(f"{k} {v:.4g}" for k, v in e.figures.as_json().items()) if e.figures else ""
+        print(f"{e.device}: {e.status} {e.message} {figures}")
     if args.out:
         save_json(timelines_file(entries, machine_fingerprint()), args.out)
         print(f"wrote {args.out}")
-    return 0 if all(e["status"] == Status.OK for e in entries) else 1
+    return 0 if all(e.status == Status.OK for e in entries) else 1
 
 
 def save_json(obj: dict, path: str) -> None:

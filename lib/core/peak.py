@@ -45,10 +45,10 @@ with open("/proc/self/clear_refs", "w") as f:
 before = process_rss_bytes()
 point = measure_point(workload, settings, device, budget_s=0.05, memory_cap_gb=None, with_phases=True,
                       with_profile=profiled)
-timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and point.status == Status.OK else {}
+timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and point.status == Status.OK else None
 print(json.dumps({"status": str(point.status), "message": point.message, "baseline_bytes": before,
                   "growth_bytes": hwm() - before, "estimate_bytes": workload.peak_memory_bytes(settings, device),
-                  "timeline": timeline.get("status", "")}))
+                  "timeline": str(timeline.status) if timeline else ""}))
 """
 
 
