@@ -100,12 +100,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         resume.take(pack_points(earlier), Path(args.out).name)
     watch = LoadWatch.start()
     so_far: list[Point] = []
-    machine_so_far = partial(machine_with_load, watch, earlier, False)
+    earlier_machine = (earlier.get("machine") or {}) if earlier is not None else None
+    machine_so_far = partial(machine_with_load, watch, earlier_machine, False)
     try:  # a Ctrl-C at any point up to the written pack keeps every row measured so far
         measured = _sweep_points(workload, points, names, devices, args, resume, so_far, machine_so_far)
         if len(measured) <= 200:
             print_points(measured, names)
-        machine = machine_with_load(watch, earlier)
+        machine = machine_with_load(watch, earlier_machine)
         if args.out:
             save_pack(build_pack(measured, machine), args.out)
             print(f"wrote {args.out} ({len(measured)} rows)")
