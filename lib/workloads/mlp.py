@@ -20,7 +20,7 @@ import copy
 import math
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
@@ -65,18 +65,26 @@ def build_model(params: Settings) -> nn.Sequential:
 
     sizes = layer_sizes(params)
     key = (tuple(sizes), int(params["seed"]))
-    if os.environ.get("GPUWIN_REUSE_INIT") == "1" and _LAST_INIT.get("key") == key:
-        return copy.deepcopy(_LAST_INIT["model"])
+    kept = _LAST_INIT.get("last")
+    if os.environ.get("GPUWIN_REUSE_INIT") == "1" and kept is not None and kept.key == key:
+        return copy.deepcopy(kept.model)
     generator_state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
     model = relu_mlp(sizes)
     torch.random.set_rng_state(generator_state)
     if os.environ.get("GPUWIN_REUSE_INIT") == "1":
-        _LAST_INIT.update(key=key, model=copy.deepcopy(model))
+        _LAST_INIT["last"] = _Init(key, copy.deepcopy(model))
     return model
 
 
-_LAST_INIT: dict[str, Any] = {}
+class _Init(NamedTuple):
+    """The last shape's initial weights: its (sizes, seed) and the model as initialised."""
+
+    key: tuple[tuple[int, ...], int]
+    model: nn.Sequential
+
+
+_LAST_INIT: dict[str, _Init] = {}  # one entry, "last": kept across points of one recording process
 
 
 def relu_mlp(sizes: list[int]) -> nn.Sequential:
@@ -112,7 +120,7 @@ def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     import torch
 
     impl = params["optimizer_impl"]
-    kwargs: dict[str, Any] = {"lr": float(params["lr"])}
+    kwargs: dict[str, float | bool] = {"lr": float(params["lr"])}  # the optimizer's own keyword arguments
     if impl == "foreach":
         kwargs["foreach"] = True
     elif impl == "fused":
@@ -329,7 +337,7 @@ def build_training_step(
             loss.item()  # the seeds' habit: a device-to-host copy and a synchronise every step
 
     resident = feed.resident_batch()
-    phases: dict[str, Any] = {"compute": lambda: train(*resident)}
+    phases: dict[str, Callable[[], object]] = {"compute": lambda: train(*resident)}
     if not params["data_resident"]:
         phases = {"transfer": lambda: feed.batch(0), **phases}
 
