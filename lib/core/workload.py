@@ -25,6 +25,8 @@ from typing import Any, Protocol
 from lib.core.point import Point
 from lib.core.rows import Status
 
+SettingValue = str | int | float | bool  # what one setting holds once parsed (Setting.parse)
+
 
 class SettingError(ValueError):
     """A setting's value is missing, malformed or out of range; the message says which."""
@@ -53,7 +55,7 @@ class Setting:
     `log` says the range spans decades (sliders and sweeps should be log-spaced)."""
 
     name: str
-    default: Any
+    default: SettingValue
     help: str
     minimum: float | None = None
     maximum: float | None = None
@@ -220,7 +222,8 @@ class Workload:
         known = ", ".join(s.name for s in self.settings)
         raise SettingError(f"{self.name} has no setting '{name}' (it has: {known})")
 
-    def defaults(self) -> dict[str, Any]:
+    def defaults(self) -> dict[str, SettingValue]:
+        """Each setting at its default: a new dict the caller may fill in."""
         return {s.name: s.default for s in self.settings}
 
     def resolve(self, given: Mapping[str, Any] | None = None) -> Settings:
@@ -235,7 +238,7 @@ class Workload:
         self.validate(params)
         return Settings(self, params)
 
-    def complete(self, params: dict[str, Any]) -> None:
+    def complete(self, params: dict[str, SettingValue]) -> None:
         """Fill in values that follow from others (e.g. a data set's shape). Override where needed."""
 
     def validate(self, params: Mapping[str, Any]) -> None:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
     from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, SettingValue, Step, Workload
 from lib.workloads import datasets, execution, mlp_terms, training
 from lib.workloads.family import Axis, TrainingFamily
 from lib.workloads.traced import family_terms
@@ -204,7 +204,7 @@ class MLPTraining(Workload):
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
-    def complete(self, params: dict[str, Any]) -> None:
+    def complete(self, params: dict[str, SettingValue]) -> None:
         """With a real data set, its shape overrides input_features, outputs and task (so rows and
         estimates show what really ran)."""
         info = datasets.data_info(params["data"])
