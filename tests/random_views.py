@@ -80,9 +80,7 @@ class NoisyCpu:
                 point,
                 phases=point.phases.with_(**{name: median * share for name in step.phases}, overhead=median * 0.2),
             )
-        point = point.reported(
-            {k: v for k, v in step.extras.items() if isinstance(v, (int, float, str, bool)) and not point.carries(k)}
-        )
+        point = point.reported({k: v for k, v in step.extras.fields().items() if not point.carries(k)})
         if iqr / median > 0.5:
             point = replace(point, message=f"noisy: the spread (IQR) is {iqr / median:.0%} of the median")
         return point

@@ -164,9 +164,7 @@ def _timed(point: Point, step, device: str, timing: Timing) -> Point:
         overhead = max(0.0, m.median_s - sum(phases.values()))
         point = replace(point, phases=point.phases.with_(**phases, overhead=overhead))
     # a step's scalar extras it does not already carry (its notes, a weights checksum); lists stay in the step
-    point = point.reported(
-        {k: v for k, v in step.extras.items() if isinstance(v, (int, float, str, bool)) and not point.carries(k)}
-    )
+    point = point.reported({k: v for k, v in step.extras.fields().items() if not point.carries(k)})
     if m.note:
         return replace(point, message=m.note)
     if m.spread_ratio > 0.5:

@@ -140,6 +140,31 @@ class Settings(dict):
         return self.workload.resolve({**self, **changes})
 
 
+@dataclass(frozen=True)
+class Extras:
+    """What a built step says besides its time. The scalar ones that are set become the point's fields of
+    the same name where it has none (note and data_note: reserved row fields; data: the data set that
+    really ran, a setting); the rest stay with the step: its loss per epoch (filled in as it runs) and a
+    workload's own account of what one call computes (`detail`: the Jacobian's JacobianCounts)."""
+
+    note: str | None = None
+    data_note: str | None = None
+    data: str | None = None
+    initial_weights_abs_sum: float | None = None
+    epoch_losses: list[float] | None = None
+    detail: object | None = None
+
+    def fields(self) -> dict[str, SettingValue]:
+        """The scalar ones that are set, by their row names."""
+        named = {
+            "note": self.note,
+            "data_note": self.data_note,
+            "data": self.data,
+            "initial_weights_abs_sum": self.initial_weights_abs_sum,
+        }
+        return {k: v for k, v in named.items() if v is not None}
+
+
 @dataclass
 class Step:
     """One unit of work on one device, ready to time.
@@ -149,7 +174,7 @@ class Step:
     units: how to turn per-call time into the numbers people quote, e.g.
         {"steps_per_epoch": 469} -> epoch_s = median_s * 469.
     check: raises AssertionError if the work computed something wrong.
-    extras: anything the page may show (loss curve, achieved FLOP/s...), JSON-friendly.
+    extras: what the step says besides its time (notes, the data that ran, its loss curve): Extras.
     synchronized: False for the deliberately naive timing variant (matmul sync=false).
     """
 
@@ -157,7 +182,7 @@ class Step:
     phases: dict[str, Callable[[], Any]] = field(default_factory=dict)
     units: dict[str, float] = field(default_factory=dict)
     check: Callable[[], None] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: Extras = field(default_factory=Extras)
     synchronized: bool = True
     close: Callable[[], None] | None = None
 

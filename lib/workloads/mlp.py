@@ -6,7 +6,7 @@ batch_size) steps (full batch when batch_size >= dataset_size).
 Data (`data` setting): synthetic rows of any shape, a scikit-learn bundled table (iris,
 diabetes -- the stand-in for Boston housing, removed from scikit-learn in 1.2 --, digits, wine,
 breast_cancer), or MNIST / Fashion-MNIST when torchvision can reach them (otherwise synthetic
-rows of the same shape, with the reason in step.extras["data_note"]). With a real data set,
+rows of the same shape, with the reason in step.extras.data_note). With a real data set,
 input_features, outputs and task follow the data set; dataset_size subsamples or repeats rows.
 
 `loss_curve(params, device, epochs)` trains from the seeded initial weights and returns the loss
@@ -20,6 +20,7 @@ import copy
 import math
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
     from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, SettingValue, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Extras, Setting, SettingError, Settings, SettingValue, Step, Workload
 from lib.workloads import datasets, execution, mlp_terms, training
 from lib.workloads.family import Axis, TrainingFamily
 from lib.workloads.traced import family_terms
@@ -280,9 +281,7 @@ class MLPTraining(Workload):
         step = build_training_step(
             params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params)
         )
-        step.extras["data"] = params["data"]
-        if note:
-            step.extras["data_note"] = note
+        step.extras = replace(step.extras, data=str(params["data"]), data_note=note or None)
         return step
 
 
@@ -355,7 +354,7 @@ def build_training_step(
         phases=phases,
         units={"steps_per_epoch": steps_per_epoch},
         check=check,
-        extras={"epoch_losses": losses.per_epoch, "initial_weights_abs_sum": checksum},
+        extras=Extras(epoch_losses=losses.per_epoch, initial_weights_abs_sum=checksum),
     )
 
 

@@ -63,4 +63,4 @@ def loss_curve(workload: Workload, given: Mapping[str, Any], device: str, epochs
         for _ in range(int(epochs) * calls):
             step.run()
         synchronize(device)
-        return [float(v) for v in step.extras["epoch_losses"]]
+        return [float(v) for v in step.extras.epoch_losses or []]
