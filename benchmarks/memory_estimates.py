@@ -65,13 +65,13 @@ def main() -> int:
         if args.only and args.only not in f"{workload} {params}":
             continue
         runs = [peak_growth(workload, params, profiled=profiled, timeout_s=1200) for _ in range(args.repeat)]
-        est, grown = runs[0]["estimate_bytes"], sorted(r["growth_bytes"] for r in runs)
-        failed = next((r for r in runs if r["status"] != "ok"), None)
+        est, grown = runs[0].estimate_bytes, sorted(r.growth_bytes for r in runs)
+        failed = next((r for r in runs if r.status != "ok"), None)
         line = (
             f"{workload:<11}{str(params):<48}{est / 1e9:>8.3f}GB{grown[0] / 1e9:>8.3f}GB"
             f"{statistics.median(grown) / 1e9:>8.3f}GB{grown[-1] / 1e9:>8.3f}GB"
             f"{est / max(grown[-1], 1):>12.2f}  {'yes' if est >= grown[-1] else 'NO'}"
-            + ("" if failed is None else f"  ({failed['status']}: {failed['message']})")
+            + ("" if failed is None else f"  ({failed.status}: {failed.message})")
         )
         print(line, flush=True)
         lines.append(line)

@@ -127,7 +127,7 @@ def run(worker, name: str, job, out: list[str], *, leave_after: int | None = Non
 
 
 def admitted(rows_or_timeline, out: list[str], what: str) -> None:
-    rows = rows_or_timeline if isinstance(rows_or_timeline, list) else [rows_or_timeline]
+    rows = rows_or_timeline if isinstance(rows_or_timeline, list) else [rows_or_timeline.as_json()]
     for r in rows:
         status = str(r.get("status"))
         words = "admitted" if status == "ok" else f"refused: {r.get('message')}"

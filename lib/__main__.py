@@ -100,12 +100,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         resume.take(pack_points(earlier), Path(args.out).name)
     watch = LoadWatch.start()
     so_far: list[Point] = []
-    machine_so_far = partial(machine_with_load, watch, earlier, False)
+    earlier_machine = (earlier.get("machine") or {}) if earlier is not None else None
+    machine_so_far = partial(machine_with_load, watch, earlier_machine, False)
     try:  # a Ctrl-C at any point up to the written pack keeps every row measured so far
         measured = _sweep_points(workload, points, names, devices, args, resume, so_far, machine_so_far)
         if len(measured) <= 200:
             print_points(measured, names)
-        machine = machine_with_load(watch, earlier)
+        machine = machine_with_load(watch, earlier_machine)
         if args.out:
             save_pack(build_pack(measured, machine), args.out)
             print(f"wrote {args.out} ({len(measured)} rows)")
@@ -227,7 +228,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     from lib.core.devices import machine_fingerprint
     from lib.core.gate import recording_gate
     from lib.core.rows import Status
-    from lib.core.timeline import timeline_point, timelines_file
+    from lib.core.step_timeline import timelines_file
+    from lib.core.timeline import timeline_point
 
     workload, devices = _common(args)
     settings = workload.resolve(_parse_sets(args.set))
@@ -236,12 +238,12 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate) for d in devices
     ]
     for e in entries:
-        figures = ", ".join(f"{k} {v:.4g}" for k, v in e.get("figures", {}).items())
-        print(f"{e['device']}: {e['status']} {e['message']} {figures}")
+        figures = ", ".join(f"{k} {v:.4g}" for k, v in e.figures.as_json().items()) if e.figures else ""
+        print(f"{e.device}: {e.status} {e.message} {figures}")
     if args.out:
         save_json(timelines_file(entries, machine_fingerprint()), args.out)
         print(f"wrote {args.out}")
-    return 0 if all(e["status"] == Status.OK for e in entries) else 1
+    return 0 if all(e.status == Status.OK for e in entries) else 1
 
 
 def save_json(obj: dict, path: str) -> None:

@@ -23,7 +23,7 @@ from lib.workloads.traced import write_counts
 if __name__ == "__main__":
     started = time.perf_counter()
     for name, entries in write_counts(FAMILIES).items():
-        print(name, {kind: f"{base:g} + {per:g} x depth" for kind, (base, per) in entries[0]["kernels"].items()})
+        print(name, {kind: f"{base:g} + {per:g} x depth" for kind, (base, per) in entries[0].lines.items()})
     for name, settings in write_work(FAMILIES).items():
         print(f"{name}: FLOPs, bytes, forward bytes and parameters at {settings} page settings")
     print(f"mlp: FLOPs and bytes as forms in its sizes for {len(write_forms())} optimizers and losses")

@@ -80,9 +80,7 @@ class NoisyCpu:
                 point,
                 phases=point.phases.with_(**{name: median * share for name in step.phases}, overhead=median * 0.2),
             )
-        point = point.reported(
-            {k: v for k, v in step.extras.items() if isinstance(v, (int, float, str, bool)) and not point.carries(k)}
-        )
+        point = point.reported({k: v for k, v in step.extras.fields().items() if not point.carries(k)})
         if iqr / median > 0.5:
             point = replace(point, message=f"noisy: the spread (IQR) is {iqr / median:.0%} of the median")
         return point
@@ -97,9 +95,10 @@ class NoisyCpu:
 def stand_in_timeline(seed: int):
     """lib.core.timeline.record_timeline's stand-in: a seeded CPU thread of operators and gaps, reduced by
     the real lib.core.timeline.figures (so the page's words about it come from the real code)."""
+    from lib.core.step_timeline import EventKind, TimelineEvent, TimelineStep
     from lib.core.timeline import figures
 
-    def record(run, device: str, *, steps: int = 3, warmup: int = 3, before_step=None) -> dict[str, Any]:
+    def record(run, device: str, *, steps: int = 3, warmup: int = 3, before_step=None) -> list[TimelineStep]:
         reduced = []
         for i in range(steps):
             if before_step:
@@ -109,18 +108,10 @@ def stand_in_timeline(seed: int):
             for n in range(rng.randint(20, 120)):
                 at += rng.uniform(0.5, 8.0)
                 length = rng.uniform(1.0, 30.0)
-                events.append(
-                    {
-                        "lane": "CPU: thread",
-                        "name": f"aten::op{n % 7}",
-                        "kind": "operator",
-                        "start_us": at,
-                        "end_us": at + length,
-                    }
-                )
+                events.append(TimelineEvent("CPU: thread", f"aten::op{n % 7}", EventKind.OPERATOR, at, at + length))
                 at += length
-            reduced.append({"events": events, "figures": figures(events, at + 2.0, []), "wall_us": at + 2.0})
-        return {"device": device, "steps": reduced, "figures": reduced[len(reduced) // 2]["figures"]}
+            reduced.append(TimelineStep(tuple(events), figures(events, at + 2.0, []), at + 2.0))
+        return reduced
 
     return record
 

@@ -7,24 +7,25 @@ from __future__ import annotations
 import json
 
 from lib.charts.timeline import timeline_chart
+from lib.core.step_timeline import EventKind, TimelineEvent
 
 
-def events(lanes: dict[str, str]) -> list[dict]:
+def events(lanes: dict[str, EventKind]) -> list[TimelineEvent]:
     """Two bars on each lane (lane name -> kind), the GPU's with an idle gap between them."""
     out = []
     for i, (lane, kind) in enumerate(lanes.items()):
         out += [
-            {"lane": lane, "kind": kind, "name": f"{kind} a", "start_us": 10.0 * i, "end_us": 10.0 * i + 5},
-            {"lane": lane, "kind": kind, "name": f"{kind} b", "start_us": 10.0 * i + 20, "end_us": 10.0 * i + 30},
+            TimelineEvent(lane, f"{kind} a", kind, 10.0 * i, 10.0 * i + 5),
+            TimelineEvent(lane, f"{kind} b", kind, 10.0 * i + 20, 10.0 * i + 30),
         ]
     return out
 
 
 GPU_LANES = {
-    "GPU: stream 7": "kernel",
-    "CPU: CUDA runtime": "launch",
-    "CPU: autograd thread": "operator",
-    "CPU: Python thread": "operator",
+    "GPU: stream 7": EventKind.KERNEL,
+    "CPU: CUDA runtime": EventKind.LAUNCH,
+    "CPU: autograd thread": EventKind.OPERATOR,
+    "CPU: Python thread": EventKind.OPERATOR,
 }
 
 
@@ -43,7 +44,7 @@ def test_each_lane_gets_its_own_row_of_fixed_height():
 
 
 def test_one_lane_is_as_tall_as_a_lane_of_many():
-    one = timeline_chart(events({"CPU: Python thread": "operator"}), height_per_lane=28).to_dict()
+    one = timeline_chart(events({"CPU: Python thread": EventKind.OPERATOR}), height_per_lane=28).to_dict()
     assert one["height"] == 28  # was 34 + 40 px shared with the axis, title and legend: 2 px of bar
 
 

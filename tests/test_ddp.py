@@ -7,6 +7,7 @@ Every measurement here is a real torchrun launch of real processes (gloo on the 
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD
 from lib.workloads.ddp.efficiency import add_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, child_env, launch
-from lib.workloads.ddp.models import build_model
+from lib.workloads.ddp.messages import DDPResult, Timed
+from lib.workloads.ddp.models import DDPSettings, build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_MLP = ["--set", "model=mlp", "--set", "hidden_width=32", "--set", "depth=2", "--set", "input_features=16"]
@@ -154,7 +156,9 @@ def test_cli_sweep_over_gpus_measures_one_process_and_skips_what_is_absent(tmp_p
     assert one["samples_per_s"] == pytest.approx(4 / one["median_s"])
     assert one["scaling_efficiency"] == pytest.approx(1.0)
     assert one["phase_compute_s"] + one["phase_comm_s"] >= one["median_s"] * 0.999
-    params = sum(p.numel() for p in build_model(WORKLOAD.resolve({"model": "cnn", "width": 4})).parameters())
+    params = sum(
+        p.numel() for p in build_model(DDPSettings.of(WORKLOAD.resolve({"model": "cnn", "width": 4}))).parameters()
+    )
     assert one["grad_bytes"] == params * 4
     assert "peak_memory_bytes" not in one  # measured on GPUs only
     # Measured numbers are fields, not settings: the settings are exactly the workload's.
@@ -211,8 +215,8 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
     calls = []
 
     def fake_launch(points, kind, gpus, backend, **options):
-        calls.append(([p["batch_size"] for p in points], kind, gpus, backend, options["deadline_s"]))
-        return [{"status": "ok", "message": "", "median_s": 0.5, "iqr_s": 0.01, "repeats": 3} for _ in points]
+        calls.append(([p.batch_size for p in points], kind, gpus, backend, options["deadline_s"]))
+        return [DDPResult(Status.OK, step=Timed(0.5, 0.01, 3, 1, 0.5)) for _ in points]
 
     monkeypatch.setattr(torchrun, "launch", fake_launch)
     too_many = available_cores() + 1
@@ -234,17 +238,21 @@ def test_points_sharing_a_process_count_share_one_launch(monkeypatch):
 
 @pytest.mark.slow
 def test_a_failing_child_gives_an_error_with_its_last_stderr_line():
-    # A point without its settings makes every rank raise KeyError inside the worker.
-    result = launch([{"model": "mlp"}], "cpu", 1, "gloo", budget_s=0.05, threads=1)
-    assert result == [{"status": "error", "message": "KeyError: 'steps'"}]
+    # No classes to draw labels from: every rank raises inside the worker, in torch.randint.
+    point = DDPSettings.of(WORKLOAD.resolve({"model": "mlp", "hidden_width": 8, "depth": 1, "input_features": 4}))
+    result = launch([replace(point, backend="gloo", classes=0)], "cpu", 1, "gloo", budget_s=0.05, threads=1)
+    assert result == [
+        DDPResult(Status.ERROR, "RuntimeError: random_ expects 'from' to be less than 'to', but got from=0 >= to=0")
+    ]
 
 
 def test_a_launch_that_runs_past_its_timeout_is_stopped():
-    params = WORKLOAD.resolve({"model": "mlp", "hidden_width": 8, "depth": 1, "input_features": 4})
+    params = DDPSettings.of(WORKLOAD.resolve({"model": "mlp", "hidden_width": 8, "depth": 1, "input_features": 4}))
+    params = replace(params, backend="gloo")
     result = launch([params, params], "cpu", 1, "gloo", budget_s=0.05, threads=1, timeout_s=1.0)
-    assert [r["status"] for r in result] == ["error", "error"]
-    assert result[0]["message"] == "timed out after 1 s"
-    assert "timed out" in result[1]["message"]
+    assert [r.status for r in result] == [Status.ERROR, Status.ERROR]
+    assert result[0].message == "timed out after 1 s"
+    assert "timed out" in result[1].message
 
 
 @pytest.mark.slow

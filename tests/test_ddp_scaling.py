@@ -233,9 +233,9 @@ def test_sources_name_the_machine_not_the_file():
 def test_demo_sentence_says_what_the_demo_runs_here():
     from lib.workloads.ddp.demo import DEMO_CPU, DEMO_CUDA, demo_plan
 
-    cpu = scaling.demo_sentence({"device": "cpu", "gpus": [1], **DEMO_CPU["mlp"]})
+    cpu = scaling.demo_sentence(DEMO_CPU["mlp"])
     assert "**one process on the CPU** with the gloo backend, at batch sizes 8, 32, 128:" in cpu
-    cuda = scaling.demo_sentence({"device": "cuda", "gpus": [1, 2, 4], **DEMO_CUDA["cnn"]})
+    cuda = scaling.demo_sentence(DEMO_CUDA["cnn"])
     assert cuda == "This server has GPUs: the demo runs 1 GPU, 2 GPUs, 4 GPUs at per-GPU batch sizes 16, 64, 256, 1024."
     assert scaling.demo_sentence(demo_plan("cnn")).startswith("This server has")
 

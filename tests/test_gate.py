@@ -64,7 +64,7 @@ PATHS = {
     "training sweep": lambda: live_sweep(
         LiveSweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384), LiveBudget(0.01)
     ),
-    "training timeline": lambda: [_flat(live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1))],
+    "training timeline": lambda: [_flat(live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1).as_json())],
     "jacobian": lambda: jacobian_lesson.live_rows("loop", [100], ["cpu"], current=100, point_budget_s=0.01),
     "timing pitfalls": lambda: timing_lesson.live_rows(
         timing_lesson.variant_of(True, False, False), ["cpu"], current=None, point_budget_s=0.01
@@ -113,17 +113,17 @@ def test_the_timeline_is_refused_where_the_sweep_is_with_the_same_words(builds):
     """Probe: the sweep refused the 831 GFLOP step, the timeline expander ran it (120 s of CPU)."""
     sweep = live_sweep(LiveSweep(MLP, "batch_size", [16384], BIG, ["cpu"], current=16384), LiveBudget(0.01))[0]
     timeline = live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1)
-    assert sweep["status"] == timeline["status"] == "skipped"
-    assert timeline["message"] == sweep["message"] and "831 GFLOP per step" in sweep["message"]
-    assert timeline["refused"] == Limit.WORK.value and builds["n"] == 0
+    assert sweep["status"] == timeline.status == "skipped"
+    assert timeline.message == sweep["message"] and "831 GFLOP per step" in sweep["message"]
+    assert timeline.refused == Limit.WORK and builds["n"] == 0
 
 
 def test_the_timeline_stops_at_its_time_budget_and_when_its_visitor_left():
     small = MLP.resolve({"hidden_width": 256})
     with env(GPUWIN_LIVE_BUDGET_S="0.05"):
         slow = live_timeline(MLP, small, "cpu", num_threads=1, steps=200)
-    assert slow["status"] == "skipped" and "time budget of 0.05 s used up before step" in slow["message"]
-    assert not slow.get("steps")
+    assert slow.status == "skipped" and "time budget of 0.05 s used up before step" in slow.message
+    assert not slow.steps
 
     class Left(Exception):
         pass

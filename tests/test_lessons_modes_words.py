@@ -1,5 +1,7 @@
 """The words of the execution modes and of the step timeline, read from hand-written rows."""
 
+from lib.core.point import Frozen
+from lib.core.step_timeline import CpuBusy, Figures, GpuBusy, Timeline
 from lib.lessons.training.timeline_words import timeline_sentence
 from lib.lessons.training.words import compile_payback, graph_saving
 
@@ -30,26 +32,33 @@ def test_compile_payback_counts_the_steps_to_earn_back_the_compile():
     assert "never pays off" in compile_payback(EAGER, slower)
 
 
-def timeline(mode, **figures):
-    return {"settings": {"mode": mode}, "figures": {"step_us": 2000.0, **figures}}
+def timeline(mode, gpu=None, cpu=None, operators=0.0):
+    figures = Figures(step_us=2000.0, operators=operators, launches=0.0, syncs=0.0, gpu=gpu, cpu=cpu)
+    return Timeline("mlp", Frozen({"mode": mode}), "cuda:0", figures=figures)
 
 
 def test_the_eager_timeline_blames_the_launches():
     text = timeline_sentence(
-        timeline("eager", gpu_busy_fraction=0.05, kernels=44, gpu_idle_between_us=1900.0, launch_delay_us=9.4), "GPU"
+        timeline(
+            "eager", GpuBusy(kernels=44, busy_us=100.0, busy_fraction=0.05, idle_between_us=1900.0, launch_delay_us=9.4)
+        ),
+        "GPU",
     )
     assert "busy 5%" in text and "44 kernels" in text and "waiting for the CPU to launch" in text
 
 
 def test_a_graphed_timeline_does_not_blame_the_cpu_launches():
     text = timeline_sentence(
-        timeline("cuda_graph", gpu_busy_fraction=0.64, kernels=68, gpu_idle_between_us=68.2, launch_delay_us=130.0),
+        timeline(
+            "cuda_graph",
+            GpuBusy(kernels=68, busy_us=1280.0, busy_fraction=0.64, idle_between_us=68.2, launch_delay_us=130.0),
+        ),
         "GPU",
     )
     assert "one CUDA graph" in text and "waiting for the CPU" not in text and "68.2 µs" in text
 
 
 def test_a_cpu_timeline_speaks_of_operators():
-    text = timeline_sentence(timeline("eager", cpu_busy_fraction=0.53, operators=106), "CPU")
+    text = timeline_sentence(timeline("eager", cpu=CpuBusy(busy_us=1060.0, busy_fraction=0.53), operators=106), "CPU")
     assert "106 operators" in text and "53%" in text
     assert timeline_sentence(None, "CPU") is None

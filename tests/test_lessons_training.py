@@ -457,6 +457,9 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
 def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
     """Issue 23: at batch 65,536 / width 1,024 the page said 'No GPU timeline was recorded at this point'
     while the shipped file holds that step, skipped at recording: the page says it was refused, and why."""
+    from lib.core.point import Frozen
+    from lib.core.rows import Status
+    from lib.core.step_timeline import Timeline
     from lib.lessons.training.timeline_words import timeline_refused
     from lib.recorded.timelines import find_timeline, load_timelines
 
@@ -464,29 +467,30 @@ def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
     settings = {"batch_size": 65536, "hidden_width": 1024, "depth": 3, "mode": "eager"}
     assert find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200") is None  # none measured
     entry = find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200", refused=True)
-    assert entry["status"] == "skipped" and entry["settings"]["batch_size"] == 65536
+    assert entry.status == Status.SKIPPED and entry.settings["batch_size"] == 65536
     text = timeline_refused(entry, "GPU · H200 (recorded)")
-    assert "refused when it was recorded" in text and entry["message"] in text
+    assert "refused when it was recorded" in text and entry.message in text
     ok = find_timeline(files, "mlp", {**settings, "batch_size": 64}, device_kind="cuda", refused=True)
-    assert ok["status"] == "ok"  # a measured timeline is still found first
-    assert timeline_refused({"message": "over the work cap"}, "CPU · this server (live)") == (
-        "CPU · this server (live): over the work cap"
-    )
+    assert ok.status == Status.OK  # a measured timeline is still found first
+    live = Timeline("mlp", Frozen(settings), "cpu", Status.SKIPPED, "over the work cap")  # measured live: no file
+    assert timeline_refused(live, "CPU · this server (live)") == ("CPU · this server (live): over the work cap")
 
 
 def test_a_recorded_timelines_title_names_the_day_of_its_own_file():
     """A recorded GPU timeline was titled 'GPU · H200 (recorded)', the curve's name, without the day its own
     file was recorded (the shipped timelines are of other days than the curves' packs)."""
+    from lib.core.point import Frozen
+    from lib.core.step_timeline import Timeline
     from lib.lessons.training.timeline_words import timeline_title
     from lib.recorded.timelines import find_timeline, load_timelines
 
     files = load_timelines()[0]
     settings = {"batch_size": 64, "hidden_width": 64, "depth": 3, "mode": "eager"}
     entry = find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200")
-    day = str(entry["machine"]["date"])[:10]
+    day = entry.recorded_day
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", day)
     assert timeline_title(entry, "GPU · H200 (recorded)") == f"GPU · H200 (recorded), this timeline recorded {day}"
-    live = {"status": "ok", "figures": {"step_us": 1.0}}  # a live timeline carries no machine: its label says live
+    live = Timeline("mlp", Frozen(settings), "cpu")  # a live timeline carries no machine: its label says live
     assert timeline_title(live, "CPU · this server (live)") == "CPU · this server (live)"
 
 

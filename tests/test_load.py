@@ -12,7 +12,7 @@ import time
 import pytest
 
 from lib.core import load
-from lib.core.load import Load, LoadWatch, pack_quiet
+from lib.core.load import Load, LoadFields, LoadWatch, pack_quiet
 from lib.core.results import PackError, build_pack, load_pack, save_pack, validate_machine
 
 MACHINE = {
@@ -37,21 +37,23 @@ def test_a_quiet_recording_says_so_and_a_busy_one_says_why():
     slow_host = _load(after=2.9e-3 * (load.QUIET_SLOWDOWN + 0.1))
     assert not slow_host.quiet and "reference kernel ran" in slow_host.reasons()[0]
     # what the pack keeps is enough to say it again
-    assert Load.reasons_of({**MACHINE, **busy.fields()}) == busy.reasons()
+    assert Load.reasons_of({**MACHINE, **busy.fields().as_machine()}) == busy.reasons()
     assert Load.reasons_of(MACHINE) == []  # a pack from before the load was kept: nothing to say
 
 
 def test_a_resumed_recording_is_quiet_only_if_every_call_was():
     quiet, busy = _load().fields(), _load(other=0.5).fields()
-    assert Load.merged(quiet, quiet)["load_quiet"] is True
-    merged = Load.merged(quiet, busy)
-    assert merged["load_quiet"] is False and merged["load_other_cpu_share"] == 0.5
-    assert merged["load_wall_s"] == 200.0
-    assert Load.merged(MACHINE, quiet)["load_quiet"] is None  # an earlier part of unknown load
+    assert quiet.after(quiet).quiet is True
+    merged = busy.after(quiet)
+    assert merged.quiet is False and merged.other_cpu_share == 0.5
+    assert merged.wall_s == 200.0
+    assert LoadFields.of(MACHINE) is None and quiet.after(None).quiet is None  # an earlier part of unknown load
+    # what the pack keeps of a resumed recording reads back as it was written
+    assert LoadFields.of({**MACHINE, **merged.as_machine()}) == merged
 
 
 def test_the_pack_validates_the_load_fields_and_names_a_bad_one():
-    validate_machine({**MACHINE, **_load().fields()})
+    validate_machine({**MACHINE, **_load().fields().as_machine()})
     with pytest.raises(PackError, match="machine.load_quiet: must be true, false or null"):
         validate_machine({**MACHINE, "load_quiet": "yes"})
     with pytest.raises(PackError, match="machine.load_other_cpu_share"):
@@ -124,8 +126,8 @@ def test_a_busy_pack_is_never_drawn_as_recorded(tmp_path):
             "message": "",
         }
     ]
-    save_pack(build_pack(rows, {**MACHINE, **_load(other=0.6).fields()}), tmp_path / "busy.json.gz")
-    save_pack(build_pack(rows, {**MACHINE, **_load().fields()}), tmp_path / "quiet.json")
+    save_pack(build_pack(rows, {**MACHINE, **_load(other=0.6).fields().as_machine()}), tmp_path / "busy.json.gz")
+    save_pack(build_pack(rows, {**MACHINE, **_load().fields().as_machine()}), tmp_path / "quiet.json")
     packs, problems = load_recorded(tmp_path)
     assert [p["path"].rsplit("/", 1)[-1] for p in packs] == ["quiet.json"]
     assert len(problems) == 1 and problems[0].startswith("busy.json.gz: recorded while the machine was busy")

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from lib.core.peak import peak_growth
+from lib.core.rows import Status
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 
@@ -27,7 +28,7 @@ POINTS = [
 @pytest.mark.slow
 def test_the_estimate_bounds_the_measured_peak_and_is_not_far_above_it(workload, params):
     measured = peak_growth(workload, params)
-    assert measured["status"] == "ok" and measured["timeline"] == "ok", measured
-    growth, estimate = measured["growth_bytes"], measured["estimate_bytes"]
+    assert measured.status == Status.OK and measured.timeline == Status.OK, measured
+    growth, estimate = measured.growth_bytes, measured.estimate_bytes
     assert growth > 50e6  # the point really allocated (a measurement that saw nothing proves nothing)
     assert growth <= estimate <= 3 * growth, f"estimate {estimate / 1e9:.3f} GB, measured {growth / 1e9:.3f} GB"

@@ -9,31 +9,33 @@ from pathlib import Path
 
 import pytest
 
-from lib.core.timeline import figures, reduce_trace, timeline_point, union_length, validate_timelines
+from lib.core.rows import Status
+from lib.core.step_timeline import EventKind, Timeline, TimelineEvent, read_timelines, timelines_file
+from lib.core.timeline import figures, reduce_trace, timeline_point, union_length
 from lib.workloads import get_workload
 
 ROOT = Path(__file__).resolve().parents[1]
 MLP = get_workload("mlp")
 
 
-def assert_sane(entry: dict) -> None:
-    assert entry["status"] == "ok", entry["message"]
-    for step in entry["steps"]:
-        assert step["events"], "a step with no events"
-        for e in step["events"]:
-            assert e["end_us"] >= e["start_us"] >= 0
-            assert e["end_us"] <= step["figures"]["step_us"] + 1  # inside the step
-    f = entry["figures"]
-    fraction = f.get("gpu_busy_fraction", f.get("cpu_busy_fraction"))
+def assert_sane(entry: Timeline) -> None:
+    assert entry.status == Status.OK, entry.message
+    for step in entry.steps:
+        assert step.events, "a step with no events"
+        for e in step.events:
+            assert e.end_us >= e.start_us >= 0
+            assert e.end_us <= step.figures.step_us + 1  # inside the step
+    f = entry.figures
+    fraction = f.gpu.busy_fraction if f.gpu else f.cpu.busy_fraction
     assert 0 < fraction <= 1
 
 
 def test_a_cpu_step_timeline_has_its_operators_and_a_busy_share():
     entry = timeline_point(MLP, MLP.resolve({"batch_size": 64, "dataset_size": 256}), "cpu", num_threads=1)
     assert_sane(entry)
-    assert len(entry["steps"]) == 3 and entry["figures"]["operators"] > 20
-    assert {e["lane"] for s in entry["steps"] for e in s["events"]} == {"CPU: Python thread"}
-    assert "gpu_busy_fraction" not in entry["figures"]  # no GPU lane on the CPU
+    assert len(entry.steps) == 3 and entry.figures.operators > 20
+    assert {e.lane for s in entry.steps for e in s.events} == {"CPU: Python thread"}
+    assert entry.figures.gpu is None  # no GPU lane on the CPU
 
 
 @pytest.mark.slow
@@ -64,9 +66,11 @@ def test_the_cli_writes_a_timelines_file_the_app_reads(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "cpu: ok" in done.stdout and "cpu_busy_fraction" in done.stdout
-    timelines = validate_timelines(json.loads(gzip.decompress(out.read_bytes())))
-    assert_sane(timelines["timelines"][0])
-    assert timelines["machine"]["cpu_model"]
+    written = json.loads(gzip.decompress(out.read_bytes()))
+    timelines = read_timelines(written)
+    assert_sane(timelines.timelines[0])
+    assert timelines.machine["cpu_model"]
+    assert "cpu_busy_fraction" in written["timelines"][0]["figures"]  # the file keeps its figures by name
 
 
 def test_a_trace_is_reduced_to_lanes_and_gpu_figures():
@@ -98,19 +102,19 @@ def test_a_trace_is_reduced_to_lanes_and_gpu_figures():
         {"ph": "X", "cat": "kernel", "name": "relu", "ts": 170, "dur": 20, "tid": 7, "args": {"correlation": 2}},
     ]
     (step,) = reduce_trace(trace)
-    lanes = {e["lane"] for e in step["events"]}
+    lanes = {e.lane for e in step.events}
     assert lanes == {"CPU: Python thread", "CPU: CUDA runtime", "GPU: stream 7"}
-    assert [e["name"] for e in step["events"] if e["lane"] == "CPU: Python thread"] == ["aten::mm"]
-    f = step["figures"]
-    assert f["kernels"] == 2 and f["launches"] == 2 and f["syncs"] == 1
-    assert f["gpu_busy_us"] == 30 and f["gpu_idle_between_us"] == 30  # 130-140 and 170-190: 30 busy, 30 idle
-    assert f["gpu_busy_fraction"] == pytest.approx(0.3) and f["launch_delay_us"] == pytest.approx(10)
+    assert [e.name for e in step.events if e.lane == "CPU: Python thread"] == ["aten::mm"]
+    f = step.figures
+    assert f.gpu.kernels == 2 and f.launches == 2 and f.syncs == 1
+    assert f.gpu.busy_us == 30 and f.gpu.idle_between_us == 30  # 130-140 and 170-190: 30 busy, 30 idle
+    assert f.gpu.busy_fraction == pytest.approx(0.3) and f.gpu.launch_delay_us == pytest.approx(10)
 
 
 def test_union_counts_overlaps_once_and_cpu_figures_have_no_gpu():
     assert union_length([(0, 10), (5, 15), (20, 25)]) == 20
-    f = figures([{"lane": "CPU: Python thread", "kind": "operator", "start_us": 0, "end_us": 40}], 100, [])
-    assert f["cpu_busy_fraction"] == 0.4 and "kernels" not in f
+    f = figures([TimelineEvent("CPU: Python thread", "aten::mm", EventKind.OPERATOR, 0, 40)], 100, [])
+    assert f.cpu.busy_fraction == 0.4 and f.gpu is None and "kernels" not in f.as_json()
 
 
 @pytest.mark.cuda
@@ -118,7 +122,17 @@ def test_union_counts_overlaps_once_and_cpu_figures_have_no_gpu():
 def test_a_cuda_step_timeline_has_kernels_inside_the_step(mode):
     entry = timeline_point(MLP, MLP.resolve({"batch_size": 64, "mode": mode}), "cuda:0")
     assert_sane(entry)
-    f = entry["figures"]
-    assert f["kernels"] > 10 and 0 < f["gpu_busy_fraction"] < 1
-    lanes = {e["lane"] for s in entry["steps"] for e in s["events"]}
+    f = entry.figures
+    assert f.gpu.kernels > 10 and 0 < f.gpu.busy_fraction < 1
+    lanes = {e.lane for s in entry.steps for e in s.events}
     assert any(lane.startswith("GPU") for lane in lanes) and "CPU: CUDA runtime" in lanes
+
+
+def test_every_shipped_timelines_file_reads_and_writes_back_as_it_was():
+    """The typed entries keep every field of the file, in its order: written again, each file is the same JSON."""
+    paths = sorted((ROOT / "lib" / "recorded" / "timelines").glob("*.json.gz"))
+    assert paths
+    for path in paths:
+        written = json.loads(gzip.decompress(path.read_bytes()))
+        read = read_timelines(written, str(path))
+        assert json.dumps(timelines_file(read.timelines, read.machine)) == json.dumps(written), path.name

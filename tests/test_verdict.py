@@ -17,6 +17,8 @@ import pytest
 
 from lib.charts.roofline import roofline_chart
 from lib.core.fmt import fmt_ratio, pct
+from lib.core.point import Frozen
+from lib.core.step_timeline import Figures, GpuBusy, Timeline
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import Fix, Regime, roofline_rows, split_sentence, verdict
 from lib.lessons.training.timeline_words import timeline_sentence
@@ -194,7 +196,7 @@ def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
     timed = {**row, "origin": "recorded", "dataset_size": 65536}
     text = timeline_sentence(entry, "GPU", timed)
     split = split_sentence(timed, "GPU", ceilings_for(H200, packs))
-    slower = fmt_ratio(entry["figures"]["step_us"] / 1e6 / row["median_s"])  # profiled over timed
+    slower = fmt_ratio(entry.figures.step_us / 1e6 / row["median_s"])  # profiled over timed
     assert f"the profiler made this step {slower} slower" in text and "the times above are the unprofiled ones" in text
     assert "waited in a queue" in text and "the GPU, not the CPU, set the pace" in text
     assert "waiting for the CPU" not in text
@@ -274,7 +276,7 @@ def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
         hardware=H200,
         keys=("batch_size", "hidden_width", "depth", "mode"),
     )
-    slower = fmt_ratio(entry["figures"]["step_us"] / 1e6 / row["median_s"])
+    slower = fmt_ratio(entry.figures.step_us / 1e6 / row["median_s"])
     share = pct(min(row["device_busy_s"], row["median_s"]) / row["median_s"])
     assert any(f"({share})" in line and "compute-bound" in line for line in gpu), gpu
     assert any(
@@ -319,16 +321,18 @@ def test_a_step_held_by_its_copy_is_not_called_launch_bound_in_words():
 
 
 def test_a_timeline_that_missed_most_kernels_says_its_picture_is_incomplete():
-    entry = {
-        "settings": {"mode": "cuda_graph", "batch_size": 8192, "hidden_width": 64, "depth": 3},
-        "figures": {
-            "step_us": 250.0,
-            "gpu_busy_fraction": 0.01,
-            "kernels": 2.0,
-            "gpu_idle_between_us": 26.0,
-            "launch_delay_us": 247.0,
-        },
-    }
+    entry = Timeline(
+        "mlp",
+        Frozen({"mode": "cuda_graph", "batch_size": 8192, "hidden_width": 64, "depth": 3}),
+        "cuda:0",
+        figures=Figures(
+            step_us=250.0,
+            operators=0.0,
+            launches=0.0,
+            syncs=0.0,
+            gpu=GpuBusy(kernels=2.0, busy_us=2.5, busy_fraction=0.01, idle_between_us=26.0, launch_delay_us=247.0),
+        ),
+    )
     timed = {
         "status": "ok",
         "median_s": 2.1e-4,
@@ -354,7 +358,7 @@ def test_the_profiled_step_is_compared_with_the_timed_step_of_its_own_day(packs)
         hardware=H200,
         keys=("batch_size", "hidden_width", "depth", "mode"),
     )
-    day = entry["machine"]["date"][:10]
+    day = entry.recorded_day
     timed = {
         **row,
         "origin": "recorded",

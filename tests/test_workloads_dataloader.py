@@ -68,7 +68,7 @@ def test_images_and_tensors_give_the_same_training_without_shuffling():
         step.check()
         for _ in range(3):
             step.run()
-        curves[source] = step.extras["epoch_losses"]
+        curves[source] = step.extras.epoch_losses
     assert curves["images"] == pytest.approx(curves["tensors"], rel=1e-5)
     assert curves["images"][-1] < curves["images"][0]
 
@@ -95,7 +95,7 @@ def test_workers_started_every_epoch_when_not_persistent():
     try:
         step.run()
         step.run()
-        assert len(step.extras["epoch_losses"]) == 2
+        assert len(step.extras.epoch_losses) == 2
     finally:
         step.close()
 
@@ -132,7 +132,7 @@ def test_mnist_offline_falls_back_with_a_note(monkeypatch, tmp_path):
 def test_pin_memory_on_the_cpu_is_a_noted_no_op():
     step = LOADER.build(LOADER.resolve({"dataset_size": 64, "batch_size": 32, "pin_memory": True}), "cpu")
     step.run()
-    assert "CPU" in step.extras["note"]
+    assert "CPU" in step.extras.note
 
 
 def test_estimates_grow_with_the_data():

@@ -77,10 +77,10 @@ def test_cli_runs_the_seed_method(tmp_path, capsys):
 
 
 def test_counts_say_what_each_method_computes():
-    counts = {m: JAC.build(JAC.resolve({"val": 5, "method": m}), "cpu").extras["jacobian"] for m in METHODS}
-    assert counts["loop"]["backward_passes"] == 5 * 400
-    assert counts["loop"]["shape"] == [5, 400, 5, 1] and counts["vmap_jacrev"]["shape"] == [5, 400, 1]
-    assert counts["vectorize"]["entries_computed"] == 5 * counts["vmap_jacfwd"]["entries_computed"] == 5 * 5 * 400
+    counts = {m: JAC.build(JAC.resolve({"val": 5, "method": m}), "cpu").extras.detail for m in METHODS}
+    assert counts["loop"].backward_passes == 5 * 400
+    assert counts["loop"].shape == (5, 400, 5, 1) and counts["vmap_jacrev"].shape == (5, 400, 1)
+    assert counts["vectorize"].entries_computed == 5 * counts["vmap_jacfwd"].entries_computed == 5 * 5 * 400
 
 
 def test_vectorize_at_val_100_is_refused_before_allocating_with_the_estimate():
@@ -121,7 +121,7 @@ def test_seed_004_at_val_1000_fits_a_gpu_hosts_cpu_where_glibc_reuses_the_tempor
     kept = 400_000 * 5e3  # 400,000 passes at the measured 5 kB each
     result = 1000 * 400 * 1000 * 4  # the stacked (val, outputs, val, 1) Jacobian
     assert kept + result < JAC.peak_memory_bytes(params, "cpu") < 8e9
-    assert "resident memory grows" not in JAC.build(JAC.resolve({"val": 2}), "cpu").extras.get("note", "")
+    assert "resident memory grows" not in (JAC.build(JAC.resolve({"val": 2}), "cpu").extras.note or "")
     monkeypatch.setattr(jacobian, "glibc_strands", lambda: True)
     assert JAC.peak_memory_bytes(params, "cpu") > 100e9
 
@@ -146,8 +146,8 @@ def test_which_c_library_strands(version, strands):
 @pytest.mark.slow
 def test_the_cpu_loop_estimate_bounds_the_measured_peak_where_glibc_strands():
     measured = peak_growth("jacobian", {"val": 50, "method": "loop"}, "cpu", profiled=False, timeout_s=300)
-    assert measured["status"] == "ok", measured["message"]
-    assert measured["growth_bytes"] <= measured["estimate_bytes"] < 3 * max(measured["growth_bytes"], 0.3e9)
+    assert measured.status == Status.OK, measured.message
+    assert measured.growth_bytes <= measured.estimate_bytes < 3 * max(measured.growth_bytes, 0.3e9)
 
 
 @pytest.mark.cuda

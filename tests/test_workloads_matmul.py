@@ -78,7 +78,7 @@ def test_sync_false_gives_an_unsynchronized_step():
 
 def test_transfer_on_the_cpu_copies_nothing_and_says_so():
     step = MM.build(MM.resolve({"size": 32, "transfer": True}), "cpu")
-    assert step.phases == {} and "nothing is copied" in step.extras["note"]
+    assert step.phases == {} and "nothing is copied" in step.extras.note
     params = MM.resolve({"size": 1000, "transfer": True})
     assert MM.bytes_moved(params) == pytest.approx(5 * 1000 * 1000 * 4)
 

@@ -107,7 +107,7 @@ def test_mnist_download_attempt_ends_in_data_or_a_clear_reason(fresh_image_cache
     monkeypatch.delenv("GPUWIN_OFFLINE", raising=False)
     monkeypatch.setattr(datasets, "DOWNLOAD_DEADLINE_S", 20.0)
     step = MLP.build(MLP.resolve({"data": "fashion_mnist", "dataset_size": 32, "hidden_width": 8}), "cpu")
-    note = step.extras.get("data_note", "")
+    note = step.extras.data_note or ""
     if "could not be downloaded" in note:
         assert "synthetic" in note
     else:  # reachable: real rows, a subset of 60 000
@@ -151,11 +151,9 @@ def test_minibatch_loss_curve_has_one_value_per_epoch():
 
 
 def test_both_steps_start_from_the_same_weights():
-    a = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64}), "cpu").extras["initial_weights_abs_sum"]
-    b = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64}), "cpu:0").extras["initial_weights_abs_sum"]
-    c = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64, "seed": 1}), "cpu").extras[
-        "initial_weights_abs_sum"
-    ]
+    a = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64}), "cpu").extras.initial_weights_abs_sum
+    b = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64}), "cpu:0").extras.initial_weights_abs_sum
+    c = MLP.build(MLP.resolve({"hidden_width": 8, "dataset_size": 64, "seed": 1}), "cpu").extras.initial_weights_abs_sum
     assert a == b != c
 
 
@@ -184,8 +182,8 @@ def test_cpu_and_cuda_start_alike_and_learn_the_same_curve():
     params = {"data": "iris", "dataset_size": 150, "batch_size": 150, "hidden_layers": "16,16"}
     params = MLP.resolve(params)
     assert (
-        MLP.build(params, "cpu").extras["initial_weights_abs_sum"]
-        == MLP.build(params, "cuda").extras["initial_weights_abs_sum"]
+        MLP.build(params, "cpu").extras.initial_weights_abs_sum
+        == MLP.build(params, "cuda").extras.initial_weights_abs_sum
     )
     cpu = loss_curve(params, "cpu", 20)
     gpu = loss_curve(params, "cuda", 20)

@@ -46,7 +46,7 @@ def test_scalar_extras_and_units_are_reserved_row_fields(name):
         step = workload.build(workload.resolve(SMALL[name]), "cpu")
     try:
         setting_names = {s.name for s in workload.settings}
-        for key, value in {**step.extras, **step.units}.items():
+        for key, value in {**step.extras.fields(), **step.units}.items():
             if isinstance(value, (int, float, str, bool)):
                 assert key in RESERVED or key in setting_names, f"{name}: '{key}' would land in rows as a setting"
     finally:

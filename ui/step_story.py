@@ -133,17 +133,13 @@ def step_timeline(
             (cpu_line, "CPU · this server (live)", training_screen.here_row(screen, "CPU", Origin.LIVE)),
             (recorded_line, screen.gpu_label or "GPU", training_screen.here_row(screen, "GPU")),
         ):
-            if entry and entry.get("steps"):
+            if entry and entry.middle:
                 st.vega_lite_chart(
-                    chart_spec(
-                        timeline_chart,
-                        entry["steps"][len(entry["steps"]) // 2]["events"],
-                        title=TW.timeline_title(entry, name),
-                    ),
+                    chart_spec(timeline_chart, entry.middle.events, title=TW.timeline_title(entry, name)),
                     width="stretch",
                 )
                 st.markdown(TW.timeline_sentence(entry, name, timed))
-            elif entry and entry.get("message"):
+            elif entry and entry.message:
                 st.caption(TW.timeline_refused(entry, name))
         if recorded_line is None:
             st.caption(TW.no_timeline(family))

@@ -9,22 +9,23 @@ tooltips name the operator or kernel.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 
 from lib.charts.theme import FIT_X, NOTE_COLOR
 from lib.core.fmt import fmt_s
+from lib.core.step_timeline import EventKind, TimelineEvent
 
 KINDS = {
-    "operator": "#1f77b4",
-    "launch": "#9467bd",
-    "runtime": "#bcbd22",
-    "sync": "#d62728",
-    "kernel": "#ff7f0e",
-    "copy": "#2ca02c",
-    "memset": "#17becf",
+    EventKind.OPERATOR: "#1f77b4",
+    EventKind.LAUNCH: "#9467bd",
+    EventKind.RUNTIME: "#bcbd22",
+    EventKind.SYNC: "#d62728",
+    EventKind.KERNEL: "#ff7f0e",
+    EventKind.COPY: "#2ca02c",
+    EventKind.MEMSET: "#17becf",
 }
 LABEL_LIMIT_PX = 160  # "CPU: autograd thread", "GPU: stream 7" at 11 px fit whole
 # drawn as SVG (a few hundred bars at most): each bar is an element a browser test can measure
@@ -37,9 +38,9 @@ def lane_order(lane: str) -> tuple[int, str]:
     return next((i for i, r in enumerate(ranks) if lane.startswith(r)), len(ranks)), lane
 
 
-def idle_gaps(events: Sequence[Mapping]) -> list[tuple[float, float]]:
+def idle_gaps(events: Sequence[TimelineEvent]) -> list[tuple[float, float]]:
     """The stretches between the GPU's first and last event when no GPU event ran."""
-    gpu = sorted((e["start_us"], e["end_us"]) for e in events if str(e["lane"]).startswith("GPU"))
+    gpu = sorted((e.start_us, e.end_us) for e in events if e.on_gpu)
     gaps, reach = [], None
     for lo, hi in gpu:
         if reach is not None and lo > reach:
@@ -48,13 +49,16 @@ def idle_gaps(events: Sequence[Mapping]) -> list[tuple[float, float]]:
     return gaps
 
 
-def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, height_per_lane: int = 28) -> alt.LayerChart:
+def timeline_chart(
+    events: Sequence[TimelineEvent], *, title: str | None = None, height_per_lane: int = 28
+) -> alt.LayerChart:
     """One row of `height_per_lane` px per lane. The plot's height is set in pixels and only the width
     fits the page (FIT_X): under Streamlit's "fit" the title, axis and legend came out of a fixed
     height and left the lanes 2 px; an alt.Step height makes Vega drop the fit with a console warning."""
-    frame = pd.DataFrame([{**e, "duration_us": e["end_us"] - e["start_us"]} for e in events])
+    # Altair's data: the kind as its word
+    frame = pd.DataFrame([{**e._asdict(), "kind": e.kind.value, "duration_us": e.end_us - e.start_us} for e in events])
     lanes = sorted(set(frame["lane"]), key=lane_order) if not frame.empty else []
-    kinds = [k for k in KINDS if not frame.empty and k in set(frame["kind"])]
+    kinds = [k.value for k in KINDS if not frame.empty and k.value in set(frame["kind"])]
     # bars fill their lane's band less its padding; long lane names keep their words on a phone too
     y = alt.Y(
         "lane:N",
@@ -75,7 +79,7 @@ def timeline_chart(events: Sequence[Mapping], *, title: str | None = None, heigh
             color=alt.Color(
                 "kind:N",
                 title=None,
-                scale=alt.Scale(domain=kinds, range=[KINDS[k] for k in kinds]),
+                scale=alt.Scale(domain=kinds, range=[KINDS[EventKind(k)] for k in kinds]),
                 legend=alt.Legend(orient="bottom", columns=2),
             ),
             tooltip=[

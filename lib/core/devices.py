@@ -173,7 +173,10 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def machine_fingerprint() -> dict:
+MachineObject = dict[str, Any]  # a machine's fingerprint as a pack's or a timelines file's "machine" holds it (JSON)
+
+
+def machine_fingerprint() -> MachineObject:
     """What a result was measured on: enough to tell two machines apart and to reproduce."""
     if cuda_available():  # torch is loaded by now
         import torch

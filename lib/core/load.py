@@ -6,7 +6,7 @@ with a real date on it, so every recording keeps this beside its rows and is jud
     load = watch.finish()               # after the last: the kernel again, the other processes' share meanwhile
     load.quiet, load.reasons()          # False, ['other processes used 47% of the 2 cores while it recorded']
     GPUWIN_LOAD_CHECK=0                 # a recording made beside other work on purpose (the tests' own): load_quiet null
-    machine.update(load.fields())       # flat fields of the pack's machine (lib.core.results validates them)
+    machine.update(load.fields().as_machine())  # flat fields of the pack's machine (lib.core.results validates them)
 
 Three pieces of evidence, each independent of the recording itself (in the manner of pyperf's `system`
 checks):
@@ -24,11 +24,13 @@ No torch, no Streamlit: the web server may call it too.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+
+from lib.core.devices import MachineObject, machine_fingerprint
 
 # Other processes may use at most this share of the machine's cores while a recording runs: a tenth of a
 # 2-core box is an editor or a shell; a recording beside a test suite ran 1.3-5x slow.
@@ -43,16 +45,57 @@ REFERENCE_REPEATS = 5
 REFERENCE_BURSTS = 5
 REFERENCE_GAP_S = 0.1
 REFERENCE_WARMUP = 10
-LOAD_FIELDS = (
-    "load_quiet",
-    "load_other_cpu_share",
-    "load_avg_before",
-    "load_avg_after",
-    "load_reference_before_s",
-    "load_reference_after_s",
-    "load_reference_best_s",
-    "load_wall_s",
-)
+
+
+@dataclass(frozen=True)
+class LoadFields:
+    """A recording's load as its pack's machine keeps it, each as `load_<name>` (None where unknown)."""
+
+    quiet: bool | None
+    other_cpu_share: float | None
+    avg_before: float | None
+    avg_after: float | None
+    reference_before_s: float | None
+    reference_after_s: float | None
+    reference_best_s: float | None
+    wall_s: float | None
+
+    def as_machine(self) -> dict[str, bool | float | None]:
+        """The flat fields of the pack's machine."""
+        return {f"load_{f.name}": getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def of(cls, machine: MachineObject) -> LoadFields | None:
+        """The load a pack's machine kept; None for a pack recorded before its load was kept."""
+        if not any(key in machine for key in LOAD_FIELDS):
+            return None
+        return cls(**{f.name: machine.get(f"load_{f.name}") for f in fields(cls)})
+
+    def after(self, earlier: LoadFields | None) -> LoadFields:
+        """The load of a recording resumed across calls, this call after `earlier`: quiet only if every call
+        was, the worst of each figure."""
+        if earlier is None:
+            return dataclasses.replace(self, quiet=None)  # an earlier part of unknown load: nobody can say it was quiet
+        bests = [x for x in (earlier.reference_best_s, self.reference_best_s) if x is not None]
+        return LoadFields(
+            quiet=None if earlier.quiet is None or self.quiet is None else bool(earlier.quiet and self.quiet),
+            other_cpu_share=_worse(earlier.other_cpu_share, self.other_cpu_share),
+            avg_before=_worse(earlier.avg_before, self.avg_before),
+            avg_after=_worse(earlier.avg_after, self.avg_after),
+            reference_before_s=_worse(earlier.reference_before_s, self.reference_before_s),
+            reference_after_s=_worse(earlier.reference_after_s, self.reference_after_s),
+            reference_best_s=min(bests) if bests else None,
+            wall_s=(earlier.wall_s or 0) + (self.wall_s or 0),
+        )
+
+
+def _worse(earlier: float | None, now: float | None) -> float | None:
+    """The larger of two figures where both are known, else this call's."""
+    both = isinstance(earlier, (int, float)) and isinstance(now, (int, float))
+    return max(earlier, now) if both else now
+
+
+LOAD_FIELDS = tuple(f"load_{f.name}" for f in fields(LoadFields))
 
 
 def reference_kernel() -> int:
@@ -148,58 +191,45 @@ class Load:
         return out
 
     @staticmethod
-    def reasons_of(machine: dict[str, Any]) -> list[str]:
+    def reasons_of(machine: MachineObject) -> list[str]:
         """Load.reasons of a pack's machine fields (a pack recorded before its load was kept: none)."""
+        kept = LoadFields.of(machine)
+        if kept is None:
+            return []
         try:
             return Load(
-                machine.get("load_other_cpu_share"),
+                kept.other_cpu_share,
                 None,
                 None,
-                float(machine["load_reference_before_s"]),
-                float(machine["load_reference_after_s"]),
-                float(machine["load_reference_best_s"]),
+                float(kept.reference_before_s),  # type: ignore[arg-type]
+                float(kept.reference_after_s),  # type: ignore[arg-type]
+                float(kept.reference_best_s),  # type: ignore[arg-type]
                 0.0,
                 int(machine.get("cpu_cores") or 1),
             ).reasons()
-        except (KeyError, TypeError, ValueError):
+        except (TypeError, ValueError):
             return []
 
     @property
     def quiet(self) -> bool:
         return not self.reasons()
 
-    def fields(self) -> dict[str, Any]:
+    def fields(self) -> LoadFields:
+        """What the pack keeps of it, rounded."""
+
         def r(x: float | None, n: int = 4) -> float | None:
             return None if x is None else round(x, n)
 
-        return {
-            "load_quiet": self.quiet if self.checked else None,
-            "load_other_cpu_share": r(self.other_cpu_share, 3),
-            "load_avg_before": r(self.load_avg_before, 2),
-            "load_avg_after": r(self.load_avg_after, 2),
-            "load_reference_before_s": r(self.reference_before_s, 6),
-            "load_reference_after_s": r(self.reference_after_s, 6),
-            "load_reference_best_s": r(self.reference_best_s, 6),
-            "load_wall_s": r(self.wall_s, 1),
-        }
-
-    @staticmethod
-    def merged(earlier: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
-        """The load of a recording resumed across calls: quiet only if every call was, the worst of each figure."""
-        if not any(k in earlier for k in LOAD_FIELDS):
-            return {**now, "load_quiet": None}  # an earlier part of unknown load: nobody can say it was quiet
-        out = dict(now)
-        for key in LOAD_FIELDS:
-            a, b = earlier.get(key), now.get(key)
-            if key == "load_quiet":
-                out[key] = None if a is None or b is None else bool(a and b)
-            elif key == "load_reference_best_s":
-                out[key] = min(x for x in (a, b) if x is not None) if a is not None or b is not None else None
-            elif key == "load_wall_s":
-                out[key] = (a or 0) + (b or 0)
-            elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
-                out[key] = max(a, b)
-        return out
+        return LoadFields(
+            quiet=self.quiet if self.checked else None,
+            other_cpu_share=r(self.other_cpu_share, 3),
+            avg_before=r(self.load_avg_before, 2),
+            avg_after=r(self.load_avg_after, 2),
+            reference_before_s=r(self.reference_before_s, 6),
+            reference_after_s=r(self.reference_after_s, 6),
+            reference_best_s=r(self.reference_best_s, 6),
+            wall_s=r(self.wall_s, 1),
+        )
 
 
 @dataclass
@@ -238,19 +268,17 @@ class LoadWatch:
         )
 
 
-def pack_quiet(machine: dict[str, Any]) -> bool | None:
+def pack_quiet(machine: MachineObject) -> bool | None:
     """Whether a pack's machine was quiet while it recorded: True or False where the pack says, None for a
     pack recorded before its load was kept."""
     value = machine.get("load_quiet")
     return value if isinstance(value, bool) else None
 
 
-def machine_with_load(watch: LoadWatch, earlier: dict[str, Any] | None, final: bool = True) -> dict[str, Any]:
+def machine_with_load(watch: LoadWatch, earlier: MachineObject | None, final: bool = True) -> MachineObject:
     """This machine's fingerprint with how busy it was while the recording ran; a recording resumed from an
-    earlier pack (`earlier`) is quiet only if its earlier calls were too."""
-    from lib.core.devices import machine_fingerprint
-
-    fields = watch.finish(final).fields()
+    earlier pack (`earlier`: its machine) is quiet only if its earlier calls were too."""
+    load = watch.finish(final).fields()
     if earlier is not None:
-        fields = Load.merged(earlier.get("machine") or {}, fields)
-    return {**machine_fingerprint(), **fields}
+        load = load.after(LoadFields.of(earlier))
+    return {**machine_fingerprint(), **load.as_machine()}

@@ -1,6 +1,6 @@
 """How much memory one live point really takes: its peak resident memory above the process's own.
 
-    measured = peak_growth("mlp", {"hidden_width": 4096})   # {'estimate_bytes', 'growth_bytes', ...}
+    measured = peak_growth("mlp", {"hidden_width": 4096})   # a PeakGrowth: .estimate_bytes, .growth_bytes, ...
 
 The gate (lib.core.gate) refuses a point when the process's memory plus the workload's estimate is
 over the cap, so the estimate must bound what the point really adds. This measures that in a fresh
@@ -16,8 +16,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from lib.core.rows import Status
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,22 +48,35 @@ with open("/proc/self/clear_refs", "w") as f:
 before = process_rss_bytes()
 point = measure_point(workload, settings, device, budget_s=0.05, memory_cap_gb=None, with_phases=True,
                       with_profile=profiled)
-timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and point.status == Status.OK else {}
+timeline = timeline_point(workload, settings, device, steps=2, gate=None) if profiled and point.status == Status.OK else None
 print(json.dumps({"status": str(point.status), "message": point.message, "baseline_bytes": before,
                   "growth_bytes": hwm() - before, "estimate_bytes": workload.peak_memory_bytes(settings, device),
-                  "timeline": timeline.get("status", "")}))
+                  "timeline": str(timeline.status) if timeline else ""}))
 """
+
+
+@dataclass(frozen=True)
+class PeakGrowth:
+    """One point measured in a fresh process: how it ended, the resident memory before it, the peak it
+    added, the workload's estimate, and how its timeline ended (None where not profiled or not run)."""
+
+    status: Status
+    message: str
+    baseline_bytes: float
+    growth_bytes: float
+    estimate_bytes: float
+    timeline: Status | None
 
 
 def peak_growth(
     workload: str,
-    params: dict[str, Any],
+    params: Mapping[str, str | int | float | bool],
     device: str = "cpu",
     *,
     threads: int = 1,
     profiled: bool = True,
     timeout_s: float = 600,
-) -> dict[str, Any]:
+) -> PeakGrowth:
     """The estimate of one point and the peak memory it really added, measured in a fresh process.
     profiled: also its kernel profile and timeline, as the Training page does (the Jacobian and
     Data pipeline pages do neither, and a profiled Jacobian loop takes minutes)."""
@@ -74,4 +90,12 @@ def peak_growth(
         check=True,
         env={**os.environ, **env_memory, "PYTHONPATH": str(ROOT)},
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    line = json.loads(out.stdout.strip().splitlines()[-1])  # the child's one JSON line
+    return PeakGrowth(
+        status=Status(line["status"]),
+        message=line["message"],
+        baseline_bytes=float(line["baseline_bytes"]),
+        growth_bytes=float(line["growth_bytes"]),
+        estimate_bytes=float(line["estimate_bytes"]),
+        timeline=Status(line["timeline"]) if line["timeline"] else None,
+    )

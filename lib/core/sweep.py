@@ -29,7 +29,7 @@ from lib.core.profiling import count_kernels
 from lib.core.rows import Status
 from lib.core.run_request import FROM_ENV, AtFn, RunRequest, Timing
 from lib.core.timing import cpu_threads, time_phases, time_step
-from lib.core.workload import SettingError, Settings, Workload, built_step
+from lib.core.workload import Launched, SettingError, Settings, Workload, built_step
 
 
 def _cap(memory_cap_gb: Any) -> float | None:
@@ -62,7 +62,7 @@ def estimated_point(workload: Workload, settings: Settings, device: str) -> Poin
         bytes=float(workload.bytes_moved(settings)),
         peak_memory_estimate_bytes=float(workload.peak_memory_bytes(settings, device)),
     )
-    return point.reported(workload.estimates(settings, device))
+    return workload.estimated(point, settings, device)
 
 
 def measure_point(
@@ -164,9 +164,7 @@ def _timed(point: Point, step, device: str, timing: Timing) -> Point:
         overhead = max(0.0, m.median_s - sum(phases.values()))
         point = replace(point, phases=point.phases.with_(**phases, overhead=overhead))
     # a step's scalar extras it does not already carry (its notes, a weights checksum); lists stay in the step
-    point = point.reported(
-        {k: v for k, v in step.extras.items() if isinstance(v, (int, float, str, bool)) and not point.carries(k)}
-    )
+    point = point.reported({k: v for k, v in step.extras.fields().items() if not point.carries(k)})
     if m.note:
         return replace(point, message=m.note)
     if m.spread_ratio > 0.5:
@@ -334,13 +332,12 @@ def _launched(
     return [_with_launch_result(point, fields) for (point, _), fields in zip(members, results)]
 
 
-def _with_launch_result(point: Point, fields: Mapping[str, Any]) -> Point:
-    """A launched point's result (a dict its processes wrote) put into the point."""
-    status = Status(fields.get("status", Status.OK))
-    point = point.reported({k: v for k, v in fields.items() if v is not None and k not in ("status", "message")})
-    if status != Status.OK:
-        return point.refused(status, fields.get("message") or "")
-    point = replace(point, message=fields.get("message") or "")
+def _with_launch_result(point: Point, result: Launched) -> Point:
+    """A launched point's result (what its processes measured) put into the point."""
+    point = result.into(point)
+    if result.status != Status.OK:
+        return point.refused(result.status, result.message)
+    point = replace(point, message=result.message)
     median = point.median_s
     if median and median > 0:
         point = point.with_counts(achieved_flops_per_s=point.counts.flops / median)

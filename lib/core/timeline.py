@@ -1,8 +1,8 @@
 """The timeline of a few warm steps: what the CPU thread did and what the GPU stream did, when.
 
-    timeline = record_timeline(step.run, "cuda:0", steps=3)
-    timeline["steps"][i]["events"]    # [{lane, name, kind, start_us, end_us}], times from that step's start
-    timeline["figures"]               # of the middle step: busy fraction, idle between kernels, ...
+    steps = record_timeline(step.run, "cuda:0", steps=3)   # TimelineSteps (lib.core.step_timeline)
+    steps[i].events                   # TimelineEvents (lane, name, kind, start_us, end_us), from that step's start
+    steps[i].figures                  # busy fraction, idle between kernels, ...
 
 Recorded with torch.profiler (its Chrome trace: CPU operators, CUDA runtime calls, GPU kernels,
 memory copies, synchronisations) and reduced to a small list of events per step:
@@ -24,15 +24,19 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     from torch.profiler import profile
 
 from lib.core.devices import is_cuda, synchronize
+from lib.core.point import Frozen
+from lib.core.rows import Status
+from lib.core.step_timeline import CpuBusy, EventKind, Figures, GpuBusy, Timeline, TimelineEvent, TimelineStep
 
 STEP_LABEL = "gpuwin step"
-GPU_KINDS = {"kernel": "kernel", "gpu_memcpy": "copy", "gpu_memset": "memset"}
+GPU_KINDS = {"kernel": EventKind.KERNEL, "gpu_memcpy": EventKind.COPY, "gpu_memset": EventKind.MEMSET}
 SYNC_NAMES = ("Synchronize", "cudaMemcpy", "cudaEventSynchronize")  # runtime calls that wait for the GPU
 
 
@@ -43,9 +47,9 @@ def record_timeline(
     steps: int = 3,
     warmup: int = 3,
     before_step: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Profile `steps` warm calls of `run` on `device`; the events of each step and the figures
-    of the middle one. before_step(i, of), if given, is called before every call (warm-up ones too):
+) -> list[TimelineStep]:
+    """Profile `steps` warm calls of `run` on `device`; each step's events, figures and wall time
+    under the profiler. before_step(i, of), if given, is called before every call (warm-up ones too):
     it may raise to stop (a time budget used up, a visitor who left)."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
@@ -66,15 +70,14 @@ def record_timeline(
                 run()
                 synchronize(device)
             walls.append(time.perf_counter() - start)
-    trace = _chrome_trace(prof)
-    reduced = reduce_trace(trace)
-    for step, wall in zip(reduced, walls):
-        step["wall_us"] = wall * 1e6
-    middle = reduced[len(reduced) // 2] if reduced else None
-    return {"device": device, "steps": reduced, "figures": middle["figures"] if middle else {}}
+    return [replace(step, wall_us=wall * 1e6) for step, wall in zip(reduce_trace(_chrome_trace(prof)), walls)]
 
 
-def _chrome_trace(prof: profile) -> list[dict[str, Any]]:
+# One event of torch.profiler's Chrome trace, as json.load gives it: read only by the reducer below.
+ChromeEvent = dict[str, Any]
+
+
+def _chrome_trace(prof: profile) -> list[ChromeEvent]:
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     try:
@@ -85,8 +88,8 @@ def _chrome_trace(prof: profile) -> list[dict[str, Any]]:
         os.unlink(path)
 
 
-def reduce_trace(trace: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The profiled steps of a Chrome trace, each {'events': [...], 'figures': {...}}."""
+def reduce_trace(trace: Sequence[ChromeEvent]) -> list[TimelineStep]:
+    """The profiled steps of a Chrome trace, each its events and figures."""
     spans = [e for e in trace if e.get("ph") == "X" and e.get("dur") is not None]
     marks = sorted((e for e in spans if str(e.get("name", "")).startswith(STEP_LABEL)), key=lambda e: e["ts"])
     main_tid = marks[0]["tid"] if marks else None
@@ -108,37 +111,29 @@ def reduce_trace(trace: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         ]
         gpu_events = [_event(e, f"GPU: stream {e.get('tid')}", GPU_KINDS[e["cat"]]) for e in gpu]
         delays = [float(e["ts"]) - float(launches[_correlation(e)]["ts"]) for e in gpu if e.get("cat") == "kernel"]
-        events = sorted(cpu + runtime + gpu_events, key=lambda e: e["start_us"])
-        end = max([hi, *(e["end_us"] for e in gpu_events)])
-        for e in events:
-            e["start_us"] -= lo
-            e["end_us"] -= lo
-        out.append({"events": events, "figures": figures(events, end - lo, delays)})
+        events = sorted(cpu + runtime + gpu_events, key=lambda e: e.start_us)
+        end = max([hi, *(e.end_us for e in gpu_events)])
+        events = [e.shifted(lo) for e in events]
+        out.append(TimelineStep(tuple(events), figures(events, end - lo, delays)))
     return out
 
 
-def _correlation(event: dict[str, Any]) -> Any:
+def _correlation(event: ChromeEvent) -> Any:
     return (event.get("args") or {}).get("correlation")
 
 
-def _event(e: dict[str, Any], lane: str, kind: str) -> dict[str, Any]:
-    return {
-        "lane": lane,
-        "name": str(e.get("name", "")),
-        "kind": kind,
-        "start_us": float(e["ts"]),
-        "end_us": float(e["ts"]) + float(e["dur"]),
-    }
+def _event(e: ChromeEvent, lane: str, kind: EventKind) -> TimelineEvent:
+    return TimelineEvent(lane, str(e.get("name", "")), kind, float(e["ts"]), float(e["ts"]) + float(e["dur"]))
 
 
-def _runtime_kind(e: dict[str, Any]) -> str:
+def _runtime_kind(e: ChromeEvent) -> EventKind:
     name = str(e.get("name", ""))
     if any(s in name for s in SYNC_NAMES):
-        return "sync"
-    return "launch" if "Launch" in name else "runtime"
+        return EventKind.SYNC
+    return EventKind.LAUNCH if "Launch" in name else EventKind.RUNTIME
 
 
-def _outermost_ops(spans: Sequence[dict[str, Any]], main_tid: Any) -> list[dict[str, Any]]:
+def _outermost_ops(spans: Sequence[ChromeEvent], main_tid: Any) -> list[TimelineEvent]:
     """Per CPU thread, the operators not inside another operator (an op's inner ops are part of it)."""
     ops = sorted((e for e in spans if e.get("cat") == "cpu_op"), key=lambda e: (e["tid"], e["ts"], -e["dur"]))
     out, open_end = [], {}
@@ -148,7 +143,7 @@ def _outermost_ops(spans: Sequence[dict[str, Any]], main_tid: Any) -> list[dict[
             continue
         open_end[e["tid"]] = end
         lane = "CPU: Python thread" if e["tid"] == main_tid else "CPU: autograd thread"
-        out.append(_event(e, lane, "operator"))
+        out.append(_event(e, lane, EventKind.OPERATOR))
     return out
 
 
@@ -163,37 +158,31 @@ def union_length(intervals: Sequence[tuple[float, float]]) -> float:
     return total
 
 
-def figures(events: Sequence[dict[str, Any]], step_us: float, delays: Sequence[float]) -> dict[str, float]:
+def figures(events: Sequence[TimelineEvent], step_us: float, delays: Sequence[float]) -> Figures:
     """What a reader takes from one step's picture. On the GPU: how busy its stream was, the idle
     time between its first and last kernel, kernels per step, mean launch-to-start delay. On the
     CPU (no GPU lane): how busy the thread was running operators."""
-    gpu = [(e["start_us"], e["end_us"]) for e in events if e["lane"].startswith("GPU")]
-    ops = [(e["start_us"], e["end_us"]) for e in events if e["kind"] == "operator"]
-    out = {
-        "step_us": step_us,
-        "operators": float(len(ops)),
-        "launches": float(sum(e["kind"] == "launch" for e in events)),
-        "syncs": float(sum(e["kind"] == "sync" for e in events)),
-    }
+    gpu = [(e.start_us, e.end_us) for e in events if e.on_gpu]
+    ops = [(e.start_us, e.end_us) for e in events if e.kind == EventKind.OPERATOR]
+    launches = float(sum(e.kind == EventKind.LAUNCH for e in events))
+    syncs = float(sum(e.kind == EventKind.SYNC for e in events))
     if gpu:
         busy = union_length(gpu)
         span = max(h for _, h in gpu) - min(lo for lo, _ in gpu)
-        out.update(
-            kernels=float(sum(e["kind"] == "kernel" for e in events)),
-            gpu_busy_us=busy,
-            gpu_busy_fraction=min(1.0, busy / step_us) if step_us > 0 else 0.0,
-            gpu_idle_between_us=max(0.0, span - busy),
+        on_gpu = GpuBusy(
+            kernels=float(sum(e.kind == EventKind.KERNEL for e in events)),
+            busy_us=busy,
+            busy_fraction=min(1.0, busy / step_us) if step_us > 0 else 0.0,
+            idle_between_us=max(0.0, span - busy),
             launch_delay_us=statistics.mean(delays) if delays else 0.0,
         )
-    else:
-        busy = union_length(ops)
-        out.update(cpu_busy_us=busy, cpu_busy_fraction=min(1.0, busy / step_us) if step_us > 0 else 0.0)
-    return out
+        return Figures(step_us, float(len(ops)), launches, syncs, gpu=on_gpu)
+    busy = union_length(ops)
+    on_cpu = CpuBusy(busy, min(1.0, busy / step_us) if step_us > 0 else 0.0)
+    return Figures(step_us, float(len(ops)), launches, syncs, cpu=on_cpu)
 
 
-# -- one point of a workload, and files of timelines ----------------------------------------------------
-TIMELINES_KIND = "gpuwin-timelines"
-TIMELINES_VERSION = 1
+# -- one point of a workload -------------------------------------------------------------------------
 
 
 class _Stopped(Exception):
@@ -217,7 +206,7 @@ def timeline_point(
     num_threads: int | None = None,
     gate=None,
     progress: Callable[[float, str], None] | None = None,
-) -> dict[str, Any]:
+) -> Timeline:
     """The timeline of `steps` warm steps of one point: its settings, device and events; or the
     reason it was not recorded (status skipped / error, as for a result row).
 
@@ -230,16 +219,10 @@ def timeline_point(
     from lib.core.workload import built_step
 
     gate = gate or recording_gate(memory_cap_gb=default_memory_cap_gb())
-    entry: dict[str, Any] = {
-        "workload": workload.name,
-        "settings": dict(settings),
-        "device": device,
-        "status": "ok",
-        "message": "",
-    }
+    entry = Timeline(workload.name, Frozen(settings), device)
     refusal = gate.check(workload, settings, device)
     if refusal:
-        return {**entry, "status": "skipped", "message": refusal.message, "refused": refusal.limit.value}
+        return replace(entry, status=Status.SKIPPED, message=refusal.message, refused=refusal.limit)
 
     def before_step(i: int, total: int) -> None:
         if progress:
@@ -252,47 +235,17 @@ def timeline_point(
             raise _Stopped(refusal)
 
     try:
-        entry["device_name"] = device_name(device)
+        entry = replace(entry, device_name=device_name(device))
         with built_step(workload, settings, device) as step, cpu_threads(num_threads) as threads:
-            entry.update(record_timeline(step.run, device, steps=steps, before_step=before_step), num_threads=threads)
+            recorded = record_timeline(step.run, device, steps=steps, before_step=before_step)
+            middle = recorded[len(recorded) // 2] if recorded else None
+            return replace(
+                entry, steps=tuple(recorded), figures=middle.figures if middle else None, num_threads=threads
+            )
     except _CallerGone as gone:
         raise gone.original from None
     except _Stopped as stop:
-        entry.update(status="skipped", message=stop.refusal.message, refused=stop.refusal.limit.value)
+        return replace(entry, status=Status.SKIPPED, message=stop.refusal.message, refused=stop.refusal.limit)
     except Exception as err:  # a failed point is kept with its reason; the others go on
-        entry.update(
-            status="error", message=f"{type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
-        )
-    return entry
-
-
-def timelines_file(entries: Sequence[dict[str, Any]], machine: dict[str, Any]) -> dict[str, Any]:
-    return validate_timelines(
-        {"kind": TIMELINES_KIND, "version": TIMELINES_VERSION, "machine": machine, "timelines": list(entries)}
-    )
-
-
-class TimelineError(ValueError):
-    """A timelines file that does not validate; the message names the bad field."""
-
-
-def validate_timelines(obj: Any) -> dict[str, Any]:
-    """The object if it is a timelines file this app reads, else TimelineError naming the field."""
-    if not isinstance(obj, dict) or obj.get("kind") != TIMELINES_KIND:
-        raise TimelineError(f"kind: expected {TIMELINES_KIND!r}")
-    if obj.get("version") != TIMELINES_VERSION:
-        raise TimelineError(f"version: this app reads version {TIMELINES_VERSION}, got {obj.get('version')!r}")
-    if not isinstance(obj.get("machine"), dict):
-        raise TimelineError("machine: missing")
-    for i, entry in enumerate(obj.get("timelines") or []):
-        where = f"timelines[{i}]"
-        for key in ("workload", "settings", "device", "status"):
-            if key not in entry:
-                raise TimelineError(f"{where}.{key}: missing")
-        for j, step in enumerate(entry.get("steps", [])):
-            for k, e in enumerate(step.get("events", [])):
-                if not (isinstance(e, dict) and {"lane", "name", "start_us", "end_us"} <= set(e)):
-                    raise TimelineError(f"{where}.steps[{j}].events[{k}]: needs lane, name, start_us, end_us")
-                if not float(e["end_us"]) >= float(e["start_us"]):
-                    raise TimelineError(f"{where}.steps[{j}].events[{k}]: ends before it starts")
-    return obj
+        first = str(err).splitlines()[0][:300] if str(err) else ""
+        return replace(entry, status=Status.ERROR, message=f"{type(err).__name__}: {first}")

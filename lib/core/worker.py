@@ -151,7 +151,7 @@ def _cuda_started() -> bool:
         return False
 
 
-def _answer(job: Callable[..., Any], callbacks: dict[str, Any]) -> tuple:
+def _answer(job: Callable[..., Any], callbacks: dict[str, ProgressFn | RowFn]) -> tuple:
     """(DONE, result), (CANCELLED, None) or (ERROR, (exception, its traceback's text))."""
     try:
         return (Outcome.DONE, job(**callbacks))

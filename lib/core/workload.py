@@ -20,9 +20,12 @@ import gc
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from lib.core.point import Point
+from lib.core.rows import Status
+
+SettingValue = str | int | float | bool  # what one setting holds once parsed (Setting.parse)
 
 
 class SettingError(ValueError):
@@ -52,7 +55,7 @@ class Setting:
     `log` says the range spans decades (sliders and sweeps should be log-spaced)."""
 
     name: str
-    default: Any
+    default: SettingValue
     help: str
     minimum: float | None = None
     maximum: float | None = None
@@ -137,6 +140,31 @@ class Settings(dict):
         return self.workload.resolve({**self, **changes})
 
 
+@dataclass(frozen=True)
+class Extras:
+    """What a built step says besides its time. The scalar ones that are set become the point's fields of
+    the same name where it has none (note and data_note: reserved row fields; data: the data set that
+    really ran, a setting); the rest stay with the step: its loss per epoch (filled in as it runs) and a
+    workload's own account of what one call computes (`detail`: the Jacobian's JacobianCounts)."""
+
+    note: str | None = None
+    data_note: str | None = None
+    data: str | None = None
+    initial_weights_abs_sum: float | None = None
+    epoch_losses: list[float] | None = None
+    detail: object | None = None
+
+    def fields(self) -> dict[str, SettingValue]:
+        """The scalar ones that are set, by their row names."""
+        named = {
+            "note": self.note,
+            "data_note": self.data_note,
+            "data": self.data,
+            "initial_weights_abs_sum": self.initial_weights_abs_sum,
+        }
+        return {k: v for k, v in named.items() if v is not None}
+
+
 @dataclass
 class Step:
     """One unit of work on one device, ready to time.
@@ -146,7 +174,7 @@ class Step:
     units: how to turn per-call time into the numbers people quote, e.g.
         {"steps_per_epoch": 469} -> epoch_s = median_s * 469.
     check: raises AssertionError if the work computed something wrong.
-    extras: anything the page may show (loss curve, achieved FLOP/s...), JSON-friendly.
+    extras: what the step says besides its time (notes, the data that ran, its loss curve): Extras.
     synchronized: False for the deliberately naive timing variant (matmul sync=false).
     """
 
@@ -154,9 +182,21 @@ class Step:
     phases: dict[str, Callable[[], Any]] = field(default_factory=dict)
     units: dict[str, float] = field(default_factory=dict)
     check: Callable[[], None] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: Extras = field(default_factory=Extras)
     synchronized: bool = True
     close: Callable[[], None] | None = None
+
+
+class Launched(Protocol):
+    """What a Launch made of one point: its status and message, and what it measured put into the point."""
+
+    @property
+    def status(self) -> Status: ...
+
+    @property
+    def message(self) -> str: ...
+
+    def into(self, point: Point) -> Point: ...
 
 
 class Launch:
@@ -182,9 +222,9 @@ class Launch:
         num_threads: int | None,
         with_phases: bool,
         deadline_s: float | None,
-    ) -> list[dict[str, Any]]:
-        """One dict of measured fields per point, in order, each with `status` and `message`; never
-        raises for the work itself. `deadline_s`: seconds left of the caller's time budget, or None."""
+    ) -> Sequence[Launched]:
+        """One outcome per point, in order; never raises for the work itself. `deadline_s`: seconds
+        left of the caller's time budget, or None."""
         raise NotImplementedError
 
 
@@ -207,7 +247,8 @@ class Workload:
         known = ", ".join(s.name for s in self.settings)
         raise SettingError(f"{self.name} has no setting '{name}' (it has: {known})")
 
-    def defaults(self) -> dict[str, Any]:
+    def defaults(self) -> dict[str, SettingValue]:
+        """Each setting at its default: a new dict the caller may fill in."""
         return {s.name: s.default for s in self.settings}
 
     def resolve(self, given: Mapping[str, Any] | None = None) -> Settings:
@@ -222,7 +263,7 @@ class Workload:
         self.validate(params)
         return Settings(self, params)
 
-    def complete(self, params: dict[str, Any]) -> None:
+    def complete(self, params: dict[str, SettingValue]) -> None:
         """Fill in values that follow from others (e.g. a data set's shape). Override where needed."""
 
     def validate(self, params: Mapping[str, Any]) -> None:
@@ -232,9 +273,10 @@ class Workload:
         """Why these settings cannot run on `device` at all (e.g. a CUDA graph on the CPU), or None."""
         return None
 
-    def estimates(self, settings: Settings, device: str) -> dict[str, Any]:
-        """Fields a row of this point has before it runs, beyond FLOPs, bytes and peak memory (none by default)."""
-        return {}
+    def estimated(self, point: Point, settings: Settings, device: str) -> Point:
+        """The point before it runs with what this workload knows of it beyond FLOPs, bytes and peak
+        memory (nothing by default)."""
+        return point
 
     def summarise(self, points: list[Point]) -> list[Point]:
         """Fields that need several points of one run (ddp: scaling efficiency against the gpus=1

@@ -16,7 +16,7 @@ from typing import Any
 
 from lib.core.cache import kept
 from lib.core.rows import Status
-from lib.core.timeline import TimelineError, validate_timelines
+from lib.core.step_timeline import Timeline, TimelineError, TimelinesFile, read_timelines
 from lib.recorded import recorded_dir
 from lib.recorded.sources import hardware_text
 
@@ -26,19 +26,19 @@ def timelines_dir() -> Path:
 
 
 @kept(4)
-def _load(stamp: tuple) -> tuple[tuple[dict[str, Any], ...], tuple[str, ...]]:
+def _load(stamp: tuple) -> tuple[tuple[TimelinesFile, ...], tuple[str, ...]]:
     files, problems = [], []
     for path, _, _ in stamp:
         try:
             data = Path(path).read_bytes()
             obj = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
-            files.append({**validate_timelines(obj), "path": path})
+            files.append(read_timelines(obj, path))
         except (OSError, ValueError, TimelineError) as err:
             problems.append(f"{Path(path).name}: {err}")
     return tuple(files), tuple(problems)
 
 
-def load_timelines(directory: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+def load_timelines(directory: Path | None = None) -> tuple[list[TimelinesFile], list[str]]:
     """Every timelines file (parsed once per process, again when a file changes)."""
     folder = directory or timelines_dir()
     paths = sorted([*folder.glob("*.json"), *folder.glob("*.json.gz")]) if folder.is_dir() else []
@@ -47,7 +47,7 @@ def load_timelines(directory: Path | None = None) -> tuple[list[dict[str, Any]],
 
 
 def find_timeline(
-    files: Sequence[Mapping[str, Any]],
+    files: Sequence[TimelinesFile],
     workload: str,
     settings: Mapping[str, Any],
     *,
@@ -55,7 +55,7 @@ def find_timeline(
     hardware: str | None = None,
     keys: Sequence[str] = (),
     refused: bool = False,
-) -> dict[str, Any] | None:
+) -> Timeline | None:
     """The recorded timeline of `workload` on a device of `device_kind` ('cpu' or 'cuda') whose
     settings agree with `settings` on `keys` (all given settings when empty), on the named hardware
     (any when None). With `refused`, when no such timeline was measured, the entry that was refused at
@@ -70,21 +70,21 @@ def find_timeline(
 
 
 def _find(
-    files: Sequence[Mapping[str, Any]],
+    files: Sequence[TimelinesFile],
     workload: str,
     settings: Mapping[str, Any],
     device_kind: str,
     hardware: str | None,
     keys: Sequence[str],
     statuses: tuple[Status, ...],
-) -> dict[str, Any] | None:
+) -> Timeline | None:
     for f in files:
-        if hardware and hardware_text(f["machine"]) != hardware:
+        if hardware and hardware_text(f.machine) != hardware:
             continue
-        for entry in f.get("timelines", []):
-            kind = "cpu" if entry.get("device") == "cpu" else "cuda"
-            if entry.get("workload") != workload or kind != device_kind or entry.get("status") not in statuses:
+        for entry in f.timelines:
+            kind = "cpu" if entry.device == "cpu" else "cuda"
+            if entry.workload != workload or kind != device_kind or entry.status not in statuses:
                 continue
-            if all(entry["settings"].get(k) == settings.get(k) for k in keys):
-                return {**entry, "machine": f["machine"]}
+            if all(entry.settings.get(k) == settings.get(k) for k in keys):
+                return entry
     return None

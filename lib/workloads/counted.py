@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.cache import kept
+from lib.core.point import Frozen
 from lib.core.workload import Workload
 from lib.workloads.execution import DEFAULT
 
@@ -77,7 +78,7 @@ class StepCounts:
     def forward_bytes(self, rows: int) -> float:
         return self.forward_line.at(rows)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, list[float] | int]:
         lines = {"flops": self.flops_line, "bytes": self.bytes_line, "forward_bytes": self.forward_line}
         return {**{k: [line.fixed, line.per_row] for k, line in lines.items()}, "parameters": self.parameters}
 
@@ -86,9 +87,9 @@ class StepCounts:
         return cls(*(Line(*entry[k]) for k in ("flops", "bytes", "forward_bytes")), parameters=int(entry["parameters"]))
 
 
-def counted_settings(workload: Workload, settings: Mapping[str, Any]) -> dict[str, Any]:
+def counted_settings(workload: Workload, settings: Mapping[str, Any]) -> Frozen:
     """The settings a count depends on (the model, its samples, the optimizer), sorted: the count's key."""
-    return {k: v for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in _NOT_COUNTED}
+    return Frozen((k, v) for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in _NOT_COUNTED)
 
 
 def step_counts(workload: Workload, settings: Mapping[str, Any]) -> StepCounts:
@@ -99,7 +100,7 @@ def step_counts(workload: Workload, settings: Mapping[str, Any]) -> StepCounts:
 
 
 def _key_text(key: Mapping[str, Any]) -> str:
-    return json.dumps(key, sort_keys=True)
+    return json.dumps(dict(key), sort_keys=True)
 
 
 @kept(256)
@@ -127,7 +128,7 @@ def _shipped() -> dict[str, dict[str, StepCounts]]:
     }
 
 
-def page_settings(family: Any) -> list[dict[str, Any]]:
+def page_settings(family: Any) -> list[Frozen]:
     """Every counted setting a Training page view of `family` reaches: each value of its choices, times each
     step of its sliders but the rows' (batch size, dataset size), the rest at the page's defaults."""
     out = []
@@ -143,12 +144,13 @@ def page_settings(family: Any) -> list[dict[str, Any]]:
 def write_work(families: Any) -> dict[str, int]:
     """Count every page setting of each family that has counts (the MLP's are its own formulas) and write
     WORK_FILE (scripts/trace_counts.py). How many settings each family holds."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[dict[str, object]]] = {}  # the file's entries
     for family in families:
         if not hasattr(family.workload, "counts"):
             continue
         out[family.name] = [
-            {"settings": key, **_traced(family.workload, tuple(key.items())).as_json()} for key in page_settings(family)
+            {"settings": dict(key), **_traced(family.workload, tuple(key.items())).as_json()}
+            for key in page_settings(family)
         ]
     # one setting a line: a change to a family's step reads as the lines it changed
     WORK_FILE.write_text(

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
     from torch.utils.data import DataLoader, Dataset
 
 from lib.core.devices import is_cuda
-from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Extras, Setting, SettingError, Settings, Step, Workload
 from lib.workloads import datasets, training
 from lib.workloads.mlp import relu_mlp
 
@@ -276,12 +276,8 @@ class DataLoading(Workload):
                 lambda: build_model(params).to(dev), lambda m: make_optimizer(m, params), loss_fn, feed.resident[0]
             )
 
-        # Scalar extras become row columns: only data_note and note (reserved in lib.core.results).
-        extras: dict[str, Any] = {"epoch_losses": epoch_losses}
-        if note:
-            extras["data_note"] = note
-        if remarks := setting_remarks(params, dev.type == "cuda"):
-            extras["note"] = remarks
+        remarks = setting_remarks(params, dev.type == "cuda")
+        extras = Extras(note=remarks or None, data_note=note or None, epoch_losses=epoch_losses)
         return Step(
             run=run_epoch,
             phases={"loading": loading, "compute": compute},

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
 
+    from lib.core.workload import Settings
+
 # Per network operation, and for the whole download attempt (name look-ups are not covered by
 # socket timeouts, so the attempt runs in a thread that is abandoned at the deadline).
 DOWNLOAD_TIMEOUT_S = float(os.environ.get("GPUWIN_DOWNLOAD_TIMEOUT_S", "5"))
@@ -182,14 +184,14 @@ def _fetch_images(name: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _download(cls: Any, root: Path, name: str) -> Any:
-    outcome: dict[str, Any] = {}
+    outcome: list[Any] = []  # what the download thread ended with: the data set, or the exception it raised
 
     def attempt() -> None:
         try:
             root.mkdir(parents=True, exist_ok=True)
-            outcome["dataset"] = cls(str(root), train=True, download=True)
+            outcome.append(cls(str(root), train=True, download=True))
         except Exception as err:
-            outcome["error"] = err
+            outcome.append(err)
 
     previous = socket.getdefaulttimeout()
     socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)
@@ -199,9 +201,10 @@ def _download(cls: Any, root: Path, name: str) -> Any:
         worker.join(DOWNLOAD_DEADLINE_S)
     finally:
         socket.setdefaulttimeout(previous)
-    if "dataset" in outcome:
-        return outcome["dataset"]
-    err = outcome.get("error")
+    ended = outcome[0] if outcome else None
+    if ended is not None and not isinstance(ended, Exception):
+        return ended
+    err = ended
     if err is None:
         raise DataUnavailable(f"{name} could not be downloaded within {DOWNLOAD_DEADLINE_S:g} s")
     lines = str(err).strip().splitlines()
@@ -248,7 +251,7 @@ def fit_note(name: str, rows: int, have: int) -> str:
     return f"the {have} rows of {name} repeated to {rows} rows"
 
 
-def mlp_rows(params: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor, str]:
+def mlp_rows(params: Settings) -> tuple[torch.Tensor, torch.Tensor, str]:
     """(x, y, note) of the named data set fitted to params['dataset_size'] rows.
 
     Raises DataUnavailable when the data set needs a download that failed; callers then use

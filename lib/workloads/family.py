@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from lib.core.point import Frozen
 from lib.core.workload import Workload
 
 SWITCHES = ("data_resident", "item_every_step", "pin_memory")  # every family's step takes these, and `mode`
@@ -143,17 +144,17 @@ class TrainingFamily:
         return self._defaults[name]
 
     @cached_property
-    def _defaults(self) -> dict[str, Any]:  # read for every view the page builds: looked up once
-        return {**self.workload.defaults(), **self.fixed}
+    def _defaults(self) -> Frozen:  # read for every view the page builds: looked up once
+        return Frozen({**self.workload.defaults(), **self.fixed})
 
     def page_settings(self) -> tuple[str, ...]:
         """The settings the page moves: its axes, the switches and the mode."""
         return (*self.axes, *SWITCHES, "mode")
 
-    def page_defaults(self) -> dict[str, Any]:
+    def page_defaults(self) -> Frozen:
         """Every other setting, at the workload's default on this page (recorded rows must match them)."""
         moved = set(self.page_settings())
-        return {k: v for k, v in self._defaults.items() if k not in moved}
+        return Frozen((k, v) for k, v in self._defaults.items() if k not in moved)
 
     def depth_of(self, settings: Mapping[str, Any]) -> int:
         return int(settings[self.depth]) if self.depth else NO_DEPTH

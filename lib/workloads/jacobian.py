@@ -22,14 +22,14 @@ the full Jacobian and that its off-diagonal blocks are zero.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
     from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.core.workload import Setting, Settings, Step, Workload
+from lib.core.workload import Extras, Setting, Settings, Step, Workload
 
 METHODS = ("loop", "vectorize", "vmap_jacrev", "vmap_jacfwd")
 BYTES_PER_FLOAT = 4
@@ -226,21 +226,29 @@ class Jacobian(Workload):
             assert err <= 1e-4 * scale + 1e-6, f"{method} differs from the loop's diagonal blocks by {err:.3g}"
 
         # Only `note` reaches the result row (a reserved column); the counts, which change with
-        # val, stay in a dict so that rows of one sweep still share their settings.
-        extras: dict[str, Any] = {
-            "jacobian": {
-                "shape": [val, o, val, 1] if full else [val, o, 1],
-                "entries_computed": val * o * val if full else val * o,
-                "entries_needed": val * o,
-                "backward_passes": {"loop": val * o, "vectorize": 1, "vmap_jacrev": 1, "vmap_jacfwd": 0}[method],
-            }
-        }
-        if method == "loop" and not is_cuda(device) and glibc_strands():
-            extras["note"] = (
-                "on the CPU the loop's resident memory grows with every backward pass: the C allocator "
-                "cannot reuse the freed per-pass temporaries"
-            )
-        return Step(run=run, check=check, extras=extras)
+        # val, stay with the step so that rows of one sweep still share their settings.
+        counts = JacobianCounts(
+            shape=(val, o, val, 1) if full else (val, o, 1),
+            entries_computed=val * o * val if full else val * o,
+            entries_needed=val * o,
+            backward_passes={"loop": val * o, "vectorize": 1, "vmap_jacrev": 1, "vmap_jacfwd": 0}[method],
+        )
+        strands = method == "loop" and not is_cuda(device) and glibc_strands()
+        note = (
+            "on the CPU the loop's resident memory grows with every backward pass: the C allocator "
+            "cannot reuse the freed per-pass temporaries"
+        )
+        return Step(run=run, check=check, extras=Extras(note=note if strands else None, detail=counts))
+
+
+class JacobianCounts(NamedTuple):
+    """What one call of a method computes: the Jacobian's shape, the entries it computes and needs, and
+    its backward passes."""
+
+    shape: tuple[int, ...]
+    entries_computed: int
+    entries_needed: int
+    backward_passes: int
 
 
 WORKLOAD = Jacobian()

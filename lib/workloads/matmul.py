@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
 
 from lib.core.devices import is_cuda
-from lib.core.workload import RUNTIME_BYTES, Setting, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Extras, Setting, Settings, Step, Workload
 
 DTYPES = {
     "fp32": "float32",
@@ -192,7 +192,7 @@ class MatMul(Workload):
             )
         if params["transfer"] and not cuda:
             remarks.append("on the CPU the inputs are already where the work runs: nothing is copied")
-        extras: dict[str, Any] = {"note": "; ".join(remarks)} if remarks else {}
+        extras = Extras(note="; ".join(remarks) if remarks else None)
 
         return Step(run=run, phases=phases, check=check, extras=extras, synchronized=bool(params["sync"]))
 

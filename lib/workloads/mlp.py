@@ -6,7 +6,7 @@ batch_size) steps (full batch when batch_size >= dataset_size).
 Data (`data` setting): synthetic rows of any shape, a scikit-learn bundled table (iris,
 diabetes -- the stand-in for Boston housing, removed from scikit-learn in 1.2 --, digits, wine,
 breast_cancer), or MNIST / Fashion-MNIST when torchvision can reach them (otherwise synthetic
-rows of the same shape, with the reason in step.extras["data_note"]). With a real data set,
+rows of the same shape, with the reason in step.extras.data_note). With a real data set,
 input_features, outputs and task follow the data set; dataset_size subsamples or repeats rows.
 
 `loss_curve(params, device, epochs)` trains from the seeded initial weights and returns the loss
@@ -20,14 +20,15 @@ import copy
 import math
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
     from torch import nn
 
 from lib.core.devices import is_cuda
-from lib.core.workload import RUNTIME_BYTES, Setting, SettingError, Settings, Step, Workload
+from lib.core.workload import RUNTIME_BYTES, Extras, Setting, SettingError, Settings, SettingValue, Step, Workload
 from lib.workloads import datasets, execution, mlp_terms, training
 from lib.workloads.family import Axis, TrainingFamily
 from lib.workloads.traced import family_terms
@@ -65,18 +66,26 @@ def build_model(params: Settings) -> nn.Sequential:
 
     sizes = layer_sizes(params)
     key = (tuple(sizes), int(params["seed"]))
-    if os.environ.get("GPUWIN_REUSE_INIT") == "1" and _LAST_INIT.get("key") == key:
-        return copy.deepcopy(_LAST_INIT["model"])
+    kept = _LAST_INIT.get("last")
+    if os.environ.get("GPUWIN_REUSE_INIT") == "1" and kept is not None and kept.key == key:
+        return copy.deepcopy(kept.model)
     generator_state = torch.random.get_rng_state()
     torch.manual_seed(int(params["seed"]))
     model = relu_mlp(sizes)
     torch.random.set_rng_state(generator_state)
     if os.environ.get("GPUWIN_REUSE_INIT") == "1":
-        _LAST_INIT.update(key=key, model=copy.deepcopy(model))
+        _LAST_INIT["last"] = _Init(key, copy.deepcopy(model))
     return model
 
 
-_LAST_INIT: dict[str, Any] = {}
+class _Init(NamedTuple):
+    """The last shape's initial weights: its (sizes, seed) and the model as initialised."""
+
+    key: tuple[tuple[int, ...], int]
+    model: nn.Sequential
+
+
+_LAST_INIT: dict[str, _Init] = {}  # one entry, "last": kept across points of one recording process
 
 
 def relu_mlp(sizes: list[int]) -> nn.Sequential:
@@ -112,7 +121,7 @@ def make_optimizer(model: nn.Module, params: Settings) -> torch.optim.Optimizer:
     import torch
 
     impl = params["optimizer_impl"]
-    kwargs: dict[str, Any] = {"lr": float(params["lr"])}
+    kwargs: dict[str, float | bool] = {"lr": float(params["lr"])}  # the optimizer's own keyword arguments
     if impl == "foreach":
         kwargs["foreach"] = True
     elif impl == "fused":
@@ -196,7 +205,7 @@ class MLPTraining(Workload):
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
-    def complete(self, params: dict[str, Any]) -> None:
+    def complete(self, params: dict[str, SettingValue]) -> None:
         """With a real data set, its shape overrides input_features, outputs and task (so rows and
         estimates show what really ran)."""
         info = datasets.data_info(params["data"])
@@ -272,9 +281,7 @@ class MLPTraining(Workload):
         step = build_training_step(
             params, device, x_host, y_host, self.steps_per_epoch(params), self.batch_rows(params)
         )
-        step.extras["data"] = params["data"]
-        if note:
-            step.extras["data_note"] = note
+        step.extras = replace(step.extras, data=str(params["data"]), data_note=note or None)
         return step
 
 
@@ -329,7 +336,7 @@ def build_training_step(
             loss.item()  # the seeds' habit: a device-to-host copy and a synchronise every step
 
     resident = feed.resident_batch()
-    phases: dict[str, Any] = {"compute": lambda: train(*resident)}
+    phases: dict[str, Callable[[], object]] = {"compute": lambda: train(*resident)}
     if not params["data_resident"]:
         phases = {"transfer": lambda: feed.batch(0), **phases}
 
@@ -347,7 +354,7 @@ def build_training_step(
         phases=phases,
         units={"steps_per_epoch": steps_per_epoch},
         check=check,
-        extras={"epoch_losses": losses.per_epoch, "initial_weights_abs_sum": checksum},
+        extras=Extras(epoch_losses=losses.per_epoch, initial_weights_abs_sum=checksum),
     )
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
+from lib.core.workload import SettingValue
 from lib.workloads import mlp_terms
 from lib.workloads.mlp import WORKLOAD, layer_sizes
 from lib.workloads.traced import trace_step
@@ -18,7 +18,7 @@ from lib.workloads.traced import trace_step
 FIT_SAMPLES = 16  # traces per form: more than the features
 
 
-def fit_samples(form: tuple[str, str, str]) -> list[dict[str, Any]]:
+def fit_samples(form: tuple[str, str, str]) -> list[dict[str, SettingValue]]:
     """FIT_SAMPLES small MLPs of one form, of uneven sizes so no two features move together (the same on every run)."""
     rng = random.Random(mlp_terms.form_key(dict(zip(mlp_terms.FORM_KEYS, form))))
     out = []

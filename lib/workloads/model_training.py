@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
@@ -162,5 +163,5 @@ class ModelTraining(Workload):
         step = mlp.build_training_step(
             params, device, x, y, self.steps_per_epoch(params), self.batch_rows(params), make_model=self.make_model
         )
-        step.extras["data"] = "synthetic"
+        step.extras = replace(step.extras, data="synthetic")
         return step

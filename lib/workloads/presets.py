@@ -9,10 +9,11 @@ for a CPU-only smoke run (scripts/seed_experiments.py --quick).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from lib.core.workload import SettingError
+from lib.core.point import Frozen
+from lib.core.workload import SettingError, Settings
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Preset:
     name: str
     seed: str  # which seed file: "000", "001", "003", "004"
     workload: str  # CLI name of the workload
-    settings: dict[str, Any]
+    settings: Frozen  # given as a dict: kept immutable, as the preset is
     description: str  # one line
     reported_cpu_s: float | None  # the seed's CPU time, for `reported_calls` calls (None: not reported)
     reported_gpu_s: float | None
@@ -28,8 +29,13 @@ class Preset:
     reported_what: str  # what the reported times are, in words
     epochs: int | None = None  # epochs (or runs) the seed trained
     expected: str | None = None  # direction on a GPU machine: "gpu_slower", "gpu_faster", "even"
-    quick: dict[str, Any] = field(default_factory=dict)  # settings cut for a quick CPU run
+    quick: Frozen = field(default_factory=Frozen)  # settings cut for a quick CPU run
     slow: bool = False  # minutes per call: left out of a plain seed_experiments run
+
+    def __post_init__(self) -> None:
+        for name in ("settings", "quick"):
+            value: Mapping = getattr(self, name)
+            object.__setattr__(self, name, value if isinstance(value, Frozen) else Frozen(value))
 
     @property
     def reported_ratio(self) -> float | None:
@@ -43,7 +49,7 @@ class Preset:
 
         return get_workload(self.workload)
 
-    def params(self, quick: bool = False) -> dict[str, Any]:
+    def params(self, quick: bool = False) -> Settings:
         """The resolved settings (with the quick cut applied when asked)."""
         given = {**self.settings, **(self.quick if quick else {})}
         return self.workload_obj().resolve(given)

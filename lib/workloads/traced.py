@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.cache import kept
+from lib.core.point import Frozen
 from lib.core.workload import Workload
 from lib.workloads import execution
 from lib.workloads.execution import DEFAULT, Kernels
@@ -133,13 +134,30 @@ _SHAPE = ("batch_size", "dataset_size")  # size the tensors, never which operato
 _TRACE_DEPTHS = (1, 2)  # a family's kernels grow by the same count per layer: two depths give the line
 
 
-def structure(
-    workload: Workload, settings: Mapping[str, Any], depth: str | None, sizes: tuple[str, ...]
-) -> dict[str, Any]:
-    """The settings that decide which operators one step issues: all but its sizes, the depth (a
-    line in it), the switches (priced apart) and the mode (a kernels kind of its own)."""
+def structure(workload: Workload, settings: Mapping[str, Any], depth: str | None, sizes: tuple[str, ...]) -> Frozen:
+    """The settings that decide which operators one step issues (sorted by name): all but its sizes, the
+    depth (a line in it), the switches (priced apart) and the mode (a kernels kind of its own)."""
     left_out = {depth, "mode", *sizes, *_SHAPE, *_PRICED_APART}
-    return {k: v for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in left_out}
+    return Frozen((k, v) for k, v in sorted({**workload.defaults(), **settings}.items()) if k not in left_out)
+
+
+Line = tuple[float, float]  # kernels at depth 0, and per layer
+
+
+@dataclass(frozen=True)
+class KernelLines:
+    """A family's kernels per step at one structure, as COUNTS_FILE keeps them: a line in the depth per
+    kernels kind (its value: 'eager', 'inductor', ...)."""
+
+    structure: Frozen
+    lines: Frozen  # kernels kind's value -> Line
+
+    def as_json(self) -> dict[str, object]:
+        return {"structure": dict(self.structure), "kernels": {k: list(v) for k, v in self.lines.items()}}
+
+    @classmethod
+    def from_json(cls, entry: Mapping[str, Mapping]) -> KernelLines:
+        return cls(Frozen(entry["structure"]), Frozen((k, tuple(v)) for k, v in entry["kernels"].items()))
 
 
 def kernel_lines(
@@ -149,12 +167,12 @@ def kernel_lines(
     as torch.profiler counts them: from the shipped counts when they hold this structure, else traced."""
     shape = structure(workload, settings, depth, sizes)
     for entry in _shipped().get(workload.name, ()):
-        if entry["structure"] == shape:
-            return {kind: tuple(line) for kind, line in entry["kernels"].items()}
+        if entry.structure == shape:
+            return dict(entry.lines)
     return _traced_lines(workload, depth, tuple(shape.items()))
 
 
-def _traced_lines(workload: Workload, depth: str | None, shape: tuple) -> dict[str, tuple[float, float]]:
+def _traced_lines(workload: Workload, depth: str | None, shape: tuple) -> dict[str, Line]:
     settings = dict(shape)
     lines = {}
     for kind in Kernels:
@@ -172,22 +190,24 @@ def _traced_lines(workload: Workload, depth: str | None, shape: tuple) -> dict[s
 
 
 @kept(1)
-def _shipped() -> dict[str, list[dict[str, Any]]]:
-    return json.loads(COUNTS_FILE.read_text()) if COUNTS_FILE.exists() else {}
+def _shipped() -> dict[str, list[KernelLines]]:
+    listed = json.loads(COUNTS_FILE.read_text()) if COUNTS_FILE.exists() else {}
+    return {name: [KernelLines.from_json(e) for e in entries] for name, entries in listed.items()}
 
 
-def write_counts(families: Any) -> dict[str, list[dict[str, Any]]]:
+def write_counts(families: Any) -> dict[str, list[KernelLines]]:
     """Trace each family at its page's structure, at every value of its choices (each torchvision network),
     and write COUNTS_FILE (scripts/trace_counts.py)."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[KernelLines]] = {}
     for family in (picked for f in families for picked in f.every_pick()):
         terms = family.structural_kernels
         shape = structure(family.workload, family.page_defaults(), terms.depth, terms.sizes)
-        if any(entry["structure"] == shape for entry in out.get(family.name, ())):
+        if any(entry.structure == shape for entry in out.get(family.name, ())):
             continue  # a choice that only sizes tensors (a sequence length): the same operators
         lines = _traced_lines(family.workload, terms.depth, tuple(shape.items()))
-        out.setdefault(family.name, []).append({"structure": shape, "kernels": {k: list(v) for k, v in lines.items()}})
-    COUNTS_FILE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+        out.setdefault(family.name, []).append(KernelLines(shape, Frozen(lines)))
+    as_json = {name: [e.as_json() for e in entries] for name, entries in out.items()}
+    COUNTS_FILE.write_text(json.dumps(as_json, indent=1, sort_keys=True) + "\n")
     _shipped.clear()
     return out
 

@@ -63,4 +63,6 @@ def loss_curve(workload: Workload, given: Mapping[str, Any], device: str, epochs
         for _ in range(int(epochs) * calls):
             step.run()
         synchronize(device)
-        return [float(v) for v in step.extras["epoch_losses"]]
+        if step.extras.epoch_losses is None:
+            raise ValueError(f"{workload.name}'s step keeps no loss per epoch")
+        return [float(v) for v in step.extras.epoch_losses]

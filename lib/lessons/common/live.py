@@ -25,6 +25,7 @@ from lib.core.gate import Gate, live_gate, live_max_flops
 from lib.core.point import row_callback, rows_of
 from lib.core.profiling import count_kernels
 from lib.core.rows import Origin
+from lib.core.step_timeline import Timeline
 from lib.core.sweep import run_sweep
 from lib.core.timeline import timeline_point
 from lib.core.timing import cpu_threads
@@ -156,7 +157,7 @@ def live_timeline(
     num_threads: int | None = None,
     budget_s: float | None = LIVE_TIMELINE_BUDGET_S,
     progress: ProgressFn | None = None,
-) -> dict[str, Any]:
+) -> Timeline:
     """The timeline of one point for a page (lib.core.timeline.timeline_point) behind the live gate:
     the work and memory caps, a time budget, and a report between steps where a visitor who left
     cancels it (lib.core.worker)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lib.core import results as _results
 from lib.core.crossover import Crossover, find_crossover
@@ -25,6 +25,9 @@ from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
 from lib.recorded import load_recorded
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, merge_runs, throughput, with_scaling_efficiency
+
+if TYPE_CHECKING:  # annotations only: the plan is made by the page's demo, which loads the sweep engine
+    from lib.workloads.ddp.demo import DemoPlan
 
 
 # -- what the page shows ------------------------------------------------------------------------------
@@ -416,17 +419,17 @@ def recorded_ddp_packs() -> tuple[list[Results], list[str]]:
     return [r for r in found if r.points], problems
 
 
-def demo_sentence(plan: dict[str, Any]) -> str:
+def demo_sentence(plan: DemoPlan) -> str:
     """What the live demo will run here (plan: lib.workloads.ddp.demo.demo_plan)."""
-    batches = ", ".join(str(b) for b in plan["batch_sizes"])
-    if plan["device"] == "cpu":
+    batches = ", ".join(str(b) for b in plan.batch_sizes)
+    if plan.device == "cpu":
         return (
             "This server has fewer than two GPUs, so the demo runs **one process on the CPU** with the gloo "
             f"backend, at batch sizes {batches}: the same torchrun launch, "
             "DistributedDataParallel and timing as on the GPU machines, without anyone to exchange gradients with."
         )
     return (
-        f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan['gpus'])} "
+        f"This server has GPUs: the demo runs {', '.join(gpu_label(n) for n in plan.gpus)} "
         f"at per-GPU batch sizes {batches}."
     )
 

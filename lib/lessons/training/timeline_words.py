@@ -8,6 +8,7 @@ from typing import Any
 
 from lib.core.fmt import and_list, fmt_ratio, fmt_s, pct, plural
 from lib.core.rows import Origin, Status, is_ok
+from lib.core.step_timeline import Timeline
 from lib.lessons.common.explain import time_split
 from lib.lessons.training.view import FAMILIES
 from lib.workloads.execution import graphed
@@ -16,22 +17,20 @@ from lib.workloads.family import TrainingFamily
 Row = Mapping[str, Any]
 
 
-def timeline_title(entry: Mapping[str, Any], label: str) -> str:
+def timeline_title(entry: Timeline, label: str) -> str:
     """A timeline chart's title: the curve's legend name, and for a recorded timeline the day its own
     file was recorded, which need not be the day of the curve's pack ('GPU · H200 (recorded), this
     timeline recorded 2026-11-23'); a live one's label already says so."""
-    day = str((entry.get("machine") or {}).get("date") or "")[:10]
+    day = entry.recorded_day
     return f"{label}, this timeline recorded {day}" if day else label
 
 
-def timeline_refused(entry: Mapping[str, Any], label: str) -> str:
+def timeline_refused(entry: Timeline, label: str) -> str:
     """Why a step has no timeline: a recorded one refused when it was recorded (its file holds it,
     skipped), or a live one that was not run, each with its reason."""
-    if entry.get("machine") and entry.get("status") != Status.OK:
-        return (
-            f"{label}: this step's timeline was refused when it was recorded ({entry['status']}: {entry['message']})."
-        )
-    return f"{label}: {entry['message']}"
+    if entry.recorded_day is not None and entry.status != Status.OK:
+        return f"{label}: this step's timeline was refused when it was recorded ({entry.status}: {entry.message})."
+    return f"{label}: {entry.message}"
 
 
 def no_timeline(family: TrainingFamily) -> str:
@@ -53,20 +52,20 @@ STEP_KEYS = (
 )
 
 
-def _same_step(entry: Mapping[str, Any], timed: Row | None) -> bool:
+def _same_step(entry: Timeline, timed: Row | None) -> bool:
     """Whether a timed row is the step the timeline profiled: timed (not predicted), same settings,
     and a batch that is the step's rows (a batch past the dataset size is a smaller step)."""
     if not is_ok(timed) or timed.get("origin") == Origin.PREDICTED:
         return False
-    settings = entry.get("settings") or {}
+    settings = entry.settings
     rows_ok = int(timed.get("batch_size", 0)) <= int(timed.get("dataset_size", 0) or 0)
     return rows_ok and all(timed.get(k) == settings.get(k) for k in STEP_KEYS if k in settings)
 
 
-def _timed_s(entry: Mapping[str, Any], timed: Row) -> tuple[float, str]:
+def _timed_s(entry: Timeline, timed: Row) -> tuple[float, str]:
     """The timed step of the timeline's own recording day where the point holds it (a point recorded on
     several days keeps each day's time), else the point's time and ', on <recording>: another day'."""
-    day = str((entry.get("machine") or {}).get("date") or "")[:10]
+    day = entry.recorded_day or ""
     steps = float(timed.get("steps_per_epoch") or 1)
     same = [t / steps for name, t in (timed.get("epoch_s_by_recording") or {}).items() if day and day in str(name)]
     if same:
@@ -79,15 +78,15 @@ PROFILER_SLOWER = 1.3  # a profiled step this much slower than the timed one tel
 QUEUED_US = 30.0  # kernels starting this long after their launch call waited behind earlier work (eager: ~10 µs)
 
 
-def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | None = None) -> str | None:
+def timeline_sentence(entry: Timeline | None, label: str, timed: Row | None = None) -> str | None:
     """One sentence read from a step's timeline figures: how busy the device was, and why not more.
     `timed`: the same step's row on the chart (its median timed without the profiler); where the
     profiled step is much slower, the sentence says by how much, and that the chart's times are the
     timed ones, so the split, the timeline and the headline tell one story of one step."""
-    figures = (entry or {}).get("figures") or {}
-    if not figures:
+    figures = entry.figures if entry else None
+    if figures is None:
         return None
-    profiled = figures["step_us"] / 1e6
+    profiled = figures.step_us / 1e6
     step = fmt_s(profiled)
     t, when = _timed_s(entry, timed) if _same_step(entry, timed) else (None, "")
     slower = profiled / t if t and profiled / t >= PROFILER_SLOWER else None
@@ -97,24 +96,24 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | 
         if slower
         else f"**{label}**: "
     )
-    if "gpu_busy_fraction" in figures:
-        kernels = int(figures.get("kernels", 0))
-        idle = fmt_s(figures["gpu_idle_between_us"] / 1e6)
+    if (gpu := figures.gpu) is not None:
+        kernels = int(gpu.kernels)
+        idle = fmt_s(gpu.idle_between_us / 1e6)
         seen = (
             f" (the profiler saw only {plural(kernels, 'kernel')} of the {int(timed['kernels'])} counted when "
             "this step was timed: the picture is incomplete)"
             if t and timed.get("kernels") and kernels < 0.5 * float(timed["kernels"])
             else ""
         )
-        if graphed((entry.get("settings") or {}).get("mode")):  # its kernels replay from a CUDA graph
+        if graphed(entry.settings.get("mode")):  # its kernels replay from a CUDA graph
             return (
-                f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}; its "
+                f"{lead}the GPU was busy {gpu.busy_fraction:.0%} of this {step} step{seen}; its "
                 f"{plural(kernels, 'kernel')} were replayed from one CUDA graph, launched by a single call, so "
                 f"the CPU no longer paces them: the gaps between them add up to {idle}."
             )
-        head = f"{lead}the GPU was busy {figures['gpu_busy_fraction']:.0%} of this {step} step{seen}"
-        delay = fmt_s(figures["launch_delay_us"] / 1e6)
-        if figures["launch_delay_us"] >= QUEUED_US:
+        head = f"{lead}the GPU was busy {gpu.busy_fraction:.0%} of this {step} step{seen}"
+        delay = fmt_s(gpu.launch_delay_us / 1e6)
+        if gpu.launch_delay_us >= QUEUED_US:
             split = time_split(dict(timed)) if slower else None
             after = (
                 f"; the {idle} of gaps between them is the profiler slowing the CPU: timed without it, the GPU "
@@ -136,9 +135,10 @@ def timeline_sentence(entry: Mapping[str, Any] | None, label: str, timed: Row | 
         if slower
         else " The profiler itself adds to every operator, so a profiled step runs slower than a timed one."
     )
+    cpu_share = figures.cpu.busy_fraction if figures.cpu else 0.0
     return (
-        f"{lead}the CPU ran operators for {figures['cpu_busy_fraction']:.0%} of this {step} step "
-        f"({plural(int(figures['operators']), 'operator')}); the gaps between the bars are Python, autograd and "
+        f"{lead}the CPU ran operators for {cpu_share:.0%} of this {step} step "
+        f"({plural(int(figures.operators), 'operator')}); the gaps between the bars are Python, autograd and "
         f"dispatch deciding what runs next.{cost}"
     )
 

@@ -1,7 +1,7 @@
 """The torchrun launch of the ddp workload: start `gpus` processes running lib.workloads.ddp.worker,
 wait for them within a timeout, stop them all if they hang, and read what rank 0 wrote.
 
-    launch(points, device, gpus, backend, budget_s=..., threads=...)   one result dict per point
+    launch(points, device, gpus, backend, budget_s=..., threads=...)   one DDPResult per point
 
 Every child runs with NCCL_SAFE_ENV (NVLink multicast off: it can break GPUs shared with other
 jobs) and with this repository on its PYTHONPATH. Rank 0 writes a JSON file after each point; a
@@ -17,8 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+from lib.core.rows import Status
+from lib.workloads.ddp.messages import DDPResult, Failure, JsonObject, LaunchConfig, Progress
+from lib.workloads.ddp.models import DDPSettings
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKER_MODULE = "lib.workloads.ddp.worker"
@@ -82,7 +86,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def launch(
-    points: list[dict[str, Any]],
+    points: Sequence[DDPSettings],
     device: str,
     gpus: int,
     backend: str,
@@ -92,14 +96,14 @@ def launch(
     with_phases: bool = True,
     deadline_s: float | None = None,
     timeout_s: float | None = None,
-) -> list[dict[str, Any]]:
-    """Measure `points` (resolved settings sharing `gpus`) in torchrun launches of `gpus` processes;
-    return one result dict per point (status, message and the measured fields).
+) -> list[DDPResult]:
+    """Measure `points` (settings sharing `gpus`) in torchrun launches of `gpus` processes; return
+    one result per point (status, message and what was measured).
 
     A point that fails in a child (out of memory, an exception) ends that launch; the points after
     it are measured in a fresh launch. A launch that fails before naming a point, or runs past its
     timeout, marks every point it had left as an error with the child's last stderr line."""
-    results: list[dict[str, Any] | None] = [None] * len(points)
+    results: list[DDPResult | None] = [None] * len(points)
     started = time.perf_counter()
     while True:
         todo = [i for i, r in enumerate(results) if r is None]
@@ -108,7 +112,7 @@ def launch(
         left = None if deadline_s is None else deadline_s - (time.perf_counter() - started)
         if left is not None and left <= 0:
             for i in todo:
-                results[i] = {"status": "skipped", "message": "time budget used up before this point"}
+                results[i] = DDPResult(Status.SKIPPED, "time budget used up before this point")
             continue
         outcome = _launch_once(
             [points[i] for i in todo],
@@ -128,11 +132,11 @@ def launch(
                 progressed = True
         if not progressed:  # nothing learnt: do not launch again
             for i in todo:
-                results[i] = {"status": "error", "message": "the launch ended before measuring this point"}
+                results[i] = DDPResult(Status.ERROR, "the launch ended before measuring this point")
 
 
 def _launch_once(
-    points: list[dict[str, Any]],
+    points: Sequence[DDPSettings],
     device: str,
     gpus: int,
     backend: str,
@@ -142,23 +146,23 @@ def _launch_once(
     with_phases: bool,
     deadline_s: float | None,
     timeout_s: float | None,
-) -> list[dict[str, Any] | None]:
+) -> list[DDPResult | None]:
     """One torchrun launch; None for points it did not reach (to be launched again)."""
     timeout = timeout_s if timeout_s is not None else default_timeout_s(len(points), budget_s)
     with tempfile.TemporaryDirectory(prefix="gpuwin-ddp-") as tmp:
         tmpdir = Path(tmp)
-        config = {
-            "points": points,
-            "device": device,
-            "backend": backend,
-            "budget_s": budget_s,
-            "threads": threads,
-            "with_phases": with_phases,
-            "deadline_s": deadline_s,
-            "collective_timeout_s": min(120.0, timeout),
-            "result_path": str(tmpdir / "result.json"),
-            "error_dir": str(tmpdir),
-        }
+        config = LaunchConfig(
+            points=tuple(points),
+            device=device,
+            backend=backend,
+            budget_s=budget_s,
+            threads=threads,
+            with_phases=with_phases,
+            deadline_s=deadline_s,
+            collective_timeout_s=min(120.0, timeout),
+            result_path=str(tmpdir / "result.json"),
+            error_dir=str(tmpdir),
+        )
         cmd = [
             sys.executable,
             "-m",
@@ -172,7 +176,7 @@ def _launch_once(
             "-m",
             WORKER_MODULE,
             "--json-args",
-            json.dumps(config),
+            json.dumps(config.as_json()),
         ]
         timed_out = False
         try:
@@ -186,7 +190,7 @@ def _launch_once(
                 start_new_session=True,
             )
         except OSError as err:
-            return [{"status": "error", "message": f"could not start torchrun: {err}"} for _ in points]
+            return [DDPResult(Status.ERROR, f"could not start torchrun: {err}") for _ in points]
         try:
             _, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -198,48 +202,39 @@ def _launch_once(
 
 def _outcome(
     tmpdir: Path, count: int, returncode: int | None, stderr: str, timed_out: bool, timeout: float
-) -> list[dict[str, Any] | None]:
+) -> list[DDPResult | None]:
     """What one launch left in `tmpdir`: rank 0's results, else the failing rank's error file,
     else the children's last stderr line; None for points to launch again."""
-    done = _read_json(tmpdir / "result.json") or {}
-    measured = done.get("points", [])
-    out: list[dict[str, Any] | None] = [None] * count
+    written = _read_json(tmpdir / "result.json")
+    done = Progress.from_json(written) if written else Progress((), None)
+    measured = done.results
+    out: list[DDPResult | None] = [None] * count
     for i, result in enumerate(measured[:count]):
         out[i] = result
     if returncode == 0 and not timed_out and len(measured) >= count:
         return out
     failed = sorted(
-        (e for e in (_read_json(p) for p in tmpdir.glob("error.rank*.json")) if e),
-        key=lambda e: (e.get("index") is None, e.get("rank", 0)),
+        (Failure.from_json(e) for e in (_read_json(p) for p in tmpdir.glob("error.rank*.json")) if e),
+        key=lambda f: (f.index is None, f.rank),
     )
-    current = done.get("current")
     if timed_out:
-        at = current if current is not None else len(measured)
+        at = done.current if done.current is not None else len(measured)
         for i in range(len(measured), count):
-            out[i] = {
-                "status": "error",
-                "message": (
-                    f"timed out after {timeout:.0f} s"
-                    if i == at
-                    else "not run: the launch timed out at an earlier point"
-                ),
-            }
+            why = f"timed out after {timeout:.0f} s" if i == at else "not run: the launch timed out at an earlier point"
+            out[i] = DDPResult(Status.ERROR, why)
         return out
-    if failed and failed[0].get("index") is not None and failed[0]["index"] < count:
-        index = failed[0]["index"]
-        out[index] = {
-            "status": failed[0].get("status", "error"),
-            "message": failed[0].get("message", "") or _child_stderr_line(tmpdir / "logs"),
-        }
-        return out  # points after `index` stay None: launched again
+    if failed and failed[0].index is not None and failed[0].index < count:
+        first = failed[0]
+        out[first.index] = DDPResult(first.status, first.message or _child_stderr_line(tmpdir / "logs"))
+        return out  # points after the failed one stay None: launched again
     child_line = _child_stderr_line(tmpdir / "logs") or last_line(stderr)
-    message = (failed[0].get("message") if failed else "") or child_line or f"torchrun exited with status {returncode}"
+    message = (failed[0].message if failed else "") or child_line or f"torchrun exited with status {returncode}"
     for i in range(len(measured), count):
-        out[i] = {"status": "error", "message": message[:300]}
+        out[i] = DDPResult(Status.ERROR, message[:300])
     return out
 
 
-def _read_json(path: Path) -> dict | None:
+def _read_json(path: Path) -> JsonObject | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

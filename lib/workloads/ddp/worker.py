@@ -25,6 +25,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,11 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from lib.core.devices import cpu_model, synchronize
+from lib.core.rows import Status
 from lib.core.timing import MIN_BLOCK_S, median_and_iqr
-from lib.workloads.ddp.models import build_model, make_optimizer, synthetic_batch
-from lib.workloads.ddp.workload import WORKLOAD
+from lib.workloads.ddp.messages import DDPResult, Exchange, Failure, JsonObject, LaunchConfig, Progress, Timed
+from lib.workloads.ddp.models import DDPSettings, build_model, make_optimizer, synthetic_batch
+from lib.workloads.ddp.workload import peak_bytes
 
 WARMUP_CALLS = 3
 MIN_REPEATS = 3
@@ -70,7 +73,7 @@ class Group:
         synchronize(self.device)
 
 
-def timed(fn: Callable[[], Any], group: Group, *, budget_s: float, max_calls: int) -> dict[str, Any]:
+def timed(fn: Callable[[], Any], group: Group, *, budget_s: float, max_calls: int) -> Timed:
     """Median and IQR of one call of `fn` on every rank at once (the slowest rank per block).
 
     cold call, WARMUP_CALLS warm calls, then `repeats` blocks of `calls` calls, where calls and
@@ -101,7 +104,7 @@ def timed(fn: Callable[[], Any], group: Group, *, budget_s: float, max_calls: in
     slowest = torch.tensor(times, dtype=torch.float64, device=device)
     dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
     median, iqr = median_and_iqr(slowest.tolist())
-    return {"median_s": median, "iqr_s": iqr, "repeats": repeats, "calls_per_repeat": calls, "cold_s": group.max(cold)}
+    return Timed(median, iqr, repeats, calls, group.max(cold))
 
 
 def check_synchronised(model: nn.Module, loss: float, group: Group) -> None:
@@ -114,20 +117,17 @@ def check_synchronised(model: nn.Module, loss: float, group: Group) -> None:
         raise AssertionError(f"weights differ between ranks after synchronised steps ({low!r} vs {high!r})")
 
 
-def time_allreduce(grad_numel: int, group: Group, *, budget_s: float, max_calls: int) -> dict[str, float]:
+def time_allreduce(grad_numel: int, group: Group, *, budget_s: float, max_calls: int) -> Exchange:
     """One all-reduce of a buffer as big as the gradient, timed alone: the exchange unhidden."""
     buffer = torch.zeros(grad_numel, dtype=torch.float32, device=group.device)  # zeros: sums stay finite
-    exchange = timed(lambda: dist.all_reduce(buffer), group, budget_s=budget_s, max_calls=max_calls)
+    seconds = timed(lambda: dist.all_reduce(buffer), group, budget_s=budget_s, max_calls=max_calls).median_s
     grad_bytes = grad_numel * 4
-    result = {"grad_bytes": float(grad_bytes), "allreduce_s": exchange["median_s"]}
-    if exchange["median_s"] > 0:
-        result["allreduce_gbps"] = grad_bytes / exchange["median_s"] / 1e9
-    return result
+    return Exchange(float(grad_bytes), seconds, grad_bytes / seconds / 1e9 if seconds > 0 else None)
 
 
 def time_training(
-    point: dict[str, Any], group: Group, local_rank: int, *, with_phases: bool, budget_s: float, max_calls: int
-) -> tuple[dict[str, Any], int]:
+    point: DDPSettings, group: Group, local_rank: int, *, with_phases: bool, budget_s: float, max_calls: int
+) -> tuple[DDPResult, int]:
     """The DDP step timed across the group (and, with phases, the same step without the gradient
     exchange), and the number of gradient elements. The model lives only in this frame."""
     device = group.device
@@ -154,46 +154,45 @@ def time_training(
             loss.backward()
         optimizer.step()
 
-    result = timed(step, group, budget_s=budget_s, max_calls=max_calls)
+    result = DDPResult(Status.OK, step=timed(step, group, budget_s=budget_s, max_calls=max_calls))
     check_synchronised(model, float(last["loss"].item()), group)
     if with_phases:
         # Weights drift apart from here on (no exchange); nothing is checked after this.
-        compute = timed(step_no_exchange, group, budget_s=budget_s / 2, max_calls=max_calls)
-        result["phase_compute_s"] = compute["median_s"]
-        result["phase_comm_s"] = max(0.0, result["median_s"] - compute["median_s"])
+        compute = timed(step_no_exchange, group, budget_s=budget_s / 2, max_calls=max_calls).median_s
+        result = replace(result, compute_s=compute, comm_s=max(0.0, result.step.median_s - compute))
     return result, grad_numel
 
 
-def measure(point: dict[str, Any], group: Group, config: dict[str, Any], local_rank: int) -> dict[str, Any]:
+def measure(point: DDPSettings, group: Group, config: LaunchConfig, local_rank: int) -> DDPResult:
     device = group.device
     cuda = device.startswith("cuda")
-    budget = float(config["budget_s"])
-    max_calls = int(point["steps"])
+    budget = config.budget_s
+    max_calls = point.steps
 
     if cuda:
-        estimate = WORKLOAD.peak_memory_bytes(point, "cuda")
+        estimate = peak_bytes(point, "cuda")
         free = group.min(torch.cuda.mem_get_info(device)[0])
         if estimate > free:
-            return {
-                "status": "skipped",
-                "message": f"needs about {estimate / 1e9:.1f} GB per GPU, more than the {free / 1e9:.1f} GB free; not run",
-            }
+            return DDPResult(
+                Status.SKIPPED,
+                f"needs about {estimate / 1e9:.1f} GB per GPU, more than the {free / 1e9:.1f} GB free; not run",
+            )
         torch.cuda.reset_peak_memory_stats(device)
 
     result, grad_numel = time_training(
-        point, group, local_rank, with_phases=config.get("with_phases", True), budget_s=budget, max_calls=max_calls
+        point, group, local_rank, with_phases=config.with_phases, budget_s=budget, max_calls=max_calls
     )
     if cuda:
-        result["peak_memory_bytes"] = group.max(torch.cuda.max_memory_allocated(device))
+        result = replace(result, peak_memory_bytes=group.max(torch.cuda.max_memory_allocated(device)))
         torch.cuda.empty_cache()  # the model is gone with time_training's frame; free its blocks
 
-    result.update(time_allreduce(grad_numel, group, budget_s=budget / 4, max_calls=max_calls))
-    result["num_threads"] = torch.get_num_threads()
-    result["device_name"] = (
-        torch.cuda.get_device_name(device) if cuda else f"{cpu_model()} ({torch.get_num_threads()} threads per process)"
+    threads = torch.get_num_threads()
+    return replace(
+        result,
+        exchange=time_allreduce(grad_numel, group, budget_s=budget / 4, max_calls=max_calls),
+        num_threads=threads,
+        device_name=torch.cuda.get_device_name(device) if cuda else f"{cpu_model()} ({threads} threads per process)",
     )
-    result.update(status="ok", message="")
-    return result
 
 
 def _is_oom(err: BaseException) -> bool:
@@ -202,24 +201,21 @@ def _is_oom(err: BaseException) -> bool:
     return is_out_of_memory(err)
 
 
-def _write(path: Path, obj: Any) -> None:
+def _write(path: Path, obj: JsonObject) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(obj), encoding="utf-8")
     os.replace(tmp, path)
 
 
-def _fail(config: dict[str, Any], rank: int, index: int | None, err: BaseException) -> None:
+def _fail(config: LaunchConfig, rank: int, index: int | None, err: BaseException) -> None:
     first = str(err).splitlines()[0][:300] if str(err) else ""
     if _is_oom(err):
-        status, message = "oom", f"ran out of memory on {config['device']}: {first[:200]}"
+        status, message = Status.OOM, f"ran out of memory on {config.device}: {first[:200]}"
     elif isinstance(err, AssertionError):
-        status, message = "error", f"result check failed: {first}"
+        status, message = Status.ERROR, f"result check failed: {first}"
     else:
-        status, message = "error", f"{type(err).__name__}: {first}" if first else type(err).__name__
-    _write(
-        Path(config["error_dir"]) / f"error.rank{rank}.json",
-        {"rank": rank, "index": index, "status": status, "message": message},
-    )
+        status, message = Status.ERROR, f"{type(err).__name__}: {first}" if first else type(err).__name__
+    _write(Path(config.error_dir) / f"error.rank{rank}.json", Failure(rank, index, status, message).as_json())
     print(message, file=sys.stderr, flush=True)
 
 
@@ -228,44 +224,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--json-args", required=True, help="the measurement, as JSON (see lib.workloads.ddp.launch.launch)"
     )
-    config = json.loads(parser.parse_args(argv).json_args)
+    config = LaunchConfig.from_json(json.loads(parser.parse_args(argv).json_args))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     try:
-        if config["device"] == "cuda":
+        if config.device == "cuda":
             torch.cuda.set_device(local_rank)
             device = f"cuda:{local_rank}"
         else:
             device = "cpu"
-            torch.set_num_threads(int(config["threads"]))
-        timeout = _dt.timedelta(seconds=float(config["collective_timeout_s"]))
-        kwargs = {"device_id": torch.device(device)} if config["backend"] == "nccl" else {}
-        dist.init_process_group(backend=config["backend"], timeout=timeout, **kwargs)
+            torch.set_num_threads(config.threads)
+        timeout = _dt.timedelta(seconds=config.collective_timeout_s)
+        kwargs = {"device_id": torch.device(device)} if config.backend == "nccl" else {}
+        dist.init_process_group(backend=config.backend, timeout=timeout, **kwargs)
         group = Group(device)
     except BaseException as err:  # reported to the parent, then exit
         _fail(config, rank, None, err)
         return 1
 
     started = time.perf_counter()
-    deadline = config.get("deadline_s")
-    results: list[dict[str, Any]] = []
-    result_path = Path(config["result_path"])
-    for index, point in enumerate(config["points"]):
+    deadline = config.deadline_s
+    results: list[DDPResult] = []
+    result_path = Path(config.result_path)
+    for index, point in enumerate(config.points):
         if rank == 0:
-            _write(result_path, {"points": results, "current": index})
-        over = deadline is not None and time.perf_counter() - started > float(deadline)
+            _write(result_path, Progress(tuple(results), index).as_json())
+        over = deadline is not None and time.perf_counter() - started > deadline
         if group.any(over):
-            results.append({"status": "skipped", "message": "time budget used up before this point"})
+            results.append(DDPResult(Status.SKIPPED, "time budget used up before this point"))
             continue
         try:
             results.append(measure(point, group, config, local_rank))
         except BaseException as err:  # one rank failing ends this launch
             _fail(config, rank, index, err)
             return 1
-        if config["device"] == "cuda":
+        if config.device == "cuda":
             torch.cuda.empty_cache()
     if rank == 0:
-        _write(result_path, {"points": results, "current": None})
+        _write(result_path, Progress(tuple(results), None).as_json())
     dist.barrier()
     dist.destroy_process_group()
     return 0

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a page of recorded rows loads none
     import torch
@@ -32,14 +33,15 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 import lib.workloads.ddp.launch as torchrun
 from lib.core.devices import is_cuda
 from lib.core.point import Point
-from lib.core.rows import Status
 from lib.core.workload import Launch, Setting, Settings, Step, Workload
 from lib.workloads import mlp
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, with_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores
+from lib.workloads.ddp.messages import DDPResult
 from lib.workloads.ddp.models import (
     BYTES_PER_FLOAT,
     IMAGE_SHAPE,
+    DDPSettings,
     build_model,
     cnn_stages,
     make_optimizer,
@@ -75,12 +77,12 @@ class TorchrunLaunch(Launch):
         num_threads: int | None,
         with_phases: bool,
         deadline_s: float | None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[DDPResult]:
         kind = "cuda" if is_cuda(device) else "cpu"
         gpus, backend = self.group(points[0], device)
         threads = num_threads or max(1, available_cores() // gpus)
-        results = torchrun.launch(
-            [{**p, "backend": backend} for p in points],
+        return torchrun.launch(
+            [replace(DDPSettings.of(p), backend=backend) for p in points],
             kind,
             gpus,
             backend,
@@ -89,11 +91,6 @@ class TorchrunLaunch(Launch):
             with_phases=with_phases,
             deadline_s=deadline_s,
         )
-        for point, result in zip(points, results):
-            median = result.get("median_s")
-            if result.get("status") == Status.OK and median and median > 0:
-                result["samples_per_s"] = gpus * int(point["batch_size"]) / median
-        return results
 
 
 class DDPTraining(Workload):
@@ -147,70 +144,35 @@ class DDPTraining(Workload):
         Setting("seed", 0, "random seed for weights and data", 0, 2**31 - 1),
     )
 
-    # -- estimates (per process unless said otherwise) -------------------------------------------
-    def parameter_count(self, params: dict[str, Any]) -> int:
-        if params["model"] == "cnn":
-            convs = sum(cin * cout * 9 + cout for cin, cout, _ in cnn_stages(params))
-            final = cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2
-            return convs + final * int(params["classes"]) + int(params["classes"])
-        return mlp.WORKLOAD.parameter_count(mlp_params(params))
-
-    def grad_bytes(self, params: dict[str, Any]) -> int:
-        """Bytes each process all-reduces every step: one fp32 gradient per parameter."""
-        return self.parameter_count(params) * BYTES_PER_FLOAT
-
-    def flops_per_process(self, params: dict[str, Any]) -> float:
-        rows = int(params["batch_size"])
-        if params["model"] == "cnn":
-            convs = sum(2 * cin * cout * 9 * side * side for cin, cout, side in cnn_stages(params))
-            final = 2 * cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2 * int(params["classes"])
-            return 3.0 * (convs + final) * rows  # backward costs about twice the forward pass
-        sizes = mlp.layer_sizes(mlp_params(params))
-        return (
-            3.0 * 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * rows
-        )  # as its CNN's: backward twice the forward
-
-    def flops(self, params: dict[str, Any]) -> float:
+    # -- estimates of the whole group (the interface every workload has) ---------------------------
+    def flops(self, params: Settings) -> float:
         """FLOPs of one step of the whole group (all processes together)."""
-        return self.flops_per_process(params) * int(params["gpus"])
+        point = DDPSettings.of(params)
+        return flops_per_process(point) * point.gpus
 
-    def activation_floats(self, params: dict[str, Any]) -> int:
-        """Floats of activations one process keeps for the backward pass."""
-        rows = int(params["batch_size"])
-        if params["model"] == "cnn":
-            per_row = sum(IMAGE_SHAPE) + sum(cout * side * side for _, cout, side in cnn_stages(params))
-            return rows * per_row * 2
-        return rows * sum(mlp.layer_sizes(mlp_params(params))) * 2
-
-    def bytes_moved(self, params: dict[str, Any]) -> float:
+    def bytes_moved(self, params: Settings) -> float:
         """Least memory traffic of one step of the whole group, plus the gradient all-reduce."""
-        per_process = (
-            self.parameter_count(params) * BYTES_PER_FLOAT * 6 + self.activation_floats(params) * BYTES_PER_FLOAT * 2
-        )
-        exchange = self.grad_bytes(params) * 2 if int(params["gpus"]) > 1 else 0
-        return float((per_process + exchange) * int(params["gpus"]))
+        point = DDPSettings.of(params)
+        per_process = parameter_count(point) * BYTES_PER_FLOAT * 6 + activation_floats(point) * BYTES_PER_FLOAT * 2
+        exchange = grad_bytes(point) * 2 if point.gpus > 1 else 0
+        return float((per_process + exchange) * point.gpus)
 
-    def peak_memory_bytes(self, params: dict[str, Any], device: str) -> float:
-        """Per GPU on CUDA; on the CPU, all processes together (they share the host's memory). Each
-        process holds weights, gradients, momentum, DDP's gradient buckets, the all-reduce probe
-        buffer, the batch and the activations (x2 for their gradients in the backward pass)."""
-        states = self.parameter_count(params) * BYTES_PER_FLOAT * 5
-        per_process = float(states + self.activation_floats(params) * BYTES_PER_FLOAT * 2)
-        return per_process if is_cuda(device) else per_process * int(params["gpus"])
+    def peak_memory_bytes(self, params: Settings, device: str) -> float:
+        return peak_bytes(DDPSettings.of(params), device)
 
     # -- one process, no DDP (the interface every workload has) ------------------------------------
-    def build(self, params: dict[str, Any], device: str) -> Step:
+    def build(self, params: Settings, device: str) -> Step:
         """The same step in this process without DistributedDataParallel (one device, no
         exchange): what generic code gets; the sweep engine times points through TorchrunLaunch."""
         import torch
         from torch import nn
 
-        params = self.resolve(params)
+        point = DDPSettings.of(self.resolve(params))
         dev = torch.device(device)
-        model = build_model(params).to(dev)
-        optimizer = make_optimizer(model, params)
+        model = build_model(point).to(dev)
+        optimizer = make_optimizer(model, point)
         loss_fn = nn.CrossEntropyLoss()
-        x, y = synthetic_batch(params, 0, device)
+        x, y = synthetic_batch(point, 0, device)
         last: dict[str, torch.Tensor] = {}
 
         def run() -> None:
@@ -246,18 +208,60 @@ class DDPTraining(Workload):
             return f"gpus={gpus} processes on the CPU need {gpus} cores, this machine has {available_cores()}; not run"
         return None
 
-    def estimates(self, settings: Settings, device: str) -> dict[str, Any]:
+    def estimated(self, point: Point, settings: Settings, device: str) -> Point:
         """The backend this device gets for `auto`, the bytes all-reduced every step, and the device
         as a kind ('cuda', not 'cuda:0': a point of N processes uses GPUs 0 to N-1)."""
         kind = "cuda" if is_cuda(device) else "cpu"
-        return {
-            "backend": resolve_backend(settings["backend"], device),
-            "grad_bytes": float(self.grad_bytes(settings)),
-            "device": kind,
-        }
+        backend = resolve_backend(settings["backend"], device)
+        point = replace(point, device=kind, settings=point.settings.with_(backend=backend))
+        return point.with_counts(grad_bytes=float(grad_bytes(DDPSettings.of(settings))))
 
     def summarise(self, points: list[Point]) -> list[Point]:
         return with_scaling_efficiency(points)
+
+
+# -- estimates per process ---------------------------------------------------------------------------
+def parameter_count(params: DDPSettings) -> int:
+    if params.model == "cnn":
+        convs = sum(cin * cout * 9 + cout for cin, cout, _ in cnn_stages(params))
+        final = cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2
+        return convs + final * params.classes + params.classes
+    return mlp.WORKLOAD.parameter_count(mlp_params(params))
+
+
+def grad_bytes(params: DDPSettings) -> int:
+    """Bytes each process all-reduces every step: one fp32 gradient per parameter."""
+    return parameter_count(params) * BYTES_PER_FLOAT
+
+
+def flops_per_process(params: DDPSettings) -> float:
+    rows = params.batch_size
+    if params.model == "cnn":
+        convs = sum(2 * cin * cout * 9 * side * side for cin, cout, side in cnn_stages(params))
+        final = 2 * cnn_stages(params)[-1][1] * (IMAGE_SHAPE[1] >> 3) ** 2 * params.classes
+        return 3.0 * (convs + final) * rows  # backward costs about twice the forward pass
+    sizes = mlp.layer_sizes(mlp_params(params))
+    return (
+        3.0 * 2 * sum(i * o for i, o in zip(sizes[:-1], sizes[1:])) * rows
+    )  # as its CNN's: backward twice the forward
+
+
+def activation_floats(params: DDPSettings) -> int:
+    """Floats of activations one process keeps for the backward pass."""
+    rows = params.batch_size
+    if params.model == "cnn":
+        per_row = sum(IMAGE_SHAPE) + sum(cout * side * side for _, cout, side in cnn_stages(params))
+        return rows * per_row * 2
+    return rows * sum(mlp.layer_sizes(mlp_params(params))) * 2
+
+
+def peak_bytes(params: DDPSettings, device: str) -> float:
+    """Per GPU on CUDA; on the CPU, all processes together (they share the host's memory). Each
+    process holds weights, gradients, momentum, DDP's gradient buckets, the all-reduce probe
+    buffer, the batch and the activations (x2 for their gradients in the backward pass)."""
+    states = parameter_count(params) * BYTES_PER_FLOAT * 5
+    per_process = float(states + activation_floats(params) * BYTES_PER_FLOAT * 2)
+    return per_process if is_cuda(device) else per_process * params.gpus
 
 
 WORKLOAD = DDPTraining()
