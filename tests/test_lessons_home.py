@@ -10,8 +10,9 @@ from lib.core.crossover import CrossKind, Crossover
 from lib.core.fmt import crossing_about, fmt_value
 from lib.lessons.common import voice
 from lib.lessons.home import screen as home
-from lib.recorded import load_recorded
-from lib.recorded.sources import gpu_sources, source_pack
+from lib.recorded import load_recordings
+from lib.recorded.recording import recording_of
+from lib.recorded.sources import gpu_sources, source_recording
 
 GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
 SMALL_LABEL = "CPU · 2-core server (recorded)"
@@ -19,14 +20,19 @@ SMALL_LABEL = "CPU · 2-core server (recorded)"
 
 @pytest.fixture(scope="module")
 def packs(tmp_path_factory):
-    found, problems = load_recorded(write_packs(tmp_path_factory.mktemp("home_fixture")))
+    found, problems = load_recordings(write_packs(tmp_path_factory.mktemp("home_fixture")))
     assert not problems
     return found
 
 
 @pytest.fixture(scope="module")
 def gpu_pack(packs):
-    return source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
+    return source_recording(next(s for s in gpu_sources([r.pack for r in packs]) if s.recorded), packs)
+
+
+def only(recording, keep):
+    """The recording with only the rows `keep` accepts (a machine that recorded less)."""
+    return recording_of({**recording.pack, "rows": [r for r in recording.pack["rows"] if keep(r)]})
 
 
 def test_homes_answer_is_the_crossover_the_formulas_give_in_trainings_words(packs, gpu_pack):
@@ -53,8 +59,8 @@ def test_homes_answer_is_the_crossover_the_formulas_give_in_trainings_words(pack
 
 
 def test_the_first_machine_that_answers_is_the_answer(packs, gpu_pack):
-    cpu_only = {**gpu_pack, "rows": [r for r in gpu_pack["rows"] if r["device"] == "cpu"]}
-    assert not home.answers(cpu_only) and not home.answers(None) and home.answers(gpu_pack)
+    cpu_only = only(gpu_pack, lambda r: r["device"] == "cpu")
+    assert not home.answers(cpu_only.pack) and not home.answers(None) and home.answers(gpu_pack.pack)
     assert home.first_answer([None, cpu_only], packs) is None
     assert home.first_answer([None, cpu_only, gpu_pack], packs).headline == home.home_screen(gpu_pack, packs).headline
 
@@ -71,7 +77,7 @@ def test_a_machine_without_a_curve_at_the_defaults_says_trainings_words_and_anot
     """A GPU that recorded the model, but not at the default view (depth 16 only): Home says what Training says
     there (no crossover; where that GPU has a curve). Where Home may pick (a live GPU in the sidebar, which it does
     not measure), a machine whose default view has its GPU curve comes first."""
-    deep = {**gpu_pack, "rows": [r for r in gpu_pack["rows"] if r["device"] == "cpu" or r["depth"] == 16]}
+    deep = only(gpu_pack, lambda r: r["device"] == "cpu" or r["depth"] == 16)
     shown = home.first_answer([deep], packs)
     assert not shown.gpu_drawn and set(shown.training.curves) == {SMALL_LABEL}
     assert shown.headline == "There is no GPU curve for this view, so there is no crossover to show."

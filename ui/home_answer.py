@@ -15,8 +15,9 @@ from typing import Any
 from lib.charts.provenance import CurveAxes, curve_chart
 from lib.core.cache import kept, on_disk
 from lib.lessons.home.screen import DEFAULT, HomeScreen, answers, first_answer
+from lib.recorded import load_recordings
 from ui import scaffold
-from ui.sources import current_source, gpu_sources, load_recorded, recorded_pack, unanswered
+from ui.sources import current_source, gpu_sources, recorded_recording, unanswered
 from ui.specs import frozen_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,9 +35,9 @@ class HomeAnswer:
 # libraries that draw it: a host woken from sleep draws Home's chart without building it
 @on_disk("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
 def _built(
-    plot_height: int, beside: bool, candidates: tuple, packs: tuple, libraries: tuple[str, ...]
+    plot_height: int, beside: bool, candidates: tuple, recordings: tuple, libraries: tuple[str, ...]
 ) -> tuple[HomeScreen | None, dict[str, Any] | None]:
-    screen = first_answer(candidates, packs)
+    screen = first_answer(candidates, recordings)
     if screen is None:
         return None, None
     # the axes the Training page draws its chart on (ui.training_live.ChartBox), at its default view
@@ -49,13 +50,13 @@ def _built(
 
 
 @kept(16)
-def _cached(key: tuple, plot_height: int, beside: bool, _candidates: tuple, _packs: tuple) -> HomeAnswer:
+def _cached(key: tuple, plot_height: int, beside: bool, _candidates: tuple, _recordings: tuple) -> HomeAnswer:
     """The answer and the chart's spec: the same for every visitor of these packs, so built once per process
     (a revisit is a lookup). `key` names the packs by the identity of their parsed objects, which the cached
     value keeps alive (lib.recorded parses each file version once)."""
     libraries = tuple(version(name) for name in ("streamlit", "altair", "pandas", "pyarrow"))
-    screen, spec = _built(plot_height, beside, _candidates, _packs, libraries)
-    return HomeAnswer(screen, spec, packs=(*_candidates, *_packs))
+    screen, spec = _built(plot_height, beside, _candidates, _recordings, libraries)
+    return HomeAnswer(screen, spec, packs=(*_candidates, *_recordings))
 
 
 def home_answer() -> HomeAnswer:
@@ -64,15 +65,17 @@ def home_answer() -> HomeAnswer:
     measures nothing live)."""
     source = current_source()
     candidates = (
-        (recorded_pack(source),) if source.recorded else tuple(recorded_pack(s) for s in gpu_sources() if s.recorded)
+        (recorded_recording(source),)
+        if source.recorded
+        else tuple(recorded_recording(s) for s in gpu_sources() if s.recorded)
     )
-    packs = tuple(load_recorded()[0])
+    recordings = tuple(load_recordings()[0])
     found = _cached(
-        (source.key, *((p["path"], id(p["rows"])) if p else None for p in (*candidates, *packs))),
+        (source.key, *((r.path, id(r.points)) if r else None for r in (*candidates, *recordings))),
         scaffold.plot_height(),
         scaffold.embedded(),
         candidates,
-        packs,
+        recordings,
     )
     if found.screen:
         return found

@@ -2,7 +2,7 @@
 (lib.lessons.training.scene: the same lesson, recorded curves only, since Home measures nothing live). No
 Streamlit; pages/home.py lays it out, ui.home_answer keeps it.
 
-    screen = first_answer([chosen_pack], packs)   # Training at its defaults; None: no machine recorded its model
+    screen = first_answer([chosen], recordings)   # Training at its defaults; None: no machine recorded its model
     screen.headline, screen.rows(), screen.crossover
     refusal(cannot)                               # a machine Home cannot answer with: one sentence up top
 """
@@ -16,6 +16,7 @@ from typing import Any
 from lib.lessons.training import scene
 from lib.lessons.training.screen import Row, Screen
 from lib.lessons.training.view import View
+from lib.recorded.recording import Recording
 from lib.recorded.sources import has_gpu_rows
 
 DEFAULT = View()  # the Training page's view before a visitor moves anything
@@ -60,21 +61,21 @@ class HomeScreen:
         return self.training.rows()
 
 
-def home_screen(pack: Mapping[str, Any], packs: Sequence[dict[str, Any]]) -> HomeScreen:
-    """Training at its defaults for `pack`'s GPU machine, beside the shipped small server's CPU (`packs`)."""
-    gpu, small = scene.machines(pack, packs, DEFAULT.family)
+def home_screen(recording: Recording, recordings: Sequence[Recording]) -> HomeScreen:
+    """Training at its defaults for `recording`'s GPU machine, beside the shipped small server's CPU (`recordings`)."""
+    gpu, small = scene.machines(recording, recordings, DEFAULT.family)
     return HomeScreen(scene.Scene(DEFAULT, gpu, small, host_cpu=False, threads=THREADS).recorded())
 
 
-def first_answer(candidates: Iterable[Mapping[str, Any] | None], packs: Sequence[dict[str, Any]]) -> HomeScreen | None:
+def first_answer(candidates: Iterable[Recording | None], recordings: Sequence[Recording]) -> HomeScreen | None:
     """Home's answer from the first of `candidates` (each one GPU machine's packs as one) that recorded the
     default model on its GPU: the first whose default view draws its GPU curve, else Training's words for the
     first (where that GPU has a curve); None where none recorded it."""
     first = None
-    for pack in candidates:
-        if not answers(pack):
+    for recording in candidates:
+        if recording is None or not answers(recording.pack):
             continue
-        shown = home_screen(pack, packs)
+        shown = home_screen(recording, recordings)
         if shown.gpu_drawn:
             return shown
         first = first or shown
