@@ -7,6 +7,8 @@ machine it cannot answer with.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -16,6 +18,7 @@ from lib.charts.provenance import CurveAxes, curve_chart
 from lib.core.cache import kept, on_disk
 from lib.lessons.home.screen import DEFAULT, HomeScreen, answers, first_answer
 from lib.recorded import load_recordings
+from lib.recorded.recording import Recording
 from ui import scaffold
 from ui.sources import current_source, gpu_sources, recorded_recording, unanswered
 from ui.specs import frozen_spec
@@ -35,9 +38,14 @@ class HomeAnswer:
 # libraries that draw it: a host woken from sleep draws Home's chart without building it
 @on_disk("home-answer", code=[ROOT / "lib", ROOT / "ui", ROOT / "pages" / "home.py"])
 def _built(
-    plot_height: int, beside: bool, candidates: tuple, recordings: tuple, libraries: tuple[str, ...]
+    plot_height: int,
+    beside: bool,
+    contents: tuple[str, ...],
+    libraries: tuple[str, ...],
+    _candidates: tuple,
+    _recordings: tuple,
 ) -> tuple[HomeScreen | None, dict[str, Any] | None]:
-    screen = first_answer(candidates, recordings)
+    screen = first_answer(_candidates, _recordings)
     if screen is None:
         return None, None
     # the axes the Training page draws its chart on (ui.training_live.ChartBox), at its default view
@@ -49,13 +57,24 @@ def _built(
     return screen, frozen_spec(chart)
 
 
+def _content(recording: Recording | None) -> str:
+    """What a recording holds, as text that is the same in every process: the disk cache's key (a pickle of
+    the Recording is not: it depends on which of its strings share one object, which differs between a
+    recording parsed here and one loaded from the disk cache)."""
+    if recording is None:
+        return ""
+    held = json.dumps([recording.path, recording.pack["machine"], recording.pack["rows"]], sort_keys=True, default=str)
+    return hashlib.sha256(held.encode()).hexdigest()
+
+
 @kept(16)
 def _cached(key: tuple, plot_height: int, beside: bool, _candidates: tuple, _recordings: tuple) -> HomeAnswer:
     """The answer and the chart's spec: the same for every visitor of these packs, so built once per process
     (a revisit is a lookup). `key` names the packs by the identity of their parsed objects, which the cached
     value keeps alive (lib.recorded parses each file version once)."""
     libraries = tuple(version(name) for name in ("streamlit", "altair", "pandas", "pyarrow"))
-    screen, spec = _built(plot_height, beside, _candidates, _recordings, libraries)
+    contents = tuple(_content(r) for r in (*_candidates, *_recordings))
+    screen, spec = _built(plot_height, beside, contents, libraries, _candidates, _recordings)
     return HomeAnswer(screen, spec, packs=(*_candidates, *_recordings))
 
 

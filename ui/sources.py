@@ -34,6 +34,11 @@ def load_recorded() -> tuple[list[dict], list[str]]:
     return lib_recorded.load_recorded()
 
 
+def machine_packs() -> tuple[list[dict], list[str]]:
+    """The shipped packs listed as machines to compare: each recording once (lib.recorded.machine_packs)."""
+    return lib_recorded.machine_packs()
+
+
 def load_recordings() -> list[Recording]:
     """Every shipped pack as a Recording (its points typed once, when lib.recorded parsed it)."""
     return lib_recorded.load_recordings()[0]

@@ -115,3 +115,10 @@ def load_recorded(directory: str | Path | None = None) -> tuple[list[dict[str, A
     (the same dict objects while no file changes, so what is built from them is built once)."""
     loaded = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
     return [r.pack for r in loaded.recordings], list(loaded.problems)
+
+
+def machine_packs() -> tuple[list[dict[str, Any]], list[str]]:
+    """The shipped packs a page lists as machines to compare (Your results, the gallery): each recording once,
+    without leases/ (the same recordings on another day: a day of a machine's curve, not another machine)."""
+    packs, problems = load_recorded()
+    return [p for p in packs if Path(p["path"]).parent.name != LEASES_DIR], problems

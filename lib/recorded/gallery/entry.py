@@ -30,7 +30,7 @@ from lib.core.results import (
     validate_pack,
 )
 from lib.core.rows import Status
-from lib.recorded import LEASES_DIR, load_recorded, recorded_dir
+from lib.recorded import load_recorded, machine_packs, recorded_dir
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
 from lib.recorded.pack import Fingerprint, JsonObject, Pack
 from lib.recorded.uploads import parse_upload
@@ -204,9 +204,7 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
 def shipped_gallery_packs() -> list[tuple[str, Pack]]:
     """(file stem, pack reduced to the gallery sweep) for every shipped pack that holds it: the
     sidebar's packs (lib/recorded/) and those shipped for the gallery only (lib/recorded/gallery/)."""
-    # one shipped sweep per machine: a later lease of the same machine is more days of the Training
-    # page's recordings (its band), not another machine of the class
-    packs = [p for p in load_recorded()[0] if Path(p["path"]).parent.name != LEASES_DIR]
+    packs = machine_packs()[0]  # one shipped sweep per machine: a lease is a day of its band, not another machine
     extra_dir = recorded_dir() / REFERENCE_DIR
     if extra_dir.is_dir():
         packs += load_recorded(extra_dir)[0]
