@@ -394,14 +394,23 @@ def read_view(at, page: str, query: dict[str, str]) -> Reading:
 
 # -- opening views -------------------------------------------------------------------------------------------
 
+HOME = "pages/home.py"
+
 
 def open_view(page: str, query: dict[str, str]):
     """The app opened at `page` with `query` in its URL, as a fresh browser session opens a shared link: the
-    query is in the URL on the session's first run too, so the sidebar's GPU is the link's (a first run at the
-    defaults would pin the sidebar to the first GPU, and every view would show that GPU whatever its link said)."""
-    from app_support import visit
+    router's first run is the link's page with the link's query, so the sidebar's GPU is the link's. No run of
+    Home before it: that cost CPU (more than half of a Training view's) and changed nothing the other pages say or
+    draw. Home itself goes through app_support.visit (a first run, then a rerun, whose rows can differ)."""
+    from app_support import APP_TIMEOUT_S, ROOT, visit
+    from streamlit.testing.v1 import AppTest
 
-    return visit(page, query, whys=False)  # the 'Why?' sections closed, as first drawn
+    if page == HOME:
+        return visit(page, query, whys=False)  # the 'Why?' sections closed, as first drawn
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+    at.query_params.update(query)
+    at.switch_page(page).run()  # the page's file name is its URL path (ui.pages), so no run is needed to find it
+    return at
 
 
 def page_settings(page: str) -> list[Setting]:
