@@ -12,6 +12,7 @@ from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
 from lib.core.point import Point
 from lib.core.request import LiveRequest
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import InSeries
 from lib.lessons.common.live import log_grid
 from lib.lessons.data_pipeline.view import (
     AXES,
@@ -217,17 +218,6 @@ def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:
     return any(r.get("workload") == WORKLOAD.name and r.get("swept") for p in packs for r in p["rows"])
 
 
-class Shown(NamedTuple):
-    """A point on screen under its series ('cpu (live, this server)')."""
-
-    series: str
-    point: Point
-
-    def row(self) -> dict[str, Any]:
-        """The point as a row under its series: the charts', the table's and the notes' (their edge)."""
-        return {**self.point.to_row(), "series": self.series}
-
-
 def _same_value(a: Any, b: Any) -> bool:
     """Two values of the swept setting, as lib.lessons.common.live.rows_at compares them."""
     try:
@@ -241,7 +231,7 @@ class Screen:
     """The points on screen per feed ('images', 'tensors'), each under its series."""
 
     view: View
-    shown: dict[str, tuple[Shown, ...]]  # the chart's points per feed
+    shown: dict[str, tuple[InSeries, ...]]  # the chart's points per feed
     pack: Mapping[str, Any] | None  # the recorded pack shown, if any
     recorded: FeedRows  # its rows per feed, unlabelled (for downloads)
 
@@ -262,7 +252,7 @@ class Screen:
     def recorded_rows(self) -> list[dict[str, Any]]:
         return [r for feed in SOURCES for r in self.recorded[feed]]
 
-    def here(self, feed: str) -> list[Shown]:
+    def here(self, feed: str) -> list[InSeries]:
         """The feed's points at the point explained."""
         over, current = self.view.over, self.view.current
         return [
@@ -272,7 +262,7 @@ class Screen:
     def at_point(self, feed: str, series: str = onscreen.LIVE_CPU) -> Point | None:
         return next((s.point for s in self.here(feed) if s.series == series), None)
 
-    def pair(self, feed: str) -> tuple[Shown | None, Shown | None]:
+    def pair(self, feed: str) -> tuple[InSeries | None, InSeries | None]:
         """CPU and GPU points of ONE machine at the point explained (the same host CPU feeds both devices):
         both live on a GPU server, else both recorded."""
         here = [s for s in self.here(feed) if self.view.gpu_live or "recorded" in s.series]
@@ -284,11 +274,11 @@ class Screen:
 
 def _shown(
     live: Iterable[Mapping[str, Any]], recorded: Iterable[Mapping[str, Any]], machine: str | None
-) -> tuple[Shown, ...]:
+) -> tuple[InSeries, ...]:
     """The rows on screen as points, each under its series: the live ones, then the recording machine's."""
     return (
-        *(Shown(series_label(r["device"], "live"), Point.from_row(r)) for r in live),
-        *(Shown(series_label(r["device"], "recorded", machine), Point.from_row(r)) for r in recorded),
+        *(InSeries(series_label(r["device"], "live"), Point.from_row(r)) for r in live),
+        *(InSeries(series_label(r["device"], "recorded", machine), Point.from_row(r)) for r in recorded),
     )
 
 

@@ -15,10 +15,11 @@ from typing import Any
 from lib.core.fmt import fmt_value
 from lib.core.request import LiveRequest
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import ChartRow
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
-from lib.lessons.jacobian.points import ChartRow, MethodPoint
+from lib.lessons.jacobian.points import MethodPoint
 from lib.workloads.jacobian import METHODS
 
 X_TITLE = "inputs in the batch (val)"

@@ -27,10 +27,11 @@ from lib.core.same import same_time
 from lib.core.sweep import default_memory_cap_gb
 from lib.core.workload import Settings
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import ChartRow
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
-from lib.lessons.jacobian.points import ChartRow, MethodPoint, timed
+from lib.lessons.jacobian.points import MethodPoint, timed
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload

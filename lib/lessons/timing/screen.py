@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 
 from lib.core.request import LiveRequest
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import ChartRow
 from lib.lessons.timing import view as lesson
 from lib.lessons.timing import words
 from lib.lessons.timing.answer import timing_answer, timing_notes
-from lib.lessons.timing.timed import ChartRow
 
 
 class Toggle(NamedTuple):

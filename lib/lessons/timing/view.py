@@ -22,9 +22,10 @@ from lib.core.fmt import Sentence, fmt_value, say
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import ChartRow
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
-from lib.lessons.timing.timed import ChartRow, Timed
+from lib.lessons.timing.timed import Timed
 from lib.recorded.sources import series_label
 from lib.recorded.uploads import plain
 from lib.workloads import get_workload
