@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from app_support import FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text, pick_gpu
 from lesson_support import chart_frames, fixture_dir
+from made_rows import jacobian_rows
 
 from lib.core.crossover import CrossKind
 from lib.lessons.jacobian.points import MethodPoint
@@ -243,25 +244,7 @@ def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_dr
 
 # -- the sentences on GPU-like numbers (hand-written rows: the CPU fixture cannot behave like a GPU) --------
 def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[MethodPoint]:
-    return [
-        MethodPoint.of_row(
-            {
-                "workload": "jacobian",
-                "method": method,
-                "val": v,
-                "hidden": 20,
-                "outputs": 400,
-                "device": device,
-                "series": series,
-                "median_s": t,
-                "iqr_s": (t or 0) / 20,
-                "repeats": 5 if t else 0,
-                "status": "ok" if t else "skipped",
-                "message": "" if t else "needs about 9 GB, more than the cap",
-            }
-        )
-        for v, t in times.items()
-    ]
+    return [MethodPoint.of_row(r) for r in jacobian_rows(series, device, method, times)]
 
 
 def test_crossover_and_loop_sentences_read_the_numbers():

@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 from app_support import CROSSOVER_WORDS, FIXTURE_GPU_NAME, chart_specs, open_page, open_whys, page_text
 from lesson_support import chart_frames, fixture_dir
+from made_rows import matmul_rows
 
 from lib.core.fmt import fmt_rate
 from lib.lessons.timing.timed import Timed
@@ -211,35 +212,16 @@ def test_recorded_pack_is_the_gpu_side_toggle_by_toggle(with_pack):
 
 
 # -- the sentences on GPU-like numbers (hand-written rows: the CPU fixture cannot behave like a GPU) --------
-def matmul_rows(series: str, device: str, times: dict[int, float], **variant) -> list[Timed]:
-    v = {"dtype": "fp32", "sync": True, "transfer": False, **variant}
-    return [
-        Timed.of_row(
-            {
-                "workload": "matmul",
-                "size": n,
-                "device": device,
-                "series": series,
-                "median_s": t,
-                "iqr_s": t / 20,
-                "cold_s": t * 3,
-                "repeats": 9,
-                "status": "ok",
-                "message": "",
-                "achieved_flops_per_s": 2 * n**3 / t,
-                **v,
-            }
-        )
-        for n, t in times.items()
-    ]
+def timed_rows(series: str, device: str, times: dict[int, float], **variant) -> list[Timed]:
+    return [Timed.of_row(r) for r in matmul_rows(device, times, series=series, **variant)]
 
 
 def test_naive_gpu_timer_sentences_read_the_numbers():
     from lib.lessons.timing import words
 
     gpu = "cuda:0 (recorded on X)"
-    honest = matmul_rows(gpu, "cuda:0", {64: 1e-5, 1024: 1e-4, 8192: 2e-2})
-    naive = matmul_rows(gpu, "cuda:0", {64: 8e-6, 1024: 9e-6, 8192: 1e-5}, sync=False)
+    honest = timed_rows(gpu, "cuda:0", {64: 1e-5, 1024: 1e-4, 8192: 2e-2})
+    naive = timed_rows(gpu, "cuda:0", {64: 8e-6, 1024: 9e-6, 8192: 1e-5}, sync=False)
     variant = Variant(sync=False)
     (text,) = words.sync_sentences(naive, honest, variant, 1024, [gpu])
     assert "between 8 µs and 10 µs per call" in text and "grows from 10 µs to 20 ms" in text
@@ -254,14 +236,14 @@ def test_copy_and_tf32_sentences_read_the_numbers():
     from lib.lessons.timing import words
 
     gpu = "cuda:0 (recorded on X)"
-    base = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 1e-3})
+    base = timed_rows(gpu, "cuda:0", {256: 1e-5, 4096: 1e-3})
     copy = [
         replace(t, point=t.point.reported({"phase_transfer_s": 3e-5}))
-        for t in matmul_rows(gpu, "cuda:0", {256: 4e-5, 4096: 2e-3}, transfer=True)
+        for t in timed_rows(gpu, "cuda:0", {256: 4e-5, 4096: 2e-3}, transfer=True)
     ]
     (text,) = words.transfer_sentences(copy, base, Variant(transfer=True), 256, [gpu])
     assert "one call takes 40 µs against 10 µs" in text and "the copy adds 30 µs, 75% of the call" in text
     assert "Its share is 75% at size 256 and 50% at 4,096" in text
-    tf32 = matmul_rows(gpu, "cuda:0", {256: 1e-5, 4096: 2.5e-4}, dtype="tf32")
+    tf32 = timed_rows(gpu, "cuda:0", {256: 1e-5, 4096: 2.5e-4}, dtype="tf32")
     (text,) = words.tf32_sentences(tf32, base, Variant(tf32=True), 4096, [gpu])
     assert "550 TFLOP/s with TF32 against 137 TFLOP/s in fp32 (4.00×)" in text

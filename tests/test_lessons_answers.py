@@ -4,6 +4,7 @@ number in a sentence is read from the rows, and no sentence claims what the rows
 from __future__ import annotations
 
 import pytest
+from made_rows import jacobian_rows, matmul_rows
 
 from lib.core.crossover import CrossKind
 from lib.core.fmt import Strong, fmt_value, say
@@ -50,23 +51,7 @@ def test_rates_are_plain_words_first_and_the_unit_after():
 
 # -- Jacobian ----------------------------------------------------------------------------------------------
 def jac(series: str, device: str, method: str, times: dict[int, float | None]) -> list[MethodPoint]:
-    return [
-        MethodPoint.of_row(
-            {
-                "workload": "jacobian",
-                "method": method,
-                "val": v,
-                "device": device,
-                "series": series,
-                "median_s": t,
-                "iqr_s": (t or 0) / 20,
-                "repeats": 5 if t else 0,
-                "status": "ok" if t else "skipped",
-                "message": "" if t else "too big",
-            }
-        )
-        for v, t in times.items()
-    ]
+    return [MethodPoint.of_row(r) for r in jacobian_rows(series, device, method, times)]
 
 
 def test_jacobian_answer_sets_the_fastest_method_against_the_seeds_loop():
@@ -114,24 +99,7 @@ NAIVE = timing.Variant(sync=False)
 
 
 def mm(device: str, times: dict[int, float], **variant) -> list[dict]:
-    v = {**HONEST.settings(), **variant}
-    return [
-        {
-            "workload": "matmul",
-            "size": n,
-            "device": device,
-            "median_s": t,
-            "iqr_s": t / 20,
-            "cold_s": t * 3,
-            "repeats": 9,
-            "status": "ok",
-            "message": "",
-            "achieved_flops_per_s": 2 * n**3 / t,
-            "swept": "size",
-            **v,
-        }
-        for n, t in times.items()
-    ]
+    return matmul_rows(device, times, **variant)
 
 
 def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from made_rows import jacobian_rows
+
 from lib.core.crossover import CrossKind
 from lib.lessons.common import onscreen
 from lib.lessons.jacobian import memory
@@ -13,27 +15,7 @@ CPU, GPU, SAME = "cpu (live, this server)", "cuda:0 (recorded on X)", "cpu (reco
 
 
 def jac_rows(series: str, device: str, method: str, times: dict[int, float | None]) -> list[MethodPoint]:
-    return [MethodPoint.of_row(r) for r in jac_dicts(series, device, method, times)]
-
-
-def jac_dicts(series: str, device: str, method: str, times: dict[int, float | None]) -> list[dict]:
-    return [
-        {
-            "workload": "jacobian",
-            "method": method,
-            "val": v,
-            "hidden": 20,
-            "outputs": 400,
-            "device": device,
-            "series": series,
-            "median_s": t,
-            "iqr_s": (t or 0) / 20,
-            "repeats": 5 if t else 0,
-            "status": "ok" if t else "skipped",
-            "message": "" if t else "needs about 9 GB, more than the cap",
-        }
-        for v, t in times.items()
-    ]
+    return [MethodPoint.of_row(r) for r in jacobian_rows(series, device, method, times)]
 
 
 def test_methods_budget_and_the_live_request():
@@ -102,7 +84,7 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
     # live rows come unlabelled: the screen names them
     live = [
         {k: v for k, v in r.items() if k != "series"}
-        for r in jac_dicts(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
+        for r in jacobian_rows(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
     ]
     shown = S.jacobian_screen(live, onscreen.RecordedViews(), 100, ["loop"])
     assert {p.series for p in shown.points} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from made_rows import matmul_rows
+
 from lib.core.crossover import CrossKind
 from lib.lessons.common import onscreen
 from lib.lessons.timing import screen as S
@@ -16,24 +18,7 @@ GPU = "cuda:0 (recorded on X)"
 
 
 def rows(device: str, times: dict[int, float], **variant) -> list[dict]:
-    v = {**HONEST.settings(), **variant}
-    return [
-        {
-            "workload": "matmul",
-            "size": n,
-            "device": device,
-            "median_s": t,
-            "iqr_s": t / 20,
-            "cold_s": t * 3,
-            "repeats": 9,
-            "status": "ok",
-            "message": "",
-            "achieved_flops_per_s": 2 * n**3 / t,
-            "swept": "size",
-            **v,
-        }
-        for n, t in times.items()
-    ]
+    return matmul_rows(device, times, **variant)
 
 
 def found(gpu: dict[str, list[dict]], cpu: dict[str, list[dict]] | None = None) -> onscreen.RecordedViews:
