@@ -44,7 +44,16 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from classroom import _children, run_sessions  # noqa: E402
-from page_speed import CHART, CHROMIUM, CHROMIUM_ARGS, LINKS, TIMEOUT_MS, free_port, open_and_time  # noqa: E402
+from page_speed import (  # noqa: E402
+    CHART,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LINKS,
+    TIMEOUT_MS,
+    free_port,
+    open_and_time,
+    streamlit_command,
+)
 from st_session import open_session  # noqa: E402
 from warm_server import wait_healthy  # noqa: E402
 
@@ -103,23 +112,7 @@ def host(script: str, cpus: str | None, root: Path = ROOT) -> Iterator[tuple[str
     pin = ["taskset", "-c", cpus] if cpus else []
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [
-            *pin,
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            script,
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=root,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [*pin, *streamlit_command(script, port)], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     watch = RssWatch(proc.pid)
     url = f"http://127.0.0.1:{port}"

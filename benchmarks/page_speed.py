@@ -69,6 +69,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def streamlit_command(script: str, port: int) -> list[str]:
+    """`streamlit run script` headless on 127.0.0.1:port, as the benchmarks start the app."""
+    flags = {"--server.headless": "true", "--server.port": str(port), "--server.address": "127.0.0.1"}
+    return [sys.executable, "-m", "streamlit", "run", script, *(part for flag in flags.items() for part in flag)]
+
+
 @contextlib.contextmanager
 def server(
     env: dict[str, str] | None = None, script: str = "streamlit_app.py", root: Path = ROOT
@@ -76,19 +82,7 @@ def server(
     """A fresh `streamlit run` on a free port; yields (url, pid) once it answers its health check."""
     port = free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            script,
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
+        streamlit_command(script, port),
         cwd=root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
