@@ -24,6 +24,14 @@ MACHINE = {
 }
 
 
+def tiny_sweep(out, batches: str) -> int:
+    """`python -m lib sweep` of a one-layer, 8-wide MLP over these batch sizes, written to `out`: its exit code."""
+    from lib.__main__ import main
+
+    args = ["--set", "hidden_width=8", "--set", "depth=1", "--budget", "0.02", "--no-phases", "--quiet"]
+    return main(["sweep", "mlp", "--over", f"batch_size={batches}", *args, "--out", str(out)])
+
+
 def _load(other=0.02, before=3.0e-3, after=3.1e-3, best=2.9e-3) -> Load:
     return Load(other, 0.5, 0.6, before, after, best, 100.0, 2)
 
@@ -81,31 +89,9 @@ def test_other_processes_busy_while_recording_make_it_busy():
 
 @pytest.mark.slow
 def test_the_cli_keeps_the_load_in_the_pack(tmp_path, monkeypatch):
-    from lib.__main__ import main
-
     monkeypatch.setenv("GPUWIN_LOAD_CHECK", "1")  # judged, as a recording is outside the tests
     out = tmp_path / "p.json"
-    assert (
-        main(
-            [
-                "sweep",
-                "mlp",
-                "--over",
-                "batch_size=1,2",
-                "--set",
-                "hidden_width=8",
-                "--set",
-                "depth=1",
-                "--budget",
-                "0.02",
-                "--no-phases",
-                "--quiet",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert tiny_sweep(out, "1,2") == 0
     machine = load_pack(out)["machine"]
     assert isinstance(machine["load_quiet"], bool) and machine["load_wall_s"] > 0
     assert machine["load_reference_best_s"] <= machine["load_reference_before_s"]
@@ -148,31 +134,9 @@ def test_every_shipped_small_server_pack_was_recorded_quiet():
 
 
 def test_a_recording_made_beside_other_work_on_purpose_says_its_load_was_not_judged(tmp_path, monkeypatch):
-    from lib.__main__ import main
-
     monkeypatch.setenv("GPUWIN_LOAD_CHECK", "0")
     out = tmp_path / "p.json"
-    assert (
-        main(
-            [
-                "sweep",
-                "mlp",
-                "--over",
-                "batch_size=1",
-                "--set",
-                "hidden_width=8",
-                "--set",
-                "depth=1",
-                "--budget",
-                "0.02",
-                "--no-phases",
-                "--quiet",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert tiny_sweep(out, "1") == 0
     machine = load_pack(out)["machine"]
     assert machine["load_quiet"] is None and machine["load_other_cpu_share"] is not None
 
