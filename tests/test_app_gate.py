@@ -20,8 +20,10 @@ BIG = {"batch_size": "16384", "hidden_width": "4096", "depth": "2"}
 @pytest.fixture
 def in_process(tmp_path, monkeypatch):
     """Jobs run here, not in the measuring process, and every step built is counted."""
+    from ui import measure
     from ui.measure import MEASURE_WORKER
 
+    measure._store.clear()  # no live result kept by an earlier test in this process, measured under other limits
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(tmp_path))
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
     jobs, built = [], {"n": 0, "settings": []}
