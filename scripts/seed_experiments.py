@@ -31,6 +31,7 @@ if str(ROOT) not in sys.path:
 
 from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
 from lib.core.fmt import fmt_num, fmt_s  # noqa: E402
+from lib.core.load import Load, LoadWatch, machine_with_load  # noqa: E402
 from lib.core.point import Point, rows_of  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
 from lib.core.rows import Status, is_ok  # noqa: E402
@@ -176,6 +177,15 @@ def run_preset(
     return preset, params, rows
 
 
+def warn_if_busy(machine: dict[str, Any]) -> None:
+    if machine.get("load_quiet") is False:
+        print(
+            "warning: the machine was busy while this recorded (" + "; ".join(Load.reasons_of(machine)) + "): "
+            "the pack says so (load_quiet: false) and the app does not draw it as recorded",
+            file=sys.stderr,
+        )
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the presets' cut-down sizes (a CPU-only smoke run)")
@@ -227,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
         print("CUDA is not available here: only the CPU side is measured.")
 
     started = time.perf_counter()
+    watch = LoadWatch.start()  # the pack keeps how busy the machine was, as every recording does
     results = [run_preset(p, devices, args, budget) for p in presets]
+    machine = machine_with_load(watch, None)
     all_rows = [row for _, _, rows in results for row in rows.values()]
 
     print(
@@ -236,12 +248,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     print_table(results, cpu or "cpu", gpu, args.quick)
     if args.out:
-        save_pack(build_pack(all_rows), args.out)
+        save_pack(build_pack(all_rows, machine), args.out)
         print(f"\nwrote {args.out} ({len(all_rows)} rows)")
+    warn_if_busy(machine)
     if args.curves:
         from lib.lessons.seed_cases.curves import curves_pack, curves_path
 
+        watch = LoadWatch.start()
         curves = curves_pack(presets, devices, num_threads=args.threads, progress=print)
+        curves["machine"] = machine_with_load(watch, None)
+        warn_if_busy(curves["machine"])
         print(f"wrote {save_pack(curves, curves_path(args.out))} ({len(curves['curves'])} curves)")
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in all_rows) else 1
 
