@@ -6,7 +6,8 @@ old numbers were from the quiet ones).
     .venv/bin/python benchmarks/rerecord_compare.py --old-rev fda5128 h200_training_gpu h200_stream \
         --out docs/rerecorded_h200.txt
 
-For each named pack: the shipped file (lib/recorded/<name>.json.gz) and the same path at --old-rev (git show),
+For each named pack: the shipped file (lib/recorded/<name>, .json.gz unless named; NEW=OLD for a pack that
+replaces one of another name) and the same path at --old-rev (git show),
 their recording dates and loads, the points both hold ok at the same settings and device, and the new/old
 ratio of the median step: over all of them, under 2 ms (launch-bound: moves between leases) and over 10 ms
 (the GPU's work: should not move). Kernel counts of profiled points are compared too (same code: same
@@ -29,9 +30,20 @@ sys.path.insert(0, str(ROOT))
 from lib.core.results import load_pack, loads_pack, setting_keys  # noqa: E402
 
 
-def point(row: dict) -> tuple:
-    """A row's identity: its workload, device and settings (what the pack's format does not reserve)."""
-    return (row["workload"], row["device"], *((k, str(row[k])) for k in sorted(setting_keys(row))))
+def point(row: dict, keys: dict[str, set[str]]) -> tuple:
+    """A row's identity: its workload, device and the settings both packs' rows name (a setting added to the
+    workloads since the old pack was recorded holds its default in the new rows)."""
+    return (row["workload"], row["device"], *((k, str(row.get(k))) for k in sorted(keys[row["workload"]])))
+
+
+def shared_settings(*packs: dict) -> dict[str, set[str]]:
+    """Per workload, the settings every row of both packs names."""
+    keys: dict[str, set[str]] = {}
+    for pack in packs:
+        for row in pack["rows"]:
+            named = set(setting_keys(row))
+            keys[row["workload"]] = keys[row["workload"]] & named if row["workload"] in keys else named
+    return keys
 
 
 def quantiles(values: list[float]) -> str:
@@ -52,17 +64,27 @@ def load_words(machine: dict) -> str:
     )
 
 
-def compare(name: str, old_rev: str) -> list[str]:
-    path = f"lib/recorded/{name}.json.gz"
+def _file(name: str) -> str:
+    if "/" in name:  # a candidate not shipped (yet): its path
+        return name
+    return f"lib/recorded/{name}" if name.endswith((".json", ".json.gz")) else f"lib/recorded/{name}.json.gz"
+
+
+def compare(names: str, old_rev: str) -> list[str]:
+    name, _, old_name = names.partition("=")  # NEW=OLD: a pack that replaces one of another name
+    path = _file(name)
     new = load_pack(ROOT / path)
-    old_bytes = subprocess.run(["git", "show", f"{old_rev}:{path}"], cwd=ROOT, capture_output=True, check=True).stdout
-    old = loads_pack(gzip.decompress(old_bytes))
+    old_bytes = subprocess.run(
+        ["git", "show", f"{old_rev}:{_file(old_name or Path(name).name)}"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    old = loads_pack(gzip.decompress(old_bytes) if old_bytes[:2] == b"\x1f\x8b" else old_bytes)
     lines = [
         f"{name}: old {old['machine'].get('date', '?')[:10]} ({load_words(old['machine'])}), "
         f"new {new['machine'].get('date', '?')[:10]} ({load_words(new['machine'])})"
     ]
-    a = {point(r): r for r in old["rows"]}
-    b = {point(r): r for r in new["rows"]}
+    keys = shared_settings(old, new)
+    a = {point(r, keys): r for r in old["rows"]}
+    b = {point(r, keys): r for r in new["rows"]}
     both = [k for k in a if k in b and a[k]["status"] == "ok" == b[k]["status"]]
     lines.append(f"  points: old {len(a)}, new {len(b)}, ok in both {len(both)}")
 

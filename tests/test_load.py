@@ -13,7 +13,7 @@ import pytest
 
 from lib.core import load
 from lib.core.load import Load, LoadFields, LoadWatch, pack_quiet
-from lib.core.results import PackError, build_pack, load_pack, save_pack, validate_machine
+from lib.core.results import PackError, build_pack, load_pack, merge_packs, save_pack, validate_machine
 
 MACHINE = {
     "cpu_model": "AMD EPYC",
@@ -58,6 +58,31 @@ def test_a_resumed_recording_is_quiet_only_if_every_call_was():
     assert LoadFields.of(MACHINE) is None and quiet.after(None).quiet is None  # an earlier part of unknown load
     # what the pack keeps of a resumed recording reads back as it was written
     assert LoadFields.of({**MACHINE, **merged.as_machine()}) == merged
+
+
+def test_a_merge_of_one_machines_runs_is_quiet_only_if_every_run_was():
+    # `python -m lib merge` of sweeps recorded minutes apart on one machine: one fingerprint, the worst load
+    quiet, busy = _load().fields(), _load(other=0.5).fields()
+    row = {
+        "workload": "matmul",
+        "size": 64,
+        "device": "cpu",
+        "median_s": 1e-3,
+        "iqr_s": 0.0,
+        "repeats": 3,
+        "status": "ok",
+        "message": "",
+    }
+    packs = [build_pack([row], {**MACHINE, **quiet.as_machine()}), build_pack([row], {**MACHINE, **busy.as_machine()})]
+    for order in (packs, packs[::-1]):
+        merged = merge_packs(order)["machine"]
+        assert merged["load_quiet"] is False and merged["load_other_cpu_share"] == 0.5
+        assert merged["load_wall_s"] == 200.0
+    assert merge_packs([packs[0], packs[0]])["machine"]["load_quiet"] is True
+    unknown = build_pack([row], dict(MACHINE))  # a run from before the load was kept: nobody can say it was quiet
+    assert merge_packs([packs[0], unknown])["machine"]["load_quiet"] is None
+    assert merge_packs([unknown, packs[0]])["machine"]["load_quiet"] is None
+    assert "load_quiet" not in merge_packs([unknown, unknown])["machine"]
 
 
 def test_the_pack_validates_the_load_fields_and_names_a_bad_one():

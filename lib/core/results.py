@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.files import NotReadable, TooLarge, count_items, read_bounded, write_file
+from lib.core.load import LoadFields
 from lib.core.point import Point
 
 SCHEMA_VERSION = 1
@@ -408,6 +409,16 @@ def same_machine(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return same_hardware(a, b) and a.get("label") == b.get("label")
 
 
+def _both_runs(first: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+    """One machine's fingerprint over two runs merged into one pack: quiet only if both were, the worst of
+    each load figure (keeping the first run's load alone would call a pack quiet whose later rows were not)."""
+    a, b = LoadFields.of(first), LoadFields.of(later)
+    if a is None and b is None:
+        return first
+    both = b.after(a) if a is not None and b is not None else (a or b).after(None)
+    return {**first, **both.as_machine()}
+
+
 def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
     """One pack holding every row, each row labelled with the machine it came from."""
     if not packs:
@@ -425,7 +436,8 @@ def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
             validate_pack(pack)  # says what is wrong; rows and machines are checked once, in the merged pack
         sources = pack.get("machines") or [pack["machine"]]
         for m in sources:
-            by_identity.setdefault(json.dumps([m.get(k) for k in (*_IDENTITY_FIELDS, "label")], default=repr), m)
+            key = json.dumps([m.get(k) for k in (*_IDENTITY_FIELDS, "label")], default=repr)
+            by_identity[key] = _both_runs(by_identity[key], m) if key in by_identity else m
         label = pack["machine"].get("label", "")
         # a row that names its machine is kept as it is (the same object): a merge holds no second copy
         rows.extend(row if row.get("machine") else {**row, "machine": label} for row in pack["rows"])
