@@ -14,6 +14,7 @@ import pytest
 from lib.core import load
 from lib.core.load import Load, LoadFields, LoadWatch, pack_quiet
 from lib.core.results import PackError, build_pack, load_pack, merge_packs, save_pack, validate_machine
+from lib.workloads.ddp.efficiency import merge_runs
 
 MACHINE = {
     "cpu_model": "AMD EPYC",
@@ -74,10 +75,11 @@ def test_a_merge_of_one_machines_runs_is_quiet_only_if_every_run_was():
         "message": "",
     }
     packs = [build_pack([row], {**MACHINE, **quiet.as_machine()}), build_pack([row], {**MACHINE, **busy.as_machine()})]
-    for order in (packs, packs[::-1]):
-        merged = merge_packs(order)["machine"]
-        assert merged["load_quiet"] is False and merged["load_other_cpu_share"] == 0.5
-        assert merged["load_wall_s"] == 200.0
+    for merge in (merge_packs, merge_runs):  # merge_runs: what `python -m lib merge` calls
+        for order in (packs, packs[::-1]):
+            merged = merge(order)["machine"]
+            assert merged["load_quiet"] is False and merged["load_other_cpu_share"] == 0.5
+            assert merged["load_wall_s"] == 200.0
     assert merge_packs([packs[0], packs[0]])["machine"]["load_quiet"] is True
     unknown = build_pack([row], dict(MACHINE))  # a run from before the load was kept: nobody can say it was quiet
     assert merge_packs([packs[0], unknown])["machine"]["load_quiet"] is None

@@ -409,6 +409,15 @@ def same_machine(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return same_hardware(a, b) and a.get("label") == b.get("label")
 
 
+def one_machine_over(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first run's fingerprint of one machine, with the load of every run folded in (runs one after another
+    on one machine, merged into one pack)."""
+    machine = runs[0]
+    for later in runs[1:]:
+        machine = _both_runs(machine, later)
+    return machine
+
+
 def _both_runs(first: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
     """One machine's fingerprint over two runs merged into one pack: quiet only if both were, the worst of
     each load figure (keeping the first run's load alone would call a pack quiet whose later rows were not)."""

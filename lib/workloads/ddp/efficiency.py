@@ -76,7 +76,8 @@ def row_throughput(row: dict[str, Any]) -> float | None:
 
 
 def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Packs recorded one after another on one machine -> one pack (the first pack's machine),
+    """Packs recorded one after another on one machine -> one pack (the first pack's machine, quiet only if
+    every run was),
     every row labelled with that machine unless it names its own, scaling efficiency computed
     across all of them. Packs of different machines (an H200's and an H100's) keep every machine:
     each row its own pack's label (machine and day) and the pack every fingerprint in `machines`
@@ -94,6 +95,7 @@ def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     rows = [dict(r) for p in packs for r in p["rows"]]
     for row in rows:
         row.setdefault("machine", machine.get("label", ""))
+    machine = _results.one_machine_over([p["machine"] for p in packs])
     return _results.validate_pack(
         {"schema_version": _results.SCHEMA_VERSION, "machine": machine, "rows": add_scaling_efficiency(rows)}
     )
