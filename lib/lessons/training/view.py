@@ -24,7 +24,9 @@ from typing import Any
 
 from lib.core.cache import kept
 from lib.core.fmt import fmt_s
+from lib.core.point import Frozen
 from lib.core.rows import Origin
+from lib.core.workload import SettingValue
 from lib.lessons.training.recording import one_recording
 from lib.lessons.training.step_tables import StepTable, recordings, step_config
 from lib.workloads import FAMILIES as _FAMILIES
@@ -129,13 +131,13 @@ class View:
         work (a fused optimizer), else eager (a CUDA graph or a compile only changes the GPU's side here)."""
         return replace(self, mode=execution.on_cpu(self.mode))
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, SettingValue]:
         """The workload's settings this view sets (its axes, switches and mode, and the model its family's
         choices pick: a torchvision network)."""
         return {**dict(self.sizes), **{k: getattr(self, k) for k in SWITCHES}, "mode": self.mode, **self.family.fixed}
 
     @property
-    def page_defaults(self) -> dict[str, Any]:
+    def page_defaults(self) -> Frozen:
         """Every other setting of the family's workload, at its default on this page."""
         return self.family.page_defaults()
 
