@@ -66,7 +66,9 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
     out = Modes(over=view.over, cpu_label=screen.cpu_label)
     out.curves[screen.cpu_label] = cpu
     for mode in modes:
-        rows = training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        rows = training_view.rows(
+            training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        )
         if rows:
             name = label("GPU", training_view.mode_label(mode), *curve_origin(rows))
             out.curves[name], out.by_mode[mode] = rows, name

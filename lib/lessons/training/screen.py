@@ -141,13 +141,13 @@ def compose(
         gpu_rows = [r for r in live if r.get("device") != "cpu"]
         screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
-        gpu_rows = training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
+        gpu_rows = training_view.rows(training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words))
         screen.ceilings = gpu.ceilings
         screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
     small = (
-        training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
+        training_view.rows(training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words))
         if small_cpu is not None and machines.threads == 1
         else []
     )
@@ -156,7 +156,7 @@ def compose(
     if live_cpu:
         screen.curves[label("CPU", "this server", Origin.LIVE)] = [dict(r, origin=Origin.LIVE.value) for r in live_cpu]
     if machines.host_cpu and gpu is not None and not live_gpu:
-        host = training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
+        host = training_view.rows(training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words))
         if host:
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
@@ -291,8 +291,9 @@ def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Mac
                 if view.data_resident is False and not view.pin_memory and not view.item_every_step
                 else None
             )
+            without = training_view.point(plain, table, "cuda:0", gpu.words)
             said = switch_sentence(
-                r, training_view.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned
+                r, without and without.to_row(), r["series"], screen.ceilings, pinned and pinned.to_row()
             )
         if said:
             lines.append(said)
