@@ -1,6 +1,6 @@
 """The GPU side of a prediction: each recorded GPU's step for a model at a batch size, with its band.
 
-Two ways, each row saying which (`origin`, `origin_note`), both the Training page's cost model
+Two ways, each StepPoint saying which (`origin`, `origin_note`), both the Training page's cost model
 (lib.lessons.training.model: one lib.core.costmodel form, priced by one machine's recordings):
 
 - A Training family at the page's settings, on a GPU that recorded it: the page's own point

@@ -1,16 +1,16 @@
 """The Training crossover lesson: what a view asks for, and every curve it draws, point by point.
 
-A view is what the sliders say (View). Each curve is one row per value on the x-axis, and each
-row says where its number came from (`origin`, with `origin_note` in words):
+A view is what the sliders say (View). A recorded machine's curve is one StepPoint per value on the
+x-axis (lib.lessons.training.step_point), and each says where its number came from (`origin`, with
+`origin_note` in words); this server's live curve is the live path's rows:
 
     live       measured on this server just now
-    recorded   a recorded row at exactly these settings
+    recorded   a recorded step at exactly these settings
     derived    a recorded step at this batch, times the steps in this epoch: an epoch is
                ceil(dataset / batch) steps (one full-batch step when batch >= dataset), so the
                dataset size never needs measuring again
     predicted  the recording machine's cost model (lib.lessons.training.model: one model per
-               machine and device, the mode and switches as its terms), with its band in
-               epoch_s_low / epoch_s_high; drawn dashed
+               machine and device, the mode and switches as its terms), with its band; drawn dashed
 
 No Streamlit: pages/training.py lays these out; lib/lessons/training/words.py words them.
 """
