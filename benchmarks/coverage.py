@@ -57,7 +57,7 @@ def training_coverage(table: step_tables.StepTable, machine: str) -> dict[str, C
         key = (view.rows, view.hidden_width, view.depth, view.config("cuda"))
         if key not in memo:
             row = T.point(view, table, "cuda:0", machine)
-            memo[key] = None if row is None else "predicted" if row["origin"] == "predicted" else "recorded"
+            memo[key] = None if row is None else "predicted" if row.predicted else "recorded"
         return memo[key]
 
     modes = T.modes_answered(table) or ["eager"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lib.core.point import points_of
+from lib.core.rows import Origin
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training.model import KernelCounts
@@ -54,8 +55,8 @@ def test_the_recorded_resnet_curve_has_no_sawtooth():
     table = step_tables.StepTable(
         _steps("eager")[("eager", True, False, False)].values(), "cuda", "NVIDIA H200 (2026-11-28)", RESNET
     )
-    rows = T.curve(T.View(family=RESNET, image_size=64, mode="eager"), table, "cuda", "H200")
-    times = {r["batch_size"]: r["median_s"] for r in rows}
-    assert "predicted" in {r["origin"] for r in rows} and len(rows) >= 8
+    points = T.curve(T.View(family=RESNET, image_size=64, mode="eager"), table, "cuda", "H200")
+    times = {p.settings["batch_size"]: p.median_s for p in points}
+    assert Origin.PREDICTED in {p.origin for p in points} and len(points) >= 8
     for b in (32, 128):
         assert times[b] > 0.8 * min(times[b // 2], times[b * 2])

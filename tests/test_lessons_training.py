@@ -11,6 +11,7 @@ from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step
 from lib.core.crossover import CrossKind
 from lib.core.fmt import about_count, crossing_about, fmt_about, fmt_ratio, fmt_s, fmt_value
 from lib.core.point import points_of
+from lib.core.rows import Origin
 from lib.lessons.common import voice
 from lib.lessons.common.voice import Unit
 from lib.lessons.training import screen as S
@@ -398,8 +399,9 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
     packs, _ = load_recorded(folder)
     pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
     assert any(r.get("other_recordings") for r in pack["rows"])
-    rows = T.curve(T.View(), step_tables.tables(recording_of(pack), "m")["cuda"], "cuda:0", "m")
-    assert all(r["recordings"] == 2 for r in rows)
+    points = T.curve(T.View(), step_tables.tables(recording_of(pack), "m")["cuda"], "cuda:0", "m")
+    assert all(len(p.by_recording) == 2 for p in points)
+    rows = T.rows(points)
     machine = Fingerprint.from_json(pack["machine"])
     validate_pack(results_pack([], [RecordedShown(machine, rows), RecordedShown(machine, pack["rows"][:5])]))
 
@@ -512,9 +514,9 @@ def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
             step = table.step(config, 64, 64, 3)
             if step is None:
                 continue
-            row = T.point(T.View(mode=mode), table, "cuda:0", source.label)
-            assert row["origin"] != "predicted" and row["machine"] == step.machine
-            assert re.findall(r"\d{4}-\d{2}-\d{2}", row["origin_note"].split(";")[0]) == [step.recorded_on]
+            point = T.point(T.View(mode=mode), table, "cuda:0", source.label)
+            assert point.origin is not Origin.PREDICTED and point.machine == step.machine
+            assert re.findall(r"\d{4}-\d{2}-\d{2}", point.origin_note.split(";")[0]) == [step.recorded_on]
             days.add(step.recorded_on)
         days_by_machine[source.label] = days
     # some machine's eager step and fused step were recorded on different days (the H100's: 2026-11-23 and -24),
@@ -592,11 +594,11 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     mine = recording_of({**pack.pack, "rows": [{**r, "workload": "mlp_wide"} for r in pack.pack["rows"]]})
     table = step_tables.tables(mine, "m", wide)["cuda"]
     assert len(table) == len(step_tables.tables(pack, "m")["cuda"]) and not step_tables.tables(mine, "m")["cuda"]
-    rows = T.curve(T.View(family=wide, hidden_width=64, depth=3), table, "cuda:0", "m")
-    assert rows and all(r["workload"] == "mlp_wide" for r in rows)
+    points = T.curve(T.View(family=wide, hidden_width=64, depth=3), table, "cuda:0", "m")
+    assert points and all(p.workload == "mlp_wide" for p in points)
     same = T.curve(T.View(hidden_width=64, depth=3), step_tables.tables(pack, "m")["cuda"], "cuda:0", "m")  # the MLP's
-    assert [(r["batch_size"], r["median_s"], r["origin"]) for r in rows] == [
-        (r["batch_size"], r["median_s"], r["origin"]) for r in same
+    assert [(p.settings["batch_size"], p.median_s, p.origin) for p in points] == [
+        (p.settings["batch_size"], p.median_s, p.origin) for p in same
     ]
 
 

@@ -17,6 +17,7 @@ import pytest
 from lib.charts.roofline import roofline_chart
 from lib.charts.steps import mode_steps_chart, split_chart
 from lib.core.fmt import fmt_rate, fmt_s
+from lib.core.rows import Origin
 from lib.lessons.common.explain import SPLIT_PARTS
 from lib.lessons.common.verdict import roofline_rows, split_sentence
 from lib.lessons.training import screen as S
@@ -92,11 +93,9 @@ def test_every_time_the_modes_bullets_quote_is_a_bar_of_the_modes_chart(shipped,
         assert len(modes.curves) == len(modes.by_mode) + 1 and len(modes.lines) == len(modes.by_mode)
         for line in modes.lines:
             assert set(BOLD.findall(line)) <= set(modes.curves), line
-        drawn = [_printed(b["step_s"]) for b in modes.steps]
-        drawn += [
-            _printed(a["step_s"] - b["step_s"]) for a in modes.steps for b in modes.steps if a["step_s"] > b["step_s"]
-        ]
-        drawn += [_printed(b["cold_s"] - b["step_s"]) for b in modes.steps if b.get("cold_s")]
+        drawn = [_printed(b.step_s) for b in modes.steps]
+        drawn += [_printed(a.step_s - b.step_s) for a in modes.steps for b in modes.steps if a.step_s > b.step_s]
+        drawn += [_printed(b.cold_s - b.step_s) for b in modes.steps if b.cold_s]
         for line in modes.step_lines:
             for t in _said_times(line):
                 assert any(abs(t - d) <= 1e-12 + 1e-9 * d for d in drawn), (t, line, modes.steps)
@@ -108,22 +107,22 @@ def test_every_time_the_modes_bullets_quote_is_a_bar_of_the_modes_chart(shipped,
                 "recorded": "recorded",
             }
             for bar in modes.steps:
-                if line.startswith("One CUDA graph") and bar["series"].startswith(
+                if line.startswith("One CUDA graph") and bar.series.startswith(
                     ("GPU · one CUDA graph", "GPU · eager PyTorch")
                 ):
-                    assert f"{fmt_s(bar['step_s'])} ({words[bar['origin']]})" in line, (line, bar)
-        spec = mode_steps_chart(modes.steps, list(modes.curves)).to_dict()
+                    assert f"{fmt_s(bar.step_s)} ({words[bar.origin.value]})" in line, (line, bar)
+        spec = mode_steps_chart(modes.bar_rows(), list(modes.curves)).to_dict()
         rows = [r for values in spec["datasets"].values() for r in values]
-        assert {r["series"] for r in rows} == {b["series"] for b in modes.steps}
+        assert {r["series"] for r in rows} == {b.series for b in modes.steps}
         for bar in modes.steps:  # the words under each bar: its time and where it came from
             under = (
-                next(r["under"] for r in rows if r["series"] == bar["series"] and "under" in r)
+                next(r["under"] for r in rows if r["series"] == bar.series and "under" in r)
                 .replace("\n", " ")
                 .replace("\u00a0", " ")
             )
-            kernels = f" of {int(bar['kernels']):,} kernels" if bar.get("kernels") else ""
-            assert under.startswith(f"{fmt_s(bar['step_s'])} a step{kernels}, {bar['from']}"), under
-            if bar["origin"] != "predicted":  # the recording it came from, by name and day
+            kernels = f" of {int(bar.kernels):,} kernels" if bar.kernels else ""
+            assert under.startswith(f"{fmt_s(bar.step_s)} a step{kernels}, {bar.source}"), under
+            if bar.origin is not Origin.PREDICTED:  # the recording it came from, by name and day
                 assert re.search(r"recorded on NVIDIA H[12]00[^(]*\(20\d\d-\d\d-\d\d\)", under), under
     assert checked or settings, "the default view quotes a CUDA graph's saving on the shipped packs"
 

@@ -48,10 +48,12 @@ def shipped():
 
 def _step_us(machine: S.Machine, **settings) -> float:
     view = T.View(**settings)
-    row = next(
-        r for r in T.curve(view, machine.tables["cpu"], "cpu", machine.words) if r["batch_size"] == view.batch_size
+    point = next(
+        p
+        for p in T.curve(view, machine.tables["cpu"], "cpu", machine.words)
+        if p.settings["batch_size"] == view.batch_size
     )
-    return row["median_s"] * 1e6
+    return point.median_s * 1e6
 
 
 # -- the rule itself ---------------------------------------------------------------------------------------
@@ -387,7 +389,7 @@ def test_a_live_cpu_that_disagrees_with_the_recorded_one_is_said_to(shipped):
     small, gpus = shipped
     view = T.View()
     grid = log_grid(view.axis.steps, n=6)
-    recorded = {r["batch_size"]: r for r in T.curve(view, small.tables["cpu"], "cpu", small.words)}
+    recorded = {r["batch_size"]: r for r in T.rows(T.curve(view, small.tables["cpu"], "cpu", small.words))}
 
     def live(scale: float) -> list[dict]:
         return [

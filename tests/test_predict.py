@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from lib.core.crossover import CrossKind
+from lib.core.rows import Origin
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL_FILE = """\
@@ -200,7 +201,7 @@ def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_pat
             "cuda:0",
             machine_text(pack.machine),
         )
-        assert page is not None and p["step_s"] == pytest.approx(page["median_s"]) and p["origin"] == page["origin"]
+        assert page is not None and p["step_s"] == pytest.approx(page.median_s) and p["origin"] == page.origin.value
 
 
 @pytest.mark.slow
@@ -224,7 +225,7 @@ def test_a_function_in_process_is_predicted_as_the_file_is(model_file):
     spec.loader.exec_module(module)
     result = predict(module.make_net, (3, 16, 16), batches=(1, 16), live=False)
     assert [g.gpu for g in result.gpus] == ["H200", "H100"] and result.cpu == []
-    assert all(r["origin"] == "predicted" for g in result.gpus for r in g.rows)
+    assert all(p.origin is Origin.PREDICTED for g in result.gpus for p in g.points)
     assert result.as_dict()["label"] == "make_net"
 
 

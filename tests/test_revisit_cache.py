@@ -5,6 +5,7 @@ in docs/host_demo.txt)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -51,7 +52,7 @@ def test_streamlit_reads_no_gc_after_every_run_from_the_repo_config():
     assert done.stdout.strip().splitlines()[-1] == "False", done.stderr[-2000:]
 
 
-def test_a_curve_is_read_once_per_view_and_table_and_each_caller_gets_its_own_rows(gpu_table, monkeypatch):
+def test_a_curve_is_read_once_per_view_and_table_and_no_caller_changes_anothers(gpu_table, monkeypatch):
     calls = []
     real_point = T.point
     monkeypatch.setattr(T, "point", lambda *a, **k: (calls.append(a[0]), real_point(*a, **k))[1])
@@ -59,11 +60,13 @@ def test_a_curve_is_read_once_per_view_and_table_and_each_caller_gets_its_own_ro
     first = T.curve(view, gpu_table, "cuda:0", "m")
     read = len(calls)
     assert read == len(view.axis.steps) and first
-    first[0]["epoch_s"] = -1.0  # a caller changing its rows changes nobody else's
+    with pytest.raises(dataclasses.FrozenInstanceError):  # the points are shared: none can be changed
+        first[0].epoch_s = -1.0
+    first.pop(0)  # a caller changing its list changes nobody else's
     again = T.curve(view, gpu_table, "cuda:0", "m")
     assert len(calls) == read  # looked up, not read again
-    assert again[0]["epoch_s"] > 0 and again == [
-        real_point(view.at(r["batch_size"]), gpu_table, "cuda:0", "m") for r in again
+    assert len(again) == len(first) + 1 and again == [
+        real_point(view.at(p.settings["batch_size"]), gpu_table, "cuda:0", "m") for p in again
     ]
     T.curve(T.View(hidden_width=96, mode="fused"), gpu_table, "cuda:0", "m")
     assert len(calls) == 2 * read  # another view is read anew

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
+from lib.charts.compiled import VegaSpec
 from lib.charts.provenance import CurveAxes, curve_chart
 from lib.core.cache import kept, on_disk
 from lib.lessons.home.screen import DEFAULT, HomeScreen, answers, first_answer
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class HomeAnswer:
     screen: HomeScreen | None  # None: no GPU machine of the sidebar's choice answers at Training's defaults
-    spec: dict[str, Any] | None  # the chart, built once (ui.specs.frozen_spec); None: no curve to draw
+    spec: VegaSpec | None  # the chart, built once (ui.specs.frozen_spec); None: no curve to draw
     cannot: str | None = None  # the sidebar's machine cannot answer: what to say instead
     packs: tuple = ()  # kept alive with the cached value: the cache key names them by identity
 
@@ -44,7 +44,7 @@ def _built(
     libraries: tuple[str, ...],
     _candidates: tuple,
     _recordings: tuple,
-) -> tuple[HomeScreen | None, dict[str, Any] | None]:
+) -> tuple[HomeScreen | None, VegaSpec | None]:
     screen = first_answer(_candidates, _recordings)
     if screen is None:
         return None, None

@@ -92,7 +92,7 @@ def how_modes_move(
             st.markdown(f"- {line}")
         if modes.steps:
             st.markdown(f"One step at {view.axis.label} {view.current:,}, each way of running it:")
-            st.vega_lite_chart(chart_spec(mode_steps_chart, modes.steps, list(modes.curves)), width="stretch")
+            st.vega_lite_chart(chart_spec(mode_steps_chart, modes.bar_rows(), list(modes.curves)), width="stretch")
         for line in modes.step_lines:
             st.markdown(f"- {line}")
 

@@ -4,8 +4,6 @@ the family, and the Pitfalls expander (a switch per habit, and the live CPU's th
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from lib.lessons.training import live, view
@@ -57,7 +55,7 @@ def axis_sliders(url: UrlSettings, family: TrainingFamily, over: str) -> dict[st
     return values
 
 
-def pitfalls(url: UrlSettings, family: TrainingFamily) -> tuple[dict[str, Any], int]:
+def pitfalls(url: UrlSettings, family: TrainingFamily) -> tuple[dict[str, bool], int]:
     """The switches of the Pitfalls expander and the live CPU's threads. Lazy: its switches are out of sight
     until opened, and drawing them cost a new visitor's browser before the chart."""
     with scaffold.lazy_expander(PITFALLS_TITLE, PITFALLS_KEY) as shown:

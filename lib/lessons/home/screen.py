@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.lessons.training import scene
-from lib.lessons.training.screen import Row, Screen
+from lib.lessons.training.screen import CrossingRange, Row, Screen
 from lib.lessons.training.view import View
 from lib.recorded.recording import Recording
 from lib.recorded.sources import has_gpu_rows
@@ -47,7 +47,7 @@ class HomeScreen:
         return " ".join(self.training.provenance)
 
     @property
-    def crossover(self) -> tuple | None:
+    def crossover(self) -> CrossingRange | None:
         """The crossover range the chart shades and marks (low, high, likely)."""
         return self.training.crossover
 

@@ -26,8 +26,10 @@ from lib.core.sweep import run_sweep
 from lib.lessons.common.verdict import Verdict, verdict, verdict_words
 from lib.lessons.common.voice import Side, Unit, crossover_brief, crossover_sentence, likely_about
 from lib.lessons.predict import BATCHES
-from lib.lessons.predict.gpus import RecordedGpu, gpu_rows, recorded_gpus
+from lib.lessons.predict.gpus import RecordedGpu, gpu_points, recorded_gpus
 from lib.lessons.predict.models import ModelSpec
+from lib.lessons.training import view as training_view
+from lib.lessons.training.step_point import StepPoint
 from lib.lessons.training.words import crossover_of
 from lib.recorded.recording import Recording
 from lib.workloads import execution
@@ -36,15 +38,16 @@ SETTING = "batch size"
 CPU_POINT_S = 0.3  # seconds of timed repeats per live CPU point (a first call over SLOW_CALL_S: one warm call)
 SLOW_CALL_S, SINGLE_CALL_S = 2.0, 10.0
 CPU_BUDGET_S = 60.0  # the whole live CPU sweep: later points are skipped rows that say so
+JsonObject = dict[str, Any]  # an object of the --json document (lib.lessons.predict.cli writes it)
 
 
 @dataclass
 class GpuAnswer:
-    """One recorded GPU: its rows by batch, the crossover against the live CPU, the verdict at each batch."""
+    """One recorded GPU: its points by batch, the crossover against the live CPU, the verdict at each batch."""
 
     gpu: str  # 'H200'
     machine: str  # 'NVIDIA H200, 2026-11-21, … and 2026-11-28': the machine and the days it recorded
-    rows: list[dict[str, Any]]
+    points: list[StepPoint]
     crossover: Crossover | None = None
     sentence: Sentence | None = None  # the crossover in words
     verdicts: dict[int, Verdict] = field(default_factory=dict)  # batch -> what holds its step back
@@ -82,26 +85,26 @@ class Prediction:
         for g in self.gpus:
             out += ["", f"GPU {g.gpu} ({g.machine}):"]
             out.append(f"  {'batch':>7}  {'GPU step':>10}  {'band':>19}  {'GPU epoch':>10}  {'CPU step':>10}  regime")
-            for r in g.rows:
-                b = int(r["batch_size"])
-                band = _band(r)
+            for p in g.points:
+                b = _batch(p)
+                band = _band(p)
                 cpu = self.cpu_point(b)
                 v = g.verdicts.get(b)
                 regime = (v.regime.value if v and v.regime else "not decided") + (
                     f"; try {v.fix.value}" if v and v.fix else ""
                 )
                 out.append(
-                    f"  {b:>7,}  {fmt_s(r['median_s']):>10}  {_band_cell(band):>19}  "
-                    f"{fmt_s(r['epoch_s']):>10}  {_cpu_cell(cpu):>10}  {regime}"
+                    f"  {b:>7,}  {fmt_s(p.median_s):>10}  {_band_cell(band):>19}  "
+                    f"{fmt_s(p.epoch_s):>10}  {_cpu_cell(cpu):>10}  {regime}"
                 )
             notes: dict[str, list[str]] = {}
-            for r in g.rows:  # each way a point was made, with the batch sizes it made
-                notes.setdefault(str(r.get("origin_note", "")), []).append(f"{int(r['batch_size']):,}")
+            for p in g.points:  # each way a point was made, with the batch sizes it made
+                notes.setdefault(p.origin_note, []).append(f"{_batch(p):,}")
             for note, batches in notes.items():
                 out.append(f"  GPU at batch size {and_list(batches)}: {note}")
             if g.sentence is not None:
                 out.append("  Crossover: " + g.sentence.plain())
-            last = g.verdict_sentence(int(g.rows[-1]["batch_size"])) if g.rows else None
+            last = g.verdict_sentence(_batch(g.points[-1])) if g.points else None
             if last:
                 out.append("  " + last)
         out.append("")
@@ -117,7 +120,7 @@ class Prediction:
         return [line.rstrip("; ") for line in out]
 
     # -- --json --------------------------------------------------------------------------------------
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "model": self.model,
             "label": self.label,
@@ -139,11 +142,15 @@ class StepBand(NamedTuple):
     high: float
 
 
-def _band(row: Mapping[str, Any]) -> StepBand | None:
-    """A predicted step's band; None for a step recorded (or derived from one): its spread is the recording's."""
-    steps = float(row.get("steps_per_epoch") or 1)
-    low = row.get("epoch_s_low")
-    high = row.get("epoch_s_high")
+def _batch(point: StepPoint) -> int:
+    return int(point.settings["batch_size"])
+
+
+def _band(point: StepPoint) -> StepBand | None:
+    """A step's band (a predicted one's, or the days' of one recorded on several); None for a step recorded
+    once (or derived from one): its spread is the recording's."""
+    steps = float(point.steps_per_epoch or 1)
+    low, high = point.band or (None, None)
     if low is None or high is None:
         return None
     return StepBand(float(low) / steps, float(high) / steps)
@@ -163,7 +170,7 @@ def _threads(point: Point) -> int | str:
     return "?" if point.counts.num_threads is None else point.counts.num_threads
 
 
-def _cpu_point(p: Point) -> dict[str, Any]:
+def _cpu_point(p: Point) -> JsonObject:
     """One CPU point as --json writes it."""
     return {
         "batch_size": int(p.settings["batch_size"]),
@@ -176,24 +183,25 @@ def _cpu_point(p: Point) -> dict[str, Any]:
     }
 
 
-def _gpu_dict(g: GpuAnswer, result: Prediction) -> dict[str, Any]:
+def _gpu_dict(g: GpuAnswer, result: Prediction) -> JsonObject:
     points = []
-    for r in g.rows:
-        b = int(r["batch_size"])
-        low, high = _band(r) or (None, None)  # none for a recorded step: its spread is the recording's
+    for p in g.points:
+        b = _batch(p)
+        low, high = _band(p) or (None, None)  # none for a recorded step: its spread is the recording's
+        epoch_low, epoch_high = p.band or (None, None)
         v = g.verdicts.get(b)
         points.append(
             {
                 "batch_size": b,
-                "step_s": float(r["median_s"]),
+                "step_s": float(p.median_s),
                 "step_s_low": low,
                 "step_s_high": high,
-                "epoch_s": float(r["epoch_s"]),
-                "epoch_s_low": r.get("epoch_s_low"),
-                "epoch_s_high": r.get("epoch_s_high"),
-                "steps_per_epoch": int(r.get("steps_per_epoch") or 1),
-                "origin": str(Origin(r["origin"]).value),
-                "how": r.get("origin_note", ""),
+                "epoch_s": float(p.epoch_s),
+                "epoch_s_low": epoch_low,
+                "epoch_s_high": epoch_high,
+                "steps_per_epoch": int(p.steps_per_epoch or 1),
+                "origin": p.origin.value,
+                "how": p.origin_note,
                 "regime": v.regime.value if v and v.regime else None,
                 "fix": v.fix.value if v and v.fix else None,
                 "verdict": g.verdict_sentence(b),
@@ -284,12 +292,13 @@ def predict_spec(
 def _answer(
     spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], gpus: Sequence[RecordedGpu], cpu: Sequence[Point]
 ) -> GpuAnswer:
-    rows = gpu_rows(spec, gpu, batches, gpus)
-    answer = GpuAnswer(gpu.name, gpu.label, rows)
-    for r in rows:
+    points = gpu_points(spec, gpu, batches, gpus)
+    answer = GpuAnswer(gpu.name, gpu.label, points)
+    rows = training_view.rows(points)  # what the verdict and the crossover's rule read
+    for p, r in zip(points, rows):
         v = verdict(r, gpu.ceilings)
         if v is not None:
-            answer.verdicts[int(r["batch_size"])] = v
+            answer.verdicts[_batch(p)] = v
     if cpu:
         found = crossover_of(rows_of(cpu), rows, "batch_size")  # the Training page's rule, on rows
         answer.crossover = found

@@ -1,6 +1,6 @@
 """The GPU side of a prediction: each recorded GPU's step for a model at a batch size, with its band.
 
-Two ways, each row saying which (`origin`, `origin_note`), both the Training page's cost model
+Two ways, each StepPoint saying which (`origin`, `origin_note`), both the Training page's cost model
 (lib.lessons.training.model: one lib.core.costmodel form, priced by one machine's recordings):
 
 - A Training family at the page's settings, on a GPU that recorded it: the page's own point
@@ -27,6 +27,7 @@ from typing import Any
 from lib.core import costmodel
 from lib.core.cache import on_disk
 from lib.core.fmt import and_list
+from lib.core.point import Frozen
 from lib.core.rows import Origin
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training import model as cost_model
@@ -34,6 +35,7 @@ from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training.family_out import Recorded, family_out, fitted, pooled
 from lib.lessons.training.screen import gpu_name
+from lib.lessons.training.step_point import EpochBand, StepPoint
 from lib.recorded.ceilings import Ceilings, ceilings_for
 from lib.recorded.recording import Recording
 from lib.recorded.sources import GpuSource, gpu_sources, hardware_text, machine_text, source_recording
@@ -162,13 +164,14 @@ def on_page(spec: ModelSpec, settings: Mapping[str, Any]) -> training_view.View 
     )
 
 
-def page_rows(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int]) -> dict[int, dict[str, Any]]:
+def page_points(spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int]) -> dict[int, StepPoint]:
     """The page's own GPU points of these batches (those its recordings cover), by batch size."""
     view = on_page(spec, spec.at(batches[0]))
     table = gpu.table(view.family) if view is not None else None
     if view is None or table is None or not len(table):
         return {}
-    return {int(r["batch_size"]): r for r in training_view.curve(view, table, "cuda:0", gpu.machine, xs=list(batches))}
+    curve = training_view.curve(view, table, "cuda:0", gpu.machine, xs=list(batches))
+    return {int(p.settings["batch_size"]): p for p in curve}
 
 
 @dataclass(frozen=True)
@@ -206,7 +209,7 @@ def band_of(gpu: RecordedGpu, others: Sequence[RecordedGpu]) -> Band | None:
     )
 
 
-def pooled_row(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None) -> dict[str, Any] | None:
+def pooled_point(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None) -> StepPoint | None:
     """The pooled cost model's step for the model at this batch on this GPU."""
     pooled = gpu.pooled
     if pooled is None:
@@ -230,34 +233,31 @@ def pooled_row(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | None)
         f"{gpu.label}, from this model's counted FLOPs, bytes and traced kernels ({mode}); "
         + (f"band: {band.words}" if band else "no error was measured for a model it never saw")
     )
-    return {
-        "workload": work.name,
-        **settings,
-        "device": "cuda:0",
-        "machine": gpu.machine,
-        "status": "ok",
-        "message": "",
-        "steps_per_epoch": steps,
-        "median_s": seconds,
-        "iqr_s": 0.0,
-        "repeats": 0,
-        "epoch_s": seconds * steps,
-        "epoch_s_low": seconds / spread * steps,
-        "epoch_s_high": seconds * spread * steps,
-        "origin": Origin.PREDICTED.value,
-        "origin_note": note,
-        "kernels_counted": terms.get("kernels"),
-        "launch_share": machine.launch_share(config, settings),
-        "flops": work.flops(settings),
-        "bytes": work.bytes_moved(settings),
-    }
+    return StepPoint(
+        work.name,
+        Frozen(settings),
+        "cuda:0",
+        gpu.machine,
+        steps,
+        seconds,
+        0.0,
+        0,
+        seconds * steps,
+        Origin.PREDICTED,
+        note,
+        flops=work.flops(settings),
+        bytes=work.bytes_moved(settings),
+        launch_share=machine.launch_share(config, settings),
+        band=EpochBand(seconds / spread * steps, seconds * spread * steps),
+        kernels_counted=terms.get("kernels"),
+    )
 
 
-def gpu_rows(
+def gpu_points(
     spec: ModelSpec, gpu: RecordedGpu, batches: Sequence[int], others: Sequence[RecordedGpu]
-) -> list[dict[str, Any]]:
-    """One row per batch: the page's point where it has one, else the pooled cost model's."""
-    page = page_rows(spec, gpu, batches)
+) -> list[StepPoint]:
+    """One point per batch: the page's where it has one, else the pooled cost model's."""
+    page = page_points(spec, gpu, batches)
     band = band_of(gpu, others) if len(page) < len(batches) else None
-    rows = [page.get(b) or pooled_row(spec, gpu, b, band) for b in batches]
-    return [r for r in rows if r is not None]
+    points = [page.get(b) or pooled_point(spec, gpu, b, band) for b in batches]
+    return [p for p in points if p is not None]

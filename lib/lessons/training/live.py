@@ -5,8 +5,8 @@ measurement. No Streamlit."""
 from __future__ import annotations
 
 import os
-from typing import Any
 
+from lib.core.workload import SettingValue
 from lib.lessons.common.live import DEFAULT_CPU_THREADS, log_grid
 from lib.lessons.training.view import View
 
@@ -21,7 +21,7 @@ def live_grid(view: View) -> list[int]:
     return log_grid(view.axis.steps, n=LIVE_POINTS)
 
 
-def live_settings(view: View, gpu_live: bool) -> dict[str, Any]:
+def live_settings(view: View, gpu_live: bool) -> dict[str, SettingValue]:
     """The live sweep's settings but the swept one: the view's mode on a live GPU, else its CPU side's."""
     fixed = {k: v for k, v in view.settings().items() if k != view.over}
     fixed["mode"] = view.mode if gpu_live else view.cpu_side().mode

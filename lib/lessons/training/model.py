@@ -23,14 +23,14 @@ from typing import Any
 from lib.core import costmodel
 from lib.core.cache import on_disk
 from lib.core.point import Point
-from lib.core.workload import Settings
+from lib.core.workload import Settings, SettingValue
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import TrainingFamily
 
 Steps = Mapping[tuple, Mapping[tuple[int, int, int], Point]]  # config -> (rows, width, depth) -> its recorded point
 
 
-def settings_of(point: Point, family: TrainingFamily = FAMILIES[0]) -> dict[str, Any]:
+def settings_of(point: Point, family: TrainingFamily = FAMILIES[0]) -> dict[str, SettingValue]:
     """The point's settings of the family's workload (a recorded step's, as the model reads them)."""
     settings = point.settings
     return {k: settings[k] for k in family.workload.defaults() if settings.get(k) is not None}

@@ -3,7 +3,8 @@ recorded execution mode against the answer's CPU curve, and each mode's step at 
 
     modes = modes_view(view, gpu, screen)    # Modes, or None where fewer than two modes are recorded
     modes.rows()        # the curves, as lib.charts.provenance.curve_chart draws them
-    modes.steps         # one bar per mode: its step here, with where the time came from
+    modes.steps         # one StepBar per mode: its step here, with where the time came from
+    modes.bar_rows()    # those bars, as lib.charts.steps.mode_steps_chart draws them
     modes.lines         # each mode's crossover, read from exactly those curves
     modes.step_lines    # what one CUDA graph saves, when a compile pays off: read from those bars
 
@@ -31,7 +32,7 @@ class Modes:
     by_mode: dict[str, CurveName] = field(default_factory=dict)  # mode value -> its curve's legend name
     over: str = "batch_size"
     doubtful: dict[str, frozenset] = field(default_factory=dict)
-    steps: list[Row] = field(default_factory=list)  # each mode's step at the slider's point (the bars)
+    steps: list[StepBar] = field(default_factory=list)  # each mode's step at the slider's point (the bars)
     lines: list[str] = field(default_factory=list)
     step_lines: list[str] = field(default_factory=list)
 
@@ -42,6 +43,38 @@ class Modes:
             for name, rows in self.curves.items()
             for r in rows
         ]
+
+    def bar_rows(self) -> list[dict[str, str | float | bool]]:
+        """The bars as the chart draws them."""
+        return [bar.to_row() for bar in self.steps]
+
+
+@dataclass(frozen=True)
+class StepBar:
+    """One bar: a mode's step at the slider's point, where its time came from (`note` in full for the tooltip,
+    `source` in short under the bar) and, for a compiled mode recorded with it, its first (compiling) step."""
+
+    series: CurveName
+    x: int
+    step_s: float
+    origin: Origin
+    note: str
+    source: str  # 'recorded on NVIDIA H200 (2026-11-23)', 'predicted by the cost model'
+    kernels: float | None = None
+    cold_s: float | None = None
+
+    def to_row(self) -> dict[str, str | float | bool]:
+        row: dict[str, str | float | bool] = {
+            "series": self.series,
+            "x": self.x,
+            "step_s": self.step_s,
+            "origin": self.origin.value,
+            "note": self.note,
+            "from": self.source,
+            "predicted": self.origin == Origin.PREDICTED,
+        }
+        row.update((k, v) for k, v in (("kernels", self.kernels), ("cold_s", self.cold_s)) if v)
+        return row
 
 
 def has_modes(gpu: Machine | None, screen: Screen) -> bool:
@@ -66,7 +99,9 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
     out = Modes(over=view.over, cpu_label=screen.cpu_label)
     out.curves[screen.cpu_label] = cpu
     for mode in modes:
-        rows = training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        rows = training_view.rows(
+            training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        )
         if rows:
             name = label("GPU", training_view.mode_label(mode), *curve_origin(rows))
             out.curves[name], out.by_mode[mode] = rows, name
@@ -88,9 +123,9 @@ def _at(rows: list[Row], view: training_view.View) -> Row | None:
     return next((r for r in rows if r.get(view.over) == view.current), None)
 
 
-def step_bar(row: Row, name: str, x: Any, compiled: bool = False) -> Row:
-    """One bar: a mode's step at the slider's point, with where its time came from and, for a
-    compiled mode recorded with it, its first (compiling) step, which the compile's payback quotes."""
+def step_bar(row: Row, name: CurveName, x: int, compiled: bool = False) -> StepBar:
+    """A mode's bar from its row at the slider's point; a compiled mode's first (compiling) step is the one
+    the compile's payback quotes."""
     origin = Origin(row.get("origin") or Origin.RECORDED)
     note = str(row.get("origin_note") or words.origin_words(row))
     # in short, under the bar: how the time was had, and the recording it came from (its note in full: the tooltip)
@@ -98,19 +133,17 @@ def step_bar(row: Row, name: str, x: Any, compiled: bool = False) -> Row:
         Origin.PREDICTED: "predicted by the cost model",
         Origin.DERIVED: f"derived from a step recorded on {row.get('machine')}",
     }.get(origin, f"recorded on {row.get('machine')}")
-    bar = {
-        "series": name,
-        "x": x,
-        "step_s": float(row["median_s"]),
-        "origin": origin.value,
-        "note": note,
-        "from": short,
-        "predicted": origin == Origin.PREDICTED,
-    }
-    for key in ("kernels", "cold_s") if compiled else ("kernels",):
-        if row.get(key):
-            bar[key] = float(row[key])
-    return bar
+    kernels, cold = row.get("kernels"), row.get("cold_s") if compiled else None
+    return StepBar(
+        name,
+        x,
+        float(row["median_s"]),
+        origin,
+        note,
+        short,
+        float(kernels) if kernels else None,
+        float(cold) if cold else None,
+    )
 
 
 def _step_lines(here: dict[str, Row | None]) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from lib.core.fmt import plural
 from lib.core.rows import Origin, Status
+from lib.core.workload import SettingValue
 from lib.lessons.training import live as training_live
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
@@ -121,7 +122,7 @@ class Scene:
         return training_live.live_grid(self.view)
 
     @cached_property
-    def fixed(self) -> dict[str, Any]:
+    def fixed(self) -> dict[str, SettingValue]:
         """The live sweep's settings but the swept one."""
         return training_live.live_settings(self.view, gpu_live=self.live_gpu)
 

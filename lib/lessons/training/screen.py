@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.crossover import Crossover
 from lib.core.fmt import and_list, pct
@@ -53,6 +53,14 @@ class Machines:
     threads: int = 1
 
 
+class CrossingRange(NamedTuple):
+    """The range the curves surely cross in, and the likeliest x in it (None: not said), as the chart shades it."""
+
+    low: float | None
+    high: float | None
+    likely: float | None
+
+
 @dataclass
 class Screen:
     curves: dict[CurveName, list[Row]] = field(default_factory=dict)  # legend name -> rows
@@ -66,7 +74,7 @@ class Screen:
     at_point_result: Versus | None = None  # what at_point says, typed (None when a side has no time)
     here: list[Row] = field(default_factory=list)  # every curve's row at the slider's point
     provenance: list[str] = field(default_factory=list)
-    crossover: tuple | None = None  # (low, high, likely) for the chart
+    crossover: CrossingRange | None = None  # where the curves surely cross, for the chart
     live_answer: Crossover | None = None  # what live_line says, typed
     over: str = "batch_size"
     doubtful: dict[str, frozenset] = field(default_factory=dict)  # legend name -> x values not believed
@@ -136,36 +144,43 @@ def compose(
     gpu, small_cpu, live_gpu = machines.gpu, machines.small_cpu, machines.live_gpu
     screen = Screen(over=view.over)
     cpu_mode = view.cpu_side()
-    live_cpu = [r for r in live if r.get("device") == "cpu"]
+    live_cpu, live_gpu_rows = live_sides(live)
     if live_gpu:
-        gpu_rows = [r for r in live if r.get("device") != "cpu"]
+        gpu_rows = live_gpu_rows
         screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
-        gpu_rows = training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
+        gpu_rows = training_view.rows(training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words))
         screen.ceilings = gpu.ceilings
         screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
     small = (
-        training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
+        training_view.rows(training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words))
         if small_cpu is not None and machines.threads == 1
         else []
     )
     if small:
         screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = small
     if live_cpu:
-        screen.curves[label("CPU", "this server", Origin.LIVE)] = [dict(r, origin=Origin.LIVE.value) for r in live_cpu]
+        screen.curves[label("CPU", "this server", Origin.LIVE)] = live_cpu
     if machines.host_cpu and gpu is not None and not live_gpu:
-        host = training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
+        host = training_view.rows(training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words))
         if host:
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = gpu_rows
     screen.doubtful = {name: training_words.doubt(rows, view.over) for name, rows in screen.curves.items()}
-    _answer(screen, view, small_cpu, live_cpu, grid, time.time() if now is None else now)
+    _answer(screen, view, small_cpu, grid, time.time() if now is None else now)
     if not gpu_rows and gpu is not None and not live_gpu:  # why, under the chart: the answer stays one sentence
         screen.headline_notes = (_where_recorded(view, gpu).strip() + " " + screen.headline_notes).strip()
     return screen
+
+
+def live_sides(live: Sequence[Row]) -> tuple[list[Row], list[Row]]:
+    """This server's live results as the screen's curves read them, (CPU, GPU): the one place the lesson
+    adapts what the live path returns."""
+    cpu = [dict(r, origin=Origin.LIVE.value) for r in live if r.get("device") == "cpu"]
+    return cpu, [r for r in live if r.get("device") != "cpu"]
 
 
 def with_point(grid: Sequence[Row], point: Sequence[Row], over: str) -> list[Row]:
@@ -203,12 +218,7 @@ def _where_recorded(view: training_view.View, gpu: Machine) -> str:
 
 
 def _answer(
-    screen: Screen,
-    view: training_view.View,
-    small_cpu: Machine | None,
-    live_cpu: Sequence[Row],
-    grid: Collection[Any] | None,
-    now: float,
+    screen: Screen, view: training_view.View, small_cpu: Machine | None, grid: Collection[Any] | None, now: float
 ) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
     cpu_names = [n for n in screen.curves if n.kind == "CPU"]
@@ -234,7 +244,7 @@ def _answer(
             notes = f"{notes} {days.markdown()}".strip()
         screen.headline, screen.headline_notes, screen.answer = said.markdown(), notes, said.about
         found = said.about
-        screen.crossover = (*found.sure, found.x) if found.sure else None
+        screen.crossover = CrossingRange(*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
             live_said = training_words.live_headline(
                 screen.curves[live_name], gpu, view, live_name, screen.gpu_label, grid=grid, now=now
@@ -291,8 +301,9 @@ def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Mac
                 if view.data_resident is False and not view.pin_memory and not view.item_every_step
                 else None
             )
+            without = training_view.point(plain, table, "cuda:0", gpu.words)
             said = switch_sentence(
-                r, training_view.point(plain, table, "cuda:0", gpu.words), r["series"], screen.ceilings, pinned
+                r, without and without.to_row(), r["series"], screen.ceilings, pinned and pinned.to_row()
             )
         if said:
             lines.append(said)

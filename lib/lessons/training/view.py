@@ -1,16 +1,16 @@
 """The Training crossover lesson: what a view asks for, and every curve it draws, point by point.
 
-A view is what the sliders say (View). Each curve is one row per value on the x-axis, and each
-row says where its number came from (`origin`, with `origin_note` in words):
+A view is what the sliders say (View). A recorded machine's curve is one StepPoint per value on the
+x-axis (lib.lessons.training.step_point), and each says where its number came from (`origin`, with
+`origin_note` in words); this server's live curve is the live path's rows:
 
     live       measured on this server just now
-    recorded   a recorded row at exactly these settings
+    recorded   a recorded step at exactly these settings
     derived    a recorded step at this batch, times the steps in this epoch: an epoch is
                ceil(dataset / batch) steps (one full-batch step when batch >= dataset), so the
                dataset size never needs measuring again
     predicted  the recording machine's cost model (lib.lessons.training.model: one model per
-               machine and device, the mode and switches as its terms), with its band in
-               epoch_s_low / epoch_s_high; drawn dashed
+               machine and device, the mode and switches as its terms), with its band; drawn dashed
 
 No Streamlit: pages/training.py lays these out; lib/lessons/training/words.py words them.
 """
@@ -24,8 +24,11 @@ from typing import Any
 
 from lib.core.cache import kept
 from lib.core.fmt import fmt_s
+from lib.core.point import Frozen
 from lib.core.rows import Origin
+from lib.core.workload import SettingValue
 from lib.lessons.training.recording import one_recording
+from lib.lessons.training.step_point import DayEpoch, EpochBand, Profile, StepPoint
 from lib.lessons.training.step_tables import StepTable, recordings, step_config
 from lib.workloads import FAMILIES as _FAMILIES
 from lib.workloads import execution
@@ -129,13 +132,13 @@ class View:
         work (a fused optimizer), else eager (a CUDA graph or a compile only changes the GPU's side here)."""
         return replace(self, mode=execution.on_cpu(self.mode))
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, SettingValue]:
         """The workload's settings this view sets (its axes, switches and mode, and the model its family's
         choices pick: a torchvision network)."""
         return {**dict(self.sizes), **{k: getattr(self, k) for k in SWITCHES}, "mode": self.mode, **self.family.fixed}
 
     @property
-    def page_defaults(self) -> dict[str, Any]:
+    def page_defaults(self) -> Frozen:
         """Every other setting of the family's workload, at its default on this page."""
         return self.family.page_defaults()
 
@@ -161,28 +164,20 @@ class View:
 PAGE_DEFAULTS = MLP_FAMILY.page_defaults()
 
 
-def point(view: View, table: StepTable | None, device: str, machine_words: str) -> dict[str, Any] | None:
-    """The row of one view point on one device from a machine's recordings (None when neither a
-    recording nor a model covers it)."""
+def point(view: View, table: StepTable | None, device: str, machine_words: str) -> StepPoint | None:
+    """One view point on one device from a machine's recordings (None when neither a recording nor a
+    model covers it)."""
     if table is None:
         return None
     config = view.config(table.device_kind)
     recorded = table.step(config, *view.key)
     steps = view.steps_per_epoch
-    base = {
-        "workload": view.family.name,
-        **view.page_defaults,
-        **view.settings(),
-        "device": device,
-        "steps_per_epoch": steps,
-        "status": "ok",
-        "message": "",
-        "machine": table.machine,
-    }
+    given = {**view.page_defaults, **view.settings()}  # what the workload's counts and the model read
+    settings = Frozen(given)
+    work = view.family.workload
     if recorded is not None:
         # the step's own recording ('NVIDIA H200 (2026-11-23)'), not every day of the machine nor its newest file
         machine_words = str(recorded.machine or machine_words)
-        base["machine"] = machine_words
         at = recorded.settings
         exact = int(at["batch_size"]) == view.batch_size and int(at["dataset_size"]) == view.dataset_size
         how = (
@@ -192,91 +187,95 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
             f"{machine_words}"
         )
         counted = recorded.counts
-        carried = {
-            "kernels": counted.kernels,
-            "device_busy_s": counted.device_busy_s,
-            "cold_s": recorded.cold_s,
-            "num_threads": counted.num_threads,
-        }
-        extra = {k: v for k, v in carried.items() if v is not None}
-        # the step's work as it is counted now (every family's from its traced step), not as its recording
-        # counted it: a recorded point and a predicted one beside it sit on the roofline by the same count
-        settings = {**view.page_defaults, **view.settings()}
-        extra.update(flops=view.family.workload.flops(settings), bytes=view.family.workload.bytes_moved(settings))
+        profile = Profile(counted.kernels, counted.device_busy_s, recorded.cold_s, counted.num_threads)
         days = recordings(recorded)
+        by_recording, band = (), None
         if len(days) > 1:  # the band of a recorded point: its range over the days it was recorded
             times = [t for _, t in days]
-            extra.update(
-                recordings=len(days),
-                epoch_s_low=min(times) * steps,
-                epoch_s_high=max(times) * steps,
-                epoch_s_by_recording={d: t * steps for d, t in days},
-            )
+            by_recording = tuple(DayEpoch(d, t * steps) for d, t in days)
+            band = EpochBand(min(times) * steps, max(times) * steps)
             how += (
                 f"; recorded {len(days)} times ({', '.join(d for d, _ in days)}): from {fmt_s(min(times))} to "
                 f"{fmt_s(max(times))} a step, the band"
             )
+        share = None
         if (
             table.device_kind == "cuda"
-            and not (extra.get("kernels") and extra.get("device_busy_s") is not None)
+            and not (profile.kernels and profile.device_busy_s is not None)
             and view.data_resident is not False
             and not view.item_every_step
             and (model := table.model()) is not None
         ):
             # a step recorded without its profile is split as the cost model splits it (time_split says so), as a
             # predicted one is: the default view's point was recorded so and had no words on where its time went
-            extra["launch_share"] = model.launch_share(config, {**view.page_defaults, **view.settings()})
-        return {
-            **base,
-            **extra,
-            "median_s": recorded.median_s,
-            "iqr_s": recorded.iqr_s or 0.0,
-            "repeats": recorded.repeats,
-            "epoch_s": recorded.median_s * steps,
-            "origin": "recorded" if exact else "derived",
-            "origin_note": how,
-        }
+            share = model.launch_share(config, given)
+        # the step's work as it is counted now (every family's from its traced step), not as its recording
+        # counted it: a recorded point and a predicted one beside it sit on the roofline by the same count
+        return StepPoint(
+            view.family.name,
+            settings,
+            device,
+            machine_words,
+            steps,
+            recorded.median_s,
+            recorded.iqr_s or 0.0,
+            recorded.repeats,
+            recorded.median_s * steps,
+            Origin.RECORDED if exact else Origin.DERIVED,
+            how,
+            flops=work.flops(given),
+            bytes=work.bytes_moved(given),
+            launch_share=share,
+            band=band,
+            by_recording=by_recording,
+            profile=profile,
+        )
     rows, width, depth = view.key
     model = table.model() if table.covers(config, rows, width, depth) else None
     if model is None:
         return None
-    settings = {**view.page_defaults, **view.settings()}
-    seconds, low, high = model.predict(config, settings)
+    seconds, low, high = model.predict(config, given)
     note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, depth)}"
-    return {
-        **base,
-        "median_s": seconds,
-        "iqr_s": 0.0,
-        "repeats": 0,
-        "epoch_s": seconds * steps,
-        "epoch_s_low": None if low is None else low * steps,
-        "epoch_s_high": None if high is None else high * steps,
-        "origin": "predicted",
-        "origin_note": note,
-        "launch_share": model.launch_share(config, settings),
-        # the step's work, counted (not timed), for its place on the roofline
-        "flops": view.family.workload.flops(settings),
-        "bytes": view.family.workload.bytes_moved(settings),
-    }
+    return StepPoint(
+        view.family.name,
+        settings,
+        device,
+        table.machine,
+        steps,
+        seconds,
+        0.0,
+        0,
+        seconds * steps,
+        Origin.PREDICTED,
+        note,
+        flops=work.flops(given),
+        bytes=work.bytes_moved(given),
+        launch_share=model.launch_share(config, given),
+        band=EpochBand(None if low is None else low * steps, None if high is None else high * steps),
+    )
 
 
 def curve(
     view: View, table: StepTable | None, device: str, machine_words: str, xs: Sequence[int] | None = None
-) -> list[dict[str, Any]]:
-    """One row per x on the axis (every slider step by default) that the recordings cover. Read once
-    per view and table per process (step_tables.tables() gives the same table while its pack is the same); each
-    call gets rows of its own, which it may change."""
+) -> list[StepPoint]:
+    """One point per x on the axis (every slider step by default) that the recordings cover. Read once
+    per view and table per process (step_tables.tables() gives the same table while its pack is the same)."""
     if table is None:
         return []
-    return [dict(r) for r in _curve(view, table, device, machine_words, tuple(xs or ()))]
+    return list(_curve(view, table, device, machine_words, tuple(xs or ())))
 
 
 # a revisit, and the mode lines' ten curves on every run, look a curve up
 @kept(2048)
-def _curve(view: View, table: StepTable, device: str, machine_words: str, xs: tuple[int, ...]) -> list[dict[str, Any]]:
+def _curve(view: View, table: StepTable, device: str, machine_words: str, xs: tuple[int, ...]) -> tuple[StepPoint, ...]:
     return one_recording(
-        [r for r in (point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps)) if r is not None]
+        [p for p in (point(view.at(x), table, device, machine_words) for x in (xs or view.axis.steps)) if p is not None]
     )
+
+
+def rows(points: Sequence[StepPoint]) -> list[dict[str, Any]]:
+    """A curve as the rows its words and chart read."""
+    return [p.to_row() for p in points]
 
 
 def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
