@@ -107,7 +107,9 @@ def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
 
 
 def test_timing_answer_on_the_cpu_alone_says_what_a_matmul_takes_and_what_cannot_be_shown():
-    view = timing.screen(HONEST, {"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}, found({}), None)
+    view = timing.screen(
+        HONEST, timing.live_points({"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}), found({}), None
+    )
     text = timing_answer(view, 1024)
     assert text == (
         "On this server's CPU a 1,024 × 1,024 matmul takes 80 ms; with no GPU curve here, the GPU's "
@@ -128,14 +130,14 @@ def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_and_the_no
             "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3}),
         }
     )
-    naive = timing.screen(NAIVE, live, recorded, "X")
+    naive = timing.screen(NAIVE, timing.live_points(live), recorded, "X")
     assert timing_answer(naive, 1024) == (
         "On the X GPU, a timer that does not wait for it reports 10 µs per 1,024 × 1,024 matmul, "
         "**400× too small**: the work takes 4 ms."
     )
     honest = timing.screen(
         HONEST,
-        {"synchronised, fp32": live["synchronised, fp32"]},
+        timing.live_points({"synchronised, fp32": live["synchronised, fp32"]}),
         found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}),
         "X",
     )
