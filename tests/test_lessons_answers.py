@@ -208,9 +208,9 @@ def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
     on = feeds.screen(
         view,
-        [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
+        feeds.live_points([dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)]),
         None,
-        feeds.FeedRows.empty(),
+        feeds.FeedPoints.empty(),
     )
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 loading alone takes 72 ms of this server's 80 ms epoch: "
@@ -227,7 +227,7 @@ def test_pipeline_answer_compares_both_devices_of_one_machine():
         "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)],
     }
     pack_found, recorded = feeds.find_recorded([pack], (), view)
-    on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01)], pack_found, recorded)
+    on = feeds.screen(view, feeds.live_points([dl("cpu", "images", 0.08, 0.072, 0.01)]), pack_found, recorded)
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 1 s on "
         "the CPU, 960 ms on the GPU."
