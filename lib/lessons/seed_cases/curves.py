@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from lib.core.fmt import fmt_num, pct
 from lib.core.point import Frozen
 from lib.core.rows import Status
+from lib.recorded.pack import JsonObject
 from lib.workloads.presets import Preset, get_preset, loss_curve
 
 CURVES_KEY = "curves"
@@ -46,7 +47,7 @@ class Curve:
     message: str = ""
     seconds: float | None = None  # how long the training took, where it ran
 
-    def entry(self) -> dict[str, Any]:
+    def entry(self) -> JsonObject:
         """The curve as the curves file keeps it."""
         out = {
             "preset": self.preset,
@@ -161,8 +162,8 @@ def curves_pack(
     *,
     num_threads: int | None = None,
     progress: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """A result pack with no rows and the loss curves of every training preset on every device."""
+) -> JsonObject:
+    """A result pack with no rows and the loss curves of every training preset on every device (the file's JSON)."""
     from lib.core.results import build_pack
 
     curves = []
