@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_num, pct
-from lib.core.point import Frozen
+from lib.core.point import NOTHING, Frozen
 from lib.core.rows import Status
 from lib.recorded.pack import JsonObject
 from lib.workloads.presets import Preset, get_preset, loss_curve
@@ -40,7 +40,7 @@ class Curve:
     device: str
     device_name: str = ""
     epochs: int | None = 0
-    settings: Mapping[str, Any] = field(default_factory=dict)  # the workload settings it was trained at
+    settings: Frozen = NOTHING  # the workload settings it was trained at
     losses: tuple[float, ...] = ()
     data_note: str = ""
     status: Status = Status.OK
@@ -72,7 +72,7 @@ class Curve:
             str(entry.get("device")),
             str(entry.get("device_name") or ""),
             int(epochs) if whole else None,
-            dict(settings) if isinstance(settings, Mapping) else {},
+            Frozen(settings) if isinstance(settings, Mapping) else NOTHING,
             tuple(float(v) for v in entry.get("losses") or ()),
             str(entry.get("data_note") or ""),
             Status(entry.get("status")),

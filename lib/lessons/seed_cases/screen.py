@@ -10,9 +10,10 @@ from typing import Any
 from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
 from lib.core.point import Frozen, Point, rows_of
 from lib.core.request import LiveRequest
-from lib.core.rows import Status
+from lib.core.rows import Origin, Status
 from lib.core.same import same_time
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import InSeries
 from lib.lessons.seed_cases.curves import Curve, LossPoint, curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
     CASES,
@@ -163,11 +164,23 @@ class Case:
 
     def recorded_rows(self) -> list[dict[str, Any]]:
         """The recorded points' rows as their pack holds them (their download)."""
-        return rows_of(self.recorded) if self.recording else []
+        return rows_of(self.recorded_points)
+
+    def shown(self) -> tuple[InSeries, ...]:
+        """Every point on screen in its series: the live ones, then the recording's."""
+        return (
+            *(InSeries(series_label(p.device, Origin.LIVE), p) for p in self.live.points),
+            *(InSeries(series_label(p.device, Origin.RECORDED, self.machine), p) for p in self.recorded_points),
+        )
+
+    @property
+    def recorded_points(self) -> Sequence[Point]:
+        """The recording's points of this case (none without a recording)."""
+        return self.recorded if self.recording else ()
 
     def shown_rows(self) -> list[dict[str, Any]]:
         """Every point on screen as a row labelled with its series (the table's edge)."""
-        return onscreen.labelled(self.live_rows(), recorded_gpu=self.recorded_rows(), machine=self.machine)
+        return [s.row() for s in self.shown()]
 
 
 @dataclass(frozen=True)
