@@ -108,8 +108,8 @@ def other_pages(pack: dict, label: str) -> dict[str, Counter]:
                     pin_memory=pin,
                 )  # `over` at its default
                 view = pipeline_screen.View(settings, over, gpu_live=False)
-                _, rows = pipeline_screen.find_recorded([pack], [pack["path"]], view)
-                gpu = [r for feed in rows.rows.values() for r in feed if r["device"] != "cpu"]
+                _, found = pipeline_screen.find_recorded([pack], [pack["path"]], view)
+                gpu = [p for feed in found.points.values() for p in feed if p.device != "cpu"]
                 counts["Pipeline"]["recorded" if len(gpu) >= 2 else "no GPU curve"] += 1
     return counts
 

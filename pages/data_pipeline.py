@@ -59,7 +59,7 @@ chart_box = top.chart.empty()
 
 
 def first_screen(live: list[dict]) -> shown.FirstScreen:
-    first = shown.first_screen(view, live, pack, recorded)
+    first = shown.first_screen(view, feeds.live_points(live), pack, recorded)
     top.answer.markdown(first.answer)
     box = chart_box.container()  # the chart and, where a bar runs past its epoch's tick, why
     scaffold.chart_or_why(box, chart_spec(phase_chart, first.bars, **shown.PHASE_CHART) if first.bar_rows else None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lib.core.point import Point, rows_of
 from lib.core.sweep import default_memory_cap_gb
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
@@ -53,7 +54,7 @@ chart_box = top.chart.empty()
 notes_under = top.note.empty()  # what the answer leaves out, under the chart
 
 
-def first_screen(live: list[dict]) -> screen.JacobianScreen:
+def first_screen(live: list[Point]) -> screen.JacobianScreen:
     shown = screen.jacobian_screen(live, found, val, methods, pack)
     top.answer.markdown(shown.answer)
     scaffold.markdown_or_empty(notes_under, shown.notes)
@@ -65,11 +66,11 @@ requests = screen.live_requests(methods, grid, devices, live_budget_s=live_point
                            memory_cap_gb=cap_gb)
 if found.gpu_rows() and not all_cached(requests):
     first_screen([])  # the recorded curves at once, while this server's CPU is measured below
-live = [r for rows in measured(requests).values() for r in rows]
+live = screen.live_points(measured(requests))
 shown = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=onscreen.NONE_DRAWN if cannot else None,
                         measured_at=measured_at(requests) if live else None, drawn=found.machine,
-                        live_rows=live)
+                        live_rows=rows_of(live))
 scaffold.notice(cannot or onscreen.gpu_side_note(source, lesson.missing_note(found, source.label), lesson.NO_GPU), box=top.note)
 
 scaffold.why_lines("What this page measures (seed 004)", [screen.SEED_WHY])
@@ -83,6 +84,6 @@ if methods:
     memory_expander(shown, cap_gb)
 
     # -- the rows themselves, recording ------------------------------------------------------------------
-    scaffold.results_on_screen(shown.table_rows(), screen.RESULT_COLUMNS, live, pack, found.all_rows(), file_stem=f"jacobian_val{val}",
+    scaffold.results_on_screen(shown.table_rows(), screen.RESULT_COLUMNS, rows_of(live), pack, found.all_rows(), file_stem=f"jacobian_val{val}",
                                key="jacobian.results")
     scaffold.record_view(["\n".join(lesson.record_command(m, grid) for m in methods)], screen.RECORD_CAPTION)

@@ -22,7 +22,7 @@ from lib.workloads.presets import get_preset
 from ui import scaffold
 from ui.downloads import csv_download
 from ui.measure import cached_measurement, live_point_budget_s
-from ui.sources import live_devices, load_recorded, unanswered
+from ui.sources import live_devices, load_recordings, unanswered
 from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
 
@@ -40,12 +40,12 @@ preset = get_preset(case)
 # -- recorded: the seeds pack, found by the preset's name; live: this server at the cut-down size ----------
 # cannot: the sidebar's machine holds no seed experiment at all (then no other machine's rows either)
 source, cannot = unanswered(shown.holds_a_case)
-packs = [] if cannot else load_recorded()[0]
-pack, recorded = cases.find_seed_pack(packs, case, prefer=source.pack_paths)
+recordings = [] if cannot else load_recordings()
+recording, recorded = cases.find_seed_recording(recordings, case, prefer=source.pack_paths)
 devices, threads = live_devices(source), DEFAULT_CPU_THREADS
 live = cached_measurement(screen.live_request(preset, devices, threads=threads, budget_s=live_point_budget_s()),
                           label=screen.measure_label(preset, devices)) or shown.not_measured()
-experiment = screen.Case(preset, live, pack, recorded)
+experiment = screen.Case(preset, live, recording, recorded)
 
 # -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------
 first = shown.first_screen(experiment)
@@ -54,7 +54,7 @@ scaffold.chart_or_why(top.chart, chart_spec(ratio_chart, first.bars) if len(firs
 for sentence in first.notes:  # the seed's times, the date and the cut size: under the chart
     top.note.markdown(sentence)
 top.note.caption(shown.RATIO_CAPTION)
-if elsewhere := onscreen.elsewhere_sentence(source, pack, shown.ELSEWHERE_WHAT):
+if elsewhere := onscreen.elsewhere_sentence(source, experiment.pack, shown.ELSEWHERE_WHAT):
     top.note.caption(elsewhere)
 scaffold.notice(cannot or screen.missing_note(experiment), box=top.note)
 scaffold.why_words("What the seeds are", [shown.WHAT_SEEDS_ARE])
@@ -72,7 +72,7 @@ with scaffold.why("Reported in the seed, measured here") as opened:
         scaffold.paragraphs(told.data, caption=True)
 
 # -- loss curves ---------------------------------------------------------------------------------------------
-curves = screen.curves_view(experiment, packs)
+curves = screen.curves_view(experiment, recordings)
 with scaffold.why("Loss curves: does each model learn?") as opened:
     if opened and curves is None:
         st.caption(shown.NO_CURVE_TRAINED)
@@ -87,7 +87,7 @@ with scaffold.why("Loss curves: does each model learn?") as opened:
         scaffold.paragraphs(said.data, caption=True)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
-scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, experiment.live_rows(), pack,
+scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, experiment.live_rows(), experiment.pack,
                            experiment.recorded_rows(),
                            file_stem=f"seed_{case}", key="seed_cases.results",
                            more=csv_download("Download the loss curves (CSV)", shown.curve_rows(curves),

@@ -45,7 +45,7 @@ url.sync_url()
 requests = screen.live_requests(flags, live_devices(source), size=size, point_budget_s=live_point_budget_s(),
                            threads=DEFAULT_CPU_THREADS)
 live = measured(requests)
-shown = screen.timing_screen(flags, size, live, pack, source.label, with_cpu=show_recorded_cpu)
+shown = screen.timing_screen(flags, size, lesson.live_points(live), pack, source.label, with_cpu=show_recorded_cpu)
 live_rows = [r for rows in live.values() for r in rows]
 
 # -- the first screen: the answer and the time chart -------------------------------------------------------

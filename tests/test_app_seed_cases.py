@@ -17,6 +17,7 @@ import pytest
 from app_support import FIXTURE_GPU_NAME, PY, ROOT, open_page, open_whys, page_text
 
 from lib.core.gate import live_gate
+from lib.core.point import points_of
 from lib.core.results import load_pack, validate_pack
 from lib.core.rows import Status
 from lib.lessons.seed_cases.curves import (
@@ -27,7 +28,8 @@ from lib.lessons.seed_cases.curves import (
     learn_sentence,
     same_start_sentence,
 )
-from lib.lessons.seed_cases.view import CASES, compare_sentence, find_seed_pack, live_params, size_differences
+from lib.lessons.seed_cases.view import CASES, compare_sentence, find_seed_recording, live_params, size_differences
+from lib.recorded.recording import Recording
 from lib.workloads.presets import PRESETS, get_preset
 
 PAGE = "pages/seed_cases.py"
@@ -76,9 +78,12 @@ def test_packs_and_curves_are_found_by_the_experiments_name():
     row = {"workload": "mlp", "variant": "iris", "status": "ok", "median_s": 1.0}
     skipped = {"schema_version": 1, "path": "a.json", "rows": [{**row, "device": "cuda:0", "status": "skipped"}]}
     measured = {"schema_version": 1, "path": "b.json", "rows": [{**row, "device": "cpu"}, {**row, "device": "cuda:0"}]}
-    pack, rows = find_seed_pack([skipped, measured], "iris", prefer=("a.json",))
-    assert pack is measured and len(rows) == 2  # a measured GPU row beats a skipped one, even a preferred pack's
-    assert find_seed_pack([measured], "boston_like") == (None, [])
+    skipped_at, measured_at = (Recording(p["path"], {}, tuple(points_of(p["rows"])), p) for p in (skipped, measured))
+    recording, points = find_seed_recording([skipped_at, measured_at], "iris", prefer=("a.json",))
+    assert (
+        recording is measured_at and len(points) == 2
+    )  # a measured GPU row beats a skipped one, even a preferred pack's
+    assert find_seed_recording([measured_at], "boston_like") == (None, [])
     curves = {
         "path": "/x/seeds_curves.json",
         "curves": [{"preset": "iris", "device": "cuda:0", "status": "ok", "losses": [1.0, 0.5]}],

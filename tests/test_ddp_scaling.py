@@ -9,6 +9,7 @@ from lib.core.crossover import CrossKind
 from lib.core.point import Point, points_of
 from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
 from lib.lessons.multi_gpu import scaling
+from lib.recorded.recording import recording_of
 from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
 
 MACHINE = {"label": "box with 2 GPUs", "cpu_model": "test cpu", "torch": "2.11", "date": "2026-01-01"}
@@ -220,11 +221,11 @@ def test_why_lines_explain_the_largest_count_or_what_one_process_shows():
 
 def test_sources_name_the_machine_not_the_file():
     recorded = {**pack([measured(1, 16)], machine={**MACHINE, "gpus": ["H200"] * 4}), "path": "/x/h200x4_ddp.json"}
-    found = scaling.Results.of_pack(recorded)
+    found = scaling.Results.of_recording(recording_of(recorded))
     assert found.source == "recorded on box with 2 GPUs"
     assert found.label == "box with 2 GPUs, 2026-01-01" and found.name == "h200x4_ddp"
     bare = {"machine": {}, "rows": []}
-    assert scaling.Results.of_pack(bare).label == "unknown machine"
+    assert scaling.Results.of_recording(recording_of(bare)).label == "unknown machine"
     live = scaling.Results.live(points_of([measured(1, 16, device="cpu")]))
     assert live.source == "live on this server, CPU, 1 process"
     assert scaling.Results.live(points_of([measured(1, 16), measured(2, 16)])).source == "live on this server, GPUs"
@@ -245,11 +246,11 @@ def test_what_is_not_hidden_is_never_more_communication_than_the_whole_all_reduc
     alone 588 µs", its CNN 411 µs against 57 µs. No more than the all-reduce is communication; the rest is
     DDP's own overhead, named so in the words and in the table."""
     from lib.core.fmt import fmt_s
-    from lib.recorded import RECORDED_DIR, load_recorded
+    from lib.recorded import RECORDED_DIR, load_recordings
 
-    packs, _ = load_recorded(RECORDED_DIR)
+    recordings, _ = load_recordings(RECORDED_DIR)
     split = 0
-    for p in (scaling.Results.of_pack(p) for p in packs):
+    for p in (scaling.Results.of_recording(r) for r in recordings):
         for model in scaling.models_in(p.points):
             records = scaling.table(p.points, model)
             n = max(d.gpus for d in scaling.ok_points(records))

@@ -107,7 +107,9 @@ def found(gpu: dict[str, list[dict]]) -> onscreen.RecordedViews:
 
 
 def test_timing_answer_on_the_cpu_alone_says_what_a_matmul_takes_and_what_cannot_be_shown():
-    view = timing.screen(HONEST, {"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}, found({}), None)
+    view = timing.screen(
+        HONEST, timing.live_points({"synchronised, fp32": mm("cpu", {512: 0.01, 1024: 0.08})}), found({}), None
+    )
     text = timing_answer(view, 1024)
     assert text == (
         "On this server's CPU a 1,024 × 1,024 matmul takes 80 ms; with no GPU curve here, the GPU's "
@@ -128,14 +130,14 @@ def test_timing_answer_with_a_gpu_says_how_far_off_the_naive_timer_is_and_the_no
             "synchronised, fp32": mm("cuda:0", {256: 2e-3, 1024: 4e-3}),
         }
     )
-    naive = timing.screen(NAIVE, live, recorded, "X")
+    naive = timing.screen(NAIVE, timing.live_points(live), recorded, "X")
     assert timing_answer(naive, 1024) == (
         "On the X GPU, a timer that does not wait for it reports 10 µs per 1,024 × 1,024 matmul, "
         "**400× too small**: the work takes 4 ms."
     )
     honest = timing.screen(
         HONEST,
-        {"synchronised, fp32": live["synchronised, fp32"]},
+        timing.live_points({"synchronised, fp32": live["synchronised, fp32"]}),
         found({"synchronised, fp32": recorded.gpu["synchronised, fp32"]}),
         "X",
     )
@@ -206,9 +208,9 @@ def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
     on = feeds.screen(
         view,
-        [dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)],
+        feeds.live_points([dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)]),
         None,
-        feeds.FeedRows.empty(),
+        feeds.FeedPoints.empty(),
     )
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 loading alone takes 72 ms of this server's 80 ms epoch: "
@@ -225,7 +227,7 @@ def test_pipeline_answer_compares_both_devices_of_one_machine():
         "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)],
     }
     pack_found, recorded = feeds.find_recorded([pack], (), view)
-    on = feeds.screen(view, [dl("cpu", "images", 0.08, 0.072, 0.01)], pack_found, recorded)
+    on = feeds.screen(view, feeds.live_points([dl("cpu", "images", 0.08, 0.072, 0.01)]), pack_found, recorded)
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 1 s on "
         "the CPU, 960 ms on the GPU."

@@ -5,6 +5,7 @@ from __future__ import annotations
 from made_rows import jacobian_rows
 
 from lib.core.crossover import CrossKind
+from lib.core.point import points_of
 from lib.lessons.common import onscreen
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import screen as S
@@ -86,7 +87,7 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
         {k: v for k, v in r.items() if k != "series"}
         for r in jacobian_rows(CPU, "cpu", "loop", {1: 1e-3, 10: 5e-3, 100: None})
     ]
-    shown = S.jacobian_screen(live, onscreen.RecordedViews(), 100, ["loop"])
+    shown = S.jacobian_screen(points_of(live), onscreen.RecordedViews(), 100, ["loop"])
     assert {p.series for p in shown.points} == {onscreen.LIVE_CPU} and shown.order == [onscreen.LIVE_CPU]
     assert [r["val"] for r in shown.time_rows] == [1, 10]  # the refused point is not on the time chart
     assert shown.at_val()[0] == "At val = 100:" and shown.at_val()[1:] == lesson.at_val_sentences(

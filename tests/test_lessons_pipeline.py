@@ -104,12 +104,12 @@ def test_the_recorded_side_is_one_machine_the_sidebars_first():
     first, chosen = pack(machine_rows(), "/p/other.json"), pack(machine_rows())
     found, recorded = feeds.find_recorded([first, chosen], H200.pack_paths, VIEW)
     assert found is chosen
-    assert {r["device"] for r in recorded["images"]} == {"cpu", "cuda:0"}  # the CPU and the first GPU only
+    assert {p.device for p in recorded["images"]} == {"cpu", "cuda:0"}  # the CPU and the first GPU only
     found, _ = feeds.find_recorded([first, chosen], ("/p/none.json",), VIEW)
     assert found is first
     assert feeds.find_recorded([chosen], (), feeds.View(SETTINGS, "batch_size", gpu_live=True)) == (
         None,
-        feeds.FeedRows({"images": [], "tensors": []}, {"images": None, "tensors": None}),
+        feeds.FeedPoints({"images": (), "tensors": ()}, {"images": None, "tensors": None}),
     )
     assert feeds.find_recorded([pack([r for r in machine_rows() if r["device"] == "cpu"])], (), VIEW)[0] is None
     assert feeds.elsewhere_sentence(H200, chosen) is None
@@ -135,7 +135,7 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
     found, recorded = feeds.find_recorded([tensors_only, images_grid], sidebar, VIEW)
     assert found is images_grid  # the images feed's pack: the page's subject
     assert recorded.packs == {"images": images_grid, "tensors": tensors_only}
-    assert {r["source"] for r in recorded["images"]} == {"images"} and recorded["tensors"]
+    assert {p.settings["source"] for p in recorded["images"]} == {"images"} and recorded["tensors"]
     on = feeds.screen(VIEW, [], found, recorded)
     series = {feed: {s.series for s in on.shown[feed]} for feed in ("images", "tensors")}
     assert all("2026-11-24" in s for s in series["images"]) and all("2026-11-21" in s for s in series["tensors"])
@@ -144,7 +144,7 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
 def screen(rows=None, gpu_live=False):
     view = feeds.View(SETTINGS, "batch_size", gpu_live=gpu_live)
     found, recorded = feeds.find_recorded([pack(machine_rows() if rows is None else rows)], (), view)
-    return feeds.screen(view, live_rows(), found, recorded)
+    return feeds.screen(view, feeds.live_points(live_rows()), found, recorded)
 
 
 def test_the_screen_pairs_one_machines_devices_at_the_point():
@@ -306,7 +306,7 @@ def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
         view = feeds.View(replace(SETTINGS, pin_memory=pin), "batch_size", gpu_live=False)
         assert view.feeds()[0].settings.pin_memory is False  # the live CPU: still measured without pinning
         _, found = feeds.find_recorded([pack], H200.pack_paths, view)
-        assert found["images"] and all(r["pin_memory"] is pin for r in found["images"])
-        assert sorted(r["median_s"] for r in found["images"]) == sorted(
+        assert found["images"] and all(p.settings["pin_memory"] is pin for p in found["images"])
+        assert sorted(p.median_s for p in found["images"]) == sorted(
             r["median_s"] for r in rows if r["source"] == "images" and r["device"] in ("cpu", "cuda:0")
         )

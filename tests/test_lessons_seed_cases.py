@@ -1,7 +1,7 @@
 """What the Seed case studies page computes for one experiment (lib.lessons.seed_cases.view): the table beside
 the seed, the words, and the loss curves on screen, from hand-made rows and packs: no Streamlit.
 
-The pieces under them (compare_sentence, find_seed_pack, ...) are tested in test_app_seed_cases.py."""
+The pieces under them (compare_sentence, find_seed_recording, ...) are tested in test_app_seed_cases.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from lib.core.point import points_of
 from lib.lessons.seed_cases import curves as seed_curves
 from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases import view as cases
+from lib.recorded.recording import recording_of
 from lib.recorded.sources import GpuSource
 from lib.workloads.presets import get_preset
 
@@ -62,7 +63,7 @@ def measured(rows=(), curves=None):
 
 def case_of(preset, live, found, rec_rows):
     """A case with the recorded rows as the points the page reads."""
-    return screen.Case(preset, live, found, points_of(rec_rows))
+    return screen.Case(preset, live, recording_of(found) if found else None, points_of(rec_rows))
 
 
 def boston(live_cpu=1e-3, rec=(1e-3, 2e-3), live_gpu=None):
@@ -197,7 +198,7 @@ def test_loss_curves_live_and_recorded_with_their_words():
     }
     live = measured([], {"cpu": curve("cpu", [2.3, 1.0, 0.1]), "cuda:0": curve("cuda:0", [], "error")})
     case = case_of(MINIBATCH, live, None, [])
-    curves = screen.curves_view(case, [recorded])
+    curves = screen.curves_view(case, [recording_of(recorded)])
     assert list(curves.losses) == ["cpu (live, this server)", f"cuda:0 ({REC})", f"cuda:1 ({REC})"]
     assert curves.failures == ["cuda:0 (live, this server): no curve (failed — x)."]
     assert curves.differing == [f"cuda:1 ({REC})"] and curves.side_machine == "NVIDIA H200, 2026-11-21"

@@ -58,11 +58,11 @@ def test_screen_puts_the_view_beside_the_baseline_with_every_series():
         },
         {"synchronised, fp32": rows("cpu", {64: 3e-4})},
     )
-    view = lesson.screen(NAIVE, live, recorded, "X")
+    view = lesson.screen(NAIVE, lesson.live_points(live), recorded, "X")
     assert view.differs and len(view.current) == 2 and len(view.baseline) == 3 and len(view.points) == 5
     assert view.order == ["cpu (live, this server)", "cpu (recorded on X)", GPU]
     assert view.gpu_series == GPU
-    same = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-4})}, found({}), "X")
+    same = lesson.screen(HONEST, lesson.live_points({"synchronised, fp32": rows("cpu", {64: 1e-4})}), found({}), "X")
     assert not same.differs and same.baseline is same.current and same.gpu_series is None
 
 
@@ -71,7 +71,7 @@ def test_chart_lines_add_cold_calls_and_the_baseline():
         "naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 128: 2e-4}, sync=False),
         "synchronised, fp32": rows("cpu", {64: 1e-4, 128: 2e-4}),
     }
-    view = lesson.screen(NAIVE, live, found({}), None)
+    view = lesson.screen(NAIVE, lesson.live_points(live), found({}), None)
     lines = lesson.time_lines(view, show_cold=True)
     assert [ln["line"] for ln in lines].count("first call (cold), naive timer (no synchronise), fp32") == 2
     cold = next(ln for ln in lines if ln["line"].startswith("first call"))
@@ -96,7 +96,7 @@ def test_crossover_sentences_read_the_synchronised_timings():
         },
         {"synchronised, fp32": rows("cpu", {64: 1e-5, 4096: 1.0})},
     )
-    view = lesson.screen(NAIVE, live, recorded, "X")
+    view = lesson.screen(NAIVE, lesson.live_points(live), recorded, "X")
     analysis, same_machine = lesson.crossovers(view)
     assert analysis.measured.kind == CrossKind.CROSSES and same_machine.measured.kind == CrossKind.CROSSES
     first, second = lesson.crossover_sentences(
@@ -105,7 +105,7 @@ def test_crossover_sentences_read_the_synchronised_timings():
     assert first.plain().startswith("From the synchronised timings: ") and first.about == analysis.measured
     assert second.plain().startswith("On the recording machine itself (Xeon, 8 threads): ")
     assert second.about == same_machine.measured
-    no_gpu = lesson.screen(HONEST, {"synchronised, fp32": rows("cpu", {64: 1e-5})}, found({}), None)
+    no_gpu = lesson.screen(HONEST, lesson.live_points({"synchronised, fp32": rows("cpu", {64: 1e-5})}), found({}), None)
     assert lesson.crossovers(no_gpu) == (None, None) and lesson.crossover_sentences(no_gpu, None) == []
 
 
@@ -267,8 +267,8 @@ def test_the_screen_object_holds_the_answer_the_charts_rows_and_each_expanders_w
         "naive timer (no synchronise), fp32": rows("cpu", {64: 1e-4, 256: 1e-3}, sync=False),
         "synchronised, fp32": rows("cpu", {64: 1e-4, 256: 1e-3}),
     }
-    shown = S.timing_screen(flags, 256, live, None, "no GPU", with_cpu=False)
-    view = lesson.screen(NAIVE, live, onscreen.RecordedViews(), None)
+    shown = S.timing_screen(flags, 256, lesson.live_points(live), None, "no GPU", with_cpu=False)
+    view = lesson.screen(NAIVE, lesson.live_points(live), onscreen.RecordedViews(), None)
     assert shown.answer == timing_answer(view, 256) and shown.notes == timing_notes(view, 256)
     assert shown.time_rows == lesson.time_lines(view, False) and shown.timed
     assert shown.cold_lines() == [] and shown.cold_caption() == S.COLD_OFF  # the cold call not drawn: say how

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis
 from lib.core.fmt import fmt_value, plural
-from lib.core.rows import Status, is_ok
+from lib.core.point import Point, points_of
+from lib.core.rows import Origin, Status, is_ok
 from lib.core.workload import Workload
+from lib.lessons.common.in_series import InSeries
 from lib.lessons.common.voice import likely_about
 from lib.recorded.sources import (
     GpuSource,
@@ -31,6 +33,8 @@ from lib.recorded.sources import (
     view_rows,
 )
 from lib.recorded.uploads import plain
+
+Shown = TypeVar("Shown", bound=InSeries)
 
 LIVE_CPU = series_label("cpu", "live")
 NO_GPU_YET = "none here, and no recorded GPU results shipped yet, so only the CPU is shown"
@@ -179,6 +183,18 @@ def labelled(
     rows = [{**r, "series": series_label(r["device"], "live")} for r in live]
     rows += [{**r, "series": series_label("cpu", "recorded", machine)} for r in recorded_cpu]
     return rows + [{**r, "series": series_label(r["device"], "recorded", machine)} for r in recorded_gpu]
+
+
+def labelled_points(
+    kind: type[Shown], live: Iterable[Point], found: RecordedViews, machine: str | None, view: str | None = None
+) -> tuple[Shown, ...]:
+    """labelled's points and order, typed: each live point and each of the view's recorded rows (typed here,
+    where they come in) as `kind` (an InSeries) in its series, the recorded ones named by `machine`."""
+    return (
+        *(kind(series_label(p.device, Origin.LIVE), p) for p in live),
+        *(kind(series_label("cpu", Origin.RECORDED, machine), p) for p in points_of(found.cpu_rows(view))),
+        *(kind(series_label(p.device, Origin.RECORDED, machine), p) for p in points_of(found.gpu_rows(view))),
+    )
 
 
 def gpu_series(rows: Iterable[dict]) -> str | None:

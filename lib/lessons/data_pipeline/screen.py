@@ -9,8 +9,10 @@ from typing import Any, NamedTuple
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
-from lib.core.point import Point
+from lib.core.point import Point, points_of, rows_of
 from lib.core.request import LiveRequest
+from lib.core.rows import Origin
+from lib.core.workload import SettingValue
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import InSeries
 from lib.lessons.common.live import log_grid
@@ -135,49 +137,49 @@ def measure_label(view: View, devices: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
-class FeedRows:
-    """The recorded rows per feed ('images', 'tensors'), and the pack each feed's rows came from. The two feeds
-    may come from two packs of the same machine (a grid over images recorded on another day than the tensors),
-    so each feed's curves carry their own pack's machine and date."""
+class FeedPoints:
+    """The recorded points per feed ('images', 'tensors'), and the pack each feed's points came from. The two
+    feeds may come from two packs of the same machine (a grid over images recorded on another day than the
+    tensors), so each feed's curves carry their own pack's machine and date."""
 
-    rows: Mapping[str, list[dict[str, Any]]]
+    points: Mapping[str, tuple[Point, ...]]
     packs: Mapping[str, Mapping[str, Any] | None]
 
     @classmethod
-    def empty(cls) -> FeedRows:
-        return cls({feed: [] for feed in SOURCES}, {feed: None for feed in SOURCES})
+    def empty(cls) -> FeedPoints:
+        return cls({feed: () for feed in SOURCES}, {feed: None for feed in SOURCES})
 
-    def __getitem__(self, feed: str) -> list[dict[str, Any]]:
-        return self.rows[feed]
+    def __getitem__(self, feed: str) -> tuple[Point, ...]:
+        return self.points[feed]
 
     @property
     def any(self) -> bool:
-        """Whether any feed has recorded rows."""
-        return any(self.rows.values())
+        """Whether any feed has recorded points."""
+        return any(self.points.values())
 
 
 def find_recorded(
     packs: Sequence[Mapping[str, Any]], preferred: Iterable[str], view: View
-) -> tuple[Mapping[str, Any] | None, FeedRows]:
-    """The recorded side of this view, and its rows per feed: the CPU and the first GPU of one machine.
-    The sidebar's machine first, feed by feed over its packs (the first pack holding GPU rows of that feed:
+) -> tuple[Mapping[str, Any] | None, FeedPoints]:
+    """The recorded side of this view, and its points per feed (each pack's matching rows typed here): the CPU
+    and the first GPU of one machine. The sidebar's machine first, feed by feed over its packs (the first pack holding GPU rows of that feed:
     the images grid of one day and the tensors sweep of another both count); where none of its packs holds
     the view, the first other pack that does (one pack). The pack returned is the images feed's, else the
     tensors'. Nothing when the GPU is live."""
     if view.gpu_live:
-        return None, FeedRows.empty()
+        return None, FeedPoints.empty()
     preferred = set(preferred)
     wanted = {fed.feed: fed.workload_settings() for fed in view.feeds(recorded=True)}
 
-    def match(pack: Mapping[str, Any], feed: str) -> list[dict[str, Any]]:
-        return matching_rows(pack["rows"], WORKLOAD, view.over, wanted[feed], device_prefix="c")
+    def match(pack: Mapping[str, Any], feed: str) -> list[Point]:
+        return points_of(matching_rows(pack["rows"], WORKLOAD, view.over, wanted[feed], device_prefix="c"))
 
-    def has_gpu(rows: Iterable[Mapping[str, Any]]) -> bool:
-        return any(is_cuda(str(r["device"])) for r in rows)
+    def has_gpu(points: Iterable[Point]) -> bool:
+        return any(is_cuda(p.device) for p in points)
 
     mine = {
         feed: next(
-            ((p, rows) for p in packs if p["path"] in preferred for rows in [match(p, feed)] if has_gpu(rows)),
+            ((p, found) for p in packs if p["path"] in preferred for found in [match(p, feed)] if has_gpu(found)),
             (None, []),
         )
         for feed in SOURCES
@@ -189,23 +191,23 @@ def find_recorded(
                 for p in packs
                 if p["path"] not in preferred
                 for found in [{feed: match(p, feed) for feed in SOURCES}]
-                if any(has_gpu(rows) for rows in found.values())
+                if any(has_gpu(points) for points in found.values())
             ),
             None,
         )
         if other is None:
-            return None, FeedRows.empty()
-        mine = {feed: (other[0], rows) for feed, rows in other[1].items()}
-    found = FeedRows(
-        {feed: cpu_and_first_gpu(rows) for feed, (_, rows) in mine.items()},
+            return None, FeedPoints.empty()
+        mine = {feed: (other[0], points) for feed, points in other[1].items()}
+    found = FeedPoints(
+        {feed: cpu_and_first_gpu(points) for feed, (_, points) in mine.items()},
         {feed: pack for feed, (pack, _) in mine.items()},
     )
     return found.packs["images"] or found.packs["tensors"], found
 
 
-def cpu_and_first_gpu(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    gpus = sorted({r["device"] for r in rows if is_cuda(str(r["device"]))})
-    return [r for r in rows if r["device"] == "cpu" or (gpus and r["device"] == gpus[0])]
+def cpu_and_first_gpu(points: Sequence[Point]) -> tuple[Point, ...]:
+    gpus = sorted({p.device for p in points if is_cuda(p.device)})
+    return tuple(p for p in points if p.device == "cpu" or (gpus and p.device == gpus[0]))
 
 
 def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None) -> str | None:
@@ -233,7 +235,7 @@ class Screen:
     view: View
     shown: dict[str, tuple[InSeries, ...]]  # the chart's points per feed
     pack: Mapping[str, Any] | None  # the recorded pack shown, if any
-    recorded: FeedRows  # its rows per feed, unlabelled (for downloads)
+    recorded: FeedPoints  # its points per feed, unlabelled (for downloads)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -250,7 +252,8 @@ class Screen:
         return [] if self.view.gpu_live else [feed for feed in SOURCES if not self.recorded[feed]]
 
     def recorded_rows(self) -> list[dict[str, Any]]:
-        return [r for feed in SOURCES for r in self.recorded[feed]]
+        """The recorded points as their pack holds them (the download's edge)."""
+        return rows_of(p for feed in SOURCES for p in self.recorded[feed])
 
     def here(self, feed: str) -> list[InSeries]:
         """The feed's points at the point explained."""
@@ -272,30 +275,32 @@ class Screen:
         )
 
 
-def _shown(
-    live: Iterable[Mapping[str, Any]], recorded: Iterable[Mapping[str, Any]], machine: str | None
-) -> tuple[InSeries, ...]:
-    """The rows on screen as points, each under its series: the live ones, then the recording machine's."""
+def _shown(live: Iterable[Point], recorded: Iterable[Point], machine: str | None) -> tuple[InSeries, ...]:
+    """The points on screen, each under its series: the live ones, then the recording machine's."""
     return (
-        *(InSeries(series_label(r["device"], "live"), Point.from_row(r)) for r in live),
-        *(InSeries(series_label(r["device"], "recorded", machine), Point.from_row(r)) for r in recorded),
+        *(InSeries(series_label(p.device, Origin.LIVE), p) for p in live),
+        *(InSeries(series_label(p.device, Origin.RECORDED, machine), p) for p in recorded),
     )
 
 
-def screen(view: View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any] | None, recorded: FeedRows) -> Screen:
-    """The screen of a view: the live rows (the measurement's) and the recorded ones (the packs'), read as points
-    here, where they come in."""
+def screen(view: View, live: Sequence[Point], pack: Mapping[str, Any] | None, recorded: FeedPoints) -> Screen:
+    """The screen of a view: the live points (the measurement's) and the recorded ones (the packs')."""
     machine = machine_text(pack["machine"]) if pack else None
     packs = recorded.packs  # each feed labelled with its own pack's machine and date
     shown = {
         feed: _shown(
-            [r for r in live if r.get("source") == feed],
+            [p for p in live if p.settings.get("source") == feed],
             recorded[feed],
             machine_text(packs[feed]["machine"]) if packs.get(feed) else machine,
         )
         for feed in SOURCES
     }
     return Screen(view, shown, pack, recorded)
+
+
+def live_points(live: Iterable[Mapping[str, Any]]) -> list[Point]:
+    """The adapter to the live path's result (view.live_rows' rows): its points."""
+    return points_of(live)
 
 
 class DeviceWords(NamedTuple):
@@ -445,7 +450,7 @@ class Offer(NamedTuple):
     keys (url_values)."""
 
     label: str
-    values: dict[str, Any]  # the URL's edge
+    values: dict[str, SettingValue]  # by URL key
 
 
 def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[Offer]:
@@ -476,8 +481,8 @@ def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[Offe
     return offers
 
 
-def url_values(over: str, settings: Settings) -> dict[str, Any]:
-    """The widgets' values of a view, by their URL keys (the URL's edge: a dict)."""
+def url_values(over: str, settings: Settings) -> dict[str, SettingValue]:
+    """The widgets' values of a view, by their URL keys."""
     return {
         "over": over,
         "model": settings.model,

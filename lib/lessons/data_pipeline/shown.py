@@ -1,7 +1,7 @@
 """What the Data pipeline page shows, as values: the page lays them out and declares its widgets. Each
 'Why?' section's words are made when it is opened (its function called then).
 
-    first = first_screen(view, live, pack, recorded)   the rows on screen, the answer, the bars and their notes
+    first = first_screen(view, live_points(live), pack, recorded)   the points on screen, the answer, the bars
     device_words(on), epoch_words(first), sweep_charts(on)   the 'Why?' sections
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from lib.core.point import Point
 from lib.core.same import RULE_WORDS
 from lib.lessons.common import onscreen
 from lib.lessons.common.said import Said, Style
@@ -129,7 +130,7 @@ class FirstScreen:
 
 
 def first_screen(
-    view: feeds.View, live: Sequence[Mapping[str, Any]], pack: Mapping[str, Any] | None, recorded: feeds.FeedRows
+    view: feeds.View, live: Sequence[Point], pack: Mapping[str, Any] | None, recorded: feeds.FeedPoints
 ) -> FirstScreen:
     on = feeds.screen(view, live, pack, recorded)
     bars = feeds.phase_bars(on)

@@ -2,7 +2,7 @@
 and its notes, the time chart's rows, and every longer sentence read from them (built only when an
 expander asks). No Streamlit; pages/jacobian.py lays it out.
 
-    shown = jacobian_screen(live, found, val, methods)   # found: onscreen.recorded_views(...)
+    shown = jacobian_screen(live_points(measured), found, val, methods)   # found: onscreen.recorded_views(...)
     shown.answer, shown.notes, shown.time_rows, shown.at_val(), shown.why()
 """
 
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.core.fmt import fmt_value
+from lib.core.point import Point, points_of
 from lib.core.request import LiveRequest
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import ChartRow
@@ -153,17 +154,16 @@ def live_requests(
 
 
 def jacobian_screen(
-    live: Sequence[dict[str, Any]],
+    live: Sequence[Point],
     found: onscreen.RecordedViews,
     val: int,
     methods: Sequence[str],
     pack: Mapping[str, Any] | None = None,
 ) -> JacobianScreen:
-    """The live rows and the recorded ones found for the view in `pack`, as points in their series (the one
-    place the lesson reads rows), with the words read from them."""
-    rows = onscreen.labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)
-    order = onscreen.series_order(rows, found.machine)
-    points = tuple(MethodPoint.of_row(r) for r in rows)
+    """The live points and the recorded ones found for the view in `pack`, each in its series, with the words
+    read from them."""
+    points = onscreen.labelled_points(MethodPoint, live, found, found.machine)
+    order = onscreen.series_order([p.row() for p in points], found.machine)
     return JacobianScreen(
         points,
         order,
@@ -174,3 +174,8 @@ def jacobian_screen(
         found.machine,
         onscreen.same_machine_intro(pack["machine"]) if pack else None,
     )
+
+
+def live_points(measured: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[Point]:
+    """The adapter to the live path's results (each method's rows: view.live_rows): one list of points."""
+    return points_of(r for rows in measured.values() for r in rows)

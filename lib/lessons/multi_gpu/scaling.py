@@ -23,7 +23,8 @@ from lib.core.same import same_time
 from lib.lessons.common.voice import Side, Unit
 from lib.lessons.common.voice import crossover_notes as crossover_notes_of
 from lib.lessons.common.voice import crossover_sentence as crossover_sentence_of
-from lib.recorded import load_recorded
+from lib.recorded import load_recordings
+from lib.recorded.recording import Recording
 from lib.workloads.ddp.efficiency import WORKLOAD_NAME, merge_runs, throughput, with_scaling_efficiency
 
 if TYPE_CHECKING:  # annotations only: the plan is made by the page's demo, which loads the sweep engine
@@ -392,13 +393,13 @@ class Results:
     name: str = ""
 
     @classmethod
-    def of_pack(cls, pack: dict[str, Any]) -> Results:
-        """A recorded pack (lib.recorded's, a file's shape) as the page reads it."""
-        machine = pack.get("machine", {})
-        label, date = str(machine.get("label", "unknown machine")), str(machine.get("date") or "")[:10]
-        name = Path(str(pack.get("path") or label)).name.removesuffix(".gz").removesuffix(".json")
+    def of_recording(cls, recording: Recording) -> Results:
+        """A recorded pack (lib.recorded's Recording) as the page reads it."""
+        machine = recording.machine
+        label, date = str(machine.get("label", "unknown machine")), recording.date[:10]
+        name = Path(recording.path or label).name.removesuffix(".gz").removesuffix(".json")
         return cls(
-            tuple(ddp_points(points_of(pack["rows"]))),
+            tuple(ddp_points(recording.points)),
             f"recorded on {label}",
             f"{label}, {date}" if date and date not in label else label,
             name,
@@ -414,8 +415,8 @@ class Results:
 def recorded_ddp_packs() -> tuple[list[Results], list[str]]:
     """The shipped packs holding ddp points, and a line for each file that could not be read
     (one bad file must not hide the others)."""
-    packs, problems = load_recorded()
-    found = [Results.of_pack(p) for p in packs]
+    recordings, problems = load_recordings()
+    found = [Results.of_recording(r) for r in recordings]
     return [r for r in found if r.points], problems
 
 

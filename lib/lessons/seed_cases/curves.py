@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_num, pct
-from lib.core.point import Frozen
+from lib.core.point import NOTHING, Frozen
 from lib.core.rows import Status
+from lib.recorded.pack import JsonObject
 from lib.workloads.presets import Preset, get_preset, loss_curve
 
 CURVES_KEY = "curves"
@@ -39,14 +40,14 @@ class Curve:
     device: str
     device_name: str = ""
     epochs: int | None = 0
-    settings: Mapping[str, Any] = field(default_factory=dict)  # the workload settings it was trained at
+    settings: Frozen = NOTHING  # the workload settings it was trained at
     losses: tuple[float, ...] = ()
     data_note: str = ""
     status: Status = Status.OK
     message: str = ""
     seconds: float | None = None  # how long the training took, where it ran
 
-    def entry(self) -> dict[str, Any]:
+    def entry(self) -> JsonObject:
         """The curve as the curves file keeps it."""
         out = {
             "preset": self.preset,
@@ -71,7 +72,7 @@ class Curve:
             str(entry.get("device")),
             str(entry.get("device_name") or ""),
             int(epochs) if whole else None,
-            dict(settings) if isinstance(settings, Mapping) else {},
+            Frozen(settings) if isinstance(settings, Mapping) else NOTHING,
             tuple(float(v) for v in entry.get("losses") or ()),
             str(entry.get("data_note") or ""),
             Status(entry.get("status")),
@@ -161,8 +162,8 @@ def curves_pack(
     *,
     num_threads: int | None = None,
     progress: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """A result pack with no rows and the loss curves of every training preset on every device."""
+) -> JsonObject:
+    """A result pack with no rows and the loss curves of every training preset on every device (the file's JSON)."""
     from lib.core.results import build_pack
 
     curves = []

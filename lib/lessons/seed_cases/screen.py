@@ -10,9 +10,10 @@ from typing import Any
 from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
 from lib.core.point import Frozen, Point, rows_of
 from lib.core.request import LiveRequest
-from lib.core.rows import Status
+from lib.core.rows import Origin, Status
 from lib.core.same import same_time
 from lib.lessons.common import onscreen
+from lib.lessons.common.in_series import InSeries
 from lib.lessons.seed_cases.curves import Curve, LossPoint, curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
     CASES,
@@ -29,11 +30,11 @@ from lib.lessons.seed_cases.view import (
     pick,
     ratio_words,
     same_settings,
-    seed_rows,
     size_differences,
     size_words,
     total_s,
 )
+from lib.recorded.recording import Recording
 from lib.recorded.sources import hardware_text, machine_text, series_label
 from lib.workloads.presets import Preset, get_preset
 
@@ -83,16 +84,21 @@ def _spread(point: Point) -> float:
 
 @dataclass
 class Case:
-    """One experiment: the preset, what was measured live here, and the recorded pack's points of it."""
+    """One experiment: the preset, what was measured live here, and the recording's points of it."""
 
     preset: Preset
     live: Measured
-    pack: Mapping[str, Any] | None
+    recording: Recording | None
     recorded: Sequence[Point]
 
     @property
+    def pack(self) -> Mapping[str, Any] | None:
+        """The recording as its pack, for the edges that read one (the downloads, the other machine's sentence)."""
+        return self.recording.pack if self.recording else None
+
+    @property
     def machine(self) -> str | None:
-        return machine_text(self.pack["machine"]) if self.pack else None
+        return machine_text(self.recording.machine) if self.recording else None
 
     @property
     def live_cpu(self) -> Point | None:
@@ -118,7 +124,7 @@ class Case:
     @property
     def rec_cut(self) -> dict[str, SizeChange]:
         """Where the recorded points' sizes differ from the seed's."""
-        if not self.pack:
+        if not self.recording:
             return {}
         source = self.rec_cpu or self.rec_gpu
         settings = source.settings if source else Frozen()
@@ -158,11 +164,23 @@ class Case:
 
     def recorded_rows(self) -> list[dict[str, Any]]:
         """The recorded points' rows as their pack holds them (their download)."""
-        return seed_rows(self.pack, self.preset.name) if self.pack else []
+        return rows_of(self.recorded_points)
+
+    def shown(self) -> tuple[InSeries, ...]:
+        """Every point on screen in its series: the live ones, then the recording's."""
+        return (
+            *(InSeries(series_label(p.device, Origin.LIVE), p) for p in self.live.points),
+            *(InSeries(series_label(p.device, Origin.RECORDED, self.machine), p) for p in self.recorded_points),
+        )
+
+    @property
+    def recorded_points(self) -> Sequence[Point]:
+        """The recording's points of this case (none without a recording)."""
+        return self.recorded if self.recording else ()
 
     def shown_rows(self) -> list[dict[str, Any]]:
         """Every point on screen as a row labelled with its series (the table's edge)."""
-        return onscreen.labelled(self.live_rows(), recorded_gpu=self.recorded_rows(), machine=self.machine)
+        return [s.row() for s in self.shown()]
 
 
 @dataclass(frozen=True)
@@ -210,7 +228,7 @@ def reported_entry(case: Case) -> tuple[TableLine, RatioBar | None]:
 
 def recorded_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
     """The table's line for the recorded pack (None without one), and its ratio bar."""
-    if not case.pack:
+    if not case.recording:
         return None, None
     c, g, ratio = total_s(case.rec_cpu, case.preset), total_s(case.rec_gpu, case.preset), case.rec_ratio
     line = TableLine(
@@ -256,10 +274,10 @@ def verdict_sentences(case: Case) -> list[str]:
     """The seed's ratio beside the one measured, and the cut size the recording ran at: numbers from the rows."""
     out = [
         compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}", case.rec_tie)
-        if case.pack
+        if case.recording
         else compare_sentence(case.preset, None, "here")
     ]
-    if case.pack and case.rec_cut:
+    if case.recording and case.rec_cut:
         out.append(
             f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for that size."
         )
@@ -270,9 +288,9 @@ def headline(case: Case) -> str:
     """The one sentence above the chart: the GPU ÷ CPU ratios the chart draws, the seed's beside the
     recorded machine's, and whether they agree. The seed's times, the date and the cut size are
     verdict_sentences', said under the chart."""
-    seed, measured = case.preset.reported_ratio, case.rec_ratio if case.pack else None
+    seed, measured = case.preset.reported_ratio, case.rec_ratio if case.recording else None
     name = f"**{label(case.preset.name)}:**"
-    where = f"on {hardware_text(case.pack['machine'])}" if case.pack else "here"
+    where = f"on {hardware_text(case.recording.machine)}" if case.recording else "here"
     if seed is None and measured is None:
         return f"{name} the seed printed no times for this run, and nothing was measured here on both devices."
     if seed is None:
@@ -299,7 +317,7 @@ def headline(case: Case) -> str:
 def missing_note(case: Case) -> str | None:
     """Why there is no recorded GPU time to set beside the seed's: no pack holds the case, or its GPU row
     was not measured."""
-    if not case.pack:
+    if not case.recording:
         return (
             "No recorded seeds pack holds this experiment's GPU row, so there is no GPU time measured here to "
             "set beside the seed's: only this server's CPU, live" + (" at a cut size." if case.cut else ".")
@@ -335,7 +353,7 @@ class Curves:
     side_machine: str | None  # the machine of the curves file
 
 
-def curves_view(case: Case, packs: Sequence[Mapping[str, Any]]) -> Curves | None:
+def curves_view(case: Case, recordings: Sequence[Recording]) -> Curves | None:
     """The case's loss curves (None for one that trains nothing); the recorded ones from the curves file
     next to the case's pack first."""
     found = curve_setting(case.preset)
@@ -349,8 +367,10 @@ def curves_view(case: Case, packs: Sequence[Mapping[str, Any]]) -> Curves | None
             losses[name] = list(curve.losses)
         else:
             failures.append(f"{name}: no curve ({onscreen.status_words(curve.entry())}).")
-    side, recorded = find_curves(
-        packs, case.preset.name, prefer_stem=Path(case.pack["path"]).stem if case.pack else None
+    side, recorded = find_curves(  # a curves file is a pack's JSON with curves and no rows: read as it is
+        [r.pack for r in recordings],
+        case.preset.name,
+        prefer_stem=Path(case.recording.path).stem if case.recording else None,
     )
     side_machine = machine_text(side["machine"]) if side else None
     for curve in recorded:

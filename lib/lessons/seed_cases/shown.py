@@ -17,8 +17,8 @@ import pandas as pd
 
 from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases.curves import learn_sentence, same_start_sentence
-from lib.lessons.seed_cases.view import CASES, Measured, find_seed_pack, label
-from lib.workloads.presets import Preset
+from lib.lessons.seed_cases.view import CASES, Measured, label
+from lib.workloads.presets import Preset, get_preset
 
 NO_RATIO = (
     "Neither the seed nor this app timed both devices for this experiment, so there is no GPU ÷ CPU ratio to draw."
@@ -88,8 +88,14 @@ def not_measured() -> Measured:
 
 
 def holds_a_case(pack: Mapping[str, Any] | None) -> bool:
-    """Whether a machine's pack holds any seed experiment (else the page cannot answer with that machine)."""
-    return bool(pack) and any(find_seed_pack([pack], c)[0] for c in CASES)
+    """Whether a machine's pack holds any seed experiment's GPU row (else the page cannot answer with that machine):
+    find_seed_recording's rule on the pack's rows as they are (asked of every machine the sidebar offers)."""
+    return bool(pack) and any(
+        r.get("variant") in CASES
+        and r.get("workload") == get_preset(r["variant"]).workload
+        and str(r.get("device", "")).startswith("cuda")
+        for r in pack["rows"]
+    )
 
 
 def curve_rows(curves: screen.Curves | None) -> list[dict[str, str | int | float]]:

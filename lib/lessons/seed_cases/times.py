@@ -68,7 +68,7 @@ def time_bars(case: Case) -> list[TimeBar]:
     add(Where.SEED, seed, Call.CPU, p.reported_cpu_s)
     add(Where.SEED, seed, Call.GPU, p.reported_gpu_s)
     add(Where.SEED, seed, Call.FIRST, SEED_FIRST_CALL_S.get(p.name))
-    if case.pack and not case.rec_cut:
+    if case.recording and not case.rec_cut:
         recorded = f"recorded on {case.machine}"
         add(Where.RECORDED, recorded, Call.CPU, total_s(case.rec_cpu, p))
         add(Where.RECORDED, recorded, Call.GPU, total_s(case.rec_gpu, p))

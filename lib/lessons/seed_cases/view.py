@@ -26,11 +26,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from lib.core.fmt import fmt_s, fmt_value, plural
-from lib.core.point import Frozen, Point, points_of
+from lib.core.point import Frozen, Point
 from lib.core.rows import Origin
 from lib.core.same import same_ratio
 from lib.lessons.common import voice
 from lib.lessons.seed_cases.curves import Curve, curve_setting, run_curve
+from lib.recorded.recording import Recording
 from lib.workloads.presets import PRESETS, Preset
 
 SEED_SOURCE = "scripts/seed_experiments.py"
@@ -192,39 +193,31 @@ def total_s(point: Point | None, preset: Preset) -> float | None:
 # -- recorded points, found by preset name ---------------------------------------------------------------
 
 
-def seed_rows(pack: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
-    """The rows of `pack` for preset `name` (variant == name, from the seed script), as the file holds them
-    (the download's edge)."""
+def seed_points(recording: Recording, name: str) -> list[Point]:
+    """The points of `recording` for preset `name` (variant == name, from the seed script)."""
     preset = PRESETS.get(name)
     return [
-        r
-        for r in pack.get("rows", [])
-        if r.get("variant") == name and (preset is None or r.get("workload") == preset.workload)
+        p for p in recording.points if p.notes.variant == name and (preset is None or p.workload == preset.workload)
     ]
 
 
-def seed_points(pack: Mapping[str, Any], name: str) -> list[Point]:
-    """The points of `pack` for preset `name`."""
-    return points_of(seed_rows(pack, name))
-
-
-def find_seed_pack(
-    packs: Sequence[Mapping[str, Any]], name: str, prefer: Iterable[str] = ()
-) -> tuple[Mapping[str, Any] | None, list[Point]]:
-    """The pack holding preset `name`'s GPU point, and that preset's points in it. Packs whose path is in
-    `prefer` come first; a pack whose GPU point was measured (status ok) beats one where it was skipped."""
+def find_seed_recording(
+    recordings: Sequence[Recording], name: str, prefer: Iterable[str] = ()
+) -> tuple[Recording | None, list[Point]]:
+    """The recording holding preset `name`'s GPU point, and that preset's points in it. Recordings whose path
+    is in `prefer` come first; one whose GPU point was measured (status ok) beats one where it was skipped."""
     prefer = set(prefer)
     found = []
-    for i, pack in enumerate(packs):
-        rows = seed_points(pack, name)
-        gpu = [p for p in rows if p.device.startswith("cuda")]
+    for i, recording in enumerate(recordings):
+        points = seed_points(recording, name)
+        gpu = [p for p in points if p.device.startswith("cuda")]
         if gpu:
             ok = any(p.ok for p in gpu)
-            found.append(((0 if ok else 1, 0 if pack.get("path") in prefer else 1, i), pack, rows))
+            found.append(((0 if ok else 1, 0 if recording.path in prefer else 1, i), recording, points))
     if not found:
         return None, []
-    _, pack, rows = min(found, key=lambda f: f[0])
-    return pack, rows
+    _, recording, points = min(found, key=lambda f: f[0])
+    return recording, points
 
 
 def pick(points: Iterable[Point], gpu: bool) -> Point | None:

@@ -3,7 +3,7 @@ one-sentence answer and its notes, the time and rate charts' rows, and each expa
 only when it is opened). No Streamlit; pages/timing_pitfalls.py lays it out.
 
     requests = live_requests(flags, devices, size=1024, point_budget_s=0.1, threads=1)
-    shown = timing_screen(flags, 1024, live, pack, "NVIDIA H200", with_cpu=False)
+    shown = timing_screen(flags, 1024, lesson.live_points(measured), pack, "NVIDIA H200", with_cpu=False)
     shown.answer, shown.notes, shown.time_rows, shown.sync_lines(), shown.rate_rows
 """
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from lib.core.point import Point
 from lib.core.request import LiveRequest
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import ChartRow
@@ -233,13 +234,13 @@ class TimingScreen:
 def timing_screen(
     flags: Mapping[str, bool],
     size: int,
-    live: dict[str, list[dict[str, Any]]],
+    live: Mapping[str, Sequence[Point]],
     pack: dict[str, Any] | None,
     label: str,
     *,
     with_cpu: bool,
 ) -> TimingScreen:
-    """The live rows per timing (live_requests' names) and the pack's recorded ones (its source's `label`), on
+    """The live points per timing (live_requests' names) and the pack's recorded ones (its source's `label`), on
     screen with their words."""
     chosen = variant(flags)
     found = lesson.recorded(pack, label, chosen, size, with_cpu=with_cpu)

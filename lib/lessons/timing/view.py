@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value, say
+from lib.core.point import Point, points_of
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.lessons.common import onscreen
@@ -268,18 +269,21 @@ class Screen:
 
 
 def screen(
-    variant: Variant, live: dict[str, list[dict[str, Any]]], found: onscreen.RecordedViews, machine: str | None
+    variant: Variant, live: Mapping[str, Sequence[Point]], found: onscreen.RecordedViews, machine: str | None
 ) -> Screen:
-    """The points on screen from the live rows per view (views()) and the recorded ones: the one place the
-    lesson reads rows."""
+    """The points on screen from the live points per view (views()) and the recorded ones, each in its series."""
 
-    def rows_of(name: str) -> tuple[Timed, ...]:
-        labelled = onscreen.labelled(live.get(name, []), found.gpu_rows(name), found.cpu_rows(name), machine)
-        return tuple(Timed.of_row(r) for r in labelled)
+    def points(name: str) -> tuple[Timed, ...]:
+        return onscreen.labelled_points(Timed, live.get(name, ()), found, machine, name)
 
-    by_view = {name: rows_of(name) for name in views(variant)}
+    by_view = {name: points(name) for name in views(variant)}
     current = by_view[variant_label(variant)]
     return Screen(variant, current, by_view[variant_label(BASELINE)], machine, by_view)
+
+
+def live_points(measured: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[Point]]:
+    """The adapter to the live path's results (each timing's rows: live_rows): each timing's points."""
+    return {name: points_of(rows) for name, rows in measured.items()}
 
 
 def missing_note(found: onscreen.RecordedViews, label: str) -> str | None:
