@@ -29,6 +29,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from lib.charts.compiled import VegaSpec
 from lib.charts.machines import machines_chart
 from lib.core.cache import kept
 from lib.core.results import dumps_pack, pack_to_csv
@@ -39,7 +40,6 @@ from lib.recorded.uploads import MACHINE_COLUMNS, Combined, Source, combine, dro
 from ui.sources import session_uploads
 from ui.specs import frozen_spec
 
-VegaLiteSpec = dict[str, Any]  # a chart as Vega-Lite's JSON, what st.vega_lite_chart sends
 MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
 
 
@@ -48,10 +48,10 @@ class ComparedView:
     sources: list[Source]  # every file, with its error or note
     combined: Combined | None
     drawn: list[Drawn]  # comparisons of several machines first, each with its title
-    _charts: dict[tuple, VegaLiteSpec] = field(default_factory=dict)
+    _charts: dict[tuple, VegaSpec] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> VegaLiteSpec:
+    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> VegaSpec:
         """Comparison n's chart as a Vega-Lite spec, built once per shape (visitors share it: read only)."""
         key = (n, plot_height, legend_columns)
         with self._lock:

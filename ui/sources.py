@@ -10,14 +10,14 @@ The pack queries themselves are pure functions in lib.recorded.sources, tested t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lib.recorded as lib_recorded
 from lib.core.devices import available_devices, cuda_available
-from lib.core.workload import Workload
+from lib.core.workload import SettingValue, Workload
 from lib.recorded import sources as lib_sources
 from lib.recorded.recording import Recording, recording_of
 from lib.recorded.sources import NO_GPU, GpuSource
@@ -122,7 +122,7 @@ def live_devices(source: GpuSource) -> list[str]:
 
 
 def recorded_rows(
-    source: GpuSource, workload: Workload, over: str, params: dict[str, Any]
+    source: GpuSource, workload: Workload, over: str, params: Mapping[str, SettingValue]
 ) -> tuple[list[dict], str | None]:
     """GPU rows of the chosen recorded pack matching the page's settings, and a plain note when
     there are none (or None when rows were found or the source is not a recorded pack)."""

@@ -28,7 +28,7 @@ from lib.core.fmt import and_list, plural
 from lib.core.load import pack_quiet
 from lib.core.point import OtherRecording, Point
 from lib.core.rows import Origin, is_ok
-from lib.core.workload import SettingError, Workload
+from lib.core.workload import SettingError, SettingValue, Workload
 from lib.recorded.recording import Recording
 from lib.recorded.uploads import gpu_names, plain
 from lib.workloads import WORKLOADS
@@ -374,7 +374,7 @@ def unanswered(
 
 
 # -- rows that match a view -------------------------------------------------------------------------
-def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, Any] | None:
+def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, SettingValue] | None:
     """A row's settings as the workload's defaults overlaid with the row's values, each parsed
     (so '64' from a CSV equals 64), or None when a value does not parse."""
     values = workload.defaults()
