@@ -60,27 +60,34 @@ def session_uploads() -> SessionUploads:
 
 
 def remember_uploads(packs: list[dict], names: list[str]) -> None:
-    """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page."""
-    session_uploads().packs = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"} for p, n in zip(packs, names)]
+    """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page (each
+    upload's rows typed once, here)."""
+    uploaded = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"} for p, n in zip(packs, names)]
+    session_uploads().recordings = [recording_of(p) for p in uploaded]
+
+
+def _uploads() -> list[Recording]:
+    """This visitor's uploads (none outside a visitor's session, e.g. the warm-up)."""
+    return list(session_uploads().recordings) if get_script_run_ctx() is not None else []
 
 
 def all_packs() -> list[dict]:
-    """The shipped packs and this visitor's uploads (none outside a visitor's session, e.g. the warm-up)."""
-    uploads = session_uploads().packs if get_script_run_ctx() is not None else []
-    return load_recorded()[0] + list(uploads)
+    """The shipped packs and this visitor's uploads, as pack dicts (for the pages that still read rows)."""
+    return load_recorded()[0] + [r.pack for r in _uploads()]
 
 
 def all_recordings() -> list[Recording]:
-    """The shipped recordings and this visitor's uploads as Recordings (an upload's rows typed once)."""
-    uploads = session_uploads().packs if get_script_run_ctx() is not None else []
-    return load_recordings() + [recording_of(p) for p in uploads]
+    """The shipped recordings and this visitor's uploads as Recordings."""
+    return load_recordings() + _uploads()
 
 
 def gpu_sources(packs: list[dict] | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each GPU machine recorded in `packs` (default: the
-    shipped packs and this visitor's uploads; outside a visitor's session, e.g. the warm-up, the shipped ones)."""
+    shipped recordings and this visitor's uploads; outside a visitor's session, e.g. the warm-up, the shipped ones)."""
     live = available_devices()[1] if cuda_available() else None
-    return lib_sources.gpu_sources(all_packs() if packs is None else packs, live_device=live)
+    if packs is None:
+        return lib_sources.recorded_sources(all_recordings(), live_device=live)
+    return lib_sources.gpu_sources(packs, live_device=live)
 
 
 def current_source() -> GpuSource:
@@ -107,8 +114,9 @@ def unanswered(holds) -> tuple[GpuSource, str | None]:
 
 
 def recorded_pack(source: GpuSource) -> dict | None:
-    """All rows of the source's packs as one pack, or None."""
-    return lib_sources.source_pack(source, all_packs())
+    """All rows of the source's packs as one pack, or None (recorded_recording's pack dict)."""
+    recording = recorded_recording(source)
+    return None if recording is None else recording.pack
 
 
 def recorded_recording(source: GpuSource) -> Recording | None:
