@@ -34,9 +34,9 @@ def load_recorded() -> tuple[list[dict], list[str]]:
     return lib_recorded.load_recorded()
 
 
-def machine_packs() -> tuple[list[dict], list[str]]:
-    """The shipped packs listed as machines to compare: each recording once (lib.recorded.machine_packs)."""
-    return lib_recorded.machine_packs()
+def machine_recordings() -> tuple[list[Recording], list[str]]:
+    """The shipped recordings listed as machines to compare: each once (lib.recorded.machine_recordings)."""
+    return lib_recorded.machine_recordings()
 
 
 def load_recordings() -> list[Recording]:

@@ -121,8 +121,8 @@ def load_recorded(directory: str | Path | None = None) -> tuple[list[dict[str, A
     return [r.pack for r in loaded.recordings], list(loaded.problems)
 
 
-def machine_packs() -> tuple[list[dict[str, Any]], list[str]]:
-    """The shipped packs a page lists as machines to compare (Your results, the gallery): each recording once,
+def machine_recordings() -> tuple[list[Recording], list[str]]:
+    """The shipped recordings a page lists as machines to compare (Your results, the gallery): each once,
     without leases/ (the same recordings on another day: a day of a machine's curve, not another machine)."""
-    packs, problems = load_recorded()
-    return [p for p in packs if Path(p["path"]).parent.name != LEASES_DIR], problems
+    recordings, problems = load_recordings()
+    return [r for r in recordings if Path(r.path).parent.name != LEASES_DIR], problems

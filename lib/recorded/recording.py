@@ -22,7 +22,7 @@ from typing import Any
 from lib.core.cache import kept
 from lib.core.devices import is_cuda
 from lib.core.point import Point
-from lib.recorded.pack import Fingerprint
+from lib.recorded.pack import Fingerprint, Pack
 
 # a pack dict's id -> the Recording it is the dict of: an adapter handed a pack finds its points typed already
 _OF_PACK: weakref.WeakValueDictionary[int, Recording] = weakref.WeakValueDictionary()
@@ -40,6 +40,12 @@ class Recording:
 
     def __post_init__(self) -> None:
         _OF_PACK[id(self.pack)] = self
+
+    @cached_property
+    def file_pack(self) -> Pack:
+        """The pack as its file holds it (without the 'path' the loader adds), typed: what Your results and
+        the gallery compare."""
+        return Pack.from_json({k: v for k, v in self.pack.items() if k != "path"})
 
     @property
     def date(self) -> str:
