@@ -71,11 +71,6 @@ def _uploads() -> list[Recording]:
     return list(session_uploads().recordings) if get_script_run_ctx() is not None else []
 
 
-def all_packs() -> list[dict]:
-    """The shipped packs and this visitor's uploads, as pack dicts (for the pages that still read rows)."""
-    return load_recorded()[0] + [r.pack for r in _uploads()]
-
-
 def all_recordings() -> list[Recording]:
     """The shipped recordings and this visitor's uploads as Recordings."""
     return load_recordings() + _uploads()

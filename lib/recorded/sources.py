@@ -7,8 +7,8 @@
 
 Lessons that read Points take Recordings (lib.recorded.load_recordings, recorded_sources,
 source_recording, small_server_recording). The functions that take pack dicts and hand out rows are the
-adapter for the lessons that still read rows: they give what they always gave (gpu_sources, source_pack
-and small_server_pack are the typed ones over each pack's own Recording: recording_of).
+adapter for the lessons that still read rows: they give what they always gave (gpu_sources and
+source_pack are the typed ones over each pack's own Recording: recording_of).
 
 A source is one machine: every pack recorded on it (one pack per topic). Series labels, used as
 chart legends, always say where a curve came from: 'cpu (live, this server)',
@@ -478,9 +478,3 @@ def small_server_recording(recordings: Sequence[Recording], workload: Workload) 
 
 def _cores(recording: Recording) -> int:
     return recording.machine.cpu_cores or 99  # a machine that names none sorts last
-
-
-def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:
-    """small_server_recording of pack dicts, as its pack dict (the adapter)."""
-    recording = small_server_recording([recording_of(p) for p in packs], workload)
-    return None if recording is None else recording.pack
