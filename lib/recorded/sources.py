@@ -169,15 +169,15 @@ def pack_date(pack: Mapping[str, Any]) -> str:
     return str(pack["machine"].get("date") or "")
 
 
-def load_words(source: GpuSource, packs: Sequence[Mapping[str, Any]]) -> str | None:
+def load_words(source: GpuSource, recordings: Sequence[Recording]) -> str | None:
     """How busy the source's machine was while it recorded, as its packs keep it: 'Its machine was checked quiet
     for the 13 packs recorded on 2026-11-28; the 33 recorded before kept no load.' (a busy pack is never loaded:
-    lib.recorded.load_recorded). None for a source without packs."""
-    mine = [p for p in packs if str(p.get("path")) in source.pack_paths]
+    lib.recorded.load_recordings). None for a source without packs."""
+    mine = [r for r in recordings if r.path in source.pack_paths]
     if not mine:
         return None
-    checked = [p for p in mine if pack_quiet(dict(p["machine"])) is not None]
-    days = sorted({pack_date(p)[:10] for p in checked})
+    checked = [r for r in mine if pack_quiet(r.machine.to_json()) is not None]
+    days = sorted({r.date[:10] for r in checked})
     if not checked:
         return ("Its pack was" if len(mine) == 1 else f"Its {len(mine)} packs were") + (
             " recorded before the app kept how busy a machine was."
