@@ -16,9 +16,11 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lib.recorded as lib_recorded
+from lib.core.cache import kept
 from lib.core.devices import available_devices, cuda_available
 from lib.core.workload import SettingValue, Workload
 from lib.recorded import sources as lib_sources
+from lib.recorded.pack import Pack
 from lib.recorded.recording import Recording, recording_of
 from lib.recorded.sources import NO_GPU, GpuSource
 from lib.recorded.upload_budget import SessionUploads
@@ -59,11 +61,16 @@ def session_uploads() -> SessionUploads:
     return held
 
 
-def remember_uploads(packs: list[dict], names: list[str]) -> None:
-    """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page (each
-    upload's rows typed once, here)."""
-    uploaded = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"} for p, n in zip(packs, names)]
-    session_uploads().recordings = [recording_of(p) for p in uploaded]
+def remember_uploads(packs: list[Pack], names: list[str]) -> None:
+    """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page."""
+    session_uploads().recordings = [_uploaded(p, n) for p, n in zip(packs, names)]
+
+
+@kept(64)
+def _uploaded(pack: Pack, name: str) -> Recording:
+    """An upload as the pages read it, its rows typed once per validated pack: Your results hands the session's
+    same packs on every run."""
+    return recording_of({**session_pack(pack), "path": f"uploaded: {text_only(name)}"})
 
 
 def _uploads() -> list[Recording]:

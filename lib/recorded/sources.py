@@ -8,7 +8,7 @@
 Lessons that read Points take Recordings (lib.recorded.load_recordings, recorded_sources,
 source_recording, small_server_recording). The functions that take pack dicts and hand out rows are the
 adapter for the lessons that still read rows: they give what they always gave (gpu_sources and
-source_pack are the typed ones over each pack's own Recording: recording_of).
+source_pack are recorded_sources and source_recording over each pack dict's own Recording: recording_of).
 
 A source is one machine: every pack recorded on it (one pack per topic). Series labels, used as
 chart legends, always say where a curve came from: 'cpu (live, this server)',
