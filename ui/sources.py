@@ -46,6 +46,11 @@ def load_recordings() -> list[Recording]:
     return lib_recorded.load_recordings()[0]
 
 
+def recorded_problems() -> list[str]:
+    """A line per shipped pack that could not be read (or was recorded busy), each left out."""
+    return lib_recorded.load_recordings()[1]
+
+
 @per_session(on_release=SessionUploads.release)
 def session_uploads() -> SessionUploads:
     """This visitor's uploads: read on Your results, offered on every page. Held by the session, not
