@@ -48,13 +48,7 @@ from lib.lessons.training import view as T  # noqa: E402
 from lib.lessons.training.family_out import Recorded, family_out, pooled, recorded_families  # noqa: E402
 from lib.recorded import load_recordings  # noqa: E402
 from lib.recorded.recording import Recording  # noqa: E402
-from lib.recorded.sources import (  # noqa: E402
-    gpu_names,
-    gpu_sources,
-    machine_text,
-    small_server_recording,
-    source_recording,
-)
+from lib.recorded.sources import machine_text, recorded_sources, small_server_recording, source_recording  # noqa: E402
 
 GOAL_MEDIAN, GOAL_P90 = 1.25, 1.6
 
@@ -261,7 +255,7 @@ FAMILY_NOTES = (
 
 
 def machines(recordings: list[Recording]) -> list[tuple[str, Recording]]:
-    out = [(s.label, source_recording(s, recordings)) for s in gpu_sources([r.pack for r in recordings])]
+    out = [(s.label, source_recording(s, recordings)) for s in recorded_sources(recordings)]
     small = small_server_recording(recordings, T.MLP)
     if small:
         out.append((machine_text(small.machine), small))
@@ -285,7 +279,7 @@ def main() -> int:
     families: list[str] = []
     family_why: list[str] = []
     for label, recording in machines(recordings):
-        if gpu_names(dict(recording.machine)):
+        if recording.machine.gpus:
             found, why_lines = family_lines(label, recording)
             families += found
             family_why += why_lines

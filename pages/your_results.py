@@ -15,7 +15,7 @@ from lib.lessons.your_results import screen as lesson
 from lib.recorded.uploads import plain
 from ui import scaffold
 from ui.compare_view import MORE_CHARTS, compared_view, download_buttons, file_notices, gallery_picks
-from ui.sources import machine_packs, remember_uploads
+from ui.sources import machine_recordings, remember_uploads
 from ui.url_settings import UrlSettings
 
 NS = "your_results"
@@ -43,7 +43,7 @@ url = UrlSettings(NS)
 uploaded = st.file_uploader("Result packs (.json, or .csv of their rows)", type=["json", "csv"],
                             accept_multiple_files=True, key=f"{NS}.files", max_upload_size=lesson.UPLOAD_MB,
                             help=lesson.UPLOAD_HELP)
-shipped_packs, _ = machine_packs()  # one per recording (no leases); a failed one is reported in the sidebar
+shipped_packs, _ = machine_recordings()  # one per recording (no leases); a failed one is reported in the sidebar
 shipped_label, shipped_help = lesson.shipped_toggle(len(shipped_packs))
 with_shipped = url.toggle("shipped", shipped_label, False, help=shipped_help)
 url.show_notes()

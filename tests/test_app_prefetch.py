@@ -68,7 +68,7 @@ def test_your_results_first_visit_after_the_prebuild_builds_no_chart():
     # a server's first visit: no earlier test of this process (which ones ran before differs under pytest-xdist)
     # left charts built on the shipped view, which the server keeps in lib.core.cache
     _shipped_view.clear()
-    view = compared_view([], (), lib.recorded.load_recorded()[0])
+    view = compared_view([], (), lib.recorded.machine_recordings()[0])  # the page's: each machine once
     view.prebuild(PLOT_HEIGHT)
     built = dict(view._charts)
     assert len(built) == min(len(view.drawn), 1 + MORE_CHARTS) > 1

@@ -29,7 +29,7 @@ SMALL_LABEL = "CPU · 2-core server (recorded)"
 def machines(tmp_path_factory):
     packs, problems = load_recordings(write_packs(tmp_path_factory.mktemp("training_fixture")))
     assert not problems
-    gpu_pack = next(p for p in packs if p.machine.get("gpus"))
+    gpu_pack = next(p for p in packs if p.machine.gpus)
     small_pack = small_server_recording(packs, T.MLP)
     gpu = S.Machine(
         step_tables.tables(gpu_pack, machine_text(gpu_pack.machine)), GPU_NAME, machine_text(gpu_pack.machine)
@@ -269,7 +269,7 @@ def test_prepare_fits_ahead_what_the_page_will_ask_for(tmp_path):
     """The server's warm-up builds the step tables and cost models the Training page then finds built."""
     packs, _ = load_recordings(write_packs(tmp_path))
     fitted = step_tables.prepare(packs)
-    gpu_pack = next(p for p in packs if p.machine.get("gpus"))
+    gpu_pack = next(p for p in packs if p.machine.gpus)
     small_pack = small_server_recording(packs, T.MLP)
     prepared = [
         step_tables.tables(gpu_pack, machine_text(gpu_pack.machine)),
@@ -583,7 +583,7 @@ def test_a_second_family_is_read_from_its_record_and_says_when_its_gpu_has_none(
     with pytest.raises(TypeError):
         T.View(family=wide, channels=3)  # no such slider in this family
     packs, _ = load_recordings(write_packs(tmp_path))
-    pack = next(p for p in packs if p.machine.get("gpus"))
+    pack = next(p for p in packs if p.machine.gpus)
     # only MLP rows recorded: the wide family has no step there, and the headline says so plainly
     tables = step_tables.tables(pack, "m", wide)
     assert len(tables["cuda"]) == 0 and len(step_tables.tables(pack, "m")["cuda"]) > 0

@@ -22,7 +22,7 @@ def recordings(tmp_path_factory):
 
 
 def test_machines_are_the_gpu_pack_and_the_small_server_named_as_the_page_names_them(recordings):
-    gpu_recording = next(r for r in recordings if r.machine.get("gpus"))
+    gpu_recording = next(r for r in recordings if r.machine.gpus)
     gpu, small = C.machines(gpu_recording, recordings, T.MLP_FAMILY)
     assert gpu.name == GPU_NAME and gpu.words.startswith(GPU_NAME) and set(gpu.tables) == {"cpu", "cuda"}
     assert small.name == "2-core server" and len(small.tables["cpu"]) > 0
@@ -30,7 +30,7 @@ def test_machines_are_the_gpu_pack_and_the_small_server_named_as_the_page_names_
 
 
 def test_modes_recorded_are_plain_and_the_rest_are_said_to_be_predicted(recordings):
-    gpu, _ = C.machines(next(r for r in recordings if r.machine.get("gpus")), recordings, T.MLP_FAMILY)
+    gpu, _ = C.machines(next(r for r in recordings if r.machine.gpus), recordings, T.MLP_FAMILY)
     modes = C.mode_choice(gpu, live_gpu=False)
     assert modes.options == tuple(T.MODES)  # a GPU with a cost model answers every mode
     assert modes.labels["cuda_graph"] == T.mode_label("cuda_graph")  # recorded in the fixture
@@ -41,7 +41,7 @@ def test_modes_recorded_are_plain_and_the_rest_are_said_to_be_predicted(recordin
 
 
 def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(recordings):
-    gpu, small = C.machines(next(r for r in recordings if r.machine.get("gpus")), recordings, T.MLP_FAMILY)
+    gpu, small = C.machines(next(r for r in recordings if r.machine.gpus), recordings, T.MLP_FAMILY)
     view = T.View(batch_size=100)
     scene = C.Scene(view, gpu, small, host_cpu=True, threads=1)
     assert scene.recorded().headline == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True)).headline

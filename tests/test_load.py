@@ -171,11 +171,13 @@ def test_a_recording_made_beside_other_work_on_purpose_says_its_load_was_not_jud
 def test_a_recorded_machine_says_which_of_its_packs_kept_their_load():
     """Issue 37: the GPU packs recorded before 2026-11-28 kept no load; the sidebar says how many did and
     which did not, from the packs themselves (a busy pack is never loaded, so a checked one was quiet)."""
+    from lib.recorded.pack import Fingerprint
+    from lib.recorded.recording import Recording
     from lib.recorded.sources import GpuSource, load_words
 
     def pack(path, day, quiet=None):
         machine = {"date": f"{day}T05:00:00+00:00", **({"load_quiet": quiet} if quiet is not None else {})}
-        return {"path": path, "machine": machine}
+        return Recording(path, Fingerprint.from_json(machine), (), {"path": path, "machine": machine, "rows": []})
 
     packs = [
         pack("a", "2026-11-23"),

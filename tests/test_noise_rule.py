@@ -39,7 +39,7 @@ def shipped():
     for source in gpu_sources(packs):  # each GPU's packs merged into one, as the sidebar gives them
         pack = source_recording(source, recordings)
         tables = step_tables.tables(pack, machine_text(pack.machine))
-        if tables.get("cuda") and len(pack.machine.get("gpus") or []) == 1:
+        if tables.get("cuda") and len(pack.machine.gpus) == 1:
             gpus[S.gpu_name(machine_text(pack.machine))] = S.Machine(
                 tables, hardware_text(pack.machine), machine_text(pack.machine)
             )

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from training_fixture import write_packs
 
+import lib.recorded.recording as recording
 import lib.recorded.sources as sources
 from lib.core.cache import on_disk
 from lib.lessons.training import step_tables
@@ -28,7 +29,7 @@ from tests.app_support import ROOT
 def gpu_table(tmp_path_factory):
     recordings, problems = load_recordings(write_packs(tmp_path_factory.mktemp("revisit_packs")))
     assert not problems
-    recording = next(r for r in recordings if r.machine.get("gpus"))
+    recording = next(r for r in recordings if r.machine.gpus)
     return step_tables.tables(recording, machine_text(recording.machine))["cuda"]
 
 
@@ -79,11 +80,10 @@ def test_a_tables_span_is_what_covers_read_from_every_step(gpu_table):
     assert empty.span is None and not empty.covers(("eager",), 64, 64, 3)
 
 
-def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch):
-    packs = load_recorded()[0]
+def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch, tmp_path):
+    packs = load_recorded(write_packs(tmp_path))[0]  # recordings of their own: none has been asked before
     seen = []
-    monkeypatch.setattr(sources, "is_cuda", lambda device: (seen.append(device), device.startswith("cuda"))[1])
-    sources._has_gpu.clear()
+    monkeypatch.setattr(recording, "is_cuda", lambda device: (seen.append(device), device.startswith("cuda"))[1])
     first = sources.gpu_sources(packs)
     read = len(seen)
     assert read and sources.gpu_sources(packs) == first and len(seen) == read

@@ -20,6 +20,8 @@ from gallery_support import H100_PACK
 
 from lib.core.results import PackError, csv_to_pack, dumps_pack, rows_to_csv, validate_pack, validate_row
 from lib.lessons.your_results.compare import compare_machines, comparison_titles, fastest_line
+from lib.recorded.pack import Fingerprint
+from lib.recorded.recording import Recording
 from lib.recorded.upload_budget import Ledger, SessionUploads
 from lib.recorded.uploads import UploadLimits, parse_upload
 
@@ -242,11 +244,12 @@ def test_a_session_keeps_each_file_once_and_refuses_past_its_caps():
     assert [s.name for s in sources] == ["b.json", "c.json", "d.json", "f.json", "e.json"] and dropped == []
     sources, _ = held.read(given(b, c))
     assert [s.name for s in sources] == ["b.json", "c.json"] and held.held()[0] == 20
-    held.view, held.packs = ("key", object()), [{"rows": []}]
+    upload = Recording("uploaded: b.json", Fingerprint.from_json({}), (), {"machine": {}, "rows": []})
+    held.view, held.recordings = ("key", object()), [upload]
     let_go = []
     held.also_release["files"] = lambda: let_go.append("Streamlit's copy of the files")
     held.release()
-    assert ledger.totals() == (0, 0) and held.view is None and held.packs == [] and held.held() == (0, 0)
+    assert ledger.totals() == (0, 0) and held.view is None and held.recordings == [] and held.held() == (0, 0)
     assert let_go == ["Streamlit's copy of the files"]
 
 

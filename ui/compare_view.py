@@ -4,7 +4,7 @@ With the shipped packs switched on the page compares 5,000 rows: validating and 
 27 comparisons, their charts and a 5 MB download took seconds on every run. All of it is
 a pure function of the packs on the page, so it is built once and a revisit is a lookup:
 
-    view = compared_view(files, extra, shipped)     # the widget's UploadedFiles; other Sources; shipped packs
+    view = compared_view(files, extra, shipped)     # the widget's UploadedFiles; other Sources; shipped Recordings
     view.chart(n, plot_height)                      # comparison n's Vega-Lite spec, built once
     view.prebuild(plot_height)                      # the warm-up: what a first visit draws and offers
 
@@ -29,17 +29,17 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from lib.charts.compiled import VegaSpec
 from lib.charts.machines import machines_chart
 from lib.core.cache import kept
 from lib.core.results import dumps_pack, pack_to_csv
 from lib.lessons.your_results.compare import Drawn, drawn_comparisons, setting_name
 from lib.lessons.your_results.screen import Notice
-from lib.recorded.pack import JsonObject, Pack
+from lib.recorded.recording import Recording
 from lib.recorded.uploads import MACHINE_COLUMNS, Combined, Source, combine, drop_duplicates, machine_table, plain
 from ui.sources import session_uploads
 from ui.specs import frozen_spec
 
-VegaLiteSpec = dict[str, Any]  # a chart as Vega-Lite's JSON, what st.vega_lite_chart sends
 MORE_CHARTS = 5  # a pack may hold hundreds of sweeps: a few are drawn, any other on request (each costs time to draw)
 
 
@@ -48,10 +48,10 @@ class ComparedView:
     sources: list[Source]  # every file, with its error or note
     combined: Combined | None
     drawn: list[Drawn]  # comparisons of several machines first, each with its title
-    _charts: dict[tuple, VegaLiteSpec] = field(default_factory=dict)
+    _charts: dict[tuple, VegaSpec] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> VegaLiteSpec:
+    def chart(self, n: int, plot_height: int | None = None, legend_columns: int = 1) -> VegaSpec:
         """Comparison n's chart as a Vega-Lite spec, built once per shape (visitors share it: read only)."""
         key = (n, plot_height, legend_columns)
         with self._lock:
@@ -94,15 +94,12 @@ class ComparedView:
 
 
 def compared_view(
-    files: Sequence[Any],
-    extra: Sequence[Source] = (),
-    shipped: Sequence[JsonObject] = (),
-    widget_key: str | None = None,
+    files: Sequence[Any], extra: Sequence[Source] = (), shipped: Sequence[Recording] = (), widget_key: str | None = None
 ) -> ComparedView:
     """The view of the widget's files (anything with .file_id, .name, .getvalue()), `extra` Sources and
     the shipped packs. Files over a cap come back as a Source with its error, and Streamlit lets go of
     their bytes; the widget's file objects (`widget_key`: the uploader's key) are closed when the session ends."""
-    shipped_key = tuple((p["path"], id(p["rows"])) for p in shipped)
+    shipped_key = tuple((r.path, id(r.file_pack.rows)) for r in shipped)
     held = session_uploads() if get_script_run_ctx() is not None else None  # none in the warm-up
     if held is not None:
         uploaded, dropped = held.read([(f.file_id, f.name, f.getvalue) for f in files])  # removed files let go
@@ -161,19 +158,9 @@ def _shipped_view(key: tuple, _shipped: tuple) -> ComparedView:
     return build_view([], _shipped)
 
 
-def build_view(sources: Sequence[Source], shipped: Sequence[JsonObject]) -> ComparedView:
-    """`shipped`: the shipped packs as lib.recorded loads them (each with its 'path')."""
-    sources = [
-        *sources,
-        *(
-            Source(
-                f"shipped: {Path(p['path']).name}",
-                pack=Pack.from_json({k: v for k, v in p.items() if k != "path"}),
-                shipped=True,
-            )
-            for p in shipped
-        ),
-    ]
+def build_view(sources: Sequence[Source], shipped: Sequence[Recording]) -> ComparedView:
+    """`shipped`: the shipped recordings as lib.recorded loads them."""
+    sources = [*sources, *(Source(f"shipped: {Path(r.path).name}", pack=r.file_pack, shipped=True) for r in shipped)]
     sources = drop_duplicates(sources)
     combined = combine([s for s in sources if s.used])
     if combined is None:

@@ -12,7 +12,7 @@ from lib.lessons.common.live import DEFAULT_CPU_THREADS, TORCH_DEFAULT_THREADS
 from lib.recorded.sources import NO_GPU, GpuSource, load_words
 from lib.recorded.uploads import plain
 from ui.scaffold import lazy_expander
-from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recorded
+from ui.sources import SOURCE_STATE_KEY, gpu_sources, load_recordings, recorded_problems
 from ui.url_settings import UrlSettings
 
 PICK_LABEL = "GPU results from"  # the pages' notes send readers to it by this name
@@ -45,7 +45,7 @@ def source_line(source: GpuSource) -> str:
         return f"**GPU results:** measured live on this server ({source.device})."
     if source.recorded:
         how = "uploaded by you" if source.files.startswith("uploaded") else "shipped with the app"
-        load = load_words(source, load_recorded()[0])
+        load = load_words(source, load_recordings())  # the shipped packs: an upload keeps no load
         return f"**GPU results:** recorded on {plain(source.label)}, {how}; the CPU is measured live here." + (
             f" {load}" if load else ""
         )
@@ -95,8 +95,7 @@ def render_sidebar() -> GpuSource:
         else:
             source = sources[0] if sources else NO_GPU
         source_box.markdown(source_line(source))
-        _, errors = load_recorded()
-        for error in errors:
+        for error in recorded_problems():
             st.warning(f"A recorded pack could not be read and is left out: {error}")
         url.show_notes()
     if len(sources) > 1:

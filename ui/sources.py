@@ -10,15 +10,17 @@ The pack queries themselves are pure functions in lib.recorded.sources, tested t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import lib.recorded as lib_recorded
+from lib.core.cache import kept
 from lib.core.devices import available_devices, cuda_available
-from lib.core.workload import Workload
+from lib.core.workload import SettingValue, Workload
 from lib.recorded import sources as lib_sources
+from lib.recorded.pack import Pack
 from lib.recorded.recording import Recording, recording_of
 from lib.recorded.sources import NO_GPU, GpuSource
 from lib.recorded.upload_budget import SessionUploads
@@ -34,14 +36,19 @@ def load_recorded() -> tuple[list[dict], list[str]]:
     return lib_recorded.load_recorded()
 
 
-def machine_packs() -> tuple[list[dict], list[str]]:
-    """The shipped packs listed as machines to compare: each recording once (lib.recorded.machine_packs)."""
-    return lib_recorded.machine_packs()
+def machine_recordings() -> tuple[list[Recording], list[str]]:
+    """The shipped recordings listed as machines to compare: each once (lib.recorded.machine_recordings)."""
+    return lib_recorded.machine_recordings()
 
 
 def load_recordings() -> list[Recording]:
     """Every shipped pack as a Recording (its points typed once, when lib.recorded parsed it)."""
     return lib_recorded.load_recordings()[0]
+
+
+def recorded_problems() -> list[str]:
+    """A line per shipped pack that could not be read (or was recorded busy), each left out."""
+    return lib_recorded.load_recordings()[1]
 
 
 @per_session(on_release=SessionUploads.release)
@@ -59,28 +66,35 @@ def session_uploads() -> SessionUploads:
     return held
 
 
-def remember_uploads(packs: list[dict], names: list[str]) -> None:
+def remember_uploads(packs: list[Pack], names: list[str]) -> None:
     """Keep this visitor's validated uploads for the session, so their GPU can be picked on every page."""
-    session_uploads().packs = [{**session_pack(p), "path": f"uploaded: {text_only(n)}"} for p, n in zip(packs, names)]
+    session_uploads().recordings = [_uploaded(p, n) for p, n in zip(packs, names)]
 
 
-def all_packs() -> list[dict]:
-    """The shipped packs and this visitor's uploads (none outside a visitor's session, e.g. the warm-up)."""
-    uploads = session_uploads().packs if get_script_run_ctx() is not None else []
-    return load_recorded()[0] + list(uploads)
+@kept(64)
+def _uploaded(pack: Pack, name: str) -> Recording:
+    """An upload as the pages read it, its rows typed once per validated pack: Your results hands the session's
+    same packs on every run."""
+    return recording_of({**session_pack(pack), "path": f"uploaded: {text_only(name)}"})
+
+
+def _uploads() -> list[Recording]:
+    """This visitor's uploads (none outside a visitor's session, e.g. the warm-up)."""
+    return list(session_uploads().recordings) if get_script_run_ctx() is not None else []
 
 
 def all_recordings() -> list[Recording]:
-    """The shipped recordings and this visitor's uploads as Recordings (an upload's rows typed once)."""
-    uploads = session_uploads().packs if get_script_run_ctx() is not None else []
-    return load_recordings() + [recording_of(p) for p in uploads]
+    """The shipped recordings and this visitor's uploads as Recordings."""
+    return load_recordings() + _uploads()
 
 
 def gpu_sources(packs: list[dict] | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each GPU machine recorded in `packs` (default: the
-    shipped packs and this visitor's uploads; outside a visitor's session, e.g. the warm-up, the shipped ones)."""
+    shipped recordings and this visitor's uploads; outside a visitor's session, e.g. the warm-up, the shipped ones)."""
     live = available_devices()[1] if cuda_available() else None
-    return lib_sources.gpu_sources(all_packs() if packs is None else packs, live_device=live)
+    if packs is None:
+        return lib_sources.recorded_sources(all_recordings(), live_device=live)
+    return lib_sources.gpu_sources(packs, live_device=live)
 
 
 def current_source() -> GpuSource:
@@ -107,8 +121,9 @@ def unanswered(holds) -> tuple[GpuSource, str | None]:
 
 
 def recorded_pack(source: GpuSource) -> dict | None:
-    """All rows of the source's packs as one pack, or None."""
-    return lib_sources.source_pack(source, all_packs())
+    """All rows of the source's packs as one pack, or None (recorded_recording's pack dict)."""
+    recording = recorded_recording(source)
+    return None if recording is None else recording.pack
 
 
 def recorded_recording(source: GpuSource) -> Recording | None:
@@ -122,7 +137,7 @@ def live_devices(source: GpuSource) -> list[str]:
 
 
 def recorded_rows(
-    source: GpuSource, workload: Workload, over: str, params: dict[str, Any]
+    source: GpuSource, workload: Workload, over: str, params: Mapping[str, SettingValue]
 ) -> tuple[list[dict], str | None]:
     """GPU rows of the chosen recorded pack matching the page's settings, and a plain note when
     there are none (or None when rows were found or the source is not a recorded pack)."""

@@ -46,7 +46,7 @@ def start_warm_up() -> None:
             with MEASURE_LOCK.hold(WARM_UP_LABEL):
                 MEASURE_WORKER.start()  # its imports (seconds) overlap the fitting below
                 # the shipped packs parsed and the Training page's cost models fitted (seconds on 2 cores)
-                packs = lib.recorded.load_recorded()[0]
+                shipped = lib.recorded.machine_recordings()[0]  # the machines Your results lists
                 step_tables.prepare(lib.recorded.load_recordings()[0])
                 MEASURE_WORKER.run(functools.partial(warm_up, get_workload("mlp"), num_threads=DEFAULT_CPU_THREADS))
                 # the Data pipeline's images: torchvision's import and PIL's first decode, here in the background
@@ -64,7 +64,7 @@ def start_warm_up() -> None:
                 # first visitor does not wait for them. Under the lock: no live timing shares the CPU.
                 from ui.compare_view import compared_view
 
-                compared_view([], (), packs)
+                compared_view([], (), shipped)
             if prefetch:
                 # each default view in a hold of its own: a visitor who comes meanwhile waits for one, not all
                 # (imported here, in the background: it imports every live page's lesson)
@@ -75,7 +75,7 @@ def start_warm_up() -> None:
                 # visitors come after the lessons'
                 wait_until_quiet(QUIET_S)
                 with MEASURE_LOCK.hold(WARM_UP_LABEL):
-                    compared_view([], (), packs).prebuild(PLOT_HEIGHT)
+                    compared_view([], (), shipped).prebuild(PLOT_HEIGHT)
         except Exception:
             pass
 

@@ -15,6 +15,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from lib.charts.compiled import VegaRecords
 from lib.charts.curves import BAR_PX, BAR_STEP, bar_axis, phase_frame
 from lib.charts.theme import FIT_X, NOTE_COLOR, PHASE_COLORS, label_lines, legend, series_colors, time_unit
 from lib.core.fmt import fmt_s, plural
@@ -24,7 +25,7 @@ UNDER = {"align": "left", "baseline": "top", "dy": BAR_PX // 2 + 3, "fontSize": 
 LINE_PX = 14  # one line of those words
 
 
-def _under(rows: list[dict[str, Any]], names: Sequence[str]) -> alt.Chart:
+def _under(rows: VegaRecords, names: Sequence[str]) -> alt.Chart:
     """A text mark under each bar, at the plot's left edge, carrying the numbers it names (kept as numbers
     in its rows, so what the words quote is on the chart)."""
     return (

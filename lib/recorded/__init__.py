@@ -3,10 +3,11 @@ one loader that reads them.
 
     recordings, problems = load_recordings()   # every pack here (or in $GPUWIN_RECORDED_DIR), parsed once
     packs, problems = load_recorded()          # the same packs as dicts, for code that still reads rows
+    recording_of(packs[0]) is recordings[0]    # a pack dict's own Recording (lib.recorded.recording)
 
 A pack that does not validate is left out and named in `problems`; the others are still used.
-Each pack is a lib.recorded.recording.Recording (its points typed once, with the parse); its dict gets a
-'path' key. The folder is listed at most once a second and read again only when
+Each pack is a lib.recorded.recording.Recording (its machine a Fingerprint, its points typed once, with
+the parse); its dict gets a 'path' key. The folder is listed at most once a second and read again only when
 a file in it changes, so a pack dropped in while the server runs is picked up without a restart.
 
 May import lib.core and lib.workloads; never lessons, charts or Streamlit.
@@ -25,7 +26,9 @@ from lib.core.cache import kept, on_disk
 from lib.core.load import Load, pack_quiet
 from lib.core.point import Point
 from lib.core.results import PackError, load_pack
+from lib.recorded import pack as pack_module
 from lib.recorded import recording as recording_module
+from lib.recorded.pack import Pack
 from lib.recorded.recording import Recording
 
 RECORDED_DIR = Path(__file__).resolve().parent
@@ -57,20 +60,20 @@ def _stamp(directory: Path) -> tuple:
 
 
 class _Parsed(NamedTuple):
-    """A pack file as parsed: the pack (a dict, as lib.core.results reads it) and its rows as points."""
+    """A pack file as parsed: the pack as lib.core.results validated it, and its rows as points."""
 
-    pack: dict[str, Any]
+    pack: Pack
     points: tuple[Point, ...]
 
 
 # Parsing and validating the shipped JSON takes up to seconds on a small host (the first visitor's wait), and
 # typing its rows as points half a second more; the parsed pack with its points, pickled in the cache folder,
 # loads in a few hundredths of a second. Keyed by the file's bytes and the loader's and the point's source, so
-# an edited pack, a changed schema or a changed Point parses again.
-@on_disk("pack", code=[results, point, recording_module])
+# an edited pack, a changed schema, a changed Point or Pack, or a changed _Parsed parses again.
+@on_disk("pack", code=[results, point, pack_module, recording_module, Path(__file__)])
 def _parsed_once(name: str, digest: str, _path: str) -> _Parsed:
-    pack = load_pack(_path)
-    return _Parsed(pack, tuple(Point.from_row(r) for r in pack["rows"]))
+    pack = Pack.from_json(load_pack(_path))
+    return _Parsed(pack, tuple(Point.from_row(r) for r in pack.rows))
 
 
 def _parsed(path: str) -> _Parsed:
@@ -91,11 +94,12 @@ def _load(stamp: tuple) -> _Loaded:
     for path, _, _ in stamp:
         try:
             pack, points = _parsed(path)
-            if pack_quiet(pack["machine"]) is False:  # a wrong number with a real date on it: never drawn
-                why = "; ".join(Load.reasons_of(pack["machine"])) or "its machine was busy"
+            machine = pack.machine.to_json()
+            if pack_quiet(machine) is False:  # a wrong number with a real date on it: never drawn
+                why = "; ".join(Load.reasons_of(machine)) or "its machine was busy"
                 problems.append(f"{Path(path).name}: recorded while the machine was busy ({why}), so not shown")
                 continue
-            recordings.append(Recording(path, pack["machine"], points, {**pack, "path": path}))
+            recordings.append(Recording(path, pack.machine, points, {**pack.to_json(), "path": path}))
         except PackError as err:
             problems.append(str(err))  # load_pack's message starts with the file's name
         except OSError as err:
@@ -117,8 +121,8 @@ def load_recorded(directory: str | Path | None = None) -> tuple[list[dict[str, A
     return [r.pack for r in loaded.recordings], list(loaded.problems)
 
 
-def machine_packs() -> tuple[list[dict[str, Any]], list[str]]:
-    """The shipped packs a page lists as machines to compare (Your results, the gallery): each recording once,
+def machine_recordings() -> tuple[list[Recording], list[str]]:
+    """The shipped recordings a page lists as machines to compare (Your results, the gallery): each once,
     without leases/ (the same recordings on another day: a day of a machine's curve, not another machine)."""
-    packs, problems = load_recorded()
-    return [p for p in packs if Path(p["path"]).parent.name != LEASES_DIR], problems
+    recordings, problems = load_recordings()
+    return [r for r in recordings if Path(r.path).parent.name != LEASES_DIR], problems

@@ -61,6 +61,19 @@ class Fingerprint:
     def gpus(self) -> tuple[str, ...]:
         return tuple(gpu_names(self.fields))
 
+    def count(self, key: str) -> int | None:
+        """A whole-number field (cpu_cores, torch_threads), None where the file gave none or something else."""
+        value = self.fields.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def cpu_cores(self) -> int | None:
+        return self.count("cpu_cores")
+
+    @property
+    def torch_threads(self) -> int | None:
+        return self.count("torch_threads")
+
     @property
     def from_csv(self) -> bool:
         """A CSV's stand-in: the file named no machine."""

@@ -1,13 +1,14 @@
 """Where a page's GPU side comes from, and which recorded rows match the view on screen.
 
-    sources = gpu_sources(packs, live_device=None)     # each recorded GPU machine (and a live GPU first)
+    sources = recorded_sources(recordings, live_device=None)   # each recorded GPU machine (a live GPU first)
     recording = source_recording(source, recordings)   # all of one machine's packs as one Recording (Points)
     pack = source_pack(source, packs)                  # the same as a pack dict (the adapter, below)
     rows = matching_rows(pack["rows"], workload, "batch_size", settings)   # the sweep through this view
 
-Lessons that read Points take Recordings (lib.recorded.load_recordings, source_recording,
-small_server_recording). The functions that take pack dicts and hand out rows are the adapter for
-the lessons that still read rows: they give what they always gave.
+Lessons that read Points take Recordings (lib.recorded.load_recordings, recorded_sources,
+source_recording, small_server_recording). The functions that take pack dicts and hand out rows are the
+adapter for the lessons that still read rows: they give what they always gave (gpu_sources and
+source_pack are recorded_sources and source_recording over each pack dict's own Recording: recording_of).
 
 A source is one machine: every pack recorded on it (one pack per topic). Series labels, used as
 chart legends, always say where a curve came from: 'cpu (live, this server)',
@@ -28,9 +29,10 @@ from lib.core.fmt import and_list, plural
 from lib.core.load import pack_quiet
 from lib.core.point import OtherRecording, Point
 from lib.core.rows import Origin, is_ok
-from lib.core.workload import SettingError, Workload
-from lib.recorded.recording import Recording
-from lib.recorded.uploads import gpu_names, plain
+from lib.core.workload import SettingError, SettingValue, Workload
+from lib.recorded.pack import Fingerprint
+from lib.recorded.recording import Recording, recording_of
+from lib.recorded.uploads import plain
 from lib.workloads import WORKLOADS
 
 
@@ -65,24 +67,32 @@ class GpuSource:
 NO_GPU = GpuSource(None, "none", "no GPU results")
 
 
-def machine_text(machine: Mapping[str, Any]) -> str:
+def _fingerprint(machine: Fingerprint | Mapping[str, Any]) -> Fingerprint:
+    """A Recording's machine as it is; a pack dict's (the row adapters') typed."""
+    return machine if isinstance(machine, Fingerprint) else Fingerprint.from_json(machine)
+
+
+def machine_text(machine: Fingerprint | Mapping[str, Any]) -> str:
     """'NVIDIA H200, 2026-11-20' (or '2 × NVIDIA H200, ...') from a pack's machine fingerprint."""
+    machine = _fingerprint(machine)
     hardware = hardware_text(machine)
-    return f"{hardware}, {str(machine.get('date'))[:10]}" if machine.get("date") else hardware
+    return f"{hardware}, {machine.date[:10]}" if machine.date else hardware
 
 
-def hardware_text(machine: Mapping[str, Any]) -> str:
+def hardware_text(machine: Fingerprint | Mapping[str, Any]) -> str:
     """'NVIDIA H200' or '4 × NVIDIA H200' (the CPU model when there is no GPU)."""
-    gpus = gpu_names(dict(machine))
+    machine = _fingerprint(machine)
+    gpus = machine.gpus
     names = [f"{gpus.count(n)} × {n}" if gpus.count(n) > 1 else n for n in dict.fromkeys(gpus)]
-    return ", ".join(names) or str(machine.get("label") or machine.get("cpu_model") or "unknown machine")
+    return ", ".join(names) or machine.label or machine.text("cpu_model") or "unknown machine"
 
 
-def cpu_text(machine: Mapping[str, Any]) -> str:
+def cpu_text(machine: Fingerprint | Mapping[str, Any]) -> str:
     """'AMD EPYC 9454, 48 threads': the CPU a pack's CPU rows ran on, and the threads PyTorch used."""
-    threads = machine.get("torch_threads")
-    count = plural(threads, "thread") if isinstance(threads, int) and not isinstance(threads, bool) else "? threads"
-    return f"{machine.get('cpu_model') or '?'}, {count}"
+    machine = _fingerprint(machine)
+    threads = machine.torch_threads
+    count = "? threads" if threads is None else plural(threads, "thread")
+    return f"{machine.text('cpu_model') or '?'}, {count}"
 
 
 class SeriesName(str):
@@ -117,55 +127,57 @@ def slug(text: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
-# whether a pack holds GPU rows, read once per pack per process: every page asks on every run, and a
-# CPU pack's thousands of rows were read to the end each time
-@kept(256)
-def _has_gpu(rows: list[dict[str, Any]]) -> bool:
-    return any(is_cuda(r["device"]) for r in rows)
-
-
-def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
+def recorded_sources(recordings: Sequence[Recording], live_device: str | None = None) -> list[GpuSource]:
     """A live GPU first (when this server has one), then each recorded GPU machine, fewest GPUs
     first and then the most recorded. A machine is its hardware: recordings of it on different days
-    are one source (its label names every day), whose newer rows replace older ones of the same
-    settings (source_pack)."""
+    are one source (its label names every day), whose newer points replace older ones of the same
+    settings (source_recording)."""
     sources = [GpuSource(Origin.LIVE, "live", "live on this server", device=live_device)] if live_device else []
-    machines: dict[str, list[dict]] = {}
-    for pack in packs:
-        if _has_gpu(pack["rows"]):
-            machines.setdefault(hardware_text(pack["machine"]), []).append(pack)
-    recorded, rows = [], {}
+    machines: dict[str, list[Recording]] = {}
+    for recording in recordings:
+        if recording.has_gpu:
+            machines.setdefault(hardware_text(recording.machine), []).append(recording)
+    recorded, points = [], {}
     for name, group in machines.items():
-        group.sort(key=pack_date, reverse=True)  # newest first: source_pack keeps the newest of a repeated row
-        days = sorted({pack_date(p)[:10] for p in group if pack_date(p)})
+        group.sort(key=_date, reverse=True)  # newest first: source_recording keeps the newest of a repeated point
+        days = sorted({r.date[:10] for r in group if r.date})
         key = slug(name)
-        rows[key] = sum(len(p["rows"]) for p in group)
+        points[key] = sum(len(r.points) for r in group)
         recorded.append(
             GpuSource(
                 Origin.RECORDED,
                 key,
                 f"{name}, {and_list(days)}" if days else name,
-                pack_paths=tuple(p["path"] for p in group),
-                gpus=len(gpu_names(group[0]["machine"])) or 1,
+                pack_paths=tuple(r.path for r in group),
+                gpus=len(group[0].machine.gpus) or 1,
             )
         )
     # fewest GPUs first, then the machine with the most recordings: the default is the best covered
-    return sources + sorted(recorded, key=lambda s: (s.gpus, -rows[s.key], s.label))
+    return sources + sorted(recorded, key=lambda s: (s.gpus, -points[s.key], s.label))
+
+
+def _date(recording: Recording) -> str:
+    return recording.date
+
+
+def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
+    """recorded_sources of pack dicts (the adapter): each pack's own Recording."""
+    return recorded_sources([recording_of(p) for p in packs], live_device)
 
 
 def pack_date(pack: Mapping[str, Any]) -> str:
     return str(pack["machine"].get("date") or "")
 
 
-def load_words(source: GpuSource, packs: Sequence[Mapping[str, Any]]) -> str | None:
+def load_words(source: GpuSource, recordings: Sequence[Recording]) -> str | None:
     """How busy the source's machine was while it recorded, as its packs keep it: 'Its machine was checked quiet
     for the 13 packs recorded on 2026-11-28; the 33 recorded before kept no load.' (a busy pack is never loaded:
-    lib.recorded.load_recorded). None for a source without packs."""
-    mine = [p for p in packs if str(p.get("path")) in source.pack_paths]
+    lib.recorded.load_recordings). None for a source without packs."""
+    mine = [r for r in recordings if r.path in source.pack_paths]
     if not mine:
         return None
-    checked = [p for p in mine if pack_quiet(dict(p["machine"])) is not None]
-    days = sorted({pack_date(p)[:10] for p in checked})
+    checked = [r for r in mine if pack_quiet(r.machine.to_json()) is not None]
+    days = sorted({r.date[:10] for r in checked})
     if not checked:
         return ("Its pack was" if len(mine) == 1 else f"Its {len(mine)} packs were") + (
             " recorded before the app kept how busy a machine was."
@@ -176,24 +188,10 @@ def load_words(source: GpuSource, packs: Sequence[Mapping[str, Any]]) -> str | N
 
 
 def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """All rows of the source's packs as one pack (the machine of the newest), or None. A point
-    recorded on two days (the same workload, device and settings) is kept once: the newest ok row."""
-    if not source.recorded:
-        return None
-    mine = sorted((p for p in packs if p["path"] in source.pack_paths), key=pack_date, reverse=True)
-    if not mine:
-        return None
-    if len(mine) == 1:
-        return mine[0]
-    # merged once per set of packs per process: the same merged object comes back on every page run,
-    # so what is built from it (the Training page's step tables and cost models) is built once too
-    return _merged(tuple(p["rows"] for p in mine), source.files, mine)
-
-
-@kept(16)
-def _merged(rows: tuple[list[dict], ...], files: str, _mine: list[dict[str, Any]]) -> dict[str, Any]:
-    """The merged pack of `_mine`, keyed by their rows (each list by its identity) and the source's files."""
-    return {**_mine[0], "rows": newest_rows(_mine), "path": files}
+    """source_recording of pack dicts, as its pack dict (the adapter): all rows of the source's packs as one
+    pack (the machine of the newest), or None; the same object on every call while the packs are the same."""
+    recording = source_recording(source, [recording_of(p) for p in packs])
+    return None if recording is None else recording.pack
 
 
 def source_recording(source: GpuSource, recordings: Sequence[Recording]) -> Recording | None:
@@ -207,14 +205,15 @@ def source_recording(source: GpuSource, recordings: Sequence[Recording]) -> Reco
         return None
     if len(mine) == 1:
         return mine[0]
-    # merged once per set of recordings per process, as source_pack's: what is built from it is built once too
+    # merged once per set of recordings per process: the same merged object comes back on every page run,
+    # so what is built from it (the Training page's step tables and cost models) is built once too
     return _merged_recording(tuple(mine), source.files)
 
 
 @kept(16)
 def _merged_recording(mine: tuple[Recording, ...], files: str) -> Recording:
-    packs = [r.pack for r in mine]  # its pack: the very dict source_pack merges of the same packs
-    pack = _merged(tuple(p["rows"] for p in packs), files, packs)
+    packs = [r.pack for r in mine]
+    pack = {**packs[0], "rows": newest_rows(packs), "path": files}  # its dict: the same merge of the rows
     return Recording(files, mine[0].machine, tuple(newest_points(mine)), pack)
 
 
@@ -374,7 +373,7 @@ def unanswered(
 
 
 # -- rows that match a view -------------------------------------------------------------------------
-def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, Any] | None:
+def canonical(workload: Workload, row: Mapping[str, Any]) -> dict[str, SettingValue] | None:
     """A row's settings as the workload's defaults overlaid with the row's values, each parsed
     (so '64' from a CSV equals 64), or None when a value does not parse."""
     values = workload.defaults()
@@ -438,9 +437,19 @@ def holds_workload(pack: Mapping[str, Any] | None, workload: Workload) -> bool:
     return bool(pack) and any(r.get("workload") == workload.name for r in pack["rows"])
 
 
-def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[dict[str, Any]]:
-    """The distinct sweeps in a pack for one workload: [{'over': ..., 'params': {...}, 'points': n}]."""
-    groups: dict[tuple, dict[str, Any]] = {}
+class RecordedSweep(NamedTuple):
+    """One sweep a pack holds for a workload: the setting it varied, the settings of its first point
+    (the others fixed), and how many points it has."""
+
+    over: str
+    params: dict[str, SettingValue]
+    points: int
+
+
+def recorded_sweeps(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[RecordedSweep]:
+    """The distinct sweeps in a pack's rows for one workload, in the order their first rows come."""
+    firsts: dict[tuple, tuple[str, dict[str, SettingValue]]] = {}
+    counts: dict[tuple, int] = {}
     for row in rows:
         if row.get("workload") != workload.name or not str(row.get("device", "")).startswith(device_prefix):
             continue
@@ -450,46 +459,22 @@ def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str
             continue  # a grid holds every combination: nothing to offer as one sweep
         fixed = {k: v for k, v in values.items() if k != over}
         key = (over, tuple(sorted((k, str(v)) for k, v in fixed.items())))
-        group = groups.setdefault(key, {"over": over, "params": {**fixed, over: values[over]}, "points": 0})
-        group["points"] += 1
-    return list(groups.values())
+        firsts.setdefault(key, (over, {**fixed, over: values[over]}))
+        counts[key] = counts.get(key, 0) + 1
+    return [RecordedSweep(over, params, counts[key]) for key, (over, params) in firsts.items()]
 
 
-def best_recorded_sweep(
-    pack: Mapping[str, Any], workload: Workload, prefer: str = "batch_size"
-) -> tuple[str, list[dict]] | None:
-    """The sweep in a pack with the most points measured on both the CPU and a GPU (preferring
-    one over `prefer`): (swept setting, its rows on both devices), or None."""
-    best: tuple[tuple, str, list[dict]] | None = None
-    for group in recorded_groups(pack["rows"], workload):
-        over = group["over"]
-        rows = [
-            r
-            for r in matching_rows(pack["rows"], workload, over, group["params"], device_prefix="")
-            if r["device"] == "cpu" or is_cuda(r["device"])
-        ]
-        gpus = sorted({r["device"] for r in rows if is_cuda(r["device"])})
-        if not gpus:
-            continue
-        rows = [r for r in rows if r["device"] in ("cpu", gpus[0])]
-        xs = {d: {r[over] for r in rows if r["device"] == d and is_ok(r)} for d in ("cpu", gpus[0])}
-        score = (over == prefer, len(xs["cpu"] & xs[gpus[0]]))
-        if score[1] and (best is None or score > best[0]):
-            best = (score, over, rows)
-    return (best[1], best[2]) if best else None
+def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[dict[str, Any]]:
+    """recorded_sweeps as dicts (the adapter): [{'over': ..., 'params': {...}, 'points': n}]."""
+    return [sweep._asdict() for sweep in recorded_sweeps(rows, workload, device_prefix)]
 
 
 def small_server_recording(recordings: Sequence[Recording], workload: Workload) -> Recording | None:
     """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding points
     of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
-    mine = [r for r in recordings if not gpu_names(dict(r.machine)) and any(r.of(workload.name))]
-    return min(mine, key=lambda r: r.machine.get("cpu_cores") or 99) if mine else None
+    mine = [r for r in recordings if not r.machine.gpus and any(r.of(workload.name))]
+    return min(mine, key=_cores) if mine else None
 
 
-def small_server_pack(packs: Sequence[dict[str, Any]], workload: Workload) -> dict[str, Any] | None:
-    """A shipped recording of a small CPU-only server (the kind that hosts the demo), holding rows
-    of `workload`: the CPU curve a page draws before this server's own CPU has been measured."""
-    mine = [
-        p for p in packs if not gpu_names(p["machine"]) and any(r.get("workload") == workload.name for r in p["rows"])
-    ]
-    return min(mine, key=lambda p: p["machine"].get("cpu_cores") or 99) if mine else None
+def _cores(recording: Recording) -> int:
+    return recording.machine.cpu_cores or 99  # a machine that names none sorts last

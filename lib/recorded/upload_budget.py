@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.recorded.recording import Recording
 from lib.recorded.uploads import Source, UploadLimits, read_uploads
 
 LIMITS = UploadLimits()
@@ -77,12 +78,12 @@ class _File:
 @dataclass
 class SessionUploads:
     """One visitor's uploads: each file read once, within the session's and the server's caps.
-    `view` and `packs` are what the pages build from them; release() lets all of it go."""
+    `view` and `recordings` are what the pages build from them; release() lets all of it go."""
 
     ledger: Ledger = field(default_factory=lambda: LEDGER)
     limits: UploadLimits = field(default_factory=lambda: LIMITS)
     view: Any = None  # the page's compared view, with the key it was built for: (key, view)
-    packs: list[dict[str, Any]] = field(default_factory=list)  # the uploads as every lesson page reads them
+    recordings: list[Recording] = field(default_factory=list)  # the uploads as every lesson page reads them
     # what else goes with the session, by name (ui: Streamlit's copy of the files, the widget's file objects)
     also_release: dict[str, Callable[[], None]] = field(default_factory=dict)
     _files: dict[str, _File] = field(default_factory=dict)  # file id -> a file read and held
@@ -183,12 +184,12 @@ class SessionUploads:
             return sum(f.rows for f in self._files.values()), sum(f.nbytes for f in self._files.values())
 
     def release(self) -> None:
-        """The session ended: its parsed rows, view and packs are let go and its share given back."""
+        """The session ended: its parsed rows, view and recordings are let go and its share given back."""
         with self._lock:
             self._files.clear()
             self._refused.clear()
             self.view = None
-            self.packs = []
+            self.recordings = []
             self.ledger.release(id(self))
         for let_go in list(self.also_release.values()):
             let_go()

@@ -78,7 +78,7 @@ def machines(
         words = machine_text(small_recording.machine)
         small = Machine(
             step_tables.tables(small_recording, words, family),
-            f"{small_recording.machine.get('cpu_cores', '?')}-core server",
+            f"{small_recording.machine.text('cpu_cores') or '?'}-core server",
             words,
         )
     return gpu, small

@@ -30,7 +30,7 @@ from lib.core.results import (
     validate_pack,
 )
 from lib.core.rows import Status
-from lib.recorded import load_recorded, machine_packs, recorded_dir
+from lib.recorded import load_recordings, machine_recordings, recorded_dir
 from lib.recorded.gallery.sweep import GALLERY_SWEEP, gallery_rows
 from lib.recorded.pack import Fingerprint, JsonObject, Pack
 from lib.recorded.uploads import parse_upload
@@ -204,15 +204,15 @@ def prepare_upload(file_name: str, data: bytes, max_bytes: int, max_rows: int = 
 def shipped_gallery_packs() -> list[tuple[str, Pack]]:
     """(file stem, pack reduced to the gallery sweep) for every shipped pack that holds it: the
     sidebar's packs (lib/recorded/) and those shipped for the gallery only (lib/recorded/gallery/)."""
-    packs = machine_packs()[0]  # one shipped sweep per machine: a lease is a day of its band, not another machine
+    recordings = machine_recordings()[0]  # one shipped sweep per machine: a lease is a day of its band, not another
     extra_dir = recorded_dir() / REFERENCE_DIR
     if extra_dir.is_dir():
-        packs += load_recorded(extra_dir)[0]
+        recordings += load_recordings(extra_dir)[0]
     out = []
-    for pack in packs:
+    for recording in recordings:
         try:
-            candidate = prepare_pack(Pack.from_json(pack))
+            candidate = prepare_pack(recording.file_pack)
         except GalleryError:
             continue
-        out.append((Path(pack["path"]).stem, candidate.pack))
+        out.append((Path(recording.path).stem, candidate.pack))
     return out
