@@ -395,8 +395,7 @@ class Results:
     @classmethod
     def of_recording(cls, recording: Recording) -> Results:
         """A recorded pack (lib.recorded's Recording) as the page reads it."""
-        machine = recording.machine
-        label, date = str(machine.get("label", "unknown machine")), recording.date[:10]
+        label, date = recording.machine.label or "unknown machine", recording.date[:10]
         name = Path(recording.path or label).name.removesuffix(".gz").removesuffix(".json")
         return cls(
             tuple(ddp_points(recording.points)),
