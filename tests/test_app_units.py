@@ -209,30 +209,31 @@ def test_work_cap_refuses_huge_steps_before_running_them():
 
 def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
     seen = []
-    rows = live_sweep(
+    points = live_sweep(
         LiveSweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32),
         LiveBudget(0.02, num_threads=1),
         progress=lambda f, m: seen.append(f),
     )
-    assert [r["status"] for r in rows] == ["ok", "ok"]
-    first, current = rows
-    assert "phase_compute_s" not in first and "kernels" not in first
+    assert [p.status for p in points] == ["ok", "ok"]
+    first, current = points
+    assert "compute" not in first.phases and first.counts.kernels is None
     assert (
-        current["phase_compute_s"] > 0
-        and current["kernels"] > 10
-        and 0 < current["device_busy_s"] <= current["median_s"]
+        current.phases["compute"] > 0
+        and current.counts.kernels > 10
+        and 0 < current.counts.device_busy_s <= current.median_s
     )
-    assert current["swept"] == "batch_size" and current["origin"] == "live"
+    assert current.swept == "batch_size" and current.origin == "live"
     assert seen[-1] == 1.0 and seen == sorted(seen)
 
 
 def test_live_sweep_turns_over_cap_points_into_skipped_rows():
-    rows = live_sweep(
+    points = live_sweep(
         LiveSweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"]),
         LiveBudget(0.02, num_threads=1, max_flops={"cpu": 1e9}),
     )
-    assert rows[0]["status"] == "ok"
-    assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
+    assert points[0].status == "ok"
+    refused = points[1]
+    assert refused.status == "skipped" and "GFLOP" in refused.message and refused.settings["hidden_width"] == 4096
 
 
 def test_lock_serialises_holders_tells_waiters_their_place_and_keeps_a_record():

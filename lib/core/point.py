@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -298,17 +298,6 @@ def _origin(value: Any) -> tuple[Origin | None, str | None]:
 def rows_of(points: Iterable[Point]) -> list[dict[str, Any]]:
     """The adapter for code that still reads rows (lessons, charts): each point as its row."""
     return [p.to_row() for p in points]
-
-
-def row_callback(on_row: Callable[[dict[str, Any]], None] | None) -> Callable[[Point], None] | None:
-    """The same adapter for a callback that still takes rows: it gets each point as its row."""
-    if on_row is None:
-        return None
-
-    def on_point(point: Point) -> None:
-        on_row(point.to_row())
-
-    return on_point
 
 
 def points_of(rows: Iterable[Mapping[str, Any]]) -> list[Point]:
