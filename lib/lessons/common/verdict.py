@@ -31,7 +31,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, plural, say
 from lib.core.rows import Origin, is_ok
-from lib.lessons.common.explain import time_split
+from lib.lessons.common.explain import SplitSource, time_split
 from lib.recorded.ceilings import Ceilings
 from lib.workloads import execution
 
@@ -83,7 +83,7 @@ class Verdict:
     flops: float | None
     bytes: float | None
     ceilings: Ceilings | None
-    source: str  # 'profile' or 'cost model'
+    source: SplitSource
     fix: Fix | None
     mode: str = execution.DEFAULT  # how the step ran (lib.workloads.execution): the words of its overhead
     tf32: bool = False  # its matmuls ran TF32 (a matmul row with dtype tf32): its arithmetic roof is TF32's
@@ -135,24 +135,24 @@ class Verdict:
 def verdict(row: Mapping[str, Any], ceilings: Ceilings | None = None) -> Verdict | None:
     """The regime of the step in `row` (a timed row: its median, never a profiled step's wall time)
     and the fix read from the row's own settings. Ceilings only count for a GPU row."""
-    split = time_split(dict(row))
+    split = time_split(row)
     if split is None:
         return None
     gpu = is_cuda(str(row.get("device", "")))
     ceilings = ceilings if gpu else None
-    kernels = int(split["kernels"] or 0)
+    kernels = int(split.kernels or 0)
     flops, nbytes = (float(row[k]) if row.get(k) else None for k in ("flops", "bytes"))
     base = dict(
         gpu=gpu,
-        step_s=split["step_s"],
-        busy_s=split["busy"],
-        transfer_s=split["transfer"],
-        overhead_s=split["overhead"],
+        step_s=split.step_s,
+        busy_s=split.busy,
+        transfer_s=split.transfer,
+        overhead_s=split.overhead,
         kernels=kernels,
         flops=flops,
         bytes=nbytes,
         ceilings=ceilings,
-        source=split["source"],
+        source=split.source,
         mode=str(row.get("mode") or execution.DEFAULT),
         tf32=row.get("dtype") == "tf32",
     )
@@ -257,7 +257,7 @@ def verdict_sentence(v: Verdict, label: str) -> str:
     unit = "kernel" if v.gpu else "operator"
     device = "GPU" if v.gpu else "CPU"
     count = f" and issues {plural(v.kernels, unit)}" if v.kernels else ""
-    how = "measured with the profiler" if v.source == "profile" else "as the cost model splits it"
+    how = "measured with the profiler" if v.source == SplitSource.PROFILE else "as the cost model splits it"
     rest = v.overhead_s + v.transfer_s
     them = "them" if v.kernels else f"its {unit}s"
     head = (
