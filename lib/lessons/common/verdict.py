@@ -49,7 +49,7 @@ ROOF_SHARE = 0.3
 # Kernels not counted (a predicted step): latency-bound when the ceilings would do its counted work in
 # under 1 % of its busy time; no plausible undercount of its bytes (the least it must touch) closes that.
 LATENCY_GAP = 100.0
-UNDECIDED = "not decided"  # a roofline point's regime where the recorded ceilings cannot tell
+UNDECIDED = "not decided"  # the roofline's word for a point whose regime the recorded ceilings cannot tell
 
 
 class Regime(enum.Enum):
@@ -215,33 +215,42 @@ def split_sentence(row: Mapping[str, Any], label: str, ceilings: Ceilings | None
     return verdict_sentence(v, label) if v else None
 
 
-def roofline_rows(
+@dataclass(frozen=True)
+class RooflinePoint:
+    """One step of a curve on the roofline (lib.charts.roofline draws it)."""
+
+    x: Any  # the swept setting's value at this step
+    intensity: float  # flop per byte counted
+    rate: float  # FLOP/s over the whole timed step
+    regime: Regime | None  # None: the recorded ceilings cannot tell (drawn as UNDECIDED)
+    current: bool  # the point the slider picks
+    predicted: bool  # a step nobody recorded, its place the cost model's: drawn hollow, as on the curve chart
+    series: str | None = None  # the curve's legend name, whose step it is (what its regime words quote)
+
+
+def roofline_points(
     rows: Sequence[Mapping[str, Any]],
     ceilings: Ceilings | None,
     over: str,
     current: Any = None,
     series: str | None = None,
-) -> list[dict[str, Any]]:
-    """A curve's steps as roofline points: flop per byte (x), FLOP/s over the whole timed step (y),
-    the regime (its name, 'not decided' where the ceilings cannot tell), the point the slider picks,
-    whether the cost model predicted it and (`series`) the curve's legend name, whose steps they are
-    (what the regime words of that curve quote)."""
+) -> list[RooflinePoint]:
+    """A curve's timed steps (those with flops and bytes counted) as roofline points, in `series`."""
     out = []
     for row in rows:
         if not (is_ok(row) and row.get("flops") and row.get("bytes")):
             continue
         v = verdict(row, ceilings)
         out.append(
-            {
-                "x": row.get(over),
-                "intensity": float(row["flops"]) / float(row["bytes"]),
-                "rate": float(row["flops"]) / float(row["median_s"]),
-                "regime": v.regime.value if v and v.regime else UNDECIDED,
-                "current": row.get(over) == current,
-                # drawn hollow: a step nobody recorded, its place the cost model's (as on the curve chart)
-                "predicted": row.get("origin") == Origin.PREDICTED,
-                **({"series": series} if series else {}),
-            }
+            RooflinePoint(
+                x=row.get(over),
+                intensity=float(row["flops"]) / float(row["bytes"]),
+                rate=float(row["flops"]) / float(row["median_s"]),
+                regime=v.regime if v else None,
+                current=row.get(over) == current,
+                predicted=row.get("origin") == Origin.PREDICTED,
+                series=series or None,
+            )
         )
     return out
 
