@@ -46,8 +46,8 @@ def busy_python(stop: threading.Event) -> None:
         sum(i * i for i in range(2_000))
 
 
-def medians(rows) -> dict[int, float]:
-    return {r["batch_size"]: r["median_s"] for r in rows}
+def medians(points) -> dict[int, float]:
+    return {p.settings["batch_size"]: p.median_s for p in points}
 
 
 def main() -> int:

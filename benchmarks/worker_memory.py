@@ -106,10 +106,10 @@ def run(worker, name: str, job, out: list[str], *, leave_after: int | None = Non
         if leave_after is not None and len(reports) > leave_after:
             raise VisitorLeft
 
-    # the callbacks the page passes: progress to every live job, rows to the sweeps (ui.measure); none to the warm-up
+    # the callbacks the page passes: progress to every live job, points to the sweeps (ui.measure); none to the warm-up
     callbacks = {} if name.startswith("warm-up") else {"progress": progress}
     if "timeline" not in name and callbacks:
-        callbacks["on_row"] = lambda _: None
+        callbacks["on_point"] = lambda _: None
     started = time.perf_counter()
     try:
         result = worker.run(job, **callbacks)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import streamlit as st
 
 from lib.charts import scaling as scaling_charts
-from lib.core.point import points_of
 from lib.lessons.multi_gpu import scaling
 from lib.lessons.multi_gpu import screen as lesson
 from lib.workloads.ddp import demo
@@ -96,5 +95,5 @@ if st.button("Run the live demo", key="multi_gpu_run"):
     bar = st.progress(0.0, text="starting torchrun…")
     live = st.session_state[LIVE_KEY] = (demo_model, demo.run_demo(demo_model, progress=progress_to(bar)))
     bar.empty()
-if live:  # (model, rows): the rows of the last demo this session ran
-    show_results(scaling.Results.live(points_of(live[1])), "live", slots=None if recorded.by_name else top)
+if live:  # (model, points): the points of the last demo this session ran
+    show_results(scaling.Results.live(live[1]), "live", slots=None if recorded.by_name else top)

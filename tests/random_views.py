@@ -149,8 +149,8 @@ class InProcessWorker:
     def stop(self) -> None:
         pass
 
-    def run(self, job, progress=None, on_row=None):
-        return job(**({"progress": progress} if progress else {}), **({"on_row": on_row} if on_row else {}))
+    def run(self, job, progress=None, on_point=None):
+        return job(**({"progress": progress} if progress else {}), **({"on_point": on_point} if on_point else {}))
 
 
 @contextmanager

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from lib.core.measure_lock import MEASURE_LOCK, overlapping
+from lib.lessons.common.live import LiveCurve
 from lib.workloads import get_workload
 from ui.measure import measure_sweep
 from ui.warm_up import WARM_UP_LABEL
@@ -28,7 +29,7 @@ VISITORS = [
 
 
 def test_three_visitors_measure_one_at_a_time():
-    results: dict[int, list[dict]] = {}
+    results: dict[int, LiveCurve] = {}
     errors: dict[int, BaseException] = {}
     go = threading.Barrier(len(VISITORS))
 
@@ -50,10 +51,10 @@ def test_three_visitors_measure_one_at_a_time():
     assert not errors, errors
     assert sorted(results) == [0, 1, 2]
     for i, fixed in enumerate(VISITORS):
-        rows = results[i]
-        assert [r["status"] for r in rows] == ["ok", "ok"], rows
-        assert all(r[k] == v for r in rows for k, v in fixed.items())
-        assert rows[1]["kernels"] > 0  # the current point was profiled too
+        points = results[i].points
+        assert [p.status for p in points] == ["ok", "ok"], points
+        assert all(p.settings[k] == v for p in points for k, v in fixed.items())
+        assert points[1].counts.kernels > 0  # the current point was profiled too
 
     everything = [h for h in MEASURE_LOCK.record() if h.start >= started and h.end is not None]
     assert not overlapping(everything), [(h.label, h.start, h.end) for h in everything]
@@ -62,7 +63,7 @@ def test_three_visitors_measure_one_at_a_time():
     assert sorted(h.thread for h in ours) == ["visitor-0", "visitor-1", "visitor-2"]
     assert len([h for h in ours if h.waited_s > 0.01]) >= 2  # the two who found it taken waited
 
-    # a fourth visitor with the same settings as the first gets the cached rows at once
+    # a fourth visitor with the same settings as the first gets the cached points at once
     again = time.perf_counter()
     assert (
         measure_sweep(MLP, "batch_size", [8, 32], VISITORS[0], ["cpu"], current=32, point_budget_s=0.03, num_threads=1)

@@ -28,9 +28,9 @@ def in_process(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
     jobs, built = [], {"n": 0, "settings": []}
 
-    def run(job, *, progress=None, on_row=None):
+    def run(job, *, progress=None, on_point=None):
         jobs.append(getattr(job, "job", getattr(job, "func", job)).__name__)  # a LiveRequest, or a partial
-        callbacks = {k: v for k, v in (("progress", progress), ("on_row", on_row)) if v is not None}
+        callbacks = {k: v for k, v in (("progress", progress), ("on_point", on_point)) if v is not None}
         return job(**callbacks)
 
     monkeypatch.setattr(MEASURE_WORKER, "run", run)

@@ -24,7 +24,7 @@ from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
 from lib.lessons.common import voice
-from lib.lessons.common.explain import time_split
+from lib.lessons.common.explain import SplitSource, time_split
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, log_grid, work_refusal
 from lib.lessons.common.verdict import Regime, split_sentence, verdict
 from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
@@ -178,7 +178,7 @@ def test_crossover_sentence_reads_the_measured_points_only():
 def test_one_split_of_the_step_feeds_the_bars_and_the_words():
     busy = {"device": "cuda:0", "median_s": 1e-3, "kernels": 40, "device_busy_s": 1e-4}
     split = time_split(busy)
-    assert split["busy"] == 1e-4 and split["overhead"] == pytest.approx(9e-4) and split["source"] == "profile"
+    assert split.busy == 1e-4 and split.overhead == pytest.approx(9e-4) and split.source == SplitSource.PROFILE
     assert verdict(busy).regime == Regime.LAUNCH_BOUND
     text = split_sentence(busy, "cuda:0")
     assert "40 kernels" in text and "100 µs (10%)" in text and "other 900 µs the GPU waits" in text
@@ -187,9 +187,9 @@ def test_one_split_of_the_step_feeds_the_bars_and_the_words():
     assert verdict({**busy, "device_busy_s": 9e-4}).regime is None
     assert "cannot say whether memory or arithmetic" in split_sentence({**busy, "device_busy_s": 9e-4}, "cuda:0")
     predicted = {"device": "cuda:0", "median_s": 2e-3, "launch_share": 0.75}
-    assert time_split(predicted)["overhead"] == pytest.approx(1.5e-3) and "cost model" in split_sentence(predicted, "g")
+    assert time_split(predicted).overhead == pytest.approx(1.5e-3) and "cost model" in split_sentence(predicted, "g")
     copied = {"device": "cuda:0", "median_s": 1e-3, "kernels": 10, "device_busy_s": 5e-4, "phase_transfer_s": 3e-4}
-    assert time_split(copied)["transfer"] == 3e-4 and time_split(copied)["overhead"] == pytest.approx(2e-4)
+    assert time_split(copied).transfer == 3e-4 and time_split(copied).overhead == pytest.approx(2e-4)
     assert time_split({"device": "cpu", "median_s": 1e-3}) is None
 
 
@@ -209,30 +209,31 @@ def test_work_cap_refuses_huge_steps_before_running_them():
 
 def test_live_sweep_measures_phases_and_kernels_only_at_the_current_point():
     seen = []
-    rows = live_sweep(
+    points = live_sweep(
         LiveSweep(MLP, "batch_size", [8, 32], {"dataset_size": 256}, ["cpu"], current=32),
         LiveBudget(0.02, num_threads=1),
         progress=lambda f, m: seen.append(f),
     )
-    assert [r["status"] for r in rows] == ["ok", "ok"]
-    first, current = rows
-    assert "phase_compute_s" not in first and "kernels" not in first
+    assert [p.status for p in points] == ["ok", "ok"]
+    first, current = points
+    assert "compute" not in first.phases and first.counts.kernels is None
     assert (
-        current["phase_compute_s"] > 0
-        and current["kernels"] > 10
-        and 0 < current["device_busy_s"] <= current["median_s"]
+        current.phases["compute"] > 0
+        and current.counts.kernels > 10
+        and 0 < current.counts.device_busy_s <= current.median_s
     )
-    assert current["swept"] == "batch_size" and current["origin"] == "live"
+    assert current.swept == "batch_size" and current.origin == "live"
     assert seen[-1] == 1.0 and seen == sorted(seen)
 
 
 def test_live_sweep_turns_over_cap_points_into_skipped_rows():
-    rows = live_sweep(
+    points = live_sweep(
         LiveSweep(MLP, "hidden_width", [16, 4096], {"batch_size": 64}, ["cpu"]),
         LiveBudget(0.02, num_threads=1, max_flops={"cpu": 1e9}),
     )
-    assert rows[0]["status"] == "ok"
-    assert rows[1]["status"] == "skipped" and "GFLOP" in rows[1]["message"] and rows[1]["hidden_width"] == 4096
+    assert points[0].status == "ok"
+    refused = points[1]
+    assert refused.status == "skipped" and "GFLOP" in refused.message and refused.settings["hidden_width"] == 4096
 
 
 def test_lock_serialises_holders_tells_waiters_their_place_and_keeps_a_record():

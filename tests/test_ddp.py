@@ -23,7 +23,7 @@ from lib.core.workload import Launch
 from lib.lessons.multi_gpu import scaling
 from lib.workloads import get_workload
 from lib.workloads.ddp import WORKLOAD
-from lib.workloads.ddp.efficiency import add_scaling_efficiency
+from lib.workloads.ddp.efficiency import with_scaling_efficiency
 from lib.workloads.ddp.launch import available_cores, child_env, launch
 from lib.workloads.ddp.messages import DDPResult, Timed
 from lib.workloads.ddp.models import DDPSettings, build_model
@@ -268,8 +268,8 @@ def test_scaling_efficiency_from_measured_rows(recorded):
             assert row["scaling_efficiency"] == 1.0
     # Recomputing never mixes experiments: a changed setting has no gpus=1 twin, so no efficiency.
     changed = [{**r, "hidden_width": 99} if r["gpus"] > 1 else dict(r) for r in rows]
-    for row in add_scaling_efficiency(changed):
-        assert ("scaling_efficiency" in row) == (row["gpus"] == 1)
+    for point in with_scaling_efficiency(points_of(changed)):
+        assert (point.counts.scaling_efficiency is not None) == (point.settings["gpus"] == 1)
     validate_pack(load_pack(recorded))
 
 

@@ -6,11 +6,11 @@ from dataclasses import replace
 import pytest
 
 from lib.core.crossover import CrossKind
-from lib.core.point import Point, points_of
+from lib.core.point import Frozen, Point, points_of
 from lib.core.results import SCHEMA_VERSION, PackError, validate_pack
 from lib.lessons.multi_gpu import scaling
 from lib.recorded.recording import recording_of
-from lib.workloads.ddp.efficiency import add_scaling_efficiency, experiment_key, merge_runs, throughput
+from lib.workloads.ddp.efficiency import experiment_key, merge_runs, throughput, with_scaling_efficiency
 
 MACHINE = {"label": "box with 2 GPUs", "cpu_model": "test cpu", "torch": "2.11", "date": "2026-01-01"}
 
@@ -43,31 +43,33 @@ def pack(rows, machine=MACHINE):
 
 # -- scaling efficiency ---------------------------------------------------------------------------------
 def test_efficiency_is_throughput_over_n_times_the_one_gpu_twin():
-    rows = add_scaling_efficiency([ddp_row(1, 64, 0.010), ddp_row(2, 64, 0.016), ddp_row(4, 64, 0.025)])
+    points = with_scaling_efficiency([ddp_point(1, 64, 0.010), ddp_point(2, 64, 0.016), ddp_point(4, 64, 0.025)])
     # 1 GPU: 6400 samples/s; 2 GPUs: 128/0.016 = 8000 -> 8000 / (2 x 6400); 4 GPUs: 256/0.025 = 10240.
-    assert [r["scaling_efficiency"] for r in rows] == pytest.approx([1.0, 0.625, 0.4])
+    assert [p.counts.scaling_efficiency for p in points] == pytest.approx([1.0, 0.625, 0.4])
 
 
 def test_efficiency_prefers_the_rows_own_throughput_and_needs_an_ok_twin():
     assert throughput(ddp_point(2, 64, 0.016, samples_per_s=1000.0)) == 1000.0
     assert throughput(ddp_point(2, 64, 0.016)) == pytest.approx(8000.0)
     assert throughput(ddp_point(2, 64, None, status="oom")) is None
-    rows = add_scaling_efficiency([ddp_row(1, 64, None, status="oom"), ddp_row(2, 64, 0.016)])
-    assert all("scaling_efficiency" not in r for r in rows)
+    points = with_scaling_efficiency([ddp_point(1, 64, None, status="oom"), ddp_point(2, 64, 0.016)])
+    assert all(p.counts.scaling_efficiency is None for p in points)
 
 
 def test_efficiency_never_mixes_experiments_and_drops_stale_values():
-    one = ddp_row(1, 64, 0.010)
-    other_width = ddp_row(2, 64, 0.016, hidden_width=99, scaling_efficiency=0.9)  # stale, no twin
-    other_machine = ddp_row(2, 64, 0.016, machine="elsewhere")
-    more_steps = ddp_row(2, 64, 0.016, steps=500)  # steps does not change the experiment
-    not_ddp = {"workload": "mlp", "gpus": 2, "median_s": 1.0, "status": "ok", "scaling_efficiency": 3.0}
-    add_scaling_efficiency([one, other_width, other_machine, more_steps, not_ddp])  # in place
-    assert "scaling_efficiency" not in other_width and "scaling_efficiency" not in other_machine
-    assert more_steps["scaling_efficiency"] == pytest.approx(0.625)
-    assert not_ddp["scaling_efficiency"] == 3.0  # other workloads' rows are left alone
-    assert experiment_key(Point.from_row(one)) == experiment_key(ddp_point(4, 64, 0.010, steps=7))
-    assert experiment_key(Point.from_row(one)) != experiment_key(ddp_point(1, 65, 0.010))
+    one = ddp_point(1, 64, 0.010)
+    other_width = ddp_point(2, 64, 0.016, hidden_width=99, scaling_efficiency=0.9)  # stale, no twin
+    other_machine = ddp_point(2, 64, 0.016, machine="elsewhere")
+    more_steps = ddp_point(2, 64, 0.016, steps=500)  # steps does not change the experiment
+    not_ddp = Point("mlp", "cpu", Frozen({"gpus": 2}), median_s=1.0).with_counts(scaling_efficiency=3.0)
+    _, other_width, other_machine, more_steps, not_ddp = with_scaling_efficiency(
+        [one, other_width, other_machine, more_steps, not_ddp]
+    )
+    assert other_width.counts.scaling_efficiency is None and other_machine.counts.scaling_efficiency is None
+    assert more_steps.counts.scaling_efficiency == pytest.approx(0.625)
+    assert not_ddp.counts.scaling_efficiency == 3.0  # other workloads' points are left alone
+    assert experiment_key(one) == experiment_key(ddp_point(4, 64, 0.010, steps=7))
+    assert experiment_key(one) != experiment_key(ddp_point(1, 65, 0.010))
 
 
 # -- merging one machine's runs --------------------------------------------------------------------------

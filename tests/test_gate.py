@@ -12,6 +12,7 @@ import functools
 import pytest
 
 from lib.core.gate import Gate, Limit, live_gate, recording_gate
+from lib.core.point import rows_of
 from lib.core.rows import Status
 from lib.core.sweep import measure_point, run_sweep
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, live_timeline
@@ -61,8 +62,8 @@ def _expected(workload_name: str, row: dict) -> str:
 
 # Each path a page takes to run live work, as the page calls it (in the measuring process).
 PATHS = {
-    "training sweep": lambda: live_sweep(
-        LiveSweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384), LiveBudget(0.01)
+    "training sweep": lambda: rows_of(
+        live_sweep(LiveSweep(MLP, "batch_size", [BIG["batch_size"]], BIG, ["cpu"], current=16384), LiveBudget(0.01))
     ),
     "training timeline": lambda: [_flat(live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1).as_json())],
     "jacobian": lambda: jacobian_lesson.live_rows("loop", [100], ["cpu"], current=100, point_budget_s=0.01),
@@ -113,8 +114,8 @@ def test_the_timeline_is_refused_where_the_sweep_is_with_the_same_words(builds):
     """Probe: the sweep refused the 831 GFLOP step, the timeline expander ran it (120 s of CPU)."""
     sweep = live_sweep(LiveSweep(MLP, "batch_size", [16384], BIG, ["cpu"], current=16384), LiveBudget(0.01))[0]
     timeline = live_timeline(MLP, MLP.resolve(BIG), "cpu", num_threads=1)
-    assert sweep["status"] == timeline.status == "skipped"
-    assert timeline.message == sweep["message"] and "831 GFLOP per step" in sweep["message"]
+    assert sweep.status == timeline.status == "skipped"
+    assert timeline.message == sweep.message and "831 GFLOP per step" in sweep.message
     assert timeline.refused == Limit.WORK and builds["n"] == 0
 
 

@@ -19,7 +19,7 @@ from lib.charts.steps import mode_steps_chart, split_chart
 from lib.core.fmt import fmt_rate, fmt_s
 from lib.core.rows import Origin
 from lib.lessons.common.explain import SPLIT_PARTS
-from lib.lessons.common.verdict import roofline_rows, split_sentence
+from lib.lessons.common.verdict import roofline_points, split_sentence
 from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
@@ -222,15 +222,15 @@ def test_a_predicted_steps_regime_words_quote_its_dot_on_the_roofline():
         "bytes": flops / 1433.5766698925647,
     }
     said = split_sentence(row, row["series"], H200_CEILINGS)
-    point = roofline_rows([row], H200_CEILINGS, "batch_size", current=16384)[0]
-    assert f"compute-bound ({point['intensity']:,.0f} flop per byte" in said and "1,434 flop per byte" in said, said
-    assert point.get("predicted") is True
-    assert f"over the whole step it ran {fmt_rate(point['rate'])} (its dot on the roofline)" in said, said
+    point = roofline_points([row], H200_CEILINGS, "batch_size", current=16384)[0]
+    assert f"compute-bound ({point.intensity:,.0f} flop per byte" in said and "1,434 flop per byte" in said, said
+    assert point.predicted is True
+    assert f"over the whole step it ran {fmt_rate(point.rate)} (its dot on the roofline)" in said, said
     spec = json.loads(json.dumps(roofline_chart([point], H200_CEILINGS, x_title="batch size").to_dict()))
     hollow = [
         layer for layer in spec["layer"] if layer["mark"].get("filled") is False and layer["mark"].get("size") == 40
     ]
-    assert hollow and spec["datasets"][hollow[0]["data"]["name"]][0]["intensity"] == point["intensity"]
+    assert hollow and spec["datasets"][hollow[0]["data"]["name"]][0]["intensity"] == point.intensity
 
 
 def test_a_memory_bound_steps_words_quote_no_rate_over_its_busy_time():
@@ -250,8 +250,8 @@ def test_a_memory_bound_steps_words_quote_no_rate_over_its_busy_time():
         "bytes": 43.5e6,
     }
     said = split_sentence(row, row["series"], H200_CEILINGS)
-    point = roofline_rows([row], H200_CEILINGS, "batch_size", current=2, series=row["series"])[0]
-    assert "memory-bound" in said and f"is {point['intensity']:.3g} flop per byte" in said, said
+    point = roofline_points([row], H200_CEILINGS, "batch_size", current=2, series=row["series"])[0]
+    assert "memory-bound" in said and f"is {point.intensity:.3g} flop per byte" in said, said
     assert "while busy" not in said and "GB/s" not in said.split("flop per byte")[1].split(")")[1], said
     assert "its dot on the roofline sits under the slanted bandwidth roof" in said
 
@@ -270,7 +270,7 @@ def test_a_curves_roofline_names_the_curve_on_its_dots_and_its_ceilings():
         "flops": 5e10,
         "bytes": 1e9,
     }
-    points = roofline_rows([row], H200_CEILINGS, "batch_size", current=64, series="GPU · H200 (recorded)")
+    points = roofline_points([row], H200_CEILINGS, "batch_size", current=64, series="GPU · H200 (recorded)")
     spec = json.loads(json.dumps(roofline_chart(points, H200_CEILINGS, x_title="batch size").to_dict()))
     rows = [r for values in spec["datasets"].values() for r in values]
     roofs = [r for r in rows if "roof" in r]

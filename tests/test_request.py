@@ -61,8 +61,8 @@ def test_a_request_is_the_job_the_measuring_process_runs():
     worker = MeasureWorker()
     try:
         seen: list[float] = []
-        rows = worker.run(request, progress=lambda f, m: seen.append(f))
+        points = worker.run(request, progress=lambda f, m: seen.append(f))
     finally:
         worker.stop()
-    assert [r["batch_size"] for r in rows] == [8, 32] and all(r["status"] == "ok" for r in rows) and seen
-    assert {r["hidden_width"] for r in rows} == {16} and {r["num_threads"] for r in rows} == {1}
+    assert [p.settings["batch_size"] for p in points] == [8, 32] and all(p.status == "ok" for p in points) and seen
+    assert {p.settings["hidden_width"] for p in points} == {16} and {p.counts.num_threads for p in points} == {1}

@@ -16,7 +16,7 @@ from app_support import chart_specs, page_text, visit
 from physics_checks import regime_is_physical, roof_shares
 
 from lib.lessons.common.switch import switch_sentence
-from lib.lessons.common.verdict import FIX_WORDS, ROOF_SHARE, Fix, Regime, roofline_rows, verdict
+from lib.lessons.common.verdict import FIX_WORDS, ROOF_SHARE, Fix, Regime, roofline_points, verdict
 from lib.lessons.training.screen import roofline_caption
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
@@ -103,23 +103,26 @@ def test_every_shipped_gpu_steps_regime_passes_the_physics_check(packs):
 
 
 def test_the_roofline_caption_is_true_of_the_roofs_it_draws(packs, h200):
+    from lib.charts.roofline import dot_row
+
     row = {**TINY_GRAPH_STEP, "origin": "recorded"}
-    points = roofline_rows([row], h200, "batch_size", current=2)
+    points = roofline_points([row], h200, "batch_size", current=2)
     caption = roofline_caption(points, h200)
     assert "without a bandwidth ceiling" not in caption and "bandwidth: stream" in caption
     assert f"{ROOF_SHARE:.0%} of that dashed roof" in caption
     no_stream = [p for p in packs if not any(r.get("workload") == "stream" for r in p["rows"])]
     c = ceilings_for(H200, no_stream)
     busy = {**row, "median_s": 1e-3, "device_busy_s": 9e-4, "kernels": 40, "flops": 1e9, "bytes": 1e9}
-    grey = roofline_rows([busy], c, "batch_size")
-    assert grey[0]["regime"] == "not decided"
+    grey = roofline_points([busy], c, "batch_size")
+    assert grey[0].regime is None  # drawn 'not decided'
+    assert dot_row(grey[0])["regime"] == "not decided"
     assert "without a bandwidth ceiling" in roofline_caption(grey, c)
 
 
 def test_the_tf32_roof_is_labelled_on_the_chart(h200):
     from lib.charts.roofline import roofline_chart
 
-    points = roofline_rows([{**TINY_GRAPH_STEP, "origin": "recorded"}], h200, "batch_size", current=2)
+    points = roofline_points([{**TINY_GRAPH_STEP, "origin": "recorded"}], h200, "batch_size", current=2)
     spec = json.loads(json.dumps(roofline_chart(points, h200, x_title="batch size").to_dict()))
     texts = [layer for layer in spec["layer"] if (layer.get("mark") or {}).get("type") == "text"]
     assert texts, "no text layer names the roofs"

@@ -20,7 +20,7 @@ from lib.core.fmt import fmt_ratio, pct
 from lib.core.point import Frozen
 from lib.core.step_timeline import Figures, GpuBusy, Timeline
 from lib.lessons.common.switch import switch_sentence
-from lib.lessons.common.verdict import Fix, Regime, roofline_rows, split_sentence, verdict
+from lib.lessons.common.verdict import Fix, Regime, roofline_points, split_sentence, verdict
 from lib.lessons.training.timeline_words import timeline_sentence
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
@@ -228,9 +228,9 @@ def test_the_roofline_is_log_log_with_both_ceilings_and_where_they_came_from(pac
     ]
     for with_stream in (False, True):
         c = ceilings_for(H200, [*no_stream(packs), stream_pack(H200, 4.2 * TB)] if with_stream else no_stream(packs))
-        points = roofline_rows(rows, c, "batch_size", current=4096)
-        assert len(points) == 4 and sum(p["current"] for p in points) == 1
-        assert {p["regime"] for p in points} >= {"launch-bound", "kernel-latency-bound", "compute-bound"}
+        points = roofline_points(rows, c, "batch_size", current=4096)
+        assert len(points) == 4 and sum(p.current for p in points) == 1
+        assert {p.regime for p in points} >= {Regime.LAUNCH_BOUND, Regime.KERNEL_LATENCY, Regime.COMPUTE_BOUND}
         spec = json.loads(json.dumps(roofline_chart(points, c, x_title="batch size").to_dict()))
         scales = [layer["encoding"][axis]["scale"]["type"] for layer in spec["layer"] for axis in ("x", "y")]
         assert set(scales) == {"log"}

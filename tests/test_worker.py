@@ -1,4 +1,4 @@
-"""The measuring process (lib.core.worker): jobs run there, their progress, rows, results and errors
+"""The measuring process (lib.core.worker): jobs run there, their progress, points, results and errors
 come back, a caller that gives up cancels its job, and a worker that dies is replaced."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from lib.core.point import Point
 from lib.core.worker import MeasureWorker, WorkerStopped
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.workloads import get_workload
@@ -36,13 +37,13 @@ def worker():
 
 @pytest.mark.slow
 def test_a_sweep_runs_in_another_process_and_reports_as_it_goes(worker):
-    progress, rows = [], []
-    result = worker.run(tiny_sweep(), progress=lambda f, m: progress.append((f, m)), on_row=rows.append)
+    progress, points = [], []
+    result = worker.run(tiny_sweep(), progress=lambda f, m: progress.append((f, m)), on_point=points.append)
     assert worker.pid() not in (None, os.getpid())
-    assert [r["batch_size"] for r in result] == [1, 8, 64] and all(r["status"] == "ok" for r in result)
-    # every row came back as soon as it was timed, in order (the point explained is profiled after every timing)
-    assert [r["batch_size"] for r in rows] == [1, 8, 64]
-    assert all(relayed.items() <= final.items() for relayed, final in zip(rows, result))
+    assert [p.settings["batch_size"] for p in result] == [1, 8, 64] and all(p.status == "ok" for p in result)
+    # every point came back as soon as it was timed, in order (the point explained is profiled after every timing)
+    assert all(isinstance(p, Point) for p in points) and [p.settings["batch_size"] for p in points] == [1, 8, 64]
+    assert all(relayed.to_row().items() <= final.to_row().items() for relayed, final in zip(points, result))
     fractions = [f for f, _ in progress]
     assert fractions == sorted(fractions) and any("batch size 64" in m for _, m in progress)
     assert worker.run(functools.partial(sum, [1, 2, 3])) == 6  # no callbacks asked, none passed
@@ -70,12 +71,12 @@ def test_a_caller_that_gives_up_cancels_its_job_and_the_next_answer_is_its_own(w
     with pytest.raises(VisitorLeft):
         worker.run(tiny_sweep(), progress=leave)
     assert len(calls) == 1  # cancelled at its next report, not run to the end
-    rows = worker.run(
+    points = worker.run(
         functools.partial(
             live_sweep, LiveSweep(MLP, "batch_size", [4], SMALL, ["cpu"]), LiveBudget(0.02, num_threads=1)
         )
     )
-    assert [r["batch_size"] for r in rows] == [4]
+    assert [p.settings["batch_size"] for p in points] == [4]
 
 
 def test_a_worker_that_dies_is_reported_and_replaced(worker):
@@ -123,12 +124,13 @@ def test_a_main_script_without_a_guard_stops_at_one_worker(tmp_path):
 @pytest.mark.cuda
 def test_a_live_gpu_sweep_runs_in_the_measuring_process(worker):
     # a server with a GPU times both devices live through the worker (spawned, so CUDA starts there)
-    rows = worker.run(
+    points = worker.run(
         functools.partial(
             live_sweep,
             LiveSweep(MLP, "batch_size", [1, 64], SMALL, ["cpu", "cuda:0"], current=64),
             LiveBudget(0.05, num_threads=1),
         )
     )
-    assert {(r["batch_size"], r["device"]) for r in rows} == {(1, "cpu"), (1, "cuda:0"), (64, "cpu"), (64, "cuda:0")}
-    assert all(r["status"] == "ok" and r["median_s"] > 0 for r in rows)
+    run = {(p.settings["batch_size"], p.device) for p in points}
+    assert run == {(1, "cpu"), (1, "cuda:0"), (64, "cpu"), (64, "cuda:0")}
+    assert all(p.status == "ok" and p.median_s > 0 for p in points)

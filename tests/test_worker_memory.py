@@ -184,7 +184,7 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
                 worker.run(LiveRequest.of(live_timeline, mlp, step, "cpu", num_threads=1), progress=left)
             # a cap the point fits under on top of the idle worker, but not on top of the step left behind
             monkeypatch.setenv("GPUWIN_MEMORY_CAP_GB", f"{(idle + estimate + 0.15e9) / 1e9:.3f}")
-            rows = worker.run(
+            points = worker.run(
                 functools.partial(
                     live_sweep,
                     LiveSweep(mlp, "batch_size", [8], {"hidden_width": 4096, "depth": 2}, ["cpu"]),
@@ -194,9 +194,9 @@ def test_item_3_a_training_timeline_left_half_way_no_longer_refuses_the_next_vie
             monkeypatch.delenv("GPUWIN_MEMORY_CAP_GB")
             if give_back:
                 assert rss_of(worker.pid()) - idle < RECYCLE_MARGIN_BYTES
-                assert [str(r["status"]) for r in rows] == ["ok"], rows
+                assert [p.status for p in points] == ["ok"], points
             else:  # as before issue 40: the step left behind is counted, and the point refused
-                assert "this process already holds" in rows[0]["message"], rows
+                assert "this process already holds" in points[0].message, points
         finally:
             worker.stop()
 
@@ -205,7 +205,7 @@ def _gpu_sweep() -> int:
     from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
     from lib.workloads import get_workload
 
-    rows = live_sweep(
+    points = live_sweep(
         LiveSweep(
             get_workload("mlp"),
             "batch_size",
@@ -216,7 +216,7 @@ def _gpu_sweep() -> int:
         ),
         LiveBudget(0.05, num_threads=1),
     )
-    return sum(r["status"] == "ok" for r in rows)
+    return sum(p.status == "ok" for p in points)
 
 
 @pytest.mark.cuda

@@ -14,7 +14,7 @@ A lesson page, top to bottom:
     url.show_notes()                                   # what a link's bad values were changed to
     url.sync_url()                                     # the view's settings into the URL
     source = current_source()                          # the sidebar's choice: live GPU / recorded machine / none
-    rows = measure_sweep(workload, "val", [10, 100, 1000], fixed, live_devices(source), current=val)
+    live = measure_sweep(workload, "val", [10, 100, 1000], fixed, live_devices(source), current=val)  # a LiveCurve
     scaffold.source_caption(source)                    # 'CPU: measured live … GPU: recorded on …'
     gpu, note = recorded_rows(source, workload, "val", settings)
     scaffold.notice(note)                              # an info box when the recorded side lacks this view

@@ -1,6 +1,6 @@
 """Live measurement for pages: cached per settings, one at a time per server, with progress.
 
-    rows = measure_sweep(workload, "batch_size", [1, 8, 64, ...], fixed, ["cpu"], current=64)
+    curve = measure_sweep(workload, "batch_size", [1, 8, 64, ...], fixed, ["cpu"], current=64)
 
 or, for any other measurement a lesson needs:
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -28,10 +28,11 @@ from lib import APP_VERSION
 from lib.core.cache import kept
 from lib.core.fmt import fmt_s, plural
 from lib.core.measure_lock import MEASURE_LOCK, Holding
+from lib.core.point import Point
 from lib.core.request import LiveRequest
 from lib.core.worker import MEASURE_WORKER, WorkerStopped
-from lib.core.workload import Workload
-from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
+from lib.core.workload import SettingValue, Workload
+from lib.lessons.common.live import LiveBudget, LiveCurve, LiveSweep, live_sweep
 
 T = TypeVar("T")
 
@@ -112,14 +113,14 @@ def max_wait_s() -> float:
 
 
 def cached_measurement(
-    request: LiveRequest,
+    request: LiveRequest[T],
     *,
     label: str,
     reports_progress: bool = True,
-    on_row: Callable[[dict[str, Any]], None] | None = None,
-) -> Any | None:
+    on_point: Callable[[Point], None] | None = None,
+) -> T | None:
     """request(progress=...) once per distinct request per server, in the measuring process, one at a time,
-    first come first served; on_row, if given, gets each row the job reports as it comes.
+    first come first served; on_point, if given, gets each point the job reports as it comes.
 
     Returns None when the measurement was skipped: the line ahead is longer than max_wait_s(), or
     this visitor waited that long, or the measuring process died (out of memory). The page then keeps
@@ -161,7 +162,7 @@ def cached_measurement(
     try:
         with MEASURE_LOCK.hold(label, on_wait=on_wait) as holding:
             note.empty()
-            result = _measure_once(key, request, label, reports_progress, on_row)
+            result = _measure_once(key, request, label, reports_progress, on_point)
     except WorkerStopped as err:
         note.warning(
             f"This server's measuring process stopped before it finished ({err}), so this view is not "
@@ -194,7 +195,7 @@ def progress_to(bar: Any) -> Callable[[float, str], None]:
 
 
 def _measure_once(
-    key: str, job: Callable[..., T], label: str, reports_progress: bool, on_row: Callable[[dict[str, Any]], None] | None
+    key: str, job: Callable[..., T], label: str, reports_progress: bool, on_point: Callable[[Point], None] | None
 ) -> T:
     """The result measured by a visitor ahead in line, if they asked for the same; else measure it now."""
     try:
@@ -205,7 +206,7 @@ def _measure_once(
     progress = progress_to(bar)
     started = time.perf_counter()
     try:
-        result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_row=on_row)
+        result = MEASURE_WORKER.run(job, progress=progress if reports_progress else None, on_point=on_point)
     finally:
         bar.empty()
     _keep(key, result)
@@ -229,11 +230,11 @@ def measure_ahead(request: LiveRequest, *, label: str) -> bool:
 def sweep_request(
     workload: Workload,
     over: str,
-    values: Sequence[Any],
-    fixed: dict[str, Any],
+    values: Sequence[SettingValue],
+    fixed: Mapping[str, SettingValue],
     devices: Sequence[str],
     *,
-    current: Any = None,
+    current: SettingValue | None = None,
     point_budget_s: float | None = None,
     total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
     num_threads: int | None = None,
@@ -253,20 +254,21 @@ def sweep_request(
 def measure_sweep(
     workload: Workload,
     over: str,
-    values: Sequence[Any],
-    fixed: dict[str, Any],
+    values: Sequence[SettingValue],
+    fixed: Mapping[str, SettingValue],
     devices: Sequence[str],
     *,
-    current: Any = None,
+    current: SettingValue | None = None,
     point_budget_s: float | None = None,
     total_budget_s: float | None = DEFAULT_TOTAL_BUDGET_S,
     num_threads: int | None = None,
-    on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Live rows of a sweep (lib.lessons.common.live.live_sweep), cached and locked, with a progress bar.
+    on_points: Callable[[LiveCurve], None] | None = None,
+) -> LiveCurve:
+    """Live points of a sweep (lib.lessons.common.live.live_sweep), cached and locked, with a progress bar,
+    and when they were measured (empty when nothing came back).
 
-    While it measures (not when the rows come from the cache), on_rows(rows so far) is called after
-    every point, e.g. to redraw a chart placeholder as the curve grows."""
+    While it measures (not when the points come from the cache), on_points(the curve so far) is called
+    after every point, e.g. to redraw a chart placeholder as the curve grows."""
     label, request = sweep_request(
         workload,
         over,
@@ -278,14 +280,12 @@ def measure_sweep(
         total_budget_s=total_budget_s,
         num_threads=num_threads,
     )
-    so_far: list[dict[str, Any]] = []
+    so_far: list[Point] = []
 
-    def row_done(row: dict[str, Any]) -> None:
-        so_far.append(row)
-        if on_rows is not None:
-            on_rows(list(so_far))
+    def point_done(point: Point) -> None:
+        so_far.append(point)
+        if on_points is not None:
+            on_points(LiveCurve(tuple(so_far)))
 
-    rows = cached_measurement(request, label=label, on_row=row_done)
-    at = measured_at(request) if rows else None
-    # each row carries when it was measured: the words say its age ('measured live 3 min ago')
-    return [dict(r, measured_at=at) for r in rows] if rows else []
+    points = cached_measurement(request, label=label, on_point=point_done)
+    return LiveCurve(tuple(points), measured_at(request)) if points else LiveCurve()

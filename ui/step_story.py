@@ -51,7 +51,7 @@ def where_time_went(
         splits = [(r["series"], time_split(r)) for r in screen.here]
         # each bar with the count of kernels (operators) its sentence quotes, written under it
         bars = [
-            {"series": name, **{f"part_{k}": s[k] for k in SPLIT_PARTS}, "kernels": s["kernels"]}
+            {"series": name, **{f"part_{k}": seconds for k, seconds in s.parts().items()}, "kernels": s.kernels}
             for name, s in splits
             if s
         ]

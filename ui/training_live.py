@@ -11,8 +11,9 @@ from typing import Any
 import streamlit as st
 
 from lib.charts.provenance import CurveAxes, curve_chart
+from lib.lessons.common.live import LiveCurve
 from lib.lessons.training.scene import Scene, live_notes
-from lib.lessons.training.screen import Screen, with_point
+from lib.lessons.training.screen import Row, Screen, with_point
 from lib.lessons.training.view import View
 from lib.recorded.sources import GpuSource
 from ui import scaffold
@@ -21,7 +22,12 @@ from ui.step_story import SPLIT_KEY
 
 REDRAW_S = 1.0  # while measuring, redraw the growing live curve at most this often
 
-Row = dict[str, Any]
+
+def training_rows(curve: LiveCurve) -> list[Row]:
+    """The live points as the Training lesson reads them: rows, each with when it was measured once it was."""
+    if curve.measured_at is None:
+        return [p.to_row() for p in curve.points]
+    return [{**p.to_row(), "measured_at": curve.measured_at} for p in curve.points]
 
 
 class ChartBox:
@@ -48,13 +54,17 @@ class ChartBox:
 
 
 class Redraw:
-    """Draws the scene with the rows measured so far, at most once every REDRAW_S seconds."""
+    """Draws the scene with the points measured so far, at most once every REDRAW_S seconds."""
 
     def __init__(self, scene: Scene, draw: Callable[[Screen], None]) -> None:
         self.scene, self.draw, self.last = scene, draw, time.perf_counter()
+        self.grid: list[Row] | None = None  # the grid's rows once measured: the slider's point is drawn among them
 
-    def __call__(self, rows: list[Row]) -> None:
+    def __call__(self, curve: LiveCurve) -> None:
         if time.perf_counter() - self.last >= REDRAW_S:
+            rows = training_rows(curve)
+            if self.grid is not None:
+                rows = with_point(self.grid, rows, self.scene.view.over)
             self.draw(self.scene.with_live(rows))
             self.last = time.perf_counter()
 
@@ -69,28 +79,22 @@ def measure_live(scene: Scene, source: GpuSource, draw: Callable[[Screen], None]
     devices = ["cpu", source.device] if source.live else ["cpu"]
     grow = Redraw(scene, draw)
     split_open = scaffold.is_open(SPLIT_KEY)
-    live = measure_sweep(work, over, scene.grid, scene.fixed, devices, num_threads=scene.threads, on_rows=grow)
+    live = measure_sweep(work, over, scene.grid, scene.fixed, devices, num_threads=scene.threads, on_points=grow)
+    rows = training_rows(live)
     if view.current not in scene.grid or split_open:
-        grid_rows = live
-
-        def grow_point(rows: list[Row]) -> None:
-            grow(with_point(grid_rows, rows, over))
-
-        live = with_point(
-            live,
-            measure_sweep(
-                work,
-                over,
-                [view.current],
-                scene.fixed,
-                devices,
-                current=view.current if split_open else None,
-                num_threads=scene.threads,
-                on_rows=grow_point,
-            ),
+        grow.grid = rows
+        point = measure_sweep(
+            work,
             over,
+            [view.current],
+            scene.fixed,
+            devices,
+            current=view.current if split_open else None,
+            num_threads=scene.threads,
+            on_points=grow,
         )
-    return live
+        rows = with_point(rows, training_rows(point), over)
+    return rows
 
 
 def live_point_notes(live: list[Row], view: View) -> None:

@@ -3,7 +3,7 @@ byte) against the arithmetic it achieved per second of the step, under the GPU's
 ceilings (lib.recorded.ceilings), each roof named on the chart with its rate (fp32, TF32 where recorded,
 memory bandwidth) and labelled with where it came from.
 
-    roofline_chart(points, ceilings, x_title="batch size")   # points: lib.lessons.common.verdict.roofline_rows
+    roofline_chart(points, ceilings, x_title="batch size")   # points: lib.lessons.common.verdict.roofline_points
 
 A step far below the roof is held by something the ceilings do not count (launches, tiny kernels);
 one near the slanted roof by memory; one near the flat roof by arithmetic (near: within the verdict's
@@ -12,7 +12,7 @@ ROOF_SHARE, lib.lessons.common.verdict).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
@@ -20,7 +20,7 @@ import pandas as pd
 
 from lib.charts.theme import FIT_X, LEGEND_LABEL_LIMIT, NOTE_COLOR
 from lib.core.fmt import fmt_bytes, fmt_rate
-from lib.lessons.common.verdict import UNDECIDED, Regime
+from lib.lessons.common.verdict import UNDECIDED, Regime, RooflinePoint
 from lib.recorded.ceilings import Ceilings
 
 REGIME_COLORS = {
@@ -90,18 +90,31 @@ def ceilings_note(ceilings: Ceilings) -> list[str]:
     return [f"{ceilings.machine}, measured:", f"fp32 {fmt_rate(ceilings.flops_per_s)}: matmul, {ceilings.date}", memory]
 
 
+def dot_row(point: RooflinePoint) -> dict[str, Any]:
+    """A dot as Altair's data: its regime by name ('not decided' where none), its series only where it has one."""
+    row = {
+        "x": point.x,
+        "intensity": point.intensity,
+        "rate": point.rate,
+        "regime": point.regime.value if point.regime else UNDECIDED,
+        "current": point.current,
+        "predicted": point.predicted,
+    }
+    return {**row, "series": point.series} if point.series else row
+
+
 def roofline_chart(
-    points: Sequence[Mapping[str, Any]], ceilings: Ceilings, *, x_title: str, height: int = 260
+    points: Sequence[RooflinePoint], ceilings: Ceilings, *, x_title: str, height: int = 260
 ) -> alt.LayerChart:
     """Log-log: x flop per byte, y FLOP/s achieved over the whole step; the point the slider picks
     drawn larger; colour = the step's regime; a predicted step hollow."""
-    frame = pd.DataFrame([p for p in points if p.get("intensity") and p.get("rate")])
+    frame = pd.DataFrame([dot_row(p) for p in points if p.intensity and p.rate])
     if frame.empty:
         frame = pd.DataFrame(columns=["intensity", "rate", "regime", "x", "current"])
     lo = float(frame["intensity"].min()) / 2 if len(frame) else 0.1
     hi = float(frame["intensity"].max()) * 2 if len(frame) else 100.0
     roofs = roof_frame(ceilings, lo, hi)
-    curves = {str(p["series"]) for p in points if p.get("series")}
+    curves = {p.series for p in points if p.series}
     if len(curves) == 1:  # one curve's roofline: its ceilings are the ones its steps, and its words, are read under
         roofs["curve"] = curves.pop()
     x = alt.X(

@@ -12,7 +12,7 @@ cancelled timeline would stay in the measuring process (over a GB) from one job'
 so the worker collects each job's garbage before its body ends (lib.core.worker).
 
     with frozen_heap():
-        rows = live_sweep(...)
+        points = live_sweep(...)
 
 Process-wide, like the thread count: the measuring process (lib.core.worker) wraps each job in it,
 one job at a time. It does nothing if something else has already frozen objects.

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from lib.core.rows import Origin, Status
+
+SettingValue = str | int | float | bool  # what one setting holds once parsed (lib.core.workload.Setting.parse)
 
 
 class Frozen(Mapping[str, Any]):
@@ -157,7 +159,7 @@ class Point:
     notes: Notes = field(default_factory=Notes)
 
     @classmethod
-    def new(cls, workload: str, settings: Mapping[str, Any], device: str) -> Point:
+    def new(cls, workload: str, settings: Mapping[str, SettingValue], device: str) -> Point:
         """A point before it is measured: its settings, and status ok with no time yet."""
         return cls(workload, device, Frozen(settings))
 
@@ -246,14 +248,19 @@ class Point:
         return row
 
 
-def _split(fields: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-    """Row keys sorted to where they belong (the one router of row keys): (top-level fields, counts,
-    notes, settings, phases)."""
-    top: dict[str, Any] = {}
-    counts: dict[str, Any] = {}
-    notes: dict[str, Any] = {}
-    settings: dict[str, Any] = {}
-    phases: dict[str, Any] = {}
+class _Routed(NamedTuple):
+    """A row's keys sorted to where they belong in a Point, each part by field name."""
+
+    top: dict[str, Any]  # Point's own fields, each of its own type: passed to Point by name
+    counts: dict[str, float | None]
+    notes: dict[str, str | None]
+    settings: dict[str, SettingValue]
+    phases: dict[str, float]  # by phase name ('transfer'), not the row's key ('phase_transfer_s')
+
+
+def _split(fields: Mapping[str, Any]) -> _Routed:
+    """Row keys sorted to where they belong (the one router of row keys)."""
+    top, counts, notes, settings, phases = _Routed({}, {}, {}, {}, {})
     for key, value in fields.items():
         if key in _COUNTS:
             counts[key] = value
@@ -271,7 +278,7 @@ def _split(fields: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
             phases[key[len("phase_") : -len("_s")]] = value
         else:
             settings[key] = value
-    return top, counts, notes, settings, phases
+    return _Routed(top, counts, notes, settings, phases)
 
 
 def _apply(point: Point, fields: Mapping[str, Any]) -> Point:
@@ -298,17 +305,6 @@ def _origin(value: Any) -> tuple[Origin | None, str | None]:
 def rows_of(points: Iterable[Point]) -> list[dict[str, Any]]:
     """The adapter for code that still reads rows (lessons, charts): each point as its row."""
     return [p.to_row() for p in points]
-
-
-def row_callback(on_row: Callable[[dict[str, Any]], None] | None) -> Callable[[Point], None] | None:
-    """The same adapter for a callback that still takes rows: it gets each point as its row."""
-    if on_row is None:
-        return None
-
-    def on_point(point: Point) -> None:
-        on_row(point.to_row())
-
-    return on_point
 
 
 def points_of(rows: Iterable[Mapping[str, Any]]) -> list[Point]:

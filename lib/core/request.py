@@ -4,7 +4,7 @@ very same arguments, the key its result is cached under.
     request = LiveRequest.of(live_sweep, LiveSweep(workload, "batch_size", [1, 8, 64], fixed, ["cpu"], current=64),
                              LiveBudget(point_s=0.1, total_s=60.0, num_threads=1))
     request.key                        # what ui.measure caches the result under
-    rows = request(progress=report)    # in lib.core.worker: live_sweep(sweep, budget, progress=report)
+    points = request(progress=report)  # in lib.core.worker: live_sweep(sweep, budget, progress=report)
 
 A key written apart from its job forgets what the job is given (the data pipeline's key left out the
 job's total budget, so two budgets shared one answer). Here the job's every argument (the workload,
@@ -23,17 +23,19 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from lib.core.gate import live_max_flops
 from lib.core.workload import Settings, Workload
 
+R = TypeVar("R")  # what the job returns (live_sweep: its points)
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class LiveRequest:
+class LiveRequest(Generic[R]):
     """job(*args, **options): one live measurement, and its cache key (`key`)."""
 
-    job: Callable[..., Any]
+    job: Callable[..., R]
     args: tuple[Any, ...] = ()
     options: tuple[tuple[str, Any], ...] = ()
     key: str = dataclasses.field(init=False, repr=False)
@@ -50,7 +52,7 @@ class LiveRequest:
         object.__setattr__(self, "key", json.dumps(key, sort_keys=True, default=repr))
 
     @classmethod
-    def of(cls, job: Callable[..., Any], *args: Any, **options: Any) -> LiveRequest:
+    def of(cls, job: Callable[..., R], *args: Any, **options: Any) -> LiveRequest[R]:
         return cls(job, args, tuple(options.items()))
 
     @property
@@ -58,8 +60,8 @@ class LiveRequest:
         """The job's keyword arguments."""
         return dict(self.options)
 
-    def __call__(self, **callbacks: Any) -> Any:
-        """Run the job (in the measuring process), with the worker's callbacks (progress, on_row)."""
+    def __call__(self, **callbacks: Any) -> R:
+        """Run the job (in the measuring process), with the worker's callbacks (progress, on_point)."""
         return self.job(*self.args, **self.kwargs, **callbacks)
 
     def __eq__(self, other: object) -> bool:

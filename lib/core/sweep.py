@@ -29,7 +29,7 @@ from lib.core.profiling import count_kernels
 from lib.core.rows import Status
 from lib.core.run_request import FROM_ENV, AtFn, RunRequest, Timing
 from lib.core.timing import cpu_threads, time_phases, time_step
-from lib.core.workload import Launched, SettingError, Settings, Workload, built_step
+from lib.core.workload import Launched, SettingError, Settings, SettingValue, Workload, built_step
 
 
 def _cap(memory_cap_gb: Any) -> float | None:
@@ -346,7 +346,7 @@ def _with_launch_result(point: Point, result: Launched) -> Point:
     return point
 
 
-def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> list[Settings | Point]:
+def resolve_points(workload: Workload, given: Iterable[Mapping[str, SettingValue]]) -> list[Settings | Point]:
     """Each point's settings resolved once (the entry of a sweep); bad ones become error points."""
     points: list[Settings | Point] = []
     for params in given:
@@ -360,8 +360,8 @@ def resolve_points(workload: Workload, given: Iterable[Mapping[str, Any]]) -> li
 def run_sweep(
     workload: Workload,
     over: str,
-    values: Sequence[Any],
-    fixed: Mapping[str, Any] | None,
+    values: Sequence[SettingValue],
+    fixed: Mapping[str, SettingValue] | None,
     devices: Sequence[str],
     **options: Any,
 ) -> list[Point]:
@@ -375,10 +375,10 @@ def run_sweep(
 
 
 def grid_points(
-    workload: Workload, axes: Sequence[tuple[str, Sequence[Any]]], fixed: Mapping[str, Any] | None
+    workload: Workload, axes: Sequence[tuple[str, Sequence[SettingValue]]], fixed: Mapping[str, SettingValue] | None
 ) -> list[Settings | Point]:
     """Every combination of the axes' values (the first axis outermost), the other settings fixed."""
-    combos: list[dict[str, Any]] = [dict(fixed or {})]
+    combos: list[dict[str, SettingValue]] = [dict(fixed or {})]
     for name, values in axes:
         setting = workload.setting(name)
         combos = [{**c, name: setting.parse(v)} for c in combos for v in values]

@@ -1,7 +1,7 @@
 """One warm process that runs the app's live measurements, apart from the web server.
 
-    rows = MEASURE_WORKER.run(functools.partial(live_sweep, LiveSweep(workload, "batch_size", values, fixed, ["cpu"])),
-                              progress=lambda fraction, message: ..., on_row=lambda row: ...)
+    points = MEASURE_WORKER.run(functools.partial(live_sweep, LiveSweep(workload, "batch_size", values, fixed, ["cpu"])),
+                                progress=lambda fraction, message: ..., on_point=lambda point: ...)
 
 A web server's visitors share one Python interpreter. A timing taken in it while other visitors'
 scripts draw charts waits for the interpreter lock (GIL) behind them, and a launch-bound step, which
@@ -11,11 +11,11 @@ keeps a core for itself; the worker times with the threads the job asks for.
 
 A job is a picklable callable (the pages send a lib.core.request.LiveRequest, which is also its
 cache key; a functools.partial of a module-level function does too); when the caller
-wants progress reports or rows as they come, it is called with `progress=` or `on_row=`, relayed back
-through a pipe; it runs under the caller's $GPUWIN_* settings of the moment. When a callback raises
-here (Streamlit stops the script of a visitor who left), the job is cancelled at its next report. If
-the worker dies (killed for memory, a crash), `run` raises WorkerStopped and the next job starts a
-new one.
+wants progress reports or points as they come, it is called with `progress=` or `on_point=`, relayed
+back through a pipe (a lib.core.point.Point pickles whole); it runs under the caller's $GPUWIN_*
+settings of the moment. When a callback raises here (Streamlit stops the script of a visitor who
+left), the job is cancelled at its next report. If the worker dies (killed for memory, a crash),
+`run` raises WorkerStopped and the next job starts a new one.
 
 After every job the worker gives its memory back (lib.core.heap: the job's garbage collected, the
 C heap's free pages returned), so the next visitor's memory gate counts what the process needs, not
@@ -45,12 +45,15 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lib.core.heap import give_back, process_rss_bytes
 
+if TYPE_CHECKING:  # a name for the annotations only: the worker imports what its jobs need, nothing more
+    from lib.core.point import Point
+
 ProgressFn = Callable[[float, str], None]
-RowFn = Callable[[dict[str, Any]], None]
+PointFn = Callable[["Point"], None]
 POLL_S = 0.1
 ENV_PREFIX = "GPUWIN_"
 PROCESS_NAME = "gpuwin-measure"
@@ -92,7 +95,7 @@ class Cancelled(Exception):
 
 
 def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> None:
-    """The worker's loop: run each job it is sent, reporting progress and rows as it goes, and give its
+    """The worker's loop: run each job it is sent, reporting progress and points as it goes, and give its
     memory back after each. `preload`: modules to import first (a recycled worker's: its successor is
     warm before the next job comes); `give`: False keeps what a job leaves (only to measure what giving
     it back saves)."""
@@ -103,10 +106,10 @@ def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> No
             raise Cancelled
         conn.send(("progress", fraction, message))
 
-    def on_row(row: dict[str, Any]) -> None:
+    def on_point(point: Point) -> None:
         if cancel.is_set():
             raise Cancelled
-        conn.send(("row", row))
+        conn.send(("point", point))
 
     started = set(sys.modules)  # what a spawned worker imports anyway: the rest a successor imports first
     for name in preload:
@@ -124,9 +127,12 @@ def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> No
             return
         if request is None:  # recycled: a fresh worker takes over
             return
-        job, wants_progress, wants_rows, environment = request
+        job, wants_progress, wants_points, environment = request
         _adopt(environment)
-        callbacks = {**({"progress": progress} if wants_progress else {}), **({"on_row": on_row} if wants_rows else {})}
+        callbacks = {
+            **({"progress": progress} if wants_progress else {}),
+            **({"on_point": on_point} if wants_points else {}),
+        }
         with frozen_heap():  # each collection walks only the job's own objects, not the imports
             answer = _answer(job, callbacks)
             if give:  # the job's garbage (cycles through a step's closures, a traceback's frames), before it is counted
@@ -151,7 +157,7 @@ def _cuda_started() -> bool:
         return False
 
 
-def _answer(job: Callable[..., Any], callbacks: dict[str, ProgressFn | RowFn]) -> tuple:
+def _answer(job: Callable[..., Any], callbacks: dict[str, ProgressFn | PointFn]) -> tuple:
     """(DONE, result), (CANCELLED, None) or (ERROR, (exception, its traceback's text))."""
     try:
         return (Outcome.DONE, job(**callbacks))
@@ -247,22 +253,24 @@ class MeasureWorker:
                 self._process.join(5)
             self._process = self._conn = None
 
-    def run(self, job: Callable[..., Any], *, progress: ProgressFn | None = None, on_row: RowFn | None = None) -> Any:
-        """job([progress=...], [on_row=...]) in the worker (each passed when given here); its result,
+    def run(
+        self, job: Callable[..., Any], *, progress: ProgressFn | None = None, on_point: PointFn | None = None
+    ) -> Any:
+        """job([progress=...], [on_point=...]) in the worker (each passed when given here); its result,
         or its exception raised here.
-        One job at a time: the caller holds MEASURE_LOCK. If progress or on_row raise here (Streamlit
+        One job at a time: the caller holds MEASURE_LOCK. If progress or on_point raise here (Streamlit
         stops a script whose visitor left), the job is cancelled and the exception goes on."""
         self.start()
         conn = self._conn
         self._cancel.clear()
-        conn.send((job, progress is not None, on_row is not None, _app_environment()))
+        conn.send((job, progress is not None, on_point is not None, _app_environment()))
         try:
             while True:
                 message = self._receive(conn)
                 if message[0] == "progress" and progress is not None:
                     progress(message[1], message[2])
-                elif message[0] == "row" and on_row is not None:
-                    on_row(message[1])
+                elif message[0] == "point" and on_point is not None:
+                    on_point(message[1])
                 elif message[0] in FINAL:
                     break
         except WorkerStopped:

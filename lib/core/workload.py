@@ -22,10 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from lib.core.point import Point
+from lib.core.point import Point, SettingValue  # SettingValue: defined beside Point, whose settings hold it
 from lib.core.rows import Status
-
-SettingValue = str | int | float | bool  # what one setting holds once parsed (Setting.parse)
 
 
 class SettingError(ValueError):

@@ -8,30 +8,30 @@ that must answer within seconds on a small shared server:
   (FLOPs) and a total time budget; points it refuses become `skipped` rows that say so, instead
   of holding the server for minutes. The page's timeline (live_timeline) asks the same gate.
 
-Every row is a normal result row (lib.core.results schema), with swept=<setting> and origin='live'.
+Every point is a normal result point (lib.core.point.Point), with swept=<setting> and origin='live'.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from lib.core.devices import torch_default_threads
 from lib.core.fmt import fmt_value
 from lib.core.gate import Gate, live_gate, live_max_flops
-from lib.core.point import row_callback, rows_of
+from lib.core.point import Point
 from lib.core.profiling import count_kernels
 from lib.core.rows import Origin
 from lib.core.step_timeline import Timeline
 from lib.core.sweep import run_sweep
 from lib.core.timeline import timeline_point
 from lib.core.timing import cpu_threads
-from lib.core.workload import Settings, Workload, built_step
+from lib.core.workload import Settings, SettingValue, Workload, built_step
 
 ProgressFn = Callable[[float, str], None]
+PointFn = Callable[[Point], None]
 
 # PyTorch's CPU thread count when the app started (a measurement may change it for a while).
 TORCH_DEFAULT_THREADS = torch_default_threads()
@@ -85,10 +85,10 @@ class LiveSweep:
 
     workload: Workload
     over: str
-    values: Sequence[Any]
-    fixed: Mapping[str, Any] | None
+    values: Sequence[SettingValue]
+    fixed: Mapping[str, SettingValue] | None
     devices: Sequence[str]
-    current: Any = None
+    current: SettingValue | None = None
     profile_current: bool = True
     refuse: Callable[[Settings, str], str | None] | None = None
 
@@ -110,16 +110,24 @@ class LiveBudget:
     memory_cap_gb: float | None = None
 
 
+class LiveCurve(NamedTuple):
+    """A live sweep's points as a page gets them, and when they were measured (seconds since the epoch;
+    None while they come in): the words say their age ('measured live 3 min ago')."""
+
+    points: tuple[Point, ...] = ()
+    measured_at: float | None = None
+
+
 def live_sweep(
     sweep: LiveSweep,
     budget: LiveBudget = LiveBudget(),
     *,
     progress: ProgressFn | None = None,
-    on_row: Callable[[dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
-    """The sweep, one row per (value, device), marked origin='live'; points the live gate refuses
-    (lib.core.gate: memory, work, sweep.refuse, the budget's time) are skipped rows. progress(fraction,
-    message) before each point and on_row(row) after it (lib.core.sweep.run_points)."""
+    on_point: PointFn | None = None,
+) -> list[Point]:
+    """The sweep, one point per (value, device), marked origin='live'; points the live gate refuses
+    (lib.core.gate: memory, work, sweep.refuse, the budget's time) are skipped. progress(fraction,
+    message) before each point and on_point(point) after it (lib.core.sweep.run_points)."""
     workload, over = sweep.workload, sweep.over
     current = None if sweep.current is None else workload.setting(over).parse(sweep.current)
     gate = live_gate(budget_s=budget.total_s, memory_cap_gb=budget.memory_cap_gb, max_flops=budget.max_flops)
@@ -127,24 +135,22 @@ def live_sweep(
     # Not on a live GPU: after a CUDA trace the profiler stays attached to the server process and slows
     # every later launch, so each visitor's next live timing would be too slow (recorded rows carry the profile).
     profile = sweep.profile_current and not any(str(d).startswith("cuda") for d in sweep.devices)
-    return rows_of(
-        run_sweep(
-            workload,
-            over,
-            sweep.values,
-            sweep.fixed,
-            sweep.devices,
-            point_budget_s=budget.point_s,
-            gate=gate,
-            num_threads=budget.num_threads,
-            with_phases=lambda s: s[over] == current,
-            with_profile=lambda s: profile and s[over] == current,
-            refuse=sweep.refuse,
-            origin=Origin.LIVE,
-            describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}",
-            progress=progress,
-            on_point=row_callback(on_row),
-        )
+    return run_sweep(
+        workload,
+        over,
+        sweep.values,
+        sweep.fixed,
+        sweep.devices,
+        point_budget_s=budget.point_s,
+        gate=gate,
+        num_threads=budget.num_threads,
+        with_phases=lambda s: s[over] == current,
+        with_profile=lambda s: profile and s[over] == current,
+        refuse=sweep.refuse,
+        origin=Origin.LIVE,
+        describe=lambda s: f"{over.replace('_', ' ')} {fmt_value(s[over])}",
+        progress=progress,
+        on_point=on_point,
     )
 
 
@@ -169,7 +175,7 @@ def live_timeline(
 
 def warm_up(
     workload: Workload,
-    params: dict[str, Any] | None = None,
+    params: Mapping[str, SettingValue] | None = None,
     device: str = "cpu",
     num_threads: int | None = None,
     calls: int = 3,
@@ -180,15 +186,3 @@ def warm_up(
         for _ in range(calls):
             step.run()
         count_kernels(step.run, device)
-
-
-def rows_at(rows: Sequence[dict[str, Any]], setting: str, value: Any) -> list[dict[str, Any]]:
-    """The rows measured at setting == value (any device)."""
-
-    def same(a: Any, b: Any) -> bool:
-        try:
-            return math.isclose(float(a), float(b), rel_tol=1e-9)
-        except (TypeError, ValueError):
-            return a == b
-
-    return [r for r in rows if setting in r and same(r[setting], value)]

@@ -31,7 +31,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, fmt_bytes, fmt_flops, fmt_num, fmt_rate, fmt_s, pct, plural, say
 from lib.core.rows import Origin, is_ok
-from lib.lessons.common.explain import time_split
+from lib.lessons.common.explain import SplitSource, time_split
 from lib.recorded.ceilings import Ceilings
 from lib.workloads import execution
 
@@ -49,7 +49,7 @@ ROOF_SHARE = 0.3
 # Kernels not counted (a predicted step): latency-bound when the ceilings would do its counted work in
 # under 1 % of its busy time; no plausible undercount of its bytes (the least it must touch) closes that.
 LATENCY_GAP = 100.0
-UNDECIDED = "not decided"  # a roofline point's regime where the recorded ceilings cannot tell
+UNDECIDED = "not decided"  # the roofline's word for a point whose regime the recorded ceilings cannot tell
 
 
 class Regime(enum.Enum):
@@ -83,7 +83,7 @@ class Verdict:
     flops: float | None
     bytes: float | None
     ceilings: Ceilings | None
-    source: str  # 'profile' or 'cost model'
+    source: SplitSource
     fix: Fix | None
     mode: str = execution.DEFAULT  # how the step ran (lib.workloads.execution): the words of its overhead
     tf32: bool = False  # its matmuls ran TF32 (a matmul row with dtype tf32): its arithmetic roof is TF32's
@@ -135,24 +135,24 @@ class Verdict:
 def verdict(row: Mapping[str, Any], ceilings: Ceilings | None = None) -> Verdict | None:
     """The regime of the step in `row` (a timed row: its median, never a profiled step's wall time)
     and the fix read from the row's own settings. Ceilings only count for a GPU row."""
-    split = time_split(dict(row))
+    split = time_split(row)
     if split is None:
         return None
     gpu = is_cuda(str(row.get("device", "")))
     ceilings = ceilings if gpu else None
-    kernels = int(split["kernels"] or 0)
+    kernels = int(split.kernels or 0)
     flops, nbytes = (float(row[k]) if row.get(k) else None for k in ("flops", "bytes"))
     base = dict(
         gpu=gpu,
-        step_s=split["step_s"],
-        busy_s=split["busy"],
-        transfer_s=split["transfer"],
-        overhead_s=split["overhead"],
+        step_s=split.step_s,
+        busy_s=split.busy,
+        transfer_s=split.transfer,
+        overhead_s=split.overhead,
         kernels=kernels,
         flops=flops,
         bytes=nbytes,
         ceilings=ceilings,
-        source=split["source"],
+        source=split.source,
         mode=str(row.get("mode") or execution.DEFAULT),
         tf32=row.get("dtype") == "tf32",
     )
@@ -215,33 +215,42 @@ def split_sentence(row: Mapping[str, Any], label: str, ceilings: Ceilings | None
     return verdict_sentence(v, label) if v else None
 
 
-def roofline_rows(
+@dataclass(frozen=True)
+class RooflinePoint:
+    """One step of a curve on the roofline (lib.charts.roofline draws it)."""
+
+    x: Any  # the swept setting's value at this step
+    intensity: float  # flop per byte counted
+    rate: float  # FLOP/s over the whole timed step
+    regime: Regime | None  # None: the recorded ceilings cannot tell (drawn as UNDECIDED)
+    current: bool  # the point the slider picks
+    predicted: bool  # a step nobody recorded, its place the cost model's: drawn hollow, as on the curve chart
+    series: str | None = None  # the curve's legend name, whose step it is (what its regime words quote)
+
+
+def roofline_points(
     rows: Sequence[Mapping[str, Any]],
     ceilings: Ceilings | None,
     over: str,
     current: Any = None,
     series: str | None = None,
-) -> list[dict[str, Any]]:
-    """A curve's steps as roofline points: flop per byte (x), FLOP/s over the whole timed step (y),
-    the regime (its name, 'not decided' where the ceilings cannot tell), the point the slider picks,
-    whether the cost model predicted it and (`series`) the curve's legend name, whose steps they are
-    (what the regime words of that curve quote)."""
+) -> list[RooflinePoint]:
+    """A curve's timed steps (those with flops and bytes counted) as roofline points, in `series`."""
     out = []
     for row in rows:
         if not (is_ok(row) and row.get("flops") and row.get("bytes")):
             continue
         v = verdict(row, ceilings)
         out.append(
-            {
-                "x": row.get(over),
-                "intensity": float(row["flops"]) / float(row["bytes"]),
-                "rate": float(row["flops"]) / float(row["median_s"]),
-                "regime": v.regime.value if v and v.regime else UNDECIDED,
-                "current": row.get(over) == current,
-                # drawn hollow: a step nobody recorded, its place the cost model's (as on the curve chart)
-                "predicted": row.get("origin") == Origin.PREDICTED,
-                **({"series": series} if series else {}),
-            }
+            RooflinePoint(
+                x=row.get(over),
+                intensity=float(row["flops"]) / float(row["bytes"]),
+                rate=float(row["flops"]) / float(row["median_s"]),
+                regime=v.regime if v else None,
+                current=row.get(over) == current,
+                predicted=row.get("origin") == Origin.PREDICTED,
+                series=series or None,
+            )
         )
     return out
 
@@ -257,7 +266,7 @@ def verdict_sentence(v: Verdict, label: str) -> str:
     unit = "kernel" if v.gpu else "operator"
     device = "GPU" if v.gpu else "CPU"
     count = f" and issues {plural(v.kernels, unit)}" if v.kernels else ""
-    how = "measured with the profiler" if v.source == "profile" else "as the cost model splits it"
+    how = "measured with the profiler" if v.source == SplitSource.PROFILE else "as the cost model splits it"
     rest = v.overhead_s + v.transfer_s
     them = "them" if v.kernels else f"its {unit}s"
     head = (

@@ -221,7 +221,7 @@ def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:
 
 
 def _same_value(a: Any, b: Any) -> bool:
-    """Two values of the swept setting, as lib.lessons.common.live.rows_at compares them."""
+    """Two values of the swept setting: equal as numbers (to rounding), else as they are."""
     try:
         return math.isclose(float(a), float(b), rel_tol=1e-9)
     except (TypeError, ValueError):

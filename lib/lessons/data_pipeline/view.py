@@ -19,7 +19,7 @@ from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
-from lib.core.point import Frozen, Point
+from lib.core.point import Frozen, Point, rows_of
 from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
@@ -401,10 +401,12 @@ def live_rows(
                 progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
         fixed = fed.workload_settings(skip=over)
-        rows += live_sweep(
-            LiveSweep(WORKLOAD, over, values, fixed, devices, current=current, profile_current=False),
-            LiveBudget(point_budget_s, total_budget_s, num_threads),
-            progress=part,
+        rows += rows_of(
+            live_sweep(
+                LiveSweep(WORKLOAD, over, values, fixed, devices, current=current, profile_current=False),
+                LiveBudget(point_budget_s, total_budget_s, num_threads),
+                progress=part,
+            )
         )
     return rows
 

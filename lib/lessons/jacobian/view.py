@@ -21,6 +21,7 @@ from typing import Any
 from lib.core.crossover import Crossover, find_crossover
 from lib.core.devices import is_cuda
 from lib.core.fmt import Sentence, Strong, and_list, fmt_bytes, fmt_num, fmt_ratio, fmt_s, fmt_value, say
+from lib.core.point import rows_of
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
 from lib.core.same import same_time
@@ -111,19 +112,21 @@ def live_rows(
         if progress:
             progress(fraction, f"{LABEL[method]}: {message}")
 
-    rows = live_sweep(
-        LiveSweep(
-            WORKLOAD,
-            "val",
-            values,
-            {"method": method},
-            devices,
-            current=current,
-            profile_current=False,
-            refuse=loop_refusal,
-        ),
-        LiveBudget(point_budget_s, num_threads=num_threads, memory_cap_gb=cap),
-        progress=sub,
+    rows = rows_of(
+        live_sweep(
+            LiveSweep(
+                WORKLOAD,
+                "val",
+                values,
+                {"method": method},
+                devices,
+                current=current,
+                profile_current=False,
+                refuse=loop_refusal,
+            ),
+            LiveBudget(point_budget_s, num_threads=num_threads, memory_cap_gb=cap),
+            progress=sub,
+        )
     )
     order = {d: i for i, d in enumerate(devices)}
     return sorted(rows, key=lambda r: (int(r["val"]), order.get(r["device"], 99)))

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis, analyse_rows
 from lib.core.fmt import Sentence, fmt_value, say
-from lib.core.point import Point, points_of
+from lib.core.point import Point, points_of, rows_of
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.lessons.common import onscreen
@@ -215,10 +215,12 @@ def live_rows(
 ) -> list[dict[str, Any]]:
     """The size sweep of one variant, timed live (lib.lessons.common.live.live_sweep: its work and memory caps
     apply; phases only at `current`, no kernel profile)."""
-    return live_sweep(
-        LiveSweep(WORKLOAD, "size", SIZES, variant.settings(), devices, current=current, profile_current=False),
-        LiveBudget(point_budget_s, num_threads=num_threads),
-        progress=progress,
+    return rows_of(
+        live_sweep(
+            LiveSweep(WORKLOAD, "size", SIZES, variant.settings(), devices, current=current, profile_current=False),
+            LiveBudget(point_budget_s, num_threads=num_threads),
+            progress=progress,
+        )
     )
 
 

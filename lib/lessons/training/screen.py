@@ -19,7 +19,7 @@ from lib.core.crossover import Crossover
 from lib.core.fmt import and_list, pct
 from lib.core.rows import Origin, is_ok
 from lib.lessons.common.switch import switch_sentence
-from lib.lessons.common.verdict import ROOF_SHARE, UNDECIDED, Regime, roofline_rows, split_sentence
+from lib.lessons.common.verdict import ROOF_SHARE, Regime, RooflinePoint, roofline_points, split_sentence
 from lib.lessons.common.voice import Versus
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
@@ -319,19 +319,19 @@ def here_row(screen: Screen, kind: str, origin: Origin | None = None) -> Row | N
     return next((r for r in screen.here if name and r["series"] == name), None)
 
 
-def roofline(screen: Screen, view: training_view.View) -> list[Row]:
+def roofline(screen: Screen, view: training_view.View) -> list[RooflinePoint]:
     """The GPU curve's steps on its roofline (empty without a recorded GPU's ceilings)."""
     if screen.ceilings is None or not screen.gpu_label:
         return []
-    return roofline_rows(
+    return roofline_points(
         screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current, series=screen.gpu_label
     )
 
 
-def roofline_caption(points: Sequence[Mapping[str, Any]], c: Ceilings) -> str:
-    """The words under the roofline of `points` (roofline_rows), true of what it draws: the roofs it draws
+def roofline_caption(points: Sequence[RooflinePoint], c: Ceilings) -> str:
+    """The words under the roofline of `points` (roofline_points), true of what it draws: the roofs it draws
     (and a bandwidth one it cannot), and the reason for a kind of dot only where that kind is drawn."""
-    drawn = {p.get("regime") for p in points}
+    drawn = {p.regime for p in points}  # None: a dot whose regime the ceilings cannot tell
     tf32 = f"; TF32: {c.tf32_from}" if c.tf32_flops_per_s and c.tf32_from else ""
     text = (
         "Each dot is one step of the GPU curve (ringed: this point; hollow: predicted by the cost model, nobody "
@@ -339,18 +339,18 @@ def roofline_caption(points: Sequence[Mapping[str, Any]], c: Ceilings) -> str:
         f"{pct(ROOF_SHARE)} of that dashed roof. "
         f"Ceilings: {c.flops_from}{tf32}; bandwidth: {c.bytes_from or 'not recorded'}."
     )
-    if Regime.LAUNCH_BOUND.value in drawn:
+    if Regime.LAUNCH_BOUND in drawn:
         text += " Launch-bound: the GPU waits on the host (issuing the work, copies) longer than its kernels run."
-    if Regime.KERNEL_LATENCY.value in drawn:
+    if Regime.KERNEL_LATENCY in drawn:
         text += (
             " Kernel-latency-bound: busy with kernels too small to come near either roof, each held by its fixed cost."
         )
-    if Regime.BELOW_ROOFS.value in drawn:
+    if Regime.BELOW_ROOFS in drawn:
         text += (
             " Below both roofs: busy steps whose kernels are not tiny, where this page cannot tell kernels that "
             "leave the GPU partly idle from memory traffic beyond the bytes it counts."
         )
-    if UNDECIDED in drawn:
+    if None in drawn:
         text += (
             " Grey: the GPU was busy, but far from its arithmetic peak, and without a bandwidth ceiling the page "
             "cannot tell whether memory holds it."

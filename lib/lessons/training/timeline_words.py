@@ -114,10 +114,10 @@ def timeline_sentence(entry: Timeline | None, label: str, timed: Row | None = No
         head = f"{lead}the GPU was busy {gpu.busy_fraction:.0%} of this {step} step{seen}"
         delay = fmt_s(gpu.launch_delay_us / 1e6)
         if gpu.launch_delay_us >= QUEUED_US:
-            split = time_split(dict(timed)) if slower else None
+            split = time_split(timed) if slower else None
             after = (
                 f"; the {idle} of gaps between them is the profiler slowing the CPU: timed without it, the GPU "
-                f"is busy {pct(split['busy'] / split['step_s'])} of the step"
+                f"is busy {pct(split.busy / split.step_s)} of the step"
                 if split
                 else f"; between them it sat idle for {idle} in all"
             )

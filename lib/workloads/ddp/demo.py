@@ -1,7 +1,7 @@
 """The multi-GPU page's live demo: what it runs on this server, and running it.
 
     plan = demo_plan("mlp")        device, process counts, settings and batch sizes
-    rows = run_demo("mlp")         through lib.core.sweep: one torchrun launch per process count, scaling efficiency added
+    points = run_demo("mlp")       through lib.core.sweep: one torchrun launch per process count, scaling efficiency added
 
 On a server with fewer than two GPUs the demo is one gloo process on the CPU, small enough for a
 2-core host; with two or more GPUs, the recording's MLP over 1, 2 (and 4) GPUs.
@@ -12,11 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass, replace
-from typing import Any
 
 from lib.core.devices import cuda_available
 from lib.core.gate import recording_gate
-from lib.core.point import Frozen, rows_of
+from lib.core.point import Frozen, Point
 from lib.core.rows import Origin
 from lib.core.sweep import RunRequest, resolve_points, run_points
 from lib.workloads.ddp.launch import available_cores
@@ -82,9 +81,9 @@ def demo_threads(gpus: int) -> int:
     return max(1, (available_cores() - 1) // max(1, gpus))
 
 
-def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[dict[str, Any]]:
-    """The live demo's rows (origin live), scaling efficiency added, as the Multi-GPU lesson reads them; holds the app's
-    measurement lock when there is one, so it never runs beside another live measurement."""
+def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0.3) -> list[Point]:
+    """The live demo's points (origin live), scaling efficiency added, as the Multi-GPU lesson reads them; holds the
+    app's measurement lock when there is one, so it never runs beside another live measurement."""
     plan = demo_plan(model)
     try:
         from lib.core.measure_lock import MEASURE_LOCK
@@ -95,18 +94,16 @@ def run_demo(model: str, progress: ProgressFn | None = None, budget_s: float = 0
     with lock:
         threads = demo_threads(max(plan.gpus)) if plan.device == "cpu" else None
         # the sweep engine every workload goes through: no memory cap beyond free memory, two minutes in all
-        return rows_of(
-            run_points(
-                RunRequest(
-                    WORKLOAD,
-                    tuple(resolve_points(WORKLOAD, plan.points())),
-                    (plan.device,),
-                    point_budget_s=budget_s,
-                    num_threads=threads,
-                    gate=recording_gate(memory_cap_gb=None, budget_s=120.0),
-                    swept="batch_size",
-                    origin=Origin.LIVE,
-                    progress=progress,
-                )
+        return run_points(
+            RunRequest(
+                WORKLOAD,
+                tuple(resolve_points(WORKLOAD, plan.points())),
+                (plan.device,),
+                point_budget_s=budget_s,
+                num_threads=threads,
+                gate=recording_gate(memory_cap_gb=None, budget_s=120.0),
+                swept="batch_size",
+                origin=Origin.LIVE,
+                progress=progress,
             )
         )

@@ -6,7 +6,7 @@ at gpus=1 it is 1.0 by definition.
 
 Plain Python over points (no torch): the workload adds it to a sweep's points, the live demo to
 its points, `python -m lib merge` across separately recorded runs, and lib.lessons.multi_gpu.scaling to the
-rows it shows.
+points it shows.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lib.core import results as _results
-from lib.core.point import Point, points_of
+from lib.core.point import Point, rows_of
 
 WORKLOAD_NAME = "ddp"
 # Settings that do not make two rows different experiments for scaling.
@@ -59,22 +59,6 @@ def _scaled(point: Point, base: dict[tuple, float]) -> Point:
     return point.with_counts(scaling_efficiency=value / (int(point.settings["gpus"]) * one) if value and one else None)
 
 
-def add_scaling_efficiency(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """with_scaling_efficiency for rows (a pack's, a lesson's), updated in place."""
-    rows = list(rows)
-    ddp = [r for r in rows if r.get("workload") == WORKLOAD_NAME]
-    for row, point in zip(ddp, with_scaling_efficiency(points_of(ddp))):
-        row.pop("scaling_efficiency", None)
-        if point.counts.scaling_efficiency is not None:
-            row["scaling_efficiency"] = point.counts.scaling_efficiency
-    return rows
-
-
-def row_throughput(row: dict[str, Any]) -> float | None:
-    """throughput of a row (a lesson's)."""
-    return throughput(points_of([row])[0])
-
-
 def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Packs recorded one after another on one machine -> one pack (the first pack's machine, quiet only if
     every run was),
@@ -90,12 +74,10 @@ def merge_runs(packs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     machine = packs[0]["machine"]
     if any(p.get("machines") or not _results.same_hardware(p["machine"], machine) for p in packs):
         merged = _results.merge_packs(list(packs))
-        # merge_packs keeps the packs' own row objects: copies are updated here, not the caller's rows
-        return _results.validate_pack({**merged, "rows": add_scaling_efficiency(dict(r) for r in merged["rows"])})
-    rows = [dict(r) for p in packs for r in p["rows"]]
-    for row in rows:
-        row.setdefault("machine", machine.get("label", ""))
-    machine = _results.one_machine_over([p["machine"] for p in packs])
-    return _results.validate_pack(
-        {"schema_version": _results.SCHEMA_VERSION, "machine": machine, "rows": add_scaling_efficiency(rows)}
+        points = with_scaling_efficiency(_results.pack_points(merged))
+        return _results.validate_pack({**merged, "rows": rows_of(points)})
+    # a point that names no machine is given the first pack's label where the pack is built
+    return _results.build_pack(
+        with_scaling_efficiency(p for pack in packs for p in _results.pack_points(pack)),
+        _results.one_machine_over([p["machine"] for p in packs]),
     )
