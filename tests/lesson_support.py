@@ -55,10 +55,12 @@ _MADE: dict[str, Path] = {}
 
 
 def fixture_dir(*which: str) -> Path:
-    """A directory holding the fixture packs named ('jacobian', 'timing', or 'matmul64': one matmul point,
-    a pack with no jacobian rows), each made once per process."""
+    """A directory holding the fixture packs named ('jacobian', 'timing', 'matmul64': one matmul point, a pack with
+    no jacobian rows, or 'vmap_jacfwd': that method's sweep alone, a machine with jacobian rows for a test that never
+    draws them), each made once per process."""
     builders = {
         "jacobian": jacobian_commands,
+        "vmap_jacfwd": lambda: [jacobian_lesson.record_command("vmap_jacfwd", JACOBIAN_VALS["vmap_jacfwd"])],
         "timing": timing_commands,
         "matmul64": lambda: [timing_lesson.record_command(timing_lesson.BASELINE, [64])],
     }

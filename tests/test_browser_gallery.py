@@ -8,6 +8,7 @@ Uses Debian's chromium, like tests/test_browser.py (skipped without it unless GP
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from gallery_support import fixture_bytes
@@ -18,12 +19,66 @@ NAME = "<b onclick=alert(1)>Ada</b> **[x](js:1)"
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
-def open_gallery(browser, url: str):
-    page = browser.new_page(viewport={"width": 1200, "height": 2400})
+class Runs:
+    """The page's script runs as its websocket carries them: the reruns the browser asked for (a widget changed),
+    the runs the server started (one new_session per rerun asked, and the router's own), and whether the last one
+    finished. The status widget cannot say this: it shows only after a run has gone on a while."""
+
+    def __init__(self, page) -> None:
+        self.asked = self.started = 0
+        self.finished = False
+        page.on("websocket", lambda socket: (socket.on("framesent", self._sent), socket.on("framereceived", self._got)))
+
+    def _sent(self, payload: bytes | str) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        message = BackMsg()
+        message.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
+        if message.WhichOneof("type") == "rerun_script":
+            self.asked += 1
+
+    def _got(self, payload: bytes | str) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if not isinstance(payload, bytes):
+            return
+        message = ForwardMsg()
+        message.ParseFromString(payload)
+        kind = message.WhichOneof("type")
+        if kind == "new_session":
+            self.started += 1
+            self.finished = False
+        elif kind == "script_finished":
+            self.finished = True
+
+    def settle(self, page, asked: int, timeout_s: float = 60) -> None:
+        """Wait until the browser has asked for `asked` reruns in all and the server has run and finished every one."""
+        deadline = time.monotonic() + timeout_s
+        while not (self.asked >= asked and self.started >= self.asked and self.finished):
+            assert time.monotonic() < deadline, f"runs asked {self.asked} of {asked}, started {self.started}"
+            page.wait_for_timeout(50)  # Playwright delivers the websocket's frames while it waits
+
+
+def new_page(opener, url: str):
+    """A page on the gallery (opener: the browser, or one browser context for tabs that share its cookies), and its
+    Runs, once its first run has finished."""
+    # a browser's page gets the tall viewport here; a context's pages have the context's own
+    page = (
+        opener.new_page(viewport={"width": 1200, "height": 2400})
+        if hasattr(opener, "new_context")
+        else opener.new_page()
+    )
     page.set_default_timeout(90_000)  # every click and wait: a loaded 2-core box takes its time
+    runs = Runs(page)
     page.goto(f"{url}/gallery")
     page.get_by_text("shipped with the app. Stored in SQLite.", exact=False).wait_for(timeout=90_000)
+    runs.settle(page, 1, timeout_s=90)
     page.wait_for_function(IDLE, timeout=90_000)
+    return page, runs
+
+
+def open_gallery(browser, url: str):
+    page, _ = new_page(browser, url)
     return page
 
 
@@ -51,21 +106,12 @@ def pick(page, label: str, name: str | re.Pattern) -> str:
 def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
     env = {"GPUWIN_DATA_DIR": str(tmp_path / "data"), "GPUWIN_NO_WARM_UP": "1", "GPUWIN_LIVE_POINT_BUDGET_S": "0.05"}
     with streamlit_server(env) as url:
-        page = open_gallery(browser, url)
+        page, runs = new_page(browser, url)
         assert "0 shared entries, and 2 shipped" in page.inner_text("body")
-        page.get_by_text("Add your machine", exact=True).click()  # closed by default: the chart comes first
-        page.set_input_files(
-            "[data-testid='stFileUploaderDropzoneInput']",
-            files=[{"name": "my_machine.json", "mimeType": "application/json", "buffer": fixture_bytes(1)}],
-        )
-        page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
-        page.get_by_label("Display name").fill(NAME)
-        page.get_by_label("Display name").press("Enter")
-        page.wait_for_function(IDLE, timeout=30_000)
-        page.get_by_role("button", name="Add to the gallery").click()
-        page.get_by_text("as entry #1 to the public gallery", exact=False).wait_for(timeout=60_000)
-        success = page.locator("[data-testid='stAlertContentSuccess']").inner_text()
-        assert f"Added {NAME} (" in success  # the name as typed, shown as text: no bold, no link, no tag
+        with screenshot_on_failure(page, "gallery_add"):
+            said = add_machine(page, runs, NAME, fixture_bytes(1))
+        assert "as entry #1 to the public gallery" in said
+        assert f"Added {NAME} (" in said  # the name as typed, shown as text: no bold, no link, no tag
         assert not page.query_selector("[onclick]") and not page.query_selector("a[href^='js:']")
         assert not page.query_selector("[data-testid='stException']")
     assert (tmp_path / "data" / "gallery.sqlite").is_file()
@@ -92,17 +138,22 @@ def test_an_entry_added_in_one_run_is_there_after_a_restart(browser, tmp_path):
             assert not page.query_selector("[onclick]") and not page.query_selector("[data-testid='stException']")
 
 
-def add_machine(page, name: str, data: bytes) -> str:
-    """Open 'Add your machine', choose the file and the name, press the button; the message shown."""
-    page.get_by_text("Add your machine", exact=True).click()
+def add_machine(page, runs: Runs, name: str, data: bytes) -> str:
+    """Open 'Add your machine', choose the file and the name, press the button; the message shown.
+    Each step waits for the run it starts to finish: where the name's rerun went out before the upload's, the press
+    that followed could be lost (the button drawn anew between the mouse's press and its release: the click landed on
+    the form around it, and no rerun was asked), and the alert never came."""
+    page.get_by_text("Add your machine", exact=True).click()  # closed by default: the chart comes first
+    asked = runs.asked
     page.set_input_files(
         "[data-testid='stFileUploaderDropzoneInput']",
         files=[{"name": "my_machine.json", "mimeType": "application/json", "buffer": data}],
     )
     page.get_by_text("my_machine.json").first.wait_for(timeout=30_000)
+    runs.settle(page, asked + 1)  # the file is on the server and the page ran with it
     page.get_by_label("Display name").fill(name)
     page.get_by_label("Display name").press("Enter")
-    page.wait_for_function(IDLE, timeout=30_000)
+    runs.settle(page, asked + 2)
     page.get_by_role("button", name="Add to the gallery").click()
     alert = page.locator("[data-testid='stAlertContentSuccess'], [data-testid='stAlertContentError']")
     alert.first.wait_for(timeout=60_000)
@@ -120,20 +171,15 @@ def test_the_tabs_of_one_browser_share_its_limit_without_a_client_address(browse
     }
     with streamlit_server(env) as url:
         one_browser = browser.new_context(viewport={"width": 1200, "height": 2400})  # one cookie jar, two tabs
-        first, second = (open_tab(one_browser, url) for _ in range(2))
-        with screenshot_on_failure(second, "gallery_browser_limit"):
-            assert "as entry #1 to the public gallery" in add_machine(first, "first tab", fixture_bytes(1))
-            assert "This browser has already added 1 things" in add_machine(second, "second tab", fixture_bytes(2))
-            other = open_gallery(browser, url)  # another browser: its own cookie jar
-            assert "as entry #2 to the public gallery" in add_machine(other, "another browser", fixture_bytes(3))
+        (first, first_runs), (second, second_runs) = (new_page(one_browser, url) for _ in range(2))
+        with screenshot_on_failure(first, "gallery_first_tab"):
+            assert "as entry #1 to the public gallery" in add_machine(first, first_runs, "first tab", fixture_bytes(1))
+        with screenshot_on_failure(second, "gallery_second_tab"):
+            said = add_machine(second, second_runs, "second tab", fixture_bytes(2))
+            assert "This browser has already added 1 things" in said
+        other, other_runs = new_page(browser, url)  # another browser: its own cookie jar
+        with screenshot_on_failure(other, "gallery_another_browser"):
+            assert "as entry #2 to the public gallery" in add_machine(
+                other, other_runs, "another browser", fixture_bytes(3)
+            )
         one_browser.close()
-
-
-def open_tab(context, url: str):
-    """A new tab of this browser (context) on the gallery: a session of its own, the browser's cookies."""
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    page.goto(f"{url}/gallery")
-    page.get_by_text("shipped with the app. Stored in SQLite.", exact=False).wait_for()
-    page.wait_for_function(IDLE)
-    return page
