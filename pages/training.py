@@ -81,5 +81,5 @@ step_timeline(screen, view, gpu, source, threads, scene.fixed["mode"])
 how_modes_move(screen, view, gpu, scaffold.chart_height(CHART_HEIGHT, first=False))
 speedup(screen, view)
 live_point_notes(live, view)
-scaffold.results_on_screen(screen.rows(), lesson.result_columns(over), live, recording and recording.pack,
+scaffold.results_on_screen(screen.rows(), lesson.result_columns(over), lesson.live_rows(live), recording and recording.pack,
                            lesson.recorded_gpu_rows(screen), file_stem=f"training_{over}", key=f"{NS}.results")

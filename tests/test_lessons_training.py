@@ -6,7 +6,7 @@ import random
 import re
 
 import pytest
-from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, step_time, write_packs
+from training_fixture import CPU_STEP, GPU_NAME, WIDTHS, crossover_by_hand, live_cpu, step_time, write_packs
 
 from lib.core.crossover import CrossKind
 from lib.core.fmt import about_count, crossing_about, fmt_about, fmt_ratio, fmt_s, fmt_value
@@ -56,38 +56,38 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     assert (lo, hi) == (256, 512) and fmt_about(x) == "310"  # the fixture's steps take the MLP's traced FLOPs
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
-    assert T.origins(screen.curves[GPU_LABEL]) == {"derived": len(T.AXES["batch_size"].steps)}
-    rows = {r["batch_size"]: r for r in screen.curves[GPU_LABEL]}
-    assert rows[64]["origin"] == "derived" and rows[64]["steps_per_epoch"] == 128
-    assert rows[64]["epoch_s"] == pytest.approx(128 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu"))
-    assert "derived: 128 steps of the 64-row step recorded on" in rows[64]["origin_note"]
+    assert T.origins(T.rows(screen.curves[GPU_LABEL])) == {"derived": len(T.AXES["batch_size"].steps)}
+    points = {p.settings["batch_size"]: p for p in screen.curves[GPU_LABEL]}
+    assert points[64].origin is Origin.DERIVED and points[64].steps_per_epoch == 128
+    assert points[64].epoch_s == pytest.approx(128 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu"))
+    assert "derived: 128 steps of the 64-row step recorded on" in points[64].origin_note
 
 
 def test_dataset_size_is_derived_and_the_recorded_size_is_recorded(machines):
     gpu, small = machines
-    rows = S.compose(T.View(over="dataset_size"), S.Machines(gpu, small_cpu=small)).curves[GPU_LABEL]
-    assert len(rows) == len(T.AXES["dataset_size"].steps)
-    origins = {r["dataset_size"]: r["origin"] for r in rows}
-    assert origins[65536] == "recorded" and all(o == "derived" for d, o in origins.items() if d != 65536)
+    points = S.compose(T.View(over="dataset_size"), S.Machines(gpu, small_cpu=small)).curves[GPU_LABEL]
+    assert len(points) == len(T.AXES["dataset_size"].steps)
+    origins = {p.settings["dataset_size"]: p.origin for p in points}
+    assert origins[65536] is Origin.RECORDED and all(o is Origin.DERIVED for d, o in origins.items() if d != 65536)
     # full batch once the batch is at least the dataset: one step of dataset rows
     small_epoch = next(
-        r
-        for r in S.compose(T.View(over="dataset_size", batch_size=4096), S.Machines(gpu)).curves[GPU_LABEL]
-        if r["dataset_size"] == 256
+        p
+        for p in S.compose(T.View(over="dataset_size", batch_size=4096), S.Machines(gpu)).curves[GPU_LABEL]
+        if p.settings["dataset_size"] == 256
     )
-    assert small_epoch["steps_per_epoch"] == 1 and "1 step of the 256-row step" in small_epoch["origin_note"]
+    assert small_epoch.steps_per_epoch == 1 and "1 step of the 256-row step" in small_epoch.origin_note
 
 
 def test_a_width_nobody_recorded_is_predicted_with_a_band(machines):
     gpu, small = machines
     screen = S.compose(T.View(hidden_width=128), S.Machines(gpu, small_cpu=small))
-    rows = screen.curves[f"GPU · {GPU_NAME} (predicted)"]
-    assert rows and all(r["origin"] == "predicted" for r in rows)
-    r = next(r for r in rows if r["batch_size"] == 64)
-    assert r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"]
+    points = screen.curves[f"GPU · {GPU_NAME} (predicted)"]
+    assert points and all(p.origin is Origin.PREDICTED for p in points)
+    p = next(p for p in points if p.settings["batch_size"] == 64)
+    assert p.band.low < p.epoch_s < p.band.high
     truth = 128 * step_time({"batch_size": 64, "hidden_width": 128, "dataset_size": 65536}, "gpu")
-    assert r["epoch_s_low"] / 1.5 < truth < r["epoch_s_high"] * 1.5  # the formula is smooth: the model is close
-    assert re.search(r"predicted from \d+ steps recorded on .*half within ×\d", r["origin_note"])
+    assert p.band.low / 1.5 < truth < p.band.high * 1.5  # the formula is smooth: the model is close
+    assert re.search(r"predicted from \d+ steps recorded on .*half within ×\d", p.origin_note)
     assert "predicted (dashed, with its band)" in " ".join(screen.provenance)
     # beyond the widths a machine recorded, its model is not asked: no GPU curve, and the answer says so
     narrow = S.Machine(
@@ -112,9 +112,9 @@ def test_the_same_recorded_data_always_reads_the_same(machines):
 
 
 def _leaders(screen: S.Screen, over: str) -> list[tuple[int, str]]:
-    cpu = {r[over]: r for r in screen.curves[screen.cpu_label]}
-    gpu = {r[over]: r for r in screen.curves[screen.gpu_label]}
-    return [(x, "gpu" if gpu[x]["epoch_s"] <= cpu[x]["epoch_s"] else "cpu") for x in sorted(set(cpu) & set(gpu))]
+    cpu = {p.settings[over]: p for p in screen.curves[screen.cpu_label]}
+    gpu = {p.settings[over]: p for p in screen.curves[screen.gpu_label]}
+    return [(x, "gpu" if gpu[x].epoch_s <= cpu[x].epoch_s else "cpu") for x in sorted(set(cpu) & set(gpu))]
 
 
 def _numbers(text: str) -> list[float]:
@@ -178,19 +178,14 @@ def test_live_rows_take_the_cpu_place_and_the_recorded_answer_stays_first(machin
     gpu, small = machines
     fast = CPU_STEP[0] / 10
     live = [
-        {
-            "workload": "mlp",
-            "device": "cpu",
-            "batch_size": b,
-            "median_s": fast,
-            "iqr_s": 0.0,
-            "repeats": 5,
-            "status": "ok",
-            "message": "",
-            "epoch_s": fast * T.View(batch_size=b).steps_per_epoch,
-            "steps_per_epoch": T.View(batch_size=b).steps_per_epoch,
-            "measured_at": 1_000.0,
-        }
+        live_cpu(
+            {"batch_size": b},
+            fast,
+            0.0,
+            5,
+            T.View(batch_size=b).steps_per_epoch,
+            epoch_s=fast * T.View(batch_size=b).steps_per_epoch,
+        )
         for b in (1, 64, 4096)
     ]
     screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small), live=live, now=1_000.0 + 185)
@@ -287,8 +282,8 @@ def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
     for view in (T.View(mode="cuda_graph", depth=6), T.View(item_every_step=True), T.View(mode="compile_max_autotune")):
         screen = S.compose(view, S.Machines(gpu, small_cpu=small))
         name = f"GPU · {GPU_NAME} (predicted)"
-        assert screen.gpu_label == name and T.origins(screen.curves[name]) == {"predicted": 17}
-        assert all(r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] for r in screen.curves[name])
+        assert screen.gpu_label == name and T.origins(T.rows(screen.curves[name])) == {"predicted": 17}
+        assert all(p.band.low < p.epoch_s < p.band.high for p in screen.curves[name])
         assert f"**{name}**" in screen.headline
 
 
@@ -352,11 +347,11 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
     small_pack = small_server_recording(recordings, T.MLP)
     small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack.machine))
     screen = S.compose(T.View(), S.Machines(gpu, small_cpu=small))
-    row = next(r for r in screen.curves[GPU_LABEL] if r["batch_size"] == 64)
+    point = next(p for p in screen.curves[GPU_LABEL] if p.settings["batch_size"] == 64)
     newest = 128 * 1.5 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu")
-    assert row["epoch_s"] == pytest.approx(newest)  # the newest day is the curve, the other day its band
-    assert (row["epoch_s_low"], row["epoch_s_high"]) == pytest.approx((newest / 1.5, newest))
-    assert "recorded 2 times" in row["origin_note"]
+    assert point.epoch_s == pytest.approx(newest)  # the newest day is the curve, the other day its band
+    assert (point.band.low, point.band.high) == pytest.approx((newest / 1.5, newest))
+    assert "recorded 2 times" in point.origin_note
 
     def crossing(scale: float) -> float:
         xs = list(T.AXES["batch_size"].steps)
@@ -449,8 +444,8 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     small = S.Machine(step_tables.tables(small_pack, "small"), "2-core server", machine_text(small_pack.machine))
     view = T.View(batch_size=65536, hidden_width=8192, dataset_size=1048576)
     screen = S.compose(view, S.Machines(gpu, small_cpu=small))
-    here = next(r for r in screen.here if r["series"] == screen.gpu_label)
-    assert here["origin"] == "predicted" and fmt_s(here["epoch_s"]) in screen.at_point
+    here = next(h.point for h in screen.here if h.series == screen.gpu_label)
+    assert here.origin is Origin.PREDICTED and fmt_s(here.epoch_s) in screen.at_point
     assert "predicted by its cost model" in screen.at_point
     default = S.compose(T.View(), S.Machines(gpu, small_cpu=small))  # a recorded point says nothing more
     assert "predicted" not in default.at_point
@@ -624,26 +619,12 @@ def test_a_lead_the_live_line_does_not_count_is_not_claimed_at_the_point(machine
     gpu, small = machines
     view = T.View()
     grid = L.live_grid(view)
-    gpu_at = {r["batch_size"]: r for r in S.compose(view, S.Machines(gpu, small_cpu=small)).curves[GPU_LABEL]}
+    gpu_at = {p.settings["batch_size"]: p for p in S.compose(view, S.Machines(gpu, small_cpu=small)).curves[GPU_LABEL]}
     live = []
     for b in grid:  # the GPU clearly ahead everywhere but at the slider's point, where the CPU leads alone
         steps = T.View(batch_size=b).steps_per_epoch
-        epoch = gpu_at[b]["epoch_s"] * (1 / 1.2 if b == view.current else 1.15)  # in line: not a doubtful point
-        live.append(
-            {
-                "workload": "mlp",
-                "device": "cpu",
-                "batch_size": b,
-                "median_s": epoch / steps,
-                "iqr_s": 0.0,
-                "repeats": 5,
-                "status": "ok",
-                "message": "",
-                "epoch_s": epoch,
-                "steps_per_epoch": steps,
-                "measured_at": 1_000.0,
-            }
-        )
+        epoch = gpu_at[b].epoch_s * (1 / 1.2 if b == view.current else 1.15)  # in line: not a doubtful point
+        live.append(live_cpu({"batch_size": b}, epoch / steps, 0.0, 5, steps, epoch_s=epoch))
     screen = S.compose(view, S.Machines(gpu, small_cpu=small), live=live, grid=grid, now=1_000.0)
     assert view.current in screen.live_answer.lone, screen.live_line
     assert f"The lead at batch size {view.current} is not counted" in screen.live_line
@@ -661,8 +642,8 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
     name = "GPU · H0 (predicted)"
     assert screen.gpu_label == name, screen.gpu_label
     curve = screen.curves[name]
-    assert curve and all(r["epoch_s_low"] is None and r["epoch_s_high"] is None for r in curve)
-    assert all("not tested" in r["origin_note"] and "×1.00" not in r["origin_note"] for r in curve)
+    assert curve and all(p.band is None or p.band.low is None and p.band.high is None for p in curve)
+    assert all("not tested" in p.origin_note and "×1.00" not in p.origin_note for p in curve)
     from lib.lessons.training.words import provenance
 
-    assert "predicted but untested (dashed, no band" in provenance(curve, name)
+    assert "predicted but untested (dashed, no band" in provenance(T.rows(curve), name)

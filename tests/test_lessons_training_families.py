@@ -77,16 +77,14 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
     recorded = S.compose(
         T.View(family=cnn.FAMILY, channels=4, depth=1, dataset_size=256), S.Machines(gpu, small_cpu=cpu)
     )
-    rows = recorded.curves[recorded.gpu_label]
-    assert "derived" in {r["origin"] for r in rows}  # steps recorded at 64 images, times the steps of 256
+    points = recorded.curves[recorded.gpu_label]
+    assert Origin.DERIVED in {p.origin for p in points}  # steps recorded at 64 images, times the steps of 256
     # a depth nobody recorded: every point predicted from the traced terms, with its band
     view = T.View(family=cnn.FAMILY, channels=4, depth=3, dataset_size=256)
     screen = S.compose(view, S.Machines(gpu, small_cpu=cpu))
     predicted = screen.curves[screen.gpu_label]
     assert screen.gpu_label.origin is Origin.PREDICTED and predicted
-    assert all(
-        r["epoch_s_low"] < r["epoch_s"] < r["epoch_s_high"] and "predicted from" in r["origin_note"] for r in predicted
-    )
+    assert all(p.band.low < p.epoch_s < p.band.high and "predicted from" in p.origin_note for p in predicted)
     assert screen.headline and screen.headline.count("**") >= 4  # one sentence naming both curves
     # in CUDA-graph mode too: never recorded here, priced from its counted terms
     graphed = S.compose(

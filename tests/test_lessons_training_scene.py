@@ -5,12 +5,14 @@ notes on live points. On the hand-made fixture packs (tests/training_fixture.py)
 from __future__ import annotations
 
 import pytest
-from training_fixture import GPU_NAME, write_packs
+from training_fixture import GPU_NAME, live_cpu, write_packs
 
+from lib.core.point import Point
 from lib.core.rows import Origin, Status
 from lib.lessons.training import scene as C
 from lib.lessons.training import screen as S
 from lib.lessons.training import view as T
+from lib.lessons.training.live_point import LivePoint
 from lib.recorded import load_recordings
 
 
@@ -45,19 +47,7 @@ def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(recordings
     view = T.View(batch_size=100)
     scene = C.Scene(view, gpu, small, host_cpu=True, threads=1)
     assert scene.recorded().headline == S.compose(view, S.Machines(gpu, small_cpu=small, host_cpu=True)).headline
-    live = [
-        {
-            "batch_size": b,
-            "device": "cpu",
-            "status": Status.OK,
-            "median_s": 1e-3,
-            "epoch_s": 0.1,
-            "iqr_s": 1e-5,
-            "steps_per_epoch": 100,
-            "measured_at": 0.0,
-        }
-        for b in scene.grid
-    ]
+    live = [live_cpu({"batch_size": b}, 1e-3, 1e-5, 5, 100, epoch_s=0.1) for b in scene.grid]
     with_live = scene.with_live(live)
     assert (
         with_live.rows()
@@ -70,15 +60,15 @@ def test_a_scene_composes_the_same_screens_as_compose_with_its_inputs(recordings
 
 def test_live_notes_list_each_point_not_timed_or_with_a_message_and_nothing_when_clean():
     view = T.View()
-    rows = [
-        {"batch_size": 1024, "status": Status.OK, "message": ""},
-        {"batch_size": 2048, "status": Status.OK, "message": "slow"},
-        {"batch_size": 4096, "status": Status.SKIPPED, "message": ""},
+    points = [
+        LivePoint(Point.new("mlp", {"batch_size": 1024}, "cpu")),
+        LivePoint(Point.new("mlp", {"batch_size": 2048}, "cpu").remarked("slow")),
+        LivePoint(Point.new("mlp", {"batch_size": 4096}, "cpu").refused(Status.SKIPPED, "")),
     ]
-    title, lines = C.live_notes(rows, view)
+    title, lines = C.live_notes(points, view)
     assert title == "Notes on 2 live points"
     assert lines[0] == "- batch size 2,048: slow" and lines[1] == "- batch size 4,096: skipped"
-    assert C.live_notes(rows[:1], view) is None
+    assert C.live_notes(points[:1], view) is None
 
 
 def test_the_downloaded_columns_put_the_swept_setting_third():

@@ -9,6 +9,7 @@ import random
 import re
 
 import pytest
+from training_fixture import live_cpu
 
 from lib.core import noise
 from lib.core.crossover import CrossKind, find_crossover
@@ -18,6 +19,7 @@ from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
+from lib.lessons.training.live_point import LivePoint
 from lib.recorded import load_recorded, load_recordings
 from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
 
@@ -146,30 +148,16 @@ def test_no_shipped_view_trades_the_lead_over_one_point(shipped):
 
 
 # -- live sentences, on a seeded noisy stand-in for this server's CPU --------------------------------------------
-def noisy_live(view: T.View, xs, *, seed: int, scale: float = 1.0, iqr: float = 0.5) -> list[dict]:
-    """Live CPU rows like a busy 2-core server's: 1 ms a step + 50 ns per row, each median off by up
+def noisy_live(view: T.View, xs, *, seed: int, scale: float = 1.0, iqr: float = 0.5) -> list[LivePoint]:
+    """Live CPU points like a busy 2-core server's: 1 ms a step + 50 ns per row, each median off by up
     to ±50 % and some IQRs as wide as the median (seeded, so a failure repeats)."""
     rng = random.Random(seed)
-    rows = []
+    points = []
     for x in xs:
         v = T.View(**{**view.__dict__, view.over: x})
         t = scale * (1e-3 + 5e-8 * v.batch_size * v.hidden_width) * (1 + rng.uniform(-0.5, 0.5))
-        rows.append(
-            {
-                "workload": "mlp",
-                "device": "cpu",
-                view.over: x,
-                "median_s": t,
-                "status": "ok",
-                "message": "",
-                "iqr_s": t * rng.choice((0.05, iqr, 2 * iqr)),
-                "repeats": 5,
-                "steps_per_epoch": v.steps_per_epoch,
-                "epoch_s": t * v.steps_per_epoch,
-                "measured_at": 1_000.0,
-            }
-        )
-    return rows
+        points.append(live_cpu({view.over: x}, t, t * rng.choice((0.05, iqr, 2 * iqr)), 5, v.steps_per_epoch))
+    return points
 
 
 def test_a_noisy_live_curve_is_read_whole_not_after_dropping_its_noisy_points(shipped):
@@ -191,7 +179,7 @@ def test_there_is_no_gpu_curve_is_said_only_when_none_is_drawn(shipped):
     view = T.View(over="hidden_width", batch_size=4096, hidden_width=1024)
     grid = log_grid(view.axis.steps, n=6)
     live = noisy_live(view, grid, seed=9, iqr=0.6)
-    assert sum(noise.is_noisy(r["median_s"], r["iqr_s"]) for r in live) >= 2  # the points the old words dropped
+    assert sum(noise.is_noisy(p.point.median_s, p.point.iqr_s) for p in live) >= 2  # the points the old words dropped
     screen = S.compose(
         view, S.Machines(gpus["H200"], small_cpu=small, host_cpu=True), live=live, grid=grid, now=1_000.0
     )
@@ -251,27 +239,16 @@ def test_an_off_grid_point_that_disagrees_with_the_live_crossover_is_said(shippe
     view = T.View(batch_size=16)
     grid = [1, 8, 64, 1024, 8192, 65536]
     gpu = S.compose(view, S.Machines(gpus["H200"])).curves
-    gpu_rows = {r["batch_size"]: r for r in next(iter(gpu.values()))}
+    gpu_rows = {p.settings["batch_size"]: p for p in next(iter(gpu.values()))}
     # a live CPU 40 % slower than the GPU at every grid point, 30 % faster at the slider's 16 (gaps past the GPU
     # steps' own spreads, 11-23 % on the quiet 2026-11-28 defaults; no spike:
     # a point sticking out of its own curve would be not believed, and rightly so)
     live = [
-        {
-            "workload": "mlp",
-            "device": "cpu",
-            "batch_size": x,
-            "status": "ok",
-            "message": "",
-            "repeats": 5,
-            "median_s": gpu_rows[x]["median_s"] * (1.4 if x in grid else 0.7),
-            "iqr_s": 0.0,
-            "measured_at": 1_000.0,
-            "steps_per_epoch": gpu_rows[x]["steps_per_epoch"],
-        }
+        live_cpu(
+            {"batch_size": x}, gpu_rows[x].median_s * (1.4 if x in grid else 0.7), 0.0, 5, gpu_rows[x].steps_per_epoch
+        )
         for x in [*grid, 16]
     ]
-    for r in live:
-        r["epoch_s"] = r["median_s"] * r["steps_per_epoch"]
     screen = S.compose(view, S.Machines(gpus["H200"], small_cpu=small), live=live, grid=grid, now=1_000.0)
     assert screen.live_answer.kind == CrossKind.GPU_WINS
     assert (
@@ -358,7 +335,7 @@ def test_over_many_views_with_a_noisy_live_cpu_the_words_read_every_drawn_point(
             assert not (gpu and "no GPU curve" in text), text
         if screen.live_answer is None or not gpu:
             continue
-        drawn = {float(r[view.over]) for r in gpu if r.get("epoch_s")} & {float(x) for x in grid}
+        drawn = {float(p.settings[view.over]) for p in gpu if p.epoch_s} & {float(x) for x in grid}
         assert set(screen.live_answer.shared) == drawn, (view, screen.live_line)
         for lo, hi, _ in screen.live_answer.crossings:
             assert lo not in screen.live_answer.ties and hi not in screen.live_answer.ties
@@ -375,7 +352,7 @@ def test_a_curve_is_one_recording_and_its_answer_one_days(shipped):
     for name in sorted(gpus):
         screen = S.compose(T.View(), S.Machines(gpus[name], small_cpu=small))
         gpu = screen.curves[screen.gpu_label]
-        assert len({r["machine"] for r in gpu if r.get("origin") in (Origin.RECORDED, Origin.DERIVED)}) == 1, name
+        assert len({p.machine for p in gpu if p.origin in (Origin.RECORDED, Origin.DERIVED)}) == 1, name
         days = re.search(r"between batch size ~?([\d,]+) and ~?([\d,]+)", screen.headline_notes)
         if days and screen.answer.x is not None:  # the answer's value is one of the days' own
             low, high = (float(v.replace(",", "")) for v in days.groups())
@@ -391,21 +368,15 @@ def test_a_live_cpu_that_disagrees_with_the_recorded_one_is_said_to(shipped):
     grid = log_grid(view.axis.steps, n=6)
     recorded = {r["batch_size"]: r for r in T.rows(T.curve(view, small.tables["cpu"], "cpu", small.words))}
 
-    def live(scale: float) -> list[dict]:
+    def live(scale: float) -> list[LivePoint]:
         return [
-            {
-                "workload": "mlp",
-                "device": "cpu",
-                "batch_size": x,
-                "status": "ok",
-                "message": "",
-                "repeats": 20,
-                "median_s": recorded[x]["median_s"] * scale,
-                "iqr_s": recorded[x]["median_s"] * scale * 0.02,
-                "steps_per_epoch": recorded[x]["steps_per_epoch"],
-                "measured_at": 1_000.0,
-                "epoch_s": recorded[x]["median_s"] * scale * recorded[x]["steps_per_epoch"],
-            }
+            live_cpu(
+                {"batch_size": x},
+                recorded[x]["median_s"] * scale,
+                recorded[x]["median_s"] * scale * 0.02,
+                20,
+                recorded[x]["steps_per_epoch"],
+            )
             for x in grid
         ]
 

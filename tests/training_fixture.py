@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
+from lib.core.point import Point
+from lib.lessons.training.live_point import LivePoint
 from lib.lessons.training.view import AXES, MLP
 
 GPU_NAME = "TEST FIXTURE GPU"
@@ -112,3 +115,15 @@ def write_packs(directory: Path) -> Path:
     ):
         (directory / name).write_text(json.dumps({"schema_version": 1, "machine": machine, "rows": rows}))
     return directory
+
+
+def live_cpu(
+    settings: dict, median_s: float, iqr_s: float, repeats: int, steps_per_epoch: int, epoch_s: float | None = None
+) -> LivePoint:
+    """One point of this server's live CPU curve as the live path hands it, measured at 1,000 s on the clock
+    (epoch_s: steps_per_epoch steps of median_s unless given)."""
+    epoch = median_s * steps_per_epoch if epoch_s is None else epoch_s
+    point = replace(
+        Point.new(MLP.name, settings, "cpu"), median_s=median_s, iqr_s=iqr_s, repeats=repeats, epoch_s=epoch
+    )
+    return LivePoint(point.with_counts(steps_per_epoch=steps_per_epoch), measured_at=1_000.0)

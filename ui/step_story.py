@@ -48,7 +48,7 @@ def where_time_went(
         if not open_:
             return
         st.markdown(f"**At {view.axis.label} {view.current:,}**")
-        splits = [(r["series"], time_split(r)) for r in screen.here]
+        splits = [(here.series, time_split(here.to_row())) for here in screen.here]
         # each bar with the count of kernels (operators) its sentence quotes, written under it
         bars = [
             {"series": name, **{f"part_{k}": seconds for k, seconds in s.parts().items()}, "kernels": s.kernels}
@@ -138,7 +138,7 @@ def step_timeline(
                     chart_spec(timeline_chart, entry.middle.events, title=TW.timeline_title(entry, name)),
                     width="stretch",
                 )
-                st.markdown(TW.timeline_sentence(entry, name, timed))
+                st.markdown(TW.timeline_sentence(entry, name, timed and timed.to_row()))
             elif entry and entry.message:
                 st.caption(TW.timeline_refused(entry, name))
         if recorded_line is None:

@@ -12,8 +12,9 @@ import streamlit as st
 
 from lib.charts.provenance import CurveAxes, curve_chart
 from lib.lessons.common.live import LiveCurve
+from lib.lessons.training.live_point import LivePoint, live_points
 from lib.lessons.training.scene import Scene, live_notes
-from lib.lessons.training.screen import Row, Screen, with_point
+from lib.lessons.training.screen import Screen, with_point
 from lib.lessons.training.view import View
 from lib.recorded.sources import GpuSource
 from ui import scaffold
@@ -21,13 +22,6 @@ from ui.measure import measure_sweep
 from ui.step_story import SPLIT_KEY
 
 REDRAW_S = 1.0  # while measuring, redraw the growing live curve at most this often
-
-
-def training_rows(curve: LiveCurve) -> list[Row]:
-    """The live points as the Training lesson reads them: rows, each with when it was measured once it was."""
-    if curve.measured_at is None:
-        return [p.to_row() for p in curve.points]
-    return [{**p.to_row(), "measured_at": curve.measured_at} for p in curve.points]
 
 
 class ChartBox:
@@ -58,31 +52,31 @@ class Redraw:
 
     def __init__(self, scene: Scene, draw: Callable[[Screen], None]) -> None:
         self.scene, self.draw, self.last = scene, draw, time.perf_counter()
-        self.grid: list[Row] | None = None  # the grid's rows once measured: the slider's point is drawn among them
+        self.grid: list[LivePoint] | None = None  # the grid once measured: the slider's point is drawn among it
 
     def __call__(self, curve: LiveCurve) -> None:
         if time.perf_counter() - self.last >= REDRAW_S:
-            rows = training_rows(curve)
+            points = live_points(curve)
             if self.grid is not None:
-                rows = with_point(self.grid, rows, self.scene.view.over)
-            self.draw(self.scene.with_live(rows))
+                points = with_point(self.grid, points, self.scene.view.over)
+            self.draw(self.scene.with_live(points))
             self.last = time.perf_counter()
 
 
-def measure_live(scene: Scene, source: GpuSource, draw: Callable[[Screen], None]) -> list[Row]:
-    """This server's live rows for the scene's view (a live GPU's too when the sidebar chose it).
+def measure_live(scene: Scene, source: GpuSource, draw: Callable[[Screen], None]) -> list[LivePoint]:
+    """This server's live points for the scene's view (a live GPU's too when the sidebar chose it).
 
     The grid is timed without the profiler: profiling its six points would nearly double a first visit's
     wait, for an expander few open. The slider's point is measured apart, with its profile, while
-    "Where one step's time went" is open, and off the grid; the chart, the split and the words read that row."""
+    "Where one step's time went" is open, and off the grid; the chart, the split and the words read that point."""
     view, work, over = scene.view, scene.view.family.workload, scene.view.over
     devices = ["cpu", source.device] if source.live else ["cpu"]
     grow = Redraw(scene, draw)
     split_open = scaffold.is_open(SPLIT_KEY)
     live = measure_sweep(work, over, scene.grid, scene.fixed, devices, num_threads=scene.threads, on_points=grow)
-    rows = training_rows(live)
+    points = live_points(live)
     if view.current not in scene.grid or split_open:
-        grow.grid = rows
+        grow.grid = points
         point = measure_sweep(
             work,
             over,
@@ -93,11 +87,11 @@ def measure_live(scene: Scene, source: GpuSource, draw: Callable[[Screen], None]
             num_threads=scene.threads,
             on_points=grow,
         )
-        rows = with_point(rows, training_rows(point), over)
-    return rows
+        points = with_point(points, live_points(point), over)
+    return points
 
 
-def live_point_notes(live: list[Row], view: View) -> None:
+def live_point_notes(live: list[LivePoint], view: View) -> None:
     """A closed expander listing the live points not timed or timed with a message; nothing when all are clean."""
     notes = live_notes(live, view)
     if notes is None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.lessons.training import scene
-from lib.lessons.training.screen import CrossingRange, Row, Screen
+from lib.lessons.training.screen import CrossingRange, Screen
 from lib.lessons.training.view import View
 from lib.recorded.recording import Recording
 from lib.recorded.sources import has_gpu_rows
@@ -56,7 +56,7 @@ class HomeScreen:
         """Whether the default view has a curve of this GPU (else Training's words say where it was recorded)."""
         return self.training.gpu_label in self.training.curves
 
-    def rows(self) -> list[Row]:
+    def rows(self) -> list[dict[str, Any]]:
         """Every point the chart draws, as Training's chart draws them (its rows' type too)."""
         return self.training.rows()
 

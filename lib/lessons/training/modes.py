@@ -20,14 +20,13 @@ from typing import Any
 from lib.core.rows import Origin, is_ok
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words
+from lib.lessons.training.live_point import CurvePoint, curve_rows
 from lib.lessons.training.screen import CurveName, Machine, Screen, curve_origin, label
-
-Row = dict[str, Any]
 
 
 @dataclass
 class Modes:
-    curves: dict[CurveName, list[Row]] = field(default_factory=dict)  # the CPU curve first, then a GPU curve per mode
+    curves: dict[CurveName, list[CurvePoint]] = field(default_factory=dict)  # the CPU curve, then one GPU curve a mode
     cpu_label: CurveName | None = None
     by_mode: dict[str, CurveName] = field(default_factory=dict)  # mode value -> its curve's legend name
     over: str = "batch_size"
@@ -36,12 +35,12 @@ class Modes:
     lines: list[str] = field(default_factory=list)
     step_lines: list[str] = field(default_factory=list)
 
-    def rows(self) -> list[Row]:
+    def rows(self) -> list[dict[str, Any]]:
         """The curves as the chart draws them (hollow: a point the noise rule does not believe, as on the main chart)."""
         return [
             {**r, "series": name, "noisy": words.hollow(r, self.doubtful.get(name, ()), self.over)}
-            for name, rows in self.curves.items()
-            for r in rows
+            for name, points in self.curves.items()
+            for r in curve_rows(points)
         ]
 
     def bar_rows(self) -> list[dict[str, str | float | bool]]:
@@ -99,17 +98,17 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
     out = Modes(over=view.over, cpu_label=screen.cpu_label)
     out.curves[screen.cpu_label] = cpu
     for mode in modes:
-        rows = training_view.rows(
-            training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
-        )
-        if rows:
-            name = label("GPU", training_view.mode_label(mode), *curve_origin(rows))
-            out.curves[name], out.by_mode[mode] = rows, name
-    out.doubtful = {name: words.doubt(rows, view.over) for name, rows in out.curves.items()}
+        points = training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
+        if points:
+            name = label("GPU", training_view.mode_label(mode), *curve_origin(points))
+            out.curves[name], out.by_mode[mode] = points, name
+    rows = {name: curve_rows(points) for name, points in out.curves.items()}  # what the words read
+    out.doubtful = {name: words.doubt(r, view.over) for name, r in rows.items()}
     out.lines = [
-        words.mode_line(cpu, out.curves[name], view, screen.cpu_label, name).markdown() for name in out.by_mode.values()
+        words.mode_line(rows[screen.cpu_label], rows[name], view, screen.cpu_label, name).markdown()
+        for name in out.by_mode.values()
     ]
-    here = {mode: _at(out.curves[name], view) for mode, name in out.by_mode.items()}
+    here = {mode: _at(rows[name], view) for mode, name in out.by_mode.items()}
     out.steps = [
         step_bar(here[mode], name, view.current, mode in training_view.COMPILED_MODES)
         for mode, name in out.by_mode.items()
@@ -119,11 +118,11 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
     return out
 
 
-def _at(rows: list[Row], view: training_view.View) -> Row | None:
+def _at(rows: list[dict[str, Any]], view: training_view.View) -> dict[str, Any] | None:
     return next((r for r in rows if r.get(view.over) == view.current), None)
 
 
-def step_bar(row: Row, name: CurveName, x: int, compiled: bool = False) -> StepBar:
+def step_bar(row: dict[str, Any], name: CurveName, x: int, compiled: bool = False) -> StepBar:
     """A mode's bar from its row at the slider's point; a compiled mode's first (compiling) step is the one
     the compile's payback quotes."""
     origin = Origin(row.get("origin") or Origin.RECORDED)
@@ -146,7 +145,7 @@ def step_bar(row: Row, name: CurveName, x: int, compiled: bool = False) -> StepB
     )
 
 
-def _step_lines(here: dict[str, Row | None]) -> list[str]:
+def _step_lines(here: dict[str, dict[str, Any] | None]) -> list[str]:
     lines = []
     if saving := words.graph_saving(here.get("eager"), here.get("cuda_graph")):
         lines.append(saving)

@@ -5,7 +5,7 @@ one `Scene` that composes every screen of a view from the same inputs (recorded 
     gpu, small = machines(recording, recordings, family)   # the sidebar's GPU machine, a small server's CPU
     scene = Scene(view, gpu, small, host_cpu, threads, live_gpu=source.live)
     scene.recorded()                               # the first paint: recorded curves only
-    scene.with_live(rows)                          # this server's live rows on top
+    scene.with_live(points)                        # this server's live points on top
 
 No Streamlit.
 """
@@ -23,13 +23,12 @@ from lib.core.workload import SettingValue
 from lib.lessons.training import live as training_live
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
+from lib.lessons.training.live_point import LivePoint, curve_rows
 from lib.lessons.training.screen import Machine, Machines, Screen, compose
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.recording import Recording
 from lib.recorded.sources import hardware_text, machine_text, small_server_recording
 from lib.workloads.family import TrainingFamily
-
-Row = dict[str, Any]
 
 MODEL_LABELS = {name: f.label for name, f in training_view.BY_NAME.items()}  # the "Model trained" choice's words
 MODE_HELP = (
@@ -135,28 +134,33 @@ class Scene:
         """Recorded curves only: what the page draws at once, before anything is measured (a live GPU's too)."""
         return compose(self.view, self.machines(live_gpu=False))
 
-    def with_live(self, live: Sequence[Row]) -> Screen:
-        """The recorded curves with this server's live rows on top (the live answer read from the grid)."""
+    def with_live(self, live: Sequence[LivePoint]) -> Screen:
+        """The recorded curves with this server's live points on top (the live answer read from the grid)."""
         return compose(self.view, self.machines(live_gpu=self.live_gpu), live=live, grid=self.grid)
 
 
-def live_notes(live: Sequence[Row], view: training_view.View) -> tuple[str, list[str]] | None:
+def live_notes(live: Sequence[LivePoint], view: training_view.View) -> tuple[str, list[str]] | None:
     """The title and one line per live point that was not timed or carries a message, or None."""
-    problems = [r for r in live if r.get("status") != Status.OK or r.get("message")]
+    problems = [p.point for p in live if p.point.status != Status.OK or p.point.message]
     if not problems:
         return None
     over = view.over
     return (
         f"Notes on {plural(len(problems), 'live point')}",
-        [f"- {view.axis.label} {r.get(over):,}: {r.get('message') or r.get('status')}" for r in problems],
+        [f"- {view.axis.label} {p.settings.get(over):,}: {p.message or p.status.value}" for p in problems],
     )
 
 
-def recorded_gpu_rows(screen: Screen) -> list[Row]:
+def live_rows(live: Sequence[LivePoint]) -> list[dict[str, Any]]:
+    """This server's live points as the download of live rows writes them."""
+    return curve_rows(live)
+
+
+def recorded_gpu_rows(screen: Screen) -> list[dict[str, Any]]:
     """The recorded (not derived or predicted) rows of the screen's GPU curves: what a download calls measured."""
     return [
-        r
-        for rows in screen.curves.values()
-        for r in rows
-        if r.get("origin") == Origin.RECORDED and r.get("device") != "cpu"
+        p.to_row()
+        for points in screen.curves.values()
+        for p in points
+        if p.origin is Origin.RECORDED and p.device != "cpu"
     ]

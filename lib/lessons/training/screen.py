@@ -1,9 +1,9 @@
 """What the Training page shows for one view, put together: the curves with their legend names,
 the answer, the point the slider picks, and where the numbers came from.
 
-    screen = compose(view, Machines(Machine(...), small_cpu=Machine(...), host_cpu=...), live=rows)
+    screen = compose(view, Machines(Machine(...), small_cpu=Machine(...), host_cpu=...), live=points)
 
-Recorded first, live on top: with no live rows yet (a visitor waiting in the queue, or the first
+Recorded first, live on top: with no live points yet (a visitor waiting in the queue, or the first
 paint), the CPU curve is the recording of a small server like this one; once this server's CPU
 has been measured, its live curve takes that place and the answer says so.
 """
@@ -24,10 +24,9 @@ from lib.lessons.common.voice import Versus
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words as training_words
+from lib.lessons.training.live_point import CurvePoint, LivePoint, curve_rows
 from lib.lessons.training.two_cpus import cpu_disagreement
 from lib.recorded.ceilings import Ceilings
-
-Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -61,9 +60,19 @@ class CrossingRange(NamedTuple):
     likely: float | None
 
 
+class HerePoint(NamedTuple):
+    """A curve's point at the slider's position, with the curve's legend name."""
+
+    series: CurveName
+    point: CurvePoint
+
+    def to_row(self) -> dict[str, Any]:
+        return {**self.point.to_row(), "series": self.series}
+
+
 @dataclass
 class Screen:
-    curves: dict[CurveName, list[Row]] = field(default_factory=dict)  # legend name -> rows
+    curves: dict[CurveName, list[CurvePoint]] = field(default_factory=dict)  # legend name -> its points
     cpu_label: CurveName | None = None  # the curve the answer compares with the GPU
     gpu_label: CurveName | None = None
     headline: str = ""  # one sentence above the chart: the answer alone
@@ -72,7 +81,7 @@ class Screen:
     live_line: str | None = None  # the same answer read from this server's live CPU
     at_point: str = ""
     at_point_result: Versus | None = None  # what at_point says, typed (None when a side has no time)
-    here: list[Row] = field(default_factory=list)  # every curve's row at the slider's point
+    here: list[HerePoint] = field(default_factory=list)  # every curve's point at the slider's point
     provenance: list[str] = field(default_factory=list)
     crossover: CrossingRange | None = None  # where the curves surely cross, for the chart
     live_answer: Crossover | None = None  # what live_line says, typed
@@ -80,13 +89,13 @@ class Screen:
     doubtful: dict[str, frozenset] = field(default_factory=dict)  # legend name -> x values not believed
     ceilings: Ceilings | None = None  # the recorded GPU's roofline, where the GPU curve is that machine's
 
-    def rows(self) -> list[Row]:
+    def rows(self) -> list[dict[str, Any]]:
         """Every curve's rows as the chart draws them: `noisy` marks a point drawn hollow, one the noise
         rule does not believe (the words call it so) or one whose spread is over half its time."""
         return [
             {**r, "series": name, "noisy": training_words.hollow(r, self.doubtful.get(name, ()), self.over)}
-            for name, rows in self.curves.items()
-            for r in rows
+            for name, points in self.curves.items()
+            for r in curve_rows(points)
         ]
 
 
@@ -120,11 +129,11 @@ def label(kind: str, where: str, origin: Origin | str, also: Origin | str | None
     return CurveName(kind, where, origin, also)
 
 
-def curve_origin(rows: Sequence[Row]) -> tuple[Origin, Origin | None]:
+def curve_origin(points: Sequence[CurvePoint]) -> tuple[Origin, Origin | None]:
     """What a recorded machine's curve is, for its legend name (origin, also): recorded (recorded
     steps, or epochs derived from them), predicted (every point from the cost model), or recorded
     with some points predicted."""
-    predicted = [o == Origin.PREDICTED for o in training_view.origins(rows)]
+    predicted = [p.origin is Origin.PREDICTED for p in points]
     if predicted and all(predicted):
         return Origin.PREDICTED, None
     return Origin.RECORDED, Origin.PREDICTED if any(predicted) else None
@@ -134,63 +143,64 @@ def compose(
     view: training_view.View,
     machines: Machines,
     *,
-    live: Sequence[Row] = (),
+    live: Sequence[LivePoint] = (),
     grid: Collection[Any] | None = None,
     now: float | None = None,
 ) -> Screen:
-    """The curves of one view and the words read from them. live: this server's rows; grid: the live
+    """The curves of one view and the words read from them. live: this server's points; grid: the live
     curve's fixed points (its crossover is read from them alone, the same at every slider position);
     now: the time the live rows' age is counted to (default: the clock)."""
     gpu, small_cpu, live_gpu = machines.gpu, machines.small_cpu, machines.live_gpu
     screen = Screen(over=view.over)
     cpu_mode = view.cpu_side()
-    live_cpu, live_gpu_rows = live_sides(live)
+    live_cpu, live_gpu_points = live_sides(live)
+    gpu_rows: Sequence[CurvePoint]
     if live_gpu:
-        gpu_rows = live_gpu_rows
+        gpu_rows = live_gpu_points
         screen.gpu_label = label("GPU", "this server", Origin.LIVE)
     elif gpu is not None:
-        gpu_rows = training_view.rows(training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words))
+        gpu_rows = training_view.curve(view, gpu.tables.get("cuda"), "cuda:0", gpu.words)
         screen.ceilings = gpu.ceilings
         screen.gpu_label = label("GPU", gpu_name(gpu.words), *curve_origin(gpu_rows))
     else:
         gpu_rows = []
     small = (
-        training_view.rows(training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words))
+        training_view.curve(cpu_mode, small_cpu.tables.get("cpu"), "cpu", small_cpu.words)
         if small_cpu is not None and machines.threads == 1
         else []
     )
     if small:
-        screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = small
+        screen.curves[label("CPU", small_cpu.name, *curve_origin(small))] = list(small)
     if live_cpu:
-        screen.curves[label("CPU", "this server", Origin.LIVE)] = live_cpu
+        screen.curves[label("CPU", "this server", Origin.LIVE)] = list(live_cpu)
     if machines.host_cpu and gpu is not None and not live_gpu:
-        host = training_view.rows(training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words))
+        host = training_view.curve(cpu_mode, gpu.tables.get("cpu"), "cpu", gpu.words)
         if host:
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
-        screen.curves[screen.gpu_label] = gpu_rows
-    screen.doubtful = {name: training_words.doubt(rows, view.over) for name, rows in screen.curves.items()}
-    _answer(screen, view, small_cpu, grid, time.time() if now is None else now)
+        screen.curves[screen.gpu_label] = list(gpu_rows)
+    rows = {name: curve_rows(points) for name, points in screen.curves.items()}  # what the words read
+    screen.doubtful = {name: training_words.doubt(r, view.over) for name, r in rows.items()}
+    _answer(screen, rows, view, small_cpu, grid, time.time() if now is None else now)
     if not gpu_rows and gpu is not None and not live_gpu:  # why, under the chart: the answer stays one sentence
         screen.headline_notes = (_where_recorded(view, gpu).strip() + " " + screen.headline_notes).strip()
     return screen
 
 
-def live_sides(live: Sequence[Row]) -> tuple[list[Row], list[Row]]:
-    """This server's live results as the screen's curves read them, (CPU, GPU): the one place the lesson
-    adapts what the live path returns."""
-    cpu = [dict(r, origin=Origin.LIVE.value) for r in live if r.get("device") == "cpu"]
-    return cpu, [r for r in live if r.get("device") != "cpu"]
+def live_sides(live: Sequence[LivePoint]) -> tuple[list[LivePoint], list[LivePoint]]:
+    """This server's live points as the screen's curves read them, (CPU, GPU): the CPU's drawn as the live CPU."""
+    cpu = [p.as_live_cpu() for p in live if p.device == "cpu"]
+    return cpu, [p for p in live if p.device != "cpu"]
 
 
-def with_point(grid: Sequence[Row], point: Sequence[Row], over: str) -> list[Row]:
-    """A live curve: its grid's rows (measured once for every slider position) with the slider's own
-    point, measured apart with its profile, in place of the grid's row at that point (one row per
-    point and device: the chart, the split and the words read the same one)."""
-    mine = {(r.get(over), r.get("device")) for r in point}
+def with_point(grid: Sequence[LivePoint], point: Sequence[LivePoint], over: str) -> list[LivePoint]:
+    """A live curve: its grid's points (measured once for every slider position) with the slider's own
+    point, measured apart with its profile, in place of the grid's point at that x (one point per
+    x and device: the chart, the split and the words read the same one)."""
+    mine = {(p.settings.get(over), p.device) for p in point}
     return sorted(
-        [*(r for r in grid if (r.get(over), r.get("device")) not in mine), *point],
-        key=lambda r: (str(r.get("device")), r.get(over) or 0),
+        [*(p for p in grid if (p.settings.get(over), p.device) not in mine), *point],
+        key=lambda p: (str(p.device), p.settings.get(over) or 0),
     )
 
 
@@ -218,7 +228,12 @@ def _where_recorded(view: training_view.View, gpu: Machine) -> str:
 
 
 def _answer(
-    screen: Screen, view: training_view.View, small_cpu: Machine | None, grid: Collection[Any] | None, now: float
+    screen: Screen,
+    rows: Mapping[CurveName, list[dict[str, Any]]],
+    view: training_view.View,
+    small_cpu: Machine | None,
+    grid: Collection[Any] | None,
+    now: float,
 ) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
     cpu_names = [n for n in screen.curves if n.kind == "CPU"]
@@ -228,8 +243,8 @@ def _answer(
     )
     primary = recorded_cpu or live_name or (cpu_names[0] if cpu_names else None)
     screen.cpu_label = primary
-    gpu = screen.curves.get(screen.gpu_label or "", [])
-    cpu = screen.curves.get(primary or "", [])
+    gpu = rows.get(screen.gpu_label or "", [])
+    cpu = rows.get(primary or "", [])
     if primary and gpu:
         # a live curve's answer is read from its fixed grid, the same at every slider position
         said, notes = training_words.headline(
@@ -247,19 +262,21 @@ def _answer(
         screen.crossover = CrossingRange(*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
             live_said = training_words.live_headline(
-                screen.curves[live_name], gpu, view, live_name, screen.gpu_label, grid=grid, now=now
+                rows[live_name], gpu, view, live_name, screen.gpu_label, grid=grid, now=now
             )
             screen.live_line, screen.live_answer = live_said.markdown(), live_said.about
-            if apart := cpu_disagreement(cpu, screen.curves[live_name], view, primary, grid=grid):
+            if apart := cpu_disagreement(cpu, rows[live_name], view, primary, grid=grid):
                 screen.live_line += apart.markdown()  # why the two answers differ: two CPUs, not two readings
     elif not gpu:
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
     else:
         screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
-    at = {
-        name: next((r for r in rows if r.get(view.over) == view.current), None) for name, rows in screen.curves.items()
+    at_index = {
+        name: next((i for i, r in enumerate(curve) if r.get(view.over) == view.current), None)
+        for name, curve in rows.items()
     }
-    screen.here = [{**r, "series": name} for name, r in at.items() if r is not None]
+    at = {name: rows[name][i] if i is not None else None for name, i in at_index.items()}
+    screen.here = [HerePoint(name, screen.curves[name][i]) for name, i in at_index.items() if i is not None]
     # the live CPU's time here when it has one; a live run refused here (too big for this server) leaves the
     # recorded CPU's time, which the chart draws at this point, rather than 'the CPU has no time here'
     cpu_here = next(
@@ -278,7 +295,7 @@ def _answer(
         lone=pair_answer is not None and view.current in pair_answer.lone,
     )
     screen.at_point, screen.at_point_result = said.markdown(), said.about
-    screen.provenance = [p for name, rows in screen.curves.items() if (p := training_words.provenance(rows, name))]
+    screen.provenance = [p for name, curve in rows.items() if (p := training_words.provenance(curve, name))]
 
 
 def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Machine | None = None) -> list[str]:
@@ -287,9 +304,10 @@ def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Mac
     step or copied batches carries no profile: its line compares it with the same step without them (and a
     pageable copy with the same step copying from pinned memory)."""
     lines = []
-    for r in screen.here:
-        said = split_sentence(r, r["series"], screen.ceilings if r["series"] == screen.gpu_label else None)
-        if said is None and r["series"] == screen.gpu_label and view is not None and gpu is not None:
+    for here in screen.here:
+        r = here.to_row()
+        said = split_sentence(r, here.series, screen.ceilings if here.series == screen.gpu_label else None)
+        if said is None and here.series == screen.gpu_label and view is not None and gpu is not None:
             table = gpu.tables.get("cuda")
             plain = training_view.View(
                 **{**view.__dict__, "item_every_step": False, "data_resident": True, "pin_memory": False}
@@ -303,20 +321,20 @@ def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Mac
             )
             without = training_view.point(plain, table, "cuda:0", gpu.words)
             said = switch_sentence(
-                r, without and without.to_row(), r["series"], screen.ceilings, pinned and pinned.to_row()
+                r, without and without.to_row(), here.series, screen.ceilings, pinned and pinned.to_row()
             )
         if said:
             lines.append(said)
     return lines
 
 
-def here_row(screen: Screen, kind: str, origin: Origin | None = None) -> Row | None:
-    """The row at the slider's point of the answer's curve of `kind` ('GPU', 'CPU'), or of the curve of
+def here_row(screen: Screen, kind: str, origin: Origin | None = None) -> HerePoint | None:
+    """The point at the slider's position of the answer's curve of `kind` ('GPU', 'CPU'), or of the curve of
     that kind and origin: the timed step a profiled one of the same point is compared with."""
     name = screen.gpu_label if kind == "GPU" else screen.cpu_label
     if origin is not None:
         name = next((n for n in screen.curves if n.kind == kind and n.origin == origin), None)
-    return next((r for r in screen.here if name and r["series"] == name), None)
+    return next((h for h in screen.here if name and h.series == name), None)
 
 
 def roofline(screen: Screen, view: training_view.View) -> list[RooflinePoint]:
@@ -324,7 +342,11 @@ def roofline(screen: Screen, view: training_view.View) -> list[RooflinePoint]:
     if screen.ceilings is None or not screen.gpu_label:
         return []
     return roofline_points(
-        screen.curves.get(screen.gpu_label, []), screen.ceilings, view.over, view.current, series=screen.gpu_label
+        curve_rows(screen.curves.get(screen.gpu_label, [])),
+        screen.ceilings,
+        view.over,
+        view.current,
+        series=screen.gpu_label,
     )
 
 
