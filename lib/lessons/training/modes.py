@@ -14,14 +14,17 @@ bullet never quotes a mode's step that no chart on the page shows.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lib.core.rows import Origin, is_ok
+from lib.core.rows import Origin
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words
 from lib.lessons.training.live_point import CurvePoint, curve_rows
 from lib.lessons.training.screen import CurveName, Machine, Screen, curve_origin, label
+from lib.lessons.training.step_point import NO_PROFILE, StepPoint
 
 
 @dataclass
@@ -97,47 +100,49 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
     modes = training_view.modes_recorded(table)
     out = Modes(over=view.over, cpu_label=screen.cpu_label)
     out.curves[screen.cpu_label] = cpu
+    here: dict[str, StepPoint | None] = {}  # each mode's step at the slider's point
     for mode in modes:
         points = training_view.curve(training_view.View(**{**view.__dict__, "mode": mode}), table, "cuda:0", gpu.words)
         if points:
             name = label("GPU", training_view.mode_label(mode), *curve_origin(points))
-            out.curves[name], out.by_mode[mode] = points, name
+            out.curves[name], out.by_mode[mode] = list(points), name
+            here[mode] = next((p for p in points if p.settings.get(view.over) == view.current), None)
     rows = {name: curve_rows(points) for name, points in out.curves.items()}  # what the words read
     out.doubtful = {name: words.doubt(r, view.over) for name, r in rows.items()}
     out.lines = [
         words.mode_line(rows[screen.cpu_label], rows[name], view, screen.cpu_label, name).markdown()
         for name in out.by_mode.values()
     ]
-    here = {mode: _at(rows[name], view) for mode, name in out.by_mode.items()}
     out.steps = [
-        step_bar(here[mode], name, view.current, mode in training_view.COMPILED_MODES)
+        step_bar(step, name, view.current, mode in training_view.COMPILED_MODES)
         for mode, name in out.by_mode.items()
-        if is_ok(here[mode])
+        if (step := here[mode]) is not None and _timed(step)
     ]
     out.step_lines = _step_lines(here)
     return out
 
 
-def _at(rows: list[dict[str, Any]], view: training_view.View) -> dict[str, Any] | None:
-    return next((r for r in rows if r.get(view.over) == view.current), None)
+def _timed(step: StepPoint) -> bool:
+    """Whether the step holds a positive, finite time (a bar can be drawn of it)."""
+    return math.isfinite(step.median_s) and step.median_s > 0
 
 
-def step_bar(row: dict[str, Any], name: CurveName, x: int, compiled: bool = False) -> StepBar:
-    """A mode's bar from its row at the slider's point; a compiled mode's first (compiling) step is the one
-    the compile's payback quotes."""
-    origin = Origin(row.get("origin") or Origin.RECORDED)
-    note = str(row.get("origin_note") or words.origin_words(row))
+def step_bar(step: StepPoint, name: CurveName, x: int, compiled: bool = False) -> StepBar:
+    """A mode's bar from its step at the slider's point; a compiled mode's first (compiling) step is the one
+    the compile's payback quotes (a predicted step carries no profile)."""
+    note = step.origin_note or words.origin_words(step.to_row())
     # in short, under the bar: how the time was had, and the recording it came from (its note in full: the tooltip)
     short = {
         Origin.PREDICTED: "predicted by the cost model",
-        Origin.DERIVED: f"derived from a step recorded on {row.get('machine')}",
-    }.get(origin, f"recorded on {row.get('machine')}")
-    kernels, cold = row.get("kernels"), row.get("cold_s") if compiled else None
+        Origin.DERIVED: f"derived from a step recorded on {step.machine}",
+    }.get(step.origin, f"recorded on {step.machine}")
+    profile = NO_PROFILE if step.predicted else step.profile
+    kernels, cold = profile.kernels, profile.cold_s if compiled else None
     return StepBar(
         name,
         x,
-        float(row["median_s"]),
-        origin,
+        float(step.median_s),
+        step.origin,
         note,
         short,
         float(kernels) if kernels else None,
@@ -145,7 +150,9 @@ def step_bar(row: dict[str, Any], name: CurveName, x: int, compiled: bool = Fals
     )
 
 
-def _step_lines(here: dict[str, dict[str, Any] | None]) -> list[str]:
+def _step_lines(steps: Mapping[str, StepPoint | None]) -> list[str]:
+    """What one CUDA graph saves and when a compile pays off, read from each mode's step at the slider's point."""
+    here = {mode: step and step.to_row() for mode, step in steps.items()}  # the words read rows
     lines = []
     if saving := words.graph_saving(here.get("eager"), here.get("cuda_graph")):
         lines.append(saving)
