@@ -23,7 +23,7 @@ from lib.core.rows import Origin
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words
 from lib.lessons.training.live_point import CurvePoint, curve_rows
-from lib.lessons.training.screen import CurveName, Machine, Screen, curve_origin, label
+from lib.lessons.training.screen import CurveName, Machine, Screen, chart_rows, curve_origin, label
 from lib.lessons.training.step_point import NO_PROFILE, StepPoint
 
 
@@ -40,11 +40,7 @@ class Modes:
 
     def rows(self) -> list[dict[str, Any]]:
         """The curves as the chart draws them (hollow: a point the noise rule does not believe, as on the main chart)."""
-        return [
-            {**r, "series": name, "noisy": words.hollow(r, self.doubtful.get(name, ()), self.over)}
-            for name, points in self.curves.items()
-            for r in curve_rows(points)
-        ]
+        return chart_rows(self.curves, self.doubtful, self.over)
 
     def bar_rows(self) -> list[dict[str, str | float | bool]]:
         """The bars as the chart draws them."""

@@ -92,11 +92,19 @@ class Screen:
     def rows(self) -> list[dict[str, Any]]:
         """Every curve's rows as the chart draws them: `noisy` marks a point drawn hollow, one the noise
         rule does not believe (the words call it so) or one whose spread is over half its time."""
-        return [
-            {**r, "series": name, "noisy": training_words.hollow(r, self.doubtful.get(name, ()), self.over)}
-            for name, points in self.curves.items()
-            for r in curve_rows(points)
-        ]
+        return chart_rows(self.curves, self.doubtful, self.over)
+
+
+def chart_rows(
+    curves: Mapping[CurveName, Sequence[CurvePoint]], doubtful: Mapping[str, frozenset], over: str
+) -> list[dict[str, Any]]:
+    """Curves as a chart's data (lib.charts.provenance.curve_chart): each point's row with its legend name
+    and whether it is drawn hollow."""
+    return [
+        {**r, "series": name, "noisy": training_words.hollow(r, doubtful.get(name, ()), over)}
+        for name, points in curves.items()
+        for r in curve_rows(points)
+    ]
 
 
 def gpu_name(words: str) -> str:
