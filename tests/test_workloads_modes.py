@@ -32,7 +32,9 @@ def test_compiled_step_trains_like_eager_on_the_cpu_and_reports_its_compile_time
     assert compiled == pytest.approx(eager, rel=1e-4)
     point = measure_point(MLP, {**SMALL, "mode": "compile"}, "cpu", budget_s=0.05, num_threads=1, with_phases=False)
     assert point.status == Status.OK, point.message
-    assert point.cold_s > 5 * point.median_s  # the first call compiled; the median never includes it
+    # the first call compiled, or loaded the compiled code from Inductor's cache (shared by every clone on a
+    # machine: then 0.8 s against a 0.16 s step here); the median never includes it
+    assert point.cold_s > 2 * point.median_s
 
 
 def test_a_cuda_graph_on_the_cpu_is_refused_with_its_reason():
