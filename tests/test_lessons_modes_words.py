@@ -1,12 +1,16 @@
-"""The words of the execution modes and of the step timeline, read from hand-written rows."""
+"""The words of the execution modes and of the step timeline, read from hand-made points."""
+
+from curve_points import live, step
 
 from lib.core.point import Frozen
+from lib.core.rows import Status
 from lib.core.step_timeline import CpuBusy, Figures, GpuBusy, Timeline
+from lib.lessons.training.step_point import Profile
 from lib.lessons.training.timeline_words import timeline_sentence
 from lib.lessons.training.words import compile_payback, graph_saving
 
-EAGER = {"status": "ok", "median_s": 1.0e-3, "kernels": 44}
-GRAPH = {"status": "ok", "median_s": 0.175e-3}
+EAGER = step(1.0e-3, profile=Profile(kernels=44))
+GRAPH = step(0.175e-3)
 
 
 def test_graph_saving_names_the_launches_and_the_ratio():
@@ -17,18 +21,18 @@ def test_graph_saving_names_the_launches_and_the_ratio():
 
 
 def test_graph_saving_without_a_kernel_count_still_reads():
-    text = graph_saving({"status": "ok", "median_s": 1.0e-3}, GRAPH)
+    text = graph_saving(step(1.0e-3), GRAPH)
     assert ". The graph launches all the step's kernels at once" in text
 
 
 def test_graph_saving_needs_both_rows_ok():
-    assert graph_saving(EAGER, {"status": "skipped"}) is None and graph_saving(None, GRAPH) is None
+    assert graph_saving(EAGER, live(64, status=Status.SKIPPED)) is None and graph_saving(None, GRAPH) is None
 
 
 def test_compile_payback_counts_the_steps_to_earn_back_the_compile():
-    compiled = {"status": "ok", "median_s": 0.8e-3, "cold_s": 40.0008}
+    compiled = step(0.8e-3, profile=Profile(cold_s=40.0008))
     assert "pays off after about 200,000 steps" in compile_payback(EAGER, compiled)
-    slower = {"status": "ok", "median_s": 1.2e-3, "cold_s": 30.0}
+    slower = step(1.2e-3, profile=Profile(cold_s=30.0))
     assert "never pays off" in compile_payback(EAGER, slower)
 
 

@@ -56,7 +56,7 @@ def test_the_default_view_reads_the_crossover_the_formulas_give(machines):
     assert (lo, hi) == (256, 512) and fmt_about(x) == "310"  # the fixture's steps take the MLP's traced FLOPs
     assert set(screen.curves) == {SMALL_LABEL, GPU_LABEL}
     # every batch size is a recorded step; at the default dataset (8,192 rows) the epochs are derived from them
-    assert T.origins(T.rows(screen.curves[GPU_LABEL])) == {"derived": len(T.AXES["batch_size"].steps)}
+    assert T.origins(screen.curves[GPU_LABEL]) == {"derived": len(T.AXES["batch_size"].steps)}
     points = {p.settings["batch_size"]: p for p in screen.curves[GPU_LABEL]}
     assert points[64].origin is Origin.DERIVED and points[64].steps_per_epoch == 128
     assert points[64].epoch_s == pytest.approx(128 * step_time({"batch_size": 64, "dataset_size": 65536}, "gpu"))
@@ -282,7 +282,7 @@ def test_a_view_recorded_nowhere_is_predicted_and_labelled_so(machines):
     for view in (T.View(mode="cuda_graph", depth=6), T.View(item_every_step=True), T.View(mode="compile_max_autotune")):
         screen = S.compose(view, S.Machines(gpu, small_cpu=small))
         name = f"GPU · {GPU_NAME} (predicted)"
-        assert screen.gpu_label == name and T.origins(T.rows(screen.curves[name])) == {"predicted": 17}
+        assert screen.gpu_label == name and T.origins(screen.curves[name]) == {"predicted": 17}
         assert all(p.band.low < p.epoch_s < p.band.high for p in screen.curves[name])
         assert f"**{name}**" in screen.headline
 
@@ -646,4 +646,4 @@ def test_a_prediction_nobody_could_test_has_no_band_and_says_so():
     assert all("not tested" in p.origin_note and "×1.00" not in p.origin_note for p in curve)
     from lib.lessons.training.words import provenance
 
-    assert "predicted but untested (dashed, no band" in provenance(T.rows(curve), name)
+    assert "predicted but untested (dashed, no band" in provenance(curve, name)

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from lib.core.rows import Origin
+from lib.core.rows import Origin, Status
 from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
@@ -98,16 +98,13 @@ def test_a_recorded_cnn_draws_a_gpu_curve_recorded_and_predicted_with_its_band_a
 def test_an_empty_cpu_curve_is_said_as_empty_with_what_the_gpu_has():
     """Issue 38: every live CPU point refused (a torchvision network at 224 pixels) read 'Too few points were
     measured on both devices'; the GPU had ten. The answer says each side's, and why the CPU's is empty."""
+    from curve_points import live, step
+
     from lib.lessons.training import words as W
 
     view = T.View(family=T.BY_NAME["torchvision"], image_size=224)
-    refused = [
-        {"batch_size": b, "status": "skipped", "origin": "live", "message": "over the live limits"} for b in (1, 4, 16)
-    ]
-    gpu = [
-        {"batch_size": b, "status": "ok", "origin": "predicted", "median_s": 1e-3 * b, "epoch_s": 1e-2 * b}
-        for b in (1, 4, 16)
-    ]
+    refused = [live(b, status=Status.SKIPPED, message="over the live limits") for b in (1, 4, 16)]
+    gpu = [step(1e-3 * b, batch_size=b, steps_per_epoch=10, origin=Origin.PREDICTED) for b in (1, 4, 16)]
     said, notes = W.headline(refused, gpu, view, "CPU · live", "GPU · H200")
     assert (
         said.markdown()
@@ -117,10 +114,8 @@ def test_an_empty_cpu_curve_is_said_as_empty_with_what_the_gpu_has():
         )
         and not notes
     )
-    failed = [{**r, "status": "error", "message": "RuntimeError"} for r in refused]
+    failed = [live(b, status=Status.ERROR, message="RuntimeError") for b in (1, 4, 16)]
     assert "none of its steps was measured" in W.headline(failed, gpu, view, "CPU · live", "GPU · H200")[0].markdown()
     # both curves with points: the crossover's words, as before
-    cpu = [
-        {**r, "status": "ok", "median_s": 1e-2 * r["batch_size"], "epoch_s": 1e-1 * r["batch_size"]} for r in refused
-    ]
+    cpu = [live(b, 1e-2 * b, 1e-1 * b) for b in (1, 4, 16)]
     assert "has no points" not in W.headline(cpu, gpu, view, "CPU · live", "GPU · H200")[0].markdown()

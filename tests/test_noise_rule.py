@@ -9,6 +9,7 @@ import random
 import re
 
 import pytest
+from curve_points import step
 from training_fixture import live_cpu
 
 from lib.core import noise
@@ -286,22 +287,8 @@ def test_the_live_cache_expires_and_keeps_when_each_result_was_measured():
 def test_two_point_two_times_apart_the_point_words_never_call_it_a_tie(shipped):
     """Issue 23: 'Where a time is 2.2× away from its neighbour the words "call it a tie"'."""
     view = T.View()
-    cpu = {
-        "batch_size": 64,
-        "median_s": 2.2e-3,
-        "iqr_s": 1.5e-3,
-        "epoch_s": 2.2e-3 * 128,
-        "steps_per_epoch": 128,
-        "status": "ok",
-    }
-    gpu = {
-        "batch_size": 64,
-        "median_s": 1e-3,
-        "iqr_s": 0.2e-3,
-        "epoch_s": 1e-3 * 128,
-        "steps_per_epoch": 128,
-        "status": "ok",
-    }
+    cpu = step(2.2e-3, 1.5e-3, steps_per_epoch=128)
+    gpu = step(1e-3, 0.2e-3, steps_per_epoch=128)
     said = W.at_point(cpu, gpu, view, SMALL_LABEL, "GPU · H200 (recorded)")
     assert not said.about.tie and "too close to call" not in said.markdown()
     assert not find_crossover([64], [2.2e-3], [1e-3], [1.5e-3], [0.2e-3]).ties

@@ -94,16 +94,19 @@ def test_ratio_words_and_versus_have_no_threshold_of_their_own():
 def test_a_graph_or_compile_saving_within_the_spread_is_no_saving():
     """'One CUDA graph … 1.02× as fast' and 'pays off after about 21,072 steps' from a 103 µs saving
     inside a 26 % spread."""
+    from curve_points import step
+
+    from lib.lessons.training.step_point import Profile
     from lib.lessons.training.words import compile_payback, graph_saving
 
-    eager = {"status": "ok", "median_s": 1.0e-3, "iqr_s": 0.26e-3}
-    graphed = {"status": "ok", "median_s": 0.98e-3, "iqr_s": 0.26e-3}
+    eager = step(1.0e-3, 0.26e-3)
+    graphed = step(0.98e-3, 0.26e-3)
     assert "no faster here" in graph_saving(eager, graphed)
-    compiled = {"status": "ok", "median_s": 0.897e-3, "iqr_s": 0.26e-3, "cold_s": 2.171}
+    compiled = step(0.897e-3, 0.26e-3, profile=Profile(cold_s=2.171))
     text = compile_payback(eager, compiled)
     assert "too small to count" in text and "pays off after" not in text
-    tight = {**compiled, "iqr_s": 0.02e-3}
-    text = compile_payback({**eager, "iqr_s": 0.02e-3}, tight)
+    tight = step(0.897e-3, 0.02e-3, profile=Profile(cold_s=2.171))
+    text = compile_payback(step(1.0e-3, 0.02e-3), tight)
     assert "it pays off after about 20,000 steps." in text  # 21,072 to one significant digit
 
 

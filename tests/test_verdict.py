@@ -17,10 +17,13 @@ import pytest
 
 from lib.charts.roofline import roofline_chart
 from lib.core.fmt import fmt_ratio, pct
-from lib.core.point import Frozen
+from lib.core.point import Frozen, Point
+from lib.core.rows import Origin
 from lib.core.step_timeline import Figures, GpuBusy, Timeline
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import Fix, Regime, roofline_points, split_sentence, verdict
+from lib.lessons.training.live_point import LivePoint
+from lib.lessons.training.step_point import DayEpoch, StepPoint
 from lib.lessons.training.timeline_words import timeline_sentence
 from lib.recorded import RECORDED_DIR, load_recorded
 from lib.recorded.ceilings import ceilings_for
@@ -194,7 +197,7 @@ def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
         keys=("batch_size", "hidden_width", "depth", "mode"),
     )
     timed = {**row, "origin": "recorded", "dataset_size": 65536}
-    text = timeline_sentence(entry, "GPU", timed)
+    text = timeline_sentence(entry, "GPU", LivePoint(Point.from_row(timed)))
     split = split_sentence(timed, "GPU", ceilings_for(H200, packs))
     slower = fmt_ratio(entry.figures.step_us / 1e6 / row["median_s"])  # profiled over timed
     assert f"the profiler made this step {slower} slower" in text and "the times above are the unprofiled ones" in text
@@ -204,9 +207,11 @@ def test_one_story_per_point_the_timeline_reads_the_timed_step(packs):
     assert f"busy {share} of the step" in text and f"({share})" in split  # the same share in both
     assert "the profiler adds a little" not in text.lower()
     # a predicted point is not the step the profiler ran: no ratio against it
-    assert "slower" not in timeline_sentence(entry, "GPU", {**timed, "origin": "predicted"})
+    assert "slower" not in timeline_sentence(entry, "GPU", LivePoint(Point.from_row({**timed, "origin": "predicted"})))
     # nor a step with other switches on
-    assert "slower" not in timeline_sentence(entry, "GPU", {**timed, "item_every_step": True})
+    assert "slower" not in timeline_sentence(
+        entry, "GPU", LivePoint(Point.from_row({**timed, "item_every_step": True}))
+    )
 
 
 def test_an_eager_step_with_nothing_queued_waits_for_the_cpu(packs):
@@ -334,6 +339,8 @@ def test_a_timeline_that_missed_most_kernels_says_its_picture_is_incomplete():
         ),
     )
     timed = {
+        "workload": "mlp",
+        "device": "cuda:0",
         "status": "ok",
         "median_s": 2.1e-4,
         "kernels": 68,
@@ -344,8 +351,9 @@ def test_a_timeline_that_missed_most_kernels_says_its_picture_is_incomplete():
         "mode": "cuda_graph",
         "origin": "recorded",
     }
-    assert "saw only 2 kernels of the 68 counted when this step was timed" in timeline_sentence(entry, "GPU", timed)
-    assert "saw only" not in timeline_sentence(entry, "GPU", {**timed, "kernels": 3})
+    said = timeline_sentence(entry, "GPU", LivePoint(Point.from_row(timed)))
+    assert "saw only 2 kernels of the 68 counted when this step was timed" in said
+    assert "saw only" not in timeline_sentence(entry, "GPU", LivePoint(Point.from_row({**timed, "kernels": 3})))
 
 
 def test_the_profiled_step_is_compared_with_the_timed_step_of_its_own_day(packs):
@@ -367,7 +375,22 @@ def test_the_profiled_step_is_compared_with_the_timed_step_of_its_own_day(packs)
         "median_s": 1e-3,
         "machine": "NVIDIA H200 (2099-01-01)",
     }
-    other_day = timeline_sentence(entry, "GPU", timed)
+    point = Point.from_row(timed)
+    other_day = timeline_sentence(entry, "GPU", LivePoint(point))
     assert "against 1 ms timed without it, on NVIDIA H200 (2099-01-01): another day" in other_day
-    both = {**timed, "epoch_s_by_recording": {f"NVIDIA H200 ({day})": 16 * 1.7e-3, "NVIDIA H200 (2099-01-01)": 16e-3}}
+    by_day = (DayEpoch(f"NVIDIA H200 ({day})", 16 * 1.7e-3), DayEpoch("NVIDIA H200 (2099-01-01)", 16e-3))
+    both = StepPoint(
+        point.workload,
+        point.settings,
+        point.device,
+        point.machine,
+        16,
+        1e-3,
+        0.0,
+        1,
+        16e-3,
+        Origin.RECORDED,
+        "",
+        by_recording=by_day,
+    )  # a step recorded on two days, each day's epoch kept
     assert "against 1.7 ms timed without it)" in timeline_sentence(entry, "GPU", both)

@@ -138,7 +138,7 @@ def step_timeline(
                     chart_spec(timeline_chart, entry.middle.events, title=TW.timeline_title(entry, name)),
                     width="stretch",
                 )
-                st.markdown(TW.timeline_sentence(entry, name, timed and timed.to_row()))
+                st.markdown(TW.timeline_sentence(entry, name, timed and timed.point))
             elif entry and entry.message:
                 st.caption(TW.timeline_refused(entry, name))
         if recorded_line is None:

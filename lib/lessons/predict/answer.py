@@ -20,7 +20,7 @@ from lib.core.crossover import Crossover
 from lib.core.devices import device_name
 from lib.core.fmt import Sentence, and_list, fmt_s, fmt_value
 from lib.core.gate import default_memory_cap_gb, recording_gate
-from lib.core.point import Point, rows_of
+from lib.core.point import Point
 from lib.core.rows import Origin
 from lib.core.sweep import run_sweep
 from lib.lessons.common.verdict import Verdict, verdict, verdict_words
@@ -29,6 +29,7 @@ from lib.lessons.predict import BATCHES
 from lib.lessons.predict.gpus import RecordedGpu, gpu_points, recorded_gpus
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training import view as training_view
+from lib.lessons.training.live_point import LivePoint
 from lib.lessons.training.step_point import StepPoint
 from lib.lessons.training.words import crossover_of
 from lib.recorded.recording import Recording
@@ -300,7 +301,7 @@ def _answer(
         if v is not None:
             answer.verdicts[_batch(p)] = v
     if cpu:
-        found = crossover_of(rows_of(cpu), rows, "batch_size")  # the Training page's rule, on rows
+        found = crossover_of([LivePoint(p) for p in cpu], points, "batch_size")  # the Training page's rule
         answer.crossover = found
         answer.sentence = crossover_sentence(found, SETTING, *_sides(answer))
     return answer

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lib.core.point import Frozen, Point
-from lib.core.rows import Origin
+from lib.core.rows import Origin, Status
 from lib.lessons.common.live import LiveCurve
-from lib.lessons.training.step_point import StepPoint
+from lib.lessons.training.step_point import DayEpoch, EpochBand, StepPoint
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,55 @@ class LivePoint:
     def origin(self) -> Origin | None:
         return Origin.LIVE if self.on_live_cpu else self.point.origin
 
+    # the read surface StepPoint shares (lib.lessons.training.reading), each from the measured Point
+    @property
+    def median_s(self) -> float | None:
+        return self.point.median_s
+
+    @property
+    def iqr_s(self) -> float | None:
+        return self.point.iqr_s
+
+    @property
+    def epoch_s(self) -> float | None:
+        return self.point.epoch_s
+
+    @property
+    def status(self) -> Status:
+        return self.point.status
+
+    @property
+    def message(self) -> str:
+        return self.point.message
+
+    @property
+    def machine(self) -> str | None:
+        return self.point.machine
+
+    @property
+    def steps_per_epoch(self) -> float | None:
+        return self.point.counts.steps_per_epoch
+
+    @property
+    def epoch_band(self) -> EpochBand | None:
+        return _band(self.point.counts.epoch_s_low, self.point.counts.epoch_s_high)
+
+    @property
+    def median_band(self) -> EpochBand | None:
+        return _band(self.point.counts.median_s_low, self.point.counts.median_s_high)
+
+    @property
+    def by_recording(self) -> tuple[DayEpoch, ...]:
+        return ()  # measured once, here
+
+    @property
+    def kernels(self) -> float | None:
+        return self.point.counts.kernels
+
+    @property
+    def cold_s(self) -> float | None:
+        return self.point.cold_s
+
     def as_live_cpu(self) -> LivePoint:
         return replace(self, on_live_cpu=True)
 
@@ -48,6 +97,10 @@ class LivePoint:
         if self.on_live_cpu:
             row["origin"] = Origin.LIVE.value
         return row
+
+
+def _band(low: float | None, high: float | None) -> EpochBand | None:
+    return None if low is None and high is None else EpochBand(low, high)
 
 
 CurvePoint = StepPoint | LivePoint  # a Training curve's point: recorded (derived, predicted) or measured here

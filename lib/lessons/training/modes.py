@@ -22,7 +22,7 @@ from typing import Any
 from lib.core.rows import Origin
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words
-from lib.lessons.training.live_point import CurvePoint, curve_rows
+from lib.lessons.training.live_point import CurvePoint
 from lib.lessons.training.screen import CurveName, Machine, Screen, chart_rows, curve_origin, label
 from lib.lessons.training.step_point import NO_PROFILE, StepPoint
 
@@ -103,10 +103,9 @@ def modes_view(view: training_view.View, gpu: Machine | None, screen: Screen) ->
             name = label("GPU", training_view.mode_label(mode), *curve_origin(points))
             out.curves[name], out.by_mode[mode] = list(points), name
             here[mode] = next((p for p in points if p.settings.get(view.over) == view.current), None)
-    rows = {name: curve_rows(points) for name, points in out.curves.items()}  # what the words read
-    out.doubtful = {name: words.doubt(r, view.over) for name, r in rows.items()}
+    out.doubtful = {name: words.doubt(points, view.over) for name, points in out.curves.items()}
     out.lines = [
-        words.mode_line(rows[screen.cpu_label], rows[name], view, screen.cpu_label, name).markdown()
+        words.mode_line(out.curves[screen.cpu_label], out.curves[name], view, screen.cpu_label, name).markdown()
         for name in out.by_mode.values()
     ]
     out.steps = [
@@ -126,7 +125,7 @@ def _timed(step: StepPoint) -> bool:
 def step_bar(step: StepPoint, name: CurveName, x: int, compiled: bool = False) -> StepBar:
     """A mode's bar from its step at the slider's point; a compiled mode's first (compiling) step is the one
     the compile's payback quotes (a predicted step carries no profile)."""
-    note = step.origin_note or words.origin_words(step.to_row())
+    note = step.origin_note or words.origin_words(step)
     # in short, under the bar: how the time was had, and the recording it came from (its note in full: the tooltip)
     short = {
         Origin.PREDICTED: "predicted by the cost model",
@@ -148,11 +147,10 @@ def step_bar(step: StepPoint, name: CurveName, x: int, compiled: bool = False) -
 
 def _step_lines(steps: Mapping[str, StepPoint | None]) -> list[str]:
     """What one CUDA graph saves and when a compile pays off, read from each mode's step at the slider's point."""
-    here = {mode: step and step.to_row() for mode, step in steps.items()}  # the words read rows
     lines = []
-    if saving := words.graph_saving(here.get("eager"), here.get("cuda_graph")):
+    if saving := words.graph_saving(steps.get("eager"), steps.get("cuda_graph")):
         lines.append(saving)
     for mode in training_view.COMPILED_MODES:
-        if payback := words.compile_payback(here.get("eager"), here.get(mode)):
+        if payback := words.compile_payback(steps.get("eager"), steps.get(mode)):
             lines.append(f"{training_view.mode_label(mode)}: {payback}")
     return lines

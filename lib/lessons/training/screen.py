@@ -17,7 +17,8 @@ from typing import Any, NamedTuple
 
 from lib.core.crossover import Crossover
 from lib.core.fmt import and_list, pct
-from lib.core.rows import Origin, is_ok
+from lib.core.point import SettingValue
+from lib.core.rows import Origin
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import ROOF_SHARE, Regime, RooflinePoint, roofline_points, split_sentence
 from lib.lessons.common.voice import Versus
@@ -25,6 +26,7 @@ from lib.lessons.training import step_tables
 from lib.lessons.training import view as training_view
 from lib.lessons.training import words as training_words
 from lib.lessons.training.live_point import CurvePoint, LivePoint, curve_rows
+from lib.lessons.training.reading import Clock, timed
 from lib.lessons.training.two_cpus import cpu_disagreement
 from lib.recorded.ceilings import Ceilings
 
@@ -101,9 +103,9 @@ def chart_rows(
     """Curves as a chart's data (lib.charts.provenance.curve_chart): each point's row with its legend name
     and whether it is drawn hollow."""
     return [
-        {**r, "series": name, "noisy": training_words.hollow(r, doubtful.get(name, ()), over)}
+        {**p.to_row(), "series": name, "noisy": training_words.hollow(p, doubtful.get(name, ()), over)}
         for name, points in curves.items()
-        for r in curve_rows(points)
+        for p in points
     ]
 
 
@@ -187,9 +189,8 @@ def compose(
             screen.curves[label("CPU", f"{gpu_name(gpu.words)} machine", *curve_origin(host))] = host
     if gpu_rows and screen.gpu_label:
         screen.curves[screen.gpu_label] = list(gpu_rows)
-    rows = {name: curve_rows(points) for name, points in screen.curves.items()}  # what the words read
-    screen.doubtful = {name: training_words.doubt(r, view.over) for name, r in rows.items()}
-    _answer(screen, rows, view, small_cpu, grid, time.time() if now is None else now)
+    screen.doubtful = {name: training_words.doubt(points, view.over) for name, points in screen.curves.items()}
+    _answer(screen, view, small_cpu, grid, time.time() if now is None else now)
     if not gpu_rows and gpu is not None and not live_gpu:  # why, under the chart: the answer stays one sentence
         screen.headline_notes = (_where_recorded(view, gpu).strip() + " " + screen.headline_notes).strip()
     return screen
@@ -237,10 +238,9 @@ def _where_recorded(view: training_view.View, gpu: Machine) -> str:
 
 def _answer(
     screen: Screen,
-    rows: Mapping[CurveName, list[dict[str, Any]]],
     view: training_view.View,
     small_cpu: Machine | None,
-    grid: Collection[Any] | None,
+    grid: Collection[SettingValue] | None,
     now: float,
 ) -> None:
     """The recorded answer first (the same recorded data always reads the same); the live one on top."""
@@ -251,8 +251,9 @@ def _answer(
     )
     primary = recorded_cpu or live_name or (cpu_names[0] if cpu_names else None)
     screen.cpu_label = primary
-    gpu = rows.get(screen.gpu_label or "", [])
-    cpu = rows.get(primary or "", [])
+    curves = screen.curves
+    gpu = curves.get(screen.gpu_label or "", [])
+    cpu = curves.get(primary or "", [])
     if primary and gpu:
         # a live curve's answer is read from its fixed grid, the same at every slider position
         said, notes = training_words.headline(
@@ -270,25 +271,25 @@ def _answer(
         screen.crossover = CrossingRange(*found.sure, found.x) if found.sure else None
         if live_name and live_name != primary:
             live_said = training_words.live_headline(
-                rows[live_name], gpu, view, live_name, screen.gpu_label, grid=grid, now=now
+                curves[live_name], gpu, view, live_name, screen.gpu_label, grid=grid, now=now
             )
             screen.live_line, screen.live_answer = live_said.markdown(), live_said.about
-            if apart := cpu_disagreement(cpu, rows[live_name], view, primary, grid=grid):
+            if apart := cpu_disagreement(cpu, curves[live_name], view, primary, grid=grid):
                 screen.live_line += apart.markdown()  # why the two answers differ: two CPUs, not two readings
     elif not gpu:
         screen.headline = "There is no GPU curve for this view, so there is no crossover to show."
     else:
         screen.headline = "There is no CPU curve for this view yet, so there is no crossover to show."
     at_index = {
-        name: next((i for i, r in enumerate(curve) if r.get(view.over) == view.current), None)
-        for name, curve in rows.items()
+        name: next((i for i, p in enumerate(curve) if p.settings.get(view.over) == view.current), None)
+        for name, curve in curves.items()
     }
-    at = {name: rows[name][i] if i is not None else None for name, i in at_index.items()}
-    screen.here = [HerePoint(name, screen.curves[name][i]) for name, i in at_index.items() if i is not None]
+    at = {name: curves[name][i] if i is not None else None for name, i in at_index.items()}
+    screen.here = [HerePoint(name, curves[name][i]) for name, i in at_index.items() if i is not None]
     # the live CPU's time here when it has one; a live run refused here (too big for this server) leaves the
     # recorded CPU's time, which the chart draws at this point, rather than 'the CPU has no time here'
     cpu_here = next(
-        (n for n in (live_name, primary) if n and is_ok(at.get(n), "epoch_s")),
+        (n for n in (live_name, primary) if n and timed(at.get(n), Clock.EPOCH)),
         live_name if at.get(live_name or "") else primary,
     )
     # the answer that speaks of this point's pair: the live line's for the live CPU, else the headline's
@@ -303,7 +304,7 @@ def _answer(
         lone=pair_answer is not None and view.current in pair_answer.lone,
     )
     screen.at_point, screen.at_point_result = said.markdown(), said.about
-    screen.provenance = [p for name, curve in rows.items() if (p := training_words.provenance(curve, name))]
+    screen.provenance = [p for name, curve in curves.items() if (p := training_words.provenance(curve, name))]
 
 
 def split_lines(screen: Screen, view: training_view.View | None = None, gpu: Machine | None = None) -> list[str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from lib.core.point import Frozen
-from lib.core.rows import Origin
+from lib.core.rows import Origin, Status
 
 
 class EpochBand(NamedTuple):
@@ -69,6 +69,32 @@ class StepPoint:
     @property
     def predicted(self) -> bool:
         return self.origin is Origin.PREDICTED
+
+    # the read surface a LivePoint shares (lib.lessons.training.reading): what the words read of a point
+    @property
+    def status(self) -> Status:
+        return Status.OK  # a recorded curve holds only the steps that ran
+
+    @property
+    def message(self) -> str:
+        return ""
+
+    @property
+    def epoch_band(self) -> EpochBand | None:
+        """The band the point's spread is read from: a prediction's, or the days' of a step recorded on several."""
+        return self.band if self.predicted or self.by_recording else None
+
+    @property
+    def median_band(self) -> EpochBand | None:
+        return None  # a step's band is its epoch's only
+
+    @property
+    def kernels(self) -> float | None:
+        return None if self.predicted else self.profile.kernels
+
+    @property
+    def cold_s(self) -> float | None:
+        return None if self.predicted else self.profile.cold_s
 
     def to_row(self) -> dict[str, Any]:
         """The point as a row, for the words that read rows and the chart's data: the same keys in the

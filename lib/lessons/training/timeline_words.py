@@ -1,20 +1,17 @@
 """The sentences under the Training page's timelines (one step on the CPU thread against the GPU stream),
-each read from the timeline entry it is about and the timed row beside it."""
+each read from the timeline entry it is about and the timed point beside it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from lib.core.fmt import and_list, fmt_ratio, fmt_s, pct, plural
-from lib.core.rows import Origin, Status, is_ok
+from lib.core.rows import Origin, Status
 from lib.core.step_timeline import Timeline
 from lib.lessons.common.explain import time_split
+from lib.lessons.training.live_point import CurvePoint
+from lib.lessons.training.reading import timed as has_time
 from lib.lessons.training.view import FAMILIES
 from lib.workloads.execution import graphed
 from lib.workloads.family import TrainingFamily
-
-Row = Mapping[str, Any]
 
 
 def timeline_title(entry: Timeline, label: str) -> str:
@@ -52,35 +49,35 @@ STEP_KEYS = (
 )
 
 
-def _same_step(entry: Timeline, timed: Row | None) -> bool:
-    """Whether a timed row is the step the timeline profiled: timed (not predicted), same settings,
+def _same_step(entry: Timeline, timed: CurvePoint | None) -> bool:
+    """Whether a timed point is the step the timeline profiled: timed (not predicted), same settings,
     and a batch that is the step's rows (a batch past the dataset size is a smaller step)."""
-    if not is_ok(timed) or timed.get("origin") == Origin.PREDICTED:
+    if not has_time(timed) or timed.origin == Origin.PREDICTED:
         return False
-    settings = entry.settings
-    rows_ok = int(timed.get("batch_size", 0)) <= int(timed.get("dataset_size", 0) or 0)
-    return rows_ok and all(timed.get(k) == settings.get(k) for k in STEP_KEYS if k in settings)
+    settings, own = entry.settings, timed.settings
+    rows_ok = int(own.get("batch_size", 0)) <= int(own.get("dataset_size", 0) or 0)
+    return rows_ok and all(own.get(k) == settings.get(k) for k in STEP_KEYS if k in settings)
 
 
-def _timed_s(entry: Timeline, timed: Row) -> tuple[float, str]:
+def _timed_s(entry: Timeline, timed: CurvePoint) -> tuple[float, str]:
     """The timed step of the timeline's own recording day where the point holds it (a point recorded on
     several days keeps each day's time), else the point's time and ', on <recording>: another day'."""
     day = entry.recorded_day or ""
-    steps = float(timed.get("steps_per_epoch") or 1)
-    same = [t / steps for name, t in (timed.get("epoch_s_by_recording") or {}).items() if day and day in str(name)]
+    steps = float(timed.steps_per_epoch or 1)
+    same = [t / steps for name, t in timed.by_recording if day and day in str(name)]
     if same:
         return same[0], ""
-    own = str(timed.get("machine") or "")
-    return float(timed["median_s"]), (f", on {own}: another day" if day and own and day not in own else "")
+    own = str(timed.machine or "")
+    return float(timed.median_s), (f", on {own}: another day" if day and own and day not in own else "")
 
 
 PROFILER_SLOWER = 1.3  # a profiled step this much slower than the timed one tells a different story: say so
 QUEUED_US = 30.0  # kernels starting this long after their launch call waited behind earlier work (eager: ~10 µs)
 
 
-def timeline_sentence(entry: Timeline | None, label: str, timed: Row | None = None) -> str | None:
+def timeline_sentence(entry: Timeline | None, label: str, timed: CurvePoint | None = None) -> str | None:
     """One sentence read from a step's timeline figures: how busy the device was, and why not more.
-    `timed`: the same step's row on the chart (its median timed without the profiler); where the
+    `timed`: the same step's point on the chart (its median timed without the profiler); where the
     profiled step is much slower, the sentence says by how much, and that the chart's times are the
     timed ones, so the split, the timeline and the headline tell one story of one step."""
     figures = entry.figures if entry else None
@@ -100,9 +97,9 @@ def timeline_sentence(entry: Timeline | None, label: str, timed: Row | None = No
         kernels = int(gpu.kernels)
         idle = fmt_s(gpu.idle_between_us / 1e6)
         seen = (
-            f" (the profiler saw only {plural(kernels, 'kernel')} of the {int(timed['kernels'])} counted when "
+            f" (the profiler saw only {plural(kernels, 'kernel')} of the {int(timed.kernels)} counted when "
             "this step was timed: the picture is incomplete)"
-            if t and timed.get("kernels") and kernels < 0.5 * float(timed["kernels"])
+            if t and timed.kernels and kernels < 0.5 * float(timed.kernels)
             else ""
         )
         if graphed(entry.settings.get("mode")):  # its kernels replay from a CUDA graph
@@ -114,7 +111,7 @@ def timeline_sentence(entry: Timeline | None, label: str, timed: Row | None = No
         head = f"{lead}the GPU was busy {gpu.busy_fraction:.0%} of this {step} step{seen}"
         delay = fmt_s(gpu.launch_delay_us / 1e6)
         if gpu.launch_delay_us >= QUEUED_US:
-            split = time_split(timed) if slower else None
+            split = time_split(timed.to_row()) if slower else None
             after = (
                 f"; the {idle} of gaps between them is the profiler slowing the CPU: timed without it, the GPU "
                 f"is busy {pct(split.busy / split.step_s)} of the step"

@@ -6,26 +6,32 @@ No Streamlit here.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
 
 from lib.core import noise
-from lib.core.crossover import spread
 from lib.core.fmt import Sentence, fmt_ratio, say
-from lib.core.rows import Origin, is_ok
+from lib.core.point import SettingValue
+from lib.core.rows import Origin
 from lib.lessons.common.voice import Unit, legend_side
+from lib.lessons.training.live_point import CurvePoint
+from lib.lessons.training.reading import Clock, at, spread_s, timed
 from lib.lessons.training.view import View
-from lib.lessons.training.words import Row, doubt
+from lib.lessons.training.words import doubt
 
 
 def cpu_disagreement(
-    recorded: Sequence[Row], live: Sequence[Row], view: View, recorded_label: str, *, grid: Collection[Any] | None
+    recorded: Sequence[CurvePoint],
+    live: Sequence[CurvePoint],
+    view: View,
+    recorded_label: str,
+    *,
+    grid: Collection[SettingValue] | None,
 ) -> Sentence | None:
     """Where this server's live CPU and the recorded small server's CPU clearly differ (the one noise rule,
     each with its spread) at most of the grid points both have: the sentence that says so, after the live
     crossover (two answers from two CPUs that disagree, unexplained, would leave a reader to pick one). None
     where they agree, or too few points are shared to tell."""
-    rec = {r[view.over]: r for r in recorded if is_ok(r, "epoch_s") and r.get("origin") != Origin.PREDICTED}
-    mine = {r[view.over]: r for r in live if is_ok(r, "epoch_s") and (grid is None or r[view.over] in grid)}
+    rec = {at(p, view.over): p for p in recorded if timed(p, Clock.EPOCH) and p.origin != Origin.PREDICTED}
+    mine = {at(p, view.over): p for p in live if timed(p, Clock.EPOCH) and (grid is None or at(p, view.over) in grid)}
     shared = sorted(set(rec) & set(mine))
     if len(shared) < 3:
         return None
@@ -36,13 +42,13 @@ def cpu_disagreement(
         x
         for x in shared
         if noise.decides(
-            rec[x]["epoch_s"], mine[x]["epoch_s"], spread(rec[x], "epoch_s"), spread(mine[x], "epoch_s"), x in doubted
+            rec[x].epoch_s, mine[x].epoch_s, spread_s(rec[x], Clock.EPOCH), spread_s(mine[x], Clock.EPOCH), x in doubted
         )
-        and max(rec[x]["epoch_s"], mine[x]["epoch_s"]) >= noise.CLEAR_RATIO * min(rec[x]["epoch_s"], mine[x]["epoch_s"])
+        and max(rec[x].epoch_s, mine[x].epoch_s) >= noise.CLEAR_RATIO * min(rec[x].epoch_s, mine[x].epoch_s)
     ]
     if len(apart) * 2 <= len(shared):
         return None
-    ratios = sorted(rec[x]["epoch_s"] / mine[x]["epoch_s"] for x in apart)
+    ratios = sorted(rec[x].epoch_s / mine[x].epoch_s for x in apart)
     middle = ratios[len(ratios) // 2]
     how = f"is {fmt_ratio(middle)} as fast as" if middle >= 1 else f"takes {fmt_ratio(1 / middle)} as long as"
     return say(

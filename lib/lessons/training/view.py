@@ -18,9 +18,9 @@ No Streamlit: pages/training.py lays these out; lib/lessons/training/words.py wo
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from lib.core.cache import kept
 from lib.core.fmt import fmt_s
@@ -278,11 +278,20 @@ def rows(points: Sequence[StepPoint]) -> list[dict[str, Any]]:
     return [p.to_row() for p in points]
 
 
-def origins(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How many points of a curve came from where: {'recorded': 3, 'derived': 9, 'predicted': 5}."""
+class HasOrigin(Protocol):
+    """A curve's point as origins counts it: a StepPoint or a LivePoint."""
+
+    @property
+    def origin(self) -> Origin | None: ...
+
+
+def origins(points: Sequence[HasOrigin]) -> dict[str, int]:
+    """How many points of a curve came from where: {'recorded': 3, 'derived': 9, 'predicted': 5} (a point
+    that does not say counts as recorded)."""
     out: dict[str, int] = {}
-    for r in rows:
-        out[r.get("origin", "recorded")] = out.get(r.get("origin", "recorded"), 0) + 1
+    for p in points:
+        key = (p.origin or Origin.RECORDED).value
+        out[key] = out.get(key, 0) + 1
     return out
 
 
