@@ -90,18 +90,20 @@ def fixture_pack_dir() -> Path:
 
 
 def open_page(page: str | None = None, query: dict[str, str] | None = None, opened: Sequence[str] = ()):
-    """Run the app through its router (streamlit_app.py), then open `page` with `query` in the URL and
-    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), as a visitor opens them."""
+    """Open the app through its router (streamlit_app.py) at `page` (None: Home) with `query` in the URL and the
+    lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), as a visitor's first run of a link does.
+    No run of Home first: all it left the page was the sidebar's GPU, the first source (a link without 'gpu'
+    gets the same), and a page's file name is its URL path (ui.pages), so no run is needed to find it."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+    at.query_params.update(query or {})
+    for key in opened:
+        at.session_state[key] = True
     if page is not None:
-        at.query_params.clear()
-        at.query_params.update(query or {})
-        for key in opened:
-            at.session_state[key] = True
-        at.switch_page(page).run()
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
     return at
 
 
