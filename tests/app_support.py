@@ -131,23 +131,30 @@ def open_whys(at):
     return at
 
 
+HOME = "pages/home.py"
+
+
 def visit(page: str, query: dict[str, str], opened: tuple[str, ...] = (), *, whys: bool = True):
     """Open `page` with `query` as a fresh browser session would: the sidebar's GPU read from the link on
-    the session's first run (open_page's first run has no query, so its sidebar keeps the first GPU);
-    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), and with `whys` every
-    'Why?' section (ui.scaffold.why), as a reader who reads the whole page opens them."""
+    the session's first run; the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), and with
+    `whys` every 'Why?' section (ui.scaffold.why), as a reader who reads the whole page opens them. Home is run
+    twice, a first run and a rerun (its answer kept for the rerun can draw other rows); another page once, as
+    open_page opens it (Home's run before it changed nothing the page says or draws)."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    at.query_params.clear()
-    at.query_params.update(query)
-    for key in opened:
-        at.session_state[key] = True
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
+    if page != HOME:
+        at = open_page(page, query, opened)
+    else:
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+        at.query_params.update(query)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        at.query_params.clear()
+        at.query_params.update(query)
+        for key in opened:
+            at.session_state[key] = True
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
     if whys:
         open_whys(at)
         assert not at.exception, [e.value for e in at.exception]
