@@ -17,6 +17,10 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -159,6 +163,21 @@ def visit(page: str, query: dict[str, str], opened: tuple[str, ...] = (), *, why
         open_whys(at)
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+class Visits:
+    """visit() kept for the tests of one module that only read what a view says (a module-scoped fixture holds
+    it): the same page, link and open expanders, under the module's one environment, are opened once. A test
+    that moves a widget or reruns opens its own."""
+
+    def __init__(self) -> None:
+        self._opened: dict[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], AppTest] = {}
+
+    def __call__(self, page: str, query: dict[str, str], opened: tuple[str, ...] = ()) -> AppTest:
+        key = (page, tuple(sorted(query.items())), tuple(opened))
+        if key not in self._opened:
+            self._opened[key] = visit(page, query, opened)
+        return self._opened[key]
 
 
 def page_text(at) -> str:
