@@ -17,6 +17,10 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -90,18 +94,20 @@ def fixture_pack_dir() -> Path:
 
 
 def open_page(page: str | None = None, query: dict[str, str] | None = None, opened: Sequence[str] = ()):
-    """Run the app through its router (streamlit_app.py), then open `page` with `query` in the URL and
-    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), as a visitor opens them."""
+    """Open the app through its router (streamlit_app.py) at `page` (None: Home) with `query` in the URL and the
+    lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), as a visitor's first run of a link does.
+    No run of Home first: all it left the page was the sidebar's GPU, the first source (a link without 'gpu'
+    gets the same), and a page's file name is its URL path (ui.pages), so no run is needed to find it."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+    at.query_params.update(query or {})
+    for key in opened:
+        at.session_state[key] = True
     if page is not None:
-        at.query_params.clear()
-        at.query_params.update(query or {})
-        for key in opened:
-            at.session_state[key] = True
-        at.switch_page(page).run()
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
     return at
 
 
@@ -129,27 +135,49 @@ def open_whys(at):
     return at
 
 
+HOME = "pages/home.py"
+
+
 def visit(page: str, query: dict[str, str], opened: tuple[str, ...] = (), *, whys: bool = True):
     """Open `page` with `query` as a fresh browser session would: the sidebar's GPU read from the link on
-    the session's first run (open_page's first run has no query, so its sidebar keeps the first GPU);
-    the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), and with `whys` every
-    'Why?' section (ui.scaffold.why), as a reader who reads the whole page opens them."""
+    the session's first run; the lazy expanders of the keys `opened` open (ui.scaffold.lazy_expander), and with
+    `whys` every 'Why?' section (ui.scaffold.why), as a reader who reads the whole page opens them. Home is run
+    twice, a first run and a rerun (its answer kept for the rerun can draw other rows); another page once, as
+    open_page opens it (Home's run before it changed nothing the page says or draws)."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    at.query_params.clear()
-    at.query_params.update(query)
-    for key in opened:
-        at.session_state[key] = True
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
+    if page != HOME:
+        at = open_page(page, query, opened)
+    else:
+        at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=APP_TIMEOUT_S)
+        at.query_params.update(query)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        at.query_params.clear()
+        at.query_params.update(query)
+        for key in opened:
+            at.session_state[key] = True
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
     if whys:
         open_whys(at)
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+class Visits:
+    """visit() kept for the tests of one module that only read what a view says (a module-scoped fixture holds
+    it): the same page, link and open expanders, under the module's one environment, are opened once. A test
+    that moves a widget or reruns opens its own."""
+
+    def __init__(self) -> None:
+        self._opened: dict[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], AppTest] = {}
+
+    def __call__(self, page: str, query: dict[str, str], opened: tuple[str, ...] = ()) -> AppTest:
+        key = (page, tuple(sorted(query.items())), tuple(opened))
+        if key not in self._opened:
+            self._opened[key] = visit(page, query, opened)
+        return self._opened[key]
 
 
 def page_text(at) -> str:

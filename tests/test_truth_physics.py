@@ -12,7 +12,7 @@ import json
 import re
 
 import pytest
-from app_support import chart_specs, page_text, visit
+from app_support import Visits, chart_specs, page_text, visit
 from physics_checks import regime_is_physical, roof_shares
 
 from lib.lessons.common.switch import switch_sentence
@@ -58,6 +58,12 @@ def h200(packs):
 def _shipped_packs_no_live(monkeypatch):
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs shipped in lib/recorded
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")
+
+
+@pytest.fixture(scope="module")
+def seen():
+    """The views the tests below only read, each opened once (under the fixture above, the same for each)."""
+    return Visits()
 
 
 # -- the checker itself ------------------------------------------------------------------------------------
@@ -217,10 +223,10 @@ def test_a_graph_replaying_mode_is_not_said_to_launch_each_kernel():
 
 
 @pytest.mark.cpu_view
-def test_a_copied_batch_is_split_into_its_bytes_at_the_measured_link_rate_and_the_rest():
+def test_a_copied_batch_is_split_into_its_bytes_at_the_measured_link_rate_and_the_rest(seen):
     from ui.step_story import SPLIT_KEY
 
-    at = visit(
+    at = seen(
         "pages/training.py",
         {"data_resident": "false", "batch_size": "4096", "hidden_width": "1024"},
         opened=(SPLIT_KEY,),
@@ -236,23 +242,23 @@ def test_a_copied_batch_is_split_into_its_bytes_at_the_measured_link_rate_and_th
 
 
 @pytest.mark.cpu_view
-def test_the_default_training_view_explains_the_gpus_step():
+def test_the_default_training_view_explains_the_gpus_step(seen):
     from ui.step_story import SPLIT_KEY
 
-    at = visit("pages/training.py", {}, opened=(SPLIT_KEY,))
+    at = seen("pages/training.py", {}, opened=(SPLIT_KEY,))
     said = [line for line in _gpu_lines(at) if "one step takes" in line]
     assert said, page_text(at)
 
 
 @pytest.mark.cpu_view
 @pytest.mark.parametrize("query", [{}, {"data_resident": "false", "batch_size": "4096", "hidden_width": "1024"}])
-def test_the_roofline_caption_never_says_the_bandwidth_ceiling_is_missing_beside_its_roof(query):
+def test_the_roofline_caption_never_says_the_bandwidth_ceiling_is_missing_beside_its_roof(seen, query):
     """The default view's caption said "without a bandwidth ceiling the page cannot tell whether memory holds it"
     under a subtitle giving the H200's measured bandwidth and a drawn slanted roof (its grey dot: a step recorded
     without a profile)."""
     from ui.step_story import SPLIT_KEY
 
-    at = visit("pages/training.py", query, opened=(SPLIT_KEY,))
+    at = seen("pages/training.py", query, opened=(SPLIT_KEY,))
     text = page_text(at)
     caption = next(line for line in text.splitlines() if line.startswith("Each dot is one step of the GPU curve"))
     roofline = next(s for s in chart_specs(at) if "Each step under the GPU" in s)

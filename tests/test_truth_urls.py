@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_support import page_text, visit
+from app_support import Visits, page_text, visit
 
 
 @pytest.fixture(autouse=True)
@@ -21,10 +21,16 @@ def _shipped_packs_no_live(monkeypatch):
     monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")
 
 
+@pytest.fixture(scope="module")
+def seen():
+    """The views the tests below only read, each opened once (under the fixture above, the same for each)."""
+    return Visits()
+
+
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
-def test_the_default_headline_is_not_one_noisy_point_at_batch_1():
+def test_the_default_headline_is_not_one_noisy_point_at_batch_1(seen):
     """'trade the lead 2 times … the CPU leads from 2 (after 1)': one recorded outlier made the headline."""
-    at = visit("pages/training.py", {})
+    at = seen("pages/training.py", {})
     headline = at.markdown[0].value
     assert "trade the lead" not in headline and "(after 1)" not in headline, headline
     assert "catches up" in headline and "between batch size" in headline, headline
@@ -85,10 +91,10 @@ def test_home_with_the_shipped_packs_never_says_the_cpu_pays_no_overhead():
     assert "Both devices pay the same per-operator cost on the CPU" in text
 
 
-def test_timing_pitfalls_never_lists_a_refused_gpu_point_it_quotes_as_measured():
+def test_timing_pitfalls_never_lists_a_refused_gpu_point_it_quotes_as_measured(seen):
     """`/timing_pitfalls` listed the H200 at 16,384 as 'not run — needs about 3.3 GB' beside 'the best
     measured here (fp32) is 54 TFLOP/s, at size 16,384'."""
-    at = visit("pages/timing_pitfalls.py", {})
+    at = seen("pages/timing_pitfalls.py", {})
     text = page_text(at)
     best = re.search(r"\*\*(cuda:0 \([^*]+\))\*\*: the best measured here \(fp32\) is [^,]+, at size ([\d,]+)", text)
     assert best, text
@@ -160,12 +166,12 @@ def test_the_data_pipelines_title_never_says_the_device_does_not_matter_over_an_
 
 
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
-def test_the_default_headline_crossover_lies_within_the_recorded_days_range():
+def test_the_default_headline_crossover_lies_within_the_recorded_days_range(seen):
     """At the defaults the headline said 'most likely at about 170' while the next sentence gave each
     recorded day's crossover as ~310 to ~460: the drawn H200 curve took batch 256 from the 2026-11-24
     lease and 128 and 512 from the 2026-11-23 grid, so the day-to-day gap read as a bend. A curve is
     drawn from one recording; the other days are its band and the days sentence's range."""
-    at = visit("pages/training.py", {})
+    at = seen("pages/training.py", {})
     said = " ".join(m.value for m in at.markdown)
     likely = re.search(r"most likely at about ([\d,]+)", at.markdown[0].value)
     days = re.search(r"recorded days of .*? between batch size ~?([\d,]+) and ~?([\d,]+)", said)
@@ -252,10 +258,10 @@ def test_a_gap_made_by_loading_is_never_the_devices_lead():
 @pytest.mark.parametrize(
     "page", ["pages/training.py", "pages/timing_pitfalls.py", "pages/data_pipeline.py", "pages/jacobian.py"]
 )
-def test_a_view_whose_live_points_were_all_refused_never_says_measured_live(page):
+def test_a_view_whose_live_points_were_all_refused_never_says_measured_live(seen, page):
     """With every live CPU point over the work cap, Timing and Data pipeline said 'CPU: measured live on this
     server with 1 thread (less than a minute ago)' and Training 'Measured live on this server less than a minute
     ago: Too few points were measured' (issue 37's leftovers): nothing had been measured."""
-    text = page_text(visit(page, {}))
+    text = page_text(seen(page, {}))
     assert "measured live on this server with" not in text and "Measured live on this server" not in text, page
     assert "could be measured live on this server" in text, page
