@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lib import APP_VERSION
 from lib.core import args as args_
-from lib.core.load import Load, LoadWatch, machine_with_load
+from lib.core.load import LoadWatch, busy_warning, machine_with_load
 from lib.core.point import Point, rows_of
 from lib.core.rows import is_ok
 from lib.core.terminal import TerminalProgress, print_points
@@ -112,14 +112,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             print(f"wrote {args.out} ({len(measured)} rows)")
     except KeyboardInterrupt:
         return _stopped(resume.with_rest(so_far), args.out, machine_so_far)
-    if machine.get("load_quiet") is False:
-        print(
-            "warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
-            + "; ".join(Load.reasons_of(machine))
-            + ". The pack says so (load_quiet: false) and the app does "
-            "not draw it as recorded; record again with nothing else running.",
-            file=sys.stderr,
-        )
+    if warning := busy_warning(machine):
+        print(warning, file=sys.stderr)
     if len(devices) > 1 and len(axes) == 1:
         print(
             crossover_sentence(

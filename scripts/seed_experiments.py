@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 
 from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
 from lib.core.fmt import fmt_num, fmt_s  # noqa: E402
-from lib.core.load import Load, LoadWatch, machine_with_load  # noqa: E402
+from lib.core.load import LoadWatch, busy_warning, machine_with_load  # noqa: E402
 from lib.core.point import Point, rows_of  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
 from lib.core.rows import Status, is_ok  # noqa: E402
@@ -178,12 +178,8 @@ def run_preset(
 
 
 def warn_if_busy(machine: dict[str, Any]) -> None:
-    if machine.get("load_quiet") is False:
-        print(
-            "warning: the machine was busy while this recorded (" + "; ".join(Load.reasons_of(machine)) + "): "
-            "the pack says so (load_quiet: false) and the app does not draw it as recorded",
-            file=sys.stderr,
-        )
+    if warning := busy_warning(machine):
+        print(warning, file=sys.stderr)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

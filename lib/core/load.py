@@ -275,6 +275,18 @@ def pack_quiet(machine: MachineObject) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def busy_warning(machine: MachineObject) -> str | None:
+    """What a recording run prints when its pack's machine says it was busy (None when it was not)."""
+    if machine.get("load_quiet") is not False:
+        return None
+    return (
+        "warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
+        + "; ".join(Load.reasons_of(machine))
+        + ". The pack says so (load_quiet: false) and the app does "
+        "not draw it as recorded; record again with nothing else running."
+    )
+
+
 def machine_with_load(watch: LoadWatch, earlier: MachineObject | None, final: bool = True) -> MachineObject:
     """This machine's fingerprint with how busy it was while the recording ran; a recording resumed from an
     earlier pack (`earlier`: its machine) is quiet only if its earlier calls were too."""

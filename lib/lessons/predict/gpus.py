@@ -28,7 +28,6 @@ from lib.core import costmodel
 from lib.core.cache import on_disk
 from lib.core.fmt import and_list
 from lib.core.point import Frozen
-from lib.core.rows import Origin
 from lib.lessons.predict.models import ModelSpec
 from lib.lessons.training import model as cost_model
 from lib.lessons.training import step_tables
@@ -233,17 +232,12 @@ def pooled_point(spec: ModelSpec, gpu: RecordedGpu, batch: int, band: Band | Non
         f"{gpu.label}, from this model's counted FLOPs, bytes and traced kernels ({mode}); "
         + (f"band: {band.words}" if band else "no error was measured for a model it never saw")
     )
-    return StepPoint(
+    return StepPoint.of_prediction(
         work.name,
         Frozen(settings),
         "cuda:0",
         gpu.machine,
-        steps,
-        seconds,
-        0.0,
-        0,
-        seconds * steps,
-        Origin.PREDICTED,
+        (steps, seconds),
         note,
         flops=work.flops(settings),
         bytes=work.bytes_moved(settings),

@@ -66,6 +66,28 @@ class StepPoint:
     profile: Profile = NO_PROFILE
     kernels_counted: float | None = None  # a pooled prediction's kernels, counted by tracing the model
 
+    @classmethod
+    def of_prediction(
+        cls, workload: str, settings: Frozen, device: str, machine: str, epoch: tuple[int, float], note: str, **counted
+    ) -> StepPoint:
+        """A step the cost model predicts: `epoch` its (steps per epoch, seconds a step); `counted` its flops,
+        bytes, launch_share, band and kernels_counted. Never timed: no spread, no repeats."""
+        steps, seconds = epoch
+        return cls(
+            workload,
+            settings,
+            device,
+            machine,
+            steps,
+            seconds,
+            0.0,
+            0,
+            seconds * steps,
+            Origin.PREDICTED,
+            note,
+            **counted,
+        )
+
     @property
     def predicted(self) -> bool:
         return self.origin is Origin.PREDICTED

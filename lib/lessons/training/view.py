@@ -236,17 +236,12 @@ def point(view: View, table: StepTable | None, device: str, machine_words: str) 
         return None
     seconds, low, high = model.predict(config, given)
     note = f"predicted from {model.model.points:,} steps recorded on {machine_words} {model.describe(config, depth)}"
-    return StepPoint(
+    return StepPoint.of_prediction(
         view.family.name,
         settings,
         device,
         table.machine,
-        steps,
-        seconds,
-        0.0,
-        0,
-        seconds * steps,
-        Origin.PREDICTED,
+        (steps, seconds),
         note,
         flops=work.flops(given),
         bytes=work.bytes_moved(given),
