@@ -219,7 +219,6 @@ def _sweep_points(
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
-    from lib.core.devices import machine_fingerprint
     from lib.core.gate import recording_gate
     from lib.core.rows import Status
     from lib.core.step_timeline import timelines_file
@@ -228,6 +227,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     workload, devices = _common(args)
     settings = workload.resolve(_parse_sets(args.set))
     gate = recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or []))
+    watch = LoadWatch.start()  # a timeline's durations are timings too: its file keeps how busy the machine was
     entries = [
         timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate) for d in devices
     ]
@@ -235,8 +235,11 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         figures = ", ".join(f"{k} {v:.4g}" for k, v in e.figures.as_json().items()) if e.figures else ""
         print(f"{e.device}: {e.status} {e.message} {figures}")
     if args.out:
-        save_json(timelines_file(entries, machine_fingerprint()), args.out)
+        machine = machine_with_load(watch, None)
+        save_json(timelines_file(entries, machine), args.out)
         print(f"wrote {args.out}")
+        if warning := busy_warning(machine):
+            print(warning, file=sys.stderr)
     return 0 if all(e.status == Status.OK for e in entries) else 1
 
 

@@ -70,6 +70,7 @@ def test_the_cli_writes_a_timelines_file_the_app_reads(tmp_path):
     timelines = read_timelines(written)
     assert_sane(timelines.timelines[0])
     assert timelines.machine["cpu_model"]
+    assert "load_quiet" in timelines.machine and timelines.machine["load_reference_best_s"] > 0  # how busy it was
     assert "cpu_busy_fraction" in written["timelines"][0]["figures"]  # the file keeps its figures by name
 
 
