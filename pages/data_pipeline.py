@@ -95,6 +95,6 @@ with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}", drawn=True):
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
 scaffold.point_notes(first.on.rows, feeds.point_where(over))
-scaffold.results_on_screen(first.on.rows, shown.result_columns(over), rows_of(live), first.on.pack, first.on.recorded_rows(),
-                           file_stem=f"data_pipeline_{over}", key="data_pipeline.results")
+scaffold.shown_results(first.on.results(live), shown.result_columns(over), file_stem=f"data_pipeline_{over}",
+                       key="data_pipeline.results")
 scaffold.record_view(feeds.record_commands(view), shown.RECORD_CAPTION)

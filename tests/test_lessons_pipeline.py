@@ -10,6 +10,7 @@ from dataclasses import replace
 from lib.core.point import Point, points_of
 from lib.lessons.common.live import LiveBudget
 from lib.lessons.data_pipeline import screen as feeds
+from lib.recorded.pack import Fingerprint
 from lib.recorded.recording import recording_of
 from lib.recorded.sources import GpuSource
 
@@ -159,7 +160,20 @@ def test_the_screen_pairs_one_machines_devices_at_the_point():
     cpu, gpu = on.pair("images")
     assert cpu.series == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu.point.device == "cuda:0"
     assert on.at_point("tensors").median_s == 0.004
-    assert on.missing == [] and len(on.recorded_rows()) == 8 and len(on.rows) == 12
+    assert on.missing == [] and len(on.results([]).recorded) == 8 and len(on.rows) == 12
+
+
+def test_the_results_on_screen_hold_every_point_shown_the_live_ones_and_the_recorded_ones_with_their_machine():
+    live = points_of(live_rows())
+    on = screen()
+    results = on.results(live)
+    assert [s.row() for s in results.shown] == on.rows  # the table: every point on screen, in its series
+    assert results.live == tuple(live)  # the download of this machine
+    assert {p.device for p in results.recorded} == {"cpu", "cuda:0"} and len(results.recorded) == 8
+    assert all("series" not in p.settings for p in results.recorded)  # as their pack holds them, unlabelled
+    assert results.recorded_by == Fingerprint.from_json(MACHINE)  # the download of them names the recording machine
+    bare = screen(rows=[]).results(live)
+    assert bare.recorded == () and bare.recorded_by is None and bare.live == tuple(live)
 
 
 def test_the_words_say_whether_the_device_matters():

@@ -9,13 +9,14 @@ from typing import Any, NamedTuple
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
-from lib.core.point import Point, rows_of
+from lib.core.point import Point
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.core.workload import SettingValue
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import InSeries
 from lib.lessons.common.live import LiveBudget, log_grid
+from lib.lessons.common.results_shown import ResultsShown
 from lib.lessons.data_pipeline.view import (
     AXES,
     DEFAULT_OVER,
@@ -226,11 +227,6 @@ class Screen:
     recorded: FeedPoints  # its points per feed, unlabelled (for downloads)
 
     @property
-    def pack(self) -> Mapping[str, Any] | None:
-        """The recorded pack shown, as its file holds it (the download's edge)."""
-        return self.recording.pack if self.recording else None
-
-    @property
     def rows(self) -> list[dict[str, Any]]:
         """Every point on screen as a row under its series (the table's and the notes' edge)."""
         return [s.row() for feed in SOURCES for s in self.shown[feed]]
@@ -244,9 +240,12 @@ class Screen:
         """The feeds with no recorded GPU side (none when the GPU is live here)."""
         return [] if self.view.gpu_live else [feed for feed in SOURCES if not self.recorded[feed]]
 
-    def recorded_rows(self) -> list[dict[str, Any]]:
-        """The recorded points as their pack holds them (the download's edge)."""
-        return rows_of(p for feed in SOURCES for p in self.recorded[feed])
+    def results(self, live: Sequence[Point]) -> ResultsShown:
+        """Every point on screen (the table), the live points and the recorded ones as their pack holds them,
+        unlabelled (the downloads)."""
+        recorded = tuple(p for feed in SOURCES for p in self.recorded[feed])
+        machine = self.recording.machine if self.recording else None
+        return ResultsShown(tuple(s for feed in SOURCES for s in self.shown[feed]), tuple(live), recorded, machine)
 
     def here(self, feed: str) -> list[InSeries]:
         """The feed's points at the point explained."""
