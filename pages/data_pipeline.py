@@ -94,7 +94,7 @@ with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}", drawn=True):
     scaffold.paragraphs([shown.repeats_caption(live)], caption=True)
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
-scaffold.point_notes(first.on.rows, feeds.point_where(over))
+scaffold.point_notes(first.on.rows(), feeds.point_where(over))
 scaffold.shown_results(first.on.results(live), shown.result_columns(over), file_stem=f"data_pipeline_{over}",
                        key="data_pipeline.results")
 scaffold.record_view(feeds.record_commands(view), shown.RECORD_CAPTION)

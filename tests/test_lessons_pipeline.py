@@ -160,14 +160,16 @@ def test_the_screen_pairs_one_machines_devices_at_the_point():
     cpu, gpu = on.pair("images")
     assert cpu.series == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu.point.device == "cuda:0"
     assert on.at_point("tensors").median_s == 0.004
-    assert on.missing == [] and len(on.results([]).recorded) == 8 and len(on.rows) == 12
+    assert (
+        on.missing == [] and len(on.results([]).recorded) == 8 and len(on.rows()) == 12 and len(on.rows("images")) == 6
+    )
 
 
 def test_the_results_on_screen_hold_every_point_shown_the_live_ones_and_the_recorded_ones_with_their_machine():
     live = points_of(live_rows())
     on = screen()
     results = on.results(live)
-    assert [s.row() for s in results.shown] == on.rows  # the table: every point on screen, in its series
+    assert [s.row() for s in results.shown] == on.rows()  # the table: every point on screen, in its series
     assert results.live == tuple(live)  # the download of this machine
     assert {p.device for p in results.recorded} == {"cpu", "cuda:0"} and len(results.recorded) == 8
     assert all("series" not in p.settings for p in results.recorded)  # as their pack holds them, unlabelled

@@ -226,14 +226,10 @@ class Screen:
     recording: Recording | None  # the recorded pack shown, if any
     recorded: FeedPoints  # its points per feed, unlabelled (for downloads)
 
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        """Every point on screen as a row under its series (the table's and the notes' edge)."""
-        return [s.row() for feed in SOURCES for s in self.shown[feed]]
-
-    def feed_rows(self, feed: str) -> list[dict[str, Any]]:
-        """A feed's points as the sweep chart's rows (Altair's edge)."""
-        return [s.row() for s in self.shown[feed]]
+    def rows(self, feed: str | None = None) -> list[dict[str, Any]]:
+        """The points on screen, of one feed or of every feed, as rows under their series: the edge of the sweep
+        chart (Altair's data) and of the point notes."""
+        return [s.row() for fed in ([feed] if feed else SOURCES) for s in self.shown[fed]]
 
     @property
     def missing(self) -> list[str]:

@@ -181,7 +181,7 @@ def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
     over = on.view.over
     return tuple(
         SweepChart(
-            pd.DataFrame(on.feed_rows(feed)),
+            pd.DataFrame(on.rows(feed)),
             feeds.axis_label(over),
             "time per epoch",
             feeds.feed_title(feed),
