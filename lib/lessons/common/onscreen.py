@@ -248,7 +248,7 @@ def repeats_span(rows: Iterable[dict]) -> str | None:
 
 
 def points_repeats_span(points: Iterable[Point]) -> str | None:
-    """repeats_span of points."""
+    """The timed repeats behind the measured points, in repeats_span's words."""
     return _span([int(p.repeats) for p in points if p.ok])
 
 
