@@ -30,8 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
-from lib.recorded import load_recorded, load_recordings  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, source_pack, source_recording  # noqa: E402
+from lib.recorded import load_recordings  # noqa: E402
+from lib.recorded.recording import Recording  # noqa: E402
+from lib.recorded.sources import machine_text, recorded_sources, source_recording  # noqa: E402
 
 SWITCHES = [
     dict(zip(("data_resident", "item_every_step", "pin_memory"), combo))
@@ -74,7 +75,7 @@ def training_coverage(table: step_tables.StepTable, machine: str) -> dict[str, C
     return counts
 
 
-def other_pages(pack: dict, label: str) -> dict[str, Counter]:
+def other_pages(recording: Recording, label: str) -> dict[str, Counter]:
     """Timing pitfalls, Jacobian and Data pipeline: a view has a GPU curve when the machine recorded
     the sweep it draws (these pages draw recorded points only; nothing is predicted there)."""
     from lib.lessons.data_pipeline import screen as pipeline_screen
@@ -82,6 +83,7 @@ def other_pages(pack: dict, label: str) -> dict[str, Counter]:
     from lib.lessons.timing import view as timing_pitfalls
     from lib.workloads.jacobian import METHODS
 
+    pack = recording.pack  # Timing and Jacobian read the pack's rows
     counts = {"Timing": Counter(), "Jacobian": Counter(), "Pipeline": Counter()}
     for size in timing_pitfalls.SIZES:
         for sync, tf32, transfer in itertools.product((True, False), repeat=3):
@@ -108,7 +110,7 @@ def other_pages(pack: dict, label: str) -> dict[str, Counter]:
                     pin_memory=pin,
                 )  # `over` at its default
                 view = pipeline_screen.View(settings, over, gpu_live=False)
-                _, found = pipeline_screen.find_recorded([pack], [pack["path"]], view)
+                _, found = pipeline_screen.find_recorded([recording], [recording.path], view)
                 gpu = [p for feed in found.points.values() for p in feed if p.device != "cpu"]
                 counts["Pipeline"]["recorded" if len(gpu) >= 2 else "no GPU curve"] += 1
     return counts
@@ -135,21 +137,19 @@ def main() -> int:
     parser.add_argument("--packs", default=None)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    packs, _ = load_recorded(Path(args.packs) if args.packs else None)
     recordings, _ = load_recordings(Path(args.packs) if args.packs else None)
     lines = [
         f"{'page':10} {'GPU machine':44} {'views':42} {'total':>9} {'GPU curve':>10} {'recorded/derived':>17} "
         f"{'predicted':>10} {'none':>8}"
     ]
-    for source in gpu_sources(packs):
-        pack = source_pack(source, packs)
+    for source in recorded_sources(recordings):
         recording = source_recording(source, recordings)
         table = step_tables.tables(recording, machine_text(recording.machine)).get("cuda")
         if table is None or not len(table):
             continue  # e.g. the multi-GPU machine: its page draws its own recorded pack
         for which, c in training_coverage(table, source.label).items():
             lines.append(row("Training", source.label, which, c))
-        for page, c in other_pages(pack, source.label).items():
+        for page, c in other_pages(recording, source.label).items():
             lines.append(row(page, source.label, "every control", c))
     print("\n".join(lines))
     if args.out:

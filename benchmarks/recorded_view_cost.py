@@ -31,11 +31,12 @@ from lib.workloads import counted
 if {hidden!r}:
     counted.WORK_FILE = counted.WORK_FILE.with_name("absent.json")  # every count traced here
 from lib.lessons.training import screen as S, step_tables, view as T
-from lib.recorded import load_recorded, load_recordings
+from lib.recorded import load_recordings
 from lib.recorded.ceilings import ceilings_for
-from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
-packs, recordings = load_recorded()[0], load_recordings()[0]
-source = next(s for s in gpu_sources(packs) if "H200" in s.label)
+from lib.recorded.sources import hardware_text, machine_text, recorded_sources, small_server_recording, source_recording
+recordings = load_recordings()[0]
+packs = [r.pack for r in recordings]
+source = next(s for s in recorded_sources(recordings) if "H200" in s.label)
 recording = source_recording(source, recordings)
 gpu_name, machine = hardware_text(recording.machine), machine_text(recording.machine)
 family = T.BY_NAME[{family!r}]

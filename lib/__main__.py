@@ -257,11 +257,15 @@ def cmd_crossover(args: argparse.Namespace) -> int:
     from lib.core.fmt import fmt_about
     from lib.core.results import PackError, load_pack
     from lib.lessons.common.voice import crossover_sentence, device_side
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
 
     pack = {**load_pack(args.pack), "path": args.pack}
     # the GPU's ceilings: measured rows of this pack, of --ceilings packs, or of the shipped recordings
-    ceiling_packs = [pack, *({**load_pack(c), "path": c} for c in args.ceilings or ()), *load_recorded()[0]]
+    ceiling_packs = [
+        pack,
+        *({**load_pack(c), "path": c} for c in args.ceilings or ()),
+        *(r.pack for r in load_recordings()[0]),
+    ]
     groups: dict[tuple[str, str], list[tuple[int, dict]]] = {}
     for i, row in enumerate(pack["rows"]):
         groups.setdefault((row["workload"], row.get("swept") or args.setting or ""), []).append((i, row))

@@ -11,13 +11,14 @@ import streamlit as st
 
 from lib.charts import Layout, TimeLines, phase_chart, time_chart
 from lib.core.devices import usable_cores
-from lib.lessons.common.live import DEFAULT_CPU_THREADS
+from lib.core.point import Point, rows_of
+from lib.lessons.common.live import DEFAULT_CPU_THREADS, LiveBudget
 from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline import shown
 from lib.lessons.data_pipeline import view as lesson
 from ui import scaffold
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, cached_measurement, is_cached, live_point_budget_s, oldest_measured_at
-from ui.sources import live_devices, load_recorded, source_for
+from ui.sources import live_devices, load_recordings, source_for
 from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
 
@@ -36,9 +37,9 @@ settings = {key: url.select_slider(key, shown.slider_label(key, over), axis.step
 settings["model"] = url.radio("model", "Model trained", list(lesson.MODELS), lesson.DEFAULTS.model,
                               format_func=lesson.MODELS.get, help=shown.MODEL_HELP)
 source, cannot = source_for(lesson.WORKLOAD)  # cannot: the sidebar's machine holds nothing here
-devices, packs, cores = live_devices(source), load_recorded()[0], usable_cores()
+devices, recordings, cores = live_devices(source), load_recordings(), usable_cores()
 # No more workers than cores live; more only where a recording holds them (shown from it, never run here)
-workers = lesson.worker_choices(cores, () if cannot or len(devices) > 1 else lesson.recorded_workers(packs))
+workers = lesson.worker_choices(cores, () if cannot or len(devices) > 1 else lesson.recorded_workers(recordings))
 # lazy: its settings are out of sight until opened, and drawing them cost a new visitor's browser before the chart
 with scaffold.lazy_expander("How the images are loaded (DataLoader settings)", LOADING_KEY) as opened:
     c1, c2 = st.columns(2) if opened else (None, None)
@@ -54,12 +55,12 @@ url.sync_url()
 # -- the first screen, recorded first: the answer and where one epoch's time went, redrawn once measured ------
 view = feeds.View(lesson.Settings(**settings), over, gpu_live=len(devices) > 1)
 too_many = lesson.workers_note(view.settings.num_workers, cores)
-pack, recorded = feeds.find_recorded([] if cannot else packs, source.pack_paths, view)
+recording, recorded = feeds.find_recorded([] if cannot else recordings, source.pack_paths, view)
 chart_box = top.chart.empty()
 
 
-def first_screen(live: list[dict]) -> shown.FirstScreen:
-    first = shown.first_screen(view, feeds.live_points(live), pack, recorded)
+def first_screen(live: list[Point]) -> shown.FirstScreen:
+    first = shown.first_screen(view, live, recording, recorded)
     top.answer.markdown(first.answer)
     box = chart_box.container()  # the chart and, where a bar runs past its epoch's tick, why
     scaffold.chart_or_why(box, chart_spec(phase_chart, first.bars, **shown.PHASE_CHART) if first.bar_rows else None,
@@ -68,17 +69,16 @@ def first_screen(live: list[dict]) -> shown.FirstScreen:
     return first
 
 
-request = feeds.live_request(view, devices, point_budget_s=live_point_budget_s(),
-                             total_budget_s=DEFAULT_TOTAL_BUDGET_S / 2, threads=DEFAULT_CPU_THREADS)
+request = feeds.live_request(view, devices, LiveBudget(live_point_budget_s(), DEFAULT_TOTAL_BUDGET_S / 2, DEFAULT_CPU_THREADS))
 if recorded.any and not is_cached(request) and not too_many:
     first_screen([])  # the recorded answer at once, while this server's CPU is measured below
 live = [] if too_many else cached_measurement(request, label=feeds.measure_label(view, devices)) or []
 first = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=shown.not_live(cannot),
-                        measured_at=oldest_measured_at([request]) if live else None, live_rows=None if too_many else live)
-scaffold.say(shown.under_chart(first, source, packs, too_many, cannot), box=top.note)
+                        measured_at=oldest_measured_at([request]) if live else None, live_rows=None if too_many else rows_of(live))
+scaffold.say(shown.under_chart(first, source, recordings, too_many, cannot), box=top.note)
 if first.on.missing:
-    scaffold.sweep_offers(NS, feeds.recorded_offers(packs, view))
+    scaffold.sweep_offers(NS, feeds.recorded_offers(recordings, view))
 scaffold.why_words("What this page measures (seeds 000 and 001)", [shown.SEEDS])
 
 # -- words: does the device matter here? where did the time go? (fixed labels: a lazy expander's identity includes it)
@@ -94,7 +94,7 @@ with scaffold.why(f"Time per epoch over {feeds.axis_label(over)}", drawn=True):
     scaffold.paragraphs([shown.repeats_caption(live)], caption=True)
 
 # -- what was not measured, the rows, downloads, recording ------------------------------------------------
-scaffold.point_notes(first.on.rows, feeds.point_where(over))
-scaffold.results_on_screen(first.on.rows, shown.result_columns(over), live, pack, first.on.recorded_rows(),
-                           file_stem=f"data_pipeline_{over}", key="data_pipeline.results")
+scaffold.point_notes(first.on.rows(), feeds.point_where(over))
+scaffold.shown_results(first.on.results(live), shown.result_columns(over), file_stem=f"data_pipeline_{over}",
+                       key="data_pipeline.results")
 scaffold.record_view(feeds.record_commands(view), shown.RECORD_CAPTION)

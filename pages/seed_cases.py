@@ -87,10 +87,8 @@ with scaffold.why("Loss curves: does each model learn?") as opened:
         scaffold.paragraphs(said.data, caption=True)
 
 # -- rows, downloads, recording ---------------------------------------------------------------------------------
-scaffold.results_on_screen(experiment.shown_rows(), shown.RESULT_COLUMNS, experiment.live_rows(), experiment.pack,
-                           experiment.recorded_rows(),
-                           file_stem=f"seed_{case}", key="seed_cases.results",
-                           more=csv_download("Download the loss curves (CSV)", shown.curve_rows(curves),
-                                             f"seed_{case}_loss_curves.csv", ":material/show_chart:"))
+scaffold.shown_results(experiment.results(), shown.RESULT_COLUMNS, file_stem=f"seed_{case}", key="seed_cases.results",
+                       more=csv_download("Download the loss curves (CSV)", shown.curve_rows(curves),
+                                         f"seed_{case}_loss_curves.csv", ":material/show_chart:"))
 scaffold.record_view([screen.record_command(preset)], shown.record_caption(case),
                      title="Record this experiment on a GPU machine")

@@ -46,7 +46,7 @@ from lib.lessons.training import model as M  # noqa: E402
 from lib.lessons.training import step_tables  # noqa: E402
 from lib.lessons.training import view as T  # noqa: E402
 from lib.recorded import load_recordings  # noqa: E402
-from lib.recorded.sources import gpu_sources, machine_text, source_recording  # noqa: E402
+from lib.recorded.sources import machine_text, recorded_sources, source_recording  # noqa: E402
 from lib.workloads import tracing  # noqa: E402
 from lib.workloads.mlp import FAMILY as MLP_FAMILY  # noqa: E402
 from lib.workloads.traced import PROFILED_EXTRA, trace_step  # noqa: E402
@@ -56,7 +56,7 @@ def profiled_rows() -> list[tuple[str, object, Point]]:
     """(gpu, family pick, row) of every profiled eager step of every family but the MLP, on every GPU."""
     recordings, _ = load_recordings(None)
     out = []
-    for source in gpu_sources([r.pack for r in recordings]):
+    for source in recorded_sources(recordings):
         recording = source_recording(source, recordings)
         if not recording:
             continue

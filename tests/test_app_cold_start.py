@@ -128,12 +128,13 @@ def test_recorded_views_of_every_family_are_drawn_without_torch(tmp_path):
     done = run_without_torch(f"""
         os.environ["GPUWIN_CACHE_DIR"] = {str(tmp_path)!r}
         from lib.lessons.training import screen as S, step_tables, view as T
-        from lib.recorded import load_recorded, load_recordings
+        from lib.recorded import load_recordings
         from lib.recorded.ceilings import ceilings_for
-        from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording
+        from lib.recorded.sources import hardware_text, machine_text, recorded_sources, small_server_recording
         from lib.recorded.sources import source_recording
-        packs, recordings = load_recorded()[0], load_recordings()[0]
-        source = next(s for s in gpu_sources(packs) if "H200" in s.label)
+        recordings = load_recordings()[0]
+        packs = [r.pack for r in recordings]
+        source = next(s for s in recorded_sources(recordings) if "H200" in s.label)
         pack = source_recording(source, recordings)
         gpu_name, machine = hardware_text(pack.machine), machine_text(pack.machine)
         for family in (T.BY_NAME["cnn"], T.BY_NAME["transformer"], T.BY_NAME["torchvision"].pick(model="vit_tiny")):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from app_support import chart_specs, open_page, page_text, pick_gpu
 
-from lib.recorded import load_recorded
-from lib.recorded.sources import gpu_sources, slug
+from lib.recorded import load_recordings
+from lib.recorded.sources import recorded_sources, slug
 
 FOUR = slug("4 × NVIDIA H200")
 PAGES = [
@@ -26,7 +26,7 @@ PAGES = [
 def shipped(monkeypatch):
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the packs that ship with the app
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
-    keys = [s.key for s in gpu_sources(load_recorded()[0])]
+    keys = [s.key for s in recorded_sources(load_recordings()[0])]
     assert FOUR in keys and "nvidia-h200" in keys, keys
 
 

@@ -12,7 +12,7 @@ import pytest
 from app_support import chart_specs, page_text, visit
 from view_checks import HEADLINE_WORDS, headline_words
 
-from lib.recorded import load_recorded
+from lib.recorded import load_recordings
 
 PAGE = "pages/training.py"
 NS = "training."
@@ -38,7 +38,7 @@ def drawn(at) -> set[str]:
 
 
 def gpu_names() -> list[str]:
-    return [p["machine"]["gpus"][0] for p in load_recorded()[0] if p["machine"].get("gpus")]
+    return [r.machine.gpus[0] for r in load_recordings()[0] if r.machine.gpus]
 
 
 def assert_honest(at, why: str | None, live: bool = True) -> str:

@@ -23,11 +23,12 @@ from lib.charts import (
 from lib.core.crossover import CrossKind, analyse_rows
 from lib.core.fmt import fmt_num, fmt_s, fmt_value
 from lib.core.measure_lock import MeasureLock, overlapping
+from lib.core.point import points_of
 from lib.lessons.common import voice
 from lib.lessons.common.explain import SplitSource, time_split
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep, log_grid, work_refusal
 from lib.lessons.common.verdict import Regime, split_sentence, verdict
-from lib.recorded.sources import machine_text, matching_rows, recorded_groups, series_label
+from lib.recorded.sources import machine_text, matching_points, matching_rows, recorded_sweeps, series_label
 from lib.workloads import get_workload
 from ui.url_settings import nearest_choice, serialize
 
@@ -325,8 +326,9 @@ def test_matching_rows_and_groups():
     assert matching_rows(
         [{**r, "hidden_width": "64"} for r in GPU], MLP, "batch_size", {"hidden_width": 64}
     )  # CSV text
-    groups = recorded_groups(rows, MLP)
-    assert sorted(g["points"] for g in groups) == [1, 4]
+    assert matching_points(points_of(rows), MLP, "batch_size", {"hidden_width": 64}) == points_of(match)
+    assert matching_points(points_of(rows), MLP, "batch_size", {"hidden_width": 256}) == []
+    assert sorted(s.points for s in recorded_sweeps(points_of(rows), MLP)) == [1, 4]
 
 
 def test_labels_say_where_numbers_come_from():
@@ -359,7 +361,9 @@ def test_grid_rows_serve_a_sweep_over_any_of_their_settings():
         for b in (1, 2, 4)
     ]
     assert len(matching_rows(rows, MLP, "batch_size", {"depth": 2, "hidden_width": 8})) == 3
-    assert recorded_groups(rows, MLP) == []  # a grid offers no single sweep to jump to
+    assert len(matching_points(points_of(rows), MLP, "batch_size", {"depth": 2, "hidden_width": 8})) == 3
+    assert not matching_points(points_of(rows), MLP, "dataset_size", {"depth": 2, "hidden_width": 8})
+    assert recorded_sweeps(points_of(rows), MLP) == []  # a grid offers no single sweep to jump to
 
 
 def test_a_list_reads_as_a_sentence_says_it():

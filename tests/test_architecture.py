@@ -182,7 +182,6 @@ WIDE_FOR_NOW = {
     "lib/workloads/ddp/launch.py::launch": 9,
     "lib/workloads/ddp/launch.py::_launch_once": 9,
     # the data pipeline's lesson: its dicts become types first
-    "lib/lessons/data_pipeline/view.py::live_rows": 9,
 }
 
 

@@ -135,17 +135,16 @@ def test_shipped_packs_parse_once_and_again_when_a_file_changes(cache, tmp_path,
     (folder / "p.json").write_text(json.dumps(pack))
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(folder))
     monkeypatch.setattr(recorded, "RESCAN_S", 0.0)
-    first, problems = recorded.load_recorded()
-    assert not problems and len(first[0]["rows"]) == len(pack["rows"])
+    (first,), problems = recorded.load_recordings()
+    assert not problems and len(first.pack["rows"]) == len(pack["rows"])
 
     # a cold process: nothing in memory, and parsing would fail: the pack comes from the cache folder
     recorded._parsed_once.clear()
     recorded._load.clear()
     monkeypatch.setattr(recorded, "load_pack", lambda path: pytest.fail("parsed again"))
-    again, _ = recorded.load_recorded()
-    assert again[0]["rows"] == first[0]["rows"]
     (recording,), _ = recorded.load_recordings()  # its points came from the cache folder with it
-    assert recording.pack is again[0] and [p.to_row() for p in recording.points] == first[0]["rows"]
+    assert recording.pack["rows"] == first.pack["rows"]
+    assert [p.to_row() for p in recording.points] == first.pack["rows"]
 
     # an edited pack is parsed again
     monkeypatch.undo()
@@ -153,8 +152,8 @@ def test_shipped_packs_parse_once_and_again_when_a_file_changes(cache, tmp_path,
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(folder))
     monkeypatch.setattr(recorded, "RESCAN_S", 0.0)
     (folder / "p.json").write_text(json.dumps({**pack, "rows": pack["rows"][:3]}))
-    edited, _ = recorded.load_recorded()
-    assert len(edited[0]["rows"]) == 3
+    (edited,), _ = recorded.load_recordings()
+    assert len(edited.pack["rows"]) == 3
 
 
 # -- the process cache ---------------------------------------------------------------------------------------------

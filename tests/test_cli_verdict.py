@@ -18,7 +18,7 @@ import pytest
 from lib.core.fmt import fmt_value
 from lib.core.results import build_pack, load_pack, save_pack
 from lib.lessons.common.verdict import Regime, verdict, verdict_sentence, verdict_words
-from lib.recorded import RECORDED_DIR, load_recorded
+from lib.recorded import RECORDED_DIR, load_recordings
 from lib.recorded.ceilings import ceilings_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def cli(*args, **env):
 
 @pytest.fixture(scope="module")
 def packs():
-    return load_recorded(RECORDED_DIR)[0]
+    return [r.pack for r in load_recordings(RECORDED_DIR)[0]]  # the verdict and the ceilings read pack dicts
 
 
 def sweep_of(packs, file: str, mode: str, width: int) -> list[dict]:
@@ -193,7 +193,9 @@ def test_a_cuda_sweep_through_the_cli_gets_a_verdict_on_each_device(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = load_pack(pack)["rows"]
     gpu = next(r for r in rows if r["device"] != "cpu")
-    ceilings = ceilings_for(gpu["device_name"], [{**load_pack(pack), "path": str(pack)}, *load_recorded()[0]])
+    ceilings = ceilings_for(
+        gpu["device_name"], [{**load_pack(pack), "path": str(pack)}, *(r.pack for r in load_recordings()[0])]
+    )
     for device in ("cpu", gpu["device"]):
         for line in expected_lines([r for r in rows if r["device"] == device], ceilings if device != "cpu" else None):
             assert f"  {line}\n" in out.stdout

@@ -70,18 +70,18 @@ PATHS = {
     "timing pitfalls": lambda: timing_lesson.live_rows(
         timing_lesson.variant_of(True, False, False), ["cpu"], current=None, point_budget_s=0.01
     ),
-    "data pipeline": lambda: pipeline_lesson.live_rows(
-        "batch_size",
-        [128],
-        [
-            pipeline_lesson.FeedSettings(feed, pipeline_lesson.Settings(dataset_size=2048))
-            for feed in ("images", "tensors")
-        ],
-        ["cpu"],
-        current=128,
-        point_budget_s=0.01,
-        total_budget_s=60,
-        num_threads=1,
+    "data pipeline": lambda: rows_of(
+        pipeline_lesson.live_points(
+            "batch_size",
+            [128],
+            [
+                pipeline_lesson.FeedSettings(feed, pipeline_lesson.Settings(dataset_size=2048))
+                for feed in ("images", "tensors")
+            ],
+            ["cpu"],
+            current=128,
+            budget=LiveBudget(0.01, 60, 1),
+        )
     ),
     "seed case": lambda: _seed_entries("mnist_100rows"),
 }

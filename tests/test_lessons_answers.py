@@ -25,6 +25,7 @@ from lib.lessons.your_results import compare
 from lib.lessons.your_results.answer import machines_answer
 from lib.lessons.your_results.compare import compare_machines
 from lib.recorded.gallery.entry import shipped_gallery_packs
+from lib.recorded.recording import recording_of
 from lib.recorded.sources import series_label
 
 CPU = series_label("cpu", Origin.LIVE)
@@ -208,7 +209,7 @@ def test_pipeline_answer_from_this_servers_cpu_bounds_what_any_device_could_save
     view = feeds.View(SETTINGS, "batch_size", gpu_live=False)
     on = feeds.screen(
         view,
-        feeds.live_points([dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)]),
+        points_of([dl("cpu", "images", 0.08, 0.072, 0.01), dl("cpu", "tensors", 0.004, 0.0005, 0.003)]),
         None,
         feeds.FeedPoints.empty(),
     )
@@ -226,15 +227,15 @@ def test_pipeline_answer_compares_both_devices_of_one_machine():
         "machine": {"gpus": ["H200"], "date": "2026-11-21"},
         "rows": [dl("cpu", "images", 1.0, 0.95, 0.05), dl("cuda:0", "images", 0.96, 0.94, 0.01)],
     }
-    pack_found, recorded = feeds.find_recorded([pack], (), view)
-    on = feeds.screen(view, feeds.live_points([dl("cpu", "images", 0.08, 0.072, 0.01)]), pack_found, recorded)
+    pack_found, recorded = feeds.find_recorded([recording_of({**pack, "rows": list(pack["rows"])})], (), view)
+    on = feeds.screen(view, points_of([dl("cpu", "images", 0.08, 0.072, 0.01)]), pack_found, recorded)
     assert pipeline_answer(on) == (
         "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 1 s on "
         "the CPU, 960 ms on the GPU."
     )
     assert pipeline_notes(on) == "Both times above are one epoch on the same machine: its CPU and its GPU."
     pack["rows"][1] = dl("cuda:0", "images", 0.25, 0.2, 0.01)  # the gap all in loading: the host's, not the device's
-    pack_found, recorded = feeds.find_recorded([pack], (), view)
+    pack_found, recorded = feeds.find_recorded([recording_of({**pack, "rows": list(pack["rows"])})], (), view)
     on = feeds.screen(view, [], pack_found, recorded)
     assert pipeline_answer(on) == (
         "With a DataLoader over images, at batch size = 64 loading (host work for both) "
@@ -242,7 +243,7 @@ def test_pipeline_answer_compares_both_devices_of_one_machine():
     )
     assert "not the device's" in pipeline_notes(on)
     pack["rows"] = [dl("cpu", "images", 1.0, 0.5, 0.5), dl("cuda:0", "images", 0.55, 0.5, 0.05)]  # the compute's gap
-    pack_found, recorded = feeds.find_recorded([pack], (), view)
+    pack_found, recorded = feeds.find_recorded([recording_of({**pack, "rows": list(pack["rows"])})], (), view)
     text = pipeline_answer(feeds.screen(view, [], pack_found, recorded))
     assert text.startswith("With images fed by a DataLoader, at batch size = 64 the GPU's epoch is 1.82× as fast"), text
 

@@ -12,7 +12,7 @@ from lib.lessons.common import voice
 from lib.lessons.home import screen as home
 from lib.recorded import load_recordings
 from lib.recorded.recording import recording_of
-from lib.recorded.sources import gpu_sources, source_recording
+from lib.recorded.sources import recorded_sources, source_recording
 
 GPU_LABEL = f"GPU · {GPU_NAME} (recorded)"
 SMALL_LABEL = "CPU · 2-core server (recorded)"
@@ -27,7 +27,7 @@ def packs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def gpu_pack(packs):
-    return source_recording(next(s for s in gpu_sources([r.pack for r in packs]) if s.recorded), packs)
+    return source_recording(next(s for s in recorded_sources(packs) if s.recorded), packs)
 
 
 def only(recording, keep):

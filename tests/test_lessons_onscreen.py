@@ -7,7 +7,7 @@ from lib.core.crossover import analyse_rows
 from lib.core.point import OtherRecording
 from lib.lessons.common import onscreen
 from lib.recorded.recording import recording_of
-from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, gpu_sources, source_pack, source_recording, view_rows
+from lib.recorded.sources import NO_GPU, GpuSource, cpu_text, recorded_sources, source_recording, view_rows
 from lib.workloads import get_workload
 
 MATMUL = get_workload("matmul")
@@ -148,14 +148,16 @@ def test_a_machine_recorded_on_two_days_is_one_pack_merged_once():
     newer = {**pack(row("cuda:0", 256, 1e-3)), "path": "new.json"}
     older["machine"] = {**older["machine"], "gpus": ["H200"], "date": "2026-11-21T10:00:00+00:00"}
     newer["machine"] = {**newer["machine"], "gpus": ["H200"], "date": "2026-11-23T10:00:00+00:00"}
-    [source] = gpu_sources([older, newer])
+    recordings = [recording_of(older), recording_of(newer)]
+    [source] = recorded_sources(recordings)
     assert source.label.endswith("2026-11-21 and 2026-11-23")
-    merged = source_pack(source, [older, newer])
+    merged = source_recording(source, recordings).pack
     assert sorted((r["size"], r["median_s"]) for r in merged["rows"]) == [(256, 1e-3), (512, 3e-3)]  # newest kept
     # the same object on every page run, so what is built from it (step tables, cost models) is built once
-    assert source_pack(source, [older, newer]) is merged
+    assert source_recording(source, recordings).pack is merged
     newer = {**newer, "rows": [row("cuda:0", 256, 5e-4)]}  # new rows (a new upload): merged again
-    assert [r["median_s"] for r in source_pack(source, [older, newer])["rows"] if r["size"] == 256] == [5e-4]
+    again = source_recording(source, [recordings[0], recording_of(newer)])
+    assert [r["median_s"] for r in again.pack["rows"] if r["size"] == 256] == [5e-4]
 
 
 def test_a_machine_recorded_on_two_days_is_one_recording_of_points_merged_once():
@@ -164,15 +166,15 @@ def test_a_machine_recorded_on_two_days_is_one_recording_of_points_merged_once()
     older["machine"] = {**older["machine"], "gpus": ["H200"], "date": "2026-11-21T10:00:00+00:00"}
     newer["machine"] = {**newer["machine"], "gpus": ["H200"], "date": "2026-11-23T10:00:00+00:00"}
     recordings = [recording_of(older), recording_of(newer)]
-    [source] = gpu_sources([older, newer])
+    [source] = recorded_sources(recordings)
     merged = source_recording(source, recordings)
     by_size = {p.settings["size"]: p for p in merged.points}
     assert (by_size[256].median_s, by_size[256].recorded_on) == (1e-3, "2026-11-23")  # the newest kept
     assert by_size[256].other_recordings == (OtherRecording("H200 (2026-11-21)", 2e-3),)  # the other day, its band
     assert (by_size[512].median_s, by_size[512].recorded_on, by_size[1024].ok) == (3e-3, "2026-11-21", False)
     # the same points as the merged pack's rows, and its pack that very dict: built once for both
-    assert [p.to_row() for p in merged.points] == source_pack(source, [older, newer])["rows"]
-    assert merged.pack is source_pack(source, [older, newer]) and source_recording(source, recordings) is merged
+    assert [p.to_row() for p in merged.points] == merged.pack["rows"]
+    assert source_recording(source, [recording_of(older), recording_of(newer)]) is merged
 
 
 # -- a sidebar choice the page cannot answer (issue 26) ------------------------------------------------------

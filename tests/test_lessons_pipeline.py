@@ -9,8 +9,11 @@ import json
 
 from dataclasses import replace
 
-from lib.core.point import Point
+from lib.core.point import Point, points_of
+from lib.lessons.common.live import LiveBudget
 from lib.lessons.data_pipeline import screen as feeds
+from lib.recorded.pack import Fingerprint
+from lib.recorded.recording import recording_of
 from lib.recorded.sources import GpuSource
 
 SETTINGS = feeds.Settings(batch_size=64, dataset_size=256, model="linear", num_workers=0, pin_memory=True)
@@ -53,8 +56,9 @@ def machine_rows(batches=(8, 64), **extra):
     ]
 
 
-def pack(rows, path="/p/h200.json"):
-    return {"schema_version": 1, "machine": MACHINE, "rows": rows, "path": path}
+def pack(rows, path="/p/h200.json", machine=MACHINE):
+    """A recording of `rows` as lib.recorded loads one from `path`."""
+    return recording_of({"schema_version": 1, "machine": machine, "rows": rows, "path": path})
 
 
 def live_rows():
@@ -81,10 +85,10 @@ def test_view_settings_per_feed_and_the_live_request():
         "pin_memory": False,
     }
     assert "batch_size" not in images.workload_settings(skip="batch_size")
-    request = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=30.0, threads=1)
+    request = feeds.live_request(VIEW, ["cpu"], LiveBudget(0.1, 30.0, 1))
     assert request.args == ("batch_size", VIEW.grid, VIEW.feeds(), ["cpu"]) and request.kwargs["current"] == 64
     # the job's total budget is in its key: a shorter budget measures fewer points, so it is another answer
-    other = feeds.live_request(VIEW, ["cpu"], point_budget_s=0.1, total_budget_s=60.0, threads=1)
+    other = feeds.live_request(VIEW, ["cpu"], LiveBudget(0.1, 60.0, 1))
     assert other != request and other.key != request.key
     label = feeds.measure_label(VIEW, ["cpu"])
     assert label == (
@@ -129,14 +133,13 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
     images feed was empty, and the page said 'DataLoader over images: nothing was timed' while the H200's images
     grid of another day (2026-11-24) held the view. Each feed now comes from the machine's first pack holding it."""
     tensors_only = pack([r for r in machine_rows() if r["source"] == "tensors"], "/p/h200.json")
-    images_grid = {
-        **pack([r for r in machine_rows() if r["source"] == "images"], "/p/h200_images.json"),
-        "machine": {**MACHINE, "date": "2026-11-24"},
-    }
+    images_grid = pack(
+        [r for r in machine_rows() if r["source"] == "images"], "/p/h200_images.json", {**MACHINE, "date": "2026-11-24"}
+    )
     sidebar = ("/p/h200.json", "/p/h200_images.json")
     found, recorded = feeds.find_recorded([tensors_only, images_grid], sidebar, VIEW)
     assert found is images_grid  # the images feed's pack: the page's subject
-    assert recorded.packs == {"images": images_grid, "tensors": tensors_only}
+    assert recorded.recordings == {"images": images_grid, "tensors": tensors_only}
     assert {p.settings["source"] for p in recorded["images"]} == {"images"} and recorded["tensors"]
     on = feeds.screen(VIEW, [], found, recorded)
     series = {feed: {s.series for s in on.shown[feed]} for feed in ("images", "tensors")}
@@ -146,7 +149,7 @@ def test_each_feed_comes_from_the_sidebar_machines_pack_that_holds_it_labelled_w
 def screen(rows=None, gpu_live=False):
     view = feeds.View(SETTINGS, "batch_size", gpu_live=gpu_live)
     found, recorded = feeds.find_recorded([pack(machine_rows() if rows is None else rows)], (), view)
-    return feeds.screen(view, feeds.live_points(live_rows()), found, recorded)
+    return feeds.screen(view, points_of(live_rows()), found, recorded)
 
 
 def test_the_screen_pairs_one_machines_devices_at_the_point():
@@ -159,7 +162,22 @@ def test_the_screen_pairs_one_machines_devices_at_the_point():
     cpu, gpu = on.pair("images")
     assert cpu.series == "cpu (recorded on NVIDIA H200, 2026-11-21)" and gpu.point.device == "cuda:0"
     assert on.at_point("tensors").median_s == 0.004
-    assert on.missing == [] and len(on.recorded_rows()) == 8 and len(on.rows) == 12
+    assert (
+        on.missing == [] and len(on.results([]).recorded) == 8 and len(on.rows()) == 12 and len(on.rows("images")) == 6
+    )
+
+
+def test_the_results_on_screen_hold_every_point_shown_the_live_ones_and_the_recorded_ones_with_their_machine():
+    live = points_of(live_rows())
+    on = screen()
+    results = on.results(live)
+    assert [s.row() for s in results.shown] == on.rows()  # the table: every point on screen, in its series
+    assert results.live == tuple(live)  # the download of this machine
+    assert {p.device for p in results.recorded} == {"cpu", "cuda:0"} and len(results.recorded) == 8
+    assert all("series" not in p.settings for p in results.recorded)  # as their pack holds them, unlabelled
+    assert results.recorded_by == Fingerprint.from_json(MACHINE)  # the download of them names the recording machine
+    bare = screen(rows=[]).results(live)
+    assert bare.recorded == () and bare.recorded_by is None and bare.live == tuple(live)
 
 
 def test_the_words_say_whether_the_device_matters():
@@ -238,13 +256,13 @@ def test_phase_bars_notes_and_the_recording_commands():
 
 def shipped_rows(**where):
     """The shipped packs' timed dataloader rows with phases matching `where` (lib/recorded/ as it ships)."""
-    from lib.recorded import RECORDED_DIR, load_recorded
+    from lib.recorded import RECORDED_DIR, load_recordings
 
-    packs, _ = load_recorded(RECORDED_DIR)
+    recordings, _ = load_recordings(RECORDED_DIR)
     return [
         r
-        for p in packs
-        for r in p["rows"]
+        for recording in recordings
+        for r in recording.pack["rows"]
         if r.get("workload") == "dataloader"
         and r.get("status") == "ok"
         and r.get("phase_loading_s") is not None
@@ -303,11 +321,11 @@ def test_the_pinned_memory_switch_picks_the_recorded_rows_it_names():
     recorded side was matched with the live CPU's settings, which drop pinning (there is no GPU here to copy to)."""
     pinned = machine_rows()
     unpinned = [{**r, "pin_memory": False, "median_s": r["median_s"] * 3} for r in pinned if r["source"] == "images"]
-    pack = {"schema_version": 1, "machine": MACHINE, "rows": pinned + unpinned, "path": "/p/h200.json"}
+    both = pack(pinned + unpinned, "/p/h200.json")
     for pin, rows in ((True, pinned), (False, unpinned)):
         view = feeds.View(replace(SETTINGS, pin_memory=pin), "batch_size", gpu_live=False)
         assert view.feeds()[0].settings.pin_memory is False  # the live CPU: still measured without pinning
-        _, found = feeds.find_recorded([pack], H200.pack_paths, view)
+        _, found = feeds.find_recorded([both], H200.pack_paths, view)
         assert found["images"] and all(p.settings["pin_memory"] is pin for p in found["images"])
         assert sorted(p.median_s for p in found["images"]) == sorted(
             r["median_s"] for r in rows if r["source"] == "images" and r["device"] in ("cpu", "cuda:0")

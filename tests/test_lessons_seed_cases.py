@@ -9,6 +9,7 @@ from lib.core.point import points_of
 from lib.lessons.seed_cases import curves as seed_curves
 from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases import view as cases
+from lib.recorded.pack import Fingerprint
 from lib.recorded.recording import recording_of
 from lib.recorded.sources import GpuSource
 from lib.workloads.presets import get_preset
@@ -105,6 +106,16 @@ def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
     (line,), bars = screen.comparison(no_times)
     assert line.covers == "the seed printed no times" and bars == []
     assert no_times.covers == "the seed's 1,000 calls"
+
+
+def test_the_results_on_screen_hold_the_live_points_and_the_recordings_with_its_machine():
+    case = boston()
+    results = case.results()
+    assert results.shown == case.shown() and results.live == case.live.points  # the table; this machine's download
+    assert [p.device for p in results.recorded] == ["cpu", "cuda:0"]
+    assert results.recorded_by == Fingerprint.from_json(MACHINE)  # the recorded download names its machine
+    alone = boston(rec=None).results()
+    assert alone.recorded == () and alone.recorded_by is None and len(alone.live) == 1
 
 
 def test_a_recorded_gpu_not_measured_is_said_in_words():

@@ -138,12 +138,12 @@ def test_points_are_placed_in_words_and_shares_are_percentages():
 
 def shipped_screen(variant: lesson.Variant, machine: str) -> lesson.Screen:
     """The view as the page builds it from a shipped pack (no live rows): lib/recorded/ as it ships."""
-    from lib.recorded import RECORDED_DIR, load_recorded
-    from lib.recorded.sources import gpu_sources, source_pack
+    from lib.recorded import RECORDED_DIR, load_recordings
+    from lib.recorded.sources import recorded_sources, source_recording
 
-    packs, _ = load_recorded(RECORDED_DIR)
-    source = next(s for s in gpu_sources(packs) if machine in s.label)
-    pack = source_pack(source, packs)
+    recordings, _ = load_recordings(RECORDED_DIR)
+    source = next(s for s in recorded_sources(recordings) if machine in s.label)
+    pack = source_recording(source, recordings).pack
     return lesson.screen(variant, {}, lesson.recorded(pack, source.label, variant, 256, with_cpu=False), source.label)
 
 
@@ -182,8 +182,9 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
     import copy
 
     from lib.core.rows import is_ok
-    from lib.recorded import load_recorded
-    from lib.recorded.sources import _point_key, gpu_sources, source_pack
+    from lib.recorded import load_recordings
+    from lib.recorded.recording import recording_of
+    from lib.recorded.sources import _point_key, recorded_sources, source_recording
 
     def point(rows):
         return [
@@ -197,7 +198,7 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
             and not r.get("transfer")
         ]
 
-    packs = load_recorded()[0]
+    packs = [r.pack for r in load_recordings()[0]]
     measured = [p for p in packs if str(p["machine"].get("label", "")).startswith("NVIDIA H200 (") and point(p["rows"])]
     newest = max(measured, key=lambda p: str(p["machine"]["date"]))
     capped = copy.deepcopy(newest)
@@ -208,15 +209,17 @@ def test_a_refused_row_never_hides_a_measured_one_of_the_same_point_on_the_shipp
         row["machine"] = "NVIDIA H200 (2026-12-01)"
     for row in point(capped["rows"]):
         row.update(status="skipped", median_s=None, iqr_s=None, repeats=0, message="not run — needs about 3.3 GB")
-    packs = [*packs, capped]
+    recordings = [recording_of(p) for p in (*packs, capped)]
 
     checked = 0
-    for source in gpu_sources(packs):
-        rows = source_pack(source, packs)["rows"]
+    for source in recorded_sources(recordings):
+        rows = source_recording(source, recordings).pack["rows"]
         keys = [_point_key(r) for r in rows]
         assert len(keys) == len(set(keys)), source.label  # every point once
         checked += len(rows)
-    h200 = source_pack(next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200")), packs)
+    h200 = source_recording(
+        next(s for s in recorded_sources(recordings) if s.label.startswith("NVIDIA H200")), recordings
+    ).pack
     days = {str(p["machine"]["date"])[:10] for p in measured if any(is_ok(r) for r in point(p["rows"]))}
     big = point(h200["rows"])
     assert len(big) == 1 and is_ok(big[0]) and big[0]["recorded_on"] in days, (big, days)

@@ -17,7 +17,7 @@ from lib.lessons.common.voice import Unit
 from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
-from lib.recorded import load_recorded, load_recordings
+from lib.recorded import load_recordings
 from lib.recorded.recording import recording_of
 from lib.recorded.sources import machine_text, small_server_recording
 
@@ -325,7 +325,7 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
     is their range, and the answer gives the crossover of each day's curve against the same CPU."""
     import json
 
-    from lib.recorded.sources import gpu_sources, source_recording
+    from lib.recorded.sources import recorded_sources, source_recording
 
     folder = write_packs(tmp_path)
     first = json.loads((folder / "fixture_gpu_training.json").read_text())
@@ -339,8 +339,8 @@ def test_a_machine_recorded_on_two_days_draws_the_range_and_says_where_each_day_
         ],
     }
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
-    packs, recordings = load_recorded(folder)[0], load_recordings(folder)[0]
-    source = next(s for s in gpu_sources(packs) if s.recorded)
+    recordings = load_recordings(folder)[0]
+    source = next(s for s in recorded_sources(recordings) if s.recorded)
     assert source.label.endswith("2026-01-02 and 2026-01-09")
     pack = source_recording(source, recordings)
     gpu = S.Machine(step_tables.tables(pack, machine_text(pack.machine)), GPU_NAME, machine_text(pack.machine))
@@ -380,7 +380,7 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
 
     from lib.core.results import validate_pack
     from lib.recorded.pack import Fingerprint
-    from lib.recorded.sources import gpu_sources, source_pack
+    from lib.recorded.sources import recorded_sources, source_recording
     from ui.downloads import RecordedShown, results_pack
 
     folder = write_packs(tmp_path)
@@ -391,10 +391,11 @@ def test_a_point_recorded_on_two_days_downloads_as_a_valid_pack(tmp_path):
         "rows": [{**r, "machine": f"{GPU_NAME} (2026-01-09)"} for r in first["rows"]],
     }
     (folder / "fixture_gpu_training_lease2.json").write_text(json.dumps(second))
-    packs, _ = load_recorded(folder)
-    pack = source_pack(next(s for s in gpu_sources(packs) if s.recorded), packs)
+    recordings, _ = load_recordings(folder)
+    recording = source_recording(next(s for s in recorded_sources(recordings) if s.recorded), recordings)
+    pack = recording.pack
     assert any(r.get("other_recordings") for r in pack["rows"])
-    points = T.curve(T.View(), step_tables.tables(recording_of(pack), "m")["cuda"], "cuda:0", "m")
+    points = T.curve(T.View(), step_tables.tables(recording, "m")["cuda"], "cuda:0", "m")
     assert all(len(p.by_recording) == 2 for p in points)
     rows = T.rows(points)
     machine = Fingerprint.from_json(pack["machine"])
@@ -434,10 +435,10 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     """Issue 23: `/training?batch_size=65536&hidden_width=8192&dataset_size=1048576` said 'GPU · H200
     (recorded) takes 16.2 s per epoch' where the cost model predicted that point: a sentence naming a
     point's time names the point's own origin, read from its row."""
-    from lib.recorded.sources import gpu_sources, source_recording
+    from lib.recorded.sources import recorded_sources, source_recording
 
-    packs, recordings = load_recorded()[0], load_recordings()[0]
-    source = next(s for s in gpu_sources(packs) if s.label.startswith("NVIDIA H200"))
+    recordings = load_recordings()[0]
+    source = next(s for s in recorded_sources(recordings) if s.label.startswith("NVIDIA H200"))
     pack = source_recording(source, recordings)
     gpu = S.Machine(step_tables.tables(pack, machine_text(pack.machine)), "H200", source.label)
     small_pack = small_server_recording(recordings, T.MLP)
@@ -494,11 +495,11 @@ def test_a_recorded_timelines_title_names_the_day_of_its_own_file():
 def test_a_recorded_points_note_names_its_own_day_on_the_shipped_packs():
     """Issue 23: a recorded step's note named the machine's every day (or its newest file's), not the
     day that step was recorded."""
-    from lib.recorded.sources import gpu_sources, source_recording
+    from lib.recorded.sources import recorded_sources, source_recording
 
-    packs, recordings = load_recorded()[0], load_recordings()[0]
+    recordings = load_recordings()[0]
     days_by_machine = {}
-    for source in gpu_sources(packs):
+    for source in recorded_sources(recordings):
         pack = source_recording(source, recordings)
         table = step_tables.tables(pack, machine_text(pack.machine)).get("cuda")
         if table is None:

@@ -24,9 +24,9 @@ from lib.lessons.training import screen as S
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training.modes import modes_view
-from lib.recorded import RECORDED_DIR, load_recorded, load_recordings
+from lib.recorded import RECORDED_DIR, load_recordings
 from lib.recorded.ceilings import Ceilings, ceilings_for
-from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
+from lib.recorded.sources import hardware_text, machine_text, recorded_sources, small_server_recording, source_recording
 
 TIME = re.compile(r"(\d[\d,]*(?:\.\d+)?) (ns|µs|ms|s)\b")
 SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -37,9 +37,9 @@ BOLD = re.compile(r"\*\*([^*]+)\*\*")
 def shipped():
     """The H200 and the H100 as the page builds them (lib.recorded.sources: a machine's packs merged),
     and the small server's recorded CPU."""
-    packs, recordings = load_recorded(RECORDED_DIR)[0], load_recordings(RECORDED_DIR)[0]
+    recordings = load_recordings(RECORDED_DIR)[0]
     machines = {}
-    for source in gpu_sources(packs):
+    for source in recorded_sources(recordings):
         if source.gpus == 1 and source.label.startswith(("NVIDIA H200", "NVIDIA H100")):
             recording = source_recording(source, recordings)
             name = hardware_text(recording.machine)
@@ -47,7 +47,7 @@ def shipped():
                 step_tables.tables(recording, machine_text(recording.machine)),
                 S.gpu_name(name),
                 source.label,
-                ceilings_for(name, packs),
+                ceilings_for(name, [r.pack for r in recordings]),
             )
     small_recording = small_server_recording(recordings, T.MLP)
     small = S.Machine(

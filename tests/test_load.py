@@ -125,7 +125,7 @@ def test_the_cli_keeps_the_load_in_the_pack(tmp_path, monkeypatch):
 
 
 def test_a_busy_pack_is_never_drawn_as_recorded(tmp_path):
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
 
     rows = [
         {
@@ -141,8 +141,8 @@ def test_a_busy_pack_is_never_drawn_as_recorded(tmp_path):
     ]
     save_pack(build_pack(rows, {**MACHINE, **_load(other=0.6).fields().as_machine()}), tmp_path / "busy.json.gz")
     save_pack(build_pack(rows, {**MACHINE, **_load().fields().as_machine()}), tmp_path / "quiet.json")
-    packs, problems = load_recorded(tmp_path)
-    assert [p["path"].rsplit("/", 1)[-1] for p in packs] == ["quiet.json"]
+    recordings, problems = load_recordings(tmp_path)
+    assert [r.path.rsplit("/", 1)[-1] for r in recordings] == ["quiet.json"]
     assert len(problems) == 1 and problems[0].startswith("busy.json.gz: recorded while the machine was busy")
     assert "other processes used 60%" in problems[0]
     with gzip.open(tmp_path / "busy.json.gz") as f:

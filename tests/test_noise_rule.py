@@ -21,8 +21,8 @@ from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
 from lib.lessons.training import words as W
 from lib.lessons.training.live_point import LivePoint
-from lib.recorded import load_recorded, load_recordings
-from lib.recorded.sources import gpu_sources, hardware_text, machine_text, small_server_recording, source_recording
+from lib.recorded import load_recordings
+from lib.recorded.sources import hardware_text, machine_text, recorded_sources, small_server_recording, source_recording
 
 SMALL_LABEL = "CPU · 2-core server (recorded)"
 LIVE_LABEL = "CPU · this server (live)"
@@ -31,7 +31,7 @@ LIVE_LABEL = "CPU · this server (live)"
 @pytest.fixture(scope="module")
 def shipped():
     """The shipped packs as the Training page reads them: the 2-core server's CPU, and each GPU."""
-    packs, recordings = load_recorded()[0], load_recordings()[0]
+    recordings = load_recordings()[0]
     small_pack = small_server_recording(recordings, T.MLP)
     small = S.Machine(
         step_tables.tables(small_pack, machine_text(small_pack.machine)),
@@ -39,7 +39,7 @@ def shipped():
         machine_text(small_pack.machine),
     )
     gpus = {}
-    for source in gpu_sources(packs):  # each GPU's packs merged into one, as the sidebar gives them
+    for source in recorded_sources(recordings):  # each GPU's packs merged into one, as the sidebar gives them
         pack = source_recording(source, recordings)
         tables = step_tables.tables(pack, machine_text(pack.machine))
         if tables.get("cuda") and len(pack.machine.gpus) == 1:

@@ -179,8 +179,8 @@ def test_live_cpu_places_the_crossover(model_file, tmp_path):
 def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_path):
     from lib.lessons.training import step_tables
     from lib.lessons.training import view as T
-    from lib.recorded import load_recorded, load_recordings
-    from lib.recorded.sources import gpu_sources, machine_text, source_recording
+    from lib.recorded import load_recordings
+    from lib.recorded.sources import machine_text, recorded_sources, source_recording
     from lib.workloads import vision
 
     out_file = tmp_path / "p.json"
@@ -190,8 +190,8 @@ def test_torchvision_resnet18_takes_the_pages_points_where_it_draws_them(tmp_pat
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ResNet-18: one training step")
     h200 = next(g for g in json.loads(out_file.read_text())["gpus"] if g["gpu"] == "H200")
-    packs, recordings = load_recorded()[0], load_recordings()[0]
-    pack = source_recording(next(s for s in gpu_sources(packs) if s.key == "nvidia-h200"), recordings)
+    recordings = load_recordings()[0]
+    pack = source_recording(next(s for s in recorded_sources(recordings) if s.key == "nvidia-h200"), recordings)
     family = vision.FAMILY.pick(model="resnet18")
     table = step_tables.tables(pack, machine_text(pack.machine), family)["cuda"]
     for p in h200["points"]:

@@ -102,13 +102,13 @@ def test_no_gpu_point_on_screen_was_refused_under_the_small_servers_memory_cap()
 
     from lib.core.devices import is_cuda
     from lib.core.rows import Status
-    from lib.recorded import load_recorded
-    from lib.recorded.sources import gpu_sources, source_pack
+    from lib.recorded import load_recordings
+    from lib.recorded.sources import recorded_sources, source_recording
 
-    packs = load_recorded()[0]
+    recordings = load_recordings()[0]
     refused = []
-    for source in gpu_sources(packs):
-        for row in source_pack(source, packs)["rows"]:
+    for source in recorded_sources(recordings):
+        for row in source_recording(source, recordings).pack["rows"]:
             cap = re.search(r"more than the ([\d.]+) GB memory cap", str(row.get("message", "")))
             if (
                 is_cuda(str(row.get("device", "")))

@@ -20,7 +20,7 @@ import lib.recorded.sources as sources
 from lib.core.cache import on_disk
 from lib.lessons.training import step_tables
 from lib.lessons.training import view as T
-from lib.recorded import load_recorded, load_recordings
+from lib.recorded import load_recordings
 from lib.recorded.sources import machine_text
 from tests.app_support import ROOT
 
@@ -81,12 +81,12 @@ def test_a_tables_span_is_what_covers_read_from_every_step(gpu_table):
 
 
 def test_whether_a_pack_holds_gpu_rows_is_read_once_per_pack(monkeypatch, tmp_path):
-    packs = load_recorded(write_packs(tmp_path))[0]  # recordings of their own: none has been asked before
+    recordings = load_recordings(write_packs(tmp_path))[0]  # recordings of their own: none has been asked before
     seen = []
     monkeypatch.setattr(recording, "is_cuda", lambda device: (seen.append(device), device.startswith("cuda"))[1])
-    first = sources.gpu_sources(packs)
+    first = sources.recorded_sources(recordings)
     read = len(seen)
-    assert read and sources.gpu_sources(packs) == first and len(seen) == read
+    assert read and sources.recorded_sources(recordings) == first and len(seen) == read
 
 
 HOME_IN_A_FRESH_PROCESS = """

@@ -18,7 +18,7 @@ from physics_checks import regime_is_physical, roof_shares
 from lib.lessons.common.switch import switch_sentence
 from lib.lessons.common.verdict import FIX_WORDS, ROOF_SHARE, Fix, Regime, roofline_points, verdict
 from lib.lessons.training.screen import roofline_caption
-from lib.recorded import RECORDED_DIR, load_recorded
+from lib.recorded import RECORDED_DIR, load_recordings
 from lib.recorded.ceilings import ceilings_for
 
 H200, H100 = "NVIDIA H200", "NVIDIA H100 80GB HBM3"
@@ -44,7 +44,7 @@ TINY_GRAPH_STEP = {
 
 @pytest.fixture(scope="module")
 def packs():
-    return load_recorded(RECORDED_DIR)[0]
+    return [r.pack for r in load_recordings(RECORDED_DIR)[0]]  # the verdict and the ceilings read pack dicts
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from lib.lessons.common.verdict import Fix, Regime, roofline_points, split_sente
 from lib.lessons.training.live_point import LivePoint
 from lib.lessons.training.step_point import DayEpoch, StepPoint
 from lib.lessons.training.timeline_words import timeline_sentence
-from lib.recorded import RECORDED_DIR, load_recorded
+from lib.recorded import RECORDED_DIR, load_recordings
 from lib.recorded.ceilings import ceilings_for
 from lib.recorded.timelines import find_timeline, load_timelines
 from lib.workloads.execution import graphed
@@ -36,7 +36,7 @@ TB = 1e12
 
 @pytest.fixture(scope="module")
 def packs():
-    return load_recorded(RECORDED_DIR)[0]
+    return [r.pack for r in load_recordings(RECORDED_DIR)[0]]  # the verdict and the ceilings read pack dicts
 
 
 def stream_pack(machine: str, rate: float, date: str = "2099-01-01") -> dict:
@@ -272,7 +272,7 @@ def test_the_training_page_tells_one_story_of_the_step(monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     text = page_text(at)
     gpu = [line for line in text.splitlines() if line.startswith("**GPU · H200")]
-    row = step(load_recorded()[0], H200, "eager", 4096, 1024)
+    row = step([r.pack for r in load_recordings()[0]], H200, "eager", 4096, 1024)
     entry = find_timeline(
         load_timelines()[0],
         "mlp",

@@ -26,7 +26,7 @@ from lib.lessons.training import live as training_live
 from lib.lessons.training import view as training
 from ui.measure import DEFAULT_TOTAL_BUDGET_S, live_point_budget_s, measure_ahead, sweep_request
 from ui.router import wait_until_quiet
-from ui.sources import gpu_sources, live_devices, load_recorded
+from ui.sources import gpu_sources, live_devices, load_recordings
 
 # Measured ahead only once no page has run for this long: on a one-CPU host a visitor's page (and the
 # timings measured ahead) would otherwise share the core; a visitor reading a page leaves it idle
@@ -35,7 +35,7 @@ QUIET_S = 1.0
 
 def default_devices() -> list[str]:
     """What a page at its defaults times live: the sidebar's first source (a live GPU when there is one)."""
-    sources = gpu_sources(load_recorded()[0])
+    sources = gpu_sources(load_recordings())
     return live_devices(sources[0]) if sources else ["cpu"]
 
 

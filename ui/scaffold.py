@@ -37,8 +37,10 @@ import pandas as pd
 import streamlit as st
 
 from lib.core.fmt import age_words, fmt_value
+from lib.core.point import rows_of
 from lib.lessons.common import onscreen
 from lib.lessons.common.live import DEFAULT_CPU_THREADS
+from lib.lessons.common.results_shown import ResultsShown
 from lib.lessons.common.said import Said, Style
 from lib.recorded.pack import Fingerprint
 from lib.recorded.sources import GpuSource
@@ -299,12 +301,36 @@ def results_on_screen(
     browser, and each download is built as a file on every run."""
     with lazy_expander("Results on screen", key) as open_:
         if open_:
-            frame = pd.DataFrame(list(rows))
-            st.dataframe(frame[[c for c in columns if c in frame.columns]], hide_index=True)
             shown = [RecordedShown(Fingerprint.from_json(pack["machine"]), recorded)] if pack and recorded else []
-            download_buttons(live, shown, file_stem=file_stem)
-            if more is not None:
-                more()
+            _table_and_downloads(rows, columns, live, shown, file_stem, more)
+
+
+def shown_results(
+    results: ResultsShown, columns: Sequence[str], *, file_stem: str, key: str, more: Callable[[], None] | None = None
+) -> None:
+    """results_on_screen of a lesson's typed results: their rows are made here, the screen's edge, and only
+    once the expander is open."""
+    with lazy_expander("Results on screen", key) as open_:
+        if open_:
+            machine = results.recorded_by
+            shown = [RecordedShown(machine, rows_of(results.recorded))] if machine else []
+            rows = [s.row() for s in results.shown]
+            _table_and_downloads(rows, columns, rows_of(results.live), shown, file_stem, more)
+
+
+def _table_and_downloads(
+    rows: Sequence[dict],
+    columns: Sequence[str],
+    live: Sequence[dict],
+    recorded: Sequence[RecordedShown],
+    file_stem: str,
+    more: Callable[[], None] | None,
+) -> None:
+    frame = pd.DataFrame(list(rows))
+    st.dataframe(frame[[c for c in columns if c in frame.columns]], hide_index=True)
+    download_buttons(live, recorded, file_stem=file_stem)
+    if more is not None:
+        more()
 
 
 RECORD_KEY = "record_view"  # the open state of a page's 'Record this view on a GPU machine' (one per page)

@@ -31,11 +31,6 @@ from ui.router import ensure_router
 SOURCE_STATE_KEY = "gpu_source"  # session-state key where the sidebar leaves its choice
 
 
-def load_recorded() -> tuple[list[dict], list[str]]:
-    """Every shipped pack (parsed once per process by lib.recorded), and a message per pack that failed."""
-    return lib_recorded.load_recorded()
-
-
 def machine_recordings() -> tuple[list[Recording], list[str]]:
     """The shipped recordings listed as machines to compare: each once (lib.recorded.machine_recordings)."""
     return lib_recorded.machine_recordings()
@@ -88,13 +83,11 @@ def all_recordings() -> list[Recording]:
     return load_recordings() + _uploads()
 
 
-def gpu_sources(packs: list[dict] | None = None) -> list[GpuSource]:
-    """A live GPU first (when this server has one), then each GPU machine recorded in `packs` (default: the
+def gpu_sources(recordings: list[Recording] | None = None) -> list[GpuSource]:
+    """A live GPU first (when this server has one), then each GPU machine of `recordings` (default: the
     shipped recordings and this visitor's uploads; outside a visitor's session, e.g. the warm-up, the shipped ones)."""
     live = available_devices()[1] if cuda_available() else None
-    if packs is None:
-        return lib_sources.recorded_sources(all_recordings(), live_device=live)
-    return lib_sources.gpu_sources(packs, live_device=live)
+    return lib_sources.recorded_sources(all_recordings() if recordings is None else recordings, live_device=live)
 
 
 def current_source() -> GpuSource:

@@ -2,8 +2,7 @@
 one loader that reads them.
 
     recordings, problems = load_recordings()   # every pack here (or in $GPUWIN_RECORDED_DIR), parsed once
-    packs, problems = load_recorded()          # the same packs as dicts, for code that still reads rows
-    recording_of(packs[0]) is recordings[0]    # a pack dict's own Recording (lib.recorded.recording)
+    recordings[0].pack                         # the same pack as a dict, for code that still reads rows
 
 A pack that does not validate is left out and named in `problems`; the others are still used.
 Each pack is a lib.recorded.recording.Recording (its machine a Fingerprint, its points typed once, with
@@ -19,7 +18,7 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from lib.core import point, results
 from lib.core.cache import kept, on_disk
@@ -112,13 +111,6 @@ def load_recordings(directory: str | Path | None = None) -> tuple[list[Recording
     not be read."""
     loaded = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
     return list(loaded.recordings), list(loaded.problems)
-
-
-def load_recorded(directory: str | Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """The adapter for code that still reads pack dicts: the same packs as load_recordings, each as its dict
-    (the same dict objects while no file changes, so what is built from them is built once)."""
-    loaded = _load(_stamp(Path(directory) if directory is not None else recorded_dir()))
-    return [r.pack for r in loaded.recordings], list(loaded.problems)
 
 
 def machine_recordings() -> tuple[list[Recording], list[str]]:

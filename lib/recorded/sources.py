@@ -2,13 +2,11 @@
 
     sources = recorded_sources(recordings, live_device=None)   # each recorded GPU machine (a live GPU first)
     recording = source_recording(source, recordings)   # all of one machine's packs as one Recording (Points)
-    pack = source_pack(source, packs)                  # the same as a pack dict (the adapter, below)
-    rows = matching_rows(pack["rows"], workload, "batch_size", settings)   # the sweep through this view
+    rows = matching_rows(recording.pack["rows"], workload, "batch_size", settings)   # the sweep through this view
 
-Lessons that read Points take Recordings (lib.recorded.load_recordings, recorded_sources,
-source_recording, small_server_recording). The functions that take pack dicts and hand out rows are the
-adapter for the lessons that still read rows: they give what they always gave (gpu_sources and
-source_pack are recorded_sources and source_recording over each pack dict's own Recording: recording_of).
+Lessons take Recordings (lib.recorded.load_recordings, recorded_sources, source_recording,
+small_server_recording). The functions that take a pack dict (a Recording's `pack`) and hand out rows are
+the adapter for the lessons that still read rows.
 
 A source is one machine: every pack recorded on it (one pack per topic). Series labels, used as
 chart legends, always say where a curve came from: 'cpu (live, this server)',
@@ -18,7 +16,7 @@ chart legends, always say where a curve came from: 'cpu (live, this server)',
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -31,7 +29,7 @@ from lib.core.point import OtherRecording, Point
 from lib.core.rows import Origin, is_ok
 from lib.core.workload import SettingError, SettingValue, Workload
 from lib.recorded.pack import Fingerprint
-from lib.recorded.recording import Recording, recording_of
+from lib.recorded.recording import Recording
 from lib.recorded.uploads import plain
 from lib.workloads import WORKLOADS
 
@@ -160,11 +158,6 @@ def _date(recording: Recording) -> str:
     return recording.date
 
 
-def gpu_sources(packs: Sequence[dict[str, Any]], live_device: str | None = None) -> list[GpuSource]:
-    """recorded_sources of pack dicts (the adapter): each pack's own Recording."""
-    return recorded_sources([recording_of(p) for p in packs], live_device)
-
-
 def pack_date(pack: Mapping[str, Any]) -> str:
     return str(pack["machine"].get("date") or "")
 
@@ -185,13 +178,6 @@ def load_words(source: GpuSource, recordings: Sequence[Recording]) -> str | None
     said = f"Its machine was checked quiet while recording {plural(len(checked), 'pack')} (on {and_list(days)})"
     rest = len(mine) - len(checked)
     return said + (f"; the {plural(rest, 'pack')} recorded before kept no load." if rest else ".")
-
-
-def source_pack(source: GpuSource, packs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """source_recording of pack dicts, as its pack dict (the adapter): all rows of the source's packs as one
-    pack (the machine of the newest), or None; the same object on every call while the packs are the same."""
-    recording = source_recording(source, [recording_of(p) for p in packs])
-    return None if recording is None else recording.pack
 
 
 def source_recording(source: GpuSource, recordings: Sequence[Recording]) -> Recording | None:
@@ -413,6 +399,23 @@ def matching_rows(
     return out
 
 
+def matching_points(
+    points: Iterable[Point], workload: Workload, over: str, params: Mapping[str, Any], device_prefix: str = "cuda"
+) -> list[Point]:
+    """matching_rows of points: the same test on a point's workload, device, swept setting and settings."""
+    wanted = workload.resolve({k: v for k, v in params.items() if k != over})
+    out = []
+    for point in points:
+        if point.workload != workload.name or not point.device.startswith(device_prefix):
+            continue
+        if over not in point.settings or (point.swept and over not in point.swept.split(",")):
+            continue
+        values = canonical(workload, point.settings)
+        if values is not None and all(values[k] == wanted[k] for k in wanted if k != over):
+            out.append(point)
+    return out
+
+
 def view_rows(
     pack: Mapping[str, Any] | None, label: str, workload: Workload, over: str, params: Mapping[str, Any]
 ) -> tuple[list[dict], str | None]:
@@ -446,15 +449,15 @@ class RecordedSweep(NamedTuple):
     points: int
 
 
-def recorded_sweeps(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[RecordedSweep]:
-    """The distinct sweeps in a pack's rows for one workload, in the order their first rows come."""
+def recorded_sweeps(points: Iterable[Point], workload: Workload, device_prefix: str = "cuda") -> list[RecordedSweep]:
+    """The distinct sweeps among a recording's points of one workload, in the order their first points come."""
     firsts: dict[tuple, tuple[str, dict[str, SettingValue]]] = {}
     counts: dict[tuple, int] = {}
-    for row in rows:
-        if row.get("workload") != workload.name or not str(row.get("device", "")).startswith(device_prefix):
+    for point in points:
+        if point.workload != workload.name or not point.device.startswith(device_prefix):
             continue
-        over = row.get("swept")
-        values = canonical(workload, row)
+        over = point.swept
+        values = canonical(workload, point.settings)
         if not over or "," in over or values is None or over not in values:
             continue  # a grid holds every combination: nothing to offer as one sweep
         fixed = {k: v for k, v in values.items() if k != over}
@@ -462,11 +465,6 @@ def recorded_sweeps(rows: Sequence[dict], workload: Workload, device_prefix: str
         firsts.setdefault(key, (over, {**fixed, over: values[over]}))
         counts[key] = counts.get(key, 0) + 1
     return [RecordedSweep(over, params, counts[key]) for key, (over, params) in firsts.items()]
-
-
-def recorded_groups(rows: Sequence[dict], workload: Workload, device_prefix: str = "cuda") -> list[dict[str, Any]]:
-    """recorded_sweeps as dicts (the adapter): [{'over': ..., 'params': {...}, 'points': n}]."""
-    return [sweep._asdict() for sweep in recorded_sweeps(rows, workload, device_prefix)]
 
 
 def small_server_recording(recordings: Sequence[Recording], workload: Workload) -> Recording | None:

@@ -243,8 +243,16 @@ def crossing_label(analysis: SweepAnalysis | None) -> str | None:
 
 
 def repeats_span(rows: Iterable[dict]) -> str | None:
-    """The timed repeats behind the measured points: '5', or '3–11' when they differ; None when none was."""
-    repeats = [int(r["repeats"]) for r in rows if is_ok(r)]
+    """The timed repeats behind the measured rows: '5', or '3–11' when they differ; None when none was."""
+    return _span([int(r["repeats"]) for r in rows if is_ok(r)])
+
+
+def points_repeats_span(points: Iterable[Point]) -> str | None:
+    """The timed repeats behind the measured points, in repeats_span's words."""
+    return _span([int(p.repeats) for p in points if p.ok])
+
+
+def _span(repeats: list[int]) -> str | None:
     if not repeats:
         return None
     lo, hi = min(repeats), max(repeats)

@@ -9,13 +9,14 @@ from typing import Any, NamedTuple
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
-from lib.core.point import Point, points_of, rows_of
+from lib.core.point import Point
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin
 from lib.core.workload import SettingValue
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import InSeries
-from lib.lessons.common.live import log_grid
+from lib.lessons.common.live import LiveBudget, log_grid
+from lib.lessons.common.results_shown import ResultsShown
 from lib.lessons.data_pipeline.view import (
     AXES,
     DEFAULT_OVER,
@@ -32,13 +33,14 @@ from lib.lessons.data_pipeline.view import (
     Settings,
     ceiling_sentence,
     device_sentence,
-    live_rows,
+    live_points,
     loading_share,
     phase_note,
     same_points,
     sweep_summary,
 )
-from lib.recorded.sources import GpuSource, machine_text, matching_rows, recorded_groups, series_label
+from lib.recorded.recording import Recording
+from lib.recorded.sources import GpuSource, RecordedSweep, machine_text, matching_points, recorded_sweeps, series_label
 
 
 def axis_label(key: str) -> str:
@@ -98,20 +100,10 @@ def settings_words(settings: Settings, skip: Iterable[str] = ()) -> str:
     return ", ".join(words)
 
 
-def live_request(
-    view: View, devices: Sequence[str], *, point_budget_s: float, total_budget_s: float | None, threads: int
-) -> LiveRequest:
+def live_request(view: View, devices: Sequence[str], budget: LiveBudget) -> LiveRequest:
     """The page's live measurement, which is also its cache key (the total budget with the rest)."""
     return LiveRequest.of(
-        live_rows,
-        view.over,
-        view.grid,
-        view.feeds(),
-        list(devices),
-        current=view.current,
-        point_budget_s=point_budget_s,
-        total_budget_s=total_budget_s,
-        num_threads=threads,
+        live_points, view.over, view.grid, view.feeds(), list(devices), current=view.current, budget=budget
     )
 
 
@@ -122,10 +114,7 @@ def default_requests(
     warm-up measures it before a visitor asks (ui.prefetch)."""
     view = View(DEFAULTS, DEFAULT_OVER, gpu_live=len(devices) > 1)
     return [
-        (
-            measure_label(view, devices),
-            live_request(view, devices, point_budget_s=point_budget_s, total_budget_s=total_budget_s, threads=threads),
-        )
+        (measure_label(view, devices), live_request(view, devices, LiveBudget(point_budget_s, total_budget_s, threads)))
     ]
 
 
@@ -138,12 +127,12 @@ def measure_label(view: View, devices: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class FeedPoints:
-    """The recorded points per feed ('images', 'tensors'), and the pack each feed's points came from. The two
-    feeds may come from two packs of the same machine (a grid over images recorded on another day than the
+    """The recorded points per feed ('images', 'tensors'), and the recording each feed's points came from. The
+    two feeds may come from two packs of the same machine (a grid over images recorded on another day than the
     tensors), so each feed's curves carry their own pack's machine and date."""
 
     points: Mapping[str, tuple[Point, ...]]
-    packs: Mapping[str, Mapping[str, Any] | None]
+    recordings: Mapping[str, Recording | None]
 
     @classmethod
     def empty(cls) -> FeedPoints:
@@ -159,38 +148,38 @@ class FeedPoints:
 
 
 def find_recorded(
-    packs: Sequence[Mapping[str, Any]], preferred: Iterable[str], view: View
-) -> tuple[Mapping[str, Any] | None, FeedPoints]:
-    """The recorded side of this view, and its points per feed (each pack's matching rows typed here): the CPU
-    and the first GPU of one machine. The sidebar's machine first, feed by feed over its packs (the first pack holding GPU rows of that feed:
+    recordings: Sequence[Recording], preferred: Iterable[str], view: View
+) -> tuple[Recording | None, FeedPoints]:
+    """The recorded side of this view, and its points per feed (each recording's matching points): the CPU
+    and the first GPU of one machine. The sidebar's machine first, feed by feed over its packs (the first pack holding GPU points of that feed:
     the images grid of one day and the tensors sweep of another both count); where none of its packs holds
-    the view, the first other pack that does (one pack). The pack returned is the images feed's, else the
+    the view, the first other pack that does (one pack). The recording returned is the images feed's, else the
     tensors'. Nothing when the GPU is live."""
     if view.gpu_live:
         return None, FeedPoints.empty()
     preferred = set(preferred)
     wanted = {fed.feed: fed.workload_settings() for fed in view.feeds(recorded=True)}
 
-    def match(pack: Mapping[str, Any], feed: str) -> list[Point]:
-        return points_of(matching_rows(pack["rows"], WORKLOAD, view.over, wanted[feed], device_prefix="c"))
+    def match(recording: Recording, feed: str) -> list[Point]:
+        return matching_points(recording.points, WORKLOAD, view.over, wanted[feed], device_prefix="c")
 
     def has_gpu(points: Iterable[Point]) -> bool:
         return any(is_cuda(p.device) for p in points)
 
     mine = {
         feed: next(
-            ((p, found) for p in packs if p["path"] in preferred for found in [match(p, feed)] if has_gpu(found)),
+            ((r, found) for r in recordings if r.path in preferred for found in [match(r, feed)] if has_gpu(found)),
             (None, []),
         )
         for feed in SOURCES
     }
-    if not any(pack for pack, _ in mine.values()):
+    if not any(recording for recording, _ in mine.values()):
         other = next(
             (
-                (p, found)
-                for p in packs
-                if p["path"] not in preferred
-                for found in [{feed: match(p, feed) for feed in SOURCES}]
+                (r, found)
+                for r in recordings
+                if r.path not in preferred
+                for found in [{feed: match(r, feed) for feed in SOURCES}]
                 if any(has_gpu(points) for points in found.values())
             ),
             None,
@@ -200,9 +189,9 @@ def find_recorded(
         mine = {feed: (other[0], points) for feed, points in other[1].items()}
     found = FeedPoints(
         {feed: cpu_and_first_gpu(points) for feed, (_, points) in mine.items()},
-        {feed: pack for feed, (pack, _) in mine.items()},
+        {feed: recording for feed, (recording, _) in mine.items()},
     )
-    return found.packs["images"] or found.packs["tensors"], found
+    return found.recordings["images"] or found.recordings["tensors"], found
 
 
 def cpu_and_first_gpu(points: Sequence[Point]) -> tuple[Point, ...]:
@@ -210,14 +199,14 @@ def cpu_and_first_gpu(points: Sequence[Point]) -> tuple[Point, ...]:
     return tuple(p for p in points if p.device == "cpu" or (gpus and p.device == gpus[0]))
 
 
-def elsewhere_sentence(source: GpuSource, pack: Mapping[str, Any] | None) -> str | None:
+def elsewhere_sentence(source: GpuSource, recording: Recording | None) -> str | None:
     """When the recorded side comes from another machine than the one chosen in the sidebar, saying so."""
-    return onscreen.elsewhere_sentence(source, pack, "this view of the data pipeline")
+    return onscreen.elsewhere_sentence(source, recording and recording.pack, "this view of the data pipeline")
 
 
-def has_recorded_sweeps(packs: Iterable[Mapping[str, Any]]) -> bool:
-    """Whether any pack holds a recorded data-pipeline sweep (a seeds pack's single rows do not count)."""
-    return any(r.get("workload") == WORKLOAD.name and r.get("swept") for p in packs for r in p["rows"])
+def has_recorded_sweeps(recordings: Iterable[Recording]) -> bool:
+    """Whether any recording holds a data-pipeline sweep (a seeds pack's single points do not count)."""
+    return any(p.workload == WORKLOAD.name and p.swept for r in recordings for p in r.points)
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -234,26 +223,25 @@ class Screen:
 
     view: View
     shown: dict[str, tuple[InSeries, ...]]  # the chart's points per feed
-    pack: Mapping[str, Any] | None  # the recorded pack shown, if any
+    recording: Recording | None  # the recorded pack shown, if any
     recorded: FeedPoints  # its points per feed, unlabelled (for downloads)
 
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        """Every point on screen as a row under its series (the table's and the notes' edge)."""
-        return [s.row() for feed in SOURCES for s in self.shown[feed]]
-
-    def feed_rows(self, feed: str) -> list[dict[str, Any]]:
-        """A feed's points as the sweep chart's rows (Altair's edge)."""
-        return [s.row() for s in self.shown[feed]]
+    def rows(self, feed: str | None = None) -> list[dict[str, Any]]:
+        """The points on screen, of one feed or of every feed, as rows under their series: the edge of the sweep
+        chart (Altair's data) and of the point notes."""
+        return [s.row() for fed in ([feed] if feed else SOURCES) for s in self.shown[fed]]
 
     @property
     def missing(self) -> list[str]:
         """The feeds with no recorded GPU side (none when the GPU is live here)."""
         return [] if self.view.gpu_live else [feed for feed in SOURCES if not self.recorded[feed]]
 
-    def recorded_rows(self) -> list[dict[str, Any]]:
-        """The recorded points as their pack holds them (the download's edge)."""
-        return rows_of(p for feed in SOURCES for p in self.recorded[feed])
+    def results(self, live: Sequence[Point]) -> ResultsShown:
+        """Every point on screen (the table), the live points and the recorded ones as their pack holds them,
+        unlabelled (the downloads)."""
+        recorded = tuple(p for feed in SOURCES for p in self.recorded[feed])
+        machine = self.recording.machine if self.recording else None
+        return ResultsShown(tuple(s for feed in SOURCES for s in self.shown[feed]), tuple(live), recorded, machine)
 
     def here(self, feed: str) -> list[InSeries]:
         """The feed's points at the point explained."""
@@ -283,24 +271,19 @@ def _shown(live: Iterable[Point], recorded: Iterable[Point], machine: str | None
     )
 
 
-def screen(view: View, live: Sequence[Point], pack: Mapping[str, Any] | None, recorded: FeedPoints) -> Screen:
-    """The screen of a view: the live points (the measurement's) and the recorded ones (the packs')."""
-    machine = machine_text(pack["machine"]) if pack else None
-    packs = recorded.packs  # each feed labelled with its own pack's machine and date
+def screen(view: View, live: Sequence[Point], recording: Recording | None, recorded: FeedPoints) -> Screen:
+    """The screen of a view: the live points (the measurement's) and the recorded ones (the recordings')."""
+    machine = machine_text(recording.machine) if recording else None
+    mine = recorded.recordings  # each feed labelled with its own pack's machine and date
     shown = {
         feed: _shown(
             [p for p in live if p.settings.get("source") == feed],
             recorded[feed],
-            machine_text(packs[feed]["machine"]) if packs.get(feed) else machine,
+            machine_text(mine[feed].machine) if mine.get(feed) else machine,
         )
         for feed in SOURCES
     }
-    return Screen(view, shown, pack, recorded)
-
-
-def live_points(live: Iterable[Mapping[str, Any]]) -> list[Point]:
-    """The adapter to the live path's result (view.live_rows' rows): its points."""
-    return points_of(live)
+    return Screen(view, shown, recording, recorded)
 
 
 class DeviceWords(NamedTuple):
@@ -354,7 +337,7 @@ def feed_sentence(on: Screen) -> str | None:
 
 def machines_sentence(on: Screen) -> str | None:
     """This server's CPU against the recording machine's, over images; and whether loading paces the GPU there."""
-    if not on.pack or on.view.gpu_live:
+    if not on.recording or on.view.gpu_live:
         return None
     here, (cpu_shown, gpu_shown) = on.at_point("images"), on.pair("images")
     cpu, gpu = cpu_shown.point if cpu_shown else None, gpu_shown.point if gpu_shown else None
@@ -409,11 +392,11 @@ def summaries(on: Screen) -> list[str]:
     return out
 
 
-def missing_note(on: Screen, packs: Sequence[Mapping[str, Any]]) -> str | None:
+def missing_note(on: Screen, recordings: Sequence[Recording]) -> str | None:
     """Why part of the view shows only the live CPU: no recorded sweeps at all, or none for these settings."""
     if on.view.gpu_live:
         return None
-    if not has_recorded_sweeps(packs):
+    if not has_recorded_sweeps(recordings):
         return (
             "No GPU on this server and no recorded data-pipeline results shipped, so only the live CPU is "
             "shown. What the CPU's own numbers already say: the loading part of an epoch is a floor that "
@@ -432,11 +415,11 @@ def missing_note(on: Screen, packs: Sequence[Mapping[str, Any]]) -> str | None:
     )
 
 
-def showable(group: Mapping[str, Any]) -> bool:
+def showable(sweep: RecordedSweep) -> bool:
     """Whether the page's widgets can show a recorded sweep (an images sweep at settings they offer)."""
-    p = group["params"]
+    p = sweep.params
     return (
-        group["over"] in AXES
+        sweep.over in AXES
         and p.get("source") == "images"
         and p.get("model") in MODELS
         and p.get("num_workers") in WORKERS
@@ -453,14 +436,14 @@ class Offer(NamedTuple):
     values: dict[str, SettingValue]  # by URL key
 
 
-def recorded_offers(packs: Iterable[Mapping[str, Any]], view: View) -> list[Offer]:
+def recorded_offers(recordings: Iterable[Recording], view: View) -> list[Offer]:
     """Buttons for recorded sweeps the page can show instead. The slider of the swept setting keeps its value;
     the view on screen is not offered."""
     seen = [(view.over, view.settings)]
     offers: list[Offer] = []
-    for pack in packs:
-        for group in filter(showable, recorded_groups(pack["rows"], WORKLOAD)):
-            p, over = group["params"], group["over"]
+    for recording in recordings:
+        for sweep in filter(showable, recorded_sweeps(recording.points, WORKLOAD)):
+            p, over = sweep.params, sweep.over
             settings = Settings(
                 model=p["model"],
                 num_workers=p["num_workers"],

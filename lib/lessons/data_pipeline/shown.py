@@ -1,15 +1,14 @@
 """What the Data pipeline page shows, as values: the page lays them out and declares its widgets. Each
 'Why?' section's words are made when it is opened (its function called then).
 
-    first = first_screen(view, live_points(live), pack, recorded)   the points on screen, the answer, the bars
+    first = first_screen(view, live, recording, recorded)   the points on screen, the answer, the bars
     device_words(on), epoch_words(first), sweep_charts(on)   the 'Why?' sections
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
@@ -20,6 +19,7 @@ from lib.lessons.common.said import Said, Style
 from lib.lessons.data_pipeline import screen as feeds
 from lib.lessons.data_pipeline import view as lesson
 from lib.lessons.data_pipeline.answer import pipeline_answer, pipeline_notes
+from lib.recorded.recording import Recording
 from lib.recorded.sources import GpuSource
 
 WORKERS_SENTENCE = (
@@ -78,13 +78,13 @@ def not_live(cannot: str | None) -> str:
 
 
 def under_chart(
-    first: FirstScreen, source: GpuSource, packs: Sequence[Mapping[str, Any]], too_many: str | None, cannot: str | None
+    first: FirstScreen, source: GpuSource, recordings: Sequence[Recording], too_many: str | None, cannot: str | None
 ) -> tuple[Said, ...]:
     """Under the chart, after where the numbers come from: another machine's pack drawn, too many workers
     for this server, the sidebar's machine holding nothing here or what no recording holds."""
     return (
-        *Said.texts([feeds.elsewhere_sentence(source, first.on.pack)], Style.CAPTION),
-        *Said.texts([too_many, cannot or feeds.missing_note(first.on, packs)], Style.NOTICE),
+        *Said.texts([feeds.elsewhere_sentence(source, first.on.recording)], Style.CAPTION),
+        *Said.texts([too_many, cannot or feeds.missing_note(first.on, recordings)], Style.NOTICE),
     )
 
 
@@ -130,9 +130,9 @@ class FirstScreen:
 
 
 def first_screen(
-    view: feeds.View, live: Sequence[Point], pack: Mapping[str, Any] | None, recorded: feeds.FeedPoints
+    view: feeds.View, live: Sequence[Point], recording: Recording | None, recorded: feeds.FeedPoints
 ) -> FirstScreen:
-    on = feeds.screen(view, live, pack, recorded)
+    on = feeds.screen(view, live, recording, recorded)
     bars = feeds.phase_bars(on)
     notes = (pipeline_notes(on), lesson.overlap_caption(bars) if bars else None)
     return FirstScreen(
@@ -181,7 +181,7 @@ def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
     over = on.view.over
     return tuple(
         SweepChart(
-            pd.DataFrame(on.feed_rows(feed)),
+            pd.DataFrame(on.rows(feed)),
             feeds.axis_label(over),
             "time per epoch",
             feeds.feed_title(feed),
@@ -192,8 +192,8 @@ def sweep_charts(on: feeds.Screen) -> tuple[SweepChart, ...]:
     )
 
 
-def repeats_caption(live: Sequence[Mapping[str, Any]]) -> str | None:
-    repeats = onscreen.repeats_span(live)
+def repeats_caption(live: Sequence[Point]) -> str | None:
+    repeats = onscreen.points_repeats_span(live)
     return (
         (
             f"Each point: the median of {repeats} timed epochs after warm-up; bars span the interquartile range. Both "

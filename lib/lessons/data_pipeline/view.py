@@ -13,16 +13,17 @@ Streamlit here; every number in a sentence comes from a point passed in.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
-from lib.core.point import Frozen, Point, rows_of
+from lib.core.point import Frozen, Point
 from lib.core.same import same_rows, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
+from lib.recorded.recording import Recording
 from lib.workloads import get_workload
 from lib.workloads.family import Axis
 
@@ -111,15 +112,13 @@ def worker_choices(cores: int, recorded: Iterable[int] = ()) -> list[int]:
     return [w for w in WORKERS if w <= cores or w in shown]
 
 
-def recorded_workers(packs: Iterable[Mapping[str, Any]]) -> set[int]:
-    """The worker counts the packs' GPU rows of this lesson were recorded with."""
+def recorded_workers(recordings: Iterable[Recording]) -> set[int]:
+    """The worker counts the recordings' GPU points of this lesson were recorded with."""
     return {
-        r["num_workers"]
-        for p in packs
-        for r in p["rows"]
-        if r.get("workload") == WORKLOAD.name
-        and is_cuda(str(r.get("device", "")))
-        and isinstance(r.get("num_workers"), int)
+        p.settings["num_workers"]
+        for r in recordings
+        for p in r.points
+        if p.workload == WORKLOAD.name and is_cuda(p.device) and isinstance(p.settings.get("num_workers"), int)
     }
 
 
@@ -380,20 +379,18 @@ def overlap_caption(bars: Sequence[PhaseBar]) -> str | None:
     ).strip()
 
 
-def live_rows(
+def live_points(
     over: str,
     values: Sequence[Any],
     feeds: Sequence[FeedSettings],
     devices: Sequence[str],
     *,
     current: Any,
-    point_budget_s: float,
-    total_budget_s: float | None,
-    num_threads: int | None,
+    budget: LiveBudget,
     progress: Callable[[float, str], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Live rows of the dataloader workload over `over` for each of `feeds`, phases at `current`."""
-    rows: list[dict[str, Any]] = []
+) -> list[Point]:
+    """Live points of the dataloader workload over `over` for each of `feeds`, phases at `current`."""
+    points: list[Point] = []
     for i, fed in enumerate(feeds):
 
         def part(fraction: float, message: str, i: int = i, feed: str = fed.feed) -> None:
@@ -401,14 +398,12 @@ def live_rows(
                 progress((i + fraction) / len(feeds), f"{SOURCES.get(feed, feed)}: {message}")
 
         fixed = fed.workload_settings(skip=over)
-        rows += rows_of(
-            live_sweep(
-                LiveSweep(WORKLOAD, over, values, fixed, devices, current=current, profile_current=False),
-                LiveBudget(point_budget_s, total_budget_s, num_threads),
-                progress=part,
-            )
+        points += live_sweep(
+            LiveSweep(WORKLOAD, over, values, fixed, devices, current=current, profile_current=False),
+            budget,
+            progress=part,
         )
-    return rows
+    return points
 
 
 # -- the view on screen ------------------------------------------------------------------------------------

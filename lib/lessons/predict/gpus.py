@@ -37,7 +37,7 @@ from lib.lessons.training.screen import gpu_name
 from lib.lessons.training.step_point import EpochBand, StepPoint
 from lib.recorded.ceilings import Ceilings, ceilings_for
 from lib.recorded.recording import Recording
-from lib.recorded.sources import GpuSource, gpu_sources, hardware_text, machine_text, source_recording
+from lib.recorded.sources import GpuSource, hardware_text, machine_text, recorded_sources, source_recording
 from lib.workloads import FAMILIES, execution
 from lib.workloads.family import SWITCHES, TrainingFamily
 
@@ -81,8 +81,8 @@ class RecordedGpu:
 def recorded_gpus(recordings: Sequence[Recording]) -> list[RecordedGpu]:
     """Every one-GPU machine with recorded Training steps, in the sidebar's order."""
     out = []
-    packs = [r.pack for r in recordings]  # the sidebar's sources and the ceilings read pack dicts
-    for source in gpu_sources(packs):
+    packs = [r.pack for r in recordings]  # the ceilings read pack dicts
+    for source in recorded_sources(recordings):
         recording = source_recording(source, recordings) if source.gpus == 1 else None
         if recording is None:
             continue

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
-from lib.core.point import Frozen, Point, rows_of
+from lib.core.point import Frozen, Point
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
 from lib.core.same import same_time
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import InSeries
+from lib.lessons.common.results_shown import ResultsShown
 from lib.lessons.seed_cases.curves import Curve, LossPoint, curve_setting, find_curves
 from lib.lessons.seed_cases.view import (
     CASES,
@@ -158,14 +159,6 @@ class Case:
             return None
         return same_time(cpu.median_s, gpu.median_s, _spread(cpu), _spread(gpu))
 
-    def live_rows(self) -> list[dict[str, Any]]:
-        """The live points as rows (their download)."""
-        return rows_of(self.live.points)
-
-    def recorded_rows(self) -> list[dict[str, Any]]:
-        """The recorded points' rows as their pack holds them (their download)."""
-        return rows_of(self.recorded_points)
-
     def shown(self) -> tuple[InSeries, ...]:
         """Every point on screen in its series: the live ones, then the recording's."""
         return (
@@ -178,9 +171,10 @@ class Case:
         """The recording's points of this case (none without a recording)."""
         return self.recorded if self.recording else ()
 
-    def shown_rows(self) -> list[dict[str, Any]]:
-        """Every point on screen as a row labelled with its series (the table's edge)."""
-        return [s.row() for s in self.shown()]
+    def results(self) -> ResultsShown:
+        """Every point on screen (the table), the live points and the recording's (the downloads)."""
+        machine = self.recording.machine if self.recording else None
+        return ResultsShown(self.shown(), tuple(self.live.points), tuple(self.recorded_points), machine)
 
 
 @dataclass(frozen=True)

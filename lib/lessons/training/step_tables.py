@@ -17,7 +17,7 @@ from lib.core.cache import kept
 from lib.core.point import OtherRecording, Point
 from lib.lessons.training.model import MachineModel
 from lib.recorded.recording import Recording
-from lib.recorded.sources import gpu_sources, machine_text, small_server_recording, source_recording
+from lib.recorded.sources import machine_text, recorded_sources, small_server_recording, source_recording
 from lib.workloads import FAMILIES, execution, mlp
 from lib.workloads.family import TrainingFamily
 
@@ -164,7 +164,7 @@ def prepare(recordings: Sequence[Recording]) -> int:
     Training page will (same recordings, same keys, so the page finds them built): a server does this once
     in the background at start, instead of its first Training visitor waiting seconds for it.
     Returns how many models were fitted (one per machine and device)."""
-    sources = gpu_sources([r.pack for r in recordings])
+    sources = recorded_sources(recordings)
     merged = (source_recording(s, recordings) for s in sources)
     machines = [(r, machine_text(r.machine)) for r in merged if r]
     fitted = 0
