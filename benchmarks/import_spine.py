@@ -1,8 +1,9 @@
 """The house's import graph as the code has it, for docs/ARCHITECTURE.md: read from the source, nothing imported.
 
-    .venv/bin/python benchmarks/import_spine.py
+    .venv/bin/python benchmarks/import_spine.py          # print them
+    .venv/bin/python benchmarks/import_spine.py --doc    # and write them into docs/ARCHITECTURE.md's two listings
 
-Prints four listings:
+Four listings:
 
   floors      module-level imports between the floors (lib/core ... pages), each arrow with how many module pairs
               import across it; an arrow up a floor would be a bug (tests/test_architecture.py fails on one)
@@ -16,6 +17,7 @@ Prints four listings:
 from __future__ import annotations
 
 import ast
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -132,34 +134,54 @@ def lines(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-def main() -> None:
+def listings() -> tuple[str, str]:
+    """(floors, spine and pages; caches) as printed."""
     edges, mods = graph()
     arrows = Counter((floor_of(m), floor_of(d)) for m, ds in edges.items() for d in ds if floor_of(m) != floor_of(d))
-    print("floors: module-level imports across floors, from -> to: how many (importer, imported) module pairs")
+    out = ["floors: module-level imports across floors, from -> to: how many (importer, imported) module pairs"]
     for src in reversed(FLOORS):
         row = [f"{dst} {arrows[src, dst]}" for dst in reversed(FLOORS) if arrows[src, dst]]
         up = [dst for dst in FLOORS if arrows[src, dst] and FLOORS.index(dst) > FLOORS.index(src)]
-        print(f"  {src:<14} -> {', '.join(row) or '(nothing above lib.core)'}" + (f"   UP: {up}" if up else ""))
+        out.append(f"  {src:<14} -> {', '.join(row) or '(nothing above lib.core)'}" + (f"   UP: {up}" if up else ""))
 
-    print("\nspine: a Training request, hop by hop (each an import of the code as it is)")
+    out.append("\nspine: a Training request, hop by hop (each an import of the code as it is)")
     for importer, imported, what in HOPS:
         there = imported in all_imports(mods[importer], set(mods))
-        print(f"  {importer:<28} -> {imported:<33} {what}" + ("" if there else "   MISSING"))
+        out.append(f"  {importer:<28} -> {imported:<33} {what}" + ("" if there else "   MISSING"))
 
-    print("\npages: modules pulled in (module-level), lines, by floor")
+    out.append("\npages: modules pulled in (module-level), lines, by floor")
     for page in sorted(m for m in mods if m.startswith("pages.")):
         got = pulled_in(page, edges) - {page}
         by_floor = Counter(floor_of(m) for m in got)
         total = sum(lines(mods[m]) for m in got)
         split = ", ".join(f"{f.removeprefix('lib.')} {by_floor[f]}" for f in FLOORS if by_floor[f])
-        print(
-            f"  {page.removeprefix('pages.') + '.py':<20} {lines(mods[page]):>3} lines; pulls in {len(got):>3} modules, {total:>6,} lines ({split})"
+        name = page.removeprefix("pages.") + ".py"
+        out.append(
+            f"  {name:<20} {lines(mods[page]):>3} lines; pulls in {len(got):>3} modules, {total:>6,} lines ({split})"
         )
 
-    print("\ncaches: every result kept (lib.core.cache's decorators), by module")
-    for function, declared in caches(mods):
-        if not function.startswith(("lib.core.cache.",)):
-            print(f"  {function:<52} @{declared}")
+    kept = [f"  {function:<52} @{declared}" for function, declared in caches(mods)]
+    return "\n".join(out), "\n".join(kept)
+
+
+# the doc's two listings: each the first fenced block after its line
+DOC = ROOT / "docs" / "ARCHITECTURE.md"
+SPINE_AFTER = "each page pulls in:"
+CACHES_AFTER = "Every result kept, as the code declares it"
+
+
+def into_doc(text: str, after: str, listing: str) -> str:
+    """`text` with the fenced block after the line holding `after` replaced by `listing`."""
+    start = text.index("```\n", text.index(after)) + 4
+    return text[:start] + listing + "\n" + text[text.index("```", start) :]
+
+
+def main() -> None:
+    spine, kept = listings()
+    print(spine + "\n\ncaches: every result kept (lib.core.cache's decorators), by module\n" + kept)
+    if "--doc" in sys.argv[1:]:
+        DOC.write_text(into_doc(into_doc(DOC.read_text(encoding="utf-8"), SPINE_AFTER, spine), CACHES_AFTER, kept))
+        print(f"\nwritten into {DOC.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
