@@ -114,19 +114,29 @@ def pulled_in(start: str, edges: dict[str, set[str]]) -> set[str]:
 
 
 def caches(mods: dict[str, Path]) -> list[tuple[str, str]]:
-    """(module.function, its declaration) for every @kept / @on_disk in lib and ui."""
+    """(module.function, its declaration) for every @kept / @on_disk in lib and ui; a function inside another
+    is named through it (lib.charts.compiled.compiled.spec: one cache per chart builder it decorates)."""
     out = []
-    for name, path in mods.items():
-        source = path.read_text(encoding="utf-8")
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for dec in node.decorator_list:
+
+    def visit(node: ast.AST, prefix: str, source: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for dec in child.decorator_list:
                     called = dec.func if isinstance(dec, ast.Call) else dec
                     if isinstance(called, ast.Name) and called.id == "kept":
-                        out.append((f"{name}.{node.name}", ast.get_source_segment(source, dec) or ""))
+                        out.append((f"{prefix}.{child.name}", ast.get_source_segment(source, dec) or ""))
                     elif isinstance(called, ast.Name) and called.id == "on_disk" and isinstance(dec, ast.Call):
                         # its code list is long: the name says which folder of .cache/ it fills
-                        out.append((f"{name}.{node.name}", f"on_disk({ast.unparse(dec.args[0])}, code=...)"))
+                        out.append((f"{prefix}.{child.name}", f"on_disk({ast.unparse(dec.args[0])}, code=...)"))
+                visit(child, f"{prefix}.{child.name}", source)
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}.{child.name}", source)
+            else:
+                visit(child, prefix, source)
+
+    for name, path in mods.items():
+        source = path.read_text(encoding="utf-8")
+        visit(ast.parse(source), name, source)
     return out
 
 

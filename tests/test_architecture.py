@@ -266,10 +266,16 @@ NAMED_IN = ("lib", "ui", "pages", "scripts", "tests", "benchmarks")
 OTHER_PROJECTS = {"st", "streamlit", "functools", "torch", "alt", "altair", "pytest", "python"}
 
 
+FENCED = re.compile(r"^```.*?^```", flags=re.S | re.M)
+
+
 def quoted_spans(markdown: str) -> list[str]:
-    """The `inline code` spans of a markdown text, fenced blocks (generated listings, shell sessions) aside."""
-    prose = re.sub(r"^```.*?^```", "", markdown, flags=re.S | re.M)
-    return re.findall(r"`([^`\n]+)`", prose)
+    """The `inline code` spans of a markdown text and, in its fenced blocks (diagrams, listings, shell sessions),
+    every dotted name of lib, ui or pages (`lib.core.sweep.run_sweep`)."""
+    prose = FENCED.sub("", markdown)
+    fenced = "\n".join(m.group(0) for m in FENCED.finditer(markdown))
+    dotted = [m.rstrip(".") for m in re.findall(r"(?<![\w/.])(?:lib|ui|pages)\.[A-Za-z_][\w.]*", fenced)]
+    return re.findall(r"`([^`\n]+)`", prose) + dotted
 
 
 def names_defined(paths: list[Path]) -> set[str]:
@@ -356,14 +362,15 @@ def test_the_architecture_doc_names_only_what_exists():
 
 
 def test_the_doc_check_finds_a_made_up_file_module_and_name(tmp_path):
-    """The check above can fail: a file, a module, a module's name and a bare name that do not exist."""
+    """The check above can fail: a file, a module, a module's name and a bare name that do not exist, quoted in
+    the prose or named in a fenced block."""
     (tmp_path / "lib" / "core").mkdir(parents=True)
     (tmp_path / ".ci").mkdir()
     (tmp_path / "lib" / "core" / "fmt.py").write_text("class Sentence:\n    about = None\n\ndef plural(n):\n    pass\n")
     doc = (
         "`lib/core/fmt.py`, `lib.core.fmt.Sentence`, `lib.core.fmt.Sentence.about`, `plural(3)`, `.about`, `.ci/`,\n"
         "`lib/lessons/<page>/`, `python -m lib predict`, `st.cache_data`\n"
-        "```\n`lib/core/in_a_listing.py`\n```\n"
+        "```\n`lib/core/in_a_listing.py` lib.core.fmt.Sentence.about and lib.<page> lib.core.fmt.Missing\n```\n"
         "`lib/core/gone.py`, `lib.core.gone`, `lib.core.fmt.Paragraph`, `lib.core.fmt.Sentence.words`, `Gone`,\n"
         "`scripts/gone.py --all`\n"
     )
@@ -375,4 +382,5 @@ def test_the_doc_check_finds_a_made_up_file_module_and_name(tmp_path):
         "lib.core.fmt.Sentence.words",
         "Gone",
         "scripts/gone.py",
+        "lib.core.fmt.Missing",
     ]
