@@ -1,11 +1,12 @@
 """The house rules of docs/ARCHITECTURE.md, checked on the source tree itself.
 
-lib/ is built in floors; a module may import from its own floor or lower, never higher:
+lib/, ui/ and pages/ are built in floors; a module may import from its own floor or lower, never higher:
 core (0) < workloads (1) < recorded (2) < lessons (3) < charts (4) < the CLI entry (5); ui/ and
 pages/ sit above all of lib. Only lib/charts imports Altair; nothing in lib imports Streamlit.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -58,16 +59,31 @@ def imports(path: Path, top_level_only: bool = False) -> list[str]:
 
 
 PAGES = sorted((ROOT / "pages").glob("*.py"))
+UI = sorted((ROOT / "ui").glob("*.py"))
+MODULES |= {module_name(p) for p in UI}  # `from ui import sources` names the module ui.sources
 
 
-@pytest.mark.parametrize("path", LIB, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", LIB + UI + PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_import_runs_up_a_floor(path):
-    own = floor_of(module_name(path))
-    assert own is not None, f"{path} is in no floor: lib/ holds only packages, __init__ and the CLI entry"
-    for name in imports(path):
-        floor = floor_of(name)
-        if floor is not None:
-            assert floor <= own, f"{module_name(path)} (floor {own}) imports {name} (floor {floor})"
+    assert floor_of(module_name(path)) is not None, f"{path} is in no floor: lib/ holds only packages and the CLI"
+    assert upward(module_name(path), imports(path)) == []
+
+
+def upward(module: str, imported: list[str]) -> list[str]:
+    """The modules of `imported` on a floor above `module`'s."""
+    own = floor_of(module)
+    return [name for name in imported if (floor := floor_of(name)) is not None and own is not None and floor > own]
+
+
+def test_the_floor_check_finds_an_import_up_a_floor(tmp_path):
+    """The check above can fail: core importing a lesson inside a function, ui importing a page."""
+    (tmp_path / "lib" / "core").mkdir(parents=True)
+    planted = tmp_path / "lib" / "core" / "planted.py"
+    planted.write_text(
+        "import streamlit\nfrom lib.core import fmt\ndef f():\n    from lib.lessons.training import view\n"
+    )
+    assert upward("lib.core.planted", imports(planted)) == ["lib.lessons.training.view"]
+    assert upward("ui.sidebar", ["pages.training", "lib.charts.curves"]) == ["pages.training"]
 
 
 @pytest.mark.parametrize("path", LIB, ids=lambda p: str(p.relative_to(ROOT)))
@@ -76,10 +92,6 @@ def test_lib_never_imports_streamlit_and_only_charts_import_altair(path):
     assert "streamlit" not in names
     if "altair" in names:
         assert module_name(path).startswith("lib.charts")
-
-
-UI = sorted((ROOT / "ui").glob("*.py"))
-MODULES |= {module_name(p) for p in UI}  # `from ui import sources` names the module ui.sources
 
 
 def ancestors(module: str) -> set[str]:
@@ -242,3 +254,132 @@ def test_the_parameter_check_catches_a_wide_function_and_a_wide_method(tmp_path)
     )
     assert too_wide([planted], tmp_path, allowed={}) == {"ui/wide.py::wide": 9, "ui/wide.py::Box.draw": 9}
     assert too_wide([planted], tmp_path, allowed={"ui/wide.py::wide": 9}) == {"ui/wide.py::Box.draw": 9}
+
+
+# -- docs/ARCHITECTURE.md names only what exists ---------------------------------------------------------------------
+
+DOC = ROOT / "docs" / "ARCHITECTURE.md"
+# where a name the doc quotes may be defined
+NAMED_IN = ("lib", "ui", "pages", "scripts", "tests", "benchmarks")
+# the first word of a span quoting another project's API (Streamlit's, Python's), not ours
+OTHER_PROJECTS = {"st", "streamlit", "functools", "torch", "alt", "altair", "pytest", "python"}
+
+
+FENCED = re.compile(r"^```.*?^```", flags=re.S | re.M)
+
+
+def quoted_spans(markdown: str) -> list[str]:
+    """The `inline code` spans of a markdown text and, in its fenced blocks (diagrams, listings, shell sessions),
+    every dotted name of lib, ui or pages (`lib.core.sweep.run_sweep`)."""
+    prose = FENCED.sub("", markdown)
+    fenced = "\n".join(m.group(0) for m in FENCED.finditer(markdown))
+    dotted = [m.rstrip(".") for m in re.findall(r"(?<![\w/.])(?:lib|ui|pages)\.[A-Za-z_][\w.]*", fenced)]
+    return re.findall(r"`([^`\n]+)`", prose) + dotted
+
+
+def names_defined(paths: list[Path]) -> set[str]:
+    """Every name the code defines (modules, classes, functions, parameters, assigned names and attributes) and every
+    identifier-shaped string (a setting's name, an environment variable)."""
+    names: set[str] = set()
+    for path in paths:
+        names.add(path.stem)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.alias):
+                names.add(node.asname or node.name.split(".")[-1])
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                names.add(node.value)
+    return names
+
+
+def module_defines(path: Path, name: str) -> bool:
+    """Whether a module defines `name` at its top level (a class, function, assignment or import)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in node.names
+        ):
+            return True
+    return False
+
+
+def module_file(dotted: str, root: Path) -> Path | None:
+    base = root.joinpath(*dotted.split("."))
+    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+
+
+def unknown_names(spans: list[str], root: Path, defined: set[str]) -> list[str]:
+    """The spans naming a file, module or name the tree does not have. A span holding a placeholder (`<page>`,
+    `*_answer`) or a shell command is no name; a call's arguments and a keyword's value are dropped."""
+    unknown = []
+    for span in spans:
+        if any(c in span for c in "<>*"):
+            continue
+        words = span.split()
+        if len(words) > 1:  # a command or code: only a script it runs is checked
+            if not (words[0].endswith(".py") or "/" in words[0]):
+                continue
+            span = words[0]
+        name = span.split("(")[0].split("=")[0]
+        if "/" not in name:
+            name = name.strip(".")  # `.about`: an attribute
+        if not name:
+            continue
+        if "/" in name or re.search(r"\.(py|json|toml|ini|sh|md)$", name):
+            if not ((root / name).exists() or ("/" not in name and any(root.rglob(name)))):
+                unknown.append(span)
+            continue
+        parts = name.split(".")
+        if not all(p.isidentifier() for p in parts) or parts[0] in OTHER_PROJECTS:
+            continue
+        if parts[0] in ("lib", "ui", "pages"):
+            modules = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+            found = next(((m, f) for m in modules if (f := module_file(m, root))), None)
+            rest = parts[len(found[0].split(".")) :] if found else parts
+            if found is None or (rest and not module_defines(found[1], rest[0])) or not set(rest[1:]) <= defined:
+                unknown.append(span)
+        elif not set(parts) <= defined:
+            unknown.append(span)
+    return unknown
+
+
+def test_the_architecture_doc_names_only_what_exists():
+    paths = [p for d in NAMED_IN for p in (ROOT / d).rglob("*.py")] + list(ROOT.glob("*.py"))
+    assert unknown_names(quoted_spans(DOC.read_text(encoding="utf-8")), ROOT, names_defined(paths)) == []
+
+
+def test_the_doc_check_finds_a_made_up_file_module_and_name(tmp_path):
+    """The check above can fail: a file, a module, a module's name and a bare name that do not exist, quoted in
+    the prose or named in a fenced block."""
+    (tmp_path / "lib" / "core").mkdir(parents=True)
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / "lib" / "core" / "fmt.py").write_text("class Sentence:\n    about = None\n\ndef plural(n):\n    pass\n")
+    doc = (
+        "`lib/core/fmt.py`, `lib.core.fmt.Sentence`, `lib.core.fmt.Sentence.about`, `plural(3)`, `.about`, `.ci/`,\n"
+        "`lib/lessons/<page>/`, `python -m lib predict`, `st.cache_data`\n"
+        "```\n`lib/core/in_a_listing.py` lib.core.fmt.Sentence.about and lib.<page> lib.core.fmt.Missing\n```\n"
+        "`lib/core/gone.py`, `lib.core.gone`, `lib.core.fmt.Paragraph`, `lib.core.fmt.Sentence.words`, `Gone`,\n"
+        "`scripts/gone.py --all`\n"
+    )
+    defined = names_defined([tmp_path / "lib" / "core" / "fmt.py"])
+    assert unknown_names(quoted_spans(doc), tmp_path, defined) == [
+        "lib/core/gone.py",
+        "lib.core.gone",
+        "lib.core.fmt.Paragraph",
+        "lib.core.fmt.Sentence.words",
+        "Gone",
+        "scripts/gone.py",
+        "lib.core.fmt.Missing",
+    ]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lib.recorded import RECORDED_DIR
-from lib.workloads import FAMILIES, mlp_fit, mlp_terms, traced, tracing
+from lib.workloads import FAMILIES, counted, mlp_fit, mlp_terms, traced, tracing
 from lib.workloads.mlp import FAMILY, WORKLOAD
 
 MLP = WORKLOAD
@@ -185,6 +185,33 @@ def test_the_shipped_counts_are_what_a_trace_gives_now():
         entry = next(e for e in shipped[family.name] if e["structure"] == shape)
         fresh = traced._traced_lines(family.workload, terms.depth, tuple(shape.items()))
         assert {k: tuple(v) for k, v in entry["kernels"].items()} == fresh, family.name
+
+
+def test_tracing_one_family_again_keeps_every_other_familys_shipped_counts(tmp_path, monkeypatch):
+    """scripts/trace_counts.py <family>: the family named is traced again (here: its entry gone from the file),
+    every other family's entries are kept as the file has them (here: planted counts no trace gives)."""
+    counts = json.loads(traced.COUNTS_FILE.read_text())
+    work = json.loads(counted.WORK_FILE.read_text())
+    planted = {k: v for k, v in counts.items() if k != "mlp"}
+    planted["cnn"][0]["kernels"]["eager"] = [1.0, 2.0]
+    work["cnn"][0]["parameters"] = 1
+    monkeypatch.setattr(traced, "COUNTS_FILE", tmp_path / "traced_counts.json")
+    monkeypatch.setattr(counted, "WORK_FILE", tmp_path / "traced_work.json")
+    traced.COUNTS_FILE.write_text(json.dumps(planted))
+    counted.WORK_FILE.write_text(json.dumps(work))
+    try:
+        traced._shipped.clear()
+        counted._shipped.clear()
+        traced.write_counts(FAMILIES, retrace=("mlp",))
+        counted.write_work(FAMILIES, retrace=())
+        written = json.loads(traced.COUNTS_FILE.read_text())
+        assert {k: v for k, v in written.items() if k != "mlp"} == planted
+        assert [e["structure"] for e in written["mlp"]] == [e["structure"] for e in counts["mlp"]]
+        assert json.loads(counted.WORK_FILE.read_text()) == work
+    finally:
+        monkeypatch.undo()
+        traced._shipped.clear()
+        counted._shipped.clear()
 
 
 def test_a_structure_the_shipped_counts_lack_is_traced():

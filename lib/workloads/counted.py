@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,12 +141,17 @@ def page_settings(family: Any) -> list[Frozen]:
     return out
 
 
-def write_work(families: Any) -> dict[str, int]:
+def write_work(families: Any, retrace: Collection[str] | None = None) -> dict[str, int]:
     """Count every page setting of each family that has counts (the MLP's are its own formulas) and write
-    WORK_FILE (scripts/trace_counts.py). How many settings each family holds."""
+    WORK_FILE (scripts/trace_counts.py). How many settings each family holds. `retrace`: the names of the
+    families counted again, the others' shipped entries kept as they are (None: every family)."""
+    shipped = json.loads(WORK_FILE.read_text()) if WORK_FILE.exists() else {}
     out: dict[str, list[dict[str, object]]] = {}  # the file's entries
     for family in families:
         if not hasattr(family.workload, "counts"):
+            continue
+        if retrace is not None and family.name not in retrace and family.name in shipped:
+            out[family.name] = shipped[family.name]
             continue
         out[family.name] = [
             {"settings": dict(key), **_traced(family.workload, tuple(key.items())).as_json()}

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,11 +195,13 @@ def _shipped() -> dict[str, list[KernelLines]]:
     return {name: [KernelLines.from_json(e) for e in entries] for name, entries in listed.items()}
 
 
-def write_counts(families: Any) -> dict[str, list[KernelLines]]:
+def write_counts(families: Any, retrace: Collection[str] | None = None) -> dict[str, list[KernelLines]]:
     """Trace each family at its page's structure, at every value of its choices (each torchvision network),
-    and write COUNTS_FILE (scripts/trace_counts.py)."""
-    out: dict[str, list[KernelLines]] = {}
-    for family in (picked for f in families for picked in f.every_pick()):
+    and write COUNTS_FILE (scripts/trace_counts.py). `retrace`: the names of the families traced again, the
+    others' shipped entries kept as they are (None: every family)."""
+    again = [f for f in families if retrace is None or f.name in retrace]
+    out = {f.name: _shipped()[f.name] for f in families if f not in again and f.name in _shipped()}
+    for family in (picked for f in again for picked in f.every_pick()):
         terms = family.structural_kernels
         shape = structure(family.workload, family.page_defaults(), terms.depth, terms.sizes)
         if any(entry.structure == shape for entry in out.get(family.name, ())):
