@@ -5,8 +5,6 @@ The sentences themselves (device_sentence, ceiling_sentence, ...) are tested in 
 
 from __future__ import annotations
 
-import json
-
 from dataclasses import replace
 
 from lib.core.point import Point, points_of
