@@ -641,6 +641,18 @@ def row_day(row: dict) -> str | None:
     return found.group(1) if found else None
 
 
+def drawn_lines(chart: Chart) -> dict[tuple, list[dict]]:
+    """Each line a chart draws, by its line mark and the values of its categorical channels: the rows on it."""
+    lines: dict[tuple, list[dict]] = {}
+    for n, (layer, data) in enumerate(_line_layers(chart.spec)):
+        if layer.get("transform"):
+            continue  # a filtered layer draws a subset of its rows: not read here
+        fields = _grouping_fields(layer)
+        for row in _layer_rows(chart, data):
+            lines.setdefault((n, *(str(row.get(f)) for f in fields)), []).append(row)
+    return lines
+
+
 def lines_of_one_day(reading: Reading) -> list[Finding]:
     """No drawn line joins points of two recording days (issue 37: Timing's GPU line joined 2026-11-21's point at
     15,360 to 2026-11-28's grid, the Jacobian's loop 2026-11-24's val 1,000 to 2026-11-28's): each line or trail
@@ -648,19 +660,12 @@ def lines_of_one_day(reading: Reading) -> list[Finding]:
     legend name names at most one. Read from the spec's marks and datasets, not from the code that drew them."""
     found = []
     for chart in reading.charts:
-        for layer, data in _line_layers(chart.spec):
-            if layer.get("transform"):
-                continue  # a filtered layer draws a subset of its rows: not read here
-            fields = _grouping_fields(layer)
-            lines: dict[tuple, list[dict]] = {}
-            for row in _layer_rows(chart, data):
-                lines.setdefault(tuple(str(row.get(f)) for f in fields), []).append(row)
-            for key, rows in lines.items():
-                named = {d for name in key for d in DATE.findall(name)}
-                days = {d for d in map(row_day, rows) if d} | named
-                if len(days) > 1:
-                    name = " · ".join(key) or "a line"
-                    found.append(Finding("one day", name, f"one line holds points of {', '.join(sorted(days))}"))
+        for key, rows in drawn_lines(chart).items():
+            named = {d for name in key[1:] for d in DATE.findall(name)}
+            days = {d for d in map(row_day, rows) if d} | named
+            if len(days) > 1:
+                name = " · ".join(key[1:]) or "a line"
+                found.append(Finding("one day", name, f"one line holds points of {', '.join(sorted(days))}"))
     return found
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis
-from lib.core.fmt import fmt_value, plural
+from lib.core.fmt import and_list, fmt_value, plural
 from lib.core.point import Point, points_of
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.workload import Workload
@@ -223,6 +223,18 @@ def apart_points(kind: type[Shown], found: RecordedViews, view: str | None = Non
         kind(series_label(p.device, Origin.RECORDED, f"{hardware}, {p.recorded_on}"), p)
         for rows in (found.cpu_rows(view), found.gpu_rows(view))
         for p in on_day(points_of(rows), found.day).apart
+    )
+
+
+def apart_note(found: RecordedViews, apart: Iterable[InSeries]) -> str | None:
+    """Under the chart, what the hollow diamonds are (apart_points), None where none is drawn."""
+    days = sorted({p.point.recorded_on for p in apart if p.ok and p.point.recorded_on})
+    if not days or not found.day:
+        return None
+    return (
+        f"Hollow diamonds: points of the {without_days(found.machine or '')} recorded on {and_list(days)}, "
+        f"{'another day' if len(days) == 1 else 'other days'} than its lines' ({found.day}): drawn apart, never "
+        "joined into a line, and not read by the sentences here."
     )
 
 

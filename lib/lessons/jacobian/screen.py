@@ -167,16 +167,17 @@ def jacobian_screen(
     read from them."""
     points = onscreen.labelled_points(MethodPoint, live, found, found.machine)
     order = onscreen.series_order([p.row() for p in points], found.machine)
+    apart = onscreen.apart_points(MethodPoint, found)
     return JacobianScreen(
         points,
         order,
         val,
         tuple(methods),
         jacobian_answer(points, val, methods),
-        jacobian_notes(points, val, methods),
+        " ".join(n for n in (jacobian_notes(points, val, methods), onscreen.apart_note(found, apart)) if n),
         found.machine,
         onscreen.same_machine_intro(pack["machine"]) if pack else None,
-        onscreen.apart_points(MethodPoint, found),
+        apart,
     )
 
 
