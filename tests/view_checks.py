@@ -436,7 +436,7 @@ BETWEEN = re.compile(rf"between [a-z ]+?(?: =)? ~?{NUM} and ~?{NUM}(?:; most lik
 LEADS = re.compile(rf"the (CPU|GPU) leads from {NUM} \(after {NUM}\)")
 
 
-POINT_FIELDS = {"origin", "note", "seg"}
+POINT_FIELDS = {"origin", "note", "seg", "day"}
 
 
 def curves(reading: Reading, name: str) -> dict[tuple, dict[float, float]]:
@@ -451,7 +451,7 @@ def curves(reading: Reading, name: str) -> dict[tuple, dict[float, float]]:
             value = next((row[k] for k in ("t", "v", "y") if isinstance(row.get(k), (int, float))), None)
             if value is None or not math.isfinite(value):
                 continue
-            # a point's origin, note and segment describe the point, not its line: one line draws them all
+            # a point's origin, note, segment and day describe the point, not its line: one line draws them all
             key = (
                 n,
                 *sorted(

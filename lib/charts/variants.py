@@ -184,7 +184,7 @@ def variant_chart(
         "x:Q",
         title=x_title or x,
         scale=alt.Scale(type="log", nice=False, padding=12),
-        axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT),
+        axis=alt.Axis(values=log_ticks([*plot["x"], *apart["x"]]), format=AXIS_TICK_FORMAT),
     )
     y_full = f"{y_title} ({unit}, log scale)"
     tooltip = [

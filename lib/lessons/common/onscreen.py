@@ -2,7 +2,9 @@
 
     source_sentence(source, threads)           'CPU: measured live on this server with 1 thread. GPU: recorded on …'
     found = recorded_views(pack, source.label, workload, "size", {"honest": {...}}, with_cpu=True)
-    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)   # named by the days of its rows
+    shown = labelled_points(Timed, live, found, found.machine, "honest")   # the lines: one recording day (found.day)
+    apart = apart_points(Timed, found, "honest")   # the other days' points, each in its own day's series
+    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)   # the same as rows, every day's
     order = series_order(rows, found.machine)   # live CPU, the recording machine's CPU, the GPU
     notes_title(rows), point_notes(rows, describe)    the points not measured (or with a remark), one line each
 
