@@ -267,6 +267,8 @@ class Chart:
     rows: list[dict[str, Any]]
     series: list[str]
     hollow: bool = False  # it draws points hollow (unfilled, no shape of their own): what '(hollow)' points at
+    spec: dict[str, Any] = field(default_factory=dict)  # the Vega-Lite spec: which mark draws which dataset
+    datasets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # its named datasets' rows
 
 
 @dataclass
@@ -356,8 +358,10 @@ def chart_of(element) -> Chart:
     """A Vega-Lite chart element's rows: the spec's inline datasets and the element's Arrow datasets."""
     spec = json.loads(element.proto.spec)
     rows: list[dict[str, Any]] = []
-    for values in (spec.get("datasets") or {}).values():
-        rows += [r for r in values if isinstance(r, dict)]
+    datasets: dict[str, list[dict[str, Any]]] = {}
+    for name, values in (spec.get("datasets") or {}).items():
+        datasets[name] = [r for r in values if isinstance(r, dict)]
+        rows += datasets[name]
 
     def inline(node: Any) -> None:
         if isinstance(node, dict):
@@ -376,12 +380,14 @@ def chart_of(element) -> Chart:
             from streamlit.elements.lib.arrow_utils import convert_arrow_bytes_to_pandas_df  # type: ignore
         except ImportError:
             from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-        rows += convert_arrow_bytes_to_pandas_df(named.data.data).to_dict("records")
+        named_rows = convert_arrow_bytes_to_pandas_df(named.data.data).to_dict("records")
+        datasets[named.name] = named_rows
+        rows += named_rows
     if element.proto.HasField("data") and element.proto.data.data:
         from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
         rows += convert_arrow_bytes_to_pandas_df(element.proto.data.data).to_dict("records")
-    return Chart(rows, _series_of(spec), _draws_hollow(spec))
+    return Chart(rows, _series_of(spec), _draws_hollow(spec), spec, datasets)
 
 
 def read_view(at, page: str, query: dict[str, str]) -> Reading:

@@ -25,6 +25,7 @@ from view_checks import (
     dates_and_machines_on_chart,
     headline_short,
     hollow_points_drawn,
+    lines_of_one_day,
     live_counts_drawn,
     never_close_at_2x,
     no_contradictions,
@@ -226,6 +227,55 @@ def test_a_curve_of_two_recording_days_is_rejected():
     assert [f.checker for f in one_day_per_curve(page([], two, [GPU]))] == ["one day"]
     two[0]["note"] += "; drawn: the NVIDIA H100 80GB HBM3 (2026-11-23) recording, as the rest of its curve"
     assert one_day_per_curve(page([], two, [GPU])) == []
+
+
+def _drawn(rows: list[dict], apart: bool) -> Reading:
+    """A Timing-like time chart made by the app's own builder (lib.charts.variants), its spec read as a browser
+    gets it: every line and mark with the dataset it draws."""
+    import pandas as pd
+
+    from lib.charts.variants import VariantLines, variant_chart
+
+    lines = VariantLines(
+        "size", "median_s", color="series", dash="line", day="recorded_on", apart="apart" if apart else None
+    )
+    spec = variant_chart(pd.DataFrame(rows), lines).to_dict()
+    datasets = {name: list(values) for name, values in spec.get("datasets", {}).items()}
+    return Reading(
+        "pages/hand_made.py", {}, [], [Chart([r for v in datasets.values() for r in v], [], False, spec, datasets)]
+    )
+
+
+def test_a_drawn_line_of_two_recording_days_is_rejected():
+    """Issue 37: Timing's GPU line, 'cuda:0 (recorded on NVIDIA H200, 2026-11-21 and 2026-11-28)', joined 11-21's
+    point at 15,360 to 11-28's grid. Read from the spec's line marks and their datasets."""
+    gpu = "cuda:0 (recorded on NVIDIA H200, {})"
+    grid = [
+        {
+            "size": x,
+            "median_s": t,
+            "series": gpu.format("2026-11-28"),
+            "line": "synchronised",
+            "recorded_on": "2026-11-28",
+        }
+        for x, t in ((1024, 5.7e-5), (4096, 2.7e-3), (16384, 0.163))
+    ]
+    stitched = {"size": 15360, "median_s": 0.142, "line": "synchronised", "recorded_on": "2026-11-21"}
+    one_name = [{**r, "series": gpu.format("2026-11-21 and 2026-11-28")} for r in grid]
+    found = lines_of_one_day(
+        _drawn([*one_name, {**stitched, "series": gpu.format("2026-11-21 and 2026-11-28")}], False)
+    )
+    assert [f.checker for f in found] == ["one day"] and "2026-11-21, 2026-11-28" in found[0].why
+    # the same point drawn apart (its own day's series, a hollow mark, no line): one day per line
+    apart = {**stitched, "series": gpu.format("2026-11-21"), "apart": True}
+    assert lines_of_one_day(_drawn([*grid, apart], True)) == []
+    # joined in under the line's own name, it is still two days on one line (the point's day is in the data)
+    assert [
+        f.checker for f in lines_of_one_day(_drawn([*grid, {**stitched, "series": gpu.format("2026-11-28")}], False))
+    ] == ["one day"]
+    # a legend name of two days is rejected even where the points carry no day of their own
+    bare = [{k: v for k, v in r.items() if k != "recorded_on"} for r in one_name]
+    assert [f.checker for f in lines_of_one_day(_drawn(bare, False))] == ["one day"]
 
 
 def test_a_gap_of_2x_called_too_close_is_rejected():

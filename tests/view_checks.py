@@ -436,7 +436,7 @@ BETWEEN = re.compile(rf"between [a-z ]+?(?: =)? ~?{NUM} and ~?{NUM}(?:; most lik
 LEADS = re.compile(rf"the (CPU|GPU) leads from {NUM} \(after {NUM}\)")
 
 
-POINT_FIELDS = {"origin", "note", "seg"}
+POINT_FIELDS = {"origin", "note", "seg", "day"}
 
 
 def curves(reading: Reading, name: str) -> dict[tuple, dict[float, float]]:
@@ -451,7 +451,7 @@ def curves(reading: Reading, name: str) -> dict[tuple, dict[float, float]]:
             value = next((row[k] for k in ("t", "v", "y") if isinstance(row.get(k), (int, float))), None)
             if value is None or not math.isfinite(value):
                 continue
-            # a point's origin, note and segment describe the point, not its line: one line draws them all
+            # a point's origin, note, segment and day describe the point, not its line: one line draws them all
             key = (
                 n,
                 *sorted(
@@ -591,6 +591,84 @@ def one_day_per_curve(reading: Reading) -> list[Finding]:
     return found
 
 
+LINE_MARKS = {"line", "trail"}
+# the channels that split a line mark's rows into lines (Vega-Lite groups a line by every categorical one)
+GROUPING = ("color", "detail", "strokeDash", "shape", "size", "opacity", "strokeWidth")
+CHILDREN = ("layer", "concat", "hconcat", "vconcat", "spec")
+
+
+def _line_layers(node: object, data: object = None) -> Iterator[tuple[dict, object]]:
+    """Every line or trail mark of a spec with the data it draws (its own, else its nearest parent's)."""
+    if not isinstance(node, dict):
+        return
+    data = node.get("data", data)
+    mark = node.get("mark")
+    kind = mark.get("type") if isinstance(mark, dict) else mark
+    if kind in LINE_MARKS:
+        yield node, data
+    for key in CHILDREN:
+        children = node.get(key)
+        for child in children if isinstance(children, list) else [children]:
+            yield from _line_layers(child, data)
+
+
+def _layer_rows(chart: Chart, data: object) -> list[dict]:
+    if isinstance(data, dict) and isinstance(data.get("values"), list):
+        return [r for r in data["values"] if isinstance(r, dict)]
+    if isinstance(data, dict) and isinstance(data.get("name"), str):
+        return chart.datasets.get(data["name"], [])
+    return []
+
+
+def _grouping_fields(layer: dict) -> list[str]:
+    encoding = layer.get("encoding") or {}
+    return [
+        enc["field"]
+        for channel in GROUPING
+        if isinstance(enc := encoding.get(channel), dict)
+        and isinstance(enc.get("field"), str)
+        and enc.get("type") != "quantitative"
+    ]
+
+
+def row_day(row: dict) -> str | None:
+    """The recording day of a drawn point: its `day` or `recorded_on`, else the day its note names."""
+    for key in ("day", "recorded_on"):
+        if isinstance(row.get(key), str) and DATE.fullmatch(row[key]):
+            return row[key]
+    note = row.get("note")
+    found = isinstance(note, str) and (DRAWN_DAY.search(note) or RECORDED_DAY.search(note))
+    return found.group(1) if found else None
+
+
+def drawn_lines(chart: Chart) -> dict[tuple, list[dict]]:
+    """Each line a chart draws, by its line mark and the values of its categorical channels: the rows on it."""
+    lines: dict[tuple, list[dict]] = {}
+    for n, (layer, data) in enumerate(_line_layers(chart.spec)):
+        if layer.get("transform"):
+            continue  # a filtered layer draws a subset of its rows: not read here
+        fields = _grouping_fields(layer)
+        for row in _layer_rows(chart, data):
+            lines.setdefault((n, *(str(row.get(f)) for f in fields)), []).append(row)
+    return lines
+
+
+def lines_of_one_day(reading: Reading) -> list[Finding]:
+    """No drawn line joins points of two recording days (issue 37: Timing's GPU line joined 2026-11-21's point at
+    15,360 to 2026-11-28's grid, the Jacobian's loop 2026-11-24's val 1,000 to 2026-11-28's): each line or trail
+    mark's rows, split into lines by its categorical channels (colour, dash, detail, ...), hold one day, and its
+    legend name names at most one. Read from the spec's marks and datasets, not from the code that drew them."""
+    found = []
+    for chart in reading.charts:
+        for key, rows in drawn_lines(chart).items():
+            named = {d for name in key[1:] for d in DATE.findall(name)}
+            days = {d for d in map(row_day, rows) if d} | named
+            if len(days) > 1:
+                name = " · ".join(key[1:]) or "a line"
+                found.append(Finding("one day", name, f"one line holds points of {', '.join(sorted(days))}"))
+    return found
+
+
 TIME = re.compile(r"(\d[\d,]*(?:\.\d+)?) (ns|µs|ms|s|min)\b")
 
 
@@ -667,6 +745,7 @@ CHECKERS = {
     "hollow": hollow_points_drawn,
     "headline": headline_short,
     "one day": one_day_per_curve,
+    "one day a line": lines_of_one_day,
     "too close": never_close_at_2x,
     "live counts": live_counts_drawn,
 }

@@ -11,6 +11,7 @@ import streamlit as st
 
 from lib.charts.layout import Layout
 from lib.charts.variants import MemoryLines, VariantLegends, VariantLines, memory_chart, variant_chart
+from lib.lessons.common.one_day import APART
 from lib.lessons.jacobian import memory, screen
 from ui import scaffold
 from ui.specs import chart_spec
@@ -33,6 +34,8 @@ def time_chart(box: Any, shown: screen.JacobianScreen) -> None:
                 iqr="iqr_s",
                 x_title=screen.X_TITLE,
                 y_title="time per Jacobian",
+                day="recorded_on",
+                apart=APART,
             ),
             legends=VariantLegends(color_order=shown.order, dash_order=screen.DASH_ORDER, dash_columns=2),
             layout=Layout(plot_height=scaffold.plot_height()),

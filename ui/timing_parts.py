@@ -11,6 +11,7 @@ import streamlit as st
 
 from lib.charts.layout import Crossover, Layout
 from lib.charts.variants import Quantity, VariantLegends, VariantLines, variant_chart
+from lib.lessons.common.one_day import APART
 from lib.lessons.timing import screen
 from ui import scaffold
 from ui.specs import chart_spec
@@ -33,6 +34,8 @@ def time_chart(box: Any, shown: screen.TimingScreen) -> None:
                 iqr="iqr_s",
                 x_title=screen.X_TITLE,
                 y_title="time per matmul",
+                day="recorded_on",
+                apart=APART,
             ),
             legends=VariantLegends(color_order=shown.order, dash_order=shown.line_names),
             crossover=Crossover(crossover_x, crossover_label),

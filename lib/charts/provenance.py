@@ -24,6 +24,7 @@ from lib.charts.compiled import FilledChart, VegaRecords, blank, compiled, drawn
 from lib.charts.theme import AXIS_TICK_FORMAT, FIT_X, legend, log_ticks, series_colors, time_unit, wrap_expr
 from lib.core.fmt import crossing_about
 from lib.core.rows import Origin
+from lib.lessons.common.one_day import day_in
 
 DASH = {"measured": [1, 0], "predicted": [6, 4]}
 # the named datasets of a curve chart, in drawing order (the last two layers both read 'crossover')
@@ -57,6 +58,8 @@ def _plot_rows(rows: Iterable[dict[str, Any]], x: str, y: str) -> VegaRecords:
                 "series": str(row["series"]),
                 "origin": "recorded" if origin is None else str(origin),
                 "note": "" if note is None else str(note),
+                # the recording day of a recorded point (its machine 'NVIDIA H200 (2026-11-23)'): one line, one day
+                "day": None if origin in (Origin.PREDICTED, Origin.LIVE) else day_in(row.get("machine")) or None,
                 "noisy": bool(_present(row.get("noisy"))),
                 "lo": max(t - iqr / 2, t * 1e-3),
                 "hi": t + iqr / 2,
@@ -76,7 +79,10 @@ def _segments(plot: VegaRecords) -> VegaRecords:
     for name, pts in by_series.items():
         for i, (a, b) in enumerate(zip(pts, pts[1:])):
             style = "predicted" if "predicted" in (a["origin"], b["origin"]) else "measured"
-            rows += [{"seg": f"{name}#{i}", "series": name, "x": p["x"], "t": p["t"], "style": style} for p in (a, b)]
+            rows += [
+                {"seg": f"{name}#{i}", "series": name, "x": p["x"], "t": p["t"], "style": style, "day": p["day"]}
+                for p in (a, b)
+            ]
     return rows
 
 

@@ -76,7 +76,8 @@ class VariantLines:
     color: the column that says where the numbers came from (series labels such as
     'cpu (live, this server)'), coloured by lib.charts.theme.series_colors. dash: another column (a
     method, or which timer). kind: what y holds (time, FLOP/s or bytes). iqr: the column of IQR bars,
-    if any."""
+    if any. day: the column of a recorded point's day (in its tooltip and the chart's data). apart: the column
+    marking points of another recording day than their line's: drawn as hollow diamonds, never joined into it."""
 
     x: str
     y: str
@@ -86,6 +87,8 @@ class VariantLines:
     iqr: str | None = None
     x_title: str | None = None
     y_title: str = "time"
+    day: str | None = None
+    apart: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,11 @@ def variant_chart(
     color_title, dash_title = legends.color_title, legends.dash_title
     legend_beside = layout.legend_beside
     data = ok_rows(frame, y)
-    values = list(data[y]) if not data.empty else []
+    apart_rows = data.iloc[0:0]
+    if lines.apart and not data.empty and lines.apart in data:
+        marked = data[lines.apart].fillna(False).astype(bool)
+        data, apart_rows = data[~marked], data[marked]
+    values = (list(data[y]) if not data.empty else []) + (list(apart_rows[y]) if not apart_rows.empty else [])
     if rules is not None and not rules.empty:
         values += list(rules["value"])
     scale, unit = _scaled(kind, values)
@@ -130,6 +137,9 @@ def variant_chart(
             "d": data[dash].astype(str) if not data.empty else [],
         }
     )
+    if lines.day and lines.day in data:  # a recorded point's day: one line holds one day's (issue 37)
+        plot["day"] = data[lines.day].astype(object).where(data[lines.day].notna(), None).to_numpy()
+    apart = _apart_plot(apart_rows, lines, scale)
     tooltip_extra = []
     if (
         kind is Quantity.TIME
@@ -144,7 +154,7 @@ def variant_chart(
         half = data[iqr].fillna(0).astype(float) / 2 / scale
         plot["lo"] = (plot["v"] - half).clip(lower=plot["v"] * 1e-3)
         plot["hi"] = plot["v"] + half
-    colors = _order(plot["c"], legends.color_order)
+    colors = _order([*plot["c"], *apart["c"]], legends.color_order)
     dashes = _order(plot["d"], legends.dash_order)
     if rules is not None and not rules.empty:
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
@@ -174,7 +184,7 @@ def variant_chart(
         "x:Q",
         title=x_title or x,
         scale=alt.Scale(type="log", nice=False, padding=12),
-        axis=alt.Axis(values=log_ticks(plot["x"]), format=AXIS_TICK_FORMAT),
+        axis=alt.Axis(values=log_ticks([*plot["x"], *apart["x"]]), format=AXIS_TICK_FORMAT),
     )
     y_full = f"{y_title} ({unit}, log scale)"
     tooltip = [
@@ -197,6 +207,13 @@ def variant_chart(
     layers.append(
         base.mark_point(size=45, filled=True, opacity=1).encode(x="x:Q", y="v:Q", color=color_enc, tooltip=tooltip)
     )
+    if not apart.empty:
+        day_tip = alt.Tooltip("day:N", title="recorded on (another day: not on the line)")
+        layers.append(
+            alt.Chart(apart)
+            .mark_point(size=70, filled=False, strokeWidth=1.5, opacity=1)
+            .encode(x="x:Q", y="v:Q", color=color_enc, shape=alt.value("diamond"), tooltip=[*tooltip[:4], day_tip])
+        )
     if rules is not None and not rules.empty:
         marks = pd.DataFrame(
             {
@@ -216,6 +233,19 @@ def variant_chart(
         layers += crossover_layers(crossover.x, crossover.label, list(plot["x"]))
     chart = sized(alt.layer(*layers), layout.height_or(480), layout.plot_height)
     return chart.properties(title=layout.title) if layout.title else chart
+
+
+def _apart_plot(rows: pd.DataFrame, lines: VariantLines, scale: float) -> pd.DataFrame:
+    """The points of another recording day than their line's, as the chart draws them (x, v, c, d, day)."""
+    return pd.DataFrame(
+        {
+            "x": rows[lines.x].astype(float) if not rows.empty else [],
+            "v": rows[lines.y] / scale if not rows.empty else [],
+            "c": rows[lines.color].astype(str) if not rows.empty else [],
+            "d": rows[lines.dash].astype(str) if not rows.empty else [],
+            "day": rows[lines.day].astype(str) if not rows.empty and lines.day in rows else [None] * len(rows),
+        }
+    )
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
     source_sentence(source, threads)           'CPU: measured live on this server with 1 thread. GPU: recorded on …'
     found = recorded_views(pack, source.label, workload, "size", {"honest": {...}}, with_cpu=True)
-    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)   # named by the days of its rows
+    shown = labelled_points(Timed, live, found, found.machine, "honest")   # the lines: one recording day (found.day)
+    apart = apart_points(Timed, found, "honest")   # the other days' points, each in its own day's series
+    rows = labelled(live, found.gpu_rows(), found.cpu_rows(), found.machine)   # the same as rows, every day's
     order = series_order(rows, found.machine)   # live CPU, the recording machine's CPU, the GPU
     notes_title(rows), point_notes(rows, describe)    the points not measured (or with a remark), one line each
 
@@ -16,21 +18,24 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from lib.core.crossover import CrossKind, Crossover, SweepAnalysis
-from lib.core.fmt import fmt_value, plural
+from lib.core.fmt import and_list, fmt_value, plural
 from lib.core.point import Point, points_of
 from lib.core.rows import Origin, Status, is_ok
 from lib.core.workload import Workload
 from lib.lessons.common.in_series import InSeries
+from lib.lessons.common.one_day import days_of, held_days, line_day, on_day
 from lib.lessons.common.voice import likely_about
 from lib.recorded.sources import (
     GpuSource,
     cpu_text,
+    hardware_text,
     holds_workload,
     machine_text,
     matching_rows,
     rows_machine,
     series_label,
     view_rows,
+    without_days,
 )
 from lib.recorded.uploads import plain
 
@@ -122,10 +127,13 @@ class RecordedViews:
     missing: list[str] = field(default_factory=list)  # views the pack has no sweep for
     note: str | None = None  # the plain note of the last view missing
     holds_workload: bool = False  # whether the pack has any row of the workload
-    # The recorded curves' machine as their legends and captions name it: 'NVIDIA H200, 2026-11-21 and
-    # 2026-11-24', the days of the rows found, not every day of the machine's packs; the source's label
-    # when nothing was found.
+    # The recorded curves' machine as their legends and captions name it: 'NVIDIA H200, 2026-11-28', the day
+    # its lines are drawn from (`day`), not every day of the machine's packs; the source's label when nothing
+    # was found.
     machine: str | None = None
+    # The one recording day the lines are drawn from (lib.lessons.common.one_day), None where the rows found
+    # hold one day only; the other days' points are drawn apart (apart_points), never on a line.
+    day: str | None = None
 
     def gpu_rows(self, view: str | None = None) -> list[dict]:
         return list(self.gpu.get(view, [])) if view is not None else [r for rows in self.gpu.values() for r in rows]
@@ -168,7 +176,13 @@ def recorded_views(
                 if r["device"] == "cpu"
             ]
     rows = found.all_rows()
-    found.machine = rows_machine(rows, pack) if rows and pack is not None else label
+    # one day for the page's recorded side: the GPU's (the machine's own CPU drawn on that day, or apart)
+    held = held_days(points_of(found.gpu_rows() or rows))
+    if pack is not None and held and len(days_of(points_of(rows))) > 1:
+        found.day = line_day(held)
+        found.machine = f"{hardware_text(pack['machine'])}, {found.day}"
+    else:
+        found.machine = rows_machine(rows, pack) if rows and pack is not None else label
     return found
 
 
@@ -189,11 +203,40 @@ def labelled_points(
     kind: type[Shown], live: Iterable[Point], found: RecordedViews, machine: str | None, view: str | None = None
 ) -> tuple[Shown, ...]:
     """labelled's points and order, typed: each live point and each of the view's recorded rows (typed here,
-    where they come in) as `kind` (an InSeries) in its series, the recorded ones named by `machine`."""
+    where they come in) as `kind` (an InSeries) in its series, the recorded ones named by `machine`: of the
+    line's day only (found.day; the other days' points are apart_points)."""
     return (
         *(kind(series_label(p.device, Origin.LIVE), p) for p in live),
-        *(kind(series_label("cpu", Origin.RECORDED, machine), p) for p in points_of(found.cpu_rows(view))),
-        *(kind(series_label(p.device, Origin.RECORDED, machine), p) for p in points_of(found.gpu_rows(view))),
+        *(kind(series_label("cpu", Origin.RECORDED, machine), p) for p in _on_line(found.cpu_rows(view), found)),
+        *(kind(series_label(p.device, Origin.RECORDED, machine), p) for p in _on_line(found.gpu_rows(view), found)),
+    )
+
+
+def _on_line(rows: list[dict], found: RecordedViews) -> tuple[Point, ...]:
+    return on_day(points_of(rows), found.day).line
+
+
+def apart_points(kind: type[Shown], found: RecordedViews, view: str | None = None) -> tuple[Shown, ...]:
+    """The view's recorded points of another day than the lines' (found.day), each as `kind` in its own day's
+    series ('cuda:0 (recorded on NVIDIA H200, 2026-11-21)'): drawn apart, never joined into a line, and read by
+    no sentence about the line."""
+    hardware = without_days(found.machine or "")
+    return tuple(
+        kind(series_label(p.device, Origin.RECORDED, f"{hardware}, {p.recorded_on}"), p)
+        for rows in (found.cpu_rows(view), found.gpu_rows(view))
+        for p in on_day(points_of(rows), found.day).apart
+    )
+
+
+def apart_note(found: RecordedViews, apart: Iterable[InSeries]) -> str | None:
+    """Under the chart, what the hollow diamonds are (apart_points), None where none is drawn."""
+    days = sorted({p.point.recorded_on for p in apart if p.ok and p.point.recorded_on})
+    if not days or not found.day:
+        return None
+    return (
+        f"Hollow diamonds: points of the {without_days(found.machine or '')} recorded on {and_list(days)}, "
+        f"{'another day' if len(days) == 1 else 'other days'} than its lines' ({found.day}): drawn apart, never "
+        "joined into a line, and not read by the sentences here."
     )
 
 

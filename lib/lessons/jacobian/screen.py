@@ -17,6 +17,7 @@ from lib.core.point import Point, points_of
 from lib.core.request import LiveRequest
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import ChartRow
+from lib.lessons.common.one_day import APART
 from lib.lessons.jacobian import memory
 from lib.lessons.jacobian import view as lesson
 from lib.lessons.jacobian.answer import jacobian_answer, jacobian_notes
@@ -73,11 +74,13 @@ class JacobianScreen:
     notes: str  # what the answer leaves out, under the chart
     machine_label: str | None = None  # the recording machine drawn ('NVIDIA H200, 2026-11-21')
     same_machine: str | None = None  # how that machine is named before its own comparison (its pack's CPU)
+    apart: tuple[MethodPoint, ...] = ()  # recorded points of another day than the lines': drawn apart, never said
 
     @property
     def time_rows(self) -> list[ChartRow]:
-        """The time chart's rows: the timed points only."""
-        return lesson.time_rows([p for p in self.points if p.ok])
+        """The time chart's rows: the timed points, and the other days' points marked to be drawn apart."""
+        shown = lesson.time_rows([p for p in self.points if p.ok])
+        return shown + [{**row, APART: True} for row in lesson.time_rows([p for p in self.apart if p.ok])]
 
     @property
     def why_none(self) -> str:
@@ -164,15 +167,17 @@ def jacobian_screen(
     read from them."""
     points = onscreen.labelled_points(MethodPoint, live, found, found.machine)
     order = onscreen.series_order([p.row() for p in points], found.machine)
+    apart = onscreen.apart_points(MethodPoint, found)
     return JacobianScreen(
         points,
         order,
         val,
         tuple(methods),
         jacobian_answer(points, val, methods),
-        jacobian_notes(points, val, methods),
+        " ".join(n for n in (jacobian_notes(points, val, methods), onscreen.apart_note(found, apart)) if n),
         found.machine,
         onscreen.same_machine_intro(pack["machine"]) if pack else None,
+        apart,
     )
 
 

@@ -245,12 +245,13 @@ def timing_screen(
     chosen = variant(flags)
     found = lesson.recorded(pack, label, chosen, size, with_cpu=with_cpu)
     view = lesson.screen(chosen, live, found, found.machine)
+    apart = onscreen.apart_note(found, [t for drawn in view.apart.values() for t in drawn])  # every view is drawn
     return TimingScreen(
         view,
         size,
         bool(flags["cold"]),
         timing_answer(view, size),
-        timing_notes(view, size),
+        " ".join(n for n in (timing_notes(view, size), apart) if n),
         onscreen.same_machine_intro(pack["machine"]) if pack else None,
         found,
         lesson.missing_note(found, label),

@@ -25,6 +25,7 @@ from lib.core.rows import Origin
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import ChartRow
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
+from lib.lessons.common.one_day import APART
 from lib.lessons.common.voice import Unit, crossover_sentence, legend_side
 from lib.lessons.timing.timed import Timed
 from lib.recorded.sources import series_label
@@ -240,6 +241,8 @@ class Screen:
     baseline: tuple[Timed, ...]  # the same points as `current` when the view is the baseline
     machine: str | None  # the recorded machine's label
     by_view: Mapping[str, tuple[Timed, ...]] = field(default_factory=dict)  # every view's points (views())
+    # every view's recorded points of another day than the lines' (onscreen.apart_points): drawn apart, never said
+    apart: Mapping[str, tuple[Timed, ...]] = field(default_factory=dict)
 
     def partner_points(self, switch: Switch) -> tuple[Timed, ...]:
         """The points of the variant with only `switch` set back (partner()): what that switch is read against."""
@@ -280,7 +283,8 @@ def screen(
 
     by_view = {name: points(name) for name in views(variant)}
     current = by_view[variant_label(variant)]
-    return Screen(variant, current, by_view[variant_label(BASELINE)], machine, by_view)
+    apart = {name: onscreen.apart_points(Timed, found, name) for name in views(variant)}
+    return Screen(variant, current, by_view[variant_label(BASELINE)], machine, by_view, apart)
 
 
 def live_points(measured: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[Point]]:
@@ -319,11 +323,16 @@ def _line(point: Timed, line: str) -> ChartRow:
     return {**point.row(), "line": line}
 
 
+def _apart(view: Screen, line: str) -> list[ChartRow]:
+    """A drawn timing's points of another recording day, marked to be drawn apart from its line."""
+    return [{**_line(t, line), APART: True} for t in view.apart.get(line, ())]
+
+
 def time_lines(view: Screen, show_cold: bool) -> list[ChartRow]:
     """The time chart's data, each row with its `line`: the view's warm medians, its cold first calls
     (show_cold), and the honest baseline when the view differs from it."""
     name = variant_label(view.variant)
-    lines = []
+    lines = _apart(view, name)
     for t in view.current:
         lines.append(_line(t, name))
         if show_cold and t.cold_ok:
@@ -331,8 +340,10 @@ def time_lines(view: Screen, show_cold: bool) -> list[ChartRow]:
             cold = {"median_s": t.cold_s, "iqr_s": None, "phase_transfer_s": None}
             lines.append({**_line(t, cold_label(view.variant)), **cold})
     lines += _partner_points(view)
+    lines += [row for partner in partner_lines(view.variant) for row in _apart(view, partner)]
     if view.differs:
         lines += [_line(t, baseline_line()) for t in view.baseline]
+        lines += [{**row, "line": baseline_line()} for row in _apart(view, variant_label(BASELINE))]
     return lines
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 import collections
 from dataclasses import replace
 
+from lib.lessons.common.one_day import line_day
 from lib.lessons.training.step_point import StepPoint
 
 
 def one_recording(points: list[StepPoint]) -> tuple[StepPoint, ...]:
     """A curve is one recording, one machine on one day: the recording that holds the most of its points
-    (the newest of equals). A point kept from another day that this recording also measured takes this
+    (the newest of equals: lib.lessons.common.one_day.line_day, the rule every page's curves follow). A point kept from another day that this recording also measured takes this
     recording's time; the other days stay its band. Without this a curve stitched a day's exact points onto
     another day's grid, and a crossover read off it was no day's."""
     held = collections.Counter(
@@ -21,7 +22,7 @@ def one_recording(points: list[StepPoint]) -> tuple[StepPoint, ...]:
     )
     if len(held) < 2:
         return tuple(points)
-    best = max(held, key=lambda day: (held[day], str(day)[-11:]))  # labels end '(YYYY-MM-DD)'
+    best = line_day(held)
     out = []
     for p in points:
         days = dict(p.by_recording)
