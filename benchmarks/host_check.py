@@ -44,7 +44,8 @@ def checks(devices: list[str], runs: int) -> list[tuple[HostSpeed, float | None]
     for _ in range(runs):
         before = CpuCounters.now()
         speed = time_host(devices)
-        out.append((speed, CpuCounters.now().other_share_since(before)))
+        share = CpuCounters.now().other_share_since(before)
+        out.append((speed, None if share is None else round(share, 3)))
     return out
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from lib.core.devices import is_cuda
-from lib.core.host import HostSpeed, Reading
+from lib.core.host import HostFigure, HostSpeed, Reading
 
 # A repeat this long: a thread pool's wake-up and the timer are a small part of it, and ten or more fit a budget
 REPEAT_S = 0.02
@@ -31,7 +31,13 @@ COPY_BYTES = 256 * 2**20
 # The copy to the GPU: small, as a batch of a launch-bound step is, so the host's side of it dominates
 H2D_BYTES = 256 * 2**10
 # Seconds of repeats per figure: the whole check stays near 2 s, timed at a recording's start and end
-BUDGET_S = {"matmul": 0.5, "copy": 0.5, "dispatch": 0.3, "launch": 0.3, "h2d": 0.3}
+BUDGET_S = {
+    HostFigure.MATMUL: 0.5,
+    HostFigure.COPY: 0.5,
+    HostFigure.DISPATCH: 0.3,
+    HostFigure.LAUNCH: 0.3,
+    HostFigure.H2D: 0.3,
+}
 
 
 def _nothing() -> None:
@@ -75,20 +81,20 @@ def time_host(devices: Sequence[str] = ("cpu",)) -> HostSpeed:
 
     size = MATMUL_SIZE
     left, right = torch.randn(size, size), torch.randn(size, size)
-    matmul = _per_call(partial(torch.mm, left, right), BUDGET_S["matmul"])
+    matmul = _per_call(partial(torch.mm, left, right), BUDGET_S[HostFigure.MATMUL])
     del left, right
     source, target = torch.ones(COPY_BYTES // 4), torch.empty(COPY_BYTES // 4)
-    copy = _per_call(partial(target.copy_, source), BUDGET_S["copy"])
+    copy = _per_call(partial(target.copy_, source), BUDGET_S[HostFigure.COPY])
     del source, target
     # a one-element op never leaves the calling thread: one core's dispatch, whatever torch's thread count
-    dispatch = _per_call(partial(torch.zeros(1).add_, 1.0), BUDGET_S["dispatch"])
+    dispatch = _per_call(partial(torch.zeros(1).add_, 1.0), BUDGET_S[HostFigure.DISPATCH])
     cuda = next((d for d in devices if is_cuda(d)), None)
     launch = h2d = None
     if cuda is not None:
         sync = partial(torch.cuda.synchronize, cuda)
-        launch = _us(_per_call(partial(torch.zeros(1, device=cuda).add_, 1.0), BUDGET_S["launch"], sync))
+        launch = _us(_per_call(partial(torch.zeros(1, device=cuda).add_, 1.0), BUDGET_S[HostFigure.LAUNCH], sync))
         small, on_gpu = torch.ones(H2D_BYTES // 4), torch.empty(H2D_BYTES // 4, device=cuda)
-        h2d = _us(_per_call(partial(on_gpu.copy_, small), BUDGET_S["h2d"], sync))
+        h2d = _us(_per_call(partial(on_gpu.copy_, small), BUDGET_S[HostFigure.H2D], sync))
     return HostSpeed(
         matmul=_rate(matmul, 2 * size**3),
         copy=_rate(copy, 2 * COPY_BYTES),
