@@ -309,7 +309,7 @@ def busy_warning(machine: MachineObject) -> str | None:
         )
     if machine.get("host_slow") is True:
         slowdown = machine.get("host_slowdown")
-        by = f" up to {slowdown:.2f}x" if isinstance(slowdown, (int, float)) else ""
+        by = f" {slowdown:.2f}x" if isinstance(slowdown, (int, float)) else ""
         warnings.append(
             f"warning: this host ran{by} slower than the best on record for its machine kind, though nothing else "
             "may have been running, so what its CPU does (the CPU's own times, and the GPU's where the CPU issues "
