@@ -226,3 +226,53 @@ def test_a_recording_made_beside_other_work_on_purpose_does_not_time_its_host(tm
     out = tmp_path / "p.json"
     assert tiny_sweep(out, "1") == 0
     assert HostSpeed.of(load_pack(out)["machine"]) is None
+
+
+@pytest.mark.slow
+def test_a_resumed_recording_keeps_the_slowest_host_of_its_calls(tmp_path, monkeypatch):
+    """`python -m lib sweep --resume`: the pack's machine is this call's, with the slowest figures of every call
+    and slow if an earlier call was (lib.core.host_watch, as the CLI asks it, here half way: nothing timed twice)."""
+    from lib.core.host_watch import MachineWatch
+
+    monkeypatch.setenv("GPUWIN_LOAD_CHECK", "1")
+    watch = MachineWatch.start(["cpu"], list)  # nothing on record
+    assert watch.host is not None and watch.best is None
+    crawling = speed(matmul=1e-3, copy=1e-3, dispatch=1e6, launch=None, h2d=None, threads=watch.host.threads)
+    earlier = machine(crawling, host_slow=True, host_slowdown=2.0)
+    now = watch.machine(earlier, final=False)
+    assert HostSpeed.of(now) == crawling
+    assert now["host_slow"] is True and now["host_slowdown"] == 2.0
+    alone = watch.machine(None, final=False)
+    assert HostSpeed.of(alone) == HostSpeed.of(watch.host.as_machine())  # the start's figures, as the pack rounds them
+    assert alone["host_slow"] is None  # unknown: nothing of its kind on record
+
+
+@pytest.mark.slow
+def test_the_host_check_benchmark_prints_json_to_compare_leases(tmp_path):
+    """benchmarks/host_check.py --json: the one command the lead runs on each lease, its ratio to a given pack."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pack = save_pack(build_pack([ROW], machine(speed(matmul=100.0, copy=10.0, dispatch=3.0))), tmp_path / "p.json")
+    env = {**os.environ, "GPUWIN_RECORDED_DIR": str(tmp_path / "none")}
+    done = subprocess.run(
+        [sys.executable, "benchmarks/host_check.py", "--runs", "2", "--json", str(pack)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    report = json.loads(done.stdout)
+    assert len(report["checks"]) == 2 and report["verdict"] == "unknown"
+    assert report["median"]["host_matmul_gflops"] > 0 and report["median"]["host_launch_us"] is None
+    assert set(report["between_checks"]) == {"matmul", "copy", "dispatch"}
+    [against] = report["against_packs"]
+    assert against["same_kind"] is False  # an H200 host's figures against this CPU-only machine's
+    threaded = {"matmul", "copy"} if report["median"]["host_threads"] == 16 else set()  # the pack's were at 16
+    assert set(against["ratios"]) == {"dispatch", *threaded}
