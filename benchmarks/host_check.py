@@ -104,9 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     speed = median_speed(speeds)
     fingerprint = machine_fingerprint()
     kind = MachineKind.of(fingerprint)
-    from lib.recorded import load_recorded
+    from lib.recorded import load_recordings
 
-    check = HostCheck(kind, speed, best_on_record(machines_on_record(load_recorded()[0]), kind))
+    on_record = [m.to_json() for r in load_recordings()[0] for m in r.file_pack.fingerprints]
+    check = HostCheck(kind, speed, best_on_record(on_record, kind))
     report = {
         "machine": {
             k: fingerprint.get(k) for k in ("label", "cpu_model", "cpu_cores", "torch_threads", "gpus", "torch")

@@ -126,11 +126,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _on_record() -> list[MachineObject]:
-    """The machines of the shipped packs: the best host figures of this machine's kind are theirs."""
-    from lib.core.host_verdict import machines_on_record
-    from lib.recorded import load_recorded
+    """The machines of the shipped packs (each source of a merged one): the best host figures of a kind are theirs."""
+    from lib.recorded import load_recordings
 
-    return machines_on_record(load_recorded()[0])
+    return [machine.to_json() for r in load_recordings()[0] for machine in r.file_pack.fingerprints]
 
 
 def _stopped(points: list[Point], out: str | None, machine: Callable[[], dict]) -> int:

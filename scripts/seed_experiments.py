@@ -31,7 +31,6 @@ if str(ROOT) not in sys.path:
 
 from lib.core.devices import MachineObject, available_devices, device_name, resolve_devices  # noqa: E402
 from lib.core.fmt import fmt_num, fmt_s  # noqa: E402
-from lib.core.host_verdict import machines_on_record  # noqa: E402
 from lib.core.host_watch import MachineWatch  # noqa: E402
 from lib.core.point import Point, rows_of  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
@@ -179,10 +178,10 @@ def run_preset(
 
 
 def on_record() -> list[MachineObject]:
-    """The machines of the shipped packs: the best host figures of this machine's kind are theirs."""
-    from lib.recorded import load_recorded
+    """The machines of the shipped packs (each source of a merged one): the best host figures of a kind are theirs."""
+    from lib.recorded import load_recordings
 
-    return machines_on_record(load_recorded()[0])
+    return [machine.to_json() for r in load_recordings()[0] for machine in r.file_pack.fingerprints]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
