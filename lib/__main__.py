@@ -20,7 +20,8 @@ from pathlib import Path
 
 from lib import APP_VERSION
 from lib.core import args as args_
-from lib.core.load import LoadWatch, busy_warning, machine_with_load
+from lib.core.devices import MachineObject
+from lib.core.host_watch import MachineWatch
 from lib.core.point import Point, rows_of
 from lib.core.rows import is_ok
 from lib.core.terminal import TerminalProgress, print_points
@@ -67,17 +68,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         gate=recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])),
     )
     settings = workload.resolve(_parse_sets(args.set))
-    watch = LoadWatch.start()
+    watch = MachineWatch.start(devices, _on_record)
     points: list[Point] = []
     try:  # a Ctrl-C keeps the devices measured so far
         for d in devices:
             points.append(measure(settings, d, budget_s=args.budget, num_threads=args.threads, check=not args.no_check))
         print_points(points, [k for k in _parse_sets(args.set)])
         if args.out:
-            save_pack(build_pack(points, machine_with_load(watch, None)), args.out)
+            machine = watch.machine()
+            save_pack(build_pack(points, machine), args.out)
             print(f"wrote {args.out}")
+            watch.tell(machine)
     except KeyboardInterrupt:
-        return _stopped(points, args.out, partial(machine_with_load, watch, None, False))
+        return _stopped(points, args.out, partial(watch.machine, None, False))
     return 0 if all(p.status in (Status.OK, Status.SKIPPED) for p in points) else 1
 
 
@@ -98,22 +101,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     earlier = load_pack(args.out) if args.resume and args.out and Path(args.out).exists() else None
     if earlier:  # every row it holds is kept, or the resume is refused
         resume.take(pack_points(earlier), Path(args.out).name)
-    watch = LoadWatch.start()
+    watch = MachineWatch.start(devices, _on_record)
     so_far: list[Point] = []
     earlier_machine = (earlier.get("machine") or {}) if earlier is not None else None
-    machine_so_far = partial(machine_with_load, watch, earlier_machine, False)
+    machine_so_far = partial(watch.machine, earlier_machine, False)
     try:  # a Ctrl-C at any point up to the written pack keeps every row measured so far
         measured = _sweep_points(workload, points, names, devices, args, resume, so_far, machine_so_far)
         if len(measured) <= 200:
             print_points(measured, names)
-        machine = machine_with_load(watch, earlier_machine)
+        machine = watch.machine(earlier_machine)
         if args.out:
             save_pack(build_pack(measured, machine), args.out)
             print(f"wrote {args.out} ({len(measured)} rows)")
     except KeyboardInterrupt:
         return _stopped(resume.with_rest(so_far), args.out, machine_so_far)
-    if warning := busy_warning(machine):
-        print(warning, file=sys.stderr)
+    watch.tell(machine)
     if len(devices) > 1 and len(axes) == 1:
         print(
             crossover_sentence(
@@ -121,6 +123,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             ).plain()
         )
     return 0
+
+
+def _on_record() -> list[MachineObject]:
+    """The machines of the shipped packs (each source of a merged one): the best host figures of a kind are theirs."""
+    from lib.recorded import load_recordings
+
+    return [machine.to_json() for r in load_recordings()[0] for machine in r.file_pack.fingerprints]
 
 
 def _stopped(points: list[Point], out: str | None, machine: Callable[[], dict]) -> int:

@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lib.core.devices import available_devices, device_name, resolve_devices  # noqa: E402
+from lib.core.devices import MachineObject, available_devices, device_name, resolve_devices  # noqa: E402
 from lib.core.fmt import fmt_num, fmt_s  # noqa: E402
-from lib.core.load import LoadWatch, busy_warning, machine_with_load  # noqa: E402
+from lib.core.host_watch import MachineWatch  # noqa: E402
 from lib.core.point import Point, rows_of  # noqa: E402
 from lib.core.results import build_pack, save_pack  # noqa: E402
 from lib.core.rows import Status, is_ok  # noqa: E402
@@ -177,9 +177,11 @@ def run_preset(
     return preset, params, rows
 
 
-def warn_if_busy(machine: dict[str, Any]) -> None:
-    if warning := busy_warning(machine):
-        print(warning, file=sys.stderr)
+def on_record() -> list[MachineObject]:
+    """The machines of the shipped packs (each source of a merged one): the best host figures of a kind are theirs."""
+    from lib.recorded import load_recordings
+
+    return [machine.to_json() for r in load_recordings()[0] for machine in r.file_pack.fingerprints]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -233,9 +235,10 @@ def main(argv: list[str] | None = None) -> int:
         print("CUDA is not available here: only the CPU side is measured.")
 
     started = time.perf_counter()
-    watch = LoadWatch.start()  # the pack keeps how busy the machine was, as every recording does
+    # the pack keeps how busy the machine was and how fast its host, as every recording does
+    watch = MachineWatch.start(devices, on_record)
     results = [run_preset(p, devices, args, budget) for p in presets]
-    machine = machine_with_load(watch, None)
+    machine = watch.machine()
     all_rows = [row for _, _, rows in results for row in rows.values()]
 
     print(
@@ -246,14 +249,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         save_pack(build_pack(all_rows, machine), args.out)
         print(f"\nwrote {args.out} ({len(all_rows)} rows)")
-    warn_if_busy(machine)
+    watch.tell(machine)
     if args.curves:
         from lib.lessons.seed_cases.curves import curves_pack, curves_path
 
-        watch = LoadWatch.start()
+        watch = MachineWatch.start(devices, on_record)
         curves = curves_pack(presets, devices, num_threads=args.threads, progress=print)
-        curves["machine"] = machine_with_load(watch, None)
-        warn_if_busy(curves["machine"])
+        curves["machine"] = watch.machine()
+        watch.tell(curves["machine"])
         print(f"wrote {save_pack(curves, curves_path(args.out))} ({len(curves['curves'])} curves)")
     return 0 if all(r["status"] in (Status.OK, Status.SKIPPED) for r in all_rows) else 1
 

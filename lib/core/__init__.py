@@ -12,7 +12,8 @@ typed; from_row/to_row at the file edge), rows (Status, Origin, is_ok),
 sweep, crossover, results, fmt (numbers as people read them), measure_lock and gc_scope (one live
 measurement at a time, cheap collections meanwhile), memo (what is built from the shipped packs,
 built once per process), worker (the process live measurements run in, apart from the web server),
-args (the command line's values, checked before anything is measured).
+args (the command line's values, checked before anything is measured), load and host, host_timing,
+host_verdict, host_watch (how busy a recording's machine was, and how fast its host against its kind's best).
 
 Imports only torch and the standard library: never lib.workloads, lessons, charts, recorded or Streamlit.
 """

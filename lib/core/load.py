@@ -232,40 +232,61 @@ class Load:
         )
 
 
+@dataclass(frozen=True)
+class CpuCounters:
+    """The machine's and this process's CPU time at one moment: the other processes' share since is read from two."""
+
+    wall: float
+    busy: float | None  # None where /proc/stat cannot be read
+    own: float
+
+    @classmethod
+    def now(cls) -> CpuCounters:
+        return cls(time.perf_counter(), _busy_s(), _own_s())
+
+    def other_share_since(self, earlier: CpuCounters) -> float | None:
+        """Of all cores, the share other processes used between `earlier` and this."""
+        wall = self.wall - earlier.wall
+        if self.busy is None or earlier.busy is None or wall <= 0:
+            return None
+        other = (self.busy - earlier.busy) - (self.own - earlier.own)
+        return min(1.0, max(0.0, other) / (wall * (os.cpu_count() or 1)))
+
+
 @dataclass
 class LoadWatch:
     """Started before a recording's first point, finished after its last."""
 
-    wall: float
-    busy: float | None
-    own: float
+    counters: CpuCounters
     load_avg: float | None
     reference: list[list[float]]  # the kernel's times before the first point, burst by burst
 
     @classmethod
     def start(cls) -> LoadWatch:
         reference = _reference()
-        return cls(time.perf_counter(), _busy_s(), _own_s(), _loadavg(), reference)
+        return cls(CpuCounters.now(), _loadavg(), reference)
 
     def finish(self, final: bool = True) -> Load:
         """The load so far; `final=False` (a recording saved half way) skips timing the reference again."""
-        busy, own, wall = _busy_s(), _own_s(), time.perf_counter() - self.wall
-        cores = os.cpu_count() or 1
-        other = None
-        if busy is not None and self.busy is not None and wall > 0:
-            other = min(1.0, max(0.0, (busy - self.busy) - (own - self.own)) / (wall * cores))
+        now = CpuCounters.now()
         after = _reference() if final else self.reference
         return Load(
-            other_cpu_share=other,
+            other_cpu_share=now.other_share_since(self.counters),
             load_avg_before=self.load_avg,
             load_avg_after=_loadavg(),
             reference_before_s=_fastest_burst(self.reference),
             reference_after_s=_fastest_burst(after),
             reference_best_s=_fastest_repeat(self.reference, after),
-            wall_s=wall,
-            cores=cores,
-            checked=os.environ.get("GPUWIN_LOAD_CHECK", "1") != "0",
+            wall_s=now.wall - self.counters.wall,
+            cores=os.cpu_count() or 1,
+            checked=load_checked(),
         )
+
+
+def load_checked() -> bool:
+    """False where $GPUWIN_LOAD_CHECK=0: a recording made beside other work on purpose (the tests' own), whose
+    load is not judged and whose host is not timed (lib.core.host_watch)."""
+    return os.environ.get("GPUWIN_LOAD_CHECK", "1") != "0"
 
 
 def pack_quiet(machine: MachineObject) -> bool | None:
@@ -276,15 +297,26 @@ def pack_quiet(machine: MachineObject) -> bool | None:
 
 
 def busy_warning(machine: MachineObject) -> str | None:
-    """What a recording run prints when its pack's machine says it was busy (None when it was not)."""
-    if machine.get("load_quiet") is not False:
-        return None
-    return (
-        "warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
-        + "; ".join(Load.reasons_of(machine))
-        + ". The pack says so (load_quiet: false) and the app does "
-        "not draw it as recorded; record again with nothing else running."
-    )
+    """What a recording run prints when its pack's machine says it was busy, or its host slow for its kind
+    (lib.core.host_verdict); None when neither."""
+    warnings = []
+    if machine.get("load_quiet") is False:
+        warnings.append(
+            "warning: the machine was busy while this recorded, so its times are slower than a quiet machine's: "
+            + "; ".join(Load.reasons_of(machine))
+            + ". The pack says so (load_quiet: false) and the app does "
+            "not draw it as recorded; record again with nothing else running."
+        )
+    if machine.get("host_slow") is True:
+        slowdown = machine.get("host_slowdown")
+        by = f" {slowdown:.2f}x" if isinstance(slowdown, (int, float)) else ""
+        warnings.append(
+            f"warning: this host ran{by} slower than the best on record for its machine kind, though nothing else "
+            "may have been running, so what its CPU does (the CPU's own times, and the GPU's where the CPU issues "
+            "the kernels) is slower than that kind's usual. The pack says so (host_slow: true); a faster lease of "
+            "the same kind gives the truer figures."
+        )
+    return "\n".join(warnings) or None
 
 
 def machine_with_load(watch: LoadWatch, earlier: MachineObject | None, final: bool = True) -> MachineObject:

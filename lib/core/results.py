@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.core.files import NotReadable, TooLarge, count_items, read_bounded, write_file
+from lib.core.host import HOST_COUNT_FIELDS, HOST_FLAG_FIELDS, HOST_NUMBER_FIELDS, host_over_runs
 from lib.core.load import LoadFields
 from lib.core.point import Point
 
@@ -92,7 +93,7 @@ MACHINE_TEXT_FIELDS = (
     "app_version",
     "path",
 )
-MACHINE_COUNT_FIELDS = ("cpu_cores", "torch_threads")
+MACHINE_COUNT_FIELDS = ("cpu_cores", "torch_threads", *HOST_COUNT_FIELDS)
 MACHINE_NUMBER_FIELDS = (
     "host_memory_gb",
     "load_other_cpu_share",
@@ -102,9 +103,11 @@ MACHINE_NUMBER_FIELDS = (
     "load_reference_after_s",
     "load_reference_best_s",
     "load_wall_s",
+    *HOST_NUMBER_FIELDS,  # how fast the host itself was (lib.core.host)
 )
-# Whether the machine was quiet while it recorded (lib.core.load): true, false, or null (not known)
-MACHINE_FLAG_FIELDS = ("load_quiet",)
+# Whether the machine was quiet while it recorded (lib.core.load), and whether its host was slow for its kind
+# (lib.core.host_verdict): true, false, or null (not known)
+MACHINE_FLAG_FIELDS = ("load_quiet", *HOST_FLAG_FIELDS)
 MAX_GPUS = 64
 # The largest magnitude any number in a pack may have: far above any time, size or FLOP count a
 # machine records, and small enough to be a float without overflow (a 400-digit int is not).
@@ -420,12 +423,14 @@ def one_machine_over(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _both_runs(first: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
     """One machine's fingerprint over two runs merged into one pack: quiet only if both were, the worst of
-    each load figure (keeping the first run's load alone would call a pack quiet whose later rows were not)."""
+    each load figure (keeping the first run's load alone would call a pack quiet whose later rows were not),
+    and the slowest of each host figure."""
     a, b = LoadFields.of(first), LoadFields.of(later)
+    host = host_over_runs(first, later)
     if a is None and b is None:
-        return first
+        return {**first, **host} if host else first
     both = b.after(a) if a is not None and b is not None else (a or b).after(None)
-    return {**first, **both.as_machine()}
+    return {**first, **both.as_machine(), **host}
 
 
 def merge_packs(packs: list[dict[str, Any]]) -> dict[str, Any]:
