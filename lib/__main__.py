@@ -236,7 +236,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     workload, devices = _common(args)
     settings = workload.resolve(_parse_sets(args.set))
     gate = recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or []))
-    watch = LoadWatch.start()  # a timeline's durations are timings too: its file keeps how busy the machine was
+    watch = MachineWatch.start(devices, _on_record)  # a timeline's durations are timings too: its file keeps its load
     entries = [
         timeline_point(workload, settings, d, steps=args.steps, num_threads=args.threads, gate=gate) for d in devices
     ]
@@ -244,11 +244,10 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         figures = ", ".join(f"{k} {v:.4g}" for k, v in e.figures.as_json().items()) if e.figures else ""
         print(f"{e.device}: {e.status} {e.message} {figures}")
     if args.out:
-        machine = machine_with_load(watch, None)
+        machine = watch.machine()
         save_json(timelines_file(entries, machine), args.out)
         print(f"wrote {args.out}")
-        if warning := busy_warning(machine):
-            print(warning, file=sys.stderr)
+        watch.tell(machine)
     return 0 if all(e.status == Status.OK for e in entries) else 1
 
 
