@@ -316,6 +316,7 @@ def test_worker_choices_stop_at_the_cores_unless_a_recording_holds_more():
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow  # its live view starts two DataLoader workers an epoch (about 20 s)
 def test_a_two_core_server_offers_no_more_workers_than_cores(tmp_path, monkeypatch):
     import lib.core.devices
 
