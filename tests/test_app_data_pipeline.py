@@ -202,13 +202,14 @@ def test_default_view_without_a_gpu(no_pack):
 def test_every_control_moves_and_the_url_follows(no_pack):
     at = open_page(PAGE, opened=(LOADING,))
     assert_view(at, "batch size = 64")
+    # a helper process last: each of its view's live epochs starts a DataLoader worker (seconds), the others none
     moves = [
         ("select_slider", "batch_size", 128, "batch size = 128"),
         ("toggle", "pin_memory", True, "batch size = 128"),
         ("radio", "model", "mlp", "batch size = 128"),
-        ("select_slider", "num_workers", 1, "batch size = 128"),
         ("select_slider", "dataset_size", 512, "batch size = 128"),
         ("radio", "over", "dataset_size", "dataset size = 512"),
+        ("select_slider", "num_workers", 1, "dataset size = 512"),
     ]
     for kind, key, value, shown in moves:
         getattr(at, kind)(key=NS + key).set_value(value).run()
@@ -315,6 +316,7 @@ def test_worker_choices_stop_at_the_cores_unless_a_recording_holds_more():
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow  # its live view starts two DataLoader workers an epoch (about 20 s)
 def test_a_two_core_server_offers_no_more_workers_than_cores(tmp_path, monkeypatch):
     import lib.core.devices
 

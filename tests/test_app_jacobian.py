@@ -178,6 +178,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
 
 @pytest.mark.cpu_view
 @pytest.mark.serial  # live CPU rows against the fixture's: on a loaded box a method's words changed
+@pytest.mark.slow  # its recorded pack is made by the CLI (seconds of sweeps), outside the everyday loop
 def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
     at = open_page(PAGE, {"methods": ALL_FOUR})
     text = assert_view(at, 100)
@@ -206,6 +207,7 @@ def test_recorded_pack_is_the_gpu_side_method_by_method(with_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow  # its recorded pack is made by the CLI (seconds of sweeps), outside the everyday loop
 def test_pack_without_jacobian_rows_says_so(monkeypatch):
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(fixture_dir("matmul64")))
     monkeypatch.setenv("GPUWIN_LIVE_POINT_BUDGET_S", "0.03")
@@ -218,6 +220,7 @@ def test_pack_without_jacobian_rows_says_so(monkeypatch):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow  # its recorded pack is made by the CLI (seconds of sweeps), outside the everyday loop
 def test_a_machine_without_jacobian_rows_is_said_plainly_and_no_other_machine_drawn(tmp_path, monkeypatch):
     """The machine chosen in the sidebar holds only matmul rows; the page says so, names the machine
     that has jacobian rows, and never draws that machine's curve in the chosen one's place (issue 26). That machine

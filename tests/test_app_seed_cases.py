@@ -234,6 +234,7 @@ def test_loss_curves_open_alone(no_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow  # its recorded pack is made by the CLI (seconds of sweeps), outside the everyday loop
 def test_recorded_seeds_pack_and_curves_are_the_gpu_side(with_pack):
     at = open_page(PAGE)
     text, specs = assert_case(at, "boston_like")

@@ -171,6 +171,7 @@ def test_bad_link_values_get_a_note_not_a_traceback(no_pack):
 
 
 @pytest.mark.cpu_view
+@pytest.mark.slow  # its recorded pack is made by the CLI (seconds of sweeps), outside the everyday loop
 def test_recorded_pack_is_the_gpu_side_toggle_by_toggle(with_pack):
     at = open_page(PAGE, {"size": "256"})
     text = assert_view(at)

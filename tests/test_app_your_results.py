@@ -129,6 +129,7 @@ def test_the_page_opens_empty_and_says_how_to_record_a_pack(no_shipped):
     assert "lib/recorded/" in text
 
 
+@pytest.mark.slow  # its packs are recorded by the CLI (module fixture `packs`)
 def test_a_pack_from_the_cli_is_charted_tabled_and_downloadable(no_shipped, packs, downloads):
     at = upload(open_page(PAGE), ("first.json", packs["first.json"]))
     label = loads_pack(packs["first.json"])["machine"]["label"]
@@ -147,6 +148,7 @@ def test_a_pack_from_the_cli_is_charted_tabled_and_downloadable(no_shipped, pack
     assert len(csv_to_pack(downloads["your_results.csv"])["rows"]) == 3
 
 
+@pytest.mark.slow  # its packs are recorded by the CLI (module fixture `packs`)
 def test_two_machines_on_one_chart_with_their_fingerprints(no_shipped, packs, downloads):
     at = upload(open_page(PAGE), ("first.json", packs["first.json"]), ("second.json", packs["second.json"]))
     first = loads_pack(packs["first.json"])["machine"]["label"]
@@ -178,6 +180,7 @@ def test_two_machines_on_one_chart_with_their_fingerprints(no_shipped, packs, do
         ("fields.json", None, "fields.json: rows[1].median_s: must be a number >= 0 when status is ok"),
     ],
 )
+@pytest.mark.slow  # its packs are recorded by the CLI (module fixture `packs`)
 def test_a_bad_file_is_named_and_the_good_files_still_work(no_shipped, packs, name, data, words):
     if data is None:  # a pack whose second row lost its time
         pack = json.loads(packs["second.json"])
@@ -200,6 +203,7 @@ def test_all_bad_files_at_once_leave_only_their_messages(no_shipped):
     assert "Nothing to compare yet" in page_text(at) and not chart_specs(at)
 
 
+@pytest.mark.slow  # its packs are recorded by the CLI (module fixture `packs`)
 def test_a_csv_upload_works_but_has_no_fingerprint(no_shipped, packs):
     csv_bytes = pack_to_csv(loads_pack(packs["first.json"])).encode()
     at = upload(open_page(PAGE), ("first.csv", csv_bytes))
@@ -208,6 +212,7 @@ def test_a_csv_upload_works_but_has_no_fingerprint(no_shipped, packs):
     assert machines_table(at).iloc[0]["CPU"] == "not in the file"
 
 
+@pytest.mark.slow  # its packs are recorded by the CLI (module fixture `packs`)
 def test_shipped_packs_join_the_comparison_and_a_repeat_upload_counts_once(tmp_path, monkeypatch, packs):
     # TEST FIXTURE shipped pack: the CLI pack's CPU rows, plus the same rows renamed 'cuda:0'
     shipped = json.loads(packs["first.json"])
@@ -250,6 +255,7 @@ def test_the_real_shipped_packs_draw_a_few_sweeps_and_any_other_on_request():
     assert at.selectbox(key="your_results.more").value == last
 
 
+@pytest.mark.slow  # its packs are recorded by the CLI (module fixture `packs`)
 def test_past_the_file_cap_a_file_is_refused_in_one_line_and_the_rest_still_work(no_shipped, packs):
     """Issue 40: a visitor's uploads are capped (lib.recorded.upload_budget); the file past the cap is named
     with what to do, the others are used, and a rerun neither reads them again nor loses the message."""

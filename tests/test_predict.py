@@ -102,6 +102,7 @@ def test_bad_input_is_one_line_before_anything_runs(args, said):
         ("flat", "3x9x9", "flat does not take samples of shape 3x9x9"),
     ],
 )
+@pytest.mark.slow  # a `python -m lib predict` process each
 def test_a_model_file_that_cannot_be_predicted_is_one_line(model_file, factory, shape, said):
     assert said in one_line_error(cli(f"{model_file}:{factory}", "--input", shape))
 
