@@ -2,23 +2,19 @@
 
     speed = time_host(["cpu", "cuda:0"])    # the CUDA figures only where a CUDA device is recorded
 
-Each figure: warm-up calls for WARMUP_S (also how long one call takes), then repeats of as many calls as
-fill REPEAT_S, until the figure's budget; its reading is the median repeat's time per call, and the
-repeats' interquartile range over that median.
+Each figure is one tiny call timed by the project's harness (lib.core.timing.time_step: warm-up, then blocks of
+calls synchronised at both ends, median and interquartile range) within the figure's budget.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable, Sequence
 from functools import partial
 
 from lib.core.devices import is_cuda
 from lib.core.host import HostFigure, HostSpeed, Reading
+from lib.core.timing import time_step
 
-# A repeat this long: a thread pool's wake-up and the timer are a small part of it, and ten or more fit a budget
-REPEAT_S = 0.02
 # The first calls build kernels, fault pages in and wake threads: this long of calls is thrown away
 WARMUP_S = 0.1
 MIN_REPEATS = 5
@@ -40,30 +36,18 @@ BUDGET_S = {
 }
 
 
-def _nothing() -> None:
-    return None
-
-
-def _per_call(call: Callable[[], object], budget_s: float, sync: Callable[[], None] = _nothing) -> Reading:
-    """Seconds per call (the median repeat) and the repeats' spread."""
-    sync()
-    start, calls = time.perf_counter(), 0
-    while calls == 0 or time.perf_counter() - start < WARMUP_S:
-        call()
-        calls += 1
-    sync()
-    inner = max(1, round(REPEAT_S * calls / (time.perf_counter() - start)))
-    times: list[float] = []
-    end = time.perf_counter() + budget_s
-    while len(times) < MIN_REPEATS or (len(times) < MAX_REPEATS and time.perf_counter() < end):
-        t = time.perf_counter()
-        for _ in range(inner):
-            call()
-        sync()
-        times.append((time.perf_counter() - t) / inner)
-    median = statistics.median(times)
-    quartiles = statistics.quantiles(times, n=4)
-    return Reading(median, (quartiles[2] - quartiles[0]) / median)
+def _per_call(call: Callable[[], object], device: str, budget_s: float) -> Reading:
+    """Seconds per call (the median block's) and the blocks' spread."""
+    timed = time_step(
+        call,
+        device,
+        budget_s=budget_s,
+        warmup_s=WARMUP_S,
+        min_repeats=MIN_REPEATS,
+        max_repeats=MAX_REPEATS,
+        measure_cold=False,
+    )
+    return Reading(timed.median_s, timed.spread_ratio)
 
 
 def _rate(seconds: Reading, work: float) -> Reading:
@@ -81,20 +65,19 @@ def time_host(devices: Sequence[str] = ("cpu",)) -> HostSpeed:
 
     size = MATMUL_SIZE
     left, right = torch.randn(size, size), torch.randn(size, size)
-    matmul = _per_call(partial(torch.mm, left, right), BUDGET_S[HostFigure.MATMUL])
+    matmul = _per_call(partial(torch.mm, left, right), "cpu", BUDGET_S[HostFigure.MATMUL])
     del left, right
     source, target = torch.ones(COPY_BYTES // 4), torch.empty(COPY_BYTES // 4)
-    copy = _per_call(partial(target.copy_, source), BUDGET_S[HostFigure.COPY])
+    copy = _per_call(partial(target.copy_, source), "cpu", BUDGET_S[HostFigure.COPY])
     del source, target
     # a one-element op never leaves the calling thread: one core's dispatch, whatever torch's thread count
-    dispatch = _per_call(partial(torch.zeros(1).add_, 1.0), BUDGET_S[HostFigure.DISPATCH])
+    dispatch = _per_call(partial(torch.zeros(1).add_, 1.0), "cpu", BUDGET_S[HostFigure.DISPATCH])
     cuda = next((d for d in devices if is_cuda(d)), None)
     launch = h2d = None
     if cuda is not None:
-        sync = partial(torch.cuda.synchronize, cuda)
-        launch = _us(_per_call(partial(torch.zeros(1, device=cuda).add_, 1.0), BUDGET_S[HostFigure.LAUNCH], sync))
+        launch = _us(_per_call(partial(torch.zeros(1, device=cuda).add_, 1.0), cuda, BUDGET_S[HostFigure.LAUNCH]))
         small, on_gpu = torch.ones(H2D_BYTES // 4), torch.empty(H2D_BYTES // 4, device=cuda)
-        h2d = _us(_per_call(partial(on_gpu.copy_, small), BUDGET_S[HostFigure.H2D], sync))
+        h2d = _us(_per_call(partial(on_gpu.copy_, small), cuda, BUDGET_S[HostFigure.H2D]))
     return HostSpeed(
         matmul=_rate(matmul, 2 * size**3),
         copy=_rate(copy, 2 * COPY_BYTES),
