@@ -59,6 +59,8 @@ runs=()
 for model in mlp cnn; do
   for n in $COUNTS; do
     out="$OUT_DIR/ddp_runs/${NAME}_${model}_g${n}.json"
+    # the last sweep's torchrun workers may still be exiting: their CPU would count against this sweep's load
+    [ "${#runs[@]}" -gt 0 ] && sleep "${SETTLE_S:-10}"
     echo "== $model, $n GPU(s) -> $out  ($(( $(date +%s) - start )) s so far)"
     # shellcheck disable=SC2086
     if "$PY" -m lib sweep ddp --over "batch_size=$BATCHES" ${SETTINGS[$model]} --set "gpus=$n" \
