@@ -268,34 +268,12 @@ def test_a_view_whose_live_points_were_all_refused_never_says_measured_live(seen
     assert "could be measured live on this server" in text, page
 
 
-def _one_day_drawn(at, page: str, gpu: str, other_x: float, other_day: str) -> str:
-    """The recorded GPU's legend name (one day), after checking no line joins two days and that the other day's
-    point at `other_x` is drawn apart (a mark of its own day's series), on no line."""
-    from random_views import read_view
-    from view_checks import DATE, drawn_lines, lines_of_one_day
-
-    reading = read_view(at, page, {"gpu": gpu})
-    assert lines_of_one_day(reading) == [], lines_of_one_day(reading)
-    chart = reading.charts[0]
-    recorded = [s for s in chart.series if s.startswith("cuda:0 (recorded on")]
-    assert recorded and all(len(DATE.findall(s)) == 1 for s in recorded), recorded
-    on_lines = [r for rows in drawn_lines(chart).values() for r in rows if r.get("c", "").startswith("cuda")]
-    assert on_lines and other_x not in {r["x"] for r in on_lines if r.get("day") == other_day}
-    assert all(r.get("day") != other_day for r in on_lines)
-    apart = [r for r in chart.rows if r.get("day") == other_day and r.get("x") == other_x and r["c"].startswith("cuda")]
-    assert apart and all(other_day in r["c"] for r in apart), apart
-    line_days = {r.get("day") for r in on_lines}
-    (day,) = line_days
-    assert any(s.endswith(f"{day})") for s in recorded), recorded  # the legend names the line's own day
-    return day
-
-
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_timing_pitfalls_draws_the_h200_line_from_one_day(seen):
     """`/timing_pitfalls?gpu=nvidia-h200`: 'cuda:0 (recorded on NVIDIA H200, 2026-11-21 and 2026-11-28)' joined
     2026-11-21's point at 15,360 to 2026-11-28's grid. The 11-21 pack has since retired (its host was not the
     kind every later lease had, docs/RECORDING.md), so each line is one day and its legend names it; drawing
-    another day apart is checked on the Jacobian below and in tests/test_one_day.py."""
+    another day apart is unit-tested in tests/test_one_day.py."""
     from random_views import read_view
     from view_checks import DATE, lines_of_one_day
 
@@ -310,8 +288,20 @@ def test_timing_pitfalls_draws_the_h200_line_from_one_day(seen):
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_the_jacobian_draws_the_h200_loop_from_one_day(seen):
     """`/jacobian?gpu=nvidia-h200`: '… 2026-11-24 and 2026-11-28': the loop's line joined the val-1,000 seed pack
-    (2026-11-24) to the Jacobian grid (2026-11-28). The line is 2026-11-28's; val 1,000 a mark of its own day."""
+    (2026-11-24) to the Jacobian grid (2026-11-28). Val 1,000 has since been re-recorded on 2026-11-28 (a quiet
+    lease of the grid's host kind), so the line is that one day's, val 1,000 on it; drawing another day apart is
+    unit-tested in tests/test_one_day.py."""
+    from random_views import read_view
+    from view_checks import DATE, drawn_lines, lines_of_one_day
+
     at = seen("pages/jacobian.py", {"gpu": "nvidia-h200"})
-    day = _one_day_drawn(at, "pages/jacobian.py", "nvidia-h200", 1000.0, "2026-11-24")
-    assert day == "2026-11-28"
-    assert "2026-11-24 and 2026-11-28" not in page_text(at)
+    reading = read_view(at, "pages/jacobian.py", {"gpu": "nvidia-h200"})
+    assert lines_of_one_day(reading) == [], lines_of_one_day(reading)
+    chart = reading.charts[0]
+    recorded = [s for s in chart.series if s.startswith("cuda:0 (recorded on")]
+    assert recorded and all(DATE.findall(s) == ["2026-11-28"] for s in recorded), recorded
+    loop = [
+        r for (_, c, method), rows in drawn_lines(chart).items() for r in rows if c in recorded and method == "loop"
+    ]
+    assert {r["x"] for r in loop} >= {100.0, 1000.0} and {r.get("day") for r in loop} == {"2026-11-28"}, loop
+    assert "GPU: recorded on NVIDIA H200, 2026-11-28." in page_text(at)
