@@ -11,7 +11,7 @@ import pytest
 
 from lib.core.rows import Status
 from lib.core.step_timeline import EventKind, Timeline, TimelineEvent, read_timelines, timelines_file
-from lib.core.timeline import figures, reduce_trace, timeline_point, union_length
+from lib.core.timeline import figures, median_step, reduce_trace, timeline_point, union_length
 from lib.workloads import get_workload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +25,9 @@ def assert_sane(entry: Timeline) -> None:
         for e in step.events:
             assert e.end_us >= e.start_us >= 0
             assert e.end_us <= step.figures.step_us + 1  # inside the step
+        # the trace spans what the clock saw: the profiler's own first steps stretched a 2.5 ms step to 4.6 ms
+        assert step.wall_us and abs(step.figures.step_us - step.wall_us) <= 0.25 * step.wall_us + 50, step.figures
+    assert entry.figures == median_step(entry.steps).figures
     f = entry.figures
     fraction = f.gpu.busy_fraction if f.gpu else f.cpu.busy_fraction
     assert 0 < fraction <= 1
@@ -36,6 +39,18 @@ def test_a_cpu_step_timeline_has_its_operators_and_a_busy_share():
     assert len(entry.steps) == 3 and entry.figures.operators > 20
     assert {e.lane for s in entry.steps for e in s.events} == {"CPU: Python thread"}
     assert entry.figures.gpu is None  # no GPU lane on the CPU
+
+
+def test_a_timelines_figures_are_its_median_step_not_its_middle_one():
+    steps = [reduce_trace(_one_op_trace(us))[0] for us in (900.0, 300.0, 500.0)]
+    assert median_step(steps).figures.step_us == 500.0  # the middle by order would be the 300 us step
+    assert median_step(steps[:2]).figures.step_us == 300.0 and median_step([]) is None
+
+
+def _one_op_trace(us: float) -> list[dict]:
+    """A Chrome trace of one step holding one operator, `us` long."""
+    step = {"ph": "X", "name": "gpuwin step 0", "ts": 0.0, "dur": us, "tid": 1, "cat": "user_annotation"}
+    return [step, {"ph": "X", "name": "aten::mm", "ts": 1.0, "dur": us - 2, "tid": 1, "cat": "cpu_op"}]
 
 
 @pytest.mark.slow
