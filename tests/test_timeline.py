@@ -117,7 +117,8 @@ def test_a_trace_is_reduced_to_lanes_and_gpu_figures():
         {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 130, "dur": 10, "tid": 7, "args": {"correlation": 1}},
         {"ph": "X", "cat": "kernel", "name": "relu", "ts": 170, "dur": 20, "tid": 7, "args": {"correlation": 2}},
     ]
-    (step,) = reduce_trace(trace)
+    gpu_copy = {"ph": "X", "cat": "gpu_user_annotation", "name": "gpuwin step 0", "ts": 130, "dur": 60, "tid": 7}
+    (step,) = reduce_trace([*trace, gpu_copy])  # the GPU's copy of the step's mark is not a step of its own
     lanes = {e.lane for e in step.events}
     assert lanes == {"CPU: Python thread", "CPU: CUDA runtime", "GPU: stream 7"}
     assert [e.name for e in step.events if e.lane == "CPU: Python thread"] == ["aten::mm"]

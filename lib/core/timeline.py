@@ -77,7 +77,9 @@ def record_timeline(
             if i >= PROFILER_WARMUP:
                 walls.append(time.perf_counter() - start)
             prof.step()
-    return [replace(step, wall_us=wall * 1e6) for step, wall in zip(reduce_trace(_chrome_trace(prof)), walls)]
+    return [
+        replace(step, wall_us=wall * 1e6) for step, wall in zip(reduce_trace(_chrome_trace(prof)), walls, strict=True)
+    ]
 
 
 def median_step(steps: Sequence[TimelineStep]) -> TimelineStep | None:
@@ -105,7 +107,12 @@ def _chrome_trace(prof: profile) -> list[ChromeEvent]:
 def reduce_trace(trace: Sequence[ChromeEvent]) -> list[TimelineStep]:
     """The profiled steps of a Chrome trace, each its events and figures."""
     spans = [e for e in trace if e.get("ph") == "X" and e.get("dur") is not None]
-    marks = sorted((e for e in spans if str(e.get("name", "")).startswith(STEP_LABEL)), key=lambda e: e["ts"])
+    # the step's own mark, not the GPU's copy of it (cat gpu_user_annotation, in the GPU's time): that copy,
+    # taken as a step of its own, put every other step of a CUDA timeline on a window of the kernels' span
+    marks = sorted(
+        (e for e in spans if str(e.get("name", "")).startswith(STEP_LABEL) and e.get("cat") != "gpu_user_annotation"),
+        key=lambda e: e["ts"],
+    )
     main_tid = marks[0]["tid"] if marks else None
     launches = {_correlation(e): e for e in spans if e.get("cat") in ("cuda_runtime", "cuda_driver")}
     out = []
