@@ -151,6 +151,13 @@ class TimelineStep:
         return cls(events, Figures.from_json(obj.get("figures") or {}), obj.get("wall_us"))
 
 
+def median_step(steps: Sequence[TimelineStep]) -> TimelineStep | None:
+    """The step a timeline's figures come from: the median by its traced length (not the middle by order,
+    which was the profiler's slow first step when only three were kept)."""
+    ranked = sorted(steps, key=lambda s: s.figures.step_us)
+    return ranked[(len(ranked) - 1) // 2] if ranked else None
+
+
 @dataclass(frozen=True)
 class Timeline:
     """The timeline of one point: its settings and device, and either its steps (status ok) or why it
@@ -174,7 +181,7 @@ class Timeline:
     @property
     def middle(self) -> TimelineStep | None:
         """The step the page draws (its figures are the entry's)."""
-        return self.steps[len(self.steps) // 2] if self.steps else None
+        return median_step(self.steps or ())
 
     def as_json(self) -> JsonObject:
         """The entry as its file holds it (the order of its keys as they were always written)."""

@@ -33,7 +33,16 @@ if TYPE_CHECKING:  # annotations only: torch is imported where it runs, so a pag
 from lib.core.devices import is_cuda, synchronize
 from lib.core.point import Frozen
 from lib.core.rows import Status
-from lib.core.step_timeline import CpuBusy, EventKind, Figures, GpuBusy, Timeline, TimelineEvent, TimelineStep
+from lib.core.step_timeline import (
+    CpuBusy,
+    EventKind,
+    Figures,
+    GpuBusy,
+    Timeline,
+    TimelineEvent,
+    TimelineStep,
+    median_step,
+)
 
 STEP_LABEL = "gpuwin step"
 GPU_KINDS = {"kernel": EventKind.KERNEL, "gpu_memcpy": EventKind.COPY, "gpu_memset": EventKind.MEMSET}
@@ -80,13 +89,6 @@ def record_timeline(
     return [
         replace(step, wall_us=wall * 1e6) for step, wall in zip(reduce_trace(_chrome_trace(prof)), walls, strict=True)
     ]
-
-
-def median_step(steps: Sequence[TimelineStep]) -> TimelineStep | None:
-    """The step a timeline's figures come from: the median by its traced length (not the middle by order,
-    which was the profiler's slow first step when only three were kept)."""
-    ranked = sorted(steps, key=lambda s: s.figures.step_us)
-    return ranked[(len(ranked) - 1) // 2] if ranked else None
 
 
 # One event of torch.profiler's Chrome trace, as json.load gives it: read only by the reducer below.
