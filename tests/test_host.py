@@ -115,10 +115,13 @@ def test_a_slow_host_a_fast_one_and_one_of_a_kind_nobody_recorded():
     kind = MachineKind.of(H200)
     on_record = [
         machine(speed(matmul=900.0, dispatch=2.5)),  # the best of each figure is taken from any pack of the kind
-        machine(speed(matmul=1000.0, dispatch=3.0)),
+        machine(speed(matmul=1000.0, dispatch=3.0), date="2026-11-24T03:00:00+00:00"),
         machine(speed(matmul=5000.0, dispatch=0.5), load_quiet=False),  # a busy pack's figures are no best
         {**machine(speed(matmul=9000.0)), "cpu_cores": 32},  # another kind: 32 cores
     ]
+    # one lease's figures moved up to 2x between quiet runs: two days of them are no best yet
+    assert best_on_record(on_record, kind) is None
+    on_record.append(machine(speed(matmul=950.0, dispatch=2.8), date="2026-11-28T21:00:00+00:00"))
     best = best_on_record(on_record, kind)
     assert best == speed(matmul=1000.0, dispatch=2.5)
 
@@ -153,6 +156,7 @@ def test_a_slow_host_a_fast_one_and_one_of_a_kind_nobody_recorded():
     nobody = MachineKind.of({**H200, "gpus": ["NVIDIA H100 80GB HBM3"]})
     unknown = HostCheck(nobody, speed(), best_on_record(on_record, nobody))
     assert unknown.verdict is HostVerdict.UNKNOWN and unknown.fields() == {"host_slow": None, "host_slowdown": None}
+    assert "fewer than 3 days of host figures of this machine kind" in unknown.sentence()
     assert "nobody can say whether this host is slow" in unknown.sentence()
     # figures of the kind, but none this check can be compared with (other threads, no GPU figures): unknown too
     cpu_only_other_threads = HostCheck(kind, speed(dispatch=None, launch=None, h2d=None, threads=8), best)
@@ -192,7 +196,8 @@ def test_the_cli_times_the_host_and_marks_a_host_slower_than_its_kinds_best(tmp_
     on_record.mkdir()
     impossible = speed(matmul=1e9, copy=1e6, dispatch=1e-3, launch=None, h2d=None, threads=None)
     this_kind = {**machine_fingerprint(), **impossible.as_machine(), "label": "fastest ever"}
-    save_pack(build_pack([ROW], this_kind), on_record / "fastest.json")
+    for day in ("2026-11-21", "2026-11-24", "2026-11-28"):  # the days a best on record needs (MIN_DAYS_ON_RECORD)
+        save_pack(build_pack([ROW], {**this_kind, "date": f"{day}T05:00:00+00:00"}), on_record / f"fastest_{day}.json")
     monkeypatch.setenv("GPUWIN_RECORDED_DIR", str(on_record))
 
     out = tmp_path / "p.json"

@@ -7,7 +7,8 @@
     machine.update(check.fields())                        # host_slow, host_slowdown: the pack is marked
 
 Interference only ever slows work down, so the fastest figure on record is the nearest to the kind's quiet
-speed. Where no pack of the kind carries host figures yet the verdict is UNKNOWN, never "as fast".
+speed. Where the kind's host figures on record come from fewer than MIN_DAYS_ON_RECORD days the verdict is
+UNKNOWN, never "as fast".
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ HOST_SLOW = 1.25
 # alone moved up to 1.36x between those quiet checks (the memory copy), and eager dispatch 1.74x between the two
 # quiet runs on one H200 lease, so one figure short of 2x is no evidence
 HOST_SLOW_ONE = 2.0
+# ... and only against figures of this many days: on one quiet H200 lease of 2026-11-28 eager dispatch read 2.85 us,
+# then 5.81 us six minutes later, and another lease's 5.61 us; against one day's best, a typical quiet lease read
+# 1.26x together (docs/host_check_h200.txt): one day's best is not yet the kind's quiet speed
+MIN_DAYS_ON_RECORD = 3
 
 
 class HostVerdict(Enum):
@@ -69,14 +74,16 @@ def machines_on_record(packs: Iterable[Mapping[str, Any]]) -> list[MachineObject
 
 
 def best_on_record(machines: Iterable[MachineObject], kind: MachineKind) -> HostSpeed | None:
-    """The fastest of each host figure that machines of this kind kept (a busy one's aside); None where none did."""
-    best = None
+    """The fastest of each host figure that machines of this kind kept (a busy one's aside); None where they
+    come from fewer than MIN_DAYS_ON_RECORD days."""
+    best, days = None, set()
     for machine in machines:
         speed = HostSpeed.of(machine)
         if speed is None or MachineKind.of(machine) != kind or machine.get("load_quiet") is False:
             continue
         best = speed if best is None else best.faster(speed)
-    return best
+        days.add(str(machine.get("date") or "")[:10])
+    return best if len(days) >= MIN_DAYS_ON_RECORD else None
 
 
 def host_slowdown(speed: HostSpeed, best: HostSpeed) -> dict[HostFigure, float]:
@@ -133,8 +140,8 @@ class HostCheck:
         if self.verdict is HostVerdict.UNKNOWN:
             figures = ", ".join(f"{f.words} {r.value:.3g} {f.unit_words}" for f, r in self.speed.readings())
             return (
-                f"host check: no pack on record of {kind} carries host figures yet, so nobody can say whether this "
-                f"host is slow; its own ({figures}) are kept in the pack."
+                f"host check: fewer than {MIN_DAYS_ON_RECORD} days of host figures of {kind} are on record, so "
+                f"nobody can say whether this host is slow; its own ({figures}) are kept in the pack."
             )
         ratios = ", ".join(f"{f.words} x{ratio:.2f}" for f, ratio in self.ratios.items())
         rule = f"slow: over {HOST_SLOW:.2f}x together or {HOST_SLOW_ONE:.2f}x on one figure"
