@@ -139,6 +139,30 @@ def wrap_expr(names: Iterable[str], width: int = LEGEND_LINE_CHARS) -> str:
     return expr
 
 
+# A hollow diamond as a legend can draw it: one path round the outside and back round a diamond hole the other way
+# (the nonzero rule leaves the hole empty). A colour legend fills every symbol with its colour, so a plain
+# 'diamond' there is a solid one.
+HOLLOW_DIAMOND = "M0,-1L1,0L0,1L-1,0L0,-1L0,-0.6L-0.6,0L0,0.6L0.6,0L0,-0.6Z"
+LEGEND_STROKE_WIDTH = 1.5  # Vega-Lite's own width of a legend symbol's outline, kept for the filled entries
+LEGEND_SYMBOL_SIZE = 100  # Vega-Lite's own area of a legend symbol (px²), kept for the filled entries
+HOLLOW_SIZE = 160  # a thin ring reads as small as the dots beside it at their area: as the chart's diamonds do
+
+
+def hollow_symbols(hollow: Iterable[str]) -> dict[str, Any]:
+    """A colour legend's options that draw the entries named in `hollow` as their marks are drawn, a hollow diamond
+    (HOLLOW_DIAMOND), and every other entry as the filled dot of its line's points. {} when none is hollow."""
+    names = list(dict.fromkeys(str(n) for n in hollow))
+    if not names:
+        return {}
+    test = f"indexof({json.dumps(names, ensure_ascii=False)}, datum.value) >= 0"
+    return {
+        "symbolType": {"expr": f"{test} ? '{HOLLOW_DIAMOND}' : 'circle'"},
+        # the ring is its fill: a stroke round its inner edge would fill the hole
+        "symbolStrokeWidth": {"expr": f"{test} ? 0 : {LEGEND_STROKE_WIDTH}"},
+        "symbolSize": {"expr": f"{test} ? {HOLLOW_SIZE} : {LEGEND_SYMBOL_SIZE}"},
+    }
+
+
 def legend(names: Iterable[str], **options: Any) -> alt.Legend:
     """The legend below a plot, one entry per row, each name whole (long ones on two lines), its symbols
     opaque (a shaded band's or an error bar's opacity made a curve's colour too pale to tell apart)."""
