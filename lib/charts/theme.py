@@ -85,13 +85,27 @@ def cpu_colors(n: int) -> list[str]:
     return [(CPU_LIVE, CPU_SMALL, CPU_HOST)[i % 3] for i in range(n)]
 
 
+def _decade(x: float) -> bool:
+    """Whether x is a power of ten (1, 10, 1,000, 0.01): the round numbers a reader looks for on a log axis."""
+    return abs(math.log10(x) - round(math.log10(x))) < 1e-9
+
+
 def log_ticks(values: Iterable[float], limit: int = 7) -> list[float]:
-    """Tick values for a log axis: the distinct positive values drawn, thinned evenly (in log space)
-    to at most `limit`, always keeping the first and the last, so the axis reaches the last point
-    (8,192) instead of stopping at a round number below it (2k)."""
+    """Tick values for a log axis: the distinct positive values drawn, thinned to at most `limit`, always
+    keeping the first and the last, so the axis reaches the last point (8,192) instead of stopping at a round
+    number below it (2k). Where three or more powers of ten are drawn, those are the ticks (with the ends): an
+    even thinning of the Jacobian's 1, 3, 10, … 10,000 kept 3 and 3,000 and dropped 10 and 1,000."""
     xs = sorted({float(v) for v in values if v is not None and not pd.isna(v) and float(v) > 0})
     if len(xs) <= limit:
         return xs
+    round_ones = sorted({xs[0], *(x for x in xs if _decade(x)), xs[-1]})
+    if sum(map(_decade, round_ones)) >= 3:
+        return round_ones if len(round_ones) <= limit else _thinned(round_ones, limit)
+    return _thinned(xs, limit)
+
+
+def _thinned(xs: Sequence[float], limit: int) -> list[float]:
+    """xs (sorted, positive) thinned evenly in log space to at most `limit`, the first and the last kept."""
     lo, hi = math.log(xs[0]), math.log(xs[-1])
     picked: list[float] = []
     for i in range(limit):
