@@ -21,7 +21,7 @@ from lib.lessons.seed_cases.view import CASES
 from lib.workloads.presets import get_preset
 from ui import scaffold
 from ui.downloads import csv_download
-from ui.measure import cached_measurement, live_point_budget_s
+from ui.measure import cached_measurement, live_point_budget_s, measured_at
 from ui.sources import live_devices, load_recordings, unanswered
 from ui.specs import chart_spec
 from ui.url_settings import UrlSettings
@@ -43,9 +43,9 @@ source, cannot = unanswered(shown.holds_a_case)
 recordings = [] if cannot else load_recordings()
 recording, recorded = cases.find_seed_recording(recordings, case, prefer=source.pack_paths)
 devices, threads = live_devices(source), DEFAULT_CPU_THREADS
-live = cached_measurement(screen.live_request(preset, devices, threads=threads, budget_s=live_point_budget_s()),
-                          label=screen.measure_label(preset, devices)) or shown.not_measured()
-experiment = screen.Case(preset, live, recording, recorded)
+request = screen.live_request(preset, devices, threads=threads, budget_s=live_point_budget_s())
+live = cached_measurement(request, label=screen.measure_label(preset, devices)) or shown.not_measured()
+experiment = screen.Case(preset, live, recording, recorded, measured_at(request))
 
 # -- the first screen: reported beside measured, as one sentence and one bar per comparison --------------------
 first = shown.first_screen(experiment)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from lib.charts import Layout, TimeLines, loss_chart, phase_chart, ratio_chart, time_chart
 from lib.charts.provenance import CurveAxes, curve_chart
-from lib.charts.theme import LEGEND_LINE_CHARS, label_lines, wrap_expr
+from lib.charts.theme import HOLLOW_DIAMOND, LEGEND_LINE_CHARS, label_lines, wrap_expr
 from lib.charts.variants import VariantLines, variant_chart
 
 LONG = "cuda:0 (recorded on NVIDIA H200, 2026-11-21 and 2026-11-24)"
@@ -98,3 +98,28 @@ def test_a_variant_chart_puts_both_legends_beside_its_plot_when_asked():
 
     assert orients() == ("bottom", "top")
     assert orients(legend_beside=True) == ("right", "right")
+
+
+def test_another_days_series_is_a_hollow_diamond_in_the_legend_as_on_the_chart():
+    """Timing's and the Jacobian's other-day points are hollow diamonds on the chart (lib.lessons.common.one_day);
+    their legend entry was the filled dot of every colour legend. Read from the spec: the diamond layer's mark, and
+    the colour legend's symbol, an expression of the entry's name, a hollow diamond for that series only."""
+    other = "cuda:0 (recorded on NVIDIA H200, 2026-11-24)"
+    rows = frame().assign(line="synchronised", recorded_on="2026-11-28", apart=False)
+    rows = pd.concat([rows, pd.DataFrame([{**rows.iloc[-1].to_dict(), "series": other, "apart": True, "x": 32}])])
+    lines = VariantLines("x", "median_s", color="series", dash="line", day="recorded_on", apart="apart")
+    spec = variant_chart(rows, lines).to_dict()
+    diamond = next(layer for layer in spec["layer"] if layer["encoding"].get("shape") == {"value": "diamond"})
+    assert diamond["mark"]["filled"] is False
+    legend = next(layer["encoding"]["color"]["legend"] for layer in spec["layer"] if "color" in layer["encoding"])
+    symbol = legend["symbolType"]["expr"]
+    assert symbol.startswith(f"indexof({json.dumps([other])}, datum.value) >= 0 ? '{HOLLOW_DIAMOND}' : 'circle'")
+    assert legend["symbolStrokeWidth"]["expr"].endswith("? 0 : 1.5")  # the ring is its fill: no stroke fills its hole
+    # the ring: one path round the outside and back round the hole the other way (the nonzero rule leaves it empty)
+    assert HOLLOW_DIAMOND.count("M") == 1 and HOLLOW_DIAMOND.endswith("Z")
+    # every layer's colour encoding shares the one legend (Vega-Lite merges them: one left plain would draw dots)
+    legends = [layer["encoding"]["color"].get("legend") for layer in spec["layer"] if "color" in layer["encoding"]]
+    assert all(found == legend for found in legends)
+    plain = variant_chart(rows[~rows["apart"]], lines).to_dict()
+    colour = [layer["encoding"]["color"]["legend"] for layer in plain["layer"] if "color" in layer["encoding"]]
+    assert colour and all("symbolType" not in found for found in colour)  # no other day drawn: the legend as before

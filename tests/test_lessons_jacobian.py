@@ -109,3 +109,24 @@ def test_the_screen_labels_live_rows_and_reads_every_sentence_from_them():
     label, request = requests["loop"]
     assert label == lesson.measure_label("loop", [1, 10], ["cpu"])
     assert request.kwargs["point_budget_s"] == lesson.POINT_BUDGET_S  # the server's budget, at most the lesson's
+
+
+def test_the_time_charts_val_axis_ticks_the_round_numbers_it_draws():
+    """The val axis drew points at 1,000 with no 1,000 tick: its ticks, the drawn values thinned evenly to seven,
+    kept 3 and 3,000 and dropped 10 and 1,000. Read from the spec the page draws (ui.jacobian_parts.TIME_LINES)."""
+    import pandas as pd
+
+    from lib.charts.variants import variant_chart
+    from ui.jacobian_parts import TIME_LINES
+
+    times = {v: 1e-4 * v for v in lesson.VALS}
+    live = [{k: v for k, v in r.items() if k != "series"} for r in jacobian_rows(CPU, "cpu", "vmap_jacrev", times)]
+    shown = S.jacobian_screen(points_of(live), onscreen.RecordedViews(), 1000, ["vmap_jacrev"])
+    spec = variant_chart(pd.DataFrame(shown.time_rows), TIME_LINES).to_dict()
+    ticks = next(
+        layer["encoding"]["x"]["axis"]["values"] for layer in spec["layer"] if "axis" in layer["encoding"]["x"]
+    )
+    drawn = sorted({r["val"] for r in shown.time_rows})
+    assert drawn == list(lesson.VALS)
+    assert ticks == [1, 10, 100, 1000, 10000]  # every power of ten drawn, the first and the last value drawn
+    assert len(ticks) <= 7

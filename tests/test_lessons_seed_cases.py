@@ -6,6 +6,7 @@ The pieces under them (compare_sentence, find_seed_recording, ...) are tested in
 from __future__ import annotations
 
 from lib.core.point import points_of
+from lib.core.rows import Origin
 from lib.lessons.seed_cases import curves as seed_curves
 from lib.lessons.seed_cases import screen, times
 from lib.lessons.seed_cases import view as cases
@@ -101,11 +102,50 @@ def test_the_table_sets_the_seed_beside_the_recording_and_this_server():
     assert [b.comparison for b in bars] == ["reported in seed 000", REC, f"GPU {REC} ÷ CPU live here"]
     assert bars[2].ratio == 2.0
     _, bars = screen.comparison(boston(live_gpu=5e-4))
-    assert bars[-1] == screen.RatioBar("live on this server", 0.5)
+    live = Origin.LIVE
+    assert bars[-1] == screen.RatioBar(
+        "live on this server", 0.5, screen.Timed(5e-4, 0.0, 5, live), screen.Timed(1e-3, 0.0, 5, live)
+    )
     no_times = case_of(get_preset("mnist_100rows"), measured(), None, [])
     (line,), bars = screen.comparison(no_times)
     assert line.covers == "the seed printed no times" and bars == []
     assert no_times.covers == "the seed's 1,000 calls"
+
+
+def test_the_live_bar_carries_both_times_and_says_it_is_live_and_how_long_ago():
+    case = boston(live_cpu=6.45e-4, rec=(1.29e-3, 2.077e-3))
+    case.measured_at = 1000.0
+    bar = screen.comparison(case)[1][-1]
+    assert bar.gpu == screen.Timed(2.077e-3, 0.0, 5, Origin.RECORDED)
+    assert bar.cpu == screen.Timed(6.45e-4, 0.0, 5, Origin.LIVE)
+    assert bar.row()["cpu_s"] == 6.45e-4 and bar.row()["gpu_origin"] == "recorded"
+    assert screen.live_ratio_note(case, now=1000.0 + 190) == (
+        f"GPU {REC} ÷ CPU live here: 3.22×, the GPU's 2.08 ms a call (recorded, median of 5 timed repeats, spread "
+        "0 ns) over the CPU's 645 µs a call (measured live here 3 min ago, median of 5 timed repeats, spread 0 ns)."
+    )
+    assert screen.verdict_sentences(case, now=1190.0)[-1] == screen.live_ratio_note(case, 1190.0)
+
+
+def test_a_live_time_the_noise_rule_does_not_believe_draws_no_bar_and_says_why():
+    """Issue 37: the live bar read 0.231x from one warm call with no spread; it is withheld, with a short note."""
+    one = [row(BOSTON, "cpu", 9e-3, repeats=1)]
+    rec = [row(BOSTON, "cpu", 1.29e-3), row(BOSTON, "cuda:0", 2.077e-3)]
+    case = case_of(BOSTON, measured(one), pack(rec), rec)
+    assert [b.comparison for b in screen.comparison(case)[1]] == ["reported in seed 000", REC]
+    assert screen.comparison(case)[0][-1].cpu == "90 s"  # the table still says what was timed
+    assert screen.live_ratio_note(case, 0.0) == (
+        f"GPU {REC} ÷ CPU live here: not drawn, too noisy here to say (this server's CPU was timed over 1 timed "
+        "repeat only)."
+    )
+    noisy = case_of(BOSTON, measured([row(BOSTON, "cpu", 1e-3, iqr_s=0.6e-3)]), pack(rec), rec)
+    assert len(screen.comparison(noisy)[1]) == 2
+    assert screen.live_ratio_note(noisy, 0.0).endswith("(the 5 timed repeats of this server's CPU spread too wide).")
+    waiting = case_of(BOSTON, measured(), pack(rec), rec)
+    assert (
+        screen.live_ratio_note(waiting, 0.0)
+        == f"GPU {REC} ÷ CPU live here: not drawn, still measuring this server's CPU."
+    )
+    assert screen.live_ratio_note(boston(rec=None), 0.0) is None  # nothing to set this CPU beside: no bar to withhold
 
 
 def test_the_results_on_screen_hold_the_live_points_and_the_recordings_with_its_machine():

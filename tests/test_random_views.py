@@ -27,6 +27,7 @@ from view_checks import (
     hollow_points_drawn,
     lines_of_one_day,
     live_counts_drawn,
+    live_ratios_believed,
     never_close_at_2x,
     no_contradictions,
     numbers_on_chart,
@@ -302,6 +303,32 @@ def test_live_points_counted_are_the_points_drawn():
     bad = page([f"{CPU}: 6 points drawn, 6 measured live."], CURVES, [CPU, GPU])
     assert [f.checker for f in live_counts_drawn(bad)] == ["live counts"]
     assert live_counts_drawn(page([f"{CPU}: 3 points drawn, 3 measured live; 3 not run."], CURVES, [CPU, GPU])) == []
+
+
+def test_a_live_ratio_bar_must_be_its_times_quotient_and_believed():
+    """Issue 37: Seed cases drew 'GPU recorded on … ÷ CPU live here' at 0.231× from a live CPU point of one call."""
+    label = "GPU recorded on NVIDIA H200, 2026-11-21 ÷ CPU live here"
+    gpu = {"gpu_s": 2.077e-3, "gpu_spread_s": 1.2e-4, "gpu_repeats": 200, "gpu_origin": "recorded"}
+    believed = {"label": label, **gpu, "cpu_s": 6.45e-4, "cpu_spread_s": 5e-5, "cpu_repeats": 48, "cpu_origin": "live"}
+    believed["ratio"] = believed["gpu_s"] / believed["cpu_s"]
+    said = f"{label}: 3.22×, the GPU's … over the CPU's 645 µs a call (measured live here 3 min ago, …)."
+
+    def seeds(row: dict, texts: list[str]) -> Reading:
+        return Reading("pages/seed_cases.py", {"case": "boston_like"}, texts, [Chart([row], [])])
+
+    assert live_ratios_believed(seeds(believed, [said])) == []
+    one_call = {**believed, "cpu_s": 9e-3, "cpu_spread_s": 0.0, "cpu_repeats": 1, "ratio": 2.077e-3 / 9e-3}
+    assert [f.checker for f in live_ratios_believed(seeds(one_call, []))] == ["live ratio"]
+    noisy = {**believed, "cpu_spread_s": 4e-4}
+    assert "not believed" in live_ratios_believed(seeds(noisy, []))[0].why
+    paired_wrong = {**believed, "ratio": 0.231}  # the bar not the quotient of the times it carries
+    assert "its times make 3.22" in live_ratios_believed(seeds(paired_wrong, []))[0].why
+    bare = {"label": label, "ratio": 3.22}  # a live bar with no times to check it by
+    assert [f.checker for f in live_ratios_believed(seeds(bare, []))] == ["live ratio"]
+    ageless = f"{label}: 3.22×, this server's CPU at 645 µs a call."
+    assert "how long ago" in live_ratios_believed(seeds(believed, [ageless]))[0].why
+    recorded = {"label": "recorded on NVIDIA H200, 2026-11-21", "ratio": 1.6}  # no live time: not this checker's
+    assert live_ratios_believed(seeds(recorded, [])) == []
 
 
 def test_an_answer_of_more_than_one_sentence_or_30_words_is_rejected():

@@ -79,6 +79,15 @@ def test_fake_clock_slow_and_single_calls_are_timed_once():
     assert (m.cold_s, m.median_s, slow.calls) == (0.5, 0.4, 2)
 
 
+def test_fake_clock_a_fast_step_after_a_slow_cold_call_is_timed_with_repeats():
+    """Seed cases' live bar read 0.231× where it reads 3.2×: a 0.6 ms step whose first call in a busy measuring
+    process took 0.3 s was 'slow', so one warm call (still 9 ms) became its time, with no spread to doubt it."""
+    clock = FakeClock([0.3, 0.009, 0.0006])
+    m = time_step(clock.step, "cpu", budget_s=0.1, slow_call_s=0.2, single_call_s=1.0, clock=clock)
+    assert m.cold_s == pytest.approx(0.3) and m.note == ""
+    assert m.repeats >= 3 and m.median_s == pytest.approx(0.0006)
+
+
 # -- wall-clock smoke tests: loose bounds, the real clock on a shared, noisy 2-core machine ----------
 def test_sleep_step_is_timed_at_about_its_length():
     m = time_step(lambda: time.sleep(0.005), "cpu", budget_s=0.2)

@@ -13,6 +13,8 @@ Each checker takes a random_views.Reading and returns a list of Finding (empty: 
   every curve named in bold with its origin ("(recorded)", "(live, this server)") is a series drawn.
 - crossovers_between_swaps: every "between <axis> A and B" names two plotted x values where the two named
   curves really swap order, with its "about X" between them; every "leads from A (after B)" likewise.
+- live_ratios_believed: a ratio bar of a live time carries its two times, is their quotient, and each live time
+  is one the noise rule believes; a sentence quoting it says it is live and how long ago.
 - no_contradictions: no sentence says there is no GPU curve while one is drawn; no curve is "faster at every"
   point while another sentence of the page has the other curve faster, or the two catching up.
 
@@ -709,6 +711,59 @@ def live_counts_drawn(reading: Reading) -> list[Finding]:
     return found
 
 
+def _ratio_rows(reading: Reading) -> Iterator[dict]:
+    """The rows of ratio bars (lib.charts.ratio_chart: a 'label' and its GPU ÷ CPU 'ratio')."""
+    for chart in reading.charts:
+        yield from (r for r in chart.rows if "label" in r and isinstance(r.get("ratio"), (int, float)))
+
+
+def _live_sides(row: dict) -> list[str]:
+    return [side for side in ("gpu", "cpu") if row.get(f"{side}_origin") == "live"]
+
+
+def live_ratios_believed(reading: Reading) -> list[Finding]:
+    """A ratio bar of a live time (Seed cases' 'GPU recorded on … ÷ CPU live here') is drawn only with the two
+    times it divides, equal to their quotient, each live one believed by the noise rule (lib.core.noise: at
+    least MIN_REPEATS timed repeats, a spread within NOISY of its time; recomputed here from the drawn row);
+    and a sentence that quotes such a bar says it is live and how long ago (issue 37: a live point of one
+    call, no spread, read 0.231× where 3.2× is the rule)."""
+    from lib.core.noise import MIN_REPEATS, NOISY
+
+    found = []
+    for row in _ratio_rows(reading):
+        label = str(row["label"])
+        if "live" not in label:
+            continue
+        gpu, cpu = row.get("gpu_s"), row.get("cpu_s")
+        if not (isinstance(gpu, (int, float)) and isinstance(cpu, (int, float)) and cpu > 0):
+            found.append(Finding("live ratio", label, "a live bar drawn without the two times it divides"))
+            continue
+        if not math.isclose(gpu / cpu, row["ratio"], rel_tol=1e-9):
+            found.append(Finding("live ratio", label, f"drawn {row['ratio']:.4g}×, its times make {gpu / cpu:.4g}×"))
+        if not _live_sides(row):
+            found.append(Finding("live ratio", label, "named live, yet neither time it divides is live"))
+        for side in _live_sides(row):
+            t, spread, repeats = row[f"{side}_s"], row.get(f"{side}_spread_s") or 0.0, row.get(f"{side}_repeats") or 0
+            if repeats < MIN_REPEATS or spread > NOISY * t:
+                found.append(
+                    Finding(
+                        "live ratio",
+                        label,
+                        f"its live {side} time ({repeats:g} repeats, spread {spread / t:.0%}) is not believed",
+                    )
+                )
+        for sentence in sentences(reading):
+            if (
+                label in sentence
+                and "not drawn" not in sentence
+                and not re.search(r"measured live here (?:[^,()]* ago|for this view)", sentence)
+            ):
+                found.append(
+                    Finding("live ratio", sentence, "it quotes a live bar without saying it is live and how long ago")
+                )
+    return found
+
+
 HEADLINE_WORDS = 30  # issue 37: one sentence of at most this many words answers a page's question above its chart
 # a sentence ends at '.', '?' or '!' before a space and a capital (not inside '1.5×', 'e.g. jacrev' or '(recorded).')
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.?!](?=\s+[A-Z*])")
@@ -748,6 +803,7 @@ CHECKERS = {
     "one day a line": lines_of_one_day,
     "too close": never_close_at_2x,
     "live counts": live_counts_drawn,
+    "live ratio": live_ratios_believed,
 }
 
 

@@ -19,6 +19,20 @@ from ui.specs import chart_spec
 MEMORY_KEY = "jacobian.memory"  # the memory expander's open state
 
 
+# time per Jacobian along val: colour where it was measured, line style the method, other days' points apart
+TIME_LINES = VariantLines(
+    "val",
+    "median_s",
+    color="series",
+    dash="method_label",
+    iqr="iqr_s",
+    x_title=screen.X_TITLE,
+    y_title="time per Jacobian",
+    day="recorded_on",
+    apart=APART,
+)
+
+
 def time_chart(box: Any, shown: screen.JacobianScreen) -> None:
     """Time per Jacobian along val: colour where it was measured, line style the method."""
     scaffold.chart_or_why(
@@ -26,17 +40,7 @@ def time_chart(box: Any, shown: screen.JacobianScreen) -> None:
         chart_spec(
             variant_chart,
             pd.DataFrame(shown.time_rows),
-            VariantLines(
-                "val",
-                "median_s",
-                color="series",
-                dash="method_label",
-                iqr="iqr_s",
-                x_title=screen.X_TITLE,
-                y_title="time per Jacobian",
-                day="recorded_on",
-                apart=APART,
-            ),
+            TIME_LINES,
             legends=VariantLegends(color_order=shown.order, dash_order=screen.DASH_ORDER, dash_columns=2),
             layout=Layout(plot_height=scaffold.plot_height()),
         )

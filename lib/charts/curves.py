@@ -377,6 +377,11 @@ def ratio_chart(
             "ratio": frame[ratio].astype(float) if not frame.empty else [],
         }
     )
+    # the two times a bar divides (each side's seconds, spread, repeats and origin, where a row has them) ride along:
+    # the tooltip shows them, and a check recomputes the bar from them
+    sides = [c for c in frame.columns if c not in (label, ratio)] if not frame.empty else []
+    for column in sides:
+        plot[column] = frame[column].to_numpy()
     plot = plot[plot["ratio"] > 0] if not plot.empty else plot
     plot["winner"] = ["GPU faster" if r < 1 else "CPU faster" if r > 1 else "even" for r in plot["ratio"]]
     plot["text"] = [f"{r:.3g}×" for r in plot["ratio"]]
@@ -400,7 +405,15 @@ def ratio_chart(
                 ),
                 legend=alt.Legend(orient="bottom"),
             ),
-            tooltip=[alt.Tooltip("label:N", title="what"), alt.Tooltip("ratio:Q", title="GPU ÷ CPU", format=".3~g")],
+            tooltip=[
+                alt.Tooltip("label:N", title="what"),
+                alt.Tooltip("ratio:Q", title="GPU ÷ CPU", format=".3~g"),
+                *[
+                    alt.Tooltip(f"{c}:Q", title=f"{c[:3].upper()} s a call", format=".3~g")
+                    for c in ("gpu_s", "cpu_s")
+                    if c in sides
+                ],
+            ],
         )
     )
     # the number right of the bar's right end (the 1× line for bars that go left), inside the plot

@@ -85,13 +85,27 @@ def cpu_colors(n: int) -> list[str]:
     return [(CPU_LIVE, CPU_SMALL, CPU_HOST)[i % 3] for i in range(n)]
 
 
+def _decade(x: float) -> bool:
+    """Whether x is a power of ten (1, 10, 1,000, 0.01): the round numbers a reader looks for on a log axis."""
+    return abs(math.log10(x) - round(math.log10(x))) < 1e-9
+
+
 def log_ticks(values: Iterable[float], limit: int = 7) -> list[float]:
-    """Tick values for a log axis: the distinct positive values drawn, thinned evenly (in log space)
-    to at most `limit`, always keeping the first and the last, so the axis reaches the last point
-    (8,192) instead of stopping at a round number below it (2k)."""
+    """Tick values for a log axis: the distinct positive values drawn, thinned to at most `limit`, always
+    keeping the first and the last, so the axis reaches the last point (8,192) instead of stopping at a round
+    number below it (2k). Where three or more powers of ten are drawn, those are the ticks (with the ends): an
+    even thinning of the Jacobian's 1, 3, 10, … 10,000 kept 3 and 3,000 and dropped 10 and 1,000."""
     xs = sorted({float(v) for v in values if v is not None and not pd.isna(v) and float(v) > 0})
     if len(xs) <= limit:
         return xs
+    round_ones = sorted({xs[0], *(x for x in xs if _decade(x)), xs[-1]})
+    if sum(map(_decade, round_ones)) >= 3:
+        return round_ones if len(round_ones) <= limit else _thinned(round_ones, limit)
+    return _thinned(xs, limit)
+
+
+def _thinned(xs: Sequence[float], limit: int) -> list[float]:
+    """xs (sorted, positive) thinned evenly in log space to at most `limit`, the first and the last kept."""
     lo, hi = math.log(xs[0]), math.log(xs[-1])
     picked: list[float] = []
     for i in range(limit):
@@ -137,6 +151,30 @@ def wrap_expr(names: Iterable[str], width: int = LEGEND_LINE_CHARS) -> str:
             quoted = json.dumps(name, ensure_ascii=False)
             expr = f"datum.label === {quoted} ? {json.dumps(label_lines(name, width), ensure_ascii=False)} : {expr}"
     return expr
+
+
+# A hollow diamond as a legend can draw it: one path round the outside and back round a diamond hole the other way
+# (the nonzero rule leaves the hole empty). A colour legend fills every symbol with its colour, so a plain
+# 'diamond' there is a solid one.
+HOLLOW_DIAMOND = "M0,-1L1,0L0,1L-1,0L0,-1L0,-0.6L-0.6,0L0,0.6L0.6,0L0,-0.6Z"
+LEGEND_STROKE_WIDTH = 1.5  # Vega-Lite's own width of a legend symbol's outline, kept for the filled entries
+LEGEND_SYMBOL_SIZE = 100  # Vega-Lite's own area of a legend symbol (px²), kept for the filled entries
+HOLLOW_SIZE = 160  # a thin ring reads as small as the dots beside it at their area: as the chart's diamonds do
+
+
+def hollow_symbols(hollow: Iterable[str]) -> dict[str, Any]:
+    """A colour legend's options that draw the entries named in `hollow` as their marks are drawn, a hollow diamond
+    (HOLLOW_DIAMOND), and every other entry as the filled dot of its line's points. {} when none is hollow."""
+    names = list(dict.fromkeys(str(n) for n in hollow))
+    if not names:
+        return {}
+    test = f"indexof({json.dumps(names, ensure_ascii=False)}, datum.value) >= 0"
+    return {
+        "symbolType": {"expr": f"{test} ? '{HOLLOW_DIAMOND}' : 'circle'"},
+        # the ring is its fill: a stroke round its inner edge would fill the hole
+        "symbolStrokeWidth": {"expr": f"{test} ? 0 : {LEGEND_STROKE_WIDTH}"},
+        "symbolSize": {"expr": f"{test} ? {HOLLOW_SIZE} : {LEGEND_SYMBOL_SIZE}"},
+    }
 
 
 def legend(names: Iterable[str], **options: Any) -> alt.Legend:

@@ -28,6 +28,7 @@ from lib.charts.theme import (
     AXIS_TICK_FORMAT,
     METHOD_COLORS,
     NOTE_COLOR,
+    hollow_symbols,
     legend,
     log_ticks,
     series_colors,
@@ -158,12 +159,14 @@ def variant_chart(
     dashes = _order(plot["d"], legends.dash_order)
     if rules is not None and not rules.empty:
         colors += [c for c in _order(rules[color].astype(str), None) if c not in colors]
+    # a series drawn only as another day's hollow diamonds has a hollow diamond in the legend too
+    hollow = hollow_symbols(sorted(set(apart["c"]) - set(plot["c"])))
     color_enc = alt.Color(
         "c:N",
         title=color_title,
         sort=colors,
         scale=alt.Scale(domain=colors or [""], range=series_colors(colors or [""])),
-        legend=legend(colors, orient="right") if legend_beside else legend(colors),
+        legend=legend(colors, orient="right", **hollow) if legend_beside else legend(colors, **hollow),
     )
     dash_enc = alt.StrokeDash(
         "d:N",

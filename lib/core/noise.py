@@ -8,6 +8,7 @@ Every crossover, tie and 'A is faster than B' in the app reads these, so a page 
     doubtful([1, 2, 4], [1.7e-3, 0.9e-3, 1.0e-3],
              [0.1e-3, 0.9e-3, 0.1e-3])              {2.0}: its repeats spread over more than half its time
     decides(1e-3, 360e-3, doubted=True)             True: a gap of 2× or more is never too close
+    believed(0.9e-3, 0.0, repeats=1)                False: one call has no spread to judge it by
 
 A point is disbelieved from measurement evidence only: its own spread (the IQR of its repeats, or
 its band: the range of the days it was recorded on, or a prediction's band) wider than NOISY of its
@@ -32,6 +33,9 @@ NOISY = 0.5
 # A gap of 2× or more is never too close to call, however noisy either point: it is a plain gap on the
 # chart's log axis, and a noisy point's median is still the middle of its repeats (its noise is said beside).
 NEVER_CLOSE = 2.0
+# A live point timed over fewer blocks than this has no spread to judge it by (one warm call after a slow cold
+# one is a single draw): it is not believed, whatever its IQR of 0 says. The harness times at least this many.
+MIN_REPEATS = 3
 # A lead that one point alone shows, which neither neighbour confirms, changes the lead only by a gap of 2×
 # or more: a smaller one is what one stray point of either curve makes.
 CONFIRM_RATIO = 2.0
@@ -40,6 +44,11 @@ CONFIRM_RATIO = 2.0
 def is_noisy(t: float, spread: float) -> bool:
     """Whether a time's spread (its IQR, or a prediction's band) is more than NOISY of it."""
     return t > 0 and spread > NOISY * t
+
+
+def believed(t: float, spread: float, repeats: int) -> bool:
+    """Whether one measured time may carry a claim alone: timed over MIN_REPEATS blocks or more, and not noisy."""
+    return repeats >= MIN_REPEATS and t > 0 and not is_noisy(t, spread)
 
 
 def is_tie(a: float, b: float, a_spread: float = 0.0, b_spread: float = 0.0) -> bool:

@@ -163,11 +163,14 @@ def _timed_once(
     single_call_s: float | None,
     clock: Clock,
 ) -> tuple[float, str] | None:
-    """For steps of seconds or minutes: the cold call itself, or one warm call after it, or None."""
+    """For steps of seconds or minutes: the cold call itself, or one warm call after it, or None (time it
+    with repeats). A warm call under slow_call_s shows the cold call was slow from first-call costs alone (a
+    fresh process, a busy machine): such a step is fast, and one call of it would be a point with no spread."""
     if single_call_s is not None and cold >= single_call_s:
         return cold, f"timed once ({cold:.0f} s per call): first-call costs are small beside that"
     if slow_call_s is not None and cold >= slow_call_s:
-        return _timed_calls(step, device, 1, sync=True, clock=clock), "one warm call, timed after the cold one"
+        warm = _timed_calls(step, device, 1, sync=True, clock=clock)
+        return (warm, "one warm call, timed after the cold one") if warm >= slow_call_s else None
     return None
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lib.core.fmt import fmt_num, fmt_s, fmt_times, fmt_value, plural
+from lib.core import noise
+from lib.core.fmt import age_words, fmt_num, fmt_s, fmt_times, fmt_value, plural
 from lib.core.point import Frozen, Point
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
@@ -85,12 +87,14 @@ def _spread(point: Point) -> float:
 
 @dataclass
 class Case:
-    """One experiment: the preset, what was measured live here, and the recording's points of it."""
+    """One experiment: the preset, what was measured live here (and when: seconds since the epoch, None when
+    not known), and the recording's points of it."""
 
     preset: Preset
     live: Measured
     recording: Recording | None
     recorded: Sequence[Point]
+    measured_at: float | None = None
 
     @property
     def pack(self) -> Mapping[str, Any] | None:
@@ -193,15 +197,50 @@ class TableLine:
 
 
 @dataclass(frozen=True)
+class Timed:
+    """One side of a ratio bar: its point's time per call, spread (band, else IQR), timed repeats, and origin."""
+
+    seconds: float
+    spread_s: float
+    repeats: int
+    origin: Origin
+
+    @classmethod
+    def of(cls, point: Point, origin: Origin) -> Timed:
+        return cls(float(point.median_s), _spread(point), int(point.repeats), origin)
+
+    @property
+    def believed(self) -> bool:
+        """A live time carries a bar only when the noise rule believes it; a recorded one is the pack's."""
+        return self.origin != Origin.LIVE or noise.believed(self.seconds, self.spread_s, self.repeats)
+
+
+@dataclass(frozen=True)
 class RatioBar:
-    """One bar of the ratio chart: GPU time ÷ CPU time of one comparison."""
+    """One bar of the ratio chart: GPU time ÷ CPU time of one comparison, with the two times it divides
+    (None for the seed's printed ratio, which has no spread)."""
 
     comparison: str
     ratio: float
+    gpu: Timed | None = None
+    cpu: Timed | None = None
+
+    @property
+    def believed(self) -> bool:
+        return all(side.believed for side in (self.gpu, self.cpu) if side)
 
     def row(self) -> dict[str, object]:
-        """The chart's row (lib.charts.ratio_chart)."""
-        return {"comparison": self.comparison, "ratio": self.ratio}
+        """The chart's row (lib.charts.ratio_chart): each side's time, spread, repeats and origin beside the ratio."""
+        row: dict[str, object] = {"comparison": self.comparison, "ratio": self.ratio}
+        for name, side in (("gpu", self.gpu), ("cpu", self.cpu)):
+            if side:
+                row |= {
+                    f"{name}_s": side.seconds,
+                    f"{name}_spread_s": side.spread_s,
+                    f"{name}_repeats": side.repeats,
+                    f"{name}_origin": side.origin.value,
+                }
+        return row
 
 
 def reported_entry(case: Case) -> tuple[TableLine, RatioBar | None]:
@@ -232,12 +271,76 @@ def recorded_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
         fmt_times(ratio) if ratio else "–",
         case.covers,
     )
-    return line, (RatioBar(f"recorded on {case.machine}", ratio) if ratio else None)
+    sides = (Timed.of(case.rec_gpu, Origin.RECORDED), Timed.of(case.rec_cpu, Origin.RECORDED)) if ratio else ()
+    return line, (RatioBar(f"recorded on {case.machine}", ratio, *sides) if ratio else None)
+
+
+def _cross_label(case: Case) -> str:
+    return f"GPU recorded on {case.machine} ÷ CPU live here"
+
+
+def _crosses(case: Case) -> bool:
+    """Whether the recorded GPU may be set over this server's CPU: both at the seed's sizes, the GPU measured."""
+    rec_gpu = case.rec_gpu
+    return bool(rec_gpu and rec_gpu.ok and not case.cut and not case.rec_cut)
+
+
+def live_bar(case: Case) -> RatioBar | None:
+    """The ratio of a live CPU point, before the noise rule: both devices live, else the recorded GPU over
+    this CPU when both ran the seed's sizes (None: no live CPU time, or nothing to set it beside)."""
+    cpu, gpu = case.live_cpu, case.live_gpu
+    if not (cpu and cpu.ok):
+        return None
+    live_cpu = Timed.of(cpu, Origin.LIVE)
+    if gpu and gpu.ok:
+        label = "live on this server" + (" (cut size)" if case.cut else "")
+        return RatioBar(label, gpu.median_s / cpu.median_s, Timed.of(gpu, Origin.LIVE), live_cpu)
+    if _crosses(case):
+        rec_gpu = Timed.of(case.rec_gpu, Origin.RECORDED)
+        return RatioBar(_cross_label(case), rec_gpu.seconds / live_cpu.seconds, rec_gpu, live_cpu)
+    return None
+
+
+def _side_words(device: str, side: Timed, age: str) -> str:
+    where = f"measured live here {age}" if side.origin == Origin.LIVE else "recorded"
+    return (
+        f"the {device}'s {fmt_s(side.seconds)} a call ({where}, median of {plural(side.repeats, 'timed repeat')}, "
+        f"spread {fmt_s(side.spread_s)})"
+    )
+
+
+def _doubt_words(device: str, side: Timed) -> str:
+    """Why the noise rule does not believe a live time: too few repeats to judge it, or their spread too wide."""
+    if side.repeats < noise.MIN_REPEATS:
+        return f"this server's {device} was timed over {plural(side.repeats, 'timed repeat')} only"
+    return f"the {plural(side.repeats, 'timed repeat')} of this server's {device} spread too wide"
+
+
+def live_ratio_note(case: Case, now: float) -> str | None:
+    """The sentence under the chart for its live bar: its ratio with both times, saying which is live and how
+    long ago; or why it is withheld (the noise rule does not believe a live time, or none is measured yet)."""
+    bar = live_bar(case)
+    if bar is None:
+        if not case.live.points and _crosses(case):
+            return f"{_cross_label(case)}: not drawn, still measuring this server's CPU."
+        return None
+    if not bar.believed:
+        doubted = "; ".join(
+            _doubt_words(device, side)
+            for device, side in (("GPU", bar.gpu), ("CPU", bar.cpu))
+            if side and not side.believed
+        )
+        return f"{bar.comparison}: not drawn, too noisy here to say ({doubted})."
+    age = age_words(now - case.measured_at) if case.measured_at is not None else "for this view"
+    return (
+        f"{bar.comparison}: {fmt_times(bar.ratio)}, {_side_words('GPU', bar.gpu, age)} over "
+        f"{_side_words('CPU', bar.cpu, age)}."
+    )
 
 
 def live_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
-    """The table's line for this server (None when its CPU was not timed), and a ratio bar: both devices
-    live, else the recorded GPU over this CPU when both ran the seed's sizes."""
+    """The table's line for this server (None when its CPU was not timed), and its ratio bar when the noise
+    rule believes its live times (live_bar)."""
     cpu, gpu, cut, total = case.live_cpu, case.live_gpu, case.cut, case.live_total
     if not (cpu and cpu.ok):
         return None, None
@@ -250,12 +353,8 @@ def live_entry(case: Case) -> tuple[TableLine | None, RatioBar | None]:
         fmt_times(gpu.median_s / per_call) if gpu_ok else "–",
         case.covers if total else "one call, at the cut size",
     )
-    if gpu_ok:
-        return line, RatioBar("live on this server" + (" (cut size)" if cut else ""), gpu.median_s / per_call)
-    rec_gpu = case.rec_gpu
-    if rec_gpu and rec_gpu.ok and not cut and not case.rec_cut:
-        return line, RatioBar(f"GPU recorded on {case.machine} ÷ CPU live here", rec_gpu.median_s / per_call)
-    return line, None
+    bar = live_bar(case)
+    return line, (bar if bar and bar.believed else None)
 
 
 def comparison(case: Case) -> tuple[list[TableLine], list[RatioBar]]:
@@ -264,8 +363,9 @@ def comparison(case: Case) -> tuple[list[TableLine], list[RatioBar]]:
     return [line for line, _ in entries if line], [bar for _, bar in entries if bar]
 
 
-def verdict_sentences(case: Case) -> list[str]:
-    """The seed's ratio beside the one measured, and the cut size the recording ran at: numbers from the rows."""
+def verdict_sentences(case: Case, now: float | None = None) -> list[str]:
+    """The seed's ratio beside the one measured, the cut size the recording ran at, and the live bar's
+    sentence (live_ratio_note; `now`: the time its age is counted to, default the clock): numbers from the rows."""
     out = [
         compare_sentence(case.preset, case.rec_ratio, f"on {case.machine}", case.rec_tie)
         if case.recording
@@ -275,7 +375,8 @@ def verdict_sentences(case: Case) -> list[str]:
         out.append(
             f"The recorded rows ran at a cut size ({size_words(case.rec_cut)}), so their ratio is for that size."
         )
-    return out
+    live = live_ratio_note(case, time.time() if now is None else now)
+    return [*out, live] if live else out
 
 
 def headline(case: Case) -> str:

@@ -118,11 +118,12 @@ class FirstScreen:
     bars: pd.DataFrame  # GPU ÷ CPU, one bar per comparison (empty: none to draw)
 
 
-def first_screen(case: screen.Case) -> FirstScreen:
+def first_screen(case: screen.Case, now: float | None = None) -> FirstScreen:
+    """`now`: the time the live bar's age is counted to (default: the clock)."""
     table, bars = screen.comparison(case)
     return FirstScreen(
         screen.headline(case),
-        tuple(screen.verdict_sentences(case)),
+        tuple(screen.verdict_sentences(case, now)),
         pd.DataFrame([line.row() for line in table]),
         pd.DataFrame([bar.row() for bar in bars]),
     )
