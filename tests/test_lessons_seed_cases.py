@@ -198,6 +198,22 @@ def test_words_for_the_seed_the_cut_the_first_call_and_this_cpu():
     assert times.cold_sentence(boston(), times.time_bars(boston())) is None
 
 
+def test_a_live_time_the_noise_rule_doubts_is_neither_a_bar_nor_quoted():
+    """The times chart's live bars follow the rule the ratio bars follow (lib.core.noise.believed): one call
+    timed, or repeats spread over half the time, is no bar, and the sentence says why instead of a time."""
+    for live, why in (
+        (row(BOSTON, "cpu", 1e-3, repeats=1), "this server's CPU was timed over 1 timed repeat only"),
+        (row(BOSTON, "cpu", 1e-3, iqr_s=0.8e-3), "the 5 timed repeats of this server's CPU spread too wide"),
+    ):
+        rec = [row(BOSTON, "cpu", 1e-3), row(BOSTON, "cuda:0", 2e-3)]
+        case = case_of(BOSTON, measured([live]), pack(rec), rec)
+        bars = times.time_bars(case)
+        assert not [b for b in bars if b.where == times.Where.LIVE], bars
+        said = times.live_cpu_sentence(case, bars, 1)
+        assert said == f"This server's CPU (1 thread) is not drawn yet, too noisy here to say: {why}.", said
+    assert [b.where for b in times.time_bars(boston())].count(times.Where.LIVE) == 1  # believed: drawn
+
+
 def test_every_time_a_seed_sentence_quotes_is_a_bar_of_its_times_chart():
     """Issue 23: the recorded first and warm calls (143 ms / 142 ms on the H200) and this server's call at a cut
     size (7.83 ms) were quoted and drawn nowhere. Now each quoted time is a bar, and the cut-size call is not

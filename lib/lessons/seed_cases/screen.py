@@ -309,7 +309,7 @@ def _side_words(device: str, side: Timed, age: str) -> str:
     )
 
 
-def _doubt_words(device: str, side: Timed) -> str:
+def doubt_words(device: str, side: Timed) -> str:
     """Why the noise rule does not believe a live time: too few repeats to judge it, or their spread too wide."""
     if side.repeats < noise.MIN_REPEATS:
         return f"this server's {device} was timed over {plural(side.repeats, 'timed repeat')} only"
@@ -326,7 +326,7 @@ def live_ratio_note(case: Case, now: float) -> str | None:
         return None
     if not bar.believed:
         doubted = "; ".join(
-            _doubt_words(device, side)
+            doubt_words(device, side)
             for device, side in (("GPU", bar.gpu), ("CPU", bar.cpu))
             if side and not side.believed
         )

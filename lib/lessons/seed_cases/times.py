@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lib.core.fmt import fmt_ratio, fmt_s, plural
+from lib.core.rows import Origin
 from lib.core.same import same_time
 from lib.lessons.common import onscreen
-from lib.lessons.seed_cases.screen import Case
+from lib.lessons.seed_cases.screen import Case, Timed, doubt_words
 from lib.lessons.seed_cases.view import size_words, total_s
 
 # The seeds whose GPU's first call was slower than the next ones, and what that first call took there (seed
@@ -74,9 +75,11 @@ def time_bars(case: Case) -> list[TimeBar]:
         add(Where.RECORDED, recorded, Call.GPU, total_s(case.rec_gpu, p))
         if p.name in SEED_FIRST_CALL_S and total_s(case.rec_gpu, p):
             add(Where.RECORDED, recorded, Call.FIRST, case.rec_gpu.cold_s)
-    if not case.cut:
-        add(Where.LIVE, "live on this server", Call.CPU, case.live_total)
-        add(Where.LIVE, "live on this server", Call.GPU, total_s(case.live_gpu, p))
+    if not case.cut:  # a live time is a bar only when the noise rule believes it, as the ratio bars' are
+        if case.live_cpu and Timed.of(case.live_cpu, Origin.LIVE).believed:
+            add(Where.LIVE, "live on this server", Call.CPU, case.live_total)
+        if case.live_gpu and Timed.of(case.live_gpu, Origin.LIVE).believed:
+            add(Where.LIVE, "live on this server", Call.GPU, total_s(case.live_gpu, p))
     return bars
 
 
@@ -114,6 +117,9 @@ def live_cpu_sentence(case: Case, bars: Sequence[TimeBar], threads: int) -> str 
     if not cpu.ok:
         return f"This server's CPU was not timed: {onscreen.status_words(cpu.to_row())}."
     who = f"This server's CPU ({plural(threads, 'thread')})"
+    timed = Timed.of(cpu, Origin.LIVE)
+    if not case.cut and not timed.believed:
+        return f"{who} is not drawn yet, too noisy here to say: {doubt_words('CPU', timed)}."
     mine = bar_of(bars, Where.LIVE, Call.CPU)
     if mine:
         seed = bar_of(bars, Where.SEED, Call.CPU)
