@@ -1,8 +1,8 @@
 """Shared helpers for the app tests (tests/test_app_*.py, tests/test_browser.py).
 
 The recorded-pack fixture: this machine has no GPU, so a "recorded GPU pack" for tests is made
-by running the real CLI sweep on the CPU (the very command the Training page prints under
-"Record this view on a GPU machine") and copying each CPU row under the device name 'cuda:0'.
+by running the real CLI sweep on the CPU (the very command a page prints under "Record this view
+on a GPU machine": tests/lesson_support.py's) and copying each CPU row under the device name 'cuda:0'.
 It is a TEST FIXTURE, written only to a temporary directory, and its machine says so in its
 name; it is never shipped in lib/recorded/.
 """
@@ -50,12 +50,6 @@ def env(**values: str | None) -> Iterator[None]:
                 os.environ[key] = value
 
 
-# The recording a GPU machine would make of the Training page's default sweep (run here on the CPU).
-TRAINING_RECORD_COMMAND = (
-    "python -m lib sweep mlp --over batch_size=1,16,256,4096 --devices cpu,cuda --out lib/recorded/fixture.json"
-)
-
-
 def make_fixture_pack(directory: Path, command: str) -> Path:
     """Run the page's recording command on the CPU (real measurements, short budget), then add a
     copy of every row named 'cuda:0'. Returns the pack's path inside `directory`."""
@@ -77,20 +71,6 @@ def make_fixture_pack(directory: Path, command: str) -> Path:
     path = directory / "test_fixture_mlp.json"
     path.write_text(json.dumps(pack))
     return path
-
-
-_FIXTURE: dict[str, Path] = {}
-
-
-def fixture_pack_dir() -> Path:
-    """A directory holding the test-fixture pack (made once per test process)."""
-    if "dir" not in _FIXTURE:
-        import tempfile
-
-        base = Path(tempfile.mkdtemp(prefix="gpuwin_fixture_"))
-        make_fixture_pack(base / "recorded", TRAINING_RECORD_COMMAND)
-        _FIXTURE["dir"] = base / "recorded"
-    return _FIXTURE["dir"]
 
 
 def open_page(page: str | None = None, query: dict[str, str] | None = None, opened: Sequence[str] = ()):
