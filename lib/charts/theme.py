@@ -162,7 +162,7 @@ LEGEND_SYMBOL_SIZE = 100  # Vega-Lite's own area of a legend symbol (px²), kept
 HOLLOW_SIZE = 160  # a thin ring reads as small as the dots beside it at their area: as the chart's diamonds do
 
 
-def hollow_symbols(hollow: Iterable[str]) -> dict[str, Any]:
+def hollow_symbols(hollow: Iterable[str]) -> dict[str, dict[str, str]]:
     """A colour legend's options that draw the entries named in `hollow` as their marks are drawn, a hollow diamond
     (HOLLOW_DIAMOND), and every other entry as the filled dot of its line's points. {} when none is hollow."""
     names = list(dict.fromkeys(str(n) for n in hollow))
