@@ -201,7 +201,9 @@ def test_every_case_one_click_away_without_a_gpu(no_pack):
     text, _ = assert_case(at, "boston_like")
     assert at.query_params["case"] == "boston_like"
     assert "No recorded seeds pack holds this experiment's GPU row" in "\n".join(str(i.value) for i in at.info)
-    assert "for 10 000 epochs in total, against 12 s on the seed's CPU" in text  # at the seed's own size
+    # at the seed's own size: the live time, or, where the noise rule doubts it (a loaded box), why it is not drawn
+    drawn, doubted = "for 10 000 epochs in total, against 12 s on the seed's CPU", "is not drawn yet, too noisy here"
+    assert (drawn in text) != (doubted in text), text
     assert len(at.get("download_button")) == 3  # CSV, pack, loss curves
     for name in CASES[1:]:
         at.radio(key=KEY).set_value(name).run()

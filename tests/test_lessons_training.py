@@ -452,26 +452,53 @@ def test_a_predicted_point_is_said_to_be_predicted_on_the_shipped_packs():
     assert "predicted" not in default.at_point
 
 
-def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing():
+def test_a_timeline_refused_at_recording_is_said_to_be_refused_not_missing(tmp_path):
     """Issue 23: at batch 65,536 / width 1,024 the page said 'No GPU timeline was recorded at this point'
-    while the shipped file holds that step, skipped at recording: the page says it was refused, and why."""
+    while the shipped file held that step, skipped at recording: the page says it was refused, and why. (The
+    shipped file now holds it measured, recorded under a larger cap: the refused entry is that file's, as it
+    was recorded under the 2.7 GB cap.)"""
+    import gzip
+    import json
+    from dataclasses import replace
+
     from lib.core.point import Frozen
     from lib.core.rows import Status
-    from lib.core.step_timeline import Timeline
+    from lib.core.step_timeline import Timeline, read_timelines, timelines_file
     from lib.lessons.training.timeline_words import timeline_refused
-    from lib.recorded.timelines import find_timeline, load_timelines
+    from lib.recorded.timelines import find_timeline, load_timelines, timelines_dir
 
-    files = load_timelines()[0]
+    name = "h200_timeline_eager_b65536_w1024.json.gz"
+    shipped = read_timelines(json.loads(gzip.decompress((timelines_dir() / name).read_bytes())))
+    why = "needs about 3.3 GB, more than the 2.7 GB memory cap; not run"
+    refused = [replace(e, status=Status.SKIPPED, message=why, steps=None, figures=None) for e in shipped.timelines]
+    (tmp_path / name).write_bytes(gzip.compress(json.dumps(timelines_file(refused, shipped.machine)).encode()))
+    files = load_timelines(tmp_path)[0]
     settings = {"batch_size": 65536, "hidden_width": 1024, "depth": 3, "mode": "eager"}
     assert find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200") is None  # none measured
     entry = find_timeline(files, "mlp", settings, device_kind="cuda", hardware="NVIDIA H200", refused=True)
     assert entry.status == Status.SKIPPED and entry.settings["batch_size"] == 65536
     text = timeline_refused(entry, "GPU · H200 (recorded)")
-    assert "refused when it was recorded" in text and entry.message in text
-    ok = find_timeline(files, "mlp", {**settings, "batch_size": 64}, device_kind="cuda", refused=True)
+    assert "refused when it was recorded" in text and why in text
+    ok = find_timeline(load_timelines()[0], "mlp", {**settings, "batch_size": 64}, device_kind="cuda", refused=True)
     assert ok.status == Status.OK  # a measured timeline is still found first
     live = Timeline("mlp", Frozen(settings), "cpu", Status.SKIPPED, "over the work cap")  # measured live: no file
     assert timeline_refused(live, "CPU · this server (live)") == ("CPU · this server (live): over the work cap")
+
+
+def test_a_recorded_timeline_is_found_only_for_a_step_of_as_many_samples():
+    """A batch of 65,536 over a dataset of 8,192 is a step of 8,192 samples: the recorded step of 65,536 (over a
+    dataset that large) is not its timeline; at batches the dataset holds, the dataset size does not matter."""
+    from lib.recorded.timelines import find_timeline, load_timelines, samples_per_step
+
+    files, keys = load_timelines()[0], ("batch_size", "hidden_width", "depth", "mode")
+    at = {"batch_size": 65536, "hidden_width": 1024, "depth": 3, "mode": "eager"}
+    assert samples_per_step({**at, "dataset_size": 8192}) == 8192 and samples_per_step(at) == 65536
+
+    def found(**more):
+        return find_timeline(files, "mlp", {**at, **more}, device_kind="cuda", hardware="NVIDIA H200", keys=keys)
+
+    assert found(dataset_size=65536) is not None and found(dataset_size=8192) is None
+    assert found(batch_size=64, dataset_size=8192) is not None  # the recorded b64 step ran over 65,536 samples
 
 
 def test_a_recorded_timelines_title_names_the_day_of_its_own_file():

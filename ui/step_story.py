@@ -142,7 +142,7 @@ def step_timeline(
             elif entry and entry.message:
                 st.caption(TW.timeline_refused(entry, name))
         if recorded_line is None:
-            st.caption(TW.no_timeline(family))
+            st.caption(TW.no_timeline(family, view.settings()))
 
 
 def speedup(screen: training_screen.Screen, view: training_view.View) -> None:

@@ -85,6 +85,15 @@ def _find(
             kind = "cpu" if entry.device == "cpu" else "cuda"
             if entry.workload != workload or kind != device_kind or entry.status not in statuses:
                 continue
-            if all(entry.settings.get(k) == settings.get(k) for k in keys):
+            if all(entry.settings.get(k) == settings.get(k) for k in keys) and (
+                "batch_size" not in keys or samples_per_step(entry.settings) == samples_per_step(settings)
+            ):
                 return entry
     return None
+
+
+def samples_per_step(settings: Mapping[str, Any]) -> Any:
+    """The samples one step holds: the batch size, or the dataset size where the batch asks for more (a batch of
+    65,536 over 8,192 samples is a step of 8,192, not the recorded step of 65,536)."""
+    batch, size = settings.get("batch_size"), settings.get("dataset_size")
+    return min(batch, size) if isinstance(batch, int) and isinstance(size, int) else batch

@@ -3,6 +3,9 @@ each read from the timeline entry it is about and the timed point beside it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from lib.core.fmt import and_list, fmt_ratio, fmt_s, pct, plural
 from lib.core.rows import Origin, Status
 from lib.core.step_timeline import Timeline
@@ -30,14 +33,21 @@ def timeline_refused(entry: Timeline, label: str) -> str:
     return f"{label}: {entry.message}"
 
 
-def no_timeline(family: TrainingFamily) -> str:
-    """Why no GPU timeline is drawn: where the family's recorded ones are, or that it has none."""
+def no_timeline(family: TrainingFamily, settings: Mapping[str, Any] | None = None) -> str:
+    """Why no GPU timeline is drawn: where the family's recorded ones are, or that it has none; and where the
+    dataset holds fewer samples than the batch asks for, that this step is smaller than the recorded ones."""
     if not (family.timeline_batches and family.timeline_widths):
         return f"No GPU timeline was recorded for the {family.named}."
     batches = and_list(f"{b:,}" for b in family.timeline_batches)
     widths = and_list(f"{w:,}" for w in family.timeline_widths)
     width = family.axes[family.width].label.split()[-1]  # 'width' of 'hidden width'
-    return f"No GPU timeline was recorded at this point: the recorded ones are at batch sizes {batches}, {width}s {widths}."
+    said = (
+        f"No GPU timeline was recorded at this point: the recorded ones are at batch sizes {batches}, {width}s {widths}"
+    )
+    batch, size = (settings or {}).get("batch_size"), (settings or {}).get("dataset_size")
+    if isinstance(batch, int) and isinstance(size, int) and batch > size:
+        return f"{said}, each over a dataset at least that large (here a step holds the dataset's {size:,} samples)."
+    return f"{said}."
 
 
 # the settings a timeline's step is matched by: every family's sliders but the dataset size, the mode, two switches
