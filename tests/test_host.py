@@ -19,6 +19,7 @@ from lib.core.host_verdict import (
 from lib.core.load import busy_warning
 from lib.core.results import PackError, build_pack, load_pack, merge_packs, save_pack, validate_machine
 from lib.workloads.ddp.efficiency import merge_runs
+from tests.test_load import ROW
 
 H200 = {
     "cpu_model": "Intel(R) Xeon(R) Processor",
@@ -28,16 +29,6 @@ H200 = {
     "torch": "2.11.0+cu130",
     "date": "2026-11-21T05:00:00+00:00",
     "label": "NVIDIA H200 (2026-11-21)",
-}
-ROW = {
-    "workload": "matmul",
-    "size": 64,
-    "device": "cpu",
-    "median_s": 1e-3,
-    "iqr_s": 0.0,
-    "repeats": 3,
-    "status": "ok",
-    "message": "",
 }
 
 

@@ -24,6 +24,18 @@ MACHINE = {
     "label": "AMD EPYC (2026-11-28)",
 }
 
+# one measured row of a pack, for tests of what a pack's machine keeps (tests/test_host.py too)
+ROW = {
+    "workload": "matmul",
+    "size": 64,
+    "device": "cpu",
+    "median_s": 1e-3,
+    "iqr_s": 0.0,
+    "repeats": 3,
+    "status": "ok",
+    "message": "",
+}
+
 
 def tiny_sweep(out, batches: str) -> int:
     """`python -m lib sweep` of a one-layer, 8-wide MLP over these batch sizes, written to `out`: its exit code."""
@@ -64,24 +76,14 @@ def test_a_resumed_recording_is_quiet_only_if_every_call_was():
 def test_a_merge_of_one_machines_runs_is_quiet_only_if_every_run_was():
     # `python -m lib merge` of sweeps recorded minutes apart on one machine: one fingerprint, the worst load
     quiet, busy = _load().fields(), _load(other=0.5).fields()
-    row = {
-        "workload": "matmul",
-        "size": 64,
-        "device": "cpu",
-        "median_s": 1e-3,
-        "iqr_s": 0.0,
-        "repeats": 3,
-        "status": "ok",
-        "message": "",
-    }
-    packs = [build_pack([row], {**MACHINE, **quiet.as_machine()}), build_pack([row], {**MACHINE, **busy.as_machine()})]
+    packs = [build_pack([ROW], {**MACHINE, **quiet.as_machine()}), build_pack([ROW], {**MACHINE, **busy.as_machine()})]
     for merge in (merge_packs, merge_runs):  # merge_runs: what `python -m lib merge` calls
         for order in (packs, packs[::-1]):
             merged = merge(order)["machine"]
             assert merged["load_quiet"] is False and merged["load_other_cpu_share"] == 0.5
             assert merged["load_wall_s"] == 200.0
     assert merge_packs([packs[0], packs[0]])["machine"]["load_quiet"] is True
-    unknown = build_pack([row], dict(MACHINE))  # a run from before the load was kept: nobody can say it was quiet
+    unknown = build_pack([ROW], dict(MACHINE))  # a run from before the load was kept: nobody can say it was quiet
     assert merge_packs([packs[0], unknown])["machine"]["load_quiet"] is None
     assert merge_packs([unknown, packs[0]])["machine"]["load_quiet"] is None
     assert "load_quiet" not in merge_packs([unknown, unknown])["machine"]
