@@ -7,7 +7,7 @@
 Installs are skipped when the requirement files have not changed since the last install.
 
 `dev.py test` runs pytest twice: first every test not marked `serial`, spread over the machine's cores by
-pytest-xdist, one process more than the cores (GPUWIN_TEST_WORKERS=N sets how many processes; 0 runs the whole
+pytest-xdist, one process per core (GPUWIN_TEST_WORKERS=N sets how many processes; 0 runs the whole
 suite in one process, as plain `pytest` does); then the tests marked `serial`, which time real work live and assert on what they measured, one
 at a time with nothing else running. Its last line adds up both parts.
 """
@@ -117,9 +117,9 @@ def run_tests(args: list[str]) -> int:
     """pytest in two parts: the tests that may share the machine across its cores, then the `serial` ones (live
     timings that a loaded box would skew) alone. The user's arguments go to both, after ours (a user's -n wins)."""
     pytest = [str(PY), "-m", "pytest"]
-    # one process more than the cores: a process waiting on a browser, a server or a subprocess leaves its core idle
-    # (one process per core kept 1.53 of 2 cores busy), and the extra one runs its tests meanwhile
-    workers = os.environ.get("GPUWIN_TEST_WORKERS") or str((os.cpu_count() or 1) + 1)
+    # one process per core: a third on the 2-core box saved no time on a quiet fresh clone (11 min 17 s against
+    # 11 min 22 s) and two of its three runs lost a timed test to the contention (docs/test_suite_time.md)
+    workers = os.environ.get("GPUWIN_TEST_WORKERS") or str(os.cpu_count() or 1)
     if NO_TESTS & set(args) or workers == "0":
         return subprocess.call([*pytest, *args])
     started = time.monotonic()
