@@ -113,6 +113,12 @@ NO_TESTS = {"--version", "-V", "-h", "--help", "--co", "--collect-only", "--fixt
 COUNTED = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
+def _min_s(seconds: float) -> str:
+    """'10 min 0 s' (whole seconds first, so 599.6 s is not '9 min 60 s')."""
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs} s"
+
+
 def run_tests(args: list[str]) -> int:
     """pytest in two parts: the tests that may share the machine across its cores, then the `serial` ones (live
     timings that a loaded box would skew) alone. The user's arguments go to both, after ours (a user's -n wins)."""
@@ -141,8 +147,7 @@ def run_tests(args: list[str]) -> int:
     total = {key: sum(part.get(key, 0) for part in parts) for key in COUNTED}
     took = time.monotonic() - started
     print(
-        f"\ndev.py test: {took // 60:.0f} min {took % 60:.0f} s in all ({parallel_s // 60:.0f} min "
-        f"{parallel_s % 60:.0f} s for the parallel part on {workers} processes); "
+        f"\ndev.py test: {_min_s(took)} in all ({_min_s(parallel_s)} for the parallel part on {workers} processes); "
         f"{total['xfailed']} xfailed, {total['xpassed']} xpassed, {total['error']} errors",
         flush=True,
     )
