@@ -390,15 +390,15 @@ def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkey
 def test_the_chosen_gpus_images_grid_is_drawn_when_another_of_its_packs_holds_only_tensors(monkeypatch):
     """Issue 23 (found by the lead on the shipped packs): with the H200 in the sidebar and 4 workers, the page said
     "Nothing was measured at batch size = 64 with images fed by a DataLoader" and "DataLoader over images: nothing
-    was timed" while the H200's images grid (2026-11-24) holds that view: its older tensors pack was taken whole."""
+    was timed" while the H200's images grid (2026-11-24; re-recorded 2026-11-29) holds that view: its older tensors pack was taken whole."""
 
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
     at = visit(PAGE, {"gpu": "nvidia-h200", "num_workers": "4", "model": "linear"})
     assert not at.exception, [e.value for e in at.exception]
     text = page_text(at)
     assert "nothing was timed" not in text and "Nothing was measured" not in text, text[:400]
-    assert "images · cuda:0 (recorded on NVIDIA H200, 2026-11-24)" in text
-    assert any("images · cuda:0 (recorded on NVIDIA H200, 2026-11-24)" in spec for spec in chart_specs(at))
+    assert "images · cuda:0 (recorded on NVIDIA H200, 2026-11-29)" in text
+    assert any("images · cuda:0 (recorded on NVIDIA H200, 2026-11-29)" in spec for spec in chart_specs(at))
 
 
 def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
