@@ -74,6 +74,14 @@ def test_crossover_on_a_swept_value_that_is_not_a_number_names_the_field(tmp_pat
 
 
 @pytest.mark.slow  # two measured points and a start of torch: about 6 s
+def _ctrl_c_as_at_a_terminal() -> None:
+    """SIGINT back to its default in the command, as a terminal's shell starts it: a suite started in the
+    background by a shell without job control (`cmd &` in a script) can hand its processes SIGINT ignored (seen:
+    a child of an xdist worker of such a run read SIG_IGN), Python keeps what it inherits ignored, and the Ctrl-C
+    the test sends would never arrive (a sweep that runs to its end and exits 0, as one run here failed)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_during_a_sweep_keeps_the_measured_rows_and_says_so_in_one_line(tmp_path):
     """SIGINT after the first row (the progress line of the second point), without --save-every. Eight points
     of about 0.85 s each: on a box loaded by other test processes this reader once saw the second point's line
@@ -99,6 +107,7 @@ def test_ctrl_c_during_a_sweep_keeps_the_measured_rows_and_says_so_in_one_line(t
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_as_at_a_terminal,
     )
     try:
         for line in proc.stderr:
