@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -164,21 +165,30 @@ class CostModel:
         serial = [self.coef.get(n, 0.0) * float(terms.get(n, 0.0)) for n in SERIAL]
         return _synced(a - serial[0], b - serial[1], sum(serial), self.coef.get(SYNC, 0.0) * syncs, self.sharpness)
 
+    @cached_property
+    def _masks(self) -> tuple[dict[Hashable, np.ndarray], dict[Hashable, np.ndarray]]:
+        """The fitted points of each group and of each configuration, found once: correction() runs for every
+        prediction (every held-out one of validate() too), and comparing each point's labels there was a third
+        of a fit's time."""
+
+        def masks(labels: Sequence[Hashable]) -> dict[Hashable, np.ndarray]:
+            return {label: np.array([x == label for x in labels], dtype=bool) for label in dict.fromkeys(labels)}
+
+        return masks(self.groups), masks(self.configs)
+
     def correction(self, config: Hashable, where: Sequence[float], group: Hashable = None) -> float:
         """The log-residual the nearest recorded steps of the group suggest here (0 far from all of them,
         and for a group never recorded)."""
         if not len(self.residuals) or not len(where):
             return 0.0
-        mine = (
-            np.array([g == group for g in self.groups], dtype=bool)
-            if self.groups
-            else np.ones(len(self.residuals), bool)
-        )
+        groups, configs = self._masks
+        none = np.zeros(len(self.residuals), bool)
+        mine = groups.get(group, none) if self.groups else np.ones(len(self.residuals), bool)
         if not mine.any():
             return 0.0
         coords, residuals = self.coords[mine], self.residuals[mine]
         d2 = (((coords - np.asarray(where, dtype=float)) / self.scale) ** 2).sum(axis=1)
-        same = np.array([c == config for c, m in zip(self.configs, mine) if m])
+        same = configs.get(config, none)[mine]
         w = np.exp(-d2 / (2 * NEIGHBOUR_SCALE**2)) * np.where(same, 1.0, OTHER_CONFIG)
         return float((w * residuals).sum() / (w.sum() + SHRINK))
 
