@@ -390,7 +390,8 @@ def test_a_note_about_another_machines_recording_names_only_what_is_drawn(monkey
 def test_the_chosen_gpus_images_grid_is_drawn_when_another_of_its_packs_holds_only_tensors(monkeypatch):
     """Issue 23 (found by the lead on the shipped packs): with the H200 in the sidebar and 4 workers, the page said
     "Nothing was measured at batch size = 64 with images fed by a DataLoader" and "DataLoader over images: nothing
-    was timed" while the H200's images grid (2026-11-24; re-recorded 2026-11-29) holds that view: its older tensors pack was taken whole."""
+    was timed" while the H200's images grid (2026-11-24; re-recorded 2026-11-29) holds that view: its older tensors
+    pack was taken whole."""
 
     monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)
     at = visit(PAGE, {"gpu": "nvidia-h200", "num_workers": "4", "model": "linear"})

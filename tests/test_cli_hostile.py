@@ -73,7 +73,6 @@ def test_crossover_on_a_swept_value_that_is_not_a_number_names_the_field(tmp_pat
     one_line_refusal(cli("crossover", bad), "abc.json: rows[2].batch_size", "must be a number", "'abc'")
 
 
-@pytest.mark.slow  # two measured points and a start of torch: about 6 s
 def _ctrl_c_as_at_a_terminal() -> None:
     """SIGINT back to its default in the command, as a terminal's shell starts it: a suite started in the
     background by a shell without job control (`cmd &` in a script) can hand its processes SIGINT ignored (seen:
@@ -82,6 +81,7 @@ def _ctrl_c_as_at_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.slow  # two measured points and a start of torch: about 6 s
 def test_ctrl_c_during_a_sweep_keeps_the_measured_rows_and_says_so_in_one_line(tmp_path):
     """SIGINT after the first row (the progress line of the second point), without --save-every. Eight points
     of about 0.85 s each: on a box loaded by other test processes this reader once saw the second point's line
