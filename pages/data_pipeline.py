@@ -75,7 +75,7 @@ if recorded.any and not is_cached(request) and not too_many:
 live = [] if too_many else cached_measurement(request, label=feeds.measure_label(view, devices)) or []
 first = first_screen(live)
 scaffold.source_caption(source, DEFAULT_CPU_THREADS, box=top.note, not_live=shown.not_live(cannot),
-                        measured_at=oldest_measured_at([request]) if live else None, live_rows=None if too_many else rows_of(live))
+                        measured_at=oldest_measured_at([request]) if live else None, live_rows=rows_of(live))
 scaffold.say(shown.under_chart(first, source, recordings, too_many, cannot), box=top.note)
 if first.on.missing:
     scaffold.sweep_offers(NS, feeds.recorded_offers(recordings, view))

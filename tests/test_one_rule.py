@@ -13,7 +13,7 @@ import pytest
 from lib.core import noise
 from lib.core.crossover import CrossKind, Crossover
 from lib.core.fmt import WIDE_BRACKET, about_count, crossing_about
-from lib.core.same import RULE_WORDS, same_ratio, same_rows, same_time
+from lib.core.same import RULE_WORDS, Sameness, rows_sameness, same_ratio, same_rows, same_time, sameness
 from lib.lessons.common import voice
 from lib.lessons.common.voice import crossover_brief, crossover_sentence, likely_about
 from tests.claim_checks_precision import digits_fit_bracket, precision_problems
@@ -28,6 +28,38 @@ def test_the_one_rule_is_noise_is_tie_with_its_thresholds_and_says_so():
     assert same_rows({"median_s": 1.0, "iqr_s": 0.4}, {"median_s": 1.3, "iqr_s": 0.4})
     assert same_ratio(1.04) and not same_ratio(1.08)
     assert "5%" in RULE_WORDS and "1.5×" in RULE_WORDS
+
+
+def test_a_tie_says_same_only_on_believed_points_and_too_noisy_otherwise():
+    """/data_pipeline?gpu=nvidia-h200&num_workers=4&model=linear said 'the device does not matter' for 24.7 ms against
+    17.1 ms (1.44×): a tie, but only because the CPU's IQR was 289 % of its epoch. A tie is no sentence's 'faster';
+    whether it is 'the same' or 'too noisy to say' is sameness's."""
+    assert sameness(24.7e-3, 17.1e-3, 71.4e-3, 1e-3) is Sameness.TOO_NOISY and same_time(24.7e-3, 17.1e-3, 71.4e-3)
+    assert sameness(1.0, 1.04, 5.0, 5.0) is Sameness.SAME  # within EVEN_RATIO, however noisy
+    assert sameness(1.0, 1.3, 0.4, 0.4) is Sameness.SAME  # believed spreads that overlap
+    assert sameness(1.0, 1.3, 0.1, 0.1) is Sameness.APART
+    assert sameness(1.0, 2.0, 5.0, 5.0) is Sameness.APART  # never close at 2×
+    assert rows_sameness({"median_s": 1.0, "iqr_s": 0.6}, {"median_s": 1.2, "iqr_s": 0.1}) is Sameness.TOO_NOISY
+
+
+def test_the_data_pipeline_credits_the_device_only_with_a_gap_its_compute_can_make():
+    """The device verdict of one machine's two epochs (lib.lessons.data_pipeline.view.device_verdict): 'the device
+    matters' said for 108 ms against 76.4 ms where each device's compute, timed apart, took under 2 ms."""
+    from lib.core.point import Point
+    from lib.lessons.data_pipeline.view import DeviceVerdict, device_verdict
+
+    def epoch(device: str, t: float, iqr: float, loading: float, compute: float) -> Point:
+        row = {"workload": "dataloader", "device": device, "median_s": t, "iqr_s": iqr, "repeats": 5, "status": "ok"}
+        return Point.from_row({**row, "phase_loading_s": loading, "phase_compute_s": compute})
+
+    def verdict(cpu, gpu) -> DeviceVerdict:
+        return device_verdict(epoch("cpu", *cpu), epoch("cuda:0", *gpu))
+
+    assert verdict((108e-3, 3e-3, 82.1e-3, 1.15e-3), (76.4e-3, 3e-3, 97.1e-3, 1.71e-3)) is DeviceVerdict.NOT_COMPUTE
+    assert verdict((108e-3, 3e-3, 60e-3, 40e-3), (76.4e-3, 3e-3, 62e-3, 8e-3)) is DeviceVerdict.DEVICE
+    assert verdict((200e-3, 3e-3, 180e-3, 10e-3), (100e-3, 3e-3, 85e-3, 12e-3)) is DeviceVerdict.LOADING
+    assert verdict((24.7e-3, 71.4e-3, 15e-3, 1e-3), (17.1e-3, 1e-3, 13e-3, 1e-3)) is DeviceVerdict.TOO_NOISY
+    assert verdict((17.6e-3, 1e-3, 15e-3, 1e-3), (17.1e-3, 1e-3, 14e-3, 1e-3)) is DeviceVerdict.SAME
 
 
 def test_timing_never_calls_a_1_5x_gap_about_the_same():

@@ -298,6 +298,54 @@ def test_a_gap_of_2x_called_too_close_is_rejected():
     assert never_close_at_2x(good) == []
 
 
+def _pipeline(
+    cpu_ms: float, gpu_ms: float, cpu_bar: float, gpu_bar: float, compute: tuple[float, float]
+) -> list[Chart]:
+    """A Data pipeline page's two charts as it draws them: the phase bars (ms) and one sweep (ms, error bars)."""
+    day = "(recorded on NVIDIA H200, 2026-11-29)"
+    bars = [
+        {"series": f"images · {d} {day}", "phase": "compute (forward, backward, step)", "t": t, "order": 1}
+        for d, t in zip(("cpu", "cuda:0"), compute)
+    ]
+    sweep = [
+        {"x": 64.0, "t": t, "series": f"{d} {day}", "lo": t - bar / 2, "hi": t + bar / 2}
+        for d, t, bar in (("cpu", cpu_ms, cpu_bar), ("cuda:0", gpu_ms, gpu_bar))
+    ]
+    return [Chart(bars, sorted({b["series"] for b in bars})), Chart(sweep, sorted({r["series"] for r in sweep}))]
+
+
+def test_a_device_claim_must_hold_on_the_drawn_epochs_their_spread_and_their_compute():
+    """Issue 37 (found on /data_pipeline?gpu=nvidia-h200&num_workers=4&model=linear): 'the device does not matter'
+    for 24.7 ms against 17.1 ms (1.44×), a tie only because the CPU's IQR was 289 % of its epoch; and 'the device
+    matters' for 108 ms against 76.4 ms where each device's compute, timed apart, was under 2 ms."""
+    from claim_checks_device import device_claims_hold
+
+    def said(text: str, charts: list[Chart]) -> list[str]:
+        return [f.why for f in device_claims_hold(Reading("pages/data_pipeline.py", {}, [text], charts))]
+
+    noisy = _pipeline(24.7, 17.1, 71.4, 1.0, (1.2, 1.5))
+    old = "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes "
+    assert said(old + "24.7 ms on the CPU, 17.1 ms on the GPU.", noisy) == [
+        "'does not matter' 1.44× apart on noisy ['cpu (recorded on NVIDIA H200, 2026-11-29)']"
+    ]
+    new = "With a DataLoader over images, at batch size = 64 the repeats are **too noisy to say whether the device "
+    assert said(new + "matters** (24.7 ms on the CPU, 17.1 ms on the GPU).", noisy) == []
+    tight = _pipeline(24.7, 17.1, 1.0, 1.0, (1.2, 1.5))
+    assert said(new + "matters** (24.7 ms on the CPU, 17.1 ms on the GPU).", tight) == [
+        "'too noisy to say' 1.44× apart, noisy: []"
+    ]
+    within = _pipeline(17.6, 17.1, 12.0, 1.0, (1.2, 1.5))  # 3 % apart: the same, however noisy
+    assert said(old + "17.6 ms on the CPU, 17.1 ms on the GPU.", within) == []
+
+    gap = _pipeline(108.0, 76.4, 3.0, 3.0, (1.15, 1.71))
+    matters = "With the DataLoader over images, **the device matters**: the GPU's epoch is 1.41× as fast "
+    assert said(matters + "(108 ms per epoch on the CPU, 76.4 ms on the GPU).", gap) == [
+        "'the device matters' for a 31.6 ms gap, the slower compute 1.15 ms"
+    ]
+    trained = _pipeline(108.0, 76.4, 3.0, 3.0, (40.0, 8.0))  # the CPU's compute could make the gap
+    assert said(matters + "(108 ms per epoch on the CPU, 76.4 ms on the GPU).", trained) == []
+
+
 def test_live_points_counted_are_the_points_drawn():
     """Issue 37 (E): '6 points, 6 measured live' over 3 drawn points."""
     bad = page([f"{CPU}: 6 points drawn, 6 measured live."], CURVES, [CPU, GPU])

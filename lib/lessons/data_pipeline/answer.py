@@ -11,7 +11,7 @@ from lib.core.fmt import fmt_s, pct
 from lib.core.point import Point
 from lib.lessons.common import voice
 from lib.lessons.data_pipeline.screen import Screen as PipelineScreen
-from lib.lessons.data_pipeline.view import same_points
+from lib.lessons.data_pipeline.view import DeviceVerdict, device_verdict, noisy_words
 
 
 def _pair(on: PipelineScreen) -> tuple[Point | None, Point | None]:
@@ -38,19 +38,30 @@ def pipeline_answer(on: PipelineScreen) -> str:
     cpu, gpu = _pair(on)
     if _ok(cpu) and _ok(gpu):
         c, g = float(cpu.median_s), float(gpu.median_s)
-        if same_points(cpu, gpu):  # the one rule, each point's own spread
-            return (
-                f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes "
-                f"{fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU."
-            )
-        if loading_gap(cpu, gpu):  # the gap is the host's, not the device's: no device lead to claim
-            return (
-                f"With a DataLoader over images, at {at} loading (host work for both) makes the gap: "
-                f"{fmt_s(float(_loading(cpu)))} of the CPU's epoch, {fmt_s(float(_loading(gpu)))} "
-                "of the GPU's."
-            )
+        times = f"{fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU"
+        match device_verdict(cpu, gpu):
+            case DeviceVerdict.SAME:
+                return (
+                    f"With images fed by a DataLoader, at {at} **the device does not matter**: one epoch takes {times}."
+                )
+            case DeviceVerdict.TOO_NOISY:  # a tie only on a noisy point is no evidence either way
+                return (
+                    f"With a DataLoader over images, at {at} the repeats are **too noisy to say whether the "
+                    f"device matters** ({times})."
+                )
+            case DeviceVerdict.LOADING:  # the gap is the host's, not the device's: no device lead to claim
+                return (
+                    f"With a DataLoader over images, at {at} loading (host work for both) makes the gap: "
+                    f"{fmt_s(float(_loading(cpu)))} of the CPU's epoch, {fmt_s(float(_loading(gpu)))} "
+                    "of the GPU's."
+                )
+            case DeviceVerdict.NOT_COMPUTE:
+                return (
+                    f"With a DataLoader over images, at {at} the epochs differ ({times}), but not by the "
+                    "devices' own compute."
+                )
         lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
-        return f"With images fed by a DataLoader, at {at} {lead}: {fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU."
+        return f"With images fed by a DataLoader, at {at} {lead}: {times}."
     point = on.at_point("images")
     loading = _loading(point) if _ok(point) else None
     if loading is not None and loading > 0:
@@ -63,28 +74,12 @@ def pipeline_answer(on: PipelineScreen) -> str:
     return f"Nothing was measured at {at} with images fed by a DataLoader; the notes below say why."
 
 
-# The loading phase makes the gap between two epochs when it holds this much of it: a device can only claim
-# what its own compute saves, and loading is the host's work in both runs (an epoch
-# nearly 2× as fast only because its loading was, the GPU's own compute the slower, is no win for the GPU).
-LOADING_GAP = 0.8
-
-
-def loading_gap(cpu: Point, gpu: Point) -> bool:
-    """Whether the difference between two epochs lies in their loading phases (LOADING_GAP of it or more, same way)."""
-    try:
-        c, g = float(cpu.median_s), float(gpu.median_s)
-        cl, gl = float(cpu.phases["loading"]), float(gpu.phases["loading"])
-    except (KeyError, TypeError, ValueError):
-        return False
-    gap = c - g
-    return gap != 0 and (cl - gl) / gap >= LOADING_GAP
-
-
 def pipeline_notes(on: PipelineScreen) -> str:
     """What the answer leaves for under the chart: where its two times come from, or why loading bounds
     what a device could save. Empty when there is nothing to add."""
     cpu, gpu = _pair(on)
-    if _ok(cpu) and _ok(gpu) and loading_gap(cpu, gpu) and not same_points(cpu, gpu):
+    verdict = device_verdict(cpu, gpu) if _ok(cpu) and _ok(gpu) else None
+    if verdict in (DeviceVerdict.LOADING, DeviceVerdict.NOT_COMPUTE):
         compute = [cpu.phases.get("compute"), gpu.phases.get("compute")]
         own = (
             f"; the device's own compute took {fmt_s(float(compute[0]))} on the CPU and {fmt_s(float(compute[1]))} "
@@ -92,11 +87,26 @@ def pipeline_notes(on: PipelineScreen) -> str:
             if all(isinstance(t, (int, float)) for t in compute)
             else ""
         )
+        why = (
+            "Loading is the host's work in both runs, so a gap there is the host's from one run to the next, not "
+            "the device's."
+            if verdict is DeviceVerdict.LOADING
+            else "Even a device that computed in no time could not save more than the slower one's compute, so "
+            "the rest of the gap lies outside the device: in loading, or in work timed only as part of the whole "
+            "epoch (the epoch and its phases are separate runs)."
+            + (
+                " With workers, training on the CPU shares the host's cores with their decoding, while the GPU "
+                "trains beside them: how the two overlap is timed only in the whole epoch."
+                if int(cpu.settings.get("num_workers") or 0)
+                else ""
+            )
+        )
         return (
             f"The whole epochs: {fmt_s(float(cpu.median_s))} on the CPU, {fmt_s(float(gpu.median_s))} on the "
-            f"GPU, one machine{own}. Loading is the host's work in both runs, so a gap there is the host's from "
-            "one run to the next, not the device's."
+            f"GPU, one machine{own}. {why}"
         )
+    if verdict is DeviceVerdict.TOO_NOISY:
+        return f"Both times above are one epoch on the same machine, its CPU and its GPU: {noisy_words(cpu, gpu)}."
     if _ok(cpu) and _ok(gpu):
         return "Both times above are one epoch on the same machine: its CPU and its GPU."
     point = on.at_point("images")

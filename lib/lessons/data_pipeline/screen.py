@@ -12,6 +12,7 @@ from lib.core.fmt import fmt_ratio, fmt_s, fmt_value, pct, plural
 from lib.core.point import Point
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin
+from lib.core.same import Sameness, rows_sameness
 from lib.core.workload import SettingValue
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import InSeries
@@ -36,7 +37,6 @@ from lib.lessons.data_pipeline.view import (
     live_points,
     loading_share,
     phase_note,
-    same_points,
     sweep_summary,
 )
 from lib.recorded.recording import Recording
@@ -344,9 +344,12 @@ def machines_sentence(on: Screen) -> str | None:
     if not (here and here.ok and cpu and cpu.ok):
         return None
     ratio = here.median_s / cpu.median_s
+    sameness = rows_sameness(here.to_row(), cpu.to_row())  # the one rule (lib.core.same)
     how = (
         "the same within the spread"
-        if same_points(here, cpu)  # the one rule (lib.core.same)
+        if sameness is Sameness.SAME
+        else "too noisy to compare"
+        if sameness is Sameness.TOO_NOISY
         else f"{fmt_ratio(ratio)} as long"
         if ratio >= 1
         else f"{fmt_ratio(1 / ratio)} as fast"
@@ -408,10 +411,12 @@ def missing_note(on: Screen, recordings: Sequence[Recording]) -> str | None:
     settings, over = on.view.settings, on.view.over
     skip = (over,) if "images" in missing else (over, "num_workers", "pin_memory")
     what = " or ".join(f"the {SOURCES[feed]}" for feed in missing)
-    part = "that part shows" if len(missing) < len(SOURCES) else "this view shows"
+    part = "that part" if len(missing) < len(SOURCES) else "this view"
+    live = any(s.series == onscreen.LIVE_CPU for feed in missing for s in on.shown[feed])
+    shows = f"{part} shows only the live CPU" if live else f"nothing is drawn for {part}"  # none live: workers > cores
     return (
         f"The recorded packs have no sweep over {axis_label(over)} for {what} with these settings "
-        f"({settings_words(settings, skip=skip)}), so {part} only the live CPU."
+        f"({settings_words(settings, skip=skip)}), so {shows}."
     )
 
 

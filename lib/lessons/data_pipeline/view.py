@@ -15,12 +15,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
+from enum import Enum
 from typing import Any
 
+from lib.core import noise
+from lib.core.crossover import spread
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.point import Frozen, Point
-from lib.core.same import same_rows, same_time
+from lib.core.same import Sameness, rows_sameness, same_rows, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.recorded.recording import Recording
@@ -161,8 +164,57 @@ def _ok(point: Point | None) -> bool:
 
 
 def same_points(a: Point, b: Point) -> bool:
-    """Whether two points' epochs are the same by the one rule, each with its own spread (lib.core.same)."""
+    """Whether two points' epochs are a tie by the one rule, each with its own spread (lib.core.same): no sentence
+    may call either faster. Whether one may call them the same asks device_verdict."""
     return same_rows(a.to_row(), b.to_row())
+
+
+class DeviceVerdict(Enum):
+    """What one machine's CPU and GPU epochs allow a sentence to say about the device."""
+
+    SAME = "same"  # the same epoch (lib.core.same, believed points): the device does not matter
+    TOO_NOISY = "too noisy"  # a tie only because a point is too noisy: the data cannot tell
+    LOADING = "loading"  # the epochs differ, but in loading: the host's work in both runs
+    NOT_COMPUTE = "not compute"  # the epochs differ by more than the devices' own compute could make
+    DEVICE = "device"  # the epochs differ, and the devices' compute can make the gap
+
+
+# The loading phase makes the gap between two epochs when it holds this much of it: a device can only claim
+# what its own compute saves, and loading is the host's work in both runs (an epoch nearly 2× as fast only
+# because its loading was, the GPU's own compute the slower, is no win for the GPU).
+LOADING_GAP = 0.8
+# The device can claim a gap only where its compute could make at least this share of it: the slower device's
+# compute, timed apart, is the most a faster one could save (hidden behind loading or done in no time). An epoch
+# 31.6 ms shorter on the GPU, where the CPU's own compute was 1.15 ms, is not the device's doing.
+DEVICE_SHARE = 0.5
+
+
+def device_verdict(cpu: Point, gpu: Point) -> DeviceVerdict:
+    """The CPU's and the GPU's epoch of one machine: the same, too noisy to tell, or apart, and if apart whether
+    the device's own compute (timed apart) could make the gap. Points without phases are judged on their epochs."""
+    match rows_sameness(cpu.to_row(), gpu.to_row()):
+        case Sameness.SAME:
+            return DeviceVerdict.SAME
+        case Sameness.TOO_NOISY:
+            return DeviceVerdict.TOO_NOISY
+    gap = float(cpu.median_s) - float(gpu.median_s)  # > 0: the GPU's epoch is the shorter
+    cl, gl = _phase(cpu, "loading"), _phase(gpu, "loading")
+    if gap and cl is not None and gl is not None and (cl - gl) / gap >= LOADING_GAP:
+        return DeviceVerdict.LOADING
+    slower_compute = _phase(cpu if gap > 0 else gpu, "compute")
+    if slower_compute is not None and slower_compute < DEVICE_SHARE * abs(gap):
+        return DeviceVerdict.NOT_COMPUTE
+    return DeviceVerdict.DEVICE
+
+
+def noisy_words(cpu: Point, gpu: Point) -> str:
+    """Which of two points is too noisy, and by how much ('the CPU's repeats spread over 289% of its epoch')."""
+    parts = [
+        f"the {who}'s repeats spread over {pct(iqr / t)} of its epoch"
+        for who, p in (("CPU", cpu), ("GPU", gpu))
+        if (t := float(p.median_s)) > 0 and noise.is_noisy(t, iqr := spread(p.to_row()))
+    ]
+    return " and ".join(parts) or "a point is too noisy to trust"
 
 
 def phases_s(point: Point | None) -> float | None:
@@ -232,7 +284,8 @@ def device_sentence(cpu: Point | None, gpu: Point | None, cpu_label: str, gpu_la
             f"loading is {pct(c_share)} of the timed phases on **{cpu_label}** and {pct(g_share)} on **{gpu_label}**"
         )
     times = f"{fmt_s(c)} per epoch on the CPU, {fmt_s(g)} on the GPU"
-    if same_points(cpu, gpu):
+    verdict = device_verdict(cpu, gpu)
+    if verdict is DeviceVerdict.SAME:
         how = (
             "by under 1%"
             if gap < 0.01
@@ -249,17 +302,34 @@ def device_sentence(cpu: Point | None, gpu: Point | None, cpu_label: str, gpu_la
             f"With the {source}, the two epochs differ {how} ({times}){'; ' + shares if shares else ''}: "
             "**the device does not matter** here."
         )
-    lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
-    text = f"With the {source}, **the device matters**: {lead} ({times})"
+    if verdict is DeviceVerdict.TOO_NOISY:
+        return (
+            f"With the {source}, the repeats are **too noisy to say whether the device matters** ({times}): "
+            f"{noisy_words(cpu, gpu)}."
+        )
     cl, gl = _phase(cpu, "loading"), _phase(gpu, "loading")
     cc, gc = _phase(cpu, "compute"), _phase(gpu, "compute")
-    if None not in (cl, gl, cc, gc):
-        text += (
-            f". Timed apart, loading took {fmt_s(cl)} on the CPU and {fmt_s(gl)} on the GPU, compute "
-            f"{fmt_s(cc)} and {fmt_s(gc)}"
+    apart = (
+        f". Timed apart, loading took {fmt_s(cl)} on the CPU and {fmt_s(gl)} on the GPU, compute "
+        f"{fmt_s(cc)} and {fmt_s(gc)}"
+        if None not in (cl, gl, cc, gc)
+        else ""
+    )
+    if verdict is DeviceVerdict.LOADING:
+        return (
+            f"With the {source}, the epochs differ ({times}), **but in loading**, the host's work in both runs, "
+            f"not the device's{apart}."
         )
-        if shares:
-            text += f" ({shares})"
+    if verdict is DeviceVerdict.NOT_COMPUTE:
+        return (
+            f"With the {source}, the epochs differ ({times}), **but not by the device**: its own compute is too "
+            f"short to make that gap{apart}. The rest lies in loading or in work timed only as part of the "
+            "whole epoch."
+        )
+    lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
+    text = f"With the {source}, **the device matters**: {lead} ({times}){apart}"
+    if apart and shares:
+        text += f" ({shares})"
     return text + "."
 
 
@@ -312,7 +382,9 @@ def sweep_summary(
     both = sorted(((x, (cpus[x], gpus[x])) for x in cpus if x in gpus), key=lambda p: p[0])
     if not both:
         return None
-    same = [x for x, (cpu, gpu) in both if same_points(cpu, gpu)]
+    said = {x: rows_sameness(cpu.to_row(), gpu.to_row()) for x, (cpu, gpu) in both}
+    same = [x for x, _ in both if said[x] is Sameness.SAME]
+    noisy = [x for x, _ in both if said[x] is Sameness.TOO_NOISY]
     gaps = [(x, float(gpu.median_s) / float(cpu.median_s)) for x, (cpu, gpu) in both]
     lo = min(gaps, key=lambda p: p[1])
     hi = max(gaps, key=lambda p: p[1])
@@ -328,9 +400,12 @@ def sweep_summary(
             f"GPU time ÷ CPU time runs from {fmt_times(lo[1])} at {fmt_value(lo[0])} to {fmt_times(hi[1])} "
             f"at {fmt_value(hi[0])}"
         )
+    unsure = (
+        f"; too noisy to say at {over_label} {', '.join(fmt_value(x) for x in noisy)}" if noisy else ""
+    )  # a tie only on a noisy point is not 'the same'
     return (
         f"With the {source}, the CPU's and GPU's epochs count as the same {count} {n} "
-        f"{over_label} values measured on both{where}; {span}."
+        f"{over_label} values measured on both{where}{unsure}; {span}."
     )
 
 
