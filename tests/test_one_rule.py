@@ -62,6 +62,29 @@ def test_the_data_pipeline_credits_the_device_only_with_a_gap_its_compute_can_ma
     assert verdict((17.6e-3, 1e-3, 15e-3, 1e-3), (17.1e-3, 1e-3, 14e-3, 1e-3)) is DeviceVerdict.SAME
 
 
+def test_a_noisy_tie_is_too_noisy_to_say_on_the_switch_timing_and_jacobian_words():
+    """The same rule where a tie made a claim: 'the switch costs about nothing', 'the same within the spread',
+    'as fast as any other method' on a point whose repeats spread over more than half its time."""
+    from lib.lessons.common.switch import switch_sentence
+    from lib.lessons.timing.timed import Timed
+    from lib.lessons.timing.view import Variant
+    from lib.lessons.timing.words import sync_sentences
+
+    step = {"workload": "mlp", "device": "cuda:0", "status": "ok", "repeats": 5, "batch_size": 64}
+    plain = {**step, "median_s": 1.0e-3, "iqr_s": 0.05e-3}
+    noisy = {**step, "item_every_step": True, "median_s": 1.3e-3, "iqr_s": 0.9e-3}
+    assert "too noisy here to say what the switch costs" in switch_sentence(noisy, plain, "GPU")
+    tight = {**noisy, "iqr_s": 0.05e-3, "median_s": 1.02e-3}
+    assert "costs about nothing" in switch_sentence(tight, plain, "GPU")
+
+    def rows(t, iqr):
+        row = {"workload": "matmul", "size": 64, "device": "cpu", "median_s": t, "iqr_s": iqr, "status": "ok"}
+        return [Timed.of_row({**row, "series": CPU_SERIES})]
+
+    text = sync_sentences(rows(10e-6, 8e-6), rows(13e-6, 0.5e-6), Variant(sync=False), 64, [CPU_SERIES])[0]
+    assert "(too noisy to compare)" in text and "same within the spread" not in text
+
+
 def test_timing_never_calls_a_1_5x_gap_about_the_same():
     """/timing_pitfalls?sync=false&size=16384 said 'naive 21.3 ms, synchronised 32.2 ms (about the same)'."""
     from lib.lessons.timing.timed import Timed

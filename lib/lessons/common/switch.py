@@ -15,7 +15,7 @@ from typing import Any
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_bytes, fmt_s
 from lib.core.rows import is_ok
-from lib.core.same import same_rows
+from lib.core.same import Sameness, rows_sameness
 from lib.lessons.common.verdict import FIX_WORDS, Fix, rate_bytes
 from lib.recorded.ceilings import Ceilings
 from lib.workloads import execution
@@ -50,8 +50,11 @@ def switch_sentence(
         return None
     t, base = float(row["median_s"]), float(plain["median_s"])
     head = f"**{label}**: one step takes {fmt_s(t)} with {what}, against {fmt_s(base)} for the same step without it"
-    if same_rows(row, plain):  # the one rule (lib.core.same), each step's own spread
+    said = rows_sameness(row, plain)  # the one rule (lib.core.same), each step's own spread
+    if said is Sameness.SAME:
         return f"{head}: within their spread, so here the switch costs about nothing."
+    if said is Sameness.TOO_NOISY:  # a tie only on a noisy step: no cost, and no 'costs nothing', can be said
+        return f"{head}: the repeats are too noisy here to say what the switch costs."
     if t < base:
         return f"{head}: faster with it, so here the switch costs nothing."
     if fix == Fix.NO_ITEM:

@@ -24,7 +24,7 @@ from lib.core.fmt import Sentence, Strong, and_list, fmt_bytes, fmt_num, fmt_rat
 from lib.core.point import rows_of
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
-from lib.core.same import same_time
+from lib.core.same import Sameness, sameness
 from lib.core.sweep import default_memory_cap_gb
 from lib.core.workload import Settings
 from lib.lessons.common import onscreen
@@ -281,7 +281,13 @@ def loop_comparison(by: Mapping[tuple[str, int], MethodPoint], val: int) -> str:
         else f"The loop was not timed at val = {fmt_value(val)}; at val = {fmt_value(at)}, "
         "the largest val where it was, "
     )
-    if best >= loop or same_time(loop, best, loop_point.spread, best_point.spread):  # the one rule, both spreads
+    said = sameness(loop, best, loop_point.spread, best_point.spread)  # the one rule, both spreads
+    if best < loop and said is Sameness.TOO_NOISY:  # a tie only on a noisy point ranks nothing
+        text = (
+            f"the seed's loop ({fmt_s(loop)}) and the fastest other method timed there ({LABEL[best_m]}: "
+            f"{fmt_s(best)}) are too noisy here to rank."
+        )
+    elif best >= loop or said is Sameness.SAME:
         text = (
             f"the seed's loop ({fmt_s(loop)}) is as fast as any other method timed there "
             f"({LABEL[best_m]}: {fmt_s(best)})."

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_rate, fmt_ratio, fmt_s, fmt_value, pct
 from lib.core.noise import CLEAR_RATIO
-from lib.core.same import same_time
+from lib.core.same import Sameness, sameness
 from lib.lessons.timing.timed import Timed
 from lib.lessons.timing.view import BASELINE, Variant, _at, by_size, nearest
 
@@ -36,10 +36,12 @@ def sync_sentences(
         n, h = naive[at].median_s, honest[at].median_s
         if series.startswith("cpu"):
             # the one rule (lib.core.same): 21.3 ms against 32.2 ms is 1.51× apart, never 'about the same'
-            if same_time(n, h, naive[at].spread, honest[at].spread):
+            said = sameness(n, h, naive[at].spread, honest[at].spread)
+            if said is not Sameness.APART:
+                how = "the same within the spread of the repeats" if said is Sameness.SAME else "too noisy to compare"
                 out.append(
                     f"On **{series}** {_at(size, at)}: naive {fmt_s(n)}, synchronised {fmt_s(h)} "
-                    "(the same within the spread of the repeats). On the CPU synchronising changes nothing: "
+                    f"({how}). On the CPU synchronising changes nothing: "
                     "the CPU has done the work by the time the call returns, so there is nothing to wait for."
                 )
             else:

@@ -15,7 +15,7 @@ from lib.core.crossover import CrossKind, Crossover, Lead, find_crossover
 from lib.core.fmt import Sentence, about_count, age_words, fmt_ratio, fmt_s, fmt_value, plural, say
 from lib.core.point import SettingValue
 from lib.core.rows import Origin, Status
-from lib.core.same import same_time
+from lib.core.same import Sameness, same_time, sameness
 from lib.lessons.common.voice import (
     Side,
     Unit,
@@ -365,6 +365,11 @@ def graph_saving(eager: CurvePoint | None, graphed: CurvePoint | None) -> str | 
         if kernels
         else "The graph launches all the step's kernels at once"
     )
+    if g < e and sameness(e, g, spread_s(eager), spread_s(graphed)) is Sameness.TOO_NOISY:
+        return (
+            f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
+            f"takes {fmt_s(e)} ({origin_words(eager)}): the repeats are too noisy here to say what the graph saves."
+        )
     if g >= e or _same(eager, graphed):  # the one rule: a saving within the spread is no saving
         return (
             f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
