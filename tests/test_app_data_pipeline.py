@@ -403,7 +403,7 @@ def test_the_chosen_gpus_images_grid_is_drawn_when_another_of_its_packs_holds_on
 
 
 def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
-    """The H200's grid recorded on 2026-11-27 (the MLP with workers): the GPU's bar of loading + compute, each timed on
+    """The H200's grid recorded on 2026-11-27 (the MLP with workers; re-recorded quiet on 2026-11-29): the GPU's bar of loading + compute, each timed on
     its own, ran past the epoch the answer quotes (workers load the next batches while the main process trains), and
     no mark drew that epoch. Now a tick draws it, the caption says why the bar is longer, and the bars say their day."""
     from test_lessons_pipeline import shipped_rows
@@ -418,18 +418,18 @@ def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
         "num_workers": 4,
         "pin_memory": True,
         "dataset_size": 2048,
-        "batch_size": 256,
+        "batch_size": 64,
         "source": "images",
-        "machine": "NVIDIA H200 (2026-11-27)",
+        "machine": "NVIDIA H200 (2026-11-29)",
     }
     (gpu,) = [r for r in shipped_rows(**where) if r["device"] == "cuda:0" and r.get("swept")]
-    assert gpu["median_s"] < gpu["phase_loading_s"] + gpu["phase_compute_s"]  # the case: phases overlap in the epoch
+    assert gpu["median_s"] < 0.9 * (gpu["phase_loading_s"] + gpu["phase_compute_s"])  # the case: phases overlap
     at = visit(
         PAGE,
         {
             "gpu": "nvidia-h200",
             "over": "dataset_size",
-            "batch_size": "256",
+            "batch_size": "64",
             "dataset_size": "2048",
             "model": "mlp",
             "num_workers": "4",
@@ -437,7 +437,7 @@ def test_the_h200s_worker_rows_draw_the_epoch_the_answer_quotes(monkeypatch):
         },
     )
     first = chart_specs(at)[0]
-    assert WHOLE_EPOCH in first and "images · cuda:0 (recorded on NVIDIA H200, 2026-11-27)" in first
+    assert WHOLE_EPOCH in first and "images · cuda:0 (recorded on NVIDIA H200, 2026-11-29)" in first
     text = page_text(at)
     assert f"{fmt_s(gpu['median_s'])} on the GPU" in text  # the answer quotes the epoch the tick draws
     assert f"the whole epoch ({fmt_s(gpu['median_s'])}) took less than loading and compute timed apart" in text
