@@ -132,11 +132,16 @@ def test_seed_cases_even_is_the_one_rule_not_1_1_or_1_5():
     """'about even' within 1.1×, and 'both within 1.5× of even, as the seed found' for 1.4 against 0.8."""
     from lib.lessons.seed_cases.view import agreement, direction, ratio_words
 
-    assert direction(1.08) == "gpu_slower" and direction(1.03) == "even" and direction(1.08, tie=True) == "even"
+    assert direction(1.08) == "gpu_slower" and direction(1.03) == "even"
+    assert direction(1.08, tie=Sameness.SAME) == "even" and direction(1.08, tie=Sameness.APART) == "gpu_slower"
     assert ratio_words(1.08) == "the GPU took 1.08× as long as the CPU"
     assert "about even" in ratio_words(1.03)
     assert agreement(1.4, 0.8) == "a different answer"
-    assert agreement(1.4, 0.8, measured_tie=False) == "a different answer"
+    assert agreement(1.4, 0.8, measured_tie=Sameness.APART) == "a different answer"
+    # a tie only on a noisy recorded point: neither 'about even' nor a direction
+    assert direction(1.3, tie=Sameness.TOO_NOISY) == "noisy"
+    assert ratio_words(1.3, Sameness.TOO_NOISY) == "the two were too noisy to compare (GPU time ÷ CPU time = 1.30×)"
+    assert agreement(1.4, 1.3, measured_tie=Sameness.TOO_NOISY) == "too noisy to say whether it agrees"
 
 
 def test_ratio_words_and_versus_have_no_threshold_of_their_own():

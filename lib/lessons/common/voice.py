@@ -483,11 +483,18 @@ def faster_sentence(v: Versus, what: str = "per epoch", *, at: str = " at these 
     )
 
 
-def ratio_words(challenger: Side, base: Side, ratio: float, *, past: bool = False, tie: bool = False) -> str:
+def ratio_words(
+    challenger: Side, base: Side, ratio: float, *, past: bool = False, tie: bool = False, noisy: bool = False
+) -> str:
     """challenger's time ÷ base's time in words: 'the GPU takes 1.98× as long as the CPU', 'the GPU is
     3.25× as fast as the CPU', or, where the one rule calls the two times the same (`tie`: the caller
     asked lib.core.same with the spreads it has), 'the two are about even'. No threshold of its own."""
     take, be = ("took", "was") if past else ("takes", "is")
+    if noisy:  # a tie only because either time is too noisy to trust (lib.core.same.Sameness.TOO_NOISY)
+        return (
+            f"the two {'were' if past else 'are'} too noisy to compare ({challenger.unit.value} time ÷ "
+            f"{base.unit.value} time = {fmt_times(ratio)})"
+        )
     if tie or ratio == 1.0:
         return (
             f"the two {'were' if past else 'are'} about even ({challenger.unit.value} time ÷ {base.unit.value} "

@@ -13,7 +13,7 @@ from lib.core.fmt import age_words, fmt_num, fmt_s, fmt_times, fmt_value, plural
 from lib.core.point import Frozen, Point
 from lib.core.request import LiveRequest
 from lib.core.rows import Origin, Status
-from lib.core.same import same_time
+from lib.core.same import Sameness, sameness
 from lib.lessons.common import onscreen
 from lib.lessons.common.in_series import InSeries
 from lib.lessons.common.results_shown import ResultsShown
@@ -156,12 +156,13 @@ class Case:
         return g / c if c and g else None
 
     @property
-    def rec_tie(self) -> bool | None:
-        """Whether the recorded CPU and GPU times are the same by the one rule, each with its spread."""
+    def rec_tie(self) -> Sameness | None:
+        """Whether the recorded CPU and GPU times are the same by the one rule, each with its spread, too noisy
+        to tell, or apart."""
         cpu, gpu = self.rec_cpu, self.rec_gpu
         if not (cpu and gpu and cpu.ok and gpu.ok):
             return None
-        return same_time(cpu.median_s, gpu.median_s, _spread(cpu), _spread(gpu))
+        return sameness(cpu.median_s, gpu.median_s, _spread(cpu), _spread(gpu))
 
     def shown(self) -> tuple[InSeries, ...]:
         """Every point on screen in its series: the live ones, then the recording's."""

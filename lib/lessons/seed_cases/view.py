@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from lib.core.fmt import fmt_s, fmt_value, plural
 from lib.core.point import Frozen, Point
 from lib.core.rows import Origin
-from lib.core.same import same_ratio
+from lib.core.same import Sameness, same_ratio
 from lib.lessons.common import voice
 from lib.lessons.seed_cases.curves import Curve, curve_setting, run_curve
 from lib.recorded.recording import Recording
@@ -231,22 +231,29 @@ def pick(points: Iterable[Point], gpu: bool) -> Point | None:
 # -- words -------------------------------------------------------------------------------------------------
 
 
-def direction(ratio: float | None, tie: bool | None = None) -> str | None:
-    """GPU time / CPU time -> 'gpu_slower', 'gpu_faster' or 'even': even where the one rule calls the two
-    times the same (`tie`, decided from the rows' spreads; else lib.core.same.same_ratio of the ratio alone)."""
+def direction(ratio: float | None, tie: Sameness | None = None) -> str | None:
+    """GPU time / CPU time -> 'gpu_slower', 'gpu_faster', 'even' or 'noisy': even where the one rule calls the two
+    times the same (`tie`, decided from the rows' spreads; else lib.core.same.same_ratio of the ratio alone), noisy
+    where they tie only because either is too noisy to trust."""
     if ratio is None:
         return None
-    if same_ratio(ratio) if tie is None else tie:
+    if tie is Sameness.TOO_NOISY:
+        return "noisy"
+    if same_ratio(ratio) if tie is None else tie is Sameness.SAME:
         return "even"
     return "gpu_slower" if ratio > 1 else "gpu_faster"
 
 
-def ratio_words(ratio: float, tie: bool | None = None) -> str:
-    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even' (the one rule)."""
-    return voice.ratio_words(voice.GPU, voice.CPU, ratio, past=True, tie=direction(ratio, tie) == "even")
+def ratio_words(ratio: float, tie: Sameness | None = None) -> str:
+    """'the GPU took 2.43× as long as the CPU' / 'the GPU was 4.65× as fast' / 'about even' / 'too noisy to
+    compare' (the one rule)."""
+    way = direction(ratio, tie)
+    return voice.ratio_words(voice.GPU, voice.CPU, ratio, past=True, tie=way == "even", noisy=way == "noisy")
 
 
-def compare_sentence(preset: Preset, measured_ratio: float | None, where: str, measured_tie: bool | None = None) -> str:
+def compare_sentence(
+    preset: Preset, measured_ratio: float | None, where: str, measured_tie: Sameness | None = None
+) -> str:
     """The seed's GPU/CPU ratio beside the one measured `where`, and whether they point the same way.
     `measured_tie`: whether the measured times are the same by the one rule with their spreads (None:
     the ratio alone decides). The seed printed single runs: its ratio has no spread."""
@@ -267,8 +274,10 @@ def compare_sentence(preset: Preset, measured_ratio: float | None, where: str, m
     )
 
 
-def agreement(seed: float, measured: float, measured_tie: bool | None = None) -> str:
+def agreement(seed: float, measured: float, measured_tie: Sameness | None = None) -> str:
     """Do two GPU/CPU ratios tell the same story (each judged 'even' by the one rule, lib.core.same)?"""
+    if direction(measured, measured_tie) == "noisy":
+        return "too noisy to say whether it agrees"
     if direction(seed) == direction(measured, measured_tie):
         return "the same direction"
     return "a different answer"
