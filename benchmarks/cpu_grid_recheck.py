@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         f for pattern in ("*.json", "*.json.gz") for f in recorded_dir().glob(pattern)
     )
     watch = LoadWatch.start()
+    recorded_refs: list[tuple[str, float]] = []  # each re-checked pack's box: its reference kernel's best (s)
     for path in paths:
         pack, name = load_pack(path), path.name
         machine = pack["machine"]
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
             points.append(
                 f"  {shown:<45} shipped {row['median_s'] * 1e3:9.3f} ms  now {now.median_s * 1e3:9.3f} ms  x{ratio:.2f}"
             )
+        if ratios and machine.get("load_reference_best_s"):
+            recorded_refs.append((name, float(machine["load_reference_best_s"])))
         if ratios:
             q = statistics.quantiles(ratios, n=10) if len(ratios) >= 10 else [min(ratios), max(ratios)]
             verdict = "within the goal" if 1 / GOAL <= statistics.median(ratios) <= GOAL else "OUTSIDE the goal"
@@ -123,6 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         f"# this re-run's load: {'quiet' if load.quiet else 'BUSY: ' + '; '.join(load.reasons())} "
         f"(other processes {load.other_cpu_share or 0:.0%} of the cores, {load.wall_s:.0f} s)"
     )
+    # The box's own speed: the same reference kernel (one core, Python dispatch) the pack timed while recording.
+    # A ratio this far from 1 says the box is slower or faster today, not that the recording was busy.
+    for name, best in recorded_refs:
+        if load.reference_best_s:
+            lines.append(
+                f"# this box's reference kernel: best {load.reference_best_s * 1e3:.2f} ms now, "
+                f"{best * 1e3:.2f} ms while {name} was recorded (x{best / load.reference_best_s:.2f}, read as above)"
+            )
     text = "\n".join(lines)
     print(text)
     if args.out:
