@@ -125,6 +125,10 @@ def test_a_phase_bar_marks_its_whole_time_with_a_tick_where_the_phases_overlap_i
     assert sorted((d["series"], round(d["t"], 1)) for d in data) == [("cpu", 137.0), ("cuda:0", 58.5)]  # in ms
     assert "the whole epoch" in spec(chart)  # in the legend, beside the phases
     assert "layer" not in phase_chart(frame).to_dict()  # no total asked: the bars alone
+    # seen on a 390 px phone (session 24): two columns of the four names ran past the screen's edge; one there
+    legend = next(layer for layer in chart.to_dict()["layer"] if "color" in layer.get("encoding", {}))
+    columns = legend["encoding"]["color"]["legend"]["columns"]
+    assert columns == {"expr": "width < 500 ? 1 : 2"}, columns
 
 
 def test_time_units():

@@ -25,6 +25,7 @@ from lib.charts.theme import (
     CPU_LIVE,
     FIT_X,
     GPU_COLORS,
+    LEGEND_COLUMNS,
     LEGEND_LABEL_LIMIT,
     NOTE_COLOR,
     PHASE_COLORS,
@@ -323,7 +324,7 @@ def phase_chart(
     color = alt.Color(
         "phase:N",
         title=None,
-        legend=legend(domain, columns=2),  # two columns: the legend stays in an 800 × 600 frame
+        legend=legend(domain, columns=LEGEND_COLUMNS),  # two columns (one on a phone): stays in an 800 × 600 frame
         scale=alt.Scale(domain=domain, range=colors) if colors else alt.Scale(domain=domain),
     )
     tooltip = [

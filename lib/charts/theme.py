@@ -76,6 +76,10 @@ METHOD_COLORS = ("#2ca02c", "#17becf", "#7f7f7f", "#e7ba52", "#393b79", "#ad494a
 # drawn whole on two lines of at most LEGEND_LINE_CHARS characters (about 6.7 px each at the legend's
 # font), never cut mid-date; the limit only guards against a line of one unbroken word.
 LEGEND_LABEL_LIMIT = 240
+# Two columns of legend entries keep a legend in an 800 × 600 frame; on a phone (under NARROW_PX of plot) two
+# columns of 34-character lines ran past the screen's edge, so one column there (the plot's own width signal).
+NARROW_PX = 500
+LEGEND_COLUMNS = alt.ExprRef(f"width < {NARROW_PX} ? 1 : 2")
 LEGEND_LINE_CHARS = 34
 AXIS_TICK_FORMAT = ",.7~g"  # 8,192 and 65,536 (not 8.192k), 0.01, 1,000,000
 
