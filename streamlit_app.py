@@ -27,7 +27,9 @@ from ui.sidebar import render_sidebar  # noqa: E402
 embedded = bool(st.context.is_embedded)
 st.set_page_config(
     page_title="When does the GPU win?",
-    page_icon=":material/speed:",
+    # a file of the app's own: ':material/speed:' made every visitor's browser fetch it from fonts.gstatic.com
+    # (an offline server's console showed the failed request on every page)
+    page_icon=str(Path(__file__).with_name("ui") / "favicon.png"),
     layout="centered",
     initial_sidebar_state="collapsed" if embedded else "auto",
 )
