@@ -68,7 +68,6 @@ class Job:
         kind = self.args[0]
         # timelines are not result packs: they live in their own folder, read by lib.recorded.timelines
         path = (out / "timelines" if kind == "timeline" else out) / f"{prefix}_{self.name}.json.gz"
-        path.parent.mkdir(parents=True, exist_ok=True)
         tail = ["--devices", devices, "--out", str(path)]
         if kind == "sweep":
             tail += ["--resume", "--save-every", str(self.save_every), "--quiet"]
@@ -476,8 +475,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cuda = torch.cuda.is_available()
     prefix = args.prefix or machine_prefix(cuda)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)  # made only when a job runs: --list writes nothing
     wanted = [w for w in args.jobs.split(",") if w]
     unwanted = [w for w in args.exclude.split(",") if w]
     started = time.perf_counter()
@@ -501,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.list:
             print(shown)
             continue
+        Path(command[command.index("--out") + 1]).parent.mkdir(parents=True, exist_ok=True)
         if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
             print(f"time is up: {job.name} and the jobs after it are left for the next run (they resume)")
             break
