@@ -12,6 +12,7 @@ a change of the code that makes the claims cannot also change what checks them:
   gap: a device can save no more than the compute it replaces (108 ms against 76.4 ms read 'the device matters'
   where compute was 1.15 ms and 1.71 ms).
 - 'too noisy to say': at least one of the two points is noisy, and they are less than NEVER_CLOSE apart.
+- 'not through faster compute': the slower device's compute is short of DEVICE_SHARE of the gap (the converse).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ PAIR = re.compile(rf"{T}(?: per epoch)? on the CPU, {T} on the GPU")
 SAME = re.compile(r"does not matter")
 MATTERS = re.compile(r"the device matters\*{0,2}:")
 NOISY_WORDS = re.compile(r"too noisy to say")
+NOT_COMPUTE = re.compile(r"not through faster compute")
 TENSORS = "tensors already on the device"
 
 
@@ -86,8 +88,10 @@ def _compute_ms(reading: Reading, series: str) -> float | None:
 def device_claims_hold(reading: Reading) -> list[Finding]:
     found = []
     for sentence in sentences(reading):
-        said_same, said_matters, said_noisy = (bool(p.search(sentence)) for p in (SAME, MATTERS, NOISY_WORDS))
-        if not (said_same or said_matters or said_noisy):
+        said_same, said_matters, said_noisy, said_not_compute = (
+            bool(p.search(sentence)) for p in (SAME, MATTERS, NOISY_WORDS, NOT_COMPUTE)
+        )
+        if not (said_same or said_matters or said_noisy or said_not_compute):
             continue
         for c_value, c_unit, g_value, g_unit in PAIR.findall(sentence):
             c_s, g_s = _seconds(c_value, c_unit), _seconds(g_value, g_unit)
@@ -105,12 +109,20 @@ def device_claims_hold(reading: Reading) -> list[Finding]:
                 found.append(
                     Finding("device claims", sentence, f"'too noisy to say' {ratio:.2f}× apart, noisy: {noisy}")
                 )
-            if said_matters:
+            if said_matters or said_not_compute:
                 feed = "tensors" if TENSORS in sentence else "images"
                 slower = cpu if c_s > g_s else gpu
                 compute = _compute_ms(reading, f"{feed} · {slower['series']}")
                 gap_ms = abs(c_s - g_s) * 1e3
-                if compute is not None and compute < DEVICE_SHARE * gap_ms:
+                if said_not_compute and compute is not None and compute >= DEVICE_SHARE * gap_ms:
+                    found.append(
+                        Finding(
+                            "device claims",
+                            sentence,
+                            f"'not through faster compute' for a {gap_ms:.3g} ms gap, the slower compute {compute:.3g} ms",
+                        )
+                    )
+                if said_matters and compute is not None and compute < DEVICE_SHARE * gap_ms:
                     found.append(
                         Finding(
                             "device claims",

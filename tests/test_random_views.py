@@ -344,6 +344,11 @@ def test_a_device_claim_must_hold_on_the_drawn_epochs_their_spread_and_their_com
     ]
     trained = _pipeline(108.0, 76.4, 3.0, 3.0, (40.0, 8.0))  # the CPU's compute could make the gap
     assert said(matters + "(108 ms per epoch on the CPU, 76.4 ms on the GPU).", trained) == []
+    not_compute = "With a DataLoader over images, at batch size = 64 the GPU's epoch is 1.41× as fast (108 ms on "
+    assert said(not_compute + "the CPU, 76.4 ms on the GPU), not through faster compute.", gap) == []
+    assert said(not_compute + "the CPU, 76.4 ms on the GPU), not through faster compute.", trained) == [
+        "'not through faster compute' for a 31.6 ms gap, the slower compute 40 ms"
+    ]
 
 
 def test_live_points_counted_are_the_points_drawn():

@@ -170,8 +170,10 @@ def test_the_data_pipelines_title_never_says_the_device_does_not_matter_over_an_
     )
     text = page_text(at)
     # the GPU's epoch is the shorter (190 ms against 53.8 ms; re-recorded 2026-11-29), but the devices' compute timed
-    # apart is not what makes it (8.52 ms and 10.3 ms): the answer says they differ, never that the device does not matter
-    assert "the epochs differ (190 ms on the CPU, 53.8 ms on the GPU), but not by the devices' own compute" in text
+    # apart is not what makes it (8.52 ms and 10.3 ms): the answer gives the lead and that, never 'does not matter'
+    assert (
+        "the GPU's epoch is 3.53× as fast (190 ms on the CPU, 53.8 ms on the GPU), not through faster compute" in text
+    )
     assert "does not matter" not in at.title[0].value and at.title[0].value.endswith("?"), at.title[0].value
 
 
@@ -354,7 +356,9 @@ def test_a_gap_the_devices_compute_cannot_make_is_not_the_device_mattering(seen)
     at = seen("pages/data_pipeline.py", query)
     reading = read_view(at, "pages/data_pipeline.py", query)
     text = page_text(at)
-    assert "the epochs differ (108 ms on the CPU, 76.4 ms on the GPU), but not by the devices' own compute" in text
+    assert (
+        "the GPU's epoch is 1.41× as fast (108 ms on the CPU, 76.4 ms on the GPU), not through faster compute" in text
+    )
     assert "**the device matters**" not in text
     assert (
         "CPU: not measured live on this server for this view" in text

@@ -55,11 +55,9 @@ def pipeline_answer(on: PipelineScreen) -> str:
                     f"{fmt_s(float(_loading(cpu)))} of the CPU's epoch, {fmt_s(float(_loading(gpu)))} "
                     "of the GPU's."
                 )
-            case DeviceVerdict.NOT_COMPUTE:
-                return (
-                    f"With a DataLoader over images, at {at} the epochs differ ({times}), but not by the "
-                    "devices' own compute."
-                )
+            case DeviceVerdict.NOT_COMPUTE:  # measured whole, so the lead stands; its cause is not the arithmetic
+                lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
+                return f"With a DataLoader over images, at {at} {lead} ({times}), not through faster compute."
         lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
         return f"With images fed by a DataLoader, at {at} {lead}: {times}."
     point = on.at_point("images")

@@ -320,13 +320,13 @@ def device_sentence(cpu: Point | None, gpu: Point | None, cpu_label: str, gpu_la
             f"With the {source}, the epochs differ ({times}), **but in loading**, the host's work in both runs, "
             f"not the device's{apart}."
         )
+    lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
     if verdict is DeviceVerdict.NOT_COMPUTE:
         return (
-            f"With the {source}, the epochs differ ({times}), **but not by the device**: its own compute is too "
-            f"short to make that gap{apart}. The rest lies in loading or in work timed only as part of the "
-            "whole epoch."
+            f"With the {source}, {lead} ({times}), **but not through faster compute**: the devices' own compute "
+            f"is too short to make that gap{apart}. The rest lies in loading or in work timed only as part of "
+            "the whole epoch."
         )
-    lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")  # the CPU takes an exact tie
     text = f"With the {source}, **the device matters**: {lead} ({times}){apart}"
     if apart and shares:
         text += f" ({shares})"
