@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_support import ROOT, chart_specs, open_page, open_whys, page_text
+from app_support import ROOT, chart_specs, open_page, open_whys, page_text, visit
 from random_views import chart_of
 from training_fixture import GPU_NAME, crossover_by_hand, write_packs
 
@@ -65,6 +65,17 @@ def test_every_existing_page_opens_with_both_devices_live(no_pack, page):
     if any(hook in source for hook in ("ensure_router", "UrlSettings", "current_source")):
         sidebar = "\n".join(str(m.value) for m in at.sidebar.markdown).replace("\\", "")  # as read
         assert "measured live on this server (cuda:0)" in sidebar
+
+
+@pytest.mark.parametrize("page", [p.path for p in existing_pages()])
+@pytest.mark.cpu_view
+def test_every_page_opens_on_the_shipped_packs_when_the_gate_refuses_every_live_cpu_point(monkeypatch, page):
+    """Found 2026-11-29: with the live gate refusing the CPU (a small server set to 0 GFLOP live, or a point over its
+    cap), Seed cases raised a TypeError (a refused point's time, None, read as a float for its bar)."""
+    monkeypatch.delenv("GPUWIN_RECORDED_DIR", raising=False)  # the shipped packs
+    monkeypatch.setenv("GPUWIN_LIVE_MAX_GFLOP_CPU", "0.000000001")
+    at = visit(page, {})  # its "Why?" sections opened too: Seed cases' times are drawn in one
+    assert not at.exception, [e.value for e in at.exception]
 
 
 def test_home_without_a_recorded_pack_says_so_and_links_every_lesson(no_pack):

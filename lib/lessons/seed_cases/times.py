@@ -76,9 +76,10 @@ def time_bars(case: Case) -> list[TimeBar]:
         if p.name in SEED_FIRST_CALL_S and total_s(case.rec_gpu, p):
             add(Where.RECORDED, recorded, Call.FIRST, case.rec_gpu.cold_s)
     if not case.cut:  # a live time is a bar only when the noise rule believes it, as the ratio bars' are
-        if case.live_cpu and Timed.of(case.live_cpu, Origin.LIVE).believed:
+        # a refused or failed live point has no time to judge (the gate refused it: no bar, its note says why)
+        if case.live_cpu and case.live_cpu.ok and Timed.of(case.live_cpu, Origin.LIVE).believed:
             add(Where.LIVE, "live on this server", Call.CPU, case.live_total)
-        if case.live_gpu and Timed.of(case.live_gpu, Origin.LIVE).believed:
+        if case.live_gpu and case.live_gpu.ok and Timed.of(case.live_gpu, Origin.LIVE).believed:
             add(Where.LIVE, "live on this server", Call.GPU, total_s(case.live_gpu, p))
     return bars
 
