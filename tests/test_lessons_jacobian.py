@@ -130,3 +130,17 @@ def test_the_time_charts_val_axis_ticks_the_round_numbers_it_draws():
     assert drawn == list(lesson.VALS)
     assert ticks == [1, 10, 100, 1000, 10000]  # every power of ten drawn, the first and the last value drawn
     assert len(ticks) <= 7
+
+
+def test_a_series_with_no_timed_point_is_not_named_as_a_curve():
+    """Found with every live point refused by the gate (2026-11-29): 'On **cpu (live, this server)** at val = 10: not
+    timed: …' set in bold, as a curve's name, a series the chart does not draw."""
+    refused = jac_rows(CPU, "cpu", "loop", {1: None, 10: None}) + jac_rows(
+        CPU, "cpu", "vmap_jacrev", {1: None, 10: None}
+    )
+    drawn = jac_rows(GPU, "cuda:0", "loop", {1: 1e-3, 10: 5e-3}) + jac_rows(
+        GPU, "cuda:0", "vmap_jacrev", {1: 1e-4, 10: 2e-4}
+    )
+    said = lesson.at_val_sentences(refused + drawn, 10, [CPU, GPU])
+    assert said[0] == f"On {CPU}, no point on screen was timed (why: in the table of points not measured)."
+    assert said[1].startswith(f"On **{GPU}** at val = 10: vmap(jacrev) 200 µs, loop 5 ms.")

@@ -241,6 +241,9 @@ def at_val_sentences(points: Sequence[MethodPoint], val: int, series_order: Sequ
         here = [(m, by.get((m, val))) for m in METHODS if (m, val) in by]
         if not here:
             continue
+        if not any(p.ok for p in by.values()):  # no curve of it is drawn: its name is not set in bold as one
+            out.append(f"On {series}, no point on screen was timed (why: in the table of points not measured).")
+            continue
         measured = sorted(((m, p) for m, p in here if p.ok), key=lambda mp: mp[1].median_s)
         missing = [(m, p) for m, p in here if not p.ok]
         parts = []
