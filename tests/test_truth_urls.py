@@ -319,28 +319,37 @@ def test_the_jacobian_draws_the_h200_loop_from_one_day(seen):
     assert "GPU: recorded on NVIDIA H200, 2026-11-28." in page_text(at)
 
 
+def _pipeline_view(seen, query: dict[str, str]):
+    """A Data pipeline view opened once, and as the random views read it (its sentences and drawn rows)."""
+    from random_views import read_view
+
+    at = seen("pages/data_pipeline.py", query)
+    return at, read_view(at, "pages/data_pipeline.py", query)
+
+
+def _device_findings(reading, *words: str) -> list:
+    """The device checker's findings on the page's own sentences, or on `words` read against its drawn rows."""
+    from claim_checks_device import device_claims_hold
+    from random_views import Reading
+
+    return device_claims_hold(Reading(reading.page, reading.query, list(words), reading.charts) if words else reading)
+
+
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
 def test_a_tie_that_stands_on_a_noisy_point_is_not_the_device_not_mattering(seen):
     """`/data_pipeline?gpu=nvidia-h200&num_workers=4&model=linear` (found 2026-11-29): 'at batch size = 64 **the device
     does not matter**: one epoch takes 24.7 ms on the CPU, 17.1 ms on the GPU' (1.44×): a tie only because the CPU's
     three repeats spread over 289 % of its epoch. Read with the device checker (tests/claim_checks_device.py) on the
     page's own drawn rows, which the old words fail."""
-    from claim_checks_device import device_claims_hold
-    from random_views import Reading, read_view
-
-    query = {"gpu": "nvidia-h200", "num_workers": "4", "model": "linear"}
-    at = seen("pages/data_pipeline.py", query)
-    reading = read_view(at, "pages/data_pipeline.py", query)
+    at, reading = _pipeline_view(seen, {"gpu": "nvidia-h200", "num_workers": "4", "model": "linear"})
     assert "the repeats are **too noisy to say whether the device matters** (24.7 ms on the CPU" in reading.headline
     assert "does not matter" not in page_text(at)
-    assert device_claims_hold(reading) == []
+    assert _device_findings(reading) == []
     old = (
         "With images fed by a DataLoader, at batch size = 64 **the device does not matter**: one epoch takes 24.7 ms "
         "on the CPU, 17.1 ms on the GPU."
     )
-    assert [f.checker for f in device_claims_hold(Reading(reading.page, query, [old], reading.charts))] == [
-        "device claims"
-    ]
+    assert [f.checker for f in _device_findings(reading, old)] == ["device claims"]
 
 
 @pytest.mark.cpu_view  # the shipped recordings as the GPU side: a server without CUDA (a live GPU is its own)
@@ -349,12 +358,8 @@ def test_a_gap_the_devices_compute_cannot_make_is_not_the_device_mattering(seen)
     'the device matters: the GPU's epoch is 1.41× as fast' (108 ms against 76.4 ms) where each device's compute,
     timed apart, took 1.15 ms and 1.71 ms; its caption said 'CPU: measured live on this server' and a note that part
     of the view 'shows only the live CPU', where nothing was measured live (4 workers on 2 cores)."""
-    from claim_checks_device import device_claims_hold
-    from random_views import Reading, read_view
-
     query = {"gpu": "nvidia-h200", "model": "linear", "num_workers": "4", "dataset_size": "2048", "batch_size": "512"}
-    at = seen("pages/data_pipeline.py", query)
-    reading = read_view(at, "pages/data_pipeline.py", query)
+    at, reading = _pipeline_view(seen, query)
     text = page_text(at)
     assert (
         "the GPU's epoch is 1.41× as fast (108 ms on the CPU, 76.4 ms on the GPU), not through faster compute" in text
@@ -365,11 +370,11 @@ def test_a_gap_the_devices_compute_cannot_make_is_not_the_device_mattering(seen)
         and "measured live on this server with" not in text
     )
     assert "so nothing is drawn for that part" in text and "only the live CPU" not in text
-    assert device_claims_hold(reading) == []
+    assert _device_findings(reading) == []
     old = (
         "With the DataLoader over images, **the device matters**: the GPU's epoch is 1.41× as fast (108 ms per "
         "epoch on the CPU, 76.4 ms on the GPU)."
     )
-    assert [f.why for f in device_claims_hold(Reading(reading.page, query, [old], reading.charts))] == [
+    assert [f.why for f in _device_findings(reading, old)] == [
         "'the device matters' for a 31.6 ms gap, the slower compute 1.15 ms"
     ]

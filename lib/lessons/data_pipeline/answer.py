@@ -39,6 +39,7 @@ def pipeline_answer(on: PipelineScreen) -> str:
     if _ok(cpu) and _ok(gpu):
         c, g = float(cpu.median_s), float(gpu.median_s)
         times = f"{fmt_s(c)} on the CPU, {fmt_s(g)} on the GPU"
+        lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
         match device_verdict(cpu, gpu):
             case DeviceVerdict.SAME:
                 return (
@@ -56,9 +57,7 @@ def pipeline_answer(on: PipelineScreen) -> str:
                     "of the GPU's."
                 )
             case DeviceVerdict.NOT_COMPUTE:  # measured whole, so the lead stands; its cause is not the arithmetic
-                lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
                 return f"With a DataLoader over images, at {at} {lead} ({times}), not through faster compute."
-        lead = voice.lead_words(voice.versus(voice.CPU, c, voice.GPU, g), "epoch")
         return f"With images fed by a DataLoader, at {at} {lead}: {times}."
     point = on.at_point("images")
     loading = _loading(point) if _ok(point) else None

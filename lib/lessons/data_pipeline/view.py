@@ -23,7 +23,7 @@ from lib.core.crossover import spread
 from lib.core.devices import is_cuda
 from lib.core.fmt import fmt_s, fmt_times, fmt_value, pct, plural
 from lib.core.point import Frozen, Point
-from lib.core.same import Sameness, rows_sameness, same_rows, same_time
+from lib.core.same import Sameness, rows_sameness, same_time
 from lib.lessons.common import voice
 from lib.lessons.common.live import LiveBudget, LiveSweep, live_sweep
 from lib.recorded.recording import Recording
@@ -161,12 +161,6 @@ def _phase(point: Point | None, name: str) -> float | None:
 
 def _ok(point: Point | None) -> bool:
     return point is not None and point.ok
-
-
-def same_points(a: Point, b: Point) -> bool:
-    """Whether two points' epochs are a tie by the one rule, each with its own spread (lib.core.same): no sentence
-    may call either faster. Whether one may call them the same asks device_verdict."""
-    return same_rows(a.to_row(), b.to_row())
 
 
 class DeviceVerdict(Enum):

@@ -365,12 +365,13 @@ def graph_saving(eager: CurvePoint | None, graphed: CurvePoint | None) -> str | 
         if kernels
         else "The graph launches all the step's kernels at once"
     )
-    if g < e and sameness(e, g, spread_s(eager), spread_s(graphed)) is Sameness.TOO_NOISY:
+    said = sameness(e, g, spread_s(eager), spread_s(graphed))  # the one rule, each step's own spread
+    if g < e and said is Sameness.TOO_NOISY:
         return (
             f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
             f"takes {fmt_s(e)} ({origin_words(eager)}): the repeats are too noisy here to say what the graph saves."
         )
-    if g >= e or _same(eager, graphed):  # the one rule: a saving within the spread is no saving
+    if g >= e or said is Sameness.SAME:  # a saving within the spread is no saving
         return (
             f"One CUDA graph of the whole step takes {fmt_s(g)} ({origin_words(graphed)}) where eager PyTorch "
             f"takes {fmt_s(e)} ({origin_words(eager)}): no faster here. {launches}, but at this size the "
