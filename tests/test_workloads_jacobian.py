@@ -145,7 +145,8 @@ def test_which_c_library_strands(version, strands):
 @pytest.mark.skipif(not jacobian.glibc_strands(), reason="this C library does not strand the loop's temporaries")
 @pytest.mark.slow
 def test_the_cpu_loop_estimate_bounds_the_measured_peak_where_glibc_strands():
-    measured = peak_growth("jacobian", {"val": 50, "method": "loop"}, "cpu", profiled=False, timeout_s=300)
+    # val = 30 strands 0.32-0.54 GB in a process that profiled nothing (docs/jacobian_loop_memory.txt)
+    measured = peak_growth("jacobian", {"val": 30, "method": "loop"}, "cpu", profiled=False, timeout_s=300)
     assert measured.status == Status.OK, measured.message
     assert measured.growth_bytes <= measured.estimate_bytes < 3 * max(measured.growth_bytes, 0.3e9)
 

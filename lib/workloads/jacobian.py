@@ -38,7 +38,7 @@ CHECK_ROWS = 3  # check() works on the first few rows: the full Jacobian there i
 # On the CPU, glibc 2.36's malloc strands the loop's per-pass temporaries (each backward pass
 # allocates a zero-filled (val, outputs) gradient of the output; the kept gradient lands in the freed
 # chunk and the next temporary no longer fits), so resident memory grows by up to one temporary a
-# pass. The estimate takes that bound: fresh processes on torch 2.11 / glibc 2.36 stranded 0.56-0.84
+# pass. The estimate takes that bound: fresh processes on torch 2.11 / glibc 2.36 stranded 0.42-0.85
 # of one a pass at val = 30-100 (docs/jacobian_loop_memory.txt); processes the profiler had run in
 # first stranded less, and the old fraction, 0.6, was fitted to them. glibc 2.39 (the GPU machines' hosts) reuses the chunk: 5 kB a pass at val = 1,000
 # over 60,000 passes, the kept gradient alone, so the seed's val = 1,000 needs a few GB there, not
