@@ -150,6 +150,16 @@ def _default_memory_cap(monkeypatch):
     monkeypatch.setenv("GPUWIN_NO_PREFETCH", "1")
 
 
+@pytest.fixture(autouse=True)
+def _main_module_back():
+    """Streamlit's script runner installs the page script as __main__ and leaves it there: a process a later
+    test spawns (a multiprocessing Pool) would re-run streamlit_app.py first, the app's imports included
+    (1-17 s a spawn here). Each test starts with pytest's own."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
+
+
 @pytest.fixture
 def timing_events(monkeypatch):
     """'time' and 'profile' in the order lib.core.sweep times and profiles points (the real ones run)."""

@@ -10,7 +10,8 @@ its own that does nothing else, fed one job at a time (the caller holds MEASURE_
 keeps a core for itself; the worker times with the threads the job asks for.
 
 A job is a picklable callable (the pages send a lib.core.request.LiveRequest, which is also its
-cache key; a functools.partial of a module-level function does too); when the caller
+cache key; a functools.partial of a module-level function does too, of a module other than the main
+script: the worker does not run the main script); when the caller
 wants progress reports or points as they come, it is called with `progress=` or `on_point=`, relayed
 back through a pipe (a lib.core.point.Point pickles whole); it runs under the caller's $GPUWIN_*
 settings of the moment. When a callback raises here (Streamlit stops the script of a visitor who
@@ -43,6 +44,7 @@ import pickle
 import sys
 import threading
 import traceback
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -205,6 +207,21 @@ def _adopt(environment: dict[str, str]) -> None:
     os.environ.update(environment)
 
 
+@contextlib.contextmanager
+def _main_script_hidden():
+    """A spawned process first re-runs its parent's __main__. In a Streamlit server that is the page script
+    (Streamlit's script runner installs it as __main__), so the worker imported Streamlit and the app and ran
+    the router's top level: 1,218 modules, 150 MB more at idle, 1-2 s more to start. Jobs are functions of
+    lib, found by module name, so the worker is spawned with a bare __main__ instead."""
+    main, bare = sys.modules["__main__"], types.ModuleType("__main__")
+    sys.modules["__main__"] = bare
+    try:
+        yield
+    finally:
+        if sys.modules.get("__main__") is bare:  # a script run that began meanwhile installed its own: keep it
+            sys.modules["__main__"] = main
+
+
 class MeasureWorker:
     def __init__(self, *, give_back: bool = True) -> None:
         """give_back=False: the worker keeps what its jobs leave (benchmarks/worker_memory.py measures that)."""
@@ -221,12 +238,8 @@ class MeasureWorker:
 
     def start(self) -> None:
         """Start the process (imports take seconds) unless it runs; the server's warm-up calls this."""
-        if multiprocessing.current_process().name == PROCESS_NAME:
-            # a spawned worker re-runs its parent's main script first: one without a __main__ guard that
-            # measures would start a worker from the worker, and so on without end
-            raise RuntimeError(
-                "the measuring process cannot start another: is the main script missing `if __name__ == '__main__':`?"
-            )
+        if multiprocessing.current_process().name == PROCESS_NAME:  # a job must not start a worker of its own
+            raise RuntimeError("the measuring process cannot start another")
         with self._start_lock:
             if self._process is not None and self._process.is_alive():
                 return
@@ -236,7 +249,8 @@ class MeasureWorker:
             process = self._context.Process(
                 target=_serve, args=(child, self._cancel, self._preload, self._give_back), name=PROCESS_NAME
             )
-            process.start()
+            with _main_script_hidden():
+                process.start()
             if not self._stop_at_exit:
                 atexit.register(self.stop)
                 self._stop_at_exit = True
