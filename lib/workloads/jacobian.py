@@ -40,9 +40,9 @@ CHECK_ROWS = 3  # check() works on the first few rows: the full Jacobian there i
 # chunk and the next temporary no longer fits), so resident memory grows by up to one temporary a
 # pass. The estimate takes that bound: fresh processes on torch 2.11 / glibc 2.36 stranded 0.42-0.85
 # of one a pass at val = 30-100 (docs/jacobian_loop_memory.txt); processes the profiler had run in
-# first stranded less, and the old fraction, 0.6, was fitted to them. glibc 2.39 (the GPU machines' hosts) reuses the chunk: 5 kB a pass at val = 1,000
-# over 60,000 passes, the kept gradient alone, so the seed's val = 1,000 needs a few GB there, not
-# 640. CUDA's caching allocator reuses blocks.
+# first stranded less, and the old fraction, 0.6, was fitted to them. glibc 2.39 (the GPU machines'
+# hosts) reuses the chunk: 5 kB a pass at val = 1,000 over 60,000 passes, the kept gradient alone, so
+# the seed's val = 1,000 needs a few GB there, not 640. CUDA's caching allocator reuses blocks.
 CPU_LOOP_STRANDED_FRACTION = 1.0
 REUSING_GLIBC = (2, 39)  # the oldest glibc measured not to strand them
 KEPT_TENSOR_BYTES = 1000  # each pass's kept gradient: a tensor object beside its val floats
