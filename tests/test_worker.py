@@ -6,8 +6,12 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
+import types
+from pathlib import Path
 
 import pytest
 
@@ -103,10 +107,6 @@ def test_a_main_script_without_a_guard_runs_once_and_gets_its_answer(tmp_path):
     """Spawn re-runs the parent's main script in a child; the worker is spawned without it, so a script
     without `if __name__ == '__main__'` runs once (it was: re-run in the worker, which refused to start a
     worker of its own, and the caller heard 'stopped')."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     script = tmp_path / "no_guard.py"
     script.write_text(
         "import functools, sys\n"
@@ -121,18 +121,12 @@ def test_a_main_script_without_a_guard_runs_once_and_gets_its_answer(tmp_path):
 
 def loaded(name: str) -> bool:
     """A job: whether the worker has imported `name`."""
-    import sys
-
     return name in sys.modules
 
 
 def test_a_worker_started_after_a_page_ran_does_not_import_the_app(monkeypatch):
     """Streamlit's script runner leaves the page script installed as __main__ (the server's warm-up starts
     the worker from a page's run): the worker re-ran streamlit_app.py, importing Streamlit and the app."""
-    import sys
-    import types
-    from pathlib import Path
-
     page = types.ModuleType("__main__")
     page.__file__ = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
     monkeypatch.setitem(sys.modules, "__main__", page)

@@ -42,7 +42,8 @@ name, params, device, threads, profiled = json.loads(sys.argv[1])
 torch.set_num_threads(threads)
 workload = get_workload(name)
 settings = workload.resolve(params)
-# the warm-up profiles only where the point will be (a profiled Jacobian loop at its default takes 25 s)
+# warmed up as the point runs: a profiler's freed events leave heap that an unprofiled point then reuses,
+# hiding what it grows in a process that never profiled (the Jacobian page's, a fresh CLI sweep's)
 measure_point(workload, workload.resolve({}), device, budget_s=0.02, memory_cap_gb=None, with_profile=profiled)
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # the peak (VmHWM) starts again from the memory held now
