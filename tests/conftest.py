@@ -16,6 +16,7 @@
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -34,7 +35,12 @@ os.environ.setdefault("GPUWIN_LOAD_CHECK", "0")
 # The class gallery's SQLite file of this test process goes to a folder of its own, never the repository's data/:
 # a server or command started before the per-test fixture below (a module's server, a module-level env copy) would
 # otherwise write data/gallery.sqlite, shared by every test process of a parallel run.
-os.environ.setdefault("GPUWIN_DATA_DIR", tempfile.mkdtemp(prefix="gpuwin_test_data_"))
+# Every folder the tests make outside pytest's tmp_path (that data folder, lesson_support's recorded fixture packs)
+# goes under one folder of this test process, removed when the process ends (pytest_unconfigure): they were left in
+# /tmp, a few hundred folders a day of runs.
+TEST_TMP = Path(tempfile.mkdtemp(prefix="gpuwin_tests_"))
+os.environ["GPUWIN_TEST_TMP"] = str(TEST_TMP)
+os.environ.setdefault("GPUWIN_DATA_DIR", tempfile.mkdtemp(prefix="gpuwin_test_data_", dir=TEST_TMP))
 
 STREAMLIT = importlib.util.find_spec("streamlit") is not None
 if STREAMLIT:
@@ -64,6 +70,10 @@ SAME_PROCESS = {
     },
 }
 SPREAD = {"tests/test_random_views.py"}
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(TEST_TMP, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -9,6 +9,7 @@ They are TEST FIXTURES, written only to temporary directories, never shipped in 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,7 +41,7 @@ def timing_commands() -> list[str]:
 def build_pack(directory: Path, name: str, commands: list[str]) -> Path:
     """Run each command through app_support.make_fixture_pack (two at a time, one CPU thread each)
     and merge their rows into directory/<name>.json."""
-    base = Path(tempfile.mkdtemp(prefix=f"gpuwin_{name}_"))
+    base = Path(tempfile.mkdtemp(prefix=f"gpuwin_{name}_", dir=os.environ.get("GPUWIN_TEST_TMP")))
     with ThreadPoolExecutor(max_workers=2) as pool:
         paths = list(pool.map(lambda ic: make_fixture_pack(base / str(ic[0]) / "recorded", ic[1]), enumerate(commands)))
     packs = [json.loads(p.read_text()) for p in paths]
@@ -66,9 +67,9 @@ def fixture_dir(*which: str) -> Path:
     }
     for name in which:
         if name not in _MADE:
-            home = Path(tempfile.mkdtemp(prefix=f"gpuwin_fixture_{name}_"))
+            home = Path(tempfile.mkdtemp(prefix=f"gpuwin_fixture_{name}_", dir=os.environ.get("GPUWIN_TEST_TMP")))
             _MADE[name] = build_pack(home, f"test_fixture_{name}", builders[name]())
-    directory = Path(tempfile.mkdtemp(prefix="gpuwin_fixture_dir_"))
+    directory = Path(tempfile.mkdtemp(prefix="gpuwin_fixture_dir_", dir=os.environ.get("GPUWIN_TEST_TMP")))
     for name in which:
         (directory / _MADE[name].name).write_bytes(_MADE[name].read_bytes())
     return directory
