@@ -143,26 +143,77 @@ def seed_reports() -> frozenset[float]:
 
 
 class Pool:
-    """Two sorted pools a sentence's number is read from.
+    """Two pools a sentence's number is read from.
 
     amounts: what a time (or a rate) can be: the charts' values; within a row, differences and the row's
     total (a stacked bar); between rows at the same x, differences of one field; per series, lane or kind,
     each field's sum and span, and the row count (_groups).
     ratios: what a 'N×' or 'N%' can be: within a row, one value against another; between rows at the same x,
     the curves' values against each other; within a series, its curve's values against each other; the group
-    figures against each other."""
+    figures against each other.
+
+    The pairs of a long list (a curve's points) are searched, not listed (`long`): a loss curve of a few hundred
+    epochs has tens of thousands of pairs, and listing them made a Seed cases view's check take seconds."""
+
+    LISTED = 16  # a list of at most this many values has its pairs listed
 
     def __init__(self) -> None:
         self.amounts: set[float] = set()
         self.ratios: set[float] = set()
+        self.long: list[tuple[list[float], bool]] = []  # (sorted distinct values, whether their ratios count)
 
     def add_pairs(self, values: Iterable[float], ratios: bool = True) -> None:
         values = sorted({v for v in values if v > 0})
+        if len(values) > self.LISTED:
+            self.long.append((values, ratios))
+            return
         for i, a in enumerate(values):
             for b in values[:i]:
                 self.amounts.add(a - b)
                 if ratios:
                     self.ratios |= {a / b, b / a}
+
+
+SLACK = 1e-9  # a search window's relative widening: each candidate is then checked exactly as a listed one is
+
+
+def _difference_near(values: list[float], target: float, tol: float) -> bool:
+    """Whether a - b, for two of the sorted distinct `values` with b < a, lies in [target - tol, target + tol]."""
+    for i, a in enumerate(values):
+        j = bisect.bisect_left(values, a - target - tol - SLACK * a, 0, i)
+        while j < i and values[j] <= a - target + tol + SLACK * a:
+            if target - tol <= a - values[j] <= target + tol:
+                return True
+            j += 1
+    return False
+
+
+def _ratio_near(values: list[float], target: float, tol: float) -> bool:
+    """Whether x / y, for two different of the sorted distinct positive `values`, lies in [target - tol,
+    target + tol]."""
+    for k, y in enumerate(values):
+        j = bisect.bisect_left(values, y * (target - tol) * (1 - SLACK))
+        while j < len(values) and values[j] <= y * (target + tol) * (1 + SLACK):
+            if j != k and target - tol <= values[j] / y <= target + tol:
+                return True
+            j += 1
+    return False
+
+
+@dataclass(frozen=True)
+class Values:
+    """A sorted pool of values, and long lists whose pairs' differences (or, `ratio`, quotients) count too."""
+
+    listed: list[float]
+    pairs: tuple[list[float], ...] = ()
+    ratio: bool = False
+
+    def near(self, target: float, tol: float) -> bool:
+        i = bisect.bisect_left(self.listed, target - tol)
+        if i < len(self.listed) and self.listed[i] <= target + tol:
+            return True
+        near = _ratio_near if self.ratio else _difference_near
+        return any(near(values, target, tol) for values in self.pairs)
 
 
 def _numeric(row: dict) -> dict[str, float]:
@@ -212,11 +263,7 @@ class Drawn:
     naming `curves` (see the module's "How strict (a) is")."""
 
     def __init__(
-        self,
-        reading: Reading,
-        ratios: list[float] | None = None,
-        strict: bool = False,
-        curves: frozenset[str] = frozenset(),
+        self, reading: Reading, ratios: Values | None = None, strict: bool = False, curves: frozenset[str] = frozenset()
     ) -> None:
         pool = Pool()
         by_x_field: dict[tuple[float, str], list[float]] = {}
@@ -243,20 +290,19 @@ class Drawn:
             {float(r["x"]) for c in reading.charts for r in c.rows if isinstance(r.get("x"), (int, float))}
         )
         literals = seed_reports()
-        self.amounts = sorted(pool.amounts | literals)
+        setting_ratios = {a / b for a in self.settings for b in self.settings if b}
+        differences = tuple(values for values, _ in pool.long)
+        self.amounts = Values(sorted(pool.amounts | literals), differences)
         self.ratios = (
             ratios
             if ratios is not None
-            else sorted(pool.ratios | literals | {a / b for a in self.settings for b in self.settings if b})
+            else Values(
+                sorted(pool.ratios | literals | setting_ratios),
+                tuple(values for values, quotients in pool.long if quotients),
+                ratio=True,
+            )
         )
-        self.plain = sorted(
-            pool.amounts | literals | set(self.settings) | {a / b for a in self.settings for b in self.settings if b}
-        )
-
-    @staticmethod
-    def _near(values: list[float], target: float, tol: float) -> bool:
-        i = bisect.bisect_left(values, target - tol)
-        return i < len(values) and values[i] <= target + tol
+        self.plain = Values(sorted(pool.amounts | literals | set(self.settings) | setting_ratios), differences)
 
     def holds(self, token: str, unit: str | None, per: float = 1.0) -> bool:
         """Whether the number reads as a drawn value; `per`: the sentence divided that value by a count."""
@@ -265,19 +311,16 @@ class Drawn:
         if unit in TIME_UNITS:
             # a time against a chart in seconds, milliseconds or microseconds
             return any(
-                self._near(self.amounts, value * UNIT_SCALE[unit] * f, tol * UNIT_SCALE[unit] * f)
-                for f in (1.0, 1e3, 1e6)
+                self.amounts.near(value * UNIT_SCALE[unit] * f, tol * UNIT_SCALE[unit] * f) for f in (1.0, 1e3, 1e6)
             )
         if unit in SCALED:  # a rate: its chart's unit unknown
-            return any(self._near(self.amounts, value * 10.0**k, tol * 10.0**k) for k in range(-12, 13, 3))
+            return any(self.amounts.near(value * 10.0**k, tol * 10.0**k) for k in range(-12, 13, 3))
         if unit == "×":
-            return self._near(self.ratios, value, tol)
+            return self.ratios.near(value, tol)
         if unit == "%":
             # a share (a ratio) or "82% lower" (one minus a ratio)
-            return self._near(self.ratios, value / 100, tol / 100) or self._near(
-                self.ratios, 1 - value / 100, tol / 100
-            )
-        return self._near(self.plain, value, tol)
+            return self.ratios.near(value / 100, tol / 100) or self.ratios.near(1 - value / 100, tol / 100)
+        return self.plain.near(value, tol)
 
 
 def _groups(rows: list[dict], pool: Pool, strict: bool = False) -> None:
@@ -295,14 +338,16 @@ def _groups(rows: list[dict], pool: Pool, strict: bool = False) -> None:
         for key, value in row.items():
             if isinstance(value, str) and len(kinds[key]) <= 20:
                 groups.setdefault((key, value), []).append(row)
+    numeric = {id(row): _numeric(row) for row in rows}  # each row's numbers, read once for all its groups
     for members in groups.values():
+        numbers = [numeric[id(r)] for r in members]
         figures = {float(len(members))}
         if len(members) <= 6:
-            figures |= {v for r in members for v in _numeric(r).values()}
-        fields = {k for r in members for k in _numeric(r)}
+            figures |= {v for n in numbers for v in n.values()}
+        fields = {k for n in numbers for k in n}
         # strict (a sentence about named curves): a curve's many points are read one by one, not summed
         for k in fields - {"x"} if not strict or len(members) <= 6 else ():
-            column = [_numeric(r)[k] for r in members if k in _numeric(r)]
+            column = [n[k] for n in numbers if k in n]
             figures |= {sum(column), max(column) - min(column)}
             if len(members) < len(rows) and k in CURVE_FIELDS and not strict:
                 pool.add_pairs(column)
