@@ -7,7 +7,8 @@ Three parts, each usable alone:
   step's phases and units from the workload's own arithmetic; the gate's refusals are real). Each point's time is a smooth function of its
   FLOPs and bytes times a factor drawn from a generator seeded by (seed, point): most points within
   ±5 %, some (NOISY_SHARE) anywhere within ±50 % with an IQR to match. The measuring process is
-  replaced by an in-process runner of the same interface, so the stand-in is what the job calls.
+  replaced by an in-process runner of the same interface, so the stand-in is what the job calls. The Seed cases'
+  loss curves are real training, once a process for each case (`TrainedOnce`).
 - `Declared`: each page's own settings, as the page declares them to ui.url_settings.UrlSettings
   (every select_slider, slider, toggle, radio, selectbox and pills, with their options, the
   sidebar's GPU included), and `draw_view` which picks one value of each with a seeded RNG.
@@ -24,9 +25,11 @@ import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from lib.core.point import Point
+from lib.core.rows import Status
 
 NOISY_SHARE = 0.25  # points whose time is off by up to ±50 %
 WILD = 0.5
@@ -140,6 +143,33 @@ def light_step(workload, settings, device: str):
     yield Step(run=_noop, phases=phases, units=units)
 
 
+class TrainedOnce:
+    """lib.lessons.seed_cases.curves.run_curve, trained once a test process for each case, device and thread
+    count: a curve is real training from seeded weights, so a second view of the same case would train the same
+    losses again (1-2 s a view on the 2-core box). A curve the gate refused or that failed is not kept."""
+
+    def __init__(self, run_curve) -> None:
+        self.run_curve = run_curve
+        self.kept: dict[tuple[str, str, int | None], Any] = {}
+
+    def __call__(self, preset, device: str, num_threads: int | None = None, gate=None):
+        key = (getattr(preset, "name", preset), device, num_threads)
+        if key in self.kept:
+            return self.kept[key]
+        curve = self.run_curve(preset, device, num_threads=num_threads, gate=gate)
+        if curve.status == Status.OK:
+            self.kept[key] = curve
+        return curve
+
+
+@cache
+def trained_once() -> TrainedOnce:
+    """The process's one TrainedOnce, over the real run_curve (taken before any patch puts this in its place)."""
+    import lib.lessons.seed_cases.view as seed_cases
+
+    return TrainedOnce(seed_cases.run_curve)
+
+
 class InProcessWorker:
     """lib.core.worker.MeasureWorker's interface, running the job here (so the stand-in above is what it times)."""
 
@@ -155,7 +185,8 @@ class InProcessWorker:
 
 @contextmanager
 def noisy_live_cpu(seed: int) -> Iterator[NoisyCpu]:
-    """Every live measurement in the body is timed by NoisyCpu(seed), in this process."""
+    """Every live measurement in the body is timed by NoisyCpu(seed), in this process; a Seed cases loss curve is
+    trained for real, once a process for each case (TrainedOnce)."""
     import pytest
 
     import lib.core.sweep as sweep
@@ -167,11 +198,14 @@ def noisy_live_cpu(seed: int) -> Iterator[NoisyCpu]:
     # training, not timing) then failed as 'keeps no loss per epoch' in one run and trained in another,
     # depending on which test imported lib.workloads.training first.
     import lib.lessons.common.live
+    import lib.lessons.seed_cases.view as seed_cases
     import lib.workloads.training  # noqa: F401
     import ui.measure
 
     cpu = NoisyCpu(seed)
+    trained = trained_once()
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(seed_cases, "run_curve", trained)
         mp.setattr(sweep, "_timed", cpu.timed)
         mp.setattr(sweep, "_profiled", cpu.profiled)
         mp.setattr(timeline, "record_timeline", stand_in_timeline(seed))
