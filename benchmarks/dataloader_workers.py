@@ -6,7 +6,7 @@
 The app's measuring process (lib.core.worker) is spawned, and a spawned process spawns the processes it starts
 too, unless told otherwise: each DataLoader worker then imports torch and torchvision afresh. A script on Linux,
 the CLI that records the packs included, forks them. For 1, 2 and 4 workers, each in that measuring process:
-the Data pipeline workload at its defaults, built, its first epoch (the workers start; persistent after it) and
+the Data pipeline workload at its defaults (on the CPU, or --device cuda), built, its first epoch (the workers start; persistent after it) and
 its second timed, and the workers' own memory (USS: pages no other process shares) read after the first, once
 with the workers spawned ('spawn') and once started as the worker now starts them (the platform's default). The
 gate's estimate of the point (lib.workloads.dataloader's peak_memory_bytes) is printed beside them.
@@ -28,10 +28,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 
-def one_point(method: str | None, workers: int) -> dict:
-    """A job for the measuring process: `method` None keeps the start method the worker set."""
-    import psutil
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            found += [int(child), *_children(int(child))]
+    return found
 
+
+def _uss_bytes(pid: int) -> float:
+    """The pages only this process holds (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup)."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+    return sum(float(fields[k].split()[0]) * 1024 for k in ("Private_Clean", "Private_Dirty"))
+
+
+def one_point(method: str | None, workers: int, device: str) -> dict:
+    """A job for the measuring process: `method` None keeps the start method the worker set."""
     from lib.core.workload import built_step
     from lib.workloads import get_workload
 
@@ -40,11 +52,11 @@ def one_point(method: str | None, workers: int) -> dict:
     work = get_workload("dataloader")
     settings = work.resolve({"num_workers": workers})
     started = time.perf_counter()
-    with built_step(work, settings, "cpu") as step:
+    with built_step(work, settings, device) as step:
         built = time.perf_counter()
         step.run()
         first = time.perf_counter()
-        uss = sum(c.memory_full_info().uss for c in psutil.Process().children(recursive=True))
+        uss = sum(_uss_bytes(pid) for pid in _children(os.getpid()))
         step.run()
         second = time.perf_counter()
     return {
@@ -53,13 +65,14 @@ def one_point(method: str | None, workers: int) -> dict:
         "first_s": first - built,
         "second_s": second - first,
         "children_uss_mb": uss / 2**20,
-        "estimate_mb": work.peak_memory_bytes(settings, "cpu") / 2**20,
+        "estimate_mb": work.peak_memory_bytes(settings, device) / 2**20,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda: the measuring process has CUDA started")
     args = parser.parse_args()
     from dataloader_workers import one_point as job  # by module name: the measuring process imports it so
 
@@ -68,7 +81,7 @@ def main() -> None:
     lines = [
         f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}; the Data pipeline workload at its defaults on "
-        "the CPU, in lib.core.worker's measuring process",
+        f"{args.device}, in lib.core.worker's measuring process",
         f"{'workers':>7} {'started by':>10} {'build':>7} {'1st epoch':>9} {'2nd epoch':>9} {'workers USS':>11} "
         f"{'estimate':>9}",
     ]
@@ -78,7 +91,7 @@ def main() -> None:
         for method in ("spawn", None):
             measuring = MeasureWorker()
             try:
-                r = measuring.run(functools.partial(job, method, workers))
+                r = measuring.run(functools.partial(job, method, workers, args.device))
             finally:
                 measuring.stop()
             line = (
