@@ -26,7 +26,9 @@ old one had imported before the next job arrives. Its idle size is what it held 
 after each job that imported modules or started CUDA (imported code and a CUDA context, with the GPU
 libraries it loads, stay in any process that runs such a job: recycling them would start CUDA afresh
 for every GPU job).
-Each job's figures are kept in `MeasureWorker.held` (a Held).
+Each job's figures are kept in `MeasureWorker.held` (a Held). The worker is spawned (fork would copy the server's
+threads and CUDA state), but a job starts its own processes (DataLoader workers) as a script on this platform does,
+as the CLI that records the packs does.
 
 Standard library only (and lib.core.gc_scope, lib.core.heap); the worker imports what the job's function needs.
 """
