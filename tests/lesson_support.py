@@ -38,10 +38,15 @@ def timing_commands() -> list[str]:
     return [timing_lesson.record_command(v, TIMING_SIZES) for v in TIMING_VARIANTS]
 
 
+def _folder(prefix: str) -> Path:
+    """A new folder under the test process's own (tests/conftest.py TEST_TMP, removed when the process ends)."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=os.environ.get("GPUWIN_TEST_TMP")))
+
+
 def build_pack(directory: Path, name: str, commands: list[str]) -> Path:
     """Run each command through app_support.make_fixture_pack (two at a time, one CPU thread each)
     and merge their rows into directory/<name>.json."""
-    base = Path(tempfile.mkdtemp(prefix=f"gpuwin_{name}_", dir=os.environ.get("GPUWIN_TEST_TMP")))
+    base = _folder(f"gpuwin_{name}_")
     with ThreadPoolExecutor(max_workers=2) as pool:
         paths = list(pool.map(lambda ic: make_fixture_pack(base / str(ic[0]) / "recorded", ic[1]), enumerate(commands)))
     packs = [json.loads(p.read_text()) for p in paths]
@@ -67,9 +72,9 @@ def fixture_dir(*which: str) -> Path:
     }
     for name in which:
         if name not in _MADE:
-            home = Path(tempfile.mkdtemp(prefix=f"gpuwin_fixture_{name}_", dir=os.environ.get("GPUWIN_TEST_TMP")))
+            home = _folder(f"gpuwin_fixture_{name}_")
             _MADE[name] = build_pack(home, f"test_fixture_{name}", builders[name]())
-    directory = Path(tempfile.mkdtemp(prefix="gpuwin_fixture_dir_", dir=os.environ.get("GPUWIN_TEST_TMP")))
+    directory = _folder("gpuwin_fixture_dir_")
     for name in which:
         (directory / _MADE[name].name).write_bytes(_MADE[name].read_bytes())
     return directory

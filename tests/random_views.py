@@ -8,7 +8,7 @@ Three parts, each usable alone:
   FLOPs and bytes times a factor drawn from a generator seeded by (seed, point): most points within
   ±5 %, some (NOISY_SHARE) anywhere within ±50 % with an IQR to match. The measuring process is
   replaced by an in-process runner of the same interface, so the stand-in is what the job calls. The Seed cases'
-  loss curves are real training, once a process for each case (`TrainedOnce`).
+  loss curves are real training, once a process for each case (`trained_once`).
 - `Declared`: each page's own settings, as the page declares them to ui.url_settings.UrlSettings
   (every select_slider, slider, toggle, radio, selectbox and pills, with their options, the
   sidebar's GPU included), and `draw_view` which picks one value of each with a seeded RNG.
@@ -25,7 +25,6 @@ import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import cache
 from typing import Any
 
 from lib.core.point import Point
@@ -143,31 +142,24 @@ def light_step(workload, settings, device: str):
     yield Step(run=_noop, phases=phases, units=units)
 
 
-class TrainedOnce:
-    """lib.lessons.seed_cases.curves.run_curve, trained once a test process for each case, device and thread
-    count: a curve is real training from seeded weights, so a second view of the same case would train the same
-    losses again (1-2 s a view on the 2-core box). A curve the gate refused or that failed is not kept."""
+_TRAINED: dict[tuple[str, str, int | None], Any] = {}  # (case, device, threads) -> its loss curve, per process
 
-    def __init__(self, run_curve) -> None:
-        self.run_curve = run_curve
-        self.kept: dict[tuple[str, str, int | None], Any] = {}
 
-    def __call__(self, preset, device: str, num_threads: int | None = None, gate=None):
+def trained_once(run_curve):
+    """lib.lessons.seed_cases.curves.run_curve, trained once a test process for each case, device and thread count:
+    a curve is real training from seeded weights, so a second view of the same case would train the same losses
+    again (1-2 s a view on the 2-core box). A curve the gate refused or that failed is not kept."""
+
+    def train(preset, device: str, num_threads: int | None = None, gate=None):
         key = (getattr(preset, "name", preset), device, num_threads)
-        if key in self.kept:
-            return self.kept[key]
-        curve = self.run_curve(preset, device, num_threads=num_threads, gate=gate)
-        if curve.status == Status.OK:
-            self.kept[key] = curve
-        return curve
+        if key not in _TRAINED:
+            curve = run_curve(preset, device, num_threads=num_threads, gate=gate)
+            if curve.status != Status.OK:
+                return curve
+            _TRAINED[key] = curve
+        return _TRAINED[key]
 
-
-@cache
-def trained_once() -> TrainedOnce:
-    """The process's one TrainedOnce, over the real run_curve (taken before any patch puts this in its place)."""
-    import lib.lessons.seed_cases.view as seed_cases
-
-    return TrainedOnce(seed_cases.run_curve)
+    return train
 
 
 class InProcessWorker:
@@ -186,7 +178,7 @@ class InProcessWorker:
 @contextmanager
 def noisy_live_cpu(seed: int) -> Iterator[NoisyCpu]:
     """Every live measurement in the body is timed by NoisyCpu(seed), in this process; a Seed cases loss curve is
-    trained for real, once a process for each case (TrainedOnce)."""
+    trained for real, once a process for each case (trained_once)."""
     import pytest
 
     import lib.core.sweep as sweep
@@ -203,9 +195,8 @@ def noisy_live_cpu(seed: int) -> Iterator[NoisyCpu]:
     import ui.measure
 
     cpu = NoisyCpu(seed)
-    trained = trained_once()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(seed_cases, "run_curve", trained)
+        mp.setattr(seed_cases, "run_curve", trained_once(seed_cases.run_curve))
         mp.setattr(sweep, "_timed", cpu.timed)
         mp.setattr(sweep, "_profiled", cpu.profiled)
         mp.setattr(timeline, "record_timeline", stand_in_timeline(seed))

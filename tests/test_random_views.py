@@ -479,7 +479,7 @@ def test_draw_view_is_seeded_and_picks_only_offered_values():
 def test_a_random_view_says_only_what_its_chart_shows(live_cpu, page_path, i):
     from ui import measure
 
-    # each view measures its own live points (its loss curves trained once a case: random_views.TrainedOnce), so what
+    # each view measures its own live points (its loss curves trained once a case: random_views.trained_once), so what
     # it says never depends on the views before it
     measure._store.clear()
     query = views_of(page_path)[i]

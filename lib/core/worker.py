@@ -105,9 +105,8 @@ def _serve(conn, cancel, preload: tuple[str, ...] = (), give: bool = True) -> No
     it back saves)."""
     from lib.core.gc_scope import frozen_heap
 
-    # Spawned, this process would spawn the processes its jobs start (DataLoader workers): each imported torch and
-    # torchvision again, a point's first epoch 10x as long (5.9 s against 0.6 s) and 350 MB a worker that the gate's
-    # estimate never counts. A job starts them as a script on this platform does (fork on Linux), as the CLI's do.
+    # spawned, this process would spawn its jobs' DataLoader workers too, each importing torch again (seconds and
+    # 350 MB a worker the gate never counts: benchmarks/dataloader_workers.py): start them as a script here does
     multiprocessing.set_start_method(None, force=True)
 
     def progress(fraction: float, message: str) -> None:
