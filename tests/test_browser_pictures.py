@@ -41,17 +41,16 @@ MEASURE = """els => els.map(chart => {
 
 
 def open_page(page, app_url, path: str, size: str):
-    """The page loaded twice (the second finds the live sweep cached, so no chart is redrawn late); its frame."""
+    """The page loaded, its script run and live sweep done, and its charts quiet; its frame."""
     sep = "&" if "?" in path else "?"
-    for _ in range(2):
-        if size == "embedded":
-            page.set_content(IFRAME.format(src=f"{app_url}/{path}{sep}embed=true"))
-            page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
-            frame = next(f for f in page.frames if f is not page.main_frame)
-        else:
-            page.goto(f"{app_url}/{path}")
-            frame = page
-        settle(frame)
+    if size == "embedded":
+        page.set_content(IFRAME.format(src=f"{app_url}/{path}{sep}embed=true"))
+        page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
+        frame = next(f for f in page.frames if f is not page.main_frame)
+    else:
+        page.goto(f"{app_url}/{path}")
+        frame = page
+    settle(frame)
     quiet(frame)
     return frame
 

@@ -86,15 +86,14 @@ def test_the_step_timeline_draws_one_readable_row_per_lane(browser, app_url, siz
     try:
         page = context.new_page()
         page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
-        for _ in range(2):  # the second load finds the live sweep cached: no chart redrawn late by it
-            if size == "embedded":
-                page.set_content(IFRAME.format(src=f"{app_url}/{VIEW}&embed=true"))
-                page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
-                frame = next(f for f in page.frames if f is not page.main_frame)
-            else:
-                page.goto(f"{app_url}/{VIEW}")
-                frame = page
-            settle(frame)
+        if size == "embedded":
+            page.set_content(IFRAME.format(src=f"{app_url}/{VIEW}&embed=true"))
+            page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
+            frame = next(f for f in page.frames if f is not page.main_frame)
+        else:
+            page.goto(f"{app_url}/{VIEW}")
+            frame = page
+        settle(frame)
         before = quiet(frame, warnings)  # the page's other charts' warnings are not this test's
         charts = open_timeline(frame)
         SHOTS.mkdir(parents=True, exist_ok=True)
