@@ -17,7 +17,7 @@ import re
 
 import pytest
 from test_browser import SHOTS
-from test_browser_views import CHART, IFRAME, TIMEOUT_MS, settle
+from test_browser_views import CHART, TIMEOUT_MS, settled_view
 
 pytestmark = pytest.mark.browser
 SIZES = {"desktop": (1366, 768), "phone": (390, 844), "embedded": (800, 600)}
@@ -42,15 +42,7 @@ MEASURE = """els => els.map(chart => {
 
 def open_page(page, app_url, path: str, size: str):
     """The page loaded, its script run and live sweep done, and its charts quiet; its frame."""
-    sep = "&" if "?" in path else "?"
-    if size == "embedded":
-        page.set_content(IFRAME.format(src=f"{app_url}/{path}{sep}embed=true"))
-        page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
-        frame = next(f for f in page.frames if f is not page.main_frame)
-    else:
-        page.goto(f"{app_url}/{path}")
-        frame = page
-    settle(frame)
+    frame = settled_view(page, app_url, path, embedded=size == "embedded")
     quiet(frame)
     return frame
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 from test_browser import SHOTS
-from test_browser_views import CHART, IFRAME, TIMEOUT_MS, settle
+from test_browser_views import CHART, TIMEOUT_MS, settle, settled_view
 
 pytestmark = pytest.mark.browser
 # a recorded H200 timeline exists at batch 64 / width 64, so both the CPU and the GPU chart are drawn
@@ -86,14 +86,7 @@ def test_the_step_timeline_draws_one_readable_row_per_lane(browser, app_url, siz
     try:
         page = context.new_page()
         page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else None)
-        if size == "embedded":
-            page.set_content(IFRAME.format(src=f"{app_url}/{VIEW}&embed=true"))
-            page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
-            frame = next(f for f in page.frames if f is not page.main_frame)
-        else:
-            page.goto(f"{app_url}/{VIEW}")
-            frame = page
-        settle(frame)
+        frame = settled_view(page, app_url, VIEW, embedded=size == "embedded")
         before = quiet(frame, warnings)  # the page's other charts' warnings are not this test's
         charts = open_timeline(frame)
         SHOTS.mkdir(parents=True, exist_ok=True)

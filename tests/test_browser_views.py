@@ -41,6 +41,20 @@ def settle(frame) -> None:
     frame.wait_for_selector(f"{CHART} canvas, {CHART} svg", timeout=TIMEOUT_MS)
 
 
+def settled_view(page, app_url: str, path: str, embedded: bool):
+    """`path` opened in `page` (embedded: in an 800 x 600 iframe, ?embed=true) and settled; the frame it is drawn in."""
+    if not embedded:
+        page.goto(f"{app_url}/{path}")
+        settle(page)
+        return page
+    sep = "&" if "?" in path else "?"
+    page.set_content(IFRAME.format(src=f"{app_url}/{path}{sep}embed=true"))
+    page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
+    frame = next(f for f in page.frames if f is not page.main_frame)
+    settle(frame)
+    return frame
+
+
 @contextlib.contextmanager
 def training_link(browser, app_url: str, query: str) -> Iterator:
     """The Training page opened from a shared link at desktop size, drawn, with no exception on it."""
@@ -97,13 +111,7 @@ def test_the_theme_follows_the_readers_system(browser, app_url, scheme):
 def test_an_embedded_page_fits_an_800_by_600_frame(browser, app_url, path):
     context = browser.new_context(viewport={"width": 800, "height": 600})
     try:
-        page = context.new_page()
-        sep = "&" if "?" in path else "?"
-        page.set_content(IFRAME.format(src=f"{app_url}/{path}{sep}embed=true"))
-        page.wait_for_selector("iframe", timeout=TIMEOUT_MS)
-        page.frame_locator("iframe").locator("h1").wait_for(timeout=TIMEOUT_MS)
-        frame = next(f for f in page.frames if f is not page.main_frame)
-        settle(frame)
+        frame = settled_view(context.new_page(), app_url, path, embedded=True)
         # Your results draws its first comparison's chart into the slot under the answer, the others below it;
         # once in CI (twice in all) a lower chart was in the DOM before the top one. Give the top one time to
         # come: a page whose first chart really sits below the fold still fails on the box below.
