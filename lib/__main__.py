@@ -45,29 +45,35 @@ def cmd_devices(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(args: argparse.Namespace):
-    from lib.core.devices import resolve_devices
+def _workload(args: argparse.Namespace):
     from lib.workloads import get_workload
 
-    workload = get_workload(args.workload)
-    devices = resolve_devices(args.devices)
-    return workload, devices
+    return get_workload(args.workload)
+
+
+def _devices(args: argparse.Namespace) -> list[str]:
+    from lib.core.devices import resolve_devices
+
+    return resolve_devices(args.devices)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # the settings are checked before torch loads (seconds): a typo is refused at once
+    workload = _workload(args)
+    settings = workload.resolve(_parse_sets(args.set))
+
     from lib.core.gate import recording_gate
     from lib.core.results import build_pack, save_pack
     from lib.core.rows import Status
     from lib.core.sweep import measure_point
 
-    workload, devices = _common(args)
+    devices = _devices(args)
     # the one gate (lib.core.gate) with the limits given here
     measure = partial(
         measure_point,
         workload,
         gate=recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or [])),
     )
-    settings = workload.resolve(_parse_sets(args.set))
     watch = MachineWatch.start(devices, _on_record)
     points: list[Point] = []
     try:  # a Ctrl-C keeps the devices measured so far
@@ -85,16 +91,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    # the settings are checked before torch loads (seconds): a typo is refused at once
+    workload = _workload(args)
+    axes = args.over
+    fixed = _parse_sets(args.set)
+    args_.check_settings(workload, fixed, axes)
+
     from lib.core.crossover import analyse_rows
     from lib.core.results import build_pack, load_pack, pack_points, save_pack
     from lib.core.resume import Resume
     from lib.core.sweep import grid_points
     from lib.lessons.common.voice import crossover_sentence, device_side
 
-    workload, devices = _common(args)
-    axes = args.over
-    fixed = _parse_sets(args.set)
-    args_.check_settings(workload, fixed, axes)
+    devices = _devices(args)
     names = [name for name, _ in axes]
     points = grid_points(workload, axes, fixed)
     resume = Resume(workload, points, devices, ",".join(names))
@@ -228,13 +237,15 @@ def _sweep_points(
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
+    workload = _workload(args)
+    settings = workload.resolve(_parse_sets(args.set))  # checked before torch loads, as run's
+
     from lib.core.gate import recording_gate
     from lib.core.rows import Status
     from lib.core.step_timeline import timelines_file
     from lib.core.timeline import timeline_point
 
-    workload, devices = _common(args)
-    settings = workload.resolve(_parse_sets(args.set))
+    devices = _devices(args)
     gate = recording_gate(memory_cap_gb=args.memory_cap_gb, max_flops=dict(args.max_gflop or []))
     watch = MachineWatch.start(devices, _on_record)  # a timeline's durations are timings too: its file keeps its load
     entries = [

@@ -257,6 +257,25 @@ def test_a_value_swept_twice_is_refused():
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=2,2.0", *SMALL), "2.0 is given twice (as 2)")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "mlp", "--set", "batch_size=lots"),
+        ("sweep", "mlp", "--over", "batch_size=1,1"),
+        ("sweep", "mlp", "--over", "batch_size=1,2", "--set", "batch_size=4"),
+        ("timeline", "mlp", "--set", "batch_size=0"),
+    ],
+    ids=["run", "sweep-twice", "sweep-set-and-over", "timeline"],
+)
+def test_a_setting_typo_is_refused_before_torch_loads(args):
+    """The refusal comes at once: torch's import (seconds) waits until the settings are known to be good."""
+    probe = "import sys; from lib.__main__ import main; code = main(sys.argv[1:]); print(code, 'torch' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *args], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert out.stdout.split() == ["2", "False"], (out.stdout, out.stderr)
+
+
 @pytest.mark.slow
 def test_a_set_beside_an_over_of_the_same_setting_is_refused():
     one_line_refusal(
