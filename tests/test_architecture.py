@@ -6,6 +6,7 @@ pages/ sit above all of lib. Only lib/charts imports Altair; nothing in lib impo
 """
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -44,12 +45,23 @@ LIB = sorted(p for p in (ROOT / "lib").rglob("*.py"))
 MODULES = {module_name(p) for p in LIB}
 
 
+def syntax(path: Path) -> tuple[ast.Module, tuple[ast.AST, ...]]:
+    """A file's tree and every node in it. Each file is parsed once a process (the checks below read every
+    module three or four ways), keyed by its text so a file written anew is parsed anew."""
+    return _syntax(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _syntax(source: str) -> tuple[ast.Module, tuple[ast.AST, ...]]:
+    tree = ast.parse(source)
+    return tree, tuple(ast.walk(tree))
+
+
 def imports(path: Path, top_level_only: bool = False) -> list[str]:
     """The modules a file imports; `from package import module` names the module, not the package."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    tree, every = syntax(path)
     out = []
-    for node in nodes:
+    for node in tree.body if top_level_only else every:
         if isinstance(node, ast.Import):
             out += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -148,10 +160,9 @@ def test_lib_holds_only_packages_init_and_the_cli_entry():
 
 def one_letter_aliases(path: Path) -> list[str]:
     """`import x as T` / `from x import y as T`: a capital letter a reader must look up at the top of the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     return [
         f"{path.name}:{node.lineno}: {a.name} as {a.asname}"
-        for node in ast.walk(tree)
+        for node in syntax(path)[1]
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for a in node.names
         if a.asname and len(a.asname) == 1 and a.asname.isupper()
@@ -199,6 +210,11 @@ WIDE_FOR_NOW = {
 
 def parameter_counts(path: Path, root: Path = ROOT) -> dict[str, int]:
     """'file::Class.function' -> how many parameters it takes, for every function of the file."""
+    return _parameter_counts(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parameter_counts(name: str, source: str) -> dict[str, int]:
     counts: dict[str, int] = {}
 
     def visit(node: ast.AST, prefix: str) -> None:
@@ -209,14 +225,14 @@ def parameter_counts(path: Path, root: Path = ROOT) -> dict[str, int]:
                 a = child.args
                 names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
                 bound = 1 if names and names[0] in ("self", "cls") else 0
-                counts[f"{path.relative_to(root).as_posix()}::{prefix}{child.name}"] = (
+                counts[f"{name}::{prefix}{child.name}"] = (
                     len(names) - bound + (a.vararg is not None) + (a.kwarg is not None)
                 )
                 visit(child, f"{prefix}{child.name}.")
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(path.read_text(encoding="utf-8")), "")
+    visit(_syntax(source)[0], "")
     return counts
 
 
@@ -283,7 +299,7 @@ def names_defined(paths: list[Path]) -> set[str]:
     names: set[str] = set()
     for path in paths:
         names.add(path.stem)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in syntax(path)[1]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
             elif isinstance(node, ast.arg):
@@ -301,7 +317,7 @@ def names_defined(paths: list[Path]) -> set[str]:
 
 def module_defines(path: Path, name: str) -> bool:
     """Whether a module defines `name` at its top level (a class, function, assignment or import)."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in syntax(path)[0].body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             return True
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
