@@ -97,7 +97,6 @@ def test_run_checks_the_result_and_prints_a_row():
     assert "ok" in out.stdout and "cpu" in out.stdout
 
 
-@pytest.mark.slow
 def test_bad_input_gets_a_message_not_a_traceback(tmp_path):
     for args, words in [
         (("run", "mlp", "--set", "batch_size=lots"), "batch_size: expected int"),

@@ -154,7 +154,6 @@ def test_a_folder_named_like_the_partial_file_is_refused_before_measuring(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json.partial"]
 
 
-@pytest.mark.slow
 def test_a_nan_among_the_swept_values_is_refused_before_measuring(tmp_path):
     one_line_refusal(
         cli("sweep", "mlp", "--over", "lr=0.01,nan", *SMALL, "--out", tmp_path / "p.json"),
@@ -251,7 +250,6 @@ def test_a_gzip_bomb_of_empty_rows_is_refused_while_it_inflates(tmp_path):
 
 
 # -- item 10 (the CLI's half): what would be measured twice or silently ignored -------------------------
-@pytest.mark.slow
 def test_a_value_swept_twice_is_refused():
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=1,1", *SMALL), "--over batch_size: 1 is given twice")
     one_line_refusal(cli("sweep", "mlp", "--over", "batch_size=2,2.0", *SMALL), "2.0 is given twice (as 2)")
@@ -276,7 +274,6 @@ def test_a_setting_typo_is_refused_before_torch_loads(args):
     assert out.stdout.split() == ["2", "False"], (out.stdout, out.stderr)
 
 
-@pytest.mark.slow
 def test_a_set_beside_an_over_of_the_same_setting_is_refused():
     one_line_refusal(
         cli("sweep", "mlp", "--over", "batch_size=1,2", "--set", "batch_size=4", *SMALL),
