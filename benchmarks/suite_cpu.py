@@ -151,7 +151,8 @@ def main() -> None:
     seen: dict = {}
     idle: list = []
     env = dict(os.environ)
-    timeline = Path(tempfile.mkdtemp(prefix="gpuwin_timeline_")) / "tests.jsonl"
+    folder = tempfile.TemporaryDirectory(prefix="gpuwin_timeline_")  # removed at the end, as the tests' own folders
+    timeline = Path(folder.name) / "tests.jsonl"
     if known.idle:  # each test's start and end, from every pytest process (benchmarks/suite_timeline.py)
         env["GPUWIN_SUITE_TIMELINE"] = str(timeline)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "benchmarks"), env.get("PYTHONPATH")]))
@@ -192,6 +193,7 @@ def main() -> None:
                 out.write(json.dumps({"pid": pid, "start": start, "cpu": cpu, "command": command, "test": test}) + "\n")
     if known.idle:
         lines += idle_by_test(timeline, idle, known.idle)
+    folder.cleanup()
     text = "\n".join(lines)
     print("\n" + text)
     if known.out:
