@@ -1,21 +1,22 @@
-"""Cheap garbage collection during a live measurement.
+"""Cheap garbage collection during a measurement.
 
-lib.core.sweep.free_memory() runs a full gc.collect() after every point, so that a step's tensors
-(and CUDA blocks) are freed before the next point. In a process with torch, pandas and
-Streamlit loaded, a full collection walks every tracked object: 0.15-0.3 s per point on the
-2-core host, more than the timing of most points on the lesson pages. Inside `frozen_heap()`
-the objects that existed before the measurement are frozen (gc.freeze), so each collection walks
-only what was made since -- the steps and their tensors, which it still frees -- in about a
-millisecond. They are unfrozen afterwards. Garbage that exists when the heap is frozen is frozen
-with it and no collection frees it while frozen: a Training step left in reference cycles by a
-cancelled timeline would stay in the measuring process (over a GB) from one job's freeze to the next,
-so the worker collects each job's garbage before its body ends (lib.core.worker).
+lib.core.workload.free_memory() runs a full gc.collect() after every step it builds, so that the step's
+tensors (and CUDA blocks) are freed before the next point. In a process with torch loaded, a full
+collection walks every tracked object: 0.2 s per point on the 2-core host (0.25 s with pandas and
+Streamlit too), more than the timing of most points. Inside `frozen_heap()` the objects that existed
+before are frozen (gc.freeze), so each collection walks only what was made since -- the step and its
+tensors, which it still frees -- in about a millisecond. They are unfrozen afterwards. Garbage that
+exists when the heap is frozen is frozen with it and no collection frees it while frozen: a Training
+step left in reference cycles by a cancelled timeline would stay in the measuring process (over a GB)
+from one job's freeze to the next, so the worker collects each job's garbage before its body ends
+(lib.core.worker).
 
     with frozen_heap():
         points = live_sweep(...)
 
-Process-wide, like the thread count: the measuring process (lib.core.worker) wraps each job in it,
-one job at a time. It does nothing if something else has already frozen objects.
+Process-wide, like the thread count: lib.core.workload.built_step wraps each step in it (the CLI, a
+test or a benchmark measuring in its own process), and the measuring process (lib.core.worker) each
+whole job, one at a time. It does nothing if something else has already frozen objects.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from lib.core.gc_scope import frozen_heap
 from lib.core.point import Point, SettingValue  # SettingValue: defined beside Point, whose settings hold it
 from lib.core.rows import Status
 
@@ -321,12 +322,14 @@ def free_memory() -> None:
 
 @contextlib.contextmanager
 def built_step(workload: Workload, settings: Settings, device: str) -> Iterator[Step]:
-    """Build the step, hand it to the body, then close it and free its memory, whatever happens."""
-    step = workload.build(settings, device)
-    try:
-        yield step
-    finally:
-        if step.close is not None:
-            step.close()
-        del step
-        free_memory()
+    """Build the step, hand it to the body, then close it and free its memory, whatever happens. The heap is
+    frozen meanwhile (lib.core.gc_scope), so freeing walks the step's own objects, not every import's."""
+    with frozen_heap():
+        step = workload.build(settings, device)
+        try:
+            yield step
+        finally:
+            if step.close is not None:
+                step.close()
+            del step
+            free_memory()
