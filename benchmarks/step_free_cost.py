@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lib.core import workload as workload_module  # noqa: E402
-from lib.workloads import get_workload  # noqa: E402
+from lib.core import workload as workload_module
+from lib.workloads import get_workload
 
 
 @contextlib.contextmanager

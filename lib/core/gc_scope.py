@@ -16,23 +16,33 @@ from one job's freeze to the next, so the worker collects each job's garbage bef
 
 Process-wide, like the thread count: lib.core.workload.built_step wraps each step in it (the CLI, a
 test or a benchmark measuring in its own process), and the measuring process (lib.core.worker) each
-whole job, one at a time. It does nothing if something else has already frozen objects.
+whole job, one at a time. Scopes nest: the outermost freezes and unfreezes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
+
+_LOCK = threading.Lock()
+_depth = 0  # frozen_heap scopes open in this process: the first freezes, the last to close unfreezes
 
 
 @contextlib.contextmanager
 def frozen_heap() -> Iterator[None]:
-    if gc.get_freeze_count() > 0:  # someone froze the heap on purpose: leave it to them
-        yield
-        return
-    gc.freeze()
+    # Counted here, not read from gc.get_freeze_count(): Python 3.12 starts with a few hundred objects frozen,
+    # which read as 'frozen already' and left every collection walking the whole heap there.
+    global _depth
+    with _LOCK:
+        _depth += 1
+        if _depth == 1:
+            gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        with _LOCK:
+            _depth -= 1
+            if _depth == 0:
+                gc.unfreeze()  # the interpreter's start-up objects too (3.12): gc walks those few hundred again
