@@ -218,7 +218,7 @@ def test_a_memory_refusal_never_reads_as_equal_numbers():
 
 def test_a_built_step_is_freed_walking_its_own_objects_and_its_cycles_still_go():
     """built_step freezes the heap it found (lib.core.gc_scope): freeing the step collects the step's objects, a
-    reference cycle among them included, without walking every import's (a full walk: 0.2 s a point); the heap is
+    reference cycle among them included, without walking every import's (a full walk: 0.2-0.3 s a point); the heap is
     unfrozen after, and a caller's frozen scope (the measuring process's job) is left frozen."""
     import gc
     import weakref

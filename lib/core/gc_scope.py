@@ -2,7 +2,7 @@
 
 lib.core.workload.free_memory() runs a full gc.collect() after every step it builds, so that the step's
 tensors (and CUDA blocks) are freed before the next point. In a process with torch loaded, a full
-collection walks every tracked object: 0.2 s per point on the 2-core host (0.25 s with pandas and
+collection walks every tracked object: 0.2-0.3 s per point on the 2-core host (more with pandas and
 Streamlit too), more than the timing of most points. Inside `frozen_heap()` the objects that existed
 before are frozen (gc.freeze), so each collection walks only what was made since -- the step and its
 tensors, which it still frees -- in about a millisecond. They are unfrozen afterwards. Garbage that
