@@ -26,15 +26,14 @@ from lib.workloads import get_workload
 
 @contextlib.contextmanager
 def unfrozen_step(work, settings, device):
-    """built_step as it was: build, run, close, then a full collection over the whole heap."""
-    step = work.build(settings, device)
+    """built_step as it was: the same code with its heap left unfrozen (a full collection over the whole heap)."""
+    real = workload_module.frozen_heap
+    workload_module.frozen_heap = contextlib.nullcontext
     try:
-        yield step
+        with workload_module.built_step(work, settings, device) as step:
+            yield step
     finally:
-        if step.close is not None:
-            step.close()
-        del step
-        workload_module.free_memory()
+        workload_module.frozen_heap = real
 
 
 def one(kind, work, settings, device) -> tuple[float, float]:
